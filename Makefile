@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# kprotperf: `make` builds the tool and the workloads, `make test` runs every
+# test tier, `make bench` the benchmarks, `make demo` the whole tour.
+
+OUTPUT ?= build
+CLANG ?= clang
+BPFTOOL ?= bpftool
+ARCH ?= x86
+CC ?= cc
+
+CFLAGS ?= -O2 -g
+CFLAGS += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
+	  -fno-omit-frame-pointer
+CPPFLAGS += -DKPROTPERF_VERSION=\"0.1.0\" -D_GNU_SOURCE -Iinclude -Isrc -I$(OUTPUT)
+LDLIBS := -lbpf -lelf -ldw -lz -lsqlite3
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Iinclude -Wall
+
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
+LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
+LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
+WORKLOADS := big-fork syscall-loop cpu-burn
+# workloads keep frame pointers so user stacks unwind through them
+WL_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall
+
+.PHONY: all deps test test-unit test-live test-vm bench demo clean format
+all: kprotperf $(WORKLOADS)
+
+deps:
+	scripts/install-deps.sh
+
+$(OUTPUT) $(OUTPUT)/tests:
+	mkdir -p $@
+
+$(OUTPUT)/syscall_names.h: scripts/gen-syscall-names.sh | $(OUTPUT)
+	scripts/gen-syscall-names.sh > $@.tmp && mv $@.tmp $@
+
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c include/*.h | $(OUTPUT)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+$(OUTPUT)/%.o: src/%.c src/*.h include/*.h $(SKELS) $(OUTPUT)/syscall_names.h | $(OUTPUT)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(OUTPUT)/libkp.a: $(LIB_OBJS)
+	$(AR) rcs $@ $^
+
+kprotperf: $(OUTPUT)/main.o $(OUTPUT)/libkp.a
+	$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
+
+$(WORKLOADS): %: tests/workloads/%.c
+	$(CC) $(WL_CFLAGS) $< -o $@
+
+$(OUTPUT)/tests/%: tests/unit/%.c tests/unit/*.h $(OUTPUT)/libkp.a | $(OUTPUT)/tests
+	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $< $(OUTPUT)/libkp.a -o $@ $(LDFLAGS) $(LDLIBS) -lcmocka
+
+test: all $(UNIT_BINS)
+	tests/run.sh unit live vm
+
+test-unit: $(UNIT_BINS)
+	tests/run.sh unit
+
+test-live: all
+	tests/run.sh live
+
+test-vm: all
+	tests/run.sh vm
+
+bench: all
+	tests/bench/run.sh
+
+demo:
+	scripts/install-deps.sh --if-missing
+	$(MAKE) all
+	scripts/demo.sh
+
+format:
+	clang-format -i src/*.c src/*.h include/*.h bpf/*.bpf.c tests/unit/*.c tests/workloads/*.c
+
+clean:
+	rm -rf $(OUTPUT) kprotperf $(WORKLOADS)

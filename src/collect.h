@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* From BPF maps to the data file, once a recording has stopped. */
+#ifndef KP_COLLECT_H
+#define KP_COLLECT_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+struct df;
+struct ksyms;
+struct procs;
+
+/* Sum the per-CPU counters map into totals[KP_CNT_MAX]. */
+int collect_counters(int fd, __u64 *totals);
+int collect_write_counters(struct df *df, const __u64 *totals);
+/* Every key of a per-CPU kp_lat array that saw a call, with both histograms. */
+int collect_latency(struct df *df, int fd, const char *kind, __u32 nkeys,
+		    const char *(*name)(__u32 id, char *buf, size_t len));
+int collect_samples(struct df *df, int samples_fd, int stacks_fd, struct procs *procs,
+		    const struct ksyms *ks);
+
+#endif

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The data file: one SQLite database per recording (schema in README.md).
+ * Written to a temporary file beside the target and renamed into place on
+ * commit, so a reader never sees a half-written file.
+ */
+#ifndef KP_DATAFILE_H
+#define KP_DATAFILE_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define KP_SCHEMA_VERSION 1
+#define KP_APPLICATION_ID 0x4b505046 /* "KPPF" */
+
+struct df;
+
+int df_create(struct df **out, const char *path);
+/*
+ * Insert one row: types is one letter per column, i (int64), t (text, NULL
+ * pointer stores NULL), d (double); the values follow.  Statements are cached.
+ */
+int df_insert(struct df *df, const char *sql, const char *types, ...);
+/* Make the file durable, give it to uid/gid (-1: keep), mode 0600, rename into place. */
+int df_commit(struct df *df, uid_t uid, gid_t gid);
+/* Drop an uncommitted file. */
+void df_abort(struct df *df);
+
+/* Open for reading; on failure *why says what is wrong with the file. */
+int df_open(struct df **out, const char *path, const char **why);
+sqlite3 *df_db(struct df *df);
+/* Run sql, calling fn on each row until it returns non-zero: that value, or -errno. */
+int df_each_row(struct df *df, const char *sql, int (*fn)(sqlite3_stmt *st, void *ctx),
+		void *ctx);
+const char *df_meta(struct df *df, const char *key);
+void df_close(struct df *df);
+/* Map an SQLite result code to a negative errno. */
+int df_errno(int rc);
+
+#endif

@@ -1,0 +1,689 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kprotperf record: start the command stopped, attach the BPF programs, let
+ * it run, and save syscall latencies, page faults and stack samples of its
+ * whole process tree into the data file.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+
+#include "collect.h"
+#include "datafile.h"
+#include "kprotperf.h"
+#include "ksyms.h"
+#include "procs.h"
+#include "provenance.h"
+#include "record.h"
+#include "record.skel.h"
+#include "sampler.h"
+#include "syscalls.h"
+#include "workload.h"
+
+enum end_reason { END_EXITED, END_INTERRUPTED, END_DURATION };
+
+struct session {
+	const struct record_opts *o;
+	struct record_bpf *skel;
+	struct sampler sampler;
+	struct procs *procs;
+	struct workload wl;
+	struct df *df;
+	sigset_t sigs;
+	int sigfd, pidfd, epfd;
+	pid_t target;
+	int status;		/* wait status of the command */
+	enum end_reason end;
+	struct timespec t0;
+	__u64 wall_ns;
+	__u64 counts[KP_CNT_MAX];
+};
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return level == LIBBPF_WARN && getenv("KPROTPERF_DEBUG") ? vfprintf(stderr, fmt, ap) : 0;
+}
+
+static int load_bpf(struct session *s)
+{
+	const struct record_opts *o = s->o;
+	struct record_bpf *skel;
+	int err;
+
+	libbpf_set_print(libbpf_quiet);
+	skel = record_bpf__open();
+	if (!skel)
+		return -errno;
+	skel->rodata->filter_tree = !o->system_wide;
+	err = bpf_map__set_max_entries(skel->maps.stacks, o->max_stacks);
+	err = err ?: bpf_map__set_max_entries(skel->maps.samples, o->max_stacks);
+	err = err ?: bpf_map__set_max_entries(skel->maps.tree, o->max_tasks);
+	err = err ?: bpf_map__set_max_entries(skel->maps.threads, o->max_tasks);
+	err = err ?: record_bpf__load(skel);
+	if (err) {
+		record_bpf__destroy(skel);
+		return err;
+	}
+	s->skel = skel;
+	return 0;
+}
+
+static int add_to_tree(struct session *s, pid_t pid)
+{
+	__u32 key = pid;
+	__u8 one = 1;
+
+	return bpf_map__update_elem(s->skel->maps.tree, &key, sizeof(key), &one, sizeof(one),
+				    BPF_ANY);
+}
+
+static int pidfd_of(pid_t pid)
+{
+	int fd = syscall(SYS_pidfd_open, pid, 0);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static int snapshot_all(struct procs *procs)
+{
+	struct dirent **ents;
+	int n, i;
+
+	n = scandir("/proc", &ents, NULL, NULL);
+	if (n < 0)
+		return -errno;
+	for (i = 0; i < n; i++) {
+		pid_t pid = atoi(ents[i]->d_name);
+
+		/* processes may exit while we look: that is not an error */
+		if (pid > 0)
+			procs_snapshot(procs, pid);
+		free(ents[i]);
+	}
+	free(ents);
+	return 0;
+}
+
+/* Start the command stopped, or take the running process, and follow its tree. */
+static int start_target(struct session *s)
+{
+	const struct record_opts *o = s->o;
+	int err;
+
+	if (o->argv) {
+		err = workload_start(&s->wl, o->argv, &s->sigs);
+		if (err)
+			return err;
+		s->target = s->wl.pid;
+	} else if (o->pid > 0) {
+		s->target = o->pid;
+		err = procs_snapshot(s->procs, o->pid);
+		if (err)
+			return err;
+	}
+	if (s->target > 0) {
+		s->pidfd = pidfd_of(s->target);
+		if (s->pidfd < 0)
+			return s->pidfd;
+		err = o->system_wide ? 0 : add_to_tree(s, s->target);
+		if (err)
+			return err;
+	}
+	if (o->system_wide) {
+		err = snapshot_all(s->procs);
+		if (err)
+			return err;
+	}
+	return procs_follow(s->procs, o->system_wide ? -1 : s->target);
+}
+
+enum { SRC_SIGNAL, SRC_TARGET, SRC_PROCS };
+
+static int watch(int epfd, int fd, __u32 tag)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = tag };
+
+	return fd < 0 || !epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) ? 0 : -errno;
+}
+
+static int setup_events(struct session *s)
+{
+	int err;
+
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->epfd < 0)
+		return -errno;
+	err = watch(s->epfd, s->sigfd, SRC_SIGNAL);
+	err = err ?: watch(s->epfd, s->pidfd, SRC_TARGET);
+	return err ?: watch(s->epfd, procs_fd(s->procs), SRC_PROCS);
+}
+
+static __u64 lost_total(struct session *s)
+{
+	__u64 n = procs_lost(s->procs);
+	int i;
+
+	for (i = KP_CNT_LOST_KSTACK; i < KP_CNT_MAX; i++)
+		n += s->counts[i];
+	return n;
+}
+
+static void progress(struct session *s, __u64 now)
+{
+	collect_counters(bpf_map__fd(s->skel->maps.counters), s->counts);
+	fprintf(stderr, "\rkprotperf: %.1f s, %llu samples, %llu syscalls, %llu lost ",
+		(now - s->wall_ns) / 1e9, (unsigned long long)s->counts[KP_CNT_SAMPLES],
+		(unsigned long long)s->counts[KP_CNT_SYSCALLS], (unsigned long long)lost_total(s));
+}
+
+/* One event from epoll; returns 1 when recording should stop. */
+static int handle(struct session *s, __u32 tag)
+{
+	struct signalfd_siginfo si;
+	int n;
+
+	switch (tag) {
+	case SRC_SIGNAL:
+		if (read(s->sigfd, &si, sizeof(si)) != sizeof(si))
+			return -errno;
+		s->end = END_INTERRUPTED;
+		return 1;
+	case SRC_TARGET:
+		s->end = END_EXITED;
+		return 1;
+	default:
+		n = procs_drain(s->procs);
+		return n < 0 ? n : 0;
+	}
+}
+
+static int run(struct session *s)
+{
+	const struct record_opts *o = s->o;
+	__u64 start = s->wall_ns, tick = start + 1000000000ULL, now, until;
+	__u64 deadline = o->duration > 0 ? start + (__u64)(o->duration * 1e9) : 0;
+	bool show = !o->quiet && isatty(STDERR_FILENO);
+	struct epoll_event ev[4];
+	int n, i, r;
+
+	for (;;) {
+		now = now_ns();
+		until = deadline && deadline < tick ? deadline : tick;
+		n = epoll_wait(s->epfd, ev, 4, until > now ? (until - now) / 1000000 + 1 : 0);
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		for (i = 0; i < n; i++) {
+			r = handle(s, ev[i].data.u32);
+			if (r)
+				return r < 0 ? r : 0;
+		}
+		now = now_ns();
+		if (deadline && now >= deadline) {
+			s->end = END_DURATION;
+			return 0;
+		}
+		if (now >= tick) {
+			if (show)
+				progress(s, now);
+			tick += 1000000000ULL;
+		}
+	}
+}
+
+/* The command we started must not outlive the recording. */
+static void reap_workload(struct session *s)
+{
+	if (!s->o->argv || s->wl.pid <= 0)
+		return;
+	if (s->end != END_EXITED && !kill(s->wl.pid, SIGTERM)) {
+		struct epoll_event ev;
+		int ep = epoll_create1(EPOLL_CLOEXEC);
+
+		/* give it 5 s to exit on SIGTERM */
+		if (ep < 0 || watch(ep, s->pidfd, SRC_TARGET) || epoll_wait(ep, &ev, 1, 5000) != 1)
+			kill(s->wl.pid, SIGKILL);
+		if (ep >= 0)
+			close(ep);
+	}
+	waitpid(s->wl.pid, &s->status, 0);
+	s->wl.pid = -1;
+}
+
+static int put_kvs(struct df *df, const char *sql, const struct kv_list *l)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < l->n && !err; i++)
+		err = df_insert(df, sql, "tt", l->v[i].key, l->v[i].value);
+	return err;
+}
+
+/* The command line as one shell-quoted string. */
+static int command_line(struct kv_list *meta, char *const argv[])
+{
+	char *buf = NULL, *q;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int i, err;
+
+	if (!f)
+		return -errno;
+	for (i = 0; argv[i]; i++) {
+		if (i)
+			fputc(' ', f);
+		if (argv[i][strcspn(argv[i], " \t\n'\"\\$`*?;&|<>()")] || !argv[i][0]) {
+			fputc('\'', f);
+			for (q = argv[i]; *q; q++) {
+				if (*q == '\'')
+					fputs("'\\''", f);
+				else
+					fputc(*q, f);
+			}
+			fputc('\'', f);
+		} else {
+			fputs(argv[i], f);
+		}
+	}
+	fclose(f);
+	err = kv_add(meta, "record.command", "%s", buf);
+	free(buf);
+	return err;
+}
+
+static const char *const end_names[] = { "exited", "interrupted", "duration" };
+
+static int record_meta(struct session *s, struct kv_list *meta, const struct ksyms *ks)
+{
+	const struct record_opts *o = s->o;
+	const struct ksym *stext = ks ? ksyms_by_name(ks, "_stext") : NULL;
+	char when[64];
+	struct tm tm;
+	int err;
+
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&s->t0.tv_sec, &tm));
+	err = kv_add(meta, "tool.version", "%s", KPROTPERF_VERSION);
+	err = err ?: kv_add(meta, "record.mode", "%s", o->argv ? "command" :
+				   o->pid > 0 ? "pid" : "system");
+	err = err ?: kv_add(meta, "record.system_wide", "%d", o->system_wide);
+	err = err ?: kv_add(meta, "record.start_time", "%s", when);
+	err = err ?: kv_add(meta, "record.wall_ns", "%llu", (unsigned long long)s->wall_ns);
+	err = err ?: kv_add(meta, "record.end", "%s", end_names[s->end]);
+	err = err ?: kv_add(meta, "record.pid", "%d", s->target);
+	err = err ?: kv_add(meta, "sampling.event", "cpu-clock");
+	err = err ?: kv_add(meta, "sampling.freq_hz", "%u", o->freq);
+	err = err ?: kv_add(meta, "sampling.max_stacks", "%u", o->max_stacks);
+	if (!err && stext)
+		err = kv_add(meta, "kernel.stext", "0x%llx", (unsigned long long)stext->addr);
+	if (!err && o->argv) {
+		err = command_line(meta, o->argv);
+		err = err ?: kv_add(meta, "record.exit_code", "%d", workload_exit_code(s->status));
+	}
+	return err;
+}
+
+static int put_task(const struct proc_task *t, void *df)
+{
+	return df_insert(df, "INSERT INTO tasks VALUES(?,?,?,?)", "iiti", (long long)t->pid,
+			 (long long)t->ppid, t->comm, (long long)t->exited);
+}
+
+static int put_map(const struct proc_map *m, void *df)
+{
+	return df_insert(df, "INSERT INTO maps VALUES(?,?,?,?,?,?)", "iiiitt", (long long)m->pid,
+			 (long long)m->start, (long long)m->end, (long long)m->pgoff, m->path,
+			 m->build_id);
+}
+
+static int write_provenance(struct df *df)
+{
+	struct kv_list meta = {}, config = {}, vulns = {};
+	int err;
+
+	err = provenance_kernel(&meta);
+	if (!err && provenance_config(&config, NULL) == -ENOENT)
+		err = kv_add(&meta, "kernel.config", "unavailable");
+	if (!err && provenance_vulns(&vulns, NULL) == -ENOENT)
+		err = kv_add(&meta, "cpu.vulnerabilities", "unavailable");
+	err = err ?: put_kvs(df, "INSERT INTO meta VALUES(?,?)", &meta);
+	err = err ?: put_kvs(df, "INSERT INTO config VALUES(?,?)", &config);
+	err = err ?: put_kvs(df, "INSERT INTO vulnerabilities VALUES(?,?)", &vulns);
+	kv_list_free(&vulns);
+	kv_list_free(&config);
+	kv_list_free(&meta);
+	return err;
+}
+
+static int write_samples(struct session *s)
+{
+	struct ksyms *ks = NULL;
+	struct kv_list meta = {};
+	int err;
+
+	/* without kallsyms the raw addresses are still saved */
+	ksyms_load(&ks, NULL);
+	err = collect_samples(s->df, bpf_map__fd(s->skel->maps.samples),
+			      bpf_map__fd(s->skel->maps.stacks), s->procs, ks);
+	err = err ?: record_meta(s, &meta, ks);
+	err = err ?: put_kvs(s->df, "INSERT INTO meta VALUES(?,?)", &meta);
+	kv_list_free(&meta);
+	ksyms_free(ks);
+	return err;
+}
+
+static int write_data(struct session *s)
+{
+	struct df *df = s->df;
+	int err;
+
+	collect_counters(bpf_map__fd(s->skel->maps.counters), s->counts);
+	if (!s->counts[KP_CNT_SAMPLES] && !s->counts[KP_CNT_SYSCALLS])
+		return -ENODATA;
+	err = write_provenance(df);
+	err = err ?: collect_write_counters(df, s->counts);
+	err = err ?: df_insert(df, "INSERT INTO counters VALUES(?,?)", "ti",
+			       "lost_sideband_records", (long long)procs_lost(s->procs));
+	err = err ?: collect_latency(df, bpf_map__fd(s->skel->maps.syscall_lat), "syscall",
+				     KP_MAX_SYSCALLS, syscall_name);
+	err = err ?: write_samples(s);
+	err = err ?: procs_for_each_task(s->procs, put_task, df);
+	return err ?: procs_for_each_map(s->procs, put_map, df);
+}
+
+static const char usage[] =
+	"Usage: kprotperf record [OPTIONS] -- CMD [ARGS...]\n"
+	"       kprotperf record [OPTIONS] -p PID\n"
+	"       kprotperf record [OPTIONS] -a [-d SEC] [-- CMD [ARGS...]]\n"
+	"Record syscall latencies (on-CPU and off-CPU), page faults and CPU-clock\n"
+	"stack samples of CMD and every process it starts, into a data file.\n"
+	"  -o, --output FILE    data file (default kprotperf.data; replaced atomically)\n"
+	"  -p, --pid PID        record a running process and the children it starts\n"
+	"  -a, --all-cpus       system-wide: every process (with CMD: while CMD runs)\n"
+	"  -d, --duration SEC   stop after SEC seconds; CMD then gets SIGTERM\n"
+	"  -F, --freq HZ        CPU-clock sampling frequency per CPU (default 99)\n"
+	"  -q, --quiet          no progress line and no summary\n"
+	"      --max-stacks N   distinct stacks kept (default 16384; more are counted lost)\n"
+	"      --max-tasks N    processes and threads followed at once (default 8192)\n"
+	"  -h, --help           this text\n"
+	"CMD runs as the invoking user under sudo. kprotperf exits with CMD's exit\n"
+	"status (128+N when a signal N killed it).\n";
+
+enum { OPT_MAX_STACKS = 256, OPT_MAX_TASKS };
+
+static const struct option longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
+	{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
+	{ "help", no_argument, NULL, 'h' },
+	{},
+};
+
+static bool parse_num(const char *s, double lo, double hi, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	return !errno && end != s && !*end && *v >= lo && *v <= hi;
+}
+
+static int bad_arg(const char *opt, const char *arg, const char *want)
+{
+	fprintf(stderr, "kprotperf record: invalid %s '%s': %s\n", opt, arg, want);
+	return -EINVAL;
+}
+
+static int parse_opt(int c, const char *arg, struct record_opts *o)
+{
+	double v;
+
+	switch (c) {
+	case 'o':
+		o->output = arg;
+		return 0;
+	case 'p':
+		o->pid = parse_num(arg, 1, 1 << 22, &v) && v == (pid_t)v ? (pid_t)v : 0;
+		return o->pid ? 0 : bad_arg("pid", arg, "expected a process id");
+	case 'a':
+		o->system_wide = true;
+		return 0;
+	case 'd':
+		o->duration = parse_num(arg, 0.001, 1e7, &v) ? v : 0;
+		return o->duration ? 0 : bad_arg("duration", arg, "expected seconds > 0");
+	case 'F':
+		o->freq = parse_num(arg, 1, 100000, &v) ? (unsigned int)v : 0;
+		return o->freq ? 0 : bad_arg("frequency", arg, "expected 1..100000 Hz");
+	case 'q':
+		o->quiet = true;
+		return 0;
+	case OPT_MAX_STACKS:
+	case OPT_MAX_TASKS:
+		if (!parse_num(arg, 64, 1 << 24, &v))
+			return bad_arg(c == OPT_MAX_STACKS ? "--max-stacks" : "--max-tasks", arg,
+				       "expected 64..16777216");
+		*(c == OPT_MAX_STACKS ? &o->max_stacks : &o->max_tasks) = v;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int record_parse(int argc, char **argv, struct record_opts *o)
+{
+	int c, err;
+
+	*o = (struct record_opts){ .output = "kprotperf.data", .freq = 99,
+				   .max_stacks = 16384, .max_tasks = 8192 };
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:p:ad:F:qh", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage, stdout);
+			return 1;
+		}
+		if (c == '?' || c == ':') {
+			fprintf(stderr, "kprotperf record: %s '%s' (see kprotperf record --help)\n",
+				c == ':' ? "missing argument to" : "unknown option",
+				argv[optind - 1]);
+			return -EINVAL;
+		}
+		err = parse_opt(c, optarg, o);
+		if (err)
+			return err;
+	}
+	o->argv = optind < argc ? argv + optind : NULL;
+	if (!o->argv && !o->pid && !o->system_wide) {
+		fprintf(stderr, "kprotperf record: nothing to record: give -- CMD, -p PID or -a "
+				"(see kprotperf record --help)\n");
+		return -EINVAL;
+	}
+	if (o->pid && (o->argv || o->system_wide)) {
+		fprintf(stderr, "kprotperf record: -p PID cannot be combined with CMD or -a\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Everything until the target runs: fails before CMD has run a single instruction. */
+static int prepare(struct session *s, const char **what)
+{
+	int err;
+
+	*what = "loading BPF programs";
+	err = load_bpf(s);
+	if (err)
+		return err;
+	*what = "following processes";
+	err = procs_new(&s->procs);
+	if (err)
+		return err;
+	*what = "starting the target";
+	err = start_target(s);
+	if (err)
+		return err;
+	*what = "watching events";
+	err = setup_events(s);
+	if (err)
+		return err;
+	*what = "attaching tracepoints";
+	err = record_bpf__attach(s->skel);
+	if (err)
+		return err;
+	*what = "opening CPU-clock sampling events";
+	return sampler_attach(&s->sampler, s->skel->progs.kp_sample, s->o->freq);
+}
+
+static int go(struct session *s, const char **what)
+{
+	int err;
+
+	clock_gettime(CLOCK_REALTIME, &s->t0);
+	s->wall_ns = now_ns();
+	if (s->o->argv) {
+		*what = "running the command";
+		err = workload_go(&s->wl);
+		if (err)
+			return err;
+	}
+	*what = "recording";
+	err = run(s);
+	s->wall_ns = now_ns() - s->wall_ns;
+	if (!s->o->quiet && isatty(STDERR_FILENO))
+		fputc('\n', stderr);
+	sampler_detach(&s->sampler);
+	record_bpf__detach(s->skel);
+	reap_workload(s);
+	if (!err)
+		err = procs_drain(s->procs) < 0 ? -EIO : 0;
+	*what = "writing the data file";
+	return err ?: write_data(s);
+}
+
+static int explain(const struct session *s, const char *what, int err)
+{
+	const struct record_opts *o = s->o;
+	const char *fix = "";
+
+	if (err == -ENODATA) {
+		fprintf(stderr, "kprotperf record: nothing was recorded (no samples, no syscalls); "
+				"no data file written\n");
+		return 1;
+	}
+	if (err == -EPERM || err == -EACCES)
+		fix = ": run as root (or with CAP_BPF and CAP_PERFMON)";
+	else if (err == -ENOSPC || err == -EDQUOT)
+		fix = ": free space or write elsewhere with -o; no data file written";
+	else if (err == -ESRCH || (err == -ENOENT && o->pid))
+		fix = ": no such process";
+	if (o->argv && !strcmp(what, "running the command")) {
+		fprintf(stderr, "kprotperf record: cannot run '%s': %s\n", o->argv[0],
+			strerror(-err));
+		return err == -ENOENT ? 127 : 126;
+	}
+	fprintf(stderr, "kprotperf record: %s: %s%s\n", what, strerror(-err), fix);
+	return 1;
+}
+
+static void summary(struct session *s)
+{
+	fprintf(stderr,
+		"kprotperf: wrote %s: %llu samples, %llu syscalls, %llu page faults, %llu lost, "
+		"%.2f s%s\n",
+		s->o->output, (unsigned long long)s->counts[KP_CNT_SAMPLES],
+		(unsigned long long)s->counts[KP_CNT_SYSCALLS],
+		(unsigned long long)(s->counts[KP_CNT_FAULTS_USER] + s->counts[KP_CNT_FAULTS_KERNEL]),
+		(unsigned long long)lost_total(s), s->wall_ns / 1e9,
+		s->end == END_INTERRUPTED ? " (interrupted)" : "");
+}
+
+static int exit_code(const struct session *s)
+{
+	if (s->o->argv && s->end != END_DURATION)
+		return workload_exit_code(s->status);
+	return s->end == END_INTERRUPTED && s->o->argv ? 130 : 0;
+}
+
+static int record(struct session *s)
+{
+	const char *what = "creating the data file";
+	uid_t uid;
+	gid_t gid;
+	int err;
+
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		fprintf(stderr, "kprotperf record: this kernel has no BTF (/sys/kernel/btf/vmlinux): "
+				"kprotperf needs a kernel built with CONFIG_DEBUG_INFO_BTF=y\n");
+		return 1;
+	}
+	err = df_create(&s->df, s->o->output);
+	if (err) {
+		fprintf(stderr, "kprotperf record: cannot create '%s': %s: choose a writable path "
+				"with -o\n", s->o->output, strerror(-err));
+		return 1;
+	}
+	err = prepare(s, &what) ?: go(s, &what);
+	if (err) {
+		df_abort(s->df);
+		return explain(s, what, err);
+	}
+	workload_user(&uid, &gid);
+	err = df_commit(s->df, uid == getuid() ? (uid_t)-1 : uid, gid);
+	if (err)
+		return explain(s, "writing the data file", err);
+	if (!s->o->quiet)
+		summary(s);
+	return exit_code(s);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o;
+	struct session s = { .o = &o, .sigfd = -1, .pidfd = -1, .epfd = -1,
+			     .wl = { .pid = -1, .go_fd = -1, .err_fd = -1 } };
+	int err, ret;
+
+	err = record_parse(argc, argv, &o);
+	if (err)
+		return err > 0 ? 0 : 2;
+	sigemptyset(&s.sigs);
+	sigaddset(&s.sigs, SIGINT);
+	sigaddset(&s.sigs, SIGTERM);
+	sigaddset(&s.sigs, SIGHUP);
+	sigprocmask(SIG_BLOCK, &s.sigs, NULL);
+	s.sigfd = signalfd(-1, &s.sigs, SFD_CLOEXEC);
+	ret = record(&s);
+	sampler_detach(&s.sampler);
+	record_bpf__destroy(s.skel);
+	procs_free(s.procs);
+	workload_close(&s.wl);
+	if (s.epfd >= 0)
+		close(s.epfd);
+	if (s.pidfd >= 0)
+		close(s.pidfd);
+	if (s.sigfd >= 0)
+		close(s.sigfd);
+	return ret;
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef KP_RECORD_H
+#define KP_RECORD_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct record_opts {
+	const char *output;
+	pid_t pid;
+	bool system_wide;
+	bool quiet;
+	double duration;
+	unsigned int freq;
+	unsigned int max_stacks;
+	unsigned int max_tasks;
+	char **argv;		/* the command, NULL with -p / -a alone */
+};
+
+int cmd_record(int argc, char **argv);
+/* Parse record's options into *o; 0, or -EINVAL after printing why. */
+int record_parse(int argc, char **argv, struct record_opts *o);
+
+#endif

@@ -1,0 +1,612 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kprotperf report: what was recorded, on which kernel, and where the time
+ * went: per-syscall latency split into on-CPU and off-CPU, histograms, and the
+ * kernel and user functions that took the samples.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "datafile.h"
+#include "hist.h"
+#include "cli.h"
+#include "json.h"
+#include "report.h"
+#include "stacks.h"
+
+enum sort_key { S_TOTAL, S_CALLS, S_ONCPU, S_OFFCPU, S_AVG, S_P50, S_P90, S_P99, S_MAX, S_NAME };
+static const char *const sort_names[] = { "total", "calls", "oncpu", "offcpu", "avg",
+					  "p50",   "p90",   "p99",   "max",    "name" };
+
+struct report_opts {
+	const char *input;
+	const char *hist;
+	enum sort_key sort;
+	int top;
+	bool json;
+};
+
+struct sc_row {
+	char name[64];
+	long long id;
+	unsigned long long calls, done, total, oncpu, offcpu, max, avg, p50, p90, p99;
+};
+
+/* Cmdline parameters that switch a protection on or off. */
+static const char *const knobs[] = {
+	"init_on_alloc",   "init_on_free",    "mitigations",	"pti",		"nopti",
+	"spectre_v2",	   "spectre_v1",      "nospectre_v1",	"nospectre_v2", "retbleed",
+	"spec_store_bypass_disable",	      "mds",		"tsx",		"l1tf",
+	"srbds",	   "gather_data_sampling",		"spec_rstack_overflow",
+	"slab_nomerge",	   "page_alloc.shuffle",		"randomize_kstack_offset",
+	"slub_debug",	   "hardened_usercopy",			"page_poison",	"kfence.sample_interval",
+	"nokaslr",	   "kpti",	      "ibt",		"lockdown",
+};
+
+void fmt_ns(char *buf, size_t len, unsigned long long ns)
+{
+	if (ns < 1000)
+		snprintf(buf, len, "%lluns", ns);
+	else if (ns < 1000000)
+		snprintf(buf, len, "%.2fus", ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%.2fms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.3fs", ns / 1e9);
+}
+
+#define LOST_SQL "SELECT COALESCE(SUM(value), 0) FROM counters WHERE name LIKE 'lost%'"
+
+static const char *meta(struct df *df, const char *key)
+{
+	const char *v = df_meta(df, key);
+
+	return v ? v : "?";
+}
+
+static bool is_knob(const char *tok)
+{
+	size_t i, n;
+
+	for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
+		n = strlen(knobs[i]);
+		if (!strncmp(tok, knobs[i], n) && (tok[n] == '=' || !tok[n]))
+			return true;
+	}
+	return false;
+}
+
+static void print_knobs(FILE *f, const char *cmdline)
+{
+	char *copy = strdup(cmdline), *tok, *save = NULL;
+	bool any = false;
+
+	if (!copy)
+		return;
+	fputs("# cmdline knobs:", f);
+	for (tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		if (is_knob(tok)) {
+			fprintf(f, " %s", tok);
+			any = true;
+		}
+	}
+	fputs(any ? "\n" : " none (kernel defaults)\n", f);
+	free(copy);
+}
+
+static const char *col(sqlite3_stmt *st, int i)
+{
+	const char *s = (const char *)sqlite3_column_text(st, i);
+
+	return s ? s : "";
+}
+
+/* "key=value" items, wrapped into "#   " continuation lines at ~100 columns. */
+struct wrap {
+	FILE *f;
+	int col;
+};
+
+static int print_kv_row(sqlite3_stmt *st, void *ctx)
+{
+	struct wrap *w = ctx;
+	int n = strlen(col(st, 0)) + strlen(col(st, 1)) + 2;
+
+	if (w->col + n > 100) {
+		fputs("\n#  ", w->f);
+		w->col = 3;
+	}
+	w->col += fprintf(w->f, " %s=%s", col(st, 0), col(st, 1));
+	return 0;
+}
+
+static int print_counter(sqlite3_stmt *st, void *f)
+{
+	fprintf(f, " %s=%lld", col(st, 0), sqlite3_column_int64(st, 1));
+	return 0;
+}
+
+/* The first column of the first row of sql, whose one parameter (if any) is arg. */
+static long long scalar(struct df *df, const char *sql, const char *arg)
+{
+	sqlite3_stmt *st;
+	long long v = 0;
+
+	if (sqlite3_prepare_v2(df_db(df), sql, -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	if (arg)
+		sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static long long counter(struct df *df, const char *name)
+{
+	return scalar(df, "SELECT value FROM counters WHERE name = ?", name);
+}
+
+static void print_header(struct df *df, FILE *f)
+{
+	char wall[32];
+
+	fmt_ns(wall, sizeof(wall), strtoull(meta(df, "record.wall_ns"), NULL, 10));
+	fprintf(f, "# kprotperf report of %s (recorded %s)\n", df_meta(df, "record.command") ?:
+		meta(df, "record.mode"), meta(df, "record.start_time"));
+	fprintf(f, "# kernel %s (build-id %s), %s, %s CPUs: %s\n", meta(df, "kernel.release"),
+		meta(df, "kernel.build_id"), meta(df, "arch"), meta(df, "cpu.count"),
+		meta(df, "cpu.model"));
+	print_knobs(f, meta(df, "kernel.cmdline"));
+	fputs("# hardening config:", f);
+	df_each_row(df, "SELECT replace(option, 'CONFIG_', ''), value FROM config ORDER BY option",
+		    print_kv_row, &(struct wrap){ f, 19 });
+	fputs("\n# cpu vulnerabilities not fully mitigated:", f);
+	df_each_row(df, "SELECT name, replace(status, ' ', '_') FROM vulnerabilities WHERE status "
+			"LIKE 'Vulnerable%'", print_kv_row, &(struct wrap){ f, 42 });
+	fprintf(f, "\n# wall %s, exit code %s, ended: %s; %s Hz %s sampling\n", wall,
+		meta(df, "record.exit_code"), meta(df, "record.end"), meta(df, "sampling.freq_hz"),
+		meta(df, "sampling.event"));
+	fprintf(f, "# %lld samples, %lld syscalls, %lld page faults (%lld user, %lld kernel), "
+		   "%lld processes\n", counter(df, "samples"), counter(df, "syscalls"),
+		counter(df, "page_faults_user") + counter(df, "page_faults_kernel"),
+		counter(df, "page_faults_user"), counter(df, "page_faults_kernel"),
+		scalar(df, "SELECT count(DISTINCT pid) FROM tasks", NULL));
+	fputs("# lost:", f);
+	df_each_row(df, "SELECT name, value FROM counters WHERE name LIKE 'lost%' AND value > 0",
+		 print_counter, f);
+	fputs(scalar(df, LOST_SQL, NULL) ? "\n\n" : " nothing\n\n", f);
+}
+
+struct sc_table {
+	struct df *df;
+	struct sc_row *rows;
+	size_t n;
+};
+
+static int load_hist(struct df *df, long long id, const char *clock, __u64 *hist)
+{
+	sqlite3_stmt *st;
+	int rc, b;
+
+	memset(hist, 0, KP_HIST_BUCKETS * sizeof(*hist));
+	rc = sqlite3_prepare_v2(df_db(df),
+				"SELECT bucket, count FROM latency_hist WHERE kind = 'syscall'"
+				" AND id = ? AND clock = ?", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return df_errno(rc);
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, clock, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		b = sqlite3_column_int(st, 0);
+		if (b >= 0 && b < KP_HIST_BUCKETS)
+			hist[b] = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	return df_errno(rc);
+}
+
+static int add_sc_row(sqlite3_stmt *st, void *ctx)
+{
+	struct sc_table *t = ctx;
+	__u64 hist[KP_HIST_BUCKETS];
+	struct sc_row *r, *rows;
+	int err;
+
+	rows = realloc(t->rows, (t->n + 1) * sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	t->rows = rows;
+	r = &rows[t->n++];
+	snprintf(r->name, sizeof(r->name), "%s", col(st, 1));
+	r->id = sqlite3_column_int64(st, 0);
+	r->calls = sqlite3_column_int64(st, 2);
+	r->done = sqlite3_column_int64(st, 3);
+	r->total = sqlite3_column_int64(st, 4);
+	r->oncpu = sqlite3_column_int64(st, 5);
+	r->offcpu = sqlite3_column_int64(st, 6);
+	r->max = sqlite3_column_int64(st, 7);
+	r->avg = r->done ? r->total / r->done : 0;
+	err = load_hist(t->df, r->id, "total", hist);
+	r->p50 = kp_hist_quantile(hist, 0.50, r->max);
+	r->p90 = kp_hist_quantile(hist, 0.90, r->max);
+	r->p99 = kp_hist_quantile(hist, 0.99, r->max);
+	return err;
+}
+
+static unsigned long long sort_value(const struct sc_row *r, enum sort_key k)
+{
+	const unsigned long long v[] = { r->total, r->calls, r->oncpu, r->offcpu, r->avg,
+					 r->p50,   r->p90,   r->p99,   r->max };
+
+	return v[k];
+}
+
+static int cmp_rows(const void *a, const void *b, void *key)
+{
+	const struct sc_row *x = a, *y = b;
+	enum sort_key k = *(enum sort_key *)key;
+	unsigned long long vx, vy;
+
+	if (k == S_NAME)
+		return strcmp(x->name, y->name);
+	vx = sort_value(x, k);
+	vy = sort_value(y, k);
+	if (vx != vy)
+		return vx < vy ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static int load_syscalls(struct df *df, struct sc_table *t, enum sort_key key)
+{
+	int err;
+
+	*t = (struct sc_table){ .df = df };
+	err = df_each_row(df, "SELECT id, name, calls, done, total_ns, oncpu_ns, offcpu_ns, max_ns"
+			   " FROM latency WHERE kind = 'syscall'", add_sc_row, t);
+	if (!err && t->n)
+		qsort_r(t->rows, t->n, sizeof(*t->rows), cmp_rows, &key);
+	return err;
+}
+
+static void print_syscalls(const struct sc_table *t, FILE *f)
+{
+	const char *hdr[] = { "TOTAL", "ON-CPU", "OFF-CPU", "AVG", "P50", "P90", "P99", "MAX" };
+	char b[8][32];
+	size_t i;
+	int k;
+
+	fprintf(f, "%-20s %10s", "SYSCALL", "CALLS");
+	for (k = 0; k < 8; k++)
+		fprintf(f, " %10s", hdr[k]);
+	fputc('\n', f);
+	for (i = 0; i < t->n; i++) {
+		const struct sc_row *r = &t->rows[i];
+		const unsigned long long v[] = { r->total, r->oncpu, r->offcpu, r->avg,
+						 r->p50,   r->p90,   r->p99,    r->max };
+
+		for (k = 0; k < 8; k++)
+			fmt_ns(b[k], sizeof(b[k]), v[k]);
+		fprintf(f, "%-20s %10llu", r->name, r->calls);
+		for (k = 0; k < 8; k++)
+			fprintf(f, " %10s", r->done ? b[k] : "-");
+		fputc('\n', f);
+	}
+}
+
+static void json_syscalls(const struct sc_table *t, struct json *j)
+{
+	size_t i;
+
+	json_open(j, "syscalls", '[');
+	for (i = 0; i < t->n; i++) {
+		const struct sc_row *r = &t->rows[i];
+
+		json_open(j, NULL, '{');
+		json_str(j, "name", r->name);
+		json_u64(j, "nr", r->id);
+		json_u64(j, "calls", r->calls);
+		json_u64(j, "returned", r->done);
+		json_u64(j, "total_ns", r->total);
+		json_u64(j, "oncpu_ns", r->oncpu);
+		json_u64(j, "offcpu_ns", r->offcpu);
+		json_u64(j, "avg_ns", r->avg);
+		json_u64(j, "p50_ns", r->p50);
+		json_u64(j, "p90_ns", r->p90);
+		json_u64(j, "p99_ns", r->p99);
+		json_u64(j, "max_ns", r->max);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+}
+
+/* Self: samples whose leaf is the function (user self only counts user-mode samples). */
+static const char func_sql[] =
+	"WITH t AS (SELECT f.name AS name, SUM(s.count) AS n FROM samples s"
+	"  JOIN (SELECT DISTINCT stack, name FROM frames WHERE space = ?1) f"
+	"  ON f.stack = CASE ?1 WHEN 'k' THEN s.kstack ELSE s.ustack END GROUP BY f.name),"
+	" se AS (SELECT f.name AS name, SUM(s.count) AS n FROM samples s JOIN frames f"
+	"  ON f.space = ?1 AND f.depth = 0"
+	"  AND f.stack = CASE ?1 WHEN 'k' THEN s.kstack ELSE s.ustack END"
+	"  WHERE ?1 = 'k' OR s.kstack IS NULL GROUP BY f.name)"
+	" SELECT t.name, COALESCE(se.n, 0), t.n FROM t LEFT JOIN se ON se.name = t.name"
+	" ORDER BY 2 DESC, 3 DESC, 1 LIMIT ?2";
+
+static int functions(struct df *df, const char *space, int top, FILE *f, struct json *j)
+{
+	double all = scalar(df, "SELECT SUM(count) FROM samples", NULL);
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(df_db(df), func_sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return df_errno(rc);
+	sqlite3_bind_text(st, 1, space, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, top);
+	if (j)
+		json_open(j, *space == 'k' ? "kernel_functions" : "user_functions", '[');
+	else
+		fprintf(f, "\n%-8s %-8s %8s  %s FUNCTION\n", "SELF", "TOTAL", "SAMPLES",
+			*space == 'k' ? "KERNEL" : "USER");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		long long self = sqlite3_column_int64(st, 1), total = sqlite3_column_int64(st, 2);
+
+		if (!j) {
+			fprintf(f, "%6.2f%%  %6.2f%% %8lld  %s\n", 100.0 * self / all,
+				100.0 * total / all, self, col(st, 0));
+			continue;
+		}
+		json_open(j, NULL, '{');
+		json_str(j, "name", col(st, 0));
+		json_u64(j, "self_samples", self);
+		json_u64(j, "total_samples", total);
+		json_close(j, '}');
+	}
+	if (j)
+		json_close(j, ']');
+	sqlite3_finalize(st);
+	return df_errno(rc);
+}
+
+static void print_bars(const char *title, const __u64 *hist, FILE *f)
+{
+	__u64 top = 0;
+	char lo[32], hi[32];
+	int b, first = -1, last = -1;
+
+	for (b = 0; b < KP_HIST_BUCKETS; b++) {
+		if (!hist[b])
+			continue;
+		first = first < 0 ? b : first;
+		last = b;
+		top = hist[b] > top ? hist[b] : top;
+	}
+	fprintf(f, "\n%s\n%24s %10s  distribution\n", title, "latency", "count");
+	for (b = first; b >= 0 && b <= last; b++) {
+		fmt_ns(lo, sizeof(lo), kp_hist_lo(b));
+		fmt_ns(hi, sizeof(hi), kp_hist_hi(b));
+		fprintf(f, "[%10s, %10s) %10llu |%-40.*s|\n", lo, hi, (unsigned long long)hist[b],
+			(int)(40 * hist[b] / top),
+			"****************************************");
+	}
+}
+
+static void json_hist(struct json *j, const char *key, const __u64 *hist)
+{
+	int b;
+
+	json_open(j, key, '[');
+	for (b = 0; b < KP_HIST_BUCKETS; b++) {
+		if (!hist[b])
+			continue;
+		json_open(j, NULL, '{');
+		json_u64(j, "lo_ns", kp_hist_lo(b));
+		json_u64(j, "hi_ns", kp_hist_hi(b));
+		json_u64(j, "count", hist[b]);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+}
+
+static int histogram(struct df *df, const char *name, FILE *f, struct json *j)
+{
+	__u64 total[KP_HIST_BUCKETS], oncpu[KP_HIST_BUCKETS];
+	long long id = scalar(df, "SELECT COALESCE((SELECT id FROM latency WHERE kind = 'syscall'"
+				  " AND name = ?), -1)", name);
+	char title[128];
+	int err;
+
+	if (id < 0)
+		return -ENOENT;
+	err = load_hist(df, id, "total", total) ?: load_hist(df, id, "oncpu", oncpu);
+	if (err)
+		return err;
+	if (j) {
+		json_open(j, "histogram", '{');
+		json_str(j, "syscall", name);
+		json_hist(j, "total", total);
+		json_hist(j, "oncpu", oncpu);
+		json_close(j, '}');
+		return 0;
+	}
+	snprintf(title, sizeof(title), "%s: entry to return (%llu returned)", name,
+		 (unsigned long long)kp_hist_total(total));
+	print_bars(title, total, f);
+	snprintf(title, sizeof(title), "%s: on-CPU part", name);
+	print_bars(title, oncpu, f);
+	return 0;
+}
+
+struct json_table {
+	struct json *j;
+	bool number;
+};
+
+static int json_kv_row(sqlite3_stmt *st, void *ctx)
+{
+	struct json_table *t = ctx;
+
+	if (t->number)
+		json_u64(t->j, col(st, 0), sqlite3_column_int64(st, 1));
+	else
+		json_str(t->j, col(st, 0), col(st, 1));
+	return 0;
+}
+
+static int json_header(struct df *df, struct json *j)
+{
+	static const char *const tables[][2] = {
+		{ "meta", "SELECT key, value FROM meta ORDER BY key" },
+		{ "config", "SELECT option, value FROM config ORDER BY option" },
+		{ "vulnerabilities", "SELECT name, status FROM vulnerabilities ORDER BY name" },
+		{ "counters", "SELECT name, value FROM counters ORDER BY name" },
+	};
+	struct json_table t = { .j = j };
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < sizeof(tables) / sizeof(tables[0]) && !err; i++) {
+		t.number = !strcmp(tables[i][0], "counters");
+		json_open(j, tables[i][0], '{');
+		err = df_each_row(df, tables[i][1], json_kv_row, &t);
+		json_close(j, '}');
+	}
+	return err;
+}
+
+static int report_json(struct df *df, const struct report_opts *o, const struct sc_table *t)
+{
+	struct json j;
+	int err;
+
+	json_begin(&j, stdout);
+	json_open(&j, NULL, '{');
+	err = json_header(df, &j);
+	if (!err && o->hist)
+		err = histogram(df, o->hist, stdout, &j);
+	if (!err && !o->hist) {
+		json_syscalls(t, &j);
+		err = functions(df, "k", o->top, stdout, &j) ?: functions(df, "u", o->top, stdout, &j);
+	}
+	json_close(&j, '}');
+	json_end(&j);
+	return err;
+}
+
+static int report_text(struct df *df, const struct report_opts *o, const struct sc_table *t)
+{
+	print_header(df, stdout);
+	if (o->hist)
+		return histogram(df, o->hist, stdout, NULL);
+	printf("Syscalls of the traced processes, sorted by %s (latency: entry to return;\n"
+	       "on-CPU: running; off-CPU: waiting or preempted)\n", sort_names[o->sort]);
+	print_syscalls(t, stdout);
+	if (!scalar(df, "SELECT COUNT(*) FROM samples", NULL)) {
+		puts("\nno CPU samples");
+		return 0;
+	}
+	return functions(df, "k", o->top, stdout, NULL) ?: functions(df, "u", o->top, stdout, NULL);
+}
+
+static const char usage[] =
+	"Usage: kprotperf report [OPTIONS] [FILE]\n"
+	"Show a recording (FILE, default kprotperf.data): kernel and hardening\n"
+	"provenance, per-syscall latency (calls, total, on-CPU, off-CPU, avg, p50,\n"
+	"p90, p99, max) and the kernel and user functions that took the CPU samples\n"
+	"(self: the sample's leaf; total: anywhere on its stack).\n"
+	"  -i, --input FILE   the data file (same as the FILE argument)\n"
+	"  -s, --sort KEY     sort syscalls by total (default), calls, oncpu, offcpu,\n"
+	"                     avg, p50, p90, p99, max or name\n"
+	"      --hist NAME    print the latency histograms (total and on-CPU) of syscall NAME\n"
+	"  -n, --top N        rows in the function tables (default 20)\n"
+	"      --json         everything as one JSON object\n"
+	"  -h, --help         this text\n";
+
+static int parse_sort(const char *arg, enum sort_key *k)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(sort_names) / sizeof(sort_names[0]); i++) {
+		if (!strcmp(arg, sort_names[i])) {
+			*k = i;
+			return 0;
+		}
+	}
+	fprintf(stderr, "kprotperf report: unknown sort key '%s' (see kprotperf report --help)\n",
+		arg);
+	return -EINVAL;
+}
+
+static const struct option longopts[] = {
+	{ "input", required_argument, NULL, 'i' }, { "sort", required_argument, NULL, 's' },
+	{ "hist", required_argument, NULL, 'H' },  { "top", required_argument, NULL, 'n' },
+	{ "json", no_argument, NULL, 'j' },	   { "help", no_argument, NULL, 'h' },
+	{},
+};
+
+/* 0: parsed, 1: help printed, <0: bad usage (already printed). */
+static int parse(int argc, char **argv, struct report_opts *o)
+{
+	int c;
+
+	*o = (struct report_opts){ .input = "kprotperf.data", .top = 20 };
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":i:s:n:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			o->input = optarg;
+			break;
+		case 's':
+			if (parse_sort(optarg, &o->sort))
+				return -EINVAL;
+			break;
+		case 'H':
+			o->hist = optarg;
+			break;
+		case 'n':
+			o->top = atoi(optarg);
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 1;
+		default:
+			return cli_bad_option("report", c, argv[optind - 1]);
+		}
+	}
+	if (o->top <= 0)
+		o->top = 20;
+	return cli_input(argc, argv, "report", &o->input);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct sc_table t = {};
+	struct report_opts o;
+	struct df *df;
+	int err;
+
+	err = parse(argc, argv, &o);
+	if (err)
+		return err > 0 ? 0 : 2;
+	err = cli_open("report", o.input, &df);
+	if (err)
+		return 1;
+	err = stacks_name_frames(df) ?: load_syscalls(df, &t, o.sort);
+	if (!err)
+		err = o.json ? report_json(df, &o, &t) : report_text(df, &o, &t);
+	if (err == -ENOENT && o.hist)
+		fprintf(stderr, "kprotperf report: no syscall named '%s' in %s (see the SYSCALL "
+				"column of kprotperf report)\n", o.hist, o.input);
+	else if (err)
+		fprintf(stderr, "kprotperf report: reading %s: %s\n", o.input, strerror(-err));
+	free(t.rows);
+	df_close(df);
+	return err ? 1 : 0;
+}

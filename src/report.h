@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef KP_REPORT_H
+#define KP_REPORT_H
+
+#include <stddef.h>
+
+int cmd_report(int argc, char **argv);
+/* A duration with a unit chosen for it: 812ns, 3.20us, 1.25ms, 2.004s. */
+void fmt_ns(char *buf, size_t len, unsigned long long ns);
+
+#endif

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef KP_SYSCALLS_H
+#define KP_SYSCALLS_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+/* Name of syscall nr on this ABI; "syscall_NR", formatted into buf, for numbers the table lacks. */
+const char *syscall_name(__u32 nr, char *buf, size_t len);
+/* Number of a syscall name, or -1. */
+int syscall_nr(const char *name);
+
+#endif

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The recorded command: started stopped, released once everything is attached. */
+#ifndef KP_WORKLOAD_H
+#define KP_WORKLOAD_H
+
+#include <stdbool.h>
+#include <signal.h>
+#include <sys/types.h>
+
+struct workload {
+	pid_t pid;
+	int go_fd;	/* write end: one byte releases the child */
+	int err_fd;	/* read end: errno of a failed exec, EOF once exec succeeded */
+};
+
+/* The uid/gid the command runs as: the sudo caller when root via sudo, else ours. */
+void workload_user(uid_t *uid, gid_t *gid);
+/* Fork the command, stopped before exec; signals in *blocked are unblocked in it. */
+int workload_start(struct workload *w, char *const argv[], const sigset_t *blocked);
+/* Let it exec; -errno (e.g. -ENOENT) when exec failed, the child is reaped then. */
+int workload_go(struct workload *w);
+/* Exit status in shell convention: the code, or 128 + signal. */
+int workload_exit_code(int status);
+/* Release the pipes; kills and reaps a child that was not reaped yet. */
+void workload_close(struct workload *w);
+
+#endif

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Loader for the floor programs: attach them, print "ready" so the bench
+ * starts its workload only once they are live, and keep them attached until
+ * stdin closes or we are told to stop.  Holding on stdin lets the bench
+ * detach us just by closing a pipe, and means we cannot outlive it.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "floor.skel.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = 1;
+}
+
+int main(void)
+{
+	/* no SA_RESTART: a signal must interrupt the read() below */
+	struct sigaction sa = {.sa_handler = on_signal};
+	struct floor *skel;
+	char buf[64];
+	ssize_t n;
+	int err;
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	skel = floor__open_and_load();
+	if (!skel) {
+		fprintf(stderr, "floor: cannot load BPF programs: %s\n", strerror(errno));
+		return 1;
+	}
+	err = floor__attach(skel);
+	if (err) {
+		fprintf(stderr, "floor: cannot attach: %s\n", strerror(-err));
+		floor__destroy(skel);
+		return 1;
+	}
+
+	printf("ready\n");
+	fflush(stdout);
+
+	while (!stop) {
+		n = read(STDIN_FILENO, buf, sizeof(buf));
+		if (n == 0 || (n < 0 && errno != EINTR))
+			break;
+	}
+
+	floor__destroy(skel);
+	return 0;
+}

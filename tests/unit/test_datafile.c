@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "datafile.h"
+
+struct fixture {
+	char dir[64];
+	char path[128];
+};
+
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+
+	strcpy(fx->dir, "/tmp/kp-unit-XXXXXX");
+	assert_non_null(mkdtemp(fx->dir));
+	snprintf(fx->path, sizeof(fx->path), "%s/k.data", fx->dir);
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", fx->dir);
+	assert_int_equal(system(cmd), 0);
+	free(fx);
+	return 0;
+}
+
+static int entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static void write_file(const char *path, const char *meta_value)
+{
+	struct df *df;
+
+	assert_int_equal(df_create(&df, path), 0);
+	assert_int_equal(df_insert(df, "INSERT INTO meta VALUES(?,?)", "tt", "k", meta_value), 0);
+	assert_int_equal(df_insert(df, "INSERT INTO counters VALUES(?,?)", "ti", "samples", 42LL), 0);
+	assert_int_equal(df_commit(df, (uid_t)-1, (gid_t)-1), 0);
+}
+
+static void test_round_trip(void **state)
+{
+	struct fixture *fx = *state;
+	const char *why;
+	struct stat st;
+	struct df *df;
+
+	write_file(fx->path, "v1");
+	assert_int_equal(stat(fx->path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(entries(fx->dir), 1); /* no temp file left behind */
+	assert_int_equal(df_open(&df, fx->path, &why), 0);
+	assert_string_equal(df_meta(df, "k"), "v1");
+	assert_null(df_meta(df, "missing"));
+	df_close(df);
+}
+
+static void test_commit_replaces_abort_keeps(void **state)
+{
+	struct fixture *fx = *state;
+	const char *why;
+	struct df *df;
+
+	write_file(fx->path, "old");
+	assert_int_equal(df_create(&df, fx->path), 0);
+	assert_int_equal(entries(fx->dir), 2);
+	df_abort(df);
+	assert_int_equal(entries(fx->dir), 1);
+	assert_int_equal(df_open(&df, fx->path, &why), 0);
+	assert_string_equal(df_meta(df, "k"), "old");
+	df_close(df);
+	write_file(fx->path, "new");
+	assert_int_equal(df_open(&df, fx->path, &why), 0);
+	assert_string_equal(df_meta(df, "k"), "new");
+	df_close(df);
+}
+
+static void test_create_in_missing_dir(void **state)
+{
+	struct df *df;
+
+	assert_int_equal(df_create(&df, "/nonexistent-dir/k.data"), -ENOENT);
+}
+
+static void expect_bad(const char *path, int err, const char *why_part)
+{
+	const char *why = NULL;
+	struct df *df;
+
+	assert_int_equal(df_open(&df, path, &why), err);
+	if (why_part) {
+		assert_non_null(why);
+		assert_non_null(strstr(why, why_part));
+	}
+}
+
+static void sh(const char *fmt, const char *a, const char *b)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), fmt, a, b);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_bad_files(void **state)
+{
+	struct fixture *fx = *state;
+	char p[160];
+
+	expect_bad("/nonexistent-kp.data", -ENOENT, NULL);
+	snprintf(p, sizeof(p), "%s/empty", fx->dir);
+	sh("touch %s%s", p, "");
+	expect_bad(p, -EBADMSG, "empty");
+	snprintf(p, sizeof(p), "%s/text", fx->dir);
+	sh("echo 'hello, not a database at all, just some text for the header' > %s%s", p, "");
+	expect_bad(p, -EBADMSG, "not an SQLite database");
+	snprintf(p, sizeof(p), "%s/foreign", fx->dir);
+	sh("sqlite3 %s 'CREATE TABLE t(x)'%s", p, "");
+	expect_bad(p, -EBADMSG, "foreign");
+}
+
+static void test_newer_and_truncated(void **state)
+{
+	struct fixture *fx = *state;
+	char p[160];
+	struct df *df;
+	int i;
+
+	write_file(fx->path, "x");
+	snprintf(p, sizeof(p), "%s/newer", fx->dir);
+	sh("cp %s %s", fx->path, p);
+	sh("sqlite3 %s 'PRAGMA user_version = 99'%s", p, "");
+	expect_bad(p, -EPROTONOSUPPORT, "newer");
+	/* big enough to span many pages, then cut in half */
+	assert_int_equal(df_create(&df, fx->path), 0);
+	for (i = 0; i < 5000; i++)
+		assert_int_equal(df_insert(df, "INSERT INTO kstack_frames VALUES(?,?,?)", "iii",
+					   (long long)i, 0LL, (long long)i * 7), 0);
+	assert_int_equal(df_commit(df, (uid_t)-1, (gid_t)-1), 0);
+	snprintf(p, sizeof(p), "%s/truncated", fx->dir);
+	sh("head -c 20000 %s > %s", fx->path, p);
+	expect_bad(p, -EBADMSG, "corrupt or truncated");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_commit_replaces_abort_keeps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_create_in_missing_dir, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_newer_and_truncated, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
