@@ -55,7 +55,7 @@ kprotperf: $(OUTPUT)/main.o $(OUTPUT)/libkp.a
 $(WORKLOADS): %: tests/workloads/%.c
 	$(CC) $(WL_CFLAGS) $< -o $@
 
-$(OUTPUT)/tests/%: tests/unit/%.c tests/unit/*.h $(OUTPUT)/libkp.a | $(OUTPUT)/tests
+$(OUTPUT)/tests/%: tests/unit/%.c $(OUTPUT)/libkp.a | $(OUTPUT)/tests
 	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $< $(OUTPUT)/libkp.a -o $@ $(LDFLAGS) $(LDLIBS) -lcmocka
 
 test: all $(UNIT_BINS)

@@ -5,7 +5,7 @@
 set -euo pipefail
 
 pkgs=(clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev libsqlite3-dev sqlite3
-	libcmocka-dev pkg-config make gcc libbpf-tools linux-perf)
+	libcmocka-dev pkg-config make gcc libbpf-tools linux-perf python3 util-linux)
 
 usage() {
 	echo "usage: $0 [--if-missing]" >&2

@@ -123,7 +123,11 @@ static int snapshot_all(struct procs *procs)
 	return 0;
 }
 
-/* Start the command stopped, or take the running process, and follow its tree. */
+/*
+ * Start the command stopped, or take the running process, and follow its tree.
+ * Side-band events are opened before /proc is read, so a process forked in
+ * between is seen by one or the other.
+ */
 static int start_target(struct session *s)
 {
 	const struct record_opts *o = s->o;
@@ -133,27 +137,21 @@ static int start_target(struct session *s)
 		err = workload_start(&s->wl, o->argv, &s->sigs);
 		if (err)
 			return err;
-		s->target = s->wl.pid;
-	} else if (o->pid > 0) {
-		s->target = o->pid;
-		err = procs_snapshot(s->procs, o->pid);
-		if (err)
-			return err;
 	}
+	s->target = o->argv ? s->wl.pid : o->pid;
 	if (s->target > 0) {
 		s->pidfd = pidfd_of(s->target);
 		if (s->pidfd < 0)
 			return s->pidfd;
-		err = o->system_wide ? 0 : add_to_tree(s, s->target);
-		if (err)
-			return err;
 	}
-	if (o->system_wide) {
+	err = procs_follow(s->procs, o->system_wide ? -1 : s->target);
+	if (!err && o->pid > 0)
+		err = procs_snapshot(s->procs, o->pid);
+	if (!err && o->system_wide)
 		err = snapshot_all(s->procs);
-		if (err)
-			return err;
-	}
-	return procs_follow(s->procs, o->system_wide ? -1 : s->target);
+	if (!err && s->target > 0 && !o->system_wide)
+		err = add_to_tree(s, s->target);
+	return err;
 }
 
 enum { SRC_SIGNAL, SRC_TARGET, SRC_PROCS };
@@ -595,9 +593,11 @@ static int explain(const struct session *s, const char *what, int err)
 	if (err == -EPERM || err == -EACCES)
 		fix = ": run as root (or with CAP_BPF and CAP_PERFMON)";
 	else if (err == -ENOSPC || err == -EDQUOT)
-		fix = ": free space or write elsewhere with -o; no data file written";
-	else if (err == -ESRCH || (err == -ENOENT && o->pid))
-		fix = ": no such process";
+		fix = ": free space or write elsewhere with -o (nothing was written)";
+	if (o->pid && (err == -ESRCH || err == -ENOENT) && !strcmp(what, "starting the target")) {
+		fprintf(stderr, "kprotperf record: no process with pid %d\n", o->pid);
+		return 1;
+	}
 	if (o->argv && !strcmp(what, "running the command")) {
 		fprintf(stderr, "kprotperf record: cannot run '%s': %s\n", o->argv[0],
 			strerror(-err));

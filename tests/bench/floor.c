@@ -23,7 +23,7 @@ int main(void)
 {
 	/* no SA_RESTART: a signal must interrupt the read() below */
 	struct sigaction sa = {.sa_handler = on_signal};
-	struct floor *skel;
+	struct floor_bpf *skel;
 	char buf[64];
 	ssize_t n;
 	int err;
@@ -31,15 +31,15 @@ int main(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	skel = floor__open_and_load();
+	skel = floor_bpf__open_and_load();
 	if (!skel) {
 		fprintf(stderr, "floor: cannot load BPF programs: %s\n", strerror(errno));
 		return 1;
 	}
-	err = floor__attach(skel);
+	err = floor_bpf__attach(skel);
 	if (err) {
 		fprintf(stderr, "floor: cannot attach: %s\n", strerror(-err));
-		floor__destroy(skel);
+		floor_bpf__destroy(skel);
 		return 1;
 	}
 
@@ -52,6 +52,6 @@ int main(void)
 			break;
 	}
 
-	floor__destroy(skel);
+	floor_bpf__destroy(skel);
 	return 0;
 }

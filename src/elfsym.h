@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ELF files: their GNU build ids and their function symbols, for turning a
+ * file offset of mapped code into "function+offset".
+ */
+#ifndef KP_ELFSYM_H
+#define KP_ELFSYM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+/* Room for a build id in hex: the kernel's are at most 20 bytes, a linker's may be longer. */
+#define ELFSYM_BID_HEX (2 * 64 + 1)
+
+struct elfsym;
+
+/* The GNU build id of the ELF file at path into hex, "" when it has none; -errno unreadable. */
+int elfsym_build_id(const char *path, char *hex, size_t hexlen);
+/*
+ * The function symbols of the ELF file at path: those of its debug file under
+ * /usr/lib/debug/.build-id when installed, else .symtab, else .dynsym.  bid,
+ * unless NULL or "", is the build id the caller knows the file by: a file
+ * rebuilt since is refused with -ESTALE rather than giving wrong names.
+ */
+int elfsym_open(const char *path, const char *bid, struct elfsym **out);
+void elfsym_free(struct elfsym *f);
+/* The build id of the file as read, "" when it has none. */
+const char *elfsym_bid(const struct elfsym *f);
+/* The link-time address of file offset off; false when no loaded segment holds it. */
+bool elfsym_vaddr(const struct elfsym *f, __u64 off, __u64 *vaddr);
+/* The name of the function containing link-time address vaddr, and *off into it; NULL: none. */
+const char *elfsym_find(const struct elfsym *f, __u64 vaddr, __u64 *off);
+
+#endif

@@ -1,0 +1,403 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# What does tracing add to every syscall?  Runs ./syscall-loop (N getppid
+# calls, timed by the workload itself) in four configurations:
+#   untraced    nothing attached
+#   floor       empty BPF programs on raw_tp sys_enter/sys_exit: the least any
+#               raw-tracepoint syscall tracer can add
+#   syscount-L  Debian's libbpf-tools `syscount -L`, system-wide
+#   kprotperf   ./kprotperf record -q -o FILE -- syscall-loop N
+# and compares the added ns/syscall.  Configurations are interleaved round
+# robin, starting one further along each repetition, so drift (thermal,
+# other load) and "runs right after X" effects spread over all of them; the
+# median of the repetitions is reported.
+#
+# Exit: 0 when every configuration ran (a missed target is printed as MISSED
+# but is not a failure: the figures are what matter), 77 when skipped (not
+# root, or ./kprotperf not built yet: the others are still measured), 1 when
+# a configuration could not run.  Results: build/bench/syscalls.tsv.
+#
+# BENCH_RUNS (default 7) and BENCH_N (default 2000000) override the sizes.
+#
+# Raw tracepoint programs run for every syscall of the system, whichever
+# process they are meant for, so another tracer (a test run of kprotperf, say)
+# attached during the bench inflates every configuration.  We wait a while for
+# such tracers to go, and count and name them when they do not.
+set -euo pipefail
+
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+OUT=$ROOT/build/bench
+RUNS=${BENCH_RUNS:-7}
+N=${BENCH_N:-2000000}
+TSV=$OUT/syscalls.tsv
+CONFIGS=(untraced floor syscount-L kprotperf)
+
+die() {
+	echo "bench: $*" >&2
+	exit 1
+}
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "skipped: bench needs root"
+	exit 77
+fi
+[[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a positive integer, not '$RUNS'"
+[[ $N =~ ^[1-9][0-9]*$ ]] || die "BENCH_N must be a positive integer, not '$N'"
+
+need() {	# $1: command, $2: Debian package that provides it
+	command -v "$1" >/dev/null || die "$1 not found: install the Debian package $2"
+}
+need syscount libbpf-tools
+need stdbuf coreutils
+need clang clang
+need bpftool bpftool
+[ -r /usr/include/bpf/bpf_helpers.h ] || die "bpf/bpf_helpers.h not found: install libbpf-dev"
+
+mkdir -p "$OUT"
+TMPD=$(mktemp -d /tmp/kp-bench.XXXXXX)
+
+# Everything we start in the background is recorded here so that any exit,
+# including ^C or a failed command under set -e, detaches the tracers.
+SC_PID=
+FLOOR_PID=
+FLOOR_IN=
+
+# stop PID: SIGINT (syscount prints its summary and detaches), then SIGKILL
+stop_pid() {
+	local pid=$1 i
+	kill -INT "$pid" 2>/dev/null || true
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+}
+
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+	if [ -n "$SC_PID" ]; then
+		stop_pid "$SC_PID"
+		SC_PID=
+	fi
+	if [ -n "$FLOOR_IN" ]; then
+		exec {FLOOR_IN}>&- || true
+		FLOOR_IN=
+	fi
+	if [ -n "$FLOOR_PID" ]; then
+		stop_pid "$FLOOR_PID"
+		FLOOR_PID=
+	fi
+	rm -rf "$TMPD"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# syscount -L attaches to tracepoints, found through tracefs: mount it when
+# the system has not (our own kprotperf needs only raw tracepoints).  It stays
+# mounted: another syscount (a second bench, say) may be using it when we end.
+if [ ! -d /sys/kernel/tracing/events ] && [ ! -d /sys/kernel/debug/tracing/events ]; then
+	mount -t tracefs nodev /sys/kernel/tracing || die "cannot mount tracefs for syscount"
+	echo "bench: mounted tracefs on /sys/kernel/tracing for syscount"
+fi
+
+# --- build what we need -----------------------------------------------------
+
+# newer TARGET SOURCE...: true when TARGET is missing or older than a source
+newer() {
+	local t=$1 s
+	shift
+	[ -e "$t" ] || return 0
+	for s in "$@"; do
+		[ "$s" -nt "$t" ] && return 0
+	done
+	return 1
+}
+
+if newer "$OUT/floor.bpf.o" tests/bench/floor.bpf.c; then
+	clang -g -O2 -target bpf -D__TARGET_ARCH_x86 -I"$ROOT/vmlinux/x86" -Wall \
+		-c tests/bench/floor.bpf.c -o "$OUT/floor.bpf.o"
+fi
+if newer "$OUT/floor.skel.h" "$OUT/floor.bpf.o"; then
+	bpftool gen skeleton "$OUT/floor.bpf.o" >"$OUT/floor.skel.h.tmp"
+	mv "$OUT/floor.skel.h.tmp" "$OUT/floor.skel.h"
+fi
+if newer "$OUT/floor" tests/bench/floor.c "$OUT/floor.skel.h"; then
+	cc -O2 -g -Wall -Wextra -Wno-unused-parameter -I"$OUT" tests/bench/floor.c \
+		-o "$OUT/floor" -lbpf -lelf -lz
+fi
+
+# `make bench` has built ./syscall-loop; when run by hand, build our own copy
+# rather than measure a stale or missing one.
+SL=./syscall-loop
+if newer "$SL" tests/workloads/syscall-loop.c; then
+	SL=$OUT/syscall-loop
+	if newer "$SL" tests/workloads/syscall-loop.c; then
+		cc -O2 -g -fno-omit-frame-pointer -Wall tests/workloads/syscall-loop.c -o "$SL"
+	fi
+fi
+
+HAVE_KP=1
+if [ ! -x ./kprotperf ]; then
+	HAVE_KP=
+	echo "bench: ./kprotperf not built (run make): measuring the other configurations only"
+fi
+
+# --- one measurement per configuration ------------------------------------
+
+# ns_per_call CMD...: run the workload, print its own ns/call figure
+ns_per_call() {
+	local out v
+	if ! out=$("$@" </dev/null 2>&1); then
+		printf '%s\n' "$out" | tail -5 >&2
+		echo "bench: '$*' failed" >&2
+		return 1
+	fi
+	v=$(printf '%s\n' "$out" | sed -n 's/^syscall-loop: .* \([0-9][0-9.]*\) ns\/call$/\1/p' | tail -1)
+	if [ -z "$v" ]; then
+		printf '%s\n' "$out" | tail -5 >&2
+		echo "bench: no 'ns/call' line in the output of '$*'" >&2
+		return 1
+	fi
+	echo "$v"
+}
+
+start_floor() {
+	local line fd
+	coproc FLOOR_CO { exec "$OUT/floor" 2>"$TMPD/floor.err"; }
+	FLOOR_PID=$FLOOR_CO_PID
+	FLOOR_IN=${FLOOR_CO[1]}
+	fd=${FLOOR_CO[0]}
+	if ! read -r -t 30 line <&"$fd" || [ "$line" != ready ]; then
+		cat "$TMPD/floor.err" >&2
+		die "the floor loader did not become ready"
+	fi
+}
+
+stop_floor() {
+	# closing its stdin is the loader's cue to detach and exit
+	exec {FLOOR_IN}>&-
+	FLOOR_IN=
+	local rc=0
+	wait "$FLOOR_PID" || rc=$?
+	FLOOR_PID=
+	[ "$rc" -eq 0 ] || die "the floor loader exited with $rc: $(cat "$TMPD/floor.err")"
+}
+
+start_syscount() {
+	local i
+	# line-buffered, or "Tracing syscalls" would sit in stdio until exit
+	stdbuf -oL syscount -L >"$TMPD/syscount.log" 2>&1 &
+	SC_PID=$!
+	for ((i = 0; i < 300; i++)); do
+		grep -q 'Tracing syscalls' "$TMPD/syscount.log" && return 0
+		if ! kill -0 "$SC_PID" 2>/dev/null; then
+			SC_PID=
+			cat "$TMPD/syscount.log" >&2
+			die "syscount -L exited before it was attached"
+		fi
+		sleep 0.1
+	done
+	cat "$TMPD/syscount.log" >&2
+	die "syscount -L not attached after 30 s"
+}
+
+stop_syscount() {
+	# a tracer that died mid-run would have made the run look cheap
+	if ! kill -0 "$SC_PID" 2>/dev/null; then
+		SC_PID=
+		cat "$TMPD/syscount.log" >&2
+		die "syscount -L exited while the workload ran"
+	fi
+	stop_pid "$SC_PID"
+	SC_PID=
+	grep -q '^SYSCALL ' "$TMPD/syscount.log" || {
+		cat "$TMPD/syscount.log" >&2
+		die "syscount -L printed no summary when stopped"
+	}
+}
+
+# pids (other than ours, which are all stopped between measurements) with a
+# BPF program on the syscall tracepoints
+foreign_tracers() {
+	bpftool perf show 2>/dev/null | awk '/ (sys_enter|sys_exit)$/ { print $2 }' | sort -u | xargs
+}
+
+describe_pids() {	# "pid(comm) ..." for the pids given
+	local p c out=
+	for p in "$@"; do
+		c=$(cat "/proc/$p/comm" 2>/dev/null) || c=gone
+		out+=" $p($c)"
+	done
+	echo "${out# }"
+}
+
+# measure CONFIG: one run of the workload under CONFIG, ns/call into RESULT.
+# Not run in $(...): the tracers it starts must be known to this shell so
+# that cleanup can stop them whatever happens.
+measure() {
+	local others
+	others=$(foreign_tracers)
+	if [ -n "$others" ]; then
+		DISTURBED=$((DISTURBED + 1))
+		# shellcheck disable=SC2086 # a list of pids
+		DISTURBERS+=" $(describe_pids $others)"
+	fi
+	case $1 in
+	untraced)
+		RESULT=$(ns_per_call "$SL" "$N") || die "the workload failed untraced"
+		;;
+	floor)
+		start_floor
+		RESULT=$(ns_per_call "$SL" "$N") || die "the workload failed under the floor"
+		stop_floor
+		;;
+	syscount-L)
+		start_syscount
+		RESULT=$(ns_per_call "$SL" "$N") || die "the workload failed under syscount -L"
+		stop_syscount
+		;;
+	kprotperf)
+		rm -f "$TMPD/kp.data"
+		RESULT=$(ns_per_call ./kprotperf record -q -o "$TMPD/kp.data" -- "$SL" "$N") ||
+			die "the workload failed under kprotperf record"
+		rm -f "$TMPD/kp.data"
+		;;
+	esac
+}
+
+# --- run ----------------------------------------------------------------------
+
+declare -A SAMPLES
+for c in "${CONFIGS[@]}"; do
+	SAMPLES[$c]=
+done
+ACTIVE=(untraced floor syscount-L)
+[ -z "$HAVE_KP" ] || ACTIVE+=(kprotperf)
+
+DISTURBED=0
+DISTURBERS=
+for ((i = 0; i < 60; i++)); do
+	others=$(foreign_tracers)
+	[ -n "$others" ] || break
+	# shellcheck disable=SC2086 # a list of pids
+	[ "$i" -gt 0 ] || echo "bench: waiting up to 60 s for other syscall tracers to detach: $(describe_pids $others)"
+	sleep 1
+done
+
+echo "bench: $RUNS runs of '$SL $N' per configuration, round robin" \
+	"($(uname -r), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg))"
+# warm caches and CPU frequency up; not counted
+measure untraced
+
+for ((r = 0; r < RUNS; r++)); do
+	line="run $((r + 1))/$RUNS:"
+	for ((k = 0; k < ${#ACTIVE[@]}; k++)); do
+		c=${ACTIVE[(r + k) % ${#ACTIVE[@]}]}
+		measure "$c"
+		# let deferred teardown (RCU frees of programs, tracer exit) finish
+		# before the next configuration starts its clock
+		sleep 0.3
+		SAMPLES[$c]+="$RESULT "
+		line+=" $c $RESULT"
+	done
+	echo "$line"
+done
+
+median() {	# values as arguments
+	if [ $# -eq 0 ]; then
+		echo NA
+		return
+	fi
+	printf '%s\n' "$@" | sort -g | awk '
+		{ a[NR] = $1 }
+		END {
+			if (NR == 0) print "NA"
+			else if (NR % 2) printf "%.1f\n", a[(NR + 1) / 2]
+			else printf "%.1f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2
+		}'
+}
+
+declare -A MED
+for c in "${CONFIGS[@]}"; do
+	# shellcheck disable=SC2086 # the samples are space-separated numbers
+	MED[$c]=$(median ${SAMPLES[$c]})
+done
+
+# One awk program does the arithmetic for the table, the verdicts and the
+# TSV, so they cannot disagree.
+{
+	for c in "${CONFIGS[@]}"; do
+		s=${SAMPLES[$c]% }
+		printf '%s\t%s\t%s\n' "$c" "${MED[$c]}" "${s// /,}"
+	done
+} | awk -F'\t' -v tsv="$TSV" -v runs="$RUNS" -v n="$N" '
+	{ cfg[NR] = $1; med[$1] = $2; smp[$1] = $3 }
+	function added(c) {
+		return (med[c] == "NA" || med["untraced"] == "NA") ? "NA" : med[c] - med["untraced"]
+	}
+	function ratio(a, b) {
+		if (a == "NA" || b == "NA" || b <= 0)
+			return "NA"
+		return sprintf("%.2f", a / b)
+	}
+	function best(c,    v, k, m, i) {
+		k = split(smp[c], v, ",")
+		if (k == 0)
+			return "NA"
+		m = v[1] + 0
+		for (i = 2; i <= k; i++)
+			if (v[i] + 0 < m)
+				m = v[i] + 0
+		return sprintf("%.1f", m)
+	}
+	function dash(v) { return v == "NA" ? "-" : v }
+	END {
+		sc = added("syscount-L"); fl = added("floor")
+		# best-of-runs is only context for noisy machines: the verdicts use medians
+		printf "\n%-12s %15s %17s %13s %8s %15s\n", "config", "median ns/call",
+			"added ns/syscall", "x syscount-L", "x floor", "(best ns/call)"
+		print("config\tmedian_ns_per_call\tadded_ns_per_syscall\tx_syscount_L\tx_floor" \
+			"\tbest_ns_per_call\truns\tn\tsamples_ns_per_call") > tsv
+		for (i = 1; i <= NR; i++) {
+			c = cfg[i]; a = added(c)
+			if (a != "NA")
+				a = sprintf("%.1f", a)
+			rs = c == "untraced" ? "NA" : ratio(a, sc)
+			rf = c == "untraced" ? "NA" : ratio(a, fl)
+			printf "%-12s %15s %17s %13s %8s %15s\n", c,
+				med[c] == "NA" ? "skipped" : sprintf("%.1f", med[c]),
+				c == "untraced" ? "-" : dash(a), dash(rs), dash(rf), dash(best(c))
+			printf("%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", c, med[c], a, rs, rf, best(c),
+				med[c] == "NA" ? 0 : runs, n, smp[c] == "" ? "NA" : smp[c]) > tsv
+		}
+		print ""
+		kp = added("kprotperf")
+		if (kp == "NA") {
+			print "kprotperf added cost = n/a x syscount -L (required <= 1.00): not measured"
+			print "kprotperf added cost = n/a x floor (aim <= 1.25): not measured"
+			exit
+		}
+		rs = ratio(kp, sc); rf = ratio(kp, fl)
+		printf "kprotperf added cost = %s x syscount -L (required <= 1.00): %s\n",
+			rs == "NA" ? "n/a" : rs,
+			rs == "NA" ? "MISSED (syscount -L added no cost to compare with)" : (rs + 0 <= 1.00 ? "ok" : "MISSED")
+		printf "kprotperf added cost = %s x floor (aim <= 1.25): %s\n",
+			rf == "NA" ? "n/a" : rf,
+			rf == "NA" ? "MISSED (the floor added no cost to compare with)" : (rf + 0 <= 1.25 ? "ok" : "MISSED")
+	}'
+echo "bench: results in ${TSV#"$ROOT"/}"
+if [ "$DISTURBED" -gt 0 ]; then
+	echo "bench: WARNING: other BPF programs were on sys_enter/sys_exit during $DISTURBED of" \
+		"$((RUNS * ${#ACTIVE[@]} + 1)) runs: $(tr ' ' '\n' <<<"$DISTURBERS" | sort -u | xargs)" \
+		"- every configuration paid for them; rerun on a quiet machine"
+fi
+
+if [ -z "$HAVE_KP" ]; then
+	echo "skipped: kprotperf configuration: ./kprotperf not built (run make)"
+	exit 77
+fi
+exit 0

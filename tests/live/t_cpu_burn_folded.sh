@@ -1,0 +1,19 @@
+#!/bin/bash
+# A CPU-bound workload's hot user function shows up, by name, in folded
+# stacks (root first, below main) and as the top self function of report.
+. "$(dirname "$0")/lib.sh"
+need_bpf
+"$KP" record -q -F 199 -o "$TMP/c.data" -- "$ROOT/cpu-burn" 1 >/dev/null || fail "record exited $?"
+"$KP" folded "$TMP/c.data" > "$TMP/c.folded" || fail "folded exited $?"
+grep -qE '^cpu-burn;.*main;kp_burn_outer;kp_burn_hot_loop [0-9]+$' "$TMP/c.folded" ||
+	fail "no main;kp_burn_outer;kp_burn_hot_loop stack in: $(head -3 "$TMP/c.folded")"
+# every line is "frames count", the format flamegraph.pl reads
+bad=$(grep -cvE '^[^ ;]+(;[^ ;]+)* [0-9]+$' "$TMP/c.folded")
+[ "$bad" = 0 ] || fail "$bad malformed folded lines"
+hot=$(grep 'kp_burn_hot_loop [0-9]*$' "$TMP/c.folded" | awk '{s += $NF} END {print s}')
+all=$(awk '{s += $NF} END {print s}' "$TMP/c.folded")
+[ $((hot * 100)) -ge $((all * 80)) ] || fail "kp_burn_hot_loop has $hot of $all samples"
+top=$("$KP" report --json "$TMP/c.data" | python3 -c \
+	'import json,sys; print(json.load(sys.stdin)["user_functions"][0]["name"])')
+[ "$top" = kp_burn_hot_loop ] || fail "top user function is $top"
+echo "kp_burn_hot_loop: $hot of $all samples"

@@ -1,0 +1,31 @@
+#!/bin/bash
+# -p PID follows a running process and what it starts; -a -d records the
+# whole system for a while; a recording with nothing in it is refused.
+. "$(dirname "$0")/lib.sh"
+need_bpf
+cd "$TMP"
+mkfifo go
+sh -c "read x < go; '$ROOT/syscall-loop' 4000 > /dev/null" &
+target=$!
+"$KP" record -q -o p.data -p $target &
+rec=$!
+sleep 1
+echo > go
+wait $rec || fail "record -p exited $?"
+[ "$(q p.data "SELECT calls FROM latency WHERE name = 'getppid'")" = 4000 ] ||
+	fail "-p: getppid $(q p.data "SELECT calls FROM latency WHERE name = 'getppid'"), want 4000"
+[ "$(q p.data "SELECT value FROM meta WHERE key = 'record.mode'")" = pid ] || fail "mode"
+"$ROOT/syscall-loop" 1000000000 > /dev/null &
+loop=$!
+"$KP" record -q -a -d 1 -o a.data || fail "record -a exited $?"
+kill $loop
+[ "$(q a.data "SELECT calls > 10000 FROM latency WHERE name = 'getppid'")" = 1 ] ||
+	fail "-a missed the syscall loop"
+[ "$(q a.data "SELECT value FROM meta WHERE key = 'record.end'")" = duration ] || fail "end"
+sleep 30 &
+idle=$!
+"$KP" record -q -p $idle -d 0.5 -o e.data 2> err && fail "empty recording succeeded"
+kill $idle
+grep -q "nothing was recorded" err || fail "empty recording message: $(cat err)"
+[ ! -e e.data ] || fail "empty data file written"
+echo "-p, -a and empty recordings behave"
