@@ -52,7 +52,7 @@ $(OUTPUT)/libkp.a: $(LIB_OBJS)
 kprotperf: $(OUTPUT)/main.o $(OUTPUT)/libkp.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
 
-$(WORKLOADS): %: tests/workloads/%.c
+$(WORKLOADS): %: tests/workloads/%.c tests/workloads/count_arg.h
 	$(CC) $(WL_CFLAGS) $< -o $@
 
 $(OUTPUT)/tests/%: tests/unit/%.c $(OUTPUT)/libkp.a | $(OUTPUT)/tests

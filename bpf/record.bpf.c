@@ -82,31 +82,25 @@ static __always_inline bool in_tree(__u32 tgid)
 	return !filter_tree || bpf_map_lookup_elem(&tree, &tgid);
 }
 
-/* State of the current thread, created at its first syscall if it is traced. */
-static __always_inline struct kp_thread *current_thread(__u64 id)
+/*
+ * State of the current thread, created at its first syscall if it is traced.
+ * The ids come straight from the BTF task pointer: cheaper than a
+ * bpf_get_current_pid_tgid() call on this hot path.
+ */
+static __always_inline struct kp_thread *current_thread(struct task_struct *task)
 {
 	static const struct kp_thread zero;
-	__u32 tid = (__u32)id;
+	__u32 tid = task->pid;
 	struct kp_thread *t;
 
 	t = bpf_map_lookup_elem(&threads, &tid);
-	if (t || !in_tree(id >> 32))
+	if (t || !in_tree(task->tgid))
 		return t;
 	if (bpf_map_update_elem(&threads, &tid, &zero, BPF_NOEXIST)) {
 		count(KP_CNT_LOST_THREADS);
 		return NULL;
 	}
 	return bpf_map_lookup_elem(&threads, &tid);
-}
-
-static __always_inline void hist_add(__u64 *hist, __u64 v)
-{
-	__u32 b = kp_hist_bucket(v);
-
-	/* keep clang from bounds-checking one register and indexing with a copy */
-	barrier_var(b);
-	if (b < KP_HIST_BUCKETS)
-		hist[b]++;
 }
 
 /* On-CPU time since the current thread's last switch-in, clipped to the syscall. */
@@ -121,10 +115,20 @@ static __always_inline __u64 oncpu_slice(const struct kp_thread *t, __u64 now)
 	return now - from;
 }
 
+static __always_inline void hist_add(__u64 *hist, __u64 v)
+{
+	__u32 b = kp_hist_bucket(v);
+
+	/* keep clang from bounds-checking one register and indexing with a copy */
+	barrier_var(b);
+	if (b < KP_HIST_BUCKETS)
+		hist[b]++;
+}
+
 SEC("raw_tp/sys_enter")
 int BPF_PROG(kp_sys_enter, struct pt_regs *regs, long nr)
 {
-	struct kp_thread *t = current_thread(bpf_get_current_pid_tgid());
+	struct kp_thread *t = current_thread(bpf_get_current_task_btf());
 	__u32 n = nr;
 	struct kp_lat *lat;
 
@@ -147,7 +151,7 @@ int BPF_PROG(kp_sys_enter, struct pt_regs *regs, long nr)
 SEC("raw_tp/sys_exit")
 int BPF_PROG(kp_sys_exit, struct pt_regs *regs, long ret)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u32 tid = bpf_get_current_task_btf()->pid;
 	__u64 now = bpf_ktime_get_ns(), total, oncpu;
 	struct kp_thread *t;
 	struct kp_lat *lat;

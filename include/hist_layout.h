@@ -9,7 +9,7 @@
 #define KP_HIST_LAYOUT_H
 
 #define KP_HIST_SUB_BITS 3
-#define KP_HIST_SUB (1 << KP_HIST_SUB_BITS)
+#define KP_HIST_SUB	 (1 << KP_HIST_SUB_BITS)
 /* values of 2^(KP_HIST_MAX_MSB+1) ns (~36 minutes) and more share the last bucket */
 #define KP_HIST_MAX_MSB 40
 #define KP_HIST_BUCKETS ((KP_HIST_MAX_MSB - KP_HIST_SUB_BITS + 2) * KP_HIST_SUB)

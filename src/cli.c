@@ -19,8 +19,9 @@ int cli_input(int argc, char **argv, const char *cmd, const char **input)
 	if (optind < argc)
 		*input = argv[optind++];
 	if (optind < argc) {
-		fprintf(stderr, "kprotperf %s: unexpected argument '%s' (see kprotperf %s --help)\n",
-			cmd, argv[optind], cmd);
+		fprintf(stderr,
+			"kprotperf %s: unexpected argument '%s' (see kprotperf %s --help)\n", cmd,
+			argv[optind], cmd);
 		return -EINVAL;
 	}
 	return 0;
@@ -36,8 +37,9 @@ int cli_open(const char *cmd, const char *path, struct df **out)
 	if (why)
 		fprintf(stderr, "kprotperf %s: %s: %s\n", cmd, path, why);
 	else if (err == -ENOENT)
-		fprintf(stderr, "kprotperf %s: %s: no such file (record one with kprotperf record)\n",
-			cmd, path);
+		fprintf(stderr,
+			"kprotperf %s: %s: no such file (record one with kprotperf record)\n", cmd,
+			path);
 	else
 		fprintf(stderr, "kprotperf %s: cannot read %s: %s\n", cmd, path, strerror(-err));
 	return err;

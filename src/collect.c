@@ -94,8 +94,7 @@ static void lat_sum(struct kp_lat *sum, const struct kp_lat *v, int ncpu)
 	}
 }
 
-static int put_hist(struct df *df, const char *kind, __u32 id, const char *clock,
-		    const __u64 *hist)
+static int put_hist(struct df *df, const char *kind, __u32 id, const char *clock, const __u64 *hist)
 {
 	__u32 b;
 	int err = 0;
@@ -104,9 +103,8 @@ static int put_hist(struct df *df, const char *kind, __u32 id, const char *clock
 		if (!hist[b])
 			continue;
 		err = df_insert(df, "INSERT INTO latency_hist VALUES(?,?,?,?,?,?,?)", "titiiii",
-				kind, (long long)id, clock, (long long)b,
-				(long long)kp_hist_lo(b), (long long)kp_hist_hi(b),
-				(long long)hist[b]);
+				kind, (long long)id, clock, (long long)b, (long long)kp_hist_lo(b),
+				(long long)kp_hist_hi(b), (long long)hist[b]);
 	}
 	return err;
 }
@@ -131,8 +129,8 @@ int collect_latency(struct df *df, int fd, const char *kind, __u32 nkeys,
 		if (!sum.calls && !sum.done)
 			continue;
 		err = df_insert(df, "INSERT INTO latency VALUES(?,?,?,?,?,?,?,?,?)", "titiiiiii",
-				kind, (long long)id, name(id, buf, sizeof(buf)), (long long)sum.calls,
-				(long long)sum.done, (long long)sum.total_ns,
+				kind, (long long)id, name(id, buf, sizeof(buf)),
+				(long long)sum.calls, (long long)sum.done, (long long)sum.total_ns,
 				(long long)sum.oncpu_ns, (long long)(sum.total_ns - sum.oncpu_ns),
 				(long long)sum.max_ns);
 		if (!err)
@@ -241,8 +239,7 @@ static int put_ustack(struct df *df, int fd, struct procs *procs, const struct u
 			f.off++;
 		}
 		err = df_insert(df, "INSERT INTO ustack_frames VALUES(?,?,?,?,?,?)", "iiitti", id,
-				(long long)d, (long long)ips[d], f.module, f.sym,
-				(long long)f.off);
+				(long long)d, (long long)ips[d], f.module, f.sym, (long long)f.off);
 	}
 	return err;
 }
@@ -267,8 +264,8 @@ static int put_kstacks(struct df *df, int fd, const struct sample *s, size_t n,
 }
 
 /* User stack ids are only unique per address space: number (tgid, id) pairs anew. */
-static int put_ustacks(struct df *df, int fd, struct procs *procs, const struct sample *s,
-		       size_t n, struct ustack **out, size_t *nout)
+static int put_ustacks(struct df *df, int fd, struct procs *procs, const struct sample *s, size_t n,
+		       struct ustack **out, size_t *nout)
 {
 	struct ustack *u = malloc((n + 1) * sizeof(*u));
 	size_t i, m = 0;
@@ -278,7 +275,7 @@ static int put_ustacks(struct df *df, int fd, struct procs *procs, const struct 
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		if (s[i].key.ustack >= 0)
-			u[m++] = (struct ustack){ s[i].key.tgid, s[i].key.ustack };
+			u[m++] = (struct ustack){s[i].key.tgid, s[i].key.ustack};
 	m = uniq(u, m, sizeof(*u), cmp_ustack);
 	for (i = 0; i < m && !err; i++)
 		err = put_ustack(df, fd, procs, &u[i], i);
@@ -289,7 +286,7 @@ static int put_ustacks(struct df *df, int fd, struct procs *procs, const struct 
 
 static int put_sample(struct df *df, const struct sample *s, const struct ustack *u, size_t nu)
 {
-	struct ustack want = { s->key.tgid, s->key.ustack }, *hit;
+	struct ustack want = {s->key.tgid, s->key.ustack}, *hit;
 	long long ustack = s->key.ustack;
 	char comm[KP_COMM_LEN + 1] = {};
 

@@ -16,8 +16,8 @@
 
 struct df {
 	sqlite3 *db;
-	char *path;	/* final name */
-	char *tmp;	/* name while writing; NULL when opened for reading */
+	char *path; /* final name */
+	char *tmp;  /* name while writing; NULL when opened for reading */
 	struct {
 		const char *sql;
 		sqlite3_stmt *stmt;
@@ -401,8 +401,7 @@ sqlite3 *df_db(struct df *df)
 	return df->db;
 }
 
-int df_each_row(struct df *df, const char *sql, int (*fn)(sqlite3_stmt *st, void *ctx),
-		void *ctx)
+int df_each_row(struct df *df, const char *sql, int (*fn)(sqlite3_stmt *st, void *ctx), void *ctx)
 {
 	sqlite3_stmt *st;
 	int rc, err = 0;

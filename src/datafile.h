@@ -31,8 +31,7 @@ void df_abort(struct df *df);
 int df_open(struct df **out, const char *path, const char **why);
 sqlite3 *df_db(struct df *df);
 /* Run sql, calling fn on each row until it returns non-zero: that value, or -errno. */
-int df_each_row(struct df *df, const char *sql, int (*fn)(sqlite3_stmt *st, void *ctx),
-		void *ctx);
+int df_each_row(struct df *df, const char *sql, int (*fn)(sqlite3_stmt *st, void *ctx), void *ctx);
 const char *df_meta(struct df *df, const char *key);
 void df_close(struct df *df);
 /* Map an SQLite result code to a negative errno. */

@@ -17,7 +17,7 @@
 
 struct folded_opts {
 	const char *input;
-	bool user, kernel;	/* which frames to keep */
+	bool user, kernel; /* which frames to keep */
 };
 
 struct folder {
@@ -95,20 +95,30 @@ static int fold(struct folder *fo)
 	int rc, err;
 
 	rc = sqlite3_exec(db, "CREATE TEMP TABLE folded(line TEXT, n INTEGER)", NULL, NULL, NULL);
-	rc = rc ?: sqlite3_prepare_v2(db, "SELECT name FROM frames WHERE space = ? AND stack = ?"
-					  " ORDER BY depth DESC", -1, &fo->frames, NULL);
+	rc = rc
+		     ?: sqlite3_prepare_v2(db,
+					   "SELECT name FROM frames WHERE space = ? AND stack = ?"
+					   " ORDER BY depth DESC",
+					   -1, &fo->frames, NULL);
 	if (rc != SQLITE_OK)
 		return df_errno(rc);
-	err = df_each_row(fo->df, "SELECT comm, ustack, kstack, SUM(count) FROM samples"
-				  " GROUP BY comm, ustack, kstack", fold_row, fo);
+	err = df_each_row(fo->df,
+			  "SELECT comm, ustack, kstack, SUM(count) FROM samples"
+			  " GROUP BY comm, ustack, kstack",
+			  fold_row, fo);
 	sqlite3_finalize(fo->frames);
-	return err ?: df_each_row(fo->df, "SELECT line, SUM(n) FROM folded GROUP BY line"
-					  " ORDER BY line", print_line, NULL);
+	return err
+		       ?: df_each_row(fo->df,
+				      "SELECT line, SUM(n) FROM folded GROUP BY line"
+				      " ORDER BY line",
+				      print_line, NULL);
 }
 
 static const struct option longopts[] = {
-	{ "input", required_argument, NULL, 'i' }, { "kernel-only", no_argument, NULL, 'K' },
-	{ "user-only", no_argument, NULL, 'U' },   { "help", no_argument, NULL, 'h' },
+	{"input", required_argument, NULL, 'i'},
+	{"kernel-only", no_argument, NULL, 'K'},
+	{"user-only", no_argument, NULL, 'U'},
+	{"help", no_argument, NULL, 'h'},
 	{},
 };
 
@@ -116,7 +126,7 @@ static int parse(int argc, char **argv, struct folded_opts *o)
 {
 	int c;
 
-	*o = (struct folded_opts){ .input = "kprotperf.data", .user = true, .kernel = true };
+	*o = (struct folded_opts){.input = "kprotperf.data", .user = true, .kernel = true};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":i:KUh", longopts, NULL)) != -1) {
@@ -147,7 +157,7 @@ static int parse(int argc, char **argv, struct folded_opts *o)
 int cmd_folded(int argc, char **argv)
 {
 	struct folded_opts o;
-	struct folder fo = { .o = &o };
+	struct folder fo = {.o = &o};
 	int err;
 
 	err = parse(argc, argv, &o);

@@ -8,7 +8,7 @@
 struct ksym {
 	__u64 addr;
 	const char *name;
-	const char *module;	/* "" for vmlinux */
+	const char *module; /* "" for vmlinux */
 };
 
 struct ksyms;

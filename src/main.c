@@ -24,9 +24,9 @@ static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 } commands[] = {
-	{ "record", cmd_record },
-	{ "report", cmd_report },
-	{ "folded", cmd_folded },
+	{"record", cmd_record},
+	{"report", cmd_report},
+	{"folded", cmd_folded},
 };
 
 int main(int argc, char **argv)

@@ -16,14 +16,14 @@ struct procs;
 
 /* A resolved user frame; strings are owned by the procs object. */
 struct ufrm {
-	const char *module;	/* path of the mapped file, or "[vdso]", "[unknown]" */
-	const char *sym;	/* function name, NULL when the file has none for ip */
-	__u64 off;		/* ip - symbol start, or file offset when sym is NULL */
-	const char *build_id;	/* hex, "" when unknown */
+	const char *module;   /* path of the mapped file, or "[vdso]", "[unknown]" */
+	const char *sym;      /* function name, NULL when the file has none for ip */
+	__u64 off;	      /* ip - symbol start, or file offset when sym is NULL */
+	const char *build_id; /* hex, "" when unknown */
 };
 
 struct proc_task {
-	pid_t pid;		/* tgid */
+	pid_t pid; /* tgid */
 	pid_t ppid;
 	char comm[16];
 	bool exited;
@@ -33,7 +33,7 @@ struct proc_map {
 	pid_t pid;
 	__u64 start, end, pgoff;
 	const char *path;
-	const char *build_id;	/* hex, "" when unknown */
+	const char *build_id; /* hex, "" when unknown */
 };
 
 int procs_new(struct procs **out);
@@ -50,7 +50,8 @@ int procs_drain(struct procs *p);
 __u64 procs_lost(const struct procs *p);
 /* Resolve a user ip of process tgid; 0 on success (out->sym may be NULL), -ENOENT unmapped. */
 int procs_resolve(struct procs *p, pid_t tgid, __u64 ip, struct ufrm *out);
-int procs_for_each_task(struct procs *p, int (*fn)(const struct proc_task *t, void *ctx), void *ctx);
+int procs_for_each_task(struct procs *p, int (*fn)(const struct proc_task *t, void *ctx),
+			void *ctx);
 int procs_for_each_map(struct procs *p, int (*fn)(const struct proc_map *m, void *ctx), void *ctx);
 
 #endif

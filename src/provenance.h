@@ -21,11 +21,14 @@ int kv_add(struct kv_list *l, const char *key, const char *fmt, ...)
 const char *kv_get(const struct kv_list *l, const char *key);
 void kv_list_free(struct kv_list *l);
 
-/* kernel.release, kernel.version, kernel.build_id, kernel.cmdline, cpu.model, cpu.count, arch, hostname */
+/* kernel.release, kernel.version, kernel.build_id, kernel.cmdline, cpu.model, cpu.count, arch,
+ * hostname */
 int provenance_kernel(struct kv_list *meta);
-/* Hardening-relevant CONFIG_ options of the running kernel (path NULL: /proc/config.gz, then /boot/config-RELEASE). */
+/* Hardening-relevant CONFIG_ options of the running kernel (path NULL: /proc/config.gz, then
+ * /boot/config-RELEASE). */
 int provenance_config(struct kv_list *config, const char *path);
-/* One entry per file of the vulnerabilities directory (NULL: /sys/devices/system/cpu/vulnerabilities). */
+/* One entry per file of the vulnerabilities directory (NULL:
+ * /sys/devices/system/cpu/vulnerabilities). */
 int provenance_vulns(struct kv_list *vulns, const char *dir);
 bool provenance_config_relevant(const char *option);
 /* GNU build-id of an ELF note blob (as in /sys/kernel/notes) into hex; -ENOENT when absent. */

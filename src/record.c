@@ -43,7 +43,7 @@ struct session {
 	sigset_t sigs;
 	int sigfd, pidfd, epfd;
 	pid_t target;
-	int status;		/* wait status of the command */
+	int status; /* wait status of the command */
 	enum end_reason end;
 	struct timespec t0;
 	__u64 wall_ns;
@@ -158,7 +158,7 @@ enum { SRC_SIGNAL, SRC_TARGET, SRC_PROCS };
 
 static int watch(int epfd, int fd, __u32 tag)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = tag };
+	struct epoll_event ev = {.events = EPOLLIN, .data.u32 = tag};
 
 	return fd < 0 || !epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) ? 0 : -errno;
 }
@@ -308,7 +308,7 @@ static int command_line(struct kv_list *meta, char *const argv[])
 	return err;
 }
 
-static const char *const end_names[] = { "exited", "interrupted", "duration" };
+static const char *const end_names[] = {"exited", "interrupted", "duration"};
 
 static int record_meta(struct session *s, struct kv_list *meta, const struct ksyms *ks)
 {
@@ -320,8 +320,11 @@ static int record_meta(struct session *s, struct kv_list *meta, const struct ksy
 
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&s->t0.tv_sec, &tm));
 	err = kv_add(meta, "tool.version", "%s", KPROTPERF_VERSION);
-	err = err ?: kv_add(meta, "record.mode", "%s", o->argv ? "command" :
-				   o->pid > 0 ? "pid" : "system");
+	err = err
+		      ?: kv_add(meta, "record.mode", "%s",
+				o->argv	     ? "command"
+				: o->pid > 0 ? "pid"
+					     : "system");
 	err = err ?: kv_add(meta, "record.system_wide", "%d", o->system_wide);
 	err = err ?: kv_add(meta, "record.start_time", "%s", when);
 	err = err ?: kv_add(meta, "record.wall_ns", "%llu", (unsigned long long)s->wall_ns);
@@ -398,10 +401,12 @@ static int write_data(struct session *s)
 		return -ENODATA;
 	err = write_provenance(df);
 	err = err ?: collect_write_counters(df, s->counts);
-	err = err ?: df_insert(df, "INSERT INTO counters VALUES(?,?)", "ti",
-			       "lost_sideband_records", (long long)procs_lost(s->procs));
-	err = err ?: collect_latency(df, bpf_map__fd(s->skel->maps.syscall_lat), "syscall",
-				     KP_MAX_SYSCALLS, syscall_name);
+	err = err
+		      ?: df_insert(df, "INSERT INTO counters VALUES(?,?)", "ti",
+				   "lost_sideband_records", (long long)procs_lost(s->procs));
+	err = err
+		      ?: collect_latency(df, bpf_map__fd(s->skel->maps.syscall_lat), "syscall",
+					 KP_MAX_SYSCALLS, syscall_name);
 	err = err ?: write_samples(s);
 	err = err ?: procs_for_each_task(s->procs, put_task, df);
 	return err ?: procs_for_each_map(s->procs, put_map, df);
@@ -428,15 +433,15 @@ static const char usage[] =
 enum { OPT_MAX_STACKS = 256, OPT_MAX_TASKS };
 
 static const struct option longopts[] = {
-	{ "output", required_argument, NULL, 'o' },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "all-cpus", no_argument, NULL, 'a' },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "freq", required_argument, NULL, 'F' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "max-stacks", required_argument, NULL, OPT_MAX_STACKS },
-	{ "max-tasks", required_argument, NULL, OPT_MAX_TASKS },
-	{ "help", no_argument, NULL, 'h' },
+	{"output", required_argument, NULL, 'o'},
+	{"pid", required_argument, NULL, 'p'},
+	{"all-cpus", no_argument, NULL, 'a'},
+	{"duration", required_argument, NULL, 'd'},
+	{"freq", required_argument, NULL, 'F'},
+	{"quiet", no_argument, NULL, 'q'},
+	{"max-stacks", required_argument, NULL, OPT_MAX_STACKS},
+	{"max-tasks", required_argument, NULL, OPT_MAX_TASKS},
+	{"help", no_argument, NULL, 'h'},
 	{},
 };
 
@@ -493,8 +498,8 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 {
 	int c, err;
 
-	*o = (struct record_opts){ .output = "kprotperf.data", .freq = 99,
-				   .max_stacks = 16384, .max_tasks = 8192 };
+	*o = (struct record_opts){
+		.output = "kprotperf.data", .freq = 99, .max_stacks = 16384, .max_tasks = 8192};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:o:p:ad:F:qh", longopts, NULL)) != -1) {
@@ -614,7 +619,8 @@ static void summary(struct session *s)
 		"%.2f s%s\n",
 		s->o->output, (unsigned long long)s->counts[KP_CNT_SAMPLES],
 		(unsigned long long)s->counts[KP_CNT_SYSCALLS],
-		(unsigned long long)(s->counts[KP_CNT_FAULTS_USER] + s->counts[KP_CNT_FAULTS_KERNEL]),
+		(unsigned long long)(s->counts[KP_CNT_FAULTS_USER] +
+				     s->counts[KP_CNT_FAULTS_KERNEL]),
 		(unsigned long long)lost_total(s), s->wall_ns / 1e9,
 		s->end == END_INTERRUPTED ? " (interrupted)" : "");
 }
@@ -634,14 +640,17 @@ static int record(struct session *s)
 	int err;
 
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		fprintf(stderr, "kprotperf record: this kernel has no BTF (/sys/kernel/btf/vmlinux): "
-				"kprotperf needs a kernel built with CONFIG_DEBUG_INFO_BTF=y\n");
+		fprintf(stderr,
+			"kprotperf record: this kernel has no BTF (/sys/kernel/btf/vmlinux): "
+			"kprotperf needs a kernel built with CONFIG_DEBUG_INFO_BTF=y\n");
 		return 1;
 	}
 	err = df_create(&s->df, s->o->output);
 	if (err) {
-		fprintf(stderr, "kprotperf record: cannot create '%s': %s: choose a writable path "
-				"with -o\n", s->o->output, strerror(-err));
+		fprintf(stderr,
+			"kprotperf record: cannot create '%s': %s: choose a writable path "
+			"with -o\n",
+			s->o->output, strerror(-err));
 		return 1;
 	}
 	err = prepare(s, &what) ?: go(s, &what);
@@ -661,8 +670,11 @@ static int record(struct session *s)
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
-	struct session s = { .o = &o, .sigfd = -1, .pidfd = -1, .epfd = -1,
-			     .wl = { .pid = -1, .go_fd = -1, .err_fd = -1 } };
+	struct session s = {.o = &o,
+			    .sigfd = -1,
+			    .pidfd = -1,
+			    .epfd = -1,
+			    .wl = {.pid = -1, .go_fd = -1, .err_fd = -1}};
 	int err, ret;
 
 	err = record_parse(argc, argv, &o);

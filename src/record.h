@@ -14,7 +14,7 @@ struct record_opts {
 	unsigned int freq;
 	unsigned int max_stacks;
 	unsigned int max_tasks;
-	char **argv;		/* the command, NULL with -p / -a alone */
+	char **argv; /* the command, NULL with -p / -a alone */
 };
 
 int cmd_record(int argc, char **argv);

@@ -18,8 +18,8 @@
 #include "stacks.h"
 
 enum sort_key { S_TOTAL, S_CALLS, S_ONCPU, S_OFFCPU, S_AVG, S_P50, S_P90, S_P99, S_MAX, S_NAME };
-static const char *const sort_names[] = { "total", "calls", "oncpu", "offcpu", "avg",
-					  "p50",   "p90",   "p99",   "max",    "name" };
+static const char *const sort_names[] = {"total", "calls", "oncpu", "offcpu", "avg",
+					 "p50",	  "p90",   "p99",   "max",    "name"};
 
 struct report_opts {
 	const char *input;
@@ -37,13 +37,34 @@ struct sc_row {
 
 /* Cmdline parameters that switch a protection on or off. */
 static const char *const knobs[] = {
-	"init_on_alloc",   "init_on_free",    "mitigations",	"pti",		"nopti",
-	"spectre_v2",	   "spectre_v1",      "nospectre_v1",	"nospectre_v2", "retbleed",
-	"spec_store_bypass_disable",	      "mds",		"tsx",		"l1tf",
-	"srbds",	   "gather_data_sampling",		"spec_rstack_overflow",
-	"slab_nomerge",	   "page_alloc.shuffle",		"randomize_kstack_offset",
-	"slub_debug",	   "hardened_usercopy",			"page_poison",	"kfence.sample_interval",
-	"nokaslr",	   "kpti",	      "ibt",		"lockdown",
+	"init_on_alloc",
+	"init_on_free",
+	"mitigations",
+	"pti",
+	"nopti",
+	"spectre_v2",
+	"spectre_v1",
+	"nospectre_v1",
+	"nospectre_v2",
+	"retbleed",
+	"spec_store_bypass_disable",
+	"mds",
+	"tsx",
+	"l1tf",
+	"srbds",
+	"gather_data_sampling",
+	"spec_rstack_overflow",
+	"slab_nomerge",
+	"page_alloc.shuffle",
+	"randomize_kstack_offset",
+	"slub_debug",
+	"hardened_usercopy",
+	"page_poison",
+	"kfence.sample_interval",
+	"nokaslr",
+	"kpti",
+	"ibt",
+	"lockdown",
 };
 
 void fmt_ns(char *buf, size_t len, unsigned long long ns)
@@ -155,29 +176,34 @@ static void print_header(struct df *df, FILE *f)
 	char wall[32];
 
 	fmt_ns(wall, sizeof(wall), strtoull(meta(df, "record.wall_ns"), NULL, 10));
-	fprintf(f, "# kprotperf report of %s (recorded %s)\n", df_meta(df, "record.command") ?:
-		meta(df, "record.mode"), meta(df, "record.start_time"));
+	fprintf(f, "# kprotperf report of %s (recorded %s)\n",
+		df_meta(df, "record.command") ?: meta(df, "record.mode"),
+		meta(df, "record.start_time"));
 	fprintf(f, "# kernel %s (build-id %s), %s, %s CPUs: %s\n", meta(df, "kernel.release"),
 		meta(df, "kernel.build_id"), meta(df, "arch"), meta(df, "cpu.count"),
 		meta(df, "cpu.model"));
 	print_knobs(f, meta(df, "kernel.cmdline"));
 	fputs("# hardening config:", f);
 	df_each_row(df, "SELECT replace(option, 'CONFIG_', ''), value FROM config ORDER BY option",
-		    print_kv_row, &(struct wrap){ f, 19 });
+		    print_kv_row, &(struct wrap){f, 19});
 	fputs("\n# cpu vulnerabilities not fully mitigated:", f);
-	df_each_row(df, "SELECT name, replace(status, ' ', '_') FROM vulnerabilities WHERE status "
-			"LIKE 'Vulnerable%'", print_kv_row, &(struct wrap){ f, 42 });
+	df_each_row(df,
+		    "SELECT name, replace(status, ' ', '_') FROM vulnerabilities WHERE status "
+		    "LIKE 'Vulnerable%'",
+		    print_kv_row, &(struct wrap){f, 42});
 	fprintf(f, "\n# wall %s, exit code %s, ended: %s; %s Hz %s sampling\n", wall,
 		meta(df, "record.exit_code"), meta(df, "record.end"), meta(df, "sampling.freq_hz"),
 		meta(df, "sampling.event"));
-	fprintf(f, "# %lld samples, %lld syscalls, %lld page faults (%lld user, %lld kernel), "
-		   "%lld processes\n", counter(df, "samples"), counter(df, "syscalls"),
+	fprintf(f,
+		"# %lld samples, %lld syscalls, %lld page faults (%lld user, %lld kernel), "
+		"%lld processes\n",
+		counter(df, "samples"), counter(df, "syscalls"),
 		counter(df, "page_faults_user") + counter(df, "page_faults_kernel"),
 		counter(df, "page_faults_user"), counter(df, "page_faults_kernel"),
 		scalar(df, "SELECT count(DISTINCT pid) FROM tasks", NULL));
 	fputs("# lost:", f);
 	df_each_row(df, "SELECT name, value FROM counters WHERE name LIKE 'lost%' AND value > 0",
-		 print_counter, f);
+		    print_counter, f);
 	fputs(scalar(df, LOST_SQL, NULL) ? "\n\n" : " nothing\n\n", f);
 }
 
@@ -195,7 +221,8 @@ static int load_hist(struct df *df, long long id, const char *clock, __u64 *hist
 	memset(hist, 0, KP_HIST_BUCKETS * sizeof(*hist));
 	rc = sqlite3_prepare_v2(df_db(df),
 				"SELECT bucket, count FROM latency_hist WHERE kind = 'syscall'"
-				" AND id = ? AND clock = ?", -1, &st, NULL);
+				" AND id = ? AND clock = ?",
+				-1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return df_errno(rc);
 	sqlite3_bind_int64(st, 1, id);
@@ -239,8 +266,8 @@ static int add_sc_row(sqlite3_stmt *st, void *ctx)
 
 static unsigned long long sort_value(const struct sc_row *r, enum sort_key k)
 {
-	const unsigned long long v[] = { r->total, r->calls, r->oncpu, r->offcpu, r->avg,
-					 r->p50,   r->p90,   r->p99,   r->max };
+	const unsigned long long v[] = {r->total, r->calls, r->oncpu, r->offcpu, r->avg,
+					r->p50,	  r->p90,   r->p99,   r->max};
 
 	return v[k];
 }
@@ -264,9 +291,11 @@ static int load_syscalls(struct df *df, struct sc_table *t, enum sort_key key)
 {
 	int err;
 
-	*t = (struct sc_table){ .df = df };
-	err = df_each_row(df, "SELECT id, name, calls, done, total_ns, oncpu_ns, offcpu_ns, max_ns"
-			   " FROM latency WHERE kind = 'syscall'", add_sc_row, t);
+	*t = (struct sc_table){.df = df};
+	err = df_each_row(df,
+			  "SELECT id, name, calls, done, total_ns, oncpu_ns, offcpu_ns, max_ns"
+			  " FROM latency WHERE kind = 'syscall'",
+			  add_sc_row, t);
 	if (!err && t->n)
 		qsort_r(t->rows, t->n, sizeof(*t->rows), cmp_rows, &key);
 	return err;
@@ -274,7 +303,7 @@ static int load_syscalls(struct df *df, struct sc_table *t, enum sort_key key)
 
 static void print_syscalls(const struct sc_table *t, FILE *f)
 {
-	const char *hdr[] = { "TOTAL", "ON-CPU", "OFF-CPU", "AVG", "P50", "P90", "P99", "MAX" };
+	const char *hdr[] = {"TOTAL", "ON-CPU", "OFF-CPU", "AVG", "P50", "P90", "P99", "MAX"};
 	char b[8][32];
 	size_t i;
 	int k;
@@ -285,8 +314,8 @@ static void print_syscalls(const struct sc_table *t, FILE *f)
 	fputc('\n', f);
 	for (i = 0; i < t->n; i++) {
 		const struct sc_row *r = &t->rows[i];
-		const unsigned long long v[] = { r->total, r->oncpu, r->offcpu, r->avg,
-						 r->p50,   r->p90,   r->p99,    r->max };
+		const unsigned long long v[] = {r->total, r->oncpu, r->offcpu, r->avg,
+						r->p50,	  r->p90,   r->p99,    r->max};
 
 		for (k = 0; k < 8; k++)
 			fmt_ns(b[k], sizeof(b[k]), v[k]);
@@ -339,7 +368,7 @@ static int functions(struct df *df, const char *space, int top, FILE *f, struct 
 {
 	double all = scalar(df, "SELECT SUM(count) FROM samples", NULL);
 	sqlite3_stmt *st;
-	int rc;
+	int rc, rows = 0;
 
 	rc = sqlite3_prepare_v2(df_db(df), func_sql, -1, &st, NULL);
 	if (rc != SQLITE_OK)
@@ -354,6 +383,7 @@ static int functions(struct df *df, const char *space, int top, FILE *f, struct 
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		long long self = sqlite3_column_int64(st, 1), total = sqlite3_column_int64(st, 2);
 
+		rows++;
 		if (!j) {
 			fprintf(f, "%6.2f%%  %6.2f%% %8lld  %s\n", 100.0 * self / all,
 				100.0 * total / all, self, col(st, 0));
@@ -367,6 +397,8 @@ static int functions(struct df *df, const char *space, int top, FILE *f, struct 
 	}
 	if (j)
 		json_close(j, ']');
+	else if (!rows)
+		fputs("(no samples with such frames)\n", f);
 	sqlite3_finalize(st);
 	return df_errno(rc);
 }
@@ -389,8 +421,7 @@ static void print_bars(const char *title, const __u64 *hist, FILE *f)
 		fmt_ns(lo, sizeof(lo), kp_hist_lo(b));
 		fmt_ns(hi, sizeof(hi), kp_hist_hi(b));
 		fprintf(f, "[%10s, %10s) %10llu |%-40.*s|\n", lo, hi, (unsigned long long)hist[b],
-			(int)(40 * hist[b] / top),
-			"****************************************");
+			(int)(40 * hist[b] / top), "****************************************");
 	}
 }
 
@@ -414,8 +445,10 @@ static void json_hist(struct json *j, const char *key, const __u64 *hist)
 static int histogram(struct df *df, const char *name, FILE *f, struct json *j)
 {
 	__u64 total[KP_HIST_BUCKETS], oncpu[KP_HIST_BUCKETS];
-	long long id = scalar(df, "SELECT COALESCE((SELECT id FROM latency WHERE kind = 'syscall'"
-				  " AND name = ?), -1)", name);
+	long long id = scalar(df,
+			      "SELECT COALESCE((SELECT id FROM latency WHERE kind = 'syscall'"
+			      " AND name = ?), -1)",
+			      name);
 	char title[128];
 	int err;
 
@@ -459,12 +492,12 @@ static int json_kv_row(sqlite3_stmt *st, void *ctx)
 static int json_header(struct df *df, struct json *j)
 {
 	static const char *const tables[][2] = {
-		{ "meta", "SELECT key, value FROM meta ORDER BY key" },
-		{ "config", "SELECT option, value FROM config ORDER BY option" },
-		{ "vulnerabilities", "SELECT name, status FROM vulnerabilities ORDER BY name" },
-		{ "counters", "SELECT name, value FROM counters ORDER BY name" },
+		{"meta", "SELECT key, value FROM meta ORDER BY key"},
+		{"config", "SELECT option, value FROM config ORDER BY option"},
+		{"vulnerabilities", "SELECT name, status FROM vulnerabilities ORDER BY name"},
+		{"counters", "SELECT name, value FROM counters ORDER BY name"},
 	};
-	struct json_table t = { .j = j };
+	struct json_table t = {.j = j};
 	size_t i;
 	int err = 0;
 
@@ -489,7 +522,8 @@ static int report_json(struct df *df, const struct report_opts *o, const struct 
 		err = histogram(df, o->hist, stdout, &j);
 	if (!err && !o->hist) {
 		json_syscalls(t, &j);
-		err = functions(df, "k", o->top, stdout, &j) ?: functions(df, "u", o->top, stdout, &j);
+		err = functions(df, "k", o->top, stdout, &j)
+			      ?: functions(df, "u", o->top, stdout, &j);
 	}
 	json_close(&j, '}');
 	json_end(&j);
@@ -502,7 +536,8 @@ static int report_text(struct df *df, const struct report_opts *o, const struct 
 	if (o->hist)
 		return histogram(df, o->hist, stdout, NULL);
 	printf("Syscalls of the traced processes, sorted by %s (latency: entry to return;\n"
-	       "on-CPU: running; off-CPU: waiting or preempted)\n", sort_names[o->sort]);
+	       "on-CPU: running; off-CPU: waiting or preempted)\n",
+	       sort_names[o->sort]);
 	print_syscalls(t, stdout);
 	if (!scalar(df, "SELECT COUNT(*) FROM samples", NULL)) {
 		puts("\nno CPU samples");
@@ -541,9 +576,12 @@ static int parse_sort(const char *arg, enum sort_key *k)
 }
 
 static const struct option longopts[] = {
-	{ "input", required_argument, NULL, 'i' }, { "sort", required_argument, NULL, 's' },
-	{ "hist", required_argument, NULL, 'H' },  { "top", required_argument, NULL, 'n' },
-	{ "json", no_argument, NULL, 'j' },	   { "help", no_argument, NULL, 'h' },
+	{"input", required_argument, NULL, 'i'},
+	{"sort", required_argument, NULL, 's'},
+	{"hist", required_argument, NULL, 'H'},
+	{"top", required_argument, NULL, 'n'},
+	{"json", no_argument, NULL, 'j'},
+	{"help", no_argument, NULL, 'h'},
 	{},
 };
 
@@ -552,7 +590,7 @@ static int parse(int argc, char **argv, struct report_opts *o)
 {
 	int c;
 
-	*o = (struct report_opts){ .input = "kprotperf.data", .top = 20 };
+	*o = (struct report_opts){.input = "kprotperf.data", .top = 20};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":i:s:n:h", longopts, NULL)) != -1) {
@@ -602,8 +640,10 @@ int cmd_report(int argc, char **argv)
 	if (!err)
 		err = o.json ? report_json(df, &o, &t) : report_text(df, &o, &t);
 	if (err == -ENOENT && o.hist)
-		fprintf(stderr, "kprotperf report: no syscall named '%s' in %s (see the SYSCALL "
-				"column of kprotperf report)\n", o.hist, o.input);
+		fprintf(stderr,
+			"kprotperf report: no syscall named '%s' in %s (see the SYSCALL "
+			"column of kprotperf report)\n",
+			o.hist, o.input);
 	else if (err)
 		fprintf(stderr, "kprotperf report: reading %s: %s\n", o.input, strerror(-err));
 	free(t.rows);

@@ -38,14 +38,15 @@ int stacks_name_frames(struct df *df)
 	struct ksyms *ks;
 	int err;
 
-	err = df_errno(sqlite3_exec(df_db(df),
-				    "CREATE TEMP TABLE frames(space TEXT, stack INTEGER,"
-				    " depth INTEGER, name TEXT, PRIMARY KEY(space, stack, depth));"
-				    /* unresolved user frames are named by their module, like perf */
-				    "INSERT INTO frames SELECT 'u', stack, depth, COALESCE(symbol,"
-				    " '[' || replace(module, rtrim(module, replace(module, '/', '')),"
-				    " '') || ']') FROM ustack_frames;",
-				    NULL, NULL, NULL));
+	err = df_errno(
+		sqlite3_exec(df_db(df),
+			     "CREATE TEMP TABLE frames(space TEXT, stack INTEGER,"
+			     " depth INTEGER, name TEXT, PRIMARY KEY(space, stack, depth));"
+			     /* unresolved user frames are named by their module, like perf */
+			     "INSERT INTO frames SELECT 'u', stack, depth, COALESCE(symbol,"
+			     " '[' || replace(module, rtrim(module, replace(module, '/', '')),"
+			     " '') || ']') FROM ustack_frames;",
+			     NULL, NULL, NULL));
 	if (err)
 		return err;
 	err = ksyms_new(&ks);
@@ -53,8 +54,9 @@ int stacks_name_frames(struct df *df)
 		return err;
 	err = df_each_row(df, "SELECT addr, name, COALESCE(module, '') FROM ksyms", add_ksym, ks);
 	ksyms_sort(ks);
-	err = err ?: df_each_row(df, "SELECT stack, depth, addr FROM kstack_frames",
-				 name_kernel_frame, &(struct namer){ df, ks });
+	err = err
+		      ?: df_each_row(df, "SELECT stack, depth, addr FROM kstack_frames",
+				     name_kernel_frame, &(struct namer){df, ks});
 	ksyms_free(ks);
 	return err;
 }

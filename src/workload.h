@@ -9,8 +9,8 @@
 
 struct workload {
 	pid_t pid;
-	int go_fd;	/* write end: one byte releases the child */
-	int err_fd;	/* read end: errno of a failed exec, EOF once exec succeeded */
+	int go_fd;  /* write end: one byte releases the child */
+	int err_fd; /* read end: errno of a failed exec, EOF once exec succeeded */
 };
 
 /* The uid/gid the command runs as: the sudo caller when root via sudo, else ours. */

@@ -59,7 +59,8 @@ static void write_file(const char *path, const char *meta_value)
 
 	assert_int_equal(df_create(&df, path), 0);
 	assert_int_equal(df_insert(df, "INSERT INTO meta VALUES(?,?)", "tt", "k", meta_value), 0);
-	assert_int_equal(df_insert(df, "INSERT INTO counters VALUES(?,?)", "ti", "samples", 42LL), 0);
+	assert_int_equal(df_insert(df, "INSERT INTO counters VALUES(?,?)", "ti", "samples", 42LL),
+			 0);
 	assert_int_equal(df_commit(df, (uid_t)-1, (gid_t)-1), 0);
 }
 
@@ -160,7 +161,8 @@ static void test_newer_and_truncated(void **state)
 	assert_int_equal(df_create(&df, fx->path), 0);
 	for (i = 0; i < 5000; i++)
 		assert_int_equal(df_insert(df, "INSERT INTO kstack_frames VALUES(?,?,?)", "iii",
-					   (long long)i, 0LL, (long long)i * 7), 0);
+					   (long long)i, 0LL, (long long)i * 7),
+				 0);
 	assert_int_equal(df_commit(df, (uid_t)-1, (gid_t)-1), 0);
 	snprintf(p, sizeof(p), "%s/truncated", fx->dir);
 	sh("head -c 20000 %s > %s", fx->path, p);

@@ -24,10 +24,12 @@ static void sample(struct df *df, int tid, const char *kstack, long long count)
 	static const char sql[] = "INSERT INTO samples VALUES(10,?,'burn',?,0,?)";
 
 	if (kstack)
-		assert_int_equal(df_insert(df, sql, "iii", (long long)tid, atoll(kstack), count), 0);
+		assert_int_equal(df_insert(df, sql, "iii", (long long)tid, atoll(kstack), count),
+				 0);
 	else
 		assert_int_equal(df_insert(df, "INSERT INTO samples VALUES(10,?,'burn',NULL,0,?)",
-					   "ii", (long long)tid, count), 0);
+					   "ii", (long long)tid, count),
+				 0);
 }
 
 static int make_recording(void **state)
@@ -49,7 +51,8 @@ static int make_recording(void **state)
 	assert_int_equal(df_insert(df, kf, "ii", 2LL, K(0x0001)), 0);
 	assert_int_equal(df_insert(df, uf, "itt", 0LL, "/bin/burn", "kp_burn_hot_loop"), 0);
 	assert_int_equal(df_insert(df, uf, "itt", 1LL, "/bin/burn", "main"), 0);
-	assert_int_equal(df_insert(df, uf, "itt", 2LL, "/usr/lib/x86_64-linux-gnu/libc.so.6", NULL), 0);
+	assert_int_equal(df_insert(df, uf, "itt", 2LL, "/usr/lib/x86_64-linux-gnu/libc.so.6", NULL),
+			 0);
 	sample(df, 10, NULL, 7);
 	sample(df, 11, "5", 3);
 	sample(df, 12, NULL, 2);
@@ -86,12 +89,13 @@ static char *run(int (*cmd)(int, char **), int argc, char **argv, int *ret)
 
 static void test_folded_lines(void **state)
 {
-	char *argv[] = { "folded", path, NULL };
+	char *argv[] = {"folded", path, NULL};
 	int ret;
 	char *out = run(cmd_folded, 2, argv, &ret);
 
 	assert_int_equal(ret, 0);
-	assert_string_equal(out,
+	assert_string_equal(
+		out,
 		"burn;[libc.so.6];main;kp_burn_hot_loop 9\n"
 		"burn;[libc.so.6];main;kp_burn_hot_loop;[kernel stack lost]_[k] 1\n"
 		"burn;[libc.so.6];main;kp_burn_hot_loop;entry_SYSCALL_64_[k];do_syscall_64_[k];"
@@ -101,13 +105,15 @@ static void test_folded_lines(void **state)
 
 static void test_folded_kernel_and_user_only(void **state)
 {
-	char *kargv[] = { "folded", "-K", path, NULL }, *uargv[] = { "folded", "--user-only", path, NULL };
+	char *kargv[] = {"folded", "-K", path, NULL},
+	     *uargv[] = {"folded", "--user-only", path, NULL};
 	int ret;
 	char *out = run(cmd_folded, 3, kargv, &ret);
 
 	assert_int_equal(ret, 0);
-	assert_string_equal(out, "burn 9\nburn;[kernel stack lost]_[k] 1\n"
-				 "burn;entry_SYSCALL_64_[k];do_syscall_64_[k];__x64_sys_getppid_[k] 3\n");
+	assert_string_equal(
+		out, "burn 9\nburn;[kernel stack lost]_[k] 1\n"
+		     "burn;entry_SYSCALL_64_[k];do_syscall_64_[k];__x64_sys_getppid_[k] 3\n");
 	free(out);
 	out = run(cmd_folded, 3, uargv, &ret);
 	assert_int_equal(ret, 0);
@@ -117,15 +123,18 @@ static void test_folded_kernel_and_user_only(void **state)
 
 static void test_report_functions_json(void **state)
 {
-	char *argv[] = { "report", "--json", path, NULL };
+	char *argv[] = {"report", "--json", path, NULL};
 	int ret;
 	char *out = run(cmd_report, 3, argv, &ret);
 
 	assert_int_equal(ret, 0);
 	/* kernel self: only the leaf; user self: only samples taken in user mode */
-	assert_non_null(strstr(out, "{\"name\":\"__x64_sys_getppid\",\"self_samples\":3,\"total_samples\":3}"));
-	assert_non_null(strstr(out, "{\"name\":\"do_syscall_64\",\"self_samples\":0,\"total_samples\":3}"));
-	assert_non_null(strstr(out, "{\"name\":\"kp_burn_hot_loop\",\"self_samples\":9,\"total_samples\":13}"));
+	assert_non_null(strstr(
+		out, "{\"name\":\"__x64_sys_getppid\",\"self_samples\":3,\"total_samples\":3}"));
+	assert_non_null(
+		strstr(out, "{\"name\":\"do_syscall_64\",\"self_samples\":0,\"total_samples\":3}"));
+	assert_non_null(strstr(
+		out, "{\"name\":\"kp_burn_hot_loop\",\"self_samples\":9,\"total_samples\":13}"));
 	assert_non_null(strstr(out, "{\"name\":\"main\",\"self_samples\":0,\"total_samples\":13}"));
 	free(out);
 }

@@ -10,13 +10,13 @@
 
 #include "record.h"
 
-#define PARSE(o, ...)                                                                     \
-	({                                                                                \
-		char *a_[] = { "record", __VA_ARGS__, NULL };                                            \
-		int n_ = 0;                                                               \
-		while (a_[n_])                                                            \
-			n_++;                                                             \
-		record_parse(n_, a_, o);                                                  \
+#define PARSE(o, ...)                                       \
+	({                                                  \
+		char *a_[] = {"record", __VA_ARGS__, NULL}; \
+		int n_ = 0;                                 \
+		while (a_[n_])                              \
+			n_++;                               \
+		record_parse(n_, a_, o);                    \
 	})
 
 static void test_defaults_and_command(void **state)

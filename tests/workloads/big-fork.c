@@ -17,6 +17,8 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
+#include "count_arg.h"
+
 #define NR_MAPPINGS   6000
 #define MAP_SIZE      4096
 #define DEFAULT_ITERS 5000
@@ -141,24 +143,9 @@ int main(int argc, char **argv)
 	long long *lat, total = 0;
 	double best, spread;
 
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		usage(stdout, argv[0]);
-		return 0;
-	}
-	if (argc > 2) {
-		usage(stderr, argv[0]);
-		return 1;
-	}
-	if (argc == 2) {
-		char *end;
-
-		errno = 0;
-		n = strtol(argv[1], &end, 10);
-		if (errno || end == argv[1] || *end || n < 1) {
-			fprintf(stderr, "big-fork: bad iteration count '%s'\n", argv[1]);
-			return 1;
-		}
-	}
+	n = count_arg(argc, argv, DEFAULT_ITERS, "iteration count", usage);
+	if (n <= 0)
+		return n < 0;
 
 	lat = calloc(n, sizeof(*lat));
 	if (!lat) {

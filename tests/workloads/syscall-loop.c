@@ -16,6 +16,8 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
+#include "count_arg.h"
+
 #define DEFAULT_CALLS 1000000ULL
 
 static void usage(FILE *f, const char *prog)
@@ -34,28 +36,12 @@ static long long now_ns(void)
 
 int main(int argc, char **argv)
 {
-	unsigned long long n = DEFAULT_CALLS, i;
+	long long n, i;
 	long long t0, t1;
 
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		usage(stdout, argv[0]);
-		return 0;
-	}
-	if (argc > 2) {
-		usage(stderr, argv[0]);
-		return 1;
-	}
-	if (argc == 2) {
-		char *end;
-
-		errno = 0;
-		n = strtoull(argv[1], &end, 10);
-		/* strtoull accepts "-1" as a huge count: refuse any sign */
-		if (errno || end == argv[1] || *end || n < 1 || argv[1][0] == '-') {
-			fprintf(stderr, "syscall-loop: bad call count '%s'\n", argv[1]);
-			return 1;
-		}
-	}
+	n = count_arg(argc, argv, DEFAULT_CALLS, "call count", usage);
+	if (n <= 0)
+		return n < 0;
 
 	/* only the loop is timed: startup and printing are not per-call costs */
 	t0 = now_ns();
@@ -63,6 +49,6 @@ int main(int argc, char **argv)
 		syscall(SYS_getppid);
 	t1 = now_ns();
 
-	printf("syscall-loop: %llu getppid calls, %.1f ns/call\n", n, (double)(t1 - t0) / n);
+	printf("syscall-loop: %lld getppid calls, %.1f ns/call\n", n, (double)(t1 - t0) / n);
 	return 0;
 }
