@@ -25,8 +25,15 @@ WORKLOADS := big-fork syscall-loop cpu-burn
 # workloads keep frame pointers so user stacks unwind through them
 WL_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall
 
-.PHONY: all deps test test-unit test-live test-vm bench demo clean format
+.PHONY: all deps static test test-unit test-live test-vm bench demo clean format
 all: kprotperf $(WORKLOADS)
+
+# Statically linked tool and workloads for the vm test tier: the guest's
+# initramfs has no /usr/lib. libdw/libelf's decompressors and sqlite's libm,
+# libdl and libpthread must be named when linking statically.
+STATIC_DIR := $(OUTPUT)/static
+STATIC_LDLIBS := $(LDLIBS) -lbz2 -llzma -lzstd -lz -lm -lpthread -ldl
+static: $(STATIC_DIR)/kprotperf $(addprefix $(STATIC_DIR)/,$(WORKLOADS))
 
 deps:
 	scripts/install-deps.sh
@@ -37,7 +44,7 @@ $(OUTPUT) $(OUTPUT)/tests:
 $(OUTPUT)/syscall_names.h: scripts/gen-syscall-names.sh | $(OUTPUT)
 	scripts/gen-syscall-names.sh > $@.tmp && mv $@.tmp $@
 
-$(OUTPUT)/%.bpf.o: bpf/%.bpf.c include/*.h | $(OUTPUT)
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c bpf/*.h include/*.h | $(OUTPUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
@@ -55,10 +62,22 @@ kprotperf: $(OUTPUT)/main.o $(OUTPUT)/libkp.a
 $(WORKLOADS): %: tests/workloads/%.c tests/workloads/count_arg.h
 	$(CC) $(WL_CFLAGS) $< -o $@
 
+$(STATIC_DIR):
+	mkdir -p $@
+
+# The linker warns that getpwuid, initgroups and dlopen need glibc's shared
+# libraries at run time: expected, only the sudo path and sqlite's extension
+# loading use them, and neither runs in the vm tier.
+$(STATIC_DIR)/kprotperf: $(OUTPUT)/main.o $(OUTPUT)/libkp.a | $(STATIC_DIR)
+	$(CC) $(CFLAGS) -static $^ -o $@ $(LDFLAGS) $(STATIC_LDLIBS)
+
+$(STATIC_DIR)/%: tests/workloads/%.c tests/workloads/count_arg.h | $(STATIC_DIR)
+	$(CC) $(WL_CFLAGS) -static $< -o $@
+
 $(OUTPUT)/tests/%: tests/unit/%.c $(OUTPUT)/libkp.a | $(OUTPUT)/tests
 	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $< $(OUTPUT)/libkp.a -o $@ $(LDFLAGS) $(LDLIBS) -lcmocka
 
-test: all $(UNIT_BINS)
+test: all static $(UNIT_BINS)
 	tests/run.sh unit live vm
 
 test-unit: $(UNIT_BINS)
@@ -67,7 +86,7 @@ test-unit: $(UNIT_BINS)
 test-live: all
 	tests/run.sh live
 
-test-vm: all
+test-vm: all static
 	tests/run.sh vm
 
 bench: all

@@ -9,29 +9,11 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "kprotperf.h"
+#include "common.bpf.h"
 
 #define EEXIST 17
 
 char LICENSE[] SEC("license") = "GPL";
-
-/* false with -a: every process counts */
-const volatile bool filter_tree = true;
-
-/* tgid -> 1 for every process of the traced tree */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u32);
-	__type(value, __u8);
-} tree SEC(".maps");
-
-/* tid -> syscall state; only traced threads get an entry */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u32);
-	__type(value, struct kp_thread);
-} threads SEC(".maps");
 
 /* when the task now running on this CPU was switched in */
 struct {
@@ -49,38 +31,11 @@ struct {
 } syscall_lat SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, KP_CNT_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} counters SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, 16384);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, KP_STACK_DEPTH * sizeof(__u64));
-} stacks SEC(".maps");
-
-struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, struct kp_sample_key);
 	__type(value, __u64);
 } samples SEC(".maps");
-
-static __always_inline void count(__u32 idx)
-{
-	__u64 *c = bpf_map_lookup_elem(&counters, &idx);
-
-	if (c)
-		(*c)++;
-}
-
-static __always_inline bool in_tree(__u32 tgid)
-{
-	return !filter_tree || bpf_map_lookup_elem(&tree, &tgid);
-}
 
 /*
  * State of the current thread, created at its first syscall if it is traced.

@@ -28,6 +28,9 @@ enum kp_counter {
 	KP_CNT_LOST_THREADS,	/* thread map full: syscalls of a thread lost */
 	KP_CNT_LOST_TREE,	/* tree map full: a child process not followed */
 	KP_CNT_LOST_NR,		/* syscall number out of range */
+	KP_CNT_LOST_FUNC_MAP,	/* --func: a map was full */
+	KP_CNT_LOST_FUNC_DEPTH,	/* --func: nested deeper than KP_FUNC_DEPTH */
+	KP_CNT_FUNC_UNMATCHED,	/* --func: a return without its entry (entry not seen) */
 	KP_CNT_MAX,
 };
 

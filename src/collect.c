@@ -31,11 +31,9 @@ static const char *const counter_names[KP_CNT_MAX] = {
 	[KP_CNT_LOST_THREADS] = "lost_threads_map_full",
 	[KP_CNT_LOST_TREE] = "lost_tree_map_full",
 	[KP_CNT_LOST_NR] = "lost_syscall_nr_out_of_range",
-};
-
-struct sample {
-	struct kp_sample_key key;
-	__u64 count;
+	[KP_CNT_LOST_FUNC_MAP] = "lost_func_map_full",
+	[KP_CNT_LOST_FUNC_DEPTH] = "lost_func_too_deep",
+	[KP_CNT_FUNC_UNMATCHED] = "lost_func_unmatched_returns",
 };
 
 struct ustack {
@@ -110,7 +108,7 @@ static int put_hist(struct df *df, const char *kind, __u32 id, const char *clock
 }
 
 int collect_latency(struct df *df, int fd, const char *kind, __u32 nkeys,
-		    const char *(*name)(__u32 id, char *buf, size_t len))
+		    const char *(*name)(__u32 id, void *ctx, char *buf, size_t len), void *ctx)
 {
 	int ncpu = libbpf_num_possible_cpus(), err = 0;
 	struct kp_lat *vals, sum;
@@ -129,7 +127,7 @@ int collect_latency(struct df *df, int fd, const char *kind, __u32 nkeys,
 		if (!sum.calls && !sum.done)
 			continue;
 		err = df_insert(df, "INSERT INTO latency VALUES(?,?,?,?,?,?,?,?,?)", "titiiiiii",
-				kind, (long long)id, name(id, buf, sizeof(buf)),
+				kind, (long long)id, name(id, ctx, buf, sizeof(buf)),
 				(long long)sum.calls, (long long)sum.done, (long long)sum.total_ns,
 				(long long)sum.oncpu_ns, (long long)(sum.total_ns - sum.oncpu_ns),
 				(long long)sum.max_ns);
@@ -142,30 +140,35 @@ int collect_latency(struct df *df, int fd, const char *kind, __u32 nkeys,
 	return err;
 }
 
-static int read_samples(int fd, struct sample **out, size_t *n)
+int collect_dump(int fd, size_t ksz, size_t vsz, void **keys, void **vals, size_t *n)
 {
-	struct kp_sample_key key, cur, *prev = NULL;
-	struct sample *s = NULL, *tmp;
+	char *k = NULL, *v = NULL, *tmp, cur[256];
 	size_t cap = 0;
+	void *prev = NULL;
 
+	if (ksz > sizeof(cur))
+		return -EINVAL;
 	*n = 0;
-	while (!bpf_map_get_next_key(fd, prev, &key)) {
-		cur = key;
-		prev = &cur;
+	while (!bpf_map_get_next_key(fd, prev, cur)) {
+		prev = cur;
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 1024;
-			tmp = realloc(s, cap * sizeof(*s));
+			tmp = realloc(k, cap * ksz);
+			k = tmp ?: k;
+			tmp = tmp ? realloc(v, cap * vsz) : NULL;
+			v = tmp ?: v;
 			if (!tmp) {
-				free(s);
+				free(k);
+				free(v);
 				return -ENOMEM;
 			}
-			s = tmp;
 		}
-		s[*n].key = cur;
-		if (!bpf_map_lookup_elem(fd, &cur, &s[*n].count))
+		memcpy(k + *n * ksz, cur, ksz);
+		if (!bpf_map_lookup_elem(fd, cur, v + *n * vsz))
 			(*n)++;
 	}
-	*out = s;
+	*keys = k;
+	*vals = v;
 	return 0;
 }
 
@@ -210,7 +213,7 @@ static int put_kstack(struct df *df, int fd, __s32 id, const struct ksyms *ks)
 	if (bpf_map_lookup_elem(fd, &id, ips))
 		return 0;
 	for (d = 0; d < KP_STACK_DEPTH && ips[d] && !err; d++) {
-		err = df_insert(df, "INSERT INTO kstack_frames VALUES(?,?,?)", "iii", (long long)id,
+		err = df_insert(df, "INSERT OR IGNORE INTO kstack_frames VALUES(?,?,?)", "iii", (long long)id,
 				(long long)d, (long long)ips[d]);
 		/* callers' frames hold return addresses: look up the call instruction */
 		sym = ksyms_lookup(ks, d ? ips[d] - 1 : ips[d]);
@@ -244,28 +247,24 @@ static int put_ustack(struct df *df, int fd, struct procs *procs, const struct u
 	return err;
 }
 
-static int put_kstacks(struct df *df, int fd, const struct sample *s, size_t n,
-		       const struct ksyms *ks)
+int collect_kstacks(struct df *df, int fd, __s32 *ids, size_t n, const struct ksyms *ks)
 {
-	__s32 *ids = malloc((n + 1) * sizeof(*ids));
 	size_t i, m = 0;
 	int err = 0;
 
-	if (!ids)
-		return -ENOMEM;
 	for (i = 0; i < n; i++)
-		if (s[i].key.kstack >= 0)
-			ids[m++] = s[i].key.kstack;
+		if (ids[i] >= 0)
+			ids[m++] = ids[i];
 	m = uniq(ids, m, sizeof(*ids), cmp_s32);
 	for (i = 0; i < m && !err; i++)
 		err = put_kstack(df, fd, ids[i], ks);
-	free(ids);
 	return err;
 }
 
 /* User stack ids are only unique per address space: number (tgid, id) pairs anew. */
-static int put_ustacks(struct df *df, int fd, struct procs *procs, const struct sample *s, size_t n,
-		       struct ustack **out, size_t *nout)
+static int put_ustacks(struct df *df, int fd, struct procs *procs,
+		       const struct kp_sample_key *k, size_t n, struct ustack **out,
+		       size_t *nout)
 {
 	struct ustack *u = malloc((n + 1) * sizeof(*u));
 	size_t i, m = 0;
@@ -274,8 +273,8 @@ static int put_ustacks(struct df *df, int fd, struct procs *procs, const struct 
 	if (!u)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
-		if (s[i].key.ustack >= 0)
-			u[m++] = (struct ustack){s[i].key.tgid, s[i].key.ustack};
+		if (k[i].ustack >= 0)
+			u[m++] = (struct ustack){ k[i].tgid, k[i].ustack };
 	m = uniq(u, m, sizeof(*u), cmp_ustack);
 	for (i = 0; i < m && !err; i++)
 		err = put_ustack(df, fd, procs, &u[i], i);
@@ -284,44 +283,61 @@ static int put_ustacks(struct df *df, int fd, struct procs *procs, const struct 
 	return err;
 }
 
-static int put_sample(struct df *df, const struct sample *s, const struct ustack *u, size_t nu)
+static int put_sample(struct df *df, const struct kp_sample_key *k, __u64 count,
+		      const struct ustack *u, size_t nu)
 {
-	struct ustack want = {s->key.tgid, s->key.ustack}, *hit;
-	long long ustack = s->key.ustack;
+	struct ustack want = { k->tgid, k->ustack }, *hit;
+	long long ustack = k->ustack;
 	char comm[KP_COMM_LEN + 1] = {};
 
-	memcpy(comm, s->key.comm, KP_COMM_LEN);
+	memcpy(comm, k->comm, KP_COMM_LEN);
 	if (ustack >= 0) {
 		hit = bsearch(&want, u, nu, sizeof(*u), cmp_ustack);
 		ustack = hit ? hit - u : -ENOENT;
 	}
 	/* kstack NULL: the sample hit user mode; negative: the kernel stack was lost */
-	if (s->key.kstack == KP_NO_KSTACK)
+	if (k->kstack == KP_NO_KSTACK)
 		return df_insert(df, "INSERT INTO samples VALUES(?,?,?,NULL,?,?)", "iitii",
-				 (long long)s->key.tgid, (long long)s->key.pid, comm, ustack,
-				 (long long)s->count);
+				 (long long)k->tgid, (long long)k->pid, comm, ustack,
+				 (long long)count);
 	return df_insert(df, "INSERT INTO samples VALUES(?,?,?,?,?,?)", "iitiii",
-			 (long long)s->key.tgid, (long long)s->key.pid, comm,
-			 (long long)s->key.kstack, ustack, (long long)s->count);
+			 (long long)k->tgid, (long long)k->pid, comm, (long long)k->kstack, ustack,
+			 (long long)count);
+}
+
+static int put_samples_kstacks(struct df *df, int fd, const struct kp_sample_key *k, size_t n,
+			       const struct ksyms *ks)
+{
+	__s32 *ids = malloc((n + 1) * sizeof(*ids));
+	size_t i;
+	int err;
+
+	if (!ids)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		ids[i] = k[i].kstack;
+	err = collect_kstacks(df, fd, ids, n, ks);
+	free(ids);
+	return err;
 }
 
 int collect_samples(struct df *df, int samples_fd, int stacks_fd, struct procs *procs,
 		    const struct ksyms *ks)
 {
+	struct kp_sample_key *k = NULL;
 	struct ustack *u = NULL;
-	struct sample *s;
 	size_t n, nu = 0, i;
+	__u64 *counts = NULL;
 	int err;
 
-	err = read_samples(samples_fd, &s, &n);
-	if (err)
-		return err;
-	err = put_kstacks(df, stacks_fd, s, n, ks);
-	if (!err)
-		err = put_ustacks(df, stacks_fd, procs, s, n, &u, &nu);
+	err = collect_dump(samples_fd, sizeof(*k), sizeof(*counts), (void **)&k, (void **)&counts,
+			   &n);
+	err = err ?: put_samples_kstacks(df, stacks_fd, k, n, ks);
+	err = err ?: put_ustacks(df, stacks_fd, procs, k, n, &u, &nu);
 	for (i = 0; i < n && !err; i++)
-		err = put_sample(df, &s[i], u, nu);
+		err = put_sample(df, &k[i], counts[i], u, nu);
 	free(u);
-	free(s);
+	free(counts);
+	free(k);
 	return err;
 }

@@ -15,7 +15,11 @@ int collect_counters(int fd, __u64 *totals);
 int collect_write_counters(struct df *df, const __u64 *totals);
 /* Every key of a per-CPU kp_lat array that saw a call, with both histograms. */
 int collect_latency(struct df *df, int fd, const char *kind, __u32 nkeys,
-		    const char *(*name)(__u32 id, char *buf, size_t len));
+		    const char *(*name)(__u32 id, void *ctx, char *buf, size_t len), void *ctx);
+/* Every key and value of a BPF hash map, in two arrays the caller frees. */
+int collect_dump(int fd, size_t ksz, size_t vsz, void **keys, void **vals, size_t *n);
+/* Frames of these kernel stack ids (sorted and deduplicated in place) and their symbols. */
+int collect_kstacks(struct df *df, int fd, __s32 *ids, size_t n, const struct ksyms *ks);
 int collect_samples(struct df *df, int samples_fd, int stacks_fd, struct procs *procs,
 		    const struct ksyms *ks);
 

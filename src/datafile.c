@@ -45,7 +45,16 @@ static const char schema[] =
 	" PRIMARY KEY(stack, depth));"
 	"CREATE TABLE ksyms(addr INTEGER PRIMARY KEY, name TEXT, module TEXT);"
 	"CREATE TABLE ustack_frames(stack INTEGER, depth INTEGER, addr INTEGER, module TEXT,"
-	" symbol TEXT, offset INTEGER, PRIMARY KEY(stack, depth));";
+	" symbol TEXT, offset INTEGER, PRIMARY KEY(stack, depth));"
+	/* schema 2: record --func */
+	"CREATE TABLE funcs(id INTEGER PRIMARY KEY, name TEXT, symbol TEXT, addr INTEGER,"
+	" module TEXT, method TEXT);"
+	"CREATE TABLE func_syscalls(func INTEGER, nr INTEGER, calls INTEGER, total_ns INTEGER,"
+	" PRIMARY KEY(func, nr));"
+	"CREATE TABLE func_stacks(func INTEGER, kstack INTEGER, calls INTEGER, total_ns INTEGER,"
+	" PRIMARY KEY(func, kstack));"
+	"CREATE TABLE func_contexts(func INTEGER, context TEXT, calls INTEGER, total_ns INTEGER,"
+	" PRIMARY KEY(func, context));";
 
 int df_errno(int rc)
 {
@@ -356,9 +365,9 @@ static int validate(struct df *df, const char **why)
 		*why = "written by a newer kprotperf (newer schema version): upgrade kprotperf";
 		return -EPROTONOSUPPORT;
 	}
-	if (version < 1) {
-		*why = "unknown schema version";
-		return -EBADMSG;
+	if (version < KP_SCHEMA_VERSION) {
+		*why = "written by an older kprotperf (older schema version): record it again";
+		return -EPROTONOSUPPORT;
 	}
 	if (quick_check(df->db) != SQLITE_OK || load_meta(df)) {
 		*why = "corrupt or truncated data file: record it again";

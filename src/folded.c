@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * kprotperf folded: one line per distinct stack, "comm;user;...;kernel_[k] N",
- * root first, as flamegraph.pl and speedscope read it.
+ * root first, as flamegraph.pl and speedscope read it.  N is a sample count,
+ * or with --weight latency the ns spent in a probed function entered from
+ * that kernel stack (the line then starts with the function's name).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,8 +17,12 @@
 #include "folded.h"
 #include "stacks.h"
 
+enum weight { W_UNSET, W_SAMPLES, W_LATENCY };
+
 struct folded_opts {
 	const char *input;
+	const char *func; /* --func: only this probed function's stacks */
+	enum weight weight;
 	bool user, kernel; /* which frames to keep */
 };
 
@@ -32,9 +38,15 @@ static const char usage[] =
 	"stacks, one line per distinct stack: comm;user frames;kernel frames COUNT,\n"
 	"root first, kernel frames marked _[k]. Pipe into flamegraph.pl:\n"
 	"  kprotperf folded k.data | flamegraph.pl > k.svg\n"
+	"With --weight latency, the kernel stacks the functions probed by record --func\n"
+	"were entered from instead: function;kernel frames NS, weighted by the ns spent\n"
+	"in the function:\n"
+	"  kprotperf folded --weight latency k.data | flamegraph.pl --countname ns > f.svg\n"
 	"  -i, --input FILE   the data file (same as the FILE argument)\n"
 	"  -K, --kernel-only  keep only kernel frames\n"
 	"  -U, --user-only    keep only user frames\n"
+	"      --weight W     samples (default: CPU samples) or latency (probed functions)\n"
+	"      --func NAME    only probed function NAME (implies --weight latency)\n"
 	"  -h, --help         this text\n";
 
 /* Appends the frames of one stack, root first; space is 'k' or 'u'. */
@@ -88,8 +100,18 @@ static int print_line(sqlite3_stmt *st, void *ctx)
 	return 0;
 }
 
+static const char samples_sql[] =
+	"SELECT comm, ustack, kstack, SUM(count) FROM samples GROUP BY comm, ustack, kstack";
+/*
+ * Shaped like samples_sql, the function standing where the comm does.  Both
+ * %Q are the function asked for (by name or symbol probed), NULL for all.
+ */
+#define FUNC_FILTER " WHERE %Q IS NULL OR %Q IN (f.name, f.symbol)"
+static const char func_stacks_sql[] = "SELECT f.name, NULL, s.kstack, s.total_ns FROM"
+				      " func_stacks s JOIN funcs f ON f.id = s.func" FUNC_FILTER;
+
 /* Different stack ids can print the same line: they are merged by the GROUP BY. */
-static int fold(struct folder *fo)
+static int fold(struct folder *fo, const char *sql)
 {
 	sqlite3 *db = df_db(fo->df);
 	int rc, err;
@@ -102,25 +124,102 @@ static int fold(struct folder *fo)
 					   -1, &fo->frames, NULL);
 	if (rc != SQLITE_OK)
 		return df_errno(rc);
-	err = df_each_row(fo->df,
-			  "SELECT comm, ustack, kstack, SUM(count) FROM samples"
-			  " GROUP BY comm, ustack, kstack",
-			  fold_row, fo);
+	err = df_each_row(fo->df, sql, fold_row, fo);
 	sqlite3_finalize(fo->frames);
+	/* calls that never returned weigh nothing */
 	return err
 		       ?: df_each_row(fo->df,
 				      "SELECT line, SUM(n) FROM folded GROUP BY line"
-				      " ORDER BY line",
+				      " HAVING SUM(n) > 0 ORDER BY line",
 				      print_line, NULL);
+}
+
+static int first_int(sqlite3_stmt *st, void *n)
+{
+	*(long long *)n = sqlite3_column_int64(st, 0);
+	return 0;
+}
+
+/* How many probed functions match func (all if NULL), or -errno. */
+static long long count_funcs(struct df *df, const char *func)
+{
+	char *sql = sqlite3_mprintf("SELECT COUNT(*) FROM funcs f" FUNC_FILTER, func, func);
+	long long n = 0;
+	int err;
+
+	if (!sql)
+		return -ENOMEM;
+	err = df_each_row(df, sql, first_int, &n);
+	sqlite3_free(sql);
+	return err ?: n;
+}
+
+/* The rows to fold for --weight latency; 1 after saying why there are none, or -errno. */
+static int func_rows_sql(struct df *df, const struct folded_opts *o, char **sql)
+{
+	long long all = count_funcs(df, NULL), n = o->func ? count_funcs(df, o->func) : all;
+
+	if (all < 0 || n < 0)
+		return all < 0 ? all : n;
+	if (!all) {
+		fprintf(stderr,
+			"kprotperf folded: %s has no --func data (no probed functions): record "
+			"with kprotperf record --func NAME, or fold its samples (--weight samples)\n",
+			o->input);
+		return 1;
+	}
+	if (!n) {
+		fprintf(stderr,
+			"kprotperf folded: no probed function named '%s' in %s (see the FUNCTION "
+			"column of kprotperf report)\n",
+			o->func, o->input);
+		return 1;
+	}
+	*sql = sqlite3_mprintf(func_stacks_sql, o->func, o->func);
+	return *sql ? 0 : -ENOMEM;
 }
 
 static const struct option longopts[] = {
 	{"input", required_argument, NULL, 'i'},
 	{"kernel-only", no_argument, NULL, 'K'},
 	{"user-only", no_argument, NULL, 'U'},
+	{"weight", required_argument, NULL, 'w'},
+	{"func", required_argument, NULL, 'f'},
 	{"help", no_argument, NULL, 'h'},
 	{},
 };
+
+static int parse_weight(const char *arg, enum weight *w)
+{
+	if (!strcmp(arg, "samples") || !strcmp(arg, "latency")) {
+		*w = !strcmp(arg, "samples") ? W_SAMPLES : W_LATENCY;
+		return 0;
+	}
+	fprintf(stderr,
+		"kprotperf folded: unknown weight '%s': samples (CPU samples) or latency "
+		"(time in the functions probed by record --func)\n",
+		arg);
+	return -EINVAL;
+}
+
+/* Which frames and weights: the options that exclude each other, or what --func implies. */
+static int check_opts(struct folded_opts *o)
+{
+	const char *why = NULL;
+
+	if (o->weight == W_UNSET)
+		o->weight = o->func ? W_LATENCY : W_SAMPLES;
+	if (!o->user && !o->kernel)
+		why = "-K and -U exclude each other";
+	else if (o->func && o->weight == W_SAMPLES)
+		why = "--func selects probed function stacks: it needs --weight latency";
+	else if (!o->kernel && o->weight == W_LATENCY)
+		why = "-U keeps no frames of --weight latency (probed functions have only "
+		      "kernel stacks)";
+	if (why)
+		fprintf(stderr, "kprotperf folded: %s\n", why);
+	return why ? -EINVAL : 0;
+}
 
 static int parse(int argc, char **argv, struct folded_opts *o)
 {
@@ -140,6 +239,13 @@ static int parse(int argc, char **argv, struct folded_opts *o)
 		case 'U':
 			o->kernel = false;
 			break;
+		case 'w':
+			if (parse_weight(optarg, &o->weight))
+				return -EINVAL;
+			break;
+		case 'f':
+			o->func = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 1;
@@ -147,17 +253,14 @@ static int parse(int argc, char **argv, struct folded_opts *o)
 			return cli_bad_option("folded", c, argv[optind - 1]);
 		}
 	}
-	if (!o->user && !o->kernel) {
-		fputs("kprotperf folded: -K and -U exclude each other\n", stderr);
-		return -EINVAL;
-	}
-	return cli_input(argc, argv, "folded", &o->input);
+	return check_opts(o) ?: cli_input(argc, argv, "folded", &o->input);
 }
 
 int cmd_folded(int argc, char **argv)
 {
 	struct folded_opts o;
 	struct folder fo = {.o = &o};
+	char *sql = NULL;
 	int err;
 
 	err = parse(argc, argv, &o);
@@ -165,9 +268,13 @@ int cmd_folded(int argc, char **argv)
 		return err > 0 ? 0 : 2;
 	if (cli_open("folded", o.input, &fo.df))
 		return 1;
-	err = stacks_name_frames(fo.df) ?: fold(&fo);
-	if (err)
+	if (o.weight == W_LATENCY)
+		err = func_rows_sql(fo.df, &o, &sql);
+	if (!err)
+		err = stacks_name_frames(fo.df) ?: fold(&fo, sql ?: samples_sql);
+	if (err < 0)
 		fprintf(stderr, "kprotperf folded: reading %s: %s\n", o.input, strerror(-err));
+	sqlite3_free(sql);
 	df_close(fo.df);
 	return err ? 1 : 0;
 }

@@ -21,6 +21,7 @@
 
 #include "collect.h"
 #include "datafile.h"
+#include "funcs.h"
 #include "kprotperf.h"
 #include "ksyms.h"
 #include "procs.h"
@@ -37,6 +38,8 @@ struct session {
 	const struct record_opts *o;
 	struct record_bpf *skel;
 	struct sampler sampler;
+	struct funcs *funcs;
+	char why[512];		/* what --func needs, when it cannot probe */
 	struct procs *procs;
 	struct workload wl;
 	struct df *df;
@@ -384,6 +387,7 @@ static int write_samples(struct session *s)
 	ksyms_load(&ks, NULL);
 	err = collect_samples(s->df, bpf_map__fd(s->skel->maps.samples),
 			      bpf_map__fd(s->skel->maps.stacks), s->procs, ks);
+	err = err ?: funcs_collect(s->funcs, s->df, ks);
 	err = err ?: record_meta(s, &meta, ks);
 	err = err ?: put_kvs(s->df, "INSERT INTO meta VALUES(?,?)", &meta);
 	kv_list_free(&meta);
@@ -406,7 +410,7 @@ static int write_data(struct session *s)
 				   "lost_sideband_records", (long long)procs_lost(s->procs));
 	err = err
 		      ?: collect_latency(df, bpf_map__fd(s->skel->maps.syscall_lat), "syscall",
-					 KP_MAX_SYSCALLS, syscall_name);
+					 KP_MAX_SYSCALLS, syscall_name, NULL);
 	err = err ?: write_samples(s);
 	err = err ?: procs_for_each_task(s->procs, put_task, df);
 	return err ?: procs_for_each_map(s->procs, put_map, df);
@@ -424,13 +428,18 @@ static const char usage[] =
 	"  -d, --duration SEC   stop after SEC seconds; CMD then gets SIGTERM\n"
 	"  -F, --freq HZ        CPU-clock sampling frequency per CPU (default 99)\n"
 	"  -q, --quiet          no progress line and no summary\n"
+	"      --func NAME      also measure kernel function NAME (glob; repeatable; clones\n"
+	"                       such as NAME.isra.0 count as NAME): entry-to-return latency\n"
+	"                       split by syscall, kernel stack and slab cache\n"
+	"      --probe MODE     how to probe --func: auto (default: fentry where possible,\n"
+	"                       else kprobe), fentry or kprobe\n"
 	"      --max-stacks N   distinct stacks kept (default 16384; more are counted lost)\n"
 	"      --max-tasks N    processes and threads followed at once (default 8192)\n"
 	"  -h, --help           this text\n"
 	"CMD runs as the invoking user under sudo. kprotperf exits with CMD's exit\n"
 	"status (128+N when a signal N killed it).\n";
 
-enum { OPT_MAX_STACKS = 256, OPT_MAX_TASKS };
+enum { OPT_MAX_STACKS = 256, OPT_MAX_TASKS, OPT_FUNC, OPT_PROBE };
 
 static const struct option longopts[] = {
 	{"output", required_argument, NULL, 'o'},
@@ -441,6 +450,8 @@ static const struct option longopts[] = {
 	{"quiet", no_argument, NULL, 'q'},
 	{"max-stacks", required_argument, NULL, OPT_MAX_STACKS},
 	{"max-tasks", required_argument, NULL, OPT_MAX_TASKS},
+	{"func", required_argument, NULL, OPT_FUNC},
+	{"probe", required_argument, NULL, OPT_PROBE},
 	{"help", no_argument, NULL, 'h'},
 	{},
 };
@@ -458,6 +469,20 @@ static int bad_arg(const char *opt, const char *arg, const char *want)
 {
 	fprintf(stderr, "kprotperf record: invalid %s '%s': %s\n", opt, arg, want);
 	return -EINVAL;
+}
+
+static int parse_probe(const char *arg, enum probe_mode *mode)
+{
+	static const char *const names[] = { "auto", "fentry", "kprobe" };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(arg, names[i])) {
+			*mode = i;
+			return 0;
+		}
+	}
+	return bad_arg("--probe", arg, "expected auto, fentry or kprobe");
 }
 
 static int parse_opt(int c, const char *arg, struct record_opts *o)
@@ -483,6 +508,13 @@ static int parse_opt(int c, const char *arg, struct record_opts *o)
 	case 'q':
 		o->quiet = true;
 		return 0;
+	case OPT_FUNC:
+		if (o->nfuncs == KP_MAX_FUNCS)
+			return bad_arg("--func", arg, "too many --func options");
+		o->funcs[o->nfuncs++] = (char *)arg;
+		return 0;
+	case OPT_PROBE:
+		return parse_probe(arg, &o->probe);
 	case OPT_MAX_STACKS:
 	case OPT_MAX_TASKS:
 		if (!parse_num(arg, 64, 1 << 24, &v))
@@ -556,7 +588,12 @@ static int prepare(struct session *s, const char **what)
 	if (err)
 		return err;
 	*what = "opening CPU-clock sampling events";
-	return sampler_attach(&s->sampler, s->skel->progs.kp_sample, s->o->freq);
+	err = sampler_attach(&s->sampler, s->skel->progs.kp_sample, s->o->freq);
+	if (err || !s->o->nfuncs)
+		return err;
+	*what = "--func";
+	return funcs_attach(&s->funcs, s->o->funcs, s->o->nfuncs, s->o->probe, s->skel, s->why,
+			    sizeof(s->why));
 }
 
 static int go(struct session *s, const char **what)
@@ -577,6 +614,7 @@ static int go(struct session *s, const char **what)
 	if (!s->o->quiet && isatty(STDERR_FILENO))
 		fputc('\n', stderr);
 	sampler_detach(&s->sampler);
+	funcs_detach(s->funcs);
 	record_bpf__detach(s->skel);
 	reap_workload(s);
 	if (!err)
@@ -601,6 +639,10 @@ static int explain(const struct session *s, const char *what, int err)
 		fix = ": free space or write elsewhere with -o (nothing was written)";
 	if (o->pid && (err == -ESRCH || err == -ENOENT) && !strcmp(what, "starting the target")) {
 		fprintf(stderr, "kprotperf record: no process with pid %d\n", o->pid);
+		return 1;
+	}
+	if (!strcmp(what, "--func")) {
+		fprintf(stderr, "kprotperf record: --func: %s\n", s->why[0] ? s->why : strerror(-err));
 		return 1;
 	}
 	if (o->argv && !strcmp(what, "running the command")) {
@@ -688,6 +730,7 @@ int cmd_record(int argc, char **argv)
 	s.sigfd = signalfd(-1, &s.sigs, SFD_CLOEXEC);
 	ret = record(&s);
 	sampler_detach(&s.sampler);
+	funcs_free(s.funcs);
 	record_bpf__destroy(s.skel);
 	procs_free(s.procs);
 	workload_close(&s.wl);

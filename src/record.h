@@ -4,6 +4,10 @@
 
 #include <stdbool.h>
 #include <sys/types.h>
+#include <linux/types.h>
+
+#include "func_layout.h"
+#include "funcs.h"
 
 struct record_opts {
 	const char *output;
@@ -15,6 +19,9 @@ struct record_opts {
 	unsigned int max_stacks;
 	unsigned int max_tasks;
 	char **argv; /* the command, NULL with -p / -a alone */
+	char *funcs[KP_MAX_FUNCS]; /* --func patterns */
+	int nfuncs;
+	enum probe_mode probe;
 };
 
 int cmd_record(int argc, char **argv);

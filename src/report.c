@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * kprotperf report: what was recorded, on which kernel, and where the time
- * went: per-syscall latency split into on-CPU and off-CPU, histograms, and the
- * kernel and user functions that took the samples.
+ * went: per-syscall latency split into on-CPU and off-CPU, histograms, the
+ * latency of the kernel functions probed with record --func (and which
+ * syscalls and slab caches it went to), and the kernel and user functions
+ * that took the samples.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -29,8 +31,9 @@ struct report_opts {
 	bool json;
 };
 
-struct sc_row {
-	char name[64];
+/* One row of the latency table: a syscall, or a function probed by record --func. */
+struct lat_row {
+	char name[128], symbol[128], module[64], method[16];
 	long long id;
 	unsigned long long calls, done, total, oncpu, offcpu, max, avg, p50, p90, p99;
 };
@@ -207,26 +210,29 @@ static void print_header(struct df *df, FILE *f)
 	fputs(scalar(df, LOST_SQL, NULL) ? "\n\n" : " nothing\n\n", f);
 }
 
-struct sc_table {
+struct lat_table {
 	struct df *df;
-	struct sc_row *rows;
+	const char *kind; /* the latency.kind of the rows: "syscall" or "func" */
+	bool sc;	  /* kind is "syscall" */
+	struct lat_row *rows;
 	size_t n;
 };
 
-static int load_hist(struct df *df, long long id, const char *clock, __u64 *hist)
+static int load_hist(struct df *df, const char *kind, long long id, const char *clock, __u64 *hist)
 {
 	sqlite3_stmt *st;
 	int rc, b;
 
 	memset(hist, 0, KP_HIST_BUCKETS * sizeof(*hist));
 	rc = sqlite3_prepare_v2(df_db(df),
-				"SELECT bucket, count FROM latency_hist WHERE kind = 'syscall'"
+				"SELECT bucket, count FROM latency_hist WHERE kind = ?"
 				" AND id = ? AND clock = ?",
 				-1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return df_errno(rc);
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, clock, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, id);
+	sqlite3_bind_text(st, 3, clock, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		b = sqlite3_column_int(st, 0);
 		if (b >= 0 && b < KP_HIST_BUCKETS)
@@ -236,11 +242,11 @@ static int load_hist(struct df *df, long long id, const char *clock, __u64 *hist
 	return df_errno(rc);
 }
 
-static int add_sc_row(sqlite3_stmt *st, void *ctx)
+static int add_lat_row(sqlite3_stmt *st, void *ctx)
 {
-	struct sc_table *t = ctx;
+	struct lat_table *t = ctx;
 	__u64 hist[KP_HIST_BUCKETS];
-	struct sc_row *r, *rows;
+	struct lat_row *r, *rows;
 	int err;
 
 	rows = realloc(t->rows, (t->n + 1) * sizeof(*rows));
@@ -249,6 +255,9 @@ static int add_sc_row(sqlite3_stmt *st, void *ctx)
 	t->rows = rows;
 	r = &rows[t->n++];
 	snprintf(r->name, sizeof(r->name), "%s", col(st, 1));
+	snprintf(r->method, sizeof(r->method), "%s", col(st, 8));
+	snprintf(r->symbol, sizeof(r->symbol), "%s", col(st, 9));
+	snprintf(r->module, sizeof(r->module), "%s", col(st, 10));
 	r->id = sqlite3_column_int64(st, 0);
 	r->calls = sqlite3_column_int64(st, 2);
 	r->done = sqlite3_column_int64(st, 3);
@@ -257,14 +266,14 @@ static int add_sc_row(sqlite3_stmt *st, void *ctx)
 	r->offcpu = sqlite3_column_int64(st, 6);
 	r->max = sqlite3_column_int64(st, 7);
 	r->avg = r->done ? r->total / r->done : 0;
-	err = load_hist(t->df, r->id, "total", hist);
+	err = load_hist(t->df, t->kind, r->id, "total", hist);
 	r->p50 = kp_hist_quantile(hist, 0.50, r->max);
 	r->p90 = kp_hist_quantile(hist, 0.90, r->max);
 	r->p99 = kp_hist_quantile(hist, 0.99, r->max);
 	return err;
 }
 
-static unsigned long long sort_value(const struct sc_row *r, enum sort_key k)
+static unsigned long long sort_value(const struct lat_row *r, enum sort_key k)
 {
 	const unsigned long long v[] = {r->total, r->calls, r->oncpu, r->offcpu, r->avg,
 					r->p50,	  r->p90,   r->p99,   r->max};
@@ -274,7 +283,7 @@ static unsigned long long sort_value(const struct sc_row *r, enum sort_key k)
 
 static int cmp_rows(const void *a, const void *b, void *key)
 {
-	const struct sc_row *x = a, *y = b;
+	const struct lat_row *x = a, *y = b;
 	enum sort_key k = *(enum sort_key *)key;
 	unsigned long long vx, vy;
 
@@ -287,69 +296,233 @@ static int cmp_rows(const void *a, const void *b, void *key)
 	return strcmp(x->name, y->name);
 }
 
-static int load_syscalls(struct df *df, struct sc_table *t, enum sort_key key)
+static const char syscalls_sql[] =
+	"SELECT id, name, calls, done, total_ns, oncpu_ns, offcpu_ns, max_ns, '', '', ''"
+	" FROM latency WHERE kind = 'syscall'";
+/* A probed function that was never called still gets its row. */
+static const char probed_sql[] =
+	"SELECT f.id, f.name, COALESCE(l.calls, 0), COALESCE(l.done, 0), COALESCE(l.total_ns, 0),"
+	" 0, 0, COALESCE(l.max_ns, 0), f.method, f.symbol, f.module FROM funcs f"
+	" LEFT JOIN latency l ON l.kind = 'func' AND l.id = f.id";
+
+/* kind: "syscall" or "func". */
+static int load_latency(struct df *df, const char *kind, struct lat_table *t, enum sort_key key)
 {
 	int err;
 
-	*t = (struct sc_table){.df = df};
-	err = df_each_row(df,
-			  "SELECT id, name, calls, done, total_ns, oncpu_ns, offcpu_ns, max_ns"
-			  " FROM latency WHERE kind = 'syscall'",
-			  add_sc_row, t);
+	*t = (struct lat_table){.df = df, .kind = kind, .sc = !strcmp(kind, "syscall")};
+	err = df_each_row(df, t->sc ? syscalls_sql : probed_sql, add_lat_row, t);
 	if (!err && t->n)
 		qsort_r(t->rows, t->n, sizeof(*t->rows), cmp_rows, &key);
 	return err;
 }
 
-static void print_syscalls(const struct sc_table *t, FILE *f)
+/* Functions have no on-CPU/off-CPU split (columns 1 and 2) but a probe method. */
+static bool shown(bool sc, int k)
+{
+	return sc || (k != 1 && k != 2);
+}
+
+static void print_latency(const struct lat_table *t, FILE *f)
 {
 	const char *hdr[] = {"TOTAL", "ON-CPU", "OFF-CPU", "AVG", "P50", "P90", "P99", "MAX"};
+	bool sc = t->sc;
+	int k, w = sc ? 20 : 28;
 	char b[8][32];
 	size_t i;
-	int k;
 
-	fprintf(f, "%-20s %10s", "SYSCALL", "CALLS");
+	fprintf(f, "%-*s", w, sc ? "SYSCALL" : "FUNCTION");
+	if (!sc)
+		fprintf(f, " %-12s", "METHOD");
+	fprintf(f, " %10s", "CALLS");
 	for (k = 0; k < 8; k++)
-		fprintf(f, " %10s", hdr[k]);
+		if (shown(sc, k))
+			fprintf(f, " %10s", hdr[k]);
 	fputc('\n', f);
 	for (i = 0; i < t->n; i++) {
-		const struct sc_row *r = &t->rows[i];
+		const struct lat_row *r = &t->rows[i];
 		const unsigned long long v[] = {r->total, r->oncpu, r->offcpu, r->avg,
 						r->p50,	  r->p90,   r->p99,    r->max};
 
-		for (k = 0; k < 8; k++)
+		fprintf(f, "%-*s", w, r->name);
+		if (!sc)
+			fprintf(f, " %-12s", r->method);
+		fprintf(f, " %10llu", r->calls);
+		for (k = 0; k < 8; k++) {
 			fmt_ns(b[k], sizeof(b[k]), v[k]);
-		fprintf(f, "%-20s %10llu", r->name, r->calls);
-		for (k = 0; k < 8; k++)
-			fprintf(f, " %10s", r->done ? b[k] : "-");
+			if (shown(sc, k))
+				fprintf(f, " %10s", r->done ? b[k] : "-");
+		}
 		fputc('\n', f);
 	}
 }
 
-static void json_syscalls(const struct sc_table *t, struct json *j)
+static void json_lat_row(struct json *j, const struct lat_row *r, bool sc)
+{
+	json_open(j, NULL, '{');
+	json_str(j, "name", r->name);
+	if (sc) {
+		json_u64(j, "nr", r->id);
+	} else {
+		json_str(j, "symbol", r->symbol);
+		json_str(j, "module", *r->module ? r->module : NULL);
+		json_str(j, "method", r->method);
+	}
+	json_u64(j, "calls", r->calls);
+	json_u64(j, "returned", r->done);
+	json_u64(j, "total_ns", r->total);
+	if (sc) {
+		json_u64(j, "oncpu_ns", r->oncpu);
+		json_u64(j, "offcpu_ns", r->offcpu);
+	}
+	json_u64(j, "avg_ns", r->avg);
+	json_u64(j, "p50_ns", r->p50);
+	json_u64(j, "p90_ns", r->p90);
+	json_u64(j, "p99_ns", r->p99);
+	json_u64(j, "max_ns", r->max);
+	json_close(j, '}');
+}
+
+static void json_latency(const struct lat_table *t, struct json *j)
 {
 	size_t i;
 
-	json_open(j, "syscalls", '[');
-	for (i = 0; i < t->n; i++) {
-		const struct sc_row *r = &t->rows[i];
-
-		json_open(j, NULL, '{');
-		json_str(j, "name", r->name);
-		json_u64(j, "nr", r->id);
-		json_u64(j, "calls", r->calls);
-		json_u64(j, "returned", r->done);
-		json_u64(j, "total_ns", r->total);
-		json_u64(j, "oncpu_ns", r->oncpu);
-		json_u64(j, "offcpu_ns", r->offcpu);
-		json_u64(j, "avg_ns", r->avg);
-		json_u64(j, "p50_ns", r->p50);
-		json_u64(j, "p90_ns", r->p90);
-		json_u64(j, "p99_ns", r->p99);
-		json_u64(j, "max_ns", r->max);
-		json_close(j, '}');
-	}
+	json_open(j, t->sc ? "syscalls" : "functions", '[');
+	for (i = 0; i < t->n; i++)
+		json_lat_row(j, &t->rows[i], t->sc);
 	json_close(j, ']');
+}
+
+/* Where a table's rows go: text to f, or a JSON array to j when j is set. */
+struct out {
+	FILE *f;
+	struct json *j;
+	const char *head; /* text printed before the first row, if any */
+	int (*row)(sqlite3_stmt *st, struct out *o);
+	double all; /* sampled functions: all samples */
+	int rows;
+};
+
+/* The rows of sql, whose ?1 is arg (when not NULL) and ?2 is limit, to o. */
+static int table(struct df *df, const char *sql, const char *arg, int limit, const char *key,
+		 struct out *o)
+{
+	sqlite3_stmt *st;
+	int rc, err = 0;
+
+	rc = sqlite3_prepare_v2(df_db(df), sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return df_errno(rc);
+	if (arg)
+		sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, limit);
+	if (o->j)
+		json_open(o->j, key, '[');
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (!o->j && !o->rows && o->head)
+			fputs(o->head, o->f);
+		o->rows++;
+		err = o->row(st, o);
+	}
+	if (o->j)
+		json_close(o->j, ']');
+	sqlite3_finalize(st);
+	return err ?: df_errno(rc);
+}
+
+static const char func_syscalls_head[] =
+	"\nTime inside probed functions, per syscall (total, and its share of the syscall's"
+	" on-CPU time)\n"
+	"SYSCALL              FUNCTION                          CALLS      TOTAL\n";
+/* nr 65535: calls made outside any syscall (page faults, kernel threads). */
+static const char func_syscalls_sql[] =
+	"SELECT f.name, CASE fs.nr WHEN 65535 THEN NULL"
+	" ELSE COALESCE(s.name, 'syscall_' || fs.nr) END, fs.nr, fs.calls, fs.total_ns,"
+	" COALESCE(s.oncpu_ns, 0) FROM func_syscalls fs JOIN funcs f ON f.id = fs.func"
+	" LEFT JOIN latency s ON s.kind = 'syscall' AND s.id = fs.nr"
+	" WHERE fs.calls > 0 ORDER BY fs.total_ns DESC, f.name, fs.nr LIMIT ?2";
+
+/*
+ * The share is of the syscall's on-CPU time: a function that sleeps can take
+ * more than 100% of it.
+ */
+static int func_syscall_row(sqlite3_stmt *st, struct out *o)
+{
+	long long nr = sqlite3_column_int64(st, 2), calls = sqlite3_column_int64(st, 3);
+	unsigned long long total = sqlite3_column_int64(st, 4), oncpu = sqlite3_column_int64(st, 5);
+	const char *sc = (const char *)sqlite3_column_text(st, 1);
+	char t[32];
+
+	if (!o->j) {
+		fmt_ns(t, sizeof(t), total);
+		fprintf(o->f, "%-20s %-28s %10lld %10s", sc ?: "(no syscall)", col(st, 0), calls,
+			t);
+		if (sc && oncpu)
+			fprintf(o->f, "  %5.1f%% of on-CPU", 100.0 * total / oncpu);
+		fputc('\n', o->f);
+		return 0;
+	}
+	json_open(o->j, NULL, '{');
+	json_str(o->j, "function", col(st, 0));
+	json_str(o->j, "syscall", sc);
+	json_u64(o->j, "nr", nr);
+	json_u64(o->j, "calls", calls);
+	json_u64(o->j, "total_ns", total);
+	if (sc && oncpu)
+		json_double(o->j, "oncpu_pct", 100.0 * total / oncpu);
+	json_close(o->j, '}');
+	return 0;
+}
+
+static const char func_contexts_head[] =
+	"\nProbed functions per slab cache, sorted by total\n"
+	"FUNCTION                     CACHE                         CALLS      TOTAL        AVG\n";
+static const char func_contexts_sql[] =
+	"SELECT f.name, c.context, c.calls, c.total_ns FROM func_contexts c"
+	" JOIN funcs f ON f.id = c.func ORDER BY c.total_ns DESC, f.name, c.context LIMIT ?2";
+
+static int func_context_row(sqlite3_stmt *st, struct out *o)
+{
+	long long calls = sqlite3_column_int64(st, 2);
+	unsigned long long total = sqlite3_column_int64(st, 3), avg = calls ? total / calls : 0;
+	char t[32], a[32];
+
+	if (!o->j) {
+		fmt_ns(t, sizeof(t), total);
+		fmt_ns(a, sizeof(a), avg);
+		fprintf(o->f, "%-28s %-24s %10lld %10s %10s\n", col(st, 0), col(st, 1), calls, t,
+			calls ? a : "-");
+		return 0;
+	}
+	json_open(o->j, NULL, '{');
+	json_str(o->j, "function", col(st, 0));
+	json_str(o->j, "context", col(st, 1));
+	json_u64(o->j, "calls", calls);
+	json_u64(o->j, "total_ns", total);
+	json_u64(o->j, "avg_ns", avg);
+	json_close(o->j, '}');
+	return 0;
+}
+
+/* record --func: the probed functions, where their time went per syscall and per cache. */
+static int probed_functions(struct df *df, int top, FILE *f, struct json *j)
+{
+	struct out sc = {.f = f, .j = j, .head = func_syscalls_head, .row = func_syscall_row};
+	struct out ctx = {.f = f, .j = j, .head = func_contexts_head, .row = func_context_row};
+	struct lat_table t;
+	int err = load_latency(df, "func", &t, S_TOTAL);
+
+	if (!err && j)
+		json_latency(&t, j);
+	if (!err && !j && t.n) {
+		fputs("\nProbed kernel functions (record --func), sorted by total (latency: "
+		      "entry to return)\n",
+		      f);
+		print_latency(&t, f);
+	}
+	free(t.rows);
+	return err ?: table(df, func_syscalls_sql, NULL, top, "function_syscalls", &sc)
+		?: table(df, func_contexts_sql, NULL, top, "function_contexts", &ctx);
 }
 
 /* Self: samples whose leaf is the function (user self only counts user-mode samples). */
@@ -364,43 +537,40 @@ static const char func_sql[] =
 	" SELECT t.name, COALESCE(se.n, 0), t.n FROM t LEFT JOIN se ON se.name = t.name"
 	" ORDER BY 2 DESC, 3 DESC, 1 LIMIT ?2";
 
+static int sampled_row(sqlite3_stmt *st, struct out *o)
+{
+	long long self = sqlite3_column_int64(st, 1), total = sqlite3_column_int64(st, 2);
+
+	if (!o->j) {
+		fprintf(o->f, "%6.2f%%  %6.2f%% %8lld  %s\n", 100.0 * self / o->all,
+			100.0 * total / o->all, self, col(st, 0));
+		return 0;
+	}
+	json_open(o->j, NULL, '{');
+	json_str(o->j, "name", col(st, 0));
+	json_u64(o->j, "self_samples", self);
+	json_u64(o->j, "total_samples", total);
+	json_close(o->j, '}');
+	return 0;
+}
+
+/* The kernel (space "k") or user ("u") functions that took the samples. */
 static int functions(struct df *df, const char *space, int top, FILE *f, struct json *j)
 {
-	double all = scalar(df, "SELECT SUM(count) FROM samples", NULL);
-	sqlite3_stmt *st;
-	int rc, rows = 0;
+	struct out o = {.f = f,
+			.j = j,
+			.row = sampled_row,
+			.all = scalar(df, "SELECT SUM(count) FROM samples", NULL)};
+	int err;
 
-	rc = sqlite3_prepare_v2(df_db(df), func_sql, -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return df_errno(rc);
-	sqlite3_bind_text(st, 1, space, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 2, top);
-	if (j)
-		json_open(j, *space == 'k' ? "kernel_functions" : "user_functions", '[');
-	else
+	if (!j)
 		fprintf(f, "\n%-8s %-8s %8s  %s FUNCTION\n", "SELF", "TOTAL", "SAMPLES",
 			*space == 'k' ? "KERNEL" : "USER");
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		long long self = sqlite3_column_int64(st, 1), total = sqlite3_column_int64(st, 2);
-
-		rows++;
-		if (!j) {
-			fprintf(f, "%6.2f%%  %6.2f%% %8lld  %s\n", 100.0 * self / all,
-				100.0 * total / all, self, col(st, 0));
-			continue;
-		}
-		json_open(j, NULL, '{');
-		json_str(j, "name", col(st, 0));
-		json_u64(j, "self_samples", self);
-		json_u64(j, "total_samples", total);
-		json_close(j, '}');
-	}
-	if (j)
-		json_close(j, ']');
-	else if (!rows)
+	err = table(df, func_sql, space, top, *space == 'k' ? "kernel_functions" : "user_functions",
+		    &o);
+	if (!err && !j && !o.rows)
 		fputs("(no samples with such frames)\n", f);
-	sqlite3_finalize(st);
-	return df_errno(rc);
+	return err;
 }
 
 static void print_bars(const char *title, const __u64 *hist, FILE *f)
@@ -442,34 +612,47 @@ static void json_hist(struct json *j, const char *key, const __u64 *hist)
 	json_close(j, ']');
 }
 
+static const char syscall_id_sql[] =
+	"SELECT COALESCE((SELECT id FROM latency WHERE kind = 'syscall' AND name = ?1), -1)";
+/* A function is named as given to record --func, or by the symbol probed. */
+static const char func_id_sql[] = "SELECT COALESCE((SELECT id FROM funcs WHERE ?1 IN (name, symbol)"
+				  " ORDER BY symbol = ?1 DESC, id LIMIT 1), -1)";
+
+/* A syscall's histograms (total and on-CPU), else a probed function's (total only). */
 static int histogram(struct df *df, const char *name, FILE *f, struct json *j)
 {
 	__u64 total[KP_HIST_BUCKETS], oncpu[KP_HIST_BUCKETS];
-	long long id = scalar(df,
-			      "SELECT COALESCE((SELECT id FROM latency WHERE kind = 'syscall'"
-			      " AND name = ?), -1)",
-			      name);
-	char title[128];
+	long long id = scalar(df, syscall_id_sql, name);
+	bool sc = id >= 0;
+	const char *what = sc ? "syscall" : "function";
+	char title[256];
 	int err;
 
+	if (!sc)
+		id = scalar(df, func_id_sql, name);
 	if (id < 0)
 		return -ENOENT;
-	err = load_hist(df, id, "total", total) ?: load_hist(df, id, "oncpu", oncpu);
+	err = load_hist(df, sc ? "syscall" : "func", id, "total", total);
+	if (!err && sc)
+		err = load_hist(df, "syscall", id, "oncpu", oncpu);
 	if (err)
 		return err;
 	if (j) {
 		json_open(j, "histogram", '{');
-		json_str(j, "syscall", name);
+		json_str(j, what, name);
 		json_hist(j, "total", total);
-		json_hist(j, "oncpu", oncpu);
+		if (sc)
+			json_hist(j, "oncpu", oncpu);
 		json_close(j, '}');
 		return 0;
 	}
-	snprintf(title, sizeof(title), "%s: entry to return (%llu returned)", name,
+	snprintf(title, sizeof(title), "%s %s: entry to return (%llu returned)", what, name,
 		 (unsigned long long)kp_hist_total(total));
 	print_bars(title, total, f);
-	snprintf(title, sizeof(title), "%s: on-CPU part", name);
-	print_bars(title, oncpu, f);
+	if (sc) {
+		snprintf(title, sizeof(title), "%s %s: on-CPU part", what, name);
+		print_bars(title, oncpu, f);
+	}
 	return 0;
 }
 
@@ -510,7 +693,7 @@ static int json_header(struct df *df, struct json *j)
 	return err;
 }
 
-static int report_json(struct df *df, const struct report_opts *o, const struct sc_table *t)
+static int report_json(struct df *df, const struct report_opts *o, const struct lat_table *t)
 {
 	struct json j;
 	int err;
@@ -521,8 +704,9 @@ static int report_json(struct df *df, const struct report_opts *o, const struct 
 	if (!err && o->hist)
 		err = histogram(df, o->hist, stdout, &j);
 	if (!err && !o->hist) {
-		json_syscalls(t, &j);
-		err = functions(df, "k", o->top, stdout, &j)
+		json_latency(t, &j);
+		err = probed_functions(df, o->top, stdout, &j)
+			      ?: functions(df, "k", o->top, stdout, &j)
 			      ?: functions(df, "u", o->top, stdout, &j);
 	}
 	json_close(&j, '}');
@@ -530,15 +714,20 @@ static int report_json(struct df *df, const struct report_opts *o, const struct 
 	return err;
 }
 
-static int report_text(struct df *df, const struct report_opts *o, const struct sc_table *t)
+static int report_text(struct df *df, const struct report_opts *o, const struct lat_table *t)
 {
+	int err;
+
 	print_header(df, stdout);
 	if (o->hist)
 		return histogram(df, o->hist, stdout, NULL);
 	printf("Syscalls of the traced processes, sorted by %s (latency: entry to return;\n"
 	       "on-CPU: running; off-CPU: waiting or preempted)\n",
 	       sort_names[o->sort]);
-	print_syscalls(t, stdout);
+	print_latency(t, stdout);
+	err = probed_functions(df, o->top, stdout, NULL);
+	if (err)
+		return err;
 	if (!scalar(df, "SELECT COUNT(*) FROM samples", NULL)) {
 		puts("\nno CPU samples");
 		return 0;
@@ -550,13 +739,16 @@ static const char usage[] =
 	"Usage: kprotperf report [OPTIONS] [FILE]\n"
 	"Show a recording (FILE, default kprotperf.data): kernel and hardening\n"
 	"provenance, per-syscall latency (calls, total, on-CPU, off-CPU, avg, p50,\n"
-	"p90, p99, max) and the kernel and user functions that took the CPU samples\n"
-	"(self: the sample's leaf; total: anywhere on its stack).\n"
+	"p90, p99, max), the latency of the functions probed with record --func and\n"
+	"its split by syscall and slab cache, and the kernel and user functions that\n"
+	"took the CPU samples (self: the sample's leaf; total: anywhere on its stack).\n"
 	"  -i, --input FILE   the data file (same as the FILE argument)\n"
 	"  -s, --sort KEY     sort syscalls by total (default), calls, oncpu, offcpu,\n"
 	"                     avg, p50, p90, p99, max or name\n"
-	"      --hist NAME    print the latency histograms (total and on-CPU) of syscall NAME\n"
-	"  -n, --top N        rows in the function tables (default 20)\n"
+	"      --hist NAME    print the latency histograms of syscall NAME (total and\n"
+	"                     on-CPU) or, if no syscall has that name, of probed function NAME\n"
+	"  -n, --top N        rows in the function, per-syscall and per-cache tables\n"
+	"                     (default 20)\n"
 	"      --json         everything as one JSON object\n"
 	"  -h, --help         this text\n";
 
@@ -625,7 +817,7 @@ static int parse(int argc, char **argv, struct report_opts *o)
 
 int cmd_report(int argc, char **argv)
 {
-	struct sc_table t = {};
+	struct lat_table t = {};
 	struct report_opts o;
 	struct df *df;
 	int err;
@@ -636,13 +828,13 @@ int cmd_report(int argc, char **argv)
 	err = cli_open("report", o.input, &df);
 	if (err)
 		return 1;
-	err = stacks_name_frames(df) ?: load_syscalls(df, &t, o.sort);
+	err = stacks_name_frames(df) ?: load_latency(df, "syscall", &t, o.sort);
 	if (!err)
 		err = o.json ? report_json(df, &o, &t) : report_text(df, &o, &t);
 	if (err == -ENOENT && o.hist)
 		fprintf(stderr,
-			"kprotperf report: no syscall named '%s' in %s (see the SYSCALL "
-			"column of kprotperf report)\n",
+			"kprotperf report: no syscall named '%s' in %s, nor a probed function "
+			"(see the SYSCALL and FUNCTION columns of kprotperf report)\n",
 			o.hist, o.input);
 	else if (err)
 		fprintf(stderr, "kprotperf report: reading %s: %s\n", o.input, strerror(-err));

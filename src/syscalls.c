@@ -7,7 +7,7 @@
 
 #define NNAMES (sizeof(kp_syscall_names) / sizeof(kp_syscall_names[0]))
 
-const char *syscall_name(__u32 nr, char *buf, size_t len)
+const char *syscall_name(__u32 nr, void *ctx, char *buf, size_t len)
 {
 	if (nr < NNAMES && kp_syscall_names[nr])
 		return kp_syscall_names[nr];

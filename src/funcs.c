@@ -1,0 +1,542 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * record --func: each function is probed with fentry/fexit where its BTF and
+ * the kernel allow it, else with kprobe/kretprobe (one multi-attach link when
+ * the kernel has kprobe.multi).  Every probe of one function, clones included,
+ * carries the same function id, so all its calls meet in one histogram.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "func_layout.h"
+#include "funcmatch.h"
+#include "funcs.h"
+#include "collect.h"
+#include "datafile.h"
+#include "funcs.skel.h"
+#include "kprotperf.h"
+#include "ksyms.h"
+#include "record.skel.h"
+
+enum method { M_FENTRY, M_KPROBE, M_KPROBE_MULTI };
+static const char *const method_names[] = { "fentry", "kprobe", "kprobe.multi" };
+
+struct funcs {
+	struct func_target *t;
+	size_t n;
+	enum method *method;
+	__u32 flags[KP_MAX_FUNCS];
+	struct record_bpf *rec;
+	struct funcs_bpf *owner;	/* holds the func_* maps every copy shares */
+	struct funcs_bpf **objs;	/* fentry copies per function, then the kprobe one */
+	size_t nobjs;
+	struct bpf_link **links;
+	size_t nlinks;
+	struct ksyms *ks;
+};
+
+size_t funcs_count(const struct funcs *f)
+{
+	return f ? f->n : 0;
+}
+
+static const struct btf_type *resolved(const struct btf *btf, __u32 id)
+{
+	int r = btf__resolve_type(btf, id);
+
+	return r < 0 ? NULL : btf__type_by_id(btf, r);
+}
+
+/* Flags from the function's BTF prototype; its BTF id, or -1 without one. */
+static int btf_func(const struct btf *btf, const char *name, __u32 *flags)
+{
+	const struct btf_type *fn, *proto, *arg;
+	int id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) : -1;
+
+	*flags = 0;
+	if (id < 0)
+		return -1;
+	fn = btf__type_by_id(btf, id);
+	proto = fn ? btf__type_by_id(btf, fn->type) : NULL;
+	if (!proto || !btf_vlen(proto))
+		return id;
+	arg = resolved(btf, btf_params(proto)[0].type);
+	if (arg && btf_is_ptr(arg)) {
+		arg = resolved(btf, arg->type);
+		if (arg && btf_is_struct(arg) &&
+		    !strcmp(btf__name_by_offset(btf, arg->name_off), "kmem_cache"))
+			*flags = KP_FUNC_ARG0_KMEM_CACHE;
+	}
+	return id;
+}
+
+static bool kprobes_available(void)
+{
+	/* the kprobe PMU exists exactly when the kernel can create kprobes for BPF */
+	return !access("/sys/bus/event_source/devices/kprobe/type", F_OK);
+}
+
+static int add_link(struct funcs *f, struct bpf_link *l)
+{
+	struct bpf_link **tmp;
+
+	if (!l)
+		return -errno;
+	tmp = realloc(f->links, (f->nlinks + 1) * sizeof(*tmp));
+	if (!tmp) {
+		bpf_link__destroy(l);
+		return -ENOMEM;
+	}
+	f->links = tmp;
+	f->links[f->nlinks++] = l;
+	return 0;
+}
+
+static int reuse(struct bpf_map *dst, const struct bpf_map *src)
+{
+	return bpf_map__reuse_fd(dst, bpf_map__fd(src));
+}
+
+/* A copy of the funcs object sharing the record object's and the owner's maps. */
+static int open_copy(struct funcs *f, struct funcs_bpf **out)
+{
+	struct funcs_bpf *o = funcs_bpf__open();
+	struct bpf_program *p;
+	int err;
+
+	if (!o)
+		return -errno;
+	o->rodata->filter_tree = f->rec->rodata->filter_tree;
+	memcpy((void *)o->rodata->func_flags, f->flags, sizeof(f->flags));
+	err = reuse(o->maps.tree, f->rec->maps.tree) ?: reuse(o->maps.threads, f->rec->maps.threads);
+	err = err ?: reuse(o->maps.counters, f->rec->maps.counters);
+	err = err ?: reuse(o->maps.stacks, f->rec->maps.stacks);
+	if (!err && f->owner) {
+		err = reuse(o->maps.func_frames, f->owner->maps.func_frames);
+		err = err ?: reuse(o->maps.func_lat, f->owner->maps.func_lat);
+		err = err ?: reuse(o->maps.func_nr, f->owner->maps.func_nr);
+		err = err ?: reuse(o->maps.func_stack, f->owner->maps.func_stack);
+		err = err ?: reuse(o->maps.func_ctx, f->owner->maps.func_ctx);
+	}
+	bpf_object__for_each_program(p, o->obj)
+		bpf_program__set_autoload(p, false);
+	if (err) {
+		funcs_bpf__destroy(o);
+		return err;
+	}
+	*out = o;
+	return 0;
+}
+
+static int keep_obj(struct funcs *f, struct funcs_bpf *o)
+{
+	struct funcs_bpf **tmp = realloc(f->objs, (f->nobjs + 1) * sizeof(*tmp));
+
+	if (!tmp) {
+		funcs_bpf__destroy(o);
+		return -ENOMEM;
+	}
+	f->objs = tmp;
+	f->objs[f->nobjs++] = o;
+	if (!f->owner)
+		f->owner = o;
+	return 0;
+}
+
+static int attach_fentry(struct funcs *f, size_t i)
+{
+	struct funcs_bpf *o;
+	int err;
+
+	err = open_copy(f, &o);
+	if (err)
+		return err;
+	o->rodata->fentry_func = i;
+	bpf_program__set_autoload(o->progs.kp_fentry, true);
+	bpf_program__set_autoload(o->progs.kp_fexit, true);
+	err = bpf_program__set_attach_target(o->progs.kp_fentry, 0, f->t[i].name);
+	err = err ?: bpf_program__set_attach_target(o->progs.kp_fexit, 0, f->t[i].name);
+	err = err ?: funcs_bpf__load(o);
+	if (err) {
+		funcs_bpf__destroy(o);
+		return err;
+	}
+	err = keep_obj(f, o);
+	err = err ?: add_link(f, bpf_program__attach(o->progs.kp_fentry));
+	return err ?: add_link(f, bpf_program__attach(o->progs.kp_fexit));
+}
+
+/* The kprobe programs, with the kprobe.multi pair when the kernel can load it. */
+static int load_kprobes(struct funcs *f, struct funcs_bpf **out, bool *multi)
+{
+	struct funcs_bpf *o;
+	int err;
+
+	for (*multi = true;; *multi = false) {
+		err = open_copy(f, &o);
+		if (err)
+			return err;
+		bpf_program__set_autoload(o->progs.kp_kprobe, true);
+		bpf_program__set_autoload(o->progs.kp_kretprobe, true);
+		bpf_program__set_autoload(o->progs.kp_kprobe_multi, *multi);
+		bpf_program__set_autoload(o->progs.kp_kretprobe_multi, *multi);
+		err = funcs_bpf__load(o);
+		if (!err)
+			break;
+		funcs_bpf__destroy(o);
+		if (!*multi)
+			return err;
+	}
+	*out = o;
+	return keep_obj(f, o);
+}
+
+static int attach_multi(struct funcs *f, struct funcs_bpf *o)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts);
+	unsigned long addrs[KP_MAX_FUNCS * 4];
+	__u64 cookies[KP_MAX_FUNCS * 4];
+	size_t i, j, n = 0;
+	int err;
+
+	for (i = 0; i < f->n; i++)
+		for (j = 0; f->method[i] != M_FENTRY && j < f->t[i].nsyms; j++) {
+			if (n == sizeof(addrs) / sizeof(addrs[0]))
+				return -E2BIG;
+			addrs[n] = f->t[i].syms[j].addr;
+			cookies[n++] = i;
+		}
+	opts.addrs = addrs;
+	opts.cookies = cookies;
+	opts.cnt = n;
+	err = add_link(f, bpf_program__attach_kprobe_multi_opts(o->progs.kp_kprobe_multi, NULL,
+								&opts));
+	if (err)
+		return err;
+	opts.retprobe = true;
+	return add_link(f, bpf_program__attach_kprobe_multi_opts(o->progs.kp_kretprobe_multi,
+								 NULL, &opts));
+}
+
+static int attach_single(struct funcs *f, struct funcs_bpf *o, size_t i)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = i);
+	const char *sym;
+	size_t j;
+	int err = 0;
+
+	for (j = 0; j < f->t[i].nsyms && !err; j++) {
+		sym = f->t[i].syms[j].symbol;
+		opts.retprobe = false;
+		err = add_link(f, bpf_program__attach_kprobe_opts(o->progs.kp_kprobe, sym, &opts));
+		opts.retprobe = true;
+		err = err ?: add_link(f, bpf_program__attach_kprobe_opts(o->progs.kp_kretprobe, sym,
+									 &opts));
+	}
+	return err;
+}
+
+static int attach_kprobes(struct funcs *f)
+{
+	struct funcs_bpf *o;
+	size_t i, nlinks;
+	bool multi;
+	int err;
+
+	err = load_kprobes(f, &o, &multi);
+	if (err)
+		return err;
+	nlinks = f->nlinks;
+	if (multi && !attach_multi(f, o)) {
+		for (i = 0; i < f->n; i++)
+			if (f->method[i] == M_KPROBE)
+				f->method[i] = M_KPROBE_MULTI;
+		return 0;
+	}
+	/* drop a half-made multi attachment before falling back to single kprobes */
+	while (f->nlinks > nlinks)
+		bpf_link__destroy(f->links[--f->nlinks]);
+	for (i = 0; i < f->n && !err; i++)
+		if (f->method[i] == M_KPROBE)
+			err = attach_single(f, o, i);
+	return err;
+}
+
+/* fentry where the function has BTF and a symbol of its own in vmlinux, else kprobe. */
+static int choose(struct funcs *f, enum probe_mode mode, char *why, size_t len)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct func_target *t;
+	bool fentry;
+	size_t i;
+	int id;
+
+	for (i = 0; i < f->n; i++) {
+		t = &f->t[i];
+		id = btf_func(btf, t->name, &f->flags[i]);
+		fentry = id >= 0 && !t->clone && !*t->syms[0].module;
+		if (mode == PROBE_FENTRY && !fentry) {
+			snprintf(why, len, "%s cannot be probed with fentry: %s (try --probe kprobe)",
+				 t->name, t->clone ? "only compiler clones of it exist"
+						   : "it has no BTF entry in vmlinux");
+			btf__free(btf);
+			return -EINVAL;
+		}
+		f->method[i] = mode != PROBE_KPROBE && fentry ? M_FENTRY : M_KPROBE;
+	}
+	btf__free(btf);
+	return 0;
+}
+
+static void no_kprobes(struct funcs *f, int fentry_err, char *why, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < f->n && f->method[i] == M_FENTRY; i++)
+		;
+	snprintf(why, len,
+		 "cannot probe %s: this kernel has no kprobes (CONFIG_KPROBES not set)%s%s; "
+		 "per-syscall latency and CPU sampling still work without --func",
+		 f->t[i].name, fentry_err ? " and fentry is denied: " : "",
+		 fentry_err ? strerror(-fentry_err) : (f->t[i].clone ? " and fentry cannot attach "
+								       "to compiler clones" : ""));
+}
+
+static int attach_all(struct funcs *f, enum probe_mode mode, char *why, size_t len)
+{
+	int err, fentry_err = 0;
+	bool need_kprobes = false;
+	size_t i;
+
+	for (i = 0; i < f->n; i++) {
+		if (f->method[i] == M_FENTRY) {
+			err = fentry_err ?: attach_fentry(f, i);
+			if (!err)
+				continue;
+			if (mode == PROBE_FENTRY) {
+				snprintf(why, len, "fentry on %s: %s", f->t[i].name, strerror(-err));
+				return err;
+			}
+			/* these deny fentry kernel-wide: do not try it for the others */
+			if (err == -EPERM || err == -EACCES || err == -EOPNOTSUPP)
+				fentry_err = err;
+			f->method[i] = M_KPROBE;
+		}
+		need_kprobes = true;
+	}
+	if (!need_kprobes)
+		return 0;
+	if (!kprobes_available()) {
+		no_kprobes(f, fentry_err, why, len);
+		return -EOPNOTSUPP;
+	}
+	err = attach_kprobes(f);
+	if (err)
+		snprintf(why, len, "attaching kprobes: %s", strerror(-err));
+	return err;
+}
+
+static void unknown(const struct ksyms *ks, const char *bad, char *why, size_t len)
+{
+	char best[3][64], name[64];
+	int n, i, off;
+
+	/* suggest from the literal part of a glob */
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(bad, "*?["), bad);
+	n = func_closest(ks, name, best, 3);
+	off = snprintf(why, len, "no kernel function matches '%s'", bad);
+	for (i = 0; i < n && off < (int)len; i++)
+		off += snprintf(why + off, len - off, "%s%s", i ? ", " : " (closest: ", best[i]);
+	if (off < (int)len)
+		snprintf(why + off, len - off,
+			 "%s; a function inlined into all its callers has no symbol to probe: its "
+			 "time shows under its callers in CPU samples",
+			 n ? ")" : "");
+}
+
+int funcs_attach(struct funcs **out, char *const *patterns, int n, enum probe_mode mode,
+		 struct record_bpf *rec, char *why, size_t len)
+{
+	struct funcs *f = calloc(1, sizeof(*f));
+	const char *bad = NULL;
+	int err;
+
+	if (!f)
+		return -ENOMEM;
+	f->rec = rec;
+	err = ksyms_load(&f->ks, NULL);
+	if (err) {
+		snprintf(why, len, "reading /proc/kallsyms: %s", strerror(-err));
+		goto err_free;
+	}
+	err = func_match(f->ks, patterns, n, &f->t, &f->n, &bad);
+	if (err == -ENOENT)
+		unknown(f->ks, bad, why, len);
+	if (!err && f->n > KP_MAX_FUNCS) {
+		snprintf(why, len, "%zu functions match; at most %d can be probed", f->n,
+			 KP_MAX_FUNCS);
+		err = -E2BIG;
+	}
+	f->method = err ? NULL : calloc(f->n, sizeof(*f->method));
+	if (!err && !f->method)
+		err = -ENOMEM;
+	err = err ?: choose(f, mode, why, len);
+	err = err ?: attach_all(f, mode, why, len);
+	if (err)
+		goto err_free;
+	*out = f;
+	return 0;
+err_free:
+	funcs_free(f);
+	return err;
+}
+
+void funcs_detach(struct funcs *f)
+{
+	while (f && f->nlinks)
+		bpf_link__destroy(f->links[--f->nlinks]);
+}
+
+void funcs_free(struct funcs *f)
+{
+	if (!f)
+		return;
+	funcs_detach(f);
+	while (f->nobjs)
+		funcs_bpf__destroy(f->objs[--f->nobjs]);
+	free(f->objs);
+	free(f->links);
+	free(f->method);
+	func_targets_free(f->t, f->n);
+	ksyms_free(f->ks);
+	free(f);
+}
+
+static const char *func_name(__u32 id, void *ctx, char *buf, size_t len)
+{
+	const struct funcs *f = ctx;
+
+	return id < f->n ? f->t[id].name : "?";
+}
+
+static int put_func(struct df *df, const struct funcs *f, size_t i)
+{
+	char syms[512] = "";
+	size_t j, off = 0;
+
+	for (j = 0; j < f->t[i].nsyms && off < sizeof(syms); j++)
+		off += snprintf(syms + off, sizeof(syms) - off, "%s%s", j ? "," : "",
+				f->t[i].syms[j].symbol);
+	return df_insert(df, "INSERT INTO funcs VALUES(?,?,?,?,?,?)", "ittitt", (long long)i,
+			 f->t[i].name, syms, (long long)f->t[i].syms[0].addr,
+			 f->t[i].syms[0].module, method_names[f->method[i]]);
+}
+
+static int put_by_nr(struct df *df, const struct funcs *f)
+{
+	struct kp_func_by_nr *k;
+	struct kp_func_split *v;
+	size_t n, i;
+	int err;
+
+	err = collect_dump(bpf_map__fd(f->owner->maps.func_nr), sizeof(*k), sizeof(*v),
+			   (void **)&k, (void **)&v, &n);
+	for (i = 0; i < n && !err; i++)
+		err = df_insert(df, "INSERT INTO func_syscalls VALUES(?,?,?,?)", "iiii",
+				(long long)k[i].func, (long long)k[i].nr, (long long)v[i].calls,
+				(long long)v[i].total_ns);
+	free(k);
+	free(v);
+	return err;
+}
+
+static int put_by_stack(struct df *df, const struct funcs *f, const struct ksyms *ks)
+{
+	struct kp_func_by_stack *k;
+	struct kp_func_split *v;
+	__s32 *ids = NULL;
+	size_t n, i;
+	int err;
+
+	err = collect_dump(bpf_map__fd(f->owner->maps.func_stack), sizeof(*k), sizeof(*v),
+			   (void **)&k, (void **)&v, &n);
+	for (i = 0; i < n && !err; i++)
+		err = df_insert(df, "INSERT INTO func_stacks VALUES(?,?,?,?)", "iiii",
+				(long long)k[i].func, (long long)k[i].kstack,
+				(long long)v[i].calls, (long long)v[i].total_ns);
+	ids = err ? NULL : malloc((n + 1) * sizeof(*ids));
+	if (!err && !ids)
+		err = -ENOMEM;
+	for (i = 0; !err && i < n; i++)
+		ids[i] = k[i].kstack;
+	err = err ?: collect_kstacks(df, bpf_map__fd(f->rec->maps.stacks), ids, n, ks);
+	free(ids);
+	free(k);
+	free(v);
+	return err;
+}
+
+static int put_by_ctx(struct df *df, const struct funcs *f)
+{
+	struct kp_func_by_ctx *k;
+	struct kp_func_split *v;
+	char ctx[KP_CTX_LEN + 1] = {};
+	size_t n, i;
+	int err;
+
+	err = collect_dump(bpf_map__fd(f->owner->maps.func_ctx), sizeof(*k), sizeof(*v),
+			   (void **)&k, (void **)&v, &n);
+	for (i = 0; i < n && !err; i++) {
+		memcpy(ctx, k[i].ctx, KP_CTX_LEN);
+		err = df_insert(df, "INSERT INTO func_contexts VALUES(?,?,?,?)", "itii",
+				(long long)k[i].func, ctx, (long long)v[i].calls,
+				(long long)v[i].total_ns);
+	}
+	free(k);
+	free(v);
+	return err;
+}
+
+/* Calls the kernel skipped because a BPF program was already running on the CPU. */
+static __u64 recursion_misses(const struct funcs *f)
+{
+	struct bpf_program *p;
+	__u64 n = 0;
+	size_t i;
+
+	for (i = 0; i < f->nobjs; i++) {
+		bpf_object__for_each_program(p, f->objs[i]->obj) {
+			struct bpf_prog_info info = {};
+			__u32 len = sizeof(info);
+
+			if (bpf_program__fd(p) >= 0 &&
+			    !bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
+				n += info.recursion_misses;
+		}
+	}
+	return n;
+}
+
+int funcs_collect(struct funcs *f, struct df *df, const struct ksyms *ks)
+{
+	size_t i;
+	int err = 0;
+
+	if (!f)
+		return 0;
+	for (i = 0; i < f->n && !err; i++)
+		err = put_func(df, f, i);
+	err = err ?: collect_latency(df, bpf_map__fd(f->owner->maps.func_lat), "func", f->n,
+				     func_name, f);
+	err = err ?: put_by_nr(df, f);
+	err = err ?: put_by_stack(df, f, ks);
+	err = err ?: put_by_ctx(df, f);
+	return err ?: df_insert(df, "INSERT INTO counters VALUES(?,?)", "ti", "lost_func_recursion",
+				(long long)recursion_misses(f));
+}

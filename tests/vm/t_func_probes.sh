@@ -1,0 +1,65 @@
+#!/bin/bash
+# record --func on Debian's 6.1 kernel, where fentry and kprobes work:
+# both methods count exactly N calls of a function the workload calls N
+# times; allocate_slab under big-fork is split by real slab caches; nested
+# functions and allocate_slab's own recursion are timed without unmatched
+# returns; wrong names get the errors a user can act on.
+# shellcheck source=tests/vm/vm.sh
+. "$(dirname "$0")/vm.sh"
+N=3000
+vm_prepare
+vm_run <<GUEST || fail "guest script exited $?"
+kprotperf record -q --probe fentry --func __x64_sys_getppid -o /mnt/host/fentry.data -- syscall-loop $N
+kprotperf record -q --probe kprobe --func __x64_sys_getppid -o /mnt/host/kprobe.data -- syscall-loop $N
+kprotperf record -q -F 499 --func allocate_slab --func ksys_read --func vfs_read \
+	-o /mnt/host/slab.data -- big-fork 200
+# a function of which only compiler clones exist
+clone=\$(sed -n 's/^[0-9a-f]* t \([a-z_]*\)\.isra\.0\$/\1/p' /proc/kallsyms | while read -r f; do
+	grep -q " \$f\$" /proc/kallsyms || { echo "\$f"; break; }; done)
+echo "\$clone" > /mnt/host/clone.name
+set +e
+kprotperf record -q --probe fentry --func "\$clone" -o /mnt/host/no.data -- true 2> /mnt/host/clone.err
+echo \$? > /mnt/host/clone.rc
+kprotperf record -q --probe kprobe --func "\$clone" -o /mnt/host/clone.data -- true 2>> /mnt/host/clone.err
+kprotperf record -q --func alocate_slab -o /mnt/host/no.data -- true 2> /mnt/host/unknown.err
+echo \$? > /mnt/host/unknown.rc
+GUEST
+S=$VM_SHARE
+for m in fentry kprobe; do
+	method=$(q "$S/$m.data" "SELECT method FROM funcs WHERE name = '__x64_sys_getppid'")
+	[[ $method == "$m"* ]] || fail "--probe $m used '$method'"
+	calls=$(q "$S/$m.data" "SELECT calls FROM latency WHERE kind = 'func'")
+	[ "$calls" = $N ] || fail "$m: __x64_sys_getppid called $calls times, want $N"
+	hist=$(q "$S/$m.data" "SELECT SUM(count) FROM latency_hist WHERE kind = 'func'")
+	[ "$hist" = $N ] || fail "$m: histogram holds $hist calls"
+	inside=$(q "$S/$m.data" "SELECT calls FROM func_syscalls WHERE nr = 110")
+	[ "$inside" = $N ] || fail "$m: $inside calls inside getppid, want $N"
+	echo "$m ($method): $calls calls, all inside getppid"
+done
+D=$S/slab.data
+id() { q "$D" "SELECT id FROM funcs WHERE name = '$1'"; }
+slab=$(id allocate_slab)
+[ "$(q "$D" "SELECT calls > 0 FROM latency WHERE kind = 'func' AND id = $slab")" = 1 ] ||
+	fail "allocate_slab never called under big-fork"
+caches=$(q "$D" "SELECT group_concat(context, ' ') FROM func_contexts WHERE func = $slab")
+grep -qwE 'vm_area_struct|mm_struct|task_struct|anon_vma(_chain)?|kmalloc-[0-9k]+' <<<"$caches" ||
+	fail "allocate_slab contexts are no slab caches: '$caches'"
+read -r kr vr < <(q "$D" "SELECT (SELECT total_ns FROM latency WHERE kind = 'func' AND id = $(id ksys_read)),
+	(SELECT total_ns FROM latency WHERE kind = 'func' AND id = $(id vfs_read))" | tr '|' ' ')
+[ "$kr" -ge "$vr" ] || fail "nested vfs_read ($vr ns) took longer than ksys_read around it ($kr ns)"
+[ "$(q "$D" "SELECT value FROM counters WHERE name = 'lost_func_unmatched_returns'")" = 0 ] ||
+	fail "returns without their entries: the depth stack lost track"
+rec=$(q "$D" "SELECT COUNT(*) FROM func_stacks s WHERE func = $slab AND (SELECT COUNT(*)
+	FROM kstack_frames f JOIN ksyms k ON k.addr = (SELECT MAX(addr) FROM ksyms WHERE addr <= f.addr)
+	WHERE f.stack = s.kstack AND k.name = 'allocate_slab') > 1")
+echo "allocate_slab: caches $caches; stacks with allocate_slab inside allocate_slab: $rec"
+clone=$(cat "$S/clone.name")
+[ -n "$clone" ] || fail "the guest kernel has no clone-only function"
+[ "$(cat "$S/clone.rc")" = 1 ] || fail "--probe fentry on clone-only $clone did not fail"
+grep -q "$clone cannot be probed with fentry: only compiler clones of it exist" "$S/clone.err" ||
+	fail "clone message: $(cat "$S/clone.err")"
+[ "$(q "$S/clone.data" "SELECT symbol FROM funcs")" = "$clone.isra.0" ] ||
+	fail "kprobe on clone-only $clone did not probe $clone.isra.0: $(cat "$S/clone.err")"
+[ "$(cat "$S/unknown.rc")" = 1 ] || fail "unknown function accepted"
+grep -q "closest: allocate_slab" "$S/unknown.err" || fail "unknown: $(cat "$S/unknown.err")"
+echo "clone-only $clone: fentry refused, kprobe on $clone.isra.0; unknown names get suggestions"
