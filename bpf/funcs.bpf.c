@@ -97,7 +97,12 @@ static __always_inline int enter(__u32 func, void *ctx, struct kmem_cache *arg0)
 	f->kstack[d] = bpf_get_stackid(ctx, &stacks, 0);
 	f->nr[d] = syscall_nr(tid);
 	f->ctx[d][0] = 0;
-	if (func_flags[func] & KP_FUNC_ARG0_KMEM_CACHE)
+	/*
+	 * The 6.1 verifier does not keep the bound checked above once func was
+	 * spilled, and clang would drop a mask it knows to be redundant.
+	 */
+	barrier_var(func);
+	if (func_flags[func & (KP_MAX_FUNCS - 1)] & KP_FUNC_ARG0_KMEM_CACHE)
 		bpf_probe_read_kernel_str(f->ctx[d], KP_CTX_LEN, BPF_CORE_READ(arg0, name));
 	f->ts[d] = bpf_ktime_get_ns();
 	return 0;

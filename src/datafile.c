@@ -12,7 +12,8 @@
 #include "datafile.h"
 #include "provenance.h"
 
-#define STMT_CACHE 16
+/* distinct INSERTs a recording makes; more is a programming error (-ENOSPC) */
+#define STMT_CACHE 32
 
 struct df {
 	sqlite3 *db;
@@ -185,8 +186,10 @@ static sqlite3_stmt *cached_stmt(struct df *df, const char *sql)
 			return df->cache[i].stmt;
 		}
 	}
-	if (i == STMT_CACHE)
+	if (i == STMT_CACHE) {
+		errno = ENOSPC;
 		return NULL;
+	}
 	if (sqlite3_prepare_v2(df->db, sql, -1, &df->cache[i].stmt, NULL) != SQLITE_OK)
 		return NULL;
 	df->cache[i].sql = sql;
@@ -225,7 +228,7 @@ int df_insert(struct df *df, const char *sql, const char *types, ...)
 	int rc;
 
 	if (!st)
-		return df_errno(sqlite3_errcode(df->db)) ?: -EINVAL;
+		return errno == ENOSPC ? -ENOSPC : df_errno(sqlite3_errcode(df->db)) ?: -EINVAL;
 	va_start(ap, types);
 	rc = bind_args(st, types, ap);
 	va_end(ap);

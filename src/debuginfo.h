@@ -19,7 +19,7 @@ struct debuginfo;
 struct inline_caller {
 	const char *name;      /* the out-of-line function holding the instance */
 	const char *call_file; /* source of the call site, NULL when unknown */
-	int call_line;         /* 0 when unknown */
+	int call_line;	       /* 0 when unknown */
 };
 
 /*
@@ -27,7 +27,7 @@ struct inline_caller {
  * debuginfo and stay valid until debuginfo_close().
  */
 struct inline_summary {
-	bool out_of_line;              /* a copy with its own code exists (it may be traced) */
+	bool out_of_line;	       /* a copy with its own code exists (it may be traced) */
 	unsigned int inline_instances; /* DW_TAG_inlined_subroutine expansions of it */
 	/*
 	 * Out-of-line functions holding at least one instance; compiler clones
@@ -50,11 +50,23 @@ struct inline_summary {
  * candidate must have .debug_info and, when the build id is known, carry the
  * same one.  Returns 0 with the path in out; -ENOENT when no candidate fits;
  * for explicit_path: -ESTALE when its build id differs (out still holds the
- * path), -ENODATA when it has no DWARF, -errno when it cannot be read.
+ * path), -ENODATA when it has no DWARF, -ENOEXEC when it is no ELF file,
+ * -errno when it cannot be read.
  */
 int debuginfo_find(const char *release, const char *build_id_hex, const char *explicit_path,
 		   char *out, size_t len);
-/* The DWARF of the ELF file at path, read once; -ENODATA when it has none. */
+/*
+ * The same, with the searched paths under sysroot (NULL or "": /), as when
+ * the debug package of a recording's kernel is unpacked elsewhere.
+ * explicit_path is taken as given.
+ */
+int debuginfo_find_sysroot(const char *sysroot, const char *release, const char *build_id_hex,
+			   const char *explicit_path, char *out, size_t len);
+/*
+ * The DWARF of the ELF file at path (vmlinux, or a relocatable object such as
+ * a module, whose relocations are applied), kept open for the queries below.
+ * -ENODATA when it has none, -ENOEXEC when no ELF file, else -errno.
+ */
 int debuginfo_open(struct debuginfo **out, const char *path);
 void debuginfo_close(struct debuginfo *di);
 /*

@@ -19,9 +19,11 @@
 #include "funcs.h"
 #include "collect.h"
 #include "datafile.h"
+#include "debuginfo.h"
 #include "funcs.skel.h"
 #include "kprotperf.h"
 #include "ksyms.h"
+#include "provenance.h"
 #include "record.skel.h"
 
 enum method { M_FENTRY, M_KPROBE, M_KPROBE_MULTI };
@@ -342,26 +344,75 @@ static int attach_all(struct funcs *f, enum probe_mode mode, char *why, size_t l
 	return err;
 }
 
-static void unknown(const struct ksyms *ks, const char *bad, char *why, size_t len)
+/*
+ * Without a symbol, only DWARF tells "inlined into every caller" from "no
+ * such function": the callers of an inline-only function, into buf.
+ */
+static int inline_callers(const char *name, const char *vmlinux, char *path, size_t plen,
+			  char *buf, size_t len)
 {
-	char best[3][64], name[64];
-	int n, i, off;
+	struct kv_list k = {};
+	struct inline_summary sum;
+	struct debuginfo *di;
+	unsigned int i;
+	int err, off = 0;
+
+	err = provenance_kernel(&k);
+	err = err ?: debuginfo_find(kv_get(&k, "kernel.release"), kv_get(&k, "kernel.build_id"),
+				    vmlinux, path, plen);
+	kv_list_free(&k);
+	if (err)
+		return err;
+	err = debuginfo_open(&di, path);
+	if (err)
+		return err;
+	err = debuginfo_inlined(di, name, &sum);
+	if (!err && (sum.out_of_line || !sum.inline_instances))
+		err = -ENOENT;
+	for (i = 0; !err && i < sum.ncallers && off < (int)len; i++)
+		off += snprintf(buf + off, len - off, "%s%s (%s:%d)", i ? ", " : "",
+				sum.callers[i].name, sum.callers[i].call_file ?: "?",
+				sum.callers[i].call_line);
+	debuginfo_close(di);
+	return err;
+}
+
+static void unknown(const struct ksyms *ks, const char *bad, const char *vmlinux, char *why,
+		    size_t len)
+{
+	char best[3][64], name[64], callers[512] = "", path[4096] = "";
+	int n, i, off, err = -ENOENT;
 
 	/* suggest from the literal part of a glob */
 	snprintf(name, sizeof(name), "%.*s", (int)strcspn(bad, "*?["), bad);
+	if (!bad[strlen(name)])
+		err = inline_callers(name, vmlinux, path, sizeof(path), callers, sizeof(callers));
+	if (!err) {
+		snprintf(why, len,
+			 "%s is inlined into its callers in this kernel, in %s: it has no entry of "
+			 "its own to probe; its time shows under those callers in CPU samples",
+			 name, callers);
+		return;
+	}
+	if (err == -ESTALE) {
+		snprintf(why, len, "%.200s is the vmlinux of another kernel build (its build-id "
+				   "differs from the running kernel's)", path);
+		return;
+	}
 	n = func_closest(ks, name, best, 3);
 	off = snprintf(why, len, "no kernel function matches '%s'", bad);
 	for (i = 0; i < n && off < (int)len; i++)
 		off += snprintf(why + off, len - off, "%s%s", i ? ", " : " (closest: ", best[i]);
 	if (off < (int)len)
 		snprintf(why + off, len - off,
-			 "%s; a function inlined into all its callers has no symbol to probe: its "
-			 "time shows under its callers in CPU samples",
+			 "%s; a function inlined into all its callers has no symbol to probe: with "
+			 "the kernel's debug info (--vmlinux, or linux-image-RELEASE-dbg) kprotperf "
+			 "can tell",
 			 n ? ")" : "");
 }
 
 int funcs_attach(struct funcs **out, char *const *patterns, int n, enum probe_mode mode,
-		 struct record_bpf *rec, char *why, size_t len)
+		 const char *vmlinux, struct record_bpf *rec, char *why, size_t len)
 {
 	struct funcs *f = calloc(1, sizeof(*f));
 	const char *bad = NULL;
@@ -377,7 +428,7 @@ int funcs_attach(struct funcs **out, char *const *patterns, int n, enum probe_mo
 	}
 	err = func_match(f->ks, patterns, n, &f->t, &f->n, &bad);
 	if (err == -ENOENT)
-		unknown(f->ks, bad, why, len);
+		unknown(f->ks, bad, vmlinux, why, len);
 	if (!err && f->n > KP_MAX_FUNCS) {
 		snprintf(why, len, "%zu functions match; at most %d can be probed", f->n,
 			 KP_MAX_FUNCS);

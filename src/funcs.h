@@ -15,10 +15,11 @@ enum probe_mode { PROBE_AUTO, PROBE_FENTRY, PROBE_KPROBE };
 
 /*
  * Resolve the patterns and attach probes for the traced tree (filter_tree
- * false: the whole system).  On failure *why says what the user can do.
+ * false: the whole system).  vmlinux (may be NULL) is the kernel's DWARF, to
+ * explain a name without a symbol.  On failure *why says what the user can do.
  */
 int funcs_attach(struct funcs **out, char *const *patterns, int n, enum probe_mode mode,
-		 struct record_bpf *rec, char *why, size_t len);
+		 const char *vmlinux, struct record_bpf *rec, char *why, size_t len);
 /* Stop the probes; what they counted stays readable. */
 void funcs_detach(struct funcs *f);
 int funcs_collect(struct funcs *f, struct df *df, const struct ksyms *ks);

@@ -433,13 +433,15 @@ static const char usage[] =
 	"                       split by syscall, kernel stack and slab cache\n"
 	"      --probe MODE     how to probe --func: auto (default: fentry where possible,\n"
 	"                       else kprobe), fentry or kprobe\n"
+	"      --vmlinux PATH   the kernel's vmlinux with DWARF (default: found by build-id\n"
+	"                       under /usr/lib/debug), to explain --func names without a symbol\n"
 	"      --max-stacks N   distinct stacks kept (default 16384; more are counted lost)\n"
 	"      --max-tasks N    processes and threads followed at once (default 8192)\n"
 	"  -h, --help           this text\n"
 	"CMD runs as the invoking user under sudo. kprotperf exits with CMD's exit\n"
 	"status (128+N when a signal N killed it).\n";
 
-enum { OPT_MAX_STACKS = 256, OPT_MAX_TASKS, OPT_FUNC, OPT_PROBE };
+enum { OPT_MAX_STACKS = 256, OPT_MAX_TASKS, OPT_FUNC, OPT_PROBE, OPT_VMLINUX };
 
 static const struct option longopts[] = {
 	{"output", required_argument, NULL, 'o'},
@@ -452,6 +454,7 @@ static const struct option longopts[] = {
 	{"max-tasks", required_argument, NULL, OPT_MAX_TASKS},
 	{"func", required_argument, NULL, OPT_FUNC},
 	{"probe", required_argument, NULL, OPT_PROBE},
+	{"vmlinux", required_argument, NULL, OPT_VMLINUX},
 	{"help", no_argument, NULL, 'h'},
 	{},
 };
@@ -515,6 +518,9 @@ static int parse_opt(int c, const char *arg, struct record_opts *o)
 		return 0;
 	case OPT_PROBE:
 		return parse_probe(arg, &o->probe);
+	case OPT_VMLINUX:
+		o->vmlinux = arg;
+		return 0;
 	case OPT_MAX_STACKS:
 	case OPT_MAX_TASKS:
 		if (!parse_num(arg, 64, 1 << 24, &v))
@@ -592,8 +598,8 @@ static int prepare(struct session *s, const char **what)
 	if (err || !s->o->nfuncs)
 		return err;
 	*what = "--func";
-	return funcs_attach(&s->funcs, s->o->funcs, s->o->nfuncs, s->o->probe, s->skel, s->why,
-			    sizeof(s->why));
+	return funcs_attach(&s->funcs, s->o->funcs, s->o->nfuncs, s->o->probe, s->o->vmlinux,
+			    s->skel, s->why, sizeof(s->why));
 }
 
 static int go(struct session *s, const char **what)

@@ -22,6 +22,7 @@ struct record_opts {
 	char *funcs[KP_MAX_FUNCS]; /* --func patterns */
 	int nfuncs;
 	enum probe_mode probe;
+	const char *vmlinux; /* --vmlinux: the kernel's DWARF */
 };
 
 int cmd_record(int argc, char **argv);

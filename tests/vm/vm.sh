@@ -22,7 +22,7 @@
 # (panic, hang, timeout) fails the test with the serial console's tail.
 #
 # Environment: KP_VM_ACCEL=kvm|tcg (default: kvm only with VMX/SVM and a
-# usable /dev/kvm), KP_VM_TIMEOUT seconds per boot (default 300),
+# usable /dev/kvm), KP_VM_TIMEOUT seconds per boot (default 180),
 # KP_VM_KERNEL_PKG a linux-image-* package other than linux-image-amd64's,
 # KP_VM_KEEP=1 keeps the work directory. Downloads are cached in
 # ${XDG_CACHE_HOME:-$HOME/.cache}/kprotperf.
@@ -127,18 +127,20 @@ vm_prune() {
 
 # Sets VM_KDIR (unpacked package), VM_KV (uname -r) and VM_KERNEL (bzImage).
 vm_kernel() {
-	local pkg
-	mkdir -p "$VM_CACHE"
+	local want pkg lock
+	mkdir -p "$VM_CACHE/kernels"
 	exec {lock}>"$VM_CACHE/.lock"
 	flock "$lock"
-	pkg=$(vm_kernel_pkg)
-	if [ -z "$pkg" ] || ! vm_fetch "$pkg"; then
+	want=$(vm_kernel_pkg)
+	pkg=$want
+	if [ -z "$want" ] || ! vm_fetch "$want"; then
 		# offline: any kernel fetched before still serves
-		pkg=$(find "$VM_CACHE/kernels" -mindepth 2 -maxdepth 2 -name .complete -printf '%h\n' 2>/dev/null |
+		pkg=$(find "$VM_CACHE/kernels" -mindepth 2 -maxdepth 2 -name .complete -printf '%h\n' |
 			sort -V | tail -1)
 		pkg=${pkg##*/}
-		[ -n "$pkg" ] || skip "cannot fetch the kernel package ${pkg:-(apt-cache knows no linux-image-amd64)} and none is cached in $VM_CACHE"
-		echo "vm: cannot fetch the current kernel package, using the cached $pkg" >&2
+		want=${want:-the kernel package (apt-cache knows no linux-image-amd64)}
+		[ -n "$pkg" ] || skip "cannot fetch $want, and no kernel is cached in $VM_CACHE"
+		echo "vm: cannot fetch $want, using the cached $pkg" >&2
 	fi
 	exec {lock}>&-
 	VM_KDIR=$VM_CACHE/kernels/$pkg
@@ -247,12 +249,14 @@ vm_prepare() {
 vm_report() {	# $1: qemu's exit status
 	local rc=$1 log=$TMP/run$VM_RUNS
 	if [ "$rc" -eq 124 ]; then
-		echo "vm: no result after ${KP_VM_TIMEOUT:-300} s (KP_VM_TIMEOUT)" >&2
+		echo "vm: no result after ${KP_VM_TIMEOUT:-180} s (KP_VM_TIMEOUT)" >&2
 	else
 		echo "vm: qemu exited $rc without a result from the guest" >&2
 	fi
 	[ ! -s "$log/qemu.log" ] || { echo "--- qemu:"; tail -5 "$log/qemu.log"; } >&2
 	[ ! -s "$VM_SHARE/guest.log" ] || { echo "--- guest script:"; tail -20 "$VM_SHARE/guest.log"; } >&2
+	# a panic's cause scrolls out of the tail behind its backtrace
+	grep -m1 -E 'Kernel panic|BUG:|Oops:|general protection' "$log/serial.log" >&2 || true
 	{ echo "--- serial console:"; tail -30 "$log/serial.log" 2>/dev/null; } >&2
 }
 
@@ -266,7 +270,7 @@ vm_run() {
 	mkdir -p "$VM_SHARE"
 	cat >"$VM_SHARE/guest.sh"
 	start=$(date +%s%N)
-	timeout -k 5 "${KP_VM_TIMEOUT:-300}" qemu-system-x86_64 "${VM_ACCEL_ARGS[@]}" -smp 2 -m 2G \
+	timeout -k 5 "${KP_VM_TIMEOUT:-180}" qemu-system-x86_64 "${VM_ACCEL_ARGS[@]}" -smp 2 -m 2G \
 		-nographic -nodefaults -no-reboot -monitor none -serial "file:$log/serial.log" \
 		-kernel "$VM_KERNEL" -initrd "$TMP/initramfs.cpio" \
 		-append "console=ttyS0 panic=-1 quiet $*" \

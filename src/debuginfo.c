@@ -1,0 +1,460 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The kernel's DWARF, read with libdw through libdwfl's offline mode.
+ *
+ * libdwfl rather than a bare dwarf_begin: it applies the relocations of
+ * ET_REL files, so kernel modules will read the same way as vmlinux, and
+ * its address queries (DIEs, source lines) are what later users need.
+ *
+ * A vmlinux has ~170 MB of .debug_info; walking every DIE takes seconds.
+ * Asking how a function is inlined only needs the few compilation units that
+ * define it: those are found by reading just the top-level DIEs of each unit,
+ * and only those units are walked into.  (An LTO build may expand a function
+ * in a unit other than the one defining it; such instances are not seen.)
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+
+#include "debuginfo.h"
+#include "elfsym.h"
+
+#define DEBUG_DIR "/usr/lib/debug"
+
+struct debuginfo {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Dwarf *dw;
+	Dwarf_Addr bias; /* DWARF addresses + bias = addresses as libdwfl laid the file out */
+};
+
+/* Whether the file at path carries DWARF: 0, -ENODATA, -ENOEXEC when not ELF, or -errno. */
+static int elf_has_debug_info(const char *path)
+{
+	Elf_Scn *scn = NULL;
+	struct stat st;
+	const char *name;
+	size_t shstrndx;
+	GElf_Shdr sh;
+	int fd, err = -ENODATA;
+	Elf *e;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOTSUP;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EISDIR;
+	}
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		err = -ENOEXEC;
+		goto out;
+	}
+	if (elf_getshdrstrndx(e, &shstrndx))
+		goto out;
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(e, shstrndx, sh.sh_name);
+		/* a stripped file keeps the section header but as NOBITS */
+		if (name && sh.sh_type != SHT_NOBITS && sh.sh_size &&
+		    (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info"))) {
+			err = 0;
+			break;
+		}
+	}
+out:
+	elf_end(e);
+	close(fd);
+	return err;
+}
+
+/* 0 when path has DWARF and, if bid is known, that build id. */
+static int check_candidate(const char *path, const char *bid)
+{
+	char hex[ELFSYM_BID_HEX];
+	int err;
+
+	err = elf_has_debug_info(path);
+	if (err)
+		return err;
+	if (!bid || !*bid)
+		return 0;
+	err = elfsym_build_id(path, hex, sizeof(hex));
+	if (err)
+		return err;
+	/* a file without a build id cannot be shown to be the recorded kernel */
+	return strcasecmp(hex, bid) ? -ESTALE : 0;
+}
+
+/* The build-id path of bid, lower case as the debug packages install it. */
+static int build_id_path(const char *root, const char *bid, char *out, size_t len)
+{
+	size_t i, n = strlen(bid), skip = strlen(root);
+	int ret;
+
+	if (n < 3 || n > ELFSYM_BID_HEX - 1 || strchr(bid, '/'))
+		return -EINVAL;
+	ret = snprintf(out, len, "%s" DEBUG_DIR "/.build-id/%.2s/%s.debug", root, bid, bid + 2);
+	if (ret < 0 || (size_t)ret >= len)
+		return -ENAMETOOLONG;
+	for (i = skip; out[i]; i++)
+		out[i] = tolower((unsigned char)out[i]);
+	return 0;
+}
+
+static int release_path(const char *root, const char *fmt, const char *release, char *out,
+			size_t len)
+{
+	int ret;
+
+	if (!release || !*release || strchr(release, '/'))
+		return -EINVAL;
+	ret = snprintf(out, len, "%s", root);
+	if (ret >= 0 && (size_t)ret < len)
+		ret += snprintf(out + ret, len - ret, fmt, release);
+	return ret < 0 || (size_t)ret >= len ? -ENAMETOOLONG : 0;
+}
+
+int debuginfo_find_sysroot(const char *sysroot, const char *release, const char *build_id_hex,
+			   const char *explicit_path, char *out, size_t len)
+{
+	static const char *const by_release[] = {
+		DEBUG_DIR "/boot/vmlinux-%s",
+		"/boot/vmlinux-%s",
+		"/lib/modules/%s/build/vmlinux",
+	};
+	const char *root = sysroot ? sysroot : "";
+	size_t i;
+	int ret;
+
+	if (!len)
+		return -EINVAL;
+	if (explicit_path) {
+		ret = snprintf(out, len, "%s", explicit_path);
+		if (ret < 0 || (size_t)ret >= len)
+			return -ENAMETOOLONG;
+		return check_candidate(out, build_id_hex);
+	}
+	if (build_id_hex && !build_id_path(root, build_id_hex, out, len) &&
+	    !check_candidate(out, build_id_hex))
+		return 0;
+	for (i = 0; i < sizeof(by_release) / sizeof(by_release[0]); i++) {
+		if (!release_path(root, by_release[i], release, out, len) &&
+		    !check_candidate(out, build_id_hex))
+			return 0;
+	}
+	out[0] = '\0';
+	return -ENOENT;
+}
+
+int debuginfo_find(const char *release, const char *build_id_hex, const char *explicit_path,
+		   char *out, size_t len)
+{
+	return debuginfo_find_sysroot(NULL, release, build_id_hex, explicit_path, out, len);
+}
+
+/*
+ * The file opened is the one with the DWARF: libdwfl must not go looking for
+ * another, least of all download one through debuginfod on an error path.
+ */
+static int no_other_file(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			 const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+			 char **debuginfo_file_name)
+{
+	return -1;
+}
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_debuginfo = no_other_file,
+	.section_address = dwfl_offline_section_address,
+};
+
+/* The label libdwfl gives the file in its messages and module lists. */
+static const char *module_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+int debuginfo_open(struct debuginfo **out, const char *path)
+{
+	struct debuginfo *di;
+	int err;
+
+	*out = NULL;
+	/* libdwfl reports no reason for failing, so first tell "no DWARF" apart */
+	err = elf_has_debug_info(path);
+	if (err)
+		return err;
+	di = calloc(1, sizeof(*di));
+	if (!di)
+		return -ENOMEM;
+	err = -EINVAL;
+	di->dwfl = dwfl_begin(&offline_callbacks);
+	if (!di->dwfl)
+		goto err_free;
+	/* libdwfl opens the file itself: given a descriptor it may still close it */
+	di->mod = dwfl_report_offline(di->dwfl, module_name(path), path, -1);
+	if (!di->mod || dwfl_report_end(di->dwfl, NULL, NULL))
+		goto err_end;
+	di->dw = dwfl_module_getdwarf(di->mod, &di->bias);
+	if (!di->dw)
+		goto err_end;
+	*out = di;
+	return 0;
+
+err_end:
+	dwfl_end(di->dwfl);
+err_free:
+	free(di);
+	return err;
+}
+
+void debuginfo_close(struct debuginfo *di)
+{
+	if (!di)
+		return;
+	dwfl_end(di->dwfl);
+	free(di);
+}
+
+/* What one debuginfo_inlined() call has learnt so far. */
+struct inline_query {
+	const char *name;
+	struct inline_summary *out;
+	bool defined;
+	/* abstract instance roots named name in the unit being read */
+	Dwarf_Off *origins;
+	size_t norigins, cap;
+};
+
+static bool has_code(Dwarf_Die *die)
+{
+	return dwarf_hasattr(die, DW_AT_low_pc) || dwarf_hasattr(die, DW_AT_ranges);
+}
+
+/*
+ * The function an inlined instance or out-of-line copy stands for.  Nested
+ * DIEs may point at the matching DIE of an abstract tree rather than at the
+ * function itself, hence the walk up the chain.
+ */
+static bool origin_offset(Dwarf_Die *die, Dwarf_Off *off)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die o = *die;
+	int hops;
+
+	/* bounded, since a corrupt file could make the chain a loop */
+	for (hops = 0; hops < 8; hops++) {
+		if (!dwarf_attr(&o, DW_AT_abstract_origin, &attr) || !dwarf_formref_die(&attr, &o))
+			return false;
+		if (dwarf_tag(&o) == DW_TAG_subprogram) {
+			*off = dwarf_dieoffset(&o);
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool is_origin(const struct inline_query *q, Dwarf_Die *die)
+{
+	Dwarf_Off off;
+	size_t i;
+
+	if (!origin_offset(die, &off))
+		return false;
+	for (i = 0; i < q->norigins; i++) {
+		if (q->origins[i] == off)
+			return true;
+	}
+	return false;
+}
+
+static int add_origin(struct inline_query *q, Dwarf_Die *die)
+{
+	Dwarf_Off *o;
+
+	if (q->norigins == q->cap) {
+		o = reallocarray(q->origins, q->cap ? 2 * q->cap : 4, sizeof(*o));
+		if (!o)
+			return -ENOMEM;
+		q->origins = o;
+		q->cap = q->cap ? 2 * q->cap : 4;
+	}
+	q->origins[q->norigins++] = dwarf_dieoffset(die);
+	return 0;
+}
+
+static void note_definition(struct inline_query *q, Dwarf_Die *die)
+{
+	q->defined = true;
+	if (!q->out->decl_file) {
+		q->out->decl_file = dwarf_decl_file(die);
+		dwarf_decl_line(die, &q->out->decl_line);
+	}
+}
+
+/* First pass over a unit: its top-level definitions called q->name. */
+static int scan_definitions(struct inline_query *q, Dwarf_Die *cu)
+{
+	const char *name;
+	Dwarf_Die die;
+	int ret;
+
+	q->norigins = 0;
+	if (dwarf_child(cu, &die))
+		return 0;
+	do {
+		if (dwarf_tag(&die) != DW_TAG_subprogram)
+			continue;
+		name = dwarf_diename(&die);
+		if (!name || strcmp(name, q->name) || dwarf_hasattr(&die, DW_AT_declaration))
+			continue;
+		note_definition(q, &die);
+		/* DW_AT_inline marks the abstract instance that copies and instances refer to */
+		if (dwarf_hasattr(&die, DW_AT_inline)) {
+			ret = add_origin(q, &die);
+			if (ret)
+				return ret;
+		} else if (has_code(&die)) {
+			q->out->out_of_line = true;
+		}
+	} while (!dwarf_siblingof(&die, &die));
+	return 0;
+}
+
+/* File idx of the line table of die's unit, as DW_AT_call_file numbers them. */
+static const char *unit_file(Dwarf_Die *die, Dwarf_Word idx)
+{
+	Dwarf_Files *files;
+	Dwarf_Die cu;
+	size_t n;
+
+	if (!dwarf_diecu(die, &cu, NULL, NULL) || dwarf_getsrcfiles(&cu, &files, &n) || idx >= n)
+		return NULL;
+	return dwarf_filesrc(files, idx, NULL, NULL);
+}
+
+static void set_call_site(struct inline_caller *c, Dwarf_Die *site)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word w;
+
+	if (dwarf_attr(site, DW_AT_call_file, &attr) && !dwarf_formudata(&attr, &w))
+		c->call_file = unit_file(site, w);
+	if (dwarf_attr(site, DW_AT_call_line, &attr) && !dwarf_formudata(&attr, &w))
+		c->call_line = (int)w;
+}
+
+static void add_caller(struct inline_summary *s, Dwarf_Die *func, Dwarf_Die *site)
+{
+	Dwarf_Attribute attr;
+	const char *name;
+	unsigned int i;
+
+	s->nr_callers++;
+	/* an out-of-line copy of an inline function has its name only in the abstract DIE */
+	name = dwarf_formstring(dwarf_attr_integrate(func, DW_AT_name, &attr));
+	if (!name || s->ncallers == DEBUGINFO_MAX_CALLERS)
+		return;
+	for (i = 0; i < s->ncallers; i++) {
+		if (!strcmp(s->callers[i].name, name))
+			return;
+	}
+	s->callers[s->ncallers].name = name;
+	set_call_site(&s->callers[s->ncallers], site);
+	s->ncallers++;
+}
+
+/*
+ * Instances of the query's function below parent, the first kept in *first.
+ * Only scopes that can hold code are entered: the types and variables that
+ * make up most DIEs are skipped whole.
+ */
+static unsigned int count_instances(const struct inline_query *q, Dwarf_Die *parent,
+				    Dwarf_Die *first, bool *have_first)
+{
+	unsigned int n = 0;
+	Dwarf_Die die;
+	int tag;
+
+	if (dwarf_child(parent, &die))
+		return 0;
+	do {
+		tag = dwarf_tag(&die);
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_lexical_block)
+			continue;
+		if (tag == DW_TAG_inlined_subroutine && is_origin(q, &die)) {
+			n++;
+			if (!*have_first) {
+				*first = die;
+				*have_first = true;
+			}
+		}
+		n += count_instances(q, &die, first, have_first);
+	} while (!dwarf_siblingof(&die, &die));
+	return n;
+}
+
+/* Second pass, over a unit defining an inline function: its copies and instances. */
+static void scan_instances(struct inline_query *q, Dwarf_Die *cu)
+{
+	bool have_first;
+	Dwarf_Die die, first;
+	unsigned int n;
+
+	if (dwarf_child(cu, &die))
+		return;
+	do {
+		if (dwarf_tag(&die) != DW_TAG_subprogram || !has_code(&die))
+			continue;
+		if (is_origin(q, &die))
+			q->out->out_of_line = true;
+		have_first = false;
+		n = count_instances(q, &die, &first, &have_first);
+		if (!n)
+			continue;
+		q->out->inline_instances += n;
+		add_caller(q->out, &die, &first);
+	} while (!dwarf_siblingof(&die, &die));
+}
+
+int debuginfo_inlined(struct debuginfo *di, const char *name, struct inline_summary *out)
+{
+	struct inline_query q = {.name = name, .out = out};
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	uint8_t unit_type;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	while (!dwarf_get_units(di->dw, cu, &cu, NULL, &unit_type, &cudie, NULL)) {
+		/* type units hold no functions */
+		if (unit_type == DW_UT_type || unit_type == DW_UT_split_type)
+			continue;
+		ret = scan_definitions(&q, &cudie);
+		if (ret)
+			break;
+		if (q.norigins)
+			scan_instances(&q, &cudie);
+	}
+	free(q.origins);
+	if (ret)
+		return ret;
+	return q.defined ? 0 : -ENOENT;
+}

@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "debuginfo.h"
+#include "elfsym.h"
+
+/*
+ * Built at test time so the inlining is known: helper is always inlined into
+ * both callers and has no copy of its own; standalone never is inlined.
+ */
+static const char fixture_src[] =
+	"static volatile int sink;\n"
+	"static inline __attribute__((always_inline)) int kp_helper(int x)\n"
+	"{\n"
+	"	sink += x;\n"
+	"	return x * 3 + sink;\n"
+	"}\n"
+	"__attribute__((noinline, noclone)) int kp_caller_one(int x)\n"
+	"{\n"
+	"	return kp_helper(x) + 1;\n"
+	"}\n"
+	"__attribute__((noinline, noclone)) int kp_caller_two(int x)\n"
+	"{\n"
+	"	return kp_helper(x ^ 5) - 2;\n"
+	"}\n"
+	"__attribute__((noinline, noclone)) int kp_standalone(int x)\n"
+	"{\n"
+	"	return x * 7 + sink;\n"
+	"}\n"
+	"int main(int argc, char **argv)\n"
+	"{\n"
+	"	return kp_caller_one(argc) + kp_caller_two(argc) + kp_standalone(argc);\n"
+	"}\n";
+
+#define RELEASE "6.1.0-kp-test"
+
+/* The default vmlinux of the manual check; KP_TEST_VMLINUX names another. */
+#define REAL_VMLINUX "/tmp/dbgx/usr/lib/debug/boot/vmlinux-6.1.0-56-amd64"
+
+struct fixture {
+	char dir[PATH_MAX / 2];
+	char exe[PATH_MAX];	/* with DWARF and a build id */
+	char nodebug[PATH_MAX]; /* the same program without DWARF */
+	char obj[PATH_MAX];	/* ET_REL: its DWARF needs relocating */
+	char bid[ELFSYM_BID_HEX];
+	bool built;
+};
+
+static int run(const char *fmt, ...)
+{
+	char cmd[4 * PATH_MAX];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(cmd))
+		return -1;
+	return system(cmd);
+}
+
+static int write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	int err;
+
+	if (!f)
+		return -1;
+	err = fputs(text, f) < 0;
+	return fclose(f) || err ? -1 : 0;
+}
+
+/* A sysroot under dir whose build-id link is the fixture and whose /boot vmlinux has no DWARF. */
+static int make_sysroot(struct fixture *f)
+{
+	return run("mkdir -p '%s/root/usr/lib/debug/.build-id/%.2s' '%s/root/boot' && "
+		   "ln -s '%s' '%s/root/usr/lib/debug/.build-id/%.2s/%s.debug' && "
+		   "cp '%s' '%s/root/boot/vmlinux-" RELEASE "'",
+		   f->dir, f->bid, f->dir, f->exe, f->dir, f->bid, f->bid + 2, f->nodebug, f->dir);
+}
+
+static int build(struct fixture *f)
+{
+	char src[PATH_MAX];
+
+	snprintf(src, sizeof(src), "%s/fixture.c", f->dir);
+	snprintf(f->exe, sizeof(f->exe), "%s/fixture", f->dir);
+	snprintf(f->nodebug, sizeof(f->nodebug), "%s/fixture-nodebug", f->dir);
+	snprintf(f->obj, sizeof(f->obj), "%s/fixture.o", f->dir);
+	if (write_file(src, fixture_src))
+		return -1;
+	if (run("cc -O2 -g -Wl,--build-id=sha1 '%s' -o '%s' 2>/dev/null", src, f->exe) ||
+	    run("cc -O2 -g0 -Wl,--build-id=sha1 '%s' -o '%s' 2>/dev/null", src, f->nodebug) ||
+	    run("cc -O2 -g -c '%s' -o '%s' 2>/dev/null", src, f->obj))
+		return -1;
+	if (elfsym_build_id(f->exe, f->bid, sizeof(f->bid)) || !f->bid[0])
+		return -1;
+	return make_sysroot(f);
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	snprintf(f->dir, sizeof(f->dir), "%s/kp-debuginfo-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(f->dir)) {
+		free(f);
+		return -1;
+	}
+	/* without a compiler the fixture tests skip rather than fail */
+	f->built = !build(f);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	run("rm -rf '%s'", f->dir);
+	free(f);
+	return 0;
+}
+
+static struct fixture *fixture(void **state)
+{
+	struct fixture *f = *state;
+
+	if (!f->built)
+		skip();
+	return f;
+}
+
+static bool has_caller(const struct inline_summary *s, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->ncallers; i++) {
+		if (!strcmp(s->callers[i].name, name))
+			return true;
+	}
+	return false;
+}
+
+static void check_helper(struct debuginfo *di)
+{
+	struct inline_summary s;
+
+	assert_int_equal(debuginfo_inlined(di, "kp_helper", &s), 0);
+	assert_false(s.out_of_line);
+	assert_int_equal(s.inline_instances, 2);
+	assert_int_equal(s.nr_callers, 2);
+	assert_int_equal(s.ncallers, 2);
+	assert_true(has_caller(&s, "kp_caller_one"));
+	assert_true(has_caller(&s, "kp_caller_two"));
+	assert_non_null(s.callers[0].call_file);
+	assert_non_null(strstr(s.callers[0].call_file, "fixture.c"));
+	assert_true(s.callers[0].call_line > 0);
+	assert_non_null(s.decl_file);
+	assert_int_equal(s.decl_line, 2);
+}
+
+static void test_inlined_only(void **state)
+{
+	struct fixture *f = fixture(state);
+	struct debuginfo *di;
+
+	assert_int_equal(debuginfo_open(&di, f->exe), 0);
+	check_helper(di);
+	debuginfo_close(di);
+}
+
+static void test_out_of_line(void **state)
+{
+	struct fixture *f = fixture(state);
+	struct inline_summary s;
+	struct debuginfo *di;
+
+	assert_int_equal(debuginfo_open(&di, f->exe), 0);
+	assert_int_equal(debuginfo_inlined(di, "kp_standalone", &s), 0);
+	assert_true(s.out_of_line);
+	assert_int_equal(s.inline_instances, 0);
+	assert_int_equal(s.ncallers, 0);
+	assert_int_equal(debuginfo_inlined(di, "kp_caller_one", &s), 0);
+	assert_true(s.out_of_line);
+	debuginfo_close(di);
+}
+
+static void test_missing(void **state)
+{
+	struct fixture *f = fixture(state);
+	struct inline_summary s;
+	struct debuginfo *di;
+
+	assert_int_equal(debuginfo_open(&di, f->exe), 0);
+	assert_int_equal(debuginfo_inlined(di, "kp_no_such_function", &s), -ENOENT);
+	/* a variable is in the DWARF but is no function */
+	assert_int_equal(debuginfo_inlined(di, "sink", &s), -ENOENT);
+	/* a prefix of a real name must not match */
+	assert_int_equal(debuginfo_inlined(di, "kp_help", &s), -ENOENT);
+	debuginfo_close(di);
+}
+
+/* An object file's DWARF only makes sense once libdwfl has applied its relocations. */
+static void test_relocatable(void **state)
+{
+	struct fixture *f = fixture(state);
+	struct debuginfo *di;
+
+	assert_int_equal(debuginfo_open(&di, f->obj), 0);
+	check_helper(di);
+	debuginfo_close(di);
+}
+
+static void test_open_nodebug(void **state)
+{
+	struct fixture *f = fixture(state);
+	struct debuginfo *di = (void *)1;
+
+	assert_int_equal(debuginfo_open(&di, f->nodebug), -ENODATA);
+	assert_null(di);
+	assert_int_equal(debuginfo_open(&di, "/nonexistent/vmlinux"), -ENOENT);
+}
+
+static void test_find_explicit(void **state)
+{
+	struct fixture *f = fixture(state);
+	char out[PATH_MAX], src[PATH_MAX], other[ELFSYM_BID_HEX];
+	size_t i;
+
+	assert_int_equal(debuginfo_find(RELEASE, f->bid, f->exe, out, sizeof(out)), 0);
+	assert_string_equal(out, f->exe);
+	/* no build id recorded: any file with DWARF will do */
+	assert_int_equal(debuginfo_find(RELEASE, NULL, f->exe, out, sizeof(out)), 0);
+	strcpy(other, f->bid);
+	other[0] = other[0] == '0' ? '1' : '0';
+	assert_int_equal(debuginfo_find(RELEASE, other, f->exe, out, sizeof(out)), -ESTALE);
+	assert_string_equal(out, f->exe);
+	/* build ids compare as numbers, whatever the case of their hex */
+	for (i = 0; f->bid[i]; i++)
+		other[i] = toupper((unsigned char)f->bid[i]);
+	other[i] = '\0';
+	assert_int_equal(debuginfo_find(RELEASE, other, f->exe, out, sizeof(out)), 0);
+	assert_int_equal(debuginfo_find(RELEASE, f->bid, f->nodebug, out, sizeof(out)), -ENODATA);
+	snprintf(src, sizeof(src), "%s/fixture.c", f->dir);
+	assert_int_equal(debuginfo_find(RELEASE, NULL, src, out, sizeof(out)), -ENOEXEC);
+	assert_int_equal(debuginfo_find(RELEASE, NULL, "/nonexistent/vmlinux", out, sizeof(out)),
+			 -ENOENT);
+}
+
+static void test_find_search(void **state)
+{
+	struct fixture *f = fixture(state);
+	char root[PATH_MAX], out[PATH_MAX], other[ELFSYM_BID_HEX];
+
+	snprintf(root, sizeof(root), "%s/root", f->dir);
+	assert_int_equal(debuginfo_find_sysroot(root, RELEASE, f->bid, NULL, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "/usr/lib/debug/.build-id/"));
+	assert_true(!strncmp(out, root, strlen(root)));
+	/* by release only /boot/vmlinux-RELEASE exists, and it has no DWARF */
+	assert_int_equal(debuginfo_find_sysroot(root, RELEASE, NULL, NULL, out, sizeof(out)),
+			 -ENOENT);
+	strcpy(other, f->bid);
+	other[2] = other[2] == '0' ? '1' : '0';
+	assert_int_equal(debuginfo_find_sysroot(root, RELEASE, other, NULL, out, sizeof(out)),
+			 -ENOENT);
+	assert_int_equal(debuginfo_find_sysroot(root, NULL, NULL, NULL, out, sizeof(out)), -ENOENT);
+	/* a release cannot climb out of the searched directories */
+	assert_int_equal(
+		debuginfo_find_sysroot(root, "../../" RELEASE, NULL, NULL, out, sizeof(out)),
+		-ENOENT);
+}
+
+/* The real case: Debian 6.1's slab hardening helpers exist only inlined. */
+static void test_real_vmlinux(void **state)
+{
+	const char *path = getenv("KP_TEST_VMLINUX") ? getenv("KP_TEST_VMLINUX") : REAL_VMLINUX;
+	struct inline_summary s;
+	struct debuginfo *di;
+
+	char bid[ELFSYM_BID_HEX], out[PATH_MAX];
+
+	if (access(path, R_OK))
+		skip();
+	assert_int_equal(elfsym_build_id(path, bid, sizeof(bid)), 0);
+	assert_int_equal(debuginfo_find(NULL, bid, path, out, sizeof(out)), 0);
+	assert_int_equal(debuginfo_open(&di, path), 0);
+	assert_int_equal(debuginfo_inlined(di, "shuffle_freelist", &s), 0);
+	assert_false(s.out_of_line);
+	assert_true(s.inline_instances >= 1);
+	assert_true(has_caller(&s, "allocate_slab"));
+	assert_int_equal(debuginfo_inlined(di, "new_slab", &s), 0);
+	assert_false(s.out_of_line);
+	assert_true(s.inline_instances >= 1);
+	/* new_slab calls allocate_slab; it is itself inlined into the slab allocation paths */
+	assert_true(has_caller(&s, "___slab_alloc"));
+	debuginfo_close(di);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_inlined_only), cmocka_unit_test(test_out_of_line),
+		cmocka_unit_test(test_missing),	     cmocka_unit_test(test_relocatable),
+		cmocka_unit_test(test_open_nodebug), cmocka_unit_test(test_find_explicit),
+		cmocka_unit_test(test_find_search),  cmocka_unit_test(test_real_vmlinux),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
