@@ -5,6 +5,7 @@
 OUTPUT ?= build
 CLANG ?= clang
 BPFTOOL ?= bpftool
+LLVM_STRIP ?= llvm-strip
 ARCH ?= x86
 CC ?= cc
 
@@ -24,6 +25,9 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 WORKLOADS := big-fork syscall-loop cpu-burn
 # workloads keep frame pointers so user stacks unwind through them
 WL_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall
+
+# keep the BPF objects and skeletons between builds: the C files include them
+.SECONDARY:
 
 .PHONY: all deps static test test-unit test-live test-vm bench demo clean format
 all: kprotperf $(WORKLOADS)
@@ -47,8 +51,10 @@ $(OUTPUT)/syscall_names.h: scripts/gen-syscall-names.sh | $(OUTPUT)
 $(OUTPUT)/%.bpf.o: bpf/%.bpf.c bpf/*.h include/*.h | $(OUTPUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
+# the skeleton embeds the object: without DWARF it is ~10x smaller and opens faster
 $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
-	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+	$(LLVM_STRIP) -g -o $(OUTPUT)/$*.stripped.o $<
+	$(BPFTOOL) gen skeleton $(OUTPUT)/$*.stripped.o name $*_bpf > $@.tmp && mv $@.tmp $@
 
 $(OUTPUT)/%.o: src/%.c src/*.h include/*.h $(SKELS) $(OUTPUT)/syscall_names.h | $(OUTPUT)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@

@@ -390,8 +390,15 @@ static void unknown(const struct ksyms *ks, const char *bad, const char *vmlinux
 	if (!err) {
 		snprintf(why, len,
 			 "%s is inlined into its callers in this kernel, in %s: it has no entry of "
-			 "its own to probe; its time shows under those callers in CPU samples",
+			 "its own to probe (measuring inline instances is kprotperf's inline-range "
+			 "support, not built yet); its time shows under those callers in CPU samples",
 			 name, callers);
+		return;
+	}
+	if (vmlinux && (err == -ENODATA || err == -ENOEXEC)) {
+		snprintf(why, len, "--vmlinux %.200s: %s, so kprotperf cannot tell whether %s is "
+				   "inlined", vmlinux, err == -ENODATA ? "no DWARF debug info in it"
+								      : "not an ELF file", name);
 		return;
 	}
 	if (err == -ESTALE) {

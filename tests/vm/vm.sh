@@ -21,6 +21,11 @@
 # the files it left in /mnt/host are in $VM_SHARE. A guest that never reports
 # (panic, hang, timeout) fails the test with the serial console's tail.
 #
+# Set before vm_prepare: VM_HOST_BINS, host programs (e.g. /usr/sbin/funclatency)
+# put on the guest's PATH with the shared libraries they need. Set before
+# vm_run: VM_RO_SHARE, a host directory the guest sees read-only at /mnt/ro
+# (vm_dbg_vmlinux puts the kernel's DWARF there without copying 600 MB).
+#
 # Environment: KP_VM_ACCEL=kvm|tcg (default: kvm only with VMX/SVM and a
 # usable /dev/kvm), KP_VM_TIMEOUT seconds per boot (default 180),
 # KP_VM_KERNEL_PKG a linux-image-* package other than linux-image-amd64's,
@@ -51,6 +56,7 @@ q() { sqlite3 -batch -noheader "$1" "$2"; }
 # The modules the 9p share needs; their dependencies come from modules.dep.
 VM_MOD_ROOTS=(virtio_pci 9pnet_virtio 9p)
 VM_WORKLOADS=(big-fork syscall-loop cpu-burn)
+VM_HOST_BINS=()
 
 vm_need_host() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root (apt, and files the guest's root writes)"
@@ -172,11 +178,14 @@ vm_mod_order() {
 
 vm_initramfs() {
 	local ird=$TMP/initramfs f m
-	mkdir -p "$ird"/{bin,boot,dev,proc,sys,tmp,mnt/host,lib/modules}
+	mkdir -p "$ird"/{bin,boot,dev,proc,sys,tmp,mnt/host,mnt/ro,lib/modules}
 	cp "$(command -v busybox)" "$ird/bin/busybox"
 	# --strip-debug keeps .symtab: the workloads' user stacks are symbolized from it
 	for f in kprotperf "${VM_WORKLOADS[@]}"; do
 		strip --strip-debug -o "$ird/bin/$f" "$STATIC/$f"
+	done
+	for f in "${VM_HOST_BINS[@]}"; do
+		vm_host_bin "$ird" "$f"
 	done
 	# kprotperf records the hardening config from /boot/config-$(uname -r)
 	cp "$VM_KDIR/boot/config-$VM_KV" "$ird/boot/"
@@ -190,6 +199,45 @@ vm_initramfs() {
 	chmod +x "$ird/init"
 	# uncompressed: gzip would save little and TCG pays for inflating it
 	(cd "$ird" && find . | cpio -o -H newc --quiet) >"$TMP/initramfs.cpio"
+}
+
+# vm_host_bin DIR PROGRAM: a dynamically linked host program and the libraries
+# ldd names, at the same paths, so the guest's loader finds them.
+vm_host_bin() {
+	local ird=$1 prog=$2 lib
+	cp "$prog" "$ird/bin/"
+	for lib in $(ldd "$prog" | grep -o '/[^ ]*'); do
+		mkdir -p "$ird${lib%/*}"
+		cp -L "$lib" "$ird$lib"
+	done
+}
+
+# vm_dbg_vmlinux: the guest kernel's vmlinux with DWARF, from its -dbg
+# package (~860 MB, fetched once; only the 630 MB vmlinux is kept), into
+# VM_RO_SHARE so the guest sees it as /mnt/ro/vmlinux-$VM_KV.  Skips the test
+# when it cannot be had.
+vm_dbg_vmlinux() {
+	local pkg=linux-image-$VM_KV-dbg dir=$VM_CACHE/dbg dl ver lock
+	VM_RO_SHARE=$dir
+	[ -s "$dir/vmlinux-$VM_KV" ] && return
+	mkdir -p "$dir"
+	exec {lock}>"$VM_CACHE/.lock"
+	flock "$lock"
+	if [ ! -s "$dir/vmlinux-$VM_KV" ]; then
+		# the -dbg build must be the exact one of the cached kernel
+		ver=$(dpkg-deb -f "$VM_CACHE"/debs/linux-image-"$VM_KV"_*.deb Version)
+		dl=$(mktemp -d "$dir/.dl.XXXXXX")
+		(cd "$dl" && apt-get download -q "$pkg=$ver" >"$dl/log" 2>&1) ||
+			{ rm -rf "$dl"; skip "cannot download $pkg=$ver"; }
+		# --occurrence stops tar after the one member instead of the whole archive
+		dpkg-deb --fsys-tarfile "$dl"/*.deb 2>/dev/null |
+			tar -x -C "$dl" --occurrence=1 "./usr/lib/debug/boot/vmlinux-$VM_KV" || true
+		[ -s "$dl/usr/lib/debug/boot/vmlinux-$VM_KV" ] || fail "$pkg has no vmlinux-$VM_KV"
+		rm -f "$dir"/vmlinux-*
+		mv "$dl/usr/lib/debug/boot/vmlinux-$VM_KV" "$dir/"
+		rm -rf "$dl"
+	fi
+	exec {lock}>&-
 }
 
 # /init: the guest script comes over the share, so one initramfs serves every boot.
@@ -207,6 +255,7 @@ mount -t debugfs debugfs /sys/kernel/debug
 while read -r m; do
 	insmod "/lib/modules/${m##*/}" || echo "vm-init: insmod $m failed"
 done </lib/modules/load-order
+mount -t 9p -o ro,trans=virtio,version=9p2000.L,msize=512000 ro /mnt/ro 2>/dev/null || true
 if mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 host /mnt/host; then
 	cd /
 	sh -e /mnt/host/guest.sh >/mnt/host/guest.log 2>&1
@@ -262,7 +311,9 @@ vm_report() {	# $1: qemu's exit status
 
 # shellcheck disable=SC2120 # the arguments are optional kernel parameters
 vm_run() {
-	local log rc=0 start ms
+	local log rc=0 start ms ro=()
+	[ -z "${VM_RO_SHARE:-}" ] ||
+		ro=(-virtfs "local,path=$VM_RO_SHARE,mount_tag=ro,security_model=none,readonly=on")
 	VM_RUNS=$((VM_RUNS + 1))
 	log=$TMP/run$VM_RUNS
 	mkdir -p "$log"
@@ -275,6 +326,7 @@ vm_run() {
 		-kernel "$VM_KERNEL" -initrd "$TMP/initramfs.cpio" \
 		-append "console=ttyS0 panic=-1 quiet $*" \
 		-virtfs "local,path=$VM_SHARE,mount_tag=host,security_model=none" \
+		"${ro[@]}" \
 		</dev/null >"$log/qemu.log" 2>&1 || rc=$?
 	ms=$((($(date +%s%N) - start) / 1000000))
 	printf 'vm: %s, %s, "%s": %d.%d s\n' "$VM_KV" "$VM_ACCEL" "$*" $((ms / 1000)) $((ms % 1000 / 100)) >&2
