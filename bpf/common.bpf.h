@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What record.bpf.c and funcs.bpf.c share: the traced tree, the per-thread
- * syscall state, the counters and the stack map.  funcs.bpf.c's copies are
+ * syscall state and probed calls, the counters and the stack map.  funcs.bpf.c's copies are
  * replaced at load time by record.bpf.c's maps (bpf_map__reuse_fd).
  */
 #ifndef KP_COMMON_BPF_H
 #define KP_COMMON_BPF_H
+
+#define EEXIST 17
 
 /* false with -a: every process counts */
 const volatile bool filter_tree = true;
@@ -26,6 +28,14 @@ struct {
 	__type(value, struct kp_thread);
 } threads SEC(".maps");
 
+/* tid -> probed calls in flight (record --func); dropped when the thread exits */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, struct kp_func_stack);
+} func_calls SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, KP_CNT_MAX);
@@ -41,12 +51,17 @@ struct {
 } stacks SEC(".maps");
 
 /* atomic: fentry programs run preemptible and share these slots with raw_tp ones */
-static __always_inline void count(__u32 idx)
+static __always_inline void count_n(__u32 idx, __u64 n)
 {
 	__u64 *c = bpf_map_lookup_elem(&counters, &idx);
 
 	if (c)
-		__sync_fetch_and_add(c, 1);
+		__sync_fetch_and_add(c, n);
+}
+
+static __always_inline void count(__u32 idx)
+{
+	count_n(idx, 1);
 }
 
 static __always_inline bool in_tree(__u32 tgid)

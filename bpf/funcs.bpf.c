@@ -19,13 +19,8 @@ char LICENSE[] SEC("license") = "GPL";
 /* fentry/fexit programs are loaded once per function: which one this copy is */
 const volatile __u32 fentry_func;
 const volatile __u32 func_flags[KP_MAX_FUNCS];
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
-	__type(key, struct kp_func_tid);
-	__type(value, struct kp_func_frames);
-} func_frames SEC(".maps");
+/* --func-stacks: a kernel stack walk per call, for folded --weight latency */
+const volatile bool func_stacks;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -34,10 +29,11 @@ struct {
 	__type(value, struct kp_lat);
 } func_lat SEC(".maps");
 
+/* [func * KP_FUNC_NR_SLOTS + syscall slot]: an array, so the JIT inlines the lookup */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
-	__type(key, struct kp_func_by_nr);
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, KP_MAX_FUNCS * KP_FUNC_NR_SLOTS);
+	__type(key, __u32);
 	__type(value, struct kp_func_split);
 } func_nr SEC(".maps");
 
@@ -55,56 +51,71 @@ struct {
 	__type(value, struct kp_func_split);
 } func_ctx SEC(".maps");
 
-static __always_inline struct kp_func_frames *frames_of(__u32 tid, __u32 func, bool create)
+/*
+ * The thread's calls in flight, if the thread is traced: a thread with
+ * syscall state is, one without is looked up in the tree (it may not have
+ * made a syscall yet).
+ */
+static __always_inline struct kp_func_stack *calls_of(struct task_struct *task, __u16 *slot)
 {
-	static const struct kp_func_frames zero;
-	struct kp_func_tid key = { tid, func };
-	struct kp_func_frames *f = bpf_map_lookup_elem(&func_frames, &key);
+	static const struct kp_func_stack zero;
+	__u32 tid = task->pid;
+	struct kp_thread *t = bpf_map_lookup_elem(&threads, &tid);
+	struct kp_func_stack *s;
 
-	if (f || !create)
-		return f;
-	if (bpf_map_update_elem(&func_frames, &key, &zero, BPF_NOEXIST)) {
+	if (!t && !in_tree(task->tgid))
+		return NULL;
+	*slot = t && t->in_syscall && t->nr < KP_MAX_SYSCALLS ? t->nr : KP_MAX_SYSCALLS;
+	s = bpf_map_lookup_elem(&func_calls, &tid);
+	if (s)
+		return s;
+	if (bpf_map_update_elem(&func_calls, &tid, &zero, BPF_NOEXIST)) {
 		count(KP_CNT_LOST_FUNC_MAP);
 		return NULL;
 	}
-	return bpf_map_lookup_elem(&func_frames, &key);
+	return bpf_map_lookup_elem(&func_calls, &tid);
 }
 
-/* The syscall the current thread is in, if the tree's syscall tracking saw it enter. */
-static __always_inline __u32 syscall_nr(__u32 tid)
+static __always_inline __s32 stack_id(void *ctx)
 {
-	struct kp_thread *t = bpf_map_lookup_elem(&threads, &tid);
+	long id = bpf_get_stackid(ctx, &stacks, 0);
 
-	return t && t->in_syscall ? t->nr : KP_NO_SYSCALL;
+	if (id < 0)
+		count(id == -EEXIST ? KP_CNT_STACK_COLLISION : KP_CNT_LOST_KSTACK);
+	return id;
 }
 
 static __always_inline int enter(__u32 func, void *ctx, struct kmem_cache *arg0)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	__u32 tgid = task->tgid, tid = task->pid, d;
-	struct kp_func_frames *f;
+	struct kp_func_stack *s;
+	struct kp_func_call *c;
+	__u16 slot = 0;
+	__u32 d;
 
-	if (func >= KP_MAX_FUNCS || !in_tree(tgid))
+	if (func >= KP_MAX_FUNCS)
 		return 0;
-	f = frames_of(tid, func, true);
-	if (!f)
+	s = calls_of(bpf_get_current_task_btf(), &slot);
+	if (!s)
 		return 0;
-	d = f->depth++;
+	d = s->depth++;
 	if (d >= KP_FUNC_DEPTH) {
 		count(KP_CNT_LOST_FUNC_DEPTH);
 		return 0;
 	}
-	f->kstack[d] = bpf_get_stackid(ctx, &stacks, 0);
-	f->nr[d] = syscall_nr(tid);
-	f->ctx[d][0] = 0;
+	c = &s->call[d];
+	c->func = func;
+	c->slot = slot;
+	c->kstack = func_stacks ? stack_id(ctx) : KP_NO_KSTACK;
+	/* the whole name is the map key later: no bytes of an earlier name may remain */
+	__builtin_memset(c->ctx, 0, KP_CTX_LEN);
 	/*
 	 * The 6.1 verifier does not keep the bound checked above once func was
 	 * spilled, and clang would drop a mask it knows to be redundant.
 	 */
 	barrier_var(func);
 	if (func_flags[func & (KP_MAX_FUNCS - 1)] & KP_FUNC_ARG0_KMEM_CACHE)
-		bpf_probe_read_kernel_str(f->ctx[d], KP_CTX_LEN, BPF_CORE_READ(arg0, name));
-	f->ts[d] = bpf_ktime_get_ns();
+		bpf_probe_read_kernel_str(c->ctx, KP_CTX_LEN, BPF_CORE_READ(arg0, name));
+	c->ts = bpf_ktime_get_ns();
 	return 0;
 }
 
@@ -120,16 +131,13 @@ static __always_inline void split(void *map, const void *key, __u64 ns)
 	}
 }
 
-static __always_inline void account(__u32 func, const struct kp_func_frames *f, __u32 d,
-				    __u64 ns)
+/* fentry programs run preemptible: another task's can interleave on this CPU */
+static __always_inline void account(const struct kp_func_call *c, __u64 ns)
 {
-	struct kp_func_by_stack ks = { func, f->kstack[d] };
-	struct kp_func_by_nr kn = { func, f->nr[d] };
+	__u32 func = c->func, b = kp_hist_bucket(ns), slot = func * KP_FUNC_NR_SLOTS + c->slot;
 	struct kp_lat *lat = bpf_map_lookup_elem(&func_lat, &func);
-	struct kp_func_by_ctx kc = { func };
-	__u32 b = kp_hist_bucket(ns);
+	struct kp_func_split *nr = bpf_map_lookup_elem(&func_nr, &slot);
 
-	/* fentry programs run preemptible: another task's can interleave on this CPU */
 	if (lat) {
 		__sync_fetch_and_add(&lat->calls, 1);
 		__sync_fetch_and_add(&lat->done, 1);
@@ -140,35 +148,69 @@ static __always_inline void account(__u32 func, const struct kp_func_frames *f, 
 		if (b < KP_HIST_BUCKETS)
 			__sync_fetch_and_add(&lat->hist[b], 1);
 	}
-	split(&func_nr, &kn, ns);
-	split(&func_stack, &ks, ns);
-	if (f->ctx[d][0]) {
-		__builtin_memcpy(kc.ctx, f->ctx[d], KP_CTX_LEN);
+	if (nr) {
+		__sync_fetch_and_add(&nr->calls, 1);
+		__sync_fetch_and_add(&nr->total_ns, ns);
+	}
+}
+
+static __always_inline void account_keys(const struct kp_func_call *c, __u64 ns)
+{
+	struct kp_func_by_stack ks = { c->func, c->kstack };
+	struct kp_func_by_ctx kc = { c->func };
+
+	if (c->kstack != KP_NO_KSTACK)
+		split(&func_stack, &ks, ns);
+	if (c->ctx[0]) {
+		__builtin_memcpy(kc.ctx, c->ctx, KP_CTX_LEN);
 		split(&func_ctx, &kc, ns);
 	}
+}
+
+/* Where func's innermost call is on the stack (depth <= KP_FUNC_DEPTH), or -1. */
+static __always_inline int find(const struct kp_func_stack *s, __u32 depth, __u32 func)
+{
+	__u32 i, d;
+
+	for (i = 1; i <= KP_FUNC_DEPTH && i <= depth; i++) {
+		d = depth - i;
+		/* a bound the verifier keeps, which clang must not prove away */
+		barrier_var(d);
+		d &= KP_FUNC_DEPTH - 1;
+		if (s->call[d].func == func)
+			return d;
+	}
+	return -1;
 }
 
 static __always_inline int leave(__u32 func)
 {
 	__u64 now = bpf_ktime_get_ns();
-	__u32 tid = bpf_get_current_task_btf()->pid, d;
-	struct kp_func_tid key = { tid, func };
-	struct kp_func_frames *f;
+	__u32 tid = bpf_get_current_task_btf()->pid;
+	struct kp_func_stack *s = bpf_map_lookup_elem(&func_calls, &tid);
+	struct kp_func_call *c;
+	int d;
 
-	if (func >= KP_MAX_FUNCS)
+	if (!s)
 		return 0;
-	f = frames_of(tid, func, false);
-	if (!f || !f->depth) {
-		/* entered before recording started, or its entry was not seen */
-		if (!filter_tree || f)
-			count(KP_CNT_FUNC_UNMATCHED);
+	if (s->depth > KP_FUNC_DEPTH) {
+		/* a call too deep to have been recorded */
+		s->depth--;
 		return 0;
 	}
-	d = --f->depth;
-	if (d < KP_FUNC_DEPTH)
-		account(func, f, d, now - f->ts[d]);
-	if (!f->depth)
-		bpf_map_delete_elem(&func_frames, &key);
+	d = find(s, s->depth, func);
+	if (d < 0) {
+		/* entered before recording started, or its entry was not seen */
+		count(KP_CNT_FUNC_UNMATCHED);
+		return 0;
+	}
+	/* calls above it lost their returns (kretprobe maxactive exhausted) */
+	if (s->depth > (__u32)d + 1)
+		count_n(KP_CNT_FUNC_UNMATCHED, s->depth - d - 1);
+	s->depth = d;
+	c = &s->call[d & (KP_FUNC_DEPTH - 1)];
+	account(c, now - c->ts);
+	account_keys(c, now - c->ts);
 	return 0;
 }
 

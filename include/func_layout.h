@@ -6,40 +6,44 @@
 #ifndef KP_FUNC_LAYOUT_H
 #define KP_FUNC_LAYOUT_H
 
+#include "kprotperf.h"
+
 #define KP_MAX_FUNCS 64
-/* calls of one function nested in itself deeper than this are counted lost */
+/* probed calls nested in one thread deeper than this are counted lost */
 #define KP_FUNC_DEPTH 8
 #define KP_CTX_LEN 32
-/* nr of calls made outside any syscall (page faults, kernel threads) */
+/* nr of calls made outside any syscall (page faults, kernel threads), in the data file */
 #define KP_NO_SYSCALL 0xffff
+/* per-syscall slots of a function: one per syscall number, then one for "none" */
+#define KP_FUNC_NR_SLOTS (KP_MAX_SYSCALLS + 1)
 
 enum kp_func_flag {
 	KP_FUNC_ARG0_KMEM_CACHE = 1,	/* first argument is a struct kmem_cache * */
 };
 
-/* Entries of one function not yet returned, for one thread. */
-struct kp_func_frames {
-	__u64 ts[KP_FUNC_DEPTH];
-	__s32 kstack[KP_FUNC_DEPTH];
-	__u32 nr[KP_FUNC_DEPTH];
-	char ctx[KP_FUNC_DEPTH][KP_CTX_LEN];
-	__u32 depth;
-	__u32 pad;
+/* One probed call not yet returned. */
+struct kp_func_call {
+	__u64 ts;
+	__s32 kstack;		/* with --func-stacks, else KP_NO_KSTACK */
+	__u16 func;
+	__u16 slot;		/* syscall slot: nr, or KP_MAX_SYSCALLS for none */
+	char ctx[KP_CTX_LEN];
 };
 
-struct kp_func_tid {
-	__u32 tid;
-	__u32 func;
+/*
+ * A thread's probed calls in flight, innermost last: calls of all probed
+ * functions nest properly on one thread, so one stack per thread times
+ * nesting and recursion alike.
+ */
+struct kp_func_stack {
+	struct kp_func_call call[KP_FUNC_DEPTH];
+	__u32 depth;
+	__u32 pad;
 };
 
 struct kp_func_split {
 	__u64 calls;
 	__u64 total_ns;
-};
-
-struct kp_func_by_nr {
-	__u32 func;
-	__u32 nr;
 };
 
 struct kp_func_by_stack {

@@ -53,7 +53,7 @@ struct kp_lat {
 	__u64 oncpu_hist[KP_HIST_BUCKETS]; /* on-CPU part of it */
 };
 
-/* kstack of a sample taken in user mode: there is no kernel stack to lose */
+/* kstack of a sample taken in user mode, or of a --func call without --func-stacks */
 #define KP_NO_KSTACK (-2)
 
 struct kp_sample_key {

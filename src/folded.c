@@ -49,26 +49,46 @@ static const char usage[] =
 	"      --func NAME    only probed function NAME (implies --weight latency)\n"
 	"  -h, --help         this text\n";
 
-/* Appends the frames of one stack, root first; space is 'k' or 'u'. */
-static int append_stack(struct folder *fo, FILE *line, const char *space, long long stack)
+/* Whether frame is function func or one of its clones (func.isra.0, ...). */
+static bool is_func(const char *frame, const char *func)
+{
+	size_t n = strlen(func);
+
+	return !strncmp(frame, func, n) && (!frame[n] || frame[n] == '.');
+}
+
+/*
+ * Appends the frames of one stack, root first; space is 'k' or 'u'.  With
+ * cut, *cut_at is where the leafmost frame of that function ends: what lies
+ * beyond is the probe's own machinery (BPF program, trampoline).
+ */
+static int append_stack(struct folder *fo, FILE *line, const char *space, long long stack,
+			const char *cut, long *cut_at)
 {
 	sqlite3_stmt *st = fo->frames;
+	const char *name;
 	int rc;
 
 	sqlite3_reset(st);
 	sqlite3_bind_text(st, 1, space, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, stack);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		fprintf(line, ";%s%s", sqlite3_column_text(st, 0), *space == 'k' ? "_[k]" : "");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		name = (const char *)sqlite3_column_text(st, 0);
+		fprintf(line, ";%s%s", name, *space == 'k' ? "_[k]" : "");
+		if (cut && is_func(name, cut))
+			*cut_at = ftell(line);
+	}
 	return df_errno(rc);
 }
 
 static int fold_row(sqlite3_stmt *row, void *ctx)
 {
 	struct folder *fo = ctx;
+	const char *cut = fo->o->weight == W_LATENCY ? (const char *)sqlite3_column_text(row, 0) : NULL;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *line = open_memstream(&buf, &len);
+	long cut_at = -1;
 	int err = 0;
 
 	if (!line)
@@ -78,15 +98,18 @@ static int fold_row(sqlite3_stmt *row, void *ctx)
 		if (sqlite3_column_int64(row, 1) < 0)
 			fputs(";[unknown]", line);
 		else
-			err = append_stack(fo, line, "u", sqlite3_column_int64(row, 1));
+			err = append_stack(fo, line, "u", sqlite3_column_int64(row, 1), NULL, NULL);
 	}
 	if (!err && fo->o->kernel && sqlite3_column_type(row, 2) != SQLITE_NULL) {
 		if (sqlite3_column_int64(row, 2) < 0)
 			fputs(";[kernel stack lost]_[k]", line);
 		else
-			err = append_stack(fo, line, "k", sqlite3_column_int64(row, 2));
+			err = append_stack(fo, line, "k", sqlite3_column_int64(row, 2), cut,
+					   &cut_at);
 	}
 	fclose(line);
+	if (cut_at >= 0)
+		buf[cut_at] = 0;
 	if (!err)
 		err = df_insert(fo->df, "INSERT INTO folded VALUES(?,?)", "ti", buf,
 				sqlite3_column_int64(row, 3));

@@ -41,6 +41,7 @@ struct funcs {
 	struct bpf_link **links;
 	size_t nlinks;
 	struct ksyms *ks;
+	bool stacks;
 };
 
 size_t funcs_count(const struct funcs *f)
@@ -115,13 +116,14 @@ static int open_copy(struct funcs *f, struct funcs_bpf **out)
 	if (!o)
 		return -errno;
 	o->rodata->filter_tree = f->rec->rodata->filter_tree;
+	o->rodata->func_stacks = f->stacks;
 	memcpy((void *)o->rodata->func_flags, f->flags, sizeof(f->flags));
 	err = reuse(o->maps.tree, f->rec->maps.tree) ?: reuse(o->maps.threads, f->rec->maps.threads);
+	err = err ?: reuse(o->maps.func_calls, f->rec->maps.func_calls);
 	err = err ?: reuse(o->maps.counters, f->rec->maps.counters);
 	err = err ?: reuse(o->maps.stacks, f->rec->maps.stacks);
 	if (!err && f->owner) {
-		err = reuse(o->maps.func_frames, f->owner->maps.func_frames);
-		err = err ?: reuse(o->maps.func_lat, f->owner->maps.func_lat);
+		err = reuse(o->maps.func_lat, f->owner->maps.func_lat);
 		err = err ?: reuse(o->maps.func_nr, f->owner->maps.func_nr);
 		err = err ?: reuse(o->maps.func_stack, f->owner->maps.func_stack);
 		err = err ?: reuse(o->maps.func_ctx, f->owner->maps.func_ctx);
@@ -418,8 +420,8 @@ static void unknown(const struct ksyms *ks, const char *bad, const char *vmlinux
 			 n ? ")" : "");
 }
 
-int funcs_attach(struct funcs **out, char *const *patterns, int n, enum probe_mode mode,
-		 const char *vmlinux, struct record_bpf *rec, char *why, size_t len)
+int funcs_attach(struct funcs **out, const struct func_opts *o, struct record_bpf *rec, char *why,
+		 size_t len)
 {
 	struct funcs *f = calloc(1, sizeof(*f));
 	const char *bad = NULL;
@@ -428,14 +430,15 @@ int funcs_attach(struct funcs **out, char *const *patterns, int n, enum probe_mo
 	if (!f)
 		return -ENOMEM;
 	f->rec = rec;
+	f->stacks = o->stacks;
 	err = ksyms_load(&f->ks, NULL);
 	if (err) {
 		snprintf(why, len, "reading /proc/kallsyms: %s", strerror(-err));
 		goto err_free;
 	}
-	err = func_match(f->ks, patterns, n, &f->t, &f->n, &bad);
+	err = func_match(f->ks, o->patterns, o->n, &f->t, &f->n, &bad);
 	if (err == -ENOENT)
-		unknown(f->ks, bad, vmlinux, why, len);
+		unknown(f->ks, bad, o->vmlinux, why, len);
 	if (!err && f->n > KP_MAX_FUNCS) {
 		snprintf(why, len, "%zu functions match; at most %d can be probed", f->n,
 			 KP_MAX_FUNCS);
@@ -444,8 +447,8 @@ int funcs_attach(struct funcs **out, char *const *patterns, int n, enum probe_mo
 	f->method = err ? NULL : calloc(f->n, sizeof(*f->method));
 	if (!err && !f->method)
 		err = -ENOMEM;
-	err = err ?: choose(f, mode, why, len);
-	err = err ?: attach_all(f, mode, why, len);
+	err = err ?: choose(f, o->mode, why, len);
+	err = err ?: attach_all(f, o->mode, why, len);
 	if (err)
 		goto err_free;
 	*out = f;
@@ -496,20 +499,33 @@ static int put_func(struct df *df, const struct funcs *f, size_t i)
 			 f->t[i].syms[0].module, method_names[f->method[i]]);
 }
 
+/* One row per (function, syscall) with calls, summed over the per-CPU slots. */
 static int put_by_nr(struct df *df, const struct funcs *f)
 {
-	struct kp_func_by_nr *k;
-	struct kp_func_split *v;
-	size_t n, i;
-	int err;
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(f->owner->maps.func_nr), c, err = 0;
+	struct kp_func_split *v = calloc(ncpu > 0 ? ncpu : 1, sizeof(*v)), sum;
+	__u32 i, slot, key;
 
-	err = collect_dump(bpf_map__fd(f->owner->maps.func_nr), sizeof(*k), sizeof(*v),
-			   (void **)&k, (void **)&v, &n);
-	for (i = 0; i < n && !err; i++)
-		err = df_insert(df, "INSERT INTO func_syscalls VALUES(?,?,?,?)", "iiii",
-				(long long)k[i].func, (long long)k[i].nr, (long long)v[i].calls,
-				(long long)v[i].total_ns);
-	free(k);
+	if (!v || ncpu < 0) {
+		free(v);
+		return ncpu < 0 ? ncpu : -ENOMEM;
+	}
+	for (i = 0; i < f->n && !err; i++) {
+		for (slot = 0; slot < KP_FUNC_NR_SLOTS && !err; slot++) {
+			key = i * KP_FUNC_NR_SLOTS + slot;
+			if (bpf_map_lookup_elem(fd, &key, v))
+				continue;
+			for (sum = (struct kp_func_split){}, c = 0; c < ncpu; c++) {
+				sum.calls += v[c].calls;
+				sum.total_ns += v[c].total_ns;
+			}
+			if (sum.calls)
+				err = df_insert(df, "INSERT INTO func_syscalls VALUES(?,?,?,?)", "iiii",
+						(long long)i,
+						(long long)(slot == KP_MAX_SYSCALLS ? KP_NO_SYSCALL : slot),
+						(long long)sum.calls, (long long)sum.total_ns);
+		}
+	}
 	free(v);
 	return err;
 }
@@ -552,7 +568,10 @@ static int put_by_ctx(struct df *df, const struct funcs *f)
 			   (void **)&k, (void **)&v, &n);
 	for (i = 0; i < n && !err; i++) {
 		memcpy(ctx, k[i].ctx, KP_CTX_LEN);
-		err = df_insert(df, "INSERT INTO func_contexts VALUES(?,?,?,?)", "itii",
+		/* names cut at KP_CTX_LEN can meet: merge them */
+		err = df_insert(df, "INSERT INTO func_contexts VALUES(?,?,?,?) ON CONFLICT DO UPDATE"
+				" SET calls = calls + excluded.calls,"
+				" total_ns = total_ns + excluded.total_ns", "itii",
 				(long long)k[i].func, ctx, (long long)v[i].calls,
 				(long long)v[i].total_ns);
 	}

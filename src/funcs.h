@@ -5,6 +5,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <linux/types.h>
+
+#include "func_layout.h"
 
 struct df;
 struct ksyms;
@@ -13,13 +16,20 @@ struct funcs;
 
 enum probe_mode { PROBE_AUTO, PROBE_FENTRY, PROBE_KPROBE };
 
+struct func_opts {
+	char *patterns[KP_MAX_FUNCS];	/* --func */
+	int n;
+	enum probe_mode mode;		/* --probe */
+	const char *vmlinux;		/* --vmlinux: DWARF to explain names without a symbol */
+	bool stacks;			/* --func-stacks: a kernel stack per call */
+};
+
 /*
- * Resolve the patterns and attach probes for the traced tree (filter_tree
- * false: the whole system).  vmlinux (may be NULL) is the kernel's DWARF, to
- * explain a name without a symbol.  On failure *why says what the user can do.
+ * Resolve the patterns and attach probes for the traced tree (the whole
+ * system when rec filters nothing).  On failure *why says what the user can do.
  */
-int funcs_attach(struct funcs **out, char *const *patterns, int n, enum probe_mode mode,
-		 const char *vmlinux, struct record_bpf *rec, char *why, size_t len);
+int funcs_attach(struct funcs **out, const struct func_opts *o, struct record_bpf *rec, char *why,
+		 size_t len);
 /* Stop the probes; what they counted stays readable. */
 void funcs_detach(struct funcs *f);
 int funcs_collect(struct funcs *f, struct df *df, const struct ksyms *ks);

@@ -433,6 +433,8 @@ static const char usage[] =
 	"                       split by syscall, kernel stack and slab cache\n"
 	"      --probe MODE     how to probe --func: auto (default: fentry where possible,\n"
 	"                       else kprobe), fentry or kprobe\n"
+	"      --func-stacks    also take the kernel stack of every probed call (a stack\n"
+	"                       walk per call) for kprotperf folded --weight latency\n"
 	"      --vmlinux PATH   the kernel's vmlinux with DWARF (default: found by build-id\n"
 	"                       under /usr/lib/debug), to explain --func names without a symbol\n"
 	"      --max-stacks N   distinct stacks kept (default 16384; more are counted lost)\n"
@@ -441,7 +443,7 @@ static const char usage[] =
 	"CMD runs as the invoking user under sudo. kprotperf exits with CMD's exit\n"
 	"status (128+N when a signal N killed it).\n";
 
-enum { OPT_MAX_STACKS = 256, OPT_MAX_TASKS, OPT_FUNC, OPT_PROBE, OPT_VMLINUX };
+enum { OPT_MAX_STACKS = 256, OPT_MAX_TASKS, OPT_FUNC, OPT_PROBE, OPT_VMLINUX, OPT_FUNC_STACKS };
 
 static const struct option longopts[] = {
 	{"output", required_argument, NULL, 'o'},
@@ -455,6 +457,7 @@ static const struct option longopts[] = {
 	{"func", required_argument, NULL, OPT_FUNC},
 	{"probe", required_argument, NULL, OPT_PROBE},
 	{"vmlinux", required_argument, NULL, OPT_VMLINUX},
+	{"func-stacks", no_argument, NULL, OPT_FUNC_STACKS},
 	{"help", no_argument, NULL, 'h'},
 	{},
 };
@@ -512,14 +515,17 @@ static int parse_opt(int c, const char *arg, struct record_opts *o)
 		o->quiet = true;
 		return 0;
 	case OPT_FUNC:
-		if (o->nfuncs == KP_MAX_FUNCS)
+		if (o->func.n == KP_MAX_FUNCS)
 			return bad_arg("--func", arg, "too many --func options");
-		o->funcs[o->nfuncs++] = (char *)arg;
+		o->func.patterns[o->func.n++] = (char *)arg;
 		return 0;
 	case OPT_PROBE:
-		return parse_probe(arg, &o->probe);
+		return parse_probe(arg, &o->func.mode);
 	case OPT_VMLINUX:
-		o->vmlinux = arg;
+		o->func.vmlinux = arg;
+		return 0;
+	case OPT_FUNC_STACKS:
+		o->func.stacks = true;
 		return 0;
 	case OPT_MAX_STACKS:
 	case OPT_MAX_TASKS:
@@ -595,11 +601,10 @@ static int prepare(struct session *s, const char **what)
 		return err;
 	*what = "opening CPU-clock sampling events";
 	err = sampler_attach(&s->sampler, s->skel->progs.kp_sample, s->o->freq);
-	if (err || !s->o->nfuncs)
+	if (err || !s->o->func.n)
 		return err;
 	*what = "--func";
-	return funcs_attach(&s->funcs, s->o->funcs, s->o->nfuncs, s->o->probe, s->o->vmlinux,
-			    s->skel, s->why, sizeof(s->why));
+	return funcs_attach(&s->funcs, &s->o->func, s->skel, s->why, sizeof(s->why));
 }
 
 static int go(struct session *s, const char **what)

@@ -6,7 +6,6 @@
 #include <sys/types.h>
 #include <linux/types.h>
 
-#include "func_layout.h"
 #include "funcs.h"
 
 struct record_opts {
@@ -19,10 +18,7 @@ struct record_opts {
 	unsigned int max_stacks;
 	unsigned int max_tasks;
 	char **argv; /* the command, NULL with -p / -a alone */
-	char *funcs[KP_MAX_FUNCS]; /* --func patterns */
-	int nfuncs;
-	enum probe_mode probe;
-	const char *vmlinux; /* --vmlinux: the kernel's DWARF */
+	struct func_opts func;
 };
 
 int cmd_record(int argc, char **argv);

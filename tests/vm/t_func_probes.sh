@@ -17,7 +17,7 @@ mount -t cgroup2 none /sys/fs/cgroup
 echo +memory > /sys/fs/cgroup/cgroup.subtree_control
 mkdir /sys/fs/cgroup/kp
 echo \$\$ > /sys/fs/cgroup/kp/cgroup.procs
-kprotperf record -q -F 499 --func allocate_slab --func ksys_read --func vfs_read \
+kprotperf record -q -F 499 --func allocate_slab --func ksys_read --func vfs_read --func-stacks \
 	-o /mnt/host/slab.data -- big-fork 50
 # a function of which only compiler clones exist
 clone=\$(sed -n 's/^[0-9a-f]* t \([a-z_]*\)\.isra\.0\$/\1/p' /proc/kallsyms | while read -r f; do
@@ -59,6 +59,10 @@ rec=$(q "$D" "SELECT COUNT(*) FROM func_stacks s WHERE func = $slab AND (SELECT 
 	WHERE f.stack = s.kstack AND k.name = 'allocate_slab') > 1")
 [ "$rec" -gt 0 ] || fail "allocate_slab never ran inside itself: no recursion to check"
 echo "allocate_slab: caches $caches; $rec stacks with allocate_slab inside allocate_slab, no unmatched returns"
+"$KP" folded --weight latency "$D" > "$TMP/lat.folded" || fail "folded --weight latency exited $?"
+grep -qE '^allocate_slab;.*copy_process_\[k\];.*allocate_slab_\[k\] [0-9]+$' "$TMP/lat.folded" ||
+	fail "no fork path to allocate_slab in the latency flame graph: $(head -3 "$TMP/lat.folded")"
+"$KP" report "$D" | grep -qE '^allocate_slab +(fentry|kprobe)' || fail "report lacks the allocate_slab row"
 clone=$(cat "$S/clone.name")
 [ -n "$clone" ] || fail "the guest kernel has no clone-only function"
 [ "$(cat "$S/clone.rc")" = 1 ] || fail "--probe fentry on clone-only $clone did not fail"
