@@ -95,8 +95,9 @@ test-live: all
 test-vm: all static
 	tests/run.sh vm
 
-bench: all
+bench: all static
 	tests/bench/run.sh
+	tests/bench/vm_funcs.sh
 
 demo:
 	scripts/install-deps.sh --if-missing

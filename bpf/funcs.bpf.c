@@ -16,8 +16,13 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* fentry/fexit programs are loaded once per function: which one this copy is */
-const volatile __u32 fentry_func;
+/*
+ * fentry/fexit programs are bound to one function at load time: each copy of
+ * this object carries KP_FENTRY_SLOTS pairs, and which function pair i
+ * probes is fentry_funcs[i].  Fewer copies: libbpf parses the kernel's BTF
+ * once per object loaded.
+ */
+const volatile __u32 fentry_funcs[KP_FENTRY_SLOTS];
 const volatile __u32 func_flags[KP_MAX_FUNCS];
 /* --func-stacks: a kernel stack walk per call, for folded --weight latency */
 const volatile bool func_stacks;
@@ -214,21 +219,26 @@ static __always_inline int leave(__u32 func)
 	return 0;
 }
 
-SEC("fentry")
-int BPF_PROG(kp_fentry)
-{
-	__u64 arg0 = 0;
+#define FENTRY_PAIR(i)                                                                     \
+	SEC("fentry")                                                                      \
+	int BPF_PROG(kp_fentry##i)                                                         \
+	{                                                                                  \
+		__u64 arg0 = 0;                                                            \
+                                                                                           \
+		/* fails harmlessly for functions without arguments */                    \
+		bpf_get_func_arg(ctx, 0, &arg0);                                           \
+		return enter(fentry_funcs[i], ctx, (struct kmem_cache *)arg0);             \
+	}                                                                                  \
+	SEC("fexit")                                                                       \
+	int BPF_PROG(kp_fexit##i)                                                          \
+	{                                                                                  \
+		return leave(fentry_funcs[i]);                                             \
+	}
 
-	/* fails harmlessly for functions without arguments */
-	bpf_get_func_arg(ctx, 0, &arg0);
-	return enter(fentry_func, ctx, (struct kmem_cache *)arg0);
-}
-
-SEC("fexit")
-int BPF_PROG(kp_fexit)
-{
-	return leave(fentry_func);
-}
+FENTRY_PAIR(0) FENTRY_PAIR(1) FENTRY_PAIR(2) FENTRY_PAIR(3)
+FENTRY_PAIR(4) FENTRY_PAIR(5) FENTRY_PAIR(6) FENTRY_PAIR(7)
+FENTRY_PAIR(8) FENTRY_PAIR(9) FENTRY_PAIR(10) FENTRY_PAIR(11)
+FENTRY_PAIR(12) FENTRY_PAIR(13) FENTRY_PAIR(14) FENTRY_PAIR(15)
 
 SEC("kprobe")
 int BPF_KPROBE(kp_kprobe, struct kmem_cache *arg0)

@@ -12,6 +12,8 @@
 /* probed calls nested in one thread deeper than this are counted lost */
 #define KP_FUNC_DEPTH 8
 #define KP_CTX_LEN 32
+/* fentry/fexit pairs per copy of the funcs object (FENTRY_PAIR in funcs.bpf.c) */
+#define KP_FENTRY_SLOTS 16
 /* nr of calls made outside any syscall (page faults, kernel threads), in the data file */
 #define KP_NO_SYSCALL 0xffff
 /* per-syscall slots of a function: one per syscall number, then one for "none" */

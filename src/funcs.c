@@ -153,27 +153,43 @@ static int keep_obj(struct funcs *f, struct funcs_bpf *o)
 	return 0;
 }
 
-static int attach_fentry(struct funcs *f, size_t i)
+static struct bpf_program *fentry_prog(struct funcs_bpf *o, const char *kind, size_t slot)
 {
-	struct funcs_bpf *o;
+	char name[32];
+
+	snprintf(name, sizeof(name), "kp_%s%zu", kind, slot);
+	return bpf_object__find_program_by_name(o->obj, name);
+}
+
+/* One copy of the object probing funcs idx[0..n) (n <= KP_FENTRY_SLOTS) with fentry/fexit. */
+static int attach_fentry(struct funcs *f, const size_t *idx, size_t n)
+{
+	struct bpf_program *entry, *exit;
+	struct funcs_bpf *o = NULL;
+	size_t j;
 	int err;
 
 	err = open_copy(f, &o);
-	if (err)
-		return err;
-	o->rodata->fentry_func = i;
-	bpf_program__set_autoload(o->progs.kp_fentry, true);
-	bpf_program__set_autoload(o->progs.kp_fexit, true);
-	err = bpf_program__set_attach_target(o->progs.kp_fentry, 0, f->t[i].name);
-	err = err ?: bpf_program__set_attach_target(o->progs.kp_fexit, 0, f->t[i].name);
+	for (j = 0; j < n && !err; j++) {
+		((__u32 *)o->rodata->fentry_funcs)[j] = idx[j];
+		entry = fentry_prog(o, "fentry", j);
+		exit = fentry_prog(o, "fexit", j);
+		bpf_program__set_autoload(entry, true);
+		bpf_program__set_autoload(exit, true);
+		err = bpf_program__set_attach_target(entry, 0, f->t[idx[j]].name);
+		err = err ?: bpf_program__set_attach_target(exit, 0, f->t[idx[j]].name);
+	}
 	err = err ?: funcs_bpf__load(o);
 	if (err) {
 		funcs_bpf__destroy(o);
 		return err;
 	}
 	err = keep_obj(f, o);
-	err = err ?: add_link(f, bpf_program__attach(o->progs.kp_fentry));
-	return err ?: add_link(f, bpf_program__attach(o->progs.kp_fexit));
+	for (j = 0; j < n && !err; j++) {
+		err = add_link(f, bpf_program__attach(fentry_prog(o, "fentry", j)));
+		err = err ?: add_link(f, bpf_program__attach(fentry_prog(o, "fexit", j)));
+	}
+	return err;
 }
 
 /* The kprobe programs, with the kprobe.multi pair when the kernel can load it. */
@@ -312,27 +328,84 @@ static void no_kprobes(struct funcs *f, int fentry_err, char *why, size_t len)
 								       "to compiler clones" : ""));
 }
 
+/* ENOTSUPP is kernel-internal: strerror() has no words for it. */
+#define ENOTSUPP 524
+
+static void fentry_error(const char *name, int err, char *why, size_t len)
+{
+	if (err == -ENOTSUPP)
+		snprintf(why, len, "fentry cannot attach to %s (the kernel says ENOTSUPP: more "
+				   "arguments than its trampolines pass, or a struct passed by value); "
+				   "--probe auto or kprobe uses a kprobe for it", name);
+	else
+		snprintf(why, len, "fentry on %s: %s", name, strerror(-err));
+}
+
+/* EPERM and friends deny fentry kernel-wide: no point trying it for the others. */
+static bool denied(int err)
+{
+	return err == -EPERM || err == -EACCES || err == -EOPNOTSUPP;
+}
+
+/* A batch that failed, one function at a time: what fails alone falls back to kprobes. */
+static int attach_fentry_singly(struct funcs *f, const size_t *idx, size_t n,
+				enum probe_mode mode, char *why, size_t len)
+{
+	size_t j;
+	int err;
+
+	for (j = 0; j < n; j++) {
+		err = attach_fentry(f, &idx[j], 1);
+		if (!err)
+			continue;
+		if (denied(err))
+			return err;
+		if (mode == PROBE_FENTRY) {
+			fentry_error(f->t[idx[j]].name, err, why, len);
+			return err;
+		}
+		f->method[idx[j]] = M_KPROBE;
+	}
+	return 0;
+}
+
+/* fentry for the functions chosen for it, KP_FENTRY_SLOTS per object; the denial, if any. */
+static int attach_fentries(struct funcs *f, enum probe_mode mode, char *why, size_t len)
+{
+	size_t idx[KP_FENTRY_SLOTS], n = 0, i;
+	int err;
+
+	for (i = 0; i < f->n; i++) {
+		if (f->method[i] == M_FENTRY)
+			idx[n++] = i;
+		if (n < KP_FENTRY_SLOTS && i + 1 < f->n)
+			continue;
+		err = n ? attach_fentry(f, idx, n) : 0;
+		if (err && !denied(err))
+			err = attach_fentry_singly(f, idx, n, mode, why, len);
+		if (err)
+			return err;
+		n = 0;
+	}
+	return 0;
+}
+
 static int attach_all(struct funcs *f, enum probe_mode mode, char *why, size_t len)
 {
-	int err, fentry_err = 0;
+	int err, fentry_err;
 	bool need_kprobes = false;
 	size_t i;
 
+	fentry_err = attach_fentries(f, mode, why, len);
+	if (fentry_err && mode == PROBE_FENTRY) {
+		if (!*why)
+			fentry_error(f->t[0].name, fentry_err, why, len);
+		return fentry_err;
+	}
 	for (i = 0; i < f->n; i++) {
-		if (f->method[i] == M_FENTRY) {
-			err = fentry_err ?: attach_fentry(f, i);
-			if (!err)
-				continue;
-			if (mode == PROBE_FENTRY) {
-				snprintf(why, len, "fentry on %s: %s", f->t[i].name, strerror(-err));
-				return err;
-			}
-			/* these deny fentry kernel-wide: do not try it for the others */
-			if (err == -EPERM || err == -EACCES || err == -EOPNOTSUPP)
-				fentry_err = err;
+		if (fentry_err && f->method[i] == M_FENTRY)
 			f->method[i] = M_KPROBE;
-		}
-		need_kprobes = true;
+		need_kprobes |= f->method[i] != M_FENTRY;
 	}
 	if (!need_kprobes)
 		return 0;
