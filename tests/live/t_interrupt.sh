@@ -23,7 +23,8 @@ sleep 1
 kill -TERM "$pid"
 wait "$pid" && rc=0 || rc=$?
 [ "$rc" = 143 ] || fail "SIGTERM: exit $rc, want 143 (sleep ended by SIGTERM)"
-pgrep -f 'sleep 60' > /dev/null && fail "the command outlived the recording"
+cmd=$(q term.data "SELECT value FROM meta WHERE key = 'record.pid'")
+[ -n "$cmd" ] && ! kill -0 "$cmd" 2>/dev/null || fail "the command (pid $cmd) outlived the recording"
 "$KP" report term.data > /dev/null || fail "report after SIGTERM failed"
 ls | grep -q '\.tmp\.' && fail "temporary file left behind"
 echo "interrupted recordings are complete"
