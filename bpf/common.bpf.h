@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What record.bpf.c and funcs.bpf.c share: the traced tree, the per-thread
- * syscall state and probed calls, the counters and the stack map.  funcs.bpf.c's copies are
+ * state (syscall, probed calls), the counters and the stack map.  funcs.bpf.c's copies are
  * replaced at load time by record.bpf.c's maps (bpf_map__reuse_fd).
  */
 #ifndef KP_COMMON_BPF_H
@@ -20,21 +20,13 @@ struct {
 	__type(value, __u8);
 } tree SEC(".maps");
 
-/* tid -> syscall state; only traced threads get an entry */
+/* tid -> syscall state and probed calls in flight; only traced threads get one */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 8192);
 	__type(key, __u32);
 	__type(value, struct kp_thread);
 } threads SEC(".maps");
-
-/* tid -> probed calls in flight (record --func); dropped when the thread exits */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u32);
-	__type(value, struct kp_func_stack);
-} func_calls SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -57,28 +57,22 @@ struct {
 } func_ctx SEC(".maps");
 
 /*
- * The thread's calls in flight, if the thread is traced: a thread with
- * syscall state is, one without is looked up in the tree (it may not have
- * made a syscall yet).
+ * The state of the current thread if it is traced: one with syscall state is;
+ * one without is looked up in the tree (it may not have made a syscall yet).
  */
-static __always_inline struct kp_func_stack *calls_of(struct task_struct *task, __u16 *slot)
+static __always_inline struct kp_thread *thread_of(struct task_struct *task)
 {
-	static const struct kp_func_stack zero;
+	static const struct kp_thread zero;
 	__u32 tid = task->pid;
 	struct kp_thread *t = bpf_map_lookup_elem(&threads, &tid);
-	struct kp_func_stack *s;
 
-	if (!t && !in_tree(task->tgid))
-		return NULL;
-	*slot = t && t->in_syscall && t->nr < KP_MAX_SYSCALLS ? t->nr : KP_MAX_SYSCALLS;
-	s = bpf_map_lookup_elem(&func_calls, &tid);
-	if (s)
-		return s;
-	if (bpf_map_update_elem(&func_calls, &tid, &zero, BPF_NOEXIST)) {
-		count(KP_CNT_LOST_FUNC_MAP);
+	if (t || !in_tree(task->tgid))
+		return t;
+	if (bpf_map_update_elem(&threads, &tid, &zero, BPF_NOEXIST)) {
+		count(KP_CNT_LOST_THREADS);
 		return NULL;
 	}
-	return bpf_map_lookup_elem(&func_calls, &tid);
+	return bpf_map_lookup_elem(&threads, &tid);
 }
 
 static __always_inline __s32 stack_id(void *ctx)
@@ -92,14 +86,13 @@ static __always_inline __s32 stack_id(void *ctx)
 
 static __always_inline int enter(__u32 func, void *ctx, struct kmem_cache *arg0)
 {
-	struct kp_func_stack *s;
 	struct kp_func_call *c;
-	__u16 slot = 0;
+	struct kp_thread *s;
 	__u32 d;
 
 	if (func >= KP_MAX_FUNCS)
 		return 0;
-	s = calls_of(bpf_get_current_task_btf(), &slot);
+	s = thread_of(bpf_get_current_task_btf());
 	if (!s)
 		return 0;
 	d = s->depth++;
@@ -109,17 +102,19 @@ static __always_inline int enter(__u32 func, void *ctx, struct kmem_cache *arg0)
 	}
 	c = &s->call[d];
 	c->func = func;
-	c->slot = slot;
+	c->slot = s->in_syscall && s->nr < KP_MAX_SYSCALLS ? s->nr : KP_MAX_SYSCALLS;
 	c->kstack = func_stacks ? stack_id(ctx) : KP_NO_KSTACK;
-	/* the whole name is the map key later: no bytes of an earlier name may remain */
-	__builtin_memset(c->ctx, 0, KP_CTX_LEN);
+	c->ctx[0] = 0;
 	/*
 	 * The 6.1 verifier does not keep the bound checked above once func was
 	 * spilled, and clang would drop a mask it knows to be redundant.
 	 */
 	barrier_var(func);
-	if (func_flags[func & (KP_MAX_FUNCS - 1)] & KP_FUNC_ARG0_KMEM_CACHE)
+	if (func_flags[func & (KP_MAX_FUNCS - 1)] & KP_FUNC_ARG0_KMEM_CACHE) {
+		/* the whole name is the map key later: no bytes of an earlier name may remain */
+		__builtin_memset(c->ctx, 0, KP_CTX_LEN);
 		bpf_probe_read_kernel_str(c->ctx, KP_CTX_LEN, BPF_CORE_READ(arg0, name));
+	}
 	c->ts = bpf_ktime_get_ns();
 	return 0;
 }
@@ -173,7 +168,7 @@ static __always_inline void account_keys(const struct kp_func_call *c, __u64 ns)
 }
 
 /* Where func's innermost call is on the stack (depth <= KP_FUNC_DEPTH), or -1. */
-static __always_inline int find(const struct kp_func_stack *s, __u32 depth, __u32 func)
+static __always_inline int find(const struct kp_thread *s, __u32 depth, __u32 func)
 {
 	__u32 i, d;
 
@@ -192,7 +187,7 @@ static __always_inline int leave(__u32 func)
 {
 	__u64 now = bpf_ktime_get_ns();
 	__u32 tid = bpf_get_current_task_btf()->pid;
-	struct kp_func_stack *s = bpf_map_lookup_elem(&func_calls, &tid);
+	struct kp_thread *s = bpf_map_lookup_elem(&threads, &tid);
 	struct kp_func_call *c;
 	int d;
 

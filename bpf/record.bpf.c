@@ -9,7 +9,6 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "kprotperf.h"
-#include "func_layout.h"
 #include "common.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -170,7 +169,6 @@ int BPF_PROG(kp_exit, struct task_struct *task)
 	struct task_struct *cur = (void *)bpf_get_current_task();
 
 	bpf_map_delete_elem(&threads, &tid);
-	bpf_map_delete_elem(&func_calls, &tid);
 	/* signal->live reached zero: the last thread of the process is leaving */
 	if (filter_tree && BPF_CORE_READ(cur, signal, live.counter) == 0)
 		bpf_map_delete_elem(&tree, &tgid);

@@ -9,9 +9,6 @@
 #include "kprotperf.h"
 
 #define KP_MAX_FUNCS 64
-/* probed calls nested in one thread deeper than this are counted lost */
-#define KP_FUNC_DEPTH 8
-#define KP_CTX_LEN 32
 /* fentry/fexit pairs per copy of the funcs object (FENTRY_PAIR in funcs.bpf.c) */
 #define KP_FENTRY_SLOTS 16
 /* nr of calls made outside any syscall (page faults, kernel threads), in the data file */
@@ -21,26 +18,6 @@
 
 enum kp_func_flag {
 	KP_FUNC_ARG0_KMEM_CACHE = 1,	/* first argument is a struct kmem_cache * */
-};
-
-/* One probed call not yet returned. */
-struct kp_func_call {
-	__u64 ts;
-	__s32 kstack;		/* with --func-stacks, else KP_NO_KSTACK */
-	__u16 func;
-	__u16 slot;		/* syscall slot: nr, or KP_MAX_SYSCALLS for none */
-	char ctx[KP_CTX_LEN];
-};
-
-/*
- * A thread's probed calls in flight, innermost last: calls of all probed
- * functions nest properly on one thread, so one stack per thread times
- * nesting and recursion alike.
- */
-struct kp_func_stack {
-	struct kp_func_call call[KP_FUNC_DEPTH];
-	__u32 depth;
-	__u32 pad;
 };
 
 struct kp_func_split {

@@ -34,12 +34,32 @@ enum kp_counter {
 	KP_CNT_MAX,
 };
 
-/* Per-thread syscall state, created at the first syscall of a traced thread. */
+/* probed calls nested in one thread deeper than this are counted lost */
+#define KP_FUNC_DEPTH 8
+#define KP_CTX_LEN 32
+
+/* One probed call (record --func) not yet returned. */
+struct kp_func_call {
+	__u64 ts;
+	__s32 kstack; /* with --func-stacks, else KP_NO_KSTACK */
+	__u16 func;
+	__u16 slot; /* syscall slot: nr, or KP_MAX_SYSCALLS for none */
+	char ctx[KP_CTX_LEN];
+};
+
+/*
+ * Per-thread state, created at a traced thread's first syscall or probed
+ * call.  Probed calls of all functions nest properly on one thread, so one
+ * stack per thread times nesting and recursion alike.
+ */
 struct kp_thread {
 	__u64 start_ns; /* syscall entry time */
 	__u64 oncpu_ns; /* on-CPU time of the syscall before the last switch-in */
 	__u32 nr;
 	__u32 in_syscall;
+	__u32 depth; /* probed calls in flight, innermost last */
+	__u32 pad;
+	struct kp_func_call call[KP_FUNC_DEPTH];
 };
 
 /* Latency of one syscall number (later: one probed function). */

@@ -40,7 +40,7 @@ struct funcs {
 	size_t nobjs;
 	struct bpf_link **links;
 	size_t nlinks;
-	struct ksyms *ks;
+	const struct ksyms *ks;	/* the caller's: symbols in t[] point into it */
 	bool stacks;
 };
 
@@ -119,7 +119,6 @@ static int open_copy(struct funcs *f, struct funcs_bpf **out)
 	o->rodata->func_stacks = f->stacks;
 	memcpy((void *)o->rodata->func_flags, f->flags, sizeof(f->flags));
 	err = reuse(o->maps.tree, f->rec->maps.tree) ?: reuse(o->maps.threads, f->rec->maps.threads);
-	err = err ?: reuse(o->maps.func_calls, f->rec->maps.func_calls);
 	err = err ?: reuse(o->maps.counters, f->rec->maps.counters);
 	err = err ?: reuse(o->maps.stacks, f->rec->maps.stacks);
 	if (!err && f->owner) {
@@ -493,8 +492,8 @@ static void unknown(const struct ksyms *ks, const char *bad, const char *vmlinux
 			 n ? ")" : "");
 }
 
-int funcs_attach(struct funcs **out, const struct func_opts *o, struct record_bpf *rec, char *why,
-		 size_t len)
+int funcs_attach(struct funcs **out, const struct func_opts *o, const struct ksyms *ks,
+		 struct record_bpf *rec, char *why, size_t len)
 {
 	struct funcs *f = calloc(1, sizeof(*f));
 	const char *bad = NULL;
@@ -504,11 +503,7 @@ int funcs_attach(struct funcs **out, const struct func_opts *o, struct record_bp
 		return -ENOMEM;
 	f->rec = rec;
 	f->stacks = o->stacks;
-	err = ksyms_load(&f->ks, NULL);
-	if (err) {
-		snprintf(why, len, "reading /proc/kallsyms: %s", strerror(-err));
-		goto err_free;
-	}
+	f->ks = ks;
 	err = func_match(f->ks, o->patterns, o->n, &f->t, &f->n, &bad);
 	if (err == -ENOENT)
 		unknown(f->ks, bad, o->vmlinux, why, len);
@@ -548,7 +543,6 @@ void funcs_free(struct funcs *f)
 	free(f->links);
 	free(f->method);
 	func_targets_free(f->t, f->n);
-	ksyms_free(f->ks);
 	free(f);
 }
 

@@ -25,11 +25,12 @@ struct func_opts {
 };
 
 /*
- * Resolve the patterns and attach probes for the traced tree (the whole
- * system when rec filters nothing).  On failure *why says what the user can do.
+ * Resolve the patterns against the kernel's symbols ks (which must outlive
+ * the funcs) and attach probes for the traced tree (the whole system when rec
+ * filters nothing).  On failure *why says what the user can do.
  */
-int funcs_attach(struct funcs **out, const struct func_opts *o, struct record_bpf *rec, char *why,
-		 size_t len);
+int funcs_attach(struct funcs **out, const struct func_opts *o, const struct ksyms *ks,
+		 struct record_bpf *rec, char *why, size_t len);
 /* Stop the probes; what they counted stays readable. */
 void funcs_detach(struct funcs *f);
 int funcs_collect(struct funcs *f, struct df *df, const struct ksyms *ks);

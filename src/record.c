@@ -39,6 +39,7 @@ struct session {
 	struct record_bpf *skel;
 	struct sampler sampler;
 	struct funcs *funcs;
+	struct ksyms *ks;	/* /proc/kallsyms, read once: --func matching, then stacks */
 	char why[512];		/* what --func needs, when it cannot probe */
 	struct procs *procs;
 	struct workload wl;
@@ -379,19 +380,20 @@ static int write_provenance(struct df *df)
 
 static int write_samples(struct session *s)
 {
-	struct ksyms *ks = NULL;
 	struct kv_list meta = {};
+	struct ksyms *ks;
 	int err;
 
 	/* without kallsyms the raw addresses are still saved */
-	ksyms_load(&ks, NULL);
+	if (!s->ks)
+		ksyms_load(&s->ks, NULL);
+	ks = s->ks;
 	err = collect_samples(s->df, bpf_map__fd(s->skel->maps.samples),
 			      bpf_map__fd(s->skel->maps.stacks), s->procs, ks);
 	err = err ?: funcs_collect(s->funcs, s->df, ks);
 	err = err ?: record_meta(s, &meta, ks);
 	err = err ?: put_kvs(s->df, "INSERT INTO meta VALUES(?,?)", &meta);
 	kv_list_free(&meta);
-	ksyms_free(ks);
 	return err;
 }
 
@@ -603,8 +605,12 @@ static int prepare(struct session *s, const char **what)
 	err = sampler_attach(&s->sampler, s->skel->progs.kp_sample, s->o->freq);
 	if (err || !s->o->func.n)
 		return err;
+	*what = "reading /proc/kallsyms";
+	err = ksyms_load(&s->ks, NULL);
+	if (err)
+		return err;
 	*what = "--func";
-	return funcs_attach(&s->funcs, &s->o->func, s->skel, s->why, sizeof(s->why));
+	return funcs_attach(&s->funcs, &s->o->func, s->ks, s->skel, s->why, sizeof(s->why));
 }
 
 static int go(struct session *s, const char **what)
@@ -742,6 +748,7 @@ int cmd_record(int argc, char **argv)
 	ret = record(&s);
 	sampler_detach(&s.sampler);
 	funcs_free(s.funcs);
+	ksyms_free(s.ks);
 	record_bpf__destroy(s.skel);
 	procs_free(s.procs);
 	workload_close(&s.wl);

@@ -12,7 +12,7 @@ set -euo pipefail
 # shellcheck source=tests/vm/vm.sh
 . "$(dirname "$0")/../vm/vm.sh"
 N=${BENCH_VM_N:-20000}
-ROUNDS=${BENCH_VM_ROUNDS:-3}
+ROUNDS=${BENCH_VM_ROUNDS:-5}
 FUNC=__task_pid_nr_ns
 command -v funclatency >/dev/null || fail "funclatency missing: apt-get install libbpf-tools"
 VM_HOST_BINS=("$(command -v funclatency)")
