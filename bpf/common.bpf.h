@@ -61,4 +61,36 @@ static __always_inline bool in_tree(__u32 tgid)
 	return !filter_tree || bpf_map_lookup_elem(&tree, &tgid);
 }
 
+/*
+ * State of the current thread if it is traced, created at its first syscall
+ * or probed call.  The ids come straight from the BTF task pointer: cheaper
+ * than a bpf_get_current_pid_tgid() call on these hot paths.
+ */
+static __always_inline struct kp_thread *current_thread(struct task_struct *task)
+{
+	static const struct kp_thread zero;
+	__u32 tid = task->pid;
+	struct kp_thread *t = bpf_map_lookup_elem(&threads, &tid);
+
+	if (t || !in_tree(task->tgid))
+		return t;
+	if (bpf_map_update_elem(&threads, &tid, &zero, BPF_NOEXIST)) {
+		count(KP_CNT_LOST_THREADS);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(&threads, &tid);
+}
+
+/* A stack id, or -errno counted as a collision or as lost. */
+static __always_inline __s32 stack_id(void *ctx, __u64 flags, __u32 lost)
+{
+	long id = bpf_get_stackid(ctx, &stacks, flags);
+
+	if (id == -EEXIST)
+		count(KP_CNT_STACK_COLLISION);
+	else if (id < 0)
+		count(lost);
+	return id;
+}
+
 #endif

@@ -56,34 +56,6 @@ struct {
 	__type(value, struct kp_func_split);
 } func_ctx SEC(".maps");
 
-/*
- * The state of the current thread if it is traced: one with syscall state is;
- * one without is looked up in the tree (it may not have made a syscall yet).
- */
-static __always_inline struct kp_thread *thread_of(struct task_struct *task)
-{
-	static const struct kp_thread zero;
-	__u32 tid = task->pid;
-	struct kp_thread *t = bpf_map_lookup_elem(&threads, &tid);
-
-	if (t || !in_tree(task->tgid))
-		return t;
-	if (bpf_map_update_elem(&threads, &tid, &zero, BPF_NOEXIST)) {
-		count(KP_CNT_LOST_THREADS);
-		return NULL;
-	}
-	return bpf_map_lookup_elem(&threads, &tid);
-}
-
-static __always_inline __s32 stack_id(void *ctx)
-{
-	long id = bpf_get_stackid(ctx, &stacks, 0);
-
-	if (id < 0)
-		count(id == -EEXIST ? KP_CNT_STACK_COLLISION : KP_CNT_LOST_KSTACK);
-	return id;
-}
-
 static __always_inline int enter(__u32 func, void *ctx, struct kmem_cache *arg0)
 {
 	struct kp_func_call *c;
@@ -92,7 +64,7 @@ static __always_inline int enter(__u32 func, void *ctx, struct kmem_cache *arg0)
 
 	if (func >= KP_MAX_FUNCS)
 		return 0;
-	s = thread_of(bpf_get_current_task_btf());
+	s = current_thread(bpf_get_current_task_btf());
 	if (!s)
 		return 0;
 	d = s->depth++;
@@ -103,7 +75,7 @@ static __always_inline int enter(__u32 func, void *ctx, struct kmem_cache *arg0)
 	c = &s->call[d];
 	c->func = func;
 	c->slot = s->in_syscall && s->nr < KP_MAX_SYSCALLS ? s->nr : KP_MAX_SYSCALLS;
-	c->kstack = func_stacks ? stack_id(ctx) : KP_NO_KSTACK;
+	c->kstack = func_stacks ? stack_id(ctx, 0, KP_CNT_LOST_KSTACK) : KP_NO_KSTACK;
 	c->ctx[0] = 0;
 	/*
 	 * The 6.1 verifier does not keep the bound checked above once func was

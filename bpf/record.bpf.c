@@ -35,27 +35,6 @@ struct {
 	__type(value, __u64);
 } samples SEC(".maps");
 
-/*
- * State of the current thread, created at its first syscall if it is traced.
- * The ids come straight from the BTF task pointer: cheaper than a
- * bpf_get_current_pid_tgid() call on this hot path.
- */
-static __always_inline struct kp_thread *current_thread(struct task_struct *task)
-{
-	static const struct kp_thread zero;
-	__u32 tid = task->pid;
-	struct kp_thread *t;
-
-	t = bpf_map_lookup_elem(&threads, &tid);
-	if (t || !in_tree(task->tgid))
-		return t;
-	if (bpf_map_update_elem(&threads, &tid, &zero, BPF_NOEXIST)) {
-		count(KP_CNT_LOST_THREADS);
-		return NULL;
-	}
-	return bpf_map_lookup_elem(&threads, &tid);
-}
-
 /* On-CPU time since the current thread's last switch-in, clipped to the syscall. */
 static __always_inline __u64 oncpu_slice(const struct kp_thread *t, __u64 now)
 {
@@ -192,17 +171,6 @@ SEC("raw_tp/page_fault_kernel")
 int kp_fault_kernel(void *ctx)
 {
 	return fault(KP_CNT_FAULTS_KERNEL);
-}
-
-static __always_inline __s32 stack_id(void *ctx, __u64 flags, __u32 lost)
-{
-	long id = bpf_get_stackid(ctx, &stacks, flags);
-
-	if (id == -EEXIST)
-		count(KP_CNT_STACK_COLLISION);
-	else if (id < 0)
-		count(lost);
-	return id;
 }
 
 SEC("perf_event")
