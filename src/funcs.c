@@ -243,15 +243,29 @@ static int attach_multi(struct funcs *f, struct funcs_bpf *o)
 								 NULL, &opts));
 }
 
+/* Whether another symbol of the target has this one's name (statics of two files). */
+static bool ambiguous(const struct func_target *t, size_t j)
+{
+	size_t k;
+
+	for (k = 0; k < t->nsyms; k++)
+		if (k != j && !strcmp(t->syms[k].symbol, t->syms[j].symbol))
+			return true;
+	return false;
+}
+
 static int attach_single(struct funcs *f, struct funcs_bpf *o, size_t i)
 {
 	LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = i);
+	const struct func_target *t = &f->t[i];
 	const char *sym;
 	size_t j;
 	int err = 0;
 
-	for (j = 0; j < f->t[i].nsyms && !err; j++) {
-		sym = f->t[i].syms[j].symbol;
+	for (j = 0; j < t->nsyms && !err; j++) {
+		/* the kernel resolves a name to its first symbol: an exact address for the rest */
+		sym = ambiguous(t, j) ? NULL : t->syms[j].symbol;
+		opts.offset = sym ? 0 : t->syms[j].addr;
 		opts.retprobe = false;
 		err = add_link(f, bpf_program__attach_kprobe_opts(o->progs.kp_kprobe, sym, &opts));
 		opts.retprobe = true;

@@ -3,7 +3,8 @@
 # both methods count exactly N calls of __task_pid_nr_ns inside the
 # workload's N getppid calls (it is called once per getppid); allocate_slab under big-fork is split by real slab caches; nested
 # functions and allocate_slab's own recursion are timed without unmatched
-# returns; wrong names get the errors a user can act on.
+# returns; a name two files define gets a kprobe per copy; wrong names get
+# the errors a user can act on.
 # shellcheck source=tests/vm/vm.sh
 . "$(dirname "$0")/vm.sh"
 N=3000
@@ -24,6 +25,13 @@ clone=\$(sed -n 's/^[0-9a-f]* t \([a-z_]*\)\.isra\.0\$/\1/p' /proc/kallsyms | wh
 	grep -q " \$f\$" /proc/kallsyms || { echo "\$f"; break; }; done)
 echo "\$clone" > /mnt/host/clone.name
 set +e
+# a static function name two files define: each copy needs its own kprobe
+for dup in \$(awk '\$2 == "t" && NF == 3 && \$3 !~ /[.]/ {c[\$3]++} END {for (n in c) if (c[n] == 2) print n}' /proc/kallsyms | head -20); do
+	# the workload runs while the probes are attached: it lists what the kernel registered
+	kprotperf record -q --probe kprobe --func "\$dup" -o /mnt/host/dup.data -- \
+		cat /sys/kernel/debug/kprobes/list > /mnt/host/kprobes.list 2> /dev/null && break
+done
+echo "\$dup" > /mnt/host/dup.name
 kprotperf record -q --probe fentry --func "\$clone" -o /mnt/host/no.data -- true 2> /mnt/host/clone.err
 echo \$? > /mnt/host/clone.rc
 kprotperf record -q --probe kprobe --func "\$clone" -o /mnt/host/clone.data -- true 2>> /mnt/host/clone.err
@@ -70,6 +78,13 @@ grep -q "$clone cannot be probed with fentry: only compiler clones of it exist" 
 	fail "clone message: $(cat "$S/clone.err")"
 [ "$(q "$S/clone.data" "SELECT symbol FROM funcs")" = "$clone.isra.0" ] ||
 	fail "kprobe on clone-only $clone did not probe $clone.isra.0: $(cat "$S/clone.err")"
+dup=$(cat "$S/dup.name")
+[ -s "$S/dup.data" ] || fail "no twice-defined static function could be probed (last tried: $dup)"
+[ "$(q "$S/dup.data" "SELECT symbol FROM funcs")" = "$dup,$dup" ] ||
+	fail "both copies of $dup not probed: $(q "$S/dup.data" "SELECT symbol FROM funcs")"
+addrs=$(grep -E " [kr]  $dup\+0x0 " "$S/kprobes.list" | awk '{print $1}' | sort -u | wc -l)
+[ "$addrs" = 2 ] || fail "$dup: kprobes at $addrs distinct addresses, want 2: $(grep "$dup" "$S/kprobes.list")"
+echo "$dup: both copies probed, each at its own address"
 [ "$(cat "$S/unknown.rc")" = 1 ] || fail "unknown function accepted"
 grep -q "closest: allocate_slab" "$S/unknown.err" || fail "unknown: $(cat "$S/unknown.err")"
 echo "clone-only $clone: fentry refused, kprobe on $clone.isra.0; unknown names get suggestions"
