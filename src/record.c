@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
@@ -257,14 +258,11 @@ static void reap_workload(struct session *s)
 	if (!s->o->argv || s->wl.pid <= 0)
 		return;
 	if (s->end != END_EXITED && !kill(s->wl.pid, SIGTERM)) {
-		struct epoll_event ev;
-		int ep = epoll_create1(EPOLL_CLOEXEC);
+		struct pollfd exited = { .fd = s->pidfd, .events = POLLIN };
 
 		/* give it 5 s to exit on SIGTERM */
-		if (ep < 0 || watch(ep, s->pidfd, SRC_TARGET) || epoll_wait(ep, &ev, 1, 5000) != 1)
+		if (poll(&exited, 1, 5000) != 1)
 			kill(s->wl.pid, SIGKILL);
-		if (ep >= 0)
-			close(ep);
 	}
 	waitpid(s->wl.pid, &s->status, 0);
 	s->wl.pid = -1;

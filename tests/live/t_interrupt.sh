@@ -26,5 +26,14 @@ wait "$pid" && rc=0 || rc=$?
 cmd=$(q term.data "SELECT value FROM meta WHERE key = 'record.pid'")
 [ -n "$cmd" ] && ! kill -0 "$cmd" 2>/dev/null || fail "the command (pid $cmd) outlived the recording"
 "$KP" report term.data > /dev/null || fail "report after SIGTERM failed"
+# a command that ignores SIGTERM gets SIGKILL 5 s later
+"$KP" record -q -o kill.data -- sh -c 'trap "" TERM; exec sleep 60' &
+pid=$!
+sleep 1
+kill -TERM "$pid"
+wait "$pid" && rc=0 || rc=$?
+[ "$rc" = 137 ] || fail "SIGTERM-proof command: exit $rc, want 137 (SIGKILL)"
+cmd=$(q kill.data "SELECT value FROM meta WHERE key = 'record.pid'")
+! kill -0 "$cmd" 2>/dev/null || fail "the SIGTERM-proof command (pid $cmd) survived"
 ls | grep -q '\.tmp\.' && fail "temporary file left behind"
 echo "interrupted recordings are complete"
