@@ -140,9 +140,24 @@ int collect_latency(struct df *df, int fd, const char *kind, __u32 nkeys,
 	return err;
 }
 
+/* Room for cap entries in both arrays; on failure both stay as they were. */
+static int grow_pair(char **k, char **v, size_t cap, size_t ksz, size_t vsz)
+{
+	char *nk = realloc(*k, cap * ksz), *nv;
+
+	if (!nk)
+		return -ENOMEM;
+	*k = nk;
+	nv = realloc(*v, cap * vsz);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	return 0;
+}
+
 int collect_dump(int fd, size_t ksz, size_t vsz, void **keys, void **vals, size_t *n)
 {
-	char *k = NULL, *v = NULL, *tmp, cur[256];
+	char *k = NULL, *v = NULL, cur[256];
 	size_t cap = 0;
 	void *prev = NULL;
 
@@ -153,11 +168,7 @@ int collect_dump(int fd, size_t ksz, size_t vsz, void **keys, void **vals, size_
 		prev = cur;
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 1024;
-			tmp = realloc(k, cap * ksz);
-			k = tmp ?: k;
-			tmp = tmp ? realloc(v, cap * vsz) : NULL;
-			v = tmp ?: v;
-			if (!tmp) {
+			if (grow_pair(&k, &v, cap, ksz, vsz)) {
 				free(k);
 				free(v);
 				return -ENOMEM;
