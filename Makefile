@@ -13,7 +13,7 @@ CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	  -fno-omit-frame-pointer
 CPPFLAGS += -DKPROTPERF_VERSION=\"0.1.0\" -D_GNU_SOURCE -Iinclude -Isrc -I$(OUTPUT)
-LDLIBS := -lbpf -ldw -lelf -lz -lsqlite3
+LDLIBS := -lbpf -ldw -lelf -lz -lsqlite3 -lcapstone
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Iinclude -Wall
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)

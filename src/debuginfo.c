@@ -233,6 +233,35 @@ void debuginfo_close(struct debuginfo *di)
 	free(di);
 }
 
+Dwarf *debuginfo_dwarf(struct debuginfo *di, Dwarf_Addr *bias)
+{
+	if (bias)
+		*bias = di->bias;
+	return di->dw;
+}
+
+Dwfl_Module *debuginfo_module(struct debuginfo *di)
+{
+	return di->mod;
+}
+
+int debuginfo_symbol(struct debuginfo *di, const char *name, __u64 *addr)
+{
+	int i, n = dwfl_module_getsymtab(di->mod);
+	const char *s;
+	GElf_Addr a;
+	GElf_Sym sym;
+
+	for (i = 1; i < n; i++) {
+		s = dwfl_module_getsym_info(di->mod, i, &sym, &a, NULL, NULL, NULL);
+		if (s && !strcmp(s, name)) {
+			*addr = a - di->bias;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 /* What one debuginfo_inlined() call has learnt so far. */
 struct inline_query {
 	const char *name;

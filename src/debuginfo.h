@@ -9,6 +9,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <linux/types.h>
 
 /* Callers kept in an inline_summary; enough to name them in a message. */
 #define DEBUGINFO_MAX_CALLERS 4
@@ -69,6 +72,18 @@ int debuginfo_find_sysroot(const char *sysroot, const char *release, const char 
  */
 int debuginfo_open(struct debuginfo **out, const char *path);
 void debuginfo_close(struct debuginfo *di);
+/*
+ * The open DWARF, for readers such as symbolize.c and inlines.c.  DWARF
+ * addresses are the file's link-time addresses; *bias (0 for vmlinux) is
+ * what libdwfl added to lay the module out.
+ */
+Dwarf *debuginfo_dwarf(struct debuginfo *di, Dwarf_Addr *bias);
+Dwfl_Module *debuginfo_module(struct debuginfo *di);
+/*
+ * The link-time address of the ELF symbol name, e.g. _stext: a recorded
+ * runtime _stext minus it is the KASLR slide.  -ENOENT when absent.
+ */
+int debuginfo_symbol(struct debuginfo *di, const char *name, __u64 *addr);
 /*
  * Whether the function called name has a copy of its own, how many times it
  * was inlined and into which functions.  -ENOENT when no function of that
