@@ -56,6 +56,13 @@ struct {
 	__type(value, struct kp_func_split);
 } func_ctx SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, KP_MAX_PC_PROBES);
+	__type(key, __u32);
+	__type(value, struct kp_pc_action);
+} pc_actions SEC(".maps");
+
 static __always_inline int enter(__u32 func, void *ctx, struct kmem_cache *arg0)
 {
 	struct kp_func_call *c;
@@ -184,6 +191,65 @@ static __always_inline int leave(__u32 func)
 	account(c, now - c->ts);
 	account_keys(c, now - c->ts);
 	return 0;
+}
+
+/*
+ * Leaving inline instances: only the innermost open call is closed, and only
+ * when it is one of the instances left here.  Exit addresses are also reached
+ * on paths that never entered the instance, so an unmatched exit is normal
+ * and not counted.  Two passes: an address can end a nested pair at once.
+ */
+static __always_inline void leave_inline(struct kp_thread *s, __u64 exits, __u64 now)
+{
+	struct kp_func_call *c;
+	__u32 d, i;
+
+	for (i = 0; i < 2; i++) {
+		d = s->depth;
+		if (d == 0 || d > KP_FUNC_DEPTH)
+			return;
+		d--;
+		barrier_var(d);
+		d &= KP_FUNC_DEPTH - 1;
+		c = &s->call[d];
+		if (c->func >= 64 || !(exits & (1ULL << c->func)))
+			return;
+		s->depth = d;
+		account(c, now - c->ts);
+		account_keys(c, now - c->ts);
+	}
+}
+
+/* The entry pc inside a loop of the instance is reached again: the same invocation. */
+static __always_inline bool already_in(const struct kp_thread *s, __u32 func)
+{
+	__u32 d = s->depth;
+
+	if (d == 0 || d > KP_FUNC_DEPTH)
+		return false;
+	d--;
+	barrier_var(d);
+	d &= KP_FUNC_DEPTH - 1;
+	return s->call[d].func == func;
+}
+
+SEC("kprobe")
+int kp_pc(struct pt_regs *ctx)
+{
+	__u32 i = bpf_get_attach_cookie(ctx), tid;
+	__u64 now = bpf_ktime_get_ns();
+	struct kp_pc_action *a = bpf_map_lookup_elem(&pc_actions, &i);
+	struct kp_thread *s;
+
+	if (!a)
+		return 0;
+	tid = bpf_get_current_task_btf()->pid;
+	s = bpf_map_lookup_elem(&threads, &tid);
+	if (s && a->exits)
+		leave_inline(s, a->exits, now);
+	if (a->entry == KP_NO_FUNC || (s && already_in(s, a->entry)))
+		return 0;
+	return enter(a->entry, ctx, NULL);
 }
 
 #define FENTRY_PAIR(i)                                                                     \

@@ -20,6 +20,21 @@ enum kp_func_flag {
 	KP_FUNC_ARG0_KMEM_CACHE = 1,	/* first argument is a struct kmem_cache * */
 };
 
+/*
+ * record --func on an inlined function: kprobes at addresses inside parent
+ * functions, one per address, whose cookie indexes this table.  exits has bit
+ * f set where control leaves an instance probed as function f (so
+ * KP_MAX_FUNCS must not exceed 64); entry is the instance entered there.
+ */
+#define KP_MAX_PC_PROBES 1024
+#define KP_NO_FUNC 0xffff
+
+struct kp_pc_action {
+	__u64 exits;
+	__u32 entry; /* KP_NO_FUNC when none */
+	__u32 pad;
+};
+
 struct kp_func_split {
 	__u64 calls;
 	__u64 total_ns;

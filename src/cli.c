@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "datafile.h"
+#include "kdebug.h"
 
 int cli_bad_option(const char *cmd, int c, const char *arg)
 {
@@ -42,5 +43,18 @@ int cli_open(const char *cmd, const char *path, struct df **out)
 			path);
 	else
 		fprintf(stderr, "kprotperf %s: cannot read %s: %s\n", cmd, path, strerror(-err));
+	return err;
+}
+
+int cli_kdebug(const char *cmd, struct df *df, const char *vmlinux, const char *missing,
+	       struct kdebug **out)
+{
+	char note[1024] = "";
+	int err = kdebug_open(out, df, vmlinux, note, sizeof(note));
+
+	if (err)
+		fprintf(stderr, "kprotperf %s: %s\n", cmd, note);
+	else if (!*out && missing)
+		fprintf(stderr, "kprotperf %s: %s: %s\n", cmd, missing, note);
 	return err;
 }

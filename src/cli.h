@@ -3,7 +3,10 @@
 #ifndef KP_CLI_H
 #define KP_CLI_H
 
+#include <stdbool.h>
+
 struct df;
+struct kdebug;
 
 /* Report a getopt failure (c is '?' or ':'); returns -EINVAL. */
 int cli_bad_option(const char *cmd, int c, const char *arg);
@@ -11,5 +14,14 @@ int cli_bad_option(const char *cmd, int c, const char *arg);
 int cli_input(int argc, char **argv, const char *cmd, const char **input);
 /* Open a recording; on failure print one line naming the problem and return -errno. */
 int cli_open(const char *cmd, const char *path, struct df **out);
+
+/*
+ * The DWARF of the recording's kernel into *out: NULL when none is found,
+ * which is said on stderr after "missing: " unless missing is NULL.  A file
+ * that cannot be used (another build, no DWARF) is an error, printed:
+ * returns -errno.
+ */
+int cli_kdebug(const char *cmd, struct df *df, const char *vmlinux, const char *missing,
+	       struct kdebug **out);
 
 #endif

@@ -27,6 +27,10 @@ struct df {
 };
 
 /* Documented in README.md ("The data file"); bump KP_SCHEMA_VERSION on any change. */
+#define INLINES_TABLE                                                                      \
+	"inlines(func INTEGER PRIMARY KEY, name TEXT, parent TEXT,"            \
+	" call_file TEXT, call_line INTEGER, entry INTEGER, ranges TEXT, bytes INTEGER,"    \
+	" exits TEXT)"
 static const char schema[] =
 	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
 	"CREATE TABLE config(option TEXT PRIMARY KEY, value TEXT NOT NULL);"
@@ -55,7 +59,9 @@ static const char schema[] =
 	"CREATE TABLE func_stacks(func INTEGER, kstack INTEGER, calls INTEGER, total_ns INTEGER,"
 	" PRIMARY KEY(func, kstack));"
 	"CREATE TABLE func_contexts(func INTEGER, context TEXT, calls INTEGER, total_ns INTEGER,"
-	" PRIMARY KEY(func, context));";
+	" PRIMARY KEY(func, context));"
+	/* schema 3: record --func on inlined functions */
+	"CREATE TABLE " INLINES_TABLE ";";
 
 int df_errno(int rc)
 {
@@ -368,7 +374,7 @@ static int validate(struct df *df, const char **why)
 		*why = "written by a newer kprotperf (newer schema version): upgrade kprotperf";
 		return -EPROTONOSUPPORT;
 	}
-	if (version < KP_SCHEMA_VERSION) {
+	if (version < KP_SCHEMA_OLDEST) {
 		*why = "written by an older kprotperf (older schema version): record it again";
 		return -EPROTONOSUPPORT;
 	}
@@ -376,6 +382,10 @@ static int validate(struct df *df, const char **why)
 		*why = "corrupt or truncated data file: record it again";
 		return -EBADMSG;
 	}
+	/* what schema 2 lacks reads as empty, from a table beside the read-only file */
+	if (version < 3)
+		return df_errno(sqlite3_exec(df->db, "CREATE TEMP TABLE " INLINES_TABLE,
+					     NULL, NULL, NULL));
 	return 0;
 }
 
@@ -435,4 +445,19 @@ const char *df_meta(struct df *df, const char *key)
 void df_close(struct df *df)
 {
 	df_free(df);
+}
+
+long long df_scalar(struct df *df, const char *sql, const char *arg)
+{
+	sqlite3_stmt *st;
+	long long v = 0;
+
+	if (sqlite3_prepare_v2(df_db(df), sql, -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	if (arg)
+		sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
 }

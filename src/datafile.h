@@ -11,7 +11,9 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define KP_SCHEMA_VERSION 2
+#define KP_SCHEMA_VERSION 3
+/* the oldest schema report still reads */
+#define KP_SCHEMA_OLDEST 2
 #define KP_APPLICATION_ID 0x4b505046 /* "KPPF" */
 
 struct df;
@@ -33,6 +35,8 @@ sqlite3 *df_db(struct df *df);
 /* Run sql, calling fn on each row until it returns non-zero: that value, or -errno. */
 int df_each_row(struct df *df, const char *sql, int (*fn)(sqlite3_stmt *st, void *ctx), void *ctx);
 const char *df_meta(struct df *df, const char *key);
+/* The first column of the first row of sql, whose one parameter (if any) is arg; 0 if none. */
+long long df_scalar(struct df *df, const char *sql, const char *arg);
 void df_close(struct df *df);
 /* Map an SQLite result code to a negative errno. */
 int df_errno(int rc);

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "datafile.h"
 #include "folded.h"
+#include "kdebug.h"
 #include "stacks.h"
 
 enum weight { W_UNSET, W_SAMPLES, W_LATENCY };
@@ -22,8 +23,11 @@ enum weight { W_UNSET, W_SAMPLES, W_LATENCY };
 struct folded_opts {
 	const char *input;
 	const char *func; /* --func: only this probed function's stacks */
+	const char *vmlinux; /* --vmlinux */
 	enum weight weight;
 	bool user, kernel; /* which frames to keep */
+	bool inlines;	   /* inline frames, when the kernel's DWARF is there */
+	bool srcline;
 };
 
 struct folder {
@@ -36,8 +40,9 @@ static const char usage[] =
 	"Usage: kprotperf folded [OPTIONS] [FILE]\n"
 	"Print the CPU samples of a recording (FILE, default kprotperf.data) as folded\n"
 	"stacks, one line per distinct stack: comm;user frames;kernel frames COUNT,\n"
-	"root first, kernel frames marked _[k]. Pipe into flamegraph.pl:\n"
-	"  kprotperf folded k.data | flamegraph.pl > k.svg\n"
+	"root first, kernel frames marked _[k], functions the compiler inlined there\n"
+	"marked _[i] (from the kernel's DWARF). Pipe into flamegraph.pl:\n"
+	"  kprotperf folded k.data | flamegraph.pl --colors=java > k.svg\n"
 	"With --weight latency, the kernel stacks the functions probed by record --func\n"
 	"were entered from instead: function;kernel frames NS, weighted by the ns spent\n"
 	"in the function:\n"
@@ -47,6 +52,10 @@ static const char usage[] =
 	"  -U, --user-only    keep only user frames\n"
 	"      --weight W     samples (default: CPU samples) or latency (probed functions)\n"
 	"      --func NAME    only probed function NAME (implies --weight latency)\n"
+	"      --no-inline    no inline frames\n"
+	"      --srcline      kernel frames as function:file:line\n"
+	"      --vmlinux PATH the recorded kernel's vmlinux with DWARF (default: found by\n"
+	"                     build-id, or under /usr/lib/debug/boot, /boot, /lib/modules)\n"
 	"  -h, --help         this text\n";
 
 /* Whether frame is function func or one of its clones (func.isra.0, ...). */
@@ -67,14 +76,21 @@ static int append_stack(struct folder *fo, FILE *line, const char *space, long l
 {
 	sqlite3_stmt *st = fo->frames;
 	const char *name;
+	bool inl;
 	int rc;
 
 	sqlite3_reset(st);
 	sqlite3_bind_text(st, 1, space, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, stack);
+	sqlite3_bind_int(st, 3, fo->o->inlines);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		name = (const char *)sqlite3_column_text(st, 0);
-		fprintf(line, ";%s%s", name, *space == 'k' ? "_[k]" : "");
+		inl = sqlite3_column_int(st, 1);
+		fprintf(line, ";%s", name);
+		if (fo->o->srcline && sqlite3_column_type(st, 2) != SQLITE_NULL)
+			fprintf(line, ":%s:%d", sqlite3_column_text(st, 2),
+				sqlite3_column_int(st, 3));
+		fputs(*space != 'k' ? "" : inl ? "_[i]" : "_[k]", line);
 		if (cut && is_func(name, cut))
 			*cut_at = ftell(line);
 	}
@@ -142,8 +158,9 @@ static int fold(struct folder *fo, const char *sql)
 	rc = sqlite3_exec(db, "CREATE TEMP TABLE folded(line TEXT, n INTEGER)", NULL, NULL, NULL);
 	rc = rc
 		     ?: sqlite3_prepare_v2(db,
-					   "SELECT name FROM frames WHERE space = ? AND stack = ?"
-					   " ORDER BY depth DESC",
+					   "SELECT name, inl, file, line FROM frames WHERE space = ?"
+					   " AND stack = ? AND (?3 OR sub = 0)"
+					   " ORDER BY depth DESC, sub",
 					   -1, &fo->frames, NULL);
 	if (rc != SQLITE_OK)
 		return df_errno(rc);
@@ -208,6 +225,9 @@ static const struct option longopts[] = {
 	{"user-only", no_argument, NULL, 'U'},
 	{"weight", required_argument, NULL, 'w'},
 	{"func", required_argument, NULL, 'f'},
+	{"no-inline", no_argument, NULL, 'n'},
+	{"srcline", no_argument, NULL, 's'},
+	{"vmlinux", required_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
 	{},
 };
@@ -248,7 +268,8 @@ static int parse(int argc, char **argv, struct folded_opts *o)
 {
 	int c;
 
-	*o = (struct folded_opts){.input = "kprotperf.data", .user = true, .kernel = true};
+	*o = (struct folded_opts){
+		.input = "kprotperf.data", .user = true, .kernel = true, .inlines = true};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":i:KUh", longopts, NULL)) != -1) {
@@ -269,6 +290,15 @@ static int parse(int argc, char **argv, struct folded_opts *o)
 		case 'f':
 			o->func = optarg;
 			break;
+		case 'n':
+			o->inlines = false;
+			break;
+		case 's':
+			o->srcline = true;
+			break;
+		case 'v':
+			o->vmlinux = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 1;
@@ -283,6 +313,7 @@ int cmd_folded(int argc, char **argv)
 {
 	struct folded_opts o;
 	struct folder fo = {.o = &o};
+	struct kdebug *kd = NULL;
 	char *sql = NULL;
 	int err;
 
@@ -293,11 +324,15 @@ int cmd_folded(int argc, char **argv)
 		return 1;
 	if (o.weight == W_LATENCY)
 		err = func_rows_sql(fo.df, &o, &sql);
+	if (!err && (o.inlines || o.srcline) && o.kernel)
+		err = cli_kdebug("folded", fo.df, o.vmlinux,
+				 o.srcline ? "note: no kernel source lines" : NULL, &kd) ? 1 : 0;
 	if (!err)
-		err = stacks_name_frames(fo.df) ?: fold(&fo, sql ?: samples_sql);
+		err = stacks_name_frames(fo.df, kd) ?: fold(&fo, sql ?: samples_sql);
 	if (err < 0)
 		fprintf(stderr, "kprotperf folded: reading %s: %s\n", o.input, strerror(-err));
 	sqlite3_free(sql);
+	kdebug_close(kd);
 	df_close(fo.df);
 	return err ? 1 : 0;
 }

@@ -17,6 +17,7 @@
 #include "func_layout.h"
 #include "funcmatch.h"
 #include "funcs.h"
+#include "funcs_inline.h"
 #include "collect.h"
 #include "datafile.h"
 #include "debuginfo.h"
@@ -26,13 +27,15 @@
 #include "provenance.h"
 #include "record.skel.h"
 
-enum method { M_FENTRY, M_KPROBE, M_KPROBE_MULTI };
-static const char *const method_names[] = { "fentry", "kprobe", "kprobe.multi" };
+enum method { M_FENTRY, M_KPROBE, M_KPROBE_MULTI, M_INLINE_KPROBE, M_SAMPLES };
+static const char *const method_names[] = { "fentry", "kprobe", "kprobe.multi", "inline-kprobe",
+					    "samples" };
 
 struct funcs {
 	struct func_target *t;
 	size_t n;
-	enum method *method;
+	struct inline_set *inl;	/* inlined-only functions: ids n, n + 1, ... */
+	enum method *method;	/* per id, inline instances included */
 	__u32 flags[KP_MAX_FUNCS];
 	struct record_bpf *rec;
 	struct funcs_bpf *owner;	/* holds the func_* maps every copy shares */
@@ -46,7 +49,7 @@ struct funcs {
 
 size_t funcs_count(const struct funcs *f)
 {
-	return f ? f->n : 0;
+	return f ? f->n + inline_set_count(f->inl) : 0;
 }
 
 static const struct btf_type *resolved(const struct btf *btf, __u32 id)
@@ -126,6 +129,7 @@ static int open_copy(struct funcs *f, struct funcs_bpf **out)
 		err = err ?: reuse(o->maps.func_nr, f->owner->maps.func_nr);
 		err = err ?: reuse(o->maps.func_stack, f->owner->maps.func_stack);
 		err = err ?: reuse(o->maps.func_ctx, f->owner->maps.func_ctx);
+		err = err ?: reuse(o->maps.pc_actions, f->owner->maps.pc_actions);
 	}
 	bpf_object__for_each_program(p, o->obj)
 		bpf_program__set_autoload(p, false);
@@ -203,6 +207,7 @@ static int load_kprobes(struct funcs *f, struct funcs_bpf **out, bool *multi)
 			return err;
 		bpf_program__set_autoload(o->progs.kp_kprobe, true);
 		bpf_program__set_autoload(o->progs.kp_kretprobe, true);
+		bpf_program__set_autoload(o->progs.kp_pc, f->inl != NULL);
 		bpf_program__set_autoload(o->progs.kp_kprobe_multi, *multi);
 		bpf_program__set_autoload(o->progs.kp_kretprobe_multi, *multi);
 		err = funcs_bpf__load(o);
@@ -275,7 +280,25 @@ static int attach_single(struct funcs *f, struct funcs_bpf *o, size_t i)
 	return err;
 }
 
-static int attach_kprobes(struct funcs *f)
+static int keep_link(void *f, struct bpf_link *l)
+{
+	return add_link(f, l);
+}
+
+/* The inline instances' entry and exit kprobes, on the kprobe object o. */
+static int attach_inline(struct funcs *f, struct funcs_bpf *o, char *why, size_t len)
+{
+	size_t i;
+	int err;
+
+	err = inline_set_attach(f->inl, f->n, bpf_map__fd(f->owner->maps.pc_actions),
+				o->progs.kp_pc, keep_link, f, why, len);
+	for (i = 0; !err && i < inline_set_count(f->inl); i++)
+		f->method[f->n + i] = M_INLINE_KPROBE;
+	return err;
+}
+
+static int attach_kprobes(struct funcs *f, char *why, size_t len)
 {
 	struct funcs_bpf *o;
 	size_t i, nlinks;
@@ -290,7 +313,7 @@ static int attach_kprobes(struct funcs *f)
 		for (i = 0; i < f->n; i++)
 			if (f->method[i] == M_KPROBE)
 				f->method[i] = M_KPROBE_MULTI;
-		return 0;
+		return f->inl ? attach_inline(f, o, why, len) : 0;
 	}
 	/* drop a half-made multi attachment before falling back to single kprobes */
 	while (f->nlinks > nlinks)
@@ -298,7 +321,7 @@ static int attach_kprobes(struct funcs *f)
 	for (i = 0; i < f->n && !err; i++)
 		if (f->method[i] == M_KPROBE)
 			err = attach_single(f, o, i);
-	return err;
+	return err || !f->inl ? err : attach_inline(f, o, why, len);
 }
 
 /* fentry where the function has BTF and a symbol of its own in vmlinux, else kprobe. */
@@ -403,6 +426,23 @@ static int attach_fentries(struct funcs *f, enum probe_mode mode, char *why, siz
 	return 0;
 }
 
+/*
+ * Inlined functions on a kernel without kprobes: CPU samples in their ranges
+ * are all there is to measure; record goes on, and *why notes it.
+ */
+static int by_samples(struct funcs *f, char *why, size_t len)
+{
+	size_t i, n = inline_set_count(f->inl);
+
+	for (i = 0; i < n; i++)
+		f->method[f->n + i] = M_SAMPLES;
+	snprintf(why, len, "note: this kernel has no kprobes (CONFIG_KPROBES not set): %s "
+			   "(%zu inlined instance%s) is measured by CPU samples only (see report "
+			   "--inline), not timed per call", inline_set_name(f->inl, 0), n,
+		 n == 1 ? "" : "s");
+	return 0;
+}
+
 static int attach_all(struct funcs *f, enum probe_mode mode, char *why, size_t len)
 {
 	int err, fentry_err;
@@ -420,73 +460,35 @@ static int attach_all(struct funcs *f, enum probe_mode mode, char *why, size_t l
 			f->method[i] = M_KPROBE;
 		need_kprobes |= f->method[i] != M_FENTRY;
 	}
-	if (!need_kprobes)
+	if (!need_kprobes && !f->inl)
 		return 0;
-	if (!kprobes_available()) {
+	if (!kprobes_available() && need_kprobes) {
 		no_kprobes(f, fentry_err, why, len);
 		return -EOPNOTSUPP;
 	}
-	err = attach_kprobes(f);
-	if (err)
+	if (!kprobes_available())
+		return by_samples(f, why, len);
+	err = attach_kprobes(f, why, len);
+	if (err && !*why)
 		snprintf(why, len, "attaching kprobes: %s", strerror(-err));
 	return err;
 }
 
 /*
- * Without a symbol, only DWARF tells "inlined into every caller" from "no
- * such function": the callers of an inline-only function, into buf.
+ * Why bad matched nothing.  err is what asking the DWARF about it gave:
+ * -ENOENT when it is no inlined-only function either (or no DWARF was found,
+ * dwarf false), else the trouble with the vmlinux at path.
  */
-static int inline_callers(const char *name, const char *vmlinux, char *path, size_t plen,
-			  char *buf, size_t len)
+static void unknown(const struct ksyms *ks, const char *bad, const char *vmlinux, int err,
+		    bool dwarf, const char *path, char *why, size_t len)
 {
-	struct kv_list k = {};
-	struct inline_summary sum;
-	struct debuginfo *di;
-	unsigned int i;
-	int err, off = 0;
+	char best[3][64], name[64];
+	int n, i, off;
 
-	err = provenance_kernel(&k);
-	err = err ?: debuginfo_find(kv_get(&k, "kernel.release"), kv_get(&k, "kernel.build_id"),
-				    vmlinux, path, plen);
-	kv_list_free(&k);
-	if (err)
-		return err;
-	err = debuginfo_open(&di, path);
-	if (err)
-		return err;
-	err = debuginfo_inlined(di, name, &sum);
-	if (!err && (sum.out_of_line || !sum.inline_instances))
-		err = -ENOENT;
-	for (i = 0; !err && i < sum.ncallers && off < (int)len; i++)
-		off += snprintf(buf + off, len - off, "%s%s (%s:%d)", i ? ", " : "",
-				sum.callers[i].name, sum.callers[i].call_file ?: "?",
-				sum.callers[i].call_line);
-	debuginfo_close(di);
-	return err;
-}
-
-static void unknown(const struct ksyms *ks, const char *bad, const char *vmlinux, char *why,
-		    size_t len)
-{
-	char best[3][64], name[64], callers[512] = "", path[4096] = "";
-	int n, i, off, err = -ENOENT;
-
-	/* suggest from the literal part of a glob */
-	snprintf(name, sizeof(name), "%.*s", (int)strcspn(bad, "*?["), bad);
-	if (!bad[strlen(name)])
-		err = inline_callers(name, vmlinux, path, sizeof(path), callers, sizeof(callers));
-	if (!err) {
-		snprintf(why, len,
-			 "%s is inlined into its callers in this kernel, in %s: it has no entry of "
-			 "its own to probe (measuring inline instances is kprotperf's inline-range "
-			 "support, not built yet); its time shows under those callers in CPU samples",
-			 name, callers);
-		return;
-	}
 	if (vmlinux && (err == -ENODATA || err == -ENOEXEC)) {
 		snprintf(why, len, "--vmlinux %.200s: %s, so kprotperf cannot tell whether %s is "
 				   "inlined", vmlinux, err == -ENODATA ? "no DWARF debug info in it"
-								      : "not an ELF file", name);
+								      : "not an ELF file", bad);
 		return;
 	}
 	if (err == -ESTALE) {
@@ -494,23 +496,52 @@ static void unknown(const struct ksyms *ks, const char *bad, const char *vmlinux
 				   "differs from the running kernel's)", path);
 		return;
 	}
+	/* suggest from the literal part of a glob */
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(bad, "*?["), bad);
 	n = func_closest(ks, name, best, 3);
 	off = snprintf(why, len, "no kernel function matches '%s'", bad);
 	for (i = 0; i < n && off < (int)len; i++)
 		off += snprintf(why + off, len - off, "%s%s", i ? ", " : " (closest: ", best[i]);
 	if (off < (int)len)
-		snprintf(why + off, len - off,
-			 "%s; a function inlined into all its callers has no symbol to probe: with "
-			 "the kernel's debug info (--vmlinux, or linux-image-RELEASE-dbg) kprotperf "
-			 "can tell",
-			 n ? ")" : "");
+		snprintf(why + off, len - off, "%s%s", n ? ")" : "",
+			 dwarf ? "" : "; a function inlined into all its callers has no symbol: "
+				      "with the kernel's debug info (--vmlinux, or "
+				      "linux-image-RELEASE-dbg) kprotperf probes its inline "
+				      "instances");
+}
+
+/*
+ * The patterns as kernel symbols; a plain name without one is looked up in
+ * the DWARF as an inlined-only function, and its instances join f->inl.
+ */
+static int resolve(struct funcs *f, const struct func_opts *o, char *why, size_t len)
+{
+	char *pat[KP_MAX_FUNCS], path[4096] = "";
+	const char *bad = NULL;
+	int n = o->n, i, err;
+
+	memcpy(pat, o->patterns, n * sizeof(*pat));
+	for (;;) {
+		err = n ? func_match(f->ks, pat, n, &f->t, &f->n, &bad) : 0;
+		if (err != -ENOENT)
+			return err;
+		err = bad[strcspn(bad, "*?[")] ? -ENOENT
+					       : inline_set_add(&f->inl, bad, o->vmlinux, f->ks,
+								path, sizeof(path));
+		if (err) {
+			unknown(f->ks, bad, o->vmlinux, err, f->inl != NULL, path, why, len);
+			return err == -ENOMEM ? err : -ENOENT;
+		}
+		for (i = 0; pat[i] != bad; i++)
+			;
+		memmove(&pat[i], &pat[i + 1], (--n - i) * sizeof(*pat));
+	}
 }
 
 int funcs_attach(struct funcs **out, const struct func_opts *o, const struct ksyms *ks,
 		 struct record_bpf *rec, char *why, size_t len)
 {
 	struct funcs *f = calloc(1, sizeof(*f));
-	const char *bad = NULL;
 	int err;
 
 	if (!f)
@@ -518,15 +549,13 @@ int funcs_attach(struct funcs **out, const struct func_opts *o, const struct ksy
 	f->rec = rec;
 	f->stacks = o->stacks;
 	f->ks = ks;
-	err = func_match(f->ks, o->patterns, o->n, &f->t, &f->n, &bad);
-	if (err == -ENOENT)
-		unknown(f->ks, bad, o->vmlinux, why, len);
-	if (!err && f->n > KP_MAX_FUNCS) {
-		snprintf(why, len, "%zu functions match; at most %d can be probed", f->n,
-			 KP_MAX_FUNCS);
+	err = resolve(f, o, why, len);
+	if (!err && funcs_count(f) > KP_MAX_FUNCS) {
+		snprintf(why, len, "%zu functions and inline instances match; at most %d can be "
+				   "probed", funcs_count(f), KP_MAX_FUNCS);
 		err = -E2BIG;
 	}
-	f->method = err ? NULL : calloc(f->n, sizeof(*f->method));
+	f->method = err ? NULL : calloc(funcs_count(f), sizeof(*f->method));
 	if (!err && !f->method)
 		err = -ENOMEM;
 	err = err ?: choose(f, o->mode, why, len);
@@ -557,6 +586,7 @@ void funcs_free(struct funcs *f)
 	free(f->links);
 	free(f->method);
 	func_targets_free(f->t, f->n);
+	inline_set_free(f->inl);
 	free(f);
 }
 
@@ -564,7 +594,9 @@ static const char *func_name(__u32 id, void *ctx, char *buf, size_t len)
 {
 	const struct funcs *f = ctx;
 
-	return id < f->n ? f->t[id].name : "?";
+	if (id < f->n)
+		return f->t[id].name;
+	return id < funcs_count(f) ? inline_set_name(f->inl, id - f->n) : "?";
 }
 
 static int put_func(struct df *df, const struct funcs *f, size_t i)
@@ -591,7 +623,7 @@ static int put_by_nr(struct df *df, const struct funcs *f)
 		free(v);
 		return ncpu < 0 ? ncpu : -ENOMEM;
 	}
-	for (i = 0; i < f->n && !err; i++) {
+	for (i = 0; i < funcs_count(f) && !err; i++) {
 		for (slot = 0; slot < KP_FUNC_NR_SLOTS && !err; slot++) {
 			key = i * KP_FUNC_NR_SLOTS + slot;
 			if (bpf_map_lookup_elem(fd, &key, v))
@@ -690,8 +722,12 @@ int funcs_collect(struct funcs *f, struct df *df, const struct ksyms *ks)
 		return 0;
 	for (i = 0; i < f->n && !err; i++)
 		err = put_func(df, f, i);
-	err = err ?: collect_latency(df, bpf_map__fd(f->owner->maps.func_lat), "func", f->n,
-				     func_name, f);
+	err = err ?: inline_set_put(f->inl, f->n, df,
+				    f->inl ? method_names[f->method[f->n]] : NULL);
+	if (!f->owner)
+		return err;
+	err = err ?: collect_latency(df, bpf_map__fd(f->owner->maps.func_lat), "func",
+				     funcs_count(f), func_name, f);
 	err = err ?: put_by_nr(df, f);
 	err = err ?: put_by_stack(df, f, ks);
 	err = err ?: put_by_ctx(df, f);

@@ -22,7 +22,7 @@ struct inline_range {
 enum inline_exit_kind {
 	INLINE_EXIT_FALLTHROUGH, /* execution runs past the end of a range */
 	INLINE_EXIT_BRANCH,	 /* a jump from inside to addr, outside the ranges */
-	INLINE_EXIT_RETURN,	 /* a ret (or a jump to the return thunk) inside: probed at addr itself */
+	INLINE_EXIT_RETURN,	 /* a ret (or jump to the return thunk) inside: probed at addr */
 	INLINE_EXIT_TAIL_CALL,	 /* a jump to another function: probed at the jump itself */
 };
 
@@ -44,6 +44,13 @@ struct inline_instance {
 	__u64 bytes;	       /* sum of the ranges' sizes */
 	struct inline_exit *exits; /* sorted by addr, no duplicates */
 	size_t nexits;
+	/* the parent's ranges, its .cold part included: a jump into them is a BRANCH exit */
+	struct inline_range *parent_ranges;
+	size_t nparent_ranges;
+	/* indirect jumps and undecodable bytes in the ranges: ways out no exit covers */
+	unsigned int unresolved;
+	/* exits at conditional jumps to other functions: they fire early when not taken */
+	unsigned int cond_exits;
 };
 
 /*
@@ -52,8 +59,19 @@ struct inline_instance {
  * *n == 0 when it is never inlined.
  */
 int inlines_find(struct debuginfo *di, const char *name, struct inline_instance **out, size_t *n);
-/* Fill in->exits by disassembling in's ranges from the file's text. */
+/*
+ * Fill in->exits, unresolved and cond_exits by disassembling in's ranges
+ * from the file's text.  FALLTHROUGH and BRANCH exits lie outside the
+ * ranges, RETURN and TAIL_CALL exits are the instructions inside them.
+ */
 int inlines_exits(struct debuginfo *di, struct inline_instance *in);
+/*
+ * The one instance at DWARF offset die, as inlines_find() gives it: -ENOENT
+ * when die is no inlined instance, -ENODATA when it has no code.
+ */
+int inlines_at(struct debuginfo *di, __u64 die, struct inline_instance *out);
+/* Free what one instance holds, not the instance itself. */
+void inlines_free_one(struct inline_instance *in);
 void inlines_free(struct inline_instance *v, size_t n);
 
 #endif

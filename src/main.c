@@ -3,9 +3,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "annotate.h"
 #include "folded.h"
 #include "record.h"
 #include "report.h"
+#include "symbolize_cmd.h"
 
 static const char usage[] =
 	"Usage: kprotperf COMMAND [OPTIONS] ...\n"
@@ -16,6 +18,8 @@ static const char usage[] =
 	"  record [OPTIONS] -- CMD [ARGS...]  record CMD's process tree (also -p PID, -a)\n"
 	"  report [OPTIONS] [FILE]            syscall latency table, top functions, histograms\n"
 	"  folded [OPTIONS] [FILE]            folded stacks for flamegraph.pl / speedscope\n"
+	"  annotate --func NAME [FILE]        samples per source line and inline range of NAME\n"
+	"  symbolize --vmlinux PATH [-f] [-i] kernel addresses to functions, inlines, lines\n"
 	"\n"
 	"FILE defaults to kprotperf.data. 'kprotperf COMMAND --help' shows each\n"
 	"command's options. Needs root (or CAP_BPF and CAP_PERFMON) to record.\n";
@@ -27,6 +31,8 @@ static const struct {
 	{"record", cmd_record},
 	{"report", cmd_report},
 	{"folded", cmd_folded},
+	{"annotate", cmd_annotate},
+	{"symbolize", cmd_symbolize},
 };
 
 int main(int argc, char **argv)

@@ -608,7 +608,10 @@ static int prepare(struct session *s, const char **what)
 	if (err)
 		return err;
 	*what = "--func";
-	return funcs_attach(&s->funcs, &s->o->func, s->ks, s->skel, s->why, sizeof(s->why));
+	err = funcs_attach(&s->funcs, &s->o->func, s->ks, s->skel, s->why, sizeof(s->why));
+	if (!err && s->why[0] && !s->o->quiet)
+		fprintf(stderr, "kprotperf record: %s\n", s->why);
+	return err;
 }
 
 static int go(struct session *s, const char **what)

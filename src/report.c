@@ -16,7 +16,9 @@
 #include "hist.h"
 #include "cli.h"
 #include "json.h"
+#include "kdebug.h"
 #include "report.h"
+#include "report_inline.h"
 #include "stacks.h"
 
 enum sort_key { S_TOTAL, S_CALLS, S_ONCPU, S_OFFCPU, S_AVG, S_P50, S_P90, S_P99, S_MAX, S_NAME };
@@ -26,9 +28,12 @@ static const char *const sort_names[] = {"total", "calls", "oncpu", "offcpu", "a
 struct report_opts {
 	const char *input;
 	const char *hist;
+	const char *vmlinux; /* --vmlinux */
 	enum sort_key sort;
 	int top;
 	bool json;
+	bool inlines;	   /* inline frames from the kernel's DWARF (--no-inline: off) */
+	bool inline_table; /* --inline */
 };
 
 /* One row of the latency table: a syscall, or a function probed by record --func. */
@@ -153,28 +158,12 @@ static int print_counter(sqlite3_stmt *st, void *f)
 	return 0;
 }
 
-/* The first column of the first row of sql, whose one parameter (if any) is arg. */
-static long long scalar(struct df *df, const char *sql, const char *arg)
-{
-	sqlite3_stmt *st;
-	long long v = 0;
-
-	if (sqlite3_prepare_v2(df_db(df), sql, -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	if (arg)
-		sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
 static long long counter(struct df *df, const char *name)
 {
-	return scalar(df, "SELECT value FROM counters WHERE name = ?", name);
+	return df_scalar(df, "SELECT value FROM counters WHERE name = ?", name);
 }
 
-static void print_header(struct df *df, FILE *f)
+static void print_header(struct df *df, const char *note, FILE *f)
 {
 	char wall[32];
 
@@ -203,11 +192,14 @@ static void print_header(struct df *df, FILE *f)
 		counter(df, "samples"), counter(df, "syscalls"),
 		counter(df, "page_faults_user") + counter(df, "page_faults_kernel"),
 		counter(df, "page_faults_user"), counter(df, "page_faults_kernel"),
-		scalar(df, "SELECT count(DISTINCT pid) FROM tasks", NULL));
+		df_scalar(df, "SELECT count(DISTINCT pid) FROM tasks", NULL));
 	fputs("# lost:", f);
 	df_each_row(df, "SELECT name, value FROM counters WHERE name LIKE 'lost%' AND value > 0",
 		    print_counter, f);
-	fputs(scalar(df, LOST_SQL, NULL) ? "\n\n" : " nothing\n\n", f);
+	fputs(df_scalar(df, LOST_SQL, NULL) ? "\n" : " nothing\n", f);
+	if (*note)
+		fprintf(f, "# inline frames and source lines not shown: %s\n", note);
+	fputc('\n', f);
 }
 
 struct lat_table {
@@ -218,7 +210,8 @@ struct lat_table {
 	size_t n;
 };
 
-static int load_hist(struct df *df, const char *kind, long long id, const char *clock, __u64 *hist)
+int report_load_hist(struct df *df, const char *kind, long long id, const char *clock,
+		     __u64 *hist)
 {
 	sqlite3_stmt *st;
 	int rc, b;
@@ -266,7 +259,7 @@ static int add_lat_row(sqlite3_stmt *st, void *ctx)
 	r->offcpu = sqlite3_column_int64(st, 6);
 	r->max = sqlite3_column_int64(st, 7);
 	r->avg = r->done ? r->total / r->done : 0;
-	err = load_hist(t->df, t->kind, r->id, "total", hist);
+	err = report_load_hist(t->df, t->kind, r->id, "total", hist);
 	r->p50 = kp_hist_quantile(hist, 0.50, r->max);
 	r->p90 = kp_hist_quantile(hist, 0.90, r->max);
 	r->p99 = kp_hist_quantile(hist, 0.99, r->max);
@@ -525,13 +518,19 @@ static int probed_functions(struct df *df, int top, FILE *f, struct json *j)
 		?: table(df, func_contexts_sql, NULL, top, "function_contexts", &ctx);
 }
 
-/* Self: samples whose leaf is the function (user self only counts user-mode samples). */
+/*
+ * Self: samples whose leaf is the function (user self only counts user-mode
+ * samples); for an inlined function, whose leaf is its code and no deeper
+ * inline's.  Inlined rows are also part of their parent's self.
+ */
 static const char func_sql[] =
-	"WITH t AS (SELECT f.name AS name, SUM(s.count) AS n FROM samples s"
-	"  JOIN (SELECT DISTINCT stack, name FROM frames WHERE space = ?1) f"
+	"WITH fr AS (SELECT stack, depth, sub, leaf, space,"
+	"  name || CASE inl WHEN 1 THEN ' [inlined]' ELSE '' END AS name FROM frames),"
+	" t AS (SELECT f.name AS name, SUM(s.count) AS n FROM samples s"
+	"  JOIN (SELECT DISTINCT stack, name FROM fr WHERE space = ?1) f"
 	"  ON f.stack = CASE ?1 WHEN 'k' THEN s.kstack ELSE s.ustack END GROUP BY f.name),"
-	" se AS (SELECT f.name AS name, SUM(s.count) AS n FROM samples s JOIN frames f"
-	"  ON f.space = ?1 AND f.depth = 0"
+	" se AS (SELECT f.name AS name, SUM(s.count) AS n FROM samples s JOIN fr f"
+	"  ON f.space = ?1 AND f.depth = 0 AND (f.sub = 0 OR f.leaf)"
 	"  AND f.stack = CASE ?1 WHEN 'k' THEN s.kstack ELSE s.ustack END"
 	"  WHERE ?1 = 'k' OR s.kstack IS NULL GROUP BY f.name)"
 	" SELECT t.name, COALESCE(se.n, 0), t.n FROM t LEFT JOIN se ON se.name = t.name"
@@ -560,7 +559,7 @@ static int functions(struct df *df, const char *space, int top, FILE *f, struct 
 	struct out o = {.f = f,
 			.j = j,
 			.row = sampled_row,
-			.all = scalar(df, "SELECT SUM(count) FROM samples", NULL)};
+			.all = df_scalar(df, "SELECT SUM(count) FROM samples", NULL)};
 	int err;
 
 	if (!j)
@@ -622,19 +621,19 @@ static const char func_id_sql[] = "SELECT COALESCE((SELECT id FROM funcs WHERE ?
 static int histogram(struct df *df, const char *name, FILE *f, struct json *j)
 {
 	__u64 total[KP_HIST_BUCKETS], oncpu[KP_HIST_BUCKETS];
-	long long id = scalar(df, syscall_id_sql, name);
+	long long id = df_scalar(df, syscall_id_sql, name);
 	bool sc = id >= 0;
 	const char *what = sc ? "syscall" : "function";
 	char title[256];
 	int err;
 
 	if (!sc)
-		id = scalar(df, func_id_sql, name);
+		id = df_scalar(df, func_id_sql, name);
 	if (id < 0)
 		return -ENOENT;
-	err = load_hist(df, sc ? "syscall" : "func", id, "total", total);
+	err = report_load_hist(df, sc ? "syscall" : "func", id, "total", total);
 	if (!err && sc)
-		err = load_hist(df, "syscall", id, "oncpu", oncpu);
+		err = report_load_hist(df, "syscall", id, "oncpu", oncpu);
 	if (err)
 		return err;
 	if (j) {
@@ -672,7 +671,8 @@ static int json_kv_row(sqlite3_stmt *st, void *ctx)
 	return 0;
 }
 
-static int json_header(struct df *df, struct json *j)
+static int json_header(struct df *df, const struct kdebug *kd, const char *note,
+		       struct json *j)
 {
 	static const char *const tables[][2] = {
 		{"meta", "SELECT key, value FROM meta ORDER BY key"},
@@ -690,20 +690,40 @@ static int json_header(struct df *df, struct json *j)
 		err = df_each_row(df, tables[i][1], json_kv_row, &t);
 		json_close(j, '}');
 	}
+	json_open(j, "debuginfo", '{');
+	if (kd)
+		json_str(j, "vmlinux", kdebug_path(kd));
+	else if (*note)
+		json_str(j, "missing", note);
+	json_close(j, '}');
 	return err;
 }
 
-static int report_json(struct df *df, const struct report_opts *o, const struct lat_table *t)
+/* What a report shows beside its header; kd: the kernel's DWARF, NULL when not found. */
+struct report_ctx {
+	struct df *df;
+	const struct report_opts *o;
+	const struct lat_table *t;
+	struct kdebug *kd;
+	const char *note; /* why there is no DWARF, "" when there is */
+};
+
+static int report_json(const struct report_ctx *c)
 {
+	struct df *df = c->df;
+	const struct report_opts *o = c->o;
+	const struct lat_table *t = c->t;
 	struct json j;
 	int err;
 
 	json_begin(&j, stdout);
 	json_open(&j, NULL, '{');
-	err = json_header(df, &j);
+	err = json_header(df, c->kd, c->note, &j);
 	if (!err && o->hist)
 		err = histogram(df, o->hist, stdout, &j);
-	if (!err && !o->hist) {
+	if (!err && o->inline_table)
+		err = report_inline(df, c->kd, o->top, stdout, &j);
+	if (!err && !o->hist && !o->inline_table) {
 		json_latency(t, &j);
 		err = probed_functions(df, o->top, stdout, &j)
 			      ?: functions(df, "k", o->top, stdout, &j)
@@ -714,21 +734,25 @@ static int report_json(struct df *df, const struct report_opts *o, const struct 
 	return err;
 }
 
-static int report_text(struct df *df, const struct report_opts *o, const struct lat_table *t)
+static int report_text(const struct report_ctx *c)
 {
+	struct df *df = c->df;
+	const struct report_opts *o = c->o;
 	int err;
 
-	print_header(df, stdout);
+	print_header(df, c->note, stdout);
 	if (o->hist)
 		return histogram(df, o->hist, stdout, NULL);
+	if (o->inline_table)
+		return report_inline(df, c->kd, o->top, stdout, NULL);
 	printf("Syscalls of the traced processes, sorted by %s (latency: entry to return;\n"
 	       "on-CPU: running; off-CPU: waiting or preempted)\n",
 	       sort_names[o->sort]);
-	print_latency(t, stdout);
+	print_latency(c->t, stdout);
 	err = probed_functions(df, o->top, stdout, NULL);
 	if (err)
 		return err;
-	if (!scalar(df, "SELECT COUNT(*) FROM samples", NULL)) {
+	if (!df_scalar(df, "SELECT COUNT(*) FROM samples", NULL)) {
 		puts("\nno CPU samples");
 		return 0;
 	}
@@ -749,6 +773,13 @@ static const char usage[] =
 	"                     on-CPU) or, if no syscall has that name, of probed function NAME\n"
 	"  -n, --top N        rows in the function, per-syscall and per-cache tables\n"
 	"                     (default 20)\n"
+	"      --inline       per inline instance: where it sits, its ranges, its samples\n"
+	"                     (self, total, share of the parent), the estimated time per\n"
+	"                     parent call, and its latency when record --func timed it\n"
+	"      --no-inline    no inlined functions in the kernel function table\n"
+	"      --vmlinux PATH the recorded kernel's vmlinux with DWARF (default: found by\n"
+	"                     build-id, or under /usr/lib/debug/boot, /boot, /lib/modules;\n"
+	"                     without it, inline instances come from record --func only)\n"
 	"      --json         everything as one JSON object\n"
 	"  -h, --help         this text\n";
 
@@ -773,6 +804,9 @@ static const struct option longopts[] = {
 	{"hist", required_argument, NULL, 'H'},
 	{"top", required_argument, NULL, 'n'},
 	{"json", no_argument, NULL, 'j'},
+	{"inline", no_argument, NULL, 'I'},
+	{"no-inline", no_argument, NULL, 'N'},
+	{"vmlinux", required_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
 	{},
 };
@@ -782,7 +816,7 @@ static int parse(int argc, char **argv, struct report_opts *o)
 {
 	int c;
 
-	*o = (struct report_opts){.input = "kprotperf.data", .top = 20};
+	*o = (struct report_opts){.input = "kprotperf.data", .top = 20, .inlines = true};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":i:s:n:h", longopts, NULL)) != -1) {
@@ -803,6 +837,15 @@ static int parse(int argc, char **argv, struct report_opts *o)
 		case 'j':
 			o->json = true;
 			break;
+		case 'I':
+			o->inline_table = true;
+			break;
+		case 'N':
+			o->inlines = false;
+			break;
+		case 'v':
+			o->vmlinux = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 1;
@@ -819,6 +862,8 @@ int cmd_report(int argc, char **argv)
 {
 	struct lat_table t = {};
 	struct report_opts o;
+	struct kdebug *kd = NULL;
+	char note[1024] = "";
 	struct df *df;
 	int err;
 
@@ -828,9 +873,20 @@ int cmd_report(int argc, char **argv)
 	err = cli_open("report", o.input, &df);
 	if (err)
 		return 1;
-	err = stacks_name_frames(df) ?: load_latency(df, "syscall", &t, o.sort);
-	if (!err)
-		err = o.json ? report_json(df, &o, &t) : report_text(df, &o, &t);
+	if (o.inlines || o.inline_table) {
+		err = kdebug_open(&kd, df, o.vmlinux, note, sizeof(note));
+		if (err) {
+			fprintf(stderr, "kprotperf report: %s\n", note);
+			df_close(df);
+			return 1;
+		}
+	}
+	err = stacks_name_frames(df, kd) ?: load_latency(df, "syscall", &t, o.sort);
+	if (!err) {
+		struct report_ctx c = {df, &o, &t, kd, note};
+
+		err = o.json ? report_json(&c) : report_text(&c);
+	}
 	if (err == -ENOENT && o.hist)
 		fprintf(stderr,
 			"kprotperf report: no syscall named '%s' in %s, nor a probed function "
@@ -839,6 +895,7 @@ int cmd_report(int argc, char **argv)
 	else if (err)
 		fprintf(stderr, "kprotperf report: reading %s: %s\n", o.input, strerror(-err));
 	free(t.rows);
+	kdebug_close(kd);
 	df_close(df);
 	return err ? 1 : 0;
 }

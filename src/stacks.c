@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "datafile.h"
+#include "kdebug.h"
 #include "ksyms.h"
 #include "stacks.h"
+#include "symbolize.h"
 
 static int add_ksym(sqlite3_stmt *st, void *ks)
 {
@@ -17,35 +20,65 @@ static int add_ksym(sqlite3_stmt *st, void *ks)
 struct namer {
 	struct df *df;
 	const struct ksyms *ks;
+	struct kdebug *kd;
 };
 
-/* Kernel frames: return addresses above the leaf are looked up one byte back. */
+static int put_frame(struct namer *n, long long stack, int depth, int sub, bool leaf,
+		     const char *name, const struct sym_frame *f)
+{
+	return df_insert(n->df, "INSERT INTO frames VALUES('k',?,?,?,?,?,?,?,?,?)", "iiititiii",
+			 stack, (long long)depth, (long long)sub, name, (long long)(sub > 0),
+			 f ? f->file : NULL, f ? (long long)f->line : 0LL,
+			 f && f->inlined ? (long long)f->die : 0LL, (long long)leaf);
+}
+
+/* The function at a kernel frame, then what was inlined there, outermost first. */
 static int name_kernel_frame(sqlite3_stmt *st, void *ctx)
 {
 	struct namer *n = ctx;
-	int depth = sqlite3_column_int(st, 1);
+	long long stack = sqlite3_column_int64(st, 0);
+	int depth = sqlite3_column_int(st, 1), i, err;
 	__u64 addr = (__u64)sqlite3_column_int64(st, 2);
-	const struct ksym *sym = ksyms_lookup(n->ks, depth ? addr - 1 : addr);
+	/* return addresses above the leaf are looked up one byte back, in the call */
+	__u64 pc = depth ? addr - 1 : addr;
+	const struct ksym *sym = ksyms_lookup(n->ks, pc);
+	const struct sym_result *r = NULL;
 	char hex[24];
 
 	snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)addr);
-	return df_insert(n->df, "INSERT INTO frames VALUES('k',?,?,?)", "iit",
-			 sqlite3_column_int64(st, 0), (long long)depth, sym ? sym->name : hex);
+	if (n->kd) {
+		err = kdebug_symbolize(n->kd, pc, &r);
+		if (err)
+			return err;
+	}
+	if (!r || !r->n)
+		return put_frame(n, stack, depth, 0, true, sym ? sym->name : hex, NULL);
+	err = put_frame(n, stack, depth, 0, r->n == 1,
+			sym ? sym->name : r->frames[r->n - 1].func ?: hex, &r->frames[r->n - 1]);
+	for (i = (int)r->n - 2; i >= 0 && !err; i--)
+		err = put_frame(n, stack, depth, (int)r->n - 1 - i, i == 0,
+				r->frames[i].func ?: "??", &r->frames[i]);
+	return err;
 }
 
-int stacks_name_frames(struct df *df)
+int stacks_name_frames(struct df *df, struct kdebug *kd)
 {
 	struct ksyms *ks;
 	int err;
 
 	err = df_errno(
 		sqlite3_exec(df_db(df),
-			     "CREATE TEMP TABLE frames(space TEXT, stack INTEGER,"
-			     " depth INTEGER, name TEXT, PRIMARY KEY(space, stack, depth));"
+			     "CREATE TEMP TABLE frames(space TEXT, stack INTEGER, depth INTEGER,"
+			     " sub INTEGER, name TEXT, inl INTEGER, file TEXT, line INTEGER,"
+			     " die INTEGER, leaf INTEGER, PRIMARY KEY(space, stack, depth, sub));"
 			     /* unresolved user frames are named by their module, like perf */
-			     "INSERT INTO frames SELECT 'u', stack, depth, COALESCE(symbol,"
+			     "INSERT INTO frames SELECT 'u', stack, depth, 0, COALESCE(symbol,"
 			     " '[' || replace(module, rtrim(module, replace(module, '/', '')),"
-			     " '') || ']') FROM ustack_frames;",
+			     " '') || ']'), 0, NULL, 0, 0, 1 FROM ustack_frames;"
+			     /* samples per kernel stack, indexed for joins with frames */
+			     "CREATE TEMP TABLE kstack_samples(stack INTEGER PRIMARY KEY, n INTEGER);"
+			     "INSERT INTO kstack_samples SELECT kstack, SUM(count) FROM samples"
+			     " WHERE kstack >= 0 GROUP BY kstack;",
 			     NULL, NULL, NULL));
 	if (err)
 		return err;
@@ -56,7 +89,7 @@ int stacks_name_frames(struct df *df)
 	ksyms_sort(ks);
 	err = err
 		      ?: df_each_row(df, "SELECT stack, depth, addr FROM kstack_frames",
-				     name_kernel_frame, &(struct namer){df, ks});
+				     name_kernel_frame, &(struct namer){df, ks, kd});
 	ksyms_free(ks);
 	return err;
 }

@@ -1,31 +1,81 @@
 #!/bin/bash
-# --func on a function the compiler inlined into every caller: with the
-# kernel's DWARF (Debian's -dbg vmlinux) kprotperf says plainly that it is
-# inlined and where, instead of "not found"; without DWARF it says it cannot
-# tell; a vmlinux of another build is refused.
+# --func on functions the compiler inlined into every caller (Debian 6.1:
+# new_slab, shuffle_freelist), with the kernel's DWARF (the -dbg vmlinux):
+# every inline instance is timed per invocation by kprobes at its entry and
+# exits, its ranges are the DWARF's, and the report (made on the host, as on
+# another machine) shows inline frames, per-instance tables and per-line
+# annotation.  Without DWARF, or with a file of another build, the errors
+# say so.
 # shellcheck source=tests/vm/vm.sh
 . "$(dirname "$0")/vm.sh"
 vm_prepare
 vm_dbg_vmlinux
+VMLINUX=$VM_RO_SHARE/vmlinux-$VM_KV
 vm_run <<GUEST || fail "guest script exited $?"
-set +e
 V=/mnt/ro/vmlinux-$VM_KV
-kprotperf record -q --func new_slab --vmlinux \$V -o /mnt/host/x.data -- true 2> /mnt/host/new_slab.err
-echo \$? > /mnt/host/new_slab.rc
-kprotperf record -q --func shuffle_freelist --vmlinux \$V -o /mnt/host/x.data -- true 2> /mnt/host/shuffle.err
+kprotperf record -q -F 1999 --func new_slab --func shuffle_freelist --func allocate_slab \
+	--vmlinux \$V -o /mnt/host/inl.data -- big-fork 300 2> /mnt/host/inl.err
+set +e
 kprotperf record -q --func new_slab -o /mnt/host/x.data -- true 2> /mnt/host/nodwarf.err
 kprotperf record -q --func new_slab --vmlinux /bin/kprotperf -o /mnt/host/x.data -- true 2> /mnt/host/nodebug.err
 true
 GUEST
 S=$VM_SHARE
-[ "$(cat "$S/new_slab.rc")" = 1 ] || fail "--func new_slab did not fail"
+D=$S/inl.data
+[ -s "$D" ] || fail "no data file: $(cat "$S/inl.err")"
 [ ! -e "$S/x.data" ] || fail "a data file was written for an unprobeable function"
-grep -q "new_slab is inlined into its callers in this kernel, in .*___slab_alloc (mm/slub.c:[0-9]*)" \
-	"$S/new_slab.err" || fail "new_slab: $(cat "$S/new_slab.err")"
-grep -q "shuffle_freelist is inlined into its callers in this kernel, in allocate_slab (mm/slub.c:1978)" \
-	"$S/shuffle.err" || fail "shuffle_freelist: $(cat "$S/shuffle.err")"
-grep -q "with the kernel's debug info (--vmlinux, or linux-image-RELEASE-dbg) kprotperf can tell" \
+grep -q "no kernel function matches 'new_slab'.*with the kernel's debug info (--vmlinux, or linux-image-RELEASE-dbg) kprotperf probes its inline instances" \
 	"$S/nodwarf.err" || fail "without DWARF: $(cat "$S/nodwarf.err")"
 grep -q "vmlinux /bin/kprotperf: no DWARF debug info in it, so kprotperf cannot tell whether new_slab is inlined" "$S/nodebug.err" ||
 	fail "a vmlinux without DWARF: $(cat "$S/nodebug.err")"
-cat "$S/new_slab.err" "$S/shuffle.err"
+
+# the instances, as the DWARF has them (llvm-dwarfdump, independent of libdw)
+slide=$(($(q "$D" "SELECT value FROM meta WHERE key = 'kernel.stext'") - 0x$(nm "$VMLINUX" | awk '$3 == "_stext" {print $1}')))
+[ "$(q "$D" "SELECT group_concat(parent, ' ') FROM (SELECT parent FROM inlines WHERE name = 'new_slab' ORDER BY parent)")" = \
+	"___slab_alloc __kmem_cache_create" ] || fail "new_slab instances: $(q "$D" "SELECT * FROM inlines WHERE name = 'new_slab'")"
+read -r parent site ranges < <(q "$D" "SELECT parent, call_file || ':' || call_line, ranges FROM inlines WHERE name = 'shuffle_freelist'" | tr '|' ' ')
+[ "$parent $site" = "allocate_slab mm/slub.c:1978" ] || fail "shuffle_freelist instance: $parent $site"
+want=$(llvm-dwarfdump --name=allocate_slab --show-children "$VMLINUX" |
+	awk '/DW_TAG_inlined_subroutine/ {inl = 1} inl && /"shuffle_freelist"/ {sf = 1} sf && /^ *\[0x[0-9a-f]+, 0x[0-9a-f]+\)/ {print} sf && /DW_AT_call_file/ {exit}' |
+	grep -o '0x[0-9a-f]*, 0x[0-9a-f]*' | while IFS=', ' read -r lo hi; do
+		[ $((lo)) -lt $((hi)) ] && printf '0x%x-0x%x\n' $((lo + slide)) $((hi + slide)); done | paste -sd' ')
+[ -n "$want" ] && [ "$ranges" = "$want" ] || fail "shuffle_freelist ranges: recorded '$ranges', DWARF '$want'"
+echo "shuffle_freelist in allocate_slab ($site): $ranges"
+
+# timed per invocation: every allocate_slab runs shuffle_freelist once
+id() { q "$D" "SELECT id FROM funcs WHERE name = '$1' AND symbol = '$2'"; }
+lat() { q "$D" "SELECT $1 FROM latency WHERE kind = 'func' AND id = $2"; }
+sf=$(id shuffle_freelist allocate_slab)
+as=$(id allocate_slab allocate_slab)
+[ "$(q "$D" "SELECT method FROM funcs WHERE id = $sf")" = inline-kprobe ] || fail "shuffle_freelist method"
+read -r sf_calls sf_total sf_max < <(lat "done, total_ns, max_ns" "$sf" | tr '|' ' ')
+read -r as_calls as_total < <(lat "done, total_ns" "$as" | tr '|' ' ')
+[ "${sf_calls:-0}" -gt 0 ] || fail "shuffle_freelist never timed"
+[ "$(q "$D" "SELECT SUM(count) FROM latency_hist WHERE kind = 'func' AND id = $sf AND clock = 'total'")" = "$sf_calls" ] ||
+	fail "shuffle_freelist histogram does not hold its $sf_calls calls"
+# nested inside allocate_slab: as many invocations, each shorter
+[ $((sf_calls * 100)) -ge $((as_calls * 95)) ] && [ "$sf_calls" -le "$as_calls" ] ||
+	fail "shuffle_freelist timed $sf_calls times, allocate_slab returned $as_calls times"
+[ "$sf_total" -lt "$as_total" ] || fail "shuffle_freelist took $sf_total ns of allocate_slab's $as_total"
+ns=$(id new_slab ___slab_alloc)
+[ "$(lat done "$ns")" -gt 0 ] || fail "new_slab in ___slab_alloc never timed"
+echo "allocate_slab: $as_calls calls, $((as_total / as_calls)) ns avg; shuffle_freelist: $sf_calls, $((sf_total / sf_calls)) ns avg"
+
+# reported on the host: another machine, with the DWARF given, and without it
+R=$("$KP" report --inline --vmlinux "$VMLINUX" "$D") || fail "report --inline failed"
+grep -qE "^shuffle_freelist +allocate_slab +mm/slub.c:1978 .* inline-kprobe +$sf_calls " <<<"$R" ||
+	fail "report --inline: $R"
+R=$("$KP" report --inline "$D") || fail "report --inline without DWARF failed"
+grep -q "inline frames and source lines not shown: no debug info for kernel $VM_KV" <<<"$R" &&
+	grep -qE "^shuffle_freelist +allocate_slab +mm/slub.c:1978 .* inline-kprobe +$sf_calls " <<<"$R" ||
+	fail "report --inline without DWARF: $R"
+"$KP" report --inline --vmlinux "$KP" "$D" 2> "$S/stale.err" && fail "report took another build's DWARF"
+grep -q "is the vmlinux of another kernel build: its build-id differs from the recorded kernel's" "$S/stale.err" ||
+	fail "another build: $(cat "$S/stale.err")"
+F=$("$KP" folded --vmlinux "$VMLINUX" "$D") || fail "folded failed"
+grep -q '_\[k\];[a-z_0-9]*_\[i\]' <<<"$F" || fail "no inline frames in folded output"
+echo "folded: $(grep -c '_\[i\]' <<<"$F") of $(wc -l <<<"$F") stacks have inline frames"
+A=$("$KP" annotate --func allocate_slab --vmlinux "$VMLINUX" "$D") || fail "annotate failed"
+grep -qE '^ +[1-9][0-9]* +[0-9.]+% +[0-9]+  mm/slub.c:[0-9]+' <<<"$A" ||
+	fail "annotate attributes no samples to mm/slub.c lines: $A"
+echo "$A" | head -20

@@ -255,7 +255,7 @@ mount -t debugfs debugfs /sys/kernel/debug
 while read -r m; do
 	insmod "/lib/modules/${m##*/}" || echo "vm-init: insmod $m failed"
 done </lib/modules/load-order
-mount -t 9p -o ro,trans=virtio,version=9p2000.L,msize=512000 ro /mnt/ro 2>/dev/null || true
+mount -t 9p -o ro,trans=virtio,version=9p2000.L,msize=512000,cache=loose ro /mnt/ro 2>/dev/null || true
 if mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 host /mnt/host; then
 	cd /
 	sh -e /mnt/host/guest.sh >/mnt/host/guest.log 2>&1

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * record --func on a function the compiler inlined into every caller: its
+ * instances from the kernel's DWARF, each timed as a function of its own by
+ * kprobes at the instance's entry and exit addresses (see inlines.h).
+ */
+#ifndef KP_FUNCS_INLINE_H
+#define KP_FUNCS_INLINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+struct bpf_link;
+struct bpf_program;
+struct df;
+struct ksyms;
+struct inline_set;
+
+/*
+ * Add the instances of the inline-only function name to *set (created on
+ * first use), with addresses as the running kernel lays them out.  vmlinux:
+ * --vmlinux, else found by build-id and release.  -ENOENT when name has an
+ * out-of-line copy or no instance; -ENODATA, -ENOEXEC, -ESTALE as
+ * debuginfo_find() says of the vmlinux, whose path is then in path.
+ */
+int inline_set_add(struct inline_set **set, const char *name, const char *vmlinux,
+		   const struct ksyms *ks, char *path, size_t plen);
+size_t inline_set_count(const struct inline_set *s);
+const char *inline_set_name(const struct inline_set *s, size_t i);
+/*
+ * Fill the pc_actions map (fd) with instance i timed as function base + i,
+ * and attach prog at every address; each link is handed to keep(), which
+ * owns it from then on.  On failure *why names the address refused.
+ */
+int inline_set_attach(const struct inline_set *s, __u32 base, int actions_fd,
+		      struct bpf_program *prog, int (*keep)(void *ctx, struct bpf_link *l),
+		      void *ctx, char *why, size_t len);
+/*
+ * The instances as rows of the funcs (probed by method) and inlines tables,
+ * instance i being function base + i.
+ */
+int inline_set_put(const struct inline_set *s, __u32 base, struct df *df, const char *method);
+void inline_set_free(struct inline_set *s);
+
+#endif

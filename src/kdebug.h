@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The DWARF of a recording's kernel, for report, folded and annotate: found
+ * by the build-id and release the data file holds (or --vmlinux), refused
+ * when it is another build, with the recorded _stext undoing KASLR.  Works on
+ * any machine that has the debug file, not only the recording one.
+ */
+#ifndef KP_KDEBUG_H
+#define KP_KDEBUG_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+struct df;
+struct kdebug;
+struct sym_result;
+
+/*
+ * 0 with *out set; 0 with *out NULL when no debug file was found (note then
+ * says what is missing and how to get it); -errno with why set when the
+ * file given or found cannot be used (another build, no DWARF, unreadable).
+ */
+int kdebug_open(struct kdebug **out, struct df *df, const char *vmlinux, char *note,
+		size_t len);
+/* addr as recorded (runtime, KASLR included). */
+int kdebug_symbolize(struct kdebug *k, __u64 addr, const struct sym_result **out);
+struct debuginfo *kdebug_debuginfo(struct kdebug *k);
+/* Recorded (runtime) address of a link-time one. */
+__u64 kdebug_runtime(const struct kdebug *k, __u64 link_addr);
+const char *kdebug_path(const struct kdebug *k);
+void kdebug_close(struct kdebug *k);
+
+#endif

@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * report --inline.  The instances are those the samples fell into (known
+ * from the kernel's DWARF, by their DIE) and those record --func probed
+ * (known from the data file, even without DWARF).  An instance's samples are
+ * those with an address inside its ranges: at the leaf (self) or anywhere on
+ * the stack (total, which adds the functions it called).  Without DWARF that
+ * test is made on the recorded ranges.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "datafile.h"
+#include "hist.h"
+#include "inlines.h"
+#include "json.h"
+#include "kdebug.h"
+#include "report.h"
+#include "report_inline.h"
+#include "symbolize.h"
+
+struct inst {
+	char func[96], parent[96], site[192];
+	__u64 die; /* 0: known from the data file only */
+	struct inline_range *r; /* running-kernel addresses */
+	size_t nr;
+	__u64 bytes;
+	long long self, total, parent_total;
+	long long id; /* funcs.id when record --func probed it, else -1 */
+	char method[16];
+	unsigned long long calls, avg, p99;
+	double est_ns; /* per parent call, < 0 when the parent's calls are unknown */
+};
+
+struct insts {
+	struct df *df;
+	struct kdebug *kd;
+	struct inst *v;
+	size_t n;
+};
+
+static struct inst *new_inst(struct insts *s)
+{
+	struct inst *v = reallocarray(s->v, s->n + 1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	s->v = v;
+	v = &s->v[s->n++];
+	memset(v, 0, sizeof(*v));
+	v->id = -1;
+	v->est_ns = -1;
+	return v;
+}
+
+static struct inst *by_die(struct insts *s, __u64 die)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->v[i].die == die)
+			return &s->v[i];
+	return NULL;
+}
+
+/* An instance as the DWARF describes it, its ranges moved to where the kernel ran. */
+static int from_dwarf(struct insts *s, __u64 die, struct inst **out)
+{
+	struct inline_instance ii;
+	struct inst *v;
+	size_t i;
+	int err;
+
+	*out = by_die(s, die);
+	if (*out)
+		return 0;
+	err = inlines_at(kdebug_debuginfo(s->kd), die, &ii);
+	if (err)
+		return err;
+	v = new_inst(s);
+	if (v)
+		v->r = calloc(ii.nranges ? ii.nranges : 1, sizeof(*v->r));
+	if (!v || !v->r) {
+		inlines_free_one(&ii);
+		return -ENOMEM;
+	}
+	snprintf(v->func, sizeof(v->func), "%s", ii.func);
+	snprintf(v->parent, sizeof(v->parent), "%s", ii.parent);
+	snprintf(v->site, sizeof(v->site), "%s:%d", ii.call_file ?: "?", ii.call_line);
+	for (i = 0; i < ii.nranges; i++)
+		v->r[i] = (struct inline_range){kdebug_runtime(s->kd, ii.ranges[i].lo),
+						kdebug_runtime(s->kd, ii.ranges[i].hi)};
+	v->nr = ii.nranges;
+	v->bytes = ii.bytes;
+	v->die = die;
+	inlines_free_one(&ii);
+	*out = v;
+	return 0;
+}
+
+static int sampled_row(sqlite3_stmt *st, void *ctx)
+{
+	struct insts *s = ctx;
+	struct inst *v;
+	int err = from_dwarf(s, sqlite3_column_int64(st, 0), &v);
+
+	/* a DIE the DWARF cannot take back is no instance to show */
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	v->self = sqlite3_column_int64(st, 1);
+	v->total = sqlite3_column_int64(st, 2);
+	return 0;
+}
+
+/* Per instance DIE: samples with it at the leaf, and anywhere on the stack. */
+static const char sampled_sql[] =
+	"SELECT f.die, SUM(CASE WHEN f.self THEN s.n ELSE 0 END), SUM(s.n) FROM"
+	" (SELECT stack, die, MAX(depth = 0) AS self FROM frames WHERE inl = 1"
+	"  GROUP BY stack, die) f JOIN kstack_samples s ON s.stack = f.stack GROUP BY f.die";
+
+/* "0xlo-0xhi ..." as recorded. */
+static int parse_ranges(struct inst *v, const char *text)
+{
+	unsigned long long lo, hi;
+	const char *p = text;
+	int used;
+
+	v->r = calloc(strlen(text) / 8 + 1, sizeof(*v->r));
+	if (!v->r)
+		return -ENOMEM;
+	while (sscanf(p, " %llx-%llx%n", &lo, &hi, &used) == 2) {
+		v->r[v->nr++] = (struct inline_range){lo, hi};
+		p += used;
+	}
+	return 0;
+}
+
+/* With DWARF, the instance whose entry the recorded one has; else the recorded ranges. */
+static int match_recorded(struct insts *s, sqlite3_stmt *st, struct inst **out)
+{
+	const char *name = (const char *)sqlite3_column_text(st, 1);
+	const struct sym_result *r;
+	struct inst *v;
+	unsigned int i;
+	int err;
+
+	if (s->kd) {
+		err = kdebug_symbolize(s->kd, sqlite3_column_int64(st, 5), &r);
+		for (i = 0; !err && i < r->n; i++)
+			if (r->frames[i].inlined && r->frames[i].func &&
+			    !strcmp(r->frames[i].func, name))
+				return from_dwarf(s, r->frames[i].die, out);
+	}
+	v = new_inst(s);
+	if (!v)
+		return -ENOMEM;
+	snprintf(v->func, sizeof(v->func), "%s", name);
+	snprintf(v->parent, sizeof(v->parent), "%s", sqlite3_column_text(st, 2));
+	snprintf(v->site, sizeof(v->site), "%s:%d", sqlite3_column_text(st, 3) ?: (const unsigned char *)"?",
+		 sqlite3_column_int(st, 4));
+	v->bytes = sqlite3_column_int64(st, 7);
+	*out = v;
+	return parse_ranges(v, (const char *)sqlite3_column_text(st, 6) ?: "");
+}
+
+static int measured(struct insts *s, struct inst *v)
+{
+	__u64 hist[KP_HIST_BUCKETS];
+	sqlite3_stmt *st;
+	unsigned long long total = 0, max = 0;
+	int rc;
+
+	rc = sqlite3_prepare_v2(df_db(s->df),
+				"SELECT done, total_ns, max_ns FROM latency WHERE kind = 'func' AND id = ?",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return df_errno(rc);
+	sqlite3_bind_int64(st, 1, v->id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		v->calls = sqlite3_column_int64(st, 0);
+		total = sqlite3_column_int64(st, 1);
+		max = sqlite3_column_int64(st, 2);
+	}
+	sqlite3_finalize(st);
+	v->avg = v->calls ? total / v->calls : 0;
+	rc = report_load_hist(s->df, "func", v->id, "total", hist);
+	v->p99 = kp_hist_quantile(hist, 0.99, max);
+	return rc;
+}
+
+static int recorded_row(sqlite3_stmt *st, void *ctx)
+{
+	struct insts *s = ctx;
+	struct inst *v;
+	int err = match_recorded(s, st, &v);
+
+	if (err)
+		return err;
+	v->id = sqlite3_column_int64(st, 0);
+	snprintf(v->method, sizeof(v->method), "%s", sqlite3_column_text(st, 8));
+	return measured(s, v);
+}
+
+static const char recorded_sql[] =
+	"SELECT i.func, i.name, i.parent, i.call_file, i.call_line, i.entry, i.ranges, i.bytes,"
+	" f.method FROM inlines i JOIN funcs f ON f.id = i.func ORDER BY i.func";
+
+static bool in_ranges(const struct inst *v, __u64 pc)
+{
+	size_t i;
+
+	for (i = 0; i < v->nr; i++)
+		if (pc >= v->r[i].lo && pc < v->r[i].hi)
+			return true;
+	return false;
+}
+
+/* Without DWARF: which stacks pass through the recorded ranges, into inl_hits. */
+static int hit_row(sqlite3_stmt *st, void *ctx)
+{
+	struct insts *s = ctx;
+	int depth = sqlite3_column_int(st, 1), err = 0;
+	__u64 addr = sqlite3_column_int64(st, 2), pc = depth ? addr - 1 : addr;
+	size_t i;
+
+	for (i = 0; i < s->n && !err; i++)
+		if (!s->v[i].die && in_ranges(&s->v[i], pc))
+			err = df_insert(s->df, "INSERT INTO inl_hits VALUES(?,?,?)", "iii",
+					(long long)i, sqlite3_column_int64(st, 0),
+					(long long)(depth == 0));
+	return err;
+}
+
+static int hit_sum_row(sqlite3_stmt *st, void *ctx)
+{
+	struct insts *s = ctx;
+	struct inst *v = &s->v[sqlite3_column_int64(st, 0)];
+
+	v->self = sqlite3_column_int64(st, 1);
+	v->total = sqlite3_column_int64(st, 2);
+	return 0;
+}
+
+static int sample_ranges(struct insts *s)
+{
+	int err = df_errno(sqlite3_exec(df_db(s->df),
+					"CREATE TEMP TABLE inl_hits(inst INTEGER, stack INTEGER,"
+					" self INTEGER)",
+					NULL, NULL, NULL));
+
+	err = err ?: df_each_row(s->df, "SELECT stack, depth, addr FROM kstack_frames", hit_row, s);
+	return err ?: df_each_row(s->df,
+				  "SELECT h.inst, SUM(CASE WHEN h.self THEN s.n ELSE 0 END),"
+				  " SUM(s.n) FROM (SELECT inst, stack, MAX(self) AS self"
+				  " FROM inl_hits GROUP BY inst, stack) h"
+				  " JOIN kstack_samples s ON s.stack = h.stack GROUP BY h.inst",
+				  hit_sum_row, s);
+}
+
+/* Samples per kernel function on the stack, clones (name.isra.0, name.cold) counted as name. */
+static const char parent_samples_sql[] =
+	"CREATE TEMP TABLE parent_samples(name TEXT PRIMARY KEY, n INTEGER);"
+	"INSERT INTO parent_samples SELECT f.base, SUM(s.n) FROM (SELECT DISTINCT stack,"
+	" CASE WHEN instr(name, '.') > 1 THEN substr(name, 1, instr(name, '.') - 1) ELSE name END"
+	" AS base FROM frames WHERE space = 'k' AND sub = 0) f"
+	" JOIN kstack_samples s ON s.stack = f.stack GROUP BY f.base";
+
+/* The parent's samples, and its time per call from its own samples when it was probed. */
+static void per_parent(struct insts *s, struct inst *v, double period_ns)
+{
+	long long calls;
+
+	v->parent_total = df_scalar(s->df, "SELECT n FROM parent_samples WHERE name = ?1",
+				    v->parent);
+	calls = df_scalar(s->df,
+			  "SELECT l.done FROM latency l JOIN funcs f ON l.kind = 'func' AND"
+			  " l.id = f.id WHERE f.name = ?1 AND f.method NOT IN"
+			  " ('inline-kprobe', 'samples')",
+			  v->parent);
+	if (calls > 0 && period_ns > 0)
+		v->est_ns = v->total * period_ns / calls;
+}
+
+static int cmp_inst(const void *a, const void *b)
+{
+	const struct inst *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	if (x->calls != y->calls)
+		return x->calls < y->calls ? 1 : -1;
+	return strcmp(x->func, y->func);
+}
+
+static void print_text(const struct insts *s, int top, FILE *f)
+{
+	char est[32], avg[32], p99[32];
+	const struct inst *v;
+	size_t i, k;
+
+	fputs("Inline instances: samples in the instance's ranges (SELF) and also in the\n"
+	      "functions called from them (TOTAL); %PARENT: of the samples with the parent on\n"
+	      "the stack; EST/CALL: TOTAL x sample period / the parent's calls (when record\n"
+	      "--func timed the parent); CALLS, AVG, P99: timed per invocation (METHOD)\n", f);
+	fprintf(f, "%-20s %-20s %-22s %6s %6s %6s %7s %9s %-13s %7s %9s %9s\n", "INLINED",
+		"PARENT", "CALL SITE", "BYTES", "SELF", "TOTAL", "%PARENT", "EST/CALL", "METHOD",
+		"CALLS", "AVG", "P99");
+	for (i = 0; i < s->n && i < (size_t)top; i++) {
+		v = &s->v[i];
+		strcpy(est, "-");
+		strcpy(avg, "-");
+		strcpy(p99, "-");
+		if (v->est_ns >= 0)
+			fmt_ns(est, sizeof(est), (unsigned long long)v->est_ns);
+		if (v->calls) {
+			fmt_ns(avg, sizeof(avg), v->avg);
+			fmt_ns(p99, sizeof(p99), v->p99);
+		}
+		fprintf(f, "%-20s %-20s %-22s %6llu %6lld %6lld %6.1f%% %9s %-13s %7llu %9s %9s\n",
+			v->func, v->parent, v->site, (unsigned long long)v->bytes, v->self,
+			v->total, v->parent_total ? 100.0 * v->total / v->parent_total : 0.0, est,
+			*v->method ? v->method : "samples", v->calls, avg, p99);
+		fputs("    ranges:", f);
+		for (k = 0; k < v->nr; k++)
+			fprintf(f, " 0x%llx-0x%llx", (unsigned long long)v->r[k].lo,
+				(unsigned long long)v->r[k].hi);
+		fputc('\n', f);
+	}
+	if (!s->n)
+		fputs("(no inline instance with samples or probes)\n", f);
+}
+
+static void print_json(const struct insts *s, int top, struct json *j)
+{
+	const struct inst *v;
+	char buf[64];
+	size_t i, k;
+
+	json_open(j, "inline_instances", '[');
+	for (i = 0; i < s->n && i < (size_t)top; i++) {
+		v = &s->v[i];
+		json_open(j, NULL, '{');
+		json_str(j, "inlined", v->func);
+		json_str(j, "parent", v->parent);
+		json_str(j, "call_site", v->site);
+		json_u64(j, "bytes", v->bytes);
+		json_open(j, "ranges", '[');
+		for (k = 0; k < v->nr; k++) {
+			snprintf(buf, sizeof(buf), "0x%llx-0x%llx", (unsigned long long)v->r[k].lo,
+				 (unsigned long long)v->r[k].hi);
+			json_str(j, NULL, buf);
+		}
+		json_close(j, ']');
+		json_u64(j, "self_samples", v->self);
+		json_u64(j, "total_samples", v->total);
+		json_u64(j, "parent_samples", v->parent_total);
+		if (v->est_ns >= 0)
+			json_double(j, "est_ns_per_parent_call", v->est_ns);
+		json_str(j, "method", *v->method ? v->method : "samples");
+		if (v->calls) {
+			json_u64(j, "calls", v->calls);
+			json_u64(j, "avg_ns", v->avg);
+			json_u64(j, "p99_ns", v->p99);
+		}
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+}
+
+int report_inline(struct df *df, struct kdebug *kd, int top, FILE *f, struct json *j)
+{
+	const char *hz = df_meta(df, "sampling.freq_hz");
+	struct insts s = {.df = df, .kd = kd};
+	size_t i;
+	int err;
+
+	err = df_errno(sqlite3_exec(df_db(df), parent_samples_sql, NULL, NULL, NULL));
+	err = err ?: (kd ? df_each_row(df, sampled_sql, sampled_row, &s) : 0);
+	err = err ?: df_each_row(df, recorded_sql, recorded_row, &s);
+	err = err ?: (kd ? 0 : sample_ranges(&s));
+	for (i = 0; !err && i < s.n; i++)
+		per_parent(&s, &s.v[i], hz && atof(hz) > 0 ? 1e9 / atof(hz) : 0);
+	if (!err) {
+		qsort(s.v, s.n, sizeof(*s.v), cmp_inst);
+		if (j)
+			print_json(&s, top, j);
+		else
+			print_text(&s, top, f);
+	}
+	for (i = 0; i < s.n; i++)
+		free(s.v[i].r);
+	free(s.v);
+	return err;
+}

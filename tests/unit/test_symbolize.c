@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "debuginfo.h"
+#include "symbolize.h"
+
+/*
+ * Built at test time so the nesting is known: kp_inner is inlined into
+ * kp_middle, which is inlined into kp_outer; kp_plain inlines nothing.  The
+ * markers name the lines the tests expect.
+ */
+static const char fixture_src[] =
+	"static volatile int sink;\n"
+	"static inline __attribute__((always_inline)) int kp_inner(int x)\n"
+	"{\n"
+	"	sink += x;\n"
+	"	return sink * 3;\n"
+	"}\n"
+	"static inline __attribute__((always_inline)) int kp_middle(int x)\n"
+	"{\n"
+	"	int r = kp_inner(x + 1); /* CALL_INNER */\n"
+	"	return r + sink;\n"
+	"}\n"
+	"__attribute__((noinline, noclone)) int kp_outer(int x)\n"
+	"{\n"
+	"	return kp_middle(x * 2) - 1; /* CALL_MIDDLE */\n"
+	"}\n"
+	"__attribute__((noinline, noclone)) int kp_plain(int x)\n"
+	"{\n"
+	"	return x * 7 + sink;\n"
+	"}\n"
+	"int main(int argc, char **argv)\n"
+	"{\n"
+	"	return kp_outer(argc) + kp_plain(argc);\n"
+	"}\n";
+
+/* How far past a function's symbol the tests look for an address in an instance. */
+#define SCAN_BYTES 0x1000
+
+struct fixture {
+	char dir[PATH_MAX / 2];
+	char exe[PATH_MAX];  /* DWARF 5, gcc 12's default */
+	char exe4[PATH_MAX]; /* the same with DWARF 4 */
+	bool built;
+};
+
+static int run(const char *fmt, ...)
+{
+	char cmd[4 * PATH_MAX];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(cmd))
+		return -1;
+	return system(cmd);
+}
+
+static int build(struct fixture *f)
+{
+	char src[PATH_MAX];
+	FILE *out;
+
+	snprintf(src, sizeof(src), "%s/fixture.c", f->dir);
+	snprintf(f->exe, sizeof(f->exe), "%s/fixture", f->dir);
+	snprintf(f->exe4, sizeof(f->exe4), "%s/fixture-dwarf4", f->dir);
+	out = fopen(src, "w");
+	if (!out)
+		return -1;
+	if (fputs(fixture_src, out) < 0 || fclose(out))
+		return -1;
+	return run("cc -O2 -g -gdwarf-5 '%s' -o '%s' 2>/dev/null", src, f->exe) ||
+	       run("cc -O2 -g -gdwarf-4 '%s' -o '%s' 2>/dev/null", src, f->exe4);
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	snprintf(f->dir, sizeof(f->dir), "%s/kp-symbolize-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(f->dir)) {
+		free(f);
+		return -1;
+	}
+	/* without a compiler the fixture tests skip rather than fail */
+	f->built = !build(f);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	run("rm -rf '%s'", f->dir);
+	free(f);
+	return 0;
+}
+
+/* The fixture's DWARF (version 4 or 5), opened with a symbolizer over it. */
+static struct symbolizer *open_fixture(void **state, int version, struct debuginfo **di)
+{
+	struct fixture *f = *state;
+	struct symbolizer *s;
+
+	if (!f->built)
+		skip();
+	assert_int_equal(debuginfo_open(di, version == 4 ? f->exe4 : f->exe), 0);
+	assert_int_equal(symbolizer_new(&s, *di), 0);
+	return s;
+}
+
+/* The line of fixture_src holding marker. */
+static int marker_line(const char *marker)
+{
+	const char *at = strstr(fixture_src, marker), *p;
+	int line = 1;
+
+	assert_non_null(at);
+	for (p = fixture_src; p < at; p++)
+		line += *p == '\n';
+	return line;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = s ? strlen(s) : 0, m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* The first address past function func's symbol whose innermost frame is inner. */
+static __u64 find_frame(struct debuginfo *di, struct symbolizer *s, const char *func,
+			const char *inner, const struct sym_result **out)
+{
+	__u64 start, a;
+
+	assert_int_equal(debuginfo_symbol(di, func, &start), 0);
+	for (a = start; a < start + SCAN_BYTES; a++) {
+		assert_int_equal(symbolize(s, a, out), 0);
+		if ((*out)->n && (*out)->frames[0].func && !strcmp((*out)->frames[0].func, inner))
+			return a;
+	}
+	fail_msg("no address in %s's first %#x bytes is in %s", func, SCAN_BYTES, inner);
+	return 0;
+}
+
+static void check_chain(void **state, int version)
+{
+	const struct sym_result *r;
+	struct symbolizer *s;
+	struct debuginfo *di;
+
+	s = open_fixture(state, version, &di);
+	find_frame(di, s, "kp_outer", "kp_inner", &r);
+	assert_int_equal(r->n, 3);
+	assert_string_equal(r->frames[0].func, "kp_inner");
+	assert_string_equal(r->frames[1].func, "kp_middle");
+	assert_string_equal(r->frames[2].func, "kp_outer");
+	assert_true(r->frames[0].inlined);
+	assert_true(r->frames[1].inlined);
+	assert_false(r->frames[2].inlined);
+	/* the innermost frame is where the code is: kp_inner's body */
+	assert_true(ends_with(r->frames[0].file, "/fixture.c"));
+	assert_in_range(r->frames[0].line, marker_line("sink += x"), marker_line("sink * 3"));
+	/* each outer frame is where it called the frame inside it */
+	assert_true(ends_with(r->frames[1].file, "/fixture.c"));
+	assert_int_equal(r->frames[1].line, marker_line("CALL_INNER"));
+	assert_true(ends_with(r->frames[2].file, "/fixture.c"));
+	assert_int_equal(r->frames[2].line, marker_line("CALL_MIDDLE"));
+	assert_true(r->frames[0].die && r->frames[1].die && r->frames[2].die);
+	assert_true(r->frames[0].die != r->frames[1].die);
+	symbolizer_free(s);
+	debuginfo_close(di);
+}
+
+static void test_chain_dwarf5(void **state)
+{
+	check_chain(state, 5);
+}
+
+static void test_chain_dwarf4(void **state)
+{
+	check_chain(state, 4);
+}
+
+static void test_plain(void **state)
+{
+	const struct sym_result *r;
+	struct symbolizer *s;
+	struct debuginfo *di;
+	__u64 addr;
+
+	s = open_fixture(state, 5, &di);
+	assert_int_equal(debuginfo_symbol(di, "kp_plain", &addr), 0);
+	assert_int_equal(symbolize(s, addr, &r), 0);
+	assert_int_equal(r->n, 1);
+	assert_string_equal(r->frames[0].func, "kp_plain");
+	assert_false(r->frames[0].inlined);
+	assert_true(ends_with(r->frames[0].file, "/fixture.c"));
+	/* the entry's rows: the declaration, then the statement its first instruction is for */
+	assert_in_range(r->frames[0].line, marker_line("kp_plain(int x)"), marker_line("x * 7"));
+	symbolizer_free(s);
+	debuginfo_close(di);
+}
+
+static void test_outside(void **state)
+{
+	const struct sym_result *r, *again;
+	struct symbolizer *s;
+	struct debuginfo *di;
+	__u64 addr;
+
+	s = open_fixture(state, 5, &di);
+	/* data, and an address below everything */
+	assert_int_equal(debuginfo_symbol(di, "sink", &addr), 0);
+	assert_int_equal(symbolize(s, addr, &r), 0);
+	assert_int_equal(r->n, 0);
+	assert_int_equal(symbolize(s, 0x10, &r), 0);
+	assert_int_equal(r->n, 0);
+	/* unknown addresses are cached too, 0 as well */
+	assert_int_equal(symbolize(s, 0, &r), 0);
+	assert_int_equal(symbolize(s, 0, &again), 0);
+	assert_int_equal(r->n, 0);
+	assert_ptr_equal(r, again);
+	symbolizer_free(s);
+	debuginfo_close(di);
+}
+
+static void test_cache(void **state)
+{
+	const struct sym_result *a, *b, *c;
+	struct symbolizer *s;
+	struct debuginfo *di;
+	__u64 outer, plain;
+
+	s = open_fixture(state, 5, &di);
+	assert_int_equal(debuginfo_symbol(di, "kp_outer", &outer), 0);
+	assert_int_equal(debuginfo_symbol(di, "kp_plain", &plain), 0);
+	assert_int_equal(symbolize(s, outer, &a), 0);
+	assert_int_equal(symbolize(s, plain, &c), 0);
+	assert_int_equal(symbolize(s, outer, &b), 0);
+	assert_ptr_equal(a, b);
+	assert_ptr_not_equal(a, c);
+	symbolizer_free(s);
+	debuginfo_close(di);
+}
+
+/* r as eu-addr2line -f -i prints it, less columns ("in" names the outermost function). */
+static void format_result(const struct sym_result *r, char *buf, size_t len)
+{
+	size_t n = 0;
+	unsigned int k;
+
+	n += snprintf(buf + n, len - n, "%s", r->frames[0].func);
+	if (r->frames[0].inlined)
+		n += snprintf(buf + n, len - n, " inlined at %s:%d in %s", r->frames[1].file,
+			      r->frames[1].line, r->frames[r->n - 1].func);
+	for (k = 0; k < r->n && n < len; k++) {
+		if (k)
+			n += snprintf(buf + n, len - n, "%s\n", r->frames[k].func);
+		else
+			n += snprintf(buf + n, len - n, "\n");
+		n += snprintf(buf + n, len - n, "%s:%d\n", r->frames[k].file, r->frames[k].line);
+	}
+}
+
+/* eu-addr2line's answer for addr, with the columns it adds cut off. */
+static bool eu_addr2line(const char *exe, __u64 addr, char *buf, size_t len)
+{
+	char cmd[2 * PATH_MAX];
+	size_t n;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd),
+		 "eu-addr2line -f -i -e '%s' %#llx | sed -E 's/(:[0-9]+):[0-9]+( in |$)/\\1\\2/'",
+		 exe, (unsigned long long)addr);
+	p = popen(cmd, "r");
+	if (!p)
+		return false;
+	n = fread(buf, 1, len - 1, p);
+	buf[n] = '\0';
+	return !pclose(p) && n;
+}
+
+static void test_same_as_eu_addr2line(void **state)
+{
+	static const char *const where[][2] = {
+		{"kp_outer", "kp_inner"},
+		{"kp_outer", "kp_middle"},
+		{"kp_outer", "kp_outer"},
+		{"kp_plain", "kp_plain"},
+	};
+	char want[4096], got[4096];
+	struct fixture *f = *state;
+	const struct sym_result *r;
+	struct symbolizer *s;
+	struct debuginfo *di;
+	size_t i;
+	__u64 a;
+
+	if (system("command -v eu-addr2line >/dev/null 2>&1"))
+		skip();
+	s = open_fixture(state, 5, &di);
+	for (i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+		a = find_frame(di, s, where[i][0], where[i][1], &r);
+		assert_true(eu_addr2line(f->exe, a, want, sizeof(want)));
+		format_result(r, got, sizeof(got));
+		assert_string_equal(got, want);
+	}
+	symbolizer_free(s);
+	debuginfo_close(di);
+}
+
+/* Debian 6.1: shuffle_freelist() exists only inlined, into allocate_slab() at mm/slub.c:1978. */
+static void test_real_vmlinux(void **state)
+{
+	const char *path = getenv("KP_TEST_VMLINUX");
+	const struct sym_result *r;
+	struct symbolizer *s;
+	struct debuginfo *di;
+
+	if (!path || access(path, R_OK)) {
+		print_message("skipped: KP_TEST_VMLINUX names no readable vmlinux-6.1.0-*-amd64 "
+			      "with DWARF\n");
+		skip();
+	}
+	assert_int_equal(debuginfo_open(&di, path), 0);
+	assert_int_equal(symbolizer_new(&s, di), 0);
+	find_frame(di, s, "allocate_slab", "shuffle_freelist", &r);
+	assert_int_equal(r->n, 2);
+	assert_true(r->frames[0].inlined);
+	assert_true(ends_with(r->frames[0].file, "mm/slub.c"));
+	assert_string_equal(r->frames[1].func, "allocate_slab");
+	assert_false(r->frames[1].inlined);
+	assert_true(ends_with(r->frames[1].file, "mm/slub.c"));
+	assert_int_equal(r->frames[1].line, 1978);
+	symbolizer_free(s);
+	debuginfo_close(di);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_chain_dwarf5), cmocka_unit_test(test_chain_dwarf4),
+		cmocka_unit_test(test_plain),	     cmocka_unit_test(test_outside),
+		cmocka_unit_test(test_cache),	     cmocka_unit_test(test_same_as_eu_addr2line),
+		cmocka_unit_test(test_real_vmlinux),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
