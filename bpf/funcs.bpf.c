@@ -37,7 +37,7 @@ struct {
 /* [func * KP_FUNC_NR_SLOTS + syscall slot]: an array, so the JIT inlines the lookup */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, KP_MAX_FUNCS * KP_FUNC_NR_SLOTS);
+	__uint(max_entries, KP_MAX_FUNCS *KP_FUNC_NR_SLOTS);
 	__type(key, __u32);
 	__type(value, struct kp_func_split);
 } func_nr SEC(".maps");
@@ -100,7 +100,7 @@ static __always_inline int enter(__u32 func, void *ctx, struct kmem_cache *arg0)
 
 static __always_inline void split(void *map, const void *key, __u64 ns)
 {
-	struct kp_func_split *s = bpf_map_lookup_elem(map, key), one = { 1, ns };
+	struct kp_func_split *s = bpf_map_lookup_elem(map, key), one = {1, ns};
 
 	if (s) {
 		__sync_fetch_and_add(&s->calls, 1);
@@ -135,8 +135,8 @@ static __always_inline void account(const struct kp_func_call *c, __u64 ns)
 
 static __always_inline void account_keys(const struct kp_func_call *c, __u64 ns)
 {
-	struct kp_func_by_stack ks = { c->func, c->kstack };
-	struct kp_func_by_ctx kc = { c->func };
+	struct kp_func_by_stack ks = {c->func, c->kstack};
+	struct kp_func_by_ctx kc = {c->func};
 
 	if (c->kstack != KP_NO_KSTACK)
 		split(&func_stack, &ks, ns);
@@ -252,29 +252,28 @@ int kp_pc(struct pt_regs *ctx)
 	return enter(a->entry, ctx, NULL);
 }
 
-#define FENTRY_PAIR(i)                                                                     \
-	SEC("fentry")                                                                      \
-	int BPF_PROG(kp_fentry##i)                                                         \
-	{                                                                                  \
-		__u64 arg0 = 0;                                                            \
-                                                                                           \
-		/* fails harmlessly for functions without arguments */                    \
-		bpf_get_func_arg(ctx, 0, &arg0);                                           \
-		return enter(fentry_funcs[i], ctx, (struct kmem_cache *)arg0);             \
-	}                                                                                  \
-	SEC("fexit")                                                                       \
-	int BPF_PROG(kp_fexit##i)                                                          \
-	{                                                                                  \
-		return leave(fentry_funcs[i]);                                             \
+#define FENTRY_PAIR(i)                                                         \
+	SEC("fentry")                                                          \
+	int BPF_PROG(kp_fentry##i)                                             \
+	{                                                                      \
+		__u64 arg0 = 0;                                                \
+                                                                               \
+		/* fails harmlessly for functions without arguments */         \
+		bpf_get_func_arg(ctx, 0, &arg0);                               \
+		return enter(fentry_funcs[i], ctx, (struct kmem_cache *)arg0); \
+	}                                                                      \
+	SEC("fexit")                                                           \
+	int BPF_PROG(kp_fexit##i)                                              \
+	{                                                                      \
+		return leave(fentry_funcs[i]);                                 \
 	}
 
-FENTRY_PAIR(0) FENTRY_PAIR(1) FENTRY_PAIR(2) FENTRY_PAIR(3)
-FENTRY_PAIR(4) FENTRY_PAIR(5) FENTRY_PAIR(6) FENTRY_PAIR(7)
-FENTRY_PAIR(8) FENTRY_PAIR(9) FENTRY_PAIR(10) FENTRY_PAIR(11)
-FENTRY_PAIR(12) FENTRY_PAIR(13) FENTRY_PAIR(14) FENTRY_PAIR(15)
+FENTRY_PAIR(0)
+FENTRY_PAIR(1) FENTRY_PAIR(2) FENTRY_PAIR(3) FENTRY_PAIR(4) FENTRY_PAIR(5) FENTRY_PAIR(6)
+	FENTRY_PAIR(7) FENTRY_PAIR(8) FENTRY_PAIR(9) FENTRY_PAIR(10) FENTRY_PAIR(11) FENTRY_PAIR(12)
+		FENTRY_PAIR(13) FENTRY_PAIR(14) FENTRY_PAIR(15)
 
-SEC("kprobe")
-int BPF_KPROBE(kp_kprobe, struct kmem_cache *arg0)
+			SEC("kprobe") int BPF_KPROBE(kp_kprobe, struct kmem_cache *arg0)
 {
 	return enter(bpf_get_attach_cookie(ctx), ctx, arg0);
 }

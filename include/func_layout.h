@@ -17,7 +17,7 @@
 #define KP_FUNC_NR_SLOTS (KP_MAX_SYSCALLS + 1)
 
 enum kp_func_flag {
-	KP_FUNC_ARG0_KMEM_CACHE = 1,	/* first argument is a struct kmem_cache * */
+	KP_FUNC_ARG0_KMEM_CACHE = 1, /* first argument is a struct kmem_cache * */
 };
 
 /*
@@ -27,7 +27,7 @@ enum kp_func_flag {
  * KP_MAX_FUNCS must not exceed 64); entry is the instance entered there.
  */
 #define KP_MAX_PC_PROBES 1024
-#define KP_NO_FUNC 0xffff
+#define KP_NO_FUNC	 0xffff
 
 struct kp_pc_action {
 	__u64 exits;

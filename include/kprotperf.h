@@ -29,14 +29,14 @@ enum kp_counter {
 	KP_CNT_LOST_TREE,	/* tree map full: a child process not followed */
 	KP_CNT_LOST_NR,		/* syscall number out of range */
 	KP_CNT_LOST_FUNC_MAP,	/* --func: a map was full */
-	KP_CNT_LOST_FUNC_DEPTH,	/* --func: nested deeper than KP_FUNC_DEPTH */
+	KP_CNT_LOST_FUNC_DEPTH, /* --func: nested deeper than KP_FUNC_DEPTH */
 	KP_CNT_FUNC_UNMATCHED,	/* --func: a return without its entry (entry not seen) */
 	KP_CNT_MAX,
 };
 
 /* probed calls nested in one thread deeper than this are counted lost */
 #define KP_FUNC_DEPTH 8
-#define KP_CTX_LEN 32
+#define KP_CTX_LEN    32
 
 /* One probed call (record --func) not yet returned. */
 struct kp_func_call {

@@ -96,8 +96,8 @@ static int line_row(sqlite3_stmt *st, void *ctx)
 
 	snprintf(where, sizeof(where), "%s:%d", file ?: "??", sqlite3_column_int(st, 1));
 	if (!a->j) {
-		printf("%8lld %6.2f%% %8lld  %-36s %s\n", self, a->self ? 100.0 * self / a->self : 0.0,
-		       total, where, chain ?: "");
+		printf("%8lld %6.2f%% %8lld  %-36s %s\n", self,
+		       a->self ? 100.0 * self / a->self : 0.0, total, where, chain ?: "");
 		return 0;
 	}
 	json_open(a->j, NULL, '{');
@@ -236,12 +236,9 @@ static int annotate(struct annotator *a)
 }
 
 static const struct option longopts[] = {
-	{"func", required_argument, NULL, 'f'},
-	{"input", required_argument, NULL, 'i'},
-	{"vmlinux", required_argument, NULL, 'v'},
-	{"json", no_argument, NULL, 'j'},
-	{"help", no_argument, NULL, 'h'},
-	{},
+	{"func", required_argument, NULL, 'f'},	   {"input", required_argument, NULL, 'i'},
+	{"vmlinux", required_argument, NULL, 'v'}, {"json", no_argument, NULL, 'j'},
+	{"help", no_argument, NULL, 'h'},	   {},
 };
 
 static int parse(int argc, char **argv, struct annotate_opts *o)
@@ -274,7 +271,8 @@ static int parse(int argc, char **argv, struct annotate_opts *o)
 	}
 	if (!o->func) {
 		fputs("kprotperf annotate: which function? give --func NAME (see kprotperf "
-		      "annotate --help)\n", stderr);
+		      "annotate --help)\n",
+		      stderr);
 		return -EINVAL;
 	}
 	return cli_input(argc, argv, "annotate", &o->input);
@@ -291,8 +289,9 @@ int cmd_annotate(int argc, char **argv)
 		return err > 0 ? 0 : 2;
 	if (cli_open("annotate", o.input, &a.df))
 		return 1;
-	err = cli_kdebug("annotate", a.df, o.vmlinux, "annotate needs the kernel's DWARF",
-			 &a.kd) ? 1 : 0;
+	err = cli_kdebug("annotate", a.df, o.vmlinux, "annotate needs the kernel's DWARF", &a.kd)
+		      ? 1
+		      : 0;
 	if (!err && !a.kd)
 		err = 1;
 	err = err ?: annotate(&a);

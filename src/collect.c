@@ -224,8 +224,8 @@ static int put_kstack(struct df *df, int fd, __s32 id, const struct ksyms *ks)
 	if (bpf_map_lookup_elem(fd, &id, ips))
 		return 0;
 	for (d = 0; d < KP_STACK_DEPTH && ips[d] && !err; d++) {
-		err = df_insert(df, "INSERT OR IGNORE INTO kstack_frames VALUES(?,?,?)", "iii", (long long)id,
-				(long long)d, (long long)ips[d]);
+		err = df_insert(df, "INSERT OR IGNORE INTO kstack_frames VALUES(?,?,?)", "iii",
+				(long long)id, (long long)d, (long long)ips[d]);
 		/* callers' frames hold return addresses: look up the call instruction */
 		sym = ksyms_lookup(ks, d ? ips[d] - 1 : ips[d]);
 		if (!err && sym)
@@ -273,9 +273,8 @@ int collect_kstacks(struct df *df, int fd, __s32 *ids, size_t n, const struct ks
 }
 
 /* User stack ids are only unique per address space: number (tgid, id) pairs anew. */
-static int put_ustacks(struct df *df, int fd, struct procs *procs,
-		       const struct kp_sample_key *k, size_t n, struct ustack **out,
-		       size_t *nout)
+static int put_ustacks(struct df *df, int fd, struct procs *procs, const struct kp_sample_key *k,
+		       size_t n, struct ustack **out, size_t *nout)
 {
 	struct ustack *u = malloc((n + 1) * sizeof(*u));
 	size_t i, m = 0;
@@ -285,7 +284,7 @@ static int put_ustacks(struct df *df, int fd, struct procs *procs,
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		if (k[i].ustack >= 0)
-			u[m++] = (struct ustack){ k[i].tgid, k[i].ustack };
+			u[m++] = (struct ustack){k[i].tgid, k[i].ustack};
 	m = uniq(u, m, sizeof(*u), cmp_ustack);
 	for (i = 0; i < m && !err; i++)
 		err = put_ustack(df, fd, procs, &u[i], i);
@@ -297,7 +296,7 @@ static int put_ustacks(struct df *df, int fd, struct procs *procs,
 static int put_sample(struct df *df, const struct kp_sample_key *k, __u64 count,
 		      const struct ustack *u, size_t nu)
 {
-	struct ustack want = { k->tgid, k->ustack }, *hit;
+	struct ustack want = {k->tgid, k->ustack}, *hit;
 	long long ustack = k->ustack;
 	char comm[KP_COMM_LEN + 1] = {};
 

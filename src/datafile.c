@@ -27,9 +27,9 @@ struct df {
 };
 
 /* Documented in README.md ("The data file"); bump KP_SCHEMA_VERSION on any change. */
-#define INLINES_TABLE                                                                      \
-	"inlines(func INTEGER PRIMARY KEY, name TEXT, parent TEXT,"            \
-	" call_file TEXT, call_line INTEGER, entry INTEGER, ranges TEXT, bytes INTEGER,"    \
+#define INLINES_TABLE                                                                    \
+	"inlines(func INTEGER PRIMARY KEY, name TEXT, parent TEXT,"                      \
+	" call_file TEXT, call_line INTEGER, entry INTEGER, ranges TEXT, bytes INTEGER," \
 	" exits TEXT)"
 static const char schema[] =
 	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
@@ -384,8 +384,8 @@ static int validate(struct df *df, const char **why)
 	}
 	/* what schema 2 lacks reads as empty, from a table beside the read-only file */
 	if (version < 3)
-		return df_errno(sqlite3_exec(df->db, "CREATE TEMP TABLE " INLINES_TABLE,
-					     NULL, NULL, NULL));
+		return df_errno(
+			sqlite3_exec(df->db, "CREATE TEMP TABLE " INLINES_TABLE, NULL, NULL, NULL));
 	return 0;
 }
 

@@ -13,7 +13,7 @@
 
 #define KP_SCHEMA_VERSION 3
 /* the oldest schema report still reads */
-#define KP_SCHEMA_OLDEST 2
+#define KP_SCHEMA_OLDEST  2
 #define KP_APPLICATION_ID 0x4b505046 /* "KPPF" */
 
 struct df;

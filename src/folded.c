@@ -22,7 +22,7 @@ enum weight { W_UNSET, W_SAMPLES, W_LATENCY };
 
 struct folded_opts {
 	const char *input;
-	const char *func; /* --func: only this probed function's stacks */
+	const char *func;    /* --func: only this probed function's stacks */
 	const char *vmlinux; /* --vmlinux */
 	enum weight weight;
 	bool user, kernel; /* which frames to keep */
@@ -100,7 +100,8 @@ static int append_stack(struct folder *fo, FILE *line, const char *space, long l
 static int fold_row(sqlite3_stmt *row, void *ctx)
 {
 	struct folder *fo = ctx;
-	const char *cut = fo->o->weight == W_LATENCY ? (const char *)sqlite3_column_text(row, 0) : NULL;
+	const char *cut =
+		fo->o->weight == W_LATENCY ? (const char *)sqlite3_column_text(row, 0) : NULL;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *line = open_memstream(&buf, &len);
@@ -157,11 +158,12 @@ static int fold(struct folder *fo, const char *sql)
 
 	rc = sqlite3_exec(db, "CREATE TEMP TABLE folded(line TEXT, n INTEGER)", NULL, NULL, NULL);
 	rc = rc
-		     ?: sqlite3_prepare_v2(db,
-					   "SELECT name, inl, file, line FROM frames WHERE space = ?"
-					   " AND stack = ? AND (?3 OR sub = 0)"
-					   " ORDER BY depth DESC, sub",
-					   -1, &fo->frames, NULL);
+		     ?: sqlite3_prepare_v2(
+				db,
+				"SELECT name, inl, file, line FROM frames WHERE space = ?"
+				" AND stack = ? AND (?3 OR sub = 0)"
+				" ORDER BY depth DESC, sub",
+				-1, &fo->frames, NULL);
 	if (rc != SQLITE_OK)
 		return df_errno(rc);
 	err = df_each_row(fo->df, sql, fold_row, fo);
@@ -220,16 +222,11 @@ static int func_rows_sql(struct df *df, const struct folded_opts *o, char **sql)
 }
 
 static const struct option longopts[] = {
-	{"input", required_argument, NULL, 'i'},
-	{"kernel-only", no_argument, NULL, 'K'},
-	{"user-only", no_argument, NULL, 'U'},
-	{"weight", required_argument, NULL, 'w'},
-	{"func", required_argument, NULL, 'f'},
-	{"no-inline", no_argument, NULL, 'n'},
-	{"srcline", no_argument, NULL, 's'},
-	{"vmlinux", required_argument, NULL, 'v'},
-	{"help", no_argument, NULL, 'h'},
-	{},
+	{"input", required_argument, NULL, 'i'}, {"kernel-only", no_argument, NULL, 'K'},
+	{"user-only", no_argument, NULL, 'U'},	 {"weight", required_argument, NULL, 'w'},
+	{"func", required_argument, NULL, 'f'},	 {"no-inline", no_argument, NULL, 'n'},
+	{"srcline", no_argument, NULL, 's'},	 {"vmlinux", required_argument, NULL, 'v'},
+	{"help", no_argument, NULL, 'h'},	 {},
 };
 
 static int parse_weight(const char *arg, enum weight *w)
@@ -326,7 +323,9 @@ int cmd_folded(int argc, char **argv)
 		err = func_rows_sql(fo.df, &o, &sql);
 	if (!err && (o.inlines || o.srcline) && o.kernel)
 		err = cli_kdebug("folded", fo.df, o.vmlinux,
-				 o.srcline ? "note: no kernel source lines" : NULL, &kd) ? 1 : 0;
+				 o.srcline ? "note: no kernel source lines" : NULL, &kd)
+			      ? 1
+			      : 0;
 	if (!err)
 		err = stacks_name_frames(fo.df, kd) ?: fold(&fo, sql ?: samples_sql);
 	if (err < 0)

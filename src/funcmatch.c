@@ -66,7 +66,7 @@ static int add_sym(struct func_target *t, const struct ksym *k)
 	if (!s)
 		return -ENOMEM;
 	t->syms = s;
-	t->syms[t->nsyms++] = (struct func_sym){ k->name, k->module, k->addr };
+	t->syms[t->nsyms++] = (struct func_sym){k->name, k->module, k->addr};
 	if (!strcmp(k->name, t->name))
 		t->clone = false;
 	return 0;
@@ -85,8 +85,8 @@ static void drop_clones(struct func_target *t)
 	t->nsyms = out;
 }
 
-static int match_one(const struct ksyms *ks, const char *pattern, struct func_target **t,
-		     size_t *n, bool *hit)
+static int match_one(const struct ksyms *ks, const char *pattern, struct func_target **t, size_t *n,
+		     bool *hit)
 {
 	const struct ksym *k;
 	struct func_target *ft;
@@ -177,8 +177,8 @@ static int distance(const char *a, size_t la, const char *b, size_t lb)
 	return row[lb];
 }
 
-static void keep_best(char best[][64], int *dist, int k, int *found, const char *name,
-		      size_t len, int d)
+static void keep_best(char best[][64], int *dist, int k, int *found, const char *name, size_t len,
+		      int d)
 {
 	int i, j;
 

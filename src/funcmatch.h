@@ -14,16 +14,16 @@
 struct ksyms;
 
 struct func_sym {
-	const char *symbol;	/* kallsyms name, owned by the ksyms table */
-	const char *module;	/* "" for vmlinux */
+	const char *symbol; /* kallsyms name, owned by the ksyms table */
+	const char *module; /* "" for vmlinux */
 	__u64 addr;
 };
 
 struct func_target {
-	char name[64];		/* the function: symbol without clone suffix */
-	struct func_sym *syms;	/* every symbol probed for it */
+	char name[64];	       /* the function: symbol without clone suffix */
+	struct func_sym *syms; /* every symbol probed for it */
 	size_t nsyms;
-	bool clone;		/* only compiler clones exist, no symbol of its own */
+	bool clone; /* only compiler clones exist, no symbol of its own */
 };
 
 /* Length of sym's function name without clone suffix; 0 for non-entry parts. */

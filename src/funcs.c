@@ -28,22 +28,22 @@
 #include "record.skel.h"
 
 enum method { M_FENTRY, M_KPROBE, M_KPROBE_MULTI, M_INLINE_KPROBE, M_SAMPLES };
-static const char *const method_names[] = { "fentry", "kprobe", "kprobe.multi", "inline-kprobe",
-					    "samples" };
+static const char *const method_names[] = {"fentry", "kprobe", "kprobe.multi", "inline-kprobe",
+					   "samples"};
 
 struct funcs {
 	struct func_target *t;
 	size_t n;
-	struct inline_set *inl;	/* inlined-only functions: ids n, n + 1, ... */
+	struct inline_set *inl; /* inlined-only functions: ids n, n + 1, ... */
 	enum method *method;	/* per id, inline instances included */
 	__u32 flags[KP_MAX_FUNCS];
 	struct record_bpf *rec;
-	struct funcs_bpf *owner;	/* holds the func_* maps every copy shares */
-	struct funcs_bpf **objs;	/* fentry copies per function, then the kprobe one */
+	struct funcs_bpf *owner; /* holds the func_* maps every copy shares */
+	struct funcs_bpf **objs; /* fentry copies per function, then the kprobe one */
 	size_t nobjs;
 	struct bpf_link **links;
 	size_t nlinks;
-	const struct ksyms *ks;	/* the caller's: symbols in t[] point into it */
+	const struct ksyms *ks; /* the caller's: symbols in t[] point into it */
 	bool stacks;
 };
 
@@ -121,7 +121,8 @@ static int open_copy(struct funcs *f, struct funcs_bpf **out)
 	o->rodata->filter_tree = f->rec->rodata->filter_tree;
 	o->rodata->func_stacks = f->stacks;
 	memcpy((void *)o->rodata->func_flags, f->flags, sizeof(f->flags));
-	err = reuse(o->maps.tree, f->rec->maps.tree) ?: reuse(o->maps.threads, f->rec->maps.threads);
+	err = reuse(o->maps.tree, f->rec->maps.tree)
+		      ?: reuse(o->maps.threads, f->rec->maps.threads);
 	err = err ?: reuse(o->maps.counters, f->rec->maps.counters);
 	err = err ?: reuse(o->maps.stacks, f->rec->maps.stacks);
 	if (!err && f->owner) {
@@ -131,7 +132,7 @@ static int open_copy(struct funcs *f, struct funcs_bpf **out)
 		err = err ?: reuse(o->maps.func_ctx, f->owner->maps.func_ctx);
 		err = err ?: reuse(o->maps.pc_actions, f->owner->maps.pc_actions);
 	}
-	bpf_object__for_each_program(p, o->obj)
+	bpf_object__for_each_program (p, o->obj)
 		bpf_program__set_autoload(p, false);
 	if (err) {
 		funcs_bpf__destroy(o);
@@ -239,13 +240,13 @@ static int attach_multi(struct funcs *f, struct funcs_bpf *o)
 	opts.addrs = addrs;
 	opts.cookies = cookies;
 	opts.cnt = n;
-	err = add_link(f, bpf_program__attach_kprobe_multi_opts(o->progs.kp_kprobe_multi, NULL,
-								&opts));
+	err = add_link(
+		f, bpf_program__attach_kprobe_multi_opts(o->progs.kp_kprobe_multi, NULL, &opts));
 	if (err)
 		return err;
 	opts.retprobe = true;
-	return add_link(f, bpf_program__attach_kprobe_multi_opts(o->progs.kp_kretprobe_multi,
-								 NULL, &opts));
+	return add_link(
+		f, bpf_program__attach_kprobe_multi_opts(o->progs.kp_kretprobe_multi, NULL, &opts));
 }
 
 /* Whether another symbol of the target has this one's name (statics of two files). */
@@ -274,8 +275,9 @@ static int attach_single(struct funcs *f, struct funcs_bpf *o, size_t i)
 		opts.retprobe = false;
 		err = add_link(f, bpf_program__attach_kprobe_opts(o->progs.kp_kprobe, sym, &opts));
 		opts.retprobe = true;
-		err = err ?: add_link(f, bpf_program__attach_kprobe_opts(o->progs.kp_kretprobe, sym,
-									 &opts));
+		err = err
+			      ?: add_link(f, bpf_program__attach_kprobe_opts(o->progs.kp_kretprobe,
+									     sym, &opts));
 	}
 	return err;
 }
@@ -338,9 +340,11 @@ static int choose(struct funcs *f, enum probe_mode mode, char *why, size_t len)
 		id = btf_func(btf, t->name, &f->flags[i]);
 		fentry = id >= 0 && !t->clone && !*t->syms[0].module;
 		if (mode == PROBE_FENTRY && !fentry) {
-			snprintf(why, len, "%s cannot be probed with fentry: %s (try --probe kprobe)",
-				 t->name, t->clone ? "only compiler clones of it exist"
-						   : "it has no BTF entry in vmlinux");
+			snprintf(why, len,
+				 "%s cannot be probed with fentry: %s (try --probe kprobe)",
+				 t->name,
+				 t->clone ? "only compiler clones of it exist"
+					  : "it has no BTF entry in vmlinux");
 			btf__free(btf);
 			return -EINVAL;
 		}
@@ -360,8 +364,10 @@ static void no_kprobes(struct funcs *f, int fentry_err, char *why, size_t len)
 		 "cannot probe %s: this kernel has no kprobes (CONFIG_KPROBES not set)%s%s; "
 		 "per-syscall latency and CPU sampling still work without --func",
 		 f->t[i].name, fentry_err ? " and fentry is denied: " : "",
-		 fentry_err ? strerror(-fentry_err) : (f->t[i].clone ? " and fentry cannot attach "
-								       "to compiler clones" : ""));
+		 fentry_err ? strerror(-fentry_err)
+			    : (f->t[i].clone ? " and fentry cannot attach "
+					       "to compiler clones"
+					     : ""));
 }
 
 /* ENOTSUPP is kernel-internal: strerror() has no words for it. */
@@ -370,9 +376,11 @@ static void no_kprobes(struct funcs *f, int fentry_err, char *why, size_t len)
 static void fentry_error(const char *name, int err, char *why, size_t len)
 {
 	if (err == -ENOTSUPP)
-		snprintf(why, len, "fentry cannot attach to %s (the kernel says ENOTSUPP: more "
-				   "arguments than its trampolines pass, or a struct passed by value); "
-				   "--probe auto or kprobe uses a kprobe for it", name);
+		snprintf(why, len,
+			 "fentry cannot attach to %s (the kernel says ENOTSUPP: more "
+			 "arguments than its trampolines pass, or a struct passed by value); "
+			 "--probe auto or kprobe uses a kprobe for it",
+			 name);
 	else
 		snprintf(why, len, "fentry on %s: %s", name, strerror(-err));
 }
@@ -384,8 +392,8 @@ static bool denied(int err)
 }
 
 /* A batch that failed, one function at a time: what fails alone falls back to kprobes. */
-static int attach_fentry_singly(struct funcs *f, const size_t *idx, size_t n,
-				enum probe_mode mode, char *why, size_t len)
+static int attach_fentry_singly(struct funcs *f, const size_t *idx, size_t n, enum probe_mode mode,
+				char *why, size_t len)
 {
 	size_t j;
 	int err;
@@ -436,10 +444,11 @@ static int by_samples(struct funcs *f, char *why, size_t len)
 
 	for (i = 0; i < n; i++)
 		f->method[f->n + i] = M_SAMPLES;
-	snprintf(why, len, "note: this kernel has no kprobes (CONFIG_KPROBES not set): %s "
-			   "(%zu inlined instance%s) is measured by CPU samples only (see report "
-			   "--inline), not timed per call", inline_set_name(f->inl, 0), n,
-		 n == 1 ? "" : "s");
+	snprintf(why, len,
+		 "note: this kernel has no kprobes (CONFIG_KPROBES not set): %s "
+		 "(%zu inlined instance%s) is measured by CPU samples only (see report "
+		 "--inline), not timed per call",
+		 inline_set_name(f->inl, 0), n, n == 1 ? "" : "s");
 	return 0;
 }
 
@@ -486,14 +495,18 @@ static void unknown(const struct ksyms *ks, const char *bad, const char *vmlinux
 	int n, i, off;
 
 	if (vmlinux && (err == -ENODATA || err == -ENOEXEC)) {
-		snprintf(why, len, "--vmlinux %.200s: %s, so kprotperf cannot tell whether %s is "
-				   "inlined", vmlinux, err == -ENODATA ? "no DWARF debug info in it"
-								      : "not an ELF file", bad);
+		snprintf(why, len,
+			 "--vmlinux %.200s: %s, so kprotperf cannot tell whether %s is "
+			 "inlined",
+			 vmlinux, err == -ENODATA ? "no DWARF debug info in it" : "not an ELF file",
+			 bad);
 		return;
 	}
 	if (err == -ESTALE) {
-		snprintf(why, len, "%.200s is the vmlinux of another kernel build (its build-id "
-				   "differs from the running kernel's)", path);
+		snprintf(why, len,
+			 "%.200s is the vmlinux of another kernel build (its build-id "
+			 "differs from the running kernel's)",
+			 path);
 		return;
 	}
 	/* suggest from the literal part of a glob */
@@ -504,10 +517,11 @@ static void unknown(const struct ksyms *ks, const char *bad, const char *vmlinux
 		off += snprintf(why + off, len - off, "%s%s", i ? ", " : " (closest: ", best[i]);
 	if (off < (int)len)
 		snprintf(why + off, len - off, "%s%s", n ? ")" : "",
-			 dwarf ? "" : "; a function inlined into all its callers has no symbol: "
-				      "with the kernel's debug info (--vmlinux, or "
-				      "linux-image-RELEASE-dbg) kprotperf probes its inline "
-				      "instances");
+			 dwarf ? ""
+			       : "; a function inlined into all its callers has no symbol: "
+				 "with the kernel's debug info (--vmlinux, or "
+				 "linux-image-RELEASE-dbg) kprotperf probes its inline "
+				 "instances");
 }
 
 /*
@@ -525,9 +539,9 @@ static int resolve(struct funcs *f, const struct func_opts *o, char *why, size_t
 		err = n ? func_match(f->ks, pat, n, &f->t, &f->n, &bad) : 0;
 		if (err != -ENOENT)
 			return err;
-		err = bad[strcspn(bad, "*?[")] ? -ENOENT
-					       : inline_set_add(&f->inl, bad, o->vmlinux, f->ks,
-								path, sizeof(path));
+		err = bad[strcspn(bad, "*?[")]
+			      ? -ENOENT
+			      : inline_set_add(&f->inl, bad, o->vmlinux, f->ks, path, sizeof(path));
 		if (err) {
 			unknown(f->ks, bad, o->vmlinux, err, f->inl != NULL, path, why, len);
 			return err == -ENOMEM ? err : -ENOENT;
@@ -551,8 +565,10 @@ int funcs_attach(struct funcs **out, const struct func_opts *o, const struct ksy
 	f->ks = ks;
 	err = resolve(f, o, why, len);
 	if (!err && funcs_count(f) > KP_MAX_FUNCS) {
-		snprintf(why, len, "%zu functions and inline instances match; at most %d can be "
-				   "probed", funcs_count(f), KP_MAX_FUNCS);
+		snprintf(why, len,
+			 "%zu functions and inline instances match; at most %d can be "
+			 "probed",
+			 funcs_count(f), KP_MAX_FUNCS);
 		err = -E2BIG;
 	}
 	f->method = err ? NULL : calloc(funcs_count(f), sizeof(*f->method));
@@ -633,10 +649,11 @@ static int put_by_nr(struct df *df, const struct funcs *f)
 				sum.total_ns += v[c].total_ns;
 			}
 			if (sum.calls)
-				err = df_insert(df, "INSERT INTO func_syscalls VALUES(?,?,?,?)", "iiii",
-						(long long)i,
-						(long long)(slot == KP_MAX_SYSCALLS ? KP_NO_SYSCALL : slot),
-						(long long)sum.calls, (long long)sum.total_ns);
+				err = df_insert(
+					df, "INSERT INTO func_syscalls VALUES(?,?,?,?)", "iiii",
+					(long long)i,
+					(long long)(slot == KP_MAX_SYSCALLS ? KP_NO_SYSCALL : slot),
+					(long long)sum.calls, (long long)sum.total_ns);
 		}
 	}
 	free(v);
@@ -655,8 +672,8 @@ static int put_by_stack(struct df *df, const struct funcs *f, const struct ksyms
 			   (void **)&k, (void **)&v, &n);
 	for (i = 0; i < n && !err; i++)
 		err = df_insert(df, "INSERT INTO func_stacks VALUES(?,?,?,?)", "iiii",
-				(long long)k[i].func, (long long)k[i].kstack,
-				(long long)v[i].calls, (long long)v[i].total_ns);
+				(long long)k[i].func, (long long)k[i].kstack, (long long)v[i].calls,
+				(long long)v[i].total_ns);
 	ids = err ? NULL : malloc((n + 1) * sizeof(*ids));
 	if (!err && !ids)
 		err = -ENOMEM;
@@ -682,10 +699,11 @@ static int put_by_ctx(struct df *df, const struct funcs *f)
 	for (i = 0; i < n && !err; i++) {
 		memcpy(ctx, k[i].ctx, KP_CTX_LEN);
 		/* names cut at KP_CTX_LEN can meet: merge them */
-		err = df_insert(df, "INSERT INTO func_contexts VALUES(?,?,?,?) ON CONFLICT DO UPDATE"
+		err = df_insert(df,
+				"INSERT INTO func_contexts VALUES(?,?,?,?) ON CONFLICT DO UPDATE"
 				" SET calls = calls + excluded.calls,"
-				" total_ns = total_ns + excluded.total_ns", "itii",
-				(long long)k[i].func, ctx, (long long)v[i].calls,
+				" total_ns = total_ns + excluded.total_ns",
+				"itii", (long long)k[i].func, ctx, (long long)v[i].calls,
 				(long long)v[i].total_ns);
 	}
 	free(k);
@@ -701,7 +719,7 @@ static __u64 recursion_misses(const struct funcs *f)
 	size_t i;
 
 	for (i = 0; i < f->nobjs; i++) {
-		bpf_object__for_each_program(p, f->objs[i]->obj) {
+		bpf_object__for_each_program (p, f->objs[i]->obj) {
 			struct bpf_prog_info info = {};
 			__u32 len = sizeof(info);
 
@@ -722,15 +740,18 @@ int funcs_collect(struct funcs *f, struct df *df, const struct ksyms *ks)
 		return 0;
 	for (i = 0; i < f->n && !err; i++)
 		err = put_func(df, f, i);
-	err = err ?: inline_set_put(f->inl, f->n, df,
-				    f->inl ? method_names[f->method[f->n]] : NULL);
+	err = err
+		      ?: inline_set_put(f->inl, f->n, df,
+					f->inl ? method_names[f->method[f->n]] : NULL);
 	if (!f->owner)
 		return err;
-	err = err ?: collect_latency(df, bpf_map__fd(f->owner->maps.func_lat), "func",
-				     funcs_count(f), func_name, f);
+	err = err
+		      ?: collect_latency(df, bpf_map__fd(f->owner->maps.func_lat), "func",
+					 funcs_count(f), func_name, f);
 	err = err ?: put_by_nr(df, f);
 	err = err ?: put_by_stack(df, f, ks);
 	err = err ?: put_by_ctx(df, f);
-	return err ?: df_insert(df, "INSERT INTO counters VALUES(?,?)", "ti", "lost_func_recursion",
-				(long long)recursion_misses(f));
+	return err
+		       ?: df_insert(df, "INSERT INTO counters VALUES(?,?)", "ti",
+				    "lost_func_recursion", (long long)recursion_misses(f));
 }

@@ -17,11 +17,11 @@ struct funcs;
 enum probe_mode { PROBE_AUTO, PROBE_FENTRY, PROBE_KPROBE };
 
 struct func_opts {
-	char *patterns[KP_MAX_FUNCS];	/* --func */
+	char *patterns[KP_MAX_FUNCS]; /* --func */
 	int n;
-	enum probe_mode mode;		/* --probe */
-	const char *vmlinux;		/* --vmlinux: DWARF to explain names without a symbol */
-	bool stacks;			/* --func-stacks: a kernel stack per call */
+	enum probe_mode mode; /* --probe */
+	const char *vmlinux;  /* --vmlinux: DWARF to explain names without a symbol */
+	bool stacks;	      /* --func-stacks: a kernel stack per call */
 };
 
 /*

@@ -42,8 +42,9 @@ static int open_set(struct inline_set **out, const char *vmlinux, const struct k
 	int err;
 
 	err = provenance_kernel(&k);
-	err = err ?: debuginfo_find(kv_get(&k, "kernel.release"), kv_get(&k, "kernel.build_id"),
-				    vmlinux, path, plen);
+	err = err
+		      ?: debuginfo_find(kv_get(&k, "kernel.release"), kv_get(&k, "kernel.build_id"),
+					vmlinux, path, plen);
 	kv_list_free(&k);
 	if (err)
 		return err;
@@ -174,8 +175,9 @@ static void refused(const struct inline_set *s, const struct pc_action *p, int e
 {
 	const struct inline_instance *in = probed_at(s, p->addr);
 
-	snprintf(why, len, "the kernel refused a kprobe at 0x%llx (%s+0x%llx, in the inlined %s): "
-			   "%s",
+	snprintf(why, len,
+		 "the kernel refused a kprobe at 0x%llx (%s+0x%llx, in the inlined %s): "
+		 "%s",
 		 (unsigned long long)p->addr, in ? in->parent : "?",
 		 in ? (unsigned long long)(p->addr - in->parent_lo - s->slide) : 0ULL,
 		 in ? in->func : "function", strerror(-err));
@@ -194,8 +196,9 @@ int inline_set_attach(const struct inline_set *s, __u32 base, int actions_fd,
 
 	err = build_actions(s, base, &v, &n);
 	if (err == -E2BIG)
-		snprintf(why, len, "%zu inline instances need more kprobes or function slots than "
-				   "kprotperf has (%d addresses, %d functions)",
+		snprintf(why, len,
+			 "%zu inline instances need more kprobes or function slots than "
+			 "kprotperf has (%d addresses, %d functions)",
 			 s->n, KP_MAX_PC_PROBES, KP_MAX_FUNCS);
 	for (i = 0; i < n && !err; i++) {
 		err = bpf_map_update_elem(actions_fd, &i, &v[i].a, BPF_ANY) ? -errno : 0;
@@ -248,10 +251,12 @@ int inline_set_put(const struct inline_set *s, __u32 base, struct df *df, const 
 		err = df_insert(df, "INSERT INTO funcs VALUES(?,?,?,?,?,?)", "ittitt",
 				(long long)(base + i), in->func, in->parent,
 				(long long)(in->entry + s->slide), "", method);
-		err = err ?: df_insert(df, "INSERT INTO inlines VALUES(?,?,?,?,?,?,?,?,?)", "itttiitit",
-				(long long)(base + i), in->func, in->parent, in->call_file,
-				(long long)in->call_line, (long long)(in->entry + s->slide), t,
-				(long long)in->bytes, t + strlen(t) + 1);
+		err = err
+			      ?: df_insert(df, "INSERT INTO inlines VALUES(?,?,?,?,?,?,?,?,?)",
+					   "itttiitit", (long long)(base + i), in->func, in->parent,
+					   in->call_file, (long long)in->call_line,
+					   (long long)(in->entry + s->slide), t,
+					   (long long)in->bytes, t + strlen(t) + 1);
 		free(t);
 	}
 	return err;

@@ -37,11 +37,11 @@ struct inline_instance {
 	__u64 parent_lo;       /* parent's entry (its symbol's address) */
 	const char *call_file; /* call site; NULL / 0 when unknown */
 	int call_line;
-	__u64 die;	       /* DWARF offset of the DW_TAG_inlined_subroutine */
-	__u64 entry;	       /* DW_AT_entry_pc, else the lowest address */
+	__u64 die;   /* DWARF offset of the DW_TAG_inlined_subroutine */
+	__u64 entry; /* DW_AT_entry_pc, else the lowest address */
 	struct inline_range *ranges;
 	size_t nranges;
-	__u64 bytes;	       /* sum of the ranges' sizes */
+	__u64 bytes;		   /* sum of the ranges' sizes */
 	struct inline_exit *exits; /* sorted by addr, no duplicates */
 	size_t nexits;
 	/* the parent's ranges, its .cold part included: a jump into them is a BRANCH exit */

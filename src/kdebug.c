@@ -21,13 +21,17 @@ static void explain(int err, const char *path, const char *release, char *why, s
 {
 	switch (err) {
 	case -ESTALE:
-		snprintf(why, len, "%.200s is the vmlinux of another kernel build: its build-id "
-				   "differs from the recorded kernel's (%s); give the one of the "
-				   "recorded kernel with --vmlinux", path, release);
+		snprintf(why, len,
+			 "%.200s is the vmlinux of another kernel build: its build-id "
+			 "differs from the recorded kernel's (%s); give the one of the "
+			 "recorded kernel with --vmlinux",
+			 path, release);
 		break;
 	case -ENODATA:
-		snprintf(why, len, "%.200s has no DWARF debug info (install linux-image-%s-dbg, or "
-				   "give its vmlinux with --vmlinux)", path, release);
+		snprintf(why, len,
+			 "%.200s has no DWARF debug info (install linux-image-%s-dbg, or "
+			 "give its vmlinux with --vmlinux)",
+			 path, release);
 		break;
 	case -ENOEXEC:
 		snprintf(why, len, "%.200s is not an ELF file", path);
@@ -65,9 +69,10 @@ int kdebug_open(struct kdebug **out, struct df *df, const char *vmlinux, char *n
 	err = debuginfo_find(release, df_meta(df, "kernel.build_id"), vmlinux, k->path,
 			     sizeof(k->path));
 	if (err == -ENOENT && !vmlinux) {
-		snprintf(note, len, "no debug info for kernel %s (build-id %s) here; install "
-				    "linux-image-%s-dbg or give its vmlinux with --vmlinux", release,
-			 df_meta(df, "kernel.build_id") ?: "unknown", release);
+		snprintf(note, len,
+			 "no debug info for kernel %s (build-id %s) here; install "
+			 "linux-image-%s-dbg or give its vmlinux with --vmlinux",
+			 release, df_meta(df, "kernel.build_id") ?: "unknown", release);
 		free(k);
 		return 0;
 	}

@@ -20,8 +20,7 @@ struct sym_result;
  * says what is missing and how to get it); -errno with why set when the
  * file given or found cannot be used (another build, no DWARF, unreadable).
  */
-int kdebug_open(struct kdebug **out, struct df *df, const char *vmlinux, char *note,
-		size_t len);
+int kdebug_open(struct kdebug **out, struct df *df, const char *vmlinux, char *note, size_t len);
 /* addr as recorded (runtime, KASLR included). */
 int kdebug_symbolize(struct kdebug *k, __u64 addr, const struct sym_result **out);
 struct debuginfo *kdebug_debuginfo(struct kdebug *k);

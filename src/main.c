@@ -28,11 +28,8 @@ static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 } commands[] = {
-	{"record", cmd_record},
-	{"report", cmd_report},
-	{"folded", cmd_folded},
-	{"annotate", cmd_annotate},
-	{"symbolize", cmd_symbolize},
+	{"record", cmd_record},	    {"report", cmd_report},	  {"folded", cmd_folded},
+	{"annotate", cmd_annotate}, {"symbolize", cmd_symbolize},
 };
 
 int main(int argc, char **argv)

@@ -40,8 +40,8 @@ struct session {
 	struct record_bpf *skel;
 	struct sampler sampler;
 	struct funcs *funcs;
-	struct ksyms *ks;	/* /proc/kallsyms, read once: --func matching, then stacks */
-	char why[512];		/* what --func needs, when it cannot probe */
+	struct ksyms *ks; /* /proc/kallsyms, read once: --func matching, then stacks */
+	char why[512];	  /* what --func needs, when it cannot probe */
 	struct procs *procs;
 	struct workload wl;
 	struct df *df;
@@ -258,7 +258,7 @@ static void reap_workload(struct session *s)
 	if (!s->o->argv || s->wl.pid <= 0)
 		return;
 	if (s->end != END_EXITED && !kill(s->wl.pid, SIGTERM)) {
-		struct pollfd exited = { .fd = s->pidfd, .events = POLLIN };
+		struct pollfd exited = {.fd = s->pidfd, .events = POLLIN};
 
 		/* give it 5 s to exit on SIGTERM */
 		if (poll(&exited, 1, 5000) != 1)
@@ -479,7 +479,7 @@ static int bad_arg(const char *opt, const char *arg, const char *want)
 
 static int parse_probe(const char *arg, enum probe_mode *mode)
 {
-	static const char *const names[] = { "auto", "fentry", "kprobe" };
+	static const char *const names[] = {"auto", "fentry", "kprobe"};
 	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -660,7 +660,8 @@ static int explain(const struct session *s, const char *what, int err)
 		return 1;
 	}
 	if (!strcmp(what, "--func")) {
-		fprintf(stderr, "kprotperf record: --func: %s\n", s->why[0] ? s->why : strerror(-err));
+		fprintf(stderr, "kprotperf record: --func: %s\n",
+			s->why[0] ? s->why : strerror(-err));
 		return 1;
 	}
 	if (o->argv && !strcmp(what, "running the command")) {

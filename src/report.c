@@ -210,8 +210,7 @@ struct lat_table {
 	size_t n;
 };
 
-int report_load_hist(struct df *df, const char *kind, long long id, const char *clock,
-		     __u64 *hist)
+int report_load_hist(struct df *df, const char *kind, long long id, const char *clock, __u64 *hist)
 {
 	sqlite3_stmt *st;
 	int rc, b;
@@ -671,8 +670,7 @@ static int json_kv_row(sqlite3_stmt *st, void *ctx)
 	return 0;
 }
 
-static int json_header(struct df *df, const struct kdebug *kd, const char *note,
-		       struct json *j)
+static int json_header(struct df *df, const struct kdebug *kd, const char *note, struct json *j)
 {
 	static const char *const tables[][2] = {
 		{"meta", "SELECT key, value FROM meta ORDER BY key"},
@@ -799,16 +797,11 @@ static int parse_sort(const char *arg, enum sort_key *k)
 }
 
 static const struct option longopts[] = {
-	{"input", required_argument, NULL, 'i'},
-	{"sort", required_argument, NULL, 's'},
-	{"hist", required_argument, NULL, 'H'},
-	{"top", required_argument, NULL, 'n'},
-	{"json", no_argument, NULL, 'j'},
-	{"inline", no_argument, NULL, 'I'},
-	{"no-inline", no_argument, NULL, 'N'},
-	{"vmlinux", required_argument, NULL, 'v'},
-	{"help", no_argument, NULL, 'h'},
-	{},
+	{"input", required_argument, NULL, 'i'}, {"sort", required_argument, NULL, 's'},
+	{"hist", required_argument, NULL, 'H'},	 {"top", required_argument, NULL, 'n'},
+	{"json", no_argument, NULL, 'j'},	 {"inline", no_argument, NULL, 'I'},
+	{"no-inline", no_argument, NULL, 'N'},	 {"vmlinux", required_argument, NULL, 'v'},
+	{"help", no_argument, NULL, 'h'},	 {},
 };
 
 /* 0: parsed, 1: help printed, <0: bad usage (already printed). */

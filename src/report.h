@@ -11,7 +11,6 @@ int cmd_report(int argc, char **argv);
 /* A duration with a unit chosen for it: 812ns, 3.20us, 1.25ms, 2.004s. */
 void fmt_ns(char *buf, size_t len, unsigned long long ns);
 /* The histogram of latency row (kind, id) and clock "total" or "oncpu", KP_HIST_BUCKETS long. */
-int report_load_hist(struct df *df, const char *kind, long long id, const char *clock,
-		     __u64 *hist);
+int report_load_hist(struct df *df, const char *kind, long long id, const char *clock, __u64 *hist);
 
 #endif

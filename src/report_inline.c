@@ -23,7 +23,7 @@
 
 struct inst {
 	char func[96], parent[96], site[192];
-	__u64 die; /* 0: known from the data file only */
+	__u64 die;		/* 0: known from the data file only */
 	struct inline_range *r; /* running-kernel addresses */
 	size_t nr;
 	__u64 bytes;
@@ -158,7 +158,8 @@ static int match_recorded(struct insts *s, sqlite3_stmt *st, struct inst **out)
 		return -ENOMEM;
 	snprintf(v->func, sizeof(v->func), "%s", name);
 	snprintf(v->parent, sizeof(v->parent), "%s", sqlite3_column_text(st, 2));
-	snprintf(v->site, sizeof(v->site), "%s:%d", sqlite3_column_text(st, 3) ?: (const unsigned char *)"?",
+	snprintf(v->site, sizeof(v->site), "%s:%d",
+		 sqlite3_column_text(st, 3) ?: (const unsigned char *)"?",
 		 sqlite3_column_int(st, 4));
 	v->bytes = sqlite3_column_int64(st, 7);
 	*out = v;
@@ -172,9 +173,10 @@ static int measured(struct insts *s, struct inst *v)
 	unsigned long long total = 0, max = 0;
 	int rc;
 
-	rc = sqlite3_prepare_v2(df_db(s->df),
-				"SELECT done, total_ns, max_ns FROM latency WHERE kind = 'func' AND id = ?",
-				-1, &st, NULL);
+	rc = sqlite3_prepare_v2(
+		df_db(s->df),
+		"SELECT done, total_ns, max_ns FROM latency WHERE kind = 'func' AND id = ?", -1,
+		&st, NULL);
 	if (rc != SQLITE_OK)
 		return df_errno(rc);
 	sqlite3_bind_int64(st, 1, v->id);
@@ -251,12 +253,13 @@ static int sample_ranges(struct insts *s)
 					NULL, NULL, NULL));
 
 	err = err ?: df_each_row(s->df, "SELECT stack, depth, addr FROM kstack_frames", hit_row, s);
-	return err ?: df_each_row(s->df,
-				  "SELECT h.inst, SUM(CASE WHEN h.self THEN s.n ELSE 0 END),"
-				  " SUM(s.n) FROM (SELECT inst, stack, MAX(self) AS self"
-				  " FROM inl_hits GROUP BY inst, stack) h"
-				  " JOIN kstack_samples s ON s.stack = h.stack GROUP BY h.inst",
-				  hit_sum_row, s);
+	return err
+		       ?: df_each_row(s->df,
+				      "SELECT h.inst, SUM(CASE WHEN h.self THEN s.n ELSE 0 END),"
+				      " SUM(s.n) FROM (SELECT inst, stack, MAX(self) AS self"
+				      " FROM inl_hits GROUP BY inst, stack) h"
+				      " JOIN kstack_samples s ON s.stack = h.stack GROUP BY h.inst",
+				      hit_sum_row, s);
 }
 
 /* Samples per kernel function on the stack, clones (name.isra.0, name.cold) counted as name. */
@@ -272,8 +275,8 @@ static void per_parent(struct insts *s, struct inst *v, double period_ns)
 {
 	long long calls;
 
-	v->parent_total = df_scalar(s->df, "SELECT n FROM parent_samples WHERE name = ?1",
-				    v->parent);
+	v->parent_total =
+		df_scalar(s->df, "SELECT n FROM parent_samples WHERE name = ?1", v->parent);
 	calls = df_scalar(s->df,
 			  "SELECT l.done FROM latency l JOIN funcs f ON l.kind = 'func' AND"
 			  " l.id = f.id WHERE f.name = ?1 AND f.method NOT IN"
@@ -303,10 +306,11 @@ static void print_text(const struct insts *s, int top, FILE *f)
 	fputs("Inline instances: samples in the instance's ranges (SELF) and also in the\n"
 	      "functions called from them (TOTAL); %PARENT: of the samples with the parent on\n"
 	      "the stack; EST/CALL: TOTAL x sample period / the parent's calls (when record\n"
-	      "--func timed the parent); CALLS, AVG, P99: timed per invocation (METHOD)\n", f);
-	fprintf(f, "%-20s %-20s %-22s %6s %6s %6s %7s %9s %-13s %7s %9s %9s\n", "INLINED",
-		"PARENT", "CALL SITE", "BYTES", "SELF", "TOTAL", "%PARENT", "EST/CALL", "METHOD",
-		"CALLS", "AVG", "P99");
+	      "--func timed the parent); CALLS, AVG, P99: timed per invocation (METHOD)\n",
+	      f);
+	fprintf(f, "%-20s %-20s %-22s %6s %6s %6s %7s %9s %-13s %7s %9s %9s\n", "INLINED", "PARENT",
+		"CALL SITE", "BYTES", "SELF", "TOTAL", "%PARENT", "EST/CALL", "METHOD", "CALLS",
+		"AVG", "P99");
 	for (i = 0; i < s->n && i < (size_t)top; i++) {
 		v = &s->v[i];
 		strcpy(est, "-");

@@ -66,20 +66,20 @@ int stacks_name_frames(struct df *df, struct kdebug *kd)
 	struct ksyms *ks;
 	int err;
 
-	err = df_errno(
-		sqlite3_exec(df_db(df),
-			     "CREATE TEMP TABLE frames(space TEXT, stack INTEGER, depth INTEGER,"
-			     " sub INTEGER, name TEXT, inl INTEGER, file TEXT, line INTEGER,"
-			     " die INTEGER, leaf INTEGER, PRIMARY KEY(space, stack, depth, sub));"
-			     /* unresolved user frames are named by their module, like perf */
-			     "INSERT INTO frames SELECT 'u', stack, depth, 0, COALESCE(symbol,"
-			     " '[' || replace(module, rtrim(module, replace(module, '/', '')),"
-			     " '') || ']'), 0, NULL, 0, 0, 1 FROM ustack_frames;"
-			     /* samples per kernel stack, indexed for joins with frames */
-			     "CREATE TEMP TABLE kstack_samples(stack INTEGER PRIMARY KEY, n INTEGER);"
-			     "INSERT INTO kstack_samples SELECT kstack, SUM(count) FROM samples"
-			     " WHERE kstack >= 0 GROUP BY kstack;",
-			     NULL, NULL, NULL));
+	err = df_errno(sqlite3_exec(
+		df_db(df),
+		"CREATE TEMP TABLE frames(space TEXT, stack INTEGER, depth INTEGER,"
+		" sub INTEGER, name TEXT, inl INTEGER, file TEXT, line INTEGER,"
+		" die INTEGER, leaf INTEGER, PRIMARY KEY(space, stack, depth, sub));"
+		/* unresolved user frames are named by their module, like perf */
+		"INSERT INTO frames SELECT 'u', stack, depth, 0, COALESCE(symbol,"
+		" '[' || replace(module, rtrim(module, replace(module, '/', '')),"
+		" '') || ']'), 0, NULL, 0, 0, 1 FROM ustack_frames;"
+		/* samples per kernel stack, indexed for joins with frames */
+		"CREATE TEMP TABLE kstack_samples(stack INTEGER PRIMARY KEY, n INTEGER);"
+		"INSERT INTO kstack_samples SELECT kstack, SUM(count) FROM samples"
+		" WHERE kstack >= 0 GROUP BY kstack;",
+		NULL, NULL, NULL));
 	if (err)
 		return err;
 	err = ksyms_new(&ks);

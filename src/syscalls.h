@@ -5,7 +5,8 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-/* Name of syscall nr on this ABI (ctx unused: the shape collect_latency wants); "syscall_NR", formatted into buf, for numbers the table lacks. */
+/* Name of syscall nr on this ABI (ctx unused: the shape collect_latency wants); "syscall_NR",
+ * formatted into buf, for numbers the table lacks. */
 const char *syscall_name(__u32 nr, void *ctx, char *buf, size_t len);
 /* Number of a syscall name, or -1. */
 int syscall_nr(const char *name);

@@ -14,10 +14,18 @@
 static int make_table(void **state)
 {
 	static const char *const names[] = {
-		"allocate_slab",	"allocate_slab.cold", "__pfx_allocate_slab",
-		"mas_copy_node.isra.0", "shuffle_freelist_x", "kmem_cache_alloc",
-		"kmem_cache_free",	"foo.constprop.0",    "foo.constprop.1",
-		"bar",			"bar.part.0",	      "dup_name",
+		"allocate_slab",
+		"allocate_slab.cold",
+		"__pfx_allocate_slab",
+		"mas_copy_node.isra.0",
+		"shuffle_freelist_x",
+		"kmem_cache_alloc",
+		"kmem_cache_free",
+		"foo.constprop.0",
+		"foo.constprop.1",
+		"bar",
+		"bar.part.0",
+		"dup_name",
 		"dup_name",
 	};
 	struct ksyms *ks;
@@ -59,7 +67,7 @@ static struct func_target *match(void **state, char **pats, int n, size_t *nt)
 
 static void test_exact_and_clones(void **state)
 {
-	char *pats[] = { "allocate_slab", "mas_copy_node", "foo", "bar" };
+	char *pats[] = {"allocate_slab", "mas_copy_node", "foo", "bar"};
 	struct func_target *t;
 	size_t n;
 
@@ -83,7 +91,7 @@ static void test_exact_and_clones(void **state)
 
 static void test_glob_and_duplicates(void **state)
 {
-	char *pats[] = { "kmem_cache_*", "dup_name" };
+	char *pats[] = {"kmem_cache_*", "dup_name"};
 	struct func_target *t;
 	size_t n;
 
@@ -98,7 +106,7 @@ static void test_glob_and_duplicates(void **state)
 
 static void test_unknown_and_closest(void **state)
 {
-	char *pats[] = { "allocate_slab", "alocate_slab" };
+	char *pats[] = {"allocate_slab", "alocate_slab"};
 	struct func_target *t = NULL;
 	const char *bad = NULL;
 	char best[3][64];
