@@ -41,6 +41,11 @@ struct session {
 	struct sampler sampler;
 	struct funcs *funcs;
 	struct ksyms *ks; /* /proc/kallsyms, read once: --func matching, then stacks */
+	/*
+	 * kallsyms again once the probes are attached, for stacks: it has the
+	 * BPF trampolines' symbols, which go away when the probes are detached.
+	 */
+	struct ksyms *probed_ks;
 	char why[512];	  /* what --func needs, when it cannot probe */
 	struct procs *procs;
 	struct workload wl;
@@ -385,7 +390,7 @@ static int write_samples(struct session *s)
 	/* without kallsyms the raw addresses are still saved */
 	if (!s->ks)
 		ksyms_load(&s->ks, NULL);
-	ks = s->ks;
+	ks = s->probed_ks ?: s->ks;
 	err = collect_samples(s->df, bpf_map__fd(s->skel->maps.samples),
 			      bpf_map__fd(s->skel->maps.stacks), s->procs, ks);
 	err = err ?: funcs_collect(s->funcs, s->df, ks);
@@ -611,6 +616,9 @@ static int prepare(struct session *s, const char **what)
 	err = funcs_attach(&s->funcs, &s->o->func, s->ks, s->skel, s->why, sizeof(s->why));
 	if (!err && s->why[0] && !s->o->quiet)
 		fprintf(stderr, "kprotperf record: %s\n", s->why);
+	/* without it, trampoline frames are only named after whatever precedes them */
+	if (!err)
+		ksyms_load(&s->probed_ks, NULL);
 	return err;
 }
 
@@ -750,6 +758,7 @@ int cmd_record(int argc, char **argv)
 	ret = record(&s);
 	sampler_detach(&s.sampler);
 	funcs_free(s.funcs);
+	ksyms_free(s.probed_ks);
 	ksyms_free(s.ks);
 	record_bpf__destroy(s.skel);
 	procs_free(s.procs);

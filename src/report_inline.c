@@ -290,6 +290,9 @@ static int cmp_inst(const void *a, const void *b)
 {
 	const struct inst *x = a, *y = b;
 
+	/* what record --func was asked to measure comes first */
+	if ((x->id >= 0) != (y->id >= 0))
+		return x->id >= 0 ? -1 : 1;
 	if (x->total != y->total)
 		return x->total < y->total ? 1 : -1;
 	if (x->calls != y->calls)
@@ -303,10 +306,11 @@ static void print_text(const struct insts *s, int top, FILE *f)
 	const struct inst *v;
 	size_t i, k;
 
-	fputs("Inline instances: samples in the instance's ranges (SELF) and also in the\n"
-	      "functions called from them (TOTAL); %PARENT: of the samples with the parent on\n"
-	      "the stack; EST/CALL: TOTAL x sample period / the parent's calls (when record\n"
-	      "--func timed the parent); CALLS, AVG, P99: timed per invocation (METHOD)\n",
+	fputs("Inline instances, those probed by record --func first. SELF: samples in the\n"
+	      "instance's ranges; TOTAL: also in the functions called from them; %PARENT: of\n"
+	      "the samples with the parent on the stack; EST/CALL: TOTAL x sample period /\n"
+	      "the parent's calls (when record --func timed the parent); CALLS, AVG, P99:\n"
+	      "timed per invocation (METHOD)\n",
 	      f);
 	fprintf(f, "%-20s %-20s %-22s %6s %6s %6s %7s %9s %-13s %7s %9s %9s\n", "INLINED", "PARENT",
 		"CALL SITE", "BYTES", "SELF", "TOTAL", "%PARENT", "EST/CALL", "METHOD", "CALLS",
