@@ -92,12 +92,13 @@ test-unit: $(UNIT_BINS)
 test-live: all
 	tests/run.sh live
 
-test-vm: all static
+test-vm: all static $(UNIT_BINS)
 	tests/run.sh vm
 
 bench: all static
 	tests/bench/run.sh
 	tests/bench/vm_funcs.sh
+	tests/bench/symbolize.sh
 
 demo:
 	scripts/install-deps.sh --if-missing

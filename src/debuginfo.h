@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The kernel's DWARF: finding a vmlinux with debug info that matches a
- * recorded kernel, and asking it about functions kallsyms cannot show, such
- * as those the compiler inlined into every caller.
+ * recorded kernel, and opening it for symbolize.c and inlines.c.
  */
 #ifndef KP_DEBUGINFO_H
 #define KP_DEBUGINFO_H
@@ -13,36 +12,7 @@
 #include <elfutils/libdwfl.h>
 #include <linux/types.h>
 
-/* Callers kept in an inline_summary; enough to name them in a message. */
-#define DEBUGINFO_MAX_CALLERS 4
-
 struct debuginfo;
-
-/* One function an inline instance was expanded into, and where its first such call is. */
-struct inline_caller {
-	const char *name;      /* the out-of-line function holding the instance */
-	const char *call_file; /* source of the call site, NULL when unknown */
-	int call_line;	       /* 0 when unknown */
-};
-
-/*
- * How function name exists in the DWARF.  Strings point into the open
- * debuginfo and stay valid until debuginfo_close().
- */
-struct inline_summary {
-	bool out_of_line;	       /* a copy with its own code exists (it may be traced) */
-	unsigned int inline_instances; /* DW_TAG_inlined_subroutine expansions of it */
-	/*
-	 * Out-of-line functions holding at least one instance; compiler clones
-	 * (.isra, .constprop) of one function count separately, so it may
-	 * exceed the distinct names in callers[].
-	 */
-	unsigned int nr_callers;
-	unsigned int ncallers; /* entries filled in callers[]: distinct names */
-	struct inline_caller callers[DEBUGINFO_MAX_CALLERS];
-	const char *decl_file; /* where the function is defined, NULL when unknown */
-	int decl_line;
-};
 
 /*
  * Locate a vmlinux with DWARF for the kernel of this release and build id
@@ -84,11 +54,4 @@ Dwfl_Module *debuginfo_module(struct debuginfo *di);
  * runtime _stext minus it is the KASLR slide.  -ENOENT when absent.
  */
 int debuginfo_symbol(struct debuginfo *di, const char *name, __u64 *addr);
-/*
- * Whether the function called name has a copy of its own, how many times it
- * was inlined and into which functions.  -ENOENT when no function of that
- * name is defined in the DWARF.
- */
-int debuginfo_inlined(struct debuginfo *di, const char *name, struct inline_summary *out);
-
 #endif

@@ -1,0 +1,17 @@
+#!/bin/bash
+# The unit tests' checks against the real Debian 6.1 vmlinux (its -dbg
+# package, which this tier fetches and caches): found by build id, _stext at
+# its link address, shuffle_freelist's one instance in allocate_slab with the
+# ranges llvm-dwarfdump lists, its inline chain and call line as
+# eu-addr2line gives them.  The unit tier runs the same binaries without it
+# and reports these checks as skipped.
+# shellcheck source=tests/vm/vm.sh
+. "$(dirname "$0")/vm.sh"
+vm_prepare
+vm_dbg_vmlinux
+export KP_TEST_VMLINUX=$VM_RO_SHARE/vmlinux-$VM_KV
+for t in test_debuginfo test_symbolize test_inlines; do
+	out=$("$ROOT/build/tests/$t" 2>&1) || fail "$t: $(tail -20 <<<"$out")"
+	grep -q '^\[ *OK *\] test_real_vmlinux' <<<"$out" || fail "$t did not run its real-vmlinux test: $(tail -20 <<<"$out")"
+	echo "$t: real vmlinux checks passed"
+done
