@@ -80,8 +80,14 @@ $(STATIC_DIR)/kprotperf: $(OUTPUT)/main.o $(OUTPUT)/libkp.a | $(STATIC_DIR)
 $(STATIC_DIR)/%: tests/workloads/%.c tests/workloads/count_arg.h | $(STATIC_DIR)
 	$(CC) $(WL_CFLAGS) -static $< -o $@
 
-$(OUTPUT)/tests/%: tests/unit/%.c $(OUTPUT)/libkp.a | $(OUTPUT)/tests
-	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $< $(OUTPUT)/libkp.a -o $@ $(LDFLAGS) $(LDLIBS) -lcmocka
+# helpers every unit test links in; testutil.c includes src/inlines.h
+UNIT_UTIL := $(OUTPUT)/tests/testutil.o
+
+$(UNIT_UTIL): tests/unit/testutil.c tests/unit/testutil.h src/*.h include/*.h | $(OUTPUT)/tests
+	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) -c $< -o $@
+
+$(OUTPUT)/tests/%: tests/unit/%.c tests/unit/testutil.h $(UNIT_UTIL) $(OUTPUT)/libkp.a | $(OUTPUT)/tests
+	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $< $(UNIT_UTIL) $(OUTPUT)/libkp.a -o $@ $(LDFLAGS) $(LDLIBS) -lcmocka
 
 test: all static $(UNIT_BINS)
 	tests/run.sh unit live vm

@@ -4,10 +4,10 @@
  *
  * Finding them: a vmlinux has ~170 MB of .debug_info, and walking every DIE
  * takes seconds, so only the units defining the function at top level
- * (found from each unit's top-level DIEs alone) are walked into (an LTO build may expand it in other
- * units; those instances are not seen).  The parent of an instance is the
- * outermost concrete DW_TAG_subprogram, however deep the chain of inline
- * expansions between them; its DWARF ranges include its .cold part.
+ * (found from each unit's top-level DIEs alone) are walked into (an LTO build may expand it in
+ * other units; those instances are not seen).  The parent of an instance is the outermost concrete
+ * DW_TAG_subprogram, however deep the chain of inline expansions between them; its DWARF ranges
+ * include its .cold part.
  *
  * Timing one invocation with kprobes: a probe at the instance's entry pc
  * starts it, a probe at any exit ends it.  The exits are found by
@@ -52,6 +52,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
+#include "array.h"
 #include "debuginfo.h"
 #include "inlines.h"
 
@@ -119,21 +120,6 @@ static bool is_instance(const struct find_ctx *c, Dwarf_Die *die)
 	return false;
 }
 
-static int grow(void **v, size_t *cap, size_t n, size_t size)
-{
-	size_t ncap = *cap ? 2 * *cap : 8;
-	void *t;
-
-	if (n < *cap)
-		return 0;
-	t = reallocarray(*v, ncap, size);
-	if (!t)
-		return -ENOMEM;
-	*v = t;
-	*cap = ncap;
-	return 0;
-}
-
 /* The unit's top-level definitions of c->name that instances refer to. */
 static int scan_definitions(struct find_ctx *c, Dwarf_Die *cu)
 {
@@ -153,7 +139,8 @@ static int scan_definitions(struct find_ctx *c, Dwarf_Die *cu)
 		c->defined = true;
 		if (!dwarf_hasattr(&die, DW_AT_inline))
 			continue;
-		err = grow((void **)&c->origins, &c->ocap, c->norigins, sizeof(*c->origins));
+		err = array_reserve((void **)&c->origins, &c->ocap, c->norigins + 1,
+				    sizeof(*c->origins));
 		if (err)
 			return err;
 		c->origins[c->norigins++] = dwarf_dieoffset(&die);
@@ -200,7 +187,7 @@ static int die_ranges(Dwarf_Die *die, struct inline_range **out, size_t *n, __u6
 	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
 		if (hi <= lo)
 			continue;
-		err = grow((void **)&r, &cap, cnt, sizeof(*r));
+		err = array_reserve((void **)&r, &cap, cnt + 1, sizeof(*r));
 		if (err) {
 			free(r);
 			return err;
@@ -304,7 +291,7 @@ static int add_instance(struct find_ctx *c, struct parent *p, Dwarf_Die *die)
 	size_t i;
 	int err;
 
-	err = parent_ranges(p) ?: grow((void **)&c->v, &c->cap, c->n, sizeof(*c->v));
+	err = parent_ranges(p) ?: array_reserve((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v));
 	if (err)
 		return err;
 	in = memset(&c->v[c->n], 0, sizeof(*in));
@@ -538,7 +525,7 @@ static bool rejoins(struct exit_ctx *x, __u64 addr, int budget)
 
 static int add_exit(struct exit_ctx *x, __u64 addr, enum inline_exit_kind kind)
 {
-	int err = grow((void **)&x->v, &x->cap, x->n, sizeof(*x->v));
+	int err = array_reserve((void **)&x->v, &x->cap, x->n + 1, sizeof(*x->v));
 
 	if (err)
 		return err;
@@ -675,7 +662,7 @@ static int load_sites(struct exit_ctx *x)
 		code = e + rel[0];
 		if (!in_ranges(in->parent_ranges, in->nparent_ranges, code))
 			continue;
-		err = grow((void **)&x->sites, &cap, x->nsites, sizeof(*x->sites));
+		err = array_reserve((void **)&x->sites, &cap, x->nsites + 1, sizeof(*x->sites));
 		if (err)
 			return err;
 		x->sites[x->nsites++] = (struct jump_site){code, e + 4 + rel[1]};

@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <linux/perf_event.h>
 
+#include "array.h"
 #include "elfsym.h"
 #include "procs.h"
 #include "sideband.h"
@@ -110,21 +111,6 @@ struct rec_task {
 	__u32 pid, ppid, tid, ptid;
 	__u64 time;
 };
-
-static void *grow(void *arr, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 16;
-	void *tmp;
-
-	if (need <= *cap)
-		return arr;
-	while (n < need)
-		n *= 2;
-	tmp = reallocarray(arr, n, size);
-	if (tmp)
-		*cap = n;
-	return tmp;
-}
 
 static int read_small(const char *path, char *buf, size_t size)
 {
@@ -230,12 +216,10 @@ static struct proc *proc_find(const struct procs *p, pid_t pid)
 
 static struct aspace *as_new(struct procs *p, const struct aspace *parent)
 {
-	struct aspace **tmp, *as;
+	struct aspace *as;
 
-	tmp = grow(p->as, &p->as_cap, p->nas + 1, sizeof(*p->as));
-	if (!tmp)
+	if (array_reserve((void **)&p->as, &p->as_cap, p->nas + 1, sizeof(*p->as)))
 		return NULL;
-	p->as = tmp;
 	as = calloc(1, sizeof(*as));
 	if (!as)
 		return NULL;
@@ -248,12 +232,10 @@ static struct aspace *as_new(struct procs *p, const struct aspace *parent)
 /* A new process for pid; one known under that pid before has exited (pid reuse). */
 static struct proc *proc_new(struct procs *p, pid_t pid, const struct aspace *parent)
 {
-	struct proc **tmp, **slot, *pr;
+	struct proc **slot, *pr;
 
-	tmp = grow(p->tasks, &p->tasks_cap, p->ntasks + 1, sizeof(*p->tasks));
-	if (!tmp)
+	if (array_reserve((void **)&p->tasks, &p->tasks_cap, p->ntasks + 1, sizeof(*p->tasks)))
 		return NULL;
-	p->tasks = tmp;
 	if (pids_reserve(p))
 		return NULL;
 	pr = calloc(1, sizeof(*pr));
@@ -334,21 +316,16 @@ static struct pmap *as_lookup(const struct procs *p, const struct aspace *as, __
 static int map_add(struct procs *p, struct proc *pr, const struct pmap *m)
 {
 	struct aspace *as = pr->as;
-	struct pmap *old, *tmp;
-	__u32 *idx;
+	struct pmap *old;
 
 	old = as_lookup(p, as, m->start);
 	if (old && old->start == m->start && old->end == m->end && old->pgoff == m->pgoff &&
 	    old->path == m->path && old->bid == m->bid)
 		return 0;
-	tmp = grow(p->maps, &p->maps_cap, p->nmaps + 1, sizeof(*p->maps));
-	if (!tmp)
+	if (array_reserve((void **)&p->maps, &p->maps_cap, p->nmaps + 1, sizeof(*p->maps)))
 		return -ENOMEM;
-	p->maps = tmp;
-	idx = grow(as->idx, &as->cap, as->n + 1, sizeof(*as->idx));
-	if (!idx)
+	if (array_reserve((void **)&as->idx, &as->cap, as->n + 1, sizeof(*as->idx)))
 		return -ENOMEM;
-	as->idx = idx;
 	p->maps[p->nmaps] = *m;
 	p->maps[p->nmaps].pid = pr->t.pid;
 	p->maps[p->nmaps].file = NULL;
@@ -519,7 +496,7 @@ int procs_follow(struct procs *p, pid_t pid)
 
 static int file_get(struct procs *p, struct pmap *m)
 {
-	struct pfile **tmp, *f;
+	struct pfile *f;
 	size_t i;
 	int err;
 
@@ -529,10 +506,8 @@ static int file_get(struct procs *p, struct pmap *m)
 			return 0;
 		}
 	}
-	tmp = grow(p->files, &p->files_cap, p->nfiles + 1, sizeof(*p->files));
-	if (!tmp)
+	if (array_reserve((void **)&p->files, &p->files_cap, p->nfiles + 1, sizeof(*p->files)))
 		return -ENOMEM;
-	p->files = tmp;
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
@@ -594,10 +569,8 @@ static const char *snap_bid(struct procs *p, const char *path)
 	for (i = 0; i < p->nmemo; i++)
 		if (p->memo[i].path == path)
 			return p->memo[i].bid;
-	tmp = grow(p->memo, &p->memo_cap, p->nmemo + 1, sizeof(*p->memo));
-	if (!tmp)
+	if (array_reserve((void **)&p->memo, &p->memo_cap, p->nmemo + 1, sizeof(*p->memo)))
 		return NULL;
-	p->memo = tmp;
 	/* a file gone or not ELF has no build id */
 	if (path[0] == '/')
 		elfsym_build_id(path, hex, sizeof(hex));

@@ -46,7 +46,7 @@ struct session {
 	 * BPF trampolines' symbols, which go away when the probes are detached.
 	 */
 	struct ksyms *probed_ks;
-	char why[512];	  /* what --func needs, when it cannot probe */
+	char why[512]; /* what --func needs, when it cannot probe */
 	struct procs *procs;
 	struct workload wl;
 	struct df *df;

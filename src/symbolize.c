@@ -17,6 +17,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 
+#include "array.h"
 #include "debuginfo.h"
 #include "symbolize.h"
 
@@ -139,30 +140,16 @@ static int map_put(struct map *m, __u64 key, void *val)
 
 static int add_scope(struct unit *u, Dwarf_Die *die, enum scope_kind kind, __u32 parent)
 {
-	struct scope *s;
-
-	if (u->nscopes == u->scap) {
-		s = reallocarray(u->scopes, u->scap ? 2 * u->scap : 256, sizeof(*s));
-		if (!s)
-			return -ENOMEM;
-		u->scopes = s;
-		u->scap = u->scap ? 2 * u->scap : 256;
-	}
+	if (array_reserve((void **)&u->scopes, &u->scap, u->nscopes + 1, sizeof(*u->scopes)))
+		return -ENOMEM;
 	u->scopes[u->nscopes++] = (struct scope){dwarf_dieoffset(die), parent, kind};
 	return 0;
 }
 
 static int add_interval(struct unit *u, __u64 lo, __u64 hi, __u32 scope)
 {
-	struct interval *v;
-
-	if (u->niv == u->icap) {
-		v = reallocarray(u->iv, u->icap ? 2 * u->icap : 256, sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		u->iv = v;
-		u->icap = u->icap ? 2 * u->icap : 256;
-	}
+	if (array_reserve((void **)&u->iv, &u->icap, u->niv + 1, sizeof(*u->iv)))
+		return -ENOMEM;
 	u->iv[u->niv++] = (struct interval){lo, hi, scope, NONE};
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "datafile.h"
+#include "testutil.h"
 
 struct fixture {
 	char dir[64];
@@ -33,10 +34,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *fx = *state;
-	char cmd[128];
 
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", fx->dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(tu_run("rm -rf %s", fx->dir), 0);
 	free(fx);
 	return 0;
 }
@@ -122,10 +121,7 @@ static void expect_bad(const char *path, int err, const char *why_part)
 
 static void sh(const char *fmt, const char *a, const char *b)
 {
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), fmt, a, b);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(tu_run(fmt, a, b), 0);
 }
 
 static void test_bad_files(void **state)

@@ -17,6 +17,7 @@
 #include "debuginfo.h"
 #include "elfsym.h"
 #include "inlines.h"
+#include "testutil.h"
 
 /*
  * Built at test time so the inlining is known: helper is always inlined into
@@ -57,38 +58,14 @@ struct fixture {
 	bool built;
 };
 
-static int run(const char *fmt, ...)
-{
-	char cmd[4 * PATH_MAX];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(cmd))
-		return -1;
-	return system(cmd);
-}
-
-static int write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	int err;
-
-	if (!f)
-		return -1;
-	err = fputs(text, f) < 0;
-	return fclose(f) || err ? -1 : 0;
-}
-
 /* A sysroot under dir whose build-id link is the fixture and whose /boot vmlinux has no DWARF. */
 static int make_sysroot(struct fixture *f)
 {
-	return run("mkdir -p '%s/root/usr/lib/debug/.build-id/%.2s' '%s/root/boot' && "
-		   "ln -s '%s' '%s/root/usr/lib/debug/.build-id/%.2s/%s.debug' && "
-		   "cp '%s' '%s/root/boot/vmlinux-" RELEASE "'",
-		   f->dir, f->bid, f->dir, f->exe, f->dir, f->bid, f->bid + 2, f->nodebug, f->dir);
+	return tu_run("mkdir -p '%s/root/usr/lib/debug/.build-id/%.2s' '%s/root/boot' && "
+		      "ln -s '%s' '%s/root/usr/lib/debug/.build-id/%.2s/%s.debug' && "
+		      "cp '%s' '%s/root/boot/vmlinux-" RELEASE "'",
+		      f->dir, f->bid, f->dir, f->exe, f->dir, f->bid, f->bid + 2, f->nodebug,
+		      f->dir);
 }
 
 static int build(struct fixture *f)
@@ -99,11 +76,9 @@ static int build(struct fixture *f)
 	snprintf(f->exe, sizeof(f->exe), "%s/fixture", f->dir);
 	snprintf(f->nodebug, sizeof(f->nodebug), "%s/fixture-nodebug", f->dir);
 	snprintf(f->obj, sizeof(f->obj), "%s/fixture.o", f->dir);
-	if (write_file(src, fixture_src))
-		return -1;
-	if (run("cc -O2 -g -Wl,--build-id=sha1 '%s' -o '%s' 2>/dev/null", src, f->exe) ||
-	    run("cc -O2 -g0 -Wl,--build-id=sha1 '%s' -o '%s' 2>/dev/null", src, f->nodebug) ||
-	    run("cc -O2 -g -c '%s' -o '%s' 2>/dev/null", src, f->obj))
+	if (tu_write_file(src, fixture_src) || tu_cc("-O2 -g -Wl,--build-id=sha1", src, f->exe) ||
+	    tu_cc("-O2 -g0 -Wl,--build-id=sha1", src, f->nodebug) ||
+	    tu_cc("-O2 -g -c", src, f->obj))
 		return -1;
 	if (elfsym_build_id(f->exe, f->bid, sizeof(f->bid)) || !f->bid[0])
 		return -1;
@@ -116,9 +91,7 @@ static int setup(void **state)
 
 	if (!f)
 		return -1;
-	snprintf(f->dir, sizeof(f->dir), "%s/kp-debuginfo-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(f->dir)) {
+	if (tu_mkdtemp(f->dir, sizeof(f->dir), "kp-debuginfo")) {
 		free(f);
 		return -1;
 	}
@@ -132,7 +105,7 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	run("rm -rf '%s'", f->dir);
+	tu_run("rm -rf '%s'", f->dir);
 	free(f);
 	return 0;
 }

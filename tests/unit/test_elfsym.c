@@ -15,6 +15,7 @@
 
 #include "elfsym.h"
 #include "provenance.h"
+#include "testutil.h"
 
 /* This binary as loaded: where it lies and the build id of its loaded notes. */
 struct self {
@@ -153,15 +154,13 @@ static void test_not_elf(void **state)
 static void test_no_build_id(void **state)
 {
 	struct self *s = *state;
-	char dir[] = "/tmp/elfsym_nobid_XXXXXX", copy[64], cmd[PATH_MAX + 128];
+	char dir[] = "/tmp/elfsym_nobid_XXXXXX", copy[64];
 	__u64 vaddr = (uintptr_t)traced_function - s->bias, off = 0;
 	struct elfsym *f;
 
 	assert_non_null(mkdtemp(dir));
 	snprintf(copy, sizeof(copy), "%s/copy", dir);
-	snprintf(cmd, sizeof(cmd), "objcopy --remove-section .note.gnu.build-id '%s' '%s' 2>&1",
-		 s->path, copy);
-	if (system(cmd)) {
+	if (tu_run("objcopy --remove-section .note.gnu.build-id '%s' '%s' 2>&1", s->path, copy)) {
 		rmdir(dir);
 		fprintf(stderr, "skipped: objcopy could not copy this binary\n");
 		skip();

@@ -14,7 +14,6 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <fcntl.h>
 #include <limits.h>
 #include <sqlite3.h>
 #include <stdbool.h>
@@ -30,6 +29,7 @@
 #include "hist.h"
 #include "inlines.h"
 #include "report.h"
+#include "testutil.h"
 
 #define OK(expr) assert_int_equal((expr), 0)
 
@@ -151,49 +151,13 @@ static struct {
 	struct stack stacks[NSTACKS];
 } fx;
 
-static int run(const char *fmt, ...)
-{
-	char cmd[4 * PATH_MAX];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(cmd))
-		return -1;
-	return system(cmd);
-}
-
-/* Feeds each line a command prints to fn; the command's status. */
-static int each_line(void (*fn)(const char *line), const char *fmt, const char *arg)
-{
-	char cmd[2 * PATH_MAX], line[512];
-	FILE *p;
-
-	snprintf(cmd, sizeof(cmd), fmt, arg);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	while (fgets(line, sizeof(line), p))
-		fn(line);
-	return pclose(p);
-}
-
 /* The line of the fixture's source holding marker. */
 static int marker_line(const char *marker)
 {
-	const char *p = strstr(fixture_src, marker), *q;
-	int line = 1;
-
-	if (!p)
-		return -1;
-	for (q = fixture_src; q < p; q++)
-		line += *q == '\n';
-	return line;
+	return tu_marker_line(fixture_src, marker);
 }
 
-static void nm_line(const char *line)
+static void nm_line(const char *line, void *arg)
 {
 	struct sym s = {};
 	char type;
@@ -203,7 +167,7 @@ static void nm_line(const char *line)
 		fx.syms[fx.nsyms++] = s;
 }
 
-static void objdump_line(const char *line)
+static void objdump_line(const char *line, void *arg)
 {
 	struct insn *in = &fx.insns[fx.ninsns];
 	char ops[256] = "";
@@ -219,7 +183,7 @@ static void objdump_line(const char *line)
 }
 
 /* Rows of llvm-dwarfdump --debug-line; end_sequence rows start no code. */
-static void line_row(const char *line)
+static void line_row(const char *line, void *arg)
 {
 	struct row r;
 
@@ -235,7 +199,7 @@ static void add_range(__u64 lo, __u64 hi)
 }
 
 /* llvm-dwarfdump --name=kp_shuffle: its DW_TAG_inlined_subroutine, read without libdw. */
-static void dump_line(const char *line)
+static void dump_line(const char *line, void *arg)
 {
 	static bool in_inst, in_ranges;
 	unsigned long long lo, hi;
@@ -261,19 +225,12 @@ static void dump_line(const char *line)
 		add_range(lo, hi);
 }
 
-static int cmp_range(const void *a, const void *b)
-{
-	const struct inline_range *x = a, *y = b;
-
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
 /* As inlines.h gives them: sorted, without empty ranges. */
 static void normalise_ranges(void)
 {
 	size_t i, n = 0;
 
-	qsort(fx.ranges, fx.nranges, sizeof(fx.ranges[0]), cmp_range);
+	qsort(fx.ranges, fx.nranges, sizeof(fx.ranges[0]), tu_cmp_range);
 	for (i = 0; i < fx.nranges; i++)
 		if (fx.ranges[i].hi > fx.ranges[i].lo)
 			fx.ranges[n++] = fx.ranges[i];
@@ -368,24 +325,13 @@ static __u64 ret_after(const char *caller, const char *callee)
 	return 0;
 }
 
-static int write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	int err;
-
-	if (!f)
-		return -1;
-	err = fputs(text, f) < 0;
-	return fclose(f) || err ? -1 : 0;
-}
-
 /* Compiled in dir with a relative name, so the DWARF names mm/kp_slab.c as the kernel's. */
 static int compile(const char *out, const char *defs)
 {
-	return run("cd '%s' && cc -O2 -g %s -fno-pie -no-pie -static -nostdlib -mcmodel=kernel"
-		   " -fno-stack-protector -fdebug-prefix-map='%s'=. -Wl,--build-id"
-		   " -Wl,-Ttext=0xffffffff81000000 -Wl,-e,_stext " SRC " -o '%s' 2>/dev/null",
-		   fx.dir, defs, fx.dir, out);
+	return tu_run("cd '%s' && cc -O2 -g %s -fno-pie -no-pie -static -nostdlib -mcmodel=kernel"
+		      " -fno-stack-protector -fdebug-prefix-map='%s'=. -Wl,--build-id"
+		      " -Wl,-Ttext=0xffffffff81000000 -Wl,-e,_stext " SRC " -o '%s' 2>/dev/null",
+		      fx.dir, defs, fx.dir, out);
 }
 
 static int build(void)
@@ -396,14 +342,14 @@ static int build(void)
 	snprintf(fx.vmlinux, sizeof(fx.vmlinux), "%s/vmlinux", fx.dir);
 	snprintf(fx.other, sizeof(fx.other), "%s/vmlinux-other", fx.dir);
 	snprintf(fx.nodwarf, sizeof(fx.nodwarf), "%s/vmlinux-nodwarf", fx.dir);
-	if (run("mkdir -p '%s'", src))
+	if (tu_run("mkdir -p '%s'", src))
 		return -1;
 	snprintf(src, sizeof(src), "%s/" SRC, fx.dir);
-	if (write_file(src, fixture_src) || compile(fx.vmlinux, "") ||
+	if (tu_write_file(src, fixture_src) || compile(fx.vmlinux, "") ||
 	    compile(fx.other, "-DKP_SEED=5"))
 		return -1;
-	if (run("strip -g -o '%s' '%s'", fx.nodwarf, fx.vmlinux) ||
-	    run("command -v llvm-dwarfdump >/dev/null"))
+	if (tu_run("strip -g -o '%s' '%s'", fx.nodwarf, fx.vmlinux) ||
+	    tu_run("command -v llvm-dwarfdump >/dev/null"))
 		return -1;
 	return elfsym_build_id(fx.vmlinux, fx.bid, sizeof(fx.bid)) || !*fx.bid ? -1 : 0;
 }
@@ -411,10 +357,10 @@ static int build(void)
 /* Addresses and lines from the independent tools; NULL, or what is not as assumed. */
 static const char *analyse(void)
 {
-	if (each_line(nm_line, "nm -S '%s'", fx.vmlinux) ||
-	    each_line(objdump_line, "objdump -d --no-show-raw-insn '%s'", fx.vmlinux) ||
-	    each_line(line_row, "llvm-dwarfdump --debug-line '%s'", fx.vmlinux) ||
-	    each_line(dump_line, "llvm-dwarfdump --name=kp_shuffle '%s'", fx.vmlinux))
+	if (tu_each_line(nm_line, NULL, "nm -S '%s'", fx.vmlinux) ||
+	    tu_each_line(objdump_line, NULL, "objdump -d --no-show-raw-insn '%s'", fx.vmlinux) ||
+	    tu_each_line(line_row, NULL, "llvm-dwarfdump --debug-line '%s'", fx.vmlinux) ||
+	    tu_each_line(dump_line, NULL, "llvm-dwarfdump --name=kp_shuffle '%s'", fx.vmlinux))
 		return "nm, objdump or llvm-dwarfdump failed";
 	normalise_ranges();
 	if (!sym_named("_stext") || !fx.nranges || !fx.entry)
@@ -604,9 +550,7 @@ static void make_schema2(void)
 
 static int setup(void **state)
 {
-	snprintf(fx.dir, sizeof(fx.dir), "%s/kp-inline-report-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(fx.dir))
+	if (tu_mkdtemp(fx.dir, sizeof(fx.dir), "kp-inline-report"))
 		return -1;
 	/* without cc, binutils or llvm-dwarfdump the tests skip rather than fail */
 	fx.built = !build();
@@ -626,7 +570,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	if (!getenv("KEEP"))
-		run("rm -rf '%s'", fx.dir);
+		tu_run("rm -rf '%s'", fx.dir);
 	return 0;
 }
 
@@ -638,55 +582,6 @@ static void need_fixture(void)
 	}
 	if (fx.broken)
 		fail_msg("the fixture is not as the tests assume: %s", fx.broken);
-}
-
-/*
- * Runs a subcommand with fd 1 (stdout) or 2 (stderr) captured and the other
- * one silenced; returns what it wrote to out_fd (caller frees).
- */
-static char *run_fd(int (*cmd)(int, char **), char **argv, int out_fd, int *ret)
-{
-	char out[] = "/tmp/kp-stdout-XXXXXX", *buf = calloc(1, 65536);
-	int fd = mkstemp(out), null = open("/dev/null", O_WRONLY), saved[3] = {-1, dup(1), dup(2)};
-	int argc = 0;
-
-	while (argv[argc])
-		argc++;
-	fflush(NULL);
-	dup2(null, 3 - out_fd);
-	dup2(fd, out_fd);
-	*ret = cmd(argc, argv);
-	fflush(NULL);
-	dup2(saved[1], 1);
-	dup2(saved[2], 2);
-	close(saved[1]);
-	close(saved[2]);
-	close(null);
-	assert_true(pread(fd, buf, 65535, 0) >= 0);
-	close(fd);
-	unlink(out);
-	return buf;
-}
-
-/* The stdout of cmd on the NULL-terminated argv, which must succeed (caller frees). */
-static char *output(int (*cmd)(int, char **), char **argv)
-{
-	int ret;
-	char *out = run_fd(cmd, argv, 1, &ret);
-
-	assert_int_equal(ret, 0);
-	return out;
-}
-
-/* Runs cmd on the NULL-terminated argv: it exits with status and writes exactly want to fd. */
-static void expect(int (*cmd)(int, char **), char **argv, int fd, int status, const char *want)
-{
-	int ret;
-	char *out = run_fd(cmd, argv, fd, &ret);
-
-	assert_string_equal(out, want);
-	assert_int_equal(ret, status);
-	free(out);
 }
 
 /* The text of out from the first line starting with from to its end. */
@@ -746,7 +641,7 @@ static void test_report_inline_dwarf(void **state)
 	char want[2048], *out;
 
 	need_fixture();
-	out = output(cmd_report, argv);
+	out = tu_output(cmd_report, argv);
 	/* one row: the sampled instance (by DIE) and the probed one (by entry) are the same */
 	want_table(want, sizeof(want), SLIDE, true, true);
 	assert_string_equal(from_line(out, "INLINED "), want);
@@ -795,13 +690,13 @@ static void test_report_inline_json(void **state)
 
 	need_fixture();
 	want_json(want, sizeof(want), true);
-	out = output(cmd_report, dwarf);
+	out = tu_output(cmd_report, dwarf);
 	assert_non_null(strstr(out, want));
 	snprintf(dbg, sizeof(dbg), "\"debuginfo\":{\"vmlinux\":\"%s\"}", fx.vmlinux);
 	assert_non_null(strstr(out, dbg));
 	free(out);
 	/* without DWARF: the same numbers, from the recorded ranges */
-	out = output(cmd_report, nodwarf);
+	out = tu_output(cmd_report, nodwarf);
 	assert_non_null(strstr(out, want));
 	no_dwarf_note(note, sizeof(note));
 	snprintf(dbg, sizeof(dbg), "\"debuginfo\":{\"missing\":\"%s\"}", note);
@@ -816,7 +711,7 @@ static void test_report_inline_without_dwarf(void **state)
 	char want[2048], note[512], *out;
 
 	need_fixture();
-	out = output(cmd_report, probe);
+	out = tu_output(cmd_report, probe);
 	no_dwarf_note(note, sizeof(note));
 	snprintf(want, sizeof(want), "# inline frames and source lines not shown: %s\n\n", note);
 	assert_non_null(strstr(out, want));
@@ -825,7 +720,7 @@ static void test_report_inline_without_dwarf(void **state)
 	assert_string_equal(from_line(out, "INLINED "), want);
 	free(out);
 	/* nothing probed and no DWARF: no instance known */
-	out = output(cmd_report, plain);
+	out = tu_output(cmd_report, plain);
 	snprintf(want, sizeof(want), "%s(no inline instance with samples or probes)\n", table_head);
 	assert_string_equal(from_line(out, "INLINED "), want);
 	free(out);
@@ -837,7 +732,7 @@ static void test_report_inline_samples_only(void **state)
 	char want[2048], *out;
 
 	need_fixture();
-	out = output(cmd_report, argv);
+	out = tu_output(cmd_report, argv);
 	/* found in the DWARF by its samples; no parent calls timed, so no EST/CALL */
 	want_table(want, sizeof(want), SLIDE, false, false);
 	assert_string_equal(from_line(out, "INLINED "), want);
@@ -852,7 +747,7 @@ static void test_report_kernel_functions(void **state)
 
 	need_fixture();
 	/* the inlined function is a row of its own, its samples also its parent's self */
-	out = output(cmd_report, dwarf);
+	out = tu_output(cmd_report, dwarf);
 	assert_non_null(
 		strstr(out, "\"kernel_functions\":["
 			    "{\"name\":\"kp_alloc_slab\",\"self_samples\":11,\"total_samples\":11},"
@@ -860,7 +755,7 @@ static void test_report_kernel_functions(void **state)
 			    "\"total_samples\":10},"
 			    "{\"name\":\"kp_main\",\"self_samples\":6,\"total_samples\":6},"));
 	free(out);
-	out = output(cmd_report, nodwarf);
+	out = tu_output(cmd_report, nodwarf);
 	assert_non_null(
 		strstr(out, "\"kernel_functions\":["
 			    "{\"name\":\"kp_alloc_slab\",\"self_samples\":11,\"total_samples\":11},"
@@ -923,7 +818,7 @@ static void expect_folded(char **argv, bool srcline, bool inlines)
 {
 	char *want = want_folded(srcline, inlines);
 
-	expect(cmd_folded, argv, 1, 0, want);
+	tu_expect(cmd_folded, argv, 1, 0, want);
 	free(want);
 }
 
@@ -935,7 +830,7 @@ static void test_folded_inline(void **state)
 	need_fixture();
 	expect_folded(argv, false, true);
 	/* spelled out once, so a wrong model above cannot hide a wrong order */
-	out = output(cmd_folded, argv);
+	out = tu_output(cmd_folded, argv);
 	assert_non_null(
 		strstr(out, "\n" COMM ";kp_new_slab_[k];kp_alloc_slab_[k];kp_shuffle_[i] 5\n"));
 	assert_non_null(
@@ -951,7 +846,7 @@ static void test_folded_srcline(void **state)
 
 	need_fixture();
 	expect_folded(argv, true, true);
-	out = output(cmd_folded, argv);
+	out = tu_output(cmd_folded, argv);
 	snprintf(want, sizeof(want), ";kp_alloc_slab:" SRC ":%d_[k];kp_shuffle:" SRC ":%d_[i] 5\n",
 		 marker_line("KP_CALL_SHUFFLE"), marker_line("KP_SHUFFLE_BODY"));
 	assert_non_null(strstr(out, want));
@@ -966,7 +861,7 @@ static void test_folded_no_inline(void **state)
 	need_fixture();
 	expect_folded(argv, false, false);
 	/* stacks 1 and 4 are one line once the inline frame is gone */
-	out = output(cmd_folded, argv);
+	out = tu_output(cmd_folded, argv);
 	assert_non_null(strstr(out, "\n" COMM ";kp_new_slab_[k];kp_alloc_slab_[k] 9\n"));
 	assert_null(strstr(out, "_[i]"));
 	free(out);
@@ -1023,7 +918,7 @@ static void test_annotate(void **state)
 	char want[2048], *out;
 
 	need_fixture();
-	out = output(cmd_annotate, argv);
+	out = tu_output(cmd_annotate, argv);
 	snprintf(want, sizeof(want),
 		 "# annotate kp_alloc_slab: 14 samples with it on the kernel stack, 11 in its own "
 		 "code\n# kernel " RELEASE ", DWARF from %s\n\n",
@@ -1074,7 +969,7 @@ static void test_annotate_json(void **state)
 
 	need_fixture();
 	want_annotate_json(want, sizeof(want));
-	expect(cmd_annotate, argv, 1, 0, want);
+	tu_expect(cmd_annotate, argv, 1, 0, want);
 }
 
 static void test_annotate_errors(void **state)
@@ -1089,13 +984,13 @@ static void test_annotate_errors(void **state)
 	no_dwarf_note(note, sizeof(note));
 	snprintf(want, sizeof(want), "kprotperf annotate: annotate needs the kernel's DWARF: %s\n",
 		 note);
-	expect(cmd_annotate, nodwarf, 2, 1, want);
-	expect(cmd_annotate, nodwarf, 1, 1, "");
+	tu_expect(cmd_annotate, nodwarf, 2, 1, want);
+	tu_expect(cmd_annotate, nodwarf, 1, 1, "");
 	snprintf(want, sizeof(want),
 		 "kprotperf annotate: no CPU sample has kp_alloc on its kernel stack in %s (see "
 		 "the KERNEL FUNCTION table of kprotperf report)\n",
 		 fx.probe);
-	expect(cmd_annotate, nowhere, 2, 1, want);
+	tu_expect(cmd_annotate, nowhere, 2, 1, want);
 }
 
 static void want_other_build(char *buf, size_t len, const char *cmd)
@@ -1119,12 +1014,12 @@ static void test_vmlinux_of_another_build(void **state)
 	OK(elfsym_build_id(fx.other, bid, sizeof(bid)));
 	assert_string_not_equal(bid, fx.bid);
 	want_other_build(want, sizeof(want), "report");
-	expect(cmd_report, report, 2, 1, want);
-	expect(cmd_report, report, 1, 1, "");
+	tu_expect(cmd_report, report, 2, 1, want);
+	tu_expect(cmd_report, report, 1, 1, "");
 	want_other_build(want, sizeof(want), "folded");
-	expect(cmd_folded, folded, 2, 1, want);
+	tu_expect(cmd_folded, folded, 2, 1, want);
 	want_other_build(want, sizeof(want), "annotate");
-	expect(cmd_annotate, annotate, 2, 1, want);
+	tu_expect(cmd_annotate, annotate, 2, 1, want);
 }
 
 static void test_vmlinux_without_dwarf(void **state)
@@ -1140,7 +1035,7 @@ static void test_vmlinux_without_dwarf(void **state)
 		 "kprotperf report: %s has no DWARF debug info (install linux-image-" RELEASE
 		 "-dbg, or give its vmlinux with --vmlinux)\n",
 		 fx.nodwarf);
-	expect(cmd_report, report, 2, 1, want);
+	tu_expect(cmd_report, report, 2, 1, want);
 }
 
 static void test_kaslr(void **state)
@@ -1154,8 +1049,8 @@ static void test_kaslr(void **state)
 	char want[2048], *a, *b;
 
 	need_fixture();
-	a = output(cmd_folded, slid);
-	b = output(cmd_folded, unslid);
+	a = tu_output(cmd_folded, slid);
+	b = tu_output(cmd_folded, unslid);
 	assert_string_equal(a, b);
 	free(a);
 	free(b);
@@ -1165,7 +1060,7 @@ static void test_kaslr(void **state)
 	/* from the kallsyms names alone, no inline frames */
 	expect_folded(nodwarf, false, false);
 	/* the instance's ranges where that kernel ran: the file's own addresses */
-	a = output(cmd_report, report);
+	a = tu_output(cmd_report, report);
 	want_table(want, sizeof(want), 0, false, false);
 	assert_string_equal(from_line(a, "INLINED "), want);
 	free(a);
@@ -1189,16 +1084,16 @@ static void test_schema2(void **state)
 				   NULL),
 			 0);
 	df_close(df);
-	out = output(cmd_report, nodwarf);
+	out = tu_output(cmd_report, nodwarf);
 	snprintf(want, sizeof(want), "%s(no inline instance with samples or probes)\n", table_head);
 	assert_string_equal(from_line(out, "INLINED "), want);
 	free(out);
 	/* the DWARF's instance, sampled only; kp_alloc_slab's calls still give EST/CALL */
-	out = output(cmd_report, dwarf);
+	out = tu_output(cmd_report, dwarf);
 	want_table(want, sizeof(want), SLIDE, false, true);
 	assert_string_equal(from_line(out, "INLINED "), want);
 	free(out);
-	free(output(cmd_report, whole));
+	free(tu_output(cmd_report, whole));
 }
 
 int main(void)

@@ -15,6 +15,7 @@
 
 #include "debuginfo.h"
 #include "inlines.h"
+#include "testutil.h"
 
 /*
  * Built at test time, never run, as the kernel is built: returns through
@@ -127,45 +128,18 @@ struct fixture {
 	size_t ninsns;
 };
 
-static int run(const char *fmt, ...)
-{
-	char cmd[4 * PATH_MAX];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(cmd))
-		return -1;
-	return system(cmd);
-}
-
-static int write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	int err;
-
-	if (!f)
-		return -1;
-	err = fputs(text, f) < 0;
-	return fclose(f) || err ? -1 : 0;
-}
-
 /* The line of the fixture's source holding marker. */
 static int marker_line(const char *marker)
 {
-	const char *p = strstr(fixture_src, marker), *q;
-	int line = 1;
+	int line = tu_marker_line(fixture_src, marker);
 
-	assert_non_null(p);
-	for (q = fixture_src; q < p; q++)
-		line += *q == '\n';
+	assert_true(line > 0);
 	return line;
 }
 
-static void parse_insn(struct fixture *f, const char *line)
+static void parse_insn(const char *line, void *arg)
 {
+	struct fixture *f = arg;
 	struct insn *in = &f->insns[f->ninsns];
 	char ops[256] = "";
 
@@ -180,16 +154,9 @@ static void parse_insn(struct fixture *f, const char *line)
 
 static int disassemble(struct fixture *f)
 {
-	char cmd[PATH_MAX + 64], line[512];
-	FILE *p;
-
-	snprintf(cmd, sizeof(cmd), "objdump -d --no-show-raw-insn '%s'", f->exe);
-	p = popen(cmd, "r");
-	if (!p)
+	if (tu_each_line(parse_insn, f, "objdump -d --no-show-raw-insn '%s'", f->exe))
 		return -1;
-	while (fgets(line, sizeof(line), p))
-		parse_insn(f, line);
-	return pclose(p) || !f->ninsns ? -1 : 0;
+	return f->ninsns ? 0 : -1;
 }
 
 static int build(struct fixture *f)
@@ -198,13 +165,11 @@ static int build(struct fixture *f)
 
 	snprintf(src, sizeof(src), "%s/fixture.c", f->dir);
 	snprintf(f->exe, sizeof(f->exe), "%s/fixture", f->dir);
-	if (write_file(src, fixture_src))
+	if (tu_write_file(src, fixture_src) ||
+	    tu_cc("-O2 -g -mfunction-return=thunk-extern -mindirect-branch=thunk-extern", src,
+		  f->exe))
 		return -1;
-	if (run("cc -O2 -g -mfunction-return=thunk-extern -mindirect-branch=thunk-extern "
-		"'%s' -o '%s' 2>/dev/null",
-		src, f->exe))
-		return -1;
-	if (run("command -v llvm-dwarfdump >/dev/null"))
+	if (tu_run("command -v llvm-dwarfdump >/dev/null"))
 		return -1;
 	return disassemble(f);
 }
@@ -215,9 +180,7 @@ static int setup(void **state)
 
 	if (!f)
 		return -1;
-	snprintf(f->dir, sizeof(f->dir), "%s/kp-inlines-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(f->dir)) {
+	if (tu_mkdtemp(f->dir, sizeof(f->dir), "kp-inlines")) {
 		free(f);
 		return -1;
 	}
@@ -231,7 +194,7 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	run("rm -rf '%s'", f->dir);
+	tu_run("rm -rf '%s'", f->dir);
 	free(f);
 	return 0;
 }
@@ -247,19 +210,12 @@ static struct fixture *fixture(void **state)
 	return f;
 }
 
-static int cmp_range(const void *a, const void *b)
-{
-	const struct inline_range *x = a, *y = b;
-
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
 /* As inlines.h promises them: sorted, without empty ranges, touching ones merged. */
 static void normalise(struct ext_instance *e)
 {
 	size_t i, out = 0;
 
-	qsort(e->ranges, e->nranges, sizeof(e->ranges[0]), cmp_range);
+	qsort(e->ranges, e->nranges, sizeof(e->ranges[0]), tu_cmp_range);
 	for (i = 0; i < e->nranges; i++) {
 		if (e->ranges[i].lo == e->ranges[i].hi)
 			continue;
@@ -663,7 +619,7 @@ static void test_real_vmlinux(void **state)
 	struct debuginfo *di;
 	size_t n;
 
-	if (!path || access(path, R_OK) || run("command -v llvm-dwarfdump >/dev/null")) {
+	if (!path || access(path, R_OK) || tu_run("command -v llvm-dwarfdump >/dev/null")) {
 		print_message("skipped: KP_TEST_VMLINUX names no readable vmlinux with DWARF "
 			      "(e.g. /root/.cache/kprotperf/dbg/vmlinux-6.1.0-56-amd64)\n");
 		skip();

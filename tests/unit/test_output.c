@@ -9,7 +9,6 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 #include "folded.h"
 #include "hist.h"
 #include "report.h"
+#include "testutil.h"
 
 #define K(off)	 ((long long)(0xffffffff81000000ULL + (off)))
 #define OK(expr) assert_int_equal((expr), 0)
@@ -188,65 +188,10 @@ static int drop_recordings(void **state)
 	return 0;
 }
 
-/*
- * Runs a subcommand with fd 1 (stdout) or 2 (stderr) captured and the other
- * one silenced; returns what it wrote to out_fd (caller frees).
- */
-static char *run_fd(int (*cmd)(int, char **), int argc, char **argv, int out_fd, int *ret)
-{
-	char out[] = "/tmp/kp-stdout-XXXXXX", *buf = calloc(1, 65536);
-	int fd = mkstemp(out), null = open("/dev/null", O_WRONLY), saved[3] = {-1, dup(1), dup(2)};
-
-	fflush(NULL);
-	dup2(null, 3 - out_fd);
-	dup2(fd, out_fd);
-	*ret = cmd(argc, argv);
-	fflush(NULL);
-	dup2(saved[1], 1);
-	dup2(saved[2], 2);
-	close(saved[1]);
-	close(saved[2]);
-	close(null);
-	assert_true(pread(fd, buf, 65535, 0) >= 0);
-	close(fd);
-	unlink(out);
-	return buf;
-}
-
-static int count_args(char **argv)
-{
-	int argc = 0;
-
-	while (argv[argc])
-		argc++;
-	return argc;
-}
-
-/* The stdout of cmd on the NULL-terminated argv, which must succeed (caller frees). */
-static char *output(int (*cmd)(int, char **), char **argv)
-{
-	int ret;
-	char *out = run_fd(cmd, count_args(argv), argv, 1, &ret);
-
-	assert_int_equal(ret, 0);
-	return out;
-}
-
-/* Runs cmd on the NULL-terminated argv: it exits with status and writes exactly want to fd. */
-static void expect(int (*cmd)(int, char **), char **argv, int fd, int status, const char *want)
-{
-	int ret;
-	char *out = run_fd(cmd, count_args(argv), argv, fd, &ret);
-
-	assert_string_equal(out, want);
-	assert_int_equal(ret, status);
-	free(out);
-}
-
 static void test_folded_lines(void **state)
 {
 	char *argv[] = {"folded", path, NULL};
-	char *out = output(cmd_folded, argv);
+	char *out = tu_output(cmd_folded, argv);
 
 	assert_string_equal(
 		out,
@@ -261,13 +206,13 @@ static void test_folded_kernel_and_user_only(void **state)
 {
 	char *kargv[] = {"folded", "-K", path, NULL},
 	     *uargv[] = {"folded", "--user-only", path, NULL};
-	char *out = output(cmd_folded, kargv);
+	char *out = tu_output(cmd_folded, kargv);
 
 	assert_string_equal(
 		out, "burn 9\nburn;[kernel stack lost]_[k] 1\n"
 		     "burn;entry_SYSCALL_64_[k];do_syscall_64_[k];__x64_sys_getppid_[k] 3\n");
 	free(out);
-	out = output(cmd_folded, uargv);
+	out = tu_output(cmd_folded, uargv);
 	assert_string_equal(out, "burn;[libc.so.6];main;kp_burn_hot_loop 13\n");
 	free(out);
 }
@@ -275,7 +220,7 @@ static void test_folded_kernel_and_user_only(void **state)
 static void test_report_functions_json(void **state)
 {
 	char *argv[] = {"report", "--json", path, NULL};
-	char *out = output(cmd_report, argv);
+	char *out = tu_output(cmd_report, argv);
 
 	/* kernel self: only the leaf; user self: only samples taken in user mode */
 	assert_non_null(strstr(
@@ -291,7 +236,7 @@ static void test_report_functions_json(void **state)
 static void test_folded_latency(void **state)
 {
 	char *argv[] = {"folded", "--weight", "latency", path, NULL};
-	char *out = output(cmd_folded, argv);
+	char *out = tu_output(cmd_folded, argv);
 
 	/* weights add up to each function's total; the call that never returned is gone */
 	assert_string_equal(out, "allocate_slab;asm_exc_page_fault_[k];allocate_slab_[k] 400000\n"
@@ -314,9 +259,9 @@ static void test_folded_latency_one_func(void **state)
 			     NULL};
 	char *implied[] = {"folded", "--func", "mas_copy_node", path, NULL};
 
-	expect(cmd_folded, by_name, 1, 0, want);
-	expect(cmd_folded, by_symbol, 1, 0, want);
-	expect(cmd_folded, implied, 1, 0, want);
+	tu_expect(cmd_folded, by_name, 1, 0, want);
+	tu_expect(cmd_folded, by_symbol, 1, 0, want);
+	tu_expect(cmd_folded, implied, 1, 0, want);
 }
 
 static void test_folded_latency_errors(void **state)
@@ -328,27 +273,28 @@ static void test_folded_latency_errors(void **state)
 	char *no_funcs[] = {"folded", "--weight", "latency", nofunc_path, NULL};
 	char want[512];
 
-	expect(cmd_folded, bad_weight, 2, 2,
-	       "kprotperf folded: unknown weight 'ns': samples (CPU samples) or latency (time in "
-	       "the functions probed by record --func)\n");
-	expect(cmd_folded, samples_func, 2, 2,
-	       "kprotperf folded: --func selects probed function stacks: it needs --weight "
-	       "latency\n");
-	expect(cmd_folded, user_only, 2, 2,
-	       "kprotperf folded: -U keeps no frames of --weight latency (probed functions have "
-	       "only kernel stacks)\n");
+	tu_expect(
+		cmd_folded, bad_weight, 2, 2,
+		"kprotperf folded: unknown weight 'ns': samples (CPU samples) or latency (time in "
+		"the functions probed by record --func)\n");
+	tu_expect(cmd_folded, samples_func, 2, 2,
+		  "kprotperf folded: --func selects probed function stacks: it needs --weight "
+		  "latency\n");
+	tu_expect(cmd_folded, user_only, 2, 2,
+		  "kprotperf folded: -U keeps no frames of --weight latency (probed functions have "
+		  "only kernel stacks)\n");
 	snprintf(want, sizeof(want),
 		 "kprotperf folded: no probed function named 'nosuch' in %s (see the FUNCTION "
 		 "column of kprotperf report)\n",
 		 path);
-	expect(cmd_folded, no_such, 2, 1, want);
+	tu_expect(cmd_folded, no_such, 2, 1, want);
 	snprintf(want, sizeof(want),
 		 "kprotperf folded: %s has no --func data (no probed functions): record with "
 		 "kprotperf record --func NAME, or fold its samples (--weight samples)\n",
 		 nofunc_path);
-	expect(cmd_folded, no_funcs, 2, 1, want);
+	tu_expect(cmd_folded, no_funcs, 2, 1, want);
 	/* and nothing on stdout */
-	expect(cmd_folded, no_funcs, 1, 1, "");
+	tu_expect(cmd_folded, no_funcs, 1, 1, "");
 }
 
 /* The text of out from the line starting with from up to (not including) the one with to. */
@@ -363,7 +309,7 @@ static char *between(const char *out, const char *from, const char *to)
 static void test_report_funcs_text(void **state)
 {
 	char *argv[] = {"report", path, NULL};
-	char *out = output(cmd_report, argv), *funcs;
+	char *out = tu_output(cmd_report, argv), *funcs;
 
 	funcs = between(out, "Probed kernel functions", "\nSELF");
 	/* allocate_slab's p50 and p90: the midpoints of buckets 129 and 138 */
@@ -400,7 +346,7 @@ static void test_report_funcs_text(void **state)
 static void test_report_funcs_json(void **state)
 {
 	char *argv[] = {"report", "--json", path, NULL};
-	char *out = output(cmd_report, argv);
+	char *out = tu_output(cmd_report, argv);
 
 	assert_non_null(strstr(
 		out,
@@ -441,12 +387,12 @@ static void test_report_without_funcs(void **state)
 {
 	char *text[] = {"report", nofunc_path, NULL},
 	     *json[] = {"report", "--json", nofunc_path, NULL};
-	char *out = output(cmd_report, text);
+	char *out = tu_output(cmd_report, text);
 
 	assert_null(strstr(out, "Probed"));
 	assert_non_null(strstr(out, "\nSELF     TOTAL     SAMPLES  KERNEL FUNCTION\n"));
 	free(out);
-	out = output(cmd_report, json);
+	out = tu_output(cmd_report, json);
 	assert_non_null(strstr(out, "\"syscalls\":[],\"functions\":[],\"function_syscalls\":[],"
 				    "\"function_contexts\":[],\"kernel_functions\":"));
 	free(out);
@@ -456,7 +402,7 @@ static void test_report_hist_func(void **state)
 {
 	char *text[] = {"report", "--hist", "allocate_slab", path, NULL};
 	char *json[] = {"report", "--json", "--hist", "mas_copy_node.isra.0", path, NULL};
-	char *out = output(cmd_report, text);
+	char *out = tu_output(cmd_report, text);
 
 	/* a function has no on-CPU histogram */
 	assert_non_null(strstr(
@@ -469,7 +415,7 @@ static void test_report_hist_func(void **state)
 		"[  655.36us,   720.90us)          1 |*************                           |\n"));
 	assert_null(strstr(out, "on-CPU part"));
 	free(out);
-	out = output(cmd_report, json);
+	out = tu_output(cmd_report, json);
 	assert_non_null(strstr(out,
 			       "\"histogram\":{\"function\":\"mas_copy_node.isra.0\",\"total\":["
 			       "{\"lo_ns\":163840,\"hi_ns\":180224,\"count\":2},"
@@ -484,13 +430,13 @@ static void test_report_hist_clash_and_unknown(void **state)
 	char *unknown[] = {"report", "--hist", "nosuch", clash_path, NULL};
 	char want[512];
 	/* the syscall wins: 2 returns of ~1us, not the function's one of 2ms */
-	char *out = output(cmd_report, text);
+	char *out = tu_output(cmd_report, text);
 
 	assert_non_null(strstr(out, "\nsyscall read: entry to return (2 returned)\n"));
 	assert_non_null(strstr(out, "\nsyscall read: on-CPU part\n"));
 	assert_null(strstr(out, "function"));
 	free(out);
-	out = output(cmd_report, json);
+	out = tu_output(cmd_report, json);
 	assert_non_null(strstr(out, "\"histogram\":{\"syscall\":\"read\",\"total\":["
 				    "{\"lo_ns\":960,\"hi_ns\":1024,\"count\":2}],\"oncpu\":["
 				    "{\"lo_ns\":960,\"hi_ns\":1024,\"count\":2}]}}"));
@@ -500,7 +446,7 @@ static void test_report_hist_clash_and_unknown(void **state)
 		"kprotperf report: no syscall named 'nosuch' in %s, nor a probed function (see the "
 		"SYSCALL and FUNCTION columns of kprotperf report)\n",
 		clash_path);
-	expect(cmd_report, unknown, 2, 1, want);
+	tu_expect(cmd_report, unknown, 2, 1, want);
 }
 
 static void test_fmt_ns(void **state)

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "procs.h"
+#include "testutil.h"
 
 /* argv[1] that turns this binary into a helper process for the tests */
 #define HELPER "--procs-helper"
@@ -208,13 +209,6 @@ static int count_maps(struct procs *p, pid_t pid, const char *path, struct proc_
 	return q.count;
 }
 
-static bool ends_with(const char *s, const char *tail)
-{
-	size_t n = strlen(s), m = strlen(tail);
-
-	return n >= m && !strcmp(s + n - m, tail);
-}
-
 static void test_resolve_self(void **state)
 {
 	struct env *e = *state;
@@ -231,7 +225,7 @@ static void test_resolve_self(void **state)
 	assert_string_equal(f.sym, "some_noinline_function");
 	assert_int_equal(f.off, 4);
 	assert_string_equal(f.module, e->self);
-	assert_true(ends_with(f.module, program_invocation_short_name));
+	assert_true(tu_ends_with(f.module, program_invocation_short_name));
 	assert_int_equal(strlen(e->bid), 40);
 	assert_string_equal(f.build_id, e->bid);
 
@@ -482,14 +476,12 @@ static uintptr_t map_copy(const char *self, const char *copy, void **base, size_
 			  __u64 *fileoff)
 {
 	uintptr_t vaddr = (uintptr_t)some_noinline_function - load_bias();
-	char cmd[2 * PATH_MAX + 16];
 	GElf_Phdr ph;
 	Elf *elf;
 	size_t i, n;
 	int fd;
 
-	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", self, copy);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(tu_run("cp '%s' '%s'", self, copy), 0);
 	fd = open(copy, O_RDONLY);
 	assert_true(fd >= 0);
 	elf = elf_begin(fd, ELF_C_READ, NULL);

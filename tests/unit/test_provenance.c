@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #include "provenance.h"
+#include "testutil.h"
 
 static const unsigned char build_id[20] = {
 	0x48, 0xdc, 0x54, 0x0c, 0x8b, 0x76, 0x39, 0x38, 0x04, 0xca,
@@ -81,11 +82,8 @@ static int setup_tmpdir(void **state)
 static int teardown_tmpdir(void **state)
 {
 	struct tmpdir *t = *state;
-	char cmd[128];
-	int ret;
+	int ret = tu_run("rm -rf '%s'", t->path);
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->path);
-	ret = system(cmd);
 	free(t);
 	return ret ? -1 : 0;
 }

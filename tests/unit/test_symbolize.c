@@ -13,6 +13,7 @@
 
 #include "debuginfo.h"
 #include "symbolize.h"
+#include "testutil.h"
 
 /*
  * Built at test time so the nesting is known: kp_inner is inlined into
@@ -54,35 +55,15 @@ struct fixture {
 	bool built;
 };
 
-static int run(const char *fmt, ...)
-{
-	char cmd[4 * PATH_MAX];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(cmd))
-		return -1;
-	return system(cmd);
-}
-
 static int build(struct fixture *f)
 {
 	char src[PATH_MAX];
-	FILE *out;
 
 	snprintf(src, sizeof(src), "%s/fixture.c", f->dir);
 	snprintf(f->exe, sizeof(f->exe), "%s/fixture", f->dir);
 	snprintf(f->exe4, sizeof(f->exe4), "%s/fixture-dwarf4", f->dir);
-	out = fopen(src, "w");
-	if (!out)
-		return -1;
-	if (fputs(fixture_src, out) < 0 || fclose(out))
-		return -1;
-	return run("cc -O2 -g -gdwarf-5 '%s' -o '%s' 2>/dev/null", src, f->exe) ||
-	       run("cc -O2 -g -gdwarf-4 '%s' -o '%s' 2>/dev/null", src, f->exe4);
+	return tu_write_file(src, fixture_src) || tu_cc("-O2 -g -gdwarf-5", src, f->exe) ||
+	       tu_cc("-O2 -g -gdwarf-4", src, f->exe4);
 }
 
 static int setup(void **state)
@@ -91,9 +72,7 @@ static int setup(void **state)
 
 	if (!f)
 		return -1;
-	snprintf(f->dir, sizeof(f->dir), "%s/kp-symbolize-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(f->dir)) {
+	if (tu_mkdtemp(f->dir, sizeof(f->dir), "kp-symbolize")) {
 		free(f);
 		return -1;
 	}
@@ -107,7 +86,7 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	run("rm -rf '%s'", f->dir);
+	tu_run("rm -rf '%s'", f->dir);
 	free(f);
 	return 0;
 }
@@ -128,20 +107,10 @@ static struct symbolizer *open_fixture(void **state, int version, struct debugin
 /* The line of fixture_src holding marker. */
 static int marker_line(const char *marker)
 {
-	const char *at = strstr(fixture_src, marker), *p;
-	int line = 1;
+	int line = tu_marker_line(fixture_src, marker);
 
-	assert_non_null(at);
-	for (p = fixture_src; p < at; p++)
-		line += *p == '\n';
+	assert_true(line > 0);
 	return line;
-}
-
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = s ? strlen(s) : 0, m = strlen(suffix);
-
-	return n >= m && !strcmp(s + n - m, suffix);
 }
 
 /* The first address past function func's symbol whose innermost frame is inner. */
@@ -176,12 +145,12 @@ static void check_chain(void **state, int version)
 	assert_true(r->frames[1].inlined);
 	assert_false(r->frames[2].inlined);
 	/* the innermost frame is where the code is: kp_inner's body */
-	assert_true(ends_with(r->frames[0].file, "/fixture.c"));
+	assert_true(tu_ends_with(r->frames[0].file, "/fixture.c"));
 	assert_in_range(r->frames[0].line, marker_line("sink += x"), marker_line("sink * 3"));
 	/* each outer frame is where it called the frame inside it */
-	assert_true(ends_with(r->frames[1].file, "/fixture.c"));
+	assert_true(tu_ends_with(r->frames[1].file, "/fixture.c"));
 	assert_int_equal(r->frames[1].line, marker_line("CALL_INNER"));
-	assert_true(ends_with(r->frames[2].file, "/fixture.c"));
+	assert_true(tu_ends_with(r->frames[2].file, "/fixture.c"));
 	assert_int_equal(r->frames[2].line, marker_line("CALL_MIDDLE"));
 	assert_true(r->frames[0].die && r->frames[1].die && r->frames[2].die);
 	assert_true(r->frames[0].die != r->frames[1].die);
@@ -212,7 +181,7 @@ static void test_plain(void **state)
 	assert_int_equal(r->n, 1);
 	assert_string_equal(r->frames[0].func, "kp_plain");
 	assert_false(r->frames[0].inlined);
-	assert_true(ends_with(r->frames[0].file, "/fixture.c"));
+	assert_true(tu_ends_with(r->frames[0].file, "/fixture.c"));
 	/* the entry's rows: the declaration, then the statement its first instruction is for */
 	assert_in_range(r->frames[0].line, marker_line("kp_plain(int x)"), marker_line("x * 7"));
 	symbolizer_free(s);
@@ -345,10 +314,10 @@ static void test_real_vmlinux(void **state)
 	find_frame(di, s, "allocate_slab", "shuffle_freelist", &r);
 	assert_int_equal(r->n, 2);
 	assert_true(r->frames[0].inlined);
-	assert_true(ends_with(r->frames[0].file, "mm/slub.c"));
+	assert_true(tu_ends_with(r->frames[0].file, "mm/slub.c"));
 	assert_string_equal(r->frames[1].func, "allocate_slab");
 	assert_false(r->frames[1].inlined);
-	assert_true(ends_with(r->frames[1].file, "mm/slub.c"));
+	assert_true(tu_ends_with(r->frames[1].file, "mm/slub.c"));
 	assert_int_equal(r->frames[1].line, 1978);
 	symbolizer_free(s);
 	debuginfo_close(di);

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "inlines.h"
+#include "testutil.h"
+
+/* Room for a few quoted paths and the flags around them. */
+#define CMD_LEN (4 * PATH_MAX)
+
+static int format_cmd(char *cmd, const char *fmt, va_list ap)
+{
+	int n = vsnprintf(cmd, CMD_LEN, fmt, ap);
+
+	return n < 0 || n >= CMD_LEN ? -1 : 0;
+}
+
+int tu_run(const char *fmt, ...)
+{
+	char cmd[CMD_LEN];
+	va_list ap;
+	int err;
+
+	va_start(ap, fmt);
+	err = format_cmd(cmd, fmt, ap);
+	va_end(ap);
+	return err ? -1 : system(cmd);
+}
+
+int tu_each_line(void (*fn)(const char *line, void *arg), void *arg, const char *fmt, ...)
+{
+	char cmd[CMD_LEN], line[512];
+	va_list ap;
+	FILE *p;
+	int err;
+
+	va_start(ap, fmt);
+	err = format_cmd(cmd, fmt, ap);
+	va_end(ap);
+	if (err)
+		return -1;
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof(line), p))
+		fn(line, arg);
+	return pclose(p);
+}
+
+int tu_write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	int err;
+
+	if (!f)
+		return -1;
+	err = fputs(text, f) < 0;
+	return fclose(f) || err ? -1 : 0;
+}
+
+int tu_mkdtemp(char *dir, size_t len, const char *name)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(dir, len, "%s/%s-XXXXXX", tmp ? tmp : "/tmp", name);
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+int tu_cc(const char *flags, const char *src, const char *out)
+{
+	return tu_run("cc %s '%s' -o '%s' 2>/dev/null", flags, src, out);
+}
+
+int tu_marker_line(const char *src, const char *marker)
+{
+	const char *at = strstr(src, marker), *p;
+	int line = 1;
+
+	if (!at)
+		return -1;
+	for (p = src; p < at; p++)
+		line += *p == '\n';
+	return line;
+}
+
+bool tu_ends_with(const char *s, const char *suffix)
+{
+	size_t n = s ? strlen(s) : 0, m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+int tu_cmp_range(const void *a, const void *b)
+{
+	const struct inline_range *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+char *tu_run_fd(int (*cmd)(int, char **), char **argv, int out_fd, int *ret)
+{
+	char out[] = "/tmp/kp-stdout-XXXXXX", *buf = calloc(1, 65536);
+	int fd = mkstemp(out), null = open("/dev/null", O_WRONLY), saved[3] = {-1, dup(1), dup(2)};
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	/* what stdio buffered before must not land in the capture, nor the capture after it */
+	fflush(NULL);
+	dup2(null, 3 - out_fd);
+	dup2(fd, out_fd);
+	*ret = cmd(argc, argv);
+	fflush(NULL);
+	dup2(saved[1], 1);
+	dup2(saved[2], 2);
+	close(saved[1]);
+	close(saved[2]);
+	close(null);
+	assert_true(pread(fd, buf, 65535, 0) >= 0);
+	close(fd);
+	unlink(out);
+	return buf;
+}
+
+char *tu_output(int (*cmd)(int, char **), char **argv)
+{
+	int ret;
+	char *out = tu_run_fd(cmd, argv, 1, &ret);
+
+	assert_int_equal(ret, 0);
+	return out;
+}
+
+void tu_expect(int (*cmd)(int, char **), char **argv, int fd, int status, const char *want)
+{
+	int ret;
+	char *out = tu_run_fd(cmd, argv, fd, &ret);
+
+	assert_string_equal(out, want);
+	assert_int_equal(ret, status);
+	free(out);
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Helpers the cmocka unit tests share: shell commands, fixture files and
+ * programs compiled at test time, and a subcommand's output captured.  The
+ * ones that check with cmocka's asserts must run inside a test.
+ */
+#ifndef KP_TESTUTIL_H
+#define KP_TESTUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* system() on the formatted command; -1 when it does not fit. */
+int tu_run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Feeds each line the formatted command prints to fn, with arg; the command's
+ * status from pclose(), or -1 when it could not be started.
+ */
+int tu_each_line(void (*fn)(const char *line, void *arg), void *arg, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+int tu_write_file(const char *path, const char *text);
+
+/* Makes $TMPDIR/name-XXXXXX (/tmp without TMPDIR) into dir; 0 or -1. */
+int tu_mkdtemp(char *dir, size_t len, const char *name);
+
+/* Compiles src into out with cc and flags, quietly: a missing compiler makes tests skip. */
+int tu_cc(const char *flags, const char *src, const char *out);
+
+/* The 1-based line of src holding marker; -1 when it is not there. */
+int tu_marker_line(const char *src, const char *marker);
+
+bool tu_ends_with(const char *s, const char *suffix);
+
+/* qsort() order of struct inline_range: by lo. */
+int tu_cmp_range(const void *a, const void *b);
+
+/*
+ * Runs a subcommand on the NULL-terminated argv with fd 1 (stdout) or 2
+ * (stderr) captured and the other one silenced; returns what it wrote to
+ * out_fd (caller frees).
+ */
+char *tu_run_fd(int (*cmd)(int, char **), char **argv, int out_fd, int *ret);
+
+/* The stdout of cmd on argv, which must succeed (caller frees). */
+char *tu_output(int (*cmd)(int, char **), char **argv);
+
+/* Runs cmd on argv: it exits with status and writes exactly want to fd. */
+void tu_expect(int (*cmd)(int, char **), char **argv, int fd, int status, const char *want);
+
+#endif
