@@ -14,8 +14,9 @@ count_cmocka() {	# $1: binary
 	printf '%s\n' "$out" | grep -E '^\[ *(OK|FAILED|SKIPPED|ERROR) *\] [a-z_]' || true
 	local ok bad sk
 	ok=$(printf '%s\n' "$out" | grep -cE '^\[ +OK \] ')
-	bad=$(printf '%s\n' "$out" | grep -cE '^\[ +(FAILED|ERROR) +\] [a-z_]')
-	sk=$(printf '%s\n' "$out" | grep -cE '^\[ +SKIPPED +\] [a-z_]')
+	# cmocka lists failed and skipped tests again at the end: count names once
+	bad=$(printf '%s\n' "$out" | grep -E '^\[ +(FAILED|ERROR) +\] [a-z_]' | sort -u | wc -l)
+	sk=$(printf '%s\n' "$out" | grep -E '^\[ +SKIPPED +\] [a-z_]' | sort -u | wc -l)
 	if [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then
 		printf '%s\n' "$out" | tail -5
 		bad=1
