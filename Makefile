@@ -12,8 +12,9 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	  -fno-omit-frame-pointer
-CPPFLAGS += -DKPROTPERF_VERSION=\"0.1.0\" -D_GNU_SOURCE -Iinclude -Isrc -I$(OUTPUT)
-LDLIBS := -lbpf -ldw -lelf -lz -lsqlite3 -lcapstone
+# -iquote: src/features.h must not stand in for glibc's <features.h>
+CPPFLAGS += -DKPROTPERF_VERSION=\"0.1.0\" -D_GNU_SOURCE -Iinclude -iquote src -I$(OUTPUT)
+LDLIBS := -lbpf -ldw -lelf -lz -lsqlite3 -lcapstone -lm
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Iinclude -Wall
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
@@ -22,7 +23,7 @@ LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
-WORKLOADS := big-fork syscall-loop cpu-burn
+WORKLOADS := big-fork syscall-loop cpu-burn alloc-free
 # workloads keep frame pointers so user stacks unwind through them
 WL_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall
 
@@ -47,6 +48,15 @@ $(OUTPUT) $(OUTPUT)/tests:
 
 $(OUTPUT)/syscall_names.h: scripts/gen-syscall-names.sh | $(OUTPUT)
 	scripts/gen-syscall-names.sh > $@.tmp && mv $@.tmp $@
+
+# share/features.conf built in as one C string, so kprotperf needs no file beside it
+$(OUTPUT)/features_conf.h: share/features.conf | $(OUTPUT)
+	{ echo '/* generated from share/features.conf by the Makefile */'; \
+	  echo 'static const char kp_features_conf[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/\t"/' -e 's/$$/\\n"/' $<; \
+	  echo ';'; } > $@.tmp && mv $@.tmp $@
+
+$(OUTPUT)/features.o: $(OUTPUT)/features_conf.h
 
 $(OUTPUT)/%.bpf.o: bpf/%.bpf.c bpf/*.h include/*.h | $(OUTPUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@

@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "array.h"
 #include "collect.h"
 #include "datafile.h"
 #include "hist.h"
@@ -293,18 +294,24 @@ static int put_ustacks(struct df *df, int fd, struct procs *procs, const struct 
 	return err;
 }
 
+/* The user stack's id in the data file: its index among the (tgid, id) pairs, or -errno. */
+static long long ustack_no(const struct kp_sample_key *k, const struct ustack *u, size_t nu)
+{
+	struct ustack want = {k->tgid, k->ustack}, *hit;
+
+	if (k->ustack < 0)
+		return k->ustack;
+	hit = bsearch(&want, u, nu, sizeof(*u), cmp_ustack);
+	return hit ? hit - u : -ENOENT;
+}
+
 static int put_sample(struct df *df, const struct kp_sample_key *k, __u64 count,
 		      const struct ustack *u, size_t nu)
 {
-	struct ustack want = {k->tgid, k->ustack}, *hit;
-	long long ustack = k->ustack;
+	long long ustack = ustack_no(k, u, nu);
 	char comm[KP_COMM_LEN + 1] = {};
 
 	memcpy(comm, k->comm, KP_COMM_LEN);
-	if (ustack >= 0) {
-		hit = bsearch(&want, u, nu, sizeof(*u), cmp_ustack);
-		ustack = hit ? hit - u : -ENOENT;
-	}
 	/* kstack NULL: the sample hit user mode; negative: the kernel stack was lost */
 	if (k->kstack == KP_NO_KSTACK)
 		return df_insert(df, "INSERT INTO samples VALUES(?,?,?,NULL,?,?)", "iitii",
@@ -331,8 +338,198 @@ static int put_samples_kstacks(struct df *df, int fd, const struct kp_sample_key
 	return err;
 }
 
+struct lat_part {
+	__u64 calls, done, total_ns, oncpu_ns;
+};
+
+struct sample_count {
+	struct kp_sample_key key;
+	__u64 count;
+};
+
+struct run_sample {
+	__u32 run;
+	struct kp_sample_key key;
+	__u64 count;
+};
+
+struct run_deltas {
+	struct lat_part *lat[RUN_LAT_KINDS]; /* totals at the end of the previous run */
+	__u32 nlat[RUN_LAT_KINDS];
+	struct sample_count *prev; /* the samples map then, sorted by key */
+	size_t nprev;
+	struct run_sample *added; /* what each run added */
+	size_t nadded, cap;
+};
+
+/* One run_samples row in the making: stack ids as the samples table has them. */
+struct run_row {
+	__u32 run;
+	__s32 kstack;
+	long long ustack;
+	__u64 count;
+};
+
+int run_deltas_new(struct run_deltas **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
+}
+
+void run_deltas_free(struct run_deltas *r)
+{
+	int i;
+
+	if (!r)
+		return;
+	for (i = 0; i < RUN_LAT_KINDS; i++)
+		free(r->lat[i]);
+	free(r->prev);
+	free(r->added);
+	free(r);
+}
+
+static int put_run_lat(struct df *df, unsigned int run, enum run_lat_kind kind, __u32 id,
+		       const struct kp_lat *sum, struct lat_part *prev)
+{
+	static const char *const kinds[RUN_LAT_KINDS] = {"syscall", "func"};
+	struct lat_part d = {sum->calls - prev->calls, sum->done - prev->done,
+			     sum->total_ns - prev->total_ns, sum->oncpu_ns - prev->oncpu_ns};
+
+	*prev = (struct lat_part){sum->calls, sum->done, sum->total_ns, sum->oncpu_ns};
+	if (!d.calls && !d.done)
+		return 0;
+	return df_insert(df, "INSERT INTO run_latency VALUES(?,?,?,?,?,?,?,?)", "itiiiiii",
+			 (long long)run, kinds[kind], (long long)id, (long long)d.calls,
+			 (long long)d.done, (long long)d.total_ns, (long long)d.oncpu_ns,
+			 (long long)(d.total_ns - d.oncpu_ns));
+}
+
+int collect_run_latency(struct run_deltas *r, struct df *df, unsigned int run,
+			enum run_lat_kind kind, int fd, __u32 nkeys)
+{
+	int ncpu = libbpf_num_possible_cpus(), err = 0;
+	struct kp_lat *vals, sum;
+	__u32 id;
+
+	if (ncpu < 0)
+		return ncpu;
+	if (!r->lat[kind]) {
+		r->lat[kind] = calloc(nkeys + 1, sizeof(*r->lat[kind]));
+		if (!r->lat[kind])
+			return -ENOMEM;
+		r->nlat[kind] = nkeys;
+	}
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (id = 0; id < nkeys && id < r->nlat[kind] && !err; id++) {
+		if (bpf_map_lookup_elem(fd, &id, vals))
+			continue;
+		lat_sum(&sum, vals, ncpu);
+		err = put_run_lat(df, run, kind, id, &sum, &r->lat[kind][id]);
+	}
+	free(vals);
+	return err;
+}
+
+static int cmp_sample_key(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct kp_sample_key));
+}
+
+static int add_run_sample(struct run_deltas *r, unsigned int run, const struct kp_sample_key *k,
+			  __u64 count)
+{
+	if (array_reserve((void **)&r->added, &r->cap, r->nadded + 1, sizeof(*r->added)))
+		return -ENOMEM;
+	r->added[r->nadded++] = (struct run_sample){run, *k, count};
+	return 0;
+}
+
+int collect_run_samples(struct run_deltas *r, int fd, unsigned int run)
+{
+	struct sample_count *cur = NULL, *was;
+	struct kp_sample_key *k;
+	size_t n, i;
+	__u64 *v;
+	int err;
+
+	err = collect_dump(fd, sizeof(*k), sizeof(*v), (void **)&k, (void **)&v, &n);
+	if (err)
+		return err;
+	cur = malloc((n + 1) * sizeof(*cur));
+	if (!cur) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		cur[i] = (struct sample_count){k[i], v[i]};
+	qsort(cur, n, sizeof(*cur), cmp_sample_key);
+	for (i = 0; i < n && !err; i++) {
+		/* keys are never deleted and counts only grow */
+		was = bsearch(&cur[i], r->prev, r->nprev, sizeof(*cur), cmp_sample_key);
+		if (!was || cur[i].count > was->count)
+			err = add_run_sample(r, run, &cur[i].key,
+					     cur[i].count - (was ? was->count : 0));
+	}
+	free(r->prev);
+	r->prev = cur;
+	r->nprev = n;
+out:
+	free(k);
+	free(v);
+	return err;
+}
+
+static int cmp_run_row(const void *a, const void *b)
+{
+	const struct run_row *x = a, *y = b;
+
+	if (x->run != y->run)
+		return x->run < y->run ? -1 : 1;
+	if (x->kstack != y->kstack)
+		return x->kstack < y->kstack ? -1 : 1;
+	return (x->ustack > y->ustack) - (x->ustack < y->ustack);
+}
+
+static int put_run_row(struct df *df, const struct run_row *w)
+{
+	if (w->kstack == KP_NO_KSTACK)
+		return df_insert(df, "INSERT INTO run_samples VALUES(?,NULL,?,?)", "iii",
+				 (long long)w->run, w->ustack, (long long)w->count);
+	return df_insert(df, "INSERT INTO run_samples VALUES(?,?,?,?)", "iiii", (long long)w->run,
+			 (long long)w->kstack, w->ustack, (long long)w->count);
+}
+
+/* Samples of different threads with the same stacks meet in one row per run. */
+static int put_run_samples(struct df *df, const struct run_deltas *r, const struct ustack *u,
+			   size_t nu)
+{
+	struct run_row *w = malloc((r->nadded + 1) * sizeof(*w));
+	size_t i, m = 0;
+	int err = 0;
+
+	if (!w)
+		return -ENOMEM;
+	for (i = 0; i < r->nadded; i++)
+		w[i] = (struct run_row){r->added[i].run, r->added[i].key.kstack,
+					ustack_no(&r->added[i].key, u, nu), r->added[i].count};
+	qsort(w, r->nadded, sizeof(*w), cmp_run_row);
+	for (i = 0; i < r->nadded; i++) {
+		if (m && !cmp_run_row(&w[m - 1], &w[i]))
+			w[m - 1].count += w[i].count;
+		else
+			w[m++] = w[i];
+	}
+	for (i = 0; i < m && !err; i++)
+		err = put_run_row(df, &w[i]);
+	free(w);
+	return err;
+}
+
 int collect_samples(struct df *df, int samples_fd, int stacks_fd, struct procs *procs,
-		    const struct ksyms *ks)
+		    const struct ksyms *ks, const struct run_deltas *runs)
 {
 	struct kp_sample_key *k = NULL;
 	struct ustack *u = NULL;
@@ -346,6 +543,8 @@ int collect_samples(struct df *df, int samples_fd, int stacks_fd, struct procs *
 	err = err ?: put_ustacks(df, stacks_fd, procs, k, n, &u, &nu);
 	for (i = 0; i < n && !err; i++)
 		err = put_sample(df, &k[i], counts[i], u, nu);
+	if (!err && runs)
+		err = put_run_samples(df, runs, u, nu);
 	free(u);
 	free(counts);
 	free(k);

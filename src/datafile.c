@@ -27,6 +27,14 @@ struct df {
 };
 
 /* Documented in README.md ("The data file"); bump KP_SCHEMA_VERSION on any change. */
+#define RUN_TABLES(temp)                                                                   \
+	"CREATE " temp "TABLE runs(run INTEGER PRIMARY KEY, wall_ns INTEGER, exit_code INTEGER,"  \
+	" end TEXT);"                                                                       \
+	"CREATE " temp "TABLE run_latency(run INTEGER, kind TEXT, id INTEGER, calls INTEGER,"     \
+	" done INTEGER, total_ns INTEGER, oncpu_ns INTEGER, offcpu_ns INTEGER,"             \
+	" PRIMARY KEY(run, kind, id));"                                                     \
+	"CREATE " temp "TABLE run_samples(run INTEGER, kstack INTEGER, ustack INTEGER,"           \
+	" count INTEGER);"
 #define INLINES_TABLE                                                                    \
 	"inlines(func INTEGER PRIMARY KEY, name TEXT, parent TEXT,"                      \
 	" call_file TEXT, call_line INTEGER, entry INTEGER, ranges TEXT, bytes INTEGER," \
@@ -61,7 +69,9 @@ static const char schema[] =
 	"CREATE TABLE func_contexts(func INTEGER, context TEXT, calls INTEGER, total_ns INTEGER,"
 	" PRIMARY KEY(func, context));"
 	/* schema 3: record --func on inlined functions */
-	"CREATE TABLE " INLINES_TABLE ";";
+	"CREATE TABLE " INLINES_TABLE ";"
+	/* schema 4: record --repeat */
+	RUN_TABLES("");
 
 int df_errno(int rc)
 {
@@ -382,10 +392,11 @@ static int validate(struct df *df, const char **why)
 		*why = "corrupt or truncated data file: record it again";
 		return -EBADMSG;
 	}
-	/* what schema 2 lacks reads as empty, from a table beside the read-only file */
-	if (version < 3)
-		return df_errno(
-			sqlite3_exec(df->db, "CREATE TEMP TABLE " INLINES_TABLE, NULL, NULL, NULL));
+	/* what older schemas lack reads as empty, from tables beside the read-only file */
+	if (version < 3 && sqlite3_exec(df->db, "CREATE TEMP TABLE " INLINES_TABLE, NULL, NULL, NULL))
+		return -EIO;
+	if (version < 4 && sqlite3_exec(df->db, RUN_TABLES("TEMP "), NULL, NULL, NULL))
+		return -EIO;
 	return 0;
 }
 

@@ -25,15 +25,16 @@ struct folded_opts {
 	const char *func;    /* --func: only this probed function's stacks */
 	const char *vmlinux; /* --vmlinux */
 	enum weight weight;
-	bool user, kernel; /* which frames to keep */
-	bool inlines;	   /* inline frames, when the kernel's DWARF is there */
-	bool srcline;
+	struct folded_frames fr;
 };
 
 struct folder {
 	struct df *df;
-	const struct folded_opts *o;
+	const struct folded_frames *o;
+	bool cut; /* the first column is a probed function: cut the stack there */
 	sqlite3_stmt *frames;
+	folded_fn fn;
+	void *ctx;
 };
 
 static const char usage[] =
@@ -100,8 +101,7 @@ static int append_stack(struct folder *fo, FILE *line, const char *space, long l
 static int fold_row(sqlite3_stmt *row, void *ctx)
 {
 	struct folder *fo = ctx;
-	const char *cut =
-		fo->o->weight == W_LATENCY ? (const char *)sqlite3_column_text(row, 0) : NULL;
+	const char *cut = fo->cut ? (const char *)sqlite3_column_text(row, 0) : NULL;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *line = open_memstream(&buf, &len);
@@ -134,9 +134,17 @@ static int fold_row(sqlite3_stmt *row, void *ctx)
 	return err;
 }
 
-static int print_line(sqlite3_stmt *st, void *ctx)
+static int emit_line(sqlite3_stmt *st, void *ctx)
 {
-	printf("%s %lld\n", sqlite3_column_text(st, 0), sqlite3_column_int64(st, 1));
+	struct folder *fo = ctx;
+
+	return fo->fn((const char *)sqlite3_column_text(st, 0), sqlite3_column_int64(st, 1),
+		      fo->ctx);
+}
+
+static int print_line(const char *line, long long n, void *ctx)
+{
+	printf("%s %lld\n", line, n);
 	return 0;
 }
 
@@ -173,7 +181,14 @@ static int fold(struct folder *fo, const char *sql)
 		       ?: df_each_row(fo->df,
 				      "SELECT line, SUM(n) FROM folded GROUP BY line"
 				      " HAVING SUM(n) > 0 ORDER BY line",
-				      print_line, NULL);
+				      emit_line, fo);
+}
+
+int folded_samples(struct df *df, const struct folded_frames *o, folded_fn fn, void *ctx)
+{
+	struct folder fo = {.df = df, .o = o, .fn = fn, .ctx = ctx};
+
+	return fold(&fo, samples_sql);
 }
 
 static int first_int(sqlite3_stmt *st, void *n)
@@ -249,11 +264,11 @@ static int check_opts(struct folded_opts *o)
 
 	if (o->weight == W_UNSET)
 		o->weight = o->func ? W_LATENCY : W_SAMPLES;
-	if (!o->user && !o->kernel)
+	if (!o->fr.user && !o->fr.kernel)
 		why = "-K and -U exclude each other";
 	else if (o->func && o->weight == W_SAMPLES)
 		why = "--func selects probed function stacks: it needs --weight latency";
-	else if (!o->kernel && o->weight == W_LATENCY)
+	else if (!o->fr.kernel && o->weight == W_LATENCY)
 		why = "-U keeps no frames of --weight latency (probed functions have only "
 		      "kernel stacks)";
 	if (why)
@@ -265,8 +280,8 @@ static int parse(int argc, char **argv, struct folded_opts *o)
 {
 	int c;
 
-	*o = (struct folded_opts){
-		.input = "kprotperf.data", .user = true, .kernel = true, .inlines = true};
+	*o = (struct folded_opts){.input = "kprotperf.data",
+				  .fr = {.user = true, .kernel = true, .inlines = true}};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":i:KUh", longopts, NULL)) != -1) {
@@ -275,10 +290,10 @@ static int parse(int argc, char **argv, struct folded_opts *o)
 			o->input = optarg;
 			break;
 		case 'K':
-			o->user = false;
+			o->fr.user = false;
 			break;
 		case 'U':
-			o->kernel = false;
+			o->fr.kernel = false;
 			break;
 		case 'w':
 			if (parse_weight(optarg, &o->weight))
@@ -288,10 +303,10 @@ static int parse(int argc, char **argv, struct folded_opts *o)
 			o->func = optarg;
 			break;
 		case 'n':
-			o->inlines = false;
+			o->fr.inlines = false;
 			break;
 		case 's':
-			o->srcline = true;
+			o->fr.srcline = true;
 			break;
 		case 'v':
 			o->vmlinux = optarg;
@@ -309,7 +324,7 @@ static int parse(int argc, char **argv, struct folded_opts *o)
 int cmd_folded(int argc, char **argv)
 {
 	struct folded_opts o;
-	struct folder fo = {.o = &o};
+	struct folder fo = {.o = &o.fr, .fn = print_line};
 	struct kdebug *kd = NULL;
 	char *sql = NULL;
 	int err;
@@ -319,11 +334,12 @@ int cmd_folded(int argc, char **argv)
 		return err > 0 ? 0 : 2;
 	if (cli_open("folded", o.input, &fo.df))
 		return 1;
-	if (o.weight == W_LATENCY)
+	fo.cut = o.weight == W_LATENCY;
+	if (fo.cut)
 		err = func_rows_sql(fo.df, &o, &sql);
-	if (!err && (o.inlines || o.srcline) && o.kernel)
+	if (!err && (o.fr.inlines || o.fr.srcline) && o.fr.kernel)
 		err = cli_kdebug("folded", fo.df, o.vmlinux,
-				 o.srcline ? "note: no kernel source lines" : NULL, &kd)
+				 o.fr.srcline ? "note: no kernel source lines" : NULL, &kd)
 			      ? 1
 			      : 0;
 	if (!err)

@@ -606,6 +606,11 @@ void funcs_free(struct funcs *f)
 	free(f);
 }
 
+int funcs_lat_fd(const struct funcs *f)
+{
+	return f && f->owner ? bpf_map__fd(f->owner->maps.func_lat) : -ENOENT;
+}
+
 static const char *func_name(__u32 id, void *ctx, char *buf, size_t len)
 {
 	const struct funcs *f = ctx;

@@ -35,6 +35,8 @@ int funcs_attach(struct funcs **out, const struct func_opts *o, const struct ksy
 void funcs_detach(struct funcs *f);
 int funcs_collect(struct funcs *f, struct df *df, const struct ksyms *ks);
 void funcs_free(struct funcs *f);
+/* The func_lat map (struct kp_lat per function id), or -ENOENT when nothing is timed. */
+int funcs_lat_fd(const struct funcs *f);
 /* How many functions are probed (a pattern may stand for several). */
 size_t funcs_count(const struct funcs *f);
 

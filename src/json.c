@@ -72,6 +72,12 @@ void json_double(struct json *j, const char *key, double v)
 	fprintf(j->f, "%.6g", v);
 }
 
+void json_bool(struct json *j, const char *key, bool v)
+{
+	member(j, key);
+	fputs(v ? "true" : "false", j->f);
+}
+
 void json_end(struct json *j)
 {
 	fputc('\n', j->f);

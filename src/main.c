@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "annotate.h"
+#include "diff.h"
 #include "folded.h"
 #include "record.h"
 #include "report.h"
@@ -20,6 +21,7 @@ static const char usage[] =
 	"  folded [OPTIONS] [FILE]            folded stacks for flamegraph.pl / speedscope\n"
 	"  annotate --func NAME [FILE]        samples per source line and inline range of NAME\n"
 	"  symbolize --vmlinux PATH [-f] [-i] kernel addresses to functions, inlines, lines\n"
+	"  diff [OPTIONS] BASE HARDENED       what hardening costs: BASE vs HARDENED recording\n"
 	"\n"
 	"FILE defaults to kprotperf.data. 'kprotperf COMMAND --help' shows each\n"
 	"command's options. Needs root (or CAP_BPF and CAP_PERFMON) to record.\n";
@@ -29,7 +31,7 @@ static const struct {
 	int (*fn)(int argc, char **argv);
 } commands[] = {
 	{"record", cmd_record},	    {"report", cmd_report},	  {"folded", cmd_folded},
-	{"annotate", cmd_annotate}, {"symbolize", cmd_symbolize},
+	{"annotate", cmd_annotate}, {"symbolize", cmd_symbolize}, {"diff", cmd_diff},
 };
 
 int main(int argc, char **argv)

@@ -34,6 +34,14 @@
 #include "workload.h"
 
 enum end_reason { END_EXITED, END_INTERRUPTED, END_DURATION };
+/* How one run ended (the runs table); failed: CMD exited non-zero or was killed. */
+enum run_end { RUN_EXITED, RUN_INTERRUPTED, RUN_FAILED, RUN_DURATION };
+
+/*
+ * Processes a run left running this long after its CMD exited are killed
+ * before the next run starts: their work would count in it.
+ */
+#define STRAGGLER_GRACE_NS 1000000000ULL
 
 struct session {
 	const struct record_opts *o;
@@ -58,6 +66,12 @@ struct session {
 	struct timespec t0;
 	__u64 wall_ns;
 	__u64 counts[KP_CNT_MAX];
+	struct run_deltas *deltas;
+	unsigned int run;      /* the run under way or last run, from 0 */
+	unsigned int complete; /* runs that ended as exited */
+	enum run_end run_end;
+	__u64 run_start, run_wall_ns;
+	bool line_open; /* the progress line awaits its newline */
 };
 
 static __u64 now_ns(void)
@@ -133,6 +147,23 @@ static int snapshot_all(struct procs *procs)
 	return 0;
 }
 
+/* A fresh CMD, stopped before exec until its pid is in the traced tree. */
+static int start_command(struct session *s)
+{
+	int err = workload_start(&s->wl, s->o->argv, &s->sigs);
+
+	if (err)
+		return err;
+	s->target = s->wl.pid;
+	s->pidfd = pidfd_of(s->target);
+	if (s->pidfd < 0)
+		return s->pidfd;
+	if (s->o->system_wide)
+		return 0;
+	err = procs_follow(s->procs, s->target);
+	return err ?: add_to_tree(s, s->target);
+}
+
 /*
  * Start the command stopped, or take the running process, and follow its tree.
  * Side-band events are opened before /proc is read, so a process forked in
@@ -143,25 +174,23 @@ static int start_target(struct session *s)
 	const struct record_opts *o = s->o;
 	int err;
 
-	if (o->argv) {
-		err = workload_start(&s->wl, o->argv, &s->sigs);
+	if (o->system_wide) {
+		err = procs_follow(s->procs, -1);
+		err = err ?: snapshot_all(s->procs);
 		if (err)
 			return err;
 	}
-	s->target = o->argv ? s->wl.pid : o->pid;
-	if (s->target > 0) {
-		s->pidfd = pidfd_of(s->target);
-		if (s->pidfd < 0)
-			return s->pidfd;
-	}
-	err = procs_follow(s->procs, o->system_wide ? -1 : s->target);
-	if (!err && o->pid > 0)
-		err = procs_snapshot(s->procs, o->pid);
-	if (!err && o->system_wide)
-		err = snapshot_all(s->procs);
-	if (!err && s->target > 0 && !o->system_wide)
-		err = add_to_tree(s, s->target);
-	return err;
+	if (o->argv)
+		return start_command(s);
+	if (o->pid <= 0)
+		return 0;
+	s->target = o->pid;
+	s->pidfd = pidfd_of(s->target);
+	if (s->pidfd < 0)
+		return s->pidfd;
+	err = procs_follow(s->procs, s->target);
+	err = err ?: procs_snapshot(s->procs, s->target);
+	return err ?: add_to_tree(s, s->target);
 }
 
 enum { SRC_SIGNAL, SRC_TARGET, SRC_PROCS };
@@ -197,10 +226,22 @@ static __u64 lost_total(struct session *s)
 
 static void progress(struct session *s, __u64 now)
 {
+	char run[48] = "";
+
+	if (s->o->repeat > 1)
+		snprintf(run, sizeof(run), "run %u of %u, ", s->run + 1, s->o->repeat);
 	collect_counters(bpf_map__fd(s->skel->maps.counters), s->counts);
-	fprintf(stderr, "\rkprotperf: %.1f s, %llu samples, %llu syscalls, %llu lost ",
+	fprintf(stderr, "\rkprotperf: %s%.1f s, %llu samples, %llu syscalls, %llu lost ", run,
 		(now - s->wall_ns) / 1e9, (unsigned long long)s->counts[KP_CNT_SAMPLES],
 		(unsigned long long)s->counts[KP_CNT_SYSCALLS], (unsigned long long)lost_total(s));
+	s->line_open = true;
+}
+
+static void end_line(struct session *s)
+{
+	if (s->line_open)
+		fputc('\n', stderr);
+	s->line_open = false;
 }
 
 /* One event from epoll; returns 1 when recording should stop. */
@@ -227,7 +268,7 @@ static int handle(struct session *s, __u32 tag)
 static int run(struct session *s)
 {
 	const struct record_opts *o = s->o;
-	__u64 start = s->wall_ns, tick = start + 1000000000ULL, now, until;
+	__u64 start = s->wall_ns, now = now_ns(), tick = now + 1000000000ULL, until;
 	__u64 deadline = o->duration > 0 ? start + (__u64)(o->duration * 1e9) : 0;
 	bool show = !o->quiet && isatty(STDERR_FILENO);
 	struct epoll_event ev[4];
@@ -337,6 +378,7 @@ static int record_meta(struct session *s, struct kv_list *meta, const struct ksy
 	err = err ?: kv_add(meta, "record.wall_ns", "%llu", (unsigned long long)s->wall_ns);
 	err = err ?: kv_add(meta, "record.end", "%s", end_names[s->end]);
 	err = err ?: kv_add(meta, "record.pid", "%d", s->target);
+	err = err ?: kv_add(meta, "record.repeat", "%u", o->repeat);
 	err = err ?: kv_add(meta, "sampling.event", "cpu-clock");
 	err = err ?: kv_add(meta, "sampling.freq_hz", "%u", o->freq);
 	err = err ?: kv_add(meta, "sampling.max_stacks", "%u", o->max_stacks);
@@ -392,7 +434,7 @@ static int write_samples(struct session *s)
 		ksyms_load(&s->ks, NULL);
 	ks = s->probed_ks ?: s->ks;
 	err = collect_samples(s->df, bpf_map__fd(s->skel->maps.samples),
-			      bpf_map__fd(s->skel->maps.stacks), s->procs, ks);
+			      bpf_map__fd(s->skel->maps.stacks), s->procs, ks, s->deltas);
 	err = err ?: funcs_collect(s->funcs, s->df, ks);
 	err = err ?: record_meta(s, &meta, ks);
 	err = err ?: put_kvs(s->df, "INSERT INTO meta VALUES(?,?)", &meta);
@@ -433,6 +475,10 @@ static const char usage[] =
 	"  -d, --duration SEC   stop after SEC seconds; CMD then gets SIGTERM\n"
 	"  -F, --freq HZ        CPU-clock sampling frequency per CPU (default 99)\n"
 	"  -q, --quiet          no progress line and no summary\n"
+	"  -r, --repeat N       run CMD N times, one after the other, into one data file:\n"
+	"                       the tables hold the totals, the runs, run_latency and\n"
+	"                       run_samples tables each run's share; stops at the first\n"
+	"                       run that exits non-zero or is killed (default 1)\n"
 	"      --func NAME      also measure kernel function NAME (glob; repeatable; clones\n"
 	"                       such as NAME.isra.0 count as NAME): entry-to-return latency\n"
 	"                       split by syscall, kernel stack and slab cache; a function\n"
@@ -449,7 +495,7 @@ static const char usage[] =
 	"      --max-tasks N    processes and threads followed at once (default 8192)\n"
 	"  -h, --help           this text\n"
 	"CMD runs as the invoking user under sudo. kprotperf exits with CMD's exit\n"
-	"status (128+N when a signal N killed it).\n";
+	"status (128+N when a signal N killed it; with -r, of the last run).\n";
 
 enum { OPT_MAX_STACKS = 256, OPT_MAX_TASKS, OPT_FUNC, OPT_PROBE, OPT_VMLINUX, OPT_FUNC_STACKS };
 
@@ -460,6 +506,7 @@ static const struct option longopts[] = {
 	{"duration", required_argument, NULL, 'd'},
 	{"freq", required_argument, NULL, 'F'},
 	{"quiet", no_argument, NULL, 'q'},
+	{"repeat", required_argument, NULL, 'r'},
 	{"max-stacks", required_argument, NULL, OPT_MAX_STACKS},
 	{"max-tasks", required_argument, NULL, OPT_MAX_TASKS},
 	{"func", required_argument, NULL, OPT_FUNC},
@@ -522,6 +569,10 @@ static int parse_opt(int c, const char *arg, struct record_opts *o)
 	case 'q':
 		o->quiet = true;
 		return 0;
+	case 'r':
+		o->repeat = parse_num(arg, 1, 100000, &v) && v == (unsigned int)v ? v : 0;
+		return o->repeat ? 0
+				 : bad_arg("--repeat", arg, "expected a number of runs, 1..100000");
 	case OPT_FUNC:
 		if (o->func.n == KP_MAX_FUNCS)
 			return bad_arg("--func", arg, "too many --func options");
@@ -546,6 +597,25 @@ static int parse_opt(int c, const char *arg, struct record_opts *o)
 	return -EINVAL;
 }
 
+static int check_repeat(struct record_opts *o)
+{
+	if (o->repeat && !o->argv) {
+		fprintf(stderr,
+			"kprotperf record: --repeat needs a command to start again for each "
+			"run (-- CMD), not %s\n",
+			o->pid ? "-p PID" : "-a alone");
+		return -EINVAL;
+	}
+	if (o->repeat > 1 && o->duration) {
+		fprintf(stderr, "kprotperf record: --repeat cannot be combined with --duration: "
+				"each run lasts as long as CMD\n");
+		return -EINVAL;
+	}
+	if (!o->repeat)
+		o->repeat = 1;
+	return 0;
+}
+
 int record_parse(int argc, char **argv, struct record_opts *o)
 {
 	int c, err;
@@ -554,7 +624,7 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 		.output = "kprotperf.data", .freq = 99, .max_stacks = 16384, .max_tasks = 8192};
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:p:ad:F:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:p:ad:F:qr:h", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(usage, stdout);
 			return 1;
@@ -579,7 +649,7 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 		fprintf(stderr, "kprotperf record: -p PID cannot be combined with CMD or -a\n");
 		return -EINVAL;
 	}
-	return 0;
+	return check_repeat(o);
 }
 
 /* Everything until the target runs: fails before CMD has run a single instruction. */
@@ -593,6 +663,7 @@ static int prepare(struct session *s, const char **what)
 		return err;
 	*what = "following processes";
 	err = procs_new(&s->procs);
+	err = err ?: run_deltas_new(&s->deltas);
 	if (err)
 		return err;
 	*what = "starting the target";
@@ -625,12 +696,34 @@ static int prepare(struct session *s, const char **what)
 	return err;
 }
 
-static int go(struct session *s, const char **what)
+static bool signal_waiting(const struct session *s)
+{
+	struct pollfd p = {.fd = s->sigfd, .events = POLLIN};
+
+	return poll(&p, 1, 0) == 1;
+}
+
+/* The command's exit, seen on its pidfd: reap it now, for its status. */
+static void command_exited(struct session *s)
+{
+	waitpid(s->wl.pid, &s->status, 0);
+	s->wl.pid = -1;
+	/* a reaped process's pidfd stays readable: stop watching it */
+	close(s->pidfd);
+	s->pidfd = -1;
+	/* Ctrl-C reaches the command too: it may have died of it first */
+	if (signal_waiting(s))
+		s->end = END_INTERRUPTED;
+	else
+		s->run_end = workload_exit_code(s->status) ? RUN_FAILED : RUN_EXITED;
+}
+
+/* Let the command go and follow it until it exits, a signal comes or time is up. */
+static int one_run(struct session *s, const char **what)
 {
 	int err;
 
-	clock_gettime(CLOCK_REALTIME, &s->t0);
-	s->wall_ns = now_ns();
+	s->run_start = now_ns();
 	if (s->o->argv) {
 		*what = "running the command";
 		err = workload_go(&s->wl);
@@ -639,17 +732,175 @@ static int go(struct session *s, const char **what)
 	}
 	*what = "recording";
 	err = run(s);
+	s->run_wall_ns = now_ns() - s->run_start;
+	if (err)
+		return err;
+	s->run_end = s->end == END_DURATION ? RUN_DURATION : RUN_EXITED;
+	if (s->end == END_EXITED && s->o->argv)
+		command_exited(s);
+	if (s->end == END_INTERRUPTED)
+		s->run_end = RUN_INTERRUPTED;
+	return 0;
+}
+
+/* SIGKILL to every process of the tree; entries whose exit was missed are dropped. */
+static int kill_tree(struct session *s)
+{
+	int fd = bpf_map__fd(s->skel->maps.tree), killed = 0, err;
+	__u32 *pids;
+	__u8 *vals;
+	size_t n, i;
+
+	err = collect_dump(fd, sizeof(*pids), sizeof(*vals), (void **)&pids, (void **)&vals, &n);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++) {
+		if (!kill(pids[i], SIGKILL))
+			killed++;
+		else if (errno == ESRCH)
+			bpf_map__delete_elem(s->skel->maps.tree, &pids[i], sizeof(pids[i]), 0);
+	}
+	free(pids);
+	free(vals);
+	return killed;
+}
+
+static bool tree_empty(const struct session *s)
+{
+	__u32 pid;
+
+	return bpf_map__get_next_key(s->skel->maps.tree, NULL, &pid, sizeof(pid)) != 0;
+}
+
+static void note_killed(struct session *s, int n)
+{
+	end_line(s);
+	fprintf(stderr,
+		"kprotperf record: run %u of %u left %d process%s running %.0f s after CMD "
+		"exited: killed, so that %s cannot count in the next run\n",
+		s->run + 1, s->o->repeat, n, n == 1 ? "" : "es", STRAGGLER_GRACE_NS / 1e9,
+		n == 1 ? "it" : "they");
+}
+
+/*
+ * Before the next run: every process this run started must have exited, so
+ * that nothing of it leaks into the next one.  Only the traced tree is
+ * waited for: system-wide (-a), a run simply ends with its CMD.
+ */
+static int wait_tree(struct session *s)
+{
+	__u64 kill_at = now_ns() + STRAGGLER_GRACE_NS;
+	struct epoll_event ev[4];
+	int n, i, r, killed = 0;
+
+	while (!s->o->system_wide && !tree_empty(s)) {
+		if (now_ns() >= kill_at) {
+			/* again each round: a dying process may still have forked */
+			n = kill_tree(s);
+			if (n < 0)
+				return n;
+			if (n && !killed++)
+				note_killed(s, n);
+		}
+		n = epoll_wait(s->epfd, ev, 4, 10);
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		for (i = 0; i < n; i++) {
+			r = handle(s, ev[i].data.u32);
+			if (r < 0)
+				return r;
+			if (r) {
+				s->run_end = RUN_INTERRUPTED;
+				return 0;
+			}
+		}
+	}
+	return 0;
+}
+
+static const char *const run_end_names[] = {"exited", "interrupted", "failed", "duration"};
+
+/* The run's row, and what it added to the maps: all it did has happened by now. */
+static int end_run(struct session *s)
+{
+	const char *end = run_end_names[s->run_end];
+	int err;
+
+	err = collect_run_latency(s->deltas, s->df, s->run, RUN_LAT_SYSCALL,
+				  bpf_map__fd(s->skel->maps.syscall_lat), KP_MAX_SYSCALLS);
+	if (!err && funcs_lat_fd(s->funcs) >= 0)
+		err = collect_run_latency(s->deltas, s->df, s->run, RUN_LAT_FUNC,
+					  funcs_lat_fd(s->funcs), funcs_count(s->funcs));
+	err = err ?: collect_run_samples(s->deltas, bpf_map__fd(s->skel->maps.samples), s->run);
+	if (!err && s->o->argv)
+		err = df_insert(s->df, "INSERT INTO runs VALUES(?,?,?,?)", "iiit",
+				(long long)s->run, (long long)s->run_wall_ns,
+				(long long)workload_exit_code(s->status), end);
+	else if (!err)
+		err = df_insert(s->df, "INSERT INTO runs VALUES(?,?,NULL,?)", "iit",
+				(long long)s->run, (long long)s->run_wall_ns, end);
+	if (!err)
+		s->complete += s->run_end == RUN_EXITED;
+	return err;
+}
+
+static bool another_run(const struct session *s)
+{
+	return s->run_end == RUN_EXITED && s->run + 1 < s->o->repeat;
+}
+
+/* Close the run that ended well, and start the next one, unless a signal came. */
+static int next_run(struct session *s, const char **what)
+{
+	int err;
+
+	*what = "waiting for the run's processes";
+	err = wait_tree(s);
+	if (err || s->run_end != RUN_EXITED)
+		return err;
+	/* a signal now ends the recording with this run, complete */
+	if (signal_waiting(s)) {
+		s->end = END_INTERRUPTED;
+		return 0;
+	}
+	err = procs_drain(s->procs) < 0 ? -EIO : 0;
+	*what = "saving the run";
+	err = err ?: end_run(s);
+	if (err)
+		return err;
+	s->run++;
+	*what = "starting the command";
+	workload_close(&s->wl);
+	err = start_command(s);
+	return err ?: watch(s->epfd, s->pidfd, SRC_TARGET);
+}
+
+static int go(struct session *s, const char **what)
+{
+	int err;
+
+	clock_gettime(CLOCK_REALTIME, &s->t0);
+	s->wall_ns = now_ns();
+	for (;;) {
+		err = one_run(s, what);
+		if (err || !another_run(s))
+			break;
+		err = next_run(s, what);
+		if (err || s->end == END_INTERRUPTED)
+			break;
+	}
 	s->wall_ns = now_ns() - s->wall_ns;
-	if (!s->o->quiet && isatty(STDERR_FILENO))
-		fputc('\n', stderr);
+	end_line(s);
 	sampler_detach(&s->sampler);
 	funcs_detach(s->funcs);
 	record_bpf__detach(s->skel);
 	reap_workload(s);
 	if (!err)
 		err = procs_drain(s->procs) < 0 ? -EIO : 0;
+	if (err)
+		return err;
 	*what = "writing the data file";
-	return err ?: write_data(s);
+	return end_run(s) ?: write_data(s);
 }
 
 static int explain(const struct session *s, const char *what, int err)
@@ -686,10 +937,17 @@ static int explain(const struct session *s, const char *what, int err)
 
 static void summary(struct session *s)
 {
+	unsigned int n = s->o->repeat;
+	char runs[64] = "";
+
+	if (n > 1 && s->complete == n)
+		snprintf(runs, sizeof(runs), "%u runs, ", n);
+	else if (n > 1)
+		snprintf(runs, sizeof(runs), "%u of %u runs complete, ", s->complete, n);
 	fprintf(stderr,
-		"kprotperf: wrote %s: %llu samples, %llu syscalls, %llu page faults, %llu lost, "
+		"kprotperf: wrote %s: %s%llu samples, %llu syscalls, %llu page faults, %llu lost, "
 		"%.2f s%s\n",
-		s->o->output, (unsigned long long)s->counts[KP_CNT_SAMPLES],
+		s->o->output, runs, (unsigned long long)s->counts[KP_CNT_SAMPLES],
 		(unsigned long long)s->counts[KP_CNT_SYSCALLS],
 		(unsigned long long)(s->counts[KP_CNT_FAULTS_USER] +
 				     s->counts[KP_CNT_FAULTS_KERNEL]),
@@ -699,9 +957,30 @@ static void summary(struct session *s)
 
 static int exit_code(const struct session *s)
 {
-	if (s->o->argv && s->end != END_DURATION)
-		return workload_exit_code(s->status);
-	return s->end == END_INTERRUPTED && s->o->argv ? 130 : 0;
+	int code = workload_exit_code(s->status);
+
+	if (!s->o->argv || s->end == END_DURATION)
+		return 0;
+	/* interrupted after CMD exited well: between runs, or waiting for its children */
+	return s->end == END_INTERRUPTED && !code ? 130 : code;
+}
+
+/* A failing run ends the repetition: say so, a crashing workload must not go unnoticed. */
+static void report_failed_run(const struct session *s)
+{
+	unsigned int n = s->o->repeat;
+	char how[96];
+
+	if (n == 1 || s->run_end != RUN_FAILED)
+		return;
+	if (WIFSIGNALED(s->status))
+		snprintf(how, sizeof(how), "was killed by signal %d (%s)", WTERMSIG(s->status),
+			 strsignal(WTERMSIG(s->status)));
+	else
+		snprintf(how, sizeof(how), "exited with status %d", WEXITSTATUS(s->status));
+	fprintf(stderr, "kprotperf record: run %u of %u %s%s (%u complete run%s kept)\n",
+		s->run + 1, n, how, s->run + 1 < n ? "; stopped repeating" : "", s->complete,
+		s->complete == 1 ? "" : "s");
 }
 
 static int record(struct session *s)
@@ -734,6 +1013,7 @@ static int record(struct session *s)
 	err = df_commit(s->df, uid == getuid() ? (uid_t)-1 : uid, gid);
 	if (err)
 		return explain(s, "writing the data file", err);
+	report_failed_run(s);
 	if (!s->o->quiet)
 		summary(s);
 	return exit_code(s);
@@ -763,6 +1043,7 @@ int cmd_record(int argc, char **argv)
 	funcs_free(s.funcs);
 	ksyms_free(s.probed_ks);
 	ksyms_free(s.ks);
+	run_deltas_free(s.deltas);
 	record_bpf__destroy(s.skel);
 	procs_free(s.procs);
 	workload_close(&s.wl);

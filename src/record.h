@@ -17,7 +17,8 @@ struct record_opts {
 	unsigned int freq;
 	unsigned int max_stacks;
 	unsigned int max_tasks;
-	char **argv; /* the command, NULL with -p / -a alone */
+	unsigned int repeat; /* runs of the command (--repeat) */
+	char **argv;	     /* the command, NULL with -p / -a alone */
 	struct func_opts func;
 };
 

@@ -96,7 +96,7 @@ static const char *meta(struct df *df, const char *key)
 	return v ? v : "?";
 }
 
-static bool is_knob(const char *tok)
+bool report_is_knob(const char *tok)
 {
 	size_t i, n;
 
@@ -117,7 +117,7 @@ static void print_knobs(FILE *f, const char *cmdline)
 		return;
 	fputs("# cmdline knobs:", f);
 	for (tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-		if (is_knob(tok)) {
+		if (report_is_knob(tok)) {
 			fprintf(f, " %s", tok);
 			any = true;
 		}

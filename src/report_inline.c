@@ -21,29 +21,9 @@
 #include "report_inline.h"
 #include "symbolize.h"
 
-struct inst {
-	char func[96], parent[96], site[192];
-	__u64 die;		/* 0: known from the data file only */
-	struct inline_range *r; /* running-kernel addresses */
-	size_t nr;
-	__u64 bytes;
-	long long self, total, parent_total;
-	long long id; /* funcs.id when record --func probed it, else -1 */
-	char method[16];
-	unsigned long long calls, avg, p99;
-	double est_ns; /* per parent call, < 0 when the parent's calls are unknown */
-};
-
-struct insts {
-	struct df *df;
-	struct kdebug *kd;
-	struct inst *v;
-	size_t n;
-};
-
-static struct inst *new_inst(struct insts *s)
+static struct inl_inst *new_inst(struct inl_insts *s)
 {
-	struct inst *v = reallocarray(s->v, s->n + 1, sizeof(*v));
+	struct inl_inst *v = reallocarray(s->v, s->n + 1, sizeof(*v));
 
 	if (!v)
 		return NULL;
@@ -55,7 +35,7 @@ static struct inst *new_inst(struct insts *s)
 	return v;
 }
 
-static struct inst *by_die(struct insts *s, __u64 die)
+static struct inl_inst *by_die(struct inl_insts *s, __u64 die)
 {
 	size_t i;
 
@@ -66,10 +46,10 @@ static struct inst *by_die(struct insts *s, __u64 die)
 }
 
 /* An instance as the DWARF describes it, its ranges moved to where the kernel ran. */
-static int from_dwarf(struct insts *s, __u64 die, struct inst **out)
+static int from_dwarf(struct inl_insts *s, __u64 die, struct inl_inst **out)
 {
 	struct inline_instance ii;
-	struct inst *v;
+	struct inl_inst *v;
 	size_t i;
 	int err;
 
@@ -100,28 +80,30 @@ static int from_dwarf(struct insts *s, __u64 die, struct inst **out)
 	return 0;
 }
 
+static int add_stack(struct inl_insts *s, struct inl_inst *v, long long stack, bool self)
+{
+	return df_insert(s->df, "INSERT INTO inline_stacks VALUES(?,?,?)", "iii",
+			 (long long)(v - s->v), stack, (long long)self);
+}
+
 static int sampled_row(sqlite3_stmt *st, void *ctx)
 {
-	struct insts *s = ctx;
-	struct inst *v;
+	struct inl_insts *s = ctx;
+	struct inl_inst *v;
 	int err = from_dwarf(s, sqlite3_column_int64(st, 0), &v);
 
 	/* a DIE the DWARF cannot take back is no instance to show */
 	if (err)
 		return err == -ENOMEM ? err : 0;
-	v->self = sqlite3_column_int64(st, 1);
-	v->total = sqlite3_column_int64(st, 2);
-	return 0;
+	return add_stack(s, v, sqlite3_column_int64(st, 1), sqlite3_column_int(st, 2));
 }
 
-/* Per instance DIE: samples with it at the leaf, and anywhere on the stack. */
+/* Per instance DIE: the stacks through it, and whether at the leaf. */
 static const char sampled_sql[] =
-	"SELECT f.die, SUM(CASE WHEN f.self THEN s.n ELSE 0 END), SUM(s.n) FROM"
-	" (SELECT stack, die, MAX(depth = 0) AS self FROM frames WHERE inl = 1"
-	"  GROUP BY stack, die) f JOIN kstack_samples s ON s.stack = f.stack GROUP BY f.die";
+	"SELECT die, stack, MAX(depth = 0) FROM frames WHERE inl = 1 GROUP BY stack, die";
 
 /* "0xlo-0xhi ..." as recorded. */
-static int parse_ranges(struct inst *v, const char *text)
+static int parse_ranges(struct inl_inst *v, const char *text)
 {
 	unsigned long long lo, hi;
 	const char *p = text;
@@ -138,11 +120,11 @@ static int parse_ranges(struct inst *v, const char *text)
 }
 
 /* With DWARF, the instance whose entry the recorded one has; else the recorded ranges. */
-static int match_recorded(struct insts *s, sqlite3_stmt *st, struct inst **out)
+static int match_recorded(struct inl_insts *s, sqlite3_stmt *st, struct inl_inst **out)
 {
 	const char *name = (const char *)sqlite3_column_text(st, 1);
 	const struct sym_result *r;
-	struct inst *v;
+	struct inl_inst *v;
 	unsigned int i;
 	int err;
 
@@ -166,7 +148,7 @@ static int match_recorded(struct insts *s, sqlite3_stmt *st, struct inst **out)
 	return parse_ranges(v, (const char *)sqlite3_column_text(st, 6) ?: "");
 }
 
-static int measured(struct insts *s, struct inst *v)
+static int measured(struct inl_insts *s, struct inl_inst *v)
 {
 	__u64 hist[KP_HIST_BUCKETS];
 	sqlite3_stmt *st;
@@ -194,8 +176,8 @@ static int measured(struct insts *s, struct inst *v)
 
 static int recorded_row(sqlite3_stmt *st, void *ctx)
 {
-	struct insts *s = ctx;
-	struct inst *v;
+	struct inl_insts *s = ctx;
+	struct inl_inst *v;
 	int err = match_recorded(s, st, &v);
 
 	if (err)
@@ -209,7 +191,7 @@ static const char recorded_sql[] =
 	"SELECT i.func, i.name, i.parent, i.call_file, i.call_line, i.entry, i.ranges, i.bytes,"
 	" f.method FROM inlines i JOIN funcs f ON f.id = i.func ORDER BY i.func";
 
-static bool in_ranges(const struct inst *v, __u64 pc)
+static bool in_ranges(const struct inl_inst *v, __u64 pc)
 {
 	size_t i;
 
@@ -219,59 +201,74 @@ static bool in_ranges(const struct inst *v, __u64 pc)
 	return false;
 }
 
-/* Without DWARF: which stacks pass through the recorded ranges, into inl_hits. */
+/* Without DWARF: which stacks pass through the recorded ranges. */
 static int hit_row(sqlite3_stmt *st, void *ctx)
 {
-	struct insts *s = ctx;
+	struct inl_insts *s = ctx;
 	int depth = sqlite3_column_int(st, 1), err = 0;
 	__u64 addr = sqlite3_column_int64(st, 2), pc = depth ? addr - 1 : addr;
 	size_t i;
 
 	for (i = 0; i < s->n && !err; i++)
 		if (!s->v[i].die && in_ranges(&s->v[i], pc))
-			err = df_insert(s->df, "INSERT INTO inl_hits VALUES(?,?,?)", "iii",
-					(long long)i, sqlite3_column_int64(st, 0),
-					(long long)(depth == 0));
+			err = add_stack(s, &s->v[i], sqlite3_column_int64(st, 0), depth == 0);
 	return err;
 }
 
-static int hit_sum_row(sqlite3_stmt *st, void *ctx)
+static int count_row(sqlite3_stmt *st, void *ctx)
 {
-	struct insts *s = ctx;
-	struct inst *v = &s->v[sqlite3_column_int64(st, 0)];
+	struct inl_insts *s = ctx;
+	struct inl_inst *v = &s->v[sqlite3_column_int64(st, 0)];
 
 	v->self = sqlite3_column_int64(st, 1);
 	v->total = sqlite3_column_int64(st, 2);
 	return 0;
 }
 
-static int sample_ranges(struct insts *s)
-{
-	int err = df_errno(sqlite3_exec(df_db(s->df),
-					"CREATE TEMP TABLE inl_hits(inst INTEGER, stack INTEGER,"
-					" self INTEGER)",
-					NULL, NULL, NULL));
+static const char count_sql[] =
+	"SELECT h.inst, SUM(CASE WHEN h.self THEN s.n ELSE 0 END), SUM(s.n) FROM (SELECT inst,"
+	" stack, MAX(self) AS self FROM inline_stacks GROUP BY inst, stack) h"
+	" JOIN kstack_samples s ON s.stack = h.stack GROUP BY h.inst";
 
-	err = err ?: df_each_row(s->df, "SELECT stack, depth, addr FROM kstack_frames", hit_row, s);
-	return err
-		       ?: df_each_row(s->df,
-				      "SELECT h.inst, SUM(CASE WHEN h.self THEN s.n ELSE 0 END),"
-				      " SUM(s.n) FROM (SELECT inst, stack, MAX(self) AS self"
-				      " FROM inl_hits GROUP BY inst, stack) h"
-				      " JOIN kstack_samples s ON s.stack = h.stack GROUP BY h.inst",
-				      hit_sum_row, s);
+int inl_insts_load(struct inl_insts *s, struct df *df, struct kdebug *kd)
+{
+	int err;
+
+	*s = (struct inl_insts){.df = df, .kd = kd};
+	err = df_errno(sqlite3_exec(df_db(df),
+				    "CREATE TEMP TABLE inline_stacks(inst INTEGER, stack INTEGER,"
+				    " self INTEGER)",
+				    NULL, NULL, NULL));
+	err = err ?: (kd ? df_each_row(df, sampled_sql, sampled_row, s) : 0);
+	err = err ?: df_each_row(df, recorded_sql, recorded_row, s);
+	/* without DWARF, the recorded ranges against the stacks */
+	err = err
+		      ?: (kd ? 0
+			     : df_each_row(df, "SELECT stack, depth, addr FROM kstack_frames",
+					   hit_row, s));
+	return err ?: df_each_row(df, count_sql, count_row, s);
+}
+
+void inl_insts_free(struct inl_insts *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->v[i].r);
+	free(s->v);
+	s->v = NULL;
+	s->n = 0;
 }
 
 /* Samples per kernel function on the stack, clones (name.isra.0, name.cold) counted as name. */
 static const char parent_samples_sql[] =
 	"CREATE TEMP TABLE parent_samples(name TEXT PRIMARY KEY, n INTEGER);"
 	"INSERT INTO parent_samples SELECT f.base, SUM(s.n) FROM (SELECT DISTINCT stack,"
-	" CASE WHEN instr(name, '.') > 1 THEN substr(name, 1, instr(name, '.') - 1) ELSE name END"
-	" AS base FROM frames WHERE space = 'k' AND sub = 0) f"
-	" JOIN kstack_samples s ON s.stack = f.stack GROUP BY f.base";
+	" " SQL_FUNC_BASE("name") " AS base FROM frames WHERE space = 'k' AND sub = 0) f"
+				  " JOIN kstack_samples s ON s.stack = f.stack GROUP BY f.base";
 
 /* The parent's samples, and its time per call from its own samples when it was probed. */
-static void per_parent(struct insts *s, struct inst *v, double period_ns)
+static void per_parent(struct inl_insts *s, struct inl_inst *v, double period_ns)
 {
 	long long calls;
 
@@ -288,7 +285,7 @@ static void per_parent(struct insts *s, struct inst *v, double period_ns)
 
 static int cmp_inst(const void *a, const void *b)
 {
-	const struct inst *x = a, *y = b;
+	const struct inl_inst *x = a, *y = b;
 
 	/* what record --func was asked to measure comes first */
 	if ((x->id >= 0) != (y->id >= 0))
@@ -300,10 +297,10 @@ static int cmp_inst(const void *a, const void *b)
 	return strcmp(x->func, y->func);
 }
 
-static void print_text(const struct insts *s, int top, FILE *f)
+static void print_text(const struct inl_insts *s, int top, FILE *f)
 {
 	char est[32], avg[32], p99[32];
-	const struct inst *v;
+	const struct inl_inst *v;
 	size_t i, k;
 
 	fputs("Inline instances, those probed by record --func first. SELF: samples in the\n"
@@ -340,9 +337,9 @@ static void print_text(const struct insts *s, int top, FILE *f)
 		fputs("(no inline instance with samples or probes)\n", f);
 }
 
-static void print_json(const struct insts *s, int top, struct json *j)
+static void print_json(const struct inl_insts *s, int top, struct json *j)
 {
-	const struct inst *v;
+	const struct inl_inst *v;
 	char buf[64];
 	size_t i, k;
 
@@ -380,14 +377,12 @@ static void print_json(const struct insts *s, int top, struct json *j)
 int report_inline(struct df *df, struct kdebug *kd, int top, FILE *f, struct json *j)
 {
 	const char *hz = df_meta(df, "sampling.freq_hz");
-	struct insts s = {.df = df, .kd = kd};
+	struct inl_insts s = {};
 	size_t i;
 	int err;
 
 	err = df_errno(sqlite3_exec(df_db(df), parent_samples_sql, NULL, NULL, NULL));
-	err = err ?: (kd ? df_each_row(df, sampled_sql, sampled_row, &s) : 0);
-	err = err ?: df_each_row(df, recorded_sql, recorded_row, &s);
-	err = err ?: (kd ? 0 : sample_ranges(&s));
+	err = err ?: inl_insts_load(&s, df, kd);
 	for (i = 0; !err && i < s.n; i++)
 		per_parent(&s, &s.v[i], hz && atof(hz) > 0 ? 1e9 / atof(hz) : 0);
 	if (!err) {
@@ -397,8 +392,6 @@ int report_inline(struct df *df, struct kdebug *kd, int top, FILE *f, struct jso
 		else
 			print_text(&s, top, f);
 	}
-	for (i = 0; i < s.n; i++)
-		free(s.v[i].r);
-	free(s.v);
+	inl_insts_free(&s);
 	return err;
 }

@@ -8,6 +8,7 @@
  * records stamped after the drain started wait for the next drain.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -289,12 +290,47 @@ static int online_cpus(char *list, size_t size)
 	return err;
 }
 
+/*
+ * Close the rings of trees that are gone (hung up) and read to the end: a
+ * recording may follow one tree after another (record --repeat), and each
+ * holds a ring per CPU.
+ */
+static void close_finished(struct sideband *sb)
+{
+	struct epoll_event ev = {.events = EPOLLIN};
+	struct pollfd p;
+	struct ring *r;
+	size_t i, n = 0;
+
+	for (i = 0; i < sb->nrings; i++) {
+		r = &sb->rings[i];
+		p = (struct pollfd){.fd = r->fd, .events = POLLIN};
+		if (poll(&p, 1, 0) == 1 && (p.revents & POLLHUP) &&
+		    ring_meta(r)->data_tail ==
+			    __atomic_load_n(&ring_meta(r)->data_head, __ATOMIC_ACQUIRE)) {
+			epoll_ctl(sb->epfd, EPOLL_CTL_DEL, r->fd, NULL);
+			ring_close(r);
+			continue;
+		}
+		if (n != i) {
+			sb->rings[n] = *r;
+			ev.data.u64 = n;
+			/* a ring drop_hung stopped watching stays unwatched: MOD fails */
+			epoll_ctl(sb->epfd, EPOLL_CTL_MOD, sb->rings[n].fd, &ev);
+		}
+		n++;
+	}
+	sb->nrings = n;
+}
+
 int sideband_follow(struct sideband *sb, pid_t pid)
 {
-	size_t start = sb->nrings;
+	size_t start;
 	char list[4096];
 	int err;
 
+	close_finished(sb);
+	start = sb->nrings;
 	err = online_cpus(list, sizeof(list));
 	if (!err)
 		err = follow_cpus(sb, pid, list);

@@ -86,6 +86,30 @@ static void test_rejects(void **state)
 	assert_int_equal(PARSE(&o, "--max-tasks", "10", "true"), -EINVAL);
 }
 
+static void test_repeat(void **state)
+{
+	struct record_opts o;
+
+	assert_int_equal(PARSE(&o, "--", "true"), 0);
+	assert_int_equal(o.repeat, 1);
+	assert_int_equal(PARSE(&o, "-r", "3", "--", "./syscall-loop", "1000"), 0);
+	assert_int_equal(o.repeat, 3);
+	assert_string_equal(o.argv[0], "./syscall-loop");
+	assert_int_equal(PARSE(&o, "--repeat=5", "-a", "true"), 0);
+	assert_int_equal(o.repeat, 5);
+	assert_int_equal(PARSE(&o, "-r", "1", "-d", "2", "true"), 0);
+	assert_int_equal(PARSE(&o, "-r", "0", "true"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-r", "x", "true"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-r", "2.5", "true"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-r", "100001", "true"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-r"), -EINVAL);
+	/* a running process or the system cannot be started again */
+	assert_int_equal(PARSE(&o, "-r", "3", "-p", "1234"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-r", "1", "-p", "1234"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-r", "3", "-a"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-r", "3", "-d", "2", "true"), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -93,6 +117,7 @@ int main(void)
 		cmocka_unit_test(test_options_stop_at_command),
 		cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_rejects),
+		cmocka_unit_test(test_repeat),
 	};
 
 	/* the rejected cases print their one-line errors: keep them off the test log */

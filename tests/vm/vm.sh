@@ -15,7 +15,7 @@
 #
 # vm_run's arguments are appended to the kernel command line; its standard
 # input is the guest script, run by busybox `sh -e` as root in / with
-# kprotperf, big-fork, syscall-loop and cpu-burn on PATH, the host share at
+# kprotperf, big-fork, syscall-loop, cpu-burn and alloc-free on PATH, the host share at
 # /mnt/host, proc, sysfs, devtmpfs, tracefs, debugfs and a tmpfs /tmp
 # mounted. vm_run prints the script's output and returns its exit status;
 # the files it left in /mnt/host are in $VM_SHARE. A guest that never reports
@@ -55,7 +55,7 @@ q() { sqlite3 -batch -noheader "$1" "$2"; }
 
 # The modules the 9p share needs; their dependencies come from modules.dep.
 VM_MOD_ROOTS=(virtio_pci 9pnet_virtio 9p)
-VM_WORKLOADS=(big-fork syscall-loop cpu-burn)
+VM_WORKLOADS=(big-fork syscall-loop cpu-burn alloc-free)
 VM_HOST_BINS=()
 
 vm_need_host() {

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What kprotperf diff compares: named measures (a syscall's latency per
+ * call, a kernel function's CPU time per run, ...) with one value per run on
+ * each side, matched across the two recordings by name.
+ *
+ * A recording's runs are the rows of its runs table (record --repeat), or
+ * the whole recording as one run when that table is empty.  dm_prepare()
+ * makes the per-run views the loaders read:
+ *   d_runs(run, idx)                 idx 0..runs-1
+ *   d_lat(run, kind, id, calls, done, total_ns, oncpu_ns, offcpu_ns)
+ *   d_samples(run, kstack, count)    run is the idx
+ */
+#ifndef KP_DIFF_METRICS_H
+#define KP_DIFF_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "diff_stats.h"
+
+struct df;
+struct features;
+struct kdebug;
+
+enum { DM_BASE, DM_HARD };
+
+struct dm_metric {
+	char *name;
+	struct ds_run *run[2]; /* per side, one per run */
+	struct ds_result r;
+};
+
+struct dm_set {
+	const char *kind;  /* latency.kind: "syscall", "func"; NULL: a value per run (den 1) */
+	const char *clock; /* latency_hist.clock, NULL: none (off-CPU) */
+	bool samples;	   /* CPU samples: num is samples x period */
+	size_t runs[2];
+	double period[2]; /* ns per CPU sample */
+	void *index;	  /* tsearch() tree of the metrics by name */
+	struct dm_metric **v;
+	size_t n;
+};
+
+/* The views above; *runs: how many runs the recording holds. */
+int dm_prepare(struct df *df, size_t *runs);
+/* An empty set; period (ns per sample, per side) makes it a sample set, kind NULL. */
+void dm_init(struct dm_set *s, const char *kind, const char *clock, const size_t runs[2],
+	     const double *period);
+/* Adds the rows of sql (run idx, name, num, den) to side's values; -errno. */
+int dm_collect(struct dm_set *s, int side, struct df *df, const char *sql);
+/* Intervals and verdicts (the method by the runs, see diff_stats.h), then sorts by |delta_run|. */
+int dm_finish(struct dm_set *s, struct df *const df[2]);
+double dm_total_delta(const struct dm_set *s);
+void dm_free(struct dm_set *s);
+
+/* Loaders, each for one side. */
+int dm_load_latency(struct dm_set *s, int side, struct df *df, const char *column);
+int dm_load_kernel_functions(struct dm_set *self, struct dm_set *total, int side, struct df *df);
+int dm_load_inlines(struct dm_set *self, struct dm_set *total, int side, struct df *df,
+		    struct kdebug *kd);
+int dm_load_features(struct dm_set *s, int side, struct df *df, const struct features *f);
+int dm_load_wall(struct dm_set *s, int side, struct df *df);
+
+/* A name seen inlined in one kernel and out of line in the other. */
+struct dm_inlining {
+	char name[128];
+	unsigned int how[2]; /* DM_INLINED | DM_OUT_OF_LINE */
+};
+#define DM_INLINED     1u
+#define DM_OUT_OF_LINE 2u
+
+int dm_inlining_changes(struct df *const df[2], struct dm_inlining **out, size_t *n);
+
+#endif

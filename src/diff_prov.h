@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * kprotperf diff's first section: on what the two recordings differ (kernel
+ * build, hardening knobs on the cmdline, hardening config, CPU vulnerability
+ * mitigations), and why their numbers may not compare (warnings).
+ */
+#ifndef KP_DIFF_PROV_H
+#define KP_DIFF_PROV_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct df;
+struct json;
+
+#define DIFF_MAX_NOTES 8
+
+/* "warning: ..." and "note: ..." lines, shown in the header and in JSON. */
+struct diff_notes {
+	char v[DIFF_MAX_NOTES][1024];
+	int n;
+};
+
+void diff_note(struct diff_notes *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Different commands or sampling rates; fewer than 5 runs on a side. */
+void diff_warnings(struct df *const df[2], const size_t runs[2], struct diff_notes *n);
+/* What differs, as "#   " lines to f, or the "provenance" object to j when j is set. */
+int diff_provenance(struct df *const df[2], FILE *f, struct json *j);
+
+#endif
