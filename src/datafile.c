@@ -27,13 +27,13 @@ struct df {
 };
 
 /* Documented in README.md ("The data file"); bump KP_SCHEMA_VERSION on any change. */
-#define RUN_TABLES(temp)                                                                   \
-	"CREATE " temp "TABLE runs(run INTEGER PRIMARY KEY, wall_ns INTEGER, exit_code INTEGER,"  \
-	" end TEXT);"                                                                       \
-	"CREATE " temp "TABLE run_latency(run INTEGER, kind TEXT, id INTEGER, calls INTEGER,"     \
-	" done INTEGER, total_ns INTEGER, oncpu_ns INTEGER, offcpu_ns INTEGER,"             \
-	" PRIMARY KEY(run, kind, id));"                                                     \
-	"CREATE " temp "TABLE run_samples(run INTEGER, kstack INTEGER, ustack INTEGER,"           \
+#define RUN_TABLES(temp)                                                                         \
+	"CREATE " temp "TABLE runs(run INTEGER PRIMARY KEY, wall_ns INTEGER, exit_code INTEGER," \
+	" end TEXT);"                                                                            \
+	"CREATE " temp "TABLE run_latency(run INTEGER, kind TEXT, id INTEGER, calls INTEGER,"    \
+	" done INTEGER, total_ns INTEGER, oncpu_ns INTEGER, offcpu_ns INTEGER,"                  \
+	" PRIMARY KEY(run, kind, id));"                                                          \
+	"CREATE " temp "TABLE run_samples(run INTEGER, kstack INTEGER, ustack INTEGER,"          \
 	" count INTEGER);"
 #define INLINES_TABLE                                                                    \
 	"inlines(func INTEGER PRIMARY KEY, name TEXT, parent TEXT,"                      \
@@ -393,7 +393,8 @@ static int validate(struct df *df, const char **why)
 		return -EBADMSG;
 	}
 	/* what older schemas lack reads as empty, from tables beside the read-only file */
-	if (version < 3 && sqlite3_exec(df->db, "CREATE TEMP TABLE " INLINES_TABLE, NULL, NULL, NULL))
+	if (version < 3 &&
+	    sqlite3_exec(df->db, "CREATE TEMP TABLE " INLINES_TABLE, NULL, NULL, NULL))
 		return -EIO;
 	if (version < 4 && sqlite3_exec(df->db, RUN_TABLES("TEMP "), NULL, NULL, NULL))
 		return -EIO;
@@ -471,4 +472,19 @@ long long df_scalar(struct df *df, const char *sql, const char *arg)
 		v = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return v;
+}
+
+int df_hist_rows(sqlite3_stmt *st, unsigned long long *hist, size_t n)
+{
+	long long b;
+	int rc;
+
+	memset(hist, 0, n * sizeof(*hist));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		b = sqlite3_column_int64(st, 0);
+		if (b >= 0 && (size_t)b < n)
+			hist[b] = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	return df_errno(rc);
 }

@@ -35,6 +35,8 @@ sqlite3 *df_db(struct df *df);
 /* Run sql, calling fn on each row until it returns non-zero: that value, or -errno. */
 int df_each_row(struct df *df, const char *sql, int (*fn)(sqlite3_stmt *st, void *ctx), void *ctx);
 const char *df_meta(struct df *df, const char *key);
+/* Step st, whose rows are (bucket, count), into hist[n] (zeroed first); finalizes st. */
+int df_hist_rows(sqlite3_stmt *st, unsigned long long *hist, size_t n);
 /* The first column of the first row of sql, whose one parameter (if any) is arg; 0 if none. */
 long long df_scalar(struct df *df, const char *sql, const char *arg);
 void df_close(struct df *df);

@@ -127,22 +127,15 @@ static int load_hist(const struct dm_set *s, struct df *df, const char *name, __
 		"SELECT h.bucket, SUM(h.count) FROM latency_hist h JOIN funcs f ON f.id = h.id"
 		" WHERE h.kind = 'func' AND f.name = ?1 AND h.clock = ?2 GROUP BY h.bucket";
 	sqlite3_stmt *st;
-	int rc, b;
+	int rc;
 
-	memset(hist, 0, KP_HIST_BUCKETS * sizeof(*hist));
 	rc = sqlite3_prepare_v2(df_db(df), strcmp(s->kind, "func") ? sc_sql : fn_sql, -1, &st,
 				NULL);
 	if (rc != SQLITE_OK)
 		return df_errno(rc);
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, s->clock, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		b = sqlite3_column_int(st, 0);
-		if (b >= 0 && b < KP_HIST_BUCKETS)
-			hist[b] = sqlite3_column_int64(st, 1);
-	}
-	sqlite3_finalize(st);
-	return df_errno(rc);
+	return df_hist_rows(st, hist, KP_HIST_BUCKETS);
 }
 
 static int interval(struct dm_set *s, struct df *const df[2], struct dm_metric *m)

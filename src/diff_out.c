@@ -201,7 +201,8 @@ void diff_inlining_text(const struct dm_inlining *v, size_t n, int top, bool sam
 		fprintf(f, "%-32s %-24s %s\n", v[i].name, how_text(v[i].how[DM_BASE]),
 			how_text(v[i].how[DM_HARD]));
 	if (!n)
-		fputs(same_build ? "(none: both recordings ran the same kernel build)\n" : "(none)\n",
+		fputs(same_build ? "(none: both recordings ran the same kernel build)\n"
+				 : "(none)\n",
 		      f);
 }
 

@@ -213,9 +213,8 @@ struct lat_table {
 int report_load_hist(struct df *df, const char *kind, long long id, const char *clock, __u64 *hist)
 {
 	sqlite3_stmt *st;
-	int rc, b;
+	int rc;
 
-	memset(hist, 0, KP_HIST_BUCKETS * sizeof(*hist));
 	rc = sqlite3_prepare_v2(df_db(df),
 				"SELECT bucket, count FROM latency_hist WHERE kind = ?"
 				" AND id = ? AND clock = ?",
@@ -225,13 +224,7 @@ int report_load_hist(struct df *df, const char *kind, long long id, const char *
 	sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, id);
 	sqlite3_bind_text(st, 3, clock, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		b = sqlite3_column_int(st, 0);
-		if (b >= 0 && b < KP_HIST_BUCKETS)
-			hist[b] = sqlite3_column_int64(st, 1);
-	}
-	sqlite3_finalize(st);
-	return df_errno(rc);
+	return df_hist_rows(st, hist, KP_HIST_BUCKETS);
 }
 
 static int add_lat_row(sqlite3_stmt *st, void *ctx)
