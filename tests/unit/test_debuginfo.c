@@ -50,12 +50,11 @@ static const char fixture_src[] =
 #define RELEASE "6.1.0-kp-test"
 
 struct fixture {
-	char dir[PATH_MAX / 2];
+	struct tu_fixture tu;	/* first: tu_fixture_setup() allocates it */
 	char exe[PATH_MAX];	/* with DWARF and a build id */
 	char nodebug[PATH_MAX]; /* the same program without DWARF */
 	char obj[PATH_MAX];	/* ET_REL: its DWARF needs relocating */
 	char bid[ELFSYM_BID_HEX];
-	bool built;
 };
 
 /* A sysroot under dir whose build-id link is the fixture and whose /boot vmlinux has no DWARF. */
@@ -64,18 +63,19 @@ static int make_sysroot(struct fixture *f)
 	return tu_run("mkdir -p '%s/root/usr/lib/debug/.build-id/%.2s' '%s/root/boot' && "
 		      "ln -s '%s' '%s/root/usr/lib/debug/.build-id/%.2s/%s.debug' && "
 		      "cp '%s' '%s/root/boot/vmlinux-" RELEASE "'",
-		      f->dir, f->bid, f->dir, f->exe, f->dir, f->bid, f->bid + 2, f->nodebug,
-		      f->dir);
+		      f->tu.dir, f->bid, f->tu.dir, f->exe, f->tu.dir, f->bid, f->bid + 2,
+		      f->nodebug, f->tu.dir);
 }
 
-static int build(struct fixture *f)
+static int build(void *arg)
 {
+	struct fixture *f = arg;
 	char src[PATH_MAX];
 
-	snprintf(src, sizeof(src), "%s/fixture.c", f->dir);
-	snprintf(f->exe, sizeof(f->exe), "%s/fixture", f->dir);
-	snprintf(f->nodebug, sizeof(f->nodebug), "%s/fixture-nodebug", f->dir);
-	snprintf(f->obj, sizeof(f->obj), "%s/fixture.o", f->dir);
+	snprintf(src, sizeof(src), "%s/fixture.c", f->tu.dir);
+	snprintf(f->exe, sizeof(f->exe), "%s/fixture", f->tu.dir);
+	snprintf(f->nodebug, sizeof(f->nodebug), "%s/fixture-nodebug", f->tu.dir);
+	snprintf(f->obj, sizeof(f->obj), "%s/fixture.o", f->tu.dir);
 	if (tu_write_file(src, fixture_src) || tu_cc("-O2 -g -Wl,--build-id=sha1", src, f->exe) ||
 	    tu_cc("-O2 -g0 -Wl,--build-id=sha1", src, f->nodebug) ||
 	    tu_cc("-O2 -g -c", src, f->obj))
@@ -87,36 +87,8 @@ static int build(struct fixture *f)
 
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
-
-	if (!f)
-		return -1;
-	if (tu_mkdtemp(f->dir, sizeof(f->dir), "kp-debuginfo")) {
-		free(f);
-		return -1;
-	}
 	/* without a compiler the fixture tests skip rather than fail */
-	f->built = !build(f);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	tu_run("rm -rf '%s'", f->dir);
-	free(f);
-	return 0;
-}
-
-static struct fixture *fixture(void **state)
-{
-	struct fixture *f = *state;
-
-	if (!f->built)
-		skip();
-	return f;
+	return tu_fixture_setup(state, sizeof(struct fixture), "kp-debuginfo", "cc", build);
 }
 
 static bool has_parent(const struct inline_instance *v, size_t n, const char *name)
@@ -148,7 +120,7 @@ static void check_helper(struct debuginfo *di)
 
 static void test_inlined_only(void **state)
 {
-	struct fixture *f = fixture(state);
+	struct fixture *f = tu_fixture(state);
 	struct debuginfo *di;
 
 	assert_int_equal(debuginfo_open(&di, f->exe), 0);
@@ -158,7 +130,7 @@ static void test_inlined_only(void **state)
 
 static void test_symbol(void **state)
 {
-	struct fixture *f = fixture(state);
+	struct fixture *f = tu_fixture(state);
 	struct debuginfo *di;
 	__u64 addr = 0;
 
@@ -172,7 +144,7 @@ static void test_symbol(void **state)
 /* An object file's DWARF only makes sense once libdwfl has applied its relocations. */
 static void test_relocatable(void **state)
 {
-	struct fixture *f = fixture(state);
+	struct fixture *f = tu_fixture(state);
 	struct debuginfo *di;
 
 	assert_int_equal(debuginfo_open(&di, f->obj), 0);
@@ -182,7 +154,7 @@ static void test_relocatable(void **state)
 
 static void test_open_nodebug(void **state)
 {
-	struct fixture *f = fixture(state);
+	struct fixture *f = tu_fixture(state);
 	struct debuginfo *di = (void *)1;
 
 	assert_int_equal(debuginfo_open(&di, f->nodebug), -ENODATA);
@@ -192,7 +164,7 @@ static void test_open_nodebug(void **state)
 
 static void test_find_explicit(void **state)
 {
-	struct fixture *f = fixture(state);
+	struct fixture *f = tu_fixture(state);
 	char out[PATH_MAX], src[PATH_MAX], other[ELFSYM_BID_HEX];
 	size_t i;
 
@@ -210,7 +182,7 @@ static void test_find_explicit(void **state)
 	other[i] = '\0';
 	assert_int_equal(debuginfo_find(RELEASE, other, f->exe, out, sizeof(out)), 0);
 	assert_int_equal(debuginfo_find(RELEASE, f->bid, f->nodebug, out, sizeof(out)), -ENODATA);
-	snprintf(src, sizeof(src), "%s/fixture.c", f->dir);
+	snprintf(src, sizeof(src), "%s/fixture.c", f->tu.dir);
 	assert_int_equal(debuginfo_find(RELEASE, NULL, src, out, sizeof(out)), -ENOEXEC);
 	assert_int_equal(debuginfo_find(RELEASE, NULL, "/nonexistent/vmlinux", out, sizeof(out)),
 			 -ENOENT);
@@ -218,10 +190,10 @@ static void test_find_explicit(void **state)
 
 static void test_find_search(void **state)
 {
-	struct fixture *f = fixture(state);
+	struct fixture *f = tu_fixture(state);
 	char root[PATH_MAX], out[PATH_MAX], other[ELFSYM_BID_HEX];
 
-	snprintf(root, sizeof(root), "%s/root", f->dir);
+	snprintf(root, sizeof(root), "%s/root", f->tu.dir);
 	assert_int_equal(debuginfo_find_sysroot(root, RELEASE, f->bid, NULL, out, sizeof(out)), 0);
 	assert_non_null(strstr(out, "/usr/lib/debug/.build-id/"));
 	assert_true(!strncmp(out, root, strlen(root)));
@@ -270,5 +242,5 @@ int main(void)
 		cmocka_unit_test(test_real_vmlinux),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, tu_fixture_teardown);
 }

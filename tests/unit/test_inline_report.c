@@ -576,10 +576,7 @@ static int teardown(void **state)
 
 static void need_fixture(void)
 {
-	if (!fx.built) {
-		print_message("skipped: cannot build the fixture (cc, binutils, llvm-dwarfdump)\n");
-		skip();
-	}
+	tu_need_built(fx.built, "cc, binutils, llvm-dwarfdump");
 	if (fx.broken)
 		fail_msg("the fixture is not as the tests assume: %s", fx.broken);
 }

@@ -121,9 +121,8 @@ struct insn {
 };
 
 struct fixture {
-	char dir[PATH_MAX / 2];
+	struct tu_fixture tu; /* first: tu_fixture_setup() allocates it */
 	char exe[PATH_MAX];
-	bool built;
 	struct insn insns[MAX_INSNS];
 	size_t ninsns;
 };
@@ -159,12 +158,13 @@ static int disassemble(struct fixture *f)
 	return f->ninsns ? 0 : -1;
 }
 
-static int build(struct fixture *f)
+static int build(void *arg)
 {
+	struct fixture *f = arg;
 	char src[PATH_MAX];
 
-	snprintf(src, sizeof(src), "%s/fixture.c", f->dir);
-	snprintf(f->exe, sizeof(f->exe), "%s/fixture", f->dir);
+	snprintf(src, sizeof(src), "%s/fixture.c", f->tu.dir);
+	snprintf(f->exe, sizeof(f->exe), "%s/fixture", f->tu.dir);
 	if (tu_write_file(src, fixture_src) ||
 	    tu_cc("-O2 -g -mfunction-return=thunk-extern -mindirect-branch=thunk-extern", src,
 		  f->exe))
@@ -176,38 +176,9 @@ static int build(struct fixture *f)
 
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
-
-	if (!f)
-		return -1;
-	if (tu_mkdtemp(f->dir, sizeof(f->dir), "kp-inlines")) {
-		free(f);
-		return -1;
-	}
 	/* without gcc, objdump or llvm-dwarfdump the fixture tests skip rather than fail */
-	f->built = !build(f);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	tu_run("rm -rf '%s'", f->dir);
-	free(f);
-	return 0;
-}
-
-static struct fixture *fixture(void **state)
-{
-	struct fixture *f = *state;
-
-	if (!f->built) {
-		print_message("skipped: cannot build the fixture (gcc, objdump, llvm-dwarfdump)\n");
-		skip();
-	}
-	return f;
+	return tu_fixture_setup(state, sizeof(struct fixture), "kp-inlines",
+				"gcc, objdump, llvm-dwarfdump", build);
 }
 
 /* As inlines.h promises them: sorted, without empty ranges, touching ones merged. */
@@ -505,7 +476,7 @@ static void check_at(struct debuginfo *di, const struct inline_instance *want)
 
 static void test_fixture_instances(void **state)
 {
-	struct fixture *f = fixture(state);
+	struct fixture *f = tu_fixture(state);
 	struct ext_instance ext[MAX_EXT];
 	struct inline_instance *v;
 	struct debuginfo *di;
@@ -540,7 +511,7 @@ static void test_fixture_instances(void **state)
 
 static void test_fixture_missing(void **state)
 {
-	struct fixture *f = fixture(state);
+	struct fixture *f = tu_fixture(state);
 	struct inline_instance *v = NULL;
 	struct debuginfo *di;
 	size_t n = 1;
@@ -650,5 +621,5 @@ int main(void)
 		cmocka_unit_test(test_real_vmlinux),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, tu_fixture_teardown);
 }

@@ -49,56 +49,35 @@ static const char fixture_src[] =
 #define SCAN_BYTES 0x1000
 
 struct fixture {
-	char dir[PATH_MAX / 2];
-	char exe[PATH_MAX];  /* DWARF 5, gcc 12's default */
-	char exe4[PATH_MAX]; /* the same with DWARF 4 */
-	bool built;
+	struct tu_fixture tu; /* first: tu_fixture_setup() allocates it */
+	char exe[PATH_MAX];   /* DWARF 5, gcc 12's default */
+	char exe4[PATH_MAX];  /* the same with DWARF 4 */
 };
 
-static int build(struct fixture *f)
+static int build(void *arg)
 {
+	struct fixture *f = arg;
 	char src[PATH_MAX];
 
-	snprintf(src, sizeof(src), "%s/fixture.c", f->dir);
-	snprintf(f->exe, sizeof(f->exe), "%s/fixture", f->dir);
-	snprintf(f->exe4, sizeof(f->exe4), "%s/fixture-dwarf4", f->dir);
+	snprintf(src, sizeof(src), "%s/fixture.c", f->tu.dir);
+	snprintf(f->exe, sizeof(f->exe), "%s/fixture", f->tu.dir);
+	snprintf(f->exe4, sizeof(f->exe4), "%s/fixture-dwarf4", f->tu.dir);
 	return tu_write_file(src, fixture_src) || tu_cc("-O2 -g -gdwarf-5", src, f->exe) ||
 	       tu_cc("-O2 -g -gdwarf-4", src, f->exe4);
 }
 
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof(*f));
-
-	if (!f)
-		return -1;
-	if (tu_mkdtemp(f->dir, sizeof(f->dir), "kp-symbolize")) {
-		free(f);
-		return -1;
-	}
 	/* without a compiler the fixture tests skip rather than fail */
-	f->built = !build(f);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	tu_run("rm -rf '%s'", f->dir);
-	free(f);
-	return 0;
+	return tu_fixture_setup(state, sizeof(struct fixture), "kp-symbolize", "cc", build);
 }
 
 /* The fixture's DWARF (version 4 or 5), opened with a symbolizer over it. */
 static struct symbolizer *open_fixture(void **state, int version, struct debuginfo **di)
 {
-	struct fixture *f = *state;
+	struct fixture *f = tu_fixture(state);
 	struct symbolizer *s;
 
-	if (!f->built)
-		skip();
 	assert_int_equal(debuginfo_open(di, version == 4 ? f->exe4 : f->exe), 0);
 	assert_int_equal(symbolizer_new(&s, *di), 0);
 	return s;
@@ -332,5 +311,5 @@ int main(void)
 		cmocka_unit_test(test_real_vmlinux),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, tu_fixture_teardown);
 }

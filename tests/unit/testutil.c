@@ -76,6 +76,48 @@ int tu_mkdtemp(char *dir, size_t len, const char *name)
 	return mkdtemp(dir) ? 0 : -1;
 }
 
+int tu_fixture_setup(void **state, size_t size, const char *prefix, const char *needs,
+		     int (*build)(void *f))
+{
+	struct tu_fixture *f = calloc(1, size);
+
+	if (!f)
+		return -1;
+	if (tu_mkdtemp(f->dir, sizeof(f->dir), prefix)) {
+		free(f);
+		return -1;
+	}
+	f->needs = needs;
+	f->built = !build(f);
+	*state = f;
+	return 0;
+}
+
+int tu_fixture_teardown(void **state)
+{
+	struct tu_fixture *f = *state;
+
+	tu_run("rm -rf '%s'", f->dir);
+	free(f);
+	return 0;
+}
+
+void tu_need_built(bool built, const char *needs)
+{
+	if (!built) {
+		print_message("skipped: cannot build the fixture (%s)\n", needs);
+		skip();
+	}
+}
+
+void *tu_fixture(void **state)
+{
+	struct tu_fixture *f = *state;
+
+	tu_need_built(f->built, f->needs);
+	return f;
+}
+
 int tu_cc(const char *flags, const char *src, const char *out)
 {
 	return tu_run("cc %s '%s' -o '%s' 2>/dev/null", flags, src, out);

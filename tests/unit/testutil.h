@@ -7,6 +7,7 @@
 #ifndef KP_TESTUTIL_H
 #define KP_TESTUTIL_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -48,5 +49,33 @@ char *tu_output(int (*cmd)(int, char **), char **argv);
 
 /* Runs cmd on argv: it exits with status and writes exactly want to fd. */
 void tu_expect(int (*cmd)(int, char **), char **argv, int fd, int status, const char *want);
+
+/*
+ * A cmocka group state for tests over files built at setup in a temporary
+ * directory: a test's own fixture struct embeds it as its first member.
+ */
+struct tu_fixture {
+	char dir[PATH_MAX / 2];
+	bool built;	   /* build succeeded: without it the tests skip */
+	const char *needs; /* what the build needs, for the skip message */
+};
+
+/*
+ * A group setup: callocs size bytes (a struct beginning with a struct
+ * tu_fixture), makes its dir with tu_mkdtemp(prefix) and runs build on it,
+ * whose failure makes the tests skip rather than fail.  0, or -1 when there
+ * is no memory or directory.
+ */
+int tu_fixture_setup(void **state, size_t size, const char *prefix, const char *needs,
+		     int (*build)(void *f));
+
+/* The group teardown that goes with it: removes the dir and frees. */
+int tu_fixture_teardown(void **state);
+
+/* Skips the test, saying what the build needs, unless built. */
+void tu_need_built(bool built, const char *needs);
+
+/* The fixture in state, once built; skips the test otherwise. */
+void *tu_fixture(void **state);
 
 #endif
