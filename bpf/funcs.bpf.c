@@ -37,7 +37,7 @@ struct {
 /* [func * KP_FUNC_NR_SLOTS + syscall slot]: an array, so the JIT inlines the lookup */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, KP_MAX_FUNCS *KP_FUNC_NR_SLOTS);
+	__uint(max_entries, (KP_MAX_FUNCS * KP_FUNC_NR_SLOTS));
 	__type(key, __u32);
 	__type(value, struct kp_func_split);
 } func_nr SEC(".maps");
@@ -63,29 +63,28 @@ struct {
 	__type(value, struct kp_pc_action);
 } pc_actions SEC(".maps");
 
-static __always_inline int enter(__u32 func, void *ctx, struct kmem_cache *arg0)
+/*
+ * Open a call of func (< KP_MAX_FUNCS) on s's stack: its slot, for the caller
+ * to stamp, or NULL when the stack is full (counted, depth left as it was).
+ */
+static __always_inline struct kp_func_call *push(struct kp_thread *s, __u32 func, void *ctx,
+						 struct kmem_cache *arg0)
 {
 	struct kp_func_call *c;
-	struct kp_thread *s;
-	__u32 d;
+	__u32 d = s->depth;
 
-	if (func >= KP_MAX_FUNCS)
-		return 0;
-	s = current_thread(bpf_get_current_task_btf());
-	if (!s)
-		return 0;
-	d = s->depth++;
 	if (d >= KP_FUNC_DEPTH) {
 		count(KP_CNT_LOST_FUNC_DEPTH);
-		return 0;
+		return NULL;
 	}
+	s->depth = d + 1;
 	c = &s->call[d];
 	c->func = func;
 	c->slot = s->in_syscall && s->nr < KP_MAX_SYSCALLS ? s->nr : KP_MAX_SYSCALLS;
 	c->kstack = func_stacks ? stack_id(ctx, 0, KP_CNT_LOST_KSTACK) : KP_NO_KSTACK;
 	c->ctx[0] = 0;
 	/*
-	 * The 6.1 verifier does not keep the bound checked above once func was
+	 * The 6.1 verifier does not keep the caller's bound on func once it was
 	 * spilled, and clang would drop a mask it knows to be redundant.
 	 */
 	barrier_var(func);
@@ -94,6 +93,26 @@ static __always_inline int enter(__u32 func, void *ctx, struct kmem_cache *arg0)
 		__builtin_memset(c->ctx, 0, KP_CTX_LEN);
 		bpf_probe_read_kernel_str(c->ctx, KP_CTX_LEN, BPF_CORE_READ(arg0, name));
 	}
+	return c;
+}
+
+static __always_inline int enter(__u32 func, void *ctx, struct kmem_cache *arg0)
+{
+	struct kp_func_call *c;
+	struct kp_thread *s;
+
+	if (func >= KP_MAX_FUNCS)
+		return 0;
+	s = current_thread(bpf_get_current_task_btf());
+	if (!s)
+		return 0;
+	c = push(s, func, ctx, arg0);
+	if (!c) {
+		/* its return comes all the same: leave() pops the calls too deep to record */
+		s->depth++;
+		return 0;
+	}
+	/* after the stack walk, which is the probe's time, not the function's */
 	c->ts = bpf_ktime_get_ns();
 	return 0;
 }
@@ -146,20 +165,40 @@ static __always_inline void account_keys(const struct kp_func_call *c, __u64 ns)
 	}
 }
 
-/* Where func's innermost call is on the stack (depth <= KP_FUNC_DEPTH), or -1. */
-static __always_inline int find(const struct kp_thread *s, __u32 depth, __u32 func)
+static __always_inline __u64 bit(__u32 func)
+{
+	return 1ULL << (func & (KP_MAX_FUNCS - 1));
+}
+
+/* Where the innermost open call of a function in mask is, below depth, or -1. */
+static __always_inline int find(const struct kp_thread *s, __u32 depth, __u64 mask)
 {
 	__u32 i, d;
 
+	/* past KP_FUNC_DEPTH the calls on top were never recorded: no slot is theirs */
+	if (depth > KP_FUNC_DEPTH)
+		return -1;
 	for (i = 1; i <= KP_FUNC_DEPTH && i <= depth; i++) {
 		d = depth - i;
 		/* a bound the verifier keeps, which clang must not prove away */
 		barrier_var(d);
 		d &= KP_FUNC_DEPTH - 1;
-		if (s->call[d].func == func)
+		if (mask & bit(s->call[d].func))
 			return d;
 	}
 	return -1;
+}
+
+/* Close the call at d; the calls above it lost their returns or exits. */
+static __always_inline void pop_to(struct kp_thread *s, __u32 d, __u64 now)
+{
+	struct kp_func_call *c = &s->call[d & (KP_FUNC_DEPTH - 1)];
+
+	if (s->depth > d + 1)
+		count_n(KP_CNT_FUNC_UNMATCHED, s->depth - d - 1);
+	s->depth = d;
+	account(c, now - c->ts);
+	account_keys(c, now - c->ts);
 }
 
 static __always_inline int leave(__u32 func)
@@ -167,7 +206,6 @@ static __always_inline int leave(__u32 func)
 	__u64 now = bpf_ktime_get_ns();
 	__u32 tid = bpf_get_current_task_btf()->pid;
 	struct kp_thread *s = bpf_map_lookup_elem(&threads, &tid);
-	struct kp_func_call *c;
 	int d;
 
 	if (!s)
@@ -177,79 +215,70 @@ static __always_inline int leave(__u32 func)
 		s->depth--;
 		return 0;
 	}
-	d = find(s, s->depth, func);
+	d = find(s, s->depth, bit(func));
 	if (d < 0) {
 		/* entered before recording started, or its entry was not seen */
 		count(KP_CNT_FUNC_UNMATCHED);
 		return 0;
 	}
 	/* calls above it lost their returns (kretprobe maxactive exhausted) */
-	if (s->depth > (__u32)d + 1)
-		count_n(KP_CNT_FUNC_UNMATCHED, s->depth - d - 1);
-	s->depth = d;
-	c = &s->call[d & (KP_FUNC_DEPTH - 1)];
-	account(c, now - c->ts);
-	account_keys(c, now - c->ts);
+	pop_to(s, d, now);
 	return 0;
 }
 
 /*
- * Leaving inline instances: only the innermost open call is closed, and only
- * when it is one of the instances left here.  Exit addresses are also reached
- * on paths that never entered the instance, so an unmatched exit is normal
- * and not counted.  Two passes: an address can end a nested pair at once.
+ * Leaving inline instances: the innermost open call of each instance left
+ * here is closed, and calls above it lost their exits.  Exit addresses are
+ * also reached on paths that never entered the instance, so an exit with no
+ * open call is normal and not counted.  One address can end nested instances.
  */
 static __always_inline void leave_inline(struct kp_thread *s, __u64 exits, __u64 now)
 {
-	struct kp_func_call *c;
-	__u32 d, i;
+	__u32 i;
+	int d;
 
-	for (i = 0; i < 2; i++) {
-		d = s->depth;
-		if (d == 0 || d > KP_FUNC_DEPTH)
+	for (i = 0; i < KP_FUNC_DEPTH; i++) {
+		d = find(s, s->depth, exits);
+		if (d < 0)
 			return;
-		d--;
-		barrier_var(d);
-		d &= KP_FUNC_DEPTH - 1;
-		c = &s->call[d];
-		if (c->func >= 64 || !(exits & (1ULL << c->func)))
-			return;
-		s->depth = d;
-		account(c, now - c->ts);
-		account_keys(c, now - c->ts);
+		/* one exit ends one call of each instance */
+		exits &= ~bit(s->call[d & (KP_FUNC_DEPTH - 1)].func);
+		pop_to(s, d, now);
 	}
 }
 
 /* The entry pc inside a loop of the instance is reached again: the same invocation. */
 static __always_inline bool already_in(const struct kp_thread *s, __u32 func)
 {
-	__u32 d = s->depth;
-
-	if (d == 0 || d > KP_FUNC_DEPTH)
-		return false;
-	d--;
-	barrier_var(d);
-	d &= KP_FUNC_DEPTH - 1;
-	return s->call[d].func == func;
+	return s->depth && find(s, s->depth, bit(func)) == (int)s->depth - 1;
 }
 
 SEC("kprobe")
 int kp_pc(struct pt_regs *ctx)
 {
-	__u32 i = bpf_get_attach_cookie(ctx), tid;
-	__u64 now = bpf_ktime_get_ns();
+	__u32 i = bpf_get_attach_cookie(ctx);
 	struct kp_pc_action *a = bpf_map_lookup_elem(&pc_actions, &i);
+	struct kp_func_call *c;
 	struct kp_thread *s;
+	__u64 now = 0;
 
 	if (!a)
 		return 0;
-	tid = bpf_get_current_task_btf()->pid;
-	s = bpf_map_lookup_elem(&threads, &tid);
-	if (s && a->exits)
-		leave_inline(s, a->exits, now);
-	if (a->entry == KP_NO_FUNC || (s && already_in(s, a->entry)))
+	/* every task runs these addresses: untraced ones leave before any clock read */
+	s = current_thread(bpf_get_current_task_btf());
+	if (!s)
 		return 0;
-	return enter(a->entry, ctx, NULL);
+	if (a->exits) {
+		now = bpf_ktime_get_ns();
+		leave_inline(s, a->exits, now);
+	}
+	if (a->entry >= KP_MAX_FUNCS || already_in(s, a->entry))
+		return 0;
+	c = push(s, a->entry, ctx, NULL);
+	/* where one instance ends and the next begins, one instant for both */
+	if (c)
+		c->ts = now ?: bpf_ktime_get_ns();
+	return 0;
 }
 
 #define FENTRY_PAIR(i)                                                         \
@@ -271,11 +300,22 @@ int kp_pc(struct pt_regs *ctx)
 FENTRY_PAIR(0)
 FENTRY_PAIR(1)
 FENTRY_PAIR(2)
-FENTRY_PAIR(3) FENTRY_PAIR(4) FENTRY_PAIR(5) FENTRY_PAIR(6) FENTRY_PAIR(7) FENTRY_PAIR(8)
-	FENTRY_PAIR(9) FENTRY_PAIR(10) FENTRY_PAIR(11) FENTRY_PAIR(12) FENTRY_PAIR(13)
-		FENTRY_PAIR(14) FENTRY_PAIR(15)
+FENTRY_PAIR(3)
+FENTRY_PAIR(4)
+FENTRY_PAIR(5)
+FENTRY_PAIR(6)
+FENTRY_PAIR(7)
+FENTRY_PAIR(8)
+FENTRY_PAIR(9)
+FENTRY_PAIR(10)
+FENTRY_PAIR(11)
+FENTRY_PAIR(12)
+FENTRY_PAIR(13)
+FENTRY_PAIR(14)
+FENTRY_PAIR(15)
 
-			SEC("kprobe") int BPF_KPROBE(kp_kprobe, struct kmem_cache *arg0)
+SEC("kprobe")
+int BPF_KPROBE(kp_kprobe, struct kmem_cache *arg0)
 {
 	return enter(bpf_get_attach_cookie(ctx), ctx, arg0);
 }

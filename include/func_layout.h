@@ -9,6 +9,8 @@
 #include "kprotperf.h"
 
 #define KP_MAX_FUNCS 64
+/* struct kp_pc_action's exits: one bit per function */
+_Static_assert(KP_MAX_FUNCS <= 64, "kp_pc_action.exits has 64 bits");
 /* fentry/fexit pairs per copy of the funcs object (FENTRY_PAIR in funcs.bpf.c) */
 #define KP_FENTRY_SLOTS 16
 /* nr of calls made outside any syscall (page faults, kernel threads), in the data file */

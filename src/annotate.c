@@ -32,6 +32,7 @@ struct annotator {
 	const struct annotate_opts *o;
 	struct json *j;
 	long long self, total; /* the function's samples: in its code, anywhere on the stack */
+	sqlite3_stmt *range;   /* range_sql */
 };
 
 static const char usage[] =
@@ -55,7 +56,7 @@ static const char usage[] =
 static const char hit_sql[] =
 	"CREATE TEMP TABLE hit AS SELECT h.stack, h.depth, s.n AS count FROM"
 	" (SELECT stack, MIN(depth) AS depth FROM frames WHERE space = 'k' AND sub = 0"
-	"  AND (name = ?1 OR substr(name, 1, length(?1) + 1) = ?1 || '.') GROUP BY stack) h"
+	"  AND (name = ?1 OR kp_func_base(name) = ?1) GROUP BY stack) h"
 	" JOIN kstack_samples s ON s.stack = h.stack";
 
 static const char lines_sql[] =
@@ -69,7 +70,8 @@ static const char lines_sql[] =
 
 /* Inline instances the function's samples were in, outermost ones included. */
 static const char inst_sql[] =
-	"SELECT f.die, SUM(CASE WHEN h.depth = 0 THEN h.count ELSE 0 END), SUM(h.count)"
+	"SELECT f.die, SUM(CASE WHEN h.depth = 0 THEN h.count ELSE 0 END), SUM(h.count),"
+	" MAX(f.func_die)"
 	" FROM hit h JOIN frames f ON f.space = 'k' AND f.stack = h.stack"
 	" AND f.depth = h.depth AND f.inl = 1 GROUP BY f.die ORDER BY 3 DESC";
 
@@ -110,27 +112,29 @@ static int line_row(sqlite3_stmt *st, void *ctx)
 	return 0;
 }
 
-/* Samples whose pc (at the function's depth) lies in [lo, hi). */
-static long long range_samples(struct annotator *a, __u64 lo, __u64 hi, bool self)
+/* The samples whose pc (at the function's depth) lies in [?1, ?2): at the leaf, anywhere. */
+static const char range_sql[] =
+	"SELECT SUM(CASE WHEN h.depth = 0 THEN h.count ELSE 0 END), SUM(h.count) FROM hit h"
+	" JOIN frames f ON f.space = 'k' AND f.stack = h.stack AND f.depth = h.depth AND"
+	" f.sub = 0 WHERE f.pc >= ?1 AND f.pc < ?2";
+
+static int print_range(struct annotator *a, __u64 lo, __u64 hi)
 {
-	char sql[320];
+	long long self, total;
+	int rc;
 
-	snprintf(sql, sizeof(sql),
-		 "SELECT SUM(h.count) FROM hit h JOIN kstack_frames k ON k.stack = h.stack AND"
-		 " k.depth = h.depth WHERE %s AND k.addr - (k.depth > 0) >= %lld AND"
-		 " k.addr - (k.depth > 0) < %lld",
-		 self ? "h.depth = 0" : "1", (long long)lo, (long long)hi);
-	return df_scalar(a->df, sql, NULL);
-}
-
-static void print_range(struct annotator *a, __u64 lo, __u64 hi)
-{
-	long long self = range_samples(a, lo, hi, true), total = range_samples(a, lo, hi, false);
-
+	sqlite3_bind_int64(a->range, 1, (long long)lo);
+	sqlite3_bind_int64(a->range, 2, (long long)hi);
+	rc = sqlite3_step(a->range);
+	self = sqlite3_column_int64(a->range, 0);
+	total = sqlite3_column_int64(a->range, 1);
+	sqlite3_reset(a->range);
+	if (rc != SQLITE_ROW)
+		return df_errno(rc);
 	if (!a->j) {
 		printf("    0x%llx-0x%llx %6llu bytes %8lld %8lld\n", (unsigned long long)lo,
 		       (unsigned long long)hi, (unsigned long long)(hi - lo), self, total);
-		return;
+		return 0;
 	}
 	json_open(a->j, NULL, '{');
 	json_u64(a->j, "lo", lo);
@@ -138,6 +142,7 @@ static void print_range(struct annotator *a, __u64 lo, __u64 hi)
 	json_u64(a->j, "self_samples", self);
 	json_u64(a->j, "total_samples", total);
 	json_close(a->j, '}');
+	return 0;
 }
 
 static int inst_row(sqlite3_stmt *st, void *ctx)
@@ -146,9 +151,11 @@ static int inst_row(sqlite3_stmt *st, void *ctx)
 	struct inline_instance in;
 	long long self = sqlite3_column_int64(st, 1), total = sqlite3_column_int64(st, 2);
 	size_t i;
+	int err = 0;
 
 	/* a DIE the DWARF cannot take back is no instance to show */
-	if (inlines_at(kdebug_debuginfo(a->kd), sqlite3_column_int64(st, 0), &in))
+	if (inlines_at(kdebug_debuginfo(a->kd), sqlite3_column_int64(st, 0),
+		       sqlite3_column_int64(st, 3), &in))
 		return 0;
 	if (!a->j) {
 		printf("  %s (called at %s:%d), %zu ranges, %llu bytes: self %lld, total %lld\n",
@@ -164,15 +171,15 @@ static int inst_row(sqlite3_stmt *st, void *ctx)
 		json_u64(a->j, "total_samples", total);
 		json_open(a->j, "ranges", '[');
 	}
-	for (i = 0; i < in.nranges; i++)
-		print_range(a, kdebug_runtime(a->kd, in.ranges[i].lo),
-			    kdebug_runtime(a->kd, in.ranges[i].hi));
+	for (i = 0; i < in.nranges && !err; i++)
+		err = print_range(a, kdebug_runtime(a->kd, in.ranges[i].lo),
+				  kdebug_runtime(a->kd, in.ranges[i].hi));
 	if (a->j) {
 		json_close(a->j, ']');
 		json_close(a->j, '}');
 	}
 	inlines_free_one(&in);
-	return 0;
+	return err;
 }
 
 static int annotate_text(struct annotator *a)
@@ -232,7 +239,10 @@ static int annotate(struct annotator *a)
 			a->o->func, a->o->input);
 		return 1;
 	}
-	return a->o->json ? annotate_json(a) : annotate_text(a);
+	err = df_errno(sqlite3_prepare_v2(df_db(a->df), range_sql, -1, &a->range, NULL));
+	err = err ?: (a->o->json ? annotate_json(a) : annotate_text(a));
+	sqlite3_finalize(a->range);
+	return err;
 }
 
 static const struct option longopts[] = {
@@ -289,7 +299,8 @@ int cmd_annotate(int argc, char **argv)
 		return err > 0 ? 0 : 2;
 	if (cli_open("annotate", o.input, &a.df))
 		return 1;
-	err = cli_kdebug("annotate", a.df, o.vmlinux, "annotate needs the kernel's DWARF", &a.kd)
+	err = cli_kdebug("annotate", a.df, o.vmlinux, "annotate needs the kernel's DWARF", &a.kd,
+			 NULL, 0)
 		      ? 1
 		      : 0;
 	if (!err && !a.kd)

@@ -47,10 +47,17 @@ int cli_open(const char *cmd, const char *path, struct df **out)
 }
 
 int cli_kdebug(const char *cmd, struct df *df, const char *vmlinux, const char *missing,
-	       struct kdebug **out)
+	       struct kdebug **out, char *note, size_t len)
 {
-	char note[1024] = "";
-	int err = kdebug_open(out, df, vmlinux, note, sizeof(note));
+	char own[1024];
+	int err;
+
+	if (!note) {
+		note = own;
+		len = sizeof(own);
+	}
+	*note = '\0';
+	err = kdebug_open(out, df, vmlinux, note, len);
 
 	if (err)
 		fprintf(stderr, "kprotperf %s: %s\n", cmd, note);

@@ -4,6 +4,7 @@
 #define KP_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct df;
 struct kdebug;
@@ -19,9 +20,10 @@ int cli_open(const char *cmd, const char *path, struct df **out);
  * The DWARF of the recording's kernel into *out: NULL when none is found,
  * which is said on stderr after "missing: " unless missing is NULL.  A file
  * that cannot be used (another build, no DWARF) is an error, printed:
- * returns -errno.
+ * returns -errno.  note, unless NULL, keeps what was said or would have
+ * been ("" when the DWARF was found), for output that shows it elsewhere.
  */
 int cli_kdebug(const char *cmd, struct df *df, const char *vmlinux, const char *missing,
-	       struct kdebug **out);
+	       struct kdebug **out, char *note, size_t len);
 
 #endif

@@ -108,12 +108,12 @@ static int put_hist(struct df *df, const char *kind, __u32 id, const char *clock
 	return err;
 }
 
-int collect_latency(struct df *df, int fd, const char *kind, __u32 nkeys,
-		    const char *(*name)(__u32 id, void *ctx, char *buf, size_t len), void *ctx)
+/* fn with the sum over the CPUs of each key of a per-CPU kp_lat array. */
+static int lat_each(int fd, __u32 nkeys, int (*fn)(__u32 id, const struct kp_lat *sum, void *ctx),
+		    void *ctx)
 {
 	int ncpu = libbpf_num_possible_cpus(), err = 0;
 	struct kp_lat *vals, sum;
-	char buf[32];
 	__u32 id;
 
 	if (ncpu < 0)
@@ -122,44 +122,80 @@ int collect_latency(struct df *df, int fd, const char *kind, __u32 nkeys,
 	if (!vals)
 		return -ENOMEM;
 	for (id = 0; id < nkeys && !err; id++) {
-		if (bpf_map_lookup_elem(fd, &id, vals))
-			continue;
-		lat_sum(&sum, vals, ncpu);
-		if (!sum.calls && !sum.done)
-			continue;
-		err = df_insert(df, "INSERT INTO latency VALUES(?,?,?,?,?,?,?,?,?)", "titiiiiii",
-				kind, (long long)id, name(id, ctx, buf, sizeof(buf)),
-				(long long)sum.calls, (long long)sum.done, (long long)sum.total_ns,
-				(long long)sum.oncpu_ns, (long long)(sum.total_ns - sum.oncpu_ns),
-				(long long)sum.max_ns);
-		if (!err)
-			err = put_hist(df, kind, id, "total", sum.hist);
-		if (!err)
-			err = put_hist(df, kind, id, "oncpu", sum.oncpu_hist);
+		if (!bpf_map_lookup_elem(fd, &id, vals)) {
+			lat_sum(&sum, vals, ncpu);
+			err = fn(id, &sum, ctx);
+		}
 	}
 	free(vals);
 	return err;
 }
 
-/* Room for cap entries in both arrays; on failure both stay as they were. */
-static int grow_pair(char **k, char **v, size_t cap, size_t ksz, size_t vsz)
-{
-	char *nk = realloc(*k, cap * ksz), *nv;
+struct lat_part {
+	__u64 calls, done, total_ns, oncpu_ns;
+};
 
-	if (!nk)
-		return -ENOMEM;
-	*k = nk;
-	nv = realloc(*v, cap * vsz);
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	return 0;
+/* One kind's totals at the end of the previous run, per key. */
+struct lat_prev {
+	const char *kind;
+	struct lat_part *part;
+	struct lat_prev *next;
+};
+
+struct lat_rows {
+	struct df *df;
+	const char *kind;
+	lat_name_fn name;
+	void *ctx;
+	unsigned int run;
+	struct lat_part *prev; /* NULL: no run_latency rows */
+};
+
+static int put_run_lat(const struct lat_rows *w, __u32 id, const struct kp_lat *sum)
+{
+	struct lat_part *prev = &w->prev[id];
+	struct lat_part d = {sum->calls - prev->calls, sum->done - prev->done,
+			     sum->total_ns - prev->total_ns, sum->oncpu_ns - prev->oncpu_ns};
+
+	*prev = (struct lat_part){sum->calls, sum->done, sum->total_ns, sum->oncpu_ns};
+	if (!d.calls && !d.done)
+		return 0;
+	return df_insert(w->df, "INSERT INTO run_latency VALUES(?,?,?,?,?,?,?,?)", "itiiiiii",
+			 (long long)w->run, w->kind, (long long)id, (long long)d.calls,
+			 (long long)d.done, (long long)d.total_ns, (long long)d.oncpu_ns,
+			 (long long)(d.total_ns - d.oncpu_ns));
+}
+
+static int put_lat(__u32 id, const struct kp_lat *sum, void *ctx)
+{
+	const struct lat_rows *w = ctx;
+	char buf[32];
+	int err;
+
+	err = w->prev ? put_run_lat(w, id, sum) : 0;
+	if (err || !w->name || (!sum->calls && !sum->done))
+		return err;
+	err = df_insert(w->df, "INSERT INTO latency VALUES(?,?,?,?,?,?,?,?,?)", "titiiiiii",
+			w->kind, (long long)id, w->name(id, w->ctx, buf, sizeof(buf)),
+			(long long)sum->calls, (long long)sum->done, (long long)sum->total_ns,
+			(long long)sum->oncpu_ns, (long long)(sum->total_ns - sum->oncpu_ns),
+			(long long)sum->max_ns);
+	err = err ?: put_hist(w->df, w->kind, id, "total", sum->hist);
+	return err ?: put_hist(w->df, w->kind, id, "oncpu", sum->oncpu_hist);
+}
+
+int collect_latency(struct df *df, int fd, const char *kind, __u32 nkeys, lat_name_fn name,
+		    void *ctx)
+{
+	struct lat_rows w = {df, kind, name, ctx};
+
+	return lat_each(fd, nkeys, put_lat, &w);
 }
 
 int collect_dump(int fd, size_t ksz, size_t vsz, void **keys, void **vals, size_t *n)
 {
 	char *k = NULL, *v = NULL, cur[256];
-	size_t cap = 0;
+	size_t kcap = 0, vcap = 0;
 	void *prev = NULL;
 
 	if (ksz > sizeof(cur))
@@ -167,13 +203,11 @@ int collect_dump(int fd, size_t ksz, size_t vsz, void **keys, void **vals, size_
 	*n = 0;
 	while (!bpf_map_get_next_key(fd, prev, cur)) {
 		prev = cur;
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 1024;
-			if (grow_pair(&k, &v, cap, ksz, vsz)) {
-				free(k);
-				free(v);
-				return -ENOMEM;
-			}
+		if (array_reserve((void **)&k, &kcap, *n + 1, ksz) ||
+		    array_reserve((void **)&v, &vcap, *n + 1, vsz)) {
+			free(k);
+			free(v);
+			return -ENOMEM;
 		}
 		memcpy(k + *n * ksz, cur, ksz);
 		if (!bpf_map_lookup_elem(fd, cur, v + *n * vsz))
@@ -338,10 +372,6 @@ static int put_samples_kstacks(struct df *df, int fd, const struct kp_sample_key
 	return err;
 }
 
-struct lat_part {
-	__u64 calls, done, total_ns, oncpu_ns;
-};
-
 struct sample_count {
 	struct kp_sample_key key;
 	__u64 count;
@@ -354,9 +384,8 @@ struct run_sample {
 };
 
 struct run_deltas {
-	struct lat_part *lat[RUN_LAT_KINDS]; /* totals at the end of the previous run */
-	__u32 nlat[RUN_LAT_KINDS];
-	struct sample_count *prev; /* the samples map then, sorted by key */
+	struct lat_prev *lat;
+	struct sample_count *prev; /* the samples map at the previous run's end, by key */
 	size_t nprev;
 	struct run_sample *added; /* what each run added */
 	size_t nadded, cap;
@@ -378,59 +407,48 @@ int run_deltas_new(struct run_deltas **out)
 
 void run_deltas_free(struct run_deltas *r)
 {
-	int i;
+	struct lat_prev *l;
 
 	if (!r)
 		return;
-	for (i = 0; i < RUN_LAT_KINDS; i++)
-		free(r->lat[i]);
+	while ((l = r->lat)) {
+		r->lat = l->next;
+		free(l->part);
+		free(l);
+	}
 	free(r->prev);
 	free(r->added);
 	free(r);
 }
 
-static int put_run_lat(struct df *df, unsigned int run, enum run_lat_kind kind, __u32 id,
-		       const struct kp_lat *sum, struct lat_part *prev)
+/* The kind's totals at the end of the previous run: zero before the first. */
+static struct lat_part *prev_totals(struct run_deltas *r, const char *kind, __u32 nkeys)
 {
-	static const char *const kinds[RUN_LAT_KINDS] = {"syscall", "func"};
-	struct lat_part d = {sum->calls - prev->calls, sum->done - prev->done,
-			     sum->total_ns - prev->total_ns, sum->oncpu_ns - prev->oncpu_ns};
+	struct lat_prev *l;
 
-	*prev = (struct lat_part){sum->calls, sum->done, sum->total_ns, sum->oncpu_ns};
-	if (!d.calls && !d.done)
-		return 0;
-	return df_insert(df, "INSERT INTO run_latency VALUES(?,?,?,?,?,?,?,?)", "itiiiiii",
-			 (long long)run, kinds[kind], (long long)id, (long long)d.calls,
-			 (long long)d.done, (long long)d.total_ns, (long long)d.oncpu_ns,
-			 (long long)(d.total_ns - d.oncpu_ns));
+	for (l = r->lat; l; l = l->next)
+		if (!strcmp(l->kind, kind))
+			return l->part;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return NULL;
+	l->part = calloc(nkeys + 1, sizeof(*l->part));
+	if (!l->part) {
+		free(l);
+		return NULL;
+	}
+	l->kind = kind;
+	l->next = r->lat;
+	r->lat = l;
+	return l->part;
 }
 
-int collect_run_latency(struct run_deltas *r, struct df *df, unsigned int run,
-			enum run_lat_kind kind, int fd, __u32 nkeys)
+int collect_run_latency(struct run_deltas *r, struct df *df, unsigned int run, const char *kind,
+			int fd, __u32 nkeys, lat_name_fn name, void *ctx)
 {
-	int ncpu = libbpf_num_possible_cpus(), err = 0;
-	struct kp_lat *vals, sum;
-	__u32 id;
+	struct lat_rows w = {df, kind, name, ctx, run, prev_totals(r, kind, nkeys)};
 
-	if (ncpu < 0)
-		return ncpu;
-	if (!r->lat[kind]) {
-		r->lat[kind] = calloc(nkeys + 1, sizeof(*r->lat[kind]));
-		if (!r->lat[kind])
-			return -ENOMEM;
-		r->nlat[kind] = nkeys;
-	}
-	vals = calloc(ncpu, sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
-	for (id = 0; id < nkeys && id < r->nlat[kind] && !err; id++) {
-		if (bpf_map_lookup_elem(fd, &id, vals))
-			continue;
-		lat_sum(&sum, vals, ncpu);
-		err = put_run_lat(df, run, kind, id, &sum, &r->lat[kind][id]);
-	}
-	free(vals);
-	return err;
+	return w.prev ? lat_each(fd, nkeys, put_lat, &w) : -ENOMEM;
 }
 
 static int cmp_sample_key(const void *a, const void *b)
@@ -447,22 +465,16 @@ static int add_run_sample(struct run_deltas *r, unsigned int run, const struct k
 	return 0;
 }
 
-int collect_run_samples(struct run_deltas *r, int fd, unsigned int run)
+/* What each key of the samples map, dumped in k and v, gained since the previous run. */
+static int run_samples_add(struct run_deltas *r, unsigned int run, const struct kp_sample_key *k,
+			   const __u64 *v, size_t n)
 {
-	struct sample_count *cur = NULL, *was;
-	struct kp_sample_key *k;
-	size_t n, i;
-	__u64 *v;
-	int err;
+	struct sample_count *cur = malloc((n + 1) * sizeof(*cur)), *was;
+	size_t i;
+	int err = 0;
 
-	err = collect_dump(fd, sizeof(*k), sizeof(*v), (void **)&k, (void **)&v, &n);
-	if (err)
-		return err;
-	cur = malloc((n + 1) * sizeof(*cur));
-	if (!cur) {
-		err = -ENOMEM;
-		goto out;
-	}
+	if (!cur)
+		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		cur[i] = (struct sample_count){k[i], v[i]};
 	qsort(cur, n, sizeof(*cur), cmp_sample_key);
@@ -476,7 +488,20 @@ int collect_run_samples(struct run_deltas *r, int fd, unsigned int run)
 	free(r->prev);
 	r->prev = cur;
 	r->nprev = n;
-out:
+	return err;
+}
+
+int collect_run_samples(struct run_deltas *r, int fd, unsigned int run)
+{
+	struct kp_sample_key *k;
+	size_t n;
+	__u64 *v;
+	int err;
+
+	err = collect_dump(fd, sizeof(*k), sizeof(*v), (void **)&k, (void **)&v, &n);
+	if (err)
+		return err;
+	err = run_samples_add(r, run, k, v, n);
 	free(k);
 	free(v);
 	return err;
@@ -529,7 +554,7 @@ static int put_run_samples(struct df *df, const struct run_deltas *r, const stru
 }
 
 int collect_samples(struct df *df, int samples_fd, int stacks_fd, struct procs *procs,
-		    const struct ksyms *ks, const struct run_deltas *runs)
+		    const struct ksyms *ks, struct run_deltas *runs, unsigned int run)
 {
 	struct kp_sample_key *k = NULL;
 	struct ustack *u = NULL;
@@ -543,8 +568,10 @@ int collect_samples(struct df *df, int samples_fd, int stacks_fd, struct procs *
 	err = err ?: put_ustacks(df, stacks_fd, procs, k, n, &u, &nu);
 	for (i = 0; i < n && !err; i++)
 		err = put_sample(df, &k[i], counts[i], u, nu);
-	if (!err && runs)
-		err = put_run_samples(df, runs, u, nu);
+	if (!err && runs) {
+		err = run_samples_add(runs, run, k, counts, n);
+		err = err ?: put_run_samples(df, runs, u, nu);
+	}
 	free(u);
 	free(counts);
 	free(k);

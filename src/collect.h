@@ -14,29 +14,37 @@ struct run_deltas;
 /* Sum the per-CPU counters map into totals[KP_CNT_MAX]. */
 int collect_counters(int fd, __u64 *totals);
 int collect_write_counters(struct df *df, const __u64 *totals);
+/* A latency key's name, in buf if it must be made up. */
+typedef const char *(*lat_name_fn)(__u32 id, void *ctx, char *buf, size_t len);
+
 /* Every key of a per-CPU kp_lat array that saw a call, with both histograms. */
-int collect_latency(struct df *df, int fd, const char *kind, __u32 nkeys,
-		    const char *(*name)(__u32 id, void *ctx, char *buf, size_t len), void *ctx);
+int collect_latency(struct df *df, int fd, const char *kind, __u32 nkeys, lat_name_fn name,
+		    void *ctx);
 /* Every key and value of a BPF hash map, in two arrays the caller frees. */
 int collect_dump(int fd, size_t ksz, size_t vsz, void **keys, void **vals, size_t *n);
 /* Frames of these kernel stack ids (sorted and deduplicated in place) and their symbols. */
 int collect_kstacks(struct df *df, int fd, __s32 *ids, size_t n, const struct ksyms *ks);
-/* The samples map, and with runs what each run added to it, as run_samples rows. */
+/*
+ * The samples map; with runs, what each run added to it as run_samples rows,
+ * the last one's (run) from this same dump.
+ */
 int collect_samples(struct df *df, int samples_fd, int stacks_fd, struct procs *procs,
-		    const struct ksyms *ks, const struct run_deltas *runs);
+		    const struct ksyms *ks, struct run_deltas *runs, unsigned int run);
 
 /*
  * record --repeat: the BPF maps only ever grow over all runs, so what a run
  * added is the difference between the maps at its end and at the previous
- * run's end.  Call both functions once per run, in run order.
+ * run's end.  Call them once per run and kind, in run order; the samples map
+ * of the last run goes to collect_samples instead.
  */
-enum run_lat_kind { RUN_LAT_SYSCALL, RUN_LAT_FUNC, RUN_LAT_KINDS };
-
 int run_deltas_new(struct run_deltas **out);
 void run_deltas_free(struct run_deltas *r);
-/* run_latency rows: what each key of a per-CPU kp_lat array gained in this run. */
-int collect_run_latency(struct run_deltas *r, struct df *df, unsigned int run,
-			enum run_lat_kind kind, int fd, __u32 nkeys);
+/*
+ * run_latency rows: what each key of a per-CPU kp_lat array gained in this
+ * run; with name (the last run), its collect_latency rows too, from this read.
+ */
+int collect_run_latency(struct run_deltas *r, struct df *df, unsigned int run, const char *kind,
+			int fd, __u32 nkeys, lat_name_fn name, void *ctx);
 /* Keep what each key of the samples map gained in this run, for collect_samples. */
 int collect_run_samples(struct run_deltas *r, int fd, unsigned int run);
 

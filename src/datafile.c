@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "datafile.h"
+#include "funcmatch.h"
 #include "provenance.h"
 
 /* distinct INSERTs a recording makes; more is a programming error (-ENOSPC) */
@@ -393,12 +394,33 @@ static int validate(struct df *df, const char **why)
 		return -EBADMSG;
 	}
 	/* what older schemas lack reads as empty, from tables beside the read-only file */
-	if (version < 3 &&
-	    sqlite3_exec(df->db, "CREATE TEMP TABLE " INLINES_TABLE, NULL, NULL, NULL))
-		return -EIO;
-	if (version < 4 && sqlite3_exec(df->db, RUN_TABLES("TEMP "), NULL, NULL, NULL))
-		return -EIO;
-	return 0;
+	if (version < 3)
+		rc = sqlite3_exec(df->db, "CREATE TEMP TABLE " INLINES_TABLE, NULL, NULL, NULL);
+	if (rc == SQLITE_OK && version < 4)
+		rc = sqlite3_exec(df->db, RUN_TABLES("TEMP "), NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		*why = "cannot create the temporary tables an older data file lacks";
+	return df_errno(rc);
+}
+
+/* kp_func_base(name): name without its clone suffix (.isra.0, .cold, ...), as funcmatch.c says. */
+static void func_base(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const char *name = (const char *)sqlite3_value_text(argv[0]);
+	size_t len = name ? func_clone_base_len(name) : 0;
+
+	if (!name)
+		sqlite3_result_null(ctx);
+	else
+		sqlite3_result_text(ctx, name, len ? (int)len : -1, SQLITE_TRANSIENT);
+}
+
+/* The SQL functions the readers' queries use. */
+static int add_functions(sqlite3 *db)
+{
+	return df_errno(sqlite3_create_function(db, "kp_func_base", 1,
+						SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, func_base,
+						NULL, NULL));
 }
 
 int df_open(struct df **out, const char *path, const char **why)
@@ -421,7 +443,7 @@ int df_open(struct df **out, const char *path, const char **why)
 	errno = 0;
 	err = df_errno(sqlite3_open_v2(path, &df->db, SQLITE_OPEN_READONLY, NULL));
 	if (!err)
-		err = validate(df, why);
+		err = validate(df, why) ?: add_functions(df->db);
 	if (err) {
 		df_free(df);
 		return err;
@@ -452,6 +474,14 @@ int df_each_row(struct df *df, const char *sql, int (*fn)(sqlite3_stmt *st, void
 const char *df_meta(struct df *df, const char *key)
 {
 	return kv_get(&df->meta, key);
+}
+
+double df_sample_period_ns(struct df *df)
+{
+	const char *hz = df_meta(df, "sampling.freq_hz");
+	double f = hz ? atof(hz) : 0;
+
+	return 1e9 / (f > 0 ? f : KP_DEFAULT_FREQ_HZ);
 }
 
 void df_close(struct df *df)

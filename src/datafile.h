@@ -15,6 +15,8 @@
 /* the oldest schema report still reads */
 #define KP_SCHEMA_OLDEST  2
 #define KP_APPLICATION_ID 0x4b505046 /* "KPPF" */
+/* record's CPU-clock sampling rate without -F; older files do not say theirs */
+#define KP_DEFAULT_FREQ_HZ 99
 
 struct df;
 
@@ -35,6 +37,8 @@ sqlite3 *df_db(struct df *df);
 /* Run sql, calling fn on each row until it returns non-zero: that value, or -errno. */
 int df_each_row(struct df *df, const char *sql, int (*fn)(sqlite3_stmt *st, void *ctx), void *ctx);
 const char *df_meta(struct df *df, const char *key);
+/* ns per CPU sample: 1e9 / meta sampling.freq_hz, record's default rate when absent. */
+double df_sample_period_ns(struct df *df);
 /* Step st, whose rows are (bucket, count), into hist[n] (zeroed first); finalizes st. */
 int df_hist_rows(sqlite3_stmt *st, unsigned long long *hist, size_t n);
 /* The first column of the first row of sql, whose one parameter (if any) is arg; 0 if none. */

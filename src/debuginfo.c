@@ -256,3 +256,53 @@ int debuginfo_symbol(struct debuginfo *di, const char *name, __u64 *addr)
 	}
 	return -ENOENT;
 }
+
+void debuginfo_explain(int err, const char *path, const char *release, char *buf, size_t len)
+{
+	/* the -dbg package's name is shown even when the release is not known */
+	release = release ?: "RELEASE";
+	switch (err) {
+	case -ESTALE:
+		snprintf(buf, len,
+			 "%.200s is the vmlinux of another kernel build: its build-id "
+			 "differs from the recorded kernel's (%s); give the one of the "
+			 "recorded kernel with --vmlinux",
+			 path, release);
+		break;
+	case -ENODATA:
+		snprintf(buf, len,
+			 "%.200s has no DWARF debug info (install linux-image-%s-dbg, or "
+			 "give its vmlinux with --vmlinux)",
+			 path, release);
+		break;
+	case -ENOEXEC:
+		snprintf(buf, len, "%.200s is not an ELF file", path);
+		break;
+	default:
+		snprintf(buf, len, "%.200s: %s", path, strerror(-err));
+	}
+}
+
+const char *debuginfo_die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+
+	/* instances and out-of-line copies have their names in the abstract DIE */
+	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
+}
+
+void debuginfo_call_site(Dwarf_Die *die, Dwarf_Files *files, size_t nfiles, const char **file,
+			 int *line)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die cu;
+	Dwarf_Word w;
+
+	if (!files &&
+	    (!dwarf_diecu(die, &cu, NULL, NULL) || dwarf_getsrcfiles(&cu, &files, &nfiles)))
+		files = NULL;
+	if (files && !dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &attr), &w) && w < nfiles)
+		*file = dwarf_filesrc(files, w, NULL, NULL);
+	if (!dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &attr), &w))
+		*line = (int)w;
+}

@@ -54,4 +54,19 @@ Dwfl_Module *debuginfo_module(struct debuginfo *di);
  * runtime _stext minus it is the KASLR slide.  -ENOENT when absent.
  */
 int debuginfo_symbol(struct debuginfo *di, const char *name, __u64 *addr);
+/*
+ * What err from debuginfo_find() or debuginfo_open() means for the file at
+ * path, as one message into buf; release (NULL when unknown) names the
+ * debug package to install.
+ */
+void debuginfo_explain(int err, const char *path, const char *release, char *buf, size_t len);
+/* The name of a function or inlined instance DIE, from its abstract origin if need be. */
+const char *debuginfo_die_name(Dwarf_Die *die);
+/*
+ * The call site of the inlined instance die into *file and *line, each left
+ * as it is when unknown.  files (NULL: looked up) is the line table of die's
+ * unit, which DW_AT_call_file indexes.
+ */
+void debuginfo_call_site(Dwarf_Die *die, Dwarf_Files *files, size_t nfiles, const char **file,
+			 int *line);
 #endif

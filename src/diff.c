@@ -23,9 +23,6 @@
 #include "kdebug.h"
 #include "stacks.h"
 
-/* record's default rate, for a file that does not say its own */
-#define DEFAULT_FREQ_HZ 99
-
 struct diff_opts {
 	const char *path[2];
 	const char *vmlinux[2];
@@ -51,7 +48,7 @@ enum {
 static const struct {
 	const char *key, *title, *col;
 	const char *kind, *clock, *column; /* latency measures; kind NULL: a value per run */
-	bool samples, per_call;
+	bool samples;
 	int share; /* the table whose total change SHARE divides by */
 } defs[T_N] = {
 	[T_WALL] = {"workload", "Workload: wall time per run", "MEASURE", .share = T_WALL},
@@ -60,13 +57,13 @@ static const struct {
 			" innermost frame a feature names)",
 			"FEATURE", .samples = true, .share = T_FEATURES},
 	[T_SYSCALLS] = {"syscalls", "Syscalls: latency per call (entry to return)", "SYSCALL",
-			"syscall", "total", "total_ns", false, true, T_SYSCALLS},
+			"syscall", "total", "total_ns", false, T_SYSCALLS},
 	[T_ONCPU] = {"syscalls_oncpu", "Syscalls: on-CPU time per call", "SYSCALL", "syscall",
-		     "oncpu", "oncpu_ns", false, true, T_ONCPU},
+		     "oncpu", "oncpu_ns", false, T_ONCPU},
 	[T_OFFCPU] = {"syscalls_offcpu", "Syscalls: off-CPU time per call", "SYSCALL", "syscall",
-		      NULL, "offcpu_ns", false, true, T_OFFCPU},
+		      NULL, "offcpu_ns", false, T_OFFCPU},
 	[T_FUNCS] = {"functions", "Probed functions (record --func): latency per call", "FUNCTION",
-		     "func", "total", "total_ns", false, true, T_SYSCALLS},
+		     "func", "total", "total_ns", false, T_SYSCALLS},
 	[T_KSELF] = {"kernel_functions_self",
 		     "Kernel functions: self CPU time per run (the sample's innermost frame)",
 		     "FUNCTION", .samples = true, .share = T_FEATURES},
@@ -79,8 +76,6 @@ static const struct {
 		      "Inline instances: total CPU time per run (also in what they call)",
 		      "INLINED in PARENT", .samples = true, .share = T_FEATURES},
 };
-
-static const char *const side_name[] = {"base", "hardened"};
 
 struct diff_ctx {
 	struct diff_opts o;
@@ -107,8 +102,8 @@ static const char usage[] =
 	"confidence interval of the relative change and whether it is significant,\n"
 	"sorted by the change of time per run (the contribution to the total change).\n"
 	"Intervals: a bootstrap over runs (record --repeat N) with 2 runs or more per\n"
-	"side; with one run on a side, the latency histograms (delta method, Mann-\n"
-	"Whitney U test) and the sample counts (Poisson).\n"
+	"side; with one run on a side, the latency histograms (delta method) and\n"
+	"the sample counts (Poisson).\n"
 	"  -n, --top N              rows per table (default 20)\n"
 	"      --features FILE      the function-to-feature mapping instead of the\n"
 	"                           built-in one (format: see README.md)\n"
@@ -149,6 +144,9 @@ static int check_args(int argc, char **argv, struct diff_opts *o)
 		return usage_error("--normalize scales the counts of --folded: it needs --folded");
 	if (o->json && o->folded)
 		return usage_error("--folded and --json are two different outputs: choose one");
+	if (o->features && o->folded)
+		return usage_error("--features maps the tables' samples to features: --folded has"
+				   " no tables");
 	if (argc - optind != 2)
 		return usage_error("needs two recordings, BASE and HARDENED");
 	o->path[0] = argv[optind];
@@ -280,21 +278,21 @@ static int open_inputs(struct diff_ctx *c)
 /* Each side's DWARF; one missing is a note, one unusable an error. */
 static int open_debug(struct diff_ctx *c)
 {
+	char cmd[32];
 	int side, err;
 
 	for (side = 0; side < 2; side++) {
-		err = kdebug_open(&c->kd[side], c->df[side], c->o.vmlinux[side], c->nodebug[side],
-				  sizeof(c->nodebug[side]));
-		if (err) {
-			fprintf(stderr, "kprotperf diff: %s: %s\n", side_name[side],
-				c->nodebug[side]);
+		/* an unusable file is said as "kprotperf diff: SIDE: why" */
+		snprintf(cmd, sizeof(cmd), "diff: %s", diff_side_name[side]);
+		err = cli_kdebug(cmd, c->df[side], c->o.vmlinux[side], NULL, &c->kd[side],
+				 c->nodebug[side], sizeof(c->nodebug[side]));
+		if (err)
 			return err;
-		}
 		if (!c->kd[side] && !c->o.folded)
 			diff_note(&c->notes,
 				  "note: %s: no inline frames, inline instances from record --func"
 				  " only: %.900s",
-				  side_name[side], c->nodebug[side]);
+				  diff_side_name[side], c->nodebug[side]);
 	}
 	return 0;
 }
@@ -312,10 +310,8 @@ static int open_features(struct diff_ctx *c)
 
 static int run_folded(struct diff_ctx *c)
 {
-	struct diff_folded_opts fo = {
-		.normalize = c->o.normalize, .user = true, .kernel = true, .inlines = true};
-	int err = diff_folded(c->df[DM_BASE], c->kd[DM_BASE], c->df[DM_HARD], c->kd[DM_HARD], &fo,
-			      stdout);
+	int err = diff_folded(c->df[DM_BASE], c->kd[DM_BASE], c->df[DM_HARD], c->kd[DM_HARD],
+			      c->o.normalize, stdout);
 
 	if (err)
 		fprintf(stderr, "kprotperf diff: folding %s and %s: %s\n", c->o.path[0],
@@ -331,8 +327,8 @@ static void init_tables(struct diff_ctx *c)
 		c->t[i] = (struct diff_table){.key = defs[i].key,
 					      .title = defs[i].title,
 					      .col = defs[i].col,
-					      .per_call = defs[i].per_call,
-					      .share = &c->t[defs[i].share].set};
+					      .share = &c->t[defs[i].share].set,
+					      .feat = i == T_FEATURES ? c->feat : NULL};
 		dm_init(&c->t[i].set, defs[i].kind, defs[i].clock, c->runs,
 			defs[i].samples ? c->period : NULL);
 	}
@@ -362,13 +358,11 @@ static bool same_build(struct df *const df[2])
 
 static int load_all(struct diff_ctx *c)
 {
-	const char *hz;
 	int side, i, err = 0;
 
 	for (side = 0; side < 2 && !err; side++) {
 		err = dm_prepare(c->df[side], &c->runs[side]);
-		hz = df_meta(c->df[side], "sampling.freq_hz");
-		c->period[side] = 1e9 / (hz && atof(hz) > 0 ? atof(hz) : DEFAULT_FREQ_HZ);
+		c->period[side] = df_sample_period_ns(c->df[side]);
 	}
 	if (err)
 		return err;
@@ -377,7 +371,7 @@ static int load_all(struct diff_ctx *c)
 	for (side = 0; side < 2 && !err; side++)
 		err = load_side(c, side);
 	for (i = 0; i < T_N && !err; i++)
-		err = dm_finish(&c->t[i].set, c->df);
+		err = dm_finish(&c->t[i].set, c->df, c->o.top);
 	/* one build inlines alike on both sides: only the samples would differ */
 	if (err || same_build(c->df))
 		return err;
@@ -413,7 +407,7 @@ static int print_text(struct diff_ctx *c, FILE *f)
 		/* no probed functions on either side: no table to show */
 		if (order[i] == T_FUNCS && !c->t[T_FUNCS].set.n)
 			continue;
-		diff_table_text(&c->t[order[i]], c->o.top, f);
+		diff_table_text(&c->t[order[i]], f);
 	}
 	diff_inlining_text(c->inl, c->ninl, c->o.top, same_build(c->df), f);
 	return err;
@@ -423,7 +417,7 @@ static void json_side(struct diff_ctx *c, int side, struct json *j)
 {
 	struct df *df = c->df[side];
 
-	json_open(j, side_name[side], '{');
+	json_open(j, diff_side_name[side], '{');
 	json_str(j, "path", c->o.path[side]);
 	json_str(j, "kernel_release", df_meta(df, "kernel.release"));
 	json_str(j, "build_id", df_meta(df, "kernel.build_id"));
@@ -456,7 +450,7 @@ static int print_json(struct diff_ctx *c, FILE *f)
 		json_str(&j, NULL, c->notes.v[i]);
 	json_close(&j, ']');
 	for (i = 0; i < T_N; i++)
-		diff_table_json(&c->t[i], c->o.top, &j);
+		diff_table_json(&c->t[i], &j);
 	diff_inlining_json(c->inl, c->ninl, c->o.top, &j);
 	json_close(&j, '}');
 	json_end(&j);
@@ -465,11 +459,7 @@ static int print_json(struct diff_ctx *c, FILE *f)
 
 static int run_tables(struct diff_ctx *c)
 {
-	int err = open_features(c);
-
-	if (err)
-		return err;
-	err = load_all(c);
+	int err = load_all(c);
 	if (!err)
 		err = c->o.json ? print_json(c, stdout) : print_text(c, stdout);
 	if (err)
@@ -508,7 +498,9 @@ int cmd_diff(int argc, char **argv)
 		free(c);
 		return err > 0 ? 0 : 2;
 	}
-	err = open_inputs(c) ?: open_debug(c);
+	/* a bad --features file fails before the slow part, reading the DWARF */
+	err = c->o.folded ? 0 : open_features(c);
+	err = err ?: open_inputs(c) ?: open_debug(c);
 	if (!err)
 		err = c->o.folded ? run_folded(c) : run_tables(c);
 	cleanup(c);

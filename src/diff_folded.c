@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "array.h"
-#include "datafile.h"
 #include "diff_folded.h"
 #include "folded.h"
 #include "stacks.h"
@@ -48,15 +47,10 @@ static void side_free(struct side *s)
 	free(s->v);
 }
 
-/* diff's other tables may have named this recording's frames already: once is enough. */
 static int load_side(struct side *s, struct df *df, struct kdebug *kd,
 		     const struct folded_frames *fr)
 {
-	int err = 0;
-
-	if (!df_scalar(df, "SELECT COUNT(*) FROM temp.sqlite_master WHERE name = ?", "frames"))
-		err = stacks_name_frames(df, kd);
-	return err ?: folded_samples(df, fr, keep_line, s);
+	return stacks_name_frames(df, kd) ?: folded_samples(df, fr, keep_line, s);
 }
 
 /*
@@ -101,9 +95,9 @@ static int print_merged(const struct side *b, const struct side *h, double scale
 }
 
 int diff_folded(struct df *base, struct kdebug *kd_base, struct df *hard, struct kdebug *kd_hard,
-		const struct diff_folded_opts *o, FILE *out)
+		bool normalize, FILE *out)
 {
-	struct folded_frames fr = {.user = o->user, .kernel = o->kernel, .inlines = o->inlines};
+	struct folded_frames fr = {.user = true, .kernel = true, .inlines = true};
 	struct side b = {}, h = {};
 	double scale = -1;
 	int err;
@@ -112,7 +106,7 @@ int diff_folded(struct df *base, struct kdebug *kd_base, struct df *hard, struct
 	if (err)
 		goto out;
 	/* scaled as doubles, rounded only when printed */
-	if (o->normalize && h.total)
+	if (normalize && h.total)
 		scale = (double)b.total / h.total;
 	err = print_merged(&b, &h, scale, out);
 out:

@@ -12,18 +12,13 @@
 struct df;
 struct kdebug;
 
-struct diff_folded_opts {
-	bool normalize;	   /* scale the hardened counts to the base total */
-	bool user, kernel; /* which frames to keep, as folded -U / -K */
-	bool inlines;	   /* _[i] frames where the side's DWARF is there */
-};
-
 /*
  * Both recordings' CPU-sample stacks, named as kprotperf folded names them
- * (kd_* NULL without DWARF), merged by stack: a stack only one side has
- * counts 0 on the other.
+ * (user, kernel and, where the side's DWARF is there, _[i] frames; kd_* NULL
+ * without it), merged by stack: a stack only one side has counts 0 on the
+ * other.  normalize: the hardened counts scaled to the base total.
  */
 int diff_folded(struct df *base, struct kdebug *kd_base, struct df *hard, struct kdebug *kd_hard,
-		const struct diff_folded_opts *o, FILE *out);
+		bool normalize, FILE *out);
 
 #endif

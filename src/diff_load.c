@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "datafile.h"
 #include "diff_metrics.h"
 #include "features.h"
@@ -35,19 +36,15 @@ int dm_load_latency(struct dm_set *s, int side, struct df *df, const char *colum
 /* Self: the innermost frame of the leaf, inline or not; total: anywhere on the stack. */
 int dm_load_kernel_functions(struct dm_set *self, struct dm_set *total, int side, struct df *df)
 {
-	return dm_collect(
-		       self, side, df,
-		       "SELECT s.run, " SQL_FUNC_BASE(
-			       "f.name") ", SUM(s.count), 1"
-					 " FROM d_samples s JOIN frames f ON f.space = 'k' AND f.stack = s.kstack"
-					 " AND f.depth = 0 AND f.leaf = 1 GROUP BY 1, 2")
-		       ?: dm_collect(
-				  total, side, df,
-				  "SELECT s.run, f.base, SUM(s.count), 1 FROM d_samples s"
-				  " JOIN (SELECT DISTINCT stack, " SQL_FUNC_BASE(
-					  "name") " AS base"
-						  " FROM frames WHERE space = 'k') f ON f.stack = s.kstack"
-						  " GROUP BY 1, 2");
+	return dm_collect(self, side, df,
+			  "SELECT s.run, kp_func_base(f.name), SUM(s.count), 1"
+			  " FROM d_samples s JOIN frames f ON f.space = 'k' AND f.stack = s.kstack"
+			  " AND f.depth = 0 AND f.leaf = 1 GROUP BY 1, 2")
+		       ?: dm_collect(total, side, df,
+				     "SELECT s.run, f.base, SUM(s.count), 1 FROM d_samples s"
+				     " JOIN (SELECT DISTINCT stack, kp_func_base(name) AS base"
+				     " FROM frames WHERE space = 'k') f ON f.stack = s.kstack"
+				     " GROUP BY 1, 2");
 }
 
 /* Instances match across kernels by "inlined in parent", the parent without clone suffix. */
@@ -152,20 +149,19 @@ static int cmp_inlining(const void *a, const void *b)
 
 struct inlining_list {
 	struct dm_inlining *v;
-	size_t n;
+	size_t n, cap;
 	int side;
 };
 
 /* How the kernel has a name: inline frames and recorded instances, out-of-line symbols. */
-#define HOW_SQL                                                                                         \
-	"SELECT " SQL_FUNC_BASE(                                                                        \
-		"name") ", MAX(inl), MIN(inl) FROM"                                                     \
-			" (SELECT name, inl FROM frames WHERE space = 'k' UNION ALL"                    \
-			"  SELECT name, 1 FROM inlines UNION ALL"                                       \
-			"  SELECT name, 0 FROM funcs WHERE method NOT IN ('inline-kprobe', 'samples'))" \
-			" GROUP BY 1"
+#define HOW_SQL                                                                         \
+	"SELECT kp_func_base(name), MAX(inl), MIN(inl) FROM"                            \
+	" (SELECT name, inl FROM frames WHERE space = 'k' UNION ALL"                    \
+	"  SELECT name, 1 FROM inlines UNION ALL"                                       \
+	"  SELECT name, 0 FROM funcs WHERE method NOT IN ('inline-kprobe', 'samples'))" \
+	" GROUP BY 1"
 
-/* The base's rows are appended (the list has room), the hardened's looked up. */
+/* The base's rows are appended, the hardened's looked up. */
 static int how_row(sqlite3_stmt *st, void *ctx)
 {
 	struct inlining_list *l = ctx;
@@ -173,6 +169,8 @@ static int how_row(sqlite3_stmt *st, void *ctx)
 
 	snprintf(key.name, sizeof(key.name), "%s", (const char *)sqlite3_column_text(st, 0) ?: "");
 	if (l->side == DM_BASE) {
+		if (array_reserve((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)))
+			return -ENOMEM;
 		e = &l->v[l->n++];
 		*e = key;
 	} else {
@@ -196,19 +194,16 @@ static bool changed(const struct dm_inlining *e)
 
 int dm_inlining_changes(struct df *const df[2], struct dm_inlining **out, size_t *n)
 {
-	long long rows = df_scalar(df[DM_BASE], "SELECT COUNT(*) FROM (" HOW_SQL ")", NULL);
 	struct inlining_list l = {.side = DM_BASE};
 	size_t i;
 	int err;
 
 	*out = NULL;
 	*n = 0;
-	l.v = calloc(rows > 0 ? rows : 1, sizeof(*l.v));
-	if (!l.v)
-		return -ENOMEM;
 	err = df_each_row(df[DM_BASE], HOW_SQL, how_row, &l);
 	/* GROUP BY promises no order */
-	qsort(l.v, l.n, sizeof(*l.v), cmp_inlining);
+	if (l.n)
+		qsort(l.v, l.n, sizeof(*l.v), cmp_inlining);
 	l.side = DM_HARD;
 	err = err ?: df_each_row(df[DM_HARD], HOW_SQL, how_row, &l);
 	if (err) {

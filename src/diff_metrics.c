@@ -2,14 +2,13 @@
 #include <errno.h>
 #include <math.h>
 #include <search.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "datafile.h"
 #include "diff_metrics.h"
-#include "features.h"
-#include "hist.h"
-#include "report_inline.h"
 
 /* An empty runs table is an older or single-run recording: its totals are the one run. */
 static const char views_sql[] =
@@ -48,17 +47,16 @@ static int cmp_name(const void *a, const void *b)
 
 static struct dm_metric *new_metric(struct dm_set *s, const char *name)
 {
-	struct dm_metric *m = calloc(1, sizeof(*m)), **v;
+	struct dm_metric *m = calloc(1, sizeof(*m));
 	int side;
 	size_t i;
 
-	v = reallocarray(s->v, s->n + 1, sizeof(*v));
-	if (v)
-		s->v = v;
-	if (!m || !v || !(m->name = strdup(name)))
+	if (!m || array_reserve((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)) ||
+	    !(m->name = strdup(name)))
 		goto err;
 	for (side = 0; side < 2; side++) {
-		m->run[side] = calloc(s->runs[side] ?: 1, sizeof(*m->run[side]));
+		/* dm_prepare() counts a recording without runs as one */
+		m->run[side] = calloc(s->runs[side], sizeof(*m->run[side]));
 		if (!m->run[side])
 			goto err;
 		/* a value per run: every run counts, sampled or not */
@@ -79,12 +77,17 @@ err:
 	return NULL;
 }
 
-static struct dm_metric *metric(struct dm_set *s, const char *name)
+static struct dm_metric *find(struct dm_set *s, const char *name)
 {
 	struct dm_metric key = {.name = (char *)name};
 	void *found = tfind(&key, &s->index, cmp_name);
 
-	return found ? *(struct dm_metric **)found : new_metric(s, name);
+	return found ? *(struct dm_metric **)found : NULL;
+}
+
+static struct dm_metric *metric(struct dm_set *s, const char *name)
+{
+	return find(s, name) ?: new_metric(s, name);
 }
 
 struct collect {
@@ -116,71 +119,111 @@ int dm_collect(struct dm_set *s, int side, struct df *df, const char *sql)
 	return df_each_row(df, sql, collect_row, &(struct collect){s, side});
 }
 
-/* A latency measure's histogram on one side, all its ids merged (instances of one function). */
-static int load_hist(const struct dm_set *s, struct df *df, const char *name, __u64 *hist)
+/* One run on a side and a latency histogram to compare (off-CPU time has none). */
+static bool needs_hist(const struct dm_set *s)
 {
-	static const char sc_sql[] =
-		"SELECT h.bucket, SUM(h.count) FROM latency_hist h JOIN latency n ON n.kind ="
-		" h.kind AND n.id = h.id WHERE h.kind = 'syscall' AND n.name = ?1 AND h.clock = ?2"
-		" GROUP BY h.bucket";
-	static const char fn_sql[] =
-		"SELECT h.bucket, SUM(h.count) FROM latency_hist h JOIN funcs f ON f.id = h.id"
-		" WHERE h.kind = 'func' AND f.name = ?1 AND h.clock = ?2 GROUP BY h.bucket";
-	sqlite3_stmt *st;
-	int rc;
-
-	rc = sqlite3_prepare_v2(df_db(df), strcmp(s->kind, "func") ? sc_sql : fn_sql, -1, &st,
-				NULL);
-	if (rc != SQLITE_OK)
-		return df_errno(rc);
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, s->clock, -1, SQLITE_STATIC);
-	return df_hist_rows(st, hist, KP_HIST_BUCKETS);
+	return (s->runs[DM_BASE] < 2 || s->runs[DM_HARD] < 2) && s->kind && s->clock;
 }
 
-static int interval(struct dm_set *s, struct df *const df[2], struct dm_metric *m)
-{
-	__u64 hist[2][KP_HIST_BUCKETS];
-	size_t nb = s->runs[DM_BASE], nh = s->runs[DM_HARD];
-	int err;
+struct hist_fill {
+	struct dm_set *s;
+	int side;
+};
 
-	ds_point(m->run[DM_BASE], nb, m->run[DM_HARD], nh, &m->r);
+static int hist_row(sqlite3_stmt *st, void *ctx)
+{
+	struct hist_fill *h = ctx;
+	const char *name = (const char *)sqlite3_column_text(st, 0);
+	long long b = sqlite3_column_int64(st, 1);
+	struct dm_metric *m;
+
+	if (!name || b < 0 || b >= KP_HIST_BUCKETS)
+		return 0;
+	m = find(h->s, name);
+	if (m && m->hist)
+		m->hist[h->side][b] = sqlite3_column_int64(st, 2);
+	return 0;
+}
+
+/*
+ * The shown rows' histograms, each with all its ids merged (the instances of
+ * one function): one query per side for the whole set.
+ */
+static int load_hists(struct dm_set *s, struct df *const df[2])
+{
+	static const char sc_sql[] =
+		"SELECT n.name, h.bucket, SUM(h.count) FROM latency_hist h JOIN latency n"
+		" ON n.kind = h.kind AND n.id = h.id WHERE h.kind = 'syscall' AND h.clock = '%s'"
+		" GROUP BY 1, 2";
+	static const char fn_sql[] =
+		"SELECT f.name, h.bucket, SUM(h.count) FROM latency_hist h JOIN funcs f"
+		" ON f.id = h.id WHERE h.kind = 'func' AND h.clock = '%s' GROUP BY 1, 2";
+	char sql[512];
+	size_t i;
+	int side, err = 0;
+
+	if (!needs_hist(s))
+		return 0;
+	for (i = 0; i < s->shown; i++) {
+		s->v[i]->hist = calloc(2, sizeof(*s->v[i]->hist));
+		if (!s->v[i]->hist)
+			return -ENOMEM;
+	}
+	snprintf(sql, sizeof(sql), strcmp(s->kind, "func") ? sc_sql : fn_sql, s->clock);
+	for (side = 0; side < 2 && !err; side++)
+		err = df_each_row(df[side], sql, hist_row, &(struct hist_fill){s, side});
+	return err;
+}
+
+static int interval(struct dm_set *s, struct dm_metric *m)
+{
+	size_t nb = s->runs[DM_BASE], nh = s->runs[DM_HARD];
+
 	if (nb >= 2 && nh >= 2)
 		return ds_bootstrap(m->run[DM_BASE], nb, m->run[DM_HARD], nh, &m->r);
 	if (s->samples)
 		ds_poisson(nb, s->period[DM_BASE], nh, s->period[DM_HARD], &m->r);
-	if (!s->kind)
-		return 0;
-	/* off-CPU time has no histogram of its own: no interval from one run */
-	if (!s->clock)
-		return 0;
-	err = load_hist(s, df[DM_BASE], m->name, hist[DM_BASE])
-		      ?: load_hist(s, df[DM_HARD], m->name, hist[DM_HARD]);
-	if (!err)
-		ds_histogram(hist[DM_BASE], hist[DM_HARD], &m->r);
-	return err;
+	if (m->hist)
+		ds_histogram(m->hist[DM_BASE], m->hist[DM_HARD], &m->r);
+	return 0;
 }
 
-static int cmp_contribution(const void *a, const void *b)
+/* A metric with no time on either side (no calls, or calls of 0 ns) is no row. */
+static bool has_time(const struct dm_metric *m)
+{
+	return m->r.base_run || m->r.hard_run;
+}
+
+static int cmp_rows(const void *a, const void *b)
 {
 	const struct dm_metric *x = *(struct dm_metric *const *)a;
 	const struct dm_metric *y = *(struct dm_metric *const *)b;
 	double dx = fabs(x->r.delta_run), dy = fabs(y->r.delta_run);
 
+	if (has_time(x) != has_time(y))
+		return has_time(x) ? -1 : 1;
 	if (dx != dy)
 		return dx < dy ? 1 : -1;
 	return strcmp(x->name, y->name);
 }
 
-int dm_finish(struct dm_set *s, struct df *const df[2])
+int dm_finish(struct dm_set *s, struct df *const df[2], int top)
 {
 	size_t i;
-	int err = 0;
+	int err;
 
-	for (i = 0; i < s->n && !err; i++)
-		err = interval(s, df, s->v[i]);
-	if (!err && s->n)
-		qsort(s->v, s->n, sizeof(*s->v), cmp_contribution);
+	for (i = 0; i < s->n; i++)
+		ds_point(s->v[i]->run[DM_BASE], s->runs[DM_BASE], s->v[i]->run[DM_HARD],
+			 s->runs[DM_HARD], &s->v[i]->r);
+	if (s->n)
+		qsort(s->v, s->n, sizeof(*s->v), cmp_rows);
+	/* the resampling is the costly part: only for the rows printed */
+	s->shown = 0;
+	while (s->shown < s->n && s->shown < (size_t)top && has_time(s->v[s->shown]))
+		s->shown++;
+	err = load_hists(s, df);
+	for (i = 0; i < s->shown && !err; i++)
+		err = interval(s, s->v[i]);
 	return err;
 }
 
@@ -207,11 +250,12 @@ void dm_free(struct dm_set *s)
 	for (i = 0; i < s->n; i++) {
 		free(s->v[i]->run[0]);
 		free(s->v[i]->run[1]);
+		free(s->v[i]->hist);
 		free(s->v[i]->name);
 		free(s->v[i]);
 	}
 	free(s->v);
 	s->v = NULL;
 	s->index = NULL;
-	s->n = 0;
+	s->n = s->cap = s->shown = 0;
 }

@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "diff_stats.h"
+#include "hist.h"
 
 struct df;
 struct features;
@@ -29,6 +30,7 @@ struct dm_metric {
 	char *name;
 	struct ds_run *run[2]; /* per side, one per run */
 	struct ds_result r;
+	__u64 (*hist)[KP_HIST_BUCKETS]; /* per side; only where an interval needs them */
 };
 
 struct dm_set {
@@ -39,7 +41,8 @@ struct dm_set {
 	double period[2]; /* ns per CPU sample */
 	void *index;	  /* tsearch() tree of the metrics by name */
 	struct dm_metric **v;
-	size_t n;
+	size_t n, cap;
+	size_t shown; /* after dm_finish(): v[0..shown) are the rows to print */
 };
 
 /* The views above; *runs: how many runs the recording holds. */
@@ -49,8 +52,12 @@ void dm_init(struct dm_set *s, const char *kind, const char *clock, const size_t
 	     const double *period);
 /* Adds the rows of sql (run idx, name, num, den) to side's values; -errno. */
 int dm_collect(struct dm_set *s, int side, struct df *df, const char *sql);
-/* Intervals and verdicts (the method by the runs, see diff_stats.h), then sorts by |delta_run|. */
-int dm_finish(struct dm_set *s, struct df *const df[2]);
+/*
+ * Sorts by |delta_run|, the metrics with no time on either side last, and
+ * gives the first top others (the rows printed) their intervals and
+ * verdicts (the method by the runs, see diff_stats.h).
+ */
+int dm_finish(struct dm_set *s, struct df *const df[2], int top);
 double dm_total_delta(const struct dm_set *s);
 void dm_free(struct dm_set *s);
 

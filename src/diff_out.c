@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "diff_out.h"
+#include "features.h"
 #include "json.h"
 #include "report.h"
 
@@ -15,10 +16,10 @@ static void fmt_signed(char *buf, size_t len, double ns)
 	snprintf(buf, len, "%c%s", ns < 0 ? '-' : '+', b);
 }
 
-/* A per-call value of 0 means no calls on that side. */
-static void fmt_value(char *buf, size_t len, double ns, bool per_call)
+/* den: the side's calls (or runs); without any there is no value per call to show. */
+static void fmt_value(char *buf, size_t len, double ns, double den)
 {
-	if (per_call && ns <= 0)
+	if (den <= 0)
 		snprintf(buf, len, "-");
 	else
 		fmt_ns(buf, len, (unsigned long long)llround(ns));
@@ -26,16 +27,32 @@ static void fmt_value(char *buf, size_t len, double ns, bool per_call)
 
 static int fmt_pct(char *buf, size_t len, double ratio)
 {
-	return isinf(ratio) ? snprintf(buf, len, "new")
+	return isinf(ratio) ? snprintf(buf, len, "+inf")
 			    : snprintf(buf, len, "%+.1f%%", 100 * (ratio - 1));
+}
+
+/* The base had no calls (or runs) to compare with: the measure is new. */
+static bool is_new(const struct ds_result *r)
+{
+	return r->base_den <= 0 && r->hard_den > 0;
+}
+
+static void fmt_ratio(char *buf, size_t len, const struct ds_result *r)
+{
+	if (is_new(r))
+		snprintf(buf, len, "new");
+	else if (isinf(r->ratio))
+		snprintf(buf, len, "inf");
+	else
+		snprintf(buf, len, "%.2fx", r->ratio);
 }
 
 /* "+95.2% [+88.1%, +102.0%]": the relative change and its interval, when there is one. */
 static void fmt_change(char *buf, size_t len, const struct ds_result *r)
 {
-	int n = fmt_pct(buf, len, r->ratio);
+	int n = is_new(r) ? snprintf(buf, len, "new") : fmt_pct(buf, len, r->ratio);
 
-	/* nothing to be relative to: "new" says it all */
+	/* nothing to be relative to (a base of 0): no interval around it either */
 	if (isinf(r->ratio) || isnan(r->lo) || isnan(r->hi))
 		return;
 	n += snprintf(buf + n, len - n, " [");
@@ -43,11 +60,6 @@ static void fmt_change(char *buf, size_t len, const struct ds_result *r)
 	n += snprintf(buf + n, len - n, ", ");
 	n += fmt_pct(buf + n, len - n, r->hi);
 	snprintf(buf + n, len - n, "]");
-}
-
-static bool shown(const struct dm_metric *m)
-{
-	return m->r.base || m->r.hard || m->r.base_run || m->r.hard_run;
 }
 
 static const char *sig_text(const struct ds_result *r)
@@ -60,7 +72,7 @@ static enum ds_method table_method(const struct dm_set *s)
 {
 	size_t i;
 
-	for (i = 0; i < s->n; i++)
+	for (i = 0; i < s->shown; i++)
 		if (s->v[i]->r.method != DS_NONE)
 			return s->v[i]->r.method;
 	return DS_NONE;
@@ -74,7 +86,9 @@ static void print_method(const struct dm_set *s, FILE *f)
 			s->runs[DM_HARD], DS_RESAMPLES);
 		break;
 	case DS_HISTOGRAM:
-		fputs("delta method on the latency histograms; SIG: Mann-Whitney U test", f);
+		fputs("delta method on the latency histograms (JSON p_value: a Mann-Whitney U"
+		      " test)",
+		      f);
 		break;
 	case DS_POISSON:
 		fputs("sample counts as Poisson", f);
@@ -84,21 +98,24 @@ static void print_method(const struct dm_set *s, FILE *f)
 	}
 }
 
-static double share_total(const struct diff_table *t)
+/* A feature's one-line description; NULL for (unmapped) and outside the feature table. */
+static const char *about(const struct features *feat, const char *name)
 {
-	return dm_total_delta(t->share ?: &t->set);
+	size_t i;
+
+	for (i = 0; feat && i < features_count(feat); i++)
+		if (!strcmp(features_name(feat, i), name))
+			return features_about(feat, i);
+	return NULL;
 }
 
-static void text_row(const struct diff_table *t, const struct dm_metric *m, double total, FILE *f)
+static void text_row(const struct dm_metric *m, double total, FILE *f)
 {
 	char b[32], h[32], ratio[32], change[96], d[40], share[32];
 
-	fmt_value(b, sizeof(b), m->r.base, t->per_call);
-	fmt_value(h, sizeof(h), m->r.hard, t->per_call);
-	if (isinf(m->r.ratio))
-		snprintf(ratio, sizeof(ratio), "new");
-	else
-		snprintf(ratio, sizeof(ratio), "%.2fx", m->r.ratio);
+	fmt_value(b, sizeof(b), m->r.base, m->r.base_den);
+	fmt_value(h, sizeof(h), m->r.hard, m->r.hard_den);
+	fmt_ratio(ratio, sizeof(ratio), &m->r);
 	fmt_change(change, sizeof(change), &m->r);
 	fmt_signed(d, sizeof(d), m->r.delta_run);
 	if (fabs(total) > 1e-9)
@@ -109,75 +126,73 @@ static void text_row(const struct diff_table *t, const struct dm_metric *m, doub
 		sig_text(&m->r), d, share);
 }
 
-void diff_table_text(const struct diff_table *t, int top, FILE *f)
+/* Under the feature table: what each feature shown is. */
+static void legend(const struct diff_table *t, FILE *f)
 {
-	double total = share_total(t);
+	const char *text;
 	size_t i;
-	int rows = 0;
+
+	for (i = 0; i < t->set.shown; i++) {
+		text = about(t->feat, t->set.v[i]->name);
+		if (text && *text)
+			fprintf(f, "  %s: %s\n", t->set.v[i]->name, text);
+	}
+}
+
+void diff_table_text(const struct diff_table *t, FILE *f)
+{
+	double total = dm_total_delta(t->share);
+	size_t i;
 
 	fprintf(f, "\n%s; 95%% CI: ", t->title);
 	print_method(&t->set, f);
 	fprintf(f, "\n%-32s %10s %10s %7s %-30s %4s %10s %7s\n", t->col, "BASE", "HARDENED",
 		"RATIO", "CHANGE [95% CI]", "SIG", "DELTA/RUN", "SHARE");
-	for (i = 0; i < t->set.n && rows < top; i++) {
-		if (!shown(t->set.v[i]))
-			continue;
-		text_row(t, t->set.v[i], total, f);
-		rows++;
-	}
-	if (!rows)
+	for (i = 0; i < t->set.shown; i++)
+		text_row(t->set.v[i], total, f);
+	if (!t->set.shown)
 		fputs("(none)\n", f);
+	legend(t, f);
 }
 
-/* NAN and infinities have no JSON number: null. */
-static void json_num(struct json *j, const char *key, double v)
-{
-	if (isfinite(v))
-		json_double(j, key, v);
-	else
-		json_str(j, key, NULL);
-}
-
-static void json_row(struct json *j, const struct dm_metric *m, double total)
+static void json_row(struct json *j, const struct diff_table *t, const struct dm_metric *m,
+		     double total)
 {
 	const struct ds_result *r = &m->r;
 
 	json_open(j, NULL, '{');
 	json_str(j, "name", m->name);
-	json_num(j, "base", r->base);
-	json_num(j, "hardened", r->hard);
-	json_num(j, "ratio", r->ratio);
-	json_num(j, "change_pct", 100 * (r->ratio - 1));
-	json_num(j, "ci_low_pct", 100 * (r->lo - 1));
-	json_num(j, "ci_high_pct", 100 * (r->hi - 1));
+	if (t->feat)
+		json_str(j, "about", about(t->feat, m->name));
+	json_double(j, "base", r->base);
+	json_double(j, "hardened", r->hard);
+	json_double(j, "ratio", r->ratio);
+	json_double(j, "change_pct", 100 * (r->ratio - 1));
+	json_double(j, "ci_low_pct", 100 * (r->lo - 1));
+	json_double(j, "ci_high_pct", 100 * (r->hi - 1));
 	if (r->method == DS_NONE)
 		json_str(j, "significant", NULL);
 	else
 		json_bool(j, "significant", r->sig);
 	json_str(j, "method", ds_method_name(r->method));
-	json_num(j, "p_value", r->p);
-	json_num(j, "base_per_run_ns", r->base_run);
-	json_num(j, "hardened_per_run_ns", r->hard_run);
-	json_num(j, "delta_per_run_ns", r->delta_run);
-	json_num(j, "delta_ci_low_ns", r->delta_lo);
-	json_num(j, "delta_ci_high_ns", r->delta_hi);
-	json_num(j, "share_pct", fabs(total) > 1e-9 ? 100 * r->delta_run / total : NAN);
+	json_double(j, "p_value", r->p);
+	json_double(j, "base_per_run_ns", r->base_run);
+	json_double(j, "hardened_per_run_ns", r->hard_run);
+	json_double(j, "delta_per_run_ns", r->delta_run);
+	json_double(j, "delta_ci_low_ns", r->delta_lo);
+	json_double(j, "delta_ci_high_ns", r->delta_hi);
+	json_double(j, "share_pct", fabs(total) > 1e-9 ? 100 * r->delta_run / total : NAN);
 	json_close(j, '}');
 }
 
-void diff_table_json(const struct diff_table *t, int top, struct json *j)
+void diff_table_json(const struct diff_table *t, struct json *j)
 {
-	double total = share_total(t);
+	double total = dm_total_delta(t->share);
 	size_t i;
-	int rows = 0;
 
 	json_open(j, t->key, '[');
-	for (i = 0; i < t->set.n && rows < top; i++) {
-		if (!shown(t->set.v[i]))
-			continue;
-		json_row(j, t->set.v[i], total);
-		rows++;
-	}
+	for (i = 0; i < t->set.shown; i++)
+		json_row(j, t, t->set.v[i], total);
 	json_close(j, ']');
 }
 

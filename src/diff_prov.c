@@ -31,9 +31,10 @@ static const char *meta_or(struct df *df, const char *key, const char *dflt)
 	return df_meta(df, key) ?: dflt;
 }
 
+const char *const diff_side_name[2] = {"base", "hardened"};
+
 void diff_warnings(struct df *const df[2], const size_t runs[2], struct diff_notes *n)
 {
-	static const char *const side[] = {"base", "hardened"};
 	const char *cb = meta_or(df[DM_BASE], "record.command", "-");
 	const char *ch = meta_or(df[DM_HARD], "record.command", "-");
 	const char *fb = meta_or(df[DM_BASE], "sampling.freq_hz", "?");
@@ -55,7 +56,8 @@ void diff_warnings(struct df *const df[2], const size_t runs[2], struct diff_not
 			diff_note(n,
 				  "warning: %s has %zu run%s, fewer than %d: intervals are %s"
 				  " (record with --repeat %d or more)",
-				  side[i], runs[i], runs[i] == 1 ? "" : "s", DIFF_MIN_RUNS,
+				  diff_side_name[i], runs[i], runs[i] == 1 ? "" : "s",
+				  DIFF_MIN_RUNS,
 				  runs[i] == 1 ? "from histograms and sample counts, not over runs"
 					       : "wide and rough",
 				  DIFF_MIN_RUNS);

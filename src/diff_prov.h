@@ -15,6 +15,9 @@ struct json;
 
 #define DIFF_MAX_NOTES 8
 
+/* The sides' names in messages and JSON keys, by DM_BASE and DM_HARD. */
+extern const char *const diff_side_name[2];
+
 /* "warning: ..." and "note: ..." lines, shown in the header and in JSON. */
 struct diff_notes {
 	char v[DIFF_MAX_NOTES][1024];

@@ -26,6 +26,8 @@ void ds_point(const struct ds_run *b, size_t nb, const struct ds_run *h, size_t 
 	*r = (struct ds_result){.lo = NAN, .hi = NAN, .delta_lo = NAN, .delta_hi = NAN, .p = NAN};
 	r->base = dsum[0] > 0 ? nsum[0] / dsum[0] : 0;
 	r->hard = dsum[1] > 0 ? nsum[1] / dsum[1] : 0;
+	r->base_den = dsum[0];
+	r->hard_den = dsum[1];
 	r->ratio = r->base > 0 ? r->hard / r->base : r->hard > 0 ? INFINITY : 1;
 	r->base_run = nb ? nsum[0] / nb : 0;
 	r->hard_run = nh ? nsum[1] / nh : 0;
@@ -184,7 +186,9 @@ static void moments(const __u64 *hist, double *n, double *mean, double *var)
 /*
  * The ratio of two means by the delta method: var(log ratio) is the sum of
  * the squared coefficients of variation of the means, taken from the
- * histograms; the interval is centred on the exact ratio of r.
+ * histograms; the interval is centred on the exact ratio of r.  The U test's
+ * p value is kept besides (r->p), also where there is too little for an
+ * interval (then the method stays DS_NONE).
  */
 void ds_histogram(const __u64 *b, const __u64 *h, struct ds_result *r)
 {
@@ -194,14 +198,15 @@ void ds_histogram(const __u64 *b, const __u64 *h, struct ds_result *r)
 	moments(h, &nh, &mh, &vh);
 	if (nb < 1 || nh < 1)
 		return;
-	r->method = DS_HISTOGRAM;
 	r->p = ds_mann_whitney(b, h, KP_HIST_BUCKETS, NULL);
-	r->sig = r->p < DS_ALPHA;
 	if (nb < 2 || nh < 2 || mb <= 0 || mh <= 0 || r->base <= 0 || r->hard <= 0)
 		return;
 	se = sqrt(vb / (nb * mb * mb) + vh / (nh * mh * mh));
 	r->lo = r->ratio * exp(-Z95 * se);
 	r->hi = r->ratio * exp(Z95 * se);
+	/* the verdict the interval shows, as with the other methods; p is an aside */
+	r->sig = r->lo > 1 || r->hi < 1;
+	r->method = DS_HISTOGRAM;
 }
 
 /*

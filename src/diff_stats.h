@@ -8,7 +8,7 @@
  * samples, den: 1).  Which interval applies depends on what was recorded:
  *  - 2 or more runs on both sides: a percentile bootstrap over runs;
  *  - one run on a side, latency: the delta method on the two latency
- *    histograms for the interval, a Mann-Whitney U test on them for the verdict;
+ *    histograms (a Mann-Whitney U test's p value on them besides);
  *  - one run on a side, sample counts: the counts as Poisson variates.
  */
 #ifndef KP_DIFF_STATS_H
@@ -20,13 +20,12 @@
 
 #define DS_RESAMPLES 2000
 /* fixed, so that the same two recordings always give the same intervals */
-#define DS_SEED	 0x6b70726f74706572ULL
-#define DS_ALPHA 0.05
+#define DS_SEED 0x6b70726f74706572ULL
 
 enum ds_method {
 	DS_NONE,      /* no interval: nothing to resample, no histogram */
 	DS_BOOTSTRAP, /* runs resampled with replacement, per side */
-	DS_HISTOGRAM, /* delta-method interval, Mann-Whitney verdict */
+	DS_HISTOGRAM, /* delta-method interval on the latency histograms */
 	DS_POISSON,   /* sample counts as Poisson variates */
 };
 
@@ -37,13 +36,14 @@ struct ds_run {
 
 struct ds_result {
 	double base, hard;	   /* the measure per side: sum(num) / sum(den); 0 when no den */
+	double base_den, hard_den; /* sum(den) per side: calls, or runs; 0: none to measure */
 	double ratio;		   /* hard / base; INFINITY when base is 0 */
 	double lo, hi;		   /* 95% interval of the ratio (relative change: ratio - 1) */
 	double base_run, hard_run; /* mean num per run: time per run */
 	double delta_run;	   /* hard_run - base_run: the contribution to the change */
 	double delta_lo, delta_hi; /* its 95% interval; NAN when unknown */
-	double p;		   /* Mann-Whitney p value (DS_HISTOGRAM), else NAN */
-	bool sig;		   /* the change is significant at DS_ALPHA */
+	double p;		   /* Mann-Whitney p value of the histograms, else NAN */
+	bool sig;		   /* the interval excludes no change (ratio 1) */
 	enum ds_method method;
 };
 

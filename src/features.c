@@ -14,7 +14,6 @@
 #include "array.h"
 #include "features.h"
 #include "features_conf.h"
-#include "funcmatch.h"
 
 /* kallsyms' KSYM_NAME_LEN: no function name is longer */
 #define NAME_MAX_LEN 512
@@ -197,11 +196,14 @@ int features_load(struct features **out, const char *path, char *why, size_t len
 const char *features_match(const struct features *f, const char *name)
 {
 	char base[NAME_MAX_LEN];
-	size_t len = func_base_len(name), i, j;
+	/*
+	 * diff's SQL_FUNC_BASE rule: all from the first '.' is a clone suffix,
+	 * .cold included (its samples are the function's work).  Not
+	 * func_base_len(): that one picks probe targets, and .cold and __pfx_
+	 * symbols are none.
+	 */
+	size_t len = strcspn(name, "."), i, j;
 
-	/* a .cold part is no entry point, but its samples are the function's work */
-	if (!len)
-		len = strcspn(name, ".");
 	if (len >= sizeof(base))
 		return NULL;
 	memcpy(base, name, len);

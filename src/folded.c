@@ -339,7 +339,7 @@ int cmd_folded(int argc, char **argv)
 		err = func_rows_sql(fo.df, &o, &sql);
 	if (!err && (o.fr.inlines || o.fr.srcline) && o.fr.kernel)
 		err = cli_kdebug("folded", fo.df, o.vmlinux,
-				 o.fr.srcline ? "note: no kernel source lines" : NULL, &kd)
+				 o.fr.srcline ? "note: no kernel source lines" : NULL, &kd, NULL, 0)
 			      ? 1
 			      : 0;
 	if (!err)

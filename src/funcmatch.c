@@ -7,18 +7,23 @@
 #include "funcmatch.h"
 #include "ksyms.h"
 
-size_t func_base_len(const char *sym)
+size_t func_clone_base_len(const char *sym)
 {
 	const char *dot = strchr(sym, '.');
 
+	return dot ? dot - sym : 0;
+}
+
+size_t func_base_len(const char *sym)
+{
 	/* padding and CFI stubs share the function's name but are not it */
 	if (!strncmp(sym, "__pfx_", 6) || !strncmp(sym, "__cfi_", 6))
 		return 0;
-	if (!dot)
+	if (!strchr(sym, '.'))
 		return strlen(sym);
-	if (strstr(dot, ".cold"))
+	if (strstr(sym, ".cold"))
 		return 0;
-	return dot - sym;
+	return func_clone_base_len(sym);
 }
 
 static bool matches(const char *pattern, const char *sym, size_t base)

@@ -28,6 +28,11 @@ struct func_target {
 
 /* Length of sym's function name without clone suffix; 0 for non-entry parts. */
 size_t func_base_len(const char *sym);
+/*
+ * Length of sym before its first '.', where clone suffixes start; 0 when it
+ * has none there (no '.', or one first).  .cold parts count as the function.
+ */
+size_t func_clone_base_len(const char *sym);
 /* Targets for the patterns, sorted by name; -ENOENT and *bad on a pattern matching nothing. */
 int func_match(const struct ksyms *ks, char *const *patterns, int n, struct func_target **out,
 	       size_t *nout, const char **bad);

@@ -14,6 +14,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "array.h"
 #include "func_layout.h"
 #include "funcmatch.h"
 #include "funcs.h"
@@ -40,9 +41,9 @@ struct funcs {
 	struct record_bpf *rec;
 	struct funcs_bpf *owner; /* holds the func_* maps every copy shares */
 	struct funcs_bpf **objs; /* fentry copies per function, then the kprobe one */
-	size_t nobjs;
+	size_t nobjs, objs_cap;
 	struct bpf_link **links;
-	size_t nlinks;
+	size_t nlinks, links_cap;
 	const struct ksyms *ks; /* the caller's: symbols in t[] point into it */
 	bool stacks;
 };
@@ -90,16 +91,12 @@ static bool kprobes_available(void)
 
 static int add_link(struct funcs *f, struct bpf_link *l)
 {
-	struct bpf_link **tmp;
-
 	if (!l)
 		return -errno;
-	tmp = realloc(f->links, (f->nlinks + 1) * sizeof(*tmp));
-	if (!tmp) {
+	if (array_reserve((void **)&f->links, &f->links_cap, f->nlinks + 1, sizeof(*f->links))) {
 		bpf_link__destroy(l);
 		return -ENOMEM;
 	}
-	f->links = tmp;
 	f->links[f->nlinks++] = l;
 	return 0;
 }
@@ -144,13 +141,10 @@ static int open_copy(struct funcs *f, struct funcs_bpf **out)
 
 static int keep_obj(struct funcs *f, struct funcs_bpf *o)
 {
-	struct funcs_bpf **tmp = realloc(f->objs, (f->nobjs + 1) * sizeof(*tmp));
-
-	if (!tmp) {
+	if (array_reserve((void **)&f->objs, &f->objs_cap, f->nobjs + 1, sizeof(*f->objs))) {
 		funcs_bpf__destroy(o);
 		return -ENOMEM;
 	}
-	f->objs = tmp;
 	f->objs[f->nobjs++] = o;
 	if (!f->owner)
 		f->owner = o;
@@ -196,18 +190,21 @@ static int attach_fentry(struct funcs *f, const size_t *idx, size_t n)
 	return err;
 }
 
-/* The kprobe programs, with the kprobe.multi pair when the kernel can load it. */
-static int load_kprobes(struct funcs *f, struct funcs_bpf **out, bool *multi)
+/*
+ * The kprobe programs: kp_pc for inline instances; for functions (funcs) the
+ * kprobe pair, with the kprobe.multi pair when the kernel can load it.
+ */
+static int load_kprobes(struct funcs *f, bool funcs, struct funcs_bpf **out, bool *multi)
 {
 	struct funcs_bpf *o;
 	int err;
 
-	for (*multi = true;; *multi = false) {
+	for (*multi = funcs;; *multi = false) {
 		err = open_copy(f, &o);
 		if (err)
 			return err;
-		bpf_program__set_autoload(o->progs.kp_kprobe, true);
-		bpf_program__set_autoload(o->progs.kp_kretprobe, true);
+		bpf_program__set_autoload(o->progs.kp_kprobe, funcs);
+		bpf_program__set_autoload(o->progs.kp_kretprobe, funcs);
 		bpf_program__set_autoload(o->progs.kp_pc, f->inl != NULL);
 		bpf_program__set_autoload(o->progs.kp_kprobe_multi, *multi);
 		bpf_program__set_autoload(o->progs.kp_kretprobe_multi, *multi);
@@ -300,22 +297,17 @@ static int attach_inline(struct funcs *f, struct funcs_bpf *o, char *why, size_t
 	return err;
 }
 
-static int attach_kprobes(struct funcs *f, char *why, size_t len)
+/* The functions chosen for kprobes: one kprobe.multi pair of links, else a pair per symbol. */
+static int attach_kprobe_funcs(struct funcs *f, struct funcs_bpf *o, bool multi)
 {
-	struct funcs_bpf *o;
-	size_t i, nlinks;
-	bool multi;
-	int err;
+	size_t i, nlinks = f->nlinks;
+	int err = 0;
 
-	err = load_kprobes(f, &o, &multi);
-	if (err)
-		return err;
-	nlinks = f->nlinks;
 	if (multi && !attach_multi(f, o)) {
 		for (i = 0; i < f->n; i++)
 			if (f->method[i] == M_KPROBE)
 				f->method[i] = M_KPROBE_MULTI;
-		return f->inl ? attach_inline(f, o, why, len) : 0;
+		return 0;
 	}
 	/* drop a half-made multi attachment before falling back to single kprobes */
 	while (f->nlinks > nlinks)
@@ -323,7 +315,19 @@ static int attach_kprobes(struct funcs *f, char *why, size_t len)
 	for (i = 0; i < f->n && !err; i++)
 		if (f->method[i] == M_KPROBE)
 			err = attach_single(f, o, i);
-	return err || !f->inl ? err : attach_inline(f, o, why, len);
+	return err;
+}
+
+/* funcs: some function is to be probed by kprobe; f->inl: inline instances are. */
+static int attach_kprobes(struct funcs *f, bool funcs, char *why, size_t len)
+{
+	struct funcs_bpf *o;
+	bool multi;
+	int err;
+
+	err = load_kprobes(f, funcs, &o, &multi);
+	err = err ?: (funcs ? attach_kprobe_funcs(f, o, multi) : 0);
+	return err ?: (f->inl ? attach_inline(f, o, why, len) : 0);
 }
 
 /* fentry where the function has BTF and a symbol of its own in vmlinux, else kprobe. */
@@ -454,8 +458,8 @@ static int by_samples(struct funcs *f, char *why, size_t len)
 
 static int attach_all(struct funcs *f, enum probe_mode mode, char *why, size_t len)
 {
+	bool need_kprobes = false, kprobes;
 	int err, fentry_err;
-	bool need_kprobes = false;
 	size_t i;
 
 	fentry_err = attach_fentries(f, mode, why, len);
@@ -471,15 +475,18 @@ static int attach_all(struct funcs *f, enum probe_mode mode, char *why, size_t l
 	}
 	if (!need_kprobes && !f->inl)
 		return 0;
-	if (!kprobes_available() && need_kprobes) {
+	kprobes = kprobes_available();
+	if (!kprobes && need_kprobes) {
 		no_kprobes(f, fentry_err, why, len);
 		return -EOPNOTSUPP;
 	}
-	if (!kprobes_available())
+	if (!kprobes)
 		return by_samples(f, why, len);
-	err = attach_kprobes(f, why, len);
+	err = attach_kprobes(f, need_kprobes, why, len);
 	if (err && !*why)
 		snprintf(why, len, "attaching kprobes: %s", strerror(-err));
+	if (!err && !*why)
+		inline_set_note(f->inl, why, len);
 	return err;
 }
 
@@ -527,10 +534,14 @@ static void unknown(const struct ksyms *ks, const char *bad, const char *vmlinux
 /*
  * The patterns as kernel symbols; a plain name without one is looked up in
  * the DWARF as an inlined-only function, and its instances join f->inl.
+ * func_match() stops at the first pattern matching nothing, every one before
+ * it matched: the untried ones go first in the next try, so a try that fails
+ * scans kallsyms only for patterns not tried before, and none is scanned for
+ * more than twice (without inlined names, once).
  */
 static int resolve(struct funcs *f, const struct func_opts *o, char *why, size_t len)
 {
-	char *pat[KP_MAX_FUNCS], path[4096] = "";
+	char *pat[KP_MAX_FUNCS], *next[KP_MAX_FUNCS], path[4096] = "";
 	const char *bad = NULL;
 	int n = o->n, i, err;
 
@@ -548,7 +559,9 @@ static int resolve(struct funcs *f, const struct func_opts *o, char *why, size_t
 		}
 		for (i = 0; pat[i] != bad; i++)
 			;
-		memmove(&pat[i], &pat[i + 1], (--n - i) * sizeof(*pat));
+		memcpy(next, &pat[i + 1], (n - i - 1) * sizeof(*pat));
+		memcpy(&next[n - i - 1], pat, i * sizeof(*pat));
+		memcpy(pat, next, --n * sizeof(*pat));
 	}
 }
 
@@ -759,4 +772,14 @@ int funcs_collect(struct funcs *f, struct df *df, const struct ksyms *ks)
 	return err
 		       ?: df_insert(df, "INSERT INTO counters VALUES(?,?)", "ti",
 				    "lost_func_recursion", (long long)recursion_misses(f));
+}
+
+bool funcs_uses_fentry(const struct funcs *f)
+{
+	size_t i;
+
+	for (i = 0; f && i < f->n; i++)
+		if (f->method[i] == M_FENTRY)
+			return true;
+	return false;
 }

@@ -39,5 +39,7 @@ void funcs_free(struct funcs *f);
 int funcs_lat_fd(const struct funcs *f);
 /* How many functions are probed (a pattern may stand for several). */
 size_t funcs_count(const struct funcs *f);
+/* Whether a function is probed by fentry: its BPF trampoline has a kallsyms symbol. */
+bool funcs_uses_fentry(const struct funcs *f);
 
 #endif

@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "array.h"
 #include "datafile.h"
 #include "debuginfo.h"
 #include "func_layout.h"
@@ -22,9 +23,10 @@
 
 struct inline_set {
 	struct debuginfo *di;
-	__s64 slide; /* running kernel's addresses minus the vmlinux's */
+	struct inlines_ctx *ctx; /* for the exits of every instance added */
+	__s64 slide;		 /* running kernel's addresses minus the vmlinux's */
 	struct inline_instance *inst;
-	size_t n;
+	size_t n, cap;
 };
 
 struct pc_action {
@@ -53,6 +55,7 @@ static int open_set(struct inline_set **out, const char *vmlinux, const struct k
 		return -ENOMEM;
 	err = debuginfo_open(&s->di, path);
 	err = err ?: debuginfo_symbol(s->di, "_stext", &link_stext);
+	err = err ?: inlines_ctx_open(&s->ctx, s->di);
 	if (err) {
 		inline_set_free(s);
 		return err;
@@ -65,15 +68,22 @@ static int open_set(struct inline_set **out, const char *vmlinux, const struct k
 
 static int append(struct inline_set *s, struct inline_instance *v, size_t n)
 {
-	struct inline_instance *t = reallocarray(s->inst, s->n + n, sizeof(*t));
-
-	if (!t)
+	if (array_reserve((void **)&s->inst, &s->cap, s->n + n, sizeof(*s->inst)))
 		return -ENOMEM;
-	memcpy(t + s->n, v, n * sizeof(*v));
-	s->inst = t;
+	memcpy(s->inst + s->n, v, n * sizeof(*v));
 	s->n += n;
 	free(v);
 	return 0;
+}
+
+static bool has(const struct inline_set *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; s && i < s->n; i++)
+		if (!strcmp(s->inst[i].func, name))
+			return true;
+	return false;
 }
 
 int inline_set_add(struct inline_set **set, const char *name, const char *vmlinux,
@@ -83,6 +93,9 @@ int inline_set_add(struct inline_set **set, const char *name, const char *vmlinu
 	size_t n, i;
 	int err;
 
+	/* --func foo --func foo: its instances once, or the copies would take slots */
+	if (has(*set, name))
+		return 0;
 	if (!*set) {
 		err = open_set(set, vmlinux, ks, path, plen);
 		if (err)
@@ -92,7 +105,7 @@ int inline_set_add(struct inline_set **set, const char *name, const char *vmlinu
 	if (err)
 		return err;
 	for (i = 0; i < n && !err; i++)
-		err = inlines_exits((*set)->di, &v[i]);
+		err = inlines_exits((*set)->ctx, &v[i]);
 	if (!err && !n)
 		err = -ENOENT;
 	err = err ?: append(*set, v, n);
@@ -136,10 +149,9 @@ static int build_actions(const struct inline_set *s, __u32 base, struct pc_actio
 	struct pc_action *v;
 	size_t i, j, cap = 0, n = 0;
 
+	/* funcs_attach() keeps base + s->n within KP_MAX_FUNCS */
 	for (i = 0; i < s->n; i++)
 		cap += 1 + s->inst[i].nexits;
-	if (cap > KP_MAX_PC_PROBES || base + s->n > KP_MAX_FUNCS)
-		return -E2BIG;
 	v = calloc(cap ? cap : 1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
@@ -148,6 +160,11 @@ static int build_actions(const struct inline_set *s, __u32 base, struct pc_actio
 		for (j = 0; j < s->inst[i].nexits; j++)
 			action_at(v, &n, s->inst[i].exits[j].addr + s->slide)->a.exits |=
 				1ULL << (base + i);
+	}
+	/* shared addresses take one probe: only the merged count must fit */
+	if (n > KP_MAX_PC_PROBES) {
+		free(v);
+		return -E2BIG;
 	}
 	qsort(v, n, sizeof(*v), cmp_action);
 	*out = v;
@@ -197,17 +214,23 @@ int inline_set_attach(const struct inline_set *s, __u32 base, int actions_fd,
 	err = build_actions(s, base, &v, &n);
 	if (err == -E2BIG)
 		snprintf(why, len,
-			 "%zu inline instances need more kprobes or function slots than "
-			 "kprotperf has (%d addresses, %d functions)",
-			 s->n, KP_MAX_PC_PROBES, KP_MAX_FUNCS);
+			 "%zu inline instances need kprobes at more addresses than "
+			 "kprotperf has (%d)",
+			 s->n, KP_MAX_PC_PROBES);
 	for (i = 0; i < n && !err; i++) {
-		err = bpf_map_update_elem(actions_fd, &i, &v[i].a, BPF_ANY) ? -errno : 0;
 		opts.offset = v[i].addr;
 		opts.bpf_cookie = i;
-		l = err ? NULL : bpf_program__attach_kprobe_opts(prog, NULL, &opts);
-		err = err ?: (l ? keep(ctx, l) : -errno);
-		if (err && !l)
+		if (bpf_map_update_elem(actions_fd, &i, &v[i].a, BPF_ANY)) {
+			err = -errno;
+			snprintf(why, len,
+				 "storing inline probe action %u in the pc_actions map: %s", i,
+				 strerror(-err));
+		} else if (!(l = bpf_program__attach_kprobe_opts(prog, NULL, &opts))) {
+			err = -errno;
 			refused(s, &v[i], err, why, len);
+		} else {
+			err = keep(ctx, l);
+		}
 	}
 	free(v);
 	return err;
@@ -262,10 +285,52 @@ int inline_set_put(const struct inline_set *s, __u32 base, struct df *df, const 
 	return err;
 }
 
+static const char *plural(unsigned int n, const char *one, const char *more)
+{
+	return n == 1 ? one : more;
+}
+
+void inline_set_note(const struct inline_set *s, char *why, size_t len)
+{
+	const struct inline_instance *in = NULL;
+	unsigned int unresolved = 0, cond = 0, others = 0;
+	size_t i;
+	int off;
+
+	for (i = 0; s && i < s->n; i++) {
+		if (!s->inst[i].unresolved && !s->inst[i].cond_exits)
+			continue;
+		others += in != NULL;
+		in = in ?: &s->inst[i];
+		unresolved += s->inst[i].unresolved;
+		cond += s->inst[i].cond_exits;
+	}
+	if (!in)
+		return;
+	/* names cut short so that the note fits record's why[512] */
+	off = snprintf(why, len, "note: %.60s in %.60s", in->func, in->parent);
+	if (others && off < (int)len)
+		off += snprintf(why + off, len - off, " (and %u other instance%s)", others,
+				plural(others, "", "s"));
+	if (unresolved && off < (int)len)
+		off += snprintf(why + off, len - off,
+				" has %u indirect jump%s whose targets are unknown: an invocation"
+				" leaving through %s is not timed",
+				unresolved, plural(unresolved, "", "s"),
+				plural(unresolved, "it", "them"));
+	if (cond && off < (int)len)
+		snprintf(why + off, len - off,
+			 "%s %u conditional jump%s to another function: %s probe ends an"
+			 " invocation even when not taken",
+			 unresolved ? "; and" : " has", cond, plural(cond, "", "s"),
+			 plural(cond, "its", "their"));
+}
+
 void inline_set_free(struct inline_set *s)
 {
 	if (!s)
 		return;
+	inlines_ctx_close(s->ctx);
 	inlines_free(s->inst, s->n);
 	debuginfo_close(s->di);
 	free(s);

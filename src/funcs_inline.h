@@ -19,10 +19,11 @@ struct inline_set;
 
 /*
  * Add the instances of the inline-only function name to *set (created on
- * first use), with addresses as the running kernel lays them out.  vmlinux:
- * --vmlinux, else found by build-id and release.  -ENOENT when name has an
- * out-of-line copy or no instance; -ENODATA, -ENOEXEC, -ESTALE as
- * debuginfo_find() says of the vmlinux, whose path is then in path.
+ * first use; a name already in it adds nothing), with addresses as the
+ * running kernel lays them out.  vmlinux: --vmlinux, else found by build-id
+ * and release.  -ENOENT when name has an out-of-line copy or no instance;
+ * -ENODATA, -ENOEXEC, -ESTALE as debuginfo_find() says of the vmlinux, whose
+ * path is then in path.
  */
 int inline_set_add(struct inline_set **set, const char *name, const char *vmlinux,
 		   const struct ksyms *ks, char *path, size_t plen);
@@ -41,6 +42,12 @@ int inline_set_attach(const struct inline_set *s, __u32 base, int actions_fd,
  * instance i being function base + i.
  */
 int inline_set_put(const struct inline_set *s, __u32 base, struct df *df, const char *method);
+/*
+ * When some instance has ways out its exit probes do not time right
+ * (inlines.h: unresolved, cond_exits), one "note: ..." line saying so into
+ * why; else why is left alone.
+ */
+void inline_set_note(const struct inline_set *s, char *why, size_t len);
 void inline_set_free(struct inline_set *s);
 
 #endif

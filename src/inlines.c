@@ -246,29 +246,6 @@ static __u64 entry_pc(Dwarf_Die *die, const struct inline_range *r, size_t n, __
 	return r[0].lo;
 }
 
-/* File idx of the line table of die's unit, as DW_AT_call_file numbers them. */
-static const char *unit_file(Dwarf_Die *die, Dwarf_Word idx)
-{
-	Dwarf_Files *files;
-	Dwarf_Die cu;
-	size_t n;
-
-	if (!dwarf_diecu(die, &cu, NULL, NULL) || dwarf_getsrcfiles(&cu, &files, &n) || idx >= n)
-		return NULL;
-	return dwarf_filesrc(files, idx, NULL, NULL);
-}
-
-static void set_call_site(struct inline_instance *in, Dwarf_Die *die)
-{
-	Dwarf_Attribute attr;
-	Dwarf_Word w;
-
-	if (dwarf_attr(die, DW_AT_call_file, &attr) && !dwarf_formudata(&attr, &w))
-		in->call_file = unit_file(die, w);
-	if (dwarf_attr(die, DW_AT_call_line, &attr) && !dwarf_formudata(&attr, &w))
-		in->call_line = (int)w;
-}
-
 static int parent_ranges(struct parent *p)
 {
 	__u64 first;
@@ -286,7 +263,6 @@ static int parent_ranges(struct parent *p)
 static int add_instance(struct find_ctx *c, struct parent *p, Dwarf_Die *die)
 {
 	struct inline_instance *in;
-	Dwarf_Attribute attr;
 	__u64 first;
 	size_t i;
 	int err;
@@ -308,14 +284,14 @@ static int add_instance(struct find_ctx *c, struct parent *p, Dwarf_Die *die)
 	}
 	memcpy(in->parent_ranges, p->ranges, p->nranges * sizeof(*p->ranges));
 	in->nparent_ranges = p->nranges;
-	in->func = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr)) ?: c->name;
+	in->func = debuginfo_die_name(die) ?: c->name;
 	in->parent = p->name;
 	in->parent_lo = p->lo;
 	in->die = dwarf_dieoffset(die);
 	in->entry = entry_pc(die, in->ranges, in->nranges, first);
 	for (i = 0; i < in->nranges; i++)
 		in->bytes += in->ranges[i].hi - in->ranges[i].lo;
-	set_call_site(in, die);
+	debuginfo_call_site(die, NULL, 0, &in->call_file, &in->call_line);
 	c->n++;
 	return 0;
 }
@@ -346,12 +322,9 @@ static int walk_scope(struct find_ctx *c, struct parent *p, Dwarf_Die *scope)
 
 static void init_parent(struct parent *p, Dwarf_Die *die)
 {
-	Dwarf_Attribute attr;
-
 	memset(p, 0, sizeof(*p));
 	p->die = *die;
-	/* an out-of-line copy of an inline function has its name in the abstract DIE */
-	p->name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
+	p->name = debuginfo_die_name(die);
 }
 
 static int scan_parents(struct find_ctx *c, Dwarf_Die *cu)
@@ -406,31 +379,42 @@ struct jump_site {
 	__u64 code, target;
 };
 
-/* One inlines_exits() call. */
-struct exit_ctx {
-	struct debuginfo *di;
-	struct inline_instance *in;
+/* A symbol a jump to is no tail call: where a return goes, or an indirect jump. */
+struct thunk {
+	__u64 addr;
+	bool ret; /* RETURN_THUNK, else an INDIRECT_THUNK */
+};
+
+/* What disassembling any instance needs, read once per file. */
+struct inlines_ctx {
 	Elf *elf;
-	__u64 to_elf;  /* DWARF address + to_elf = the ELF's address */
-	__u64 to_dwfl; /* DWARF address + to_dwfl = libdwfl's address */
+	__u64 to_elf; /* DWARF address + to_elf = the ELF's address */
 	csh cs;
 	cs_insn *insn;		 /* the instruction of the range being scanned */
 	cs_insn *ahead;		 /* one of the parent's, looked at to follow a way out */
-	struct jump_site *sites; /* those in the parent */
+	struct jump_site *sites; /* all of the file's, sorted by code */
 	size_t nsites;
+	struct thunk *thunks; /* sorted by addr */
+	size_t nthunks;
+};
+
+/* One inlines_exits() call. */
+struct exit_ctx {
+	struct inlines_ctx *c;
+	struct inline_instance *in;
 	struct inline_exit *v;
 	size_t n, cap;
 };
 
 /* The file's bytes from DWARF address addr to the end of the section holding them. */
-static int file_bytes(struct exit_ctx *x, __u64 addr, const uint8_t **out, size_t *len)
+static int file_bytes(const struct inlines_ctx *c, __u64 addr, const uint8_t **out, size_t *len)
 {
-	__u64 a = addr + x->to_elf;
+	__u64 a = addr + c->to_elf;
 	Elf_Scn *scn = NULL;
 	Elf_Data *data;
 	GElf_Shdr sh;
 
-	while ((scn = elf_nextscn(x->elf, scn))) {
+	while ((scn = elf_nextscn(c->elf, scn))) {
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
 		    !(sh.sh_flags & SHF_ALLOC) || a < sh.sh_addr || a - sh.sh_addr >= sh.sh_size)
 			continue;
@@ -444,24 +428,54 @@ static int file_bytes(struct exit_ctx *x, __u64 addr, const uint8_t **out, size_
 	return -ENOENT;
 }
 
-static bool decode_at(struct exit_ctx *x, __u64 addr, cs_insn *insn)
+static bool decode_at(const struct inlines_ctx *c, __u64 addr, cs_insn *insn)
 {
 	const uint8_t *code;
 	uint64_t pc = addr;
 	size_t len;
 
-	return !file_bytes(x, addr, &code, &len) && cs_disasm_iter(x->cs, &code, &len, &pc, insn);
+	return !file_bytes(c, addr, &code, &len) && cs_disasm_iter(c->cs, &code, &len, &pc, insn);
 }
 
+/* The index of the first jump-label site at or after addr. */
+static size_t first_site(const struct inlines_ctx *c, __u64 addr)
+{
+	size_t l = 0, h = c->nsites, m;
+
+	while (l < h) {
+		m = l + (h - l) / 2;
+		if (c->sites[m].code < addr)
+			l = m + 1;
+		else
+			h = m;
+	}
+	return l;
+}
+
+/* The jump-label site at addr, which only counts in the parent. */
 static const struct jump_site *site_at(const struct exit_ctx *x, __u64 addr)
 {
-	size_t i;
+	const struct inlines_ctx *c = x->c;
+	size_t i = first_site(c, addr);
 
-	for (i = 0; i < x->nsites; i++) {
-		if (x->sites[i].code == addr)
-			return &x->sites[i];
+	if (i == c->nsites || c->sites[i].code != addr ||
+	    !in_ranges(x->in->parent_ranges, x->in->nparent_ranges, addr))
+		return NULL;
+	return &c->sites[i];
+}
+
+static const struct thunk *thunk_at(const struct inlines_ctx *c, __u64 addr)
+{
+	size_t l = 0, h = c->nthunks, m;
+
+	while (l < h) {
+		m = l + (h - l) / 2;
+		if (c->thunks[m].addr < addr)
+			l = m + 1;
+		else
+			h = m;
 	}
-	return NULL;
+	return l < c->nthunks && c->thunks[l].addr == addr ? &c->thunks[l] : NULL;
 }
 
 static bool is_jmp(const cs_insn *insn)
@@ -480,13 +494,13 @@ static bool direct_target(const cs_insn *insn, __u64 *to)
 	return true;
 }
 
-static bool is_control(struct exit_ctx *x, const cs_insn *insn)
+static bool is_control(const struct inlines_ctx *c, const cs_insn *insn)
 {
 	static const int groups[] = {CS_GRP_JUMP, CS_GRP_CALL, CS_GRP_RET, CS_GRP_INT, CS_GRP_IRET};
 	size_t i;
 
 	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
-		if (cs_insn_group(x->cs, insn, groups[i]))
+		if (cs_insn_group(c->cs, insn, groups[i]))
 			return true;
 	}
 	return insn->id == X86_INS_UD2;
@@ -501,6 +515,7 @@ static bool is_control(struct exit_ctx *x, const cs_insn *insn)
 static bool rejoins(struct exit_ctx *x, __u64 addr, int budget)
 {
 	const struct inline_instance *in = x->in;
+	cs_insn *ahead = x->c->ahead;
 	const struct jump_site *site;
 	__u64 next;
 
@@ -508,15 +523,15 @@ static bool rejoins(struct exit_ctx *x, __u64 addr, int budget)
 		if (in_ranges(in->ranges, in->nranges, addr))
 			return true;
 		if (!in_ranges(in->parent_ranges, in->nparent_ranges, addr) ||
-		    !decode_at(x, addr, x->ahead))
+		    !decode_at(x->c, addr, ahead))
 			return false;
-		next = addr + x->ahead->size;
+		next = addr + ahead->size;
 		site = site_at(x, addr);
 		if (site)
 			return rejoins(x, next, budget - 1) && rejoins(x, site->target, budget - 1);
-		if (is_jmp(x->ahead) && !direct_target(x->ahead, &next))
+		if (is_jmp(ahead) && !direct_target(ahead, &next))
 			return false;
-		if (!is_jmp(x->ahead) && is_control(x, x->ahead))
+		if (!is_jmp(ahead) && is_control(x->c, ahead))
 			return false;
 		addr = next;
 	}
@@ -541,54 +556,41 @@ static int leave_to(struct exit_ctx *x, __u64 addr, enum inline_exit_kind kind, 
 	if (rejoins(x, addr, REJOIN_BUDGET))
 		return 0;
 	/* kprobes refuse a jump-label site: probe where it may lead instead */
-	if (site && depth < REJOIN_BUDGET && decode_at(x, addr, x->ahead))
-		return leave_to(x, addr + x->ahead->size, kind, depth + 1)
+	if (site && depth < REJOIN_BUDGET && decode_at(x->c, addr, x->c->ahead))
+		return leave_to(x, addr + x->c->ahead->size, kind, depth + 1)
 			       ?: leave_to(x, site->target, kind, depth + 1);
 	return add_exit(x, addr, kind);
-}
-
-static const char *symbol_at(struct exit_ctx *x, __u64 addr)
-{
-	GElf_Off off;
-	GElf_Sym sym;
-	const char *name;
-
-	name = dwfl_module_addrinfo(debuginfo_module(x->di), addr + x->to_dwfl, &off, &sym, NULL,
-				    NULL, NULL);
-	return name && !off ? name : NULL;
 }
 
 /* A direct jump at from to to, conditional or not. */
 static int jump_to(struct exit_ctx *x, __u64 from, __u64 to, bool cond)
 {
 	struct inline_instance *in = x->in;
-	enum inline_exit_kind kind = INLINE_EXIT_TAIL_CALL;
-	const char *name;
+	const struct thunk *t;
 
 	if (in_ranges(in->ranges, in->nranges, to))
 		return 0;
 	if (in_ranges(in->parent_ranges, in->nparent_ranges, to))
 		return leave_to(x, to, INLINE_EXIT_BRANCH, 0);
-	name = symbol_at(x, to);
-	if (name && !strncmp(name, INDIRECT_THUNK, strlen(INDIRECT_THUNK))) {
+	t = thunk_at(x->c, to);
+	if (t && !t->ret) {
 		in->unresolved++;
 		return 0;
 	}
-	if (name && !strcmp(name, RETURN_THUNK))
-		kind = INLINE_EXIT_RETURN;
 	/* the probe cannot tell whether the jump will be taken */
 	if (cond)
 		in->cond_exits++;
-	return add_exit(x, from, kind);
+	return add_exit(x, from, t ? INLINE_EXIT_RETURN : INLINE_EXIT_TAIL_CALL);
 }
 
 /* Note the exits of one instruction; *next says whether control may go on to the next one. */
 static int on_insn(struct exit_ctx *x, const cs_insn *insn, bool *next)
 {
+	csh cs = x->c->cs;
 	__u64 to;
 
 	*next = true;
-	if (cs_insn_group(x->cs, insn, CS_GRP_RET) || cs_insn_group(x->cs, insn, CS_GRP_IRET)) {
+	if (cs_insn_group(cs, insn, CS_GRP_RET) || cs_insn_group(cs, insn, CS_GRP_IRET)) {
 		*next = false;
 		return add_exit(x, insn->address, INLINE_EXIT_RETURN);
 	}
@@ -597,7 +599,7 @@ static int on_insn(struct exit_ctx *x, const cs_insn *insn, bool *next)
 		*next = false;
 		return 0;
 	}
-	if (!cs_insn_group(x->cs, insn, CS_GRP_JUMP))
+	if (!cs_insn_group(cs, insn, CS_GRP_JUMP))
 		return 0;
 	/* a jump-label site compiled as jmp may be patched into a nop */
 	*next = !is_jmp(insn) || site_at(x, insn->address);
@@ -612,18 +614,19 @@ static int scan_range(struct exit_ctx *x, const struct inline_range *r)
 {
 	struct inline_instance *in = x->in;
 	size_t size = r->hi - r->lo, avail;
+	cs_insn *insn = x->c->insn;
 	const uint8_t *code;
 	uint64_t pc = r->lo;
 	bool next = true;
 	int err;
 
-	err = file_bytes(x, r->lo, &code, &avail);
+	err = file_bytes(x->c, r->lo, &code, &avail);
 	if (err)
 		return err;
 	if (avail < size)
 		return -ERANGE;
-	while (cs_disasm_iter(x->cs, &code, &size, &pc, x->insn)) {
-		err = on_insn(x, x->insn, &next);
+	while (cs_disasm_iter(x->c->cs, &code, &size, &pc, insn)) {
+		err = on_insn(x, insn, &next);
 		if (err)
 			return err;
 	}
@@ -638,51 +641,24 @@ static int scan_range(struct exit_ctx *x, const struct inline_range *r)
 	return leave_to(x, r->hi, INLINE_EXIT_FALLTHROUGH, 0);
 }
 
-/*
- * The vmlinux's jump-label sites in the parent, from __jump_table, whose
- * entries are relative to their own fields.
- */
-static int load_sites(struct exit_ctx *x)
-{
-	const struct inline_instance *in = x->in;
-	__u64 start, stop, e, code;
-	const uint8_t *p;
-	size_t avail, cap = 0;
-	__s32 rel[2];
-	int err;
-
-	if (debuginfo_symbol(x->di, "__start___jump_table", &start) ||
-	    debuginfo_symbol(x->di, "__stop___jump_table", &stop) || stop <= start)
-		return 0;
-	err = file_bytes(x, start, &p, &avail);
-	if (err || avail < stop - start)
-		return err ?: -ERANGE;
-	for (e = start; e + JUMP_ENTRY_SIZE <= stop; e += JUMP_ENTRY_SIZE, p += JUMP_ENTRY_SIZE) {
-		memcpy(rel, p, sizeof(rel));
-		code = e + rel[0];
-		if (!in_ranges(in->parent_ranges, in->nparent_ranges, code))
-			continue;
-		err = array_reserve((void **)&x->sites, &cap, x->nsites + 1, sizeof(*x->sites));
-		if (err)
-			return err;
-		x->sites[x->nsites++] = (struct jump_site){code, e + 4 + rel[1]};
-	}
-	return 0;
-}
-
 /* Each jump-label site in the instance may jump, whichever way the file has it. */
 static int site_jumps(struct exit_ctx *x)
 {
 	const struct inline_instance *in = x->in;
-	size_t i;
+	const struct jump_site *site;
+	size_t i, k;
 	int err;
 
-	for (i = 0; i < x->nsites; i++) {
-		if (!in_ranges(in->ranges, in->nranges, x->sites[i].code))
-			continue;
-		err = jump_to(x, x->sites[i].code, x->sites[i].target, true);
-		if (err)
-			return err;
+	for (k = 0; k < in->nranges; k++) {
+		for (i = first_site(x->c, in->ranges[k].lo);
+		     i < x->c->nsites && x->c->sites[i].code < in->ranges[k].hi; i++) {
+			site = &x->c->sites[i];
+			if (!in_ranges(in->parent_ranges, in->nparent_ranges, site->code))
+				continue;
+			err = jump_to(x, site->code, site->target, true);
+			if (err)
+				return err;
+		}
 	}
 	return 0;
 }
@@ -711,61 +687,161 @@ static void finish_exits(struct exit_ctx *x)
 	x->v = NULL;
 }
 
-static int open_text(struct exit_ctx *x)
+int inlines_exits(struct inlines_ctx *c, struct inline_instance *in)
 {
-	Dwarf_Addr dw_bias, elf_bias;
-
-	debuginfo_dwarf(x->di, &dw_bias);
-	x->elf = dwfl_module_getelf(debuginfo_module(x->di), &elf_bias);
-	if (!x->elf)
-		return -ENODATA;
-	x->to_elf = dw_bias - elf_bias;
-	x->to_dwfl = dw_bias;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &x->cs) != CS_ERR_OK)
-		return -ENOTSUP;
-	/* before cs_malloc(), which sizes instructions for the detail they will hold */
-	if (cs_option(x->cs, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK)
-		goto err_close;
-	x->insn = cs_malloc(x->cs);
-	if (!x->insn)
-		goto err_close;
-	x->ahead = cs_malloc(x->cs);
-	if (!x->ahead)
-		goto err_free;
-	return 0;
-
-err_free:
-	cs_free(x->insn, 1);
-err_close:
-	cs_close(&x->cs);
-	return -ENOMEM;
-}
-
-int inlines_exits(struct debuginfo *di, struct inline_instance *in)
-{
-	struct exit_ctx x = {.di = di, .in = in};
+	struct exit_ctx x = {.c = c, .in = in};
 	size_t i;
 	int err;
 
-	err = open_text(&x);
-	if (err)
-		return err;
 	in->unresolved = 0;
 	in->cond_exits = 0;
-	err = load_sites(&x) ?: site_jumps(&x);
+	err = site_jumps(&x);
 	for (i = 0; !err && i < in->nranges; i++)
 		err = scan_range(&x, &in->ranges[i]);
 	if (!err)
 		finish_exits(&x);
 	free(x.v);
-	free(x.sites);
-	cs_free(x.ahead, 1);
-	cs_free(x.insn, 1);
-	cs_close(&x.cs);
 	return err;
 }
 
-/* The outermost function holding die: the scope just inside its unit. */
+static int open_text(struct inlines_ctx *c, struct debuginfo *di)
+{
+	Dwarf_Addr dw_bias, elf_bias;
+
+	debuginfo_dwarf(di, &dw_bias);
+	c->elf = dwfl_module_getelf(debuginfo_module(di), &elf_bias);
+	if (!c->elf)
+		return -ENODATA;
+	c->to_elf = dw_bias - elf_bias;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &c->cs) != CS_ERR_OK) {
+		c->cs = 0;
+		return -ENOTSUP;
+	}
+	/* before cs_malloc(), which sizes instructions for the detail they will hold */
+	if (cs_option(c->cs, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK)
+		return -ENOMEM;
+	c->insn = cs_malloc(c->cs);
+	c->ahead = cs_malloc(c->cs);
+	return c->insn && c->ahead ? 0 : -ENOMEM;
+}
+
+static int cmp_thunk(const void *a, const void *b)
+{
+	const struct thunk *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int add_thunk(struct inlines_ctx *c, size_t *cap, __u64 addr, bool ret)
+{
+	int err = array_reserve((void **)&c->thunks, cap, c->nthunks + 1, sizeof(*c->thunks));
+
+	if (err)
+		return err;
+	c->thunks[c->nthunks++] = (struct thunk){addr, ret};
+	return 0;
+}
+
+/* One pass over the symbol table: the thunks, and where __jump_table lies (0 when not). */
+static int scan_symbols(struct inlines_ctx *c, struct debuginfo *di, __u64 *start, __u64 *stop)
+{
+	Dwfl_Module *mod = debuginfo_module(di);
+	int i, n = dwfl_module_getsymtab(mod), err = 0;
+	Dwarf_Addr bias;
+	size_t cap = 0;
+	const char *s;
+	GElf_Addr a;
+	GElf_Sym sym;
+
+	debuginfo_dwarf(di, &bias);
+	*start = *stop = 0;
+	for (i = 1; i < n && !err; i++) {
+		s = dwfl_module_getsym_info(mod, i, &sym, &a, NULL, NULL, NULL);
+		if (!s)
+			continue;
+		if (!*start && !strcmp(s, "__start___jump_table"))
+			*start = a - bias;
+		else if (!*stop && !strcmp(s, "__stop___jump_table"))
+			*stop = a - bias;
+		else if (!strcmp(s, RETURN_THUNK))
+			err = add_thunk(c, &cap, a - bias, true);
+		else if (!strncmp(s, INDIRECT_THUNK, strlen(INDIRECT_THUNK)))
+			err = add_thunk(c, &cap, a - bias, false);
+	}
+	qsort(c->thunks, c->nthunks, sizeof(*c->thunks), cmp_thunk);
+	return err;
+}
+
+static int cmp_site(const void *a, const void *b)
+{
+	const struct jump_site *x = a, *y = b;
+
+	return x->code < y->code ? -1 : x->code > y->code;
+}
+
+/* The vmlinux's jump-label sites, from __jump_table, whose entries are relative to their own
+ * fields. */
+static int load_sites(struct inlines_ctx *c, __u64 start, __u64 stop)
+{
+	const uint8_t *p;
+	size_t avail, n, i;
+	__s32 rel[2];
+	__u64 e;
+	int err;
+
+	if (stop <= start)
+		return 0;
+	err = file_bytes(c, start, &p, &avail);
+	if (err || avail < stop - start)
+		return err ?: -ERANGE;
+	n = (stop - start) / JUMP_ENTRY_SIZE;
+	c->sites = calloc(n ? n : 1, sizeof(*c->sites));
+	if (!c->sites)
+		return -ENOMEM;
+	for (i = 0; i < n; i++, p += JUMP_ENTRY_SIZE) {
+		e = start + i * JUMP_ENTRY_SIZE;
+		memcpy(rel, p, sizeof(rel));
+		c->sites[i] = (struct jump_site){e + rel[0], e + 4 + rel[1]};
+	}
+	c->nsites = n;
+	qsort(c->sites, n, sizeof(*c->sites), cmp_site);
+	return 0;
+}
+
+int inlines_ctx_open(struct inlines_ctx **out, struct debuginfo *di)
+{
+	struct inlines_ctx *c = calloc(1, sizeof(*c));
+	__u64 start, stop;
+	int err;
+
+	*out = NULL;
+	if (!c)
+		return -ENOMEM;
+	err = open_text(c, di) ?: scan_symbols(c, di, &start, &stop) ?: load_sites(c, start, stop);
+	if (err) {
+		inlines_ctx_close(c);
+		return err;
+	}
+	*out = c;
+	return 0;
+}
+
+void inlines_ctx_close(struct inlines_ctx *c)
+{
+	if (!c)
+		return;
+	free(c->sites);
+	free(c->thunks);
+	if (c->ahead)
+		cs_free(c->ahead, 1);
+	if (c->insn)
+		cs_free(c->insn, 1);
+	if (c->cs)
+		cs_close(&c->cs);
+	free(c);
+}
+
+/* The outermost function holding die, the scope just inside its unit: the slow way. */
 static int outermost(Dwarf_Die *die, struct parent *p)
 {
 	Dwarf_Die *scopes = NULL;
@@ -783,18 +859,31 @@ static int outermost(Dwarf_Die *die, struct parent *p)
 	return i > 0 ? 0 : -ENOENT;
 }
 
-int inlines_at(struct debuginfo *di, __u64 die, struct inline_instance *out)
+/* The function at DWARF offset func_die when it is one with code, else found from die. */
+static int parent_of(Dwarf *dw, Dwarf_Die *die, __u64 func_die, struct parent *p)
 {
+	Dwarf_Die f;
+
+	if (func_die && dwarf_offdie(dw, func_die, &f) && dwarf_tag(&f) == DW_TAG_subprogram &&
+	    has_code(&f)) {
+		init_parent(p, &f);
+		return 0;
+	}
+	return outermost(die, p);
+}
+
+int inlines_at(struct debuginfo *di, __u64 die, __u64 func_die, struct inline_instance *out)
+{
+	Dwarf *dw = debuginfo_dwarf(di, NULL);
 	struct find_ctx c = {.name = "?"};
 	struct parent p;
 	Dwarf_Die d;
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	if (!dwarf_offdie(debuginfo_dwarf(di, NULL), die, &d) ||
-	    dwarf_tag(&d) != DW_TAG_inlined_subroutine)
+	if (!dwarf_offdie(dw, die, &d) || dwarf_tag(&d) != DW_TAG_inlined_subroutine)
 		return -ENOENT;
-	err = outermost(&d, &p);
+	err = parent_of(dw, &d, func_die, &p);
 	if (err)
 		return err;
 	err = add_instance(&c, &p, &d);

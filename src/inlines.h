@@ -14,6 +14,7 @@
 #include <linux/types.h>
 
 struct debuginfo;
+struct inlines_ctx;
 
 struct inline_range {
 	__u64 lo, hi; /* [lo, hi), link-time addresses */
@@ -60,16 +61,26 @@ struct inline_instance {
  */
 int inlines_find(struct debuginfo *di, const char *name, struct inline_instance **out, size_t *n);
 /*
+ * What inlines_exits() reads of di once for all instances: its text, a
+ * disassembler, its jump-label sites and thunk symbols.  di must stay open
+ * until inlines_ctx_close().  -ENODATA when di has no text to read.
+ */
+int inlines_ctx_open(struct inlines_ctx **out, struct debuginfo *di);
+void inlines_ctx_close(struct inlines_ctx *c);
+/*
  * Fill in->exits, unresolved and cond_exits by disassembling in's ranges
  * from the file's text.  FALLTHROUGH and BRANCH exits lie outside the
  * ranges, RETURN and TAIL_CALL exits are the instructions inside them.
  */
-int inlines_exits(struct debuginfo *di, struct inline_instance *in);
+int inlines_exits(struct inlines_ctx *c, struct inline_instance *in);
 /*
  * The one instance at DWARF offset die, as inlines_find() gives it: -ENOENT
- * when die is no inlined instance, -ENODATA when it has no code.
+ * when die is no inlined instance, -ENODATA when it has no code.  func_die
+ * is the DWARF offset of the out-of-line function holding it, as
+ * symbolize() gives it (frames[n - 1].die); 0 when unknown, which has it
+ * looked for, walking die's whole unit.
  */
-int inlines_at(struct debuginfo *di, __u64 die, struct inline_instance *out);
+int inlines_at(struct debuginfo *di, __u64 die, __u64 func_die, struct inline_instance *out);
 /* Free what one instance holds, not the instance itself. */
 void inlines_free_one(struct inline_instance *in);
 void inlines_free(struct inline_instance *v, size_t n);

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
+#include <math.h>
+
 #include "json.h"
 
 void json_begin(struct json *j, FILE *f)
@@ -66,10 +68,19 @@ void json_u64(struct json *j, const char *key, unsigned long long v)
 	fprintf(j->f, "%llu", v);
 }
 
+/*
+ * JSON has no NaN or infinity: null.  %.17g reads back as the same double;
+ * an integral value (ns) is printed as the integer it is, not 1.4071e+09.
+ */
 void json_double(struct json *j, const char *key, double v)
 {
 	member(j, key);
-	fprintf(j->f, "%.6g", v);
+	if (!isfinite(v))
+		fputs("null", j->f);
+	else if (v == trunc(v) && fabs(v) < 1e18)
+		fprintf(j->f, "%.0f", v);
+	else
+		fprintf(j->f, "%.17g", v);
 }
 
 void json_bool(struct json *j, const char *key, bool v)

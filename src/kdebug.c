@@ -17,49 +17,51 @@ struct kdebug {
 	char path[PATH_MAX];
 };
 
-static void explain(int err, const char *path, const char *release, char *why, size_t len)
+/* Recorded kernel symbols to place the DWARF by: ones each kernel has once first. */
+static const char slide_sql[] =
+	"SELECT name, addr FROM ksyms WHERE addr != 0 AND COALESCE(module, '') = ''"
+	" ORDER BY name NOT IN ('_stext', '_text', 'startup_64'), addr LIMIT 16";
+
+static int slide_row(sqlite3_stmt *st, void *ctx)
 {
-	switch (err) {
-	case -ESTALE:
-		snprintf(why, len,
-			 "%.200s is the vmlinux of another kernel build: its build-id "
-			 "differs from the recorded kernel's (%s); give the one of the "
-			 "recorded kernel with --vmlinux",
-			 path, release);
-		break;
-	case -ENODATA:
-		snprintf(why, len,
-			 "%.200s has no DWARF debug info (install linux-image-%s-dbg, or "
-			 "give its vmlinux with --vmlinux)",
-			 path, release);
-		break;
-	case -ENOEXEC:
-		snprintf(why, len, "%.200s is not an ELF file", path);
-		break;
-	default:
-		snprintf(why, len, "%.200s: %s", path, strerror(-err));
-	}
+	struct kdebug *k = ctx;
+	__u64 link;
+
+	if (debuginfo_symbol(k->di, (const char *)sqlite3_column_text(st, 0), &link))
+		return 0;
+	k->slide = (__s64)((__u64)sqlite3_column_int64(st, 1) - link);
+	return 1;
 }
 
-static int slide_of(struct kdebug *k, struct df *df)
+/*
+ * The KASLR slide: the recorded _stext against the vmlinux's, else (files
+ * recorded before kernel.stext was kept) any recorded kernel symbol the
+ * vmlinux also has.
+ */
+static int slide_of(struct kdebug *k, struct df *df, char *note, size_t len)
 {
 	const char *stext = df_meta(df, "kernel.stext");
 	__u64 link;
-	int err;
+	int ret;
 
-	/* recorded without kallsyms: only an unrandomized kernel would line up */
-	if (!stext)
+	if (stext && !debuginfo_symbol(k->di, "_stext", &link)) {
+		k->slide = (__s64)(strtoull(stext, NULL, 0) - link);
 		return 0;
-	err = debuginfo_symbol(k->di, "_stext", &link);
-	if (err)
-		return err;
-	k->slide = (__s64)(strtoull(stext, NULL, 0) - link);
-	return 0;
+	}
+	ret = df_each_row(df, slide_sql, slide_row, k);
+	if (ret > 0)
+		return 0;
+	snprintf(note, len,
+		 "cannot tell where the recorded kernel was loaded (KASLR): the recording "
+		 "has no kernel.stext, and none of its kernel symbols is in %.200s",
+		 k->path);
+	return ret ?: -ENOENT;
 }
 
 int kdebug_open(struct kdebug **out, struct df *df, const char *vmlinux, char *note, size_t len)
 {
-	const char *release = df_meta(df, "kernel.release") ?: "RELEASE";
+	/* NULL when unknown: no /boot/vmlinux-RELEASE is searched for then */
+	const char *release = df_meta(df, "kernel.release");
 	struct kdebug *k = calloc(1, sizeof(*k));
 	int err;
 
@@ -72,15 +74,18 @@ int kdebug_open(struct kdebug **out, struct df *df, const char *vmlinux, char *n
 		snprintf(note, len,
 			 "no debug info for kernel %s (build-id %s) here; install "
 			 "linux-image-%s-dbg or give its vmlinux with --vmlinux",
-			 release, df_meta(df, "kernel.build_id") ?: "unknown", release);
+			 release ?: "RELEASE", df_meta(df, "kernel.build_id") ?: "unknown",
+			 release ?: "RELEASE");
 		free(k);
 		return 0;
 	}
 	err = err ?: debuginfo_open(&k->di, k->path);
-	err = err ?: slide_of(k, df);
 	err = err ?: symbolizer_new(&k->sym, k->di);
+	if (err)
+		debuginfo_explain(err, vmlinux ?: k->path, release, note, len);
+	else
+		err = slide_of(k, df, note, len);
 	if (err) {
-		explain(err, vmlinux ?: k->path, release, note, len);
 		kdebug_close(k);
 		return err;
 	}

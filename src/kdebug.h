@@ -2,8 +2,9 @@
 /*
  * The DWARF of a recording's kernel, for report, folded and annotate: found
  * by the build-id and release the data file holds (or --vmlinux), refused
- * when it is another build, with the recorded _stext undoing KASLR.  Works on
- * any machine that has the debug file, not only the recording one.
+ * when it is another build, with the recorded _stext (or another recorded
+ * kernel symbol) undoing KASLR.  Works on any machine that has the debug
+ * file, not only the recording one.
  */
 #ifndef KP_KDEBUG_H
 #define KP_KDEBUG_H
@@ -17,8 +18,9 @@ struct sym_result;
 
 /*
  * 0 with *out set; 0 with *out NULL when no debug file was found (note then
- * says what is missing and how to get it); -errno with why set when the
- * file given or found cannot be used (another build, no DWARF, unreadable).
+ * says what is missing and how to get it); -errno with note set when the
+ * file given or found cannot be used (another build, no DWARF, unreadable)
+ * or the recording has no symbol to place it by (KASLR).
  */
 int kdebug_open(struct kdebug **out, struct df *df, const char *vmlinux, char *note, size_t len);
 /* addr as recorded (runtime, KASLR included). */

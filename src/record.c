@@ -50,7 +50,7 @@ struct session {
 	struct funcs *funcs;
 	struct ksyms *ks; /* /proc/kallsyms, read once: --func matching, then stacks */
 	/*
-	 * kallsyms again once the probes are attached, for stacks: it has the
+	 * kallsyms again once fentry probes are attached, for stacks: it has the
 	 * BPF trampolines' symbols, which go away when the probes are detached.
 	 */
 	struct ksyms *probed_ks;
@@ -61,7 +61,8 @@ struct session {
 	sigset_t sigs;
 	int sigfd, pidfd, epfd;
 	pid_t target;
-	int status; /* wait status of the command */
+	int status;   /* wait status of the command */
+	int exec_err; /* why CMD could not exec in a later run */
 	enum end_reason end;
 	struct timespec t0;
 	__u64 wall_ns;
@@ -147,21 +148,28 @@ static int snapshot_all(struct procs *procs)
 	return 0;
 }
 
+/* Watch pid's exit and trace its tree; running: it has mappings to read already. */
+static int follow_target(struct session *s, pid_t pid, bool running)
+{
+	int err;
+
+	s->target = pid;
+	s->pidfd = pidfd_of(pid);
+	if (s->pidfd < 0)
+		return s->pidfd;
+	if (s->o->system_wide)
+		return 0;
+	err = procs_follow(s->procs, pid);
+	err = err ?: running ? procs_snapshot(s->procs, pid) : 0;
+	return err ?: add_to_tree(s, pid);
+}
+
 /* A fresh CMD, stopped before exec until its pid is in the traced tree. */
 static int start_command(struct session *s)
 {
 	int err = workload_start(&s->wl, s->o->argv, &s->sigs);
 
-	if (err)
-		return err;
-	s->target = s->wl.pid;
-	s->pidfd = pidfd_of(s->target);
-	if (s->pidfd < 0)
-		return s->pidfd;
-	if (s->o->system_wide)
-		return 0;
-	err = procs_follow(s->procs, s->target);
-	return err ?: add_to_tree(s, s->target);
+	return err ?: follow_target(s, s->wl.pid, false);
 }
 
 /*
@@ -182,15 +190,7 @@ static int start_target(struct session *s)
 	}
 	if (o->argv)
 		return start_command(s);
-	if (o->pid <= 0)
-		return 0;
-	s->target = o->pid;
-	s->pidfd = pidfd_of(s->target);
-	if (s->pidfd < 0)
-		return s->pidfd;
-	err = procs_follow(s->procs, s->target);
-	err = err ?: procs_snapshot(s->procs, s->target);
-	return err ?: add_to_tree(s, s->target);
+	return o->pid > 0 ? follow_target(s, o->pid, true) : 0;
 }
 
 enum { SRC_SIGNAL, SRC_TARGET, SRC_PROCS };
@@ -244,11 +244,17 @@ static void end_line(struct session *s)
 	s->line_open = false;
 }
 
+static int drain_procs(struct session *s)
+{
+	int n = procs_drain(s->procs);
+
+	return n < 0 ? n : 0;
+}
+
 /* One event from epoll; returns 1 when recording should stop. */
 static int handle(struct session *s, __u32 tag)
 {
 	struct signalfd_siginfo si;
-	int n;
 
 	switch (tag) {
 	case SRC_SIGNAL:
@@ -260,8 +266,7 @@ static int handle(struct session *s, __u32 tag)
 		s->end = END_EXITED;
 		return 1;
 	default:
-		n = procs_drain(s->procs);
-		return n < 0 ? n : 0;
+		return drain_procs(s);
 	}
 }
 
@@ -298,18 +303,21 @@ static int run(struct session *s)
 	}
 }
 
-/* The command we started must not outlive the recording. */
+/*
+ * The command we started must not outlive the recording.  One that exited
+ * was reaped already: this one still runs, or never got to exec (as when
+ * setting up a later run failed).
+ */
 static void reap_workload(struct session *s)
 {
+	struct pollfd exited = {.fd = s->pidfd, .events = POLLIN};
+
 	if (!s->o->argv || s->wl.pid <= 0)
 		return;
-	if (s->end != END_EXITED && !kill(s->wl.pid, SIGTERM)) {
-		struct pollfd exited = {.fd = s->pidfd, .events = POLLIN};
-
-		/* give it 5 s to exit on SIGTERM */
-		if (poll(&exited, 1, 5000) != 1)
-			kill(s->wl.pid, SIGKILL);
-	}
+	/* give it 5 s to exit on SIGTERM, which blocks until exec */
+	if (!workload_released(&s->wl) ||
+	    (!kill(s->wl.pid, SIGTERM) && poll(&exited, 1, 5000) != 1))
+		kill(s->wl.pid, SIGKILL);
 	waitpid(s->wl.pid, &s->status, 0);
 	s->wl.pid = -1;
 }
@@ -434,7 +442,7 @@ static int write_samples(struct session *s)
 		ksyms_load(&s->ks, NULL);
 	ks = s->probed_ks ?: s->ks;
 	err = collect_samples(s->df, bpf_map__fd(s->skel->maps.samples),
-			      bpf_map__fd(s->skel->maps.stacks), s->procs, ks, s->deltas);
+			      bpf_map__fd(s->skel->maps.stacks), s->procs, ks, s->deltas, s->run);
 	err = err ?: funcs_collect(s->funcs, s->df, ks);
 	err = err ?: record_meta(s, &meta, ks);
 	err = err ?: put_kvs(s->df, "INSERT INTO meta VALUES(?,?)", &meta);
@@ -456,8 +464,9 @@ static int write_data(struct session *s)
 		      ?: df_insert(df, "INSERT INTO counters VALUES(?,?)", "ti",
 				   "lost_sideband_records", (long long)procs_lost(s->procs));
 	err = err
-		      ?: collect_latency(df, bpf_map__fd(s->skel->maps.syscall_lat), "syscall",
-					 KP_MAX_SYSCALLS, syscall_name, NULL);
+		      ?: collect_run_latency(s->deltas, df, s->run, "syscall",
+					     bpf_map__fd(s->skel->maps.syscall_lat),
+					     KP_MAX_SYSCALLS, syscall_name, NULL);
 	err = err ?: write_samples(s);
 	err = err ?: procs_for_each_task(s->procs, put_task, df);
 	return err ?: procs_for_each_map(s->procs, put_map, df);
@@ -620,8 +629,10 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 {
 	int c, err;
 
-	*o = (struct record_opts){
-		.output = "kprotperf.data", .freq = 99, .max_stacks = 16384, .max_tasks = 8192};
+	*o = (struct record_opts){.output = "kprotperf.data",
+				  .freq = KP_DEFAULT_FREQ_HZ,
+				  .max_stacks = 16384,
+				  .max_tasks = 8192};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:o:p:ad:F:qr:h", longopts, NULL)) != -1) {
@@ -691,7 +702,7 @@ static int prepare(struct session *s, const char **what)
 	if (!err && s->why[0] && !s->o->quiet)
 		fprintf(stderr, "kprotperf record: %s\n", s->why);
 	/* without it, trampoline frames are only named after whatever precedes them */
-	if (!err)
+	if (!err && funcs_uses_fentry(s->funcs))
 		ksyms_load(&s->probed_ks, NULL);
 	return err;
 }
@@ -714,32 +725,58 @@ static void command_exited(struct session *s)
 	/* Ctrl-C reaches the command too: it may have died of it first */
 	if (signal_waiting(s))
 		s->end = END_INTERRUPTED;
-	else
-		s->run_end = workload_exit_code(s->status) ? RUN_FAILED : RUN_EXITED;
+}
+
+/* CMD's status when it cannot exec, as a shell has it. */
+static int exec_status(int err)
+{
+	return err == -ENOENT ? 127 : 126;
+}
+
+/*
+ * CMD cannot exec in a later run (say, a script that removed itself): the
+ * run fails as it would in a shell, and the runs before it are kept.
+ */
+static void exec_failed(struct session *s, int err)
+{
+	s->exec_err = err;
+	s->status = W_EXITCODE(exec_status(err), 0);
+	s->end = END_EXITED;
+}
+
+static enum run_end run_end_of(const struct session *s)
+{
+	if (s->end == END_INTERRUPTED)
+		return RUN_INTERRUPTED;
+	if (s->end == END_DURATION)
+		return RUN_DURATION;
+	return s->o->argv && workload_exit_code(s->status) ? RUN_FAILED : RUN_EXITED;
 }
 
 /* Let the command go and follow it until it exits, a signal comes or time is up. */
 static int one_run(struct session *s, const char **what)
 {
-	int err;
+	int err = 0;
 
 	s->run_start = now_ns();
 	if (s->o->argv) {
 		*what = "running the command";
 		err = workload_go(&s->wl);
-		if (err)
-			return err;
 	}
-	*what = "recording";
-	err = run(s);
+	if (!err) {
+		*what = "recording";
+		err = run(s);
+	} else if (s->run) {
+		exec_failed(s, err);
+		err = 0;
+	}
 	s->run_wall_ns = now_ns() - s->run_start;
 	if (err)
 		return err;
-	s->run_end = s->end == END_DURATION ? RUN_DURATION : RUN_EXITED;
-	if (s->end == END_EXITED && s->o->argv)
+	/* not when exec failed: workload_go reaped it then */
+	if (s->end == END_EXITED && s->wl.pid > 0)
 		command_exited(s);
-	if (s->end == END_INTERRUPTED)
-		s->run_end = RUN_INTERRUPTED;
+	s->run_end = run_end_of(s);
 	return 0;
 }
 
@@ -820,18 +857,18 @@ static int wait_tree(struct session *s)
 
 static const char *const run_end_names[] = {"exited", "interrupted", "failed", "duration"};
 
-/* The run's row, and what it added to the maps: all it did has happened by now. */
-static int end_run(struct session *s)
+/*
+ * The run's row, and what it added to the func map (funcs_collect reads that
+ * map on its own): all the run did has happened by now.
+ */
+static int put_run(struct session *s)
 {
 	const char *end = run_end_names[s->run_end];
-	int err;
+	int err = 0;
 
-	err = collect_run_latency(s->deltas, s->df, s->run, RUN_LAT_SYSCALL,
-				  bpf_map__fd(s->skel->maps.syscall_lat), KP_MAX_SYSCALLS);
-	if (!err && funcs_lat_fd(s->funcs) >= 0)
-		err = collect_run_latency(s->deltas, s->df, s->run, RUN_LAT_FUNC,
-					  funcs_lat_fd(s->funcs), funcs_count(s->funcs));
-	err = err ?: collect_run_samples(s->deltas, bpf_map__fd(s->skel->maps.samples), s->run);
+	if (funcs_lat_fd(s->funcs) >= 0)
+		err = collect_run_latency(s->deltas, s->df, s->run, "func", funcs_lat_fd(s->funcs),
+					  funcs_count(s->funcs), NULL, NULL);
 	if (!err && s->o->argv)
 		err = df_insert(s->df, "INSERT INTO runs VALUES(?,?,?,?)", "iiit",
 				(long long)s->run, (long long)s->run_wall_ns,
@@ -842,6 +879,18 @@ static int end_run(struct session *s)
 	if (!err)
 		s->complete += s->run_end == RUN_EXITED;
 	return err;
+}
+
+/* A run before the last: what it added to the syscall and samples maps, and its row. */
+static int end_run(struct session *s)
+{
+	int err;
+
+	err = collect_run_latency(s->deltas, s->df, s->run, "syscall",
+				  bpf_map__fd(s->skel->maps.syscall_lat), KP_MAX_SYSCALLS, NULL,
+				  NULL);
+	err = err ?: collect_run_samples(s->deltas, bpf_map__fd(s->skel->maps.samples), s->run);
+	return err ?: put_run(s);
 }
 
 static bool another_run(const struct session *s)
@@ -863,7 +912,7 @@ static int next_run(struct session *s, const char **what)
 		s->end = END_INTERRUPTED;
 		return 0;
 	}
-	err = procs_drain(s->procs) < 0 ? -EIO : 0;
+	err = drain_procs(s);
 	*what = "saving the run";
 	err = err ?: end_run(s);
 	if (err)
@@ -895,12 +944,12 @@ static int go(struct session *s, const char **what)
 	funcs_detach(s->funcs);
 	record_bpf__detach(s->skel);
 	reap_workload(s);
-	if (!err)
-		err = procs_drain(s->procs) < 0 ? -EIO : 0;
+	err = err ?: drain_procs(s);
 	if (err)
 		return err;
 	*what = "writing the data file";
-	return end_run(s) ?: write_data(s);
+	/* the last run's share of the syscall and samples maps is read with their totals */
+	return put_run(s) ?: write_data(s);
 }
 
 static int explain(const struct session *s, const char *what, int err)
@@ -929,7 +978,7 @@ static int explain(const struct session *s, const char *what, int err)
 	if (o->argv && !strcmp(what, "running the command")) {
 		fprintf(stderr, "kprotperf record: cannot run '%s': %s\n", o->argv[0],
 			strerror(-err));
-		return err == -ENOENT ? 127 : 126;
+		return exec_status(err);
 	}
 	fprintf(stderr, "kprotperf record: %s: %s%s\n", what, strerror(-err), fix);
 	return 1;
@@ -969,11 +1018,14 @@ static int exit_code(const struct session *s)
 static void report_failed_run(const struct session *s)
 {
 	unsigned int n = s->o->repeat;
-	char how[96];
+	char how[256];
 
 	if (n == 1 || s->run_end != RUN_FAILED)
 		return;
-	if (WIFSIGNALED(s->status))
+	if (s->exec_err)
+		snprintf(how, sizeof(how), "cannot run '%.128s': %s", s->o->argv[0],
+			 strerror(-s->exec_err));
+	else if (WIFSIGNALED(s->status))
 		snprintf(how, sizeof(how), "was killed by signal %d (%s)", WTERMSIG(s->status),
 			 strsignal(WTERMSIG(s->status)));
 	else

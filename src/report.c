@@ -859,13 +859,11 @@ int cmd_report(int argc, char **argv)
 	err = cli_open("report", o.input, &df);
 	if (err)
 		return 1;
-	if (o.inlines || o.inline_table) {
-		err = kdebug_open(&kd, df, o.vmlinux, note, sizeof(note));
-		if (err) {
-			fprintf(stderr, "kprotperf report: %s\n", note);
-			df_close(df);
-			return 1;
-		}
+	/* only inline frames need it: --hist shows none */
+	if (!o.hist && (o.inlines || o.inline_table) &&
+	    cli_kdebug("report", df, o.vmlinux, NULL, &kd, note, sizeof(note))) {
+		df_close(df);
+		return 1;
 	}
 	err = stacks_name_frames(df, kd) ?: load_latency(df, "syscall", &t, o.sort);
 	if (!err) {

@@ -11,11 +11,6 @@ struct json;
 struct kdebug;
 struct inline_range;
 
-/* SQL for a function name without its clone suffix (.isra.0, .cold, ...): column c's base. */
-#define SQL_FUNC_BASE(c)                                                                       \
-	"CASE WHEN instr(" c ", '.') > 1 THEN substr(" c ", 1, instr(" c ", '.') - 1) ELSE " c \
-	" END"
-
 struct inl_inst {
 	char func[96], parent[96], site[192];
 	__u64 die;		/* 0: known from the data file only */
@@ -40,8 +35,9 @@ struct inl_insts {
  * The instances samples fell into (from the DWARF; kd NULL: none) and those
  * record --func probed, with their self and total samples; and the TEMP
  * table inline_stacks(inst INTEGER, stack INTEGER, self INTEGER): the kernel
- * stacks through v[inst] (self: at the leaf), as loaded, before any sorting.
- * Needs the frames table (stacks_name_frames).
+ * stacks through v[inst] (self: at the leaf), as loaded, before any sorting
+ * (with inline_dies and inline_ranges, what it is made from).  Needs the
+ * frames table (stacks_name_frames).
  */
 int inl_insts_load(struct inl_insts *s, struct df *df, struct kdebug *kd);
 void inl_insts_free(struct inl_insts *s);

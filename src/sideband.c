@@ -8,7 +8,6 @@
  * records stamped after the drain started wait for the next drain.
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
+#include "array.h"
 #include "sideband.h"
 
 /* a 5000-fork burst is ~10k fork/exit records: 1 MiB per CPU holds it */
@@ -31,12 +31,13 @@ struct ring {
 	const char *data;
 	size_t size; /* of the data area, a power of two */
 	__u64 head, tail;
+	bool hung; /* its tasks are all gone: no longer watched */
 };
 
 struct sideband {
 	int epfd;
 	struct ring *rings;
-	size_t nrings;
+	size_t nrings, cap;
 	__u64 lost;
 	__u64 bounce[65536 / sizeof(__u64)]; /* a record wrapping the ring end */
 };
@@ -78,6 +79,12 @@ static bool ring_peek(struct ring *r, __u64 *time, int *err)
 	return true;
 }
 
+static void ring_close(struct ring *r)
+{
+	munmap(r->base, r->size + sysconf(_SC_PAGESIZE));
+	close(r->fd);
+}
+
 /* Lost-record counts are the rings' business; the rest goes to fn. */
 static int ring_consume(struct sideband *sb, struct ring *r, __u64 time, sideband_fn fn, void *ctx)
 {
@@ -106,14 +113,48 @@ static void drop_hung(struct sideband *sb)
 {
 	struct epoll_event ev[16];
 	size_t rounds = sb->nrings / 16 + 1;
+	struct ring *r;
 	int i, n;
 
 	while (rounds-- && (n = epoll_wait(sb->epfd, ev, 16, 0)) > 0) {
-		for (i = 0; i < n; i++)
-			if (ev[i].events & EPOLLHUP)
-				epoll_ctl(sb->epfd, EPOLL_CTL_DEL, sb->rings[ev[i].data.u64].fd,
-					  NULL);
+		for (i = 0; i < n; i++) {
+			if (!(ev[i].events & EPOLLHUP))
+				continue;
+			r = &sb->rings[ev[i].data.u64];
+			epoll_ctl(sb->epfd, EPOLL_CTL_DEL, r->fd, NULL);
+			r->hung = true;
+		}
 	}
+}
+
+/*
+ * Hand the space read back to the kernel, and close the rings of tasks that
+ * are gone once read to the end: a recording may follow one tree after
+ * another (record --repeat), each with a ring per CPU.
+ */
+static void rings_done(struct sideband *sb)
+{
+	struct epoll_event ev = {.events = EPOLLIN};
+	struct ring *r;
+	size_t i, n = 0;
+
+	for (i = 0; i < sb->nrings; i++) {
+		r = &sb->rings[i];
+		__atomic_store_n(&ring_meta(r)->data_tail, r->tail, __ATOMIC_RELEASE);
+		/* hung before head was read: nothing can come after it */
+		if (r->hung && r->tail == r->head) {
+			ring_close(r);
+			continue;
+		}
+		if (n != i) {
+			sb->rings[n] = *r;
+			ev.data.u64 = n;
+			if (!r->hung)
+				epoll_ctl(sb->epfd, EPOLL_CTL_MOD, r->fd, &ev);
+		}
+		n++;
+	}
+	sb->nrings = n;
 }
 
 /* The ring whose next record is the oldest, if that is not newer than cut. */
@@ -154,10 +195,7 @@ int sideband_drain(struct sideband *sb, sideband_fn fn, void *ctx)
 		}
 		n++;
 	}
-	for (i = 0; i < sb->nrings; i++) {
-		r = &sb->rings[i];
-		__atomic_store_n(&ring_meta(r)->data_tail, r->tail, __ATOMIC_RELEASE);
-	}
+	rings_done(sb);
 	return err ?: n;
 }
 
@@ -187,12 +225,6 @@ static int perf_open(pid_t pid, int cpu, bool build_id, size_t wakeup_bytes)
 	int fd = syscall(__NR_perf_event_open, &a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 
 	return fd < 0 ? -errno : fd;
-}
-
-static void ring_close(struct ring *r)
-{
-	munmap(r->base, r->size + sysconf(_SC_PAGESIZE));
-	close(r->fd);
 }
 
 /* Shrinks *pages while the locked-memory limit refuses the ring. */
@@ -231,12 +263,10 @@ static int ring_add(struct sideband *sb, pid_t pid, int cpu, size_t *pages, bool
 	struct ring *r;
 	int err;
 
-	/* one ring per CPU: too few to be worth growing by more than one */
-	r = reallocarray(sb->rings, sb->nrings + 1, sizeof(*sb->rings));
-	if (!r)
+	if (array_reserve((void **)&sb->rings, &sb->cap, sb->nrings + 1, sizeof(*sb->rings)))
 		return -ENOMEM;
-	sb->rings = r;
 	r = &sb->rings[sb->nrings];
+	*r = (struct ring){};
 	err = ring_open(r, pid, cpu, pages, build_id);
 	if (err)
 		return err;
@@ -290,46 +320,12 @@ static int online_cpus(char *list, size_t size)
 	return err;
 }
 
-/*
- * Close the rings of trees that are gone (hung up) and read to the end: a
- * recording may follow one tree after another (record --repeat), and each
- * holds a ring per CPU.
- */
-static void close_finished(struct sideband *sb)
-{
-	struct epoll_event ev = {.events = EPOLLIN};
-	struct pollfd p;
-	struct ring *r;
-	size_t i, n = 0;
-
-	for (i = 0; i < sb->nrings; i++) {
-		r = &sb->rings[i];
-		p = (struct pollfd){.fd = r->fd, .events = POLLIN};
-		if (poll(&p, 1, 0) == 1 && (p.revents & POLLHUP) &&
-		    ring_meta(r)->data_tail ==
-			    __atomic_load_n(&ring_meta(r)->data_head, __ATOMIC_ACQUIRE)) {
-			epoll_ctl(sb->epfd, EPOLL_CTL_DEL, r->fd, NULL);
-			ring_close(r);
-			continue;
-		}
-		if (n != i) {
-			sb->rings[n] = *r;
-			ev.data.u64 = n;
-			/* a ring drop_hung stopped watching stays unwatched: MOD fails */
-			epoll_ctl(sb->epfd, EPOLL_CTL_MOD, sb->rings[n].fd, &ev);
-		}
-		n++;
-	}
-	sb->nrings = n;
-}
-
 int sideband_follow(struct sideband *sb, pid_t pid)
 {
 	size_t start;
 	char list[4096];
 	int err;
 
-	close_finished(sb);
 	start = sb->nrings;
 	err = online_cpus(list, sizeof(list));
 	if (!err)

@@ -337,27 +337,6 @@ static __u32 innermost(const struct unit *u, __u64 addr)
 	return i == NONE ? NONE : u->iv[i].scope;
 }
 
-static const char *die_name(Dwarf_Die *die)
-{
-	Dwarf_Attribute attr;
-
-	/* instances and out-of-line copies have their names in the abstract DIE */
-	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
-}
-
-/* The call site of an inlined instance, as the frame enclosing it shows it. */
-static void call_site(const struct unit *u, Dwarf_Die *die, struct sym_frame *outer)
-{
-	Dwarf_Attribute attr;
-	Dwarf_Word w;
-
-	if (u->files && dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &attr), &w) == 0 &&
-	    w < u->nfiles)
-		outer->file = dwarf_filesrc(u->files, w, NULL, NULL);
-	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &attr), &w) == 0)
-		outer->line = (int)w;
-}
-
 static void address_line(struct unit *u, __u64 addr, struct sym_frame *f)
 {
 	Dwarf_Line *line = dwarf_getsrc_die(&u->cudie, addr);
@@ -368,29 +347,33 @@ static void address_line(struct unit *u, __u64 addr, struct sym_frame *f)
 	dwarf_lineno(line, &f->line);
 }
 
-/* The frames from scope idx outwards, lexical blocks left out. */
-static void fill_result(struct symbolizer *s, struct unit *u, __u32 idx, __u64 addr,
-			struct sym_result *r)
+/*
+ * The frames from scope idx outwards, lexical blocks left out.  A chain
+ * deeper than SYM_MAX_FRAMES loses frames from its middle: the last slot is
+ * overwritten until it holds the out-of-line function, which callers need
+ * more than one more level of inlining; its file:line is then the call site
+ * of the outermost instance, in that function.
+ */
+static void fill_result(struct symbolizer *s, struct unit *u, __u32 idx, struct sym_result *r)
 {
-	struct sym_frame *f;
+	struct sym_frame *f, site = {};
 	Dwarf_Die die;
 
-	for (; idx != NONE && r->n < SYM_MAX_FRAMES; idx = u->scopes[idx].parent) {
+	for (; idx != NONE; idx = u->scopes[idx].parent) {
 		if (u->scopes[idx].kind == SCOPE_BLOCK)
 			continue;
 		if (!dwarf_offdie(s->dw, u->scopes[idx].die, &die))
 			break;
-		f = &r->frames[r->n++];
+		f = &r->frames[r->n < SYM_MAX_FRAMES ? r->n++ : SYM_MAX_FRAMES - 1];
+		*f = site;
 		f->die = u->scopes[idx].die;
-		f->func = die_name(&die);
+		f->func = debuginfo_die_name(&die);
 		f->inlined = u->scopes[idx].kind == SCOPE_INLINED;
-		if (r->n < SYM_MAX_FRAMES && f->inlined)
-			call_site(u, &die, f + 1);
 		if (!f->inlined)
 			break;
+		site = (struct sym_frame){};
+		debuginfo_call_site(&die, u->files, u->nfiles, &site.file, &site.line);
 	}
-	if (r->n)
-		address_line(u, addr, &r->frames[0]);
 }
 
 static struct sym_result *new_result(struct symbolizer *s)
@@ -426,8 +409,10 @@ int symbolize(struct symbolizer *s, __u64 addr, const struct sym_result **out)
 	err = unit_of(s, addr, &u);
 	if (err)
 		return err;
-	if (u)
-		fill_result(s, u, innermost(u, addr), addr, r);
+	if (u) {
+		fill_result(s, u, innermost(u, addr), r);
+		address_line(u, addr, &r->frames[0]);
+	}
 	err = map_put(&s->results, addr, r);
 	if (err)
 		return err;

@@ -14,7 +14,10 @@
 struct debuginfo;
 struct symbolizer;
 
-/* Inline nesting kept per address; deeper chains keep their innermost frames. */
+/*
+ * Inline nesting kept per address; deeper chains keep their innermost
+ * SYM_MAX_FRAMES - 1 frames and the out-of-line function.
+ */
 #define SYM_MAX_FRAMES 8
 
 struct sym_frame {
@@ -29,8 +32,11 @@ struct sym_frame {
  * frames[0] is innermost: the inlined function (or the function itself) whose
  * code is at the address, with the address's own file:line.  Each outer frame
  * is the function that instance was inlined into, with the call site's
- * file:line; frames[n - 1] is the out-of-line function (inlined == false).
- * n == 0 when the address is in no function the DWARF describes.
+ * file:line; frames[n - 1] is the out-of-line function (inlined == false),
+ * even when frames between had to be left out (see SYM_MAX_FRAMES).
+ * n == 0 when the address is in no function the DWARF describes; frames[0]
+ * still has the address's file:line when the line table knows it, as for
+ * assembly.
  */
 struct sym_result {
 	unsigned int n;

@@ -40,13 +40,12 @@ struct sym_opts {
 	__u64 slide;
 };
 
-/* The file, for what symbolize() does not answer: ELF symbols, lines outside functions. */
+/* The file, for what symbolize() does not answer: ELF symbols. */
 struct vmlinux {
 	/* function symbols: dwfl_module_addrname() scans every symbol for each address */
 	struct elfsym *syms;
 	Dwfl_Module *mod;
 	Dwarf_Addr bias;
-	Dwarf *dw;
 };
 
 static int parse_hex(const char *s, __u64 *out)
@@ -150,14 +149,12 @@ static void print_func(const struct sym_opts *o, const struct vmlinux *vm, __u64
 	putchar('\n');
 }
 
-/* An address in code the DWARF has no function for, such as assembly: ELF symbol and line table. */
-static void print_fallback(const struct sym_opts *o, const struct vmlinux *vm, __u64 addr)
+/* An address in code the DWARF has no function for, such as assembly: ELF symbol and line. */
+static void print_fallback(const struct sym_opts *o, const struct vmlinux *vm, __u64 addr,
+			   const struct sym_result *r)
 {
 	const char *name;
-	Dwarf_Line *line;
 	__u64 off;
-	Dwarf_Die cudie;
-	int lineno = 0;
 
 	if (o->functions) {
 		name = elfsym_find(vm->syms, addr, &off);
@@ -166,10 +163,7 @@ static void print_fallback(const struct sym_opts *o, const struct vmlinux *vm, _
 			name = dwfl_module_addrname(vm->mod, addr + vm->bias);
 		puts(name ?: "??");
 	}
-	line = dwarf_addrdie(vm->dw, addr, &cudie) ? dwarf_getsrc_die(&cudie, addr) : NULL;
-	if (line)
-		dwarf_lineno(line, &lineno);
-	print_src(o, line ? dwarf_linesrc(line, NULL, NULL) : NULL, lineno);
+	print_src(o, r->frames[0].file, r->frames[0].line);
 }
 
 static void print_result(const struct sym_opts *o, const struct vmlinux *vm, __u64 addr,
@@ -178,7 +172,7 @@ static void print_result(const struct sym_opts *o, const struct vmlinux *vm, __u
 	unsigned int k;
 
 	if (!r->n) {
-		print_fallback(o, vm, addr);
+		print_fallback(o, vm, addr, r);
 		return;
 	}
 	if (o->functions)
@@ -244,22 +238,16 @@ static const char *guess_release(const char *path, struct utsname *u)
 
 	if (!strncmp(base, "vmlinux-", 8) && base[8])
 		return base + 8;
-	return uname(u) ? "RELEASE" : u->release;
+	return uname(u) ? NULL : u->release;
 }
 
 static void open_error(const char *path, int err)
 {
 	struct utsname u;
+	char why[512];
 
-	if (err == -ENODATA)
-		fprintf(stderr,
-			"kprotperf symbolize: vmlinux %s: no DWARF debug info (install "
-			"linux-image-%s-dbg)\n",
-			path, guess_release(path, &u));
-	else if (err == -ENOEXEC)
-		fprintf(stderr, "kprotperf symbolize: vmlinux %s: not an ELF file\n", path);
-	else
-		fprintf(stderr, "kprotperf symbolize: vmlinux %s: %s\n", path, strerror(-err));
+	debuginfo_explain(err, path, guess_release(path, &u), why, sizeof(why));
+	fprintf(stderr, "kprotperf symbolize: %s\n", why);
 }
 
 int cmd_symbolize(int argc, char **argv)
@@ -279,7 +267,7 @@ int cmd_symbolize(int argc, char **argv)
 		return 1;
 	}
 	vm.mod = debuginfo_module(di);
-	vm.dw = debuginfo_dwarf(di, &vm.bias);
+	debuginfo_dwarf(di, &vm.bias);
 	err = elfsym_open(o.vmlinux, NULL, &vm.syms);
 	if (err)
 		goto out;

@@ -105,6 +105,9 @@ int workload_go(struct workload *w)
 
 	if (write(w->go_fd, "g", 1) != 1)
 		return -errno;
+	/* the byte stays readable: closing now marks the child released */
+	close(w->go_fd);
+	w->go_fd = -1;
 	do
 		n = read(w->err_fd, &e, sizeof(e));
 	while (n < 0 && errno == EINTR);
@@ -113,6 +116,11 @@ int workload_go(struct workload *w)
 	waitpid(w->pid, NULL, 0);
 	w->pid = -1;
 	return n == sizeof(e) ? -e : -EIO;
+}
+
+bool workload_released(const struct workload *w)
+{
+	return w->go_fd < 0;
 }
 
 int workload_exit_code(int status)

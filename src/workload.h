@@ -9,7 +9,7 @@
 
 struct workload {
 	pid_t pid;
-	int go_fd;  /* write end: one byte releases the child */
+	int go_fd;  /* write end: one byte releases the child; -1 once it did */
 	int err_fd; /* read end: errno of a failed exec, EOF once exec succeeded */
 };
 
@@ -19,6 +19,8 @@ void workload_user(uid_t *uid, gid_t *gid);
 int workload_start(struct workload *w, char *const argv[], const sigset_t *blocked);
 /* Let it exec; -errno (e.g. -ENOENT) when exec failed, the child is reaped then. */
 int workload_go(struct workload *w);
+/* Whether workload_go let the child go on to exec: until then *blocked stays blocked in it. */
+bool workload_released(const struct workload *w);
 /* Exit status in shell convention: the code, or 128 + signal. */
 int workload_exit_code(int status);
 /* Release the pipes; kills and reaps a child that was not reaped yet. */

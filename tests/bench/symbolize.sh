@@ -130,7 +130,9 @@ for addr, e in eu.items():
     k = kp.get(addr, [])
     if k == e:
         why["same"] += 1
-    elif len(k) == 2 * MAX_FRAMES and len(e) > len(k) and e[:len(k)] == k:
+    # the innermost MAX_FRAMES - 1 frames and the function (2 lines a frame)
+    elif len(k) == 2 * MAX_FRAMES and len(e) > len(k) and e[:len(k) - 2] == k[:-2] \
+            and e[-2:] == k[-2:]:
         why["deeper"] += 1
     elif len(k) > len(e) >= 2 and k[:len(e)] == e:
         why["eu_short"] += 1
@@ -162,7 +164,7 @@ echo "  cold               ${cold_s} s (the vmlinux evicted from the page cache;
 echo "perf report --inline not applicable: it symbolizes a perf.data's samples, not an address list"
 echo "agreement            ${AGREE}% of $n addresses (wanted >= 99)"
 echo "  identical          $same ($(pct "$same" "$n")%)"
-echo "  deeper than 8      $deeper: kprotperf keeps the innermost SYM_MAX_FRAMES frames"
+echo "  deeper than 8      $deeper: kprotperf keeps the innermost SYM_MAX_FRAMES - 1 frames and the function"
 echo "  eu chain cut short $eu_short: eu-addr2line prints no outer frames (e.g. in .cold parts)"
 echo "  alias              $alias: the symbol after \"inlined ... in\" is another name of the same address"
 echo "  other              $other (e.g. overlapping inline ranges the two resolve differently)"

@@ -60,6 +60,28 @@ grep -qx 'kprotperf record: run 3 of 5 exited with status 3; stopped repeating (
 [ "$rc" = 139 ] || fail "crashing run: exit $rc, want 139"
 grep -q 'run 1 of 3 was killed by signal 11' err || fail "crashing run: message is '$(cat err)'"
 
+# CMD that cannot exec again (a script that took away its own x bit): that run
+# fails as in a shell, with 126, and the runs before it are kept
+printf '#!/bin/sh\nchmod -x "$0"\n' > once.sh
+chmod +x once.sh
+"$KP" record -q -r 3 -o x.data -- ./once.sh > /dev/null 2> err && rc=0 || rc=$?
+[ "$rc" = 126 ] || fail "no exec in run 2: exit $rc, want 126"
+[ "$(cat err)" = "kprotperf record: run 2 of 3 cannot run './once.sh': Permission denied; stopped repeating (1 complete run kept)" ] ||
+	fail "no exec in run 2: message is '$(cat err)'"
+[ "$(q x.data "SELECT group_concat(exit_code || ':' || end, ' ') FROM runs")" = "0:exited 126:failed" ] ||
+	fail "no exec in run 2: runs $(q x.data 'SELECT * FROM runs')"
+sums x.data
+
+# setting up run 2 fails after its CMD was forked: that CMD, still stopped
+# before exec, is killed instead of waited for forever
+if command -v strace > /dev/null; then
+	timeout -k 5 30 strace -o /dev/null -e trace=pidfd_open -e inject=pidfd_open:error=EMFILE:when=2 \
+		"$KP" record -q -r 2 -o h.data -- "$ROOT/syscall-loop" 10 > /dev/null 2> err && rc=0 || rc=$?
+	[ "$rc" = 1 ] || fail "failed setup of run 2: exit $rc, want 1"
+	[ "$(cat err)" = "kprotperf record: starting the command: Too many open files" ] ||
+		fail "failed setup of run 2: message is '$(cat err)'"
+fi
+
 # a process left behind is killed before the next run (and the last run ends with CMD)
 "$KP" record -r 2 -o s.data -- sh -c 'sleep 5 & exit 0' > /dev/null 2> err || fail "straggler: exit $?"
 grep -q 'run 1 of 2 left 1 process running' err || fail "straggler: no note: $(cat err)"

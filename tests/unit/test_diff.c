@@ -369,6 +369,14 @@ static void test_features(void **state)
 	assert_float_equal(field(array(out, "features"), "(unmapped)", "delta_per_run_ns"), 5e7, 1);
 	/* init_on_alloc is 20 of the 20 samples more: its share is 100% */
 	assert_float_equal(field(array(out, "features"), "init_on_alloc", "share_pct"), 100, 1e-6);
+	/* each feature says what it is */
+	assert_non_null(strstr(out, "{\"name\":\"init_on_alloc\",\"about\":\"zeroing on "
+				    "allocation\""));
+	assert_non_null(strstr(out, "{\"name\":\"(unmapped)\",\"about\":null"));
+	free(out);
+	argv[1] = "-n20";
+	out = tu_output(cmd_diff, argv);
+	assert_non_null(strstr(out, "\n  init_on_alloc: zeroing on allocation\n"));
 	free(out);
 }
 
@@ -489,6 +497,7 @@ static void test_usage(void **state)
 {
 	char *help[] = {"diff", "--help", NULL};
 	char *norm[] = {"diff", "--normalize", base, hard, NULL};
+	char *feat[] = {"diff", "--folded", "--features", feats, base, hard, NULL};
 	char *out = tu_output(cmd_diff, help);
 
 	assert_non_null(strstr(out, "Usage: kprotperf diff [OPTIONS] BASE HARDENED\n"));
@@ -496,6 +505,9 @@ static void test_usage(void **state)
 	tu_expect(cmd_diff, norm, 2, 2,
 		  "kprotperf diff: --normalize scales the counts of --folded: it needs --folded "
 		  "(see kprotperf diff --help)\n");
+	tu_expect(cmd_diff, feat, 2, 2,
+		  "kprotperf diff: --features maps the tables' samples to features: --folded has "
+		  "no tables (see kprotperf diff --help)\n");
 }
 
 int main(void)

@@ -17,7 +17,6 @@
 #include "datafile.h"
 #include "diff_folded.h"
 #include "folded.h"
-#include "stacks.h"
 #include "testutil.h"
 
 #define K(off)	 ((long long)(0xffffffff81000000ULL + (off)))
@@ -111,8 +110,8 @@ static int drop_recordings(void **state)
 	return 0;
 }
 
-/* diff_folded's output on fresh handles of both files; named: frames named beforehand. */
-static char *diff(const struct diff_folded_opts *o, bool named)
+/* diff_folded's output on fresh handles of both files. */
+static char *diff(bool normalize)
 {
 	struct df *base, *hard;
 	const char *why;
@@ -123,11 +122,7 @@ static char *diff(const struct diff_folded_opts *o, bool named)
 	assert_non_null(out);
 	OK(df_open(&base, base_path, &why));
 	OK(df_open(&hard, hard_path, &why));
-	if (named) {
-		OK(stacks_name_frames(base, NULL));
-		OK(stacks_name_frames(hard, NULL));
-	}
-	OK(diff_folded(base, NULL, hard, NULL, o, out));
+	OK(diff_folded(base, NULL, hard, NULL, normalize, out));
 	fclose(out);
 	df_close(base);
 	df_close(hard);
@@ -141,45 +136,20 @@ static char *diff(const struct diff_folded_opts *o, bool named)
 
 static void test_merged_by_stack(void **state)
 {
-	struct diff_folded_opts o = {.user = true, .kernel = true, .inlines = true};
-	static const char want[] =
-		STACK_USER " 7 4\n" STACK_LOST " 1 0\n" STACK_GETPPI " 3 6\n" STACK_THUNK " 0 2\n";
-	char *out = diff(&o, false);
+	char *out = diff(false);
 
-	assert_string_equal(out, want);
-	free(out);
-	/* the same when diff's other tables named the frames first */
-	out = diff(&o, true);
-	assert_string_equal(out, want);
+	assert_string_equal(out, STACK_USER " 7 4\n" STACK_LOST " 1 0\n" STACK_GETPPI
+					    " 3 6\n" STACK_THUNK " 0 2\n");
 	free(out);
 }
 
 /* 11 base samples, 12 hardened: each hardened count times 11/12. */
 static void test_normalized(void **state)
 {
-	struct diff_folded_opts o = {
-		.normalize = true, .user = true, .kernel = true, .inlines = true};
-	char *out = diff(&o, false);
+	char *out = diff(true);
 
 	assert_string_equal(out, STACK_USER " 7 3.67\n" STACK_LOST " 1 0\n" STACK_GETPPI
 					    " 3 5.5\n" STACK_THUNK " 0 1.83\n");
-	free(out);
-}
-
-static void test_kernel_and_user_only(void **state)
-{
-	struct diff_folded_opts k = {.kernel = true, .inlines = true}, u = {.user = true};
-	char *out = diff(&k, false);
-
-	assert_string_equal(
-		out, "burn 7 4\n"
-		     "burn;[kernel stack lost]_[k] 1 0\n"
-		     "burn;entry_SYSCALL_64_[k];do_syscall_64_[k];__x64_sys_getppid_[k] 3 6\n"
-		     "burn;entry_SYSCALL_64_[k];do_syscall_64_[k];__x64_sys_getppid_[k];"
-		     "__x86_return_thunk_[k] 0 2\n");
-	free(out);
-	out = diff(&u, false);
-	assert_string_equal(out, STACK_USER " 11 12\n");
 	free(out);
 }
 
@@ -203,8 +173,7 @@ static void column(const char *diff_out, int col, char *text, size_t len)
 /* Each column is exactly what kprotperf folded prints for that recording. */
 static void test_same_as_folded(void **state)
 {
-	struct diff_folded_opts o = {.user = true, .kernel = true, .inlines = true};
-	char *out = diff(&o, false), *folded;
+	char *out = diff(false), *folded;
 	char *argv[][3] = {{"folded", base_path, NULL}, {"folded", hard_path, NULL}};
 	char want[4096];
 	int side;
@@ -224,7 +193,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_merged_by_stack),
 		cmocka_unit_test(test_normalized),
-		cmocka_unit_test(test_kernel_and_user_only),
 		cmocka_unit_test(test_same_as_folded),
 	};
 

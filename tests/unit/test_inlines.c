@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 
 #include "debuginfo.h"
 #include "inlines.h"
+#include "symbolize.h"
 #include "testutil.h"
 
 /*
@@ -453,13 +455,33 @@ static void check_parent_two(const struct fixture *f, const struct inline_instan
 	assert_int_equal(in->cond_exits, 1);
 }
 
-/* inlines_at() gives back the instance inlines_find() found at that DIE. */
-static void check_at(struct debuginfo *di, const struct inline_instance *want)
+/* The DWARF offset of the out-of-line function at addr, as symbolize() gives it. */
+static __u64 func_die_at(struct debuginfo *di, __u64 addr)
+{
+	const struct sym_result *r;
+	struct symbolizer *s;
+	__u64 die;
+
+	assert_int_equal(symbolizer_new(&s, di), 0);
+	assert_int_equal(symbolize(s, addr, &r), 0);
+	assert_true(r->n > 0);
+	assert_false(r->frames[r->n - 1].inlined);
+	die = r->frames[r->n - 1].die;
+	symbolizer_free(s);
+	return die;
+}
+
+/*
+ * inlines_at() gives back the instance inlines_find() found at that DIE,
+ * whether told the function holding it or left to find it.
+ */
+static void check_at(struct debuginfo *di, const struct inline_instance *want, bool told)
 {
 	struct inline_instance in;
 	size_t i;
 
-	assert_int_equal(inlines_at(di, want->die, &in), 0);
+	assert_int_equal(inlines_at(di, want->die, told ? func_die_at(di, want->entry) : 0, &in),
+			 0);
 	assert_string_equal(in.func, want->func);
 	assert_string_equal(in.parent, want->parent);
 	assert_int_equal(in.parent_lo, want->parent_lo);
@@ -479,6 +501,7 @@ static void test_fixture_instances(void **state)
 	struct fixture *f = tu_fixture(state);
 	struct ext_instance ext[MAX_EXT];
 	struct inline_instance *v;
+	struct inlines_ctx *ctx;
 	struct debuginfo *di;
 	size_t n, next, i;
 
@@ -493,8 +516,11 @@ static void test_fixture_instances(void **state)
 		assert_non_null(strstr(v[i].call_file, "fixture.c"));
 		assert_int_equal(v[i].parent_lo, symbol(di, v[i].parent));
 		check_same_ranges(&v[i], ext_by_die(ext, next, v[i].die));
-		check_at(di, &v[i]);
-		assert_int_equal(inlines_exits(di, &v[i]), 0);
+		check_at(di, &v[i], false);
+		check_at(di, &v[i], true);
+		assert_int_equal(inlines_ctx_open(&ctx, di), 0);
+		assert_int_equal(inlines_exits(ctx, &v[i]), 0);
+		inlines_ctx_close(ctx);
 		check_exits_shape(&v[i]);
 		check_calls(f, &v[i]);
 		if (!strcmp(v[i].parent, "kp_parent_one"))
@@ -523,7 +549,7 @@ static void test_fixture_missing(void **state)
 	assert_int_equal(n, 0);
 	inlines_free(v, n);
 	/* offset 0 is a unit header, no DIE */
-	assert_int_equal(inlines_at(di, 0, &(struct inline_instance){0}), -ENOENT);
+	assert_int_equal(inlines_at(di, 0, 0, &(struct inline_instance){0}), -ENOENT);
 	debuginfo_close(di);
 }
 
@@ -564,12 +590,15 @@ static size_t real_instances(struct debuginfo *di, const char *path, const char 
 			     struct inline_instance **v)
 {
 	struct ext_instance ext[MAX_EXT];
+	struct inlines_ctx *ctx;
 	size_t n, next, i;
 	double t = seconds();
 
 	assert_int_equal(inlines_find(di, name, v, &n), 0);
+	assert_int_equal(inlines_ctx_open(&ctx, di), 0);
 	for (i = 0; i < n; i++)
-		assert_int_equal(inlines_exits(di, &(*v)[i]), 0);
+		assert_int_equal(inlines_exits(ctx, &(*v)[i]), 0);
+	inlines_ctx_close(ctx);
 	print_message("%s: %zu instances, found with exits in %.2f s\n", name, n, seconds() - t);
 	next = dwarfdump(path, name, ext);
 	assert_int_equal(n, next);

@@ -76,9 +76,10 @@ read -r grew stack < <(top_stack "$TMP/base/bf.data" "$TMP/hard/bf.data")
 echo "top differential stacks: page zeroing (alloc-free), slab object zeroing (big-fork)"
 
 # the null test: two baseline boots.  A row passes when its change is not
-# significant, or too small to matter: under 5% of the change the hardened
+# significant, or too small to matter: under 10% of the change the hardened
 # kernel brought to the same row (a 5% test flags one row in twenty by
-# chance, and two boots of one kernel differ a little for real).
+# chance, and two boots of one kernel differ a little for real, more so on
+# a loaded host).
 for w in af bf; do
 	diff_json "$TMP/base/$w.data" "$TMP/hard/$w.data"
 	cp "$J" "$TMP/hard_$w.json"
@@ -87,7 +88,7 @@ for w in af bf; do
 		"$w: the baseline boots differ in provenance"
 	for r in "features init_on_alloc_free" "syscalls munmap"; do
 		read -r table name <<<"$r"
-		check "(lambda n, h: n is None or not n['significant'] or abs(n['delta_per_run_ns']) < 0.05 * abs(h['delta_per_run_ns']))(row('$table', '$name'), next(x for x in json.load(open('$TMP/hard_$w.json'))['$table'] if x['name'] == '$name'))" \
+		check "(lambda n, h: n is None or not n['significant'] or abs(n['delta_per_run_ns']) < 0.1 * abs(h['delta_per_run_ns']))(row('$table', '$name'), next(x for x in json.load(open('$TMP/hard_$w.json'))['$table'] if x['name'] == '$name'))" \
 			"$w null test: $name changed significantly between two baseline boots"
 	done
 done
