@@ -84,20 +84,10 @@ static void fill_hard(struct df *df)
 	sample(df, "4", 2);
 }
 
-static void create(char *tmpl, void (*fill)(struct df *df))
-{
-	struct df *df;
-
-	close(mkstemp(tmpl));
-	OK(df_create(&df, tmpl));
-	fill(df);
-	OK(df_commit(df, (uid_t)-1, (gid_t)-1));
-}
-
 static int make_recordings(void **state)
 {
-	create(base_path, fill_base);
-	create(hard_path, fill_hard);
+	tu_recording(base_path, fill_base);
+	tu_recording(hard_path, fill_hard);
 	return 0;
 }
 

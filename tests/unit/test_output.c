@@ -160,21 +160,11 @@ static void fill_clash(struct df *df)
 	hist_row(df, "func", 1, "total", 151, 1);
 }
 
-static void create(char *tmpl, void (*fill)(struct df *df))
-{
-	struct df *df;
-
-	close(mkstemp(tmpl));
-	OK(df_create(&df, tmpl));
-	fill(df);
-	OK(df_commit(df, (uid_t)-1, (gid_t)-1));
-}
-
 static int make_recordings(void **state)
 {
-	create(path, fill_all);
-	create(nofunc_path, fill_samples);
-	create(clash_path, fill_clash);
+	tu_recording(path, fill_all);
+	tu_recording(nofunc_path, fill_samples);
+	tu_recording(clash_path, fill_clash);
 	return 0;
 }
 

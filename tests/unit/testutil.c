@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "datafile.h"
 #include "inlines.h"
 #include "testutil.h"
 
@@ -191,4 +192,14 @@ void tu_expect(int (*cmd)(int, char **), char **argv, int fd, int status, const 
 	assert_string_equal(out, want);
 	assert_int_equal(ret, status);
 	free(out);
+}
+
+void tu_recording(char *tmpl, void (*fill)(struct df *df))
+{
+	struct df *df;
+
+	close(mkstemp(tmpl));
+	assert_int_equal(df_create(&df, tmpl), 0);
+	fill(df);
+	assert_int_equal(df_commit(df, (uid_t)-1, (gid_t)-1), 0);
 }

@@ -36,6 +36,9 @@ bool tu_ends_with(const char *s, const char *suffix);
 
 /* qsort() order of struct inline_range: by lo. */
 int tu_cmp_range(const void *a, const void *b);
+struct df;
+/* A synthetic recording at the mkstemp() template tmpl, its rows written by fill. */
+void tu_recording(char *tmpl, void (*fill)(struct df *df));
 
 /*
  * Runs a subcommand on the NULL-terminated argv with fd 1 (stdout) or 2
