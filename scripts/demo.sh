@@ -22,3 +22,9 @@ if command -v flamegraph.pl > /dev/null; then
 else
 	echo "render it with: flamegraph.pl $out/big-fork.folded > big-fork.svg"
 fi
+echo
+echo "== kprotperf record --repeat 5, twice, and kprotperf diff: one kernel, so nothing"
+echo "   should stand out (on a baseline and a hardened kernel, this is the tool's answer)"
+./kprotperf record -q -r 5 -o "$out/a.data" -- ./alloc-free 8
+./kprotperf record -q -r 5 -o "$out/b.data" -- ./alloc-free 8
+./kprotperf diff --top 5 "$out/a.data" "$out/b.data" | sed -n '1,/^Syscalls: on-CPU/p'
