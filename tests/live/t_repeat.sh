@@ -74,13 +74,11 @@ sums x.data
 
 # setting up run 2 fails after its CMD was forked: that CMD, still stopped
 # before exec, is killed instead of waited for forever
-if command -v strace > /dev/null; then
-	timeout -k 5 30 strace -o /dev/null -e trace=pidfd_open -e inject=pidfd_open:error=EMFILE:when=2 \
-		"$KP" record -q -r 2 -o h.data -- "$ROOT/syscall-loop" 10 > /dev/null 2> err && rc=0 || rc=$?
-	[ "$rc" = 1 ] || fail "failed setup of run 2: exit $rc, want 1"
-	[ "$(cat err)" = "kprotperf record: starting the command: Too many open files" ] ||
-		fail "failed setup of run 2: message is '$(cat err)'"
-fi
+timeout -k 5 30 strace -o /dev/null -e trace=pidfd_open -e inject=pidfd_open:error=EMFILE:when=2 \
+	"$KP" record -q -r 2 -o h.data -- "$ROOT/syscall-loop" 10 > /dev/null 2> err && rc=0 || rc=$?
+[ "$rc" = 1 ] || fail "failed setup of run 2: exit $rc, want 1"
+[ "$(cat err)" = "kprotperf record: starting the command: Too many open files" ] ||
+	fail "failed setup of run 2: message is '$(cat err)'"
 
 # a process left behind is killed before the next run (and the last run ends with CMD)
 "$KP" record -r 2 -o s.data -- sh -c 'sleep 5 & exit 0' > /dev/null 2> err || fail "straggler: exit $?"
