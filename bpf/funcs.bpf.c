@@ -26,6 +26,8 @@ const volatile __u32 fentry_funcs[KP_FENTRY_SLOTS];
 const volatile __u32 func_flags[KP_MAX_FUNCS];
 /* --func-stacks: a kernel stack walk per call, for folded --weight latency */
 const volatile bool func_stacks;
+/* ids from here on are inline instances (record --func on inlined functions) */
+const volatile __u32 first_inline = KP_MAX_FUNCS;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -170,8 +172,11 @@ static __always_inline __u64 bit(__u32 func)
 	return 1ULL << (func & (KP_MAX_FUNCS - 1));
 }
 
-/* Where the innermost open call of a function in mask is, below depth, or -1. */
-static __always_inline int find(const struct kp_thread *s, __u32 depth, __u64 mask)
+/*
+ * Where the innermost open call of a function in mask is, below depth, or -1;
+ * a call of a function whose id is below stop ends the search.
+ */
+static __always_inline int find(const struct kp_thread *s, __u32 depth, __u64 mask, __u32 stop)
 {
 	__u32 i, d;
 
@@ -183,6 +188,8 @@ static __always_inline int find(const struct kp_thread *s, __u32 depth, __u64 ma
 		/* a bound the verifier keeps, which clang must not prove away */
 		barrier_var(d);
 		d &= KP_FUNC_DEPTH - 1;
+		if (s->call[d].func < stop)
+			return -1;
 		if (mask & bit(s->call[d].func))
 			return d;
 	}
@@ -215,7 +222,7 @@ static __always_inline int leave(__u32 func)
 		s->depth--;
 		return 0;
 	}
-	d = find(s, s->depth, bit(func));
+	d = find(s, s->depth, bit(func), 0);
 	if (d < 0) {
 		/* entered before recording started, or its entry was not seen */
 		count(KP_CNT_FUNC_UNMATCHED);
@@ -228,9 +235,12 @@ static __always_inline int leave(__u32 func)
 
 /*
  * Leaving inline instances: the innermost open call of each instance left
- * here is closed, and calls above it lost their exits.  Exit addresses are
- * also reached on paths that never entered the instance, so an exit with no
- * open call is normal and not counted.  One address can end nested instances.
+ * here is closed, and instances above it lost their exits.  Exit addresses
+ * are also reached on paths that never entered the instance, so an exit with
+ * no open call is normal and not counted.  The search stops at a probed
+ * function: above one, this is another activation of the parent (a callee
+ * or recursion), whose exit must not close the outer one's instance.  One
+ * address can end nested instances.
  */
 static __always_inline void leave_inline(struct kp_thread *s, __u64 exits, __u64 now)
 {
@@ -238,7 +248,7 @@ static __always_inline void leave_inline(struct kp_thread *s, __u64 exits, __u64
 	int d;
 
 	for (i = 0; i < KP_FUNC_DEPTH; i++) {
-		d = find(s, s->depth, exits);
+		d = find(s, s->depth, exits, first_inline);
 		if (d < 0)
 			return;
 		/* one exit ends one call of each instance */
@@ -250,7 +260,7 @@ static __always_inline void leave_inline(struct kp_thread *s, __u64 exits, __u64
 /* The entry pc inside a loop of the instance is reached again: the same invocation. */
 static __always_inline bool already_in(const struct kp_thread *s, __u32 func)
 {
-	return s->depth && find(s, s->depth, bit(func)) == (int)s->depth - 1;
+	return s->depth && find(s, s->depth, bit(func), 0) == (int)s->depth - 1;
 }
 
 SEC("kprobe")

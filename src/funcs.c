@@ -117,6 +117,7 @@ static int open_copy(struct funcs *f, struct funcs_bpf **out)
 		return -errno;
 	o->rodata->filter_tree = f->rec->rodata->filter_tree;
 	o->rodata->func_stacks = f->stacks;
+	o->rodata->first_inline = f->n;
 	memcpy((void *)o->rodata->func_flags, f->flags, sizeof(f->flags));
 	err = reuse(o->maps.tree, f->rec->maps.tree)
 		      ?: reuse(o->maps.threads, f->rec->maps.threads);
