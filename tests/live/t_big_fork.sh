@@ -21,5 +21,7 @@ unk=$(q "$TMP/b.data" "SELECT COUNT(*) FROM ustack_frames f JOIN samples s ON s.
 named=$(q "$TMP/b.data" "SELECT COUNT(*) FROM ustack_frames f JOIN samples s ON s.ustack = f.stack
 	WHERE $child AND f.symbol IN ('_exit', '_Fork', '__fork', 'main')")
 [ "$named" -gt 0 ] || fail "no child sample has a symbolized user frame"
-"$KP" report "$TMP/b.data" | grep -qE '^clone +'$N' ' || fail "report lacks the clone row"
+# the whole report first: under pipefail, grep -q's early exit would SIGPIPE it
+R=$("$KP" report "$TMP/b.data") || fail "report exited $?"
+grep -qE '^clone +'$N' ' <<<"$R" || fail "report lacks the clone row"
 echo "clone $N, exit_group $((N + 1)), $(q "$TMP/b.data" "SELECT SUM(count) FROM samples") samples"
