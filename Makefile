@@ -12,14 +12,17 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	  -fno-omit-frame-pointer
-# -iquote: src/features.h must not stand in for glibc's <features.h>
+# headers are named by folder ("report/report.h"), so #include lines show
+# which capability depends on which
 CPPFLAGS += -DKPROTPERF_VERSION=\"0.1.0\" -D_GNU_SOURCE -Iinclude -iquote src -I$(OUTPUT)
 LDLIBS := -lbpf -ldw -lelf -lz -lsqlite3 -lcapstone -lm
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Iinclude -Wall
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
-LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
+SRC_DIRS := cmd record data symbols report diff util
+LIB_SRCS := $(foreach d,$(SRC_DIRS),$(wildcard src/$(d)/*.c))
+SRC_HDRS := $(wildcard src/*/*.h)
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
@@ -56,7 +59,7 @@ $(OUTPUT)/features_conf.h: share/features.conf | $(OUTPUT)
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/\t"/' -e 's/$$/\\n"/' $<; \
 	  echo ';'; } > $@.tmp && mv $@.tmp $@
 
-$(OUTPUT)/features.o: $(OUTPUT)/features_conf.h
+$(OUTPUT)/data/features.o: $(OUTPUT)/features_conf.h
 
 $(OUTPUT)/%.bpf.o: bpf/%.bpf.c bpf/*.h include/*.h | $(OUTPUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
@@ -66,11 +69,12 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(LLVM_STRIP) -g -o $(OUTPUT)/$*.stripped.o $<
 	$(BPFTOOL) gen skeleton $(OUTPUT)/$*.stripped.o name $*_bpf > $@.tmp && mv $@.tmp $@
 
-$(OUTPUT)/%.o: src/%.c src/*.h include/*.h $(SKELS) $(OUTPUT)/syscall_names.h | $(OUTPUT)
+$(OUTPUT)/%.o: src/%.c $(SRC_HDRS) include/*.h $(SKELS) $(OUTPUT)/syscall_names.h | $(OUTPUT)
+	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(OUTPUT)/libkp.a: $(LIB_OBJS)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 kprotperf: $(OUTPUT)/main.o $(OUTPUT)/libkp.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
@@ -90,10 +94,10 @@ $(STATIC_DIR)/kprotperf: $(OUTPUT)/main.o $(OUTPUT)/libkp.a | $(STATIC_DIR)
 $(STATIC_DIR)/%: tests/workloads/%.c tests/workloads/count_arg.h | $(STATIC_DIR)
 	$(CC) $(WL_CFLAGS) -static $< -o $@
 
-# helpers every unit test links in; testutil.c includes src/inlines.h
+# helpers every unit test links in; testutil.c includes symbols/inlines.h
 UNIT_UTIL := $(OUTPUT)/tests/testutil.o
 
-$(UNIT_UTIL): tests/unit/testutil.c tests/unit/testutil.h src/*.h include/*.h | $(OUTPUT)/tests
+$(UNIT_UTIL): tests/unit/testutil.c tests/unit/testutil.h $(SRC_HDRS) include/*.h | $(OUTPUT)/tests
 	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) -c $< -o $@
 
 $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/testutil.h $(UNIT_UTIL) $(OUTPUT)/libkp.a | $(OUTPUT)/tests
@@ -122,7 +126,7 @@ demo:
 	scripts/demo.sh
 
 format:
-	clang-format -i src/*.c src/*.h include/*.h bpf/*.bpf.c tests/unit/*.c tests/workloads/*.c
+	clang-format -i src/*.c src/*/*.[ch] include/*.h bpf/*.bpf.c tests/unit/*.c tests/workloads/*.c
 
 clean:
 	rm -rf $(OUTPUT) kprotperf $(WORKLOADS)

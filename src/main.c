@@ -3,12 +3,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "annotate.h"
-#include "diff.h"
-#include "folded.h"
-#include "record.h"
-#include "report.h"
-#include "symbolize_cmd.h"
+#include "report/annotate.h"
+#include "diff/diff.h"
+#include "report/folded.h"
+#include "record/record.h"
+#include "report/report.h"
+#include "cmd/symbolize.h"
 
 static const char usage[] =
 	"Usage: kprotperf COMMAND [OPTIONS] ...\n"

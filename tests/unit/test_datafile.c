@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "datafile.h"
+#include "data/datafile.h"
 #include "testutil.h"
 
 struct fixture {

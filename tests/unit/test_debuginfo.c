@@ -14,9 +14,9 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "debuginfo.h"
-#include "elfsym.h"
-#include "inlines.h"
+#include "symbols/debuginfo.h"
+#include "symbols/elfsym.h"
+#include "symbols/inlines.h"
 #include "testutil.h"
 
 /*

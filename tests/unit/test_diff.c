@@ -18,9 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "datafile.h"
-#include "diff.h"
-#include "hist.h"
+#include "data/datafile.h"
+#include "diff/diff.h"
+#include "util/hist.h"
 #include "testutil.h"
 
 #define K(off)	 ((long long)(0xffffffff81000000ULL + (off)))

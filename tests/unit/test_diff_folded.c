@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "datafile.h"
-#include "diff_folded.h"
-#include "folded.h"
+#include "data/datafile.h"
+#include "diff/diff_folded.h"
+#include "report/folded.h"
 #include "testutil.h"
 
 #define K(off)	 ((long long)(0xffffffff81000000ULL + (off)))

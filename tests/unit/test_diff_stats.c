@@ -12,8 +12,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "diff_stats.h"
-#include "hist.h"
+#include "diff/stats.h"
+#include "util/hist.h"
 
 /* The test's own data generator, independent of the bootstrap's. */
 static __u64 seed;
@@ -30,19 +30,19 @@ static double normal(double mean, double sd)
 }
 
 /* n runs of 1000 calls each, whose latency per call is normal(mean, sd) per run. */
-static void runs(struct ds_run *v, size_t n, double mean, double sd)
+static void runs(struct stats_run *v, size_t n, double mean, double sd)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		v[i] = (struct ds_run){1000 * normal(mean, sd), 1000};
+		v[i] = (struct stats_run){1000 * normal(mean, sd), 1000};
 }
 
-static void compare(const struct ds_run *b, size_t nb, const struct ds_run *h, size_t nh,
-		    struct ds_result *r)
+static void compare(const struct stats_run *b, size_t nb, const struct stats_run *h, size_t nh,
+		    struct stats_result *r)
 {
-	ds_point(b, nb, h, nh, r);
-	assert_int_equal(ds_bootstrap(b, nb, h, nh, r), 0);
+	stats_point(b, nb, h, nh, r);
+	assert_int_equal(stats_bootstrap(b, nb, h, nh, r), 0);
 }
 
 /*
@@ -56,13 +56,13 @@ static void test_mann_whitney_by_hand(void **unused)
 	__u64 b2[8] = {0, 1, 1}, h2[8] = {0, 0, 0, 1, 1};
 	double z;
 
-	assert_float_equal(ds_mann_whitney(b, h, 8, &z), 0.1840386, 1e-6);
+	assert_float_equal(stats_mann_whitney(b, h, 8, &z), 0.1840386, 1e-6);
 	assert_float_equal(z, 1.3284223, 1e-6);
 	/* no ties: {1, 2} against {3, 4}, U = 4, var = 4/12 * 5, p = 0.12134 */
-	assert_float_equal(ds_mann_whitney(b2, h2, 8, &z), 0.1213353, 1e-6);
+	assert_float_equal(stats_mann_whitney(b2, h2, 8, &z), 0.1213353, 1e-6);
 	assert_float_equal(z, 1.5491933, 1e-6);
 	/* the other way round: the same p, z negative */
-	assert_float_equal(ds_mann_whitney(h2, b2, 8, &z), 0.1213353, 1e-6);
+	assert_float_equal(stats_mann_whitney(h2, b2, 8, &z), 0.1213353, 1e-6);
 	assert_float_equal(z, -1.5491933, 1e-6);
 }
 
@@ -79,20 +79,20 @@ static void fill_hist(__u64 *hist, double mean, double sd, int n)
 static void test_histogram_identical_and_doubled(void **unused)
 {
 	__u64 b[KP_HIST_BUCKETS], h[KP_HIST_BUCKETS];
-	struct ds_run rb = {1000 * 10000.0, 1000}, rh = {1000 * 20000.0, 1000};
-	struct ds_result r;
+	struct stats_run rb = {1000 * 10000.0, 1000}, rh = {1000 * 20000.0, 1000};
+	struct stats_result r;
 
 	seed = 1;
 	fill_hist(b, 10000, 1000, 1000);
-	ds_point(&rb, 1, &rb, 1, &r);
-	ds_histogram(b, b, &r);
+	stats_point(&rb, 1, &rb, 1, &r);
+	stats_histogram(b, b, &r);
 	assert_int_equal(r.method, DS_HISTOGRAM);
 	assert_float_equal(r.p, 1.0, 1e-9);
 	assert_false(r.sig);
 	assert_true(r.lo < 1 && r.hi > 1);
 	fill_hist(h, 20000, 2000, 1000);
-	ds_point(&rb, 1, &rh, 1, &r);
-	ds_histogram(b, h, &r);
+	stats_point(&rb, 1, &rh, 1, &r);
+	stats_histogram(b, h, &r);
 	assert_true(r.sig);
 	assert_true(r.p < 1e-6);
 	assert_float_equal(r.ratio, 2.0, 1e-9);
@@ -102,8 +102,8 @@ static void test_histogram_identical_and_doubled(void **unused)
 
 static void test_bootstrap_reproducible(void **unused)
 {
-	struct ds_run b[5], h[5];
-	struct ds_result r1, r2;
+	struct stats_run b[5], h[5];
+	struct stats_result r1, r2;
 
 	seed = 7;
 	runs(b, 5, 100, 10);
@@ -123,8 +123,8 @@ static void test_bootstrap_reproducible(void **unused)
  */
 static void test_bootstrap_coverage(void **unused)
 {
-	struct ds_run b[10], h[10];
-	struct ds_result r;
+	struct stats_run b[10], h[10];
+	struct stats_result r;
 	int i, covered = 0;
 
 	seed = 42;
@@ -145,8 +145,8 @@ static void test_bootstrap_coverage(void **unused)
  */
 static void test_bootstrap_coverage_five_runs(void **unused)
 {
-	struct ds_run b[5], h[5];
-	struct ds_result r;
+	struct stats_run b[5], h[5];
+	struct stats_result r;
 	int i, covered = 0;
 
 	seed = 7;
@@ -165,13 +165,13 @@ static void test_bootstrap_coverage_five_runs(void **unused)
 static void test_bootstrap_no_change_and_2x(void **unused)
 {
 	static const double lat[5] = {95, 100, 105, 98, 102};
-	struct ds_run b[5], h[5];
-	struct ds_result r;
+	struct stats_run b[5], h[5];
+	struct stats_result r;
 	int i;
 
 	for (i = 0; i < 5; i++) {
-		b[i] = (struct ds_run){1000 * lat[i], 1000};
-		h[i] = (struct ds_run){2000 * lat[i], 1000};
+		b[i] = (struct stats_run){1000 * lat[i], 1000};
+		h[i] = (struct stats_run){2000 * lat[i], 1000};
 	}
 	compare(b, 5, b, 5, &r);
 	assert_false(r.sig);
@@ -187,8 +187,8 @@ static void test_bootstrap_no_change_and_2x(void **unused)
 /* A measure seen on one side only: a ratio of infinity, and still a verdict. */
 static void test_bootstrap_new(void **unused)
 {
-	struct ds_run b[3] = {{0, 1}, {0, 1}, {0, 1}}, h[3] = {{5, 1}, {6, 1}, {7, 1}};
-	struct ds_result r;
+	struct stats_run b[3] = {{0, 1}, {0, 1}, {0, 1}}, h[3] = {{5, 1}, {6, 1}, {7, 1}};
+	struct stats_result r;
 
 	compare(b, 3, h, 3, &r);
 	assert_true(isinf(r.ratio));
@@ -199,16 +199,16 @@ static void test_bootstrap_new(void **unused)
 /* 1000 against 1000 samples in one run: nothing; 1000 against 2000: twice the CPU time. */
 static void test_poisson(void **unused)
 {
-	struct ds_run b = {1000 * 1e7, 1}, same = b, twice = {2000 * 1e7, 1};
-	struct ds_result r;
+	struct stats_run b = {1000 * 1e7, 1}, same = b, twice = {2000 * 1e7, 1};
+	struct stats_result r;
 
-	ds_point(&b, 1, &same, 1, &r);
-	ds_poisson(1, 1e7, 1, 1e7, &r);
+	stats_point(&b, 1, &same, 1, &r);
+	stats_poisson(1, 1e7, 1, 1e7, &r);
 	assert_int_equal(r.method, DS_POISSON);
 	assert_false(r.sig);
 	assert_true(r.lo < 1 && r.hi > 1);
-	ds_point(&b, 1, &twice, 1, &r);
-	ds_poisson(1, 1e7, 1, 1e7, &r);
+	stats_point(&b, 1, &twice, 1, &r);
+	stats_poisson(1, 1e7, 1, 1e7, &r);
 	assert_true(r.sig);
 	assert_true(r.lo < 2 && r.hi > 2 && r.lo > 1.8 && r.hi < 2.2);
 	/* sd of the difference: sqrt(1000 + 2000) samples of 10 ms */

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elfsym.h"
-#include "provenance.h"
+#include "symbols/elfsym.h"
+#include "data/provenance.h"
 #include "testutil.h"
 
 /* This binary as loaded: where it lies and the build id of its loaded notes. */

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "features.h"
+#include "data/features.h"
 #include "testutil.h"
 
 static char dir[256];

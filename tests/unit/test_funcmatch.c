@@ -8,8 +8,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "funcmatch.h"
-#include "ksyms.h"
+#include "record/funcmatch.h"
+#include "symbols/ksyms.h"
 
 static int make_table(void **state)
 {

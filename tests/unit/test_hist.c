@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hist.h"
+#include "util/hist.h"
 
 static void test_log2_matches_clz(void **state)
 {

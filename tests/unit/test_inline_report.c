@@ -22,13 +22,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "annotate.h"
-#include "datafile.h"
-#include "elfsym.h"
-#include "folded.h"
-#include "hist.h"
-#include "inlines.h"
-#include "report.h"
+#include "report/annotate.h"
+#include "data/datafile.h"
+#include "symbols/elfsym.h"
+#include "report/folded.h"
+#include "util/hist.h"
+#include "symbols/inlines.h"
+#include "report/report.h"
 #include "testutil.h"
 
 #define OK(expr) assert_int_equal((expr), 0)
@@ -497,7 +497,7 @@ static void ranges_text(char *buf, size_t len, __u64 slide, bool exits)
 	}
 }
 
-/* As record --func kp_shuffle writes the instance (inline_set_put), with its latency. */
+/* As record --func kp_shuffle writes the instance (inline_probes_put), with its latency. */
 static void fill_probe(struct df *df)
 {
 	char ranges[512], exits[512];

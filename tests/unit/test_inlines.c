@@ -14,9 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "debuginfo.h"
-#include "inlines.h"
-#include "symbolize.h"
+#include "symbols/debuginfo.h"
+#include "symbols/inlines.h"
+#include "symbols/symbolize.h"
 #include "testutil.h"
 
 /*

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ksyms.h"
+#include "symbols/ksyms.h"
 
 /*
  * Unsorted kallsyms lines: symbols sharing an address (an alias with more

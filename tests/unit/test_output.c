@@ -14,10 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "datafile.h"
-#include "folded.h"
-#include "hist.h"
-#include "report.h"
+#include "data/datafile.h"
+#include "report/folded.h"
+#include "util/hist.h"
+#include "report/report.h"
 #include "testutil.h"
 
 #define K(off)	 ((long long)(0xffffffff81000000ULL + (off)))

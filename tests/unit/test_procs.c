@@ -22,7 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "procs.h"
+#include "record/procs.h"
 #include "testutil.h"
 
 /* argv[1] that turns this binary into a helper process for the tests */

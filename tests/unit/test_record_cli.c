@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "record.h"
+#include "record/record.h"
 
 #define PARSE(o, ...)                                       \
 	({                                                  \

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "debuginfo.h"
-#include "symbolize.h"
+#include "symbols/debuginfo.h"
+#include "symbols/symbolize.h"
 #include "testutil.h"
 
 /*

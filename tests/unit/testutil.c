@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "datafile.h"
-#include "inlines.h"
+#include "data/datafile.h"
+#include "symbols/inlines.h"
 #include "testutil.h"
 
 /* Room for a few quoted paths and the flags around them. */

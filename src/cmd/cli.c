@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cli.h"
+#include "data/datafile.h"
+#include "symbols/kernel_dwarf.h"
+
+int cli_bad_option(const char *cmd, int c, const char *arg)
+{
+	fprintf(stderr, "kprotperf %s: %s '%s' (see kprotperf %s --help)\n", cmd,
+		c == ':' ? "missing argument to" : "unknown option", arg, cmd);
+	return -EINVAL;
+}
+
+int cli_input(int argc, char **argv, const char *cmd, const char **input)
+{
+	if (optind < argc)
+		*input = argv[optind++];
+	if (optind < argc) {
+		fprintf(stderr,
+			"kprotperf %s: unexpected argument '%s' (see kprotperf %s --help)\n", cmd,
+			argv[optind], cmd);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int cli_open(const char *cmd, const char *path, struct df **out)
+{
+	const char *why;
+	int err = df_open(out, path, &why);
+
+	if (!err)
+		return 0;
+	if (why)
+		fprintf(stderr, "kprotperf %s: %s: %s\n", cmd, path, why);
+	else if (err == -ENOENT)
+		fprintf(stderr,
+			"kprotperf %s: %s: no such file (record one with kprotperf record)\n", cmd,
+			path);
+	else
+		fprintf(stderr, "kprotperf %s: cannot read %s: %s\n", cmd, path, strerror(-err));
+	return err;
+}
+
+int cli_kdebug(const char *cmd, struct df *df, const char *vmlinux, const char *missing,
+	       struct kernel_dwarf **out, char *note, size_t len)
+{
+	char own[1024];
+	int err;
+
+	if (!note) {
+		note = own;
+		len = sizeof(own);
+	}
+	*note = '\0';
+	err = kernel_dwarf_open(out, df, vmlinux, note, len);
+
+	if (err)
+		fprintf(stderr, "kprotperf %s: %s\n", cmd, note);
+	else if (!*out && missing)
+		fprintf(stderr, "kprotperf %s: %s: %s\n", cmd, missing, note);
+	return err;
+}

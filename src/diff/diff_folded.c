@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * diff --folded: each recording folded by folded.c exactly as kprotperf
+ * folded folds it, the two merged line by line (both come in byte order).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/array.h"
+#include "diff/diff_folded.h"
+#include "report/folded.h"
+#include "symbols/stacks.h"
+
+struct folded_line {
+	char *line;
+	long long n;
+};
+
+struct side {
+	struct folded_line *v;
+	size_t n, cap;
+	long long total;
+};
+
+static int keep_line(const char *line, long long n, void *ctx)
+{
+	struct side *s = ctx;
+	char *copy;
+
+	if (array_reserve((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)))
+		return -ENOMEM;
+	copy = strdup(line);
+	if (!copy)
+		return -ENOMEM;
+	s->v[s->n++] = (struct folded_line){copy, n};
+	s->total += n;
+	return 0;
+}
+
+static void side_free(struct side *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->v[i].line);
+	free(s->v);
+}
+
+static int load_side(struct side *s, struct df *df, struct kernel_dwarf *kd,
+		     const struct folded_frames *fr)
+{
+	return stacks_name_frames(df, kd) ?: folded_samples(df, fr, keep_line, s);
+}
+
+/*
+ * flamegraph.pl reads either count column as \d+(\.\d*)?, so a normalized
+ * count is printed with two decimals (trailing zeros dropped, never an
+ * exponent): a stack with few samples does not round away to 0, and the
+ * column still sums to the base total within rounding.
+ */
+static void put_scaled(FILE *out, double v)
+{
+	char buf[64];
+	int n = snprintf(buf, sizeof(buf), "%.2f", v);
+
+	while (buf[n - 1] == '0')
+		buf[--n] = 0;
+	if (buf[n - 1] == '.')
+		buf[--n] = 0;
+	fprintf(out, " %s", buf);
+}
+
+/* scale < 0: the hardened counts as they are. */
+static int print_merged(const struct side *b, const struct side *h, double scale, FILE *out)
+{
+	size_t i = 0, j = 0;
+	long long bn, hn;
+	int c;
+
+	while (i < b->n || j < h->n) {
+		c = i == b->n ? 1 : j == h->n ? -1 : strcmp(b->v[i].line, h->v[j].line);
+		bn = c <= 0 ? b->v[i].n : 0;
+		hn = c >= 0 ? h->v[j].n : 0;
+		fprintf(out, "%s %lld", c <= 0 ? b->v[i].line : h->v[j].line, bn);
+		if (scale < 0)
+			fprintf(out, " %lld", hn);
+		else
+			put_scaled(out, hn * scale);
+		fputc('\n', out);
+		i += c <= 0;
+		j += c >= 0;
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
+int diff_folded(struct df *base, struct kernel_dwarf *kd_base, struct df *hard, struct kernel_dwarf *kd_hard,
+		bool normalize, FILE *out)
+{
+	struct folded_frames fr = {.user = true, .kernel = true, .inlines = true};
+	struct side b = {}, h = {};
+	double scale = -1;
+	int err;
+
+	err = load_side(&b, base, kd_base, &fr) ?: load_side(&h, hard, kd_hard, &fr);
+	if (err)
+		goto out;
+	/* scaled as doubles, rounded only when printed */
+	if (normalize && h.total)
+		scale = (double)b.total / h.total;
+	err = print_merged(&b, &h, scale, out);
+out:
+	side_free(&b);
+	side_free(&h);
+	return err;
+}

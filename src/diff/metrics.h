@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What kprotperf diff compares: named measures (a syscall's latency per
+ * call, a kernel function's CPU time per run, ...) with one value per run on
+ * each side, matched across the two recordings by name.
+ *
+ * A recording's runs are the rows of its runs table (record --repeat), or
+ * the whole recording as one run when that table is empty.  metrics_prepare()
+ * makes the per-run views the loaders read:
+ *   d_runs(run, idx)                 idx 0..runs-1
+ *   d_lat(run, kind, id, calls, done, total_ns, oncpu_ns, offcpu_ns)
+ *   d_samples(run, kstack, count)    run is the idx
+ */
+#ifndef KP_DIFF_METRICS_H
+#define KP_DIFF_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "diff/stats.h"
+#include "util/hist.h"
+
+struct df;
+struct features;
+struct kernel_dwarf;
+
+enum { DM_BASE, DM_HARD };
+
+struct metric {
+	char *name;
+	struct stats_run *run[2]; /* per side, one per run */
+	struct stats_result r;
+	__u64 (*hist)[KP_HIST_BUCKETS]; /* per side; only where an interval needs them */
+};
+
+struct metric_set {
+	const char *kind;  /* latency.kind: "syscall", "func"; NULL: a value per run (den 1) */
+	const char *clock; /* latency_hist.clock, NULL: none (off-CPU) */
+	bool samples;	   /* CPU samples: num is samples x period */
+	size_t runs[2];
+	double period[2]; /* ns per CPU sample */
+	void *index;	  /* tsearch() tree of the metrics by name */
+	struct metric **v;
+	size_t n, cap;
+	size_t shown; /* after metrics_finish(): v[0..shown) are the rows to print */
+};
+
+/* The views above; *runs: how many runs the recording holds. */
+int metrics_prepare(struct df *df, size_t *runs);
+/* An empty set; period (ns per sample, per side) makes it a sample set, kind NULL. */
+void metrics_init(struct metric_set *s, const char *kind, const char *clock, const size_t runs[2],
+	     const double *period);
+/* Adds the rows of sql (run idx, name, num, den) to side's values; -errno. */
+int metrics_collect(struct metric_set *s, int side, struct df *df, const char *sql);
+/*
+ * Sorts by |delta_run|, the metrics with no time on either side last, and
+ * gives the first top others (the rows printed) their intervals and
+ * verdicts (the method by the runs, see diff_stats.h).
+ */
+int metrics_finish(struct metric_set *s, struct df *const df[2], int top);
+double metrics_total_delta(const struct metric_set *s);
+void metrics_free(struct metric_set *s);
+
+/* Loaders, each for one side. */
+int metrics_load_latency(struct metric_set *s, int side, struct df *df, const char *column);
+int metrics_load_kernel_functions(struct metric_set *self, struct metric_set *total, int side, struct df *df);
+int metrics_load_inlines(struct metric_set *self, struct metric_set *total, int side, struct df *df,
+		    struct kernel_dwarf *kd);
+int metrics_load_features(struct metric_set *s, int side, struct df *df, const struct features *f);
+int metrics_load_wall(struct metric_set *s, int side, struct df *df);
+
+/* A name seen inlined in one kernel and out of line in the other. */
+struct metrics_inlining {
+	char name[128];
+	unsigned int how[2]; /* DM_INLINED | DM_OUT_OF_LINE */
+};
+#define DM_INLINED     1u
+#define DM_OUT_OF_LINE 2u
+
+int metrics_inlining_changes(struct df *const df[2], struct metrics_inlining **out, size_t *n);
+
+#endif

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "diff/stats.h"
+#include "util/hist.h"
+
+/* two-sided 95% normal quantile */
+#define Z95 1.959963984540054
+
+void stats_point(const struct stats_run *b, size_t nb, const struct stats_run *h, size_t nh,
+	      struct stats_result *r)
+{
+	double nsum[2] = {0, 0}, dsum[2] = {0, 0};
+	size_t i;
+
+	for (i = 0; i < nb; i++) {
+		nsum[0] += b[i].num;
+		dsum[0] += b[i].den;
+	}
+	for (i = 0; i < nh; i++) {
+		nsum[1] += h[i].num;
+		dsum[1] += h[i].den;
+	}
+	*r = (struct stats_result){.lo = NAN, .hi = NAN, .delta_lo = NAN, .delta_hi = NAN, .p = NAN};
+	r->base = dsum[0] > 0 ? nsum[0] / dsum[0] : 0;
+	r->hard = dsum[1] > 0 ? nsum[1] / dsum[1] : 0;
+	r->base_den = dsum[0];
+	r->hard_den = dsum[1];
+	r->ratio = r->base > 0 ? r->hard / r->base : r->hard > 0 ? INFINITY : 1;
+	r->base_run = nb ? nsum[0] / nb : 0;
+	r->hard_run = nh ? nsum[1] / nh : 0;
+	r->delta_run = r->hard_run - r->base_run;
+}
+
+/* splitmix64: small, fast, and the same stream everywhere */
+static __u64 next_rand(__u64 *s)
+{
+	__u64 z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* One bootstrap replicate of a side: sum(num) and sum(den) over n runs drawn with replacement. */
+static void resample(const struct stats_run *v, size_t n, __u64 *s, double *num, double *den)
+{
+	size_t i, k;
+
+	*num = *den = 0;
+	for (i = 0; i < n; i++) {
+		k = next_rand(s) % n;
+		*num += v[k].num;
+		*den += v[k].den;
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The q quantile of n sorted values, interpolated between neighbours. */
+static double quantile(const double *v, size_t n, double q)
+{
+	double pos = q * (n - 1), f = floor(pos);
+	size_t i = (size_t)f;
+
+	if (i + 1 >= n)
+		return v[n - 1];
+	if (isinf(v[i]) || isinf(v[i + 1]))
+		return pos - f < 0.5 ? v[i] : v[i + 1];
+	return v[i] + (pos - f) * (v[i + 1] - v[i]);
+}
+
+/* Student's t 0.975 quantile for df degrees of freedom (df >= 1). */
+static double t975(size_t df)
+{
+	static const double t[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+				   2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
+				   2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+				   2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
+
+	return df <= 30 ? t[df - 1] : Z95 + 2.4 / df;
+}
+
+/*
+ * The percentile interval of a bootstrap over few runs is too narrow: it
+ * sees the runs' spread as if it were the population's (divisor n, not
+ * n - 1) and with normal tails, not Student's.  Hesterberg's expanded
+ * percentile interval takes the tails where a normal quantile equals
+ * sqrt(n / (n - 1)) t(df): here n is the smaller side's runs, df the two
+ * sides' runs minus 2.  With 5 + 5 runs the tails are 0.5% instead of 2.5%.
+ */
+static double expanded_tail(size_t nb, size_t nh)
+{
+	size_t n = nb < nh ? nb : nh;
+	double z = sqrt((double)n / (n - 1)) * t975(nb + nh - 2);
+
+	return 0.5 * erfc(z / M_SQRT2);
+}
+
+int stats_bootstrap(const struct stats_run *b, size_t nb, const struct stats_run *h, size_t nh,
+		 struct stats_result *r)
+{
+	double tail = expanded_tail(nb, nh);
+	double *ratio = malloc(2 * DS_RESAMPLES * sizeof(*ratio)), *delta = ratio + DS_RESAMPLES;
+	double nu[2], de[2], mb, mh;
+	__u64 seed = DS_SEED;
+	size_t k;
+
+	if (!ratio)
+		return -ENOMEM;
+	for (k = 0; k < DS_RESAMPLES; k++) {
+		resample(b, nb, &seed, &nu[0], &de[0]);
+		resample(h, nh, &seed, &nu[1], &de[1]);
+		mb = de[0] > 0 ? nu[0] / de[0] : 0;
+		mh = de[1] > 0 ? nu[1] / de[1] : 0;
+		ratio[k] = mb > 0 ? mh / mb : mh > 0 ? INFINITY : 1;
+		delta[k] = nu[1] / nh - nu[0] / nb;
+	}
+	qsort(ratio, DS_RESAMPLES, sizeof(*ratio), cmp_double);
+	qsort(delta, DS_RESAMPLES, sizeof(*delta), cmp_double);
+	r->lo = quantile(ratio, DS_RESAMPLES, tail);
+	r->hi = quantile(ratio, DS_RESAMPLES, 1 - tail);
+	r->delta_lo = quantile(delta, DS_RESAMPLES, tail);
+	r->delta_hi = quantile(delta, DS_RESAMPLES, 1 - tail);
+	r->sig = r->lo > 1 || r->hi < 1;
+	r->method = DS_BOOTSTRAP;
+	free(ratio);
+	return 0;
+}
+
+/*
+ * U counts, for every pair of one value from h and one from b, 1 when h's is
+ * larger and 1/2 when both fall in the same bucket (a tie).  The normal
+ * approximation's variance is corrected for the ties, bucket by bucket.
+ */
+double stats_mann_whitney(const __u64 *b, const __u64 *h, size_t nbuckets, double *z)
+{
+	double below = 0, u = 0, ties = 0, n1 = 0, n2 = 0, n, t, var, zz;
+	size_t i;
+
+	for (i = 0; i < nbuckets; i++) {
+		u += h[i] * (below + 0.5 * b[i]);
+		below += b[i];
+		t = (double)b[i] + h[i];
+		ties += t * t * t - t;
+		n1 += h[i];
+		n2 += b[i];
+	}
+	n = n1 + n2;
+	var = n > 1 ? n1 * n2 / 12 * ((n + 1) - ties / (n * (n - 1))) : 0;
+	zz = var > 0 ? (u - n1 * n2 / 2) / sqrt(var) : 0;
+	if (z)
+		*z = zz;
+	return erfc(fabs(zz) / M_SQRT2);
+}
+
+/* Count, mean and variance of a histogram, each value at its bucket's midpoint. */
+static void moments(const __u64 *hist, double *n, double *mean, double *var)
+{
+	double s = 0, ss = 0, x;
+	__u32 i;
+
+	*n = 0;
+	for (i = 0; i < KP_HIST_BUCKETS; i++) {
+		if (!hist[i])
+			continue;
+		/* the last bucket is open-ended: its lower bound stands for it */
+		x = i + 1 < KP_HIST_BUCKETS ? (kp_hist_lo(i) + kp_hist_hi(i)) / 2.0 : kp_hist_lo(i);
+		*n += hist[i];
+		s += hist[i] * x;
+		ss += hist[i] * x * x;
+	}
+	*mean = *n ? s / *n : 0;
+	*var = *n > 1 ? (ss - s * s / *n) / (*n - 1) : 0;
+	if (*var < 0)
+		*var = 0;
+}
+
+/*
+ * The ratio of two means by the delta method: var(log ratio) is the sum of
+ * the squared coefficients of variation of the means, taken from the
+ * histograms; the interval is centred on the exact ratio of r.  The U test's
+ * p value is kept besides (r->p), also where there is too little for an
+ * interval (then the method stays DS_NONE).
+ */
+void stats_histogram(const __u64 *b, const __u64 *h, struct stats_result *r)
+{
+	double nb, mb, vb, nh, mh, vh, se;
+
+	moments(b, &nb, &mb, &vb);
+	moments(h, &nh, &mh, &vh);
+	if (nb < 1 || nh < 1)
+		return;
+	r->p = stats_mann_whitney(b, h, KP_HIST_BUCKETS, NULL);
+	if (nb < 2 || nh < 2 || mb <= 0 || mh <= 0 || r->base <= 0 || r->hard <= 0)
+		return;
+	se = sqrt(vb / (nb * mb * mb) + vh / (nh * mh * mh));
+	r->lo = r->ratio * exp(-Z95 * se);
+	r->hi = r->ratio * exp(Z95 * se);
+	/* the verdict the interval shows, as with the other methods; p is an aside */
+	r->sig = r->lo > 1 || r->hi < 1;
+	r->method = DS_HISTOGRAM;
+}
+
+/*
+ * CPU samples arrive as a Poisson process: log(rate ratio) has variance
+ * 1/count_b + 1/count_h; half a count is added to each so that a function
+ * seen on one side only still gets an interval.
+ */
+void stats_poisson(size_t nb, double period_b, size_t nh, double period_h, struct stats_result *r)
+{
+	double cb, ch, se, centre, sd;
+
+	if (!nb || !nh || period_b <= 0 || period_h <= 0)
+		return;
+	cb = r->base_run * nb / period_b;
+	ch = r->hard_run * nh / period_h;
+	se = sqrt(1 / (cb + 0.5) + 1 / (ch + 0.5));
+	centre = log((ch + 0.5) * period_h / nh) - log((cb + 0.5) * period_b / nb);
+	r->lo = exp(centre - Z95 * se);
+	r->hi = exp(centre + Z95 * se);
+	sd = sqrt(cb * period_b * period_b / ((double)nb * nb) +
+		  ch * period_h * period_h / ((double)nh * nh));
+	r->delta_lo = r->delta_run - Z95 * sd;
+	r->delta_hi = r->delta_run + Z95 * sd;
+	r->sig = r->lo > 1 || r->hi < 1;
+	r->method = DS_POISSON;
+}
+
+const char *stats_method_name(enum stats_method m)
+{
+	static const char *const names[] = {"none", "bootstrap", "histogram", "poisson"};
+
+	return names[m];
+}

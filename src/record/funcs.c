@@ -1,0 +1,786 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * record --func: each function is probed with fentry/fexit where its BTF and
+ * the kernel allow it, else with kprobe/kretprobe (one multi-attach link when
+ * the kernel has kprobe.multi).  Every probe of one function, clones included,
+ * carries the same function id, so all its calls meet in one histogram.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "util/array.h"
+#include "func_layout.h"
+#include "record/funcmatch.h"
+#include "record/funcs.h"
+#include "record/inline_probes.h"
+#include "record/collect.h"
+#include "data/datafile.h"
+#include "symbols/debuginfo.h"
+#include "funcs.skel.h"
+#include "kprotperf.h"
+#include "symbols/ksyms.h"
+#include "data/provenance.h"
+#include "record.skel.h"
+
+enum method { M_FENTRY, M_KPROBE, M_KPROBE_MULTI, M_INLINE_KPROBE, M_SAMPLES };
+static const char *const method_names[] = {"fentry", "kprobe", "kprobe.multi", "inline-kprobe",
+					   "samples"};
+
+struct funcs {
+	struct func_target *t;
+	size_t n;
+	struct inline_probes *inl; /* inlined-only functions: ids n, n + 1, ... */
+	enum method *method;	/* per id, inline instances included */
+	__u32 flags[KP_MAX_FUNCS];
+	struct record_bpf *rec;
+	struct funcs_bpf *owner; /* holds the func_* maps every copy shares */
+	struct funcs_bpf **objs; /* fentry copies per function, then the kprobe one */
+	size_t nobjs, objs_cap;
+	struct bpf_link **links;
+	size_t nlinks, links_cap;
+	const struct ksyms *ks; /* the caller's: symbols in t[] point into it */
+	bool stacks;
+};
+
+size_t funcs_count(const struct funcs *f)
+{
+	return f ? f->n + inline_probes_count(f->inl) : 0;
+}
+
+static const struct btf_type *resolved(const struct btf *btf, __u32 id)
+{
+	int r = btf__resolve_type(btf, id);
+
+	return r < 0 ? NULL : btf__type_by_id(btf, r);
+}
+
+/* Flags from the function's BTF prototype; its BTF id, or -1 without one. */
+static int btf_func(const struct btf *btf, const char *name, __u32 *flags)
+{
+	const struct btf_type *fn, *proto, *arg;
+	int id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) : -1;
+
+	*flags = 0;
+	if (id < 0)
+		return -1;
+	fn = btf__type_by_id(btf, id);
+	proto = fn ? btf__type_by_id(btf, fn->type) : NULL;
+	if (!proto || !btf_vlen(proto))
+		return id;
+	arg = resolved(btf, btf_params(proto)[0].type);
+	if (arg && btf_is_ptr(arg)) {
+		arg = resolved(btf, arg->type);
+		if (arg && btf_is_struct(arg) &&
+		    !strcmp(btf__name_by_offset(btf, arg->name_off), "kmem_cache"))
+			*flags = KP_FUNC_ARG0_KMEM_CACHE;
+	}
+	return id;
+}
+
+static bool kprobes_available(void)
+{
+	/* the kprobe PMU exists exactly when the kernel can create kprobes for BPF */
+	return !access("/sys/bus/event_source/devices/kprobe/type", F_OK);
+}
+
+static int add_link(struct funcs *f, struct bpf_link *l)
+{
+	if (!l)
+		return -errno;
+	if (array_reserve((void **)&f->links, &f->links_cap, f->nlinks + 1, sizeof(*f->links))) {
+		bpf_link__destroy(l);
+		return -ENOMEM;
+	}
+	f->links[f->nlinks++] = l;
+	return 0;
+}
+
+static int reuse(struct bpf_map *dst, const struct bpf_map *src)
+{
+	return bpf_map__reuse_fd(dst, bpf_map__fd(src));
+}
+
+/* A copy of the funcs object sharing the record object's and the owner's maps. */
+static int open_copy(struct funcs *f, struct funcs_bpf **out)
+{
+	struct funcs_bpf *o = funcs_bpf__open();
+	struct bpf_program *p;
+	int err;
+
+	if (!o)
+		return -errno;
+	o->rodata->filter_tree = f->rec->rodata->filter_tree;
+	o->rodata->func_stacks = f->stacks;
+	o->rodata->first_inline = f->n;
+	memcpy((void *)o->rodata->func_flags, f->flags, sizeof(f->flags));
+	err = reuse(o->maps.tree, f->rec->maps.tree)
+		      ?: reuse(o->maps.threads, f->rec->maps.threads);
+	err = err ?: reuse(o->maps.counters, f->rec->maps.counters);
+	err = err ?: reuse(o->maps.stacks, f->rec->maps.stacks);
+	if (!err && f->owner) {
+		err = reuse(o->maps.func_lat, f->owner->maps.func_lat);
+		err = err ?: reuse(o->maps.func_nr, f->owner->maps.func_nr);
+		err = err ?: reuse(o->maps.func_stack, f->owner->maps.func_stack);
+		err = err ?: reuse(o->maps.func_ctx, f->owner->maps.func_ctx);
+		err = err ?: reuse(o->maps.pc_actions, f->owner->maps.pc_actions);
+	}
+	bpf_object__for_each_program (p, o->obj)
+		bpf_program__set_autoload(p, false);
+	if (err) {
+		funcs_bpf__destroy(o);
+		return err;
+	}
+	*out = o;
+	return 0;
+}
+
+static int keep_obj(struct funcs *f, struct funcs_bpf *o)
+{
+	if (array_reserve((void **)&f->objs, &f->objs_cap, f->nobjs + 1, sizeof(*f->objs))) {
+		funcs_bpf__destroy(o);
+		return -ENOMEM;
+	}
+	f->objs[f->nobjs++] = o;
+	if (!f->owner)
+		f->owner = o;
+	return 0;
+}
+
+static struct bpf_program *fentry_prog(struct funcs_bpf *o, const char *kind, size_t slot)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "kp_%s%zu", kind, slot);
+	return bpf_object__find_program_by_name(o->obj, name);
+}
+
+/* One copy of the object probing funcs idx[0..n) (n <= KP_FENTRY_SLOTS) with fentry/fexit. */
+static int attach_fentry(struct funcs *f, const size_t *idx, size_t n)
+{
+	struct bpf_program *entry, *exit;
+	struct funcs_bpf *o = NULL;
+	size_t j;
+	int err;
+
+	err = open_copy(f, &o);
+	for (j = 0; j < n && !err; j++) {
+		((__u32 *)o->rodata->fentry_funcs)[j] = idx[j];
+		entry = fentry_prog(o, "fentry", j);
+		exit = fentry_prog(o, "fexit", j);
+		bpf_program__set_autoload(entry, true);
+		bpf_program__set_autoload(exit, true);
+		err = bpf_program__set_attach_target(entry, 0, f->t[idx[j]].name);
+		err = err ?: bpf_program__set_attach_target(exit, 0, f->t[idx[j]].name);
+	}
+	err = err ?: funcs_bpf__load(o);
+	if (err) {
+		funcs_bpf__destroy(o);
+		return err;
+	}
+	err = keep_obj(f, o);
+	for (j = 0; j < n && !err; j++) {
+		err = add_link(f, bpf_program__attach(fentry_prog(o, "fentry", j)));
+		err = err ?: add_link(f, bpf_program__attach(fentry_prog(o, "fexit", j)));
+	}
+	return err;
+}
+
+/*
+ * The kprobe programs: kp_pc for inline instances; for functions (funcs) the
+ * kprobe pair, with the kprobe.multi pair when the kernel can load it.
+ */
+static int load_kprobes(struct funcs *f, bool funcs, struct funcs_bpf **out, bool *multi)
+{
+	struct funcs_bpf *o;
+	int err;
+
+	for (*multi = funcs;; *multi = false) {
+		err = open_copy(f, &o);
+		if (err)
+			return err;
+		bpf_program__set_autoload(o->progs.kp_kprobe, funcs);
+		bpf_program__set_autoload(o->progs.kp_kretprobe, funcs);
+		bpf_program__set_autoload(o->progs.kp_pc, f->inl != NULL);
+		bpf_program__set_autoload(o->progs.kp_kprobe_multi, *multi);
+		bpf_program__set_autoload(o->progs.kp_kretprobe_multi, *multi);
+		err = funcs_bpf__load(o);
+		if (!err)
+			break;
+		funcs_bpf__destroy(o);
+		if (!*multi)
+			return err;
+	}
+	*out = o;
+	return keep_obj(f, o);
+}
+
+static int attach_multi(struct funcs *f, struct funcs_bpf *o)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, opts);
+	unsigned long addrs[KP_MAX_FUNCS * 4];
+	__u64 cookies[KP_MAX_FUNCS * 4];
+	size_t i, j, n = 0;
+	int err;
+
+	for (i = 0; i < f->n; i++)
+		for (j = 0; f->method[i] != M_FENTRY && j < f->t[i].nsyms; j++) {
+			if (n == sizeof(addrs) / sizeof(addrs[0]))
+				return -E2BIG;
+			addrs[n] = f->t[i].syms[j].addr;
+			cookies[n++] = i;
+		}
+	opts.addrs = addrs;
+	opts.cookies = cookies;
+	opts.cnt = n;
+	err = add_link(
+		f, bpf_program__attach_kprobe_multi_opts(o->progs.kp_kprobe_multi, NULL, &opts));
+	if (err)
+		return err;
+	opts.retprobe = true;
+	return add_link(
+		f, bpf_program__attach_kprobe_multi_opts(o->progs.kp_kretprobe_multi, NULL, &opts));
+}
+
+/* Whether another symbol of the target has this one's name (statics of two files). */
+static bool ambiguous(const struct func_target *t, size_t j)
+{
+	size_t k;
+
+	for (k = 0; k < t->nsyms; k++)
+		if (k != j && !strcmp(t->syms[k].symbol, t->syms[j].symbol))
+			return true;
+	return false;
+}
+
+static int attach_single(struct funcs *f, struct funcs_bpf *o, size_t i)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, opts, .bpf_cookie = i);
+	const struct func_target *t = &f->t[i];
+	const char *sym;
+	size_t j;
+	int err = 0;
+
+	for (j = 0; j < t->nsyms && !err; j++) {
+		/* the kernel resolves a name to its first symbol: an exact address for the rest */
+		sym = ambiguous(t, j) ? NULL : t->syms[j].symbol;
+		opts.offset = sym ? 0 : t->syms[j].addr;
+		opts.retprobe = false;
+		err = add_link(f, bpf_program__attach_kprobe_opts(o->progs.kp_kprobe, sym, &opts));
+		opts.retprobe = true;
+		err = err
+			      ?: add_link(f, bpf_program__attach_kprobe_opts(o->progs.kp_kretprobe,
+									     sym, &opts));
+	}
+	return err;
+}
+
+static int keep_link(void *f, struct bpf_link *l)
+{
+	return add_link(f, l);
+}
+
+/* The inline instances' entry and exit kprobes, on the kprobe object o. */
+static int attach_inline(struct funcs *f, struct funcs_bpf *o, char *why, size_t len)
+{
+	size_t i;
+	int err;
+
+	err = inline_probes_attach(f->inl, f->n, bpf_map__fd(f->owner->maps.pc_actions),
+				o->progs.kp_pc, keep_link, f, why, len);
+	for (i = 0; !err && i < inline_probes_count(f->inl); i++)
+		f->method[f->n + i] = M_INLINE_KPROBE;
+	return err;
+}
+
+/* The functions chosen for kprobes: one kprobe.multi pair of links, else a pair per symbol. */
+static int attach_kprobe_funcs(struct funcs *f, struct funcs_bpf *o, bool multi)
+{
+	size_t i, nlinks = f->nlinks;
+	int err = 0;
+
+	if (multi && !attach_multi(f, o)) {
+		for (i = 0; i < f->n; i++)
+			if (f->method[i] == M_KPROBE)
+				f->method[i] = M_KPROBE_MULTI;
+		return 0;
+	}
+	/* drop a half-made multi attachment before falling back to single kprobes */
+	while (f->nlinks > nlinks)
+		bpf_link__destroy(f->links[--f->nlinks]);
+	for (i = 0; i < f->n && !err; i++)
+		if (f->method[i] == M_KPROBE)
+			err = attach_single(f, o, i);
+	return err;
+}
+
+/* funcs: some function is to be probed by kprobe; f->inl: inline instances are. */
+static int attach_kprobes(struct funcs *f, bool funcs, char *why, size_t len)
+{
+	struct funcs_bpf *o;
+	bool multi;
+	int err;
+
+	err = load_kprobes(f, funcs, &o, &multi);
+	err = err ?: (funcs ? attach_kprobe_funcs(f, o, multi) : 0);
+	return err ?: (f->inl ? attach_inline(f, o, why, len) : 0);
+}
+
+/* fentry where the function has BTF and a symbol of its own in vmlinux, else kprobe. */
+static int choose(struct funcs *f, enum probe_mode mode, char *why, size_t len)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct func_target *t;
+	bool fentry;
+	size_t i;
+	int id;
+
+	for (i = 0; i < f->n; i++) {
+		t = &f->t[i];
+		id = btf_func(btf, t->name, &f->flags[i]);
+		fentry = id >= 0 && !t->clone && !*t->syms[0].module;
+		if (mode == PROBE_FENTRY && !fentry) {
+			snprintf(why, len,
+				 "%s cannot be probed with fentry: %s (try --probe kprobe)",
+				 t->name,
+				 t->clone ? "only compiler clones of it exist"
+					  : "it has no BTF entry in vmlinux");
+			btf__free(btf);
+			return -EINVAL;
+		}
+		f->method[i] = mode != PROBE_KPROBE && fentry ? M_FENTRY : M_KPROBE;
+	}
+	btf__free(btf);
+	return 0;
+}
+
+static void no_kprobes(struct funcs *f, int fentry_err, char *why, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < f->n && f->method[i] == M_FENTRY; i++)
+		;
+	snprintf(why, len,
+		 "cannot probe %s: this kernel has no kprobes (CONFIG_KPROBES not set)%s%s; "
+		 "per-syscall latency and CPU sampling still work without --func",
+		 f->t[i].name, fentry_err ? " and fentry is denied: " : "",
+		 fentry_err ? strerror(-fentry_err)
+			    : (f->t[i].clone ? " and fentry cannot attach "
+					       "to compiler clones"
+					     : ""));
+}
+
+/* ENOTSUPP is kernel-internal: strerror() has no words for it. */
+#define ENOTSUPP 524
+
+static void fentry_error(const char *name, int err, char *why, size_t len)
+{
+	if (err == -ENOTSUPP)
+		snprintf(why, len,
+			 "fentry cannot attach to %s (the kernel says ENOTSUPP: more "
+			 "arguments than its trampolines pass, or a struct passed by value); "
+			 "--probe auto or kprobe uses a kprobe for it",
+			 name);
+	else
+		snprintf(why, len, "fentry on %s: %s", name, strerror(-err));
+}
+
+/* EPERM and friends deny fentry kernel-wide: no point trying it for the others. */
+static bool denied(int err)
+{
+	return err == -EPERM || err == -EACCES || err == -EOPNOTSUPP;
+}
+
+/* A batch that failed, one function at a time: what fails alone falls back to kprobes. */
+static int attach_fentry_singly(struct funcs *f, const size_t *idx, size_t n, enum probe_mode mode,
+				char *why, size_t len)
+{
+	size_t j;
+	int err;
+
+	for (j = 0; j < n; j++) {
+		err = attach_fentry(f, &idx[j], 1);
+		if (!err)
+			continue;
+		if (denied(err))
+			return err;
+		if (mode == PROBE_FENTRY) {
+			fentry_error(f->t[idx[j]].name, err, why, len);
+			return err;
+		}
+		f->method[idx[j]] = M_KPROBE;
+	}
+	return 0;
+}
+
+/* fentry for the functions chosen for it, KP_FENTRY_SLOTS per object; the denial, if any. */
+static int attach_fentries(struct funcs *f, enum probe_mode mode, char *why, size_t len)
+{
+	size_t idx[KP_FENTRY_SLOTS], n = 0, i;
+	int err;
+
+	for (i = 0; i < f->n; i++) {
+		if (f->method[i] == M_FENTRY)
+			idx[n++] = i;
+		if (n < KP_FENTRY_SLOTS && i + 1 < f->n)
+			continue;
+		err = n ? attach_fentry(f, idx, n) : 0;
+		if (err && !denied(err))
+			err = attach_fentry_singly(f, idx, n, mode, why, len);
+		if (err)
+			return err;
+		n = 0;
+	}
+	return 0;
+}
+
+/*
+ * Inlined functions on a kernel without kprobes: CPU samples in their ranges
+ * are all there is to measure; record goes on, and *why notes it.
+ */
+static int by_samples(struct funcs *f, char *why, size_t len)
+{
+	size_t i, n = inline_probes_count(f->inl);
+
+	for (i = 0; i < n; i++)
+		f->method[f->n + i] = M_SAMPLES;
+	snprintf(why, len,
+		 "note: this kernel has no kprobes (CONFIG_KPROBES not set): %s "
+		 "(%zu inlined instance%s) is measured by CPU samples only (see report "
+		 "--inline), not timed per call",
+		 inline_probes_name(f->inl, 0), n, n == 1 ? "" : "s");
+	return 0;
+}
+
+static int attach_all(struct funcs *f, enum probe_mode mode, char *why, size_t len)
+{
+	bool need_kprobes = false, kprobes;
+	int err, fentry_err;
+	size_t i;
+
+	fentry_err = attach_fentries(f, mode, why, len);
+	if (fentry_err && mode == PROBE_FENTRY) {
+		if (!*why)
+			fentry_error(f->t[0].name, fentry_err, why, len);
+		return fentry_err;
+	}
+	for (i = 0; i < f->n; i++) {
+		if (fentry_err && f->method[i] == M_FENTRY)
+			f->method[i] = M_KPROBE;
+		need_kprobes |= f->method[i] != M_FENTRY;
+	}
+	if (!need_kprobes && !f->inl)
+		return 0;
+	kprobes = kprobes_available();
+	if (!kprobes && need_kprobes) {
+		no_kprobes(f, fentry_err, why, len);
+		return -EOPNOTSUPP;
+	}
+	if (!kprobes)
+		return by_samples(f, why, len);
+	err = attach_kprobes(f, need_kprobes, why, len);
+	if (err && !*why)
+		snprintf(why, len, "attaching kprobes: %s", strerror(-err));
+	if (!err && !*why)
+		inline_probes_note(f->inl, why, len);
+	return err;
+}
+
+/*
+ * Why bad matched nothing.  err is what asking the DWARF about it gave:
+ * -ENOENT when it is no inlined-only function either (or no DWARF was found,
+ * dwarf false), else the trouble with the vmlinux at path.
+ */
+static void unknown(const struct ksyms *ks, const char *bad, const char *vmlinux, int err,
+		    bool dwarf, const char *path, char *why, size_t len)
+{
+	char best[3][64], name[64];
+	int n, i, off;
+
+	if (vmlinux && (err == -ENODATA || err == -ENOEXEC)) {
+		snprintf(why, len,
+			 "--vmlinux %.200s: %s, so kprotperf cannot tell whether %s is "
+			 "inlined",
+			 vmlinux, err == -ENODATA ? "no DWARF debug info in it" : "not an ELF file",
+			 bad);
+		return;
+	}
+	if (err == -ESTALE) {
+		snprintf(why, len,
+			 "%.200s is the vmlinux of another kernel build (its build-id "
+			 "differs from the running kernel's)",
+			 path);
+		return;
+	}
+	/* suggest from the literal part of a glob */
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(bad, "*?["), bad);
+	n = func_closest(ks, name, best, 3);
+	off = snprintf(why, len, "no kernel function matches '%s'", bad);
+	for (i = 0; i < n && off < (int)len; i++)
+		off += snprintf(why + off, len - off, "%s%s", i ? ", " : " (closest: ", best[i]);
+	if (off < (int)len)
+		snprintf(why + off, len - off, "%s%s", n ? ")" : "",
+			 dwarf ? ""
+			       : "; a function inlined into all its callers has no symbol: "
+				 "with the kernel's debug info (--vmlinux, or "
+				 "linux-image-RELEASE-dbg) kprotperf probes its inline "
+				 "instances");
+}
+
+/*
+ * The patterns as kernel symbols; a plain name without one is looked up in
+ * the DWARF as an inlined-only function, and its instances join f->inl.
+ * func_match() stops at the first pattern matching nothing, every one before
+ * it matched: the untried ones go first in the next try, so a try that fails
+ * scans kallsyms only for patterns not tried before, and none is scanned for
+ * more than twice (without inlined names, once).
+ */
+static int resolve(struct funcs *f, const struct func_opts *o, char *why, size_t len)
+{
+	char *pat[KP_MAX_FUNCS], *next[KP_MAX_FUNCS], path[4096] = "";
+	const char *bad = NULL;
+	int n = o->n, i, err;
+
+	memcpy(pat, o->patterns, n * sizeof(*pat));
+	for (;;) {
+		err = n ? func_match(f->ks, pat, n, &f->t, &f->n, &bad) : 0;
+		if (err != -ENOENT)
+			return err;
+		err = bad[strcspn(bad, "*?[")]
+			      ? -ENOENT
+			      : inline_probes_add(&f->inl, bad, o->vmlinux, f->ks, path, sizeof(path));
+		if (err) {
+			unknown(f->ks, bad, o->vmlinux, err, f->inl != NULL, path, why, len);
+			return err == -ENOMEM ? err : -ENOENT;
+		}
+		for (i = 0; pat[i] != bad; i++)
+			;
+		memcpy(next, &pat[i + 1], (n - i - 1) * sizeof(*pat));
+		memcpy(&next[n - i - 1], pat, i * sizeof(*pat));
+		memcpy(pat, next, --n * sizeof(*pat));
+	}
+}
+
+int funcs_attach(struct funcs **out, const struct func_opts *o, const struct ksyms *ks,
+		 struct record_bpf *rec, char *why, size_t len)
+{
+	struct funcs *f = calloc(1, sizeof(*f));
+	int err;
+
+	if (!f)
+		return -ENOMEM;
+	f->rec = rec;
+	f->stacks = o->stacks;
+	f->ks = ks;
+	err = resolve(f, o, why, len);
+	if (!err && funcs_count(f) > KP_MAX_FUNCS) {
+		snprintf(why, len,
+			 "%zu functions and inline instances match; at most %d can be "
+			 "probed",
+			 funcs_count(f), KP_MAX_FUNCS);
+		err = -E2BIG;
+	}
+	f->method = err ? NULL : calloc(funcs_count(f), sizeof(*f->method));
+	if (!err && !f->method)
+		err = -ENOMEM;
+	err = err ?: choose(f, o->mode, why, len);
+	err = err ?: attach_all(f, o->mode, why, len);
+	if (err)
+		goto err_free;
+	*out = f;
+	return 0;
+err_free:
+	funcs_free(f);
+	return err;
+}
+
+void funcs_detach(struct funcs *f)
+{
+	while (f && f->nlinks)
+		bpf_link__destroy(f->links[--f->nlinks]);
+}
+
+void funcs_free(struct funcs *f)
+{
+	if (!f)
+		return;
+	funcs_detach(f);
+	while (f->nobjs)
+		funcs_bpf__destroy(f->objs[--f->nobjs]);
+	free(f->objs);
+	free(f->links);
+	free(f->method);
+	func_targets_free(f->t, f->n);
+	inline_probes_free(f->inl);
+	free(f);
+}
+
+int funcs_lat_fd(const struct funcs *f)
+{
+	return f && f->owner ? bpf_map__fd(f->owner->maps.func_lat) : -ENOENT;
+}
+
+static const char *func_name(__u32 id, void *ctx, char *buf, size_t len)
+{
+	const struct funcs *f = ctx;
+
+	if (id < f->n)
+		return f->t[id].name;
+	return id < funcs_count(f) ? inline_probes_name(f->inl, id - f->n) : "?";
+}
+
+static int put_func(struct df *df, const struct funcs *f, size_t i)
+{
+	char syms[512] = "";
+	size_t j, off = 0;
+
+	for (j = 0; j < f->t[i].nsyms && off < sizeof(syms); j++)
+		off += snprintf(syms + off, sizeof(syms) - off, "%s%s", j ? "," : "",
+				f->t[i].syms[j].symbol);
+	return df_insert(df, "INSERT INTO funcs VALUES(?,?,?,?,?,?)", "ittitt", (long long)i,
+			 f->t[i].name, syms, (long long)f->t[i].syms[0].addr,
+			 f->t[i].syms[0].module, method_names[f->method[i]]);
+}
+
+/* One row per (function, syscall) with calls, summed over the per-CPU slots. */
+static int put_by_nr(struct df *df, const struct funcs *f)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(f->owner->maps.func_nr), c, err = 0;
+	struct kp_func_split *v = calloc(ncpu > 0 ? ncpu : 1, sizeof(*v)), sum;
+	__u32 i, slot, key;
+
+	if (!v || ncpu < 0) {
+		free(v);
+		return ncpu < 0 ? ncpu : -ENOMEM;
+	}
+	for (i = 0; i < funcs_count(f) && !err; i++) {
+		for (slot = 0; slot < KP_FUNC_NR_SLOTS && !err; slot++) {
+			key = i * KP_FUNC_NR_SLOTS + slot;
+			if (bpf_map_lookup_elem(fd, &key, v))
+				continue;
+			for (sum = (struct kp_func_split){}, c = 0; c < ncpu; c++) {
+				sum.calls += v[c].calls;
+				sum.total_ns += v[c].total_ns;
+			}
+			if (sum.calls)
+				err = df_insert(
+					df, "INSERT INTO func_syscalls VALUES(?,?,?,?)", "iiii",
+					(long long)i,
+					(long long)(slot == KP_MAX_SYSCALLS ? KP_NO_SYSCALL : slot),
+					(long long)sum.calls, (long long)sum.total_ns);
+		}
+	}
+	free(v);
+	return err;
+}
+
+static int put_by_stack(struct df *df, const struct funcs *f, const struct ksyms *ks)
+{
+	struct kp_func_by_stack *k;
+	struct kp_func_split *v;
+	__s32 *ids = NULL;
+	size_t n, i;
+	int err;
+
+	err = collect_dump(bpf_map__fd(f->owner->maps.func_stack), sizeof(*k), sizeof(*v),
+			   (void **)&k, (void **)&v, &n);
+	for (i = 0; i < n && !err; i++)
+		err = df_insert(df, "INSERT INTO func_stacks VALUES(?,?,?,?)", "iiii",
+				(long long)k[i].func, (long long)k[i].kstack, (long long)v[i].calls,
+				(long long)v[i].total_ns);
+	ids = err ? NULL : malloc((n + 1) * sizeof(*ids));
+	if (!err && !ids)
+		err = -ENOMEM;
+	for (i = 0; !err && i < n; i++)
+		ids[i] = k[i].kstack;
+	err = err ?: collect_kstacks(df, bpf_map__fd(f->rec->maps.stacks), ids, n, ks);
+	free(ids);
+	free(k);
+	free(v);
+	return err;
+}
+
+static int put_by_ctx(struct df *df, const struct funcs *f)
+{
+	struct kp_func_by_ctx *k;
+	struct kp_func_split *v;
+	char ctx[KP_CTX_LEN + 1] = {};
+	size_t n, i;
+	int err;
+
+	err = collect_dump(bpf_map__fd(f->owner->maps.func_ctx), sizeof(*k), sizeof(*v),
+			   (void **)&k, (void **)&v, &n);
+	for (i = 0; i < n && !err; i++) {
+		memcpy(ctx, k[i].ctx, KP_CTX_LEN);
+		/* names cut at KP_CTX_LEN can meet: merge them */
+		err = df_insert(df,
+				"INSERT INTO func_contexts VALUES(?,?,?,?) ON CONFLICT DO UPDATE"
+				" SET calls = calls + excluded.calls,"
+				" total_ns = total_ns + excluded.total_ns",
+				"itii", (long long)k[i].func, ctx, (long long)v[i].calls,
+				(long long)v[i].total_ns);
+	}
+	free(k);
+	free(v);
+	return err;
+}
+
+/* Calls the kernel skipped because a BPF program was already running on the CPU. */
+static __u64 recursion_misses(const struct funcs *f)
+{
+	struct bpf_program *p;
+	__u64 n = 0;
+	size_t i;
+
+	for (i = 0; i < f->nobjs; i++) {
+		bpf_object__for_each_program (p, f->objs[i]->obj) {
+			struct bpf_prog_info info = {};
+			__u32 len = sizeof(info);
+
+			if (bpf_program__fd(p) >= 0 &&
+			    !bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
+				n += info.recursion_misses;
+		}
+	}
+	return n;
+}
+
+int funcs_collect(struct funcs *f, struct df *df, const struct ksyms *ks)
+{
+	size_t i;
+	int err = 0;
+
+	if (!f)
+		return 0;
+	for (i = 0; i < f->n && !err; i++)
+		err = put_func(df, f, i);
+	err = err
+		      ?: inline_probes_put(f->inl, f->n, df,
+					f->inl ? method_names[f->method[f->n]] : NULL);
+	if (!f->owner)
+		return err;
+	err = err
+		      ?: collect_latency(df, bpf_map__fd(f->owner->maps.func_lat), "func",
+					 funcs_count(f), func_name, f);
+	err = err ?: put_by_nr(df, f);
+	err = err ?: put_by_stack(df, f, ks);
+	err = err ?: put_by_ctx(df, f);
+	return err
+		       ?: df_insert(df, "INSERT INTO counters VALUES(?,?)", "ti",
+				    "lost_func_recursion", (long long)recursion_misses(f));
+}
+
+bool funcs_uses_fentry(const struct funcs *f)
+{
+	size_t i;
+
+	for (i = 0; f && i < f->n; i++)
+		if (f->method[i] == M_FENTRY)
+			return true;
+	return false;
+}

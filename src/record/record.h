@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef KP_RECORD_H
+#define KP_RECORD_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include <linux/types.h>
+
+#include "record/funcs.h"
+
+struct record_opts {
+	const char *output;
+	pid_t pid;
+	bool system_wide;
+	bool quiet;
+	double duration;
+	unsigned int freq;
+	unsigned int max_stacks;
+	unsigned int max_tasks;
+	unsigned int repeat; /* runs of the command (--repeat) */
+	char **argv;	     /* the command, NULL with -p / -a alone */
+	struct func_opts func;
+};
+
+int cmd_record(int argc, char **argv);
+/* Parse record's options into *o; 0, or -EINVAL after printing why. */
+int record_parse(int argc, char **argv, struct record_opts *o);
+
+#endif

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+
+#include "record/sampler.h"
+#include "util/cpus.h"
+
+#define MAX_CPUS 4096
+
+
+static int open_clock(int cpu, unsigned int freq)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.size = sizeof(attr),
+		.freq = 1,
+		.sample_freq = freq,
+	};
+	int fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int sampler_attach(struct sampler *s, struct bpf_program *prog, unsigned int freq)
+{
+	unsigned char mask[MAX_CPUS / 8];
+	int ncpu = cpus_online(mask, MAX_CPUS), cpu, fd, err;
+
+	if (ncpu < 0)
+		return ncpu;
+	s->n = 0;
+	s->links = calloc(ncpu, sizeof(*s->links));
+	if (!s->links)
+		return -ENOMEM;
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		if (!(mask[cpu / 8] & (1 << (cpu % 8))))
+			continue;
+		fd = open_clock(cpu, freq);
+		if (fd < 0) {
+			err = fd;
+			goto err_detach;
+		}
+		s->links[s->n] = bpf_program__attach_perf_event(prog, fd);
+		if (!s->links[s->n]) {
+			err = -errno;
+			close(fd);
+			goto err_detach;
+		}
+		s->n++;
+	}
+	return 0;
+err_detach:
+	sampler_detach(s);
+	return err;
+}
+
+void sampler_detach(struct sampler *s)
+{
+	int i;
+
+	/* destroying a perf_event link closes its perf event fd too */
+	for (i = 0; i < s->n; i++)
+		bpf_link__destroy(s->links[i]);
+	free(s->links);
+	s->links = NULL;
+	s->n = 0;
+}

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "record/workload.h"
+
+static bool parse_id(const char *s, unsigned long *v)
+{
+	char *end;
+
+	if (!s || !*s)
+		return false;
+	errno = 0;
+	*v = strtoul(s, &end, 10);
+	return !errno && !*end;
+}
+
+void workload_user(uid_t *uid, gid_t *gid)
+{
+	unsigned long u, g;
+
+	*uid = getuid();
+	*gid = getgid();
+	if (*uid != 0 || !parse_id(getenv("SUDO_UID"), &u) || !parse_id(getenv("SUDO_GID"), &g))
+		return;
+	*uid = u;
+	*gid = g;
+}
+
+/* Never run the workload as root just because kprotperf needed root: drop to the sudo user. */
+static int drop_privileges(void)
+{
+	struct passwd *pw;
+	uid_t uid;
+	gid_t gid;
+
+	workload_user(&uid, &gid);
+	if (uid == getuid())
+		return 0;
+	pw = getpwuid(uid);
+	if (pw ? initgroups(pw->pw_name, gid) : setgroups(0, NULL))
+		return -errno;
+	if (setgid(gid) || setuid(uid))
+		return -errno;
+	return 0;
+}
+
+static void child(int go, int err, char *const argv[], const sigset_t *blocked)
+{
+	char c;
+	int e;
+
+	if (read(go, &c, 1) != 1)
+		_exit(127);
+	sigprocmask(SIG_UNBLOCK, blocked, NULL);
+	e = drop_privileges();
+	if (!e) {
+		execvp(argv[0], argv);
+		e = -errno;
+	}
+	e = -e;
+	if (write(err, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+int workload_start(struct workload *w, char *const argv[], const sigset_t *blocked)
+{
+	int go[2], err[2];
+
+	if (pipe2(go, O_CLOEXEC))
+		return -errno;
+	if (pipe2(err, O_CLOEXEC)) {
+		close(go[0]);
+		close(go[1]);
+		return -errno;
+	}
+	w->pid = fork();
+	if (w->pid == 0) {
+		close(go[1]);
+		close(err[0]);
+		child(go[0], err[1], argv, blocked);
+	}
+	close(go[0]);
+	close(err[1]);
+	w->go_fd = go[1];
+	w->err_fd = err[0];
+	if (w->pid < 0) {
+		workload_close(w);
+		return -errno;
+	}
+	return 0;
+}
+
+int workload_go(struct workload *w)
+{
+	ssize_t n;
+	int e = 0;
+
+	if (write(w->go_fd, "g", 1) != 1)
+		return -errno;
+	/* the byte stays readable: closing now marks the child released */
+	close(w->go_fd);
+	w->go_fd = -1;
+	do
+		n = read(w->err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	if (n == 0)
+		return 0;
+	waitpid(w->pid, NULL, 0);
+	w->pid = -1;
+	return n == sizeof(e) ? -e : -EIO;
+}
+
+bool workload_released(const struct workload *w)
+{
+	return w->go_fd < 0;
+}
+
+int workload_exit_code(int status)
+{
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+void workload_close(struct workload *w)
+{
+	/* a child still stopped sees EOF and exits; one already running must not linger */
+	if (w->pid > 0) {
+		kill(w->pid, SIGKILL);
+		waitpid(w->pid, NULL, 0);
+		w->pid = -1;
+	}
+	if (w->go_fd >= 0)
+		close(w->go_fd);
+	if (w->err_fd >= 0)
+		close(w->err_fd);
+	w->go_fd = w->err_fd = -1;
+}

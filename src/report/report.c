@@ -1,0 +1,834 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kprotperf report: what was recorded, on which kernel, and where the time
+ * went: per-syscall latency split into on-CPU and off-CPU, histograms, the
+ * latency of the kernel functions probed with record --func (and which
+ * syscalls and slab caches it went to), and the kernel and user functions
+ * that took the samples.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/fmt.h"
+#include "data/datafile.h"
+#include "data/provenance.h"
+#include "util/hist.h"
+#include "cmd/cli.h"
+#include "util/json.h"
+#include "symbols/kernel_dwarf.h"
+#include "report/report.h"
+#include "report/report_inline.h"
+#include "symbols/stacks.h"
+
+enum sort_key { S_TOTAL, S_CALLS, S_ONCPU, S_OFFCPU, S_AVG, S_P50, S_P90, S_P99, S_MAX, S_NAME };
+static const char *const sort_names[] = {"total", "calls", "oncpu", "offcpu", "avg",
+					 "p50",	  "p90",   "p99",   "max",    "name"};
+
+struct report_opts {
+	const char *input;
+	const char *hist;
+	const char *vmlinux; /* --vmlinux */
+	enum sort_key sort;
+	int top;
+	bool json;
+	bool inlines;	   /* inline frames from the kernel's DWARF (--no-inline: off) */
+	bool inline_table; /* --inline */
+};
+
+/* One row of the latency table: a syscall, or a function probed by record --func. */
+struct lat_row {
+	char name[128], symbol[128], module[64], method[16];
+	long long id;
+	unsigned long long calls, done, total, oncpu, offcpu, max, avg, p50, p90, p99;
+};
+
+
+
+#define LOST_SQL "SELECT COALESCE(SUM(value), 0) FROM counters WHERE name LIKE 'lost%'"
+
+static const char *meta(struct df *df, const char *key)
+{
+	const char *v = df_meta(df, key);
+
+	return v ? v : "?";
+}
+
+
+static void print_knobs(FILE *f, const char *cmdline)
+{
+	char *copy = strdup(cmdline), *tok, *save = NULL;
+	bool any = false;
+
+	if (!copy)
+		return;
+	fputs("# cmdline knobs:", f);
+	for (tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		if (provenance_is_knob(tok)) {
+			fprintf(f, " %s", tok);
+			any = true;
+		}
+	}
+	fputs(any ? "\n" : " none (kernel defaults)\n", f);
+	free(copy);
+}
+
+static const char *col(sqlite3_stmt *st, int i)
+{
+	const char *s = (const char *)sqlite3_column_text(st, i);
+
+	return s ? s : "";
+}
+
+/* "key=value" items, wrapped into "#   " continuation lines at ~100 columns. */
+struct wrap {
+	FILE *f;
+	int col;
+};
+
+static int print_kv_row(sqlite3_stmt *st, void *ctx)
+{
+	struct wrap *w = ctx;
+	int n = strlen(col(st, 0)) + strlen(col(st, 1)) + 2;
+
+	if (w->col + n > 100) {
+		fputs("\n#  ", w->f);
+		w->col = 3;
+	}
+	w->col += fprintf(w->f, " %s=%s", col(st, 0), col(st, 1));
+	return 0;
+}
+
+static int print_counter(sqlite3_stmt *st, void *f)
+{
+	fprintf(f, " %s=%lld", col(st, 0), sqlite3_column_int64(st, 1));
+	return 0;
+}
+
+static long long counter(struct df *df, const char *name)
+{
+	return df_scalar(df, "SELECT value FROM counters WHERE name = ?", name);
+}
+
+static void print_header(struct df *df, const char *note, FILE *f)
+{
+	char wall[32];
+
+	fmt_ns(wall, sizeof(wall), strtoull(meta(df, "record.wall_ns"), NULL, 10));
+	fprintf(f, "# kprotperf report of %s (recorded %s)\n",
+		df_meta(df, "record.command") ?: meta(df, "record.mode"),
+		meta(df, "record.start_time"));
+	fprintf(f, "# kernel %s (build-id %s), %s, %s CPUs: %s\n", meta(df, "kernel.release"),
+		meta(df, "kernel.build_id"), meta(df, "arch"), meta(df, "cpu.count"),
+		meta(df, "cpu.model"));
+	print_knobs(f, meta(df, "kernel.cmdline"));
+	fputs("# hardening config:", f);
+	df_each_row(df, "SELECT replace(option, 'CONFIG_', ''), value FROM config ORDER BY option",
+		    print_kv_row, &(struct wrap){f, 19});
+	fputs("\n# cpu vulnerabilities not fully mitigated:", f);
+	df_each_row(df,
+		    "SELECT name, replace(status, ' ', '_') FROM vulnerabilities WHERE status "
+		    "LIKE 'Vulnerable%'",
+		    print_kv_row, &(struct wrap){f, 42});
+	fprintf(f, "\n# wall %s, exit code %s, ended: %s; %s Hz %s sampling\n", wall,
+		meta(df, "record.exit_code"), meta(df, "record.end"), meta(df, "sampling.freq_hz"),
+		meta(df, "sampling.event"));
+	fprintf(f,
+		"# %lld samples, %lld syscalls, %lld page faults (%lld user, %lld kernel), "
+		"%lld processes\n",
+		counter(df, "samples"), counter(df, "syscalls"),
+		counter(df, "page_faults_user") + counter(df, "page_faults_kernel"),
+		counter(df, "page_faults_user"), counter(df, "page_faults_kernel"),
+		df_scalar(df, "SELECT count(DISTINCT pid) FROM tasks", NULL));
+	fputs("# lost:", f);
+	df_each_row(df, "SELECT name, value FROM counters WHERE name LIKE 'lost%' AND value > 0",
+		    print_counter, f);
+	fputs(df_scalar(df, LOST_SQL, NULL) ? "\n" : " nothing\n", f);
+	if (*note)
+		fprintf(f, "# inline frames and source lines not shown: %s\n", note);
+	fputc('\n', f);
+}
+
+struct lat_table {
+	struct df *df;
+	const char *kind; /* the latency.kind of the rows: "syscall" or "func" */
+	bool sc;	  /* kind is "syscall" */
+	struct lat_row *rows;
+	size_t n;
+};
+
+int report_load_hist(struct df *df, const char *kind, long long id, const char *clock, __u64 *hist)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(df_db(df),
+				"SELECT bucket, count FROM latency_hist WHERE kind = ?"
+				" AND id = ? AND clock = ?",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return df_errno(rc);
+	sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, id);
+	sqlite3_bind_text(st, 3, clock, -1, SQLITE_STATIC);
+	return df_hist_rows(st, hist, KP_HIST_BUCKETS);
+}
+
+static int add_lat_row(sqlite3_stmt *st, void *ctx)
+{
+	struct lat_table *t = ctx;
+	__u64 hist[KP_HIST_BUCKETS];
+	struct lat_row *r, *rows;
+	int err;
+
+	rows = realloc(t->rows, (t->n + 1) * sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	t->rows = rows;
+	r = &rows[t->n++];
+	snprintf(r->name, sizeof(r->name), "%s", col(st, 1));
+	snprintf(r->method, sizeof(r->method), "%s", col(st, 8));
+	snprintf(r->symbol, sizeof(r->symbol), "%s", col(st, 9));
+	snprintf(r->module, sizeof(r->module), "%s", col(st, 10));
+	r->id = sqlite3_column_int64(st, 0);
+	r->calls = sqlite3_column_int64(st, 2);
+	r->done = sqlite3_column_int64(st, 3);
+	r->total = sqlite3_column_int64(st, 4);
+	r->oncpu = sqlite3_column_int64(st, 5);
+	r->offcpu = sqlite3_column_int64(st, 6);
+	r->max = sqlite3_column_int64(st, 7);
+	r->avg = r->done ? r->total / r->done : 0;
+	err = report_load_hist(t->df, t->kind, r->id, "total", hist);
+	r->p50 = kp_hist_quantile(hist, 0.50, r->max);
+	r->p90 = kp_hist_quantile(hist, 0.90, r->max);
+	r->p99 = kp_hist_quantile(hist, 0.99, r->max);
+	return err;
+}
+
+static unsigned long long sort_value(const struct lat_row *r, enum sort_key k)
+{
+	const unsigned long long v[] = {r->total, r->calls, r->oncpu, r->offcpu, r->avg,
+					r->p50,	  r->p90,   r->p99,   r->max};
+
+	return v[k];
+}
+
+static int cmp_rows(const void *a, const void *b, void *key)
+{
+	const struct lat_row *x = a, *y = b;
+	enum sort_key k = *(enum sort_key *)key;
+	unsigned long long vx, vy;
+
+	if (k == S_NAME)
+		return strcmp(x->name, y->name);
+	vx = sort_value(x, k);
+	vy = sort_value(y, k);
+	if (vx != vy)
+		return vx < vy ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static const char syscalls_sql[] =
+	"SELECT id, name, calls, done, total_ns, oncpu_ns, offcpu_ns, max_ns, '', '', ''"
+	" FROM latency WHERE kind = 'syscall'";
+/* A probed function that was never called still gets its row. */
+static const char probed_sql[] =
+	"SELECT f.id, f.name, COALESCE(l.calls, 0), COALESCE(l.done, 0), COALESCE(l.total_ns, 0),"
+	" 0, 0, COALESCE(l.max_ns, 0), f.method, f.symbol, f.module FROM funcs f"
+	" LEFT JOIN latency l ON l.kind = 'func' AND l.id = f.id";
+
+/* kind: "syscall" or "func". */
+static int load_latency(struct df *df, const char *kind, struct lat_table *t, enum sort_key key)
+{
+	int err;
+
+	*t = (struct lat_table){.df = df, .kind = kind, .sc = !strcmp(kind, "syscall")};
+	err = df_each_row(df, t->sc ? syscalls_sql : probed_sql, add_lat_row, t);
+	if (!err && t->n)
+		qsort_r(t->rows, t->n, sizeof(*t->rows), cmp_rows, &key);
+	return err;
+}
+
+/* Functions have no on-CPU/off-CPU split (columns 1 and 2) but a probe method. */
+static bool shown(bool sc, int k)
+{
+	return sc || (k != 1 && k != 2);
+}
+
+static void print_latency(const struct lat_table *t, FILE *f)
+{
+	const char *hdr[] = {"TOTAL", "ON-CPU", "OFF-CPU", "AVG", "P50", "P90", "P99", "MAX"};
+	bool sc = t->sc;
+	int k, w = sc ? 20 : 28;
+	char b[8][32];
+	size_t i;
+
+	fprintf(f, "%-*s", w, sc ? "SYSCALL" : "FUNCTION");
+	if (!sc)
+		fprintf(f, " %-12s", "METHOD");
+	fprintf(f, " %10s", "CALLS");
+	for (k = 0; k < 8; k++)
+		if (shown(sc, k))
+			fprintf(f, " %10s", hdr[k]);
+	fputc('\n', f);
+	for (i = 0; i < t->n; i++) {
+		const struct lat_row *r = &t->rows[i];
+		const unsigned long long v[] = {r->total, r->oncpu, r->offcpu, r->avg,
+						r->p50,	  r->p90,   r->p99,    r->max};
+
+		fprintf(f, "%-*s", w, r->name);
+		if (!sc)
+			fprintf(f, " %-12s", r->method);
+		fprintf(f, " %10llu", r->calls);
+		for (k = 0; k < 8; k++) {
+			fmt_ns(b[k], sizeof(b[k]), v[k]);
+			if (shown(sc, k))
+				fprintf(f, " %10s", r->done ? b[k] : "-");
+		}
+		fputc('\n', f);
+	}
+}
+
+static void json_lat_row(struct json *j, const struct lat_row *r, bool sc)
+{
+	json_open(j, NULL, '{');
+	json_str(j, "name", r->name);
+	if (sc) {
+		json_u64(j, "nr", r->id);
+	} else {
+		json_str(j, "symbol", r->symbol);
+		json_str(j, "module", *r->module ? r->module : NULL);
+		json_str(j, "method", r->method);
+	}
+	json_u64(j, "calls", r->calls);
+	json_u64(j, "returned", r->done);
+	json_u64(j, "total_ns", r->total);
+	if (sc) {
+		json_u64(j, "oncpu_ns", r->oncpu);
+		json_u64(j, "offcpu_ns", r->offcpu);
+	}
+	json_u64(j, "avg_ns", r->avg);
+	json_u64(j, "p50_ns", r->p50);
+	json_u64(j, "p90_ns", r->p90);
+	json_u64(j, "p99_ns", r->p99);
+	json_u64(j, "max_ns", r->max);
+	json_close(j, '}');
+}
+
+static void json_latency(const struct lat_table *t, struct json *j)
+{
+	size_t i;
+
+	json_open(j, t->sc ? "syscalls" : "functions", '[');
+	for (i = 0; i < t->n; i++)
+		json_lat_row(j, &t->rows[i], t->sc);
+	json_close(j, ']');
+}
+
+/* Where a table's rows go: text to f, or a JSON array to j when j is set. */
+struct out {
+	FILE *f;
+	struct json *j;
+	const char *head; /* text printed before the first row, if any */
+	int (*row)(sqlite3_stmt *st, struct out *o);
+	double all; /* sampled functions: all samples */
+	int rows;
+};
+
+/* The rows of sql, whose ?1 is arg (when not NULL) and ?2 is limit, to o. */
+static int table(struct df *df, const char *sql, const char *arg, int limit, const char *key,
+		 struct out *o)
+{
+	sqlite3_stmt *st;
+	int rc, err = 0;
+
+	rc = sqlite3_prepare_v2(df_db(df), sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return df_errno(rc);
+	if (arg)
+		sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, limit);
+	if (o->j)
+		json_open(o->j, key, '[');
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (!o->j && !o->rows && o->head)
+			fputs(o->head, o->f);
+		o->rows++;
+		err = o->row(st, o);
+	}
+	if (o->j)
+		json_close(o->j, ']');
+	sqlite3_finalize(st);
+	return err ?: df_errno(rc);
+}
+
+static const char func_syscalls_head[] =
+	"\nTime inside probed functions, per syscall (total, and its share of the syscall's"
+	" on-CPU time)\n"
+	"SYSCALL              FUNCTION                          CALLS      TOTAL\n";
+/* nr 65535: calls made outside any syscall (page faults, kernel threads). */
+static const char func_syscalls_sql[] =
+	"SELECT f.name, CASE fs.nr WHEN 65535 THEN NULL"
+	" ELSE COALESCE(s.name, 'syscall_' || fs.nr) END, fs.nr, fs.calls, fs.total_ns,"
+	" COALESCE(s.oncpu_ns, 0) FROM func_syscalls fs JOIN funcs f ON f.id = fs.func"
+	" LEFT JOIN latency s ON s.kind = 'syscall' AND s.id = fs.nr"
+	" WHERE fs.calls > 0 ORDER BY fs.total_ns DESC, f.name, fs.nr LIMIT ?2";
+
+/*
+ * The share is of the syscall's on-CPU time: a function that sleeps can take
+ * more than 100% of it.
+ */
+static int func_syscall_row(sqlite3_stmt *st, struct out *o)
+{
+	long long nr = sqlite3_column_int64(st, 2), calls = sqlite3_column_int64(st, 3);
+	unsigned long long total = sqlite3_column_int64(st, 4), oncpu = sqlite3_column_int64(st, 5);
+	const char *sc = (const char *)sqlite3_column_text(st, 1);
+	char t[32];
+
+	if (!o->j) {
+		fmt_ns(t, sizeof(t), total);
+		fprintf(o->f, "%-20s %-28s %10lld %10s", sc ?: "(no syscall)", col(st, 0), calls,
+			t);
+		if (sc && oncpu)
+			fprintf(o->f, "  %5.1f%% of on-CPU", 100.0 * total / oncpu);
+		fputc('\n', o->f);
+		return 0;
+	}
+	json_open(o->j, NULL, '{');
+	json_str(o->j, "function", col(st, 0));
+	json_str(o->j, "syscall", sc);
+	json_u64(o->j, "nr", nr);
+	json_u64(o->j, "calls", calls);
+	json_u64(o->j, "total_ns", total);
+	if (sc && oncpu)
+		json_double(o->j, "oncpu_pct", 100.0 * total / oncpu);
+	json_close(o->j, '}');
+	return 0;
+}
+
+static const char func_contexts_head[] =
+	"\nProbed functions per slab cache, sorted by total\n"
+	"FUNCTION                     CACHE                         CALLS      TOTAL        AVG\n";
+static const char func_contexts_sql[] =
+	"SELECT f.name, c.context, c.calls, c.total_ns FROM func_contexts c"
+	" JOIN funcs f ON f.id = c.func ORDER BY c.total_ns DESC, f.name, c.context LIMIT ?2";
+
+static int func_context_row(sqlite3_stmt *st, struct out *o)
+{
+	long long calls = sqlite3_column_int64(st, 2);
+	unsigned long long total = sqlite3_column_int64(st, 3), avg = calls ? total / calls : 0;
+	char t[32], a[32];
+
+	if (!o->j) {
+		fmt_ns(t, sizeof(t), total);
+		fmt_ns(a, sizeof(a), avg);
+		fprintf(o->f, "%-28s %-24s %10lld %10s %10s\n", col(st, 0), col(st, 1), calls, t,
+			calls ? a : "-");
+		return 0;
+	}
+	json_open(o->j, NULL, '{');
+	json_str(o->j, "function", col(st, 0));
+	json_str(o->j, "context", col(st, 1));
+	json_u64(o->j, "calls", calls);
+	json_u64(o->j, "total_ns", total);
+	json_u64(o->j, "avg_ns", avg);
+	json_close(o->j, '}');
+	return 0;
+}
+
+/* record --func: the probed functions, where their time went per syscall and per cache. */
+static int probed_functions(struct df *df, int top, FILE *f, struct json *j)
+{
+	struct out sc = {.f = f, .j = j, .head = func_syscalls_head, .row = func_syscall_row};
+	struct out ctx = {.f = f, .j = j, .head = func_contexts_head, .row = func_context_row};
+	struct lat_table t;
+	int err = load_latency(df, "func", &t, S_TOTAL);
+
+	if (!err && j)
+		json_latency(&t, j);
+	if (!err && !j && t.n) {
+		fputs("\nProbed kernel functions (record --func), sorted by total (latency: "
+		      "entry to return)\n",
+		      f);
+		print_latency(&t, f);
+	}
+	free(t.rows);
+	return err ?: table(df, func_syscalls_sql, NULL, top, "function_syscalls", &sc)
+		?: table(df, func_contexts_sql, NULL, top, "function_contexts", &ctx);
+}
+
+/*
+ * Self: samples whose leaf is the function (user self only counts user-mode
+ * samples); for an inlined function, whose leaf is its code and no deeper
+ * inline's.  Inlined rows are also part of their parent's self.
+ */
+static const char func_sql[] =
+	"WITH fr AS (SELECT stack, depth, sub, leaf, space,"
+	"  name || CASE inl WHEN 1 THEN ' [inlined]' ELSE '' END AS name FROM frames),"
+	" t AS (SELECT f.name AS name, SUM(s.count) AS n FROM samples s"
+	"  JOIN (SELECT DISTINCT stack, name FROM fr WHERE space = ?1) f"
+	"  ON f.stack = CASE ?1 WHEN 'k' THEN s.kstack ELSE s.ustack END GROUP BY f.name),"
+	" se AS (SELECT f.name AS name, SUM(s.count) AS n FROM samples s JOIN fr f"
+	"  ON f.space = ?1 AND f.depth = 0 AND (f.sub = 0 OR f.leaf)"
+	"  AND f.stack = CASE ?1 WHEN 'k' THEN s.kstack ELSE s.ustack END"
+	"  WHERE ?1 = 'k' OR s.kstack IS NULL GROUP BY f.name)"
+	" SELECT t.name, COALESCE(se.n, 0), t.n FROM t LEFT JOIN se ON se.name = t.name"
+	" ORDER BY 2 DESC, 3 DESC, 1 LIMIT ?2";
+
+static int sampled_row(sqlite3_stmt *st, struct out *o)
+{
+	long long self = sqlite3_column_int64(st, 1), total = sqlite3_column_int64(st, 2);
+
+	if (!o->j) {
+		fprintf(o->f, "%6.2f%%  %6.2f%% %8lld  %s\n", 100.0 * self / o->all,
+			100.0 * total / o->all, self, col(st, 0));
+		return 0;
+	}
+	json_open(o->j, NULL, '{');
+	json_str(o->j, "name", col(st, 0));
+	json_u64(o->j, "self_samples", self);
+	json_u64(o->j, "total_samples", total);
+	json_close(o->j, '}');
+	return 0;
+}
+
+/* The kernel (space "k") or user ("u") functions that took the samples. */
+static int functions(struct df *df, const char *space, int top, FILE *f, struct json *j)
+{
+	struct out o = {.f = f,
+			.j = j,
+			.row = sampled_row,
+			.all = df_scalar(df, "SELECT SUM(count) FROM samples", NULL)};
+	int err;
+
+	if (!j)
+		fprintf(f, "\n%-8s %-8s %8s  %s FUNCTION\n", "SELF", "TOTAL", "SAMPLES",
+			*space == 'k' ? "KERNEL" : "USER");
+	err = table(df, func_sql, space, top, *space == 'k' ? "kernel_functions" : "user_functions",
+		    &o);
+	if (!err && !j && !o.rows)
+		fputs("(no samples with such frames)\n", f);
+	return err;
+}
+
+static void print_bars(const char *title, const __u64 *hist, FILE *f)
+{
+	__u64 top = 0;
+	char lo[32], hi[32];
+	int b, first = -1, last = -1;
+
+	for (b = 0; b < KP_HIST_BUCKETS; b++) {
+		if (!hist[b])
+			continue;
+		first = first < 0 ? b : first;
+		last = b;
+		top = hist[b] > top ? hist[b] : top;
+	}
+	fprintf(f, "\n%s\n%24s %10s  distribution\n", title, "latency", "count");
+	for (b = first; b >= 0 && b <= last; b++) {
+		fmt_ns(lo, sizeof(lo), kp_hist_lo(b));
+		fmt_ns(hi, sizeof(hi), kp_hist_hi(b));
+		fprintf(f, "[%10s, %10s) %10llu |%-40.*s|\n", lo, hi, (unsigned long long)hist[b],
+			(int)(40 * hist[b] / top), "****************************************");
+	}
+}
+
+static void json_hist(struct json *j, const char *key, const __u64 *hist)
+{
+	int b;
+
+	json_open(j, key, '[');
+	for (b = 0; b < KP_HIST_BUCKETS; b++) {
+		if (!hist[b])
+			continue;
+		json_open(j, NULL, '{');
+		json_u64(j, "lo_ns", kp_hist_lo(b));
+		json_u64(j, "hi_ns", kp_hist_hi(b));
+		json_u64(j, "count", hist[b]);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+}
+
+static const char syscall_id_sql[] =
+	"SELECT COALESCE((SELECT id FROM latency WHERE kind = 'syscall' AND name = ?1), -1)";
+/* A function is named as given to record --func, or by the symbol probed. */
+static const char func_id_sql[] = "SELECT COALESCE((SELECT id FROM funcs WHERE ?1 IN (name, symbol)"
+				  " ORDER BY symbol = ?1 DESC, id LIMIT 1), -1)";
+
+/* A syscall's histograms (total and on-CPU), else a probed function's (total only). */
+static int histogram(struct df *df, const char *name, FILE *f, struct json *j)
+{
+	__u64 total[KP_HIST_BUCKETS], oncpu[KP_HIST_BUCKETS];
+	long long id = df_scalar(df, syscall_id_sql, name);
+	bool sc = id >= 0;
+	const char *what = sc ? "syscall" : "function";
+	char title[256];
+	int err;
+
+	if (!sc)
+		id = df_scalar(df, func_id_sql, name);
+	if (id < 0)
+		return -ENOENT;
+	err = report_load_hist(df, sc ? "syscall" : "func", id, "total", total);
+	if (!err && sc)
+		err = report_load_hist(df, "syscall", id, "oncpu", oncpu);
+	if (err)
+		return err;
+	if (j) {
+		json_open(j, "histogram", '{');
+		json_str(j, what, name);
+		json_hist(j, "total", total);
+		if (sc)
+			json_hist(j, "oncpu", oncpu);
+		json_close(j, '}');
+		return 0;
+	}
+	snprintf(title, sizeof(title), "%s %s: entry to return (%llu returned)", what, name,
+		 (unsigned long long)kp_hist_total(total));
+	print_bars(title, total, f);
+	if (sc) {
+		snprintf(title, sizeof(title), "%s %s: on-CPU part", what, name);
+		print_bars(title, oncpu, f);
+	}
+	return 0;
+}
+
+struct json_table {
+	struct json *j;
+	bool number;
+};
+
+static int json_kv_row(sqlite3_stmt *st, void *ctx)
+{
+	struct json_table *t = ctx;
+
+	if (t->number)
+		json_u64(t->j, col(st, 0), sqlite3_column_int64(st, 1));
+	else
+		json_str(t->j, col(st, 0), col(st, 1));
+	return 0;
+}
+
+static int json_header(struct df *df, const struct kernel_dwarf *kd, const char *note, struct json *j)
+{
+	static const char *const tables[][2] = {
+		{"meta", "SELECT key, value FROM meta ORDER BY key"},
+		{"config", "SELECT option, value FROM config ORDER BY option"},
+		{"vulnerabilities", "SELECT name, status FROM vulnerabilities ORDER BY name"},
+		{"counters", "SELECT name, value FROM counters ORDER BY name"},
+	};
+	struct json_table t = {.j = j};
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < sizeof(tables) / sizeof(tables[0]) && !err; i++) {
+		t.number = !strcmp(tables[i][0], "counters");
+		json_open(j, tables[i][0], '{');
+		err = df_each_row(df, tables[i][1], json_kv_row, &t);
+		json_close(j, '}');
+	}
+	json_open(j, "debuginfo", '{');
+	if (kd)
+		json_str(j, "vmlinux", kernel_dwarf_path(kd));
+	else if (*note)
+		json_str(j, "missing", note);
+	json_close(j, '}');
+	return err;
+}
+
+/* What a report shows beside its header; kd: the kernel's DWARF, NULL when not found. */
+struct report_ctx {
+	struct df *df;
+	const struct report_opts *o;
+	const struct lat_table *t;
+	struct kernel_dwarf *kd;
+	const char *note; /* why there is no DWARF, "" when there is */
+};
+
+static int report_json(const struct report_ctx *c)
+{
+	struct df *df = c->df;
+	const struct report_opts *o = c->o;
+	const struct lat_table *t = c->t;
+	struct json j;
+	int err;
+
+	json_begin(&j, stdout);
+	json_open(&j, NULL, '{');
+	err = json_header(df, c->kd, c->note, &j);
+	if (!err && o->hist)
+		err = histogram(df, o->hist, stdout, &j);
+	if (!err && o->inline_table)
+		err = report_inline(df, c->kd, o->top, stdout, &j);
+	if (!err && !o->hist && !o->inline_table) {
+		json_latency(t, &j);
+		err = probed_functions(df, o->top, stdout, &j)
+			      ?: functions(df, "k", o->top, stdout, &j)
+			      ?: functions(df, "u", o->top, stdout, &j);
+	}
+	json_close(&j, '}');
+	json_end(&j);
+	return err;
+}
+
+static int report_text(const struct report_ctx *c)
+{
+	struct df *df = c->df;
+	const struct report_opts *o = c->o;
+	int err;
+
+	print_header(df, c->note, stdout);
+	if (o->hist)
+		return histogram(df, o->hist, stdout, NULL);
+	if (o->inline_table)
+		return report_inline(df, c->kd, o->top, stdout, NULL);
+	printf("Syscalls of the traced processes, sorted by %s (latency: entry to return;\n"
+	       "on-CPU: running; off-CPU: waiting or preempted)\n",
+	       sort_names[o->sort]);
+	print_latency(c->t, stdout);
+	err = probed_functions(df, o->top, stdout, NULL);
+	if (err)
+		return err;
+	if (!df_scalar(df, "SELECT COUNT(*) FROM samples", NULL)) {
+		puts("\nno CPU samples");
+		return 0;
+	}
+	return functions(df, "k", o->top, stdout, NULL) ?: functions(df, "u", o->top, stdout, NULL);
+}
+
+static const char usage[] =
+	"Usage: kprotperf report [OPTIONS] [FILE]\n"
+	"Show a recording (FILE, default kprotperf.data): kernel and hardening\n"
+	"provenance, per-syscall latency (calls, total, on-CPU, off-CPU, avg, p50,\n"
+	"p90, p99, max), the latency of the functions probed with record --func and\n"
+	"its split by syscall and slab cache, and the kernel and user functions that\n"
+	"took the CPU samples (self: the sample's leaf; total: anywhere on its stack).\n"
+	"  -i, --input FILE   the data file (same as the FILE argument)\n"
+	"  -s, --sort KEY     sort syscalls by total (default), calls, oncpu, offcpu,\n"
+	"                     avg, p50, p90, p99, max or name\n"
+	"      --hist NAME    print the latency histograms of syscall NAME (total and\n"
+	"                     on-CPU) or, if no syscall has that name, of probed function NAME\n"
+	"  -n, --top N        rows in the function, per-syscall and per-cache tables\n"
+	"                     (default 20)\n"
+	"      --inline       per inline instance: where it sits, its ranges, its samples\n"
+	"                     (self, total, share of the parent), the estimated time per\n"
+	"                     parent call, and its latency when record --func timed it\n"
+	"      --no-inline    no inlined functions in the kernel function table\n"
+	"      --vmlinux PATH the recorded kernel's vmlinux with DWARF (default: found by\n"
+	"                     build-id, or under /usr/lib/debug/boot, /boot, /lib/modules;\n"
+	"                     without it, inline instances come from record --func only)\n"
+	"      --json         everything as one JSON object\n"
+	"  -h, --help         this text\n";
+
+static int parse_sort(const char *arg, enum sort_key *k)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(sort_names) / sizeof(sort_names[0]); i++) {
+		if (!strcmp(arg, sort_names[i])) {
+			*k = i;
+			return 0;
+		}
+	}
+	fprintf(stderr, "kprotperf report: unknown sort key '%s' (see kprotperf report --help)\n",
+		arg);
+	return -EINVAL;
+}
+
+static const struct option longopts[] = {
+	{"input", required_argument, NULL, 'i'}, {"sort", required_argument, NULL, 's'},
+	{"hist", required_argument, NULL, 'H'},	 {"top", required_argument, NULL, 'n'},
+	{"json", no_argument, NULL, 'j'},	 {"inline", no_argument, NULL, 'I'},
+	{"no-inline", no_argument, NULL, 'N'},	 {"vmlinux", required_argument, NULL, 'v'},
+	{"help", no_argument, NULL, 'h'},	 {},
+};
+
+/* 0: parsed, 1: help printed, <0: bad usage (already printed). */
+static int parse(int argc, char **argv, struct report_opts *o)
+{
+	int c;
+
+	*o = (struct report_opts){.input = "kprotperf.data", .top = 20, .inlines = true};
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":i:s:n:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			o->input = optarg;
+			break;
+		case 's':
+			if (parse_sort(optarg, &o->sort))
+				return -EINVAL;
+			break;
+		case 'H':
+			o->hist = optarg;
+			break;
+		case 'n':
+			o->top = atoi(optarg);
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'I':
+			o->inline_table = true;
+			break;
+		case 'N':
+			o->inlines = false;
+			break;
+		case 'v':
+			o->vmlinux = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 1;
+		default:
+			return cli_bad_option("report", c, argv[optind - 1]);
+		}
+	}
+	if (o->top <= 0)
+		o->top = 20;
+	return cli_input(argc, argv, "report", &o->input);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct lat_table t = {};
+	struct report_opts o;
+	struct kernel_dwarf *kd = NULL;
+	char note[1024] = "";
+	struct df *df;
+	int err;
+
+	err = parse(argc, argv, &o);
+	if (err)
+		return err > 0 ? 0 : 2;
+	err = cli_open("report", o.input, &df);
+	if (err)
+		return 1;
+	/* only inline frames need it: --hist shows none */
+	if (!o.hist && (o.inlines || o.inline_table) &&
+	    cli_kdebug("report", df, o.vmlinux, NULL, &kd, note, sizeof(note))) {
+		df_close(df);
+		return 1;
+	}
+	err = stacks_name_frames(df, kd) ?: load_latency(df, "syscall", &t, o.sort);
+	if (!err) {
+		struct report_ctx c = {df, &o, &t, kd, note};
+
+		err = o.json ? report_json(&c) : report_text(&c);
+	}
+	if (err == -ENOENT && o.hist)
+		fprintf(stderr,
+			"kprotperf report: no syscall named '%s' in %s, nor a probed function "
+			"(see the SYSCALL and FUNCTION columns of kprotperf report)\n",
+			o.hist, o.input);
+	else if (err)
+		fprintf(stderr, "kprotperf report: reading %s: %s\n", o.input, strerror(-err));
+	free(t.rows);
+	kernel_dwarf_close(kd);
+	df_close(df);
+	return err ? 1 : 0;
+}

@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The kernel's DWARF, read with libdw through libdwfl's offline mode.
+ *
+ * libdwfl rather than a bare dwarf_begin: it applies the relocations of
+ * ET_REL files, so kernel modules read the same way as vmlinux, and its
+ * address queries (DIEs, source lines) are what symbolize.c and inlines.c
+ * need.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+
+#include "symbols/debuginfo.h"
+#include "symbols/elfsym.h"
+
+#define DEBUG_DIR "/usr/lib/debug"
+
+struct debuginfo {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Dwarf *dw;
+	Dwarf_Addr bias; /* DWARF addresses + bias = addresses as libdwfl laid the file out */
+};
+
+/* Whether the file at path carries DWARF: 0, -ENODATA, -ENOEXEC when not ELF, or -errno. */
+static int elf_has_debug_info(const char *path)
+{
+	Elf_Scn *scn = NULL;
+	struct stat st;
+	const char *name;
+	size_t shstrndx;
+	GElf_Shdr sh;
+	int fd, err = -ENODATA;
+	Elf *e;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOTSUP;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EISDIR;
+	}
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		err = -ENOEXEC;
+		goto out;
+	}
+	if (elf_getshdrstrndx(e, &shstrndx))
+		goto out;
+	while ((scn = elf_nextscn(e, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(e, shstrndx, sh.sh_name);
+		/* a stripped file keeps the section header but as NOBITS */
+		if (name && sh.sh_type != SHT_NOBITS && sh.sh_size &&
+		    (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info"))) {
+			err = 0;
+			break;
+		}
+	}
+out:
+	elf_end(e);
+	close(fd);
+	return err;
+}
+
+/* 0 when path has DWARF and, if bid is known, that build id. */
+static int check_candidate(const char *path, const char *bid)
+{
+	char hex[ELFSYM_BID_HEX];
+	int err;
+
+	err = elf_has_debug_info(path);
+	if (err)
+		return err;
+	if (!bid || !*bid)
+		return 0;
+	err = elfsym_build_id(path, hex, sizeof(hex));
+	if (err)
+		return err;
+	/* a file without a build id cannot be shown to be the recorded kernel */
+	return strcasecmp(hex, bid) ? -ESTALE : 0;
+}
+
+/* The build-id path of bid, lower case as the debug packages install it. */
+static int build_id_path(const char *root, const char *bid, char *out, size_t len)
+{
+	size_t i, n = strlen(bid), skip = strlen(root);
+	int ret;
+
+	if (n < 3 || n > ELFSYM_BID_HEX - 1 || strchr(bid, '/'))
+		return -EINVAL;
+	ret = snprintf(out, len, "%s" DEBUG_DIR "/.build-id/%.2s/%s.debug", root, bid, bid + 2);
+	if (ret < 0 || (size_t)ret >= len)
+		return -ENAMETOOLONG;
+	for (i = skip; out[i]; i++)
+		out[i] = tolower((unsigned char)out[i]);
+	return 0;
+}
+
+static int release_path(const char *root, const char *fmt, const char *release, char *out,
+			size_t len)
+{
+	int ret;
+
+	if (!release || !*release || strchr(release, '/'))
+		return -EINVAL;
+	ret = snprintf(out, len, "%s", root);
+	if (ret >= 0 && (size_t)ret < len)
+		ret += snprintf(out + ret, len - ret, fmt, release);
+	return ret < 0 || (size_t)ret >= len ? -ENAMETOOLONG : 0;
+}
+
+int debuginfo_find_sysroot(const char *sysroot, const char *release, const char *build_id_hex,
+			   const char *explicit_path, char *out, size_t len)
+{
+	static const char *const by_release[] = {
+		DEBUG_DIR "/boot/vmlinux-%s",
+		"/boot/vmlinux-%s",
+		"/lib/modules/%s/build/vmlinux",
+	};
+	const char *root = sysroot ? sysroot : "";
+	size_t i;
+	int ret;
+
+	if (!len)
+		return -EINVAL;
+	if (explicit_path) {
+		ret = snprintf(out, len, "%s", explicit_path);
+		if (ret < 0 || (size_t)ret >= len)
+			return -ENAMETOOLONG;
+		return check_candidate(out, build_id_hex);
+	}
+	if (build_id_hex && !build_id_path(root, build_id_hex, out, len) &&
+	    !check_candidate(out, build_id_hex))
+		return 0;
+	for (i = 0; i < sizeof(by_release) / sizeof(by_release[0]); i++) {
+		if (!release_path(root, by_release[i], release, out, len) &&
+		    !check_candidate(out, build_id_hex))
+			return 0;
+	}
+	out[0] = '\0';
+	return -ENOENT;
+}
+
+int debuginfo_find(const char *release, const char *build_id_hex, const char *explicit_path,
+		   char *out, size_t len)
+{
+	return debuginfo_find_sysroot(NULL, release, build_id_hex, explicit_path, out, len);
+}
+
+/*
+ * The file opened is the one with the DWARF: libdwfl must not go looking for
+ * another, least of all download one through debuginfod on an error path.
+ */
+static int no_other_file(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			 const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+			 char **debuginfo_file_name)
+{
+	return -1;
+}
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_debuginfo = no_other_file,
+	.section_address = dwfl_offline_section_address,
+};
+
+/* The label libdwfl gives the file in its messages and module lists. */
+static const char *module_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+int debuginfo_open(struct debuginfo **out, const char *path)
+{
+	struct debuginfo *di;
+	int err;
+
+	*out = NULL;
+	/* libdwfl reports no reason for failing, so first tell "no DWARF" apart */
+	err = elf_has_debug_info(path);
+	if (err)
+		return err;
+	di = calloc(1, sizeof(*di));
+	if (!di)
+		return -ENOMEM;
+	err = -EINVAL;
+	di->dwfl = dwfl_begin(&offline_callbacks);
+	if (!di->dwfl)
+		goto err_free;
+	/* libdwfl opens the file itself: given a descriptor it may still close it */
+	di->mod = dwfl_report_offline(di->dwfl, module_name(path), path, -1);
+	if (!di->mod || dwfl_report_end(di->dwfl, NULL, NULL))
+		goto err_end;
+	di->dw = dwfl_module_getdwarf(di->mod, &di->bias);
+	if (!di->dw)
+		goto err_end;
+	*out = di;
+	return 0;
+
+err_end:
+	dwfl_end(di->dwfl);
+err_free:
+	free(di);
+	return err;
+}
+
+void debuginfo_close(struct debuginfo *di)
+{
+	if (!di)
+		return;
+	dwfl_end(di->dwfl);
+	free(di);
+}
+
+Dwarf *debuginfo_dwarf(struct debuginfo *di, Dwarf_Addr *bias)
+{
+	if (bias)
+		*bias = di->bias;
+	return di->dw;
+}
+
+Dwfl_Module *debuginfo_module(struct debuginfo *di)
+{
+	return di->mod;
+}
+
+int debuginfo_symbol(struct debuginfo *di, const char *name, __u64 *addr)
+{
+	int i, n = dwfl_module_getsymtab(di->mod);
+	const char *s;
+	GElf_Addr a;
+	GElf_Sym sym;
+
+	for (i = 1; i < n; i++) {
+		s = dwfl_module_getsym_info(di->mod, i, &sym, &a, NULL, NULL, NULL);
+		if (s && !strcmp(s, name)) {
+			*addr = a - di->bias;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+void debuginfo_explain(int err, const char *path, const char *release, char *buf, size_t len)
+{
+	/* the -dbg package's name is shown even when the release is not known */
+	release = release ?: "RELEASE";
+	switch (err) {
+	case -ESTALE:
+		snprintf(buf, len,
+			 "%.200s is the vmlinux of another kernel build: its build-id "
+			 "differs from the recorded kernel's (%s); give the one of the "
+			 "recorded kernel with --vmlinux",
+			 path, release);
+		break;
+	case -ENODATA:
+		snprintf(buf, len,
+			 "%.200s has no DWARF debug info (install linux-image-%s-dbg, or "
+			 "give its vmlinux with --vmlinux)",
+			 path, release);
+		break;
+	case -ENOEXEC:
+		snprintf(buf, len, "%.200s is not an ELF file", path);
+		break;
+	default:
+		snprintf(buf, len, "%.200s: %s", path, strerror(-err));
+	}
+}
+
+const char *debuginfo_die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+
+	/* instances and out-of-line copies have their names in the abstract DIE */
+	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
+}
+
+void debuginfo_call_site(Dwarf_Die *die, Dwarf_Files *files, size_t nfiles, const char **file,
+			 int *line)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die cu;
+	Dwarf_Word w;
+
+	if (!files &&
+	    (!dwarf_diecu(die, &cu, NULL, NULL) || dwarf_getsrcfiles(&cu, &files, &nfiles)))
+		files = NULL;
+	if (files && !dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &attr), &w) && w < nfiles)
+		*file = dwarf_filesrc(files, w, NULL, NULL);
+	if (!dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &attr), &w))
+		*line = (int)w;
+}

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/datafile.h"
+#include "symbols/debuginfo.h"
+#include "symbols/kernel_dwarf.h"
+#include "symbols/symbolize.h"
+
+struct kernel_dwarf {
+	struct debuginfo *di;
+	struct symbolizer *sym;
+	__s64 slide; /* recorded addresses minus link-time ones */
+	char path[PATH_MAX];
+};
+
+/* Recorded kernel symbols to place the DWARF by: ones each kernel has once first. */
+static const char slide_sql[] =
+	"SELECT name, addr FROM ksyms WHERE addr != 0 AND COALESCE(module, '') = ''"
+	" ORDER BY name NOT IN ('_stext', '_text', 'startup_64'), addr LIMIT 16";
+
+static int slide_row(sqlite3_stmt *st, void *ctx)
+{
+	struct kernel_dwarf *k = ctx;
+	__u64 link;
+
+	if (debuginfo_symbol(k->di, (const char *)sqlite3_column_text(st, 0), &link))
+		return 0;
+	k->slide = (__s64)((__u64)sqlite3_column_int64(st, 1) - link);
+	return 1;
+}
+
+/*
+ * The KASLR slide: the recorded _stext against the vmlinux's, else (files
+ * recorded before kernel.stext was kept) any recorded kernel symbol the
+ * vmlinux also has.
+ */
+static int slide_of(struct kernel_dwarf *k, struct df *df, char *note, size_t len)
+{
+	const char *stext = df_meta(df, "kernel.stext");
+	__u64 link;
+	int ret;
+
+	if (stext && !debuginfo_symbol(k->di, "_stext", &link)) {
+		k->slide = (__s64)(strtoull(stext, NULL, 0) - link);
+		return 0;
+	}
+	ret = df_each_row(df, slide_sql, slide_row, k);
+	if (ret > 0)
+		return 0;
+	snprintf(note, len,
+		 "cannot tell where the recorded kernel was loaded (KASLR): the recording "
+		 "has no kernel.stext, and none of its kernel symbols is in %.200s",
+		 k->path);
+	return ret ?: -ENOENT;
+}
+
+int kernel_dwarf_open(struct kernel_dwarf **out, struct df *df, const char *vmlinux, char *note, size_t len)
+{
+	/* NULL when unknown: no /boot/vmlinux-RELEASE is searched for then */
+	const char *release = df_meta(df, "kernel.release");
+	struct kernel_dwarf *k = calloc(1, sizeof(*k));
+	int err;
+
+	*out = NULL;
+	if (!k)
+		return -ENOMEM;
+	err = debuginfo_find(release, df_meta(df, "kernel.build_id"), vmlinux, k->path,
+			     sizeof(k->path));
+	if (err == -ENOENT && !vmlinux) {
+		snprintf(note, len,
+			 "no debug info for kernel %s (build-id %s) here; install "
+			 "linux-image-%s-dbg or give its vmlinux with --vmlinux",
+			 release ?: "RELEASE", df_meta(df, "kernel.build_id") ?: "unknown",
+			 release ?: "RELEASE");
+		free(k);
+		return 0;
+	}
+	err = err ?: debuginfo_open(&k->di, k->path);
+	err = err ?: symbolizer_new(&k->sym, k->di);
+	if (err)
+		debuginfo_explain(err, vmlinux ?: k->path, release, note, len);
+	else
+		err = slide_of(k, df, note, len);
+	if (err) {
+		kernel_dwarf_close(k);
+		return err;
+	}
+	*out = k;
+	return 0;
+}
+
+int kernel_dwarf_symbolize(struct kernel_dwarf *k, __u64 addr, const struct sym_result **out)
+{
+	return symbolize(k->sym, addr - k->slide, out);
+}
+
+struct debuginfo *kernel_dwarf_debuginfo(struct kernel_dwarf *k)
+{
+	return k->di;
+}
+
+__u64 kernel_dwarf_runtime(const struct kernel_dwarf *k, __u64 link_addr)
+{
+	return link_addr + k->slide;
+}
+
+const char *kernel_dwarf_path(const struct kernel_dwarf *k)
+{
+	return k->path;
+}
+
+void kernel_dwarf_close(struct kernel_dwarf *k)
+{
+	if (!k)
+		return;
+	symbolizer_free(k->sym);
+	debuginfo_close(k->di);
+	free(k);
+}

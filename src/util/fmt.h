@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Numbers as the tables print them. */
+#ifndef KP_FMT_H
+#define KP_FMT_H
+
+#include <stddef.h>
+
+/* A duration with a unit chosen for it: 812ns, 3.20us, 1.25ms, 2.004s. */
+void fmt_ns(char *buf, size_t len, unsigned long long ns);
+
+#endif

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include <stdio.h>
+#include <string.h>
+
+#include "util/syscalls.h"
+#include "syscall_names.h"
+
+#define NNAMES (sizeof(kp_syscall_names) / sizeof(kp_syscall_names[0]))
+
+const char *syscall_name(__u32 nr, void *ctx, char *buf, size_t len)
+{
+	if (nr < NNAMES && kp_syscall_names[nr])
+		return kp_syscall_names[nr];
+	snprintf(buf, len, "syscall_%u", nr);
+	return buf;
+}
+
+int syscall_nr(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NNAMES; i++)
+		if (kp_syscall_names[i] && !strcmp(kp_syscall_names[i], name))
+			return i;
+	return -1;
+}
