@@ -3,12 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report/annotate.h"
-#include "diff/diff.h"
-#include "report/folded.h"
-#include "record/record.h"
-#include "report/report.h"
-#include "cmd/symbolize.h"
+#include "cmd/cmds.h"
 
 static const char usage[] =
 	"Usage: kprotperf COMMAND [OPTIONS] ...\n"

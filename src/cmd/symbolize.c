@@ -16,7 +16,7 @@
 #include "symbols/debuginfo.h"
 #include "symbols/elfsym.h"
 #include "symbols/symbolize.h"
-#include "cmd/symbolize.h"
+#include "cmd/cmds.h"
 
 static const char usage[] =
 	"Usage: kprotperf symbolize --vmlinux PATH [OPTIONS] [ADDR...]\n"

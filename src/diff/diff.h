@@ -7,6 +7,17 @@
 #ifndef KP_DIFF_H
 #define KP_DIFF_H
 
-int cmd_diff(int argc, char **argv);
+#include <stdbool.h>
+
+struct diff_opts {
+	const char *path[2];
+	const char *vmlinux[2];
+	const char *features; /* --features FILE, NULL: built in */
+	int top;
+	bool json, folded, normalize;
+};
+
+/* Compare the two recordings as o says; the exit status of kprotperf diff (errors printed). */
+int diff_run(const struct diff_opts *o);
 
 #endif

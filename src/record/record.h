@@ -22,8 +22,7 @@ struct record_opts {
 	struct func_opts func;
 };
 
-int cmd_record(int argc, char **argv);
-/* Parse record's options into *o; 0, or -EINVAL after printing why. */
-int record_parse(int argc, char **argv, struct record_opts *o);
+/* Record as *o says: the exit status kprotperf record returns (errors printed). */
+int record_run(const struct record_opts *o);
 
 #endif

@@ -19,35 +19,15 @@
 #include "symbols/kernel_dwarf.h"
 #include "symbols/stacks.h"
 
-struct annotate_opts {
-	const char *input;
-	const char *func;
-	const char *vmlinux;
-	bool json;
-};
-
 struct annotator {
 	struct df *df;
 	struct kernel_dwarf *kd;
-	const struct annotate_opts *o;
+	const char *func;
+	bool json;
 	struct json *j;
 	long long self, total; /* the function's samples: in its code, anywhere on the stack */
 	sqlite3_stmt *range;   /* range_sql */
 };
-
-static const char usage[] =
-	"Usage: kprotperf annotate --func NAME [OPTIONS] [FILE]\n"
-	"Where the CPU samples of a recording (FILE, default kprotperf.data) fell inside\n"
-	"kernel function NAME: per source line (SELF: the sampled pc is on the line;\n"
-	"TOTAL: also in the functions called from it), with the functions inlined at\n"
-	"that line, and per address range of each inline instance in NAME. Needs the\n"
-	"recorded kernel's DWARF (Debian: linux-image-RELEASE-dbg).\n"
-	"  -f, --func NAME    the function (as kallsyms names it; clones count as it)\n"
-	"      --vmlinux PATH the recorded kernel's vmlinux with DWARF (default: found by\n"
-	"                     build-id, or under /usr/lib/debug/boot, /boot, /lib/modules)\n"
-	"  -i, --input FILE   the data file (same as the FILE argument)\n"
-	"      --json         as one JSON object\n"
-	"  -h, --help         this text\n";
 
 /*
  * Stacks with the function, at its innermost depth (recursion counts once),
@@ -188,7 +168,7 @@ static int annotate_text(struct annotator *a)
 
 	printf("# annotate %s: %lld samples with it on the kernel stack, %lld in its own code\n"
 	       "# kernel %s, DWARF from %s\n\n",
-	       a->o->func, a->total, a->self, df_meta(a->df, "kernel.release") ?: "?",
+	       a->func, a->total, a->self, df_meta(a->df, "kernel.release") ?: "?",
 	       kernel_dwarf_path(a->kd));
 	printf("Per source line (SELF: the sampled pc is on the line; TOTAL: also in functions\n"
 	       "called from it; INLINED: the functions inlined there, outermost first)\n");
@@ -209,7 +189,7 @@ static int annotate_json(struct annotator *a)
 	a->j = &j;
 	json_begin(&j, stdout);
 	json_open(&j, NULL, '{');
-	json_str(&j, "function", a->o->func);
+	json_str(&j, "function", a->func);
 	json_str(&j, "vmlinux", kernel_dwarf_path(a->kd));
 	json_u64(&j, "self_samples", a->self);
 	json_u64(&j, "total_samples", a->total);
@@ -226,89 +206,23 @@ static int annotate_json(struct annotator *a)
 
 static int annotate(struct annotator *a)
 {
-	int err = stacks_name_frames(a->df, a->kd) ?: exec_bound(a->df, hit_sql, a->o->func);
+	int err = stacks_name_frames(a->df, a->kd) ?: exec_bound(a->df, hit_sql, a->func);
 
 	if (err)
 		return err;
 	a->total = df_scalar(a->df, "SELECT SUM(count) FROM hit", NULL);
 	a->self = df_scalar(a->df, "SELECT SUM(count) FROM hit WHERE depth = 0", NULL);
-	if (!a->total) {
-		fprintf(stderr,
-			"kprotperf annotate: no CPU sample has %s on its kernel stack in %s (see "
-			"the KERNEL FUNCTION table of kprotperf report)\n",
-			a->o->func, a->o->input);
-		return 1;
-	}
+	if (!a->total)
+		return -ENODATA;
 	err = df_errno(sqlite3_prepare_v2(df_db(a->df), range_sql, -1, &a->range, NULL));
-	err = err ?: (a->o->json ? annotate_json(a) : annotate_text(a));
+	err = err ?: (a->json ? annotate_json(a) : annotate_text(a));
 	sqlite3_finalize(a->range);
 	return err;
 }
 
-static const struct option longopts[] = {
-	{"func", required_argument, NULL, 'f'},	   {"input", required_argument, NULL, 'i'},
-	{"vmlinux", required_argument, NULL, 'v'}, {"json", no_argument, NULL, 'j'},
-	{"help", no_argument, NULL, 'h'},	   {},
-};
-
-static int parse(int argc, char **argv, struct annotate_opts *o)
+int annotate_show(struct df *df, struct kernel_dwarf *kd, const char *func, bool json)
 {
-	int c;
+	struct annotator a = {.df = df, .kd = kd, .func = func, .json = json};
 
-	*o = (struct annotate_opts){.input = "kprotperf.data"};
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:i:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			o->func = optarg;
-			break;
-		case 'i':
-			o->input = optarg;
-			break;
-		case 'v':
-			o->vmlinux = optarg;
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 1;
-		default:
-			return cli_bad_option("annotate", c, argv[optind - 1]);
-		}
-	}
-	if (!o->func) {
-		fputs("kprotperf annotate: which function? give --func NAME (see kprotperf "
-		      "annotate --help)\n",
-		      stderr);
-		return -EINVAL;
-	}
-	return cli_input(argc, argv, "annotate", &o->input);
-}
-
-int cmd_annotate(int argc, char **argv)
-{
-	struct annotate_opts o;
-	struct annotator a = {.o = &o};
-	int err;
-
-	err = parse(argc, argv, &o);
-	if (err)
-		return err > 0 ? 0 : 2;
-	if (cli_open("annotate", o.input, &a.df))
-		return 1;
-	err = cli_kdebug("annotate", a.df, o.vmlinux, "annotate needs the kernel's DWARF", &a.kd,
-			 NULL, 0)
-		      ? 1
-		      : 0;
-	if (!err && !a.kd)
-		err = 1;
-	err = err ?: annotate(&a);
-	if (err < 0)
-		fprintf(stderr, "kprotperf annotate: reading %s: %s\n", o.input, strerror(-err));
-	kernel_dwarf_close(a.kd);
-	df_close(a.df);
-	return err ? 1 : 0;
+	return annotate(&a);
 }

@@ -2,6 +2,16 @@
 #ifndef KP_ANNOTATE_H
 #define KP_ANNOTATE_H
 
-int cmd_annotate(int argc, char **argv);
+#include <stdbool.h>
+
+struct df;
+struct kernel_dwarf;
+
+/*
+ * Print where df's CPU samples fell inside kernel function func, per source
+ * line and per inline range, as text or JSON; kd is required.  -ENODATA:
+ * no sample has func on its kernel stack.
+ */
+int annotate_show(struct df *df, struct kernel_dwarf *kd, const char *func, bool json);
 
 #endif

@@ -24,6 +24,16 @@ typedef int (*folded_fn)(const char *line, long long n, void *ctx);
  */
 int folded_samples(struct df *df, const struct folded_frames *o, folded_fn fn, void *ctx);
 
-int cmd_folded(int argc, char **argv);
+struct kernel_dwarf;
+
+/* How many functions record --func probed that func names (all if NULL), or -errno. */
+long long folded_count_funcs(struct df *df, const char *func);
+/*
+ * Print df's folded stacks to stdout: the CPU samples, or with latency the
+ * kernel stacks of the probed functions (only func's, unless NULL) weighted
+ * by their ns.  kd (may be NULL) names inline frames and source lines.
+ */
+int folded_print(struct df *df, struct kernel_dwarf *kd, const struct folded_frames *fr,
+		 bool latency, const char *func);
 
 #endif

@@ -8,7 +8,30 @@
 
 struct df;
 
-int cmd_report(int argc, char **argv);
+enum sort_key { S_TOTAL, S_CALLS, S_ONCPU, S_OFFCPU, S_AVG, S_P50, S_P90, S_P99, S_MAX, S_NAME };
+
+struct report_opts {
+	const char *input;
+	const char *hist;
+	const char *vmlinux; /* --vmlinux */
+	enum sort_key sort;
+	int top;
+	bool json;
+	bool inlines;	   /* inline frames from the kernel's DWARF (--no-inline: off) */
+	bool inline_table; /* --inline */
+};
+
+struct kernel_dwarf;
+
+/* The sort key named name ("total", "p99", ...), or -1. */
+int report_sort_key(const char *name);
+/*
+ * Print the report of df as o says: the header (with note, what is missing
+ * of the kernel's DWARF), then the tables, or --hist's or --inline's; kd may
+ * be NULL.  -ENOENT: o->hist names no syscall or probed function.
+ */
+int report_show(struct df *df, struct kernel_dwarf *kd, const char *note,
+		const struct report_opts *o);
 /* The histogram of latency row (kind, id) and clock "total" or "oncpu", KP_HIST_BUCKETS long. */
 int report_load_hist(struct df *df, const char *kind, long long id, const char *clock, __u64 *hist);
 

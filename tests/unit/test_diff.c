@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "data/datafile.h"
-#include "diff/diff.h"
+#include "cmd/cmds.h"
 #include "util/hist.h"
 #include "testutil.h"
 

@@ -17,6 +17,7 @@
 #include "data/datafile.h"
 #include "diff/diff_folded.h"
 #include "report/folded.h"
+#include "cmd/cmds.h"
 #include "testutil.h"
 
 #define K(off)	 ((long long)(0xffffffff81000000ULL + (off)))

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report/annotate.h"
+#include "cmd/cmds.h"
 #include "data/datafile.h"
 #include "symbols/elfsym.h"
 #include "report/folded.h"

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd/cmds.h"
 #include "record/record.h"
 
 #define PARSE(o, ...)                                       \

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The subcommands main() dispatches to: each parses and checks its options,
+ * calls the machinery, and returns kprotperf's exit status (0, 1: failed,
+ * 2: bad usage).
+ */
+#ifndef KP_CMDS_H
+#define KP_CMDS_H
+
+struct record_opts;
+
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_folded(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
+int cmd_symbolize(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+
+/* Parse record's options into *o: 0, 1 after --help, or -EINVAL after printing why. */
+int record_parse(int argc, char **argv, struct record_opts *o);
+
+#endif

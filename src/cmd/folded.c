@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* kprotperf folded: its options checked, then folded stacks for flamegraph.pl. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cli.h"
+#include "cmd/cmds.h"
+#include "data/datafile.h"
+#include "report/folded.h"
+#include "symbols/kernel_dwarf.h"
+
+enum weight { W_UNSET, W_SAMPLES, W_LATENCY };
+
+struct folded_opts {
+	const char *input;
+	const char *func;    /* --func: only this probed function's stacks */
+	const char *vmlinux; /* --vmlinux */
+	enum weight weight;
+	struct folded_frames fr;
+};
+
+static const char usage[] =
+	"Usage: kprotperf folded [OPTIONS] [FILE]\n"
+	"Print the CPU samples of a recording (FILE, default kprotperf.data) as folded\n"
+	"stacks, one line per distinct stack: comm;user frames;kernel frames COUNT,\n"
+	"root first, kernel frames marked _[k], functions the compiler inlined there\n"
+	"marked _[i] (from the kernel's DWARF). Pipe into flamegraph.pl:\n"
+	"  kprotperf folded k.data | flamegraph.pl --colors=java > k.svg\n"
+	"With --weight latency, the kernel stacks the functions probed by record --func\n"
+	"were entered from instead: function;kernel frames NS, weighted by the ns spent\n"
+	"in the function:\n"
+	"  kprotperf folded --weight latency k.data | flamegraph.pl --countname ns > f.svg\n"
+	"  -i, --input FILE   the data file (same as the FILE argument)\n"
+	"  -K, --kernel-only  keep only kernel frames\n"
+	"  -U, --user-only    keep only user frames\n"
+	"      --weight W     samples (default: CPU samples) or latency (probed functions)\n"
+	"      --func NAME    only probed function NAME (implies --weight latency)\n"
+	"      --no-inline    no inline frames\n"
+	"      --srcline      kernel frames as function:file:line\n"
+	"      --vmlinux PATH the recorded kernel's vmlinux with DWARF (default: found by\n"
+	"                     build-id, or under /usr/lib/debug/boot, /boot, /lib/modules)\n"
+	"  -h, --help         this text\n";
+
+static const struct option longopts[] = {
+	{"input", required_argument, NULL, 'i'}, {"kernel-only", no_argument, NULL, 'K'},
+	{"user-only", no_argument, NULL, 'U'},	 {"weight", required_argument, NULL, 'w'},
+	{"func", required_argument, NULL, 'f'},	 {"no-inline", no_argument, NULL, 'n'},
+	{"srcline", no_argument, NULL, 's'},	 {"vmlinux", required_argument, NULL, 'v'},
+	{"help", no_argument, NULL, 'h'},	 {},
+};
+
+static int parse_weight(const char *arg, enum weight *w)
+{
+	if (!strcmp(arg, "samples") || !strcmp(arg, "latency")) {
+		*w = !strcmp(arg, "samples") ? W_SAMPLES : W_LATENCY;
+		return 0;
+	}
+	fprintf(stderr,
+		"kprotperf folded: unknown weight '%s': samples (CPU samples) or latency "
+		"(time in the functions probed by record --func)\n",
+		arg);
+	return -EINVAL;
+}
+
+/* Which frames and weights: the options that exclude each other, or what --func implies. */
+static int check_opts(struct folded_opts *o)
+{
+	const char *why = NULL;
+
+	if (o->weight == W_UNSET)
+		o->weight = o->func ? W_LATENCY : W_SAMPLES;
+	if (!o->fr.user && !o->fr.kernel)
+		why = "-K and -U exclude each other";
+	else if (o->func && o->weight == W_SAMPLES)
+		why = "--func selects probed function stacks: it needs --weight latency";
+	else if (!o->fr.kernel && o->weight == W_LATENCY)
+		why = "-U keeps no frames of --weight latency (probed functions have only "
+		      "kernel stacks)";
+	if (why)
+		fprintf(stderr, "kprotperf folded: %s\n", why);
+	return why ? -EINVAL : 0;
+}
+
+static int parse(int argc, char **argv, struct folded_opts *o)
+{
+	int c;
+
+	*o = (struct folded_opts){.input = "kprotperf.data",
+				  .fr = {.user = true, .kernel = true, .inlines = true}};
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":i:KUh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			o->input = optarg;
+			break;
+		case 'K':
+			o->fr.user = false;
+			break;
+		case 'U':
+			o->fr.kernel = false;
+			break;
+		case 'w':
+			if (parse_weight(optarg, &o->weight))
+				return -EINVAL;
+			break;
+		case 'f':
+			o->func = optarg;
+			break;
+		case 'n':
+			o->fr.inlines = false;
+			break;
+		case 's':
+			o->fr.srcline = true;
+			break;
+		case 'v':
+			o->vmlinux = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 1;
+		default:
+			return cli_bad_option("folded", c, argv[optind - 1]);
+		}
+	}
+	return check_opts(o) ?: cli_input(argc, argv, "folded", &o->input);
+}
+
+/* Whether --weight latency has functions to fold; 1 after saying why not, or -errno. */
+static int check_funcs(struct df *df, const struct folded_opts *o)
+{
+	long long all = folded_count_funcs(df, NULL);
+	long long n = o->func ? folded_count_funcs(df, o->func) : all;
+
+	if (all < 0 || n < 0)
+		return all < 0 ? all : n;
+	if (!all) {
+		fprintf(stderr,
+			"kprotperf folded: %s has no --func data (no probed functions): record "
+			"with kprotperf record --func NAME, or fold its samples (--weight samples)\n",
+			o->input);
+		return 1;
+	}
+	if (!n) {
+		fprintf(stderr,
+			"kprotperf folded: no probed function named '%s' in %s (see the FUNCTION "
+			"column of kprotperf report)\n",
+			o->func, o->input);
+		return 1;
+	}
+	return 0;
+}
+
+int cmd_folded(int argc, char **argv)
+{
+	struct folded_opts o;
+	struct kernel_dwarf *kd = NULL;
+	struct df *df;
+	bool latency;
+	int err;
+
+	err = parse(argc, argv, &o);
+	if (err)
+		return err > 0 ? 0 : 2;
+	if (cli_open("folded", o.input, &df))
+		return 1;
+	latency = o.weight == W_LATENCY;
+	if (latency)
+		err = check_funcs(df, &o);
+	if (!err && (o.fr.inlines || o.fr.srcline) && o.fr.kernel)
+		err = cli_kdebug("folded", df, o.vmlinux,
+				 o.fr.srcline ? "note: no kernel source lines" : NULL, &kd, NULL, 0)
+			      ? 1
+			      : 0;
+	if (!err)
+		err = folded_print(df, kd, &o.fr, latency, o.func);
+	if (err < 0)
+		fprintf(stderr, "kprotperf folded: reading %s: %s\n", o.input, strerror(-err));
+	kernel_dwarf_close(kd);
+	df_close(df);
+	return err ? 1 : 0;
+}

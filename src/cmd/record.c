@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* kprotperf record: its options, checked, then the recording session. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmds.h"
+#include "data/datafile.h"
+#include "record/record.h"
+
+enum { OPT_MAX_STACKS = 256, OPT_MAX_TASKS, OPT_FUNC, OPT_PROBE, OPT_VMLINUX, OPT_FUNC_STACKS };
+
+static const char usage[] =
+	"Usage: kprotperf record [OPTIONS] -- CMD [ARGS...]\n"
+	"       kprotperf record [OPTIONS] -p PID\n"
+	"       kprotperf record [OPTIONS] -a [-d SEC] [-- CMD [ARGS...]]\n"
+	"Record syscall latencies (on-CPU and off-CPU), page faults and CPU-clock\n"
+	"stack samples of CMD and every process it starts, into a data file.\n"
+	"  -o, --output FILE    data file (default kprotperf.data; replaced atomically)\n"
+	"  -p, --pid PID        record a running process and the children it starts\n"
+	"  -a, --all-cpus       system-wide: every process (with CMD: while CMD runs)\n"
+	"  -d, --duration SEC   stop after SEC seconds; CMD then gets SIGTERM\n"
+	"  -F, --freq HZ        CPU-clock sampling frequency per CPU (default 99)\n"
+	"  -q, --quiet          no progress line and no summary\n"
+	"  -r, --repeat N       run CMD N times, one after the other, into one data file:\n"
+	"                       the tables hold the totals, the runs, run_latency and\n"
+	"                       run_samples tables each run's share; stops at the first\n"
+	"                       run that exits non-zero or is killed (default 1)\n"
+	"      --func NAME      also measure kernel function NAME (glob; repeatable; clones\n"
+	"                       such as NAME.isra.0 count as NAME): entry-to-return latency\n"
+	"                       split by syscall, kernel stack and slab cache; a function\n"
+	"                       inlined into all its callers is timed at each inline\n"
+	"                       instance, by kprobes at its entry and exits (from DWARF)\n"
+	"      --probe MODE     how to probe --func: auto (default: fentry where possible,\n"
+	"                       else kprobe), fentry or kprobe\n"
+	"      --func-stacks    also take the kernel stack of every probed call (a stack\n"
+	"                       walk per call) for kprotperf folded --weight latency\n"
+	"      --vmlinux PATH   the kernel's vmlinux with DWARF (default: found by build-id\n"
+	"                       or under /usr/lib/debug/boot, /boot, /lib/modules), for\n"
+	"                       --func on inlined functions\n"
+	"      --max-stacks N   distinct stacks kept (default 16384; more are counted lost)\n"
+	"      --max-tasks N    processes and threads followed at once (default 8192)\n"
+	"  -h, --help           this text\n"
+	"CMD runs as the invoking user under sudo. kprotperf exits with CMD's exit\n"
+	"status (128+N when a signal N killed it; with -r, of the last run).\n";
+
+static const struct option longopts[] = {
+	{"output", required_argument, NULL, 'o'},
+	{"pid", required_argument, NULL, 'p'},
+	{"all-cpus", no_argument, NULL, 'a'},
+	{"duration", required_argument, NULL, 'd'},
+	{"freq", required_argument, NULL, 'F'},
+	{"quiet", no_argument, NULL, 'q'},
+	{"repeat", required_argument, NULL, 'r'},
+	{"max-stacks", required_argument, NULL, OPT_MAX_STACKS},
+	{"max-tasks", required_argument, NULL, OPT_MAX_TASKS},
+	{"func", required_argument, NULL, OPT_FUNC},
+	{"probe", required_argument, NULL, OPT_PROBE},
+	{"vmlinux", required_argument, NULL, OPT_VMLINUX},
+	{"func-stacks", no_argument, NULL, OPT_FUNC_STACKS},
+	{"help", no_argument, NULL, 'h'},
+	{},
+};
+
+static bool parse_num(const char *s, double lo, double hi, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	return !errno && end != s && !*end && *v >= lo && *v <= hi;
+}
+
+static int bad_arg(const char *opt, const char *arg, const char *want)
+{
+	fprintf(stderr, "kprotperf record: invalid %s '%s': %s\n", opt, arg, want);
+	return -EINVAL;
+}
+
+static int parse_probe(const char *arg, enum probe_mode *mode)
+{
+	static const char *const names[] = {"auto", "fentry", "kprobe"};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(arg, names[i])) {
+			*mode = i;
+			return 0;
+		}
+	}
+	return bad_arg("--probe", arg, "expected auto, fentry or kprobe");
+}
+
+static int parse_opt(int c, const char *arg, struct record_opts *o)
+{
+	double v;
+
+	switch (c) {
+	case 'o':
+		o->output = arg;
+		return 0;
+	case 'p':
+		o->pid = parse_num(arg, 1, 1 << 22, &v) && v == (pid_t)v ? (pid_t)v : 0;
+		return o->pid ? 0 : bad_arg("pid", arg, "expected a process id");
+	case 'a':
+		o->system_wide = true;
+		return 0;
+	case 'd':
+		o->duration = parse_num(arg, 0.001, 1e7, &v) ? v : 0;
+		return o->duration ? 0 : bad_arg("duration", arg, "expected seconds > 0");
+	case 'F':
+		o->freq = parse_num(arg, 1, 100000, &v) ? (unsigned int)v : 0;
+		return o->freq ? 0 : bad_arg("frequency", arg, "expected 1..100000 Hz");
+	case 'q':
+		o->quiet = true;
+		return 0;
+	case 'r':
+		o->repeat = parse_num(arg, 1, 100000, &v) && v == (unsigned int)v ? v : 0;
+		return o->repeat ? 0
+				 : bad_arg("--repeat", arg, "expected a number of runs, 1..100000");
+	case OPT_FUNC:
+		if (o->func.n == KP_MAX_FUNCS)
+			return bad_arg("--func", arg, "too many --func options");
+		o->func.patterns[o->func.n++] = (char *)arg;
+		return 0;
+	case OPT_PROBE:
+		return parse_probe(arg, &o->func.mode);
+	case OPT_VMLINUX:
+		o->func.vmlinux = arg;
+		return 0;
+	case OPT_FUNC_STACKS:
+		o->func.stacks = true;
+		return 0;
+	case OPT_MAX_STACKS:
+	case OPT_MAX_TASKS:
+		if (!parse_num(arg, 64, 1 << 24, &v))
+			return bad_arg(c == OPT_MAX_STACKS ? "--max-stacks" : "--max-tasks", arg,
+				       "expected 64..16777216");
+		*(c == OPT_MAX_STACKS ? &o->max_stacks : &o->max_tasks) = v;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int check_repeat(struct record_opts *o)
+{
+	if (o->repeat && !o->argv) {
+		fprintf(stderr,
+			"kprotperf record: --repeat needs a command to start again for each "
+			"run (-- CMD), not %s\n",
+			o->pid ? "-p PID" : "-a alone");
+		return -EINVAL;
+	}
+	if (o->repeat > 1 && o->duration) {
+		fprintf(stderr, "kprotperf record: --repeat cannot be combined with --duration: "
+				"each run lasts as long as CMD\n");
+		return -EINVAL;
+	}
+	if (!o->repeat)
+		o->repeat = 1;
+	return 0;
+}
+
+int record_parse(int argc, char **argv, struct record_opts *o)
+{
+	int c, err;
+
+	*o = (struct record_opts){.output = "kprotperf.data",
+				  .freq = KP_DEFAULT_FREQ_HZ,
+				  .max_stacks = 16384,
+				  .max_tasks = 8192};
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:p:ad:F:qr:h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(usage, stdout);
+			return 1;
+		}
+		if (c == '?' || c == ':') {
+			fprintf(stderr, "kprotperf record: %s '%s' (see kprotperf record --help)\n",
+				c == ':' ? "missing argument to" : "unknown option",
+				argv[optind - 1]);
+			return -EINVAL;
+		}
+		err = parse_opt(c, optarg, o);
+		if (err)
+			return err;
+	}
+	o->argv = optind < argc ? argv + optind : NULL;
+	if (!o->argv && !o->pid && !o->system_wide) {
+		fprintf(stderr, "kprotperf record: nothing to record: give -- CMD, -p PID or -a "
+				"(see kprotperf record --help)\n");
+		return -EINVAL;
+	}
+	if (o->pid && (o->argv || o->system_wide)) {
+		fprintf(stderr, "kprotperf record: -p PID cannot be combined with CMD or -a\n");
+		return -EINVAL;
+	}
+	return check_repeat(o);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o;
+	int err = record_parse(argc, argv, &o);
+
+	if (err)
+		return err > 0 ? 0 : 2;
+	return record_run(&o);
+}

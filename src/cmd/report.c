@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* kprotperf report: its options, the recording and its kernel's DWARF opened, then the tables. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cli.h"
+#include "cmd/cmds.h"
+#include "data/datafile.h"
+#include "report/report.h"
+#include "symbols/kernel_dwarf.h"
+
+static const char usage[] =
+	"Usage: kprotperf report [OPTIONS] [FILE]\n"
+	"Show a recording (FILE, default kprotperf.data): kernel and hardening\n"
+	"provenance, per-syscall latency (calls, total, on-CPU, off-CPU, avg, p50,\n"
+	"p90, p99, max), the latency of the functions probed with record --func and\n"
+	"its split by syscall and slab cache, and the kernel and user functions that\n"
+	"took the CPU samples (self: the sample's leaf; total: anywhere on its stack).\n"
+	"  -i, --input FILE   the data file (same as the FILE argument)\n"
+	"  -s, --sort KEY     sort syscalls by total (default), calls, oncpu, offcpu,\n"
+	"                     avg, p50, p90, p99, max or name\n"
+	"      --hist NAME    print the latency histograms of syscall NAME (total and\n"
+	"                     on-CPU) or, if no syscall has that name, of probed function NAME\n"
+	"  -n, --top N        rows in the function, per-syscall and per-cache tables\n"
+	"                     (default 20)\n"
+	"      --inline       per inline instance: where it sits, its ranges, its samples\n"
+	"                     (self, total, share of the parent), the estimated time per\n"
+	"                     parent call, and its latency when record --func timed it\n"
+	"      --no-inline    no inlined functions in the kernel function table\n"
+	"      --vmlinux PATH the recorded kernel's vmlinux with DWARF (default: found by\n"
+	"                     build-id, or under /usr/lib/debug/boot, /boot, /lib/modules;\n"
+	"                     without it, inline instances come from record --func only)\n"
+	"      --json         everything as one JSON object\n"
+	"  -h, --help         this text\n";
+
+static int parse_sort(const char *arg, enum sort_key *k)
+{
+	int key = report_sort_key(arg);
+
+	if (key >= 0) {
+		*k = key;
+		return 0;
+	}
+	fprintf(stderr, "kprotperf report: unknown sort key '%s' (see kprotperf report --help)\n",
+		arg);
+	return -EINVAL;
+}
+
+static const struct option longopts[] = {
+	{"input", required_argument, NULL, 'i'}, {"sort", required_argument, NULL, 's'},
+	{"hist", required_argument, NULL, 'H'},	 {"top", required_argument, NULL, 'n'},
+	{"json", no_argument, NULL, 'j'},	 {"inline", no_argument, NULL, 'I'},
+	{"no-inline", no_argument, NULL, 'N'},	 {"vmlinux", required_argument, NULL, 'v'},
+	{"help", no_argument, NULL, 'h'},	 {},
+};
+
+/* 0: parsed, 1: help printed, <0: bad usage (already printed). */
+static int parse(int argc, char **argv, struct report_opts *o)
+{
+	int c;
+
+	*o = (struct report_opts){.input = "kprotperf.data", .top = 20, .inlines = true};
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":i:s:n:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			o->input = optarg;
+			break;
+		case 's':
+			if (parse_sort(optarg, &o->sort))
+				return -EINVAL;
+			break;
+		case 'H':
+			o->hist = optarg;
+			break;
+		case 'n':
+			o->top = atoi(optarg);
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'I':
+			o->inline_table = true;
+			break;
+		case 'N':
+			o->inlines = false;
+			break;
+		case 'v':
+			o->vmlinux = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 1;
+		default:
+			return cli_bad_option("report", c, argv[optind - 1]);
+		}
+	}
+	if (o->top <= 0)
+		o->top = 20;
+	return cli_input(argc, argv, "report", &o->input);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_opts o;
+	struct kernel_dwarf *kd = NULL;
+	char note[1024] = "";
+	struct df *df;
+	int err;
+
+	err = parse(argc, argv, &o);
+	if (err)
+		return err > 0 ? 0 : 2;
+	err = cli_open("report", o.input, &df);
+	if (err)
+		return 1;
+	/* only inline frames need it: --hist shows none */
+	if (!o.hist && (o.inlines || o.inline_table) &&
+	    cli_kdebug("report", df, o.vmlinux, NULL, &kd, note, sizeof(note))) {
+		df_close(df);
+		return 1;
+	}
+	err = report_show(df, kd, note, &o);
+	if (err == -ENOENT && o.hist)
+		fprintf(stderr,
+			"kprotperf report: no syscall named '%s' in %s, nor a probed function "
+			"(see the SYSCALL and FUNCTION columns of kprotperf report)\n",
+			o.hist, o.input);
+	else if (err)
+		fprintf(stderr, "kprotperf report: reading %s: %s\n", o.input, strerror(-err));
+	kernel_dwarf_close(kd);
+	df_close(df);
+	return err ? 1 : 0;
+}
