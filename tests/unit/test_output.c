@@ -18,6 +18,7 @@
 #include "report/folded.h"
 #include "util/hist.h"
 #include "report/report.h"
+#include "cmd/cmds.h"
 #include "testutil.h"
 
 #define K(off)	 ((long long)(0xffffffff81000000ULL + (off)))
