@@ -3,6 +3,8 @@
 # test tier, `make bench` the benchmarks, `make demo` the whole tour.
 
 OUTPUT ?= build
+# the tool; tests use ./kprotperf, a private build (OUTPUT=/tmp/x BIN=/tmp/x/kprotperf) its own
+BIN ?= kprotperf
 CLANG ?= clang
 BPFTOOL ?= bpftool
 LLVM_STRIP ?= llvm-strip
@@ -34,7 +36,7 @@ WL_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall
 .SECONDARY:
 
 .PHONY: all deps static test test-unit test-live test-vm bench demo clean format
-all: kprotperf $(WORKLOADS)
+all: $(BIN) $(WORKLOADS)
 
 # Statically linked tool and workloads for the vm test tier: the guest's
 # initramfs has no /usr/lib. libdw/libelf's decompressors and sqlite's libm,
@@ -76,7 +78,7 @@ $(OUTPUT)/%.o: src/%.c $(SRC_HDRS) include/*.h $(SKELS) $(OUTPUT)/syscall_names.
 $(OUTPUT)/libkp.a: $(LIB_OBJS)
 	rm -f $@ && $(AR) rcs $@ $^
 
-kprotperf: $(OUTPUT)/main.o $(OUTPUT)/libkp.a
+$(BIN): $(OUTPUT)/main.o $(OUTPUT)/libkp.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
 
 $(WORKLOADS): %: tests/workloads/%.c tests/workloads/count_arg.h
@@ -104,16 +106,16 @@ $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/testutil.h $(UNIT_UTIL) $(OUTPUT)/l
 	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $< $(UNIT_UTIL) $(OUTPUT)/libkp.a -o $@ $(LDFLAGS) $(LDLIBS) -lcmocka
 
 test: all static $(UNIT_BINS)
-	tests/run.sh unit live vm
+	OUTPUT=$(OUTPUT) tests/run.sh unit live vm
 
-test-unit: $(UNIT_BINS)
-	tests/run.sh unit
+test-unit: $(UNIT_BINS) $(BIN)
+	OUTPUT=$(OUTPUT) KP=$(abspath $(BIN)) tests/run.sh unit
 
 test-live: all
 	tests/run.sh live
 
 test-vm: all static $(UNIT_BINS)
-	tests/run.sh vm
+	OUTPUT=$(OUTPUT) tests/run.sh vm
 
 bench: all static
 	tests/bench/run.sh
@@ -129,4 +131,4 @@ format:
 	clang-format -i src/*.c src/*/*.[ch] include/*.h bpf/*.bpf.c tests/unit/*.c tests/workloads/*.c
 
 clean:
-	rm -rf $(OUTPUT) kprotperf $(WORKLOADS)
+	rm -rf $(OUTPUT) $(BIN) $(WORKLOADS)

@@ -40,7 +40,7 @@ for tier in "$@"; do
 	echo "== $tier tests"
 	case $tier in
 	unit)
-		for t in build/tests/test_*; do [ -x "$t" ] && count_cmocka "$t"; done
+		for t in "${OUTPUT:-build}"/tests/test_*; do [ -x "$t" ] && count_cmocka "$t"; done
 		for s in tests/unit/t_*.sh; do run_script "$s"; done ;;
 	live|vm)
 		shopt -s nullglob

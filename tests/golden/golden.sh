@@ -9,7 +9,7 @@
 # EXTRA ARGS go after each case's own (e.g. --vmlinux PATH).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-kp=$here/../../kprotperf
+kp=${KP:-$here/../../kprotperf}
 cases=$here/cases
 update=false
 while [ $# -gt 0 ]; do
