@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-KP=$ROOT/kprotperf
+KP=${KP:-$ROOT/kprotperf}
 TMP=$(mktemp -d /tmp/kp-test.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
