@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* kprotperf annotate: its options, the recording and its kernel's DWARF opened, then the tables. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/cli.h"
 #include "cmd/cmds.h"
+#include "cmd/options.h"
 #include "data/datafile.h"
 #include "report/annotate.h"
 #include "symbols/kernel_dwarf.h"
@@ -19,54 +19,58 @@ struct annotate_opts {
 	bool json;
 };
 
-static const char usage[] =
-	"Usage: kprotperf annotate --func NAME [OPTIONS] [FILE]\n"
-	"Where the CPU samples of a recording (FILE, default kprotperf.data) fell inside\n"
-	"kernel function NAME: per source line (SELF: the sampled pc is on the line;\n"
-	"TOTAL: also in the functions called from it), with the functions inlined at\n"
-	"that line, and per address range of each inline instance in NAME. Needs the\n"
-	"recorded kernel's DWARF (Debian: linux-image-RELEASE-dbg).\n"
-	"  -f, --func NAME    the function (as kallsyms names it; clones count as it)\n"
-	"      --vmlinux PATH the recorded kernel's vmlinux with DWARF (default: found by\n"
-	"                     build-id, or under /usr/lib/debug/boot, /boot, /lib/modules)\n"
-	"  -i, --input FILE   the data file (same as the FILE argument)\n"
-	"      --json         as one JSON object\n"
-	"  -h, --help         this text\n";
+enum { O_VMLINUX = OPTIONS_LONG_ONLY, O_JSON };
 
-static const struct option longopts[] = {
-	{"func", required_argument, NULL, 'f'},	   {"input", required_argument, NULL, 'i'},
-	{"vmlinux", required_argument, NULL, 'v'}, {"json", no_argument, NULL, 'j'},
-	{"help", no_argument, NULL, 'h'},	   {},
+static const struct options_entry entries[] = {
+	{'f', "func", "NAME", "the function (as kallsyms names it; clones count as it)"},
+	{O_VMLINUX, "vmlinux", "PATH", CLI_VMLINUX_HELP},
+	{'i', "input", "FILE", "the data file (same as the FILE argument)"},
+	{O_JSON, "json", NULL, "as one JSON object"},
+	{},
 };
 
+static const struct options_cmd command = {
+	.name = "annotate",
+	.head = "Usage: kprotperf annotate --func NAME [OPTIONS] [FILE]\n"
+		"Where the CPU samples of a recording (FILE, default kprotperf.data) fell inside\n"
+		"kernel function NAME: per source line (SELF: the sampled pc is on the line;\n"
+		"TOTAL: also in the functions called from it), with the functions inlined at\n"
+		"that line, and per address range of each inline instance in NAME. Needs the\n"
+		"recorded kernel's DWARF (Debian: linux-image-RELEASE-dbg).\n",
+	.column = 21,
+	.opts = entries,
+};
+
+static int set_opt(void *ctx, int key, const char *arg)
+{
+	struct annotate_opts *o = ctx;
+
+	switch (key) {
+	case 'f':
+		o->func = arg;
+		break;
+	case 'i':
+		o->input = arg;
+		break;
+	case O_VMLINUX:
+		o->vmlinux = arg;
+		break;
+	case O_JSON:
+		o->json = true;
+		break;
+	}
+	return 0;
+}
+
+/* 0: parsed, 1: help printed, <0: bad usage (already printed). */
 static int parse(int argc, char **argv, struct annotate_opts *o)
 {
-	int c;
+	int err;
 
 	*o = (struct annotate_opts){.input = "kprotperf.data"};
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:i:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			o->func = optarg;
-			break;
-		case 'i':
-			o->input = optarg;
-			break;
-		case 'v':
-			o->vmlinux = optarg;
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 1;
-		default:
-			return cli_bad_option("annotate", c, argv[optind - 1]);
-		}
-	}
+	err = options_parse(&command, argc, argv, set_opt, o);
+	if (err)
+		return err;
 	if (!o->func) {
 		fputs("kprotperf annotate: which function? give --func NAME (see kprotperf "
 		      "annotate --help)\n",
@@ -88,8 +92,8 @@ int cmd_annotate(int argc, char **argv)
 		return err > 0 ? 0 : 2;
 	if (cli_open("annotate", o.input, &df))
 		return 1;
-	err = cli_kdebug("annotate", df, o.vmlinux, "annotate needs the kernel's DWARF", &kd,
-			 NULL, 0)
+	err = cli_kernel_dwarf("annotate", df, o.vmlinux, "annotate needs the kernel's DWARF", &kd,
+			       NULL, 0)
 		      ? 1
 		      : 0;
 	if (!err && !kd)

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/* What the reading commands share: their FILE operand, opening it, and its kernel's DWARF. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -7,13 +8,6 @@
 #include "cmd/cli.h"
 #include "data/datafile.h"
 #include "symbols/kernel_dwarf.h"
-
-int cli_bad_option(const char *cmd, int c, const char *arg)
-{
-	fprintf(stderr, "kprotperf %s: %s '%s' (see kprotperf %s --help)\n", cmd,
-		c == ':' ? "missing argument to" : "unknown option", arg, cmd);
-	return -EINVAL;
-}
 
 int cli_input(int argc, char **argv, const char *cmd, const char **input)
 {
@@ -30,12 +24,12 @@ int cli_input(int argc, char **argv, const char *cmd, const char **input)
 
 int cli_open(const char *cmd, const char *path, struct df **out)
 {
-	const char *why;
-	int err = df_open(out, path, &why);
+	char why[256];
+	int err = df_open(out, path, why, sizeof(why));
 
 	if (!err)
 		return 0;
-	if (why)
+	if (*why)
 		fprintf(stderr, "kprotperf %s: %s: %s\n", cmd, path, why);
 	else if (err == -ENOENT)
 		fprintf(stderr,
@@ -46,8 +40,8 @@ int cli_open(const char *cmd, const char *path, struct df **out)
 	return err;
 }
 
-int cli_kdebug(const char *cmd, struct df *df, const char *vmlinux, const char *missing,
-	       struct kernel_dwarf **out, char *note, size_t len)
+int cli_kernel_dwarf(const char *cmd, struct df *df, const char *vmlinux, const char *missing,
+		     struct kernel_dwarf **out, char *note, size_t len)
 {
 	char own[1024];
 	int err;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* What the reading commands share: their input file argument and opening it. */
+/* What the reading commands share: their FILE operand, opening it, and its kernel's DWARF. */
 #ifndef KP_CLI_H
 #define KP_CLI_H
 
@@ -9,9 +9,12 @@
 struct df;
 struct kernel_dwarf;
 
-/* Report a getopt failure (c is '?' or ':'); returns -EINVAL. */
-int cli_bad_option(const char *cmd, int c, const char *arg);
-/* Take at most one positional FILE argument after getopt into *input. */
+/* --help of folded's and annotate's --vmlinux PATH, where cli_kernel_dwarf() looks. */
+#define CLI_VMLINUX_HELP                                                \
+	"the recorded kernel's vmlinux with DWARF (default: found by\n" \
+	"build-id, or under /usr/lib/debug/boot, /boot, /lib/modules)"
+
+/* Take at most one positional FILE argument after options_parse() into *input. */
 int cli_input(int argc, char **argv, const char *cmd, const char **input);
 /* Open a recording; on failure print one line naming the problem and return -errno. */
 int cli_open(const char *cmd, const char *path, struct df **out);
@@ -23,7 +26,7 @@ int cli_open(const char *cmd, const char *path, struct df **out);
  * returns -errno.  note, unless NULL, keeps what was said or would have
  * been ("" when the DWARF was found), for output that shows it elsewhere.
  */
-int cli_kdebug(const char *cmd, struct df *df, const char *vmlinux, const char *missing,
-	       struct kernel_dwarf **out, char *note, size_t len);
+int cli_kernel_dwarf(const char *cmd, struct df *df, const char *vmlinux, const char *missing,
+		     struct kernel_dwarf **out, char *note, size_t len);
 
 #endif

@@ -1,53 +1,71 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* kprotperf diff: its options checked, then the comparison. */
+/*
+ * kprotperf diff: its options checked, the two recordings, their kernels'
+ * DWARF and the feature mapping opened and checked, then the comparison.
+ */
 #include <errno.h>
-#include <getopt.h>
+#include <getopt.h> /* optind */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "cmd/cli.h"
 #include "cmd/cmds.h"
+#include "cmd/options.h"
+#include "data/datafile.h"
+#include "data/features.h"
 #include "diff/diff.h"
+#include "diff/diff_folded.h"
+#include "diff/prov.h"
+#include "symbols/kernel_dwarf.h"
 
-static const char usage[] =
-	"Usage: kprotperf diff [OPTIONS] BASE HARDENED\n"
-	"What a protection costs, where, and how sure we are: compares a baseline\n"
-	"recording (BASE) with one of the hardened kernel (HARDENED). First what\n"
-	"differs between them (kernel build, cmdline knobs, hardening config, CPU\n"
-	"vulnerability mitigations), then the change per hardening feature, per\n"
-	"syscall (latency, on-CPU and off-CPU), per probed function, per sampled\n"
-	"kernel function and per inline instance: base, hardened, ratio, the 95%\n"
-	"confidence interval of the relative change and whether it is significant,\n"
-	"sorted by the change of time per run (the contribution to the total change).\n"
-	"Intervals: a bootstrap over runs (record --repeat N) with 2 runs or more per\n"
-	"side; with one run on a side, the latency histograms (delta method) and\n"
-	"the sample counts (Poisson).\n"
-	"  -n, --top N              rows per table (default 20)\n"
-	"      --features FILE      the function-to-feature mapping instead of the\n"
-	"                           built-in one (format: see README.md)\n"
-	"      --folded             'stack base_count hardened_count' lines for\n"
-	"                           flamegraph.pl's differential flame graphs instead\n"
-	"      --normalize          with --folded: hardened counts scaled to the base total\n"
-	"      --vmlinux PATH       the vmlinux with DWARF of both recordings' kernel\n"
-	"      --vmlinux-base PATH  the base kernel's vmlinux with DWARF\n"
-	"      --vmlinux-hardened PATH  the hardened kernel's (default for each: found by\n"
-	"                           build-id, or under /usr/lib/debug/boot, /boot,\n"
-	"                           /lib/modules; without it, inline instances come\n"
-	"                           from record --func only)\n"
-	"      --json               everything as one JSON object\n"
-	"  -h, --help               this text\n";
+enum {
+	O_FEATURES = OPTIONS_LONG_ONLY,
+	O_FOLDED,
+	O_NORMALIZE,
+	O_VMLINUX,
+	O_VMLINUX_BASE,
+	O_VMLINUX_HARDENED,
+	O_JSON
+};
 
-static const struct option longopts[] = {
-	{"top", required_argument, NULL, 'n'},
-	{"features", required_argument, NULL, 'F'},
-	{"folded", no_argument, NULL, 'f'},
-	{"normalize", no_argument, NULL, 'N'},
-	{"vmlinux", required_argument, NULL, 'v'},
-	{"vmlinux-base", required_argument, NULL, 'b'},
-	{"vmlinux-hardened", required_argument, NULL, 'H'},
-	{"json", no_argument, NULL, 'j'},
-	{"help", no_argument, NULL, 'h'},
+static const struct options_entry entries[] = {
+	{'n', "top", "N", "rows per table (default 20)"},
+	{O_FEATURES, "features", "FILE",
+	 "the function-to-feature mapping instead of the\n"
+	 "built-in one (format: see README.md)"},
+	{O_FOLDED, "folded", NULL,
+	 "'stack base_count hardened_count' lines for\n"
+	 "flamegraph.pl's differential flame graphs instead"},
+	{O_NORMALIZE, "normalize", NULL, "with --folded: hardened counts scaled to the base total"},
+	{O_VMLINUX, "vmlinux", "PATH", "the vmlinux with DWARF of both recordings' kernel"},
+	{O_VMLINUX_BASE, "vmlinux-base", "PATH", "the base kernel's vmlinux with DWARF"},
+	{O_VMLINUX_HARDENED, "vmlinux-hardened", "PATH",
+	 "the hardened kernel's (default for each: found by\n"
+	 "build-id, or under /usr/lib/debug/boot, /boot,\n"
+	 "/lib/modules; without it, inline instances come\n"
+	 "from record --func only)"},
+	{O_JSON, "json", NULL, "everything as one JSON object"},
 	{},
+};
+
+static const struct options_cmd command = {
+	.name = "diff",
+	.head = "Usage: kprotperf diff [OPTIONS] BASE HARDENED\n"
+		"What a protection costs, where, and how sure we are: compares a baseline\n"
+		"recording (BASE) with one of the hardened kernel (HARDENED). First what\n"
+		"differs between them (kernel build, cmdline knobs, hardening config, CPU\n"
+		"vulnerability mitigations), then the change per hardening feature, per\n"
+		"syscall (latency, on-CPU and off-CPU), per probed function, per sampled\n"
+		"kernel function and per inline instance: base, hardened, ratio, the 95%\n"
+		"confidence interval of the relative change and whether it is significant,\n"
+		"sorted by the change of time per run (the contribution to the total change).\n"
+		"Intervals: a bootstrap over runs (record --repeat N) with 2 runs or more per\n"
+		"side; with one run on a side, the latency histograms (delta method) and\n"
+		"the sample counts (Poisson).\n",
+	.column = 27,
+	.opts = entries,
 };
 
 static int usage_error(const char *what)
@@ -72,56 +90,187 @@ static int check_args(int argc, char **argv, struct diff_opts *o)
 	return 0;
 }
 
+static int set_opt(void *ctx, int key, const char *arg)
+{
+	struct diff_opts *o = ctx;
+
+	switch (key) {
+	case 'n':
+		o->top = atoi(arg);
+		break;
+	case O_FEATURES:
+		o->features = arg;
+		break;
+	case O_FOLDED:
+		o->folded = true;
+		break;
+	case O_NORMALIZE:
+		o->normalize = true;
+		break;
+	case O_VMLINUX:
+		o->vmlinux[0] = o->vmlinux[1] = arg;
+		break;
+	case O_VMLINUX_BASE:
+	case O_VMLINUX_HARDENED:
+		o->vmlinux[key == O_VMLINUX_HARDENED] = arg;
+		break;
+	case O_JSON:
+		o->json = true;
+		break;
+	}
+	return 0;
+}
+
 /* 0: parsed, 1: help printed, <0: bad usage (already printed). */
 static int parse(int argc, char **argv, struct diff_opts *o)
 {
-	int c;
+	int err;
 
 	*o = (struct diff_opts){.top = 20};
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":n:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			o->top = atoi(optarg);
-			break;
-		case 'F':
-			o->features = optarg;
-			break;
-		case 'f':
-			o->folded = true;
-			break;
-		case 'N':
-			o->normalize = true;
-			break;
-		case 'v':
-			o->vmlinux[0] = o->vmlinux[1] = optarg;
-			break;
-		case 'b':
-		case 'H':
-			o->vmlinux[c == 'H'] = optarg;
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 1;
-		default:
-			return cli_bad_option("diff", c, argv[optind - 1]);
-		}
-	}
+	err = options_parse(&command, argc, argv, set_opt, o);
+	if (err)
+		return err;
 	if (o->top <= 0)
 		o->top = 20;
 	return check_args(argc, argv, o);
 }
 
+/* 1 when the two files hold the same bytes, 0 when not, -errno. */
+static int same_bytes(const char *a, const char *b, off_t size)
+{
+	FILE *fa = fopen(a, "r"), *fb = fopen(b, "r");
+	char ba[65536], bb[65536];
+	size_t na, nb;
+	int same = 1;
+
+	if (!fa || !fb)
+		same = -errno;
+	while (same == 1 && size > 0) {
+		na = fread(ba, 1, sizeof(ba), fa);
+		nb = fread(bb, 1, sizeof(bb), fb);
+		if (na != nb || !na || memcmp(ba, bb, na))
+			same = 0;
+		size -= na;
+	}
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return same;
+}
+
+static int check_same(const struct diff_opts *o)
+{
+	struct stat a, b;
+	int same;
+
+	if (stat(o->path[0], &a) || stat(o->path[1], &b))
+		return -errno;
+	same = a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	if (!same && a.st_size == b.st_size)
+		same = same_bytes(o->path[0], o->path[1], a.st_size);
+	if (same < 0)
+		fprintf(stderr, "kprotperf diff: cannot read %s or %s: %s\n", o->path[0],
+			o->path[1], strerror(-same));
+	else if (same)
+		fprintf(stderr,
+			"kprotperf diff: BASE and HARDENED are the same recording (%s and %s):"
+			" give a baseline recording and a hardened one\n",
+			o->path[0], o->path[1]);
+	return same ? -EINVAL : 0;
+}
+
+static int check_arch(struct df *const df[2])
+{
+	const char *a = df_meta(df[0], "arch"), *b = df_meta(df[1], "arch");
+
+	if (!a || !b || !strcmp(a, b))
+		return 0;
+	fprintf(stderr,
+		"kprotperf diff: BASE was recorded on %s and HARDENED on %s: recordings of"
+		" different architectures cannot be compared\n",
+		a, b);
+	return -EINVAL;
+}
+
+/* Each side's DWARF; one missing is said in the output, one unusable is an error. */
+static int open_debug(const struct diff_opts *o, struct diff_inputs *in)
+{
+	char cmd[32];
+	int side, err;
+
+	for (side = 0; side < 2; side++) {
+		/* an unusable file is said as "kprotperf diff: SIDE: why" */
+		snprintf(cmd, sizeof(cmd), "diff: %s", diff_side_name[side]);
+		err = cli_kernel_dwarf(cmd, in->df[side], o->vmlinux[side], NULL, &in->kd[side],
+				       in->nodebug[side], sizeof(in->nodebug[side]));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int open_features(const struct diff_opts *o, struct features **feat)
+{
+	char why[512] = "";
+	int err = features_load(feat, o->features, why, sizeof(why));
+
+	/* why names the file, and the line when it is one */
+	if (err)
+		fprintf(stderr, "kprotperf diff: %s\n", why);
+	return err;
+}
+
+/* A bad --features file fails before the slow part, reading the DWARF. */
+static int open_inputs(const struct diff_opts *o, struct diff_inputs *in)
+{
+	int err = o->folded ? 0 : open_features(o, &in->feat);
+
+	return err ?: cli_open("diff", o->path[0], &in->df[0])
+		?: cli_open("diff", o->path[1], &in->df[1]) ?: check_same(o)
+		?: check_arch(in->df) ?: open_debug(o, in);
+}
+
+static void close_inputs(struct diff_inputs *in)
+{
+	int i;
+
+	if (in->feat)
+		features_free(in->feat);
+	for (i = 0; i < 2; i++) {
+		kernel_dwarf_close(in->kd[i]);
+		if (in->df[i])
+			df_close(in->df[i]);
+	}
+}
+
+static int compare(const struct diff_opts *o, const struct diff_inputs *in)
+{
+	int err = o->folded ? diff_folded(in->df[0], in->kd[0], in->df[1], in->kd[1], o->normalize,
+					  stdout)
+			    : diff_tables(o, in, stdout);
+
+	if (err)
+		fprintf(stderr, "kprotperf diff: %s %s and %s: %s\n",
+			o->folded ? "folding" : "reading", o->path[0], o->path[1], strerror(-err));
+	return err;
+}
+
 int cmd_diff(int argc, char **argv)
 {
+	struct diff_inputs *in;
 	struct diff_opts o;
 	int err = parse(argc, argv, &o);
 
 	if (err)
 		return err > 0 ? 0 : 2;
-	return diff_run(&o);
+	in = calloc(1, sizeof(*in));
+	if (!in) {
+		fprintf(stderr, "kprotperf diff: %s\n", strerror(ENOMEM));
+		return 1;
+	}
+	err = open_inputs(&o, in) ?: compare(&o, in);
+	close_inputs(in);
+	free(in);
+	return err ? 1 : 0;
 }

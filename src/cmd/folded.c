@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* kprotperf folded: its options checked, then folded stacks for flamegraph.pl. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/cli.h"
 #include "cmd/cmds.h"
+#include "cmd/options.h"
 #include "data/datafile.h"
 #include "report/folded.h"
 #include "symbols/kernel_dwarf.h"
@@ -22,34 +22,34 @@ struct folded_opts {
 	struct folded_frames fr;
 };
 
-static const char usage[] =
-	"Usage: kprotperf folded [OPTIONS] [FILE]\n"
-	"Print the CPU samples of a recording (FILE, default kprotperf.data) as folded\n"
-	"stacks, one line per distinct stack: comm;user frames;kernel frames COUNT,\n"
-	"root first, kernel frames marked _[k], functions the compiler inlined there\n"
-	"marked _[i] (from the kernel's DWARF). Pipe into flamegraph.pl:\n"
-	"  kprotperf folded k.data | flamegraph.pl --colors=java > k.svg\n"
-	"With --weight latency, the kernel stacks the functions probed by record --func\n"
-	"were entered from instead: function;kernel frames NS, weighted by the ns spent\n"
-	"in the function:\n"
-	"  kprotperf folded --weight latency k.data | flamegraph.pl --countname ns > f.svg\n"
-	"  -i, --input FILE   the data file (same as the FILE argument)\n"
-	"  -K, --kernel-only  keep only kernel frames\n"
-	"  -U, --user-only    keep only user frames\n"
-	"      --weight W     samples (default: CPU samples) or latency (probed functions)\n"
-	"      --func NAME    only probed function NAME (implies --weight latency)\n"
-	"      --no-inline    no inline frames\n"
-	"      --srcline      kernel frames as function:file:line\n"
-	"      --vmlinux PATH the recorded kernel's vmlinux with DWARF (default: found by\n"
-	"                     build-id, or under /usr/lib/debug/boot, /boot, /lib/modules)\n"
-	"  -h, --help         this text\n";
+enum { O_WEIGHT = OPTIONS_LONG_ONLY, O_FUNC, O_NO_INLINE, O_SRCLINE, O_VMLINUX };
 
-static const struct option longopts[] = {
-	{"input", required_argument, NULL, 'i'}, {"kernel-only", no_argument, NULL, 'K'},
-	{"user-only", no_argument, NULL, 'U'},	 {"weight", required_argument, NULL, 'w'},
-	{"func", required_argument, NULL, 'f'},	 {"no-inline", no_argument, NULL, 'n'},
-	{"srcline", no_argument, NULL, 's'},	 {"vmlinux", required_argument, NULL, 'v'},
-	{"help", no_argument, NULL, 'h'},	 {},
+static const struct options_entry entries[] = {
+	{'i', "input", "FILE", "the data file (same as the FILE argument)"},
+	{'K', "kernel-only", NULL, "keep only kernel frames"},
+	{'U', "user-only", NULL, "keep only user frames"},
+	{O_WEIGHT, "weight", "W", "samples (default: CPU samples) or latency (probed functions)"},
+	{O_FUNC, "func", "NAME", "only probed function NAME (implies --weight latency)"},
+	{O_NO_INLINE, "no-inline", NULL, "no inline frames"},
+	{O_SRCLINE, "srcline", NULL, "kernel frames as function:file:line"},
+	{O_VMLINUX, "vmlinux", "PATH", CLI_VMLINUX_HELP},
+	{},
+};
+
+static const struct options_cmd command = {
+	.name = "folded",
+	.head = "Usage: kprotperf folded [OPTIONS] [FILE]\n"
+		"Print the CPU samples of a recording (FILE, default kprotperf.data) as folded\n"
+		"stacks, one line per distinct stack: comm;user frames;kernel frames COUNT,\n"
+		"root first, kernel frames marked _[k], functions the compiler inlined there\n"
+		"marked _[i] (from the kernel's DWARF). Pipe into flamegraph.pl:\n"
+		"  kprotperf folded k.data | flamegraph.pl --colors=java > k.svg\n"
+		"With --weight latency, the kernel stacks the functions probed by record --func\n"
+		"were entered from instead: function;kernel frames NS, weighted by the ns spent\n"
+		"in the function:\n"
+		"  kprotperf folded --weight latency k.data | flamegraph.pl --countname ns > f.svg\n",
+	.column = 21,
+	.opts = entries,
 };
 
 static int parse_weight(const char *arg, enum weight *w)
@@ -84,49 +84,45 @@ static int check_opts(struct folded_opts *o)
 	return why ? -EINVAL : 0;
 }
 
+static int set_opt(void *ctx, int key, const char *arg)
+{
+	struct folded_opts *o = ctx;
+
+	switch (key) {
+	case 'i':
+		o->input = arg;
+		break;
+	case 'K':
+		o->fr.user = false;
+		break;
+	case 'U':
+		o->fr.kernel = false;
+		break;
+	case O_WEIGHT:
+		return parse_weight(arg, &o->weight);
+	case O_FUNC:
+		o->func = arg;
+		break;
+	case O_NO_INLINE:
+		o->fr.inlines = false;
+		break;
+	case O_SRCLINE:
+		o->fr.srcline = true;
+		break;
+	case O_VMLINUX:
+		o->vmlinux = arg;
+		break;
+	}
+	return 0;
+}
+
+/* 0: parsed, 1: help printed, <0: bad usage (already printed). */
 static int parse(int argc, char **argv, struct folded_opts *o)
 {
-	int c;
-
 	*o = (struct folded_opts){.input = "kprotperf.data",
 				  .fr = {.user = true, .kernel = true, .inlines = true}};
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:KUh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			o->input = optarg;
-			break;
-		case 'K':
-			o->fr.user = false;
-			break;
-		case 'U':
-			o->fr.kernel = false;
-			break;
-		case 'w':
-			if (parse_weight(optarg, &o->weight))
-				return -EINVAL;
-			break;
-		case 'f':
-			o->func = optarg;
-			break;
-		case 'n':
-			o->fr.inlines = false;
-			break;
-		case 's':
-			o->fr.srcline = true;
-			break;
-		case 'v':
-			o->vmlinux = optarg;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 1;
-		default:
-			return cli_bad_option("folded", c, argv[optind - 1]);
-		}
-	}
-	return check_opts(o) ?: cli_input(argc, argv, "folded", &o->input);
+	return options_parse(&command, argc, argv, set_opt, o) ?: check_opts(o)
+		?: cli_input(argc, argv, "folded", &o->input);
 }
 
 /* Whether --weight latency has functions to fold; 1 after saying why not, or -errno. */
@@ -171,8 +167,9 @@ int cmd_folded(int argc, char **argv)
 	if (latency)
 		err = check_funcs(df, &o);
 	if (!err && (o.fr.inlines || o.fr.srcline) && o.fr.kernel)
-		err = cli_kdebug("folded", df, o.vmlinux,
-				 o.fr.srcline ? "note: no kernel source lines" : NULL, &kd, NULL, 0)
+		err = cli_kernel_dwarf("folded", df, o.vmlinux,
+				       o.fr.srcline ? "note: no kernel source lines" : NULL, &kd,
+				       NULL, 0)
 			      ? 1
 			      : 0;
 	if (!err)

@@ -7,61 +7,66 @@
 #include <string.h>
 
 #include "cmd/cmds.h"
+#include "cmd/options.h"
 #include "data/datafile.h"
 #include "record/record.h"
 
-enum { OPT_MAX_STACKS = 256, OPT_MAX_TASKS, OPT_FUNC, OPT_PROBE, OPT_VMLINUX, OPT_FUNC_STACKS };
+enum {
+	OPT_MAX_STACKS = OPTIONS_LONG_ONLY,
+	OPT_MAX_TASKS,
+	OPT_FUNC,
+	OPT_PROBE,
+	OPT_VMLINUX,
+	OPT_FUNC_STACKS
+};
 
-static const char usage[] =
-	"Usage: kprotperf record [OPTIONS] -- CMD [ARGS...]\n"
-	"       kprotperf record [OPTIONS] -p PID\n"
-	"       kprotperf record [OPTIONS] -a [-d SEC] [-- CMD [ARGS...]]\n"
-	"Record syscall latencies (on-CPU and off-CPU), page faults and CPU-clock\n"
-	"stack samples of CMD and every process it starts, into a data file.\n"
-	"  -o, --output FILE    data file (default kprotperf.data; replaced atomically)\n"
-	"  -p, --pid PID        record a running process and the children it starts\n"
-	"  -a, --all-cpus       system-wide: every process (with CMD: while CMD runs)\n"
-	"  -d, --duration SEC   stop after SEC seconds; CMD then gets SIGTERM\n"
-	"  -F, --freq HZ        CPU-clock sampling frequency per CPU (default 99)\n"
-	"  -q, --quiet          no progress line and no summary\n"
-	"  -r, --repeat N       run CMD N times, one after the other, into one data file:\n"
-	"                       the tables hold the totals, the runs, run_latency and\n"
-	"                       run_samples tables each run's share; stops at the first\n"
-	"                       run that exits non-zero or is killed (default 1)\n"
-	"      --func NAME      also measure kernel function NAME (glob; repeatable; clones\n"
-	"                       such as NAME.isra.0 count as NAME): entry-to-return latency\n"
-	"                       split by syscall, kernel stack and slab cache; a function\n"
-	"                       inlined into all its callers is timed at each inline\n"
-	"                       instance, by kprobes at its entry and exits (from DWARF)\n"
-	"      --probe MODE     how to probe --func: auto (default: fentry where possible,\n"
-	"                       else kprobe), fentry or kprobe\n"
-	"      --func-stacks    also take the kernel stack of every probed call (a stack\n"
-	"                       walk per call) for kprotperf folded --weight latency\n"
-	"      --vmlinux PATH   the kernel's vmlinux with DWARF (default: found by build-id\n"
-	"                       or under /usr/lib/debug/boot, /boot, /lib/modules), for\n"
-	"                       --func on inlined functions\n"
-	"      --max-stacks N   distinct stacks kept (default 16384; more are counted lost)\n"
-	"      --max-tasks N    processes and threads followed at once (default 8192)\n"
-	"  -h, --help           this text\n"
-	"CMD runs as the invoking user under sudo. kprotperf exits with CMD's exit\n"
-	"status (128+N when a signal N killed it; with -r, of the last run).\n";
-
-static const struct option longopts[] = {
-	{"output", required_argument, NULL, 'o'},
-	{"pid", required_argument, NULL, 'p'},
-	{"all-cpus", no_argument, NULL, 'a'},
-	{"duration", required_argument, NULL, 'd'},
-	{"freq", required_argument, NULL, 'F'},
-	{"quiet", no_argument, NULL, 'q'},
-	{"repeat", required_argument, NULL, 'r'},
-	{"max-stacks", required_argument, NULL, OPT_MAX_STACKS},
-	{"max-tasks", required_argument, NULL, OPT_MAX_TASKS},
-	{"func", required_argument, NULL, OPT_FUNC},
-	{"probe", required_argument, NULL, OPT_PROBE},
-	{"vmlinux", required_argument, NULL, OPT_VMLINUX},
-	{"func-stacks", no_argument, NULL, OPT_FUNC_STACKS},
-	{"help", no_argument, NULL, 'h'},
+static const struct options_entry entries[] = {
+	{'o', "output", "FILE", "data file (default kprotperf.data; replaced atomically)"},
+	{'p', "pid", "PID", "record a running process and the children it starts"},
+	{'a', "all-cpus", NULL, "system-wide: every process (with CMD: while CMD runs)"},
+	{'d', "duration", "SEC", "stop after SEC seconds; CMD then gets SIGTERM"},
+	{'F', "freq", "HZ", "CPU-clock sampling frequency per CPU (default 99)"},
+	{'q', "quiet", NULL, "no progress line and no summary"},
+	{'r', "repeat", "N",
+	 "run CMD N times, one after the other, into one data file:\n"
+	 "the tables hold the totals, the runs, run_latency and\n"
+	 "run_samples tables each run's share; stops at the first\n"
+	 "run that exits non-zero or is killed (default 1)"},
+	{OPT_FUNC, "func", "NAME",
+	 "also measure kernel function NAME (glob; repeatable; clones\n"
+	 "such as NAME.isra.0 count as NAME): entry-to-return latency\n"
+	 "split by syscall, kernel stack and slab cache; a function\n"
+	 "inlined into all its callers is timed at each inline\n"
+	 "instance, by kprobes at its entry and exits (from DWARF)"},
+	{OPT_PROBE, "probe", "MODE",
+	 "how to probe --func: auto (default: fentry where possible,\n"
+	 "else kprobe), fentry or kprobe"},
+	{OPT_FUNC_STACKS, "func-stacks", NULL,
+	 "also take the kernel stack of every probed call (a stack\n"
+	 "walk per call) for kprotperf folded --weight latency"},
+	{OPT_VMLINUX, "vmlinux", "PATH",
+	 "the kernel's vmlinux with DWARF (default: found by build-id\n"
+	 "or under /usr/lib/debug/boot, /boot, /lib/modules), for\n"
+	 "--func on inlined functions"},
+	{OPT_MAX_STACKS, "max-stacks", "N",
+	 "distinct stacks kept (default 16384; more are counted lost)"},
+	{OPT_MAX_TASKS, "max-tasks", "N", "processes and threads followed at once (default 8192)"},
 	{},
+};
+
+static const struct options_cmd command = {
+	.name = "record",
+	.head = "Usage: kprotperf record [OPTIONS] -- CMD [ARGS...]\n"
+		"       kprotperf record [OPTIONS] -p PID\n"
+		"       kprotperf record [OPTIONS] -a [-d SEC] [-- CMD [ARGS...]]\n"
+		"Record syscall latencies (on-CPU and off-CPU), page faults and CPU-clock\n"
+		"stack samples of CMD and every process it starts, into a data file.\n",
+	.foot = "CMD runs as the invoking user under sudo. kprotperf exits with CMD's exit\n"
+		"status (128+N when a signal N killed it; with -r, of the last run).\n",
+	.column = 23,
+	/* options after CMD are CMD's */
+	.in_order = true,
+	.opts = entries,
 };
 
 static bool parse_num(const char *s, double lo, double hi, double *v)
@@ -93,8 +98,9 @@ static int parse_probe(const char *arg, enum probe_mode *mode)
 	return bad_arg("--probe", arg, "expected auto, fentry or kprobe");
 }
 
-static int parse_opt(int c, const char *arg, struct record_opts *o)
+static int set_opt(void *ctx, int c, const char *arg)
 {
+	struct record_opts *o = ctx;
 	double v;
 
 	switch (c) {
@@ -165,29 +171,15 @@ static int check_repeat(struct record_opts *o)
 
 int record_parse(int argc, char **argv, struct record_opts *o)
 {
-	int c, err;
+	int err;
 
 	*o = (struct record_opts){.output = "kprotperf.data",
 				  .freq = KP_DEFAULT_FREQ_HZ,
 				  .max_stacks = 16384,
 				  .max_tasks = 8192};
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:p:ad:F:qr:h", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(usage, stdout);
-			return 1;
-		}
-		if (c == '?' || c == ':') {
-			fprintf(stderr, "kprotperf record: %s '%s' (see kprotperf record --help)\n",
-				c == ':' ? "missing argument to" : "unknown option",
-				argv[optind - 1]);
-			return -EINVAL;
-		}
-		err = parse_opt(c, optarg, o);
-		if (err)
-			return err;
-	}
+	err = options_parse(&command, argc, argv, set_opt, o);
+	if (err)
+		return err;
 	o->argv = optind < argc ? argv + optind : NULL;
 	if (!o->argv && !o->pid && !o->system_wide) {
 		fprintf(stderr, "kprotperf record: nothing to record: give -- CMD, -p PID or -a "

@@ -1,40 +1,52 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* kprotperf report: its options, the recording and its kernel's DWARF opened, then the tables. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cli.h"
 #include "cmd/cmds.h"
+#include "cmd/options.h"
 #include "data/datafile.h"
 #include "report/report.h"
 #include "symbols/kernel_dwarf.h"
 
-static const char usage[] =
-	"Usage: kprotperf report [OPTIONS] [FILE]\n"
-	"Show a recording (FILE, default kprotperf.data): kernel and hardening\n"
-	"provenance, per-syscall latency (calls, total, on-CPU, off-CPU, avg, p50,\n"
-	"p90, p99, max), the latency of the functions probed with record --func and\n"
-	"its split by syscall and slab cache, and the kernel and user functions that\n"
-	"took the CPU samples (self: the sample's leaf; total: anywhere on its stack).\n"
-	"  -i, --input FILE   the data file (same as the FILE argument)\n"
-	"  -s, --sort KEY     sort syscalls by total (default), calls, oncpu, offcpu,\n"
-	"                     avg, p50, p90, p99, max or name\n"
-	"      --hist NAME    print the latency histograms of syscall NAME (total and\n"
-	"                     on-CPU) or, if no syscall has that name, of probed function NAME\n"
-	"  -n, --top N        rows in the function, per-syscall and per-cache tables\n"
-	"                     (default 20)\n"
-	"      --inline       per inline instance: where it sits, its ranges, its samples\n"
-	"                     (self, total, share of the parent), the estimated time per\n"
-	"                     parent call, and its latency when record --func timed it\n"
-	"      --no-inline    no inlined functions in the kernel function table\n"
-	"      --vmlinux PATH the recorded kernel's vmlinux with DWARF (default: found by\n"
-	"                     build-id, or under /usr/lib/debug/boot, /boot, /lib/modules;\n"
-	"                     without it, inline instances come from record --func only)\n"
-	"      --json         everything as one JSON object\n"
-	"  -h, --help         this text\n";
+enum { O_HIST = OPTIONS_LONG_ONLY, O_INLINE, O_NO_INLINE, O_VMLINUX, O_JSON };
+
+static const struct options_entry entries[] = {
+	{'i', "input", "FILE", "the data file (same as the FILE argument)"},
+	{'s', "sort", "KEY",
+	 "sort syscalls by total (default), calls, oncpu, offcpu,\n"
+	 "avg, p50, p90, p99, max or name"},
+	{O_HIST, "hist", "NAME",
+	 "print the latency histograms of syscall NAME (total and\n"
+	 "on-CPU) or, if no syscall has that name, of probed function NAME"},
+	{'n', "top", "N", "rows in the function, per-syscall and per-cache tables\n(default 20)"},
+	{O_INLINE, "inline", NULL,
+	 "per inline instance: where it sits, its ranges, its samples\n"
+	 "(self, total, share of the parent), the estimated time per\n"
+	 "parent call, and its latency when record --func timed it"},
+	{O_NO_INLINE, "no-inline", NULL, "no inlined functions in the kernel function table"},
+	{O_VMLINUX, "vmlinux", "PATH",
+	 "the recorded kernel's vmlinux with DWARF (default: found by\n"
+	 "build-id, or under /usr/lib/debug/boot, /boot, /lib/modules;\n"
+	 "without it, inline instances come from record --func only)"},
+	{O_JSON, "json", NULL, "everything as one JSON object"},
+	{},
+};
+
+static const struct options_cmd command = {
+	.name = "report",
+	.head = "Usage: kprotperf report [OPTIONS] [FILE]\n"
+		"Show a recording (FILE, default kprotperf.data): kernel and hardening\n"
+		"provenance, per-syscall latency (calls, total, on-CPU, off-CPU, avg, p50,\n"
+		"p90, p99, max), the latency of the functions probed with record --func and\n"
+		"its split by syscall and slab cache, and the kernel and user functions that\n"
+		"took the CPU samples (self: the sample's leaf; total: anywhere on its stack).\n",
+	.column = 21,
+	.opts = entries,
+};
 
 static int parse_sort(const char *arg, enum sort_key *k)
 {
@@ -49,56 +61,47 @@ static int parse_sort(const char *arg, enum sort_key *k)
 	return -EINVAL;
 }
 
-static const struct option longopts[] = {
-	{"input", required_argument, NULL, 'i'}, {"sort", required_argument, NULL, 's'},
-	{"hist", required_argument, NULL, 'H'},	 {"top", required_argument, NULL, 'n'},
-	{"json", no_argument, NULL, 'j'},	 {"inline", no_argument, NULL, 'I'},
-	{"no-inline", no_argument, NULL, 'N'},	 {"vmlinux", required_argument, NULL, 'v'},
-	{"help", no_argument, NULL, 'h'},	 {},
-};
+static int set_opt(void *ctx, int key, const char *arg)
+{
+	struct report_opts *o = ctx;
+
+	switch (key) {
+	case 'i':
+		o->input = arg;
+		break;
+	case 's':
+		return parse_sort(arg, &o->sort);
+	case O_HIST:
+		o->hist = arg;
+		break;
+	case 'n':
+		o->top = atoi(arg);
+		break;
+	case O_JSON:
+		o->json = true;
+		break;
+	case O_INLINE:
+		o->inline_table = true;
+		break;
+	case O_NO_INLINE:
+		o->inlines = false;
+		break;
+	case O_VMLINUX:
+		o->vmlinux = arg;
+		break;
+	}
+	return 0;
+}
 
 /* 0: parsed, 1: help printed, <0: bad usage (already printed). */
 static int parse(int argc, char **argv, struct report_opts *o)
 {
-	int c;
+	int err;
 
 	*o = (struct report_opts){.input = "kprotperf.data", .top = 20, .inlines = true};
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:s:n:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			o->input = optarg;
-			break;
-		case 's':
-			if (parse_sort(optarg, &o->sort))
-				return -EINVAL;
-			break;
-		case 'H':
-			o->hist = optarg;
-			break;
-		case 'n':
-			o->top = atoi(optarg);
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		case 'I':
-			o->inline_table = true;
-			break;
-		case 'N':
-			o->inlines = false;
-			break;
-		case 'v':
-			o->vmlinux = optarg;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 1;
-		default:
-			return cli_bad_option("report", c, argv[optind - 1]);
-		}
-	}
+	err = options_parse(&command, argc, argv, set_opt, o);
+	if (err)
+		return err;
 	if (o->top <= 0)
 		o->top = 20;
 	return cli_input(argc, argv, "report", &o->input);
@@ -120,7 +123,7 @@ int cmd_report(int argc, char **argv)
 		return 1;
 	/* only inline frames need it: --hist shows none */
 	if (!o.hist && (o.inlines || o.inline_table) &&
-	    cli_kdebug("report", df, o.vmlinux, NULL, &kd, note, sizeof(note))) {
+	    cli_kernel_dwarf("report", df, o.vmlinux, NULL, &kd, note, sizeof(note))) {
 		df_close(df);
 		return 1;
 	}

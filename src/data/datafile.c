@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The data file itself: creating it (schema, stamp), inserting rows through
+ * cached statements, committing it atomically, and opening one for reading
+ * (validation, meta, the SQL functions readers use).
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -10,8 +15,8 @@
 #include <unistd.h>
 
 #include "data/datafile.h"
-#include "record/funcmatch.h"
 #include "data/provenance.h"
+#include "util/funcname.h"
 
 /* distinct INSERTs a recording makes; more is a programming error (-ENOSPC) */
 #define STMT_CACHE 32
@@ -363,34 +368,36 @@ static int load_meta(struct df *df)
 }
 
 /* Checks that the file is a kprotperf recording this version can read. */
-static int validate(struct df *df, const char **why)
+static int validate(struct df *df, char *why, size_t len)
 {
 	long long id = 0, version = 0;
 	int rc = pragma_int(df->db, "PRAGMA application_id", &id);
 
 	if (rc == SQLITE_CORRUPT) {
-		*why = "corrupt or truncated data file: record it again";
+		snprintf(why, len, "corrupt or truncated data file: record it again");
 		return -EBADMSG;
 	}
 	if (rc != SQLITE_OK) {
-		*why = "not a kprotperf data file (not an SQLite database)";
+		snprintf(why, len, "not a kprotperf data file (not an SQLite database)");
 		return -EBADMSG;
 	}
 	if (id != KP_APPLICATION_ID) {
-		*why = "not a kprotperf data file (foreign SQLite database)";
+		snprintf(why, len, "not a kprotperf data file (foreign SQLite database)");
 		return -EBADMSG;
 	}
 	pragma_int(df->db, "PRAGMA user_version", &version);
 	if (version > KP_SCHEMA_VERSION) {
-		*why = "written by a newer kprotperf (newer schema version): upgrade kprotperf";
+		snprintf(why, len,
+			 "written by a newer kprotperf (newer schema version): upgrade kprotperf");
 		return -EPROTONOSUPPORT;
 	}
 	if (version < KP_SCHEMA_OLDEST) {
-		*why = "written by an older kprotperf (older schema version): record it again";
+		snprintf(why, len,
+			 "written by an older kprotperf (older schema version): record it again");
 		return -EPROTONOSUPPORT;
 	}
 	if (quick_check(df->db) != SQLITE_OK || load_meta(df)) {
-		*why = "corrupt or truncated data file: record it again";
+		snprintf(why, len, "corrupt or truncated data file: record it again");
 		return -EBADMSG;
 	}
 	/* what older schemas lack reads as empty, from tables beside the read-only file */
@@ -399,15 +406,15 @@ static int validate(struct df *df, const char **why)
 	if (rc == SQLITE_OK && version < 4)
 		rc = sqlite3_exec(df->db, RUN_TABLES("TEMP "), NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
-		*why = "cannot create the temporary tables an older data file lacks";
+		snprintf(why, len, "cannot create the temporary tables an older data file lacks");
 	return df_errno(rc);
 }
 
-/* kp_func_base(name): name without its clone suffix (.isra.0, .cold, ...), as funcmatch.c says. */
+/* kp_func_base(name): name without its clone suffix (.isra.0, .cold, ...): util/funcname.h. */
 static void func_base(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	const char *name = (const char *)sqlite3_value_text(argv[0]);
-	size_t len = name ? func_clone_base_len(name) : 0;
+	size_t len = name ? funcname_clone_base_len(name) : 0;
 
 	if (!name)
 		sqlite3_result_null(ctx);
@@ -423,18 +430,19 @@ static int add_functions(sqlite3 *db)
 						NULL, NULL));
 }
 
-int df_open(struct df **out, const char *path, const char **why)
+int df_open(struct df **out, const char *path, char *why, size_t len)
 {
 	struct stat stb;
 	struct df *df;
 	int err;
 
-	*why = NULL;
+	*why = '\0';
 	if (stat(path, &stb))
 		return -errno;
 	if (!S_ISREG(stb.st_mode) || stb.st_size == 0) {
-		*why = stb.st_size == 0 ? "empty file, not a kprotperf data file"
-					: "not a regular file";
+		snprintf(why, len, "%s",
+			 stb.st_size == 0 ? "empty file, not a kprotperf data file"
+					  : "not a regular file");
 		return -EBADMSG;
 	}
 	df = df_alloc(path);
@@ -443,7 +451,7 @@ int df_open(struct df **out, const char *path, const char **why)
 	errno = 0;
 	err = df_errno(sqlite3_open_v2(path, &df->db, SQLITE_OPEN_READONLY, NULL));
 	if (!err)
-		err = validate(df, why) ?: add_functions(df->db);
+		err = validate(df, why, len) ?: add_functions(df->db);
 	if (err) {
 		df_free(df);
 		return err;

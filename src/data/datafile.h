@@ -31,8 +31,11 @@ int df_commit(struct df *df, uid_t uid, gid_t gid);
 /* Drop an uncommitted file. */
 void df_abort(struct df *df);
 
-/* Open for reading; on failure *why says what is wrong with the file. */
-int df_open(struct df **out, const char *path, const char **why);
+/*
+ * Open for reading.  On failure, why says what is wrong with the file, or is
+ * "" when the error (-errno: -ENOENT, ...) says it all.
+ */
+int df_open(struct df **out, const char *path, char *why, size_t len);
 sqlite3 *df_db(struct df *df);
 /* Run sql, calling fn on each row until it returns non-zero: that value, or -errno. */
 int df_each_row(struct df *df, const char *sql, int (*fn)(sqlite3_stmt *st, void *ctx), void *ctx);

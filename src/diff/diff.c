@@ -1,27 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * kprotperf diff: opens and checks the two recordings, loads every measure
- * of both (diff_load.c), estimates the changes (diff_stats.c) and prints
- * them (diff_out.c), or hands both to diff_folded() for --folded.
+ * kprotperf diff's tables: loads every measure of both recordings
+ * (load.c), estimates the changes (metrics.c, stats.c) and prints them
+ * (out.c) after the provenance and the notes (prov.c).
  */
-#include <errno.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "cmd/cli.h"
 #include "data/datafile.h"
+#include "data/features.h"
+#include "data/runs.h"
 #include "diff/diff.h"
-#include "diff/diff_folded.h"
 #include "diff/out.h"
 #include "diff/prov.h"
-#include "data/features.h"
-#include "util/json.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/stacks.h"
+#include "util/json.h"
 
 enum {
 	T_WALL,
@@ -70,138 +66,36 @@ static const struct {
 };
 
 struct diff_ctx {
-	struct diff_opts o;
-	struct df *df[2];
-	struct kernel_dwarf *kd[2];
-	char nodebug[2][1024]; /* why a side has no DWARF, "" when it has */
+	const struct diff_opts *o;
+	struct df *const *df;
+	struct kernel_dwarf *const *kd;
+	const char (*nodebug)[1024];
 	size_t runs[2];
 	double period[2];
-	struct features *feat;
+	const struct features *feat;
 	struct diff_notes notes;
 	struct diff_table t[T_N];
 	struct metrics_inlining *inl;
 	size_t ninl;
 };
 
-/* 1 when the two files hold the same bytes, 0 when not, -errno. */
-static int same_bytes(const char *a, const char *b, off_t size)
+/* Before the warnings: an older schema, a side without DWARF. */
+static void input_notes(struct diff_ctx *c)
 {
-	FILE *fa = fopen(a, "r"), *fb = fopen(b, "r");
-	char ba[65536], bb[65536];
-	size_t na, nb;
-	int same = 1;
+	long long b = runs_schema(c->df[DM_BASE]), h = runs_schema(c->df[DM_HARD]);
+	int side;
 
-	if (!fa || !fb)
-		same = -errno;
-	while (same == 1 && size > 0) {
-		na = fread(ba, 1, sizeof(ba), fa);
-		nb = fread(bb, 1, sizeof(bb), fb);
-		if (na != nb || !na || memcmp(ba, bb, na))
-			same = 0;
-		size -= na;
-	}
-	if (fa)
-		fclose(fa);
-	if (fb)
-		fclose(fb);
-	return same;
-}
-
-static int check_same(const struct diff_opts *o)
-{
-	struct stat a, b;
-	int same;
-
-	if (stat(o->path[0], &a) || stat(o->path[1], &b))
-		return -errno;
-	same = a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-	if (!same && a.st_size == b.st_size)
-		same = same_bytes(o->path[0], o->path[1], a.st_size);
-	if (same < 0)
-		fprintf(stderr, "kprotperf diff: cannot read %s or %s: %s\n", o->path[0],
-			o->path[1], strerror(-same));
-	else if (same)
-		fprintf(stderr,
-			"kprotperf diff: BASE and HARDENED are the same recording (%s and %s):"
-			" give a baseline recording and a hardened one\n",
-			o->path[0], o->path[1]);
-	return same ? -EINVAL : 0;
-}
-
-static int check_arch(struct diff_ctx *c)
-{
-	const char *a = df_meta(c->df[DM_BASE], "arch"), *b = df_meta(c->df[DM_HARD], "arch");
-
-	if (!a || !b || !strcmp(a, b))
-		return 0;
-	fprintf(stderr,
-		"kprotperf diff: BASE was recorded on %s and HARDENED on %s: recordings of"
-		" different architectures cannot be compared\n",
-		a, b);
-	return -EINVAL;
-}
-
-static long long schema(struct df *df)
-{
-	return df_scalar(df, "PRAGMA user_version", NULL);
-}
-
-static int open_inputs(struct diff_ctx *c)
-{
-	int err = cli_open("diff", c->o.path[0], &c->df[DM_BASE])
-			  ?: cli_open("diff", c->o.path[1], &c->df[DM_HARD])
-			  ?: check_same(&c->o) ?: check_arch(c);
-
-	if (!err && schema(c->df[DM_BASE]) != schema(c->df[DM_HARD]))
+	if (b != h)
 		diff_note(&c->notes,
 			  "note: base is schema %lld and hardened schema %lld: what the older one"
 			  " lacks reads as empty",
-			  schema(c->df[DM_BASE]), schema(c->df[DM_HARD]));
-	return err;
-}
-
-/* Each side's DWARF; one missing is a note, one unusable an error. */
-static int open_debug(struct diff_ctx *c)
-{
-	char cmd[32];
-	int side, err;
-
-	for (side = 0; side < 2; side++) {
-		/* an unusable file is said as "kprotperf diff: SIDE: why" */
-		snprintf(cmd, sizeof(cmd), "diff: %s", diff_side_name[side]);
-		err = cli_kdebug(cmd, c->df[side], c->o.vmlinux[side], NULL, &c->kd[side],
-				 c->nodebug[side], sizeof(c->nodebug[side]));
-		if (err)
-			return err;
-		if (!c->kd[side] && !c->o.folded)
+			  b, h);
+	for (side = 0; side < 2; side++)
+		if (!c->kd[side])
 			diff_note(&c->notes,
 				  "note: %s: no inline frames, inline instances from record --func"
 				  " only: %.900s",
 				  diff_side_name[side], c->nodebug[side]);
-	}
-	return 0;
-}
-
-static int open_features(struct diff_ctx *c)
-{
-	char why[512] = "";
-	int err = features_load(&c->feat, c->o.features, why, sizeof(why));
-
-	/* why names the file, and the line when it is one */
-	if (err)
-		fprintf(stderr, "kprotperf diff: %s\n", why);
-	return err;
-}
-
-static int run_folded(struct diff_ctx *c)
-{
-	int err = diff_folded(c->df[DM_BASE], c->kd[DM_BASE], c->df[DM_HARD], c->kd[DM_HARD],
-			      c->o.normalize, stdout);
-
-	if (err)
-		fprintf(stderr, "kprotperf diff: folding %s and %s: %s\n", c->o.path[0],
-			c->o.path[1], strerror(-err));
-	return err;
 }
 
 static void init_tables(struct diff_ctx *c)
@@ -215,7 +109,7 @@ static void init_tables(struct diff_ctx *c)
 					      .share = &c->t[defs[i].share].set,
 					      .feat = i == T_FEATURES ? c->feat : NULL};
 		metrics_init(&c->t[i].set, defs[i].kind, defs[i].clock, c->runs,
-			defs[i].samples ? c->period : NULL);
+			     defs[i].samples ? c->period : NULL);
 	}
 }
 
@@ -246,7 +140,7 @@ static int load_all(struct diff_ctx *c)
 	int side, i, err = 0;
 
 	for (side = 0; side < 2 && !err; side++) {
-		err = metrics_prepare(c->df[side], &c->runs[side]);
+		err = runs_prepare(c->df[side], &c->runs[side]);
 		c->period[side] = df_sample_period_ns(c->df[side]);
 	}
 	if (err)
@@ -256,7 +150,7 @@ static int load_all(struct diff_ctx *c)
 	for (side = 0; side < 2 && !err; side++)
 		err = load_side(c, side);
 	for (i = 0; i < T_N && !err; i++)
-		err = metrics_finish(&c->t[i].set, c->df, c->o.top);
+		err = metrics_finish(&c->t[i].set, c->df, c->o->top);
 	/* one build inlines alike on both sides: only the samples would differ */
 	if (err || same_build(c->df))
 		return err;
@@ -268,11 +162,11 @@ static void print_side(struct diff_ctx *c, int side, FILE *f)
 	struct df *df = c->df[side];
 
 	fprintf(f, "# %-9s %s: kernel %s (build-id %s), %zu run%s of '%s', %s Hz, schema %lld\n",
-		side ? "hardened:" : "base:", c->o.path[side],
+		side ? "hardened:" : "base:", c->o->path[side],
 		df_meta(df, "kernel.release") ?: "?", df_meta(df, "kernel.build_id") ?: "?",
 		c->runs[side], c->runs[side] == 1 ? "" : "s",
 		df_meta(df, "record.command") ?: df_meta(df, "record.mode") ?: "?",
-		df_meta(df, "sampling.freq_hz") ?: "?", schema(df));
+		df_meta(df, "sampling.freq_hz") ?: "?", runs_schema(df));
 }
 
 static int print_text(struct diff_ctx *c, FILE *f)
@@ -294,7 +188,7 @@ static int print_text(struct diff_ctx *c, FILE *f)
 			continue;
 		diff_table_text(&c->t[order[i]], f);
 	}
-	diff_inlining_text(c->inl, c->ninl, c->o.top, same_build(c->df), f);
+	diff_inlining_text(c->inl, c->ninl, c->o->top, same_build(c->df), f);
 	return err;
 }
 
@@ -303,12 +197,12 @@ static void json_side(struct diff_ctx *c, int side, struct json *j)
 	struct df *df = c->df[side];
 
 	json_open(j, diff_side_name[side], '{');
-	json_str(j, "path", c->o.path[side]);
+	json_str(j, "path", c->o->path[side]);
 	json_str(j, "kernel_release", df_meta(df, "kernel.release"));
 	json_str(j, "build_id", df_meta(df, "kernel.build_id"));
 	json_str(j, "arch", df_meta(df, "arch"));
 	json_str(j, "command", df_meta(df, "record.command"));
-	json_u64(j, "schema", schema(df));
+	json_u64(j, "schema", runs_schema(df));
 	json_u64(j, "runs", c->runs[side]);
 	json_double(j, "sample_period_ns", c->period[side]);
 	json_open(j, "debuginfo", '{');
@@ -336,20 +230,9 @@ static int print_json(struct diff_ctx *c, FILE *f)
 	json_close(&j, ']');
 	for (i = 0; i < T_N; i++)
 		diff_table_json(&c->t[i], &j);
-	diff_inlining_json(c->inl, c->ninl, c->o.top, &j);
+	diff_inlining_json(c->inl, c->ninl, c->o->top, &j);
 	json_close(&j, '}');
 	json_end(&j);
-	return err;
-}
-
-static int run_tables(struct diff_ctx *c)
-{
-	int err = load_all(c);
-	if (!err)
-		err = c->o.json ? print_json(c, stdout) : print_text(c, stdout);
-	if (err)
-		fprintf(stderr, "kprotperf diff: reading %s and %s: %s\n", c->o.path[0],
-			c->o.path[1], strerror(-err));
 	return err;
 }
 
@@ -360,31 +243,18 @@ static void cleanup(struct diff_ctx *c)
 	for (i = 0; i < T_N; i++)
 		metrics_free(&c->t[i].set);
 	free(c->inl);
-	if (c->feat)
-		features_free(c->feat);
-	for (i = 0; i < 2; i++) {
-		kernel_dwarf_close(c->kd[i]);
-		if (c->df[i])
-			df_close(c->df[i]);
-	}
 }
 
-int diff_run(const struct diff_opts *o)
+int diff_tables(const struct diff_opts *o, const struct diff_inputs *in, FILE *f)
 {
-	struct diff_ctx *c = calloc(1, sizeof(*c));
+	struct diff_ctx c = {
+		.o = o, .df = in->df, .kd = in->kd, .nodebug = in->nodebug, .feat = in->feat};
 	int err;
 
-	if (!c) {
-		fprintf(stderr, "kprotperf diff: %s\n", strerror(ENOMEM));
-		return 1;
-	}
-	c->o = *o;
-	/* a bad --features file fails before the slow part, reading the DWARF */
-	err = c->o.folded ? 0 : open_features(c);
-	err = err ?: open_inputs(c) ?: open_debug(c);
+	input_notes(&c);
+	err = load_all(&c);
 	if (!err)
-		err = c->o.folded ? run_folded(c) : run_tables(c);
-	cleanup(c);
-	free(c);
-	return err ? 1 : 0;
+		err = o->json ? print_json(&c, f) : print_text(&c, f);
+	cleanup(&c);
+	return err;
 }

@@ -8,6 +8,11 @@
 #define KP_DIFF_H
 
 #include <stdbool.h>
+#include <stdio.h>
+
+struct df;
+struct features;
+struct kernel_dwarf;
 
 struct diff_opts {
 	const char *path[2];
@@ -17,7 +22,15 @@ struct diff_opts {
 	bool json, folded, normalize;
 };
 
-/* Compare the two recordings as o says; the exit status of kprotperf diff (errors printed). */
-int diff_run(const struct diff_opts *o);
+/* What the front-end opened and checked, by DM_BASE and DM_HARD. */
+struct diff_inputs {
+	struct df *df[2];
+	struct kernel_dwarf *kd[2]; /* NULL: no DWARF, nodebug says why */
+	char nodebug[2][1024];	    /* "" when there is DWARF */
+	struct features *feat;
+};
+
+/* The provenance, notes and tables of the two recordings to f, text or JSON as o says; -errno. */
+int diff_tables(const struct diff_opts *o, const struct diff_inputs *in, FILE *f);
 
 #endif

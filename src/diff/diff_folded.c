@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * diff --folded: each recording folded by folded.c exactly as kprotperf
- * folded folds it, the two merged line by line (both come in byte order).
+ * diff --folded: each recording folded by symbols/folded_stacks.h exactly
+ * as kprotperf folded folds it, the two merged line by line (both come in
+ * byte order).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -9,7 +10,7 @@
 
 #include "util/array.h"
 #include "diff/diff_folded.h"
-#include "report/folded.h"
+#include "symbols/folded_stacks.h"
 #include "symbols/stacks.h"
 
 struct folded_line {
@@ -94,8 +95,8 @@ static int print_merged(const struct side *b, const struct side *h, double scale
 	return ferror(out) ? -EIO : 0;
 }
 
-int diff_folded(struct df *base, struct kernel_dwarf *kd_base, struct df *hard, struct kernel_dwarf *kd_hard,
-		bool normalize, FILE *out)
+int diff_folded(struct df *base, struct kernel_dwarf *kd_base, struct df *hard,
+		struct kernel_dwarf *kd_hard, bool normalize, FILE *out)
 {
 	struct folded_frames fr = {.user = true, .kernel = true, .inlines = true};
 	struct side b = {}, h = {};

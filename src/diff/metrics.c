@@ -1,38 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kprotperf diff's measures: the per-run values of both sides gathered by
+ * name, sorted by their change, and the intervals of the rows shown.
+ */
 #include <errno.h>
 #include <math.h>
 #include <search.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/array.h"
-#include "data/datafile.h"
+#include "data/runs.h"
 #include "diff/metrics.h"
 
-/* An empty runs table is an older or single-run recording: its totals are the one run. */
-static const char views_sql[] =
-	"CREATE TEMP TABLE d_runs(run INTEGER PRIMARY KEY, idx INTEGER);"
-	"INSERT INTO d_runs SELECT run, ROW_NUMBER() OVER (ORDER BY run) - 1 FROM runs;"
-	"INSERT INTO d_runs SELECT 0, 0 WHERE NOT EXISTS (SELECT 1 FROM runs);"
-	"CREATE TEMP VIEW d_lat AS SELECT d.idx AS run, l.kind, l.id, l.calls, l.done,"
-	" l.total_ns, l.oncpu_ns, l.offcpu_ns FROM run_latency l JOIN d_runs d ON d.run = l.run"
-	" UNION ALL SELECT 0, kind, id, calls, done, total_ns, oncpu_ns, offcpu_ns FROM latency"
-	" WHERE NOT EXISTS (SELECT 1 FROM runs);"
-	"CREATE TEMP VIEW d_samples AS SELECT d.idx AS run, s.kstack, s.count FROM run_samples s"
-	" JOIN d_runs d ON d.run = s.run UNION ALL SELECT 0, kstack, count FROM samples"
-	" WHERE NOT EXISTS (SELECT 1 FROM runs);";
-
-int metrics_prepare(struct df *df, size_t *runs)
-{
-	int err = df_errno(sqlite3_exec(df_db(df), views_sql, NULL, NULL, NULL));
-
-	*runs = err ? 0 : (size_t)df_scalar(df, "SELECT COUNT(*) FROM d_runs", NULL);
-	return err;
-}
-
 void metrics_init(struct metric_set *s, const char *kind, const char *clock, const size_t runs[2],
-	     const double *period)
+		  const double *period)
 {
 	*s = (struct metric_set){.kind = kind, .clock = clock, .samples = period};
 	memcpy(s->runs, runs, sizeof(s->runs));
@@ -55,7 +37,7 @@ static struct metric *new_metric(struct metric_set *s, const char *name)
 	    !(m->name = strdup(name)))
 		goto err;
 	for (side = 0; side < 2; side++) {
-		/* metrics_prepare() counts a recording without runs as one */
+		/* runs_prepare() counts a recording without runs as one */
 		m->run[side] = calloc(s->runs[side], sizeof(*m->run[side]));
 		if (!m->run[side])
 			goto err;
@@ -90,33 +72,20 @@ static struct metric *metric(struct metric_set *s, const char *name)
 	return find(s, name) ?: new_metric(s, name);
 }
 
-struct collect {
-	struct metric_set *s;
-	int side;
-};
-
-static int collect_row(sqlite3_stmt *st, void *ctx)
+int metrics_add(const struct runs_value *v, void *sink)
 {
-	struct collect *c = ctx;
-	long long run = sqlite3_column_int64(st, 0);
-	const char *name = (const char *)sqlite3_column_text(st, 1);
+	struct metrics_sink *c = sink;
 	struct metric *m;
 
-	if (!name || run < 0 || (size_t)run >= c->s->runs[c->side])
+	if (!v->name || v->run < 0 || (size_t)v->run >= c->s->runs[c->side])
 		return 0;
-	m = metric(c->s, name);
+	m = metric(c->s, v->name);
 	if (!m)
 		return -ENOMEM;
-	m->run[c->side][run].num +=
-		sqlite3_column_double(st, 2) * (c->s->samples ? c->s->period[c->side] : 1);
+	m->run[c->side][v->run].num += v->num * (c->s->samples ? c->s->period[c->side] : 1);
 	if (c->s->kind)
-		m->run[c->side][run].den += sqlite3_column_double(st, 3);
+		m->run[c->side][v->run].den += v->den;
 	return 0;
-}
-
-int metrics_collect(struct metric_set *s, int side, struct df *df, const char *sql)
-{
-	return df_each_row(df, sql, collect_row, &(struct collect){s, side});
 }
 
 /* One run on a side and a latency histogram to compare (off-CPU time has none). */
@@ -130,18 +99,16 @@ struct hist_fill {
 	int side;
 };
 
-static int hist_row(sqlite3_stmt *st, void *ctx)
+static int hist_row(const struct runs_hist *r, void *ctx)
 {
 	struct hist_fill *h = ctx;
-	const char *name = (const char *)sqlite3_column_text(st, 0);
-	long long b = sqlite3_column_int64(st, 1);
 	struct metric *m;
 
-	if (!name || b < 0 || b >= KP_HIST_BUCKETS)
+	if (!r->name || r->bucket < 0 || r->bucket >= KP_HIST_BUCKETS)
 		return 0;
-	m = find(h->s, name);
+	m = find(h->s, r->name);
 	if (m && m->hist)
-		m->hist[h->side][b] = sqlite3_column_int64(st, 2);
+		m->hist[h->side][r->bucket] = r->count;
 	return 0;
 }
 
@@ -151,14 +118,6 @@ static int hist_row(sqlite3_stmt *st, void *ctx)
  */
 static int load_hists(struct metric_set *s, struct df *const df[2])
 {
-	static const char sc_sql[] =
-		"SELECT n.name, h.bucket, SUM(h.count) FROM latency_hist h JOIN latency n"
-		" ON n.kind = h.kind AND n.id = h.id WHERE h.kind = 'syscall' AND h.clock = '%s'"
-		" GROUP BY 1, 2";
-	static const char fn_sql[] =
-		"SELECT f.name, h.bucket, SUM(h.count) FROM latency_hist h JOIN funcs f"
-		" ON f.id = h.id WHERE h.kind = 'func' AND h.clock = '%s' GROUP BY 1, 2";
-	char sql[512];
 	size_t i;
 	int side, err = 0;
 
@@ -169,9 +128,9 @@ static int load_hists(struct metric_set *s, struct df *const df[2])
 		if (!s->v[i]->hist)
 			return -ENOMEM;
 	}
-	snprintf(sql, sizeof(sql), strcmp(s->kind, "func") ? sc_sql : fn_sql, s->clock);
 	for (side = 0; side < 2 && !err; side++)
-		err = df_each_row(df[side], sql, hist_row, &(struct hist_fill){s, side});
+		err = runs_latency_hists(df[side], s->kind, s->clock, hist_row,
+					 &(struct hist_fill){s, side});
 	return err;
 }
 
@@ -214,7 +173,7 @@ int metrics_finish(struct metric_set *s, struct df *const df[2], int top)
 
 	for (i = 0; i < s->n; i++)
 		stats_point(s->v[i]->run[DM_BASE], s->runs[DM_BASE], s->v[i]->run[DM_HARD],
-			 s->runs[DM_HARD], &s->v[i]->r);
+			    s->runs[DM_HARD], &s->v[i]->r);
 	if (s->n)
 		qsort(s->v, s->n, sizeof(*s->v), cmp_rows);
 	/* the resampling is the costly part: only for the rows printed */

@@ -2,14 +2,7 @@
 /*
  * What kprotperf diff compares: named measures (a syscall's latency per
  * call, a kernel function's CPU time per run, ...) with one value per run on
- * each side, matched across the two recordings by name.
- *
- * A recording's runs are the rows of its runs table (record --repeat), or
- * the whole recording as one run when that table is empty.  metrics_prepare()
- * makes the per-run views the loaders read:
- *   d_runs(run, idx)                 idx 0..runs-1
- *   d_lat(run, kind, id, calls, done, total_ns, oncpu_ns, offcpu_ns)
- *   d_samples(run, kstack, count)    run is the idx
+ * each side (runs of data/runs.h), matched across the two recordings by name.
  */
 #ifndef KP_DIFF_METRICS_H
 #define KP_DIFF_METRICS_H
@@ -23,6 +16,7 @@
 struct df;
 struct features;
 struct kernel_dwarf;
+struct runs_value;
 
 enum { DM_BASE, DM_HARD };
 
@@ -45,13 +39,16 @@ struct metric_set {
 	size_t shown; /* after metrics_finish(): v[0..shown) are the rows to print */
 };
 
-/* The views above; *runs: how many runs the recording holds. */
-int metrics_prepare(struct df *df, size_t *runs);
 /* An empty set; period (ns per sample, per side) makes it a sample set, kind NULL. */
 void metrics_init(struct metric_set *s, const char *kind, const char *clock, const size_t runs[2],
-	     const double *period);
-/* Adds the rows of sql (run idx, name, num, den) to side's values; -errno. */
-int metrics_collect(struct metric_set *s, int side, struct df *df, const char *sql);
+		  const double *period);
+/* Where the rows of a data/runs.h reader go: side's values of s. */
+struct metrics_sink {
+	struct metric_set *s;
+	int side;
+};
+/* A runs_value_fn: adds the row to the sink's values; -errno. */
+int metrics_add(const struct runs_value *v, void *sink);
 /*
  * Sorts by |delta_run|, the metrics with no time on either side last, and
  * gives the first top others (the rows printed) their intervals and
@@ -63,9 +60,10 @@ void metrics_free(struct metric_set *s);
 
 /* Loaders, each for one side. */
 int metrics_load_latency(struct metric_set *s, int side, struct df *df, const char *column);
-int metrics_load_kernel_functions(struct metric_set *self, struct metric_set *total, int side, struct df *df);
+int metrics_load_kernel_functions(struct metric_set *self, struct metric_set *total, int side,
+				  struct df *df);
 int metrics_load_inlines(struct metric_set *self, struct metric_set *total, int side, struct df *df,
-		    struct kernel_dwarf *kd);
+			 struct kernel_dwarf *kd);
 int metrics_load_features(struct metric_set *s, int side, struct df *df, const struct features *f);
 int metrics_load_wall(struct metric_set *s, int side, struct df *df);
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/* kprotperf diff's tables and its inlining section printed, as text or as JSON. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -204,7 +205,8 @@ static const char *how_text(unsigned int how)
 	return text[how & 3];
 }
 
-void diff_inlining_text(const struct metrics_inlining *v, size_t n, int top, bool same_build, FILE *f)
+void diff_inlining_text(const struct metrics_inlining *v, size_t n, int top, bool same_build,
+			FILE *f)
 {
 	size_t i;
 

@@ -16,15 +16,16 @@ struct diff_table {
 	const char *title; /* text: the line above the column heads */
 	const char *col;   /* text: the first column's head */
 	struct metric_set set;
-	const struct metric_set *share;  /* SHARE: of this set's total change per run */
-	const struct features *feat; /* the feature table's: their descriptions */
+	const struct metric_set *share; /* SHARE: of this set's total change per run */
+	const struct features *feat;	/* the feature table's: their descriptions */
 };
 
 /* The rows metrics_finish() chose (set.shown). */
 void diff_table_text(const struct diff_table *t, FILE *f);
 void diff_table_json(const struct diff_table *t, struct json *j);
 /* same_build: both sides ran one kernel build, whose inlining is the same on both */
-void diff_inlining_text(const struct metrics_inlining *v, size_t n, int top, bool same_build, FILE *f);
+void diff_inlining_text(const struct metrics_inlining *v, size_t n, int top, bool same_build,
+			FILE *f);
 void diff_inlining_json(const struct metrics_inlining *v, size_t n, int top, struct json *j);
 
 #endif

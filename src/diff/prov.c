@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kprotperf diff's header: on what the two recordings differ (kernel build,
+ * cmdline knobs, config, vulnerabilities) and the notes and warnings.
+ */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -6,10 +10,11 @@
 #include <string.h>
 
 #include "data/datafile.h"
+#include "data/meta.h"
+#include "data/provenance.h"
 #include "diff/metrics.h"
 #include "diff/prov.h"
 #include "util/json.h"
-#include "data/provenance.h"
 
 /* fewer runs than this on a side make intervals over runs unreliable */
 #define DIFF_MIN_RUNS 5
@@ -82,10 +87,9 @@ static int load_knobs(struct df *df, struct kv_list *l)
 	return err;
 }
 
-static int kv_row(sqlite3_stmt *st, void *l)
+static int kv_pair(const struct meta_pair *p, void *l)
 {
-	return kv_add(l, (const char *)sqlite3_column_text(st, 0) ?: "", "%s",
-		      (const char *)sqlite3_column_text(st, 1) ?: "");
+	return kv_add(l, p->key, "%s", p->value);
 }
 
 /* What differs, either way round: a key one side lacks is "(not set)" there. */
@@ -124,15 +128,19 @@ static void each_diff(struct differ *d, const struct kv_list *b, const struct kv
 			one_diff(d, h->v[i].key, NULL, h->v[i].value);
 }
 
-static const char *const lists[][2] = {
-	{"cmdline", NULL},
-	{"config", "SELECT replace(option, 'CONFIG_', ''), value FROM config ORDER BY option"},
-	{"vulnerabilities", "SELECT name, status FROM vulnerabilities ORDER BY name"},
+/* The JSON arrays, and the lists read for them but the cmdline's (-1). */
+static const struct {
+	const char *key;
+	int list;
+} lists[] = {
+	{"cmdline", -1},
+	{"config", META_CONFIG_SHORT},
+	{"vulnerabilities", META_VULNERABILITIES},
 };
 
 static int load_list(struct df *df, int i, struct kv_list *l)
 {
-	return lists[i][1] ? df_each_row(df, lists[i][1], kv_row, l) : load_knobs(df, l);
+	return lists[i].list < 0 ? load_knobs(df, l) : meta_each(df, lists[i].list, kv_pair, l);
 }
 
 /* Text: only when they differ; JSON: both, always. */
@@ -175,7 +183,7 @@ int diff_provenance(struct df *const df[2], FILE *f, struct json *j)
 		err = load_list(df[DM_BASE], i, &l[0]) ?: load_list(df[DM_HARD], i, &l[1]);
 		d.what = what[i];
 		if (j)
-			json_open(j, lists[i][0], '[');
+			json_open(j, lists[i].key, '[');
 		if (!err)
 			each_diff(&d, &l[0], &l[1]);
 		if (j)

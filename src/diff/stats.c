@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/* The estimators of diff/stats.h: point values, bootstrap, delta method, Poisson. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@
 #define Z95 1.959963984540054
 
 void stats_point(const struct stats_run *b, size_t nb, const struct stats_run *h, size_t nh,
-	      struct stats_result *r)
+		 struct stats_result *r)
 {
 	double nsum[2] = {0, 0}, dsum[2] = {0, 0};
 	size_t i;
@@ -23,7 +24,8 @@ void stats_point(const struct stats_run *b, size_t nb, const struct stats_run *h
 		nsum[1] += h[i].num;
 		dsum[1] += h[i].den;
 	}
-	*r = (struct stats_result){.lo = NAN, .hi = NAN, .delta_lo = NAN, .delta_hi = NAN, .p = NAN};
+	*r = (struct stats_result){
+		.lo = NAN, .hi = NAN, .delta_lo = NAN, .delta_hi = NAN, .p = NAN};
 	r->base = dsum[0] > 0 ? nsum[0] / dsum[0] : 0;
 	r->hard = dsum[1] > 0 ? nsum[1] / dsum[1] : 0;
 	r->base_den = dsum[0];
@@ -105,7 +107,7 @@ static double expanded_tail(size_t nb, size_t nh)
 }
 
 int stats_bootstrap(const struct stats_run *b, size_t nb, const struct stats_run *h, size_t nh,
-		 struct stats_result *r)
+		    struct stats_result *r)
 {
 	double tail = expanded_tail(nb, nh);
 	double *ratio = malloc(2 * DS_RESAMPLES * sizeof(*ratio)), *delta = ratio + DS_RESAMPLES;

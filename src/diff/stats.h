@@ -49,10 +49,10 @@ struct stats_result {
 
 /* The point estimates; no interval yet (method DS_NONE, sig false). */
 void stats_point(const struct stats_run *b, size_t nb, const struct stats_run *h, size_t nh,
-	      struct stats_result *r);
+		 struct stats_result *r);
 /* Needs nb, nh >= 2; resamples DS_RESAMPLES times from DS_SEED.  -ENOMEM or 0. */
 int stats_bootstrap(const struct stats_run *b, size_t nb, const struct stats_run *h, size_t nh,
-		 struct stats_result *r);
+		    struct stats_result *r);
 /* Two-sided p value of the U test of h against b, over the same buckets; z if not NULL. */
 double stats_mann_whitney(const __u64 *b, const __u64 *h, size_t nbuckets, double *z);
 /* Interval and verdict of one-run latency from the KP_HIST_BUCKETS histograms. */

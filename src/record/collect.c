@@ -13,7 +13,7 @@
 
 #include "util/array.h"
 #include "record/collect.h"
-#include "data/datafile.h"
+#include "data/recording.h"
 #include "util/hist.h"
 #include "kprotperf.h"
 #include "symbols/ksyms.h"
@@ -69,8 +69,7 @@ int collect_write_counters(struct df *df, const __u64 *totals)
 	int i, err = 0;
 
 	for (i = 0; i < KP_CNT_MAX && !err; i++)
-		err = df_insert(df, "INSERT INTO counters VALUES(?,?)", "ti", counter_names[i],
-				(long long)totals[i]);
+		err = recording_put_counter(df, counter_names[i], totals[i]);
 	return err;
 }
 
@@ -101,9 +100,8 @@ static int put_hist(struct df *df, const char *kind, __u32 id, const char *clock
 	for (b = 0; b < KP_HIST_BUCKETS && !err; b++) {
 		if (!hist[b])
 			continue;
-		err = df_insert(df, "INSERT INTO latency_hist VALUES(?,?,?,?,?,?,?)", "titiiii",
-				kind, (long long)id, clock, (long long)b, (long long)kp_hist_lo(b),
-				(long long)kp_hist_hi(b), (long long)hist[b]);
+		err = recording_put_hist_bucket(df, kind, id, clock, b, kp_hist_lo(b),
+						kp_hist_hi(b), hist[b]);
 	}
 	return err;
 }
@@ -154,32 +152,26 @@ struct lat_rows {
 static int put_run_lat(const struct lat_rows *w, __u32 id, const struct kp_lat *sum)
 {
 	struct lat_part *prev = &w->prev[id];
-	struct lat_part d = {sum->calls - prev->calls, sum->done - prev->done,
-			     sum->total_ns - prev->total_ns, sum->oncpu_ns - prev->oncpu_ns};
+	struct recording_lat d = {sum->calls - prev->calls, sum->done - prev->done,
+				  sum->total_ns - prev->total_ns, sum->oncpu_ns - prev->oncpu_ns};
 
 	*prev = (struct lat_part){sum->calls, sum->done, sum->total_ns, sum->oncpu_ns};
 	if (!d.calls && !d.done)
 		return 0;
-	return df_insert(w->df, "INSERT INTO run_latency VALUES(?,?,?,?,?,?,?,?)", "itiiiiii",
-			 (long long)w->run, w->kind, (long long)id, (long long)d.calls,
-			 (long long)d.done, (long long)d.total_ns, (long long)d.oncpu_ns,
-			 (long long)(d.total_ns - d.oncpu_ns));
+	return recording_put_run_latency(w->df, w->run, w->kind, id, &d);
 }
 
 static int put_lat(__u32 id, const struct kp_lat *sum, void *ctx)
 {
 	const struct lat_rows *w = ctx;
+	struct recording_lat l = {sum->calls, sum->done, sum->total_ns, sum->oncpu_ns, sum->max_ns};
 	char buf[32];
 	int err;
 
 	err = w->prev ? put_run_lat(w, id, sum) : 0;
 	if (err || !w->name || (!sum->calls && !sum->done))
 		return err;
-	err = df_insert(w->df, "INSERT INTO latency VALUES(?,?,?,?,?,?,?,?,?)", "titiiiiii",
-			w->kind, (long long)id, w->name(id, w->ctx, buf, sizeof(buf)),
-			(long long)sum->calls, (long long)sum->done, (long long)sum->total_ns,
-			(long long)sum->oncpu_ns, (long long)(sum->total_ns - sum->oncpu_ns),
-			(long long)sum->max_ns);
+	err = recording_put_latency(w->df, w->kind, id, w->name(id, w->ctx, buf, sizeof(buf)), &l);
 	err = err ?: put_hist(w->df, w->kind, id, "total", sum->hist);
 	return err ?: put_hist(w->df, w->kind, id, "oncpu", sum->oncpu_hist);
 }
@@ -259,13 +251,11 @@ static int put_kstack(struct df *df, int fd, __s32 id, const struct ksyms *ks)
 	if (bpf_map_lookup_elem(fd, &id, ips))
 		return 0;
 	for (d = 0; d < KP_STACK_DEPTH && ips[d] && !err; d++) {
-		err = df_insert(df, "INSERT OR IGNORE INTO kstack_frames VALUES(?,?,?)", "iii",
-				(long long)id, (long long)d, (long long)ips[d]);
+		err = recording_put_kstack_frame(df, id, d, ips[d]);
 		/* callers' frames hold return addresses: look up the call instruction */
 		sym = ksyms_lookup(ks, d ? ips[d] - 1 : ips[d]);
 		if (!err && sym)
-			err = df_insert(df, "INSERT OR IGNORE INTO ksyms VALUES(?,?,?)", "itt",
-					(long long)sym->addr, sym->name, sym->module);
+			err = recording_put_ksym(df, sym->addr, sym->name, sym->module);
 	}
 	return err;
 }
@@ -287,8 +277,7 @@ static int put_ustack(struct df *df, int fd, struct procs *procs, const struct u
 		} else if (d) {
 			f.off++;
 		}
-		err = df_insert(df, "INSERT INTO ustack_frames VALUES(?,?,?,?,?,?)", "iiitti", id,
-				(long long)d, (long long)ips[d], f.module, f.sym, (long long)f.off);
+		err = recording_put_ustack_frame(df, id, d, ips[d], f.module, f.sym, f.off);
 	}
 	return err;
 }
@@ -347,13 +336,8 @@ static int put_sample(struct df *df, const struct kp_sample_key *k, __u64 count,
 
 	memcpy(comm, k->comm, KP_COMM_LEN);
 	/* kstack NULL: the sample hit user mode; negative: the kernel stack was lost */
-	if (k->kstack == KP_NO_KSTACK)
-		return df_insert(df, "INSERT INTO samples VALUES(?,?,?,NULL,?,?)", "iitii",
-				 (long long)k->tgid, (long long)k->pid, comm, ustack,
-				 (long long)count);
-	return df_insert(df, "INSERT INTO samples VALUES(?,?,?,?,?,?)", "iitiii",
-			 (long long)k->tgid, (long long)k->pid, comm, (long long)k->kstack, ustack,
-			 (long long)count);
+	return recording_put_sample(df, k->tgid, k->pid, comm,
+				    k->kstack == KP_NO_KSTACK ? NULL : &k->kstack, ustack, count);
 }
 
 static int put_samples_kstacks(struct df *df, int fd, const struct kp_sample_key *k, size_t n,
@@ -520,11 +504,8 @@ static int cmp_run_row(const void *a, const void *b)
 
 static int put_run_row(struct df *df, const struct run_row *w)
 {
-	if (w->kstack == KP_NO_KSTACK)
-		return df_insert(df, "INSERT INTO run_samples VALUES(?,NULL,?,?)", "iii",
-				 (long long)w->run, w->ustack, (long long)w->count);
-	return df_insert(df, "INSERT INTO run_samples VALUES(?,?,?,?)", "iiii", (long long)w->run,
-			 (long long)w->kstack, w->ustack, (long long)w->count);
+	return recording_put_run_sample(df, w->run, w->kstack == KP_NO_KSTACK ? NULL : &w->kstack,
+					w->ustack, w->count);
 }
 
 /* Samples of different threads with the same stacks meet in one row per run. */

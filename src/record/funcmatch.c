@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/*
+ * --func patterns matched over the kernel's symbols: the targets they name,
+ * clones folded in (util/funcname.h), and suggestions for a name matching nothing.
+ */
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -6,25 +10,7 @@
 
 #include "record/funcmatch.h"
 #include "symbols/ksyms.h"
-
-size_t func_clone_base_len(const char *sym)
-{
-	const char *dot = strchr(sym, '.');
-
-	return dot ? dot - sym : 0;
-}
-
-size_t func_base_len(const char *sym)
-{
-	/* padding and CFI stubs share the function's name but are not it */
-	if (!strncmp(sym, "__pfx_", 6) || !strncmp(sym, "__cfi_", 6))
-		return 0;
-	if (!strchr(sym, '.'))
-		return strlen(sym);
-	if (strstr(sym, ".cold"))
-		return 0;
-	return func_clone_base_len(sym);
-}
+#include "util/funcname.h"
 
 static bool matches(const char *pattern, const char *sym, size_t base)
 {
@@ -99,7 +85,7 @@ static int match_one(const struct ksyms *ks, const char *pattern, struct func_ta
 	int err;
 
 	for (i = 0; (k = ksyms_at(ks, i)); i++) {
-		base = func_base_len(k->name);
+		base = funcname_base_len(k->name);
 		if (!base || !matches(pattern, k->name, base))
 			continue;
 		ft = target_of(t, n, k->name, base);
@@ -214,7 +200,7 @@ int func_closest(const struct ksyms *ks, const char *name, char best[][64], int 
 	if (k > 16)
 		k = 16;
 	for (i = 0; (s = ksyms_at(ks, i)); i++) {
-		base = func_base_len(s->name);
+		base = funcname_base_len(s->name);
 		if (!base || base >= 64)
 			continue;
 		d = distance(name, len, s->name, base);

@@ -2,7 +2,7 @@
 /*
  * Which kernel symbols a --func pattern means: globs over function names with
  * compiler clone suffixes (.isra.N, .constprop.N, .part.N, ...) folded into
- * the function they were cloned from; .cold parts are not entry points.
+ * the function they were cloned from (util/funcname.h).
  */
 #ifndef KP_FUNCMATCH_H
 #define KP_FUNCMATCH_H
@@ -26,13 +26,6 @@ struct func_target {
 	bool clone; /* only compiler clones exist, no symbol of its own */
 };
 
-/* Length of sym's function name without clone suffix; 0 for non-entry parts. */
-size_t func_base_len(const char *sym);
-/*
- * Length of sym before its first '.', where clone suffixes start; 0 when it
- * has none there (no '.', or one first).  .cold parts count as the function.
- */
-size_t func_clone_base_len(const char *sym);
 /* Targets for the patterns, sorted by name; -ENOENT and *bad on a pattern matching nothing. */
 int func_match(const struct ksyms *ks, char *const *patterns, int n, struct func_target **out,
 	       size_t *nout, const char **bad);

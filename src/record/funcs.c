@@ -20,12 +20,11 @@
 #include "record/funcs.h"
 #include "record/inline_probes.h"
 #include "record/collect.h"
-#include "data/datafile.h"
 #include "symbols/debuginfo.h"
 #include "funcs.skel.h"
 #include "kprotperf.h"
 #include "symbols/ksyms.h"
-#include "data/provenance.h"
+#include "data/recording.h"
 #include "record.skel.h"
 
 enum method { M_FENTRY, M_KPROBE, M_KPROBE_MULTI, M_INLINE_KPROBE, M_SAMPLES };
@@ -36,7 +35,7 @@ struct funcs {
 	struct func_target *t;
 	size_t n;
 	struct inline_probes *inl; /* inlined-only functions: ids n, n + 1, ... */
-	enum method *method;	/* per id, inline instances included */
+	enum method *method;	   /* per id, inline instances included */
 	__u32 flags[KP_MAX_FUNCS];
 	struct record_bpf *rec;
 	struct funcs_bpf *owner; /* holds the func_* maps every copy shares */
@@ -292,7 +291,7 @@ static int attach_inline(struct funcs *f, struct funcs_bpf *o, char *why, size_t
 	int err;
 
 	err = inline_probes_attach(f->inl, f->n, bpf_map__fd(f->owner->maps.pc_actions),
-				o->progs.kp_pc, keep_link, f, why, len);
+				   o->progs.kp_pc, keep_link, f, why, len);
 	for (i = 0; !err && i < inline_probes_count(f->inl); i++)
 		f->method[f->n + i] = M_INLINE_KPROBE;
 	return err;
@@ -551,9 +550,9 @@ static int resolve(struct funcs *f, const struct func_opts *o, char *why, size_t
 		err = n ? func_match(f->ks, pat, n, &f->t, &f->n, &bad) : 0;
 		if (err != -ENOENT)
 			return err;
-		err = bad[strcspn(bad, "*?[")]
-			      ? -ENOENT
-			      : inline_probes_add(&f->inl, bad, o->vmlinux, f->ks, path, sizeof(path));
+		err = bad[strcspn(bad, "*?[")] ? -ENOENT
+					       : inline_probes_add(&f->inl, bad, o->vmlinux, f->ks,
+								   path, sizeof(path));
 		if (err) {
 			unknown(f->ks, bad, o->vmlinux, err, f->inl != NULL, path, why, len);
 			return err == -ENOMEM ? err : -ENOENT;
@@ -642,9 +641,8 @@ static int put_func(struct df *df, const struct funcs *f, size_t i)
 	for (j = 0; j < f->t[i].nsyms && off < sizeof(syms); j++)
 		off += snprintf(syms + off, sizeof(syms) - off, "%s%s", j ? "," : "",
 				f->t[i].syms[j].symbol);
-	return df_insert(df, "INSERT INTO funcs VALUES(?,?,?,?,?,?)", "ittitt", (long long)i,
-			 f->t[i].name, syms, (long long)f->t[i].syms[0].addr,
-			 f->t[i].syms[0].module, method_names[f->method[i]]);
+	return recording_put_func(df, i, f->t[i].name, syms, f->t[i].syms[0].addr,
+				  f->t[i].syms[0].module, method_names[f->method[i]]);
 }
 
 /* One row per (function, syscall) with calls, summed over the per-CPU slots. */
@@ -668,11 +666,9 @@ static int put_by_nr(struct df *df, const struct funcs *f)
 				sum.total_ns += v[c].total_ns;
 			}
 			if (sum.calls)
-				err = df_insert(
-					df, "INSERT INTO func_syscalls VALUES(?,?,?,?)", "iiii",
-					(long long)i,
-					(long long)(slot == KP_MAX_SYSCALLS ? KP_NO_SYSCALL : slot),
-					(long long)sum.calls, (long long)sum.total_ns);
+				err = recording_put_func_syscall(
+					df, i, slot == KP_MAX_SYSCALLS ? KP_NO_SYSCALL : slot,
+					sum.calls, sum.total_ns);
 		}
 	}
 	free(v);
@@ -690,9 +686,8 @@ static int put_by_stack(struct df *df, const struct funcs *f, const struct ksyms
 	err = collect_dump(bpf_map__fd(f->owner->maps.func_stack), sizeof(*k), sizeof(*v),
 			   (void **)&k, (void **)&v, &n);
 	for (i = 0; i < n && !err; i++)
-		err = df_insert(df, "INSERT INTO func_stacks VALUES(?,?,?,?)", "iiii",
-				(long long)k[i].func, (long long)k[i].kstack, (long long)v[i].calls,
-				(long long)v[i].total_ns);
+		err = recording_put_func_stack(df, k[i].func, k[i].kstack, v[i].calls,
+					       v[i].total_ns);
 	ids = err ? NULL : malloc((n + 1) * sizeof(*ids));
 	if (!err && !ids)
 		err = -ENOMEM;
@@ -718,12 +713,7 @@ static int put_by_ctx(struct df *df, const struct funcs *f)
 	for (i = 0; i < n && !err; i++) {
 		memcpy(ctx, k[i].ctx, KP_CTX_LEN);
 		/* names cut at KP_CTX_LEN can meet: merge them */
-		err = df_insert(df,
-				"INSERT INTO func_contexts VALUES(?,?,?,?) ON CONFLICT DO UPDATE"
-				" SET calls = calls + excluded.calls,"
-				" total_ns = total_ns + excluded.total_ns",
-				"itii", (long long)k[i].func, ctx, (long long)v[i].calls,
-				(long long)v[i].total_ns);
+		err = recording_put_func_context(df, k[i].func, ctx, v[i].calls, v[i].total_ns);
 	}
 	free(k);
 	free(v);
@@ -761,7 +751,7 @@ int funcs_collect(struct funcs *f, struct df *df, const struct ksyms *ks)
 		err = put_func(df, f, i);
 	err = err
 		      ?: inline_probes_put(f->inl, f->n, df,
-					f->inl ? method_names[f->method[f->n]] : NULL);
+					   f->inl ? method_names[f->method[f->n]] : NULL);
 	if (!f->owner)
 		return err;
 	err = err
@@ -770,9 +760,7 @@ int funcs_collect(struct funcs *f, struct df *df, const struct ksyms *ks)
 	err = err ?: put_by_nr(df, f);
 	err = err ?: put_by_stack(df, f, ks);
 	err = err ?: put_by_ctx(df, f);
-	return err
-		       ?: df_insert(df, "INSERT INTO counters VALUES(?,?)", "ti",
-				    "lost_func_recursion", (long long)recursion_misses(f));
+	return err ?: recording_put_counter(df, "lost_func_recursion", recursion_misses(f));
 }
 
 bool funcs_uses_fentry(const struct funcs *f)

@@ -13,7 +13,7 @@
 #include <bpf/libbpf.h>
 
 #include "util/array.h"
-#include "data/datafile.h"
+#include "data/recording.h"
 #include "symbols/debuginfo.h"
 #include "func_layout.h"
 #include "record/inline_probes.h"
@@ -87,7 +87,7 @@ static bool has(const struct inline_probes *s, const char *name)
 }
 
 int inline_probes_add(struct inline_probes **set, const char *name, const char *vmlinux,
-		   const struct ksyms *ks, char *path, size_t plen)
+		      const struct ksyms *ks, char *path, size_t plen)
 {
 	struct inline_instance *v;
 	size_t n, i;
@@ -201,8 +201,8 @@ static void refused(const struct inline_probes *s, const struct pc_action *p, in
 }
 
 int inline_probes_attach(const struct inline_probes *s, __u32 base, int actions_fd,
-		      struct bpf_program *prog, int (*keep)(void *ctx, struct bpf_link *l),
-		      void *ctx, char *why, size_t len)
+			 struct bpf_program *prog, int (*keep)(void *ctx, struct bpf_link *l),
+			 void *ctx, char *why, size_t len)
 {
 	LIBBPF_OPTS(bpf_kprobe_opts, opts);
 	struct pc_action *v = NULL;
@@ -262,6 +262,7 @@ static char *ranges_text(const struct inline_probes *s, const struct inline_inst
 int inline_probes_put(const struct inline_probes *s, __u32 base, struct df *df, const char *method)
 {
 	const struct inline_instance *in;
+	struct recording_inline row;
 	size_t i;
 	char *t;
 	int err = 0;
@@ -271,15 +272,17 @@ int inline_probes_put(const struct inline_probes *s, __u32 base, struct df *df, 
 		t = ranges_text(s, in);
 		if (!t)
 			return -ENOMEM;
-		err = df_insert(df, "INSERT INTO funcs VALUES(?,?,?,?,?,?)", "ittitt",
-				(long long)(base + i), in->func, in->parent,
-				(long long)(in->entry + s->slide), "", method);
-		err = err
-			      ?: df_insert(df, "INSERT INTO inlines VALUES(?,?,?,?,?,?,?,?,?)",
-					   "itttiitit", (long long)(base + i), in->func, in->parent,
-					   in->call_file, (long long)in->call_line,
-					   (long long)(in->entry + s->slide), t,
-					   (long long)in->bytes, t + strlen(t) + 1);
+		row = (struct recording_inline){.func = base + i,
+						.name = in->func,
+						.parent = in->parent,
+						.call_file = in->call_file,
+						.call_line = in->call_line,
+						.entry = in->entry + s->slide,
+						.ranges = t,
+						.exits = t + strlen(t) + 1,
+						.bytes = in->bytes};
+		err = recording_put_func(df, row.func, in->func, in->parent, row.entry, "", method);
+		err = err ?: recording_put_inline(df, &row);
 		free(t);
 	}
 	return err;

@@ -26,7 +26,7 @@ struct inline_probes;
  * path is then in path.
  */
 int inline_probes_add(struct inline_probes **set, const char *name, const char *vmlinux,
-		   const struct ksyms *ks, char *path, size_t plen);
+		      const struct ksyms *ks, char *path, size_t plen);
 size_t inline_probes_count(const struct inline_probes *s);
 const char *inline_probes_name(const struct inline_probes *s, size_t i);
 /*
@@ -35,8 +35,8 @@ const char *inline_probes_name(const struct inline_probes *s, size_t i);
  * owns it from then on.  On failure *why names the address refused.
  */
 int inline_probes_attach(const struct inline_probes *s, __u32 base, int actions_fd,
-		      struct bpf_program *prog, int (*keep)(void *ctx, struct bpf_link *l),
-		      void *ctx, char *why, size_t len);
+			 struct bpf_program *prog, int (*keep)(void *ctx, struct bpf_link *l),
+			 void *ctx, char *why, size_t len);
 /*
  * The instances as rows of the funcs (probed by method) and inlines tables,
  * instance i being function base + i.

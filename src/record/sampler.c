@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/* CPU-clock sampling: one perf event per online CPU, each running the BPF sampler. */
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -10,9 +11,6 @@
 
 #include "record/sampler.h"
 #include "util/cpus.h"
-
-#define MAX_CPUS 4096
-
 
 static int open_clock(int cpu, unsigned int freq)
 {
@@ -30,8 +28,8 @@ static int open_clock(int cpu, unsigned int freq)
 
 int sampler_attach(struct sampler *s, struct bpf_program *prog, unsigned int freq)
 {
-	unsigned char mask[MAX_CPUS / 8];
-	int ncpu = cpus_online(mask, MAX_CPUS), cpu, fd, err;
+	unsigned char mask[CPUS_MAX / 8];
+	int ncpu = cpus_online(mask, CPUS_MAX), cpu, fd, err;
 
 	if (ncpu < 0)
 		return ncpu;
@@ -40,7 +38,7 @@ int sampler_attach(struct sampler *s, struct bpf_program *prog, unsigned int fre
 	if (!s->links)
 		return -ENOMEM;
 	for (cpu = 0; cpu < ncpu; cpu++) {
-		if (!(mask[cpu / 8] & (1 << (cpu % 8))))
+		if (!cpus_has(mask, cpu))
 			continue;
 		fd = open_clock(cpu, freq);
 		if (fd < 0) {

@@ -18,8 +18,9 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
-#include "util/array.h"
 #include "record/sideband.h"
+#include "util/array.h"
+#include "util/cpus.h"
 
 /* a 5000-fork burst is ~10k fork/exit records: 1 MiB per CPU holds it */
 #define RING_PAGES     256
@@ -280,56 +281,30 @@ static int ring_add(struct sideband *sb, pid_t pid, int cpu, size_t *pages, bool
 }
 
 /* One ring per online CPU: the kernel maps no ring of an inherited event on all CPUs. */
-static int follow_cpus(struct sideband *sb, pid_t pid, const char *list)
+static int follow_cpus(struct sideband *sb, pid_t pid)
 {
+	unsigned char mask[CPUS_MAX / 8];
+	int ncpu = cpus_online(mask, CPUS_MAX), cpu, err;
 	size_t pages = RING_PAGES;
 	bool build_id = true;
-	const char *s = list;
-	char *end;
-	long lo, hi;
-	int err;
 
-	while (*s && *s != '\n') {
-		lo = hi = strtol(s, &end, 10);
-		if (*end == '-')
-			hi = strtol(end + 1, &end, 10);
-		if (end == s || hi < lo || (*end && *end != ',' && *end != '\n'))
-			return -EINVAL;
-		for (; lo <= hi; lo++) {
-			err = ring_add(sb, pid, lo, &pages, &build_id);
-			if (err)
-				return err;
-		}
-		s = *end == ',' ? end + 1 : end;
+	if (ncpu < 0)
+		return ncpu;
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		if (!cpus_has(mask, cpu))
+			continue;
+		err = ring_add(sb, pid, cpu, &pages, &build_id);
+		if (err)
+			return err;
 	}
 	return 0;
 }
 
-/* The list of online CPUs, as "0-3,6". */
-static int online_cpus(char *list, size_t size)
-{
-	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
-	int err = 0;
-
-	if (!f)
-		return -errno;
-	list[0] = '\0';
-	if (!fgets(list, size, f) && ferror(f))
-		err = -EIO;
-	fclose(f);
-	return err;
-}
-
 int sideband_follow(struct sideband *sb, pid_t pid)
 {
-	size_t start;
-	char list[4096];
-	int err;
+	size_t start = sb->nrings;
+	int err = follow_cpus(sb, pid);
 
-	start = sb->nrings;
-	err = online_cpus(list, sizeof(list));
-	if (!err)
-		err = follow_cpus(sb, pid, list);
 	if (!err)
 		return 0;
 	while (sb->nrings > start) {

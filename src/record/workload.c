@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The recorded command: forked stopped before exec (as the sudo caller when
+ * run via sudo), released once everything is attached, its exec failure
+ * reported back through a pipe.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>

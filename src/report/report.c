@@ -7,21 +7,22 @@
  * that took the samples.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/fmt.h"
 #include "data/datafile.h"
+#include "data/latency.h"
+#include "data/meta.h"
 #include "data/provenance.h"
-#include "util/hist.h"
-#include "cmd/cli.h"
-#include "util/json.h"
-#include "symbols/kernel_dwarf.h"
+#include "data/samples.h"
 #include "report/report.h"
 #include "report/report_inline.h"
+#include "symbols/kernel_dwarf.h"
 #include "symbols/stacks.h"
+#include "util/fmt.h"
+#include "util/hist.h"
+#include "util/json.h"
 
 static const char *const sort_names[] = {"total", "calls", "oncpu", "offcpu", "avg",
 					 "p50",	  "p90",   "p99",   "max",    "name"};
@@ -32,8 +33,6 @@ struct lat_row {
 	long long id;
 	unsigned long long calls, done, total, oncpu, offcpu, max, avg, p50, p90, p99;
 };
-
-#define LOST_SQL "SELECT COALESCE(SUM(value), 0) FROM counters WHERE name LIKE 'lost%'"
 
 static const char *meta(struct df *df, const char *key)
 {
@@ -60,41 +59,29 @@ static void print_knobs(FILE *f, const char *cmdline)
 	free(copy);
 }
 
-static const char *col(sqlite3_stmt *st, int i)
-{
-	const char *s = (const char *)sqlite3_column_text(st, i);
-
-	return s ? s : "";
-}
-
 /* "key=value" items, wrapped into "#   " continuation lines at ~100 columns. */
 struct wrap {
 	FILE *f;
 	int col;
 };
 
-static int print_kv_row(sqlite3_stmt *st, void *ctx)
+static int print_kv(const struct meta_pair *p, void *ctx)
 {
 	struct wrap *w = ctx;
-	int n = strlen(col(st, 0)) + strlen(col(st, 1)) + 2;
+	int n = strlen(p->key) + strlen(p->value) + 2;
 
 	if (w->col + n > 100) {
 		fputs("\n#  ", w->f);
 		w->col = 3;
 	}
-	w->col += fprintf(w->f, " %s=%s", col(st, 0), col(st, 1));
+	w->col += fprintf(w->f, " %s=%s", p->key, p->value);
 	return 0;
 }
 
-static int print_counter(sqlite3_stmt *st, void *f)
+static int print_counter(const struct meta_pair *p, void *f)
 {
-	fprintf(f, " %s=%lld", col(st, 0), sqlite3_column_int64(st, 1));
+	fprintf(f, " %s=%lld", p->key, p->num);
 	return 0;
-}
-
-static long long counter(struct df *df, const char *name)
-{
-	return df_scalar(df, "SELECT value FROM counters WHERE name = ?", name);
 }
 
 static void print_header(struct df *df, const char *note, FILE *f)
@@ -110,27 +97,22 @@ static void print_header(struct df *df, const char *note, FILE *f)
 		meta(df, "cpu.model"));
 	print_knobs(f, meta(df, "kernel.cmdline"));
 	fputs("# hardening config:", f);
-	df_each_row(df, "SELECT replace(option, 'CONFIG_', ''), value FROM config ORDER BY option",
-		    print_kv_row, &(struct wrap){f, 19});
+	meta_each(df, META_CONFIG_SHORT, print_kv, &(struct wrap){f, 19});
 	fputs("\n# cpu vulnerabilities not fully mitigated:", f);
-	df_each_row(df,
-		    "SELECT name, replace(status, ' ', '_') FROM vulnerabilities WHERE status "
-		    "LIKE 'Vulnerable%'",
-		    print_kv_row, &(struct wrap){f, 42});
+	meta_each(df, META_NOT_MITIGATED, print_kv, &(struct wrap){f, 42});
 	fprintf(f, "\n# wall %s, exit code %s, ended: %s; %s Hz %s sampling\n", wall,
 		meta(df, "record.exit_code"), meta(df, "record.end"), meta(df, "sampling.freq_hz"),
 		meta(df, "sampling.event"));
 	fprintf(f,
 		"# %lld samples, %lld syscalls, %lld page faults (%lld user, %lld kernel), "
 		"%lld processes\n",
-		counter(df, "samples"), counter(df, "syscalls"),
-		counter(df, "page_faults_user") + counter(df, "page_faults_kernel"),
-		counter(df, "page_faults_user"), counter(df, "page_faults_kernel"),
-		df_scalar(df, "SELECT count(DISTINCT pid) FROM tasks", NULL));
+		meta_counter(df, "samples"), meta_counter(df, "syscalls"),
+		meta_counter(df, "page_faults_user") + meta_counter(df, "page_faults_kernel"),
+		meta_counter(df, "page_faults_user"), meta_counter(df, "page_faults_kernel"),
+		meta_processes(df));
 	fputs("# lost:", f);
-	df_each_row(df, "SELECT name, value FROM counters WHERE name LIKE 'lost%' AND value > 0",
-		    print_counter, f);
-	fputs(df_scalar(df, LOST_SQL, NULL) ? "\n" : " nothing\n", f);
+	meta_each(df, META_LOST, print_counter, f);
+	fputs(meta_lost(df) ? "\n" : " nothing\n", f);
 	if (*note)
 		fprintf(f, "# inline frames and source lines not shown: %s\n", note);
 	fputc('\n', f);
@@ -144,24 +126,7 @@ struct lat_table {
 	size_t n;
 };
 
-int report_load_hist(struct df *df, const char *kind, long long id, const char *clock, __u64 *hist)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	rc = sqlite3_prepare_v2(df_db(df),
-				"SELECT bucket, count FROM latency_hist WHERE kind = ?"
-				" AND id = ? AND clock = ?",
-				-1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return df_errno(rc);
-	sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, id);
-	sqlite3_bind_text(st, 3, clock, -1, SQLITE_STATIC);
-	return df_hist_rows(st, hist, KP_HIST_BUCKETS);
-}
-
-static int add_lat_row(sqlite3_stmt *st, void *ctx)
+static int add_lat_row(const struct latency_row *l, void *ctx)
 {
 	struct lat_table *t = ctx;
 	__u64 hist[KP_HIST_BUCKETS];
@@ -173,19 +138,19 @@ static int add_lat_row(sqlite3_stmt *st, void *ctx)
 		return -ENOMEM;
 	t->rows = rows;
 	r = &rows[t->n++];
-	snprintf(r->name, sizeof(r->name), "%s", col(st, 1));
-	snprintf(r->method, sizeof(r->method), "%s", col(st, 8));
-	snprintf(r->symbol, sizeof(r->symbol), "%s", col(st, 9));
-	snprintf(r->module, sizeof(r->module), "%s", col(st, 10));
-	r->id = sqlite3_column_int64(st, 0);
-	r->calls = sqlite3_column_int64(st, 2);
-	r->done = sqlite3_column_int64(st, 3);
-	r->total = sqlite3_column_int64(st, 4);
-	r->oncpu = sqlite3_column_int64(st, 5);
-	r->offcpu = sqlite3_column_int64(st, 6);
-	r->max = sqlite3_column_int64(st, 7);
+	snprintf(r->name, sizeof(r->name), "%s", l->name);
+	snprintf(r->method, sizeof(r->method), "%s", l->method);
+	snprintf(r->symbol, sizeof(r->symbol), "%s", l->symbol);
+	snprintf(r->module, sizeof(r->module), "%s", l->module);
+	r->id = l->id;
+	r->calls = l->calls;
+	r->done = l->done;
+	r->total = l->total_ns;
+	r->oncpu = l->oncpu_ns;
+	r->offcpu = l->offcpu_ns;
+	r->max = l->max_ns;
 	r->avg = r->done ? r->total / r->done : 0;
-	err = report_load_hist(t->df, t->kind, r->id, "total", hist);
+	err = latency_hist(t->df, t->kind, r->id, "total", hist);
 	r->p50 = kp_hist_quantile(hist, 0.50, r->max);
 	r->p90 = kp_hist_quantile(hist, 0.90, r->max);
 	r->p99 = kp_hist_quantile(hist, 0.99, r->max);
@@ -215,22 +180,13 @@ static int cmp_rows(const void *a, const void *b, void *key)
 	return strcmp(x->name, y->name);
 }
 
-static const char syscalls_sql[] =
-	"SELECT id, name, calls, done, total_ns, oncpu_ns, offcpu_ns, max_ns, '', '', ''"
-	" FROM latency WHERE kind = 'syscall'";
-/* A probed function that was never called still gets its row. */
-static const char probed_sql[] =
-	"SELECT f.id, f.name, COALESCE(l.calls, 0), COALESCE(l.done, 0), COALESCE(l.total_ns, 0),"
-	" 0, 0, COALESCE(l.max_ns, 0), f.method, f.symbol, f.module FROM funcs f"
-	" LEFT JOIN latency l ON l.kind = 'func' AND l.id = f.id";
-
 /* kind: "syscall" or "func". */
 static int load_latency(struct df *df, const char *kind, struct lat_table *t, enum sort_key key)
 {
 	int err;
 
 	*t = (struct lat_table){.df = df, .kind = kind, .sc = !strcmp(kind, "syscall")};
-	err = df_each_row(df, t->sc ? syscalls_sql : probed_sql, add_lat_row, t);
+	err = t->sc ? latency_syscalls(df, add_lat_row, t) : latency_funcs(df, add_lat_row, t);
 	if (!err && t->n)
 		qsort_r(t->rows, t->n, sizeof(*t->rows), cmp_rows, &key);
 	return err;
@@ -317,64 +273,51 @@ struct out {
 	FILE *f;
 	struct json *j;
 	const char *head; /* text printed before the first row, if any */
-	int (*row)(sqlite3_stmt *st, struct out *o);
-	double all; /* sampled functions: all samples */
+	double all;	  /* sampled functions: all samples */
 	int rows;
 };
 
-/* The rows of sql, whose ?1 is arg (when not NULL) and ?2 is limit, to o. */
-static int table(struct df *df, const char *sql, const char *arg, int limit, const char *key,
-		 struct out *o)
+static void table_open(struct out *o, const char *key)
 {
-	sqlite3_stmt *st;
-	int rc, err = 0;
-
-	rc = sqlite3_prepare_v2(df_db(df), sql, -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return df_errno(rc);
-	if (arg)
-		sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 2, limit);
 	if (o->j)
 		json_open(o->j, key, '[');
-	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (!o->j && !o->rows && o->head)
-			fputs(o->head, o->f);
-		o->rows++;
-		err = o->row(st, o);
-	}
+}
+
+/* Before each row. */
+static void table_row(struct out *o)
+{
+	if (!o->j && !o->rows && o->head)
+		fputs(o->head, o->f);
+	o->rows++;
+}
+
+/* After the rows, or the error that stopped them. */
+static int table_close(struct out *o, int err)
+{
 	if (o->j)
 		json_close(o->j, ']');
-	sqlite3_finalize(st);
-	return err ?: df_errno(rc);
+	return err;
 }
 
 static const char func_syscalls_head[] =
 	"\nTime inside probed functions, per syscall (total, and its share of the syscall's"
 	" on-CPU time)\n"
 	"SYSCALL              FUNCTION                          CALLS      TOTAL\n";
-/* nr 65535: calls made outside any syscall (page faults, kernel threads). */
-static const char func_syscalls_sql[] =
-	"SELECT f.name, CASE fs.nr WHEN 65535 THEN NULL"
-	" ELSE COALESCE(s.name, 'syscall_' || fs.nr) END, fs.nr, fs.calls, fs.total_ns,"
-	" COALESCE(s.oncpu_ns, 0) FROM func_syscalls fs JOIN funcs f ON f.id = fs.func"
-	" LEFT JOIN latency s ON s.kind = 'syscall' AND s.id = fs.nr"
-	" WHERE fs.calls > 0 ORDER BY fs.total_ns DESC, f.name, fs.nr LIMIT ?2";
-
 /*
  * The share is of the syscall's on-CPU time: a function that sleeps can take
  * more than 100% of it.
  */
-static int func_syscall_row(sqlite3_stmt *st, struct out *o)
+static int func_syscall_row(const struct latency_func_syscall *r, void *ctx)
 {
-	long long nr = sqlite3_column_int64(st, 2), calls = sqlite3_column_int64(st, 3);
-	unsigned long long total = sqlite3_column_int64(st, 4), oncpu = sqlite3_column_int64(st, 5);
-	const char *sc = (const char *)sqlite3_column_text(st, 1);
+	struct out *o = ctx;
+	unsigned long long total = r->total_ns, oncpu = r->oncpu_ns;
+	const char *sc = r->syscall;
 	char t[32];
 
+	table_row(o);
 	if (!o->j) {
 		fmt_ns(t, sizeof(t), total);
-		fprintf(o->f, "%-20s %-28s %10lld %10s", sc ?: "(no syscall)", col(st, 0), calls,
+		fprintf(o->f, "%-20s %-28s %10lld %10s", sc ?: "(no syscall)", r->func, r->calls,
 			t);
 		if (sc && oncpu)
 			fprintf(o->f, "  %5.1f%% of on-CPU", 100.0 * total / oncpu);
@@ -382,10 +325,10 @@ static int func_syscall_row(sqlite3_stmt *st, struct out *o)
 		return 0;
 	}
 	json_open(o->j, NULL, '{');
-	json_str(o->j, "function", col(st, 0));
+	json_str(o->j, "function", r->func);
 	json_str(o->j, "syscall", sc);
-	json_u64(o->j, "nr", nr);
-	json_u64(o->j, "calls", calls);
+	json_u64(o->j, "nr", r->nr);
+	json_u64(o->j, "calls", r->calls);
 	json_u64(o->j, "total_ns", total);
 	if (sc && oncpu)
 		json_double(o->j, "oncpu_pct", 100.0 * total / oncpu);
@@ -396,26 +339,24 @@ static int func_syscall_row(sqlite3_stmt *st, struct out *o)
 static const char func_contexts_head[] =
 	"\nProbed functions per slab cache, sorted by total\n"
 	"FUNCTION                     CACHE                         CALLS      TOTAL        AVG\n";
-static const char func_contexts_sql[] =
-	"SELECT f.name, c.context, c.calls, c.total_ns FROM func_contexts c"
-	" JOIN funcs f ON f.id = c.func ORDER BY c.total_ns DESC, f.name, c.context LIMIT ?2";
-
-static int func_context_row(sqlite3_stmt *st, struct out *o)
+static int func_context_row(const struct latency_func_context *r, void *ctx)
 {
-	long long calls = sqlite3_column_int64(st, 2);
-	unsigned long long total = sqlite3_column_int64(st, 3), avg = calls ? total / calls : 0;
+	struct out *o = ctx;
+	long long calls = r->calls;
+	unsigned long long total = r->total_ns, avg = calls ? total / calls : 0;
 	char t[32], a[32];
 
+	table_row(o);
 	if (!o->j) {
 		fmt_ns(t, sizeof(t), total);
 		fmt_ns(a, sizeof(a), avg);
-		fprintf(o->f, "%-28s %-24s %10lld %10s %10s\n", col(st, 0), col(st, 1), calls, t,
+		fprintf(o->f, "%-28s %-24s %10lld %10s %10s\n", r->func, r->context, calls, t,
 			calls ? a : "-");
 		return 0;
 	}
 	json_open(o->j, NULL, '{');
-	json_str(o->j, "function", col(st, 0));
-	json_str(o->j, "context", col(st, 1));
+	json_str(o->j, "function", r->func);
+	json_str(o->j, "context", r->context);
 	json_u64(o->j, "calls", calls);
 	json_u64(o->j, "total_ns", total);
 	json_u64(o->j, "avg_ns", avg);
@@ -426,8 +367,8 @@ static int func_context_row(sqlite3_stmt *st, struct out *o)
 /* record --func: the probed functions, where their time went per syscall and per cache. */
 static int probed_functions(struct df *df, int top, FILE *f, struct json *j)
 {
-	struct out sc = {.f = f, .j = j, .head = func_syscalls_head, .row = func_syscall_row};
-	struct out ctx = {.f = f, .j = j, .head = func_contexts_head, .row = func_context_row};
+	struct out sc = {.f = f, .j = j, .head = func_syscalls_head};
+	struct out ctx = {.f = f, .j = j, .head = func_contexts_head};
 	struct lat_table t;
 	int err = load_latency(df, "func", &t, S_TOTAL);
 
@@ -440,41 +381,30 @@ static int probed_functions(struct df *df, int top, FILE *f, struct json *j)
 		print_latency(&t, f);
 	}
 	free(t.rows);
-	return err ?: table(df, func_syscalls_sql, NULL, top, "function_syscalls", &sc)
-		?: table(df, func_contexts_sql, NULL, top, "function_contexts", &ctx);
+	if (err)
+		return err;
+	table_open(&sc, "function_syscalls");
+	err = table_close(&sc, latency_func_syscalls(df, top, func_syscall_row, &sc));
+	if (err)
+		return err;
+	table_open(&ctx, "function_contexts");
+	return table_close(&ctx, latency_func_contexts(df, top, func_context_row, &ctx));
 }
 
-/*
- * Self: samples whose leaf is the function (user self only counts user-mode
- * samples); for an inlined function, whose leaf is its code and no deeper
- * inline's.  Inlined rows are also part of their parent's self.
- */
-static const char func_sql[] =
-	"WITH fr AS (SELECT stack, depth, sub, leaf, space,"
-	"  name || CASE inl WHEN 1 THEN ' [inlined]' ELSE '' END AS name FROM frames),"
-	" t AS (SELECT f.name AS name, SUM(s.count) AS n FROM samples s"
-	"  JOIN (SELECT DISTINCT stack, name FROM fr WHERE space = ?1) f"
-	"  ON f.stack = CASE ?1 WHEN 'k' THEN s.kstack ELSE s.ustack END GROUP BY f.name),"
-	" se AS (SELECT f.name AS name, SUM(s.count) AS n FROM samples s JOIN fr f"
-	"  ON f.space = ?1 AND f.depth = 0 AND (f.sub = 0 OR f.leaf)"
-	"  AND f.stack = CASE ?1 WHEN 'k' THEN s.kstack ELSE s.ustack END"
-	"  WHERE ?1 = 'k' OR s.kstack IS NULL GROUP BY f.name)"
-	" SELECT t.name, COALESCE(se.n, 0), t.n FROM t LEFT JOIN se ON se.name = t.name"
-	" ORDER BY 2 DESC, 3 DESC, 1 LIMIT ?2";
-
-static int sampled_row(sqlite3_stmt *st, struct out *o)
+static int sampled_row(const struct samples_func *fn, void *ctx)
 {
-	long long self = sqlite3_column_int64(st, 1), total = sqlite3_column_int64(st, 2);
+	struct out *o = ctx;
 
+	table_row(o);
 	if (!o->j) {
-		fprintf(o->f, "%6.2f%%  %6.2f%% %8lld  %s\n", 100.0 * self / o->all,
-			100.0 * total / o->all, self, col(st, 0));
+		fprintf(o->f, "%6.2f%%  %6.2f%% %8lld  %s\n", 100.0 * fn->self / o->all,
+			100.0 * fn->total / o->all, fn->self, fn->name);
 		return 0;
 	}
 	json_open(o->j, NULL, '{');
-	json_str(o->j, "name", col(st, 0));
-	json_u64(o->j, "self_samples", self);
-	json_u64(o->j, "total_samples", total);
+	json_str(o->j, "name", fn->name);
+	json_u64(o->j, "self_samples", fn->self);
+	json_u64(o->j, "total_samples", fn->total);
 	json_close(o->j, '}');
 	return 0;
 }
@@ -482,17 +412,14 @@ static int sampled_row(sqlite3_stmt *st, struct out *o)
 /* The kernel (space "k") or user ("u") functions that took the samples. */
 static int functions(struct df *df, const char *space, int top, FILE *f, struct json *j)
 {
-	struct out o = {.f = f,
-			.j = j,
-			.row = sampled_row,
-			.all = df_scalar(df, "SELECT SUM(count) FROM samples", NULL)};
+	struct out o = {.f = f, .j = j, .all = samples_total(df)};
 	int err;
 
 	if (!j)
 		fprintf(f, "\n%-8s %-8s %8s  %s FUNCTION\n", "SELF", "TOTAL", "SAMPLES",
 			*space == 'k' ? "KERNEL" : "USER");
-	err = table(df, func_sql, space, top, *space == 'k' ? "kernel_functions" : "user_functions",
-		    &o);
+	table_open(&o, *space == 'k' ? "kernel_functions" : "user_functions");
+	err = table_close(&o, samples_functions(df, space, top, sampled_row, &o));
 	if (!err && !j && !o.rows)
 		fputs("(no samples with such frames)\n", f);
 	return err;
@@ -537,29 +464,23 @@ static void json_hist(struct json *j, const char *key, const __u64 *hist)
 	json_close(j, ']');
 }
 
-static const char syscall_id_sql[] =
-	"SELECT COALESCE((SELECT id FROM latency WHERE kind = 'syscall' AND name = ?1), -1)";
-/* A function is named as given to record --func, or by the symbol probed. */
-static const char func_id_sql[] = "SELECT COALESCE((SELECT id FROM funcs WHERE ?1 IN (name, symbol)"
-				  " ORDER BY symbol = ?1 DESC, id LIMIT 1), -1)";
-
 /* A syscall's histograms (total and on-CPU), else a probed function's (total only). */
 static int histogram(struct df *df, const char *name, FILE *f, struct json *j)
 {
 	__u64 total[KP_HIST_BUCKETS], oncpu[KP_HIST_BUCKETS];
-	long long id = df_scalar(df, syscall_id_sql, name);
+	long long id = latency_syscall_id(df, name);
 	bool sc = id >= 0;
 	const char *what = sc ? "syscall" : "function";
 	char title[256];
 	int err;
 
 	if (!sc)
-		id = df_scalar(df, func_id_sql, name);
+		id = latency_func_id(df, name);
 	if (id < 0)
 		return -ENOENT;
-	err = report_load_hist(df, sc ? "syscall" : "func", id, "total", total);
+	err = latency_hist(df, sc ? "syscall" : "func", id, "total", total);
 	if (!err && sc)
-		err = report_load_hist(df, "syscall", id, "oncpu", oncpu);
+		err = latency_hist(df, "syscall", id, "oncpu", oncpu);
 	if (err)
 		return err;
 	if (j) {
@@ -586,33 +507,37 @@ struct json_table {
 	bool number;
 };
 
-static int json_kv_row(sqlite3_stmt *st, void *ctx)
+static int json_kv(const struct meta_pair *p, void *ctx)
 {
 	struct json_table *t = ctx;
 
 	if (t->number)
-		json_u64(t->j, col(st, 0), sqlite3_column_int64(st, 1));
+		json_u64(t->j, p->key, p->num);
 	else
-		json_str(t->j, col(st, 0), col(st, 1));
+		json_str(t->j, p->key, p->value);
 	return 0;
 }
 
-static int json_header(struct df *df, const struct kernel_dwarf *kd, const char *note, struct json *j)
+static int json_header(struct df *df, const struct kernel_dwarf *kd, const char *note,
+		       struct json *j)
 {
-	static const char *const tables[][2] = {
-		{"meta", "SELECT key, value FROM meta ORDER BY key"},
-		{"config", "SELECT option, value FROM config ORDER BY option"},
-		{"vulnerabilities", "SELECT name, status FROM vulnerabilities ORDER BY name"},
-		{"counters", "SELECT name, value FROM counters ORDER BY name"},
+	static const struct {
+		const char *key;
+		enum meta_list list;
+	} tables[] = {
+		{"meta", META_ALL},
+		{"config", META_CONFIG},
+		{"vulnerabilities", META_VULNERABILITIES},
+		{"counters", META_COUNTERS},
 	};
 	struct json_table t = {.j = j};
 	size_t i;
 	int err = 0;
 
 	for (i = 0; i < sizeof(tables) / sizeof(tables[0]) && !err; i++) {
-		t.number = !strcmp(tables[i][0], "counters");
-		json_open(j, tables[i][0], '{');
-		err = df_each_row(df, tables[i][1], json_kv_row, &t);
+		t.number = tables[i].list == META_COUNTERS;
+		json_open(j, tables[i].key, '{');
+		err = meta_each(df, tables[i].list, json_kv, &t);
 		json_close(j, '}');
 	}
 	json_open(j, "debuginfo", '{');
@@ -677,7 +602,7 @@ static int report_text(const struct report_ctx *c)
 	err = probed_functions(df, o->top, stdout, NULL);
 	if (err)
 		return err;
-	if (!df_scalar(df, "SELECT COUNT(*) FROM samples", NULL)) {
+	if (!samples_rows(df)) {
 		puts("\nno CPU samples");
 		return 0;
 	}

@@ -4,7 +4,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <linux/types.h>
 
 struct df;
 
@@ -32,7 +31,5 @@ int report_sort_key(const char *name);
  */
 int report_show(struct df *df, struct kernel_dwarf *kd, const char *note,
 		const struct report_opts *o);
-/* The histogram of latency row (kind, id) and clock "total" or "oncpu", KP_HIST_BUCKETS long. */
-int report_load_hist(struct df *df, const char *kind, long long id, const char *clock, __u64 *hist);
 
 #endif

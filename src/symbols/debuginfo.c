@@ -257,29 +257,29 @@ int debuginfo_symbol(struct debuginfo *di, const char *name, __u64 *addr)
 	return -ENOENT;
 }
 
-void debuginfo_explain(int err, const char *path, const char *release, char *buf, size_t len)
+void debuginfo_explain(int err, const char *path, const char *release, char *why, size_t len)
 {
 	/* the -dbg package's name is shown even when the release is not known */
 	release = release ?: "RELEASE";
 	switch (err) {
 	case -ESTALE:
-		snprintf(buf, len,
+		snprintf(why, len,
 			 "%.200s is the vmlinux of another kernel build: its build-id "
 			 "differs from the recorded kernel's (%s); give the one of the "
 			 "recorded kernel with --vmlinux",
 			 path, release);
 		break;
 	case -ENODATA:
-		snprintf(buf, len,
+		snprintf(why, len,
 			 "%.200s has no DWARF debug info (install linux-image-%s-dbg, or "
 			 "give its vmlinux with --vmlinux)",
 			 path, release);
 		break;
 	case -ENOEXEC:
-		snprintf(buf, len, "%.200s is not an ELF file", path);
+		snprintf(why, len, "%.200s is not an ELF file", path);
 		break;
 	default:
-		snprintf(buf, len, "%.200s: %s", path, strerror(-err));
+		snprintf(why, len, "%.200s: %s", path, strerror(-err));
 	}
 }
 

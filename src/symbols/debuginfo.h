@@ -56,10 +56,10 @@ Dwfl_Module *debuginfo_module(struct debuginfo *di);
 int debuginfo_symbol(struct debuginfo *di, const char *name, __u64 *addr);
 /*
  * What err from debuginfo_find() or debuginfo_open() means for the file at
- * path, as one message into buf; release (NULL when unknown) names the
+ * path, as one clause into why; release (NULL when unknown) names the
  * debug package to install.
  */
-void debuginfo_explain(int err, const char *path, const char *release, char *buf, size_t len);
+void debuginfo_explain(int err, const char *path, const char *release, char *why, size_t len);
 /* The name of a function or inlined instance DIE, from its abstract origin if need be. */
 const char *debuginfo_die_name(Dwarf_Die *die);
 /*

@@ -1,67 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Inlined instances of a function and where control enters and leaves them.
+ * Finding the inlined instances of a function in the DWARF: each one's
+ * parent, call site, ranges and entry pc (inline_exits.c finds its exits).
  *
- * Finding them: a vmlinux has ~170 MB of .debug_info, and walking every DIE
- * takes seconds, so only the units defining the function at top level
- * (found from each unit's top-level DIEs alone) are walked into (an LTO build may expand it in
- * other units; those instances are not seen).  The parent of an instance is the outermost concrete
- * DW_TAG_subprogram, however deep the chain of inline expansions between them; its DWARF ranges
- * include its .cold part.
- *
- * Timing one invocation with kprobes: a probe at the instance's entry pc
- * starts it, a probe at any exit ends it.  The exits are found by
- * disassembling the instance's ranges: the end of a range the code can run
- * past, the target of a direct jump out of the ranges into the rest of the
- * parent, and in place a ret, a jump to __x86_return_thunk (how Debian's
- * kernels return) or a direct jump to another function (a tail call).
- * Calls are not exits: they come back into the instance.  A way out into
- * parent code that runs straight back in (a parent instruction scheduled
- * between two of the instance's) is no exit.  Kprobes refuse jump-label
- * sites, so an exit on one moves to both places the site may lead.
- *
- * Limits, which make some invocations time too short or go unmeasured:
- * - The compiler schedules the instance's code among its parent's: the entry
- *   pc is the first instruction of the inline body, but some of the body may
- *   run before it, and an invocation entered elsewhere is not seen.
- * - Parent code interleaved with the instance that branches before coming
- *   back ends the measurement where control left.
- * - A conditional jump to another function ends it even when not taken
- *   (counted in cond_exits).
- * - The targets of indirect jumps (jmp *reg, jmp __x86_indirect_thunk_*)
- *   are unknown, as are instructions capstone cannot decode: counted in
- *   unresolved, a way out that may be missed.
- * - The text is the file's, not the running kernel's.  Alternatives may swap
- *   instructions at boot; return thunks become ret in place, which is the
- *   same exit.  Jump-label sites (a nop or a jmp, patched at run time) are
- *   read from the vmlinux's __jump_table, so both of their ways count;
- *   static calls and modules' tables are not read, and a kprobe may still be
- *   refused on an exit that is an alternatives or static-call site.
- * - A ud2 is taken to fall through, as WARN's does; after a BUG's the exit
- *   is never reached.
- * - Relocatable objects (modules) are read without relocating their text:
- *   their calls and jumps to other sections resolve wrong.
+ * A vmlinux has ~170 MB of .debug_info, and walking every DIE takes seconds,
+ * so only the units defining the function at top level (found from each
+ * unit's top-level DIEs alone) are walked into (an LTO build may expand it
+ * in other units; those instances are not seen).  The parent of an instance
+ * is the outermost concrete DW_TAG_subprogram, however deep the chain of
+ * inline expansions between them; its DWARF ranges include its .cold part.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <dwarf.h>
-#include <gelf.h>
-#include <capstone/capstone.h>
 #include <elfutils/libdw.h>
-#include <elfutils/libdwfl.h>
 
 #include "util/array.h"
 #include "symbols/debuginfo.h"
 #include "symbols/inlines.h"
 
-#define RETURN_THUNK	"__x86_return_thunk"
-#define INDIRECT_THUNK	"__x86_indirect_thunk_"
-#define JUMP_ENTRY_SIZE 16 /* struct jump_entry: s32 code, s32 target, long key */
 #define MAX_ORIGIN_HOPS 8
-/* instructions followed to see a way out come back in: a few scheduled in between */
-#define REJOIN_BUDGET 8
 
 /* One inlines_find() call. */
 struct find_ctx {
@@ -205,17 +165,6 @@ static int die_ranges(Dwarf_Die *die, struct inline_range **out, size_t *n, __u6
 	return 0;
 }
 
-static bool in_ranges(const struct inline_range *r, size_t n, __u64 addr)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (addr >= r[i].lo && addr < r[i].hi)
-			return true;
-	}
-	return false;
-}
-
 /*
  * DW_AT_entry_pc, which DWARF 5 lets be an offset from the base address
  * (a libdw as old as 0.188 reads only the address form), else DW_AT_low_pc,
@@ -246,7 +195,8 @@ static __u64 entry_pc(Dwarf_Die *die, const struct inline_range *r, size_t n, __
 	return r[0].lo;
 }
 
-static int parent_ranges(struct parent *p)
+/* Its ranges and entry, read when its first instance is found. */
+static int load_parent(struct parent *p)
 {
 	__u64 first;
 	int err;
@@ -267,7 +217,7 @@ static int add_instance(struct find_ctx *c, struct parent *p, Dwarf_Die *die)
 	size_t i;
 	int err;
 
-	err = parent_ranges(p) ?: array_reserve((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v));
+	err = load_parent(p) ?: array_reserve((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v));
 	if (err)
 		return err;
 	in = memset(&c->v[c->n], 0, sizeof(*in));
@@ -372,473 +322,6 @@ int inlines_find(struct debuginfo *di, const char *name, struct inline_instance 
 	*out = c.v;
 	*n = c.n;
 	return 0;
-}
-
-/* A jump-label site: a nop or a jmp to target, patched into the other at run time. */
-struct jump_site {
-	__u64 code, target;
-};
-
-/* A symbol a jump to is no tail call: where a return goes, or an indirect jump. */
-struct thunk {
-	__u64 addr;
-	bool ret; /* RETURN_THUNK, else an INDIRECT_THUNK */
-};
-
-/* What disassembling any instance needs, read once per file. */
-struct inlines_ctx {
-	Elf *elf;
-	__u64 to_elf; /* DWARF address + to_elf = the ELF's address */
-	csh cs;
-	cs_insn *insn;		 /* the instruction of the range being scanned */
-	cs_insn *ahead;		 /* one of the parent's, looked at to follow a way out */
-	struct jump_site *sites; /* all of the file's, sorted by code */
-	size_t nsites;
-	struct thunk *thunks; /* sorted by addr */
-	size_t nthunks;
-};
-
-/* One inlines_exits() call. */
-struct exit_ctx {
-	struct inlines_ctx *c;
-	struct inline_instance *in;
-	struct inline_exit *v;
-	size_t n, cap;
-};
-
-/* The file's bytes from DWARF address addr to the end of the section holding them. */
-static int file_bytes(const struct inlines_ctx *c, __u64 addr, const uint8_t **out, size_t *len)
-{
-	__u64 a = addr + c->to_elf;
-	Elf_Scn *scn = NULL;
-	Elf_Data *data;
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(c->elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-		    !(sh.sh_flags & SHF_ALLOC) || a < sh.sh_addr || a - sh.sh_addr >= sh.sh_size)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data || !data->d_buf || data->d_size != sh.sh_size)
-			return -EIO;
-		*out = (const uint8_t *)data->d_buf + (a - sh.sh_addr);
-		*len = sh.sh_size - (a - sh.sh_addr);
-		return 0;
-	}
-	return -ENOENT;
-}
-
-static bool decode_at(const struct inlines_ctx *c, __u64 addr, cs_insn *insn)
-{
-	const uint8_t *code;
-	uint64_t pc = addr;
-	size_t len;
-
-	return !file_bytes(c, addr, &code, &len) && cs_disasm_iter(c->cs, &code, &len, &pc, insn);
-}
-
-/* The index of the first jump-label site at or after addr. */
-static size_t first_site(const struct inlines_ctx *c, __u64 addr)
-{
-	size_t l = 0, h = c->nsites, m;
-
-	while (l < h) {
-		m = l + (h - l) / 2;
-		if (c->sites[m].code < addr)
-			l = m + 1;
-		else
-			h = m;
-	}
-	return l;
-}
-
-/* The jump-label site at addr, which only counts in the parent. */
-static const struct jump_site *site_at(const struct exit_ctx *x, __u64 addr)
-{
-	const struct inlines_ctx *c = x->c;
-	size_t i = first_site(c, addr);
-
-	if (i == c->nsites || c->sites[i].code != addr ||
-	    !in_ranges(x->in->parent_ranges, x->in->nparent_ranges, addr))
-		return NULL;
-	return &c->sites[i];
-}
-
-static const struct thunk *thunk_at(const struct inlines_ctx *c, __u64 addr)
-{
-	size_t l = 0, h = c->nthunks, m;
-
-	while (l < h) {
-		m = l + (h - l) / 2;
-		if (c->thunks[m].addr < addr)
-			l = m + 1;
-		else
-			h = m;
-	}
-	return l < c->nthunks && c->thunks[l].addr == addr ? &c->thunks[l] : NULL;
-}
-
-static bool is_jmp(const cs_insn *insn)
-{
-	return insn->id == X86_INS_JMP || insn->id == X86_INS_LJMP;
-}
-
-/* The target of a direct jump; false for an indirect one. */
-static bool direct_target(const cs_insn *insn, __u64 *to)
-{
-	const cs_x86 *d = &insn->detail->x86;
-
-	if (d->op_count != 1 || d->operands[0].type != X86_OP_IMM)
-		return false;
-	*to = d->operands[0].imm;
-	return true;
-}
-
-static bool is_control(const struct inlines_ctx *c, const cs_insn *insn)
-{
-	static const int groups[] = {CS_GRP_JUMP, CS_GRP_CALL, CS_GRP_RET, CS_GRP_INT, CS_GRP_IRET};
-	size_t i;
-
-	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
-		if (cs_insn_group(c->cs, insn, groups[i]))
-			return true;
-	}
-	return insn->id == X86_INS_UD2;
-}
-
-/*
- * Whether the parent's code at addr cannot but come back into the instance,
- * as when the compiler scheduled a parent instruction between two of the
- * instance's: leaving for it is no exit.  Only straight code and direct jmps
- * are followed, a jump-label site both ways, for at most budget instructions.
- */
-static bool rejoins(struct exit_ctx *x, __u64 addr, int budget)
-{
-	const struct inline_instance *in = x->in;
-	cs_insn *ahead = x->c->ahead;
-	const struct jump_site *site;
-	__u64 next;
-
-	for (; budget > 0; budget--) {
-		if (in_ranges(in->ranges, in->nranges, addr))
-			return true;
-		if (!in_ranges(in->parent_ranges, in->nparent_ranges, addr) ||
-		    !decode_at(x->c, addr, ahead))
-			return false;
-		next = addr + ahead->size;
-		site = site_at(x, addr);
-		if (site)
-			return rejoins(x, next, budget - 1) && rejoins(x, site->target, budget - 1);
-		if (is_jmp(ahead) && !direct_target(ahead, &next))
-			return false;
-		if (!is_jmp(ahead) && is_control(x->c, ahead))
-			return false;
-		addr = next;
-	}
-	return false;
-}
-
-static int add_exit(struct exit_ctx *x, __u64 addr, enum inline_exit_kind kind)
-{
-	int err = array_reserve((void **)&x->v, &x->cap, x->n + 1, sizeof(*x->v));
-
-	if (err)
-		return err;
-	x->v[x->n++] = (struct inline_exit){.addr = addr, .kind = kind};
-	return 0;
-}
-
-/* Control may go from the instance to addr outside it, in the parent. */
-static int leave_to(struct exit_ctx *x, __u64 addr, enum inline_exit_kind kind, int depth)
-{
-	const struct jump_site *site = site_at(x, addr);
-
-	if (rejoins(x, addr, REJOIN_BUDGET))
-		return 0;
-	/* kprobes refuse a jump-label site: probe where it may lead instead */
-	if (site && depth < REJOIN_BUDGET && decode_at(x->c, addr, x->c->ahead))
-		return leave_to(x, addr + x->c->ahead->size, kind, depth + 1)
-			       ?: leave_to(x, site->target, kind, depth + 1);
-	return add_exit(x, addr, kind);
-}
-
-/* A direct jump at from to to, conditional or not. */
-static int jump_to(struct exit_ctx *x, __u64 from, __u64 to, bool cond)
-{
-	struct inline_instance *in = x->in;
-	const struct thunk *t;
-
-	if (in_ranges(in->ranges, in->nranges, to))
-		return 0;
-	if (in_ranges(in->parent_ranges, in->nparent_ranges, to))
-		return leave_to(x, to, INLINE_EXIT_BRANCH, 0);
-	t = thunk_at(x->c, to);
-	if (t && !t->ret) {
-		in->unresolved++;
-		return 0;
-	}
-	/* the probe cannot tell whether the jump will be taken */
-	if (cond)
-		in->cond_exits++;
-	return add_exit(x, from, t ? INLINE_EXIT_RETURN : INLINE_EXIT_TAIL_CALL);
-}
-
-/* Note the exits of one instruction; *next says whether control may go on to the next one. */
-static int on_insn(struct exit_ctx *x, const cs_insn *insn, bool *next)
-{
-	csh cs = x->c->cs;
-	__u64 to;
-
-	*next = true;
-	if (cs_insn_group(cs, insn, CS_GRP_RET) || cs_insn_group(cs, insn, CS_GRP_IRET)) {
-		*next = false;
-		return add_exit(x, insn->address, INLINE_EXIT_RETURN);
-	}
-	/* int3 pads after jumps and returns against straight-line speculation */
-	if (insn->id == X86_INS_INT3) {
-		*next = false;
-		return 0;
-	}
-	if (!cs_insn_group(cs, insn, CS_GRP_JUMP))
-		return 0;
-	/* a jump-label site compiled as jmp may be patched into a nop */
-	*next = !is_jmp(insn) || site_at(x, insn->address);
-	if (!direct_target(insn, &to)) {
-		x->in->unresolved++;
-		return 0;
-	}
-	return jump_to(x, insn->address, to, *next);
-}
-
-static int scan_range(struct exit_ctx *x, const struct inline_range *r)
-{
-	struct inline_instance *in = x->in;
-	size_t size = r->hi - r->lo, avail;
-	cs_insn *insn = x->c->insn;
-	const uint8_t *code;
-	uint64_t pc = r->lo;
-	bool next = true;
-	int err;
-
-	err = file_bytes(x->c, r->lo, &code, &avail);
-	if (err)
-		return err;
-	if (avail < size)
-		return -ERANGE;
-	while (cs_disasm_iter(x->c->cs, &code, &size, &pc, insn)) {
-		err = on_insn(x, insn, &next);
-		if (err)
-			return err;
-	}
-	/* what follows cannot be decoded: assume the worst of it */
-	if (size) {
-		in->unresolved++;
-		next = true;
-	}
-	/* past the parent's end lies another function: only a noreturn call gets there */
-	if (!next || !in_ranges(in->parent_ranges, in->nparent_ranges, r->hi))
-		return 0;
-	return leave_to(x, r->hi, INLINE_EXIT_FALLTHROUGH, 0);
-}
-
-/* Each jump-label site in the instance may jump, whichever way the file has it. */
-static int site_jumps(struct exit_ctx *x)
-{
-	const struct inline_instance *in = x->in;
-	const struct jump_site *site;
-	size_t i, k;
-	int err;
-
-	for (k = 0; k < in->nranges; k++) {
-		for (i = first_site(x->c, in->ranges[k].lo);
-		     i < x->c->nsites && x->c->sites[i].code < in->ranges[k].hi; i++) {
-			site = &x->c->sites[i];
-			if (!in_ranges(in->parent_ranges, in->nparent_ranges, site->code))
-				continue;
-			err = jump_to(x, site->code, site->target, true);
-			if (err)
-				return err;
-		}
-	}
-	return 0;
-}
-
-static int cmp_exit(const void *a, const void *b)
-{
-	const struct inline_exit *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return (int)x->kind - (int)y->kind;
-}
-
-static void finish_exits(struct exit_ctx *x)
-{
-	size_t i, out = 0;
-
-	qsort(x->v, x->n, sizeof(*x->v), cmp_exit);
-	for (i = 0; i < x->n; i++) {
-		if (!out || x->v[out - 1].addr != x->v[i].addr)
-			x->v[out++] = x->v[i];
-	}
-	free(x->in->exits);
-	x->in->exits = x->v;
-	x->in->nexits = out;
-	x->v = NULL;
-}
-
-int inlines_exits(struct inlines_ctx *c, struct inline_instance *in)
-{
-	struct exit_ctx x = {.c = c, .in = in};
-	size_t i;
-	int err;
-
-	in->unresolved = 0;
-	in->cond_exits = 0;
-	err = site_jumps(&x);
-	for (i = 0; !err && i < in->nranges; i++)
-		err = scan_range(&x, &in->ranges[i]);
-	if (!err)
-		finish_exits(&x);
-	free(x.v);
-	return err;
-}
-
-static int open_text(struct inlines_ctx *c, struct debuginfo *di)
-{
-	Dwarf_Addr dw_bias, elf_bias;
-
-	debuginfo_dwarf(di, &dw_bias);
-	c->elf = dwfl_module_getelf(debuginfo_module(di), &elf_bias);
-	if (!c->elf)
-		return -ENODATA;
-	c->to_elf = dw_bias - elf_bias;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &c->cs) != CS_ERR_OK) {
-		c->cs = 0;
-		return -ENOTSUP;
-	}
-	/* before cs_malloc(), which sizes instructions for the detail they will hold */
-	if (cs_option(c->cs, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK)
-		return -ENOMEM;
-	c->insn = cs_malloc(c->cs);
-	c->ahead = cs_malloc(c->cs);
-	return c->insn && c->ahead ? 0 : -ENOMEM;
-}
-
-static int cmp_thunk(const void *a, const void *b)
-{
-	const struct thunk *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-static int add_thunk(struct inlines_ctx *c, size_t *cap, __u64 addr, bool ret)
-{
-	int err = array_reserve((void **)&c->thunks, cap, c->nthunks + 1, sizeof(*c->thunks));
-
-	if (err)
-		return err;
-	c->thunks[c->nthunks++] = (struct thunk){addr, ret};
-	return 0;
-}
-
-/* One pass over the symbol table: the thunks, and where __jump_table lies (0 when not). */
-static int scan_symbols(struct inlines_ctx *c, struct debuginfo *di, __u64 *start, __u64 *stop)
-{
-	Dwfl_Module *mod = debuginfo_module(di);
-	int i, n = dwfl_module_getsymtab(mod), err = 0;
-	Dwarf_Addr bias;
-	size_t cap = 0;
-	const char *s;
-	GElf_Addr a;
-	GElf_Sym sym;
-
-	debuginfo_dwarf(di, &bias);
-	*start = *stop = 0;
-	for (i = 1; i < n && !err; i++) {
-		s = dwfl_module_getsym_info(mod, i, &sym, &a, NULL, NULL, NULL);
-		if (!s)
-			continue;
-		if (!*start && !strcmp(s, "__start___jump_table"))
-			*start = a - bias;
-		else if (!*stop && !strcmp(s, "__stop___jump_table"))
-			*stop = a - bias;
-		else if (!strcmp(s, RETURN_THUNK))
-			err = add_thunk(c, &cap, a - bias, true);
-		else if (!strncmp(s, INDIRECT_THUNK, strlen(INDIRECT_THUNK)))
-			err = add_thunk(c, &cap, a - bias, false);
-	}
-	qsort(c->thunks, c->nthunks, sizeof(*c->thunks), cmp_thunk);
-	return err;
-}
-
-static int cmp_site(const void *a, const void *b)
-{
-	const struct jump_site *x = a, *y = b;
-
-	return x->code < y->code ? -1 : x->code > y->code;
-}
-
-/* The vmlinux's jump-label sites, from __jump_table, whose entries are relative to their own
- * fields. */
-static int load_sites(struct inlines_ctx *c, __u64 start, __u64 stop)
-{
-	const uint8_t *p;
-	size_t avail, n, i;
-	__s32 rel[2];
-	__u64 e;
-	int err;
-
-	if (stop <= start)
-		return 0;
-	err = file_bytes(c, start, &p, &avail);
-	if (err || avail < stop - start)
-		return err ?: -ERANGE;
-	n = (stop - start) / JUMP_ENTRY_SIZE;
-	c->sites = calloc(n ? n : 1, sizeof(*c->sites));
-	if (!c->sites)
-		return -ENOMEM;
-	for (i = 0; i < n; i++, p += JUMP_ENTRY_SIZE) {
-		e = start + i * JUMP_ENTRY_SIZE;
-		memcpy(rel, p, sizeof(rel));
-		c->sites[i] = (struct jump_site){e + rel[0], e + 4 + rel[1]};
-	}
-	c->nsites = n;
-	qsort(c->sites, n, sizeof(*c->sites), cmp_site);
-	return 0;
-}
-
-int inlines_ctx_open(struct inlines_ctx **out, struct debuginfo *di)
-{
-	struct inlines_ctx *c = calloc(1, sizeof(*c));
-	__u64 start, stop;
-	int err;
-
-	*out = NULL;
-	if (!c)
-		return -ENOMEM;
-	err = open_text(c, di) ?: scan_symbols(c, di, &start, &stop) ?: load_sites(c, start, stop);
-	if (err) {
-		inlines_ctx_close(c);
-		return err;
-	}
-	*out = c;
-	return 0;
-}
-
-void inlines_ctx_close(struct inlines_ctx *c)
-{
-	if (!c)
-		return;
-	free(c->sites);
-	free(c->thunks);
-	if (c->ahead)
-		cs_free(c->ahead, 1);
-	if (c->insn)
-		cs_free(c->insn, 1);
-	if (c->cs)
-		cs_close(&c->cs);
-	free(c);
 }
 
 /* The outermost function holding die, the scope just inside its unit: the slow way. */

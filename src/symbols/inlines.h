@@ -5,7 +5,8 @@
  * and every address where control leaves it, found by disassembling its
  * ranges with capstone.  What record --func uses to time an inlined-only
  * function with kprobes at those addresses, and what report --inline and
- * annotate show.
+ * annotate show.  inlines.c finds the instances, inline_exits.c their
+ * exits, with what inline_ctx.c reads of the file once.
  */
 #ifndef KP_INLINES_H
 #define KP_INLINES_H

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/* The DWARF of a recording's kernel, placed where it ran (kernel_dwarf.h). */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -6,6 +7,7 @@
 #include <string.h>
 
 #include "data/datafile.h"
+#include "data/samples.h"
 #include "symbols/debuginfo.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/symbolize.h"
@@ -17,19 +19,15 @@ struct kernel_dwarf {
 	char path[PATH_MAX];
 };
 
-/* Recorded kernel symbols to place the DWARF by: ones each kernel has once first. */
-static const char slide_sql[] =
-	"SELECT name, addr FROM ksyms WHERE addr != 0 AND COALESCE(module, '') = ''"
-	" ORDER BY name NOT IN ('_stext', '_text', 'startup_64'), addr LIMIT 16";
-
-static int slide_row(sqlite3_stmt *st, void *ctx)
+/* 1 (stopping the walk) once a recorded symbol the vmlinux also has gives the slide. */
+static int slide_by(__u64 addr, const char *name, const char *module, void *ctx)
 {
 	struct kernel_dwarf *k = ctx;
 	__u64 link;
 
-	if (debuginfo_symbol(k->di, (const char *)sqlite3_column_text(st, 0), &link))
+	if (debuginfo_symbol(k->di, name, &link))
 		return 0;
-	k->slide = (__s64)((__u64)sqlite3_column_int64(st, 1) - link);
+	k->slide = (__s64)(addr - link);
 	return 1;
 }
 
@@ -48,7 +46,7 @@ static int slide_of(struct kernel_dwarf *k, struct df *df, char *note, size_t le
 		k->slide = (__s64)(strtoull(stext, NULL, 0) - link);
 		return 0;
 	}
-	ret = df_each_row(df, slide_sql, slide_row, k);
+	ret = samples_kernel_anchors(df, slide_by, k);
 	if (ret > 0)
 		return 0;
 	snprintf(note, len,
@@ -58,7 +56,8 @@ static int slide_of(struct kernel_dwarf *k, struct df *df, char *note, size_t le
 	return ret ?: -ENOENT;
 }
 
-int kernel_dwarf_open(struct kernel_dwarf **out, struct df *df, const char *vmlinux, char *note, size_t len)
+int kernel_dwarf_open(struct kernel_dwarf **out, struct df *df, const char *vmlinux, char *note,
+		      size_t len)
 {
 	/* NULL when unknown: no /boot/vmlinux-RELEASE is searched for then */
 	const char *release = df_meta(df, "kernel.release");

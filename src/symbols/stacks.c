@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include <errno.h>
+/*
+ * Naming the frames of a recording (stacks.h): kernel frames by the recorded
+ * kallsyms and, when there is DWARF, with the functions inlined there.
+ */
 #include <stdbool.h>
 #include <stdio.h>
-#include <string.h>
 
-#include "data/datafile.h"
+#include "data/samples.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/ksyms.h"
 #include "symbols/stacks.h"
 #include "symbols/symbolize.h"
 
-static int add_ksym(sqlite3_stmt *st, void *ks)
+static int add_ksym(__u64 addr, const char *name, const char *module, void *ks)
 {
-	return ksyms_add(ks, (__u64)sqlite3_column_int64(st, 0),
-			 (const char *)sqlite3_column_text(st, 1),
-			 (const char *)sqlite3_column_text(st, 2));
+	return ksyms_add(ks, addr, name, module);
 }
 
 struct namer {
@@ -34,19 +34,27 @@ struct kframe {
 static int put_frame(struct namer *n, const struct kframe *k, int sub, bool leaf, const char *name,
 		     const struct sym_frame *f)
 {
-	return df_insert(n->df, "INSERT INTO frames VALUES('k',?,?,?,?,?,?,?,?,?,?,?)",
-			 "iiititiiiii", k->stack, (long long)k->depth, (long long)sub, name,
-			 (long long)(sub > 0), f ? f->file : NULL, f ? (long long)f->line : 0LL,
-			 f && f->inlined ? (long long)f->die : 0LL, (long long)leaf,
-			 (long long)k->pc, (long long)k->func_die);
+	struct samples_frame row = {
+		.stack = k->stack,
+		.depth = k->depth,
+		.sub = sub,
+		.name = name,
+		.file = f ? f->file : NULL,
+		.line = f ? f->line : 0,
+		.die = f && f->inlined ? f->die : 0,
+		.leaf = leaf,
+		.pc = k->pc,
+		.func_die = k->func_die,
+	};
+
+	return samples_add_frame(n->df, &row);
 }
 
 /* The function at a kernel frame, then what was inlined there, outermost first. */
-static int name_kernel_frame(sqlite3_stmt *st, void *ctx)
+static int name_kernel_frame(long long stack, int depth, __u64 addr, void *ctx)
 {
 	struct namer *n = ctx;
-	__u64 addr = (__u64)sqlite3_column_int64(st, 2);
-	struct kframe k = {sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1), addr};
+	struct kframe k = {stack, depth, addr};
 	const struct sym_result *r = NULL;
 	const struct sym_frame *fn;
 	const struct ksym *sym;
@@ -79,31 +87,15 @@ int stacks_name_frames(struct df *df, struct kernel_dwarf *kd)
 	struct ksyms *ks;
 	int err;
 
-	err = df_errno(sqlite3_exec(
-		df_db(df),
-		"CREATE TEMP TABLE frames(space TEXT, stack INTEGER, depth INTEGER,"
-		" sub INTEGER, name TEXT, inl INTEGER, file TEXT, line INTEGER,"
-		" die INTEGER, leaf INTEGER, pc INTEGER, func_die INTEGER,"
-		" PRIMARY KEY(space, stack, depth, sub));"
-		/* unresolved user frames are named by their module, like perf */
-		"INSERT INTO frames SELECT 'u', stack, depth, 0, COALESCE(symbol,"
-		" '[' || replace(module, rtrim(module, replace(module, '/', '')),"
-		" '') || ']'), 0, NULL, 0, 0, 1, NULL, 0 FROM ustack_frames;"
-		/* samples per kernel stack, indexed for joins with frames */
-		"CREATE TEMP TABLE kstack_samples(stack INTEGER PRIMARY KEY, n INTEGER);"
-		"INSERT INTO kstack_samples SELECT kstack, SUM(count) FROM samples"
-		" WHERE kstack >= 0 GROUP BY kstack;",
-		NULL, NULL, NULL));
+	err = samples_frames_create(df);
 	if (err)
 		return err;
 	err = ksyms_new(&ks);
 	if (err)
 		return err;
-	err = df_each_row(df, "SELECT addr, name, COALESCE(module, '') FROM ksyms", add_ksym, ks);
+	err = samples_ksyms(df, add_ksym, ks);
 	ksyms_sort(ks);
-	err = err
-		      ?: df_each_row(df, "SELECT stack, depth, addr FROM kstack_frames",
-				     name_kernel_frame, &(struct namer){df, ks, kd});
+	err = err ?: samples_kframes(df, name_kernel_frame, &(struct namer){df, ks, kd});
 	ksyms_free(ks);
 	return err;
 }

@@ -4,8 +4,9 @@
  *   frames(space TEXT 'k'|'u', stack INTEGER, depth INTEGER, sub INTEGER,
  *          name TEXT, inl INTEGER, file TEXT, line INTEGER, die INTEGER,
  *          leaf INTEGER, pc INTEGER, func_die INTEGER)
- * that report, folded and annotate query.  depth 0 is the leaf.  With the
- * kernel's DWARF a kernel frame is its function (sub 0, named as kallsyms
+ * that report, folded and annotate query (through data/samples.h and
+ * data/inline_tables.h).  depth 0 is the leaf.  With the kernel's DWARF a
+ * kernel frame is its function (sub 0, named as kallsyms
  * names it) followed by the functions inlined there, outermost first (sub 1,
  * 2, ...; inl 1); file:line is where each one's code is or calls the next,
  * die identifies an inline instance, and leaf marks the innermost row of a

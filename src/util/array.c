@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/* Growable arrays: one growth rule, doubling, for every list the tree builds up. */
 #include <errno.h>
 #include <stdlib.h>
 

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
+/* Growable arrays: one growth rule, doubling, for every list the tree builds up. */
 #ifndef KP_ARRAY_H
 #define KP_ARRAY_H
 

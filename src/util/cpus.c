@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The machine's CPUs. */
+/* The machine's CPUs: the one reader of which are online. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,4 +35,9 @@ int cpus_online(unsigned char *mask, int max)
 		p = *end == ',' ? end + 1 : end;
 	}
 	return top < max ? top : max;
+}
+
+bool cpus_has(const unsigned char *mask, int cpu)
+{
+	return mask[cpu / 8] & (1 << (cpu % 8));
 }

@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Reading the histograms the BPF programs fill (hist_layout.h): bucket
+ * bounds and quantiles, which BPF has no need of and so are kept out of the
+ * shared header.
+ */
 #include "util/hist.h"
 
 __u64 kp_hist_lo(__u32 b)

@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The JSON writer behind --json: it writes as it goes, nothing is built in
+ * memory, and each nesting level remembers whether its next member needs a
+ * comma.
+ */
 #include <math.h>
 
 #include "util/json.h"

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
+/* Syscall names and numbers of this ABI, from the table generated at build time. */
 #ifndef KP_SYSCALLS_H
 #define KP_SYSCALLS_H
 

@@ -66,7 +66,7 @@ static void write_file(const char *path, const char *meta_value)
 static void test_round_trip(void **state)
 {
 	struct fixture *fx = *state;
-	const char *why;
+	char why[256];
 	struct stat st;
 	struct df *df;
 
@@ -74,7 +74,7 @@ static void test_round_trip(void **state)
 	assert_int_equal(stat(fx->path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
 	assert_int_equal(entries(fx->dir), 1); /* no temp file left behind */
-	assert_int_equal(df_open(&df, fx->path, &why), 0);
+	assert_int_equal(df_open(&df, fx->path, why, sizeof(why)), 0);
 	assert_string_equal(df_meta(df, "k"), "v1");
 	assert_null(df_meta(df, "missing"));
 	df_close(df);
@@ -83,7 +83,7 @@ static void test_round_trip(void **state)
 static void test_commit_replaces_abort_keeps(void **state)
 {
 	struct fixture *fx = *state;
-	const char *why;
+	char why[256];
 	struct df *df;
 
 	write_file(fx->path, "old");
@@ -91,11 +91,11 @@ static void test_commit_replaces_abort_keeps(void **state)
 	assert_int_equal(entries(fx->dir), 2);
 	df_abort(df);
 	assert_int_equal(entries(fx->dir), 1);
-	assert_int_equal(df_open(&df, fx->path, &why), 0);
+	assert_int_equal(df_open(&df, fx->path, why, sizeof(why)), 0);
 	assert_string_equal(df_meta(df, "k"), "old");
 	df_close(df);
 	write_file(fx->path, "new");
-	assert_int_equal(df_open(&df, fx->path, &why), 0);
+	assert_int_equal(df_open(&df, fx->path, why, sizeof(why)), 0);
 	assert_string_equal(df_meta(df, "k"), "new");
 	df_close(df);
 }
@@ -109,14 +109,14 @@ static void test_create_in_missing_dir(void **state)
 
 static void expect_bad(const char *path, int err, const char *why_part)
 {
-	const char *why = NULL;
+	char why[256];
 	struct df *df;
 
-	assert_int_equal(df_open(&df, path, &why), err);
-	if (why_part) {
-		assert_non_null(why);
+	assert_int_equal(df_open(&df, path, why, sizeof(why)), err);
+	if (why_part)
 		assert_non_null(strstr(why, why_part));
-	}
+	else
+		assert_string_equal(why, "");
 }
 
 static void sh(const char *fmt, const char *a, const char *b)

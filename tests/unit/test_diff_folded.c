@@ -16,7 +16,6 @@
 
 #include "data/datafile.h"
 #include "diff/diff_folded.h"
-#include "report/folded.h"
 #include "cmd/cmds.h"
 #include "testutil.h"
 
@@ -105,14 +104,13 @@ static int drop_recordings(void **state)
 static char *diff(bool normalize)
 {
 	struct df *base, *hard;
-	const char *why;
-	char *buf = NULL;
+	char why[256], *buf = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
 
 	assert_non_null(out);
-	OK(df_open(&base, base_path, &why));
-	OK(df_open(&hard, hard_path, &why));
+	OK(df_open(&base, base_path, why, sizeof(why)));
+	OK(df_open(&hard, hard_path, why, sizeof(why)));
 	OK(diff_folded(base, NULL, hard, NULL, normalize, out));
 	fclose(out);
 	df_close(base);

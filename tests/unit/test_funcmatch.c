@@ -10,6 +10,7 @@
 
 #include "record/funcmatch.h"
 #include "symbols/ksyms.h"
+#include "util/funcname.h"
 
 static int make_table(void **state)
 {
@@ -47,13 +48,13 @@ static int drop_table(void **state)
 
 static void test_base_len(void **state)
 {
-	assert_int_equal(func_base_len("allocate_slab"), 13);
-	assert_int_equal(func_base_len("mas_copy_node.isra.0"), 13);
-	assert_int_equal(func_base_len("foo.constprop.1"), 3);
-	assert_int_equal(func_base_len("bar.part.0"), 3);
-	assert_int_equal(func_base_len("allocate_slab.cold"), 0);
-	assert_int_equal(func_base_len("x.isra.0.cold"), 0);
-	assert_int_equal(func_base_len("__pfx_allocate_slab"), 0);
+	assert_int_equal(funcname_base_len("allocate_slab"), 13);
+	assert_int_equal(funcname_base_len("mas_copy_node.isra.0"), 13);
+	assert_int_equal(funcname_base_len("foo.constprop.1"), 3);
+	assert_int_equal(funcname_base_len("bar.part.0"), 3);
+	assert_int_equal(funcname_base_len("allocate_slab.cold"), 0);
+	assert_int_equal(funcname_base_len("x.isra.0.cold"), 0);
+	assert_int_equal(funcname_base_len("__pfx_allocate_slab"), 0);
 }
 
 static struct func_target *match(void **state, char **pats, int n, size_t *nt)

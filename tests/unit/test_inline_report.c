@@ -30,6 +30,7 @@
 #include "symbols/inlines.h"
 #include "report/report.h"
 #include "testutil.h"
+#include "util/fmt.h"
 
 #define OK(expr) assert_int_equal((expr), 0)
 
@@ -1070,10 +1071,10 @@ static void test_schema2(void **state)
 	char *whole[] = {"report", fx.schema2, NULL};
 	char want[2048], *out;
 	struct df *df;
-	const char *why;
+	char why[256];
 
 	need_fixture();
-	OK(df_open(&df, fx.schema2, &why));
+	OK(df_open(&df, fx.schema2, why, sizeof(why)));
 	assert_int_equal(df_scalar(df, "PRAGMA user_version", NULL), 2);
 	assert_int_equal(df_scalar(df,
 				   "SELECT COUNT(*) FROM main.sqlite_master WHERE name ="

@@ -20,6 +20,7 @@
 #include "report/report.h"
 #include "cmd/cmds.h"
 #include "testutil.h"
+#include "util/fmt.h"
 
 #define K(off)	 ((long long)(0xffffffff81000000ULL + (off)))
 #define OK(expr) assert_int_equal((expr), 0)

@@ -87,6 +87,25 @@ static void test_rejects(void **state)
 	assert_int_equal(PARSE(&o, "--max-tasks", "10", "true"), -EINVAL);
 }
 
+/* the options with no short letter come from the table's keys past OPTIONS_LONG_ONLY */
+static void test_long_only(void **state)
+{
+	struct record_opts o;
+
+	assert_int_equal(PARSE(&o, "--func", "vfs_*", "--func=do_sys_open", "--probe", "kprobe",
+			       "--func-stacks", "--vmlinux", "/v", "--max-tasks", "64", "true"),
+			 0);
+	assert_int_equal(o.func.n, 2);
+	assert_string_equal(o.func.patterns[0], "vfs_*");
+	assert_string_equal(o.func.patterns[1], "do_sys_open");
+	assert_int_equal(o.func.mode, PROBE_KPROBE);
+	assert_true(o.func.stacks);
+	assert_string_equal(o.func.vmlinux, "/v");
+	assert_int_equal(o.max_tasks, 64);
+	assert_int_equal(PARSE(&o, "--probe", "nosuch", "true"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--func"), -EINVAL);
+}
+
 static void test_repeat(void **state)
 {
 	struct record_opts o;
@@ -118,6 +137,7 @@ int main(void)
 		cmocka_unit_test(test_options_stop_at_command),
 		cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_rejects),
+		cmocka_unit_test(test_long_only),
 		cmocka_unit_test(test_repeat),
 	};
 

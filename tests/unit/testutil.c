@@ -194,6 +194,41 @@ void tu_expect(int (*cmd)(int, char **), char **argv, int fd, int status, const 
 	free(out);
 }
 
+/* The whole text file at path (caller frees); NULL when it cannot be opened. */
+static char *read_all(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t cap = 0;
+
+	if (!f)
+		return NULL;
+	/* a text file has no NUL: one getdelim reads all of it */
+	if (getdelim(&buf, &cap, '\0', f) < 0) {
+		free(buf);
+		buf = strdup("");
+	}
+	fclose(f);
+	return buf;
+}
+
+void tu_golden(const char *name, const char *out)
+{
+	char path[PATH_MAX];
+	char *want;
+
+	snprintf(path, sizeof(path), "tests/unit/golden/%s", name);
+	if (getenv("KP_UPDATE_GOLDEN")) {
+		assert_int_equal(tu_write_file(path, out), 0);
+		return;
+	}
+	want = read_all(path);
+	if (!want)
+		fail_msg("%s is missing: make it with KP_UPDATE_GOLDEN=1 and review it", path);
+	assert_string_equal(out, want);
+	free(want);
+}
+
 void tu_recording(char *tmpl, void (*fill)(struct df *df))
 {
 	struct df *df;

@@ -50,6 +50,12 @@ char *tu_run_fd(int (*cmd)(int, char **), char **argv, int out_fd, int *ret);
 /* The stdout of cmd on argv, which must succeed (caller frees). */
 char *tu_output(int (*cmd)(int, char **), char **argv);
 
+/*
+ * out must equal tests/unit/golden/name (paths are relative to the checkout,
+ * where tests/run.sh runs the suites); KP_UPDATE_GOLDEN=1 writes it instead.
+ */
+void tu_golden(const char *name, const char *out);
+
 /* Runs cmd on argv: it exits with status and writes exactly want to fd. */
 void tu_expect(int (*cmd)(int, char **), char **argv, int fd, int status, const char *want);
 

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The queries on the inlines table and the inline_* TEMP tables (see inline_tables.h). */
+#include "data/datafile.h"
+#include "data/inline_tables.h"
+#include "data/query.h"
+
+static const char tables_sql[] =
+	"CREATE TEMP TABLE inline_stacks(inst INTEGER, stack INTEGER, self INTEGER);"
+	"CREATE TEMP TABLE inline_dies(die INTEGER PRIMARY KEY, inst INTEGER);"
+	"CREATE TEMP TABLE inline_ranges(inst INTEGER, lo INTEGER, hi INTEGER);";
+
+int inline_tables_create(struct df *df)
+{
+	return query_exec(df, tables_sql);
+}
+
+struct die_walk {
+	inline_tables_die_fn fn;
+	void *ctx;
+};
+
+static int die_row(sqlite3_stmt *st, void *ctx)
+{
+	struct die_walk *w = ctx;
+
+	return w->fn(sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), w->ctx);
+}
+
+int inline_tables_sampled_dies(struct df *df, inline_tables_die_fn fn, void *ctx)
+{
+	return df_each_row(df, "SELECT die, MAX(func_die) FROM frames WHERE inl = 1 GROUP BY die",
+			   die_row, &(struct die_walk){fn, ctx});
+}
+
+int inline_tables_add_die(struct df *df, __u64 die, long long inst)
+{
+	return df_insert(df, "INSERT INTO inline_dies VALUES(?,?)", "ii", (long long)die, inst);
+}
+
+int inline_tables_add_range(struct df *df, long long inst, __u64 lo, __u64 hi)
+{
+	return df_insert(df, "INSERT INTO inline_ranges VALUES(?,?,?)", "iii", inst, (long long)lo,
+			 (long long)hi);
+}
+
+struct probed_walk {
+	inline_tables_probed_fn fn;
+	void *ctx;
+};
+
+static int probed_row(sqlite3_stmt *st, void *ctx)
+{
+	struct probed_walk *w = ctx;
+	struct inline_tables_probed p = {
+		.func = sqlite3_column_int64(st, 0),
+		.name = query_text(st, 1),
+		.parent = query_text(st, 2),
+		.call_file = query_text(st, 3),
+		.call_line = sqlite3_column_int(st, 4),
+		.entry = sqlite3_column_int64(st, 5),
+		.ranges = query_text(st, 6),
+		.bytes = sqlite3_column_int64(st, 7),
+		.method = query_text(st, 8),
+		.done = sqlite3_column_int64(st, 9),
+		.total_ns = sqlite3_column_int64(st, 10),
+		.max_ns = sqlite3_column_int64(st, 11),
+	};
+
+	return w->fn(&p, w->ctx);
+}
+
+static const char probed_sql[] =
+	"SELECT i.func, i.name, i.parent, i.call_file, i.call_line, i.entry, i.ranges, i.bytes,"
+	" f.method, l.done, l.total_ns, l.max_ns FROM inlines i JOIN funcs f ON f.id = i.func"
+	" LEFT JOIN latency l ON l.kind = 'func' AND l.id = i.func ORDER BY i.func";
+
+int inline_tables_probed(struct df *df, inline_tables_probed_fn fn, void *ctx)
+{
+	return df_each_row(df, probed_sql, probed_row, &(struct probed_walk){fn, ctx});
+}
+
+/* The stacks through each instance with a DIE, and whether at the leaf. */
+static const char die_stacks_sql[] =
+	"INSERT INTO inline_stacks SELECT d.inst, f.stack, MAX(f.depth = 0) FROM frames f"
+	" JOIN inline_dies d ON d.die = f.die WHERE f.inl = 1 GROUP BY f.stack, f.die";
+
+/* The stacks with a pc in the recorded ranges of an instance without DIE. */
+static const char range_stacks_sql[] =
+	"INSERT INTO inline_stacks SELECT r.inst, f.stack, MAX(f.depth = 0) FROM inline_ranges r"
+	" JOIN frames f ON f.space = 'k' AND f.sub = 0 AND f.pc >= r.lo AND f.pc < r.hi"
+	" GROUP BY r.inst, f.stack";
+
+int inline_tables_fill_stacks(struct df *df)
+{
+	return query_exec(df, die_stacks_sql) ?: query_exec(df, range_stacks_sql);
+}
+
+struct count_walk {
+	inline_tables_count_fn fn;
+	void *ctx;
+};
+
+static int count_row(sqlite3_stmt *st, void *ctx)
+{
+	struct count_walk *w = ctx;
+
+	return w->fn(sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+		     sqlite3_column_int64(st, 2), w->ctx);
+}
+
+static const char count_sql[] =
+	"SELECT h.inst, SUM(CASE WHEN h.self THEN s.n ELSE 0 END), SUM(s.n) FROM (SELECT inst,"
+	" stack, MAX(self) AS self FROM inline_stacks GROUP BY inst, stack) h"
+	" JOIN kstack_samples s ON s.stack = h.stack GROUP BY h.inst";
+
+int inline_tables_counts(struct df *df, inline_tables_count_fn fn, void *ctx)
+{
+	return df_each_row(df, count_sql, count_row, &(struct count_walk){fn, ctx});
+}
+
+static const char parent_samples_sql[] =
+	"CREATE TEMP TABLE parent_samples(name TEXT PRIMARY KEY, n INTEGER);"
+	"INSERT INTO parent_samples SELECT f.base, SUM(s.n) FROM (SELECT DISTINCT stack,"
+	" kp_func_base(name) AS base FROM frames WHERE space = 'k' AND sub = 0) f"
+	" JOIN kstack_samples s ON s.stack = f.stack GROUP BY f.base";
+
+int inline_tables_parents_create(struct df *df)
+{
+	return query_exec(df, parent_samples_sql);
+}
+
+struct parent {
+	long long *samples, *calls;
+};
+
+static int parent_row(sqlite3_stmt *st, void *ctx)
+{
+	struct parent *p = ctx;
+
+	*p->samples = sqlite3_column_int64(st, 0);
+	*p->calls = sqlite3_column_int64(st, 1);
+	return 0;
+}
+
+/* A function timed as a function, not an inline instance or by its samples. */
+static const char parent_sql[] =
+	"SELECT (SELECT n FROM parent_samples WHERE name = ?1), (SELECT l.done FROM latency l"
+	" JOIN funcs f ON l.kind = 'func' AND l.id = f.id WHERE f.name = ?1 AND f.method NOT IN"
+	" ('inline-kprobe', 'samples'))";
+
+int inline_tables_parent(struct df *df, const char *parent, long long *samples, long long *calls)
+{
+	*samples = 0;
+	*calls = 0;
+	return query_each(df, parent_sql, parent_row, &(struct parent){samples, calls}, "t",
+			  parent);
+}

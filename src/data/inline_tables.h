@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The inline instances of a recording as the data file holds them: the
+ * inlines table (what record --func probed), and the TEMP tables
+ *   inline_stacks(inst INTEGER, stack INTEGER, self INTEGER)
+ *   inline_dies(die INTEGER PRIMARY KEY, inst INTEGER)
+ *   inline_ranges(inst INTEGER, lo INTEGER, hi INTEGER)
+ *   parent_samples(name TEXT PRIMARY KEY, n INTEGER)
+ * that find the kernel stacks through each instance, by DIE or by address.
+ * inst is the caller's index of an instance.  All but the inlines table
+ * need the frames and kstack_samples tables (data/samples.h).
+ */
+#ifndef KP_INLINE_TABLES_H
+#define KP_INLINE_TABLES_H
+
+#include <linux/types.h>
+
+struct df;
+
+/* Create inline_stacks, inline_dies and inline_ranges, empty. */
+int inline_tables_create(struct df *df);
+
+/* Gets an instance DIE samples fell into and its function's DIE (0: unknown). */
+typedef int (*inline_tables_die_fn)(__u64 die, __u64 func_die, void *ctx);
+/* Each instance DIE samples fell into, once, in DIE order. */
+int inline_tables_sampled_dies(struct df *df, inline_tables_die_fn fn, void *ctx);
+/* Instance inst is the one with DWARF offset die. */
+int inline_tables_add_die(struct df *df, __u64 die, long long inst);
+/* Instance inst covers [lo, hi) (recorded, running-kernel addresses). */
+int inline_tables_add_range(struct df *df, long long inst, __u64 lo, __u64 hi);
+
+/* One instance record --func probed, with its latency (0 when it has none). */
+struct inline_tables_probed {
+	long long func; /* funcs.id */
+	const char *name, *parent;
+	const char *call_file; /* NULL when unknown */
+	int call_line;
+	__u64 entry;
+	const char *ranges; /* "0xlo-0xhi ...", NULL when none */
+	__u64 bytes;
+	const char *method;
+	long long done, total_ns, max_ns;
+};
+
+/* Non-zero stops the walk and is returned. */
+typedef int (*inline_tables_probed_fn)(const struct inline_tables_probed *p, void *ctx);
+/* The instances record --func probed, by funcs.id. */
+int inline_tables_probed(struct df *df, inline_tables_probed_fn fn, void *ctx);
+
+/* Fill inline_stacks from the instances added by DIE and by range. */
+int inline_tables_fill_stacks(struct df *df);
+
+/* Gets an instance's samples: at the leaf (self) and anywhere on the stack (total). */
+typedef int (*inline_tables_count_fn)(long long inst, long long self, long long total, void *ctx);
+/* Each instance with samples, by inline_stacks and kstack_samples. */
+int inline_tables_counts(struct df *df, inline_tables_count_fn fn, void *ctx);
+
+/* Create parent_samples: samples per kernel function on the stack, clones counted as one. */
+int inline_tables_parents_create(struct df *df);
+/*
+ * A parent function's samples (from parent_samples), and its calls when
+ * record --func timed it as a function (0 when not).
+ */
+int inline_tables_parent(struct df *df, const char *parent, long long *samples, long long *calls);
+
+#endif

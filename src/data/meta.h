@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What a recording says about itself, as the data file holds it: the meta,
+ * config, vulnerabilities, counters and tasks tables.
+ */
+#ifndef KP_META_H
+#define KP_META_H
+
+struct df;
+
+/* The (key, value) lists meta_each reads. */
+enum meta_list {
+	META_ALL,	      /* meta, by key */
+	META_CONFIG,	      /* config: (option, value), by option */
+	META_VULNERABILITIES, /* vulnerabilities: (name, status), by name */
+	META_COUNTERS,	      /* counters: (name, value), by name */
+	/* config, by option: CONFIG_ left out of the option */
+	META_CONFIG_SHORT,
+	/* the vulnerabilities not fully mitigated (status "Vulnerable..."), spaces as '_' */
+	META_NOT_MITIGATED,
+	/* the counters of lost events that are not 0 */
+	META_LOST,
+};
+
+/* One (key, value) pair; num is value as a number (counters). */
+struct meta_pair {
+	const char *key, *value;
+	long long num;
+};
+
+/* Non-zero stops the walk and is returned. */
+typedef int (*meta_fn)(const struct meta_pair *p, void *ctx);
+int meta_each(struct df *df, enum meta_list list, meta_fn fn, void *ctx);
+/* Counter name's value, 0 when absent. */
+long long meta_counter(struct df *df, const char *name);
+/* All events lost, summed over the lost* counters. */
+long long meta_lost(struct df *df);
+/* The number of processes the recording saw. */
+long long meta_processes(struct df *df);
+
+#endif

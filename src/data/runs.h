@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A recording read run by run (record --repeat), for kprotperf diff: the
+ * per-run views and each measure's value per run, by the names that match
+ * across kernels.
+ *
+ * A recording's runs are the rows of its runs table, or the whole recording
+ * as one run when that table is empty.  runs_prepare() makes the TEMP views
+ * the readers below read:
+ *   d_runs(run, idx)                 idx 0..runs-1
+ *   d_lat(run, kind, id, calls, done, total_ns, oncpu_ns, offcpu_ns)
+ *   d_samples(run, kstack, count)    run is the idx
+ */
+#ifndef KP_DATA_RUNS_H
+#define KP_DATA_RUNS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct df;
+
+/* The schema version of the data file (PRAGMA user_version), 0 when unknown. */
+long long runs_schema(struct df *df);
+
+/* The views above; *runs: how many runs the recording holds. */
+int runs_prepare(struct df *df, size_t *runs);
+
+/* One value of a measure in one run: num over den (den 1 but for latencies: calls). */
+struct runs_value {
+	long long run;	  /* the run's idx */
+	const char *name; /* NULL when the data file has none */
+	double num, den;
+};
+
+/* Gets each row; non-zero stops the walk and is returned. */
+typedef int (*runs_value_fn)(const struct runs_value *v, void *ctx);
+
+/*
+ * Per run, the latency column ("total_ns", "oncpu_ns", "offcpu_ns") of kind
+ * "syscall" by syscall or "func" by probed function's name, with its calls done.
+ */
+int runs_latency(struct df *df, const char *kind, const char *column, runs_value_fn fn, void *ctx);
+/* Per run, the wall time of the workload (meta record.wall_ns without runs). */
+int runs_wall(struct df *df, runs_value_fn fn, void *ctx);
+/*
+ * Per run, the kernel samples by function (clone suffix stripped): self at
+ * the innermost frame of the leaf, inline or not; total anywhere on the stack.
+ */
+int runs_kernel_self(struct df *df, runs_value_fn fn, void *ctx);
+int runs_kernel_total(struct df *df, runs_value_fn fn, void *ctx);
+
+/*
+ * Names the n inline instances of the TEMP table inline_stacks: inst i is
+ * key(i), for runs_inline_samples(); once per df.
+ */
+int runs_inline_keys(struct df *df, size_t n, const char *(*key)(size_t i, void *ctx), void *ctx);
+/* Per run, the kernel samples by key: self with a pc in the instance, else anywhere. */
+int runs_inline_samples(struct df *df, bool self, runs_value_fn fn, void *ctx);
+
+/* The feature a frame's name falls under, NULL: none. */
+typedef const char *(*runs_feature_fn)(const char *name, void *ctx);
+/*
+ * Per run, the kernel samples by feature: a stack's is the first that
+ * feature_of() gives its frames, innermost first; "(unmapped)" when none
+ * does.  A lost kernel stack is unmapped, a user-mode sample not counted.
+ * Once per df.
+ */
+int runs_features(struct df *df, runs_feature_fn feature_of, void *fctx, runs_value_fn fn,
+		  void *ctx);
+
+/* The latency histogram buckets of kind's names on one clock, each name's ids merged. */
+struct runs_hist {
+	const char *name; /* NULL when the data file has none */
+	long long bucket;
+	unsigned long long count;
+};
+int runs_latency_hists(struct df *df, const char *kind, const char *clock,
+		       int (*fn)(const struct runs_hist *h, void *ctx), void *ctx);
+
+/*
+ * How the kernel has each function name (clone suffix stripped): inlined
+ * (inline frames, recorded instances), out of line (frames, symbols record
+ * --func probed), or both; in no order.
+ */
+int runs_inlining(struct df *df,
+		  int (*fn)(const char *name, bool inlined, bool out_of_line, void *ctx),
+		  void *ctx);
+
+#endif

@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The queries on the samples, their stacks and the TEMP tables built on them (see samples.h). */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "data/datafile.h"
+#include "data/query.h"
+#include "data/samples.h"
+
+long long samples_rows(struct df *df)
+{
+	return df_scalar(df, "SELECT COUNT(*) FROM samples", NULL);
+}
+
+long long samples_total(struct df *df)
+{
+	return df_scalar(df, "SELECT SUM(count) FROM samples", NULL);
+}
+
+int samples_frames_create(struct df *df)
+{
+	return query_exec(df,
+			  "CREATE TEMP TABLE frames(space TEXT, stack INTEGER, depth INTEGER,"
+			  " sub INTEGER, name TEXT, inl INTEGER, file TEXT, line INTEGER,"
+			  " die INTEGER, leaf INTEGER, pc INTEGER, func_die INTEGER,"
+			  " PRIMARY KEY(space, stack, depth, sub));"
+			  /* unresolved user frames are named by their module, like perf */
+			  "INSERT INTO frames SELECT 'u', stack, depth, 0, COALESCE(symbol,"
+			  " '[' || replace(module, rtrim(module, replace(module, '/', '')),"
+			  " '') || ']'), 0, NULL, 0, 0, 1, NULL, 0 FROM ustack_frames;"
+			  /* samples per kernel stack, indexed for joins with frames */
+			  "CREATE TEMP TABLE kstack_samples(stack INTEGER PRIMARY KEY, n INTEGER);"
+			  "INSERT INTO kstack_samples SELECT kstack, SUM(count) FROM samples"
+			  " WHERE kstack >= 0 GROUP BY kstack;");
+}
+
+struct walk {
+	union {
+		samples_ksym_fn ksym;
+		samples_kframe_fn kframe;
+		samples_stack_fn stack;
+		samples_frame_fn frame;
+		samples_func_fn func;
+		samples_folded_fn folded;
+		samples_hit_line_fn hit_line;
+		samples_hit_inst_fn hit_inst;
+	};
+	void *ctx;
+};
+
+static int ksym_row(sqlite3_stmt *st, void *ctx)
+{
+	struct walk *w = ctx;
+
+	return w->ksym((__u64)sqlite3_column_int64(st, 0), query_text(st, 1), query_text(st, 2),
+		       w->ctx);
+}
+
+int samples_ksyms(struct df *df, samples_ksym_fn fn, void *ctx)
+{
+	return df_each_row(df, "SELECT addr, name, COALESCE(module, '') FROM ksyms", ksym_row,
+			   &(struct walk){{.ksym = fn}, ctx});
+}
+
+static int anchor_row(sqlite3_stmt *st, void *ctx)
+{
+	struct walk *w = ctx;
+
+	return w->ksym((__u64)sqlite3_column_int64(st, 1), query_text(st, 0), NULL, w->ctx);
+}
+
+int samples_kernel_anchors(struct df *df, samples_ksym_fn fn, void *ctx)
+{
+	return df_each_row(df,
+			   "SELECT name, addr FROM ksyms WHERE addr != 0 AND"
+			   " COALESCE(module, '') = '' ORDER BY name NOT IN ('_stext', '_text',"
+			   " 'startup_64'), addr LIMIT 16",
+			   anchor_row, &(struct walk){{.ksym = fn}, ctx});
+}
+
+static int kframe_row(sqlite3_stmt *st, void *ctx)
+{
+	struct walk *w = ctx;
+
+	return w->kframe(sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1),
+			 (__u64)sqlite3_column_int64(st, 2), w->ctx);
+}
+
+int samples_kframes(struct df *df, samples_kframe_fn fn, void *ctx)
+{
+	return df_each_row(df, "SELECT stack, depth, addr FROM kstack_frames", kframe_row,
+			   &(struct walk){{.kframe = fn}, ctx});
+}
+
+int samples_add_frame(struct df *df, const struct samples_frame *f)
+{
+	return df_insert(df, "INSERT INTO frames VALUES('k',?,?,?,?,?,?,?,?,?,?,?)", "iiititiiiii",
+			 f->stack, (long long)f->depth, (long long)f->sub, f->name,
+			 (long long)(f->sub > 0), f->file, (long long)f->line, (long long)f->die,
+			 (long long)f->leaf, (long long)f->pc, (long long)f->func_die);
+}
+
+static int stack_row(sqlite3_stmt *st, void *ctx)
+{
+	struct walk *w = ctx;
+	struct samples_stack s = {
+		.head = query_text(st, 0),
+		.has_ustack = sqlite3_column_type(st, 1) != SQLITE_NULL,
+		.has_kstack = sqlite3_column_type(st, 2) != SQLITE_NULL,
+		.ustack = sqlite3_column_int64(st, 1),
+		.kstack = sqlite3_column_int64(st, 2),
+		.n = sqlite3_column_int64(st, 3),
+	};
+
+	return w->stack(&s, w->ctx);
+}
+
+int samples_stacks_of(struct df *df, const char *sql, samples_stack_fn fn, void *ctx)
+{
+	return df_each_row(df, sql, stack_row, &(struct walk){{.stack = fn}, ctx});
+}
+
+int samples_stacks(struct df *df, samples_stack_fn fn, void *ctx)
+{
+	return samples_stacks_of(df,
+				 "SELECT comm, ustack, kstack, SUM(count) FROM samples"
+				 " GROUP BY comm, ustack, kstack",
+				 fn, ctx);
+}
+
+struct samples_frames_cursor {
+	sqlite3_stmt *st;
+};
+
+int samples_frames_open(struct df *df, struct samples_frames_cursor **out)
+{
+	struct samples_frames_cursor *c = calloc(1, sizeof(*c));
+	int rc;
+
+	if (!c)
+		return -ENOMEM;
+	rc = sqlite3_prepare_v2(df_db(df),
+				"SELECT name, inl, file, line FROM frames WHERE space = ?"
+				" AND stack = ? AND (?3 OR sub = 0)"
+				" ORDER BY depth DESC, sub",
+				-1, &c->st, NULL);
+	if (rc != SQLITE_OK) {
+		free(c);
+		return df_errno(rc);
+	}
+	*out = c;
+	return 0;
+}
+
+void samples_frames_close(struct samples_frames_cursor *c)
+{
+	if (!c)
+		return;
+	sqlite3_finalize(c->st);
+	free(c);
+}
+
+int samples_frames_of(struct samples_frames_cursor *c, const char *space, long long stack,
+		      bool inlines, samples_frame_fn fn, void *ctx)
+{
+	sqlite3_stmt *st = c->st;
+	int rc, err = 0;
+
+	sqlite3_reset(st);
+	sqlite3_bind_text(st, 1, space, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, stack);
+	sqlite3_bind_int(st, 3, inlines);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		err = fn(query_text(st, 0), sqlite3_column_int(st, 1), query_text(st, 2),
+			 sqlite3_column_int(st, 3), ctx);
+	return err ?: df_errno(rc);
+}
+
+static int func_row(sqlite3_stmt *st, void *ctx)
+{
+	struct walk *w = ctx;
+	struct samples_func f = {
+		.name = query_str(st, 0),
+		.self = sqlite3_column_int64(st, 1),
+		.total = sqlite3_column_int64(st, 2),
+	};
+
+	return w->func(&f, w->ctx);
+}
+
+static const char func_sql[] =
+	"WITH fr AS (SELECT stack, depth, sub, leaf, space,"
+	"  name || CASE inl WHEN 1 THEN ' [inlined]' ELSE '' END AS name FROM frames),"
+	" t AS (SELECT f.name AS name, SUM(s.count) AS n FROM samples s"
+	"  JOIN (SELECT DISTINCT stack, name FROM fr WHERE space = ?1) f"
+	"  ON f.stack = CASE ?1 WHEN 'k' THEN s.kstack ELSE s.ustack END GROUP BY f.name),"
+	" se AS (SELECT f.name AS name, SUM(s.count) AS n FROM samples s JOIN fr f"
+	"  ON f.space = ?1 AND f.depth = 0 AND (f.sub = 0 OR f.leaf)"
+	"  AND f.stack = CASE ?1 WHEN 'k' THEN s.kstack ELSE s.ustack END"
+	"  WHERE ?1 = 'k' OR s.kstack IS NULL GROUP BY f.name)"
+	" SELECT t.name, COALESCE(se.n, 0), t.n FROM t LEFT JOIN se ON se.name = t.name"
+	" ORDER BY 2 DESC, 3 DESC, 1 LIMIT ?2";
+
+int samples_functions(struct df *df, const char *space, int limit, samples_func_fn fn, void *ctx)
+{
+	return query_each(df, func_sql, func_row, &(struct walk){{.func = fn}, ctx}, "ti", space,
+			  (long long)limit);
+}
+
+int samples_folded_create(struct df *df)
+{
+	return query_exec(df, "CREATE TEMP TABLE folded(line TEXT, n INTEGER)");
+}
+
+int samples_folded_add(struct df *df, const char *line, long long n)
+{
+	return df_insert(df, "INSERT INTO folded VALUES(?,?)", "ti", line, n);
+}
+
+static int folded_row(sqlite3_stmt *st, void *ctx)
+{
+	struct walk *w = ctx;
+
+	return w->folded(query_text(st, 0), sqlite3_column_int64(st, 1), w->ctx);
+}
+
+int samples_folded(struct df *df, samples_folded_fn fn, void *ctx)
+{
+	return df_each_row(df,
+			   "SELECT line, SUM(n) FROM folded GROUP BY line"
+			   " HAVING SUM(n) > 0 ORDER BY line",
+			   folded_row, &(struct walk){{.folded = fn}, ctx});
+}
+
+static const char hit_sql[] =
+	"CREATE TEMP TABLE hit AS SELECT h.stack, h.depth, s.n AS count FROM"
+	" (SELECT stack, MIN(depth) AS depth FROM frames WHERE space = 'k' AND sub = 0"
+	"  AND (name = ?1 OR kp_func_base(name) = ?1) GROUP BY stack) h"
+	" JOIN kstack_samples s ON s.stack = h.stack";
+
+int samples_hit_create(struct df *df, const char *func)
+{
+	return query_each(df, hit_sql, NULL, NULL, "t", func);
+}
+
+void samples_hit_totals(struct df *df, long long *total, long long *self)
+{
+	*total = df_scalar(df, "SELECT SUM(count) FROM hit", NULL);
+	*self = df_scalar(df, "SELECT SUM(count) FROM hit WHERE depth = 0", NULL);
+}
+
+static int hit_line_row(sqlite3_stmt *st, void *ctx)
+{
+	struct walk *w = ctx;
+	struct samples_hit_line l = {
+		.file = query_text(st, 0),
+		.line = sqlite3_column_int(st, 1),
+		.chain = query_text(st, 2),
+		.self = sqlite3_column_int64(st, 3),
+		.total = sqlite3_column_int64(st, 4),
+	};
+
+	return w->hit_line(&l, w->ctx);
+}
+
+static const char lines_sql[] =
+	"SELECT l.file, l.line, (SELECT group_concat(name, ';') FROM (SELECT name FROM frames c"
+	"  WHERE c.space = 'k' AND c.stack = h.stack AND c.depth = h.depth AND c.sub > 0"
+	"  ORDER BY c.sub)) AS chain,"
+	" SUM(CASE WHEN h.depth = 0 THEN h.count ELSE 0 END), SUM(h.count)"
+	" FROM hit h JOIN frames l ON l.space = 'k' AND l.stack = h.stack"
+	" AND l.depth = h.depth AND l.leaf = 1"
+	" GROUP BY l.file, l.line, chain ORDER BY l.file, l.line, chain";
+
+int samples_hit_lines(struct df *df, samples_hit_line_fn fn, void *ctx)
+{
+	return df_each_row(df, lines_sql, hit_line_row, &(struct walk){{.hit_line = fn}, ctx});
+}
+
+static int hit_inst_row(sqlite3_stmt *st, void *ctx)
+{
+	struct walk *w = ctx;
+
+	return w->hit_inst(sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 3),
+			   sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), w->ctx);
+}
+
+static const char inst_sql[] =
+	"SELECT f.die, SUM(CASE WHEN h.depth = 0 THEN h.count ELSE 0 END), SUM(h.count),"
+	" MAX(f.func_die)"
+	" FROM hit h JOIN frames f ON f.space = 'k' AND f.stack = h.stack"
+	" AND f.depth = h.depth AND f.inl = 1 GROUP BY f.die ORDER BY 3 DESC";
+
+int samples_hit_insts(struct df *df, samples_hit_inst_fn fn, void *ctx)
+{
+	return df_each_row(df, inst_sql, hit_inst_row, &(struct walk){{.hit_inst = fn}, ctx});
+}
+
+struct range_sums {
+	long long *self, *total;
+};
+
+static int range_row(sqlite3_stmt *st, void *ctx)
+{
+	struct range_sums *r = ctx;
+
+	*r->self = sqlite3_column_int64(st, 0);
+	*r->total = sqlite3_column_int64(st, 1);
+	return 0;
+}
+
+static const char range_sql[] =
+	"SELECT SUM(CASE WHEN h.depth = 0 THEN h.count ELSE 0 END), SUM(h.count) FROM hit h"
+	" JOIN frames f ON f.space = 'k' AND f.stack = h.stack AND f.depth = h.depth AND"
+	" f.sub = 0 WHERE f.pc >= ?1 AND f.pc < ?2";
+
+int samples_hit_range(struct df *df, __u64 lo, __u64 hi, long long *self, long long *total)
+{
+	*self = 0;
+	*total = 0;
+	return query_each(df, range_sql, range_row, &(struct range_sums){self, total}, "ii",
+			  (long long)lo, (long long)hi);
+}

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The CPU samples of a recording and their stacks, as the data file holds
+ * them (samples, kstack_frames, ustack_frames, ksyms), and the TEMP tables
+ * the readers build on them:
+ *   frames(space TEXT, stack INTEGER, depth INTEGER, sub INTEGER, name TEXT,
+ *          inl INTEGER, file TEXT, line INTEGER, die INTEGER, leaf INTEGER,
+ *          pc INTEGER, func_die INTEGER): the named frames (symbols/stacks.h
+ *          says what each column means);
+ *   kstack_samples(stack INTEGER PRIMARY KEY, n INTEGER): samples per kernel stack;
+ *   folded(line TEXT, n INTEGER): folded stacks before they are merged;
+ *   hit(stack INTEGER, depth INTEGER, count INTEGER): the stacks through one function.
+ */
+#ifndef KP_SAMPLES_H
+#define KP_SAMPLES_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+struct df;
+
+/* Number of sample rows, and the samples they count. */
+long long samples_rows(struct df *df);
+long long samples_total(struct df *df);
+
+/*
+ * Create frames with the user frames named (by symbol, else "[module]"),
+ * and kstack_samples; the kernel frames are added by samples_add_frame.
+ */
+int samples_frames_create(struct df *df);
+
+/* Non-zero from a callback stops a walk and is returned. */
+typedef int (*samples_ksym_fn)(__u64 addr, const char *name, const char *module, void *ctx);
+/* The recorded kernel symbols; module "" for the kernel's own. */
+int samples_ksyms(struct df *df, samples_ksym_fn fn, void *ctx);
+/*
+ * Recorded symbols of the kernel itself (not modules) to place its DWARF
+ * by, those each kernel has once first; module NULL.
+ */
+int samples_kernel_anchors(struct df *df, samples_ksym_fn fn, void *ctx);
+
+/* Gets a recorded kernel frame: addr at depth (0: the leaf) of stack. */
+typedef int (*samples_kframe_fn)(long long stack, int depth, __u64 addr, void *ctx);
+int samples_kframes(struct df *df, samples_kframe_fn fn, void *ctx);
+
+/* One row of frames for a kernel frame. */
+struct samples_frame {
+	long long stack;
+	int depth, sub; /* sub > 0: inlined */
+	const char *name;
+	const char *file; /* NULL when unknown */
+	int line;
+	__u64 die; /* of an inline instance, else 0 */
+	bool leaf;
+	__u64 pc, func_die;
+};
+
+int samples_add_frame(struct df *df, const struct samples_frame *f);
+
+/* Samples (or ns) taken with one pair of stacks. */
+struct samples_stack {
+	const char *head; /* the comm (or the function timed) */
+	bool has_ustack;  /* the user stack is known (not NULL) */
+	bool has_kstack;  /* the kernel stack is known (not NULL) */
+	long long ustack; /* < 0: lost */
+	long long kstack; /* < 0: lost */
+	long long n;
+};
+
+typedef int (*samples_stack_fn)(const struct samples_stack *s, void *ctx);
+/* Each distinct (comm, user stack, kernel stack) with its samples. */
+int samples_stacks(struct df *df, samples_stack_fn fn, void *ctx);
+/* For data/ readers: the rows of sql, shaped as samples_stacks' query. */
+int samples_stacks_of(struct df *df, const char *sql, samples_stack_fn fn, void *ctx);
+
+/* Reads the frames of one stack after another. */
+struct samples_frames_cursor;
+
+int samples_frames_open(struct df *df, struct samples_frames_cursor **out);
+void samples_frames_close(struct samples_frames_cursor *c);
+typedef int (*samples_frame_fn)(const char *name, bool inl, const char *file, int line, void *ctx);
+/*
+ * The frames of stack in space ('k' or 'u'), root first, each depth's
+ * function then (with inlines) what was inlined there, outermost first;
+ * file NULL when unknown.
+ */
+int samples_frames_of(struct samples_frames_cursor *c, const char *space, long long stack,
+		      bool inlines, samples_frame_fn fn, void *ctx);
+
+/* Functions of space ("k" or "u") by samples. */
+struct samples_func {
+	const char *name; /* with " [inlined]" for an inlined one */
+	long long self, total;
+};
+
+typedef int (*samples_func_fn)(const struct samples_func *f, void *ctx);
+/*
+ * The limit functions of space with most self samples, then total, then by
+ * name.  Self: samples whose leaf is the function (user self only counts
+ * user-mode samples); for an inlined function, whose leaf is its code and no
+ * deeper inline's.  Inlined rows are also part of their parent's self.
+ */
+int samples_functions(struct df *df, const char *space, int limit, samples_func_fn fn, void *ctx);
+
+/* Create folded, empty. */
+int samples_folded_create(struct df *df);
+int samples_folded_add(struct df *df, const char *line, long long n);
+typedef int (*samples_folded_fn)(const char *line, long long n, void *ctx);
+/* The distinct lines of folded with their summed n, those above 0, in byte order. */
+int samples_folded(struct df *df, samples_folded_fn fn, void *ctx);
+
+/*
+ * Create hit: the kernel stacks with function func (or a clone of it), at
+ * its innermost depth (recursion counts once), with their samples.
+ */
+int samples_hit_create(struct df *df, const char *func);
+/* The samples in hit: all of them, and those with func at the leaf. */
+void samples_hit_totals(struct df *df, long long *total, long long *self);
+
+/* The samples of hit at one source line of func and chain of what was inlined there. */
+struct samples_hit_line {
+	const char *file; /* NULL when unknown */
+	int line;
+	const char *chain; /* the functions inlined, outermost first, ';'; NULL if none */
+	long long self, total;
+};
+
+typedef int (*samples_hit_line_fn)(const struct samples_hit_line *l, void *ctx);
+/* By file, line and chain. */
+int samples_hit_lines(struct df *df, samples_hit_line_fn fn, void *ctx);
+typedef int (*samples_hit_inst_fn)(__u64 die, __u64 func_die, long long self, long long total,
+				   void *ctx);
+/* The inline instances hit's samples are in, outermost ones included, most total first. */
+int samples_hit_insts(struct df *df, samples_hit_inst_fn fn, void *ctx);
+/* hit's samples with the pc at func's depth in [lo, hi). */
+int samples_hit_range(struct df *df, __u64 lo, __u64 hi, long long *self, long long *total);
+
+#endif

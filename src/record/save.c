@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The data file at the end of a recording: provenance of the machine, the
+ * counters, latencies and samples the BPF maps hold, the --func results,
+ * the recording's own meta, and the processes and mappings it saw.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/libbpf.h>
+
+#include "data/provenance.h"
+#include "data/recording.h"
+#include "record/collect.h"
+#include "record/funcs.h"
+#include "record/procs.h"
+#include "record/record.h"
+#include "record/session.h"
+#include "record.skel.h"
+#include "symbols/ksyms.h"
+#include "util/syscalls.h"
+
+static const char *const end_names[] = {"exited", "interrupted", "duration"};
+
+/* The command line as one shell-quoted string. */
+static int command_line(struct kv_list *meta, char *const argv[])
+{
+	char *buf = NULL, *q;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int i, err;
+
+	if (!f)
+		return -errno;
+	for (i = 0; argv[i]; i++) {
+		if (i)
+			fputc(' ', f);
+		if (argv[i][strcspn(argv[i], " \t\n'\"\\$`*?;&|<>()")] || !argv[i][0]) {
+			fputc('\'', f);
+			for (q = argv[i]; *q; q++) {
+				if (*q == '\'')
+					fputs("'\\''", f);
+				else
+					fputc(*q, f);
+			}
+			fputc('\'', f);
+		} else {
+			fputs(argv[i], f);
+		}
+	}
+	fclose(f);
+	err = kv_add(meta, "record.command", "%s", buf);
+	free(buf);
+	return err;
+}
+
+static int record_meta(struct session *s, struct kv_list *meta, const struct ksyms *ks)
+{
+	const struct record_opts *o = s->o;
+	const struct ksym *stext = ks ? ksyms_by_name(ks, "_stext") : NULL;
+	char when[64];
+	struct tm tm;
+	int err;
+
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&s->t0.tv_sec, &tm));
+	err = kv_add(meta, "tool.version", "%s", KPROTPERF_VERSION);
+	err = err
+		      ?: kv_add(meta, "record.mode", "%s",
+				o->argv	     ? "command"
+				: o->pid > 0 ? "pid"
+					     : "system");
+	err = err ?: kv_add(meta, "record.system_wide", "%d", o->system_wide);
+	err = err ?: kv_add(meta, "record.start_time", "%s", when);
+	err = err ?: kv_add(meta, "record.wall_ns", "%llu", (unsigned long long)s->wall_ns);
+	err = err ?: kv_add(meta, "record.end", "%s", end_names[s->end]);
+	err = err ?: kv_add(meta, "record.pid", "%d", s->target);
+	err = err ?: kv_add(meta, "record.repeat", "%u", o->repeat);
+	err = err ?: kv_add(meta, "sampling.event", "cpu-clock");
+	err = err ?: kv_add(meta, "sampling.freq_hz", "%u", o->freq);
+	err = err ?: kv_add(meta, "sampling.max_stacks", "%u", o->max_stacks);
+	if (!err && stext)
+		err = kv_add(meta, "kernel.stext", "0x%llx", (unsigned long long)stext->addr);
+	if (!err && o->argv) {
+		err = command_line(meta, o->argv);
+		err = err ?: kv_add(meta, "record.exit_code", "%d", workload_exit_code(s->status));
+	}
+	return err;
+}
+
+static int put_task(const struct proc_task *t, void *df)
+{
+	return recording_put_task(df, t->pid, t->ppid, t->comm, t->exited);
+}
+
+static int put_map(const struct proc_map *m, void *df)
+{
+	return recording_put_map(df, m->pid, m->start, m->end, m->pgoff, m->path, m->build_id);
+}
+
+static int write_provenance(struct df *df)
+{
+	struct kv_list meta = {}, config = {}, vulns = {};
+	int err;
+
+	err = provenance_kernel(&meta);
+	if (!err && provenance_config(&config, NULL) == -ENOENT)
+		err = kv_add(&meta, "kernel.config", "unavailable");
+	if (!err && provenance_vulns(&vulns, NULL) == -ENOENT)
+		err = kv_add(&meta, "cpu.vulnerabilities", "unavailable");
+	err = err ?: recording_put_meta(df, &meta);
+	err = err ?: recording_put_config(df, &config);
+	err = err ?: recording_put_vulns(df, &vulns);
+	kv_list_free(&vulns);
+	kv_list_free(&config);
+	kv_list_free(&meta);
+	return err;
+}
+
+static int write_samples(struct session *s)
+{
+	struct kv_list meta = {};
+	struct ksyms *ks;
+	int err;
+
+	/* without kallsyms the raw addresses are still saved */
+	if (!s->ks)
+		ksyms_load(&s->ks, NULL);
+	ks = s->probed_ks ?: s->ks;
+	err = collect_samples(s->df, bpf_map__fd(s->skel->maps.samples),
+			      bpf_map__fd(s->skel->maps.stacks), s->procs, ks, s->deltas, s->run);
+	err = err ?: funcs_collect(s->funcs, s->df, ks);
+	err = err ?: record_meta(s, &meta, ks);
+	err = err ?: recording_put_meta(s->df, &meta);
+	kv_list_free(&meta);
+	return err;
+}
+
+int save_data(struct session *s)
+{
+	struct df *df = s->df;
+	int err;
+
+	collect_counters(bpf_map__fd(s->skel->maps.counters), s->counts);
+	if (!s->counts[KP_CNT_SAMPLES] && !s->counts[KP_CNT_SYSCALLS])
+		return -ENODATA;
+	err = write_provenance(df);
+	err = err ?: collect_write_counters(df, s->counts);
+	err = err ?: recording_put_counter(df, "lost_sideband_records", procs_lost(s->procs));
+	err = err
+		      ?: collect_run_latency(s->deltas, df, s->run, "syscall",
+					     bpf_map__fd(s->skel->maps.syscall_lat),
+					     KP_MAX_SYSCALLS, syscall_name, NULL);
+	err = err ?: write_samples(s);
+	err = err ?: procs_for_each_task(s->procs, put_task, df);
+	return err ?: procs_for_each_map(s->procs, put_map, df);
+}

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The inline instances of a recording (recorded_inlines.h).  An instance's
+ * samples are those with an address inside its ranges: at the leaf (self) or
+ * anywhere on the stack (total, which adds the functions it called).  For an
+ * instance with a DIE the frames table says which stacks those are; for one
+ * without (no DWARF, or none that matches what was recorded) that test is
+ * made on the recorded ranges.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/inline_tables.h"
+#include "data/latency.h"
+#include "symbols/inlines.h"
+#include "symbols/kernel_dwarf.h"
+#include "symbols/recorded_inlines.h"
+#include "symbols/symbolize.h"
+#include "util/hist.h"
+
+static struct inl_inst *new_inst(struct inl_insts *s)
+{
+	struct inl_inst *v = reallocarray(s->v, s->n + 1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	s->v = v;
+	v = &s->v[s->n++];
+	memset(v, 0, sizeof(*v));
+	v->id = -1;
+	v->est_ns = -1;
+	return v;
+}
+
+static struct inl_inst *by_die(struct inl_insts *s, __u64 die)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->v[i].die == die)
+			return &s->v[i];
+	return NULL;
+}
+
+/*
+ * A new instance as the DWARF describes it, its ranges moved to where the
+ * kernel ran, and its DIE in inline_dies for its stacks to be found by.
+ */
+static int from_dwarf(struct inl_insts *s, __u64 die, __u64 func_die, struct inl_inst **out)
+{
+	struct inline_instance ii;
+	struct inl_inst *v;
+	size_t i;
+	int err;
+
+	err = inlines_at(kernel_dwarf_debuginfo(s->kd), die, func_die, &ii);
+	if (err)
+		return err;
+	v = new_inst(s);
+	if (v)
+		v->r = calloc(ii.nranges ? ii.nranges : 1, sizeof(*v->r));
+	if (!v || !v->r) {
+		inlines_free_one(&ii);
+		return -ENOMEM;
+	}
+	snprintf(v->func, sizeof(v->func), "%s", ii.func);
+	snprintf(v->parent, sizeof(v->parent), "%s", ii.parent);
+	snprintf(v->site, sizeof(v->site), "%s:%d", ii.call_file ?: "?", ii.call_line);
+	for (i = 0; i < ii.nranges; i++)
+		v->r[i] = (struct inline_range){kernel_dwarf_runtime(s->kd, ii.ranges[i].lo),
+						kernel_dwarf_runtime(s->kd, ii.ranges[i].hi)};
+	v->nr = ii.nranges;
+	v->bytes = ii.bytes;
+	v->die = die;
+	inlines_free_one(&ii);
+	*out = v;
+	return inline_tables_add_die(s->df, die, v - s->v);
+}
+
+static int sampled_die(__u64 die, __u64 func_die, void *ctx)
+{
+	struct inl_inst *v;
+	int err = from_dwarf(ctx, die, func_die, &v);
+
+	/* a DIE the DWARF cannot take back is no instance to show */
+	return err == -ENOMEM ? err : 0;
+}
+
+/* "0xlo-0xhi ..." as recorded, also into inline_ranges as v's. */
+static int parse_ranges(struct inl_insts *s, struct inl_inst *v, const char *text)
+{
+	unsigned long long lo, hi;
+	const char *p = text;
+	int used, err = 0;
+
+	v->r = calloc(strlen(text) / 8 + 1, sizeof(*v->r));
+	if (!v->r)
+		return -ENOMEM;
+	while (!err && sscanf(p, " %llx-%llx%n", &lo, &hi, &used) == 2) {
+		v->r[v->nr++] = (struct inline_range){lo, hi};
+		p += used;
+		err = inline_tables_add_range(s->df, v - s->v, lo, hi);
+	}
+	return err;
+}
+
+/* With DWARF, the instance at the recorded one's entry: by its DIE, NULL when none is. */
+static int dwarf_match(struct inl_insts *s, const char *name, __u64 entry, struct inl_inst **out)
+{
+	const struct sym_result *r;
+	const struct sym_frame *fn;
+	unsigned int i;
+	int err;
+
+	*out = NULL;
+	err = kernel_dwarf_symbolize(s->kd, entry, &r);
+	if (err || !r->n)
+		return err;
+	fn = &r->frames[r->n - 1];
+	for (i = 0; i < r->n; i++) {
+		if (!r->frames[i].inlined || !r->frames[i].func || strcmp(r->frames[i].func, name))
+			continue;
+		*out = by_die(s, r->frames[i].die);
+		if (*out)
+			return 0;
+		err = from_dwarf(s, r->frames[i].die, fn->inlined ? 0 : fn->die, out);
+		/* what the DWARF cannot take back is shown as recorded */
+		return err == -ENOMEM ? err : 0;
+	}
+	return 0;
+}
+
+/* The instance a recorded one is: from the DWARF when it can tell, else as recorded. */
+static int match_probed(struct inl_insts *s, const struct inline_tables_probed *p,
+			struct inl_inst **out)
+{
+	struct inl_inst *v;
+	int err;
+
+	err = s->kd ? dwarf_match(s, p->name, p->entry, out) : 0;
+	if (err || (s->kd && *out))
+		return err;
+	v = new_inst(s);
+	if (!v)
+		return -ENOMEM;
+	snprintf(v->func, sizeof(v->func), "%s", p->name);
+	snprintf(v->parent, sizeof(v->parent), "%s", p->parent);
+	snprintf(v->site, sizeof(v->site), "%s:%d", p->call_file ?: "?", p->call_line);
+	v->bytes = p->bytes;
+	*out = v;
+	return parse_ranges(s, v, p->ranges ?: "");
+}
+
+static int probed(const struct inline_tables_probed *p, void *ctx)
+{
+	struct inl_insts *s = ctx;
+	__u64 hist[KP_HIST_BUCKETS];
+	struct inl_inst *v;
+	int err = match_probed(s, p, &v);
+
+	if (err)
+		return err;
+	v->id = p->func;
+	snprintf(v->method, sizeof(v->method), "%s", p->method);
+	v->calls = p->done;
+	v->avg = v->calls ? p->total_ns / v->calls : 0;
+	err = latency_hist(s->df, "func", v->id, "total", hist);
+	v->p99 = kp_hist_quantile(hist, 0.99, p->max_ns);
+	return err;
+}
+
+static int count(long long inst, long long self, long long total, void *ctx)
+{
+	struct inl_insts *s = ctx;
+
+	s->v[inst].self = self;
+	s->v[inst].total = total;
+	return 0;
+}
+
+int inl_insts_load(struct inl_insts *s, struct df *df, struct kernel_dwarf *kd)
+{
+	int err;
+
+	*s = (struct inl_insts){.df = df, .kd = kd};
+	err = inline_tables_create(df);
+	err = err ?: (kd ? inline_tables_sampled_dies(df, sampled_die, s) : 0);
+	err = err ?: inline_tables_probed(df, probed, s);
+	err = err ?: inline_tables_fill_stacks(df);
+	return err ?: inline_tables_counts(df, count, s);
+}
+
+void inl_insts_free(struct inl_insts *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		free(s->v[i].r);
+	free(s->v);
+	s->v = NULL;
+	s->n = 0;
+}
