@@ -201,7 +201,7 @@ static int open_debug(const struct diff_opts *o, struct diff_inputs *in)
 
 	for (side = 0; side < 2; side++) {
 		/* an unusable file is said as "kprotperf diff: SIDE: why" */
-		snprintf(cmd, sizeof(cmd), "diff: %s", diff_side_name[side]);
+		snprintf(cmd, sizeof(cmd), "diff: %s", prov_side_name[side]);
 		err = cli_kernel_dwarf(cmd, in->df[side], o->vmlinux[side], NULL, &in->kd[side],
 				       in->nodebug[side], sizeof(in->nodebug[side]));
 		if (err)

@@ -6,20 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct kv {
-	char *key;
-	char *value;
-};
-
-struct kv_list {
-	struct kv *v;
-	size_t n, cap;
-};
-
-int kv_add(struct kv_list *l, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-const char *kv_get(const struct kv_list *l, const char *key);
-void kv_list_free(struct kv_list *l);
+#include "util/kv.h"
 
 /* kernel.release, kernel.version, kernel.build_id, kernel.cmdline, cpu.model, cpu.count, arch,
  * hostname */

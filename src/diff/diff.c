@@ -13,7 +13,7 @@
 #include "data/features.h"
 #include "data/runs.h"
 #include "diff/diff.h"
-#include "diff/out.h"
+#include "diff/tables.h"
 #include "diff/prov.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/stacks.h"
@@ -86,16 +86,16 @@ static void input_notes(struct diff_ctx *c)
 	int side;
 
 	if (b != h)
-		diff_note(&c->notes,
+		prov_note(&c->notes,
 			  "note: base is schema %lld and hardened schema %lld: what the older one"
 			  " lacks reads as empty",
 			  b, h);
 	for (side = 0; side < 2; side++)
 		if (!c->kd[side])
-			diff_note(&c->notes,
+			prov_note(&c->notes,
 				  "note: %s: no inline frames, inline instances from record --func"
 				  " only: %.900s",
-				  diff_side_name[side], c->nodebug[side]);
+				  prov_side_name[side], c->nodebug[side]);
 }
 
 static void init_tables(struct diff_ctx *c)
@@ -145,7 +145,7 @@ static int load_all(struct diff_ctx *c)
 	}
 	if (err)
 		return err;
-	diff_warnings(c->df, c->runs, &c->notes);
+	prov_warnings(c->df, c->runs, &c->notes);
 	init_tables(c);
 	for (side = 0; side < 2 && !err; side++)
 		err = load_side(c, side);
@@ -154,7 +154,7 @@ static int load_all(struct diff_ctx *c)
 	/* one build inlines alike on both sides: only the samples would differ */
 	if (err || same_build(c->df))
 		return err;
-	return metrics_inlining_changes(c->df, &c->inl, &c->ninl);
+	return metrics_load_inlining_changes(c->df, &c->inl, &c->ninl);
 }
 
 static void print_side(struct diff_ctx *c, int side, FILE *f)
@@ -179,16 +179,16 @@ static int print_text(struct diff_ctx *c, FILE *f)
 	fputs("# kprotperf diff\n", f);
 	print_side(c, DM_BASE, f);
 	print_side(c, DM_HARD, f);
-	err = diff_provenance(c->df, f, NULL);
+	err = prov_print(c->df, f, NULL);
 	for (n = 0; n < c->notes.n; n++)
 		fprintf(f, "# %s\n", c->notes.v[n]);
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		/* no probed functions on either side: no table to show */
 		if (order[i] == T_FUNCS && !c->t[T_FUNCS].set.n)
 			continue;
-		diff_table_text(&c->t[order[i]], f);
+		tables_text(&c->t[order[i]], f);
 	}
-	diff_inlining_text(c->inl, c->ninl, c->o->top, same_build(c->df), f);
+	tables_inlining_text(c->inl, c->ninl, c->o->top, same_build(c->df), f);
 	return err;
 }
 
@@ -196,7 +196,7 @@ static void json_side(struct diff_ctx *c, int side, struct json *j)
 {
 	struct df *df = c->df[side];
 
-	json_open(j, diff_side_name[side], '{');
+	json_open(j, prov_side_name[side], '{');
 	json_str(j, "path", c->o->path[side]);
 	json_str(j, "kernel_release", df_meta(df, "kernel.release"));
 	json_str(j, "build_id", df_meta(df, "kernel.build_id"));
@@ -223,14 +223,14 @@ static int print_json(struct diff_ctx *c, FILE *f)
 	json_open(&j, NULL, '{');
 	json_side(c, DM_BASE, &j);
 	json_side(c, DM_HARD, &j);
-	err = diff_provenance(c->df, f, &j);
+	err = prov_print(c->df, f, &j);
 	json_open(&j, "notes", '[');
 	for (i = 0; i < c->notes.n; i++)
 		json_str(&j, NULL, c->notes.v[i]);
 	json_close(&j, ']');
 	for (i = 0; i < T_N; i++)
-		diff_table_json(&c->t[i], &j);
-	diff_inlining_json(c->inl, c->ninl, c->o->top, &j);
+		tables_json(&c->t[i], &j);
+	tables_inlining_json(c->inl, c->ninl, c->o->top, &j);
 	json_close(&j, '}');
 	json_end(&j);
 	return err;

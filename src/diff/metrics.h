@@ -75,6 +75,6 @@ struct metrics_inlining {
 #define DM_INLINED     1u
 #define DM_OUT_OF_LINE 2u
 
-int metrics_inlining_changes(struct df *const df[2], struct metrics_inlining **out, size_t *n);
+int metrics_load_inlining_changes(struct df *const df[2], struct metrics_inlining **out, size_t *n);
 
 #endif

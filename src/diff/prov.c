@@ -19,7 +19,7 @@
 /* fewer runs than this on a side make intervals over runs unreliable */
 #define DIFF_MIN_RUNS 5
 
-void diff_note(struct diff_notes *n, const char *fmt, ...)
+void prov_note(struct diff_notes *n, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -35,9 +35,9 @@ static const char *meta_or(struct df *df, const char *key, const char *dflt)
 	return df_meta(df, key) ?: dflt;
 }
 
-const char *const diff_side_name[2] = {"base", "hardened"};
+const char *const prov_side_name[2] = {"base", "hardened"};
 
-void diff_warnings(struct df *const df[2], const size_t runs[2], struct diff_notes *n)
+void prov_warnings(struct df *const df[2], const size_t runs[2], struct diff_notes *n)
 {
 	const char *cb = meta_or(df[DM_BASE], "record.command", "-");
 	const char *ch = meta_or(df[DM_HARD], "record.command", "-");
@@ -46,21 +46,21 @@ void diff_warnings(struct df *const df[2], const size_t runs[2], struct diff_not
 	int i;
 
 	if (strcmp(cb, ch))
-		diff_note(n,
+		prov_note(n,
 			  "warning: the recordings ran different commands ('%.300s' and '%.300s'):"
 			  " their numbers may not be comparable",
 			  cb, ch);
 	if (strcmp(fb, fh))
-		diff_note(n,
+		prov_note(n,
 			  "warning: different sampling frequencies (%s Hz and %s Hz): samples are"
 			  " compared as CPU time (samples x period)",
 			  fb, fh);
 	for (i = 0; i < 2; i++)
 		if (runs[i] < DIFF_MIN_RUNS)
-			diff_note(n,
+			prov_note(n,
 				  "warning: %s has %zu run%s, fewer than %d: intervals are %s"
 				  " (record with --repeat %d or more)",
-				  diff_side_name[i], runs[i], runs[i] == 1 ? "" : "s",
+				  prov_side_name[i], runs[i], runs[i] == 1 ? "" : "s",
 				  DIFF_MIN_RUNS,
 				  runs[i] == 1 ? "from histograms and sample counts, not over runs"
 					       : "wide and rough",
@@ -166,7 +166,7 @@ static void kernel_diff(struct df *const df[2], struct differ *d)
 	}
 }
 
-int diff_provenance(struct df *const df[2], FILE *f, struct json *j)
+int prov_print(struct df *const df[2], FILE *f, struct json *j)
 {
 	static const char *const what[] = {"cmdline", "config", "vulnerability"};
 	struct differ d = {.f = f, .j = j};

@@ -16,7 +16,7 @@ struct json;
 #define DIFF_MAX_NOTES 8
 
 /* The sides' names in messages and JSON keys, by DM_BASE and DM_HARD. */
-extern const char *const diff_side_name[2];
+extern const char *const prov_side_name[2];
 
 /* "warning: ..." and "note: ..." lines, shown in the header and in JSON. */
 struct diff_notes {
@@ -24,10 +24,10 @@ struct diff_notes {
 	int n;
 };
 
-void diff_note(struct diff_notes *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void prov_note(struct diff_notes *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Different commands or sampling rates; fewer than 5 runs on a side. */
-void diff_warnings(struct df *const df[2], const size_t runs[2], struct diff_notes *n);
+void prov_warnings(struct df *const df[2], const size_t runs[2], struct diff_notes *n);
 /* What differs, as "#   " lines to f, or the "provenance" object to j when j is set. */
-int diff_provenance(struct df *const df[2], FILE *f, struct json *j);
+int prov_print(struct df *const df[2], FILE *f, struct json *j);
 
 #endif

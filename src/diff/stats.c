@@ -174,7 +174,7 @@ static void moments(const __u64 *hist, double *n, double *mean, double *var)
 		if (!hist[i])
 			continue;
 		/* the last bucket is open-ended: its lower bound stands for it */
-		x = i + 1 < KP_HIST_BUCKETS ? (kp_hist_lo(i) + kp_hist_hi(i)) / 2.0 : kp_hist_lo(i);
+		x = i + 1 < KP_HIST_BUCKETS ? (hist_lo(i) + hist_hi(i)) / 2.0 : hist_lo(i);
 		*n += hist[i];
 		s += hist[i] * x;
 		ss += hist[i] * x * x;

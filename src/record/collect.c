@@ -100,8 +100,8 @@ static int put_hist(struct df *df, const char *kind, __u32 id, const char *clock
 	for (b = 0; b < KP_HIST_BUCKETS && !err; b++) {
 		if (!hist[b])
 			continue;
-		err = recording_put_hist_bucket(df, kind, id, clock, b, kp_hist_lo(b),
-						kp_hist_hi(b), hist[b]);
+		err = recording_put_hist_bucket(df, kind, id, clock, b, hist_lo(b),
+						hist_hi(b), hist[b]);
 	}
 	return err;
 }
@@ -383,13 +383,13 @@ struct run_row {
 	__u64 count;
 };
 
-int run_deltas_new(struct run_deltas **out)
+int collect_deltas_new(struct run_deltas **out)
 {
 	*out = calloc(1, sizeof(**out));
 	return *out ? 0 : -ENOMEM;
 }
 
-void run_deltas_free(struct run_deltas *r)
+void collect_deltas_free(struct run_deltas *r)
 {
 	struct lat_prev *l;
 

@@ -37,8 +37,8 @@ int collect_samples(struct df *df, int samples_fd, int stacks_fd, struct procs *
  * run's end.  Call them once per run and kind, in run order; the samples map
  * of the last run goes to collect_samples instead.
  */
-int run_deltas_new(struct run_deltas **out);
-void run_deltas_free(struct run_deltas *r);
+int collect_deltas_new(struct run_deltas **out);
+void collect_deltas_free(struct run_deltas *r);
 /*
  * run_latency rows: what each key of a per-CPU kp_lat array gained in this
  * run; with name (the last run), its collect_latency rows too, from this read.

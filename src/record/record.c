@@ -81,7 +81,7 @@ static int prepare(struct session *s)
 		return err;
 	s->stage = STAGE_FOLLOW;
 	err = procs_new(&s->procs);
-	err = err ?: run_deltas_new(&s->deltas);
+	err = err ?: collect_deltas_new(&s->deltas);
 	if (err)
 		return err;
 	s->stage = STAGE_START_TARGET;
@@ -292,7 +292,7 @@ int record_run(const struct record_opts *o)
 	funcs_free(s.funcs);
 	ksyms_free(s.probed_ks);
 	ksyms_free(s.ks);
-	run_deltas_free(s.deltas);
+	collect_deltas_free(s.deltas);
 	record_bpf__destroy(s.skel);
 	procs_free(s.procs);
 	workload_close(&s.wl);

@@ -151,7 +151,7 @@ int save_data(struct session *s)
 	err = err
 		      ?: collect_run_latency(s->deltas, df, s->run, "syscall",
 					     bpf_map__fd(s->skel->maps.syscall_lat),
-					     KP_MAX_SYSCALLS, syscall_name, NULL);
+					     KP_MAX_SYSCALLS, syscalls_name, NULL);
 	err = err ?: write_samples(s);
 	err = err ?: procs_for_each_task(s->procs, put_task, df);
 	return err ?: procs_for_each_map(s->procs, put_map, df);

@@ -151,9 +151,9 @@ static int add_lat_row(const struct latency_row *l, void *ctx)
 	r->max = l->max_ns;
 	r->avg = r->done ? r->total / r->done : 0;
 	err = latency_hist(t->df, t->kind, r->id, "total", hist);
-	r->p50 = kp_hist_quantile(hist, 0.50, r->max);
-	r->p90 = kp_hist_quantile(hist, 0.90, r->max);
-	r->p99 = kp_hist_quantile(hist, 0.99, r->max);
+	r->p50 = hist_quantile(hist, 0.50, r->max);
+	r->p90 = hist_quantile(hist, 0.90, r->max);
+	r->p99 = hist_quantile(hist, 0.99, r->max);
 	return err;
 }
 
@@ -440,8 +440,8 @@ static void print_bars(const char *title, const __u64 *hist, FILE *f)
 	}
 	fprintf(f, "\n%s\n%24s %10s  distribution\n", title, "latency", "count");
 	for (b = first; b >= 0 && b <= last; b++) {
-		fmt_ns(lo, sizeof(lo), kp_hist_lo(b));
-		fmt_ns(hi, sizeof(hi), kp_hist_hi(b));
+		fmt_ns(lo, sizeof(lo), hist_lo(b));
+		fmt_ns(hi, sizeof(hi), hist_hi(b));
 		fprintf(f, "[%10s, %10s) %10llu |%-40.*s|\n", lo, hi, (unsigned long long)hist[b],
 			(int)(40 * hist[b] / top), "****************************************");
 	}
@@ -456,8 +456,8 @@ static void json_hist(struct json *j, const char *key, const __u64 *hist)
 		if (!hist[b])
 			continue;
 		json_open(j, NULL, '{');
-		json_u64(j, "lo_ns", kp_hist_lo(b));
-		json_u64(j, "hi_ns", kp_hist_hi(b));
+		json_u64(j, "lo_ns", hist_lo(b));
+		json_u64(j, "hi_ns", hist_hi(b));
 		json_u64(j, "count", hist[b]);
 		json_close(j, '}');
 	}
@@ -493,7 +493,7 @@ static int histogram(struct df *df, const char *name, FILE *f, struct json *j)
 		return 0;
 	}
 	snprintf(title, sizeof(title), "%s %s: entry to return (%llu returned)", what, name,
-		 (unsigned long long)kp_hist_total(total));
+		 (unsigned long long)hist_total(total));
 	print_bars(title, total, f);
 	if (sc) {
 		snprintf(title, sizeof(title), "%s %s: on-CPU part", what, name);

@@ -18,9 +18,9 @@
 #include "util/json.h"
 
 /* Each instance's parent's samples, and its time per parent call when the parent was probed. */
-static int per_parent(struct inl_insts *s, double period_ns)
+static int per_parent(struct recorded_inlines *s, double period_ns)
 {
-	struct inl_inst *v;
+	struct recorded_inline *v;
 	long long calls;
 	size_t i;
 	int err = 0;
@@ -36,7 +36,7 @@ static int per_parent(struct inl_insts *s, double period_ns)
 
 static int cmp_inst(const void *a, const void *b)
 {
-	const struct inl_inst *x = a, *y = b;
+	const struct recorded_inline *x = a, *y = b;
 
 	/* what record --func was asked to measure comes first */
 	if ((x->id >= 0) != (y->id >= 0))
@@ -48,10 +48,10 @@ static int cmp_inst(const void *a, const void *b)
 	return strcmp(x->func, y->func);
 }
 
-static void print_text(const struct inl_insts *s, int top, FILE *f)
+static void print_text(const struct recorded_inlines *s, int top, FILE *f)
 {
 	char est[32], avg[32], p99[32];
-	const struct inl_inst *v;
+	const struct recorded_inline *v;
 	size_t i, k;
 
 	fputs("Inline instances, those probed by record --func first. SELF: samples in the\n"
@@ -88,9 +88,9 @@ static void print_text(const struct inl_insts *s, int top, FILE *f)
 		fputs("(no inline instance with samples or probes)\n", f);
 }
 
-static void print_json(const struct inl_insts *s, int top, struct json *j)
+static void print_json(const struct recorded_inlines *s, int top, struct json *j)
 {
-	const struct inl_inst *v;
+	const struct recorded_inline *v;
 	char buf[64];
 	size_t i, k;
 
@@ -127,11 +127,11 @@ static void print_json(const struct inl_insts *s, int top, struct json *j)
 
 int report_inline(struct df *df, struct kernel_dwarf *kd, int top, FILE *f, struct json *j)
 {
-	struct inl_insts s = {};
+	struct recorded_inlines s = {};
 	int err;
 
 	err = inline_tables_parents_create(df);
-	err = err ?: inl_insts_load(&s, df, kd);
+	err = err ?: recorded_inlines_load(&s, df, kd);
 	err = err ?: per_parent(&s, df_sample_period_ns(df));
 	if (!err) {
 		qsort(s.v, s.n, sizeof(*s.v), cmp_inst);
@@ -140,6 +140,6 @@ int report_inline(struct df *df, struct kernel_dwarf *kd, int top, FILE *f, stru
 		else
 			print_text(&s, top, f);
 	}
-	inl_insts_free(&s);
+	recorded_inlines_free(&s);
 	return err;
 }

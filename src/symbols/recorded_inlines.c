@@ -20,9 +20,9 @@
 #include "symbols/symbolize.h"
 #include "util/hist.h"
 
-static struct inl_inst *new_inst(struct inl_insts *s)
+static struct recorded_inline *new_inst(struct recorded_inlines *s)
 {
-	struct inl_inst *v = reallocarray(s->v, s->n + 1, sizeof(*v));
+	struct recorded_inline *v = reallocarray(s->v, s->n + 1, sizeof(*v));
 
 	if (!v)
 		return NULL;
@@ -34,7 +34,7 @@ static struct inl_inst *new_inst(struct inl_insts *s)
 	return v;
 }
 
-static struct inl_inst *by_die(struct inl_insts *s, __u64 die)
+static struct recorded_inline *by_die(struct recorded_inlines *s, __u64 die)
 {
 	size_t i;
 
@@ -48,10 +48,10 @@ static struct inl_inst *by_die(struct inl_insts *s, __u64 die)
  * A new instance as the DWARF describes it, its ranges moved to where the
  * kernel ran, and its DIE in inline_dies for its stacks to be found by.
  */
-static int from_dwarf(struct inl_insts *s, __u64 die, __u64 func_die, struct inl_inst **out)
+static int from_dwarf(struct recorded_inlines *s, __u64 die, __u64 func_die, struct recorded_inline **out)
 {
 	struct inline_instance ii;
-	struct inl_inst *v;
+	struct recorded_inline *v;
 	size_t i;
 	int err;
 
@@ -81,7 +81,7 @@ static int from_dwarf(struct inl_insts *s, __u64 die, __u64 func_die, struct inl
 
 static int sampled_die(__u64 die, __u64 func_die, void *ctx)
 {
-	struct inl_inst *v;
+	struct recorded_inline *v;
 	int err = from_dwarf(ctx, die, func_die, &v);
 
 	/* a DIE the DWARF cannot take back is no instance to show */
@@ -89,7 +89,7 @@ static int sampled_die(__u64 die, __u64 func_die, void *ctx)
 }
 
 /* "0xlo-0xhi ..." as recorded, also into inline_ranges as v's. */
-static int parse_ranges(struct inl_insts *s, struct inl_inst *v, const char *text)
+static int parse_ranges(struct recorded_inlines *s, struct recorded_inline *v, const char *text)
 {
 	unsigned long long lo, hi;
 	const char *p = text;
@@ -107,7 +107,7 @@ static int parse_ranges(struct inl_insts *s, struct inl_inst *v, const char *tex
 }
 
 /* With DWARF, the instance at the recorded one's entry: by its DIE, NULL when none is. */
-static int dwarf_match(struct inl_insts *s, const char *name, __u64 entry, struct inl_inst **out)
+static int dwarf_match(struct recorded_inlines *s, const char *name, __u64 entry, struct recorded_inline **out)
 {
 	const struct sym_result *r;
 	const struct sym_frame *fn;
@@ -133,10 +133,10 @@ static int dwarf_match(struct inl_insts *s, const char *name, __u64 entry, struc
 }
 
 /* The instance a recorded one is: from the DWARF when it can tell, else as recorded. */
-static int match_probed(struct inl_insts *s, const struct inline_tables_probed *p,
-			struct inl_inst **out)
+static int match_probed(struct recorded_inlines *s, const struct inline_tables_probed *p,
+			struct recorded_inline **out)
 {
-	struct inl_inst *v;
+	struct recorded_inline *v;
 	int err;
 
 	err = s->kd ? dwarf_match(s, p->name, p->entry, out) : 0;
@@ -155,9 +155,9 @@ static int match_probed(struct inl_insts *s, const struct inline_tables_probed *
 
 static int probed(const struct inline_tables_probed *p, void *ctx)
 {
-	struct inl_insts *s = ctx;
+	struct recorded_inlines *s = ctx;
 	__u64 hist[KP_HIST_BUCKETS];
-	struct inl_inst *v;
+	struct recorded_inline *v;
 	int err = match_probed(s, p, &v);
 
 	if (err)
@@ -167,24 +167,24 @@ static int probed(const struct inline_tables_probed *p, void *ctx)
 	v->calls = p->done;
 	v->avg = v->calls ? p->total_ns / v->calls : 0;
 	err = latency_hist(s->df, "func", v->id, "total", hist);
-	v->p99 = kp_hist_quantile(hist, 0.99, p->max_ns);
+	v->p99 = hist_quantile(hist, 0.99, p->max_ns);
 	return err;
 }
 
 static int count(long long inst, long long self, long long total, void *ctx)
 {
-	struct inl_insts *s = ctx;
+	struct recorded_inlines *s = ctx;
 
 	s->v[inst].self = self;
 	s->v[inst].total = total;
 	return 0;
 }
 
-int inl_insts_load(struct inl_insts *s, struct df *df, struct kernel_dwarf *kd)
+int recorded_inlines_load(struct recorded_inlines *s, struct df *df, struct kernel_dwarf *kd)
 {
 	int err;
 
-	*s = (struct inl_insts){.df = df, .kd = kd};
+	*s = (struct recorded_inlines){.df = df, .kd = kd};
 	err = inline_tables_create(df);
 	err = err ?: (kd ? inline_tables_sampled_dies(df, sampled_die, s) : 0);
 	err = err ?: inline_tables_probed(df, probed, s);
@@ -192,7 +192,7 @@ int inl_insts_load(struct inl_insts *s, struct df *df, struct kernel_dwarf *kd)
 	return err ?: inline_tables_counts(df, count, s);
 }
 
-void inl_insts_free(struct inl_insts *s)
+void recorded_inlines_free(struct recorded_inlines *s)
 {
 	size_t i;
 

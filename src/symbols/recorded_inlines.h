@@ -14,7 +14,7 @@ struct df;
 struct kernel_dwarf;
 struct inline_range;
 
-struct inl_inst {
+struct recorded_inline {
 	char func[96], parent[96], site[192];
 	__u64 die;		/* 0: known from the data file only */
 	struct inline_range *r; /* running-kernel addresses */
@@ -27,10 +27,10 @@ struct inl_inst {
 	double est_ns; /* per parent call, < 0 when the parent's calls are unknown */
 };
 
-struct inl_insts {
+struct recorded_inlines {
 	struct df *df;
 	struct kernel_dwarf *kd;
-	struct inl_inst *v;
+	struct recorded_inline *v;
 	size_t n;
 };
 
@@ -41,7 +41,7 @@ struct inl_insts {
  * stacks through v[inst] (self: at the leaf), as loaded, before any sorting
  * (see data/inline_tables.h).  Needs the frames table (stacks_name_frames).
  */
-int inl_insts_load(struct inl_insts *s, struct df *df, struct kernel_dwarf *kd);
-void inl_insts_free(struct inl_insts *s);
+int recorded_inlines_load(struct recorded_inlines *s, struct df *df, struct kernel_dwarf *kd);
+void recorded_inlines_free(struct recorded_inlines *s);
 
 #endif

@@ -6,7 +6,7 @@
  */
 #include "util/hist.h"
 
-__u64 kp_hist_lo(__u32 b)
+__u64 hist_lo(__u32 b)
 {
 	__u32 msb;
 
@@ -16,14 +16,14 @@ __u64 kp_hist_lo(__u32 b)
 	return (1ULL << msb) + (__u64)(b % KP_HIST_SUB) * (1ULL << (msb - KP_HIST_SUB_BITS));
 }
 
-__u64 kp_hist_hi(__u32 b)
+__u64 hist_hi(__u32 b)
 {
 	if (b >= KP_HIST_BUCKETS - 1)
 		return ~0ULL;
-	return kp_hist_lo(b + 1);
+	return hist_lo(b + 1);
 }
 
-__u64 kp_hist_total(const __u64 *hist)
+__u64 hist_total(const __u64 *hist)
 {
 	__u64 n = 0;
 	__u32 b;
@@ -33,9 +33,9 @@ __u64 kp_hist_total(const __u64 *hist)
 	return n;
 }
 
-__u64 kp_hist_quantile(const __u64 *hist, double q, __u64 max)
+__u64 hist_quantile(const __u64 *hist, double q, __u64 max)
 {
-	__u64 n = kp_hist_total(hist), seen = 0, rank, v;
+	__u64 n = hist_total(hist), seen = 0, rank, v;
 	__u32 b;
 
 	if (!n)
@@ -51,6 +51,6 @@ __u64 kp_hist_quantile(const __u64 *hist, double q, __u64 max)
 	}
 	if (b >= KP_HIST_BUCKETS - 1)
 		return max;
-	v = kp_hist_lo(b) + (kp_hist_hi(b) - kp_hist_lo(b)) / 2;
+	v = hist_lo(b) + (hist_hi(b) - hist_lo(b)) / 2;
 	return v > max ? max : v;
 }

@@ -8,7 +8,7 @@
 
 #define NNAMES (sizeof(kp_syscall_names) / sizeof(kp_syscall_names[0]))
 
-const char *syscall_name(__u32 nr, void *ctx, char *buf, size_t len)
+const char *syscalls_name(__u32 nr, void *ctx, char *buf, size_t len)
 {
 	if (nr < NNAMES && kp_syscall_names[nr])
 		return kp_syscall_names[nr];
@@ -16,7 +16,7 @@ const char *syscall_name(__u32 nr, void *ctx, char *buf, size_t len)
 	return buf;
 }
 
-int syscall_nr(const char *name)
+int syscalls_nr(const char *name)
 {
 	size_t i;
 

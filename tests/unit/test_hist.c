@@ -31,11 +31,11 @@ static void test_buckets_cover_values(void **state)
 
 	for (v = 0; v < 100000; v++) {
 		b = kp_hist_bucket(v);
-		assert_true(kp_hist_lo(b) <= v);
-		assert_true(v < kp_hist_hi(b));
+		assert_true(hist_lo(b) <= v);
+		assert_true(v < hist_hi(b));
 	}
 	for (b = 0; b + 1 < KP_HIST_BUCKETS; b++)
-		assert_int_equal(kp_hist_hi(b), kp_hist_lo(b + 1));
+		assert_int_equal(hist_hi(b), hist_lo(b + 1));
 	assert_int_equal(kp_hist_bucket(~0ULL), KP_HIST_BUCKETS - 1);
 	assert_int_equal(kp_hist_bucket(1ULL << 41), KP_HIST_BUCKETS - 1);
 	/* the top power of two keeps its 8 sub-buckets; the last one also takes the overflow */
@@ -48,7 +48,7 @@ static void test_relative_width(void **state)
 	__u32 b;
 
 	for (b = KP_HIST_SUB; b + 1 < KP_HIST_BUCKETS; b++)
-		assert_true((kp_hist_hi(b) - kp_hist_lo(b)) * 8 <= kp_hist_lo(b));
+		assert_true((hist_hi(b) - hist_lo(b)) * 8 <= hist_lo(b));
 }
 
 static void test_quantiles_within_resolution(void **state)
@@ -59,15 +59,15 @@ static void test_quantiles_within_resolution(void **state)
 	/* 1000 values 1us..1000us: p50 = 500us, p90 = 900us, p99 = 990us */
 	for (i = 1; i <= 1000; i++)
 		hist[kp_hist_bucket(i * 1000ULL)]++;
-	assert_int_equal(kp_hist_total(hist), 1000);
-	q = kp_hist_quantile(hist, 0.5, 1000000);
+	assert_int_equal(hist_total(hist), 1000);
+	q = hist_quantile(hist, 0.5, 1000000);
 	assert_true(q > 500000 * 0.93 && q < 500000 * 1.07);
-	q = kp_hist_quantile(hist, 0.9, 1000000);
+	q = hist_quantile(hist, 0.9, 1000000);
 	assert_true(q > 900000 * 0.93 && q < 900000 * 1.07);
-	q = kp_hist_quantile(hist, 0.99, 1000000);
+	q = hist_quantile(hist, 0.99, 1000000);
 	assert_true(q > 990000 * 0.93 && q < 990000 * 1.07);
 	/* never above the exact maximum */
-	v = kp_hist_quantile(hist, 1.0, 1000000);
+	v = hist_quantile(hist, 1.0, 1000000);
 	assert_true(v <= 1000000);
 }
 
@@ -75,10 +75,10 @@ static void test_quantile_small_exact_and_empty(void **state)
 {
 	__u64 hist[KP_HIST_BUCKETS] = {};
 
-	assert_int_equal(kp_hist_quantile(hist, 0.5, 0), 0);
+	assert_int_equal(hist_quantile(hist, 0.5, 0), 0);
 	hist[3] = 10;
-	assert_int_equal(kp_hist_quantile(hist, 0.5, 3), 3);
-	assert_int_equal(kp_hist_quantile(hist, 0.99, 3), 3);
+	assert_int_equal(hist_quantile(hist, 0.5, 3), 3);
+	assert_int_equal(hist_quantile(hist, 0.99, 3), 3);
 }
 
 int main(void)

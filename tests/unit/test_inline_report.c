@@ -471,10 +471,10 @@ static void fill_latency(struct df *df)
 
 	OK(df_insert(df, lat_sql, "itiiii", 1LL, "kp_shuffle", (long long)INL_CALLS,
 		     (long long)INL_CALLS, (long long)INL_TOTAL, (long long)INL_MAX));
-	OK(df_insert(df, hist_sql, "iiiii", 1LL, (long long)b1, (long long)kp_hist_lo(b1),
-		     (long long)kp_hist_hi(b1), 9LL));
-	OK(df_insert(df, hist_sql, "iiiii", 1LL, (long long)b2, (long long)kp_hist_lo(b2),
-		     (long long)kp_hist_hi(b2), 1LL));
+	OK(df_insert(df, hist_sql, "iiiii", 1LL, (long long)b1, (long long)hist_lo(b1),
+		     (long long)hist_hi(b1), 9LL));
+	OK(df_insert(df, hist_sql, "iiiii", 1LL, (long long)b2, (long long)hist_lo(b2),
+		     (long long)hist_hi(b2), 1LL));
 	OK(df_insert(df, func_sql, "ittitt", 2LL, "kp_alloc_slab", "kp_alloc_slab",
 		     (long long)(sym_named("kp_alloc_slab")->addr + SLIDE), NULL, "kprobe"));
 	OK(df_insert(df, lat_sql, "itiiii", 2LL, "kp_alloc_slab", (long long)PARENT_CALLS,
@@ -599,7 +599,7 @@ static const char table_head[] =
 static __u64 want_p99(void)
 {
 	__u32 b = kp_hist_bucket(INL_MAX);
-	__u64 mid = kp_hist_lo(b) + (kp_hist_hi(b) - kp_hist_lo(b)) / 2;
+	__u64 mid = hist_lo(b) + (hist_hi(b) - hist_lo(b)) / 2;
 
 	return mid > INL_MAX ? INL_MAX : mid;
 }

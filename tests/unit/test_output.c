@@ -69,7 +69,7 @@ static void hist_row(struct df *df, const char *kind, long long id, const char *
 		     long long count)
 {
 	OK(df_insert(df, "INSERT INTO latency_hist VALUES(?,?,?,?,?,?,?)", "titiiii", kind, id,
-		     clock, (long long)b, (long long)kp_hist_lo(b), (long long)kp_hist_hi(b),
+		     clock, (long long)b, (long long)hist_lo(b), (long long)hist_hi(b),
 		     count));
 }
 

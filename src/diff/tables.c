@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "util/fmt.h"
-#include "diff/out.h"
+#include "diff/tables.h"
 #include "data/features.h"
 #include "util/json.h"
 
@@ -140,7 +140,7 @@ static void legend(const struct diff_table *t, FILE *f)
 	}
 }
 
-void diff_table_text(const struct diff_table *t, FILE *f)
+void tables_text(const struct diff_table *t, FILE *f)
 {
 	double total = metrics_total_delta(t->share);
 	size_t i;
@@ -186,7 +186,7 @@ static void json_row(struct json *j, const struct diff_table *t, const struct me
 	json_close(j, '}');
 }
 
-void diff_table_json(const struct diff_table *t, struct json *j)
+void tables_json(const struct diff_table *t, struct json *j)
 {
 	double total = metrics_total_delta(t->share);
 	size_t i;
@@ -205,7 +205,7 @@ static const char *how_text(unsigned int how)
 	return text[how & 3];
 }
 
-void diff_inlining_text(const struct metrics_inlining *v, size_t n, int top, bool same_build,
+void tables_inlining_text(const struct metrics_inlining *v, size_t n, int top, bool same_build,
 			FILE *f)
 {
 	size_t i;
@@ -223,7 +223,7 @@ void diff_inlining_text(const struct metrics_inlining *v, size_t n, int top, boo
 		      f);
 }
 
-void diff_inlining_json(const struct metrics_inlining *v, size_t n, int top, struct json *j)
+void tables_inlining_json(const struct metrics_inlining *v, size_t n, int top, struct json *j)
 {
 	size_t i;
 

@@ -33,7 +33,7 @@ int metrics_load_kernel_functions(struct metric_set *self, struct metric_set *to
 }
 
 struct inst_key {
-	const struct inl_insts *set;
+	const struct recorded_inlines *set;
 	char buf[256];
 };
 
@@ -41,7 +41,7 @@ struct inst_key {
 static const char *inst_key(size_t i, void *ctx)
 {
 	struct inst_key *k = ctx;
-	const struct inl_inst *v = &k->set->v[i];
+	const struct recorded_inline *v = &k->set->v[i];
 	int n = strcspn(v->parent, ".");
 
 	snprintf(k->buf, sizeof(k->buf), "%s in %.*s", v->func, n, v->parent);
@@ -52,14 +52,14 @@ int metrics_load_inlines(struct metric_set *self, struct metric_set *total, int 
 			 struct kernel_dwarf *kd)
 {
 	struct metrics_sink to_self = {self, side}, to_total = {total, side};
-	struct inl_insts set;
+	struct recorded_inlines set;
 	struct inst_key k = {.set = &set};
-	int err = inl_insts_load(&set, df, kd);
+	int err = recorded_inlines_load(&set, df, kd);
 
 	err = err ?: runs_inline_keys(df, set.n, inst_key, &k);
 	err = err ?: runs_inline_samples(df, true, metrics_add, &to_self);
 	err = err ?: runs_inline_samples(df, false, metrics_add, &to_total);
-	inl_insts_free(&set);
+	recorded_inlines_free(&set);
 	return err;
 }
 
@@ -122,7 +122,7 @@ static bool changed(const struct metrics_inlining *e)
 	       ((h & DM_INLINED) && !(b & DM_INLINED) && (b & DM_OUT_OF_LINE));
 }
 
-int metrics_inlining_changes(struct df *const df[2], struct metrics_inlining **out, size_t *n)
+int metrics_load_inlining_changes(struct df *const df[2], struct metrics_inlining **out, size_t *n)
 {
 	struct inlining_list l = {.side = DM_BASE};
 	size_t i;

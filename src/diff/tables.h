@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* kprotperf diff's tables, as text or JSON. */
-#ifndef KP_DIFF_OUT_H
-#define KP_DIFF_OUT_H
+#ifndef KP_DIFF_TABLES_H
+#define KP_DIFF_TABLES_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -21,11 +21,11 @@ struct diff_table {
 };
 
 /* The rows metrics_finish() chose (set.shown). */
-void diff_table_text(const struct diff_table *t, FILE *f);
-void diff_table_json(const struct diff_table *t, struct json *j);
+void tables_text(const struct diff_table *t, FILE *f);
+void tables_json(const struct diff_table *t, struct json *j);
 /* same_build: both sides ran one kernel build, whose inlining is the same on both */
-void diff_inlining_text(const struct metrics_inlining *v, size_t n, int top, bool same_build,
+void tables_inlining_text(const struct metrics_inlining *v, size_t n, int top, bool same_build,
 			FILE *f);
-void diff_inlining_json(const struct metrics_inlining *v, size_t n, int top, struct json *j);
+void tables_inlining_json(const struct metrics_inlining *v, size_t n, int top, struct json *j);
 
 #endif
