@@ -84,7 +84,7 @@ int cmd_annotate(int argc, char **argv)
 {
 	struct annotate_opts o;
 	struct kernel_dwarf *kd = NULL;
-	struct df *df;
+	struct datafile *df;
 	int err;
 
 	err = parse(argc, argv, &o);
@@ -107,6 +107,6 @@ int cmd_annotate(int argc, char **argv)
 	else if (err < 0)
 		fprintf(stderr, "kprotperf annotate: reading %s: %s\n", o.input, strerror(-err));
 	kernel_dwarf_close(kd);
-	df_close(df);
+	datafile_close(df);
 	return err ? 1 : 0;
 }

@@ -22,10 +22,10 @@ int cli_input(int argc, char **argv, const char *cmd, const char **input)
 	return 0;
 }
 
-int cli_open(const char *cmd, const char *path, struct df **out)
+int cli_open(const char *cmd, const char *path, struct datafile **out)
 {
 	char why[256];
-	int err = df_open(out, path, why, sizeof(why));
+	int err = datafile_open(out, path, why, sizeof(why));
 
 	if (!err)
 		return 0;
@@ -40,7 +40,7 @@ int cli_open(const char *cmd, const char *path, struct df **out)
 	return err;
 }
 
-int cli_kernel_dwarf(const char *cmd, struct df *df, const char *vmlinux, const char *missing,
+int cli_kernel_dwarf(const char *cmd, struct datafile *df, const char *vmlinux, const char *missing,
 		     struct kernel_dwarf **out, char *note, size_t len)
 {
 	char own[1024];

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct df;
+struct datafile;
 struct kernel_dwarf;
 
 /* --help of folded's and annotate's --vmlinux PATH, where cli_kernel_dwarf() looks. */
@@ -17,7 +17,7 @@ struct kernel_dwarf;
 /* Take at most one positional FILE argument after options_parse() into *input. */
 int cli_input(int argc, char **argv, const char *cmd, const char **input);
 /* Open a recording; on failure print one line naming the problem and return -errno. */
-int cli_open(const char *cmd, const char *path, struct df **out);
+int cli_open(const char *cmd, const char *path, struct datafile **out);
 
 /*
  * The DWARF of the recording's kernel into *out: NULL when none is found,
@@ -26,7 +26,7 @@ int cli_open(const char *cmd, const char *path, struct df **out);
  * returns -errno.  note, unless NULL, keeps what was said or would have
  * been ("" when the DWARF was found), for output that shows it elsewhere.
  */
-int cli_kernel_dwarf(const char *cmd, struct df *df, const char *vmlinux, const char *missing,
+int cli_kernel_dwarf(const char *cmd, struct datafile *df, const char *vmlinux, const char *missing,
 		     struct kernel_dwarf **out, char *note, size_t len);
 
 #endif

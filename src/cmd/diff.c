@@ -180,9 +180,9 @@ static int check_same(const struct diff_opts *o)
 	return same ? -EINVAL : 0;
 }
 
-static int check_arch(struct df *const df[2])
+static int check_arch(struct datafile *const df[2])
 {
-	const char *a = df_meta(df[0], "arch"), *b = df_meta(df[1], "arch");
+	const char *a = datafile_meta(df[0], "arch"), *b = datafile_meta(df[1], "arch");
 
 	if (!a || !b || !strcmp(a, b))
 		return 0;
@@ -240,7 +240,7 @@ static void close_inputs(struct diff_inputs *in)
 	for (i = 0; i < 2; i++) {
 		kernel_dwarf_close(in->kd[i]);
 		if (in->df[i])
-			df_close(in->df[i]);
+			datafile_close(in->df[i]);
 	}
 }
 

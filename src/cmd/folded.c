@@ -9,6 +9,7 @@
 #include "cmd/cmds.h"
 #include "cmd/options.h"
 #include "data/datafile.h"
+#include "data/latency.h"
 #include "report/folded.h"
 #include "symbols/kernel_dwarf.h"
 
@@ -126,10 +127,10 @@ static int parse(int argc, char **argv, struct folded_opts *o)
 }
 
 /* Whether --weight latency has functions to fold; 1 after saying why not, or -errno. */
-static int check_funcs(struct df *df, const struct folded_opts *o)
+static int check_funcs(struct datafile *df, const struct folded_opts *o)
 {
-	long long all = folded_count_funcs(df, NULL);
-	long long n = o->func ? folded_count_funcs(df, o->func) : all;
+	long long all = latency_count_funcs(df, NULL);
+	long long n = o->func ? latency_count_funcs(df, o->func) : all;
 
 	if (all < 0 || n < 0)
 		return all < 0 ? all : n;
@@ -154,7 +155,7 @@ int cmd_folded(int argc, char **argv)
 {
 	struct folded_opts o;
 	struct kernel_dwarf *kd = NULL;
-	struct df *df;
+	struct datafile *df;
 	bool latency;
 	int err;
 
@@ -177,6 +178,6 @@ int cmd_folded(int argc, char **argv)
 	if (err < 0)
 		fprintf(stderr, "kprotperf folded: reading %s: %s\n", o.input, strerror(-err));
 	kernel_dwarf_close(kd);
-	df_close(df);
+	datafile_close(df);
 	return err ? 1 : 0;
 }

@@ -112,7 +112,7 @@ int cmd_report(int argc, char **argv)
 	struct report_opts o;
 	struct kernel_dwarf *kd = NULL;
 	char note[1024] = "";
-	struct df *df;
+	struct datafile *df;
 	int err;
 
 	err = parse(argc, argv, &o);
@@ -124,7 +124,7 @@ int cmd_report(int argc, char **argv)
 	/* only inline frames need it: --hist shows none */
 	if (!o.hist && (o.inlines || o.inline_table) &&
 	    cli_kernel_dwarf("report", df, o.vmlinux, NULL, &kd, note, sizeof(note))) {
-		df_close(df);
+		datafile_close(df);
 		return 1;
 	}
 	err = report_show(df, kd, note, &o);
@@ -136,6 +136,6 @@ int cmd_report(int argc, char **argv)
 	else if (err)
 		fprintf(stderr, "kprotperf report: reading %s: %s\n", o.input, strerror(-err));
 	kernel_dwarf_close(kd);
-	df_close(df);
+	datafile_close(df);
 	return err ? 1 : 0;
 }

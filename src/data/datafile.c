@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The data file itself: creating it (schema, stamp), inserting rows through
- * cached statements, committing it atomically, and opening one for reading
- * (validation, meta, the SQL functions readers use).
+ * The data file itself: creating it (schema, stamp), committing it atomically
+ * or dropping it, and opening one for reading (validation, meta, schema
+ * version, the SQL functions readers use).  Its statements run through
+ * data/query.c, which holds its connection.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
-#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,20 +17,15 @@
 
 #include "data/datafile.h"
 #include "data/provenance.h"
+#include "data/query.h"
 #include "util/funcname.h"
 
-/* distinct INSERTs a recording makes; more is a programming error (-ENOSPC) */
-#define STMT_CACHE 32
-
-struct df {
-	sqlite3 *db;
+struct datafile {
+	struct query_conn conn;
 	char *path; /* final name */
 	char *tmp;  /* name while writing; NULL when opened for reading */
-	struct {
-		const char *sql;
-		sqlite3_stmt *stmt;
-	} cache[STMT_CACHE];
 	struct kv_list meta;
+	long long schema; /* PRAGMA user_version */
 };
 
 /* Documented in README.md ("The data file"); bump KP_SCHEMA_VERSION on any change. */
@@ -79,36 +75,9 @@ static const char schema[] =
 	/* schema 4: record --repeat */
 	RUN_TABLES("");
 
-int df_errno(int rc)
+static struct datafile *df_alloc(const char *path)
 {
-	switch (rc & 0xff) {
-	case SQLITE_OK:
-	case SQLITE_DONE:
-	case SQLITE_ROW:
-		return 0;
-	case SQLITE_FULL:
-		return -ENOSPC;
-	case SQLITE_NOMEM:
-		return -ENOMEM;
-	case SQLITE_READONLY:
-		return -EROFS;
-	case SQLITE_PERM:
-	case SQLITE_AUTH:
-		return -EACCES;
-	case SQLITE_NOTADB:
-	case SQLITE_CORRUPT:
-		return -EBADMSG;
-	case SQLITE_CANTOPEN:
-	case SQLITE_IOERR:
-		return errno ? -errno : -EIO;
-	default:
-		return -EIO;
-	}
-}
-
-static struct df *df_alloc(const char *path)
-{
-	struct df *df = calloc(1, sizeof(*df));
+	struct datafile *df = calloc(1, sizeof(*df));
 
 	if (!df)
 		return NULL;
@@ -120,13 +89,9 @@ static struct df *df_alloc(const char *path)
 	return df;
 }
 
-static void df_free(struct df *df)
+static void df_free(struct datafile *df)
 {
-	int i;
-
-	for (i = 0; i < STMT_CACHE; i++)
-		sqlite3_finalize(df->cache[i].stmt);
-	sqlite3_close(df->db);
+	query_conn_close(&df->conn);
 	kv_list_free(&df->meta);
 	free(df->tmp);
 	free(df->path);
@@ -134,7 +99,7 @@ static void df_free(struct df *df)
 }
 
 /* A unique temporary name in the target's directory, so rename() is atomic. */
-static int make_tmp(struct df *df)
+static int make_tmp(struct datafile *df)
 {
 	int fd;
 
@@ -151,22 +116,19 @@ static int make_tmp(struct df *df)
 }
 
 /* Marks the file as ours and says which schema it holds. */
-static int stamp(sqlite3 *db)
+static int stamp(struct datafile *df)
 {
-	char *sql = sqlite3_mprintf("PRAGMA application_id = %d; PRAGMA user_version = %d;",
-				    KP_APPLICATION_ID, KP_SCHEMA_VERSION);
-	int err;
+	char sql[80];
 
-	if (!sql)
-		return -ENOMEM;
-	err = df_errno(sqlite3_exec(db, sql, NULL, NULL, NULL));
-	sqlite3_free(sql);
-	return err;
+	snprintf(sql, sizeof(sql), "PRAGMA application_id = %d; PRAGMA user_version = %d;",
+		 KP_APPLICATION_ID, KP_SCHEMA_VERSION);
+	df->schema = KP_SCHEMA_VERSION;
+	return query_exec(df, sql);
 }
 
-int df_create(struct df **out, const char *path)
+int datafile_create(struct datafile **out, const char *path)
 {
-	struct df *df = df_alloc(path);
+	struct datafile *df = df_alloc(path);
 	int err;
 
 	if (!df)
@@ -175,18 +137,12 @@ int df_create(struct df **out, const char *path)
 	if (err)
 		goto err_free;
 	errno = 0;
-	err = df_errno(sqlite3_open_v2(df->tmp, &df->db, SQLITE_OPEN_READWRITE, NULL));
+	err = query_errno(sqlite3_open_v2(df->tmp, &df->conn.db, SQLITE_OPEN_READWRITE, NULL));
 	if (err)
 		goto err_unlink;
-	/* durability comes from fsync + rename in df_commit, not from a journal */
-	err = df_errno(sqlite3_exec(df->db,
-				    "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-				    "BEGIN;",
-				    NULL, NULL, NULL));
-	if (!err)
-		err = df_errno(sqlite3_exec(df->db, schema, NULL, NULL, NULL));
-	if (!err)
-		err = stamp(df->db);
+	/* durability comes from fsync + rename in datafile_commit, not from a journal */
+	err = query_exec(df, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;")
+		?: query_exec(df, schema) ?: stamp(df);
 	if (err)
 		goto err_unlink;
 	*out = df;
@@ -196,67 +152,6 @@ err_unlink:
 err_free:
 	df_free(df);
 	return err;
-}
-
-static sqlite3_stmt *cached_stmt(struct df *df, const char *sql)
-{
-	int i;
-
-	for (i = 0; i < STMT_CACHE && df->cache[i].sql; i++) {
-		if (df->cache[i].sql == sql || !strcmp(df->cache[i].sql, sql)) {
-			sqlite3_reset(df->cache[i].stmt);
-			return df->cache[i].stmt;
-		}
-	}
-	if (i == STMT_CACHE) {
-		errno = ENOSPC;
-		return NULL;
-	}
-	if (sqlite3_prepare_v2(df->db, sql, -1, &df->cache[i].stmt, NULL) != SQLITE_OK)
-		return NULL;
-	df->cache[i].sql = sql;
-	return df->cache[i].stmt;
-}
-
-static int bind_args(sqlite3_stmt *st, const char *types, va_list ap)
-{
-	const char *s;
-	int i, rc = SQLITE_OK;
-
-	for (i = 0; types[i] && rc == SQLITE_OK; i++) {
-		switch (types[i]) {
-		case 'i':
-			rc = sqlite3_bind_int64(st, i + 1, va_arg(ap, long long));
-			break;
-		case 'd':
-			rc = sqlite3_bind_double(st, i + 1, va_arg(ap, double));
-			break;
-		case 't':
-			s = va_arg(ap, const char *);
-			rc = s ? sqlite3_bind_text(st, i + 1, s, -1, SQLITE_TRANSIENT)
-			       : sqlite3_bind_null(st, i + 1);
-			break;
-		default:
-			return SQLITE_MISUSE;
-		}
-	}
-	return rc;
-}
-
-int df_insert(struct df *df, const char *sql, const char *types, ...)
-{
-	sqlite3_stmt *st = cached_stmt(df, sql);
-	va_list ap;
-	int rc;
-
-	if (!st)
-		return errno == ENOSPC ? -ENOSPC : df_errno(sqlite3_errcode(df->db)) ?: -EINVAL;
-	va_start(ap, types);
-	rc = bind_args(st, types, ap);
-	va_end(ap);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(st);
-	return df_errno(rc);
 }
 
 static int fsync_path(const char *path, int flags)
@@ -284,19 +179,15 @@ static int fsync_dir_of(const char *path)
 	return err;
 }
 
-int df_commit(struct df *df, uid_t uid, gid_t gid)
+int datafile_commit(struct datafile *df, uid_t uid, gid_t gid)
 {
-	int err, i;
+	int err, close_err;
 
 	errno = 0;
-	err = df_errno(sqlite3_exec(df->db, "COMMIT;", NULL, NULL, NULL));
-	for (i = 0; i < STMT_CACHE; i++) {
-		sqlite3_finalize(df->cache[i].stmt);
-		df->cache[i].stmt = NULL;
-	}
+	err = query_exec(df, "COMMIT;");
+	close_err = query_conn_close(&df->conn);
 	if (!err)
-		err = df_errno(sqlite3_close(df->db));
-	df->db = NULL;
+		err = close_err;
 	if (!err)
 		err = fsync_path(df->tmp, O_RDONLY);
 	if (!err && uid != (uid_t)-1 && chown(df->tmp, uid, gid))
@@ -304,7 +195,7 @@ int df_commit(struct df *df, uid_t uid, gid_t gid)
 	if (!err && rename(df->tmp, df->path))
 		err = -errno;
 	if (err) {
-		df_abort(df);
+		datafile_abort(df);
 		return err;
 	}
 	err = fsync_dir_of(df->path);
@@ -312,72 +203,39 @@ int df_commit(struct df *df, uid_t uid, gid_t gid)
 	return err;
 }
 
-void df_abort(struct df *df)
+void datafile_abort(struct datafile *df)
 {
 	if (df->tmp)
 		unlink(df->tmp);
 	df_free(df);
 }
 
-static int pragma_int(sqlite3 *db, const char *sql, long long *val)
+/* PRAGMA quick_check's one row: "ok" or the first problem found. */
+static int ok_row(sqlite3_stmt *st, void *ok)
 {
-	sqlite3_stmt *st;
-	int rc;
+	const char *res = query_text(st, 0);
 
-	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return rc;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*val = sqlite3_column_int64(st, 0);
-		rc = SQLITE_OK;
-	}
-	sqlite3_finalize(st);
-	return rc;
+	*(bool *)ok = res && !strcmp(res, "ok");
+	return 1;
 }
 
-static int quick_check(sqlite3 *db)
+static int meta_row(sqlite3_stmt *st, void *meta)
 {
-	sqlite3_stmt *st;
-	const char *res;
-	int rc;
-
-	rc = sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return rc;
-	rc = sqlite3_step(st);
-	res = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
-	rc = res && !strcmp(res, "ok") ? SQLITE_OK : SQLITE_CORRUPT;
-	sqlite3_finalize(st);
-	return rc;
-}
-
-static int load_meta(struct df *df)
-{
-	sqlite3_stmt *st;
-	int rc, err = 0;
-
-	rc = sqlite3_prepare_v2(df->db, "SELECT key, value FROM meta", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return df_errno(rc);
-	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW)
-		err = kv_add(&df->meta, (const char *)sqlite3_column_text(st, 0), "%s",
-			     (const char *)sqlite3_column_text(st, 1));
-	sqlite3_finalize(st);
-	return err ?: df_errno(rc);
+	return kv_add(meta, query_text(st, 0), "%s", query_text(st, 1));
 }
 
 /* Checks that the file is a kprotperf recording this version can read. */
-static int validate(struct df *df, char *why, size_t len)
+static int validate(struct datafile *df, char *why, size_t len)
 {
-	long long id = 0, version = 0;
-	int rc = pragma_int(df->db, "PRAGMA application_id", &id);
+	long long id = 0;
+	bool ok = false;
+	int err = query_each(df, "PRAGMA application_id", query_int_row, &id, "");
 
-	if (rc == SQLITE_CORRUPT) {
+	if (err < 0 && sqlite3_errcode(df->conn.db) == SQLITE_CORRUPT) {
 		snprintf(why, len, "corrupt or truncated data file: record it again");
 		return -EBADMSG;
 	}
-	if (rc != SQLITE_OK) {
+	if (err < 0) {
 		snprintf(why, len, "not a kprotperf data file (not an SQLite database)");
 		return -EBADMSG;
 	}
@@ -385,29 +243,31 @@ static int validate(struct df *df, char *why, size_t len)
 		snprintf(why, len, "not a kprotperf data file (foreign SQLite database)");
 		return -EBADMSG;
 	}
-	pragma_int(df->db, "PRAGMA user_version", &version);
-	if (version > KP_SCHEMA_VERSION) {
+	query_each(df, "PRAGMA user_version", query_int_row, &df->schema, "");
+	if (df->schema > KP_SCHEMA_VERSION) {
 		snprintf(why, len,
 			 "written by a newer kprotperf (newer schema version): upgrade kprotperf");
 		return -EPROTONOSUPPORT;
 	}
-	if (version < KP_SCHEMA_OLDEST) {
+	if (df->schema < KP_SCHEMA_OLDEST) {
 		snprintf(why, len,
 			 "written by an older kprotperf (older schema version): record it again");
 		return -EPROTONOSUPPORT;
 	}
-	if (quick_check(df->db) != SQLITE_OK || load_meta(df)) {
+	if (query_each(df, "PRAGMA quick_check(1)", ok_row, &ok, "") < 0 || !ok ||
+	    query_each(df, "SELECT key, value FROM meta", meta_row, &df->meta, "")) {
 		snprintf(why, len, "corrupt or truncated data file: record it again");
 		return -EBADMSG;
 	}
 	/* what older schemas lack reads as empty, from tables beside the read-only file */
-	if (version < 3)
-		rc = sqlite3_exec(df->db, "CREATE TEMP TABLE " INLINES_TABLE, NULL, NULL, NULL);
-	if (rc == SQLITE_OK && version < 4)
-		rc = sqlite3_exec(df->db, RUN_TABLES("TEMP "), NULL, NULL, NULL);
-	if (rc != SQLITE_OK)
+	err = 0;
+	if (df->schema < 3)
+		err = query_exec(df, "CREATE TEMP TABLE " INLINES_TABLE);
+	if (!err && df->schema < 4)
+		err = query_exec(df, RUN_TABLES("TEMP "));
+	if (err)
 		snprintf(why, len, "cannot create the temporary tables an older data file lacks");
-	return df_errno(rc);
+	return err;
 }
 
 /* kp_func_base(name): name without its clone suffix (.isra.0, .cold, ...): util/funcname.h. */
@@ -425,15 +285,15 @@ static void func_base(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 /* The SQL functions the readers' queries use. */
 static int add_functions(sqlite3 *db)
 {
-	return df_errno(sqlite3_create_function(db, "kp_func_base", 1,
-						SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, func_base,
-						NULL, NULL));
+	return query_errno(sqlite3_create_function(db, "kp_func_base", 1,
+						   SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+						   func_base, NULL, NULL));
 }
 
-int df_open(struct df **out, const char *path, char *why, size_t len)
+int datafile_open(struct datafile **out, const char *path, char *why, size_t len)
 {
 	struct stat stb;
-	struct df *df;
+	struct datafile *df;
 	int err;
 
 	*why = '\0';
@@ -449,9 +309,9 @@ int df_open(struct df **out, const char *path, char *why, size_t len)
 	if (!df)
 		return -ENOMEM;
 	errno = 0;
-	err = df_errno(sqlite3_open_v2(path, &df->db, SQLITE_OPEN_READONLY, NULL));
+	err = query_errno(sqlite3_open_v2(path, &df->conn.db, SQLITE_OPEN_READONLY, NULL));
 	if (!err)
-		err = validate(df, why, len) ?: add_functions(df->db);
+		err = validate(df, why, len) ?: add_functions(df->conn.db);
 	if (err) {
 		df_free(df);
 		return err;
@@ -460,69 +320,30 @@ int df_open(struct df **out, const char *path, char *why, size_t len)
 	return 0;
 }
 
-sqlite3 *df_db(struct df *df)
-{
-	return df->db;
-}
-
-int df_each_row(struct df *df, const char *sql, int (*fn)(sqlite3_stmt *st, void *ctx), void *ctx)
-{
-	sqlite3_stmt *st;
-	int rc, err = 0;
-
-	rc = sqlite3_prepare_v2(df->db, sql, -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return df_errno(rc);
-	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW)
-		err = fn(st, ctx);
-	sqlite3_finalize(st);
-	return err ?: df_errno(rc);
-}
-
-const char *df_meta(struct df *df, const char *key)
+const char *datafile_meta(struct datafile *df, const char *key)
 {
 	return kv_get(&df->meta, key);
 }
 
-double df_sample_period_ns(struct df *df)
+double datafile_sample_period_ns(struct datafile *df)
 {
-	const char *hz = df_meta(df, "sampling.freq_hz");
+	const char *hz = datafile_meta(df, "sampling.freq_hz");
 	double f = hz ? atof(hz) : 0;
 
 	return 1e9 / (f > 0 ? f : KP_DEFAULT_FREQ_HZ);
 }
 
-void df_close(struct df *df)
+void datafile_close(struct datafile *df)
 {
 	df_free(df);
 }
 
-long long df_scalar(struct df *df, const char *sql, const char *arg)
+long long datafile_schema(struct datafile *df)
 {
-	sqlite3_stmt *st;
-	long long v = 0;
-
-	if (sqlite3_prepare_v2(df_db(df), sql, -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	if (arg)
-		sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
+	return df->schema;
 }
 
-int df_hist_rows(sqlite3_stmt *st, unsigned long long *hist, size_t n)
+struct query_conn *query_conn(struct datafile *df)
 {
-	long long b;
-	int rc;
-
-	memset(hist, 0, n * sizeof(*hist));
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		b = sqlite3_column_int64(st, 0);
-		if (b >= 0 && (size_t)b < n)
-			hist[b] = sqlite3_column_int64(st, 1);
-	}
-	sqlite3_finalize(st);
-	return df_errno(rc);
+	return &df->conn;
 }

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The queries on the inlines table and the inline_* TEMP tables (see inline_tables.h). */
-#include "data/datafile.h"
 #include "data/inline_tables.h"
 #include "data/query.h"
 
@@ -9,7 +8,7 @@ static const char tables_sql[] =
 	"CREATE TEMP TABLE inline_dies(die INTEGER PRIMARY KEY, inst INTEGER);"
 	"CREATE TEMP TABLE inline_ranges(inst INTEGER, lo INTEGER, hi INTEGER);";
 
-int inline_tables_create(struct df *df)
+int inline_tables_create(struct datafile *df)
 {
 	return query_exec(df, tables_sql);
 }
@@ -26,21 +25,21 @@ static int die_row(sqlite3_stmt *st, void *ctx)
 	return w->fn(sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), w->ctx);
 }
 
-int inline_tables_sampled_dies(struct df *df, inline_tables_die_fn fn, void *ctx)
+int inline_tables_sampled_dies(struct datafile *df, inline_tables_die_fn fn, void *ctx)
 {
-	return df_each_row(df, "SELECT die, MAX(func_die) FROM frames WHERE inl = 1 GROUP BY die",
-			   die_row, &(struct die_walk){fn, ctx});
+	return query_each(df, "SELECT die, MAX(func_die) FROM frames WHERE inl = 1 GROUP BY die",
+			  die_row, &(struct die_walk){fn, ctx}, "");
 }
 
-int inline_tables_add_die(struct df *df, __u64 die, long long inst)
+int inline_tables_add_die(struct datafile *df, __u64 die, long long inst)
 {
-	return df_insert(df, "INSERT INTO inline_dies VALUES(?,?)", "ii", (long long)die, inst);
+	return query_insert(df, "INSERT INTO inline_dies VALUES(?,?)", "ii", (long long)die, inst);
 }
 
-int inline_tables_add_range(struct df *df, long long inst, __u64 lo, __u64 hi)
+int inline_tables_add_range(struct datafile *df, long long inst, __u64 lo, __u64 hi)
 {
-	return df_insert(df, "INSERT INTO inline_ranges VALUES(?,?,?)", "iii", inst, (long long)lo,
-			 (long long)hi);
+	return query_insert(df, "INSERT INTO inline_ranges VALUES(?,?,?)", "iii", inst,
+			    (long long)lo, (long long)hi);
 }
 
 struct probed_walk {
@@ -74,9 +73,9 @@ static const char probed_sql[] =
 	" f.method, l.done, l.total_ns, l.max_ns FROM inlines i JOIN funcs f ON f.id = i.func"
 	" LEFT JOIN latency l ON l.kind = 'func' AND l.id = i.func ORDER BY i.func";
 
-int inline_tables_probed(struct df *df, inline_tables_probed_fn fn, void *ctx)
+int inline_tables_probed(struct datafile *df, inline_tables_probed_fn fn, void *ctx)
 {
-	return df_each_row(df, probed_sql, probed_row, &(struct probed_walk){fn, ctx});
+	return query_each(df, probed_sql, probed_row, &(struct probed_walk){fn, ctx}, "");
 }
 
 /* The stacks through each instance with a DIE, and whether at the leaf. */
@@ -90,7 +89,7 @@ static const char range_stacks_sql[] =
 	" JOIN frames f ON f.space = 'k' AND f.sub = 0 AND f.pc >= r.lo AND f.pc < r.hi"
 	" GROUP BY r.inst, f.stack";
 
-int inline_tables_fill_stacks(struct df *df)
+int inline_tables_fill_stacks(struct datafile *df)
 {
 	return query_exec(df, die_stacks_sql) ?: query_exec(df, range_stacks_sql);
 }
@@ -113,9 +112,9 @@ static const char count_sql[] =
 	" stack, MAX(self) AS self FROM inline_stacks GROUP BY inst, stack) h"
 	" JOIN kstack_samples s ON s.stack = h.stack GROUP BY h.inst";
 
-int inline_tables_counts(struct df *df, inline_tables_count_fn fn, void *ctx)
+int inline_tables_counts(struct datafile *df, inline_tables_count_fn fn, void *ctx)
 {
-	return df_each_row(df, count_sql, count_row, &(struct count_walk){fn, ctx});
+	return query_each(df, count_sql, count_row, &(struct count_walk){fn, ctx}, "");
 }
 
 static const char parent_samples_sql[] =
@@ -124,7 +123,7 @@ static const char parent_samples_sql[] =
 	" kp_func_base(name) AS base FROM frames WHERE space = 'k' AND sub = 0) f"
 	" JOIN kstack_samples s ON s.stack = f.stack GROUP BY f.base";
 
-int inline_tables_parents_create(struct df *df)
+int inline_tables_parents_create(struct datafile *df)
 {
 	return query_exec(df, parent_samples_sql);
 }
@@ -148,7 +147,8 @@ static const char parent_sql[] =
 	" JOIN funcs f ON l.kind = 'func' AND l.id = f.id WHERE f.name = ?1 AND f.method NOT IN"
 	" ('inline-kprobe', 'samples'))";
 
-int inline_tables_parent(struct df *df, const char *parent, long long *samples, long long *calls)
+int inline_tables_parent(struct datafile *df, const char *parent, long long *samples,
+			 long long *calls)
 {
 	*samples = 0;
 	*calls = 0;

@@ -15,19 +15,19 @@
 
 #include <linux/types.h>
 
-struct df;
+struct datafile;
 
 /* Create inline_stacks, inline_dies and inline_ranges, empty. */
-int inline_tables_create(struct df *df);
+int inline_tables_create(struct datafile *df);
 
 /* Gets an instance DIE samples fell into and its function's DIE (0: unknown). */
 typedef int (*inline_tables_die_fn)(__u64 die, __u64 func_die, void *ctx);
 /* Each instance DIE samples fell into, once, in DIE order. */
-int inline_tables_sampled_dies(struct df *df, inline_tables_die_fn fn, void *ctx);
+int inline_tables_sampled_dies(struct datafile *df, inline_tables_die_fn fn, void *ctx);
 /* Instance inst is the one with DWARF offset die. */
-int inline_tables_add_die(struct df *df, __u64 die, long long inst);
+int inline_tables_add_die(struct datafile *df, __u64 die, long long inst);
 /* Instance inst covers [lo, hi) (recorded, running-kernel addresses). */
-int inline_tables_add_range(struct df *df, long long inst, __u64 lo, __u64 hi);
+int inline_tables_add_range(struct datafile *df, long long inst, __u64 lo, __u64 hi);
 
 /* One instance record --func probed, with its latency (0 when it has none). */
 struct inline_tables_probed {
@@ -45,22 +45,23 @@ struct inline_tables_probed {
 /* Non-zero stops the walk and is returned. */
 typedef int (*inline_tables_probed_fn)(const struct inline_tables_probed *p, void *ctx);
 /* The instances record --func probed, by funcs.id. */
-int inline_tables_probed(struct df *df, inline_tables_probed_fn fn, void *ctx);
+int inline_tables_probed(struct datafile *df, inline_tables_probed_fn fn, void *ctx);
 
 /* Fill inline_stacks from the instances added by DIE and by range. */
-int inline_tables_fill_stacks(struct df *df);
+int inline_tables_fill_stacks(struct datafile *df);
 
 /* Gets an instance's samples: at the leaf (self) and anywhere on the stack (total). */
 typedef int (*inline_tables_count_fn)(long long inst, long long self, long long total, void *ctx);
 /* Each instance with samples, by inline_stacks and kstack_samples. */
-int inline_tables_counts(struct df *df, inline_tables_count_fn fn, void *ctx);
+int inline_tables_counts(struct datafile *df, inline_tables_count_fn fn, void *ctx);
 
 /* Create parent_samples: samples per kernel function on the stack, clones counted as one. */
-int inline_tables_parents_create(struct df *df);
+int inline_tables_parents_create(struct datafile *df);
 /*
  * A parent function's samples (from parent_samples), and its calls when
  * record --func timed it as a function (0 when not).
  */
-int inline_tables_parent(struct df *df, const char *parent, long long *samples, long long *calls);
+int inline_tables_parent(struct datafile *df, const char *parent, long long *samples,
+			 long long *calls);
 
 #endif

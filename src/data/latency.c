@@ -9,21 +9,13 @@
 #include "data/samples.h"
 #include "util/hist.h"
 
-int latency_hist(struct df *df, const char *kind, long long id, const char *clock, __u64 *hist)
+int latency_hist(struct datafile *df, const char *kind, long long id, const char *clock,
+		 __u64 *hist)
 {
-	sqlite3_stmt *st;
-	int rc;
-
-	rc = sqlite3_prepare_v2(df_db(df),
-				"SELECT bucket, count FROM latency_hist WHERE kind = ?"
-				" AND id = ? AND clock = ?",
-				-1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return df_errno(rc);
-	sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, id);
-	sqlite3_bind_text(st, 3, clock, -1, SQLITE_STATIC);
-	return df_hist_rows(st, hist, KP_HIST_BUCKETS);
+	return query_hist(df,
+			  "SELECT bucket, count FROM latency_hist WHERE kind = ?"
+			  " AND id = ? AND clock = ?",
+			  hist, KP_HIST_BUCKETS, "tit", kind, id, clock);
 }
 
 struct row_walk {
@@ -55,39 +47,39 @@ static int latency_row(sqlite3_stmt *st, void *ctx)
 	return w->row(&r, w->ctx);
 }
 
-int latency_syscalls(struct df *df, latency_row_fn fn, void *ctx)
+int latency_syscalls(struct datafile *df, latency_row_fn fn, void *ctx)
 {
-	return df_each_row(df,
-			   "SELECT id, name, calls, done, total_ns, oncpu_ns, offcpu_ns, max_ns,"
-			   " '', '', '' FROM latency WHERE kind = 'syscall'",
-			   latency_row, &(struct row_walk){{.row = fn}, ctx});
+	return query_each(df,
+			  "SELECT id, name, calls, done, total_ns, oncpu_ns, offcpu_ns, max_ns,"
+			  " '', '', '' FROM latency WHERE kind = 'syscall'",
+			  latency_row, &(struct row_walk){{.row = fn}, ctx}, "");
 }
 
-int latency_funcs(struct df *df, latency_row_fn fn, void *ctx)
+int latency_funcs(struct datafile *df, latency_row_fn fn, void *ctx)
 {
-	return df_each_row(df,
-			   "SELECT f.id, f.name, COALESCE(l.calls, 0), COALESCE(l.done, 0),"
-			   " COALESCE(l.total_ns, 0), 0, 0, COALESCE(l.max_ns, 0), f.method,"
-			   " f.symbol, f.module FROM funcs f"
-			   " LEFT JOIN latency l ON l.kind = 'func' AND l.id = f.id",
-			   latency_row, &(struct row_walk){{.row = fn}, ctx});
+	return query_each(df,
+			  "SELECT f.id, f.name, COALESCE(l.calls, 0), COALESCE(l.done, 0),"
+			  " COALESCE(l.total_ns, 0), 0, 0, COALESCE(l.max_ns, 0), f.method,"
+			  " f.symbol, f.module FROM funcs f"
+			  " LEFT JOIN latency l ON l.kind = 'func' AND l.id = f.id",
+			  latency_row, &(struct row_walk){{.row = fn}, ctx}, "");
 }
 
-long long latency_syscall_id(struct df *df, const char *name)
+long long latency_syscall_id(struct datafile *df, const char *name)
 {
-	return df_scalar(df,
-			 "SELECT COALESCE((SELECT id FROM latency WHERE kind = 'syscall'"
-			 " AND name = ?1), -1)",
-			 name);
+	return query_scalar(df,
+			    "SELECT COALESCE((SELECT id FROM latency WHERE kind = 'syscall'"
+			    " AND name = ?1), -1)",
+			    name);
 }
 
-long long latency_func_id(struct df *df, const char *name)
+long long latency_func_id(struct datafile *df, const char *name)
 {
 	/* the symbol probed wins over a name given to record --func */
-	return df_scalar(df,
-			 "SELECT COALESCE((SELECT id FROM funcs WHERE ?1 IN (name, symbol)"
-			 " ORDER BY symbol = ?1 DESC, id LIMIT 1), -1)",
-			 name);
+	return query_scalar(df,
+			    "SELECT COALESCE((SELECT id FROM funcs WHERE ?1 IN (name, symbol)"
+			    " ORDER BY symbol = ?1 DESC, id LIMIT 1), -1)",
+			    name);
 }
 
 static int func_syscall_row(sqlite3_stmt *st, void *ctx)
@@ -113,7 +105,7 @@ static const char func_syscalls_sql[] =
 	" LEFT JOIN latency s ON s.kind = 'syscall' AND s.id = fs.nr"
 	" WHERE fs.calls > 0 ORDER BY fs.total_ns DESC, f.name, fs.nr LIMIT ?2";
 
-int latency_func_syscalls(struct df *df, int limit, latency_func_syscall_fn fn, void *ctx)
+int latency_func_syscalls(struct datafile *df, int limit, latency_func_syscall_fn fn, void *ctx)
 {
 	return query_each(df, func_syscalls_sql, func_syscall_row,
 			  &(struct row_walk){{.func_syscall = fn}, ctx}, "ti", NULL,
@@ -133,7 +125,7 @@ static int func_context_row(sqlite3_stmt *st, void *ctx)
 	return w->func_context(&r, w->ctx);
 }
 
-int latency_func_contexts(struct df *df, int limit, latency_func_context_fn fn, void *ctx)
+int latency_func_contexts(struct datafile *df, int limit, latency_func_context_fn fn, void *ctx)
 {
 	return query_each(df,
 			  "SELECT f.name, c.context, c.calls, c.total_ns FROM func_contexts c"
@@ -146,13 +138,7 @@ int latency_func_contexts(struct df *df, int limit, latency_func_context_fn fn, 
 /* Both %Q are the function asked for (by name or symbol probed), NULL for all. */
 #define FUNC_FILTER " WHERE %Q IS NULL OR %Q IN (f.name, f.symbol)"
 
-static int first_int(sqlite3_stmt *st, void *n)
-{
-	*(long long *)n = sqlite3_column_int64(st, 0);
-	return 0;
-}
-
-long long latency_count_funcs(struct df *df, const char *func)
+long long latency_count_funcs(struct datafile *df, const char *func)
 {
 	char *sql = sqlite3_mprintf("SELECT COUNT(*) FROM funcs f" FUNC_FILTER, func, func);
 	long long n = 0;
@@ -160,12 +146,12 @@ long long latency_count_funcs(struct df *df, const char *func)
 
 	if (!sql)
 		return -ENOMEM;
-	err = df_each_row(df, sql, first_int, &n);
+	err = query_each(df, sql, query_int_row, &n, "");
 	sqlite3_free(sql);
-	return err ?: n;
+	return err < 0 ? err : n;
 }
 
-int latency_func_stacks(struct df *df, const char *func, samples_stack_fn fn, void *ctx)
+int latency_func_stacks(struct datafile *df, const char *func, samples_stack_fn fn, void *ctx)
 {
 	/* shaped like the samples' stacks, the function standing where the comm does */
 	char *sql = sqlite3_mprintf("SELECT f.name, NULL, s.kstack, s.total_ns FROM"

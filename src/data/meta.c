@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The queries on what a recording says about itself (see meta.h). */
-#include "data/datafile.h"
 #include "data/meta.h"
 #include "data/query.h"
 
@@ -33,23 +32,23 @@ static int pair_row(sqlite3_stmt *st, void *ctx)
 	return w->fn(&p, w->ctx);
 }
 
-int meta_each(struct df *df, enum meta_list list, meta_fn fn, void *ctx)
+int meta_each(struct datafile *df, enum meta_list list, meta_fn fn, void *ctx)
 {
-	return df_each_row(df, list_sql[list], pair_row, &(struct walk){fn, ctx});
+	return query_each(df, list_sql[list], pair_row, &(struct walk){fn, ctx}, "");
 }
 
-long long meta_counter(struct df *df, const char *name)
+long long meta_counter(struct datafile *df, const char *name)
 {
-	return df_scalar(df, "SELECT value FROM counters WHERE name = ?", name);
+	return query_scalar(df, "SELECT value FROM counters WHERE name = ?", name);
 }
 
-long long meta_lost(struct df *df)
+long long meta_lost(struct datafile *df)
 {
-	return df_scalar(df, "SELECT COALESCE(SUM(value), 0) FROM counters WHERE name LIKE 'lost%'",
-			 NULL);
+	return query_scalar(
+		df, "SELECT COALESCE(SUM(value), 0) FROM counters WHERE name LIKE 'lost%'", NULL);
 }
 
-long long meta_processes(struct df *df)
+long long meta_processes(struct datafile *df)
 {
-	return df_scalar(df, "SELECT count(DISTINCT pid) FROM tasks", NULL);
+	return query_scalar(df, "SELECT count(DISTINCT pid) FROM tasks", NULL);
 }

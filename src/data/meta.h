@@ -6,7 +6,7 @@
 #ifndef KP_META_H
 #define KP_META_H
 
-struct df;
+struct datafile;
 
 /* The (key, value) lists meta_each reads. */
 enum meta_list {
@@ -30,12 +30,12 @@ struct meta_pair {
 
 /* Non-zero stops the walk and is returned. */
 typedef int (*meta_fn)(const struct meta_pair *p, void *ctx);
-int meta_each(struct df *df, enum meta_list list, meta_fn fn, void *ctx);
+int meta_each(struct datafile *df, enum meta_list list, meta_fn fn, void *ctx);
 /* Counter name's value, 0 when absent. */
-long long meta_counter(struct df *df, const char *name);
+long long meta_counter(struct datafile *df, const char *name);
 /* All events lost, summed over the lost* counters. */
-long long meta_lost(struct df *df);
+long long meta_lost(struct datafile *df);
 /* The number of processes the recording saw. */
-long long meta_processes(struct df *df);
+long long meta_processes(struct datafile *df);
 
 #endif

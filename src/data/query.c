@@ -1,13 +1,64 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The statement running the data/ readers share. */
+/*
+ * The SQL machinery of data/ (see query.h): preparing (and caching inserts),
+ * binding, stepping, scalars, histograms, scripts, and SQLite's result codes
+ * as negative errno.
+ */
+#include <errno.h>
 #include <stdarg.h>
+#include <string.h>
 
-#include "data/datafile.h"
 #include "data/query.h"
 
-int query_exec(struct df *df, const char *sql)
+int query_errno(int rc)
 {
-	return df_errno(sqlite3_exec(df_db(df), sql, NULL, NULL, NULL));
+	switch (rc & 0xff) {
+	case SQLITE_OK:
+	case SQLITE_DONE:
+	case SQLITE_ROW:
+		return 0;
+	case SQLITE_FULL:
+		return -ENOSPC;
+	case SQLITE_NOMEM:
+		return -ENOMEM;
+	case SQLITE_READONLY:
+		return -EROFS;
+	case SQLITE_PERM:
+	case SQLITE_AUTH:
+		return -EACCES;
+	case SQLITE_NOTADB:
+	case SQLITE_CORRUPT:
+		return -EBADMSG;
+	case SQLITE_CANTOPEN:
+	case SQLITE_IOERR:
+		return errno ? -errno : -EIO;
+	default:
+		return -EIO;
+	}
+}
+
+sqlite3 *query_db(struct datafile *df)
+{
+	return query_conn(df)->db;
+}
+
+int query_conn_close(struct query_conn *conn)
+{
+	int i, err;
+
+	for (i = 0; i < QUERY_CACHE_SIZE; i++) {
+		sqlite3_finalize(conn->cache[i].stmt);
+		conn->cache[i].stmt = NULL;
+		conn->cache[i].sql = NULL;
+	}
+	err = query_errno(sqlite3_close(conn->db));
+	conn->db = NULL;
+	return err;
+}
+
+int query_exec(struct datafile *df, const char *sql)
+{
+	return query_errno(sqlite3_exec(query_db(df), sql, NULL, NULL, NULL));
 }
 
 static int bind(sqlite3_stmt *st, const char *types, va_list ap)
@@ -35,26 +86,148 @@ static int bind(sqlite3_stmt *st, const char *types, va_list ap)
 	return rc;
 }
 
-int query_each(struct df *df, const char *sql, query_row_fn fn, void *ctx, const char *types, ...)
+/* The statement of sql, prepared once per file and reset on each later use. */
+static int cached_stmt(struct query_conn *conn, const char *sql, sqlite3_stmt **st)
+{
+	int i, rc;
+
+	for (i = 0; i < QUERY_CACHE_SIZE && conn->cache[i].sql; i++) {
+		if (conn->cache[i].sql == sql || !strcmp(conn->cache[i].sql, sql)) {
+			sqlite3_reset(conn->cache[i].stmt);
+			*st = conn->cache[i].stmt;
+			return 0;
+		}
+	}
+	if (i == QUERY_CACHE_SIZE)
+		return -ENOSPC;
+	rc = sqlite3_prepare_v2(conn->db, sql, -1, &conn->cache[i].stmt, NULL);
+	if (rc != SQLITE_OK)
+		return query_errno(rc) ?: -EINVAL;
+	conn->cache[i].sql = sql;
+	*st = conn->cache[i].stmt;
+	return 0;
+}
+
+int query_insert(struct datafile *df, const char *sql, const char *types, ...)
 {
 	sqlite3_stmt *st;
 	va_list ap;
-	int rc, err = 0;
+	int rc, err = cached_stmt(query_conn(df), sql, &st);
 
-	rc = sqlite3_prepare_v2(df_db(df), sql, -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return df_errno(rc);
+	if (err)
+		return err;
 	va_start(ap, types);
 	rc = bind(st, types, ap);
 	va_end(ap);
-	if (rc != SQLITE_OK) {
-		sqlite3_finalize(st);
-		return df_errno(rc);
-	}
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	return query_errno(rc);
+}
+
+/* sql prepared, its parameters bound; finalized again on failure. */
+static int prepare_bound(struct datafile *df, const char *sql, sqlite3_stmt **st, const char *types,
+			 va_list ap)
+{
+	int rc = sqlite3_prepare_v2(query_db(df), sql, -1, st, NULL);
+
+	if (rc != SQLITE_OK)
+		return query_errno(rc);
+	rc = bind(*st, types, ap);
+	if (rc != SQLITE_OK)
+		sqlite3_finalize(*st);
+	return query_errno(rc);
+}
+
+static int step_rows(sqlite3_stmt *st, query_row_fn fn, void *ctx)
+{
+	int rc, err = 0;
+
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW)
 		err = fn ? fn(st, ctx) : 0;
+	return err ?: query_errno(rc);
+}
+
+int query_each(struct datafile *df, const char *sql, query_row_fn fn, void *ctx, const char *types,
+	       ...)
+{
+	sqlite3_stmt *st;
+	va_list ap;
+	int err;
+
+	va_start(ap, types);
+	err = prepare_bound(df, sql, &st, types, ap);
+	va_end(ap);
+	if (err)
+		return err;
+	err = step_rows(st, fn, ctx);
 	sqlite3_finalize(st);
-	return err ?: df_errno(rc);
+	return err;
+}
+
+int query_int_row(sqlite3_stmt *st, void *val)
+{
+	*(long long *)val = sqlite3_column_int64(st, 0);
+	return 1;
+}
+
+long long query_scalar(struct datafile *df, const char *sql, const char *arg)
+{
+	long long v = 0;
+
+	query_each(df, sql, query_int_row, &v, arg ? "t" : "", arg);
+	return v;
+}
+
+struct hist {
+	unsigned long long *hist;
+	size_t n;
+};
+
+static int hist_row(sqlite3_stmt *st, void *ctx)
+{
+	struct hist *h = ctx;
+	long long b = sqlite3_column_int64(st, 0);
+
+	if (b >= 0 && (size_t)b < h->n)
+		h->hist[b] = sqlite3_column_int64(st, 1);
+	return 0;
+}
+
+int query_hist(struct datafile *df, const char *sql, unsigned long long *hist, size_t n,
+	       const char *types, ...)
+{
+	sqlite3_stmt *st;
+	va_list ap;
+	int err;
+
+	va_start(ap, types);
+	err = prepare_bound(df, sql, &st, types, ap);
+	va_end(ap);
+	if (err)
+		return err;
+	memset(hist, 0, n * sizeof(*hist));
+	err = step_rows(st, hist_row, &(struct hist){hist, n});
+	sqlite3_finalize(st);
+	return err;
+}
+
+int query_prepare(struct datafile *df, const char *sql, sqlite3_stmt **st)
+{
+	return query_errno(sqlite3_prepare_v2(query_db(df), sql, -1, st, NULL));
+}
+
+int query_rerun(sqlite3_stmt *st, query_row_fn fn, void *ctx, const char *types, ...)
+{
+	va_list ap;
+	int rc;
+
+	sqlite3_reset(st);
+	va_start(ap, types);
+	rc = bind(st, types, ap);
+	va_end(ap);
+	if (rc != SQLITE_OK)
+		return query_errno(rc);
+	return step_rows(st, fn, ctx);
 }
 
 const char *query_text(sqlite3_stmt *st, int i)

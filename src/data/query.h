@@ -1,25 +1,76 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What the data/ readers share to run their queries: statements with bound
- * parameters, row by row, and scripts of several statements.
+ * The SQL machinery of data/, internal to it: every statement the data/
+ * readers and writers run goes through here, prepared (an insert's cached for
+ * the file's life), its parameters bound by one binder, stepped row by row,
+ * and its SQLite result code turned into a negative errno.  Only src/data/
+ * and the unit tests (which write synthetic recordings) include this header;
+ * everyone else reads and writes through data/'s typed functions.
  */
 #ifndef KP_QUERY_H
 #define KP_QUERY_H
 
 #include <sqlite3.h>
+#include <stddef.h>
 
-struct df;
+struct datafile;
+
+/* distinct INSERTs a recording makes; more is a programming error (-ENOSPC) */
+#define QUERY_CACHE_SIZE 32
+
+/* A data file's database and the statements query_insert cached on it, by SQL text. */
+struct query_conn {
+	sqlite3 *db;
+	struct {
+		const char *sql;
+		sqlite3_stmt *stmt;
+	} cache[QUERY_CACHE_SIZE];
+};
+
+/* The connection of df: datafile.c holds it. */
+struct query_conn *query_conn(struct datafile *df);
+sqlite3 *query_db(struct datafile *df);
+/* Finalize the cached statements and close the database: 0 or -errno. */
+int query_conn_close(struct query_conn *conn);
+
+/* Map an SQLite result code to a negative errno. */
+int query_errno(int rc);
 
 typedef int (*query_row_fn)(sqlite3_stmt *st, void *ctx);
 
 /* Run the statements of sql, which return no rows. */
-int query_exec(struct df *df, const char *sql);
+int query_exec(struct datafile *df, const char *sql);
 /*
- * Run sql with its parameters ?1, ?2, ... bound as df_insert's types say,
- * calling fn (if any) on each row until it returns non-zero: that value, or
- * -errno.
+ * Insert one row: types is one letter per parameter ?1, ?2, ...: i (int64),
+ * t (text, a NULL pointer stores NULL), d (double); the values follow.  The
+ * statement is cached on the file.
  */
-int query_each(struct df *df, const char *sql, query_row_fn fn, void *ctx, const char *types, ...);
+int query_insert(struct datafile *df, const char *sql, const char *types, ...);
+/*
+ * Run sql with its parameters bound as query_insert's types say, calling fn
+ * (if any) on each row until it returns non-zero: that value, or -errno.
+ */
+int query_each(struct datafile *df, const char *sql, query_row_fn fn, void *ctx, const char *types,
+	       ...);
+/* A row fn storing column 0 in *(long long *)val and stopping there (returns 1). */
+int query_int_row(sqlite3_stmt *st, void *val);
+/* The first column of the first row of sql, whose one parameter (if any) is arg; 0 if none. */
+long long query_scalar(struct datafile *df, const char *sql, const char *arg);
+/*
+ * Step the rows (bucket, count) of sql, parameters bound as query_insert's
+ * types say, into hist[n], zeroed first once sql is ready.
+ */
+int query_hist(struct datafile *df, const char *sql, unsigned long long *hist, size_t n,
+	       const char *types, ...);
+
+/*
+ * A statement run many times with new parameters: query_prepare it, then each
+ * query_rerun binds types' values and calls fn as query_each does; finalize it
+ * with sqlite3_finalize.
+ */
+int query_prepare(struct datafile *df, const char *sql, sqlite3_stmt **st);
+int query_rerun(sqlite3_stmt *st, query_row_fn fn, void *ctx, const char *types, ...);
+
 /* Column i as text, NULL when NULL. */
 const char *query_text(sqlite3_stmt *st, int i);
 /* Column i as text, "" when NULL. */

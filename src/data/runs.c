@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "data/datafile.h"
 #include "data/query.h"
 #include "data/runs.h"
 
@@ -23,16 +22,11 @@ static const char views_sql[] =
 	" JOIN d_runs d ON d.run = s.run UNION ALL SELECT 0, kstack, count FROM samples"
 	" WHERE NOT EXISTS (SELECT 1 FROM runs);";
 
-long long runs_schema(struct df *df)
-{
-	return df_scalar(df, "PRAGMA user_version", NULL);
-}
-
-int runs_prepare(struct df *df, size_t *runs)
+int runs_prepare(struct datafile *df, size_t *runs)
 {
 	int err = query_exec(df, views_sql);
 
-	*runs = err ? 0 : (size_t)df_scalar(df, "SELECT COUNT(*) FROM d_runs", NULL);
+	*runs = err ? 0 : (size_t)query_scalar(df, "SELECT COUNT(*) FROM d_runs", NULL);
 	return err;
 }
 
@@ -55,12 +49,13 @@ static int value_row(sqlite3_stmt *st, void *ctx)
 	return w->fn(&v, w->ctx);
 }
 
-static int values(struct df *df, const char *sql, runs_value_fn fn, void *ctx)
+static int values(struct datafile *df, const char *sql, runs_value_fn fn, void *ctx)
 {
-	return df_each_row(df, sql, value_row, &(struct value_walk){fn, ctx});
+	return query_each(df, sql, value_row, &(struct value_walk){fn, ctx}, "");
 }
 
-int runs_latency(struct df *df, const char *kind, const char *column, runs_value_fn fn, void *ctx)
+int runs_latency(struct datafile *df, const char *kind, const char *column, runs_value_fn fn,
+		 void *ctx)
 {
 	char sql[512];
 
@@ -78,7 +73,7 @@ int runs_latency(struct df *df, const char *kind, const char *column, runs_value
 	return values(df, sql, fn, ctx);
 }
 
-int runs_wall(struct df *df, runs_value_fn fn, void *ctx)
+int runs_wall(struct datafile *df, runs_value_fn fn, void *ctx)
 {
 	return values(df,
 		      "SELECT d.idx, 'wall', r.wall_ns, 1 FROM runs r JOIN d_runs d"
@@ -88,7 +83,7 @@ int runs_wall(struct df *df, runs_value_fn fn, void *ctx)
 		      fn, ctx);
 }
 
-int runs_kernel_self(struct df *df, runs_value_fn fn, void *ctx)
+int runs_kernel_self(struct datafile *df, runs_value_fn fn, void *ctx)
 {
 	return values(df,
 		      "SELECT s.run, kp_func_base(f.name), SUM(s.count), 1"
@@ -97,7 +92,7 @@ int runs_kernel_self(struct df *df, runs_value_fn fn, void *ctx)
 		      fn, ctx);
 }
 
-int runs_kernel_total(struct df *df, runs_value_fn fn, void *ctx)
+int runs_kernel_total(struct datafile *df, runs_value_fn fn, void *ctx)
 {
 	return values(df,
 		      "SELECT s.run, f.base, SUM(s.count), 1 FROM d_samples s"
@@ -107,14 +102,15 @@ int runs_kernel_total(struct df *df, runs_value_fn fn, void *ctx)
 		      fn, ctx);
 }
 
-int runs_inline_keys(struct df *df, size_t n, const char *(*key)(size_t i, void *ctx), void *ctx)
+int runs_inline_keys(struct datafile *df, size_t n, const char *(*key)(size_t i, void *ctx),
+		     void *ctx)
 {
 	size_t i;
 	int err = query_exec(df, "CREATE TEMP TABLE d_inl(inst INTEGER PRIMARY KEY, key TEXT)");
 
 	for (i = 0; i < n && !err; i++)
-		err = df_insert(df, "INSERT INTO d_inl VALUES(?,?)", "it", (long long)i,
-				key(i, ctx));
+		err = query_insert(df, "INSERT INTO d_inl VALUES(?,?)", "it", (long long)i,
+				   key(i, ctx));
 	return err;
 }
 
@@ -123,7 +119,7 @@ int runs_inline_keys(struct df *df, size_t n, const char *(*key)(size_t i, void 
 	" JOIN d_inl k ON k.inst = i.inst GROUP BY 1, 2) h JOIN d_samples s ON s.kstack =" \
 	" h.stack GROUP BY 1, 2"
 
-int runs_inline_samples(struct df *df, bool self, runs_value_fn fn, void *ctx)
+int runs_inline_samples(struct datafile *df, bool self, runs_value_fn fn, void *ctx)
 {
 	return values(df,
 		      self ? "SELECT s.run, h.key, SUM(CASE WHEN h.self THEN s.count ELSE 0"
@@ -133,7 +129,7 @@ int runs_inline_samples(struct df *df, bool self, runs_value_fn fn, void *ctx)
 }
 
 struct feature_walk {
-	struct df *df;
+	struct datafile *df;
 	runs_feature_fn feature_of;
 	void *ctx;
 	long long stack; /* the stack whose feature is known, -1: none yet */
@@ -152,10 +148,10 @@ static int feature_row(sqlite3_stmt *st, void *ctx)
 	if (!feature)
 		return 0;
 	w->stack = stack;
-	return df_insert(w->df, "INSERT INTO d_stack_feature VALUES(?,?)", "it", stack, feature);
+	return query_insert(w->df, "INSERT INTO d_stack_feature VALUES(?,?)", "it", stack, feature);
 }
 
-int runs_features(struct df *df, runs_feature_fn feature_of, void *fctx, runs_value_fn fn,
+int runs_features(struct datafile *df, runs_feature_fn feature_of, void *fctx, runs_value_fn fn,
 		  void *ctx)
 {
 	struct feature_walk w = {df, feature_of, fctx, -1};
@@ -163,10 +159,10 @@ int runs_features(struct df *df, runs_feature_fn feature_of, void *fctx, runs_va
 				 " feature TEXT)");
 
 	err = err
-		      ?: df_each_row(df,
-				     "SELECT stack, name FROM frames WHERE space = 'k'"
-				     " ORDER BY stack, depth, sub DESC",
-				     feature_row, &w);
+		      ?: query_each(df,
+				    "SELECT stack, name FROM frames WHERE space = 'k'"
+				    " ORDER BY stack, depth, sub DESC",
+				    feature_row, &w, "");
 	return err
 		       ?: values(df,
 				 "SELECT s.run, COALESCE(f.feature, '(unmapped)'), SUM(s.count), 1"
@@ -192,7 +188,7 @@ static int hist_row(sqlite3_stmt *st, void *ctx)
 	return w->fn(&h, w->ctx);
 }
 
-int runs_latency_hists(struct df *df, const char *kind, const char *clock,
+int runs_latency_hists(struct datafile *df, const char *kind, const char *clock,
 		       int (*fn)(const struct runs_hist *h, void *ctx), void *ctx)
 {
 	static const char sc_sql[] =
@@ -205,7 +201,7 @@ int runs_latency_hists(struct df *df, const char *kind, const char *clock,
 	char sql[512];
 
 	snprintf(sql, sizeof(sql), strcmp(kind, "func") ? sc_sql : fn_sql, clock);
-	return df_each_row(df, sql, hist_row, &(struct hist_walk){fn, ctx});
+	return query_each(df, sql, hist_row, &(struct hist_walk){fn, ctx}, "");
 }
 
 struct how_walk {
@@ -229,8 +225,8 @@ static int how_row(sqlite3_stmt *st, void *ctx)
 		     !sqlite3_column_int(st, 2), w->ctx);
 }
 
-int runs_inlining(struct df *df,
+int runs_inlining(struct datafile *df,
 		  int (*fn)(const char *name, bool inlined, bool out_of_line, void *ctx), void *ctx)
 {
-	return df_each_row(df, HOW_SQL, how_row, &(struct how_walk){fn, ctx});
+	return query_each(df, HOW_SQL, how_row, &(struct how_walk){fn, ctx}, "");
 }

@@ -17,13 +17,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct df;
-
-/* The schema version of the data file (PRAGMA user_version), 0 when unknown. */
-long long runs_schema(struct df *df);
+struct datafile;
 
 /* The views above; *runs: how many runs the recording holds. */
-int runs_prepare(struct df *df, size_t *runs);
+int runs_prepare(struct datafile *df, size_t *runs);
 
 /* One value of a measure in one run: num over den (den 1 but for latencies: calls). */
 struct runs_value {
@@ -39,23 +36,25 @@ typedef int (*runs_value_fn)(const struct runs_value *v, void *ctx);
  * Per run, the latency column ("total_ns", "oncpu_ns", "offcpu_ns") of kind
  * "syscall" by syscall or "func" by probed function's name, with its calls done.
  */
-int runs_latency(struct df *df, const char *kind, const char *column, runs_value_fn fn, void *ctx);
+int runs_latency(struct datafile *df, const char *kind, const char *column, runs_value_fn fn,
+		 void *ctx);
 /* Per run, the wall time of the workload (meta record.wall_ns without runs). */
-int runs_wall(struct df *df, runs_value_fn fn, void *ctx);
+int runs_wall(struct datafile *df, runs_value_fn fn, void *ctx);
 /*
  * Per run, the kernel samples by function (clone suffix stripped): self at
  * the innermost frame of the leaf, inline or not; total anywhere on the stack.
  */
-int runs_kernel_self(struct df *df, runs_value_fn fn, void *ctx);
-int runs_kernel_total(struct df *df, runs_value_fn fn, void *ctx);
+int runs_kernel_self(struct datafile *df, runs_value_fn fn, void *ctx);
+int runs_kernel_total(struct datafile *df, runs_value_fn fn, void *ctx);
 
 /*
  * Names the n inline instances of the TEMP table inline_stacks: inst i is
  * key(i), for runs_inline_samples(); once per df.
  */
-int runs_inline_keys(struct df *df, size_t n, const char *(*key)(size_t i, void *ctx), void *ctx);
+int runs_inline_keys(struct datafile *df, size_t n, const char *(*key)(size_t i, void *ctx),
+		     void *ctx);
 /* Per run, the kernel samples by key: self with a pc in the instance, else anywhere. */
-int runs_inline_samples(struct df *df, bool self, runs_value_fn fn, void *ctx);
+int runs_inline_samples(struct datafile *df, bool self, runs_value_fn fn, void *ctx);
 
 /* The feature a frame's name falls under, NULL: none. */
 typedef const char *(*runs_feature_fn)(const char *name, void *ctx);
@@ -65,7 +64,7 @@ typedef const char *(*runs_feature_fn)(const char *name, void *ctx);
  * does.  A lost kernel stack is unmapped, a user-mode sample not counted.
  * Once per df.
  */
-int runs_features(struct df *df, runs_feature_fn feature_of, void *fctx, runs_value_fn fn,
+int runs_features(struct datafile *df, runs_feature_fn feature_of, void *fctx, runs_value_fn fn,
 		  void *ctx);
 
 /* The latency histogram buckets of kind's names on one clock, each name's ids merged. */
@@ -74,7 +73,7 @@ struct runs_hist {
 	long long bucket;
 	unsigned long long count;
 };
-int runs_latency_hists(struct df *df, const char *kind, const char *clock,
+int runs_latency_hists(struct datafile *df, const char *kind, const char *clock,
 		       int (*fn)(const struct runs_hist *h, void *ctx), void *ctx);
 
 /*
@@ -82,7 +81,7 @@ int runs_latency_hists(struct df *df, const char *kind, const char *clock,
  * (inline frames, recorded instances), out of line (frames, symbols record
  * --func probed), or both; in no order.
  */
-int runs_inlining(struct df *df,
+int runs_inlining(struct datafile *df,
 		  int (*fn)(const char *name, bool inlined, bool out_of_line, void *ctx),
 		  void *ctx);
 

@@ -3,21 +3,20 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "data/datafile.h"
 #include "data/query.h"
 #include "data/samples.h"
 
-long long samples_rows(struct df *df)
+long long samples_rows(struct datafile *df)
 {
-	return df_scalar(df, "SELECT COUNT(*) FROM samples", NULL);
+	return query_scalar(df, "SELECT COUNT(*) FROM samples", NULL);
 }
 
-long long samples_total(struct df *df)
+long long samples_total(struct datafile *df)
 {
-	return df_scalar(df, "SELECT SUM(count) FROM samples", NULL);
+	return query_scalar(df, "SELECT SUM(count) FROM samples", NULL);
 }
 
-int samples_frames_create(struct df *df)
+int samples_frames_create(struct datafile *df)
 {
 	return query_exec(df,
 			  "CREATE TEMP TABLE frames(space TEXT, stack INTEGER, depth INTEGER,"
@@ -56,10 +55,10 @@ static int ksym_row(sqlite3_stmt *st, void *ctx)
 		       w->ctx);
 }
 
-int samples_ksyms(struct df *df, samples_ksym_fn fn, void *ctx)
+int samples_ksyms(struct datafile *df, samples_ksym_fn fn, void *ctx)
 {
-	return df_each_row(df, "SELECT addr, name, COALESCE(module, '') FROM ksyms", ksym_row,
-			   &(struct walk){{.ksym = fn}, ctx});
+	return query_each(df, "SELECT addr, name, COALESCE(module, '') FROM ksyms", ksym_row,
+			  &(struct walk){{.ksym = fn}, ctx}, "");
 }
 
 static int anchor_row(sqlite3_stmt *st, void *ctx)
@@ -69,13 +68,13 @@ static int anchor_row(sqlite3_stmt *st, void *ctx)
 	return w->ksym((__u64)sqlite3_column_int64(st, 1), query_text(st, 0), NULL, w->ctx);
 }
 
-int samples_kernel_anchors(struct df *df, samples_ksym_fn fn, void *ctx)
+int samples_kernel_anchors(struct datafile *df, samples_ksym_fn fn, void *ctx)
 {
-	return df_each_row(df,
-			   "SELECT name, addr FROM ksyms WHERE addr != 0 AND"
-			   " COALESCE(module, '') = '' ORDER BY name NOT IN ('_stext', '_text',"
-			   " 'startup_64'), addr LIMIT 16",
-			   anchor_row, &(struct walk){{.ksym = fn}, ctx});
+	return query_each(df,
+			  "SELECT name, addr FROM ksyms WHERE addr != 0 AND"
+			  " COALESCE(module, '') = '' ORDER BY name NOT IN ('_stext', '_text',"
+			  " 'startup_64'), addr LIMIT 16",
+			  anchor_row, &(struct walk){{.ksym = fn}, ctx}, "");
 }
 
 static int kframe_row(sqlite3_stmt *st, void *ctx)
@@ -86,18 +85,19 @@ static int kframe_row(sqlite3_stmt *st, void *ctx)
 			 (__u64)sqlite3_column_int64(st, 2), w->ctx);
 }
 
-int samples_kframes(struct df *df, samples_kframe_fn fn, void *ctx)
+int samples_kframes(struct datafile *df, samples_kframe_fn fn, void *ctx)
 {
-	return df_each_row(df, "SELECT stack, depth, addr FROM kstack_frames", kframe_row,
-			   &(struct walk){{.kframe = fn}, ctx});
+	return query_each(df, "SELECT stack, depth, addr FROM kstack_frames", kframe_row,
+			  &(struct walk){{.kframe = fn}, ctx}, "");
 }
 
-int samples_add_frame(struct df *df, const struct samples_frame *f)
+int samples_add_frame(struct datafile *df, const struct samples_frame *f)
 {
-	return df_insert(df, "INSERT INTO frames VALUES('k',?,?,?,?,?,?,?,?,?,?,?)", "iiititiiiii",
-			 f->stack, (long long)f->depth, (long long)f->sub, f->name,
-			 (long long)(f->sub > 0), f->file, (long long)f->line, (long long)f->die,
-			 (long long)f->leaf, (long long)f->pc, (long long)f->func_die);
+	return query_insert(df, "INSERT INTO frames VALUES('k',?,?,?,?,?,?,?,?,?,?,?)",
+			    "iiititiiiii", f->stack, (long long)f->depth, (long long)f->sub,
+			    f->name, (long long)(f->sub > 0), f->file, (long long)f->line,
+			    (long long)f->die, (long long)f->leaf, (long long)f->pc,
+			    (long long)f->func_die);
 }
 
 static int stack_row(sqlite3_stmt *st, void *ctx)
@@ -115,12 +115,12 @@ static int stack_row(sqlite3_stmt *st, void *ctx)
 	return w->stack(&s, w->ctx);
 }
 
-int samples_stacks_of(struct df *df, const char *sql, samples_stack_fn fn, void *ctx)
+int samples_stacks_of(struct datafile *df, const char *sql, samples_stack_fn fn, void *ctx)
 {
-	return df_each_row(df, sql, stack_row, &(struct walk){{.stack = fn}, ctx});
+	return query_each(df, sql, stack_row, &(struct walk){{.stack = fn}, ctx}, "");
 }
 
-int samples_stacks(struct df *df, samples_stack_fn fn, void *ctx)
+int samples_stacks(struct datafile *df, samples_stack_fn fn, void *ctx)
 {
 	return samples_stacks_of(df,
 				 "SELECT comm, ustack, kstack, SUM(count) FROM samples"
@@ -132,21 +132,20 @@ struct samples_frames_cursor {
 	sqlite3_stmt *st;
 };
 
-int samples_frames_open(struct df *df, struct samples_frames_cursor **out)
+int samples_frames_open(struct datafile *df, struct samples_frames_cursor **out)
 {
 	struct samples_frames_cursor *c = calloc(1, sizeof(*c));
-	int rc;
+	int err;
 
 	if (!c)
 		return -ENOMEM;
-	rc = sqlite3_prepare_v2(df_db(df),
-				"SELECT name, inl, file, line FROM frames WHERE space = ?"
-				" AND stack = ? AND (?3 OR sub = 0)"
-				" ORDER BY depth DESC, sub",
-				-1, &c->st, NULL);
-	if (rc != SQLITE_OK) {
+	err = query_prepare(df,
+			    "SELECT name, inl, file, line FROM frames WHERE space = ?"
+			    " AND stack = ? AND (?3 OR sub = 0) ORDER BY depth DESC, sub",
+			    &c->st);
+	if (err) {
 		free(c);
-		return df_errno(rc);
+		return err;
 	}
 	*out = c;
 	return 0;
@@ -160,20 +159,19 @@ void samples_frames_close(struct samples_frames_cursor *c)
 	free(c);
 }
 
+static int frame_row(sqlite3_stmt *st, void *ctx)
+{
+	struct walk *w = ctx;
+
+	return w->frame(query_text(st, 0), sqlite3_column_int(st, 1), query_text(st, 2),
+			sqlite3_column_int(st, 3), w->ctx);
+}
+
 int samples_frames_of(struct samples_frames_cursor *c, const char *space, long long stack,
 		      bool inlines, samples_frame_fn fn, void *ctx)
 {
-	sqlite3_stmt *st = c->st;
-	int rc, err = 0;
-
-	sqlite3_reset(st);
-	sqlite3_bind_text(st, 1, space, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, stack);
-	sqlite3_bind_int(st, 3, inlines);
-	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW)
-		err = fn(query_text(st, 0), sqlite3_column_int(st, 1), query_text(st, 2),
-			 sqlite3_column_int(st, 3), ctx);
-	return err ?: df_errno(rc);
+	return query_rerun(c->st, frame_row, &(struct walk){{.frame = fn}, ctx}, "tii", space,
+			   stack, (long long)inlines);
 }
 
 static int func_row(sqlite3_stmt *st, void *ctx)
@@ -201,20 +199,21 @@ static const char func_sql[] =
 	" SELECT t.name, COALESCE(se.n, 0), t.n FROM t LEFT JOIN se ON se.name = t.name"
 	" ORDER BY 2 DESC, 3 DESC, 1 LIMIT ?2";
 
-int samples_functions(struct df *df, const char *space, int limit, samples_func_fn fn, void *ctx)
+int samples_functions(struct datafile *df, const char *space, int limit, samples_func_fn fn,
+		      void *ctx)
 {
 	return query_each(df, func_sql, func_row, &(struct walk){{.func = fn}, ctx}, "ti", space,
 			  (long long)limit);
 }
 
-int samples_folded_create(struct df *df)
+int samples_folded_create(struct datafile *df)
 {
 	return query_exec(df, "CREATE TEMP TABLE folded(line TEXT, n INTEGER)");
 }
 
-int samples_folded_add(struct df *df, const char *line, long long n)
+int samples_folded_add(struct datafile *df, const char *line, long long n)
 {
-	return df_insert(df, "INSERT INTO folded VALUES(?,?)", "ti", line, n);
+	return query_insert(df, "INSERT INTO folded VALUES(?,?)", "ti", line, n);
 }
 
 static int folded_row(sqlite3_stmt *st, void *ctx)
@@ -224,12 +223,12 @@ static int folded_row(sqlite3_stmt *st, void *ctx)
 	return w->folded(query_text(st, 0), sqlite3_column_int64(st, 1), w->ctx);
 }
 
-int samples_folded(struct df *df, samples_folded_fn fn, void *ctx)
+int samples_folded(struct datafile *df, samples_folded_fn fn, void *ctx)
 {
-	return df_each_row(df,
-			   "SELECT line, SUM(n) FROM folded GROUP BY line"
-			   " HAVING SUM(n) > 0 ORDER BY line",
-			   folded_row, &(struct walk){{.folded = fn}, ctx});
+	return query_each(df,
+			  "SELECT line, SUM(n) FROM folded GROUP BY line"
+			  " HAVING SUM(n) > 0 ORDER BY line",
+			  folded_row, &(struct walk){{.folded = fn}, ctx}, "");
 }
 
 static const char hit_sql[] =
@@ -238,15 +237,15 @@ static const char hit_sql[] =
 	"  AND (name = ?1 OR kp_func_base(name) = ?1) GROUP BY stack) h"
 	" JOIN kstack_samples s ON s.stack = h.stack";
 
-int samples_hit_create(struct df *df, const char *func)
+int samples_hit_create(struct datafile *df, const char *func)
 {
 	return query_each(df, hit_sql, NULL, NULL, "t", func);
 }
 
-void samples_hit_totals(struct df *df, long long *total, long long *self)
+void samples_hit_totals(struct datafile *df, long long *total, long long *self)
 {
-	*total = df_scalar(df, "SELECT SUM(count) FROM hit", NULL);
-	*self = df_scalar(df, "SELECT SUM(count) FROM hit WHERE depth = 0", NULL);
+	*total = query_scalar(df, "SELECT SUM(count) FROM hit", NULL);
+	*self = query_scalar(df, "SELECT SUM(count) FROM hit WHERE depth = 0", NULL);
 }
 
 static int hit_line_row(sqlite3_stmt *st, void *ctx)
@@ -272,9 +271,9 @@ static const char lines_sql[] =
 	" AND l.depth = h.depth AND l.leaf = 1"
 	" GROUP BY l.file, l.line, chain ORDER BY l.file, l.line, chain";
 
-int samples_hit_lines(struct df *df, samples_hit_line_fn fn, void *ctx)
+int samples_hit_lines(struct datafile *df, samples_hit_line_fn fn, void *ctx)
 {
-	return df_each_row(df, lines_sql, hit_line_row, &(struct walk){{.hit_line = fn}, ctx});
+	return query_each(df, lines_sql, hit_line_row, &(struct walk){{.hit_line = fn}, ctx}, "");
 }
 
 static int hit_inst_row(sqlite3_stmt *st, void *ctx)
@@ -291,9 +290,9 @@ static const char inst_sql[] =
 	" FROM hit h JOIN frames f ON f.space = 'k' AND f.stack = h.stack"
 	" AND f.depth = h.depth AND f.inl = 1 GROUP BY f.die ORDER BY 3 DESC";
 
-int samples_hit_insts(struct df *df, samples_hit_inst_fn fn, void *ctx)
+int samples_hit_insts(struct datafile *df, samples_hit_inst_fn fn, void *ctx)
 {
-	return df_each_row(df, inst_sql, hit_inst_row, &(struct walk){{.hit_inst = fn}, ctx});
+	return query_each(df, inst_sql, hit_inst_row, &(struct walk){{.hit_inst = fn}, ctx}, "");
 }
 
 struct range_sums {
@@ -314,7 +313,7 @@ static const char range_sql[] =
 	" JOIN frames f ON f.space = 'k' AND f.stack = h.stack AND f.depth = h.depth AND"
 	" f.sub = 0 WHERE f.pc >= ?1 AND f.pc < ?2";
 
-int samples_hit_range(struct df *df, __u64 lo, __u64 hi, long long *self, long long *total)
+int samples_hit_range(struct datafile *df, __u64 lo, __u64 hi, long long *self, long long *total)
 {
 	*self = 0;
 	*total = 0;

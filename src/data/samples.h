@@ -17,31 +17,31 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
-struct df;
+struct datafile;
 
 /* Number of sample rows, and the samples they count. */
-long long samples_rows(struct df *df);
-long long samples_total(struct df *df);
+long long samples_rows(struct datafile *df);
+long long samples_total(struct datafile *df);
 
 /*
  * Create frames with the user frames named (by symbol, else "[module]"),
  * and kstack_samples; the kernel frames are added by samples_add_frame.
  */
-int samples_frames_create(struct df *df);
+int samples_frames_create(struct datafile *df);
 
 /* Non-zero from a callback stops a walk and is returned. */
 typedef int (*samples_ksym_fn)(__u64 addr, const char *name, const char *module, void *ctx);
 /* The recorded kernel symbols; module "" for the kernel's own. */
-int samples_ksyms(struct df *df, samples_ksym_fn fn, void *ctx);
+int samples_ksyms(struct datafile *df, samples_ksym_fn fn, void *ctx);
 /*
  * Recorded symbols of the kernel itself (not modules) to place its DWARF
  * by, those each kernel has once first; module NULL.
  */
-int samples_kernel_anchors(struct df *df, samples_ksym_fn fn, void *ctx);
+int samples_kernel_anchors(struct datafile *df, samples_ksym_fn fn, void *ctx);
 
 /* Gets a recorded kernel frame: addr at depth (0: the leaf) of stack. */
 typedef int (*samples_kframe_fn)(long long stack, int depth, __u64 addr, void *ctx);
-int samples_kframes(struct df *df, samples_kframe_fn fn, void *ctx);
+int samples_kframes(struct datafile *df, samples_kframe_fn fn, void *ctx);
 
 /* One row of frames for a kernel frame. */
 struct samples_frame {
@@ -55,7 +55,7 @@ struct samples_frame {
 	__u64 pc, func_die;
 };
 
-int samples_add_frame(struct df *df, const struct samples_frame *f);
+int samples_add_frame(struct datafile *df, const struct samples_frame *f);
 
 /* Samples (or ns) taken with one pair of stacks. */
 struct samples_stack {
@@ -69,14 +69,14 @@ struct samples_stack {
 
 typedef int (*samples_stack_fn)(const struct samples_stack *s, void *ctx);
 /* Each distinct (comm, user stack, kernel stack) with its samples. */
-int samples_stacks(struct df *df, samples_stack_fn fn, void *ctx);
+int samples_stacks(struct datafile *df, samples_stack_fn fn, void *ctx);
 /* For data/ readers: the rows of sql, shaped as samples_stacks' query. */
-int samples_stacks_of(struct df *df, const char *sql, samples_stack_fn fn, void *ctx);
+int samples_stacks_of(struct datafile *df, const char *sql, samples_stack_fn fn, void *ctx);
 
 /* Reads the frames of one stack after another. */
 struct samples_frames_cursor;
 
-int samples_frames_open(struct df *df, struct samples_frames_cursor **out);
+int samples_frames_open(struct datafile *df, struct samples_frames_cursor **out);
 void samples_frames_close(struct samples_frames_cursor *c);
 typedef int (*samples_frame_fn)(const char *name, bool inl, const char *file, int line, void *ctx);
 /*
@@ -100,22 +100,23 @@ typedef int (*samples_func_fn)(const struct samples_func *f, void *ctx);
  * user-mode samples); for an inlined function, whose leaf is its code and no
  * deeper inline's.  Inlined rows are also part of their parent's self.
  */
-int samples_functions(struct df *df, const char *space, int limit, samples_func_fn fn, void *ctx);
+int samples_functions(struct datafile *df, const char *space, int limit, samples_func_fn fn,
+		      void *ctx);
 
 /* Create folded, empty. */
-int samples_folded_create(struct df *df);
-int samples_folded_add(struct df *df, const char *line, long long n);
+int samples_folded_create(struct datafile *df);
+int samples_folded_add(struct datafile *df, const char *line, long long n);
 typedef int (*samples_folded_fn)(const char *line, long long n, void *ctx);
 /* The distinct lines of folded with their summed n, those above 0, in byte order. */
-int samples_folded(struct df *df, samples_folded_fn fn, void *ctx);
+int samples_folded(struct datafile *df, samples_folded_fn fn, void *ctx);
 
 /*
  * Create hit: the kernel stacks with function func (or a clone of it), at
  * its innermost depth (recursion counts once), with their samples.
  */
-int samples_hit_create(struct df *df, const char *func);
+int samples_hit_create(struct datafile *df, const char *func);
 /* The samples in hit: all of them, and those with func at the leaf. */
-void samples_hit_totals(struct df *df, long long *total, long long *self);
+void samples_hit_totals(struct datafile *df, long long *total, long long *self);
 
 /* The samples of hit at one source line of func and chain of what was inlined there. */
 struct samples_hit_line {
@@ -127,12 +128,12 @@ struct samples_hit_line {
 
 typedef int (*samples_hit_line_fn)(const struct samples_hit_line *l, void *ctx);
 /* By file, line and chain. */
-int samples_hit_lines(struct df *df, samples_hit_line_fn fn, void *ctx);
+int samples_hit_lines(struct datafile *df, samples_hit_line_fn fn, void *ctx);
 typedef int (*samples_hit_inst_fn)(__u64 die, __u64 func_die, long long self, long long total,
 				   void *ctx);
 /* The inline instances hit's samples are in, outermost ones included, most total first. */
-int samples_hit_insts(struct df *df, samples_hit_inst_fn fn, void *ctx);
+int samples_hit_insts(struct datafile *df, samples_hit_inst_fn fn, void *ctx);
 /* hit's samples with the pc at func's depth in [lo, hi). */
-int samples_hit_range(struct df *df, __u64 lo, __u64 hi, long long *self, long long *total);
+int samples_hit_range(struct datafile *df, __u64 lo, __u64 hi, long long *self, long long *total);
 
 #endif

@@ -67,7 +67,7 @@ static const struct {
 
 struct diff_ctx {
 	const struct diff_opts *o;
-	struct df *const *df;
+	struct datafile *const *df;
 	struct kernel_dwarf *const *kd;
 	const char (*nodebug)[1024];
 	size_t runs[2];
@@ -82,7 +82,7 @@ struct diff_ctx {
 /* Before the warnings: an older schema, a side without DWARF. */
 static void input_notes(struct diff_ctx *c)
 {
-	long long b = runs_schema(c->df[DM_BASE]), h = runs_schema(c->df[DM_HARD]);
+	long long b = datafile_schema(c->df[DM_BASE]), h = datafile_schema(c->df[DM_HARD]);
 	int side;
 
 	if (b != h)
@@ -115,7 +115,7 @@ static void init_tables(struct diff_ctx *c)
 
 static int load_side(struct diff_ctx *c, int side)
 {
-	struct df *df = c->df[side];
+	struct datafile *df = c->df[side];
 	struct diff_table *t = c->t;
 	int i, err = stacks_name_frames(df, c->kd[side]);
 
@@ -128,9 +128,10 @@ static int load_side(struct diff_ctx *c, int side)
 		?: metrics_load_features(&t[T_FEATURES].set, side, df, c->feat);
 }
 
-static bool same_build(struct df *const df[2])
+static bool same_build(struct datafile *const df[2])
 {
-	const char *a = df_meta(df[0], "kernel.build_id"), *b = df_meta(df[1], "kernel.build_id");
+	const char *a = datafile_meta(df[0], "kernel.build_id"),
+		   *b = datafile_meta(df[1], "kernel.build_id");
 
 	return a && b && *a && !strcmp(a, b);
 }
@@ -141,7 +142,7 @@ static int load_all(struct diff_ctx *c)
 
 	for (side = 0; side < 2 && !err; side++) {
 		err = runs_prepare(c->df[side], &c->runs[side]);
-		c->period[side] = df_sample_period_ns(c->df[side]);
+		c->period[side] = datafile_sample_period_ns(c->df[side]);
 	}
 	if (err)
 		return err;
@@ -159,14 +160,14 @@ static int load_all(struct diff_ctx *c)
 
 static void print_side(struct diff_ctx *c, int side, FILE *f)
 {
-	struct df *df = c->df[side];
+	struct datafile *df = c->df[side];
 
 	fprintf(f, "# %-9s %s: kernel %s (build-id %s), %zu run%s of '%s', %s Hz, schema %lld\n",
 		side ? "hardened:" : "base:", c->o->path[side],
-		df_meta(df, "kernel.release") ?: "?", df_meta(df, "kernel.build_id") ?: "?",
+		datafile_meta(df, "kernel.release") ?: "?", datafile_meta(df, "kernel.build_id") ?: "?",
 		c->runs[side], c->runs[side] == 1 ? "" : "s",
-		df_meta(df, "record.command") ?: df_meta(df, "record.mode") ?: "?",
-		df_meta(df, "sampling.freq_hz") ?: "?", runs_schema(df));
+		datafile_meta(df, "record.command") ?: datafile_meta(df, "record.mode") ?: "?",
+		datafile_meta(df, "sampling.freq_hz") ?: "?", datafile_schema(df));
 }
 
 static int print_text(struct diff_ctx *c, FILE *f)
@@ -194,15 +195,15 @@ static int print_text(struct diff_ctx *c, FILE *f)
 
 static void json_side(struct diff_ctx *c, int side, struct json *j)
 {
-	struct df *df = c->df[side];
+	struct datafile *df = c->df[side];
 
 	json_open(j, prov_side_name[side], '{');
 	json_str(j, "path", c->o->path[side]);
-	json_str(j, "kernel_release", df_meta(df, "kernel.release"));
-	json_str(j, "build_id", df_meta(df, "kernel.build_id"));
-	json_str(j, "arch", df_meta(df, "arch"));
-	json_str(j, "command", df_meta(df, "record.command"));
-	json_u64(j, "schema", runs_schema(df));
+	json_str(j, "kernel_release", datafile_meta(df, "kernel.release"));
+	json_str(j, "build_id", datafile_meta(df, "kernel.build_id"));
+	json_str(j, "arch", datafile_meta(df, "arch"));
+	json_str(j, "command", datafile_meta(df, "record.command"));
+	json_u64(j, "schema", datafile_schema(df));
 	json_u64(j, "runs", c->runs[side]);
 	json_double(j, "sample_period_ns", c->period[side]);
 	json_open(j, "debuginfo", '{');

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-struct df;
+struct datafile;
 struct features;
 struct kernel_dwarf;
 
@@ -24,7 +24,7 @@ struct diff_opts {
 
 /* What the front-end opened and checked, by DM_BASE and DM_HARD. */
 struct diff_inputs {
-	struct df *df[2];
+	struct datafile *df[2];
 	struct kernel_dwarf *kd[2]; /* NULL: no DWARF, nodebug says why */
 	char nodebug[2][1024];	    /* "" when there is DWARF */
 	struct features *feat;

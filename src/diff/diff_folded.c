@@ -48,7 +48,7 @@ static void side_free(struct side *s)
 	free(s->v);
 }
 
-static int load_side(struct side *s, struct df *df, struct kernel_dwarf *kd,
+static int load_side(struct side *s, struct datafile *df, struct kernel_dwarf *kd,
 		     const struct folded_frames *fr)
 {
 	return stacks_name_frames(df, kd) ?: folded_samples(df, fr, keep_line, s);
@@ -95,7 +95,7 @@ static int print_merged(const struct side *b, const struct side *h, double scale
 	return ferror(out) ? -EIO : 0;
 }
 
-int diff_folded(struct df *base, struct kernel_dwarf *kd_base, struct df *hard,
+int diff_folded(struct datafile *base, struct kernel_dwarf *kd_base, struct datafile *hard,
 		struct kernel_dwarf *kd_hard, bool normalize, FILE *out)
 {
 	struct folded_frames fr = {.user = true, .kernel = true, .inlines = true};

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-struct df;
+struct datafile;
 struct kernel_dwarf;
 
 /*
@@ -18,7 +18,7 @@ struct kernel_dwarf;
  * without it), merged by stack: a stack only one side has counts 0 on the
  * other.  normalize: the hardened counts scaled to the base total.
  */
-int diff_folded(struct df *base, struct kernel_dwarf *kd_base, struct df *hard,
+int diff_folded(struct datafile *base, struct kernel_dwarf *kd_base, struct datafile *hard,
 		struct kernel_dwarf *kd_hard, bool normalize, FILE *out);
 
 #endif

@@ -116,7 +116,7 @@ static int hist_row(const struct runs_hist *r, void *ctx)
  * The shown rows' histograms, each with all its ids merged (the instances of
  * one function): one query per side for the whole set.
  */
-static int load_hists(struct metric_set *s, struct df *const df[2])
+static int load_hists(struct metric_set *s, struct datafile *const df[2])
 {
 	size_t i;
 	int side, err = 0;
@@ -166,7 +166,7 @@ static int cmp_rows(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-int metrics_finish(struct metric_set *s, struct df *const df[2], int top)
+int metrics_finish(struct metric_set *s, struct datafile *const df[2], int top)
 {
 	size_t i;
 	int err;

@@ -13,7 +13,7 @@
 #include "diff/stats.h"
 #include "util/hist.h"
 
-struct df;
+struct datafile;
 struct features;
 struct kernel_dwarf;
 struct runs_value;
@@ -52,20 +52,21 @@ int metrics_add(const struct runs_value *v, void *sink);
 /*
  * Sorts by |delta_run|, the metrics with no time on either side last, and
  * gives the first top others (the rows printed) their intervals and
- * verdicts (the method by the runs, see diff_stats.h).
+ * verdicts (the method by the runs, see diff/stats.h).
  */
-int metrics_finish(struct metric_set *s, struct df *const df[2], int top);
+int metrics_finish(struct metric_set *s, struct datafile *const df[2], int top);
 double metrics_total_delta(const struct metric_set *s);
 void metrics_free(struct metric_set *s);
 
 /* Loaders, each for one side. */
-int metrics_load_latency(struct metric_set *s, int side, struct df *df, const char *column);
+int metrics_load_latency(struct metric_set *s, int side, struct datafile *df, const char *column);
 int metrics_load_kernel_functions(struct metric_set *self, struct metric_set *total, int side,
-				  struct df *df);
-int metrics_load_inlines(struct metric_set *self, struct metric_set *total, int side, struct df *df,
-			 struct kernel_dwarf *kd);
-int metrics_load_features(struct metric_set *s, int side, struct df *df, const struct features *f);
-int metrics_load_wall(struct metric_set *s, int side, struct df *df);
+				  struct datafile *df);
+int metrics_load_inlines(struct metric_set *self, struct metric_set *total, int side,
+			 struct datafile *df, struct kernel_dwarf *kd);
+int metrics_load_features(struct metric_set *s, int side, struct datafile *df,
+			  const struct features *f);
+int metrics_load_wall(struct metric_set *s, int side, struct datafile *df);
 
 /* A name seen inlined in one kernel and out of line in the other. */
 struct metrics_inlining {
@@ -75,6 +76,7 @@ struct metrics_inlining {
 #define DM_INLINED     1u
 #define DM_OUT_OF_LINE 2u
 
-int metrics_load_inlining_changes(struct df *const df[2], struct metrics_inlining **out, size_t *n);
+int metrics_load_inlining_changes(struct datafile *const df[2], struct metrics_inlining **out,
+				  size_t *n);
 
 #endif

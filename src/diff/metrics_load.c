@@ -15,19 +15,19 @@
 #include "diff/metrics.h"
 #include "symbols/recorded_inlines.h"
 
-static int add(struct metric_set *s, int side, struct df *df,
-	       int (*reader)(struct df *df, runs_value_fn fn, void *ctx))
+static int add(struct metric_set *s, int side, struct datafile *df,
+	       int (*reader)(struct datafile *df, runs_value_fn fn, void *ctx))
 {
 	return reader(df, metrics_add, &(struct metrics_sink){s, side});
 }
 
-int metrics_load_latency(struct metric_set *s, int side, struct df *df, const char *column)
+int metrics_load_latency(struct metric_set *s, int side, struct datafile *df, const char *column)
 {
 	return runs_latency(df, s->kind, column, metrics_add, &(struct metrics_sink){s, side});
 }
 
 int metrics_load_kernel_functions(struct metric_set *self, struct metric_set *total, int side,
-				  struct df *df)
+				  struct datafile *df)
 {
 	return add(self, side, df, runs_kernel_self) ?: add(total, side, df, runs_kernel_total);
 }
@@ -48,8 +48,8 @@ static const char *inst_key(size_t i, void *ctx)
 	return k->buf;
 }
 
-int metrics_load_inlines(struct metric_set *self, struct metric_set *total, int side, struct df *df,
-			 struct kernel_dwarf *kd)
+int metrics_load_inlines(struct metric_set *self, struct metric_set *total, int side,
+			 struct datafile *df, struct kernel_dwarf *kd)
 {
 	struct metrics_sink to_self = {self, side}, to_total = {total, side};
 	struct recorded_inlines set;
@@ -69,13 +69,14 @@ static const char *feature_of(const char *name, void *f)
 }
 
 /* Kernel samples only: a lost kernel stack is unmapped, a user-mode sample is not counted. */
-int metrics_load_features(struct metric_set *s, int side, struct df *df, const struct features *f)
+int metrics_load_features(struct metric_set *s, int side, struct datafile *df,
+			  const struct features *f)
 {
 	return runs_features(df, feature_of, (void *)f, metrics_add,
 			     &(struct metrics_sink){s, side});
 }
 
-int metrics_load_wall(struct metric_set *s, int side, struct df *df)
+int metrics_load_wall(struct metric_set *s, int side, struct datafile *df)
 {
 	return add(s, side, df, runs_wall);
 }
@@ -122,7 +123,8 @@ static bool changed(const struct metrics_inlining *e)
 	       ((h & DM_INLINED) && !(b & DM_INLINED) && (b & DM_OUT_OF_LINE));
 }
 
-int metrics_load_inlining_changes(struct df *const df[2], struct metrics_inlining **out, size_t *n)
+int metrics_load_inlining_changes(struct datafile *const df[2], struct metrics_inlining **out,
+				  size_t *n)
 {
 	struct inlining_list l = {.side = DM_BASE};
 	size_t i;

@@ -30,14 +30,14 @@ void prov_note(struct diff_notes *n, const char *fmt, ...)
 	va_end(ap);
 }
 
-static const char *meta_or(struct df *df, const char *key, const char *dflt)
+static const char *meta_or(struct datafile *df, const char *key, const char *dflt)
 {
-	return df_meta(df, key) ?: dflt;
+	return datafile_meta(df, key) ?: dflt;
 }
 
 const char *const prov_side_name[2] = {"base", "hardened"};
 
-void prov_warnings(struct df *const df[2], const size_t runs[2], struct diff_notes *n)
+void prov_warnings(struct datafile *const df[2], const size_t runs[2], struct diff_notes *n)
 {
 	const char *cb = meta_or(df[DM_BASE], "record.command", "-");
 	const char *ch = meta_or(df[DM_HARD], "record.command", "-");
@@ -68,7 +68,7 @@ void prov_warnings(struct df *const df[2], const size_t runs[2], struct diff_not
 }
 
 /* The hardening knobs of a cmdline: "init_on_alloc=1" -> init_on_alloc: 1, "nopti" -> (set). */
-static int load_knobs(struct df *df, struct kv_list *l)
+static int load_knobs(struct datafile *df, struct kv_list *l)
 {
 	char *copy = strdup(meta_or(df, "kernel.cmdline", "")), *tok, *save = NULL, *eq;
 	int err = 0;
@@ -138,13 +138,13 @@ static const struct {
 	{"vulnerabilities", META_VULNERABILITIES},
 };
 
-static int load_list(struct df *df, int i, struct kv_list *l)
+static int load_list(struct datafile *df, int i, struct kv_list *l)
 {
 	return lists[i].list < 0 ? load_knobs(df, l) : meta_each(df, lists[i].list, kv_pair, l);
 }
 
 /* Text: only when they differ; JSON: both, always. */
-static void kernel_diff(struct df *const df[2], struct differ *d)
+static void kernel_diff(struct datafile *const df[2], struct differ *d)
 {
 	static const char *const keys[][3] = {{"kernel.release", "release", "kernel_release"},
 					      {"kernel.build_id", "build-id", "build_id"}};
@@ -153,8 +153,8 @@ static void kernel_diff(struct df *const df[2], struct differ *d)
 
 	d->what = "kernel";
 	for (i = 0; i < 2; i++) {
-		b = df_meta(df[DM_BASE], keys[i][0]);
-		h = df_meta(df[DM_HARD], keys[i][0]);
+		b = datafile_meta(df[DM_BASE], keys[i][0]);
+		h = datafile_meta(df[DM_HARD], keys[i][0]);
 		if (!d->j) {
 			one_diff(d, keys[i][1], b, h);
 			continue;
@@ -166,7 +166,7 @@ static void kernel_diff(struct df *const df[2], struct differ *d)
 	}
 }
 
-int prov_print(struct df *const df[2], FILE *f, struct json *j)
+int prov_print(struct datafile *const df[2], FILE *f, struct json *j)
 {
 	static const char *const what[] = {"cmdline", "config", "vulnerability"};
 	struct differ d = {.f = f, .j = j};

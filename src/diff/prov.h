@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-struct df;
+struct datafile;
 struct json;
 
 #define DIFF_MAX_NOTES 8
@@ -26,8 +26,8 @@ struct diff_notes {
 
 void prov_note(struct diff_notes *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Different commands or sampling rates; fewer than 5 runs on a side. */
-void prov_warnings(struct df *const df[2], const size_t runs[2], struct diff_notes *n);
+void prov_warnings(struct datafile *const df[2], const size_t runs[2], struct diff_notes *n);
 /* What differs, as "#   " lines to f, or the "provenance" object to j when j is set. */
-int prov_print(struct df *const df[2], FILE *f, struct json *j);
+int prov_print(struct datafile *const df[2], FILE *f, struct json *j);
 
 #endif

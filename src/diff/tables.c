@@ -206,7 +206,7 @@ static const char *how_text(unsigned int how)
 }
 
 void tables_inlining_text(const struct metrics_inlining *v, size_t n, int top, bool same_build,
-			FILE *f)
+			  FILE *f)
 {
 	size_t i;
 

@@ -25,7 +25,7 @@ void tables_text(const struct diff_table *t, FILE *f);
 void tables_json(const struct diff_table *t, struct json *j);
 /* same_build: both sides ran one kernel build, whose inlining is the same on both */
 void tables_inlining_text(const struct metrics_inlining *v, size_t n, int top, bool same_build,
-			FILE *f);
+			  FILE *f);
 void tables_inlining_json(const struct metrics_inlining *v, size_t n, int top, struct json *j);
 
 #endif

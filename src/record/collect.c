@@ -64,7 +64,7 @@ int collect_counters(int fd, __u64 *totals)
 	return 0;
 }
 
-int collect_write_counters(struct df *df, const __u64 *totals)
+int collect_write_counters(struct datafile *df, const __u64 *totals)
 {
 	int i, err = 0;
 
@@ -92,7 +92,8 @@ static void lat_sum(struct kp_lat *sum, const struct kp_lat *v, int ncpu)
 	}
 }
 
-static int put_hist(struct df *df, const char *kind, __u32 id, const char *clock, const __u64 *hist)
+static int put_hist(struct datafile *df, const char *kind, __u32 id, const char *clock,
+		    const __u64 *hist)
 {
 	__u32 b;
 	int err = 0;
@@ -100,8 +101,8 @@ static int put_hist(struct df *df, const char *kind, __u32 id, const char *clock
 	for (b = 0; b < KP_HIST_BUCKETS && !err; b++) {
 		if (!hist[b])
 			continue;
-		err = recording_put_hist_bucket(df, kind, id, clock, b, hist_lo(b),
-						hist_hi(b), hist[b]);
+		err = recording_put_hist_bucket(df, kind, id, clock, b, hist_lo(b), hist_hi(b),
+						hist[b]);
 	}
 	return err;
 }
@@ -141,7 +142,7 @@ struct lat_prev {
 };
 
 struct lat_rows {
-	struct df *df;
+	struct datafile *df;
 	const char *kind;
 	lat_name_fn name;
 	void *ctx;
@@ -176,7 +177,7 @@ static int put_lat(__u32 id, const struct kp_lat *sum, void *ctx)
 	return err ?: put_hist(w->df, w->kind, id, "oncpu", sum->oncpu_hist);
 }
 
-int collect_latency(struct df *df, int fd, const char *kind, __u32 nkeys, lat_name_fn name,
+int collect_latency(struct datafile *df, int fd, const char *kind, __u32 nkeys, lat_name_fn name,
 		    void *ctx)
 {
 	struct lat_rows w = {df, kind, name, ctx};
@@ -242,7 +243,7 @@ static size_t uniq(void *base, size_t n, size_t size, int (*cmp)(const void *, c
 	return out;
 }
 
-static int put_kstack(struct df *df, int fd, __s32 id, const struct ksyms *ks)
+static int put_kstack(struct datafile *df, int fd, __s32 id, const struct ksyms *ks)
 {
 	__u64 ips[KP_STACK_DEPTH] = {};
 	const struct ksym *sym;
@@ -260,7 +261,7 @@ static int put_kstack(struct df *df, int fd, __s32 id, const struct ksyms *ks)
 	return err;
 }
 
-static int put_ustack(struct df *df, int fd, struct procs *procs, const struct ustack *u,
+static int put_ustack(struct datafile *df, int fd, struct procs *procs, const struct ustack *u,
 		      long long id)
 {
 	__u64 ips[KP_STACK_DEPTH] = {};
@@ -282,7 +283,7 @@ static int put_ustack(struct df *df, int fd, struct procs *procs, const struct u
 	return err;
 }
 
-int collect_kstacks(struct df *df, int fd, __s32 *ids, size_t n, const struct ksyms *ks)
+int collect_kstacks(struct datafile *df, int fd, __s32 *ids, size_t n, const struct ksyms *ks)
 {
 	size_t i, m = 0;
 	int err = 0;
@@ -297,8 +298,8 @@ int collect_kstacks(struct df *df, int fd, __s32 *ids, size_t n, const struct ks
 }
 
 /* User stack ids are only unique per address space: number (tgid, id) pairs anew. */
-static int put_ustacks(struct df *df, int fd, struct procs *procs, const struct kp_sample_key *k,
-		       size_t n, struct ustack **out, size_t *nout)
+static int put_ustacks(struct datafile *df, int fd, struct procs *procs,
+		       const struct kp_sample_key *k, size_t n, struct ustack **out, size_t *nout)
 {
 	struct ustack *u = malloc((n + 1) * sizeof(*u));
 	size_t i, m = 0;
@@ -328,7 +329,7 @@ static long long ustack_no(const struct kp_sample_key *k, const struct ustack *u
 	return hit ? hit - u : -ENOENT;
 }
 
-static int put_sample(struct df *df, const struct kp_sample_key *k, __u64 count,
+static int put_sample(struct datafile *df, const struct kp_sample_key *k, __u64 count,
 		      const struct ustack *u, size_t nu)
 {
 	long long ustack = ustack_no(k, u, nu);
@@ -340,7 +341,7 @@ static int put_sample(struct df *df, const struct kp_sample_key *k, __u64 count,
 				    k->kstack == KP_NO_KSTACK ? NULL : &k->kstack, ustack, count);
 }
 
-static int put_samples_kstacks(struct df *df, int fd, const struct kp_sample_key *k, size_t n,
+static int put_samples_kstacks(struct datafile *df, int fd, const struct kp_sample_key *k, size_t n,
 			       const struct ksyms *ks)
 {
 	__s32 *ids = malloc((n + 1) * sizeof(*ids));
@@ -427,8 +428,8 @@ static struct lat_part *prev_totals(struct run_deltas *r, const char *kind, __u3
 	return l->part;
 }
 
-int collect_run_latency(struct run_deltas *r, struct df *df, unsigned int run, const char *kind,
-			int fd, __u32 nkeys, lat_name_fn name, void *ctx)
+int collect_run_latency(struct run_deltas *r, struct datafile *df, unsigned int run,
+			const char *kind, int fd, __u32 nkeys, lat_name_fn name, void *ctx)
 {
 	struct lat_rows w = {df, kind, name, ctx, run, prev_totals(r, kind, nkeys)};
 
@@ -502,14 +503,14 @@ static int cmp_run_row(const void *a, const void *b)
 	return (x->ustack > y->ustack) - (x->ustack < y->ustack);
 }
 
-static int put_run_row(struct df *df, const struct run_row *w)
+static int put_run_row(struct datafile *df, const struct run_row *w)
 {
 	return recording_put_run_sample(df, w->run, w->kstack == KP_NO_KSTACK ? NULL : &w->kstack,
 					w->ustack, w->count);
 }
 
 /* Samples of different threads with the same stacks meet in one row per run. */
-static int put_run_samples(struct df *df, const struct run_deltas *r, const struct ustack *u,
+static int put_run_samples(struct datafile *df, const struct run_deltas *r, const struct ustack *u,
 			   size_t nu)
 {
 	struct run_row *w = malloc((r->nadded + 1) * sizeof(*w));
@@ -534,7 +535,7 @@ static int put_run_samples(struct df *df, const struct run_deltas *r, const stru
 	return err;
 }
 
-int collect_samples(struct df *df, int samples_fd, int stacks_fd, struct procs *procs,
+int collect_samples(struct datafile *df, int samples_fd, int stacks_fd, struct procs *procs,
 		    const struct ksyms *ks, struct run_deltas *runs, unsigned int run)
 {
 	struct kp_sample_key *k = NULL;

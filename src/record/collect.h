@@ -6,29 +6,29 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-struct df;
+struct datafile;
 struct ksyms;
 struct procs;
 struct run_deltas;
 
 /* Sum the per-CPU counters map into totals[KP_CNT_MAX]. */
 int collect_counters(int fd, __u64 *totals);
-int collect_write_counters(struct df *df, const __u64 *totals);
+int collect_write_counters(struct datafile *df, const __u64 *totals);
 /* A latency key's name, in buf if it must be made up. */
 typedef const char *(*lat_name_fn)(__u32 id, void *ctx, char *buf, size_t len);
 
 /* Every key of a per-CPU kp_lat array that saw a call, with both histograms. */
-int collect_latency(struct df *df, int fd, const char *kind, __u32 nkeys, lat_name_fn name,
+int collect_latency(struct datafile *df, int fd, const char *kind, __u32 nkeys, lat_name_fn name,
 		    void *ctx);
 /* Every key and value of a BPF hash map, in two arrays the caller frees. */
 int collect_dump(int fd, size_t ksz, size_t vsz, void **keys, void **vals, size_t *n);
 /* Frames of these kernel stack ids (sorted and deduplicated in place) and their symbols. */
-int collect_kstacks(struct df *df, int fd, __s32 *ids, size_t n, const struct ksyms *ks);
+int collect_kstacks(struct datafile *df, int fd, __s32 *ids, size_t n, const struct ksyms *ks);
 /*
  * The samples map; with runs, what each run added to it as run_samples rows,
  * the last one's (run) from this same dump.
  */
-int collect_samples(struct df *df, int samples_fd, int stacks_fd, struct procs *procs,
+int collect_samples(struct datafile *df, int samples_fd, int stacks_fd, struct procs *procs,
 		    const struct ksyms *ks, struct run_deltas *runs, unsigned int run);
 
 /*
@@ -43,8 +43,8 @@ void collect_deltas_free(struct run_deltas *r);
  * run_latency rows: what each key of a per-CPU kp_lat array gained in this
  * run; with name (the last run), its collect_latency rows too, from this read.
  */
-int collect_run_latency(struct run_deltas *r, struct df *df, unsigned int run, const char *kind,
-			int fd, __u32 nkeys, lat_name_fn name, void *ctx);
+int collect_run_latency(struct run_deltas *r, struct datafile *df, unsigned int run,
+			const char *kind, int fd, __u32 nkeys, lat_name_fn name, void *ctx);
 /* Keep what each key of the samples map gained in this run, for collect_samples. */
 int collect_run_samples(struct run_deltas *r, int fd, unsigned int run);
 

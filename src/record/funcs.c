@@ -633,7 +633,7 @@ static const char *func_name(__u32 id, void *ctx, char *buf, size_t len)
 	return id < funcs_count(f) ? inline_probes_name(f->inl, id - f->n) : "?";
 }
 
-static int put_func(struct df *df, const struct funcs *f, size_t i)
+static int put_func(struct datafile *df, const struct funcs *f, size_t i)
 {
 	char syms[512] = "";
 	size_t j, off = 0;
@@ -646,7 +646,7 @@ static int put_func(struct df *df, const struct funcs *f, size_t i)
 }
 
 /* One row per (function, syscall) with calls, summed over the per-CPU slots. */
-static int put_by_nr(struct df *df, const struct funcs *f)
+static int put_by_nr(struct datafile *df, const struct funcs *f)
 {
 	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(f->owner->maps.func_nr), c, err = 0;
 	struct kp_func_split *v = calloc(ncpu > 0 ? ncpu : 1, sizeof(*v)), sum;
@@ -675,7 +675,7 @@ static int put_by_nr(struct df *df, const struct funcs *f)
 	return err;
 }
 
-static int put_by_stack(struct df *df, const struct funcs *f, const struct ksyms *ks)
+static int put_by_stack(struct datafile *df, const struct funcs *f, const struct ksyms *ks)
 {
 	struct kp_func_by_stack *k;
 	struct kp_func_split *v;
@@ -700,7 +700,7 @@ static int put_by_stack(struct df *df, const struct funcs *f, const struct ksyms
 	return err;
 }
 
-static int put_by_ctx(struct df *df, const struct funcs *f)
+static int put_by_ctx(struct datafile *df, const struct funcs *f)
 {
 	struct kp_func_by_ctx *k;
 	struct kp_func_split *v;
@@ -740,7 +740,7 @@ static __u64 recursion_misses(const struct funcs *f)
 	return n;
 }
 
-int funcs_collect(struct funcs *f, struct df *df, const struct ksyms *ks)
+int funcs_collect(struct funcs *f, struct datafile *df, const struct ksyms *ks)
 {
 	size_t i;
 	int err = 0;

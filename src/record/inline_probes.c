@@ -259,7 +259,8 @@ static char *ranges_text(const struct inline_probes *s, const struct inline_inst
 	return t;
 }
 
-int inline_probes_put(const struct inline_probes *s, __u32 base, struct df *df, const char *method)
+int inline_probes_put(const struct inline_probes *s, __u32 base, struct datafile *df,
+		      const char *method)
 {
 	const struct inline_instance *in;
 	struct recording_inline row;

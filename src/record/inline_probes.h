@@ -13,7 +13,7 @@
 
 struct bpf_link;
 struct bpf_program;
-struct df;
+struct datafile;
 struct ksyms;
 struct inline_probes;
 
@@ -41,7 +41,8 @@ int inline_probes_attach(const struct inline_probes *s, __u32 base, int actions_
  * The instances as rows of the funcs (probed by method) and inlines tables,
  * instance i being function base + i.
  */
-int inline_probes_put(const struct inline_probes *s, __u32 base, struct df *df, const char *method);
+int inline_probes_put(const struct inline_probes *s, __u32 base, struct datafile *df,
+		      const char *method);
 /*
  * When some instance has ways out its exit probes do not time right
  * (inlines.h: unresolved, cond_exits), one "note: ..." line saying so into

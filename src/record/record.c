@@ -248,7 +248,7 @@ static int record(struct session *s)
 			"kprotperf needs a kernel built with CONFIG_DEBUG_INFO_BTF=y\n");
 		return 1;
 	}
-	err = df_create(&s->df, s->o->output);
+	err = datafile_create(&s->df, s->o->output);
 	if (err) {
 		fprintf(stderr,
 			"kprotperf record: cannot create '%s': %s: choose a writable path "
@@ -258,11 +258,11 @@ static int record(struct session *s)
 	}
 	err = prepare(s) ?: go(s);
 	if (err) {
-		df_abort(s->df);
+		datafile_abort(s->df);
 		return failed(s, err);
 	}
 	workload_user(&uid, &gid);
-	err = df_commit(s->df, uid == getuid() ? (uid_t)-1 : uid, gid);
+	err = datafile_commit(s->df, uid == getuid() ? (uid_t)-1 : uid, gid);
 	/* the stage is still STAGE_WRITE */
 	if (err)
 		return failed(s, err);

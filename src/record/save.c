@@ -99,7 +99,7 @@ static int put_map(const struct proc_map *m, void *df)
 	return recording_put_map(df, m->pid, m->start, m->end, m->pgoff, m->path, m->build_id);
 }
 
-static int write_provenance(struct df *df)
+static int write_provenance(struct datafile *df)
 {
 	struct kv_list meta = {}, config = {}, vulns = {};
 	int err;
@@ -139,7 +139,7 @@ static int write_samples(struct session *s)
 
 int save_data(struct session *s)
 {
-	struct df *df = s->df;
+	struct datafile *df = s->df;
 	int err;
 
 	collect_counters(bpf_map__fd(s->skel->maps.counters), s->counts);

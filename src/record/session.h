@@ -56,7 +56,7 @@ struct session {
 	char why[512]; /* what --func needs, when it cannot probe */
 	struct procs *procs;
 	struct workload wl;
-	struct df *df;
+	struct datafile *df;
 	sigset_t sigs;
 	int sigfd, pidfd, epfd;
 	pid_t target;

@@ -17,7 +17,7 @@
 #include "util/json.h"
 
 struct annotator {
-	struct df *df;
+	struct datafile *df;
 	struct kernel_dwarf *kd;
 	const char *func;
 	bool json;
@@ -109,7 +109,7 @@ static int annotate_text(struct annotator *a)
 
 	printf("# annotate %s: %lld samples with it on the kernel stack, %lld in its own code\n"
 	       "# kernel %s, DWARF from %s\n\n",
-	       a->func, a->total, a->self, df_meta(a->df, "kernel.release") ?: "?",
+	       a->func, a->total, a->self, datafile_meta(a->df, "kernel.release") ?: "?",
 	       kernel_dwarf_path(a->kd));
 	printf("Per source line (SELF: the sampled pc is on the line; TOTAL: also in functions\n"
 	       "called from it; INLINED: the functions inlined there, outermost first)\n");
@@ -157,7 +157,7 @@ static int annotate(struct annotator *a)
 	return a->json ? annotate_json(a) : annotate_text(a);
 }
 
-int annotate_show(struct df *df, struct kernel_dwarf *kd, const char *func, bool json)
+int annotate_show(struct datafile *df, struct kernel_dwarf *kd, const char *func, bool json)
 {
 	struct annotator a = {.df = df, .kd = kd, .func = func, .json = json};
 

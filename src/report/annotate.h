@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
+/* kprotperf annotate: where inside one kernel function the samples fell. */
 #ifndef KP_ANNOTATE_H
 #define KP_ANNOTATE_H
 
 #include <stdbool.h>
 
-struct df;
+struct datafile;
 struct kernel_dwarf;
 
 /*
@@ -12,6 +13,6 @@ struct kernel_dwarf;
  * line and per inline range, as text or JSON; kd is required.  -ENODATA:
  * no sample has func on its kernel stack.
  */
-int annotate_show(struct df *df, struct kernel_dwarf *kd, const char *func, bool json);
+int annotate_show(struct datafile *df, struct kernel_dwarf *kd, const char *func, bool json);
 
 #endif

@@ -8,7 +8,6 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "data/latency.h"
 #include "report/folded.h"
 #include "symbols/folded_stacks.h"
 #include "symbols/stacks.h"
@@ -19,12 +18,7 @@ static int print_line(const char *line, long long n, void *ctx)
 	return 0;
 }
 
-long long folded_count_funcs(struct df *df, const char *func)
-{
-	return latency_count_funcs(df, func);
-}
-
-int folded_print(struct df *df, struct kernel_dwarf *kd, const struct folded_frames *fr,
+int folded_print(struct datafile *df, struct kernel_dwarf *kd, const struct folded_frames *fr,
 		 bool latency, const char *func)
 {
 	int err = stacks_name_frames(df, kd);

@@ -7,17 +7,15 @@
 
 #include "symbols/folded_stacks.h"
 
-struct df;
+struct datafile;
 struct kernel_dwarf;
 
-/* How many functions record --func probed that func names (all if NULL), or -errno. */
-long long folded_count_funcs(struct df *df, const char *func);
 /*
  * Print df's folded stacks to stdout: the CPU samples, or with latency the
  * kernel stacks of the probed functions (only func's, unless NULL) weighted
  * by their ns.  kd (may be NULL) names inline frames and source lines.
  */
-int folded_print(struct df *df, struct kernel_dwarf *kd, const struct folded_frames *fr,
+int folded_print(struct datafile *df, struct kernel_dwarf *kd, const struct folded_frames *fr,
 		 bool latency, const char *func);
 
 #endif

@@ -34,9 +34,9 @@ struct lat_row {
 	unsigned long long calls, done, total, oncpu, offcpu, max, avg, p50, p90, p99;
 };
 
-static const char *meta(struct df *df, const char *key)
+static const char *meta(struct datafile *df, const char *key)
 {
-	const char *v = df_meta(df, key);
+	const char *v = datafile_meta(df, key);
 
 	return v ? v : "?";
 }
@@ -84,13 +84,13 @@ static int print_counter(const struct meta_pair *p, void *f)
 	return 0;
 }
 
-static void print_header(struct df *df, const char *note, FILE *f)
+static void print_header(struct datafile *df, const char *note, FILE *f)
 {
 	char wall[32];
 
 	fmt_ns(wall, sizeof(wall), strtoull(meta(df, "record.wall_ns"), NULL, 10));
 	fprintf(f, "# kprotperf report of %s (recorded %s)\n",
-		df_meta(df, "record.command") ?: meta(df, "record.mode"),
+		datafile_meta(df, "record.command") ?: meta(df, "record.mode"),
 		meta(df, "record.start_time"));
 	fprintf(f, "# kernel %s (build-id %s), %s, %s CPUs: %s\n", meta(df, "kernel.release"),
 		meta(df, "kernel.build_id"), meta(df, "arch"), meta(df, "cpu.count"),
@@ -119,7 +119,7 @@ static void print_header(struct df *df, const char *note, FILE *f)
 }
 
 struct lat_table {
-	struct df *df;
+	struct datafile *df;
 	const char *kind; /* the latency.kind of the rows: "syscall" or "func" */
 	bool sc;	  /* kind is "syscall" */
 	struct lat_row *rows;
@@ -181,7 +181,8 @@ static int cmp_rows(const void *a, const void *b, void *key)
 }
 
 /* kind: "syscall" or "func". */
-static int load_latency(struct df *df, const char *kind, struct lat_table *t, enum sort_key key)
+static int load_latency(struct datafile *df, const char *kind, struct lat_table *t,
+			enum sort_key key)
 {
 	int err;
 
@@ -365,7 +366,7 @@ static int func_context_row(const struct latency_func_context *r, void *ctx)
 }
 
 /* record --func: the probed functions, where their time went per syscall and per cache. */
-static int probed_functions(struct df *df, int top, FILE *f, struct json *j)
+static int probed_functions(struct datafile *df, int top, FILE *f, struct json *j)
 {
 	struct out sc = {.f = f, .j = j, .head = func_syscalls_head};
 	struct out ctx = {.f = f, .j = j, .head = func_contexts_head};
@@ -410,7 +411,7 @@ static int sampled_row(const struct samples_func *fn, void *ctx)
 }
 
 /* The kernel (space "k") or user ("u") functions that took the samples. */
-static int functions(struct df *df, const char *space, int top, FILE *f, struct json *j)
+static int functions(struct datafile *df, const char *space, int top, FILE *f, struct json *j)
 {
 	struct out o = {.f = f, .j = j, .all = samples_total(df)};
 	int err;
@@ -465,7 +466,7 @@ static void json_hist(struct json *j, const char *key, const __u64 *hist)
 }
 
 /* A syscall's histograms (total and on-CPU), else a probed function's (total only). */
-static int histogram(struct df *df, const char *name, FILE *f, struct json *j)
+static int histogram(struct datafile *df, const char *name, FILE *f, struct json *j)
 {
 	__u64 total[KP_HIST_BUCKETS], oncpu[KP_HIST_BUCKETS];
 	long long id = latency_syscall_id(df, name);
@@ -518,7 +519,7 @@ static int json_kv(const struct meta_pair *p, void *ctx)
 	return 0;
 }
 
-static int json_header(struct df *df, const struct kernel_dwarf *kd, const char *note,
+static int json_header(struct datafile *df, const struct kernel_dwarf *kd, const char *note,
 		       struct json *j)
 {
 	static const struct {
@@ -551,7 +552,7 @@ static int json_header(struct df *df, const struct kernel_dwarf *kd, const char 
 
 /* What a report shows beside its header; kd: the kernel's DWARF, NULL when not found. */
 struct report_ctx {
-	struct df *df;
+	struct datafile *df;
 	const struct report_opts *o;
 	const struct lat_table *t;
 	struct kernel_dwarf *kd;
@@ -560,7 +561,7 @@ struct report_ctx {
 
 static int report_json(const struct report_ctx *c)
 {
-	struct df *df = c->df;
+	struct datafile *df = c->df;
 	const struct report_opts *o = c->o;
 	const struct lat_table *t = c->t;
 	struct json j;
@@ -586,7 +587,7 @@ static int report_json(const struct report_ctx *c)
 
 static int report_text(const struct report_ctx *c)
 {
-	struct df *df = c->df;
+	struct datafile *df = c->df;
 	const struct report_opts *o = c->o;
 	int err;
 
@@ -619,7 +620,7 @@ int report_sort_key(const char *name)
 	return -1;
 }
 
-int report_show(struct df *df, struct kernel_dwarf *kd, const char *note,
+int report_show(struct datafile *df, struct kernel_dwarf *kd, const char *note,
 		const struct report_opts *o)
 {
 	struct lat_table t = {};

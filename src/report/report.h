@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * kprotperf report: the tables of one recording (report.c), and the options
+ * that choose them, as cmd/report.c fills them in.
+ */
 #ifndef KP_REPORT_H
 #define KP_REPORT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-struct df;
+struct datafile;
 
 enum sort_key { S_TOTAL, S_CALLS, S_ONCPU, S_OFFCPU, S_AVG, S_P50, S_P90, S_P99, S_MAX, S_NAME };
 
@@ -29,7 +33,7 @@ int report_sort_key(const char *name);
  * of the kernel's DWARF), then the tables, or --hist's or --inline's; kd may
  * be NULL.  -ENOENT: o->hist names no syscall or probed function.
  */
-int report_show(struct df *df, struct kernel_dwarf *kd, const char *note,
+int report_show(struct datafile *df, struct kernel_dwarf *kd, const char *note,
 		const struct report_opts *o);
 
 #endif

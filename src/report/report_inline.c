@@ -125,14 +125,14 @@ static void print_json(const struct recorded_inlines *s, int top, struct json *j
 	json_close(j, ']');
 }
 
-int report_inline(struct df *df, struct kernel_dwarf *kd, int top, FILE *f, struct json *j)
+int report_inline(struct datafile *df, struct kernel_dwarf *kd, int top, FILE *f, struct json *j)
 {
 	struct recorded_inlines s = {};
 	int err;
 
 	err = inline_tables_parents_create(df);
 	err = err ?: recorded_inlines_load(&s, df, kd);
-	err = err ?: per_parent(&s, df_sample_period_ns(df));
+	err = err ?: per_parent(&s, datafile_sample_period_ns(df));
 	if (!err) {
 		qsort(s.v, s.n, sizeof(*s.v), cmp_inst);
 		if (j)

@@ -5,11 +5,11 @@
 
 #include <stdio.h>
 
-struct df;
+struct datafile;
 struct json;
 struct kernel_dwarf;
 
 /* kd may be NULL: then only the instances record --func probed are known. */
-int report_inline(struct df *df, struct kernel_dwarf *kd, int top, FILE *f, struct json *j);
+int report_inline(struct datafile *df, struct kernel_dwarf *kd, int top, FILE *f, struct json *j);
 
 #endif

@@ -11,7 +11,7 @@
 #include "symbols/folded_stacks.h"
 
 struct folder {
-	struct df *df;
+	struct datafile *df;
 	const struct folded_frames *o;
 	bool cut; /* the head is a probed function: cut the stack there */
 	struct samples_frames_cursor *frames;
@@ -113,13 +113,13 @@ static int fold(struct folder *fo, const char *func, folded_fn fn, void *ctx)
 	return err ?: samples_folded(fo->df, fn, ctx);
 }
 
-int folded_samples(struct df *df, const struct folded_frames *o, folded_fn fn, void *ctx)
+int folded_samples(struct datafile *df, const struct folded_frames *o, folded_fn fn, void *ctx)
 {
 	return fold(&(struct folder){.df = df, .o = o}, NULL, fn, ctx);
 }
 
-int folded_latency(struct df *df, const struct folded_frames *o, const char *func, folded_fn fn,
-		   void *ctx)
+int folded_latency(struct datafile *df, const struct folded_frames *o, const char *func,
+		   folded_fn fn, void *ctx)
 {
 	return fold(&(struct folder){.df = df, .o = o, .cut = true}, func, fn, ctx);
 }

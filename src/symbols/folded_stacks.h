@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-struct df;
+struct datafile;
 
 /* Which frames a folded stack has, and how they are named. */
 struct folded_frames {
@@ -27,14 +27,14 @@ typedef int (*folded_fn)(const char *line, long long n, void *ctx);
  * byte order of the lines.  Needs the frames table (stacks_name_frames);
  * once per df.
  */
-int folded_samples(struct df *df, const struct folded_frames *o, folded_fn fn, void *ctx);
+int folded_samples(struct datafile *df, const struct folded_frames *o, folded_fn fn, void *ctx);
 /*
  * Likewise the kernel stacks the functions record --func probed (only
  * func's, by name or symbol probed, unless NULL) were entered from, each
  * line starting with the function's name and cut where it is on the stack,
  * with the ns spent in it; lines that weigh nothing are left out.
  */
-int folded_latency(struct df *df, const struct folded_frames *o, const char *func, folded_fn fn,
-		   void *ctx);
+int folded_latency(struct datafile *df, const struct folded_frames *o, const char *func,
+		   folded_fn fn, void *ctx);
 
 #endif

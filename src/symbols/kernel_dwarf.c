@@ -36,9 +36,9 @@ static int slide_by(__u64 addr, const char *name, const char *module, void *ctx)
  * recorded before kernel.stext was kept) any recorded kernel symbol the
  * vmlinux also has.
  */
-static int slide_of(struct kernel_dwarf *k, struct df *df, char *note, size_t len)
+static int slide_of(struct kernel_dwarf *k, struct datafile *df, char *note, size_t len)
 {
-	const char *stext = df_meta(df, "kernel.stext");
+	const char *stext = datafile_meta(df, "kernel.stext");
 	__u64 link;
 	int ret;
 
@@ -56,24 +56,24 @@ static int slide_of(struct kernel_dwarf *k, struct df *df, char *note, size_t le
 	return ret ?: -ENOENT;
 }
 
-int kernel_dwarf_open(struct kernel_dwarf **out, struct df *df, const char *vmlinux, char *note,
-		      size_t len)
+int kernel_dwarf_open(struct kernel_dwarf **out, struct datafile *df, const char *vmlinux,
+		      char *note, size_t len)
 {
 	/* NULL when unknown: no /boot/vmlinux-RELEASE is searched for then */
-	const char *release = df_meta(df, "kernel.release");
+	const char *release = datafile_meta(df, "kernel.release");
 	struct kernel_dwarf *k = calloc(1, sizeof(*k));
 	int err;
 
 	*out = NULL;
 	if (!k)
 		return -ENOMEM;
-	err = debuginfo_find(release, df_meta(df, "kernel.build_id"), vmlinux, k->path,
+	err = debuginfo_find(release, datafile_meta(df, "kernel.build_id"), vmlinux, k->path,
 			     sizeof(k->path));
 	if (err == -ENOENT && !vmlinux) {
 		snprintf(note, len,
 			 "no debug info for kernel %s (build-id %s) here; install "
 			 "linux-image-%s-dbg or give its vmlinux with --vmlinux",
-			 release ?: "RELEASE", df_meta(df, "kernel.build_id") ?: "unknown",
+			 release ?: "RELEASE", datafile_meta(df, "kernel.build_id") ?: "unknown",
 			 release ?: "RELEASE");
 		free(k);
 		return 0;

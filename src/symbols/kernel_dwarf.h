@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-struct df;
+struct datafile;
 struct kernel_dwarf;
 struct sym_result;
 
@@ -22,8 +22,8 @@ struct sym_result;
  * file given or found cannot be used (another build, no DWARF, unreadable)
  * or the recording has no symbol to place it by (KASLR).
  */
-int kernel_dwarf_open(struct kernel_dwarf **out, struct df *df, const char *vmlinux, char *note,
-		      size_t len);
+int kernel_dwarf_open(struct kernel_dwarf **out, struct datafile *df, const char *vmlinux,
+		      char *note, size_t len);
 /* addr as recorded (runtime, KASLR included). */
 int kernel_dwarf_symbolize(struct kernel_dwarf *k, __u64 addr, const struct sym_result **out);
 struct debuginfo *kernel_dwarf_debuginfo(struct kernel_dwarf *k);

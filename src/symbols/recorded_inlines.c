@@ -48,7 +48,8 @@ static struct recorded_inline *by_die(struct recorded_inlines *s, __u64 die)
  * A new instance as the DWARF describes it, its ranges moved to where the
  * kernel ran, and its DIE in inline_dies for its stacks to be found by.
  */
-static int from_dwarf(struct recorded_inlines *s, __u64 die, __u64 func_die, struct recorded_inline **out)
+static int from_dwarf(struct recorded_inlines *s, __u64 die, __u64 func_die,
+		      struct recorded_inline **out)
 {
 	struct inline_instance ii;
 	struct recorded_inline *v;
@@ -107,7 +108,8 @@ static int parse_ranges(struct recorded_inlines *s, struct recorded_inline *v, c
 }
 
 /* With DWARF, the instance at the recorded one's entry: by its DIE, NULL when none is. */
-static int dwarf_match(struct recorded_inlines *s, const char *name, __u64 entry, struct recorded_inline **out)
+static int dwarf_match(struct recorded_inlines *s, const char *name, __u64 entry,
+		       struct recorded_inline **out)
 {
 	const struct sym_result *r;
 	const struct sym_frame *fn;
@@ -180,7 +182,7 @@ static int count(long long inst, long long self, long long total, void *ctx)
 	return 0;
 }
 
-int recorded_inlines_load(struct recorded_inlines *s, struct df *df, struct kernel_dwarf *kd)
+int recorded_inlines_load(struct recorded_inlines *s, struct datafile *df, struct kernel_dwarf *kd)
 {
 	int err;
 

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-struct df;
+struct datafile;
 struct kernel_dwarf;
 struct inline_range;
 
@@ -28,7 +28,7 @@ struct recorded_inline {
 };
 
 struct recorded_inlines {
-	struct df *df;
+	struct datafile *df;
 	struct kernel_dwarf *kd;
 	struct recorded_inline *v;
 	size_t n;
@@ -41,7 +41,7 @@ struct recorded_inlines {
  * stacks through v[inst] (self: at the leaf), as loaded, before any sorting
  * (see data/inline_tables.h).  Needs the frames table (stacks_name_frames).
  */
-int recorded_inlines_load(struct recorded_inlines *s, struct df *df, struct kernel_dwarf *kd);
+int recorded_inlines_load(struct recorded_inlines *s, struct datafile *df, struct kernel_dwarf *kd);
 void recorded_inlines_free(struct recorded_inlines *s);
 
 #endif

@@ -18,7 +18,7 @@ static int add_ksym(__u64 addr, const char *name, const char *module, void *ks)
 }
 
 struct namer {
-	struct df *df;
+	struct datafile *df;
 	const struct ksyms *ks;
 	struct kernel_dwarf *kd;
 };
@@ -82,7 +82,7 @@ static int name_kernel_frame(long long stack, int depth, __u64 addr, void *ctx)
 	return err;
 }
 
-int stacks_name_frames(struct df *df, struct kernel_dwarf *kd)
+int stacks_name_frames(struct datafile *df, struct kernel_dwarf *kd)
 {
 	struct ksyms *ks;
 	int err;

@@ -20,10 +20,10 @@
 #ifndef KP_STACKS_H
 #define KP_STACKS_H
 
-struct df;
+struct datafile;
 struct kernel_dwarf;
 
 /* kd: NULL without the kernel's DWARF. */
-int stacks_name_frames(struct df *df, struct kernel_dwarf *kd);
+int stacks_name_frames(struct datafile *df, struct kernel_dwarf *kd);
 
 #endif

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "data/datafile.h"
+#include "data/query.h"
 #include "testutil.h"
 
 struct fixture {
@@ -54,13 +55,14 @@ static int entries(const char *dir)
 
 static void write_file(const char *path, const char *meta_value)
 {
-	struct df *df;
+	struct datafile *df;
 
-	assert_int_equal(df_create(&df, path), 0);
-	assert_int_equal(df_insert(df, "INSERT INTO meta VALUES(?,?)", "tt", "k", meta_value), 0);
-	assert_int_equal(df_insert(df, "INSERT INTO counters VALUES(?,?)", "ti", "samples", 42LL),
+	assert_int_equal(datafile_create(&df, path), 0);
+	assert_int_equal(query_insert(df, "INSERT INTO meta VALUES(?,?)", "tt", "k", meta_value),
 			 0);
-	assert_int_equal(df_commit(df, (uid_t)-1, (gid_t)-1), 0);
+	assert_int_equal(
+		query_insert(df, "INSERT INTO counters VALUES(?,?)", "ti", "samples", 42LL), 0);
+	assert_int_equal(datafile_commit(df, (uid_t)-1, (gid_t)-1), 0);
 }
 
 static void test_round_trip(void **state)
@@ -68,51 +70,51 @@ static void test_round_trip(void **state)
 	struct fixture *fx = *state;
 	char why[256];
 	struct stat st;
-	struct df *df;
+	struct datafile *df;
 
 	write_file(fx->path, "v1");
 	assert_int_equal(stat(fx->path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
 	assert_int_equal(entries(fx->dir), 1); /* no temp file left behind */
-	assert_int_equal(df_open(&df, fx->path, why, sizeof(why)), 0);
-	assert_string_equal(df_meta(df, "k"), "v1");
-	assert_null(df_meta(df, "missing"));
-	df_close(df);
+	assert_int_equal(datafile_open(&df, fx->path, why, sizeof(why)), 0);
+	assert_string_equal(datafile_meta(df, "k"), "v1");
+	assert_null(datafile_meta(df, "missing"));
+	datafile_close(df);
 }
 
 static void test_commit_replaces_abort_keeps(void **state)
 {
 	struct fixture *fx = *state;
 	char why[256];
-	struct df *df;
+	struct datafile *df;
 
 	write_file(fx->path, "old");
-	assert_int_equal(df_create(&df, fx->path), 0);
+	assert_int_equal(datafile_create(&df, fx->path), 0);
 	assert_int_equal(entries(fx->dir), 2);
-	df_abort(df);
+	datafile_abort(df);
 	assert_int_equal(entries(fx->dir), 1);
-	assert_int_equal(df_open(&df, fx->path, why, sizeof(why)), 0);
-	assert_string_equal(df_meta(df, "k"), "old");
-	df_close(df);
+	assert_int_equal(datafile_open(&df, fx->path, why, sizeof(why)), 0);
+	assert_string_equal(datafile_meta(df, "k"), "old");
+	datafile_close(df);
 	write_file(fx->path, "new");
-	assert_int_equal(df_open(&df, fx->path, why, sizeof(why)), 0);
-	assert_string_equal(df_meta(df, "k"), "new");
-	df_close(df);
+	assert_int_equal(datafile_open(&df, fx->path, why, sizeof(why)), 0);
+	assert_string_equal(datafile_meta(df, "k"), "new");
+	datafile_close(df);
 }
 
 static void test_create_in_missing_dir(void **state)
 {
-	struct df *df;
+	struct datafile *df;
 
-	assert_int_equal(df_create(&df, "/nonexistent-dir/k.data"), -ENOENT);
+	assert_int_equal(datafile_create(&df, "/nonexistent-dir/k.data"), -ENOENT);
 }
 
 static void expect_bad(const char *path, int err, const char *why_part)
 {
 	char why[256];
-	struct df *df;
+	struct datafile *df;
 
-	assert_int_equal(df_open(&df, path, why, sizeof(why)), err);
+	assert_int_equal(datafile_open(&df, path, why, sizeof(why)), err);
 	if (why_part)
 		assert_non_null(strstr(why, why_part));
 	else
@@ -145,7 +147,7 @@ static void test_newer_and_truncated(void **state)
 {
 	struct fixture *fx = *state;
 	char p[160];
-	struct df *df;
+	struct datafile *df;
 	int i;
 
 	write_file(fx->path, "x");
@@ -154,12 +156,12 @@ static void test_newer_and_truncated(void **state)
 	sh("sqlite3 %s 'PRAGMA user_version = 99'%s", p, "");
 	expect_bad(p, -EPROTONOSUPPORT, "newer");
 	/* big enough to span many pages, then cut in half */
-	assert_int_equal(df_create(&df, fx->path), 0);
+	assert_int_equal(datafile_create(&df, fx->path), 0);
 	for (i = 0; i < 5000; i++)
-		assert_int_equal(df_insert(df, "INSERT INTO kstack_frames VALUES(?,?,?)", "iii",
-					   (long long)i, 0LL, (long long)i * 7),
+		assert_int_equal(query_insert(df, "INSERT INTO kstack_frames VALUES(?,?,?)", "iii",
+					      (long long)i, 0LL, (long long)i * 7),
 				 0);
-	assert_int_equal(df_commit(df, (uid_t)-1, (gid_t)-1), 0);
+	assert_int_equal(datafile_commit(df, (uid_t)-1, (gid_t)-1), 0);
 	snprintf(p, sizeof(p), "%s/truncated", fx->dir);
 	sh("head -c 20000 %s > %s", fx->path, p);
 	expect_bad(p, -EBADMSG, "corrupt or truncated");

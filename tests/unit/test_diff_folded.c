@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "data/datafile.h"
+#include "data/query.h"
 #include "diff/diff_folded.h"
 #include "cmd/cmds.h"
 #include "testutil.h"
@@ -26,40 +27,40 @@ static char base_path[] = "/tmp/kp-dfold-base-XXXXXX";
 static char hard_path[] = "/tmp/kp-dfold-hard-XXXXXX";
 
 /* The frames both kernels have, at other addresses on the hardened one (KASLR). */
-static void fill_common(struct df *df, long long slide)
+static void fill_common(struct datafile *df, long long slide)
 {
 	static const char ksym[] = "INSERT INTO ksyms VALUES(?,?,'')";
 	static const char uf[] = "INSERT INTO ustack_frames VALUES(0,?,0,?,?,0)";
 
-	OK(df_insert(df, ksym, "it", K(slide), "entry_SYSCALL_64"));
-	OK(df_insert(df, ksym, "it", K(slide + 0x1000), "do_syscall_64"));
-	OK(df_insert(df, ksym, "it", K(slide + 0x2000), "__x64_sys_getppid"));
-	OK(df_insert(df, ksym, "it", K(slide + 0x3000), "__x86_return_thunk"));
-	OK(df_insert(df, uf, "itt", 0LL, "/bin/burn", "kp_burn_hot_loop"));
-	OK(df_insert(df, uf, "itt", 1LL, "/bin/burn", "main"));
-	OK(df_insert(df, uf, "itt", 2LL, "/usr/lib/x86_64-linux-gnu/libc.so.6", NULL));
+	OK(query_insert(df, ksym, "it", K(slide), "entry_SYSCALL_64"));
+	OK(query_insert(df, ksym, "it", K(slide + 0x1000), "do_syscall_64"));
+	OK(query_insert(df, ksym, "it", K(slide + 0x2000), "__x64_sys_getppid"));
+	OK(query_insert(df, ksym, "it", K(slide + 0x3000), "__x86_return_thunk"));
+	OK(query_insert(df, uf, "itt", 0LL, "/bin/burn", "kp_burn_hot_loop"));
+	OK(query_insert(df, uf, "itt", 1LL, "/bin/burn", "main"));
+	OK(query_insert(df, uf, "itt", 2LL, "/usr/lib/x86_64-linux-gnu/libc.so.6", NULL));
 }
 
 /* Kernel stack id, leaf first, the frames' offsets from the kernel's base. */
-static void kstack(struct df *df, long long id, long long slide, const long long *off, int n)
+static void kstack(struct datafile *df, long long id, long long slide, const long long *off, int n)
 {
 	int i;
 
 	for (i = 0; i < n; i++)
-		OK(df_insert(df, "INSERT INTO kstack_frames VALUES(?,?,?)", "iii", id, (long long)i,
-			     K(slide + off[i])));
+		OK(query_insert(df, "INSERT INTO kstack_frames VALUES(?,?,?)", "iii", id,
+				(long long)i, K(slide + off[i])));
 }
 
-static void sample(struct df *df, const char *kstack, long long count)
+static void sample(struct datafile *df, const char *kstack, long long count)
 {
-	OK(df_insert(df, "INSERT INTO samples VALUES(10,10,'burn',?,0,?)", "ti", kstack, count));
+	OK(query_insert(df, "INSERT INTO samples VALUES(10,10,'burn',?,0,?)", "ti", kstack, count));
 }
 
 static const long long getppid_frames[] = {0x2010, 0x1020, 0x0010};
 static const long long thunk[] = {0x3000, 0x2020, 0x1020, 0x0010};
 
 /* 11 samples: 7 in user mode, 3 in getppid, 1 with its kernel stack lost. */
-static void fill_base(struct df *df)
+static void fill_base(struct datafile *df)
 {
 	fill_common(df, 0);
 	kstack(df, 5, 0, getppid_frames, 3);
@@ -72,7 +73,7 @@ static void fill_base(struct df *df)
  * 12 samples: 4 in user mode, 6 in getppid (stack 9, and stack 3 with the
  * same frames), 2 in its return thunk; none lost.
  */
-static void fill_hard(struct df *df)
+static void fill_hard(struct datafile *df)
 {
 	fill_common(df, 0x100000);
 	kstack(df, 9, 0x100000, getppid_frames, 3);
@@ -103,18 +104,18 @@ static int drop_recordings(void **state)
 /* diff_folded's output on fresh handles of both files. */
 static char *diff(bool normalize)
 {
-	struct df *base, *hard;
+	struct datafile *base, *hard;
 	char why[256], *buf = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
 
 	assert_non_null(out);
-	OK(df_open(&base, base_path, why, sizeof(why)));
-	OK(df_open(&hard, hard_path, why, sizeof(why)));
+	OK(datafile_open(&base, base_path, why, sizeof(why)));
+	OK(datafile_open(&hard, hard_path, why, sizeof(why)));
 	OK(diff_folded(base, NULL, hard, NULL, normalize, out));
 	fclose(out);
-	df_close(base);
-	df_close(hard);
+	datafile_close(base);
+	datafile_close(hard);
 	return buf;
 }
 

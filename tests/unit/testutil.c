@@ -229,12 +229,55 @@ void tu_golden(const char *name, const char *out)
 	free(want);
 }
 
-void tu_recording(char *tmpl, void (*fill)(struct df *df))
+void tu_golden_output(const char *name, int (*cmd)(int, char **), char **argv)
 {
-	struct df *df;
+	char *out = tu_output(cmd, argv);
+
+	tu_golden(name, out);
+	free(out);
+}
+
+/* s with every from (not empty) replaced by to (caller frees). */
+static char *replace_all(const char *s, const char *from, const char *to)
+{
+	size_t nf = strlen(from), nt = strlen(to), n = 0;
+	const char *p, *at;
+	char *buf, *q;
+
+	for (p = s; (at = strstr(p, from)); p = at + nf)
+		n++;
+	buf = malloc(strlen(s) + n * nt + 1);
+	assert_non_null(buf);
+	for (q = buf, p = s; (at = strstr(p, from)); p = at + nf) {
+		q = mempcpy(q, p, at - p);
+		q = mempcpy(q, to, nt);
+	}
+	strcpy(q, p);
+	return buf;
+}
+
+void tu_golden_mask(const char *name, const char *out, const char *const *pairs)
+{
+	char *s = strdup(out), *t;
+
+	assert_non_null(s);
+	for (; *pairs; pairs += 2) {
+		if (!*pairs[0])
+			continue;
+		t = replace_all(s, pairs[0], pairs[1]);
+		free(s);
+		s = t;
+	}
+	tu_golden(name, s);
+	free(s);
+}
+
+void tu_recording(char *tmpl, void (*fill)(struct datafile *df))
+{
+	struct datafile *df;
 
 	close(mkstemp(tmpl));
-	assert_int_equal(df_create(&df, tmpl), 0);
+	assert_int_equal(datafile_create(&df, tmpl), 0);
 	fill(df);
-	assert_int_equal(df_commit(df, (uid_t)-1, (gid_t)-1), 0);
+	assert_int_equal(datafile_commit(df, (uid_t)-1, (gid_t)-1), 0);
 }

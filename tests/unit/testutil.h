@@ -36,9 +36,9 @@ bool tu_ends_with(const char *s, const char *suffix);
 
 /* qsort() order of struct inline_range: by lo. */
 int tu_cmp_range(const void *a, const void *b);
-struct df;
+struct datafile;
 /* A synthetic recording at the mkstemp() template tmpl, its rows written by fill. */
-void tu_recording(char *tmpl, void (*fill)(struct df *df));
+void tu_recording(char *tmpl, void (*fill)(struct datafile *df));
 
 /*
  * Runs a subcommand on the NULL-terminated argv with fd 1 (stdout) or 2
@@ -55,6 +55,16 @@ char *tu_output(int (*cmd)(int, char **), char **argv);
  * where tests/run.sh runs the suites); KP_UPDATE_GOLDEN=1 writes it instead.
  */
 void tu_golden(const char *name, const char *out);
+
+/*
+ * tu_golden on out with what varies between runs or toolchains masked: each
+ * text of pairs ({text, placeholder}, ..., NULL-ended), in order, replaced
+ * by its placeholder everywhere; an empty text masks nothing.
+ */
+void tu_golden_mask(const char *name, const char *out, const char *const *pairs);
+
+/* tu_golden on the stdout of cmd on argv, which must succeed. */
+void tu_golden_output(const char *name, int (*cmd)(int, char **), char **argv);
 
 /* Runs cmd on argv: it exits with status and writes exactly want to fd. */
 void tu_expect(int (*cmd)(int, char **), char **argv, int fd, int status, const char *want);
