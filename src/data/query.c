@@ -147,20 +147,29 @@ static int step_rows(sqlite3_stmt *st, query_row_fn fn, void *ctx)
 	return err ?: query_errno(rc);
 }
 
-int query_each(struct datafile *df, const char *sql, query_row_fn fn, void *ctx, const char *types,
-	       ...)
+/* query_each with its parameters as a va_list. */
+static int each_va(struct datafile *df, const char *sql, query_row_fn fn, void *ctx,
+		   const char *types, va_list ap)
 {
 	sqlite3_stmt *st;
-	va_list ap;
-	int err;
+	int err = prepare_bound(df, sql, &st, types, ap);
 
-	va_start(ap, types);
-	err = prepare_bound(df, sql, &st, types, ap);
-	va_end(ap);
 	if (err)
 		return err;
 	err = step_rows(st, fn, ctx);
 	sqlite3_finalize(st);
+	return err;
+}
+
+int query_each(struct datafile *df, const char *sql, query_row_fn fn, void *ctx, const char *types,
+	       ...)
+{
+	va_list ap;
+	int err;
+
+	va_start(ap, types);
+	err = each_va(df, sql, fn, ctx, types, ap);
+	va_end(ap);
 	return err;
 }
 
@@ -196,18 +205,13 @@ static int hist_row(sqlite3_stmt *st, void *ctx)
 int query_hist(struct datafile *df, const char *sql, unsigned long long *hist, size_t n,
 	       const char *types, ...)
 {
-	sqlite3_stmt *st;
 	va_list ap;
 	int err;
 
-	va_start(ap, types);
-	err = prepare_bound(df, sql, &st, types, ap);
-	va_end(ap);
-	if (err)
-		return err;
 	memset(hist, 0, n * sizeof(*hist));
-	err = step_rows(st, hist_row, &(struct hist){hist, n});
-	sqlite3_finalize(st);
+	va_start(ap, types);
+	err = each_va(df, sql, hist_row, &(struct hist){hist, n}, types, ap);
+	va_end(ap);
 	return err;
 }
 
