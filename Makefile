@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # kprotperf: `make` builds the tool and the workloads, `make test` runs every
-# test tier, `make bench` the benchmarks, `make demo` the whole tour.
+# test tier (the sanitizer build's and short fuzzing runs included: `make
+# test-asan`, `make fuzz` alone), `make bench` the benchmarks, `make demo` the
+# whole tour.
 
 OUTPUT ?= build
 # the tool; tests use ./kprotperf, a private build (OUTPUT=/tmp/x BIN=/tmp/x/kprotperf) its own
@@ -35,7 +37,8 @@ WL_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall
 # keep the BPF objects and skeletons between builds: the C files include them
 .SECONDARY:
 
-.PHONY: all deps static test test-unit test-live test-vm bench demo clean format
+.PHONY: all deps static test test-unit test-live test-vm test-asan asan fuzz fuzz-build bench demo \
+	clean format
 all: $(BIN) $(WORKLOADS)
 
 # Statically linked tool and workloads for the vm test tier: the guest's
@@ -105,8 +108,8 @@ $(UNIT_UTIL): tests/unit/testutil.c tests/unit/testutil.h $(SRC_HDRS) include/*.
 $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/testutil.h $(UNIT_UTIL) $(OUTPUT)/libkp.a | $(OUTPUT)/tests
 	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $< $(UNIT_UTIL) $(OUTPUT)/libkp.a -o $@ $(LDFLAGS) $(LDLIBS) -lcmocka
 
-test: all static $(UNIT_BINS)
-	OUTPUT=$(OUTPUT) tests/run.sh unit live vm
+test: all static $(UNIT_BINS) asan fuzz-build
+	OUTPUT=$(OUTPUT) tests/run.sh unit live vm asan fuzz
 
 test-unit: $(UNIT_BINS) $(BIN)
 	OUTPUT=$(OUTPUT) KP=$(abspath $(BIN)) tests/run.sh unit
@@ -116,6 +119,38 @@ test-live: all
 
 test-vm: all static $(UNIT_BINS)
 	OUTPUT=$(OUTPUT) tests/run.sh vm
+
+# AddressSanitizer + UndefinedBehaviorSanitizer build of the tool and the unit
+# suites under $(OUTPUT)/asan, made by a make of its own (CFLAGS through the
+# environment, so that the warnings above are still added to them).
+ASAN_OUT := $(OUTPUT)/asan
+SAN_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+	      -fno-sanitize-recover=undefined
+asan:
+	CFLAGS="$(SAN_CFLAGS)" $(MAKE) CC=$(CLANG) OUTPUT=$(ASAN_OUT) BIN=$(ASAN_OUT)/kprotperf \
+		$(ASAN_OUT)/kprotperf $(patsubst $(OUTPUT)/%,$(ASAN_OUT)/%,$(UNIT_BINS))
+
+# the unit and live tiers against the sanitizer build; any report fails them
+test-asan: asan $(WORKLOADS)
+	OUTPUT=$(OUTPUT) tests/run.sh asan
+
+# libFuzzer targets (tests/fuzz/fuzz_*.c) over a libkp.a of their own under
+# $(OUTPUT)/fuzz; `make fuzz` runs each FUZZ_TIME seconds (make test: 60)
+FUZZ_OUT := $(OUTPUT)/fuzz
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
+	       -fno-sanitize-recover=undefined
+FUZZ_TIME ?= 3600
+fuzz-build:
+	CFLAGS="$(FUZZ_CFLAGS)" $(MAKE) CC=$(CLANG) OUTPUT=$(FUZZ_OUT) BIN=$(FUZZ_OUT)/kprotperf \
+		$(patsubst tests/fuzz/%.c,$(FUZZ_OUT)/%,$(FUZZ_SRCS))
+
+$(OUTPUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(OUTPUT)/libkp.a
+	$(CC) $(CPPFLAGS) -Itests/fuzz $(CFLAGS) -fsanitize=fuzzer $< $(OUTPUT)/libkp.a -o $@ \
+		$(LDFLAGS) $(LDLIBS)
+
+fuzz: fuzz-build
+	OUTPUT=$(OUTPUT) FUZZ_TIME=$(FUZZ_TIME) tests/fuzz/run.sh
 
 bench: all static
 	tests/bench/run.sh

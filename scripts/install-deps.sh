@@ -7,7 +7,7 @@ set -euo pipefail
 pkgs=(clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev libsqlite3-dev sqlite3
 	libzstd-dev liblzma-dev libbz2-dev qemu-system-x86 busybox-static cpio kmod
 	libcmocka-dev pkg-config make gcc libbpf-tools linux-perf python3 util-linux
-	elfutils libcapstone-dev time strace)
+	elfutils libcapstone-dev time strace libclang-rt-14-dev)
 
 usage() {
 	echo "usage: $0 [--if-missing]" >&2

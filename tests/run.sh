@@ -36,20 +36,78 @@ run_script() {	# $1: script
 	esac
 }
 
+run_unit() {
+	local t s
+	for t in "${OUTPUT:-build}"/tests/test_*; do [ -x "$t" ] && count_cmocka "$t"; done
+	for s in tests/unit/t_*.sh; do run_script "$s"; done
+}
+
+run_dir() {	# $1: live or vm
+	local s scripts
+	shopt -s nullglob
+	scripts=(tests/$1/t_*.sh)
+	if [ ${#scripts[@]} -eq 0 ]; then
+		echo "SKIP $1: skipped: no tests in this tier yet"
+		skip=$((skip + 1))
+	fi
+	for s in "${scripts[@]}"; do run_script "$s"; done
+}
+
+# The unit and live tiers again with the AddressSanitizer + UBSan build
+# (make asan): its unit suites and, through KP, its tool.  Every report is
+# written to a log of its own and fails the tier, even from a command whose
+# failure a test expects; halt_on_error stops at the first one.
+run_asan() {
+	local out logs f n
+	out=${OUTPUT:-build}/asan
+	if [ ! -x "$out/kprotperf" ]; then
+		fail=$((fail + 1)); failed+=("asan: no $out/kprotperf (make asan)")
+		return
+	fi
+	logs=$(mktemp -d /tmp/kp-asan.XXXXXX)
+	export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:log_path=$logs/asan"
+	export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$logs/ubsan"
+	OUTPUT=$out KP=$(realpath "$out/kprotperf") run_unit
+	KP=$(realpath "$out/kprotperf") run_dir live
+	unset ASAN_OPTIONS UBSAN_OPTIONS
+	n=0
+	for f in "$logs"/*; do
+		[ -e "$f" ] || continue
+		n=$((n + 1)); echo "FAIL sanitizer report $f:"; sed 's/^/    /' "$f" | head -40
+	done
+	if [ "$n" -gt 0 ]; then
+		fail=$((fail + n)); failed+=("asan: $n sanitizer reports in $logs")
+	else
+		pass=$((pass + 1)); echo "PASS asan: no sanitizer report"; rm -rf "$logs"
+	fi
+}
+
+# One short libFuzzer run per target (tests/fuzz/run.sh), after replaying
+# its regression inputs.
+run_fuzz() {
+	local t name
+	if ! compgen -G "${OUTPUT:-build}/fuzz/fuzz_*" >/dev/null; then
+		fail=$((fail + 1)); failed+=("fuzz: no ${OUTPUT:-build}/fuzz/fuzz_* (make fuzz-build)")
+		return
+	fi
+	for t in "${OUTPUT:-build}"/fuzz/fuzz_*; do
+		[ -x "$t" ] || continue
+		name=${t##*/fuzz_}
+		if OUTPUT=${OUTPUT:-build} FUZZ_TIME=${FUZZ_TIME:-60} tests/fuzz/run.sh "$name"; then
+			pass=$((pass + 1))
+		else
+			fail=$((fail + 1)); failed+=("fuzz $name")
+		fi
+	done
+}
+
 for tier in "$@"; do
 	echo "== $tier tests"
 	case $tier in
-	unit)
-		for t in "${OUTPUT:-build}"/tests/test_*; do [ -x "$t" ] && count_cmocka "$t"; done
-		for s in tests/unit/t_*.sh; do run_script "$s"; done ;;
-	live|vm)
-		shopt -s nullglob
-		scripts=(tests/$tier/t_*.sh)
-		if [ ${#scripts[@]} -eq 0 ]; then
-			echo "SKIP $tier: skipped: no tests in this tier yet"
-			skip=$((skip + 1))
-		fi
-		for s in "${scripts[@]}"; do run_script "$s"; done ;;
+	unit) run_unit ;;
+	live|vm) run_dir "$tier" ;;
+	asan) run_asan ;;
+	fuzz) run_fuzz ;;
 	*) echo "unknown tier $tier" >&2; exit 2 ;;
 	esac
 done

@@ -105,7 +105,7 @@ int cmd_annotate(int argc, char **argv)
 			"the KERNEL FUNCTION table of kprotperf report)\n",
 			o.func, o.input);
 	else if (err < 0)
-		fprintf(stderr, "kprotperf annotate: reading %s: %s\n", o.input, strerror(-err));
+		cli_read_error("annotate", o.input, df, err);
 	kernel_dwarf_close(kd);
 	datafile_close(df);
 	return err ? 1 : 0;

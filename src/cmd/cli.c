@@ -8,6 +8,7 @@
 #include "cmd/cli.h"
 #include "data/datafile.h"
 #include "symbols/kernel_dwarf.h"
+#include "util/esc.h"
 
 int cli_input(int argc, char **argv, const char *cmd, const char **input)
 {
@@ -40,6 +41,22 @@ int cli_open(const char *cmd, const char *path, struct datafile **out)
 	return err;
 }
 
+bool cli_bad_data(const char *cmd, const char *path, struct datafile *df)
+{
+	char why[640];
+
+	if (!datafile_why(df, why, sizeof(why)))
+		return false;
+	fprintf(stderr, "kprotperf %s: %s: %s\n", cmd, path, why);
+	return true;
+}
+
+void cli_read_error(const char *cmd, const char *path, struct datafile *df, int err)
+{
+	if (err != -EBADMSG || !cli_bad_data(cmd, path, df))
+		fprintf(stderr, "kprotperf %s: reading %s: %s\n", cmd, path, strerror(-err));
+}
+
 int cli_kernel_dwarf(const char *cmd, struct datafile *df, const char *vmlinux, const char *missing,
 		     struct kernel_dwarf **out, char *note, size_t len)
 {
@@ -54,8 +71,8 @@ int cli_kernel_dwarf(const char *cmd, struct datafile *df, const char *vmlinux, 
 	err = kernel_dwarf_open(out, df, vmlinux, note, len);
 
 	if (err)
-		fprintf(stderr, "kprotperf %s: %s\n", cmd, note);
+		esc_printf(stderr, "kprotperf %s: %s\n", cmd, note);
 	else if (!*out && missing)
-		fprintf(stderr, "kprotperf %s: %s: %s\n", cmd, missing, note);
+		esc_printf(stderr, "kprotperf %s: %s: %s\n", cmd, missing, note);
 	return err;
 }

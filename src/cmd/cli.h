@@ -18,6 +18,13 @@ struct kernel_dwarf;
 int cli_input(int argc, char **argv, const char *cmd, const char **input);
 /* Open a recording; on failure print one line naming the problem and return -errno. */
 int cli_open(const char *cmd, const char *path, struct datafile **out);
+/*
+ * Say in one line why reading path (opened as df) failed with err: the bad
+ * value the data file holds (-EBADMSG), else err's text.
+ */
+void cli_read_error(const char *cmd, const char *path, struct datafile *df, int err);
+/* Whether df holds a bad value, then said as cli_read_error says it. */
+bool cli_bad_data(const char *cmd, const char *path, struct datafile *df);
 
 /*
  * The DWARF of the recording's kernel into *out: NULL when none is found,

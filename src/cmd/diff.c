@@ -93,11 +93,14 @@ static int check_args(int argc, char **argv, struct diff_opts *o)
 static int set_opt(void *ctx, int key, const char *arg)
 {
 	struct diff_opts *o = ctx;
+	double top = 0;
+	int err;
 
 	switch (key) {
 	case 'n':
-		o->top = atoi(arg);
-		break;
+		err = options_num(&command, &options_top, arg, &top);
+		o->top = top;
+		return err;
 	case O_FEATURES:
 		o->features = arg;
 		break;
@@ -130,8 +133,6 @@ static int parse(int argc, char **argv, struct diff_opts *o)
 	err = options_parse(&command, argc, argv, set_opt, o);
 	if (err)
 		return err;
-	if (o->top <= 0)
-		o->top = 20;
 	return check_args(argc, argv, o);
 }
 
@@ -250,6 +251,10 @@ static int compare(const struct diff_opts *o, const struct diff_inputs *in)
 					  stdout)
 			    : diff_tables(o, in, stdout);
 
+	/* a bad value names its file; any other error both */
+	if (err == -EBADMSG && (cli_bad_data("diff", o->path[0], in->df[0]) ||
+				cli_bad_data("diff", o->path[1], in->df[1])))
+		return err;
 	if (err)
 		fprintf(stderr, "kprotperf diff: %s %s and %s: %s\n",
 			o->folded ? "folding" : "reading", o->path[0], o->path[1], strerror(-err));

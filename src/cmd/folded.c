@@ -176,7 +176,7 @@ int cmd_folded(int argc, char **argv)
 	if (!err)
 		err = folded_print(df, kd, &o.fr, latency, o.func);
 	if (err < 0)
-		fprintf(stderr, "kprotperf folded: reading %s: %s\n", o.input, strerror(-err));
+		cli_read_error("folded", o.input, df, err);
 	kernel_dwarf_close(kd);
 	datafile_close(df);
 	return err ? 1 : 0;

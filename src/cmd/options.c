@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cmd/options.h"
 
@@ -112,5 +114,34 @@ int options_parse(const struct options_cmd *cmd, int argc, char **argv, options_
 		if (err)
 			return err;
 	}
+	return 0;
+}
+
+const struct options_number options_top = {"-n", 1, 1000000, true,
+					   "expected a number of rows, 1..1000000"};
+
+/* Whether s is spelled as n accepts: strtod alone takes " -0x1p3", "inf" and "nan". */
+static bool number_spelling(const char *s, bool integer)
+{
+	const char *chars = integer ? "0123456789" : "0123456789.eE+-";
+
+	return (*s >= '0' && *s <= '9') || (*s == '.' && !integer) ? !s[strspn(s, chars)] : false;
+}
+
+int options_num(const struct options_cmd *cmd, const struct options_number *n, const char *arg,
+		double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (!number_spelling(arg, n->integer) || errno || end == arg || *end || v < n->lo ||
+	    v > n->hi) {
+		fprintf(stderr, "kprotperf %s: invalid %s '%s': %s\n", cmd->name, n->name, arg,
+			n->want);
+		return -EINVAL;
+	}
+	*out = v;
 	return 0;
 }

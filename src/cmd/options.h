@@ -49,4 +49,24 @@ int options_parse(const struct options_cmd *cmd, int argc, char **argv, options_
  */
 void options_column(FILE *f, int n, int column, const char *text);
 
+/* A numeric option's argument: what is accepted, and what the error says. */
+struct options_number {
+	const char *name; /* as the error names it: "frequency", "-n", "--repeat" */
+	double lo, hi;	  /* the range, both included */
+	bool integer;	  /* whole decimal numbers only (no sign, point or exponent) */
+	const char *want; /* what is expected, e.g. "expected 1..100000 Hz" */
+};
+
+/*
+ * Every numeric option of every command goes through this one parser: arg
+ * is all digits (with a decimal point or exponent when !integer), with no
+ * sign, spaces, hex, inf or nan, and from lo to hi.  0 with *out set, or
+ * -EINVAL after printing "kprotperf CMD: invalid NAME 'ARG': WANT".
+ */
+int options_num(const struct options_cmd *cmd, const struct options_number *n, const char *arg,
+		double *out);
+
+/* -n, --top N of the commands that print tables: rows per table. */
+extern const struct options_number options_top;
+
 #endif

@@ -69,14 +69,20 @@ static const struct options_cmd command = {
 	.opts = entries,
 };
 
-static bool parse_num(const char *s, double lo, double hi, double *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtod(s, &end);
-	return !errno && end != s && !*end && *v >= lo && *v <= hi;
-}
+/* The numeric options: ranges and the words of their errors. */
+static const struct options_number num_pid = {"pid", 1, 1 << 22, true, "expected a process id"};
+static const struct options_number num_duration = {"duration", 0.001, 1e7, false,
+						   "expected seconds > 0"};
+static const struct options_number num_freq = {"frequency", 1, 100000, true,
+					       "expected 1..100000 Hz"};
+static const struct options_number num_repeat = {"--repeat", 1, 100000, true,
+						 "expected a number of runs, 1..100000"};
+/* ~1 KiB of kernel memory a stack: 1 GiB at most (see record/limits.c) */
+static const struct options_number num_stacks = {"--max-stacks", 64, 1 << 20, true,
+						 "expected 64..1048576"};
+/* pid_max's own limit */
+static const struct options_number num_tasks = {"--max-tasks", 64, 1 << 22, true,
+						"expected 64..4194304"};
 
 static int bad_arg(const char *opt, const char *arg, const char *want)
 {
@@ -98,34 +104,36 @@ static int parse_probe(const char *arg, enum probe_mode *mode)
 	return bad_arg("--probe", arg, "expected auto, fentry or kprobe");
 }
 
-static int set_opt(void *ctx, int c, const char *arg)
+/* The options with a value: numbers, names and paths. */
+static int set_arg(struct record_opts *o, int c, const char *arg)
 {
-	struct record_opts *o = ctx;
-	double v;
+	double v = 0;
+	int err;
 
 	switch (c) {
 	case 'o':
 		o->output = arg;
 		return 0;
 	case 'p':
-		o->pid = parse_num(arg, 1, 1 << 22, &v) && v == (pid_t)v ? (pid_t)v : 0;
-		return o->pid ? 0 : bad_arg("pid", arg, "expected a process id");
-	case 'a':
-		o->system_wide = true;
-		return 0;
+		err = options_num(&command, &num_pid, arg, &v);
+		o->pid = v;
+		return err;
 	case 'd':
-		o->duration = parse_num(arg, 0.001, 1e7, &v) ? v : 0;
-		return o->duration ? 0 : bad_arg("duration", arg, "expected seconds > 0");
+		return options_num(&command, &num_duration, arg, &o->duration);
 	case 'F':
-		o->freq = parse_num(arg, 1, 100000, &v) ? (unsigned int)v : 0;
-		return o->freq ? 0 : bad_arg("frequency", arg, "expected 1..100000 Hz");
-	case 'q':
-		o->quiet = true;
-		return 0;
+		err = options_num(&command, &num_freq, arg, &v);
+		o->freq = v;
+		return err;
 	case 'r':
-		o->repeat = parse_num(arg, 1, 100000, &v) && v == (unsigned int)v ? v : 0;
-		return o->repeat ? 0
-				 : bad_arg("--repeat", arg, "expected a number of runs, 1..100000");
+		err = options_num(&command, &num_repeat, arg, &v);
+		o->repeat = v;
+		return err;
+	case OPT_MAX_STACKS:
+	case OPT_MAX_TASKS:
+		err = options_num(&command, c == OPT_MAX_STACKS ? &num_stacks : &num_tasks, arg,
+				  &v);
+		*(c == OPT_MAX_STACKS ? &o->max_stacks : &o->max_tasks) = v;
+		return err;
 	case OPT_FUNC:
 		if (o->func.n == KP_MAX_FUNCS)
 			return bad_arg("--func", arg, "too many --func options");
@@ -136,18 +144,26 @@ static int set_opt(void *ctx, int c, const char *arg)
 	case OPT_VMLINUX:
 		o->func.vmlinux = arg;
 		return 0;
+	}
+	return -EINVAL;
+}
+
+static int set_opt(void *ctx, int c, const char *arg)
+{
+	struct record_opts *o = ctx;
+
+	switch (c) {
+	case 'a':
+		o->system_wide = true;
+		return 0;
+	case 'q':
+		o->quiet = true;
+		return 0;
 	case OPT_FUNC_STACKS:
 		o->func.stacks = true;
 		return 0;
-	case OPT_MAX_STACKS:
-	case OPT_MAX_TASKS:
-		if (!parse_num(arg, 64, 1 << 24, &v))
-			return bad_arg(c == OPT_MAX_STACKS ? "--max-stacks" : "--max-tasks", arg,
-				       "expected 64..16777216");
-		*(c == OPT_MAX_STACKS ? &o->max_stacks : &o->max_tasks) = v;
-		return 0;
 	}
-	return -EINVAL;
+	return set_arg(o, c, arg);
 }
 
 static int check_repeat(struct record_opts *o)

@@ -64,6 +64,8 @@ static int parse_sort(const char *arg, enum sort_key *k)
 static int set_opt(void *ctx, int key, const char *arg)
 {
 	struct report_opts *o = ctx;
+	double top = 0;
+	int err;
 
 	switch (key) {
 	case 'i':
@@ -75,8 +77,9 @@ static int set_opt(void *ctx, int key, const char *arg)
 		o->hist = arg;
 		break;
 	case 'n':
-		o->top = atoi(arg);
-		break;
+		err = options_num(&command, &options_top, arg, &top);
+		o->top = top;
+		return err;
 	case O_JSON:
 		o->json = true;
 		break;
@@ -102,8 +105,6 @@ static int parse(int argc, char **argv, struct report_opts *o)
 	err = options_parse(&command, argc, argv, set_opt, o);
 	if (err)
 		return err;
-	if (o->top <= 0)
-		o->top = 20;
 	return cli_input(argc, argv, "report", &o->input);
 }
 
@@ -134,7 +135,7 @@ int cmd_report(int argc, char **argv)
 			"(see the SYSCALL and FUNCTION columns of kprotperf report)\n",
 			o.hist, o.input);
 	else if (err)
-		fprintf(stderr, "kprotperf report: reading %s: %s\n", o.input, strerror(-err));
+		cli_read_error("report", o.input, df, err);
 	kernel_dwarf_close(kd);
 	datafile_close(df);
 	return err ? 1 : 0;

@@ -5,9 +5,12 @@
  * version, the SQL functions readers use).  Its statements run through
  * data/query.c, which holds its connection.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "data/check.h"
 #include "data/datafile.h"
 #include "data/provenance.h"
 #include "data/query.h"
@@ -98,12 +102,48 @@ static void df_free(struct datafile *df)
 	free(df);
 }
 
-/* A unique temporary name in the target's directory, so rename() is atomic. */
+/*
+ * The temporary files of recorders that died (SIGKILL, power loss) before
+ * committing: "PATH.tmp.PID.XXXXXX" beside the target, whose PID no longer
+ * runs.  Best effort: a file that cannot be removed is no reason to fail.
+ */
+static void clean_stale(const char *path)
+{
+	char *dir_copy = strdup(path), *base_copy = strdup(path), *base, *end;
+	struct dirent *e;
+	size_t n;
+	long pid;
+	DIR *dir;
+
+	dir = dir_copy && base_copy ? opendir(dirname(dir_copy)) : NULL;
+	base = dir ? basename(base_copy) : NULL;
+	n = base ? strlen(base) : 0;
+	while (dir && (e = readdir(dir))) {
+		if (strncmp(e->d_name, base, n) || strncmp(e->d_name + n, ".tmp.", 5))
+			continue;
+		errno = 0;
+		pid = strtol(e->d_name + n + 5, &end, 10);
+		if (errno || pid <= 0 || *end != '.' || strlen(end) != 7)
+			continue;
+		if (kill(pid, 0) && errno == ESRCH)
+			unlinkat(dirfd(dir), e->d_name, 0);
+	}
+	if (dir)
+		closedir(dir);
+	free(base_copy);
+	free(dir_copy);
+}
+
+/*
+ * A unique temporary name in the target's directory, so rename() is atomic;
+ * our pid in it lets a later recorder remove it if we are killed.
+ */
 static int make_tmp(struct datafile *df)
 {
 	int fd;
 
-	if (asprintf(&df->tmp, "%s.tmp.XXXXXX", df->path) < 0) {
+	clean_stale(df->path);
+	if (asprintf(&df->tmp, "%s.tmp.%d.XXXXXX", df->path, (int)getpid()) < 0) {
 		df->tmp = NULL;
 		return -ENOMEM;
 	}
@@ -113,6 +153,41 @@ static int make_tmp(struct datafile *df)
 	fchmod(fd, 0600);
 	close(fd);
 	return 0;
+}
+
+int datafile_check_target(const char *path, char *why, size_t len)
+{
+	struct stat st;
+	char *real;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISREG(st.st_mode))
+		return 0;
+	if (S_ISDIR(st.st_mode)) {
+		snprintf(why, len,
+			 "it is a directory: give a file name, e.g. -o '%s/kprotperf.data'", path);
+		return -EISDIR;
+	}
+	if (!S_ISLNK(st.st_mode)) {
+		snprintf(why, len,
+			 "it is a device, FIFO or socket, not a regular file: the data file would "
+			 "replace it; choose another path with -o");
+		return -EEXIST;
+	}
+	/* renaming over a link would replace it, and root must not write where one points */
+	real = realpath(path, NULL);
+	if (!real)
+		snprintf(why, len,
+			 "it is a symbolic link to a missing file: give a path "
+			 "that is not a link with -o");
+	else
+		snprintf(why, len,
+			 "it is a symbolic link: record does not write through links; "
+			 "give the file it points to: -o '%s'",
+			 real);
+	free(real);
+	return -ELOOP;
 }
 
 /* Marks the file as ours and says which schema it holds. */
@@ -192,6 +267,9 @@ int datafile_commit(struct datafile *df, uid_t uid, gid_t gid)
 		err = fsync_path(df->tmp, O_RDONLY);
 	if (!err && uid != (uid_t)-1 && chown(df->tmp, uid, gid))
 		err = -errno;
+	/* what appeared at the path while recording is not replaced either */
+	if (!err && datafile_check_target(df->path, NULL, 0))
+		err = -EEXIST;
 	if (!err && rename(df->tmp, df->path))
 		err = -errno;
 	if (err) {
@@ -254,8 +332,7 @@ static int validate(struct datafile *df, char *why, size_t len)
 			 "written by an older kprotperf (older schema version): record it again");
 		return -EPROTONOSUPPORT;
 	}
-	if (query_each(df, "PRAGMA quick_check(1)", ok_row, &ok, "") < 0 || !ok ||
-	    query_each(df, "SELECT key, value FROM meta", meta_row, &df->meta, "")) {
+	if (query_each(df, "PRAGMA quick_check(1)", ok_row, &ok, "") < 0 || !ok) {
 		snprintf(why, len, "corrupt or truncated data file: record it again");
 		return -EBADMSG;
 	}
@@ -265,8 +342,16 @@ static int validate(struct datafile *df, char *why, size_t len)
 		err = query_exec(df, "CREATE TEMP TABLE " INLINES_TABLE);
 	if (!err && df->schema < 4)
 		err = query_exec(df, RUN_TABLES("TEMP "));
-	if (err)
+	if (err) {
 		snprintf(why, len, "cannot create the temporary tables an older data file lacks");
+		return err;
+	}
+	/* every value checked before meta is read and anyone reads the rest */
+	err = check_tables(df);
+	if (!err && query_each(df, "SELECT key, value FROM meta", meta_row, &df->meta, ""))
+		err = datafile_bad(df, "table meta cannot be read");
+	if (err == -EBADMSG)
+		datafile_why(df, why, len);
 	return err;
 }
 
@@ -290,6 +375,26 @@ static int add_functions(sqlite3 *db)
 						   func_base, NULL, NULL));
 }
 
+/* An SQLite database begins so; whatever else SQLite might make of a file is no data file. */
+static int check_magic(const char *path, char *why, size_t len)
+{
+	static const char magic[16] = "SQLite format 3";
+	char head[sizeof(magic)];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	if (n < 0)
+		return -errno;
+	if (n == sizeof(head) && !memcmp(head, magic, sizeof(magic)))
+		return 0;
+	snprintf(why, len, "not a kprotperf data file (not an SQLite database)");
+	return -EBADMSG;
+}
+
 int datafile_open(struct datafile **out, const char *path, char *why, size_t len)
 {
 	struct stat stb;
@@ -305,6 +410,9 @@ int datafile_open(struct datafile **out, const char *path, char *why, size_t len
 					  : "not a regular file");
 		return -EBADMSG;
 	}
+	err = check_magic(path, why, len);
+	if (err)
+		return err;
 	df = df_alloc(path);
 	if (!df)
 		return -ENOMEM;
@@ -341,6 +449,27 @@ void datafile_close(struct datafile *df)
 long long datafile_schema(struct datafile *df)
 {
 	return df->schema;
+}
+
+int datafile_bad(struct datafile *df, const char *fmt, ...)
+{
+	va_list ap;
+	int err;
+
+	va_start(ap, fmt);
+	err = query_vbad(df, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+bool datafile_why(struct datafile *df, char *why, size_t len)
+{
+	if (!*df->conn.bad) {
+		*why = '\0';
+		return false;
+	}
+	snprintf(why, len, "corrupt data file: %s: record it again", df->conn.bad);
+	return true;
 }
 
 struct query_conn *query_conn(struct datafile *df)

@@ -6,12 +6,15 @@
  * read and written through data/'s typed functions (data/samples.h,
  * data/latency.h, ...); the SQL lives behind them, in data/ alone.
  *
- * A new file is written to a temporary file beside the target and renamed into
- * place on commit, so a reader never sees a half-written file.
+ * A new file is written to a temporary file beside the target, PATH.tmp.PID.XXXXXX,
+ * and renamed into place on commit, so a reader never sees a half-written file;
+ * one left by a recorder that was killed is removed by the next one to write
+ * beside it once PID no longer runs.
  */
 #ifndef KP_DATAFILE_H
 #define KP_DATAFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -24,6 +27,13 @@
 
 struct datafile;
 
+/*
+ * Whether a data file may be written at path: absent or a regular file
+ * (replaced).  A directory (-EISDIR), a symbolic link (-ELOOP: not followed)
+ * or a device, FIFO or socket (-EEXIST) is refused with why; other -errno
+ * from lstat (-EACCES, -ENOTDIR, ...) say it all.
+ */
+int datafile_check_target(const char *path, char *why, size_t len);
 /* A new file of the current schema, for writers (data/recording.h). */
 int datafile_create(struct datafile **out, const char *path);
 /* Make the file durable, give it to uid/gid (-1: keep), mode 0600, rename into place. */
@@ -43,5 +53,17 @@ const char *datafile_meta(struct datafile *df, const char *key);
 double datafile_sample_period_ns(struct datafile *df);
 /* The schema version the file holds (PRAGMA user_version). */
 long long datafile_schema(struct datafile *df);
+
+/*
+ * A bad value read from df: what is wrong with it (formatted, naming the
+ * table and row), kept on df for datafile_why.  Returns -EBADMSG, for the
+ * reader to return.
+ */
+int datafile_bad(struct datafile *df, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * Why a reader of df failed with -EBADMSG, as "corrupt data file: WHAT:
+ * record it again" into why; false (why "") when nothing bad was read.
+ */
+bool datafile_why(struct datafile *df, char *why, size_t len);
 
 #endif

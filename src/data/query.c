@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "data/query.h"
@@ -35,6 +36,29 @@ int query_errno(int rc)
 	default:
 		return -EIO;
 	}
+}
+
+int query_vbad(struct datafile *df, const char *fmt, va_list ap)
+{
+	char *c, *bad = query_conn(df)->bad;
+
+	vsnprintf(bad, sizeof(query_conn(df)->bad), fmt, ap);
+	/* it quotes what the file holds: no byte of it may drive the terminal */
+	for (c = bad; *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+			*c = '?';
+	return -EBADMSG;
+}
+
+int query_bad(struct datafile *df, const char *fmt, ...)
+{
+	va_list ap;
+	int err;
+
+	va_start(ap, fmt);
+	err = query_vbad(df, fmt, ap);
+	va_end(ap);
+	return err;
 }
 
 sqlite3 *query_db(struct datafile *df)
@@ -157,6 +181,9 @@ static int each_va(struct datafile *df, const char *sql, query_row_fn fn, void *
 	if (err)
 		return err;
 	err = step_rows(st, fn, ctx);
+	/* a statement that ran into the file's values: SUM() overflowing, ... */
+	if (err == -EIO && sqlite3_errcode(query_db(df)) == SQLITE_ERROR)
+		err = query_bad(df, "%s", sqlite3_errmsg(query_db(df)));
 	sqlite3_finalize(st);
 	return err;
 }

@@ -11,6 +11,7 @@
 #define KP_QUERY_H
 
 #include <sqlite3.h>
+#include <stdarg.h>
 #include <stddef.h>
 
 struct datafile;
@@ -25,6 +26,7 @@ struct query_conn {
 		const char *sql;
 		sqlite3_stmt *stmt;
 	} cache[QUERY_CACHE_SIZE];
+	char bad[512]; /* the bad value a reader found (query_bad), "" if none */
 };
 
 /* The connection of df: datafile.c holds it. */
@@ -32,6 +34,13 @@ struct query_conn *query_conn(struct datafile *df);
 sqlite3 *query_db(struct datafile *df);
 /* Finalize the cached statements and close the database: 0 or -errno. */
 int query_conn_close(struct query_conn *conn);
+
+/*
+ * A bad value read from df: what is wrong (formatted, naming table and row)
+ * kept in its connection's bad, control bytes as '?'; returns -EBADMSG.
+ */
+int query_bad(struct datafile *df, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int query_vbad(struct datafile *df, const char *fmt, va_list ap);
 
 /* Map an SQLite result code to a negative errno. */
 int query_errno(int rc);

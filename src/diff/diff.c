@@ -17,6 +17,7 @@
 #include "diff/prov.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/stacks.h"
+#include "util/esc.h"
 #include "util/json.h"
 
 enum {
@@ -162,7 +163,7 @@ static void print_side(struct diff_ctx *c, int side, FILE *f)
 {
 	struct datafile *df = c->df[side];
 
-	fprintf(f, "# %-9s %s: kernel %s (build-id %s), %zu run%s of '%s', %s Hz, schema %lld\n",
+	esc_printf(f, "# %-9s %s: kernel %s (build-id %s), %zu run%s of '%s', %s Hz, schema %lld\n",
 		side ? "hardened:" : "base:", c->o->path[side],
 		datafile_meta(df, "kernel.release") ?: "?", datafile_meta(df, "kernel.build_id") ?: "?",
 		c->runs[side], c->runs[side] == 1 ? "" : "s",
@@ -182,7 +183,7 @@ static int print_text(struct diff_ctx *c, FILE *f)
 	print_side(c, DM_HARD, f);
 	err = prov_print(c->df, f, NULL);
 	for (n = 0; n < c->notes.n; n++)
-		fprintf(f, "# %s\n", c->notes.v[n]);
+		esc_printf(f, "# %s\n", c->notes.v[n]);
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		/* no probed functions on either side: no table to show */
 		if (order[i] == T_FUNCS && !c->t[T_FUNCS].set.n)

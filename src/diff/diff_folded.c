@@ -8,10 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/array.h"
+#include "data/datafile.h"
 #include "diff/diff_folded.h"
 #include "symbols/folded_stacks.h"
 #include "symbols/stacks.h"
+#include "util/array.h"
 
 struct folded_line {
 	char *line;
@@ -19,6 +20,7 @@ struct folded_line {
 };
 
 struct side {
+	struct datafile *df;
 	struct folded_line *v;
 	size_t n, cap;
 	long long total;
@@ -35,7 +37,9 @@ static int keep_line(const char *line, long long n, void *ctx)
 	if (!copy)
 		return -ENOMEM;
 	s->v[s->n++] = (struct folded_line){copy, n};
-	s->total += n;
+	/* data/ bounds each count; their sum is checked all the same */
+	if (n < 0 || __builtin_add_overflow(s->total, n, &s->total))
+		return datafile_bad(s->df, "table samples: the samples add up to more than 2^63");
 	return 0;
 }
 
@@ -51,6 +55,7 @@ static void side_free(struct side *s)
 static int load_side(struct side *s, struct datafile *df, struct kernel_dwarf *kd,
 		     const struct folded_frames *fr)
 {
+	s->df = df;
 	return stacks_name_frames(df, kd) ?: folded_samples(df, fr, keep_line, s);
 }
 

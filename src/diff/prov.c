@@ -14,6 +14,7 @@
 #include "data/provenance.h"
 #include "diff/metrics.h"
 #include "diff/prov.h"
+#include "util/esc.h"
 #include "util/json.h"
 
 /* fewer runs than this on a side make intervals over runs unreliable */
@@ -106,8 +107,8 @@ static void one_diff(struct differ *d, const char *key, const char *b, const cha
 		return;
 	d->n++;
 	if (!d->j) {
-		fprintf(d->f, "#   %s %s: %s -> %s\n", d->what, key, b ?: "(not set)",
-			h ?: "(not set)");
+		esc_printf(d->f, "#   %s %s: %s -> %s\n", d->what, key, b ?: "(not set)",
+			   h ?: "(not set)");
 		return;
 	}
 	json_open(d->j, NULL, '{');

@@ -7,6 +7,7 @@
 #include "util/fmt.h"
 #include "diff/tables.h"
 #include "data/features.h"
+#include "util/esc.h"
 #include "util/json.h"
 
 static void fmt_signed(char *buf, size_t len, double ns)
@@ -123,8 +124,8 @@ static void text_row(const struct metric *m, double total, FILE *f)
 		snprintf(share, sizeof(share), "%.1f%%", 100 * m->r.delta_run / total);
 	else
 		snprintf(share, sizeof(share), "-");
-	fprintf(f, "%-32s %10s %10s %7s %-30s %4s %10s %7s\n", m->name, b, h, ratio, change,
-		sig_text(&m->r), d, share);
+	esc_printf(f, "%-32s %10s %10s %7s %-30s %4s %10s %7s\n", m->name, b, h, ratio, change,
+		   sig_text(&m->r), d, share);
 }
 
 /* Under the feature table: what each feature shown is. */
@@ -136,7 +137,7 @@ static void legend(const struct diff_table *t, FILE *f)
 	for (i = 0; i < t->set.shown; i++) {
 		text = about(t->feat, t->set.v[i]->name);
 		if (text && *text)
-			fprintf(f, "  %s: %s\n", t->set.v[i]->name, text);
+			esc_printf(f, "  %s: %s\n", t->set.v[i]->name, text);
 	}
 }
 
@@ -215,8 +216,8 @@ void tables_inlining_text(const struct metrics_inlining *v, size_t n, int top, b
 	      f);
 	fprintf(f, "%-32s %-24s %s\n", "FUNCTION", "BASE", "HARDENED");
 	for (i = 0; i < n && i < (size_t)top; i++)
-		fprintf(f, "%-32s %-24s %s\n", v[i].name, how_text(v[i].how[DM_BASE]),
-			how_text(v[i].how[DM_HARD]));
+		esc_printf(f, "%-32s %-24s %s\n", v[i].name, how_text(v[i].how[DM_BASE]),
+			   how_text(v[i].how[DM_HARD]));
 	if (!n)
 		fputs(same_build ? "(none: both recordings ran the same kernel build)\n"
 				 : "(none)\n",

@@ -465,7 +465,9 @@ static int run_samples_add(struct run_deltas *r, unsigned int run, const struct 
 	qsort(cur, n, sizeof(*cur), cmp_sample_key);
 	for (i = 0; i < n && !err; i++) {
 		/* keys are never deleted and counts only grow */
-		was = bsearch(&cur[i], r->prev, r->nprev, sizeof(*cur), cmp_sample_key);
+		/* r->prev is NULL before the first run, which bsearch must not be given */
+		was = r->nprev ? bsearch(&cur[i], r->prev, r->nprev, sizeof(*cur), cmp_sample_key)
+			       : NULL;
 		if (!was || cur[i].count > was->count)
 			err = add_run_sample(r, run, &cur[i].key,
 					     cur[i].count - (was ? was->count : 0));

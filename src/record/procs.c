@@ -484,6 +484,11 @@ int procs_drain(struct procs *p)
 	return sideband_drain(p->sb, on_record, p);
 }
 
+int procs_record(struct procs *p, const struct perf_event_header *h, __u64 time)
+{
+	return on_record(h, time, p);
+}
+
 int procs_follow(struct procs *p, pid_t pid)
 {
 	int err = sideband_follow(p->sb, pid);

@@ -46,6 +46,13 @@ int procs_snapshot(struct procs *p, pid_t pid);
 int procs_fd(const struct procs *p);
 /* Consume waiting side-band records; returns how many, or -errno. */
 int procs_drain(struct procs *p);
+struct perf_event_header;
+/*
+ * One side-band record as procs_drain() gets it (h->size bytes, the time
+ * stamp in the last 8), taken into p: for tests/fuzz, which feed records
+ * without a ring.  0, or -errno.
+ */
+int procs_record(struct procs *p, const struct perf_event_header *h, __u64 time);
 /* Side-band records the kernel dropped (ring buffer full). */
 __u64 procs_lost(const struct procs *p);
 /* Resolve a user ip of process tgid; 0 on success (out->sym may be NULL), -ENOENT unmapped. */

@@ -76,7 +76,10 @@ static int follow_target(struct session *s, pid_t pid, bool running)
 	if (s->o->system_wide)
 		return 0;
 	err = procs_follow(s->procs, pid);
-	err = err ?: running ? procs_snapshot(s->procs, pid) : 0;
+	if (!err && running) {
+		s->stage = STAGE_READ_MAPS;
+		err = procs_snapshot(s->procs, pid);
+	}
 	return err ?: add_to_tree(s, pid);
 }
 
@@ -206,4 +209,12 @@ void proctree_reap_workload(struct session *s)
 		kill(s->wl.pid, SIGKILL);
 	waitpid(s->wl.pid, &s->status, 0);
 	s->wl.pid = -1;
+}
+
+void proctree_kill_rest(struct session *s)
+{
+	/* -p's tree is not ours, and -a does not fill the tree */
+	if (!s->o->argv || s->o->system_wide || !s->skel)
+		return;
+	kill_tree(s);
 }

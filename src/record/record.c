@@ -18,6 +18,7 @@
 #include "data/datafile.h"
 #include "record/collect.h"
 #include "record/funcs.h"
+#include "record/limits.h"
 #include "record/procs.h"
 #include "record/record.h"
 #include "record/session.h"
@@ -28,6 +29,7 @@ static const char *const stage_names[] = {
 	[STAGE_LOAD_BPF] = "loading BPF programs",
 	[STAGE_FOLLOW] = "following processes",
 	[STAGE_START_TARGET] = "starting the target",
+	[STAGE_READ_MAPS] = "reading the process's mappings",
 	[STAGE_WATCH] = "watching events",
 	[STAGE_ATTACH] = "attaching tracepoints",
 	[STAGE_SAMPLING] = "opening CPU-clock sampling events",
@@ -61,6 +63,7 @@ static int load_bpf(struct session *s)
 	err = err ?: bpf_map__set_max_entries(skel->maps.samples, o->max_stacks);
 	err = err ?: bpf_map__set_max_entries(skel->maps.tree, o->max_tasks);
 	err = err ?: bpf_map__set_max_entries(skel->maps.threads, o->max_tasks);
+	err = err ?: limits_check(skel, o->max_stacks, o->max_tasks, s->why, sizeof(s->why));
 	err = err ?: record_bpf__load(skel);
 	if (err) {
 		record_bpf__destroy(skel);
@@ -135,6 +138,8 @@ static int go(struct session *s)
 	funcs_detach(s->funcs);
 	record_bpf__detach(s->skel);
 	proctree_reap_workload(s);
+	if (err || s->end != END_EXITED)
+		proctree_kill_rest(s);
 	err = err ?: events_drain_procs(s);
 	if (err)
 		return err;
@@ -159,8 +164,24 @@ static int explain(const struct session *s, int err, char *why, size_t len)
 		fix = ": run as root (or with CAP_BPF and CAP_PERFMON)";
 	else if (err == -ENOSPC || err == -EDQUOT)
 		fix = ": free space or write elsewhere with -o (nothing was written)";
-	if (o->pid && (err == -ESRCH || err == -ENOENT) && s->stage == STAGE_START_TARGET) {
+	if (o->pid && (err == -ESRCH || err == -ENOENT) &&
+	    (s->stage == STAGE_START_TARGET || s->stage == STAGE_READ_MAPS)) {
 		snprintf(why, len, "no process with pid %d", o->pid);
+		return 1;
+	}
+	/* root is not enough: ptrace access to the process is */
+	if (s->stage == STAGE_READ_MAPS && (err == -EPERM || err == -EACCES)) {
+		snprintf(
+			why, len,
+			"cannot read /proc/%d/maps: %s: process %d may not be traced from here "
+			"(another user's or another user namespace's process, or ptrace limited by "
+			"kernel.yama.ptrace_scope); record a process this user may ptrace, or "
+			"-a to record the whole system",
+			o->pid, strerror(-err), o->pid);
+		return 1;
+	}
+	if (s->stage == STAGE_LOAD_BPF && s->why[0]) {
+		snprintf(why, len, "%s", s->why);
 		return 1;
 	}
 	if (s->stage == STAGE_FUNC) {
@@ -238,6 +259,7 @@ static void report_failed_run(const struct session *s)
 
 static int record(struct session *s)
 {
+	char why[512] = "";
 	uid_t uid;
 	gid_t gid;
 	int err;
@@ -246,6 +268,11 @@ static int record(struct session *s)
 		fprintf(stderr,
 			"kprotperf record: this kernel has no BTF (/sys/kernel/btf/vmlinux): "
 			"kprotperf needs a kernel built with CONFIG_DEBUG_INFO_BTF=y\n");
+		return 1;
+	}
+	/* before anything runs: a recording must not be lost at the end for want of a path */
+	if (datafile_check_target(s->o->output, why, sizeof(why)) < 0 && why[0]) {
+		fprintf(stderr, "kprotperf record: cannot write '%s': %s\n", s->o->output, why);
 		return 1;
 	}
 	err = datafile_create(&s->df, s->o->output);
@@ -258,6 +285,7 @@ static int record(struct session *s)
 	}
 	err = prepare(s) ?: go(s);
 	if (err) {
+		proctree_kill_rest(s);
 		datafile_abort(s->df);
 		return failed(s, err);
 	}

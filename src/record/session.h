@@ -29,6 +29,7 @@ enum stage {
 	STAGE_LOAD_BPF,
 	STAGE_FOLLOW,
 	STAGE_START_TARGET,
+	STAGE_READ_MAPS, /* -p PID: /proc/PID/maps */
 	STAGE_WATCH,
 	STAGE_ATTACH,
 	STAGE_SAMPLING,
@@ -106,6 +107,11 @@ void proctree_command_exited(struct session *s);
 int proctree_wait(struct session *s);
 /* The command we started must not outlive the recording. */
 void proctree_reap_workload(struct session *s);
+/*
+ * What is left of the tree CMD started, when kprotperf stops first (a signal,
+ * --duration, a failure): SIGKILL, so that nothing of it outlives the recording.
+ */
+void proctree_kill_rest(struct session *s);
 
 /* repeat.c: the runs of the command (--repeat). */
 /* CMD's status when it cannot exec, as a shell has it. */

@@ -2,14 +2,16 @@
 /*
  * The recorded command: forked stopped before exec (as the sudo caller when
  * run via sudo), released once everything is attached, its exec failure
- * reported back through a pipe.
+ * reported back through a pipe, killed when kprotperf dies.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -56,15 +58,34 @@ static int drop_privileges(void)
 	return 0;
 }
 
+/*
+ * The command dies with kprotperf, even of SIGKILL.  Set after setuid, which
+ * clears the parent-death signal.  A parent that died before prctl has
+ * closed its end of the error pipe: no getppid(), which would be counted
+ * as one of the workload's own syscalls.
+ */
+static int die_with_parent(int err)
+{
+	struct pollfd reader = {.fd = err, .events = POLLOUT};
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL))
+		return -errno;
+	if (poll(&reader, 1, 0) == 1 && (reader.revents & POLLERR))
+		_exit(127);
+	return 0;
+}
+
 static void child(int go, int err, char *const argv[], const sigset_t *blocked)
 {
 	char c;
 	int e;
 
+	/* EOF: the parent died (or gave up) before releasing us */
 	if (read(go, &c, 1) != 1)
 		_exit(127);
 	sigprocmask(SIG_UNBLOCK, blocked, NULL);
 	e = drop_privileges();
+	e = e ?: die_with_parent(err);
 	if (!e) {
 		execvp(argv[0], argv);
 		e = -errno;

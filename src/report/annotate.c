@@ -14,6 +14,7 @@
 #include "symbols/inlines.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/stacks.h"
+#include "util/esc.h"
 #include "util/json.h"
 
 struct annotator {
@@ -32,8 +33,9 @@ static int line_row(const struct samples_hit_line *l, void *ctx)
 
 	snprintf(where, sizeof(where), "%s:%d", l->file ?: "??", l->line);
 	if (!a->j) {
-		printf("%8lld %6.2f%% %8lld  %-36s %s\n", l->self,
-		       a->self ? 100.0 * l->self / a->self : 0.0, l->total, where, l->chain ?: "");
+		esc_printf(stdout, "%8lld %6.2f%% %8lld  %-36s %s\n", l->self,
+			   a->self ? 100.0 * l->self / a->self : 0.0, l->total, where,
+			   l->chain ?: "");
 		return 0;
 	}
 	json_open(a->j, NULL, '{');
@@ -79,9 +81,11 @@ static int inst_row(__u64 die, __u64 func_die, long long self, long long total, 
 	if (inlines_at(kernel_dwarf_debuginfo(a->kd), die, func_die, &in))
 		return 0;
 	if (!a->j) {
-		printf("  %s (called at %s:%d), %zu ranges, %llu bytes: self %lld, total %lld\n",
-		       in.func, in.call_file ?: "?", in.call_line, in.nranges,
-		       (unsigned long long)in.bytes, self, total);
+		esc_printf(
+			stdout,
+			"  %s (called at %s:%d), %zu ranges, %llu bytes: self %lld, total %lld\n",
+			in.func, in.call_file ?: "?", in.call_line, in.nranges,
+			(unsigned long long)in.bytes, self, total);
 	} else {
 		json_open(a->j, NULL, '{');
 		json_str(a->j, "inlined", in.func);
@@ -107,10 +111,11 @@ static int annotate_text(struct annotator *a)
 {
 	int err;
 
-	printf("# annotate %s: %lld samples with it on the kernel stack, %lld in its own code\n"
-	       "# kernel %s, DWARF from %s\n\n",
-	       a->func, a->total, a->self, datafile_meta(a->df, "kernel.release") ?: "?",
-	       kernel_dwarf_path(a->kd));
+	esc_printf(stdout,
+		   "# annotate %s: %lld samples with it on the kernel stack, %lld in its own code\n"
+		   "# kernel %s, DWARF from %s\n\n",
+		   a->func, a->total, a->self, datafile_meta(a->df, "kernel.release") ?: "?",
+		   kernel_dwarf_path(a->kd));
 	printf("Per source line (SELF: the sampled pc is on the line; TOTAL: also in functions\n"
 	       "called from it; INLINED: the functions inlined there, outermost first)\n");
 	printf("%8s %7s %8s  %-36s %s\n", "SELF", "SELF%", "TOTAL", "LINE", "INLINED");

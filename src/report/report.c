@@ -20,6 +20,7 @@
 #include "report/report_inline.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/stacks.h"
+#include "util/esc.h"
 #include "util/fmt.h"
 #include "util/hist.h"
 #include "util/json.h"
@@ -51,7 +52,7 @@ static void print_knobs(FILE *f, const char *cmdline)
 	fputs("# cmdline knobs:", f);
 	for (tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
 		if (provenance_is_knob(tok)) {
-			fprintf(f, " %s", tok);
+			esc_printf(f, " %s", tok);
 			any = true;
 		}
 	}
@@ -68,19 +69,19 @@ struct wrap {
 static int print_kv(const struct meta_pair *p, void *ctx)
 {
 	struct wrap *w = ctx;
-	int n = strlen(p->key) + strlen(p->value) + 2;
+	int n = esc_len(p->key, ESC_TEXT) + esc_len(p->value, ESC_TEXT) + 2;
 
 	if (w->col + n > 100) {
 		fputs("\n#  ", w->f);
 		w->col = 3;
 	}
-	w->col += fprintf(w->f, " %s=%s", p->key, p->value);
+	w->col += esc_printf(w->f, " %s=%s", p->key, p->value);
 	return 0;
 }
 
 static int print_counter(const struct meta_pair *p, void *f)
 {
-	fprintf(f, " %s=%lld", p->key, p->num);
+	esc_printf(f, " %s=%lld", p->key, p->num);
 	return 0;
 }
 
@@ -89,20 +90,20 @@ static void print_header(struct datafile *df, const char *note, FILE *f)
 	char wall[32];
 
 	fmt_ns(wall, sizeof(wall), strtoull(meta(df, "record.wall_ns"), NULL, 10));
-	fprintf(f, "# kprotperf report of %s (recorded %s)\n",
-		datafile_meta(df, "record.command") ?: meta(df, "record.mode"),
-		meta(df, "record.start_time"));
-	fprintf(f, "# kernel %s (build-id %s), %s, %s CPUs: %s\n", meta(df, "kernel.release"),
-		meta(df, "kernel.build_id"), meta(df, "arch"), meta(df, "cpu.count"),
-		meta(df, "cpu.model"));
+	esc_printf(f, "# kprotperf report of %s (recorded %s)\n",
+		   datafile_meta(df, "record.command") ?: meta(df, "record.mode"),
+		   meta(df, "record.start_time"));
+	esc_printf(f, "# kernel %s (build-id %s), %s, %s CPUs: %s\n", meta(df, "kernel.release"),
+		   meta(df, "kernel.build_id"), meta(df, "arch"), meta(df, "cpu.count"),
+		   meta(df, "cpu.model"));
 	print_knobs(f, meta(df, "kernel.cmdline"));
 	fputs("# hardening config:", f);
 	meta_each(df, META_CONFIG_SHORT, print_kv, &(struct wrap){f, 19});
 	fputs("\n# cpu vulnerabilities not fully mitigated:", f);
 	meta_each(df, META_NOT_MITIGATED, print_kv, &(struct wrap){f, 42});
-	fprintf(f, "\n# wall %s, exit code %s, ended: %s; %s Hz %s sampling\n", wall,
-		meta(df, "record.exit_code"), meta(df, "record.end"), meta(df, "sampling.freq_hz"),
-		meta(df, "sampling.event"));
+	esc_printf(f, "\n# wall %s, exit code %s, ended: %s; %s Hz %s sampling\n", wall,
+		   meta(df, "record.exit_code"), meta(df, "record.end"),
+		   meta(df, "sampling.freq_hz"), meta(df, "sampling.event"));
 	fprintf(f,
 		"# %lld samples, %lld syscalls, %lld page faults (%lld user, %lld kernel), "
 		"%lld processes\n",
@@ -114,7 +115,7 @@ static void print_header(struct datafile *df, const char *note, FILE *f)
 	meta_each(df, META_LOST, print_counter, f);
 	fputs(meta_lost(df) ? "\n" : " nothing\n", f);
 	if (*note)
-		fprintf(f, "# inline frames and source lines not shown: %s\n", note);
+		esc_printf(f, "# inline frames and source lines not shown: %s\n", note);
 	fputc('\n', f);
 }
 
@@ -220,9 +221,9 @@ static void print_latency(const struct lat_table *t, FILE *f)
 		const unsigned long long v[] = {r->total, r->oncpu, r->offcpu, r->avg,
 						r->p50,	  r->p90,   r->p99,    r->max};
 
-		fprintf(f, "%-*s", w, r->name);
+		esc_printf(f, "%-*s", w, r->name);
 		if (!sc)
-			fprintf(f, " %-12s", r->method);
+			esc_printf(f, " %-12s", r->method);
 		fprintf(f, " %10llu", r->calls);
 		for (k = 0; k < 8; k++) {
 			fmt_ns(b[k], sizeof(b[k]), v[k]);
@@ -318,8 +319,8 @@ static int func_syscall_row(const struct latency_func_syscall *r, void *ctx)
 	table_row(o);
 	if (!o->j) {
 		fmt_ns(t, sizeof(t), total);
-		fprintf(o->f, "%-20s %-28s %10lld %10s", sc ?: "(no syscall)", r->func, r->calls,
-			t);
+		esc_printf(o->f, "%-20s %-28s %10lld %10s", sc ?: "(no syscall)", r->func, r->calls,
+			   t);
 		if (sc && oncpu)
 			fprintf(o->f, "  %5.1f%% of on-CPU", 100.0 * total / oncpu);
 		fputc('\n', o->f);
@@ -351,8 +352,8 @@ static int func_context_row(const struct latency_func_context *r, void *ctx)
 	if (!o->j) {
 		fmt_ns(t, sizeof(t), total);
 		fmt_ns(a, sizeof(a), avg);
-		fprintf(o->f, "%-28s %-24s %10lld %10s %10s\n", r->func, r->context, calls, t,
-			calls ? a : "-");
+		esc_printf(o->f, "%-28s %-24s %10lld %10s %10s\n", r->func, r->context, calls, t,
+			   calls ? a : "-");
 		return 0;
 	}
 	json_open(o->j, NULL, '{');
@@ -398,8 +399,8 @@ static int sampled_row(const struct samples_func *fn, void *ctx)
 
 	table_row(o);
 	if (!o->j) {
-		fprintf(o->f, "%6.2f%%  %6.2f%% %8lld  %s\n", 100.0 * fn->self / o->all,
-			100.0 * fn->total / o->all, fn->self, fn->name);
+		esc_printf(o->f, "%6.2f%%  %6.2f%% %8lld  %s\n", 100.0 * fn->self / o->all,
+			   100.0 * fn->total / o->all, fn->self, fn->name);
 		return 0;
 	}
 	json_open(o->j, NULL, '{');
@@ -439,7 +440,7 @@ static void print_bars(const char *title, const __u64 *hist, FILE *f)
 		last = b;
 		top = hist[b] > top ? hist[b] : top;
 	}
-	fprintf(f, "\n%s\n%24s %10s  distribution\n", title, "latency", "count");
+	esc_printf(f, "\n%s\n%24s %10s  distribution\n", title, "latency", "count");
 	for (b = first; b >= 0 && b <= last; b++) {
 		fmt_ns(lo, sizeof(lo), hist_lo(b));
 		fmt_ns(hi, sizeof(hi), hist_hi(b));

@@ -14,6 +14,7 @@
 #include "report/report_inline.h"
 #include "symbols/inlines.h"
 #include "symbols/recorded_inlines.h"
+#include "util/esc.h"
 #include "util/fmt.h"
 #include "util/json.h"
 
@@ -74,10 +75,11 @@ static void print_text(const struct recorded_inlines *s, int top, FILE *f)
 			fmt_ns(avg, sizeof(avg), v->avg);
 			fmt_ns(p99, sizeof(p99), v->p99);
 		}
-		fprintf(f, "%-20s %-20s %-22s %6llu %6lld %6lld %6.1f%% %9s %-13s %7llu %9s %9s\n",
-			v->func, v->parent, v->site, (unsigned long long)v->bytes, v->self,
-			v->total, v->parent_total ? 100.0 * v->total / v->parent_total : 0.0, est,
-			*v->method ? v->method : "samples", v->calls, avg, p99);
+		esc_printf(f,
+			   "%-20s %-20s %-22s %6llu %6lld %6lld %6.1f%% %9s %-13s %7llu %9s %9s\n",
+			   v->func, v->parent, v->site, (unsigned long long)v->bytes, v->self,
+			   v->total, v->parent_total ? 100.0 * v->total / v->parent_total : 0.0,
+			   est, *v->method ? v->method : "samples", v->calls, avg, p99);
 		fputs("    ranges:", f);
 		for (k = 0; k < v->nr; k++)
 			fprintf(f, " 0x%llx-0x%llx", (unsigned long long)v->r[k].lo,
@@ -134,7 +136,9 @@ int report_inline(struct datafile *df, struct kernel_dwarf *kd, int top, FILE *f
 	err = err ?: recorded_inlines_load(&s, df, kd);
 	err = err ?: per_parent(&s, datafile_sample_period_ns(df));
 	if (!err) {
-		qsort(s.v, s.n, sizeof(*s.v), cmp_inst);
+		/* no instance: s.v is NULL, which qsort must not be given */
+		if (s.n)
+			qsort(s.v, s.n, sizeof(*s.v), cmp_inst);
 		if (j)
 			print_json(&s, top, j);
 		else

@@ -9,6 +9,7 @@
 #include "data/latency.h"
 #include "data/samples.h"
 #include "symbols/folded_stacks.h"
+#include "util/esc.h"
 
 struct folder {
 	struct datafile *df;
@@ -42,9 +43,14 @@ static int append_frame(const char *name, bool inl, const char *file, int line, 
 {
 	struct appender *a = ctx;
 
-	fprintf(a->line, ";%s", name);
-	if (a->o->srcline && file)
-		fprintf(a->line, ":%s:%d", file, line);
+	/* a name or file from the data file must not break the line or split the frame */
+	fputc(';', a->line);
+	esc_fputs(a->line, name, ESC_FRAME);
+	if (a->o->srcline && file) {
+		fputc(':', a->line);
+		esc_fputs(a->line, file, ESC_FRAME);
+		fprintf(a->line, ":%d", line);
+	}
 	fputs(*a->space != 'k' ? "" : inl ? "_[i]" : "_[k]", a->line);
 	if (a->cut && is_func(name, a->cut))
 		*a->cut_at = ftell(a->line);
@@ -72,7 +78,7 @@ static int fold_row(const struct samples_stack *s, void *ctx)
 
 	if (!line)
 		return -errno;
-	fputs(s->head, line);
+	esc_fputs(line, s->head, ESC_FRAME);
 	if (fo->o->user && s->has_ustack) {
 		if (s->ustack < 0)
 			fputs(";[unknown]", line);

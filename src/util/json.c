@@ -6,6 +6,7 @@
  */
 #include <math.h>
 
+#include "util/esc.h"
 #include "util/json.h"
 
 void json_begin(struct json *j, FILE *f)
@@ -15,18 +16,30 @@ void json_begin(struct json *j, FILE *f)
 	j->need_comma[0] = false;
 }
 
+/*
+ * Always valid JSON (RFC 8259) whatever the bytes: control characters (C0,
+ * DEL, C1) as \u00XX, each invalid UTF-8 sequence (its longest start of a
+ * character) as one U+FFFD.
+ */
 static void put_string(FILE *f, const char *s)
 {
+	int n;
+
 	fputc('"', f);
-	for (; *s; s++) {
+	for (; *s; s += n < 0 ? -n : n) {
 		unsigned char c = *s;
 
-		if (c == '"' || c == '\\')
+		n = esc_utf8(s);
+		if (n < 0)
+			fputs("\\ufffd", f);
+		else if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
+		else if (c < 0x20 || c == 0x7f)
 			fprintf(f, "\\u%04x", c);
+		else if (c == 0xc2 && (unsigned char)s[1] < 0xa0)
+			fprintf(f, "\\u%04x", (unsigned char)s[1]);
 		else
-			fputc(c, f);
+			fwrite(s, 1, n, f);
 	}
 	fputc('"', f);
 }

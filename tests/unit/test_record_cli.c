@@ -11,13 +11,14 @@
 #include "cmd/cmds.h"
 #include "record/record.h"
 
-#define PARSE(o, ...)                                       \
-	({                                                  \
-		char *a_[] = {"record", __VA_ARGS__, NULL}; \
-		int n_ = 0;                                 \
-		while (a_[n_])                              \
-			n_++;                               \
-		record_parse(n_, a_, o);                    \
+/* static: o->argv points into a_, after the statement expression ends too */
+#define PARSE(o, ...)                                              \
+	({                                                         \
+		static char *a_[] = {"record", __VA_ARGS__, NULL}; \
+		int n_ = 0;                                        \
+		while (a_[n_])                                     \
+			n_++;                                      \
+		record_parse(n_, a_, o);                           \
 	})
 
 static void test_defaults_and_command(void **state)

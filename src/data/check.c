@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The values a data file may hold, table by table, checked once when it is
+ * opened (check.h).  Checking every column of every table here, rather than
+ * each value where a query happens to read it, leaves no reader unchecked
+ * (aggregates such as SUM() see only checked values) and names the table's
+ * own row, which an aggregate's result row could not.  The bounds keep the
+ * arithmetic that follows far from overflow: a count is at most 2^40, a
+ * time at most 2^60 ns.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <linux/types.h>
+
+#include "data/check.h"
+#include "data/query.h"
+#include "kprotperf.h"
+#include "util/hist.h"
+
+/* What a column may hold: each is an SQL test true on a bad value. */
+enum rule {
+	R_INT,	    /* any integer: addresses, pids, stack ids (< 0: lost) */
+	R_INT_NULL, /* an integer or NULL */
+	R_ID,	    /* 0 to 2^31 - 1: syscall numbers, funcs.id, runs */
+	R_LINE,	    /* 0 to 2^31 - 1 */
+	R_COUNT,    /* 0 to 2^40 */
+	R_NS,	    /* 0 to 2^60 */
+	R_DEPTH,    /* a frame's depth in a stack */
+	R_BUCKET,   /* a latency histogram bucket */
+	R_NAME,	    /* text of at most 4096 bytes, no NUL */
+	R_NAME_NULL,
+	R_TEXT, /* text of at most 1 MiB, no NUL: meta values, inline ranges */
+	R_TEXT_NULL,
+};
+
+#define STR(x)	   #x
+#define XSTR(x)	   STR(x)
+#define IS_INT	   "typeof(%1$s) != 'integer'"
+#define RANGE(hi)  IS_INT " OR %1$s NOT BETWEEN 0 AND " hi
+#define NO_NUL	   " OR instr(CAST(%1$s AS BLOB), x'00')"
+#define LEN(max)   "typeof(%1$s) != 'text' OR length(CAST(%1$s AS BLOB)) > " max NO_NUL
+#define OR_NULL(t) "%1$s IS NOT NULL AND (" t ")"
+
+static const struct {
+	const char *bad;  /* a printf format: the column is %1$s, the last bucket %2$d */
+	const char *want; /* a printf format: the last bucket is %d */
+} rules[] = {
+	[R_INT] = {IS_INT, "an integer"},
+	[R_INT_NULL] = {OR_NULL(IS_INT), "an integer or NULL"},
+	[R_ID] = {RANGE("2147483647"), "an id from 0 to 2^31-1"},
+	[R_LINE] = {RANGE("2147483647"), "a line from 0 to 2^31-1"},
+	[R_COUNT] = {RANGE("1099511627776"), "a count from 0 to 2^40"},
+	[R_NS] = {RANGE("1152921504606846976"), "a time from 0 to 2^60 ns"},
+	[R_DEPTH] = {RANGE(XSTR(KP_STACK_DEPTH)), "a depth from 0 to " XSTR(KP_STACK_DEPTH)},
+	[R_BUCKET] = {IS_INT " OR %1$s NOT BETWEEN 0 AND %2$d", "a histogram bucket from 0 to %d"},
+	[R_NAME] = {LEN("4096"), "text of at most 4096 bytes without NUL"},
+	[R_NAME_NULL] = {OR_NULL(LEN("4096")), "NULL or text of at most 4096 bytes without NUL"},
+	[R_TEXT] = {LEN("1048576"), "text of at most 1 MiB without NUL"},
+	[R_TEXT_NULL] = {OR_NULL(LEN("1048576")), "NULL or text of at most 1 MiB without NUL"},
+};
+
+struct column {
+	const char *name;
+	enum rule rule;
+};
+
+/* The tables and columns of README.md's "The data file", as record writes them. */
+static const struct table {
+	const char *name;
+	struct column cols[10]; /* up to the first without a name */
+} tables[] = {
+	{"meta", {{"key", R_NAME}, {"value", R_TEXT}}},
+	{"config", {{"option", R_NAME}, {"value", R_TEXT}}},
+	{"vulnerabilities", {{"name", R_NAME}, {"status", R_TEXT}}},
+	{"counters", {{"name", R_NAME}, {"value", R_NS}}},
+	{"latency",
+	 {{"kind", R_NAME},
+	  {"id", R_ID},
+	  {"name", R_NAME_NULL},
+	  {"calls", R_COUNT},
+	  {"done", R_COUNT},
+	  {"total_ns", R_NS},
+	  {"oncpu_ns", R_NS},
+	  {"offcpu_ns", R_NS},
+	  {"max_ns", R_NS}}},
+	{"latency_hist",
+	 {{"kind", R_NAME},
+	  {"id", R_ID},
+	  {"clock", R_NAME},
+	  {"bucket", R_BUCKET},
+	  {"lo_ns", R_NS},
+	  {"hi_ns", R_NS},
+	  {"count", R_COUNT}}},
+	{"tasks", {{"pid", R_INT}, {"ppid", R_INT}, {"comm", R_NAME_NULL}, {"exited", R_INT}}},
+	{"maps",
+	 {{"pid", R_INT},
+	  {"start", R_INT},
+	  {"end", R_INT},
+	  {"pgoff", R_INT},
+	  {"path", R_NAME_NULL},
+	  {"build_id", R_NAME_NULL}}},
+	{"samples",
+	 {{"pid", R_INT},
+	  {"tid", R_INT},
+	  {"comm", R_NAME},
+	  {"kstack", R_INT_NULL},
+	  {"ustack", R_INT_NULL},
+	  {"count", R_COUNT}}},
+	{"kstack_frames", {{"stack", R_INT}, {"depth", R_DEPTH}, {"addr", R_INT}}},
+	{"ksyms", {{"addr", R_INT}, {"name", R_NAME}, {"module", R_NAME_NULL}}},
+	{"ustack_frames",
+	 {{"stack", R_INT},
+	  {"depth", R_DEPTH},
+	  {"addr", R_INT},
+	  {"module", R_NAME},
+	  {"symbol", R_NAME_NULL},
+	  {"offset", R_INT}}},
+	{"funcs",
+	 {{"id", R_ID},
+	  {"name", R_NAME},
+	  {"symbol", R_NAME_NULL},
+	  {"addr", R_INT},
+	  {"module", R_NAME_NULL},
+	  {"method", R_NAME_NULL}}},
+	{"func_syscalls", {{"func", R_ID}, {"nr", R_ID}, {"calls", R_COUNT}, {"total_ns", R_NS}}},
+	{"func_stacks",
+	 {{"func", R_ID}, {"kstack", R_INT}, {"calls", R_COUNT}, {"total_ns", R_NS}}},
+	{"func_contexts",
+	 {{"func", R_ID}, {"context", R_NAME_NULL}, {"calls", R_COUNT}, {"total_ns", R_NS}}},
+	{"inlines",
+	 {{"func", R_ID},
+	  {"name", R_NAME},
+	  {"parent", R_NAME},
+	  {"call_file", R_NAME_NULL},
+	  {"call_line", R_LINE},
+	  {"entry", R_INT},
+	  {"ranges", R_TEXT_NULL},
+	  {"bytes", R_COUNT},
+	  {"exits", R_TEXT_NULL}}},
+	{"runs",
+	 {{"run", R_ID}, {"wall_ns", R_NS}, {"exit_code", R_INT_NULL}, {"end", R_NAME_NULL}}},
+	{"run_latency",
+	 {{"run", R_ID},
+	  {"kind", R_NAME},
+	  {"id", R_ID},
+	  {"calls", R_COUNT},
+	  {"done", R_COUNT},
+	  {"total_ns", R_NS},
+	  {"oncpu_ns", R_NS},
+	  {"offcpu_ns", R_NS}}},
+	{"run_samples",
+	 {{"run", R_ID}, {"kstack", R_INT_NULL}, {"ustack", R_INT_NULL}, {"count", R_COUNT}}},
+};
+
+/* "SELECT rowid, CASE WHEN bad0 THEN 0 WHEN bad1 THEN 1 ... END AS c FROM t WHERE c NOT NULL" */
+static int check_sql(const struct table *t, char *sql, size_t len)
+{
+	size_t n = snprintf(sql, len, "SELECT rowid, CASE");
+	const struct column *c;
+
+	for (c = t->cols; c->name && n < len; c++) {
+		n += snprintf(sql + n, len - n, " WHEN ");
+		if (n < len)
+			n += snprintf(sql + n, len - n, rules[c->rule].bad, c->name,
+				      KP_HIST_BUCKETS - 1);
+		if (n < len)
+			n += snprintf(sql + n, len - n, " THEN %d", (int)(c - t->cols));
+	}
+	if (n < len)
+		n += snprintf(sql + n, len - n, " END AS c FROM %s WHERE c IS NOT NULL LIMIT 1",
+			      t->name);
+	return n < len ? 0 : -ENAMETOOLONG;
+}
+
+/* The first bad row: rowid and column index, both -1 when none. */
+static int bad_row(sqlite3_stmt *st, void *ctx)
+{
+	long long *found = ctx;
+
+	found[0] = sqlite3_column_int64(st, 0);
+	found[1] = sqlite3_column_int64(st, 1);
+	return 1;
+}
+
+/* The bad value, quoted as SQL would, cut short (query_bad makes it printable). */
+static int quote_row(sqlite3_stmt *st, void *ctx)
+{
+	const char *q = query_str(st, 0);
+
+	snprintf(ctx, 48, "%s%s", q, strlen(q) >= 40 ? "..." : "");
+	return 1;
+}
+
+static int say_bad(struct datafile *df, const struct table *t, long long row, int col)
+{
+	const struct column *c = &t->cols[col];
+	char sql[160], value[48] = "?", want[80];
+
+	snprintf(sql, sizeof(sql), "SELECT substr(quote(%s), 1, 40) FROM %s WHERE rowid = ?",
+		 c->name, t->name);
+	query_each(df, sql, quote_row, value, "i", row);
+	snprintf(want, sizeof(want), rules[c->rule].want, KP_HIST_BUCKETS - 1);
+	return query_bad(df, "table %s, row %lld: %s is %s, not %s", t->name, row, c->name, value,
+			 want);
+}
+
+static int check_table(struct datafile *df, const struct table *t)
+{
+	long long found[2] = {-1, -1};
+	char sql[4096];
+	int err = check_sql(t, sql, sizeof(sql));
+
+	if (!err)
+		err = query_each(df, sql, bad_row, found, "");
+	if (err < 0)
+		/* a table or column missing: the schema is not the one record writes */
+		return query_bad(df, "table %s: %s", t->name, sqlite3_errmsg(query_db(df)));
+	if (found[0] < 0 && found[1] < 0)
+		return 0;
+	return say_bad(df, t, found[0], (int)found[1]);
+}
+
+int check_tables(struct datafile *df)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < sizeof(tables) / sizeof(tables[0]) && !err; i++)
+		err = check_table(df, &tables[i]);
+	return err;
+}

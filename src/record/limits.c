@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Limits that protect the machine: the kernel memory the BPF maps sized by
+ * record's options would take, checked against what the machine has
+ * available before a single map is created.  Preallocated maps take their
+ * whole size at load time, from memory nothing can swap out.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <bpf/libbpf.h>
+
+#include "record/limits.h"
+#include "record.skel.h"
+
+/* The kernel's own bookkeeping per element: hash elements and stack buckets (approximate). */
+#define HTAB_ELEM_BYTES	   48
+#define STACK_BUCKET_BYTES 16
+
+static unsigned long long pow2_at_least(unsigned long long n)
+{
+	unsigned long long p = 1;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+static unsigned long long round8(unsigned long long n)
+{
+	return (n + 7) & ~7ULL;
+}
+
+/* What the kernel allocates for m as it is sized now (kernel/bpf/stackmap.c, hashtab.c). */
+static unsigned long long map_bytes(const struct bpf_map *m)
+{
+	unsigned long long n = bpf_map__max_entries(m), cpus = libbpf_num_possible_cpus();
+	unsigned long long key = round8(bpf_map__key_size(m)), val = round8(bpf_map__value_size(m));
+
+	switch (bpf_map__type(m)) {
+	case BPF_MAP_TYPE_STACK_TRACE:
+		return pow2_at_least(n) * sizeof(void *) + n * (STACK_BUCKET_BYTES + val);
+	case BPF_MAP_TYPE_PERCPU_HASH:
+		return pow2_at_least(n) * 16 + n * (HTAB_ELEM_BYTES + key + 8 + val * cpus);
+	default:
+		/* a hash: preallocated with one spare element per CPU, buckets of 16 bytes */
+		return pow2_at_least(n) * 16 + (n + cpus) * (HTAB_ELEM_BYTES + key + val);
+	}
+}
+
+/* MemAvailable of /proc/meminfo in bytes, or 0 when it cannot be read. */
+static unsigned long long mem_available(void)
+{
+	unsigned long long kb = 0;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb * 1024;
+}
+
+static int too_big(const char *opt, unsigned int v, unsigned long long need,
+		   unsigned long long avail, char *why, size_t len)
+{
+	snprintf(why, len,
+		 "%s %u needs %.1f MiB of kernel memory for its BPF maps, more than half of the "
+		 "%.1f MiB available (MemAvailable in /proc/meminfo): give a smaller %s",
+		 opt, v, need / 1048576.0, avail / 1048576.0, opt);
+	return -ENOMEM;
+}
+
+int limits_check(const struct record_bpf *skel, unsigned int max_stacks, unsigned int max_tasks,
+		 char *why, size_t len)
+{
+	unsigned long long avail = mem_available(), stacks, tasks;
+
+	/* without /proc/meminfo there is nothing to compare with: the kernel still says no */
+	if (!avail)
+		return 0;
+	stacks = map_bytes(skel->maps.stacks) + map_bytes(skel->maps.samples);
+	tasks = map_bytes(skel->maps.tree) + map_bytes(skel->maps.threads);
+	if (stacks > avail / 2)
+		return too_big("--max-stacks", max_stacks, stacks, avail, why, len);
+	if (tasks > avail / 2)
+		return too_big("--max-tasks", max_tasks, tasks, avail, why, len);
+	return 0;
+}

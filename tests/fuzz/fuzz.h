@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the libFuzzer targets share: the input written to a file of the
+ * process's own (for the entry points that take a path), and stdout sent to
+ * /dev/null so that printers run whole without filling the terminal.
+ */
+#ifndef KP_FUZZ_H
+#define KP_FUZZ_H
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The path of this process's input file, "" until fuzz_file() first runs. */
+static char fuzz_path[64];
+
+/* data written to fuzz_path (suffix: its name's ending, e.g. ".data"); NULL on failure. */
+static inline const char *fuzz_file(const uint8_t *data, size_t size, const char *suffix)
+{
+	const char *tmp = getenv("TMPDIR") ?: "/tmp";
+	FILE *f;
+
+	if (!fuzz_path[0])
+		snprintf(fuzz_path, sizeof(fuzz_path), "%s/kp-fuzz.%d%s", tmp, (int)getpid(),
+			 suffix);
+	f = fopen(fuzz_path, "w");
+	if (!f)
+		abort(); /* the harness's own failure, not a finding: stop loudly */
+	if (size && fwrite(data, 1, size, f) != size)
+		abort();
+	if (fclose(f))
+		abort();
+	return fuzz_path;
+}
+
+static void fuzz_cleanup(void)
+{
+	if (fuzz_path[0])
+		unlink(fuzz_path);
+}
+
+/* stdout to /dev/null, the input file removed at exit. */
+static inline void fuzz_init(void)
+{
+	int fd = open("/dev/null", O_WRONLY);
+
+	if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0)
+		abort();
+	close(fd);
+	atexit(fuzz_cleanup);
+}
+
+/* A NUL-terminated copy of data (libFuzzer's buffer has no terminator). */
+static inline char *fuzz_str(const uint8_t *data, size_t size)
+{
+	char *s = malloc(size + 1);
+
+	if (!s)
+		abort();
+	memcpy(s, data, size);
+	s[size] = '\0';
+	return s;
+}
+#endif

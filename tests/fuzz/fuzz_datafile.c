@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A data file from anyone: the input is the file's bytes (seeds: the golden
+ * recordings), opened as report, folded, annotate and diff open it and read
+ * by one of each one's printers (chosen by a hash of the input: opening a
+ * file checks it whole, which is slow), output to /dev/null.  KP_FUZZ_VMLINUX, when set,
+ * is a small ELF file with DWARF standing in for the recorded kernel (the
+ * seeds carry its build id), so that the paths with kernel DWARF run too.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fuzz.h"
+#include "data/datafile.h"
+#include "data/features.h"
+#include "diff/diff.h"
+#include "diff/diff_folded.h"
+#include "report/annotate.h"
+#include "report/folded.h"
+#include "report/report.h"
+#include "symbols/kernel_dwarf.h"
+
+static struct features *feat;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	char why[256];
+
+	fuzz_init();
+	if (features_load(&feat, NULL, why, sizeof(why)))
+		abort();
+	return 0;
+}
+
+/* The file opened anew for each reader: some leave TEMP tables behind. */
+static struct datafile *open_df(const char *path, struct kernel_dwarf **kd)
+{
+	const char *vmlinux = getenv("KP_FUZZ_VMLINUX");
+	struct datafile *df;
+	char why[512];
+
+	*kd = NULL;
+	if (datafile_open(&df, path, why, sizeof(why)))
+		return NULL;
+	if (vmlinux && kernel_dwarf_open(kd, df, vmlinux, why, sizeof(why)))
+		*kd = NULL;
+	return df;
+}
+
+static void done(struct datafile *df, struct kernel_dwarf *kd)
+{
+	kernel_dwarf_close(kd);
+	datafile_close(df);
+}
+
+/* One of report's ways, chosen by v: opening the file checks it whole, which is slow. */
+static void reports(const char *path, size_t v)
+{
+	static const struct report_opts opts[] = {
+		{.sort = S_TOTAL, .top = 20, .inlines = true},
+		{.sort = S_P99, .top = 5, .json = true, .inlines = true},
+		{.sort = S_TOTAL, .top = 20, .inlines = true, .inline_table = true},
+		{.sort = S_TOTAL, .top = 20, .json = true, .inline_table = true},
+		{.hist = "getppid", .sort = S_TOTAL, .top = 20},
+	};
+	struct kernel_dwarf *kd;
+	struct datafile *df = open_df(path, &kd);
+
+	if (!df)
+		return;
+	report_show(df, kd, "", &opts[v % (sizeof(opts) / sizeof(opts[0]))]);
+	done(df, kd);
+}
+
+static void folded(const char *path, size_t v)
+{
+	static const struct folded_frames fr[] = {
+		{.user = true, .kernel = true, .inlines = true},
+		{.kernel = true, .inlines = true, .srcline = true},
+	};
+	struct kernel_dwarf *kd;
+	struct datafile *df = open_df(path, &kd);
+
+	if (!df)
+		return;
+	/* annotate needs the DWARF, as its command does */
+	if (kd && v % 4 == 3)
+		annotate_show(df, kd, "allocate_slab", v & 1);
+	else
+		folded_print(df, kd, &fr[v & 1], v % 4 == 2, NULL);
+	done(df, kd);
+}
+
+/* The file against itself: diff's tables, their JSON or --folded. */
+static void diffs(const char *path, size_t v)
+{
+	struct diff_opts o = {.path = {path, path}, .top = 10, .json = v % 3 == 1};
+	struct diff_inputs in = {.feat = feat};
+
+	in.df[0] = open_df(path, &in.kd[0]);
+	in.df[1] = in.df[0] ? open_df(path, &in.kd[1]) : NULL;
+	if (!in.df[1]) {
+		if (in.df[0])
+			done(in.df[0], in.kd[0]);
+		return;
+	}
+	if (v % 3 == 2)
+		diff_folded(in.df[0], in.kd[0], in.df[1], in.kd[1], true, stdout);
+	else
+		diff_tables(&o, &in, stdout);
+	done(in.df[0], in.kd[0]);
+	done(in.df[1], in.kd[1]);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *path = fuzz_file(data, size, ".data");
+	size_t v = 0, i;
+
+	/* which of each command's ways: a hash of the input, as mutations change it */
+	for (i = 0; i < size; i += 61)
+		v = v * 31 + data[i];
+	v += size;
+	reports(path, v);
+	folded(path, v / 5);
+	diffs(path, v / 20);
+	return 0;
+}

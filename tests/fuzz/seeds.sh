@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Seed corpora for the fuzz targets, made from the tests' own files into
+# DIR/TARGET/ (run.sh calls it): the golden recordings (rewritten with 512-byte
+# pages, which makes them 3-4 times smaller and the fuzzer as much faster),
+# their recorded inline ranges, share/features.conf, --func patterns, perf
+# side-band records, and small ELF files with DWARF built here with cc -g.
+# DIR/vmlinux.elf stands in for the recorded kernel: some recordings are
+# given its build id, so that the readers' paths with DWARF run too.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+dir=${1:?usage: seeds.sh DIR}
+rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"/{datafile,ranges,features,funcmatch,sideband,symbolize}
+out=$dir.tmp
+
+# a program with inlined functions and an _stext, for symbolize and as a vmlinux
+cat >"$out/prog.c" <<'C'
+static int depth;
+static inline __attribute__((always_inline)) int leaf_in(int x) { depth++; return x * 3 + depth; }
+static inline __attribute__((always_inline)) int mid_in(int x) { return leaf_in(x) + leaf_in(x + 1); }
+__attribute__((noinline)) int leaf(int x) { return mid_in(x) ^ depth; }
+__attribute__((noinline)) int middle(int x) { return leaf(x) + mid_in(x * 2); }
+__attribute__((noinline)) void _stext(void) { depth = 0; }
+int main(int argc, char **argv) { _stext(); return middle(argc) & 1; }
+C
+cc -O2 -g -Wl,--build-id -o "$out/vmlinux.elf" "$out/prog.c"
+cp "$out/vmlinux.elf" "$out/symbolize/o2-dwarf5"
+cc -O2 -gdwarf-4 -Wl,--build-id -o "$out/symbolize/o2-dwarf4" "$out/prog.c"
+cc -O0 -g -o "$out/symbolize/o0" "$out/prog.c"
+cc -O2 -g -c -o "$out/symbolize/reloc.o" "$out/prog.c"
+bid=$(readelf -n "$out/vmlinux.elf" | awk '/Build ID/ { print $3 }')
+
+for f in tests/golden/data/*.data tests/golden/vm/data/*.data; do
+	s=$out/datafile/$(basename "$f" .data)
+	cp "$f" "$s"
+	sqlite3 "$s" 'PRAGMA page_size = 512; VACUUM;'
+done
+for s in "$out"/datafile/{burn,inl-base}; do
+	cp "$s" "$s-dwarf"
+	sqlite3 "$s-dwarf" "UPDATE meta SET value = '$bid' WHERE key = 'kernel.build_id';"
+done
+
+i=0
+for f in tests/golden/vm/data/inl-*.data; do
+	sqlite3 "$f" 'SELECT ranges FROM inlines' | while read -r r; do
+		printf '%s' "$r" >"$out/ranges/$(basename "$f" .data)-$((i++))"
+	done
+done
+printf '0x10-0x20 0x30-0x40' >"$out/ranges/two"
+printf '0-0 1-1 2-2' >"$out/ranges/short"
+
+cp share/features.conf "$out/features/features.conf"
+grep -v '^#' share/features.conf | head -12 >"$out/features/head"
+
+n=0
+for p in allocate_slab 'new_*' $'*slab*\nshuffle_freelist' do_sys_open ext4_map_blocks \
+	nomatch 'allocate_slb' '[a-z]*_slab' '?' 'only_clone'; do
+	printf '%s\n' "$p" >"$out/funcmatch/p$((n++))"
+done
+
+python3 - "$out/sideband" <<'PY'
+import struct, sys
+d = sys.argv[1]
+def rec(typ, misc, body, time):
+    body += struct.pack('<Q', time)
+    return struct.pack('<IHH', typ, misc, 8 + len(body)) + body
+def name(s):
+    b = s.encode() + b'\0'
+    return b + b'\0' * (-len(b) % 8)
+MMAP, COMM, EXIT, FORK, MMAP2 = 1, 3, 4, 7, 10
+BUILD_ID, COMM_EXEC = 1 << 14, 1 << 13
+bid = bytes(range(20))
+mmap2_bid = struct.pack('<IIQQQBBH20sII', 100, 100, 0x400000, 0x1000, 0, 20, 0, 0, bid, 5, 2)
+mmap2_ino = struct.pack('<IIQQQIIQQII', 100, 100, 0x7f0000, 0x2000, 0x1000, 8, 1, 42, 0, 5, 2)
+recs = {
+    'exec': rec(COMM, COMM_EXEC, struct.pack('<II', 100, 100) + name('big-fork'), 10)
+            + rec(MMAP2, BUILD_ID, mmap2_bid + name('/usr/bin/big-fork'), 11)
+            + rec(MMAP2, 0, mmap2_ino + name('/lib/x86_64-linux-gnu/libc.so.6'), 12),
+    'fork': rec(FORK, 0, struct.pack('<IIIIQ', 101, 100, 101, 100, 20), 20)
+            + rec(COMM, 0, struct.pack('<II', 101, 101) + name('child'), 21)
+            + rec(EXIT, 0, struct.pack('<IIIIQ', 101, 100, 101, 100, 30), 30),
+    'mmap': rec(MMAP, 0, struct.pack('<IIQQQ', 100, 100, 0x500000, 0x1000, 0) + name('[vdso]'), 40),
+}
+recs['all'] = recs['exec'] + recs['fork'] + recs['mmap']
+for k, v in recs.items():
+    open(f'{d}/{k}', 'wb').write(v)
+PY
+
+rm -f "$out/prog.c"
+rm -rf "$dir" && mv "$out" "$dir"

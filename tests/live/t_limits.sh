@@ -1,0 +1,32 @@
+#!/bin/bash
+# BPF maps sized by --max-stacks / --max-tasks are checked against the
+# memory available (MemAvailable, here a copy of /proc/meminfo with 512 MiB
+# bound over it in a mount namespace) before they are created: refused at
+# once with one line naming the option and the memory, the workload never
+# started.  The documented maximum itself is refused by the option parser.
+. "$(dirname "$0")/lib.sh"
+need_bpf
+cd "$TMP"
+sed 's/^MemAvailable:.*/MemAvailable:     524288 kB/' /proc/meminfo > meminfo
+# limited CODE WANT ARGS...: under 512 MiB available, exit CODE with exactly WANT, in 2 s, CMD never run
+limited() {
+	local code=$1 want=$2 rc t0
+	shift 2
+	t0=$(date +%s%N)
+	unshare -m sh -c 'mount --bind "$0" /proc/meminfo && exec "$@"' "$TMP/meminfo" \
+		"$KP" record -q -o l.data "$@" -- touch "$TMP/ran" > out 2> err && rc=0 || rc=$?
+	[ "$rc" = "$code" ] || fail "$*: exit $rc, want $code: $(cat err)"
+	[ "$(cat err)" = "$want" ] || fail "$* said '$(cat err)', want '$want'"
+	[ ! -e ran ] || fail "$*: the workload ran"
+	[ $(($(date +%s%N) - t0)) -lt 2000000000 ] || fail "$*: not refused at once"
+}
+limited 1 "kprotperf record: --max-stacks 1048576 needs 1144.0 MiB of kernel memory for its BPF maps, more than half of the 512.0 MiB available (MemAvailable in /proc/meminfo): give a smaller --max-stacks" \
+	--max-stacks 1048576
+limited 1 "kprotperf record: --max-tasks 4194304 needs 2272.0 MiB of kernel memory for its BPF maps, more than half of the 512.0 MiB available (MemAvailable in /proc/meminfo): give a smaller --max-tasks" \
+	--max-tasks 4194304
+limited 2 "kprotperf record: invalid --max-stacks '16777216': expected 64..1048576" --max-stacks 16777216
+[ ! -e l.data ] && ! ls | grep -q '\.tmp\.' || fail "a file was left at -o: $(ls)"
+# the defaults fit in far less
+unshare -m sh -c 'mount --bind "$0" /proc/meminfo && exec "$@"' "$TMP/meminfo" \
+	"$KP" record -q -o l.data -- "$ROOT/syscall-loop" 100 > /dev/null || fail "the default sizes were refused"
+echo "map sizes are checked against the memory available"
