@@ -21,7 +21,9 @@ enum {
 };
 
 static const struct options_entry entries[] = {
-	{'o', "output", "FILE", "data file (default kprotperf.data; replaced atomically)"},
+	{'o', "output", "FILE",
+	 "data file (default kprotperf.data; replaced atomically): absent\n"
+	 "or a regular file, never a symlink, device or directory"},
 	{'p', "pid", "PID", "record a running process and the children it starts"},
 	{'a', "all-cpus", NULL, "system-wide: every process (with CMD: while CMD runs)"},
 	{'d', "duration", "SEC", "stop after SEC seconds; CMD then gets SIGTERM"},
@@ -49,8 +51,12 @@ static const struct options_entry entries[] = {
 	 "or under /usr/lib/debug/boot, /boot, /lib/modules), for\n"
 	 "--func on inlined functions"},
 	{OPT_MAX_STACKS, "max-stacks", "N",
-	 "distinct stacks kept (default 16384; more are counted lost)"},
-	{OPT_MAX_TASKS, "max-tasks", "N", "processes and threads followed at once (default 8192)"},
+	 "distinct stacks kept (default 16384, at most 1048576; more\n"
+	 "are counted lost); refused when its maps would take more than\n"
+	 "half of the available memory"},
+	{OPT_MAX_TASKS, "max-tasks", "N",
+	 "processes and threads followed at once (default 8192, at most\n"
+	 "4194304)"},
 	{},
 };
 
