@@ -93,20 +93,18 @@ int cmd_annotate(int argc, char **argv)
 	if (cli_open("annotate", o.input, &df))
 		return 1;
 	err = cli_kernel_dwarf("annotate", df, o.vmlinux, "annotate needs the kernel's DWARF", &kd,
-			       NULL, 0)
-		      ? 1
-		      : 0;
-	if (!err && !kd)
-		err = 1;
-	err = err ?: annotate_show(df, kd, o.func, o.json);
-	if (err == -ENODATA)
+			       NULL, 0);
+	/* without the DWARF, cli_kernel_dwarf has said so */
+	if (!err && kd)
+		err = annotate_show(df, kd, o.func, o.json);
+	if (err == ANNOTATE_NO_SAMPLES)
 		fprintf(stderr,
 			"kprotperf annotate: no CPU sample has %s on its kernel stack in %s (see "
 			"the KERNEL FUNCTION table of kprotperf report)\n",
 			o.func, o.input);
-	else if (err < 0)
+	else if (err < 0 && kd)
 		cli_read_error("annotate", o.input, df, err);
 	kernel_dwarf_close(kd);
 	datafile_close(df);
-	return err ? 1 : 0;
+	return err || !kd ? 1 : 0;
 }

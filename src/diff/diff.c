@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "data/datafile.h"
-#include "data/features.h"
 #include "data/runs.h"
 #include "diff/diff.h"
 #include "diff/tables.h"

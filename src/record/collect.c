@@ -11,14 +11,14 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "util/array.h"
-#include "record/collect.h"
-#include "data/recording.h"
-#include "util/hist.h"
 #include "kprotperf.h"
-#include "symbols/ksyms.h"
+
+#include "data/recording.h"
+#include "record/collect.h"
 #include "record/procs.h"
-#include "util/syscalls.h"
+#include "symbols/ksyms.h"
+#include "util/array.h"
+#include "util/hist.h"
 
 static const char *const counter_names[KP_CNT_MAX] = {
 	[KP_CNT_SAMPLES] = "samples",

@@ -14,18 +14,17 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "util/array.h"
 #include "func_layout.h"
+#include "funcs.skel.h"
+#include "kprotperf.h"
+#include "record.skel.h"
+
+#include "data/recording.h"
+#include "record/collect.h"
 #include "record/funcmatch.h"
 #include "record/funcs.h"
 #include "record/inline_probes.h"
-#include "record/collect.h"
-#include "symbols/debuginfo.h"
-#include "funcs.skel.h"
-#include "kprotperf.h"
-#include "symbols/ksyms.h"
-#include "data/recording.h"
-#include "record.skel.h"
+#include "util/array.h"
 
 enum method { M_FENTRY, M_KPROBE, M_KPROBE_MULTI, M_INLINE_KPROBE, M_SAMPLES };
 static const char *const method_names[] = {"fentry", "kprobe", "kprobe.multi", "inline-kprobe",

@@ -199,10 +199,18 @@ static int explain(const struct session *s, int err, char *why, size_t len)
 /* The one place a failed recording is told: the exit status to return. */
 static int failed(struct session *s, int err)
 {
-	char why[8192]; /* room for CMD's name */
-	int status = explain(s, err, why, sizeof(why));
+	/* room for CMD's name, however long: the reason comes after it */
+	size_t len = 1024 + (s->o->argv ? strlen(s->o->argv[0]) : 0);
+	char *why = malloc(len);
+	int status;
 
+	if (!why) {
+		fprintf(stderr, "kprotperf record: %s\n", strerror(ENOMEM));
+		return 1;
+	}
+	status = explain(s, err, why, len);
 	fprintf(stderr, "kprotperf record: %s\n", why);
+	free(why);
 	return status;
 }
 

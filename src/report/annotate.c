@@ -158,7 +158,7 @@ static int annotate(struct annotator *a)
 		return err;
 	samples_hit_totals(a->df, &a->total, &a->self);
 	if (!a->total)
-		return -ENODATA;
+		return ANNOTATE_NO_SAMPLES;
 	return a->json ? annotate_json(a) : annotate_text(a);
 }
 

@@ -273,11 +273,6 @@ const struct ksym *ksyms_lookup(const struct ksyms *ks, __u64 addr)
 	return &ks->e[i - 1].sym;
 }
 
-size_t ksyms_count(const struct ksyms *ks)
-{
-	return ks ? ks->n : 0;
-}
-
 const struct ksym *ksyms_at(const struct ksyms *ks, size_t i)
 {
 	return ks && i < ks->n ? &ks->e[i].sym : NULL;

@@ -22,8 +22,6 @@ void ksyms_sort(struct ksyms *ks);
 /* The symbol containing addr (greatest start <= addr), NULL below the first. */
 const struct ksym *ksyms_lookup(const struct ksyms *ks, __u64 addr);
 const struct ksym *ksyms_by_name(const struct ksyms *ks, const char *name);
-/* All symbols in address order, for scans such as glob matching. */
-size_t ksyms_count(const struct ksyms *ks);
 const struct ksym *ksyms_at(const struct ksyms *ks, size_t i);
 void ksyms_free(struct ksyms *ks);
 

@@ -15,13 +15,3 @@ const char *syscalls_name(__u32 nr, void *ctx, char *buf, size_t len)
 	snprintf(buf, len, "syscall_%u", nr);
 	return buf;
 }
-
-int syscalls_nr(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < NNAMES; i++)
-		if (kp_syscall_names[i] && !strcmp(kp_syscall_names[i], name))
-			return i;
-	return -1;
-}

@@ -9,7 +9,5 @@
 /* Name of syscall nr on this ABI (ctx unused: the shape collect_latency wants); "syscall_NR",
  * formatted into buf, for numbers the table lacks. */
 const char *syscalls_name(__u32 nr, void *ctx, char *buf, size_t len);
-/* Number of a syscall name, or -1. */
-int syscalls_nr(const char *name);
 
 #endif
