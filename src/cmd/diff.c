@@ -19,6 +19,7 @@
 #include "diff/diff_folded.h"
 #include "diff/prov.h"
 #include "symbols/kernel_dwarf.h"
+#include "util/esc.h"
 
 enum {
 	O_FEATURES = OPTIONS_LONG_ONLY,
@@ -187,10 +188,11 @@ static int check_arch(struct datafile *const df[2])
 
 	if (!a || !b || !strcmp(a, b))
 		return 0;
-	fprintf(stderr,
-		"kprotperf diff: BASE was recorded on %s and HARDENED on %s: recordings of"
-		" different architectures cannot be compared\n",
-		a, b);
+	/* the file's own text: esc_printf keeps its bytes off the terminal */
+	esc_printf(stderr,
+		   "kprotperf diff: BASE was recorded on %s and HARDENED on %s: recordings of"
+		   " different architectures cannot be compared\n",
+		   a, b);
 	return -EINVAL;
 }
 

@@ -14,6 +14,7 @@
 #include <linux/types.h>
 
 #include "data/check.h"
+#include "data/inline_tables.h"
 #include "data/query.h"
 #include "kprotperf.h"
 #include "util/hist.h"
@@ -221,12 +222,104 @@ static int check_table(struct datafile *df, const struct table *t)
 	return say_bad(df, t, found[0], (int)found[1]);
 }
 
+/* What some meta values must be: each is an SQL test true on a bad value. */
+#define DIGITS(max)  "value = '' OR value GLOB '*[^0-9]*' OR length(value) > " max
+#define UINT(lo, hi) DIGITS("19") " OR CAST(value AS INTEGER) NOT BETWEEN " lo " AND " hi
+static const struct {
+	const char *key, *bad, *want;
+} meta_rules[] = {
+	{"record.wall_ns", UINT("0", "1152921504606846976"), "a time from 0 to 2^60 ns"},
+	{"sampling.freq_hz", UINT("1", "100000"), "a frequency from 1 to 100000"},
+	{"cpu.count", UINT("1", "65536"), "a number of CPUs from 1 to 65536"},
+	{"record.repeat", UINT("1", "100000"), "a number of runs from 1 to 100000"},
+	{"record.exit_code", UINT("0", "255"), "an exit status from 0 to 255"},
+	{"kernel.stext",
+	 "value NOT GLOB '0x?*' OR substr(value, 3) GLOB '*[^0-9a-f]*' OR"
+	 " length(value) > 18",
+	 "an address 0x and 1 to 16 hex digits"},
+};
+
+/* The first meta row breaking its key's rule: rowid and rule, -1 when none. */
+static int meta_sql(char *sql, size_t len)
+{
+	size_t i, n = snprintf(sql, len, "SELECT rowid, CASE");
+
+	for (i = 0; i < sizeof(meta_rules) / sizeof(meta_rules[0]) && n < len; i++)
+		n += snprintf(sql + n, len - n, " WHEN key = '%s' AND (%s) THEN %zu",
+			      meta_rules[i].key, meta_rules[i].bad, i);
+	if (n < len)
+		n += snprintf(sql + n, len - n, " END AS c FROM meta WHERE c IS NOT NULL LIMIT 1");
+	return n < len ? 0 : -ENAMETOOLONG;
+}
+
+static int check_meta(struct datafile *df)
+{
+	long long found[2] = {-1, -1};
+	char sql[2048], value[48] = "?";
+	int err = meta_sql(sql, sizeof(sql));
+
+	err = err ?: query_each(df, sql, bad_row, found, "");
+	if (err < 0 || found[0] < 0)
+		return err < 0 ? err : 0;
+	query_each(df, "SELECT substr(quote(value), 1, 40) FROM meta WHERE rowid = ?", quote_row,
+		   value, "i", found[0]);
+	return query_bad(df, "table meta, row %lld: %s is %s, not %s", found[0],
+			 meta_rules[found[1]].key, value, meta_rules[found[1]].want);
+}
+
+static int ranges_row(sqlite3_stmt *st, void *df)
+{
+	return inline_tables_ranges(df, sqlite3_column_int64(st, 0), query_str(st, 1), NULL, NULL);
+}
+
+/*
+ * Every column a reader sums (a count or a time) summed whole: all its values
+ * are >= 0, so no reader's SUM() over part of them can overflow either.
+ */
+static int check_sums(struct datafile *df, const struct table *t)
+{
+	const struct column *c;
+	char sql[160];
+	int err = 0;
+
+	for (c = t->cols; c->name && !err; c++) {
+		if (c->rule != R_COUNT && c->rule != R_NS)
+			continue;
+		snprintf(sql, sizeof(sql), "SELECT SUM(%s) FROM %s", c->name, t->name);
+		err = query_each(df, sql, NULL, NULL, "");
+		if (err == -EBADMSG)
+			err = query_bad(df, "table %s: %s sums to more than 2^63-1", t->name,
+					c->name);
+	}
+	return err;
+}
+
+/* A view or trigger runs SQL the file chose (a view named samples may never end). */
+static int check_schema(struct datafile *df)
+{
+	char found[48] = "";
+	int err = query_each(df,
+			     "SELECT CASE WHEN sql LIKE 'CREATE VIRTUAL%' THEN 'virtual table'"
+			     " ELSE type END || ' ' || substr(name, 1, 40) FROM sqlite_schema"
+			     " WHERE type NOT IN ('table', 'index') OR sql LIKE 'CREATE VIRTUAL%'"
+			     " LIMIT 1",
+			     quote_row, found, "");
+
+	if (err < 0)
+		return query_bad(df, "its schema cannot be read");
+	return *found ? query_bad(df, "it holds a %s, which record never writes", found) : 0;
+}
+
 int check_tables(struct datafile *df)
 {
 	size_t i;
-	int err = 0;
+	int err = check_schema(df);
 
 	for (i = 0; i < sizeof(tables) / sizeof(tables[0]) && !err; i++)
-		err = check_table(df, &tables[i]);
-	return err;
+		err = check_table(df, &tables[i]) ?: check_sums(df, &tables[i]);
+	err = err ?: check_meta(df);
+	return err
+		       ?: query_each(df,
+				     "SELECT rowid, ranges FROM inlines WHERE ranges IS NOT NULL",
+				     ranges_row, df, "");
 }

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -103,47 +104,90 @@ static void df_free(struct datafile *df)
 }
 
 /*
- * The temporary files of recorders that died (SIGKILL, power loss) before
- * committing: "PATH.tmp.PID.XXXXXX" beside the target, whose PID no longer
- * runs.  Best effort: a file that cannot be removed is no reason to fail.
+ * Which boot and pid namespace a pid in a temporary name belongs to, as
+ * "BOOT-PIDNS" (8 hex digits of the boot id, the pid namespace's inode):
+ * a pid means nothing to a recorder of another boot, container or host
+ * (NFS).  "" when it cannot be told: nothing is then ever cleaned.
  */
-static void clean_stale(const char *path)
+static void tmp_tag(char *tag, size_t len)
 {
-	char *dir_copy = strdup(path), *base_copy = strdup(path), *base, *end;
-	struct dirent *e;
-	size_t n;
+	char boot[9] = "";
+	struct stat st;
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+
+	tag[0] = '\0';
+	if (!f)
+		return;
+	if (fscanf(f, "%8[0-9a-f]", boot) == 1 && strlen(boot) == 8 &&
+	    !stat("/proc/self/ns/pid", &st))
+		snprintf(tag, len, "%s-%llu", boot, (unsigned long long)st.st_ino);
+	fclose(f);
+}
+
+/*
+ * Whether name, in dir, is a temporary file of one of our dead recorders:
+ * PREFIX<pid>.XXXXXX where PREFIX is "PATH.tmp.TAG-", pid no longer runs,
+ * and it is a regular file of ours with the mode make_tmp gives it (a kept
+ * recording, mode 0400, is not one).
+ */
+static bool stale(DIR *dir, const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	struct stat st;
+	char *end;
 	long pid;
+
+	if (strncmp(name, prefix, n) || name[n] < '1' || name[n] > '9')
+		return false;
+	errno = 0;
+	pid = strtol(name + n, &end, 10);
+	if (errno || pid <= 0 || pid > INT_MAX || *end != '.' || strlen(end) != 7)
+		return false;
+	if (!kill(pid, 0) || errno != ESRCH)
+		return false;
+	if (fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW))
+		return false;
+	return S_ISREG(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 07777) == 0600;
+}
+
+/*
+ * The temporary files of recorders that died (SIGKILL, power loss) before
+ * committing, beside the target.  Only what is certainly ours is removed;
+ * best effort: a file that cannot be removed is no reason to fail.
+ */
+static void clean_stale(const char *path, const char *tag)
+{
+	char *dir_copy = strdup(path), *base_copy = strdup(path), *prefix = NULL;
+	struct dirent *e;
 	DIR *dir;
 
-	dir = dir_copy && base_copy ? opendir(dirname(dir_copy)) : NULL;
-	base = dir ? basename(base_copy) : NULL;
-	n = base ? strlen(base) : 0;
-	while (dir && (e = readdir(dir))) {
-		if (strncmp(e->d_name, base, n) || strncmp(e->d_name + n, ".tmp.", 5))
-			continue;
-		errno = 0;
-		pid = strtol(e->d_name + n + 5, &end, 10);
-		if (errno || pid <= 0 || *end != '.' || strlen(end) != 7)
-			continue;
-		if (kill(pid, 0) && errno == ESRCH)
+	dir = dir_copy && base_copy && tag[0] ? opendir(dirname(dir_copy)) : NULL;
+	if (dir && asprintf(&prefix, "%s.tmp.%s-", basename(base_copy), tag) < 0)
+		prefix = NULL;
+	while (prefix && (e = readdir(dir)))
+		if (stale(dir, e->d_name, prefix))
 			unlinkat(dirfd(dir), e->d_name, 0);
-	}
 	if (dir)
 		closedir(dir);
+	free(prefix);
 	free(base_copy);
 	free(dir_copy);
 }
 
 /*
- * A unique temporary name in the target's directory, so rename() is atomic;
- * our pid in it lets a later recorder remove it if we are killed.
+ * A unique temporary name in the target's directory, so rename() is atomic:
+ * PATH.tmp.BOOT-PIDNS-PID.XXXXXX, which lets a later recorder of the same
+ * boot and pid namespace remove it if we are killed.
  */
 static int make_tmp(struct datafile *df)
 {
+	char tag[64];
 	int fd;
 
-	clean_stale(df->path);
-	if (asprintf(&df->tmp, "%s.tmp.%d.XXXXXX", df->path, (int)getpid()) < 0) {
+	tmp_tag(tag, sizeof(tag));
+	clean_stale(df->path, tag);
+	if (asprintf(&df->tmp, "%s.tmp.%s-%d.XXXXXX", df->path, tag[0] ? tag : "0-0",
+		     (int)getpid()) < 0) {
 		df->tmp = NULL;
 		return -ENOMEM;
 	}
@@ -254,10 +298,35 @@ static int fsync_dir_of(const char *path)
 	return err;
 }
 
-int datafile_commit(struct datafile *df, uid_t uid, gid_t gid)
+/*
+ * What appeared at the path while recording is not replaced, and the
+ * recording is not lost either: it stays where it is, read-only (so that no
+ * later recorder takes it for a stale temporary file), and why says where.
+ */
+static int keep(struct datafile *df, char *why, size_t len)
+{
+	char what[512] = "";
+	int err = datafile_check_target(df->path, what, sizeof(what)) ?: -EEXIST;
+
+	/* what it is, without the advice given before recording */
+	what[strcspn(what, ":")] = '\0';
+	chmod(df->tmp, 0400);
+	snprintf(why, len,
+		 "cannot write '%s': %s now: the recording is kept in '%s': move it where you "
+		 "want it",
+		 df->path, what[0] ? what : strerror(-err), df->tmp);
+	free(df->tmp);
+	df->tmp = NULL;
+	df_free(df);
+	return err;
+}
+
+int datafile_commit(struct datafile *df, uid_t uid, gid_t gid, char *why, size_t len)
 {
 	int err, close_err;
 
+	if (len)
+		why[0] = '\0';
 	errno = 0;
 	err = query_exec(df, "COMMIT;");
 	close_err = query_conn_close(&df->conn);
@@ -269,7 +338,7 @@ int datafile_commit(struct datafile *df, uid_t uid, gid_t gid)
 		err = -errno;
 	/* what appeared at the path while recording is not replaced either */
 	if (!err && datafile_check_target(df->path, NULL, 0))
-		err = -EEXIST;
+		return keep(df, why, len);
 	if (!err && rename(df->tmp, df->path))
 		err = -errno;
 	if (err) {
@@ -370,9 +439,10 @@ static void func_base(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 /* The SQL functions the readers' queries use. */
 static int add_functions(sqlite3 *db)
 {
-	return query_errno(sqlite3_create_function(db, "kp_func_base", 1,
-						   SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
-						   func_base, NULL, NULL));
+	/* innocuous: TEMP views may call it with trusted_schema off */
+	return query_errno(sqlite3_create_function(
+		db, "kp_func_base", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL,
+		func_base, NULL, NULL));
 }
 
 /* An SQLite database begins so; whatever else SQLite might make of a file is no data file. */
@@ -393,6 +463,15 @@ static int check_magic(const char *path, char *why, size_t len)
 		return 0;
 	snprintf(why, len, "not a kprotperf data file (not an SQLite database)");
 	return -EBADMSG;
+}
+
+/* The file's own SQL (its schema) may not call our functions or write the file's pages. */
+static int distrust(struct datafile *df)
+{
+	int err = query_errno(
+		sqlite3_db_config(df->conn.db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL));
+
+	return err ?: query_exec(df, "PRAGMA trusted_schema = OFF");
 }
 
 int datafile_open(struct datafile **out, const char *path, char *why, size_t len)
@@ -419,7 +498,7 @@ int datafile_open(struct datafile **out, const char *path, char *why, size_t len
 	errno = 0;
 	err = query_errno(sqlite3_open_v2(path, &df->conn.db, SQLITE_OPEN_READONLY, NULL));
 	if (!err)
-		err = validate(df, why, len) ?: add_functions(df->conn.db);
+		err = distrust(df) ?: validate(df, why, len) ?: add_functions(df->conn.db);
 	if (err) {
 		df_free(df);
 		return err;

@@ -6,10 +6,12 @@
  * read and written through data/'s typed functions (data/samples.h,
  * data/latency.h, ...); the SQL lives behind them, in data/ alone.
  *
- * A new file is written to a temporary file beside the target, PATH.tmp.PID.XXXXXX,
- * and renamed into place on commit, so a reader never sees a half-written file;
- * one left by a recorder that was killed is removed by the next one to write
- * beside it once PID no longer runs.
+ * A new file is written to a temporary file beside the target,
+ * PATH.tmp.BOOT-PIDNS-PID.XXXXXX, and renamed into place on commit, so a
+ * reader never sees a half-written file; one left by a recorder that was
+ * killed is removed by the next one to write beside it in the same boot and
+ * pid namespace, once PID no longer runs, if it is a regular file of the
+ * same user with mode 0600.
  */
 #ifndef KP_DATAFILE_H
 #define KP_DATAFILE_H
@@ -36,8 +38,14 @@ struct datafile;
 int datafile_check_target(const char *path, char *why, size_t len);
 /* A new file of the current schema, for writers (data/recording.h). */
 int datafile_create(struct datafile **out, const char *path);
-/* Make the file durable, give it to uid/gid (-1: keep), mode 0600, rename into place. */
-int datafile_commit(struct datafile *df, uid_t uid, gid_t gid);
+/*
+ * Make the file durable, give it to uid/gid (-1: keep), mode 0600, rename
+ * into place.  When the path became something not to replace while
+ * recording (datafile_check_target), the file is kept under its temporary
+ * name, mode 0400, and why says so and where ("" on other errors; why may
+ * be NULL with len 0).
+ */
+int datafile_commit(struct datafile *df, uid_t uid, gid_t gid, char *why, size_t len);
 /* Drop an uncommitted file. */
 void datafile_abort(struct datafile *df);
 

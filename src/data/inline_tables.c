@@ -1,7 +1,78 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The queries on the inlines table and the inline_* TEMP tables (see inline_tables.h). */
+/*
+ * The queries on the inlines table and the inline_* TEMP tables, and the
+ * format of its ranges column (see inline_tables.h).
+ */
+#include <errno.h>
+#include <string.h>
+
 #include "data/inline_tables.h"
 #include "data/query.h"
+
+/* At most so many ranges to one instance: a function inlined in pieces, not a table. */
+#define MAX_RANGES 4096
+#define MIN(a, b)  ((a) < (b) ? (a) : (b))
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* One address of a range as record writes it: 0x, then 1 to 16 hex digits. */
+static int parse_addr(const char **p, __u64 *v)
+{
+	const char *q = *p;
+	int d, n = 0;
+
+	if (strncmp(q, "0x", 2))
+		return -EINVAL;
+	for (q += 2, *v = 0; (d = hex_digit(*q)) >= 0; q++, n++) {
+		if (n == 16)
+			return -EINVAL;
+		*v = *v << 4 | d;
+	}
+	*p = q;
+	return n ? 0 : -EINVAL;
+}
+
+/* Range "lo-hi" at *p, lo < hi, followed by a space or the end. */
+static int parse_range(const char **p, __u64 *lo, __u64 *hi)
+{
+	if (parse_addr(p, lo) || *(*p)++ != '-' || parse_addr(p, hi) || (**p && **p != ' '))
+		return -EINVAL;
+	return *lo < *hi ? 0 : -EINVAL;
+}
+
+int inline_tables_ranges(struct datafile *df, long long row, const char *text,
+			 inline_tables_range_fn fn, void *ctx)
+{
+	const char *p = text, *at;
+	__u64 lo, hi;
+	int n = 0, err = 0;
+
+	while (!err) {
+		p += strspn(p, " ");
+		if (!*p)
+			break;
+		at = p;
+		if (parse_range(&p, &lo, &hi))
+			return query_bad(df,
+					 "table inlines, row %lld: ranges: '%.*s' is not a range"
+					 " 0xLO-0xHI with LO < HI",
+					 row, (int)MIN(strcspn(at, " "), 40), at);
+		if (n++ == MAX_RANGES)
+			return query_bad(df, "table inlines, row %lld: more than %d ranges", row,
+					 MAX_RANGES);
+		err = fn ? fn(lo, hi, ctx) : 0;
+	}
+	return err;
+}
 
 static const char tables_sql[] =
 	"CREATE TEMP TABLE inline_stacks(inst INTEGER, stack INTEGER, self INTEGER);"

@@ -29,6 +29,17 @@ int inline_tables_add_die(struct datafile *df, __u64 die, long long inst);
 /* Instance inst covers [lo, hi) (recorded, running-kernel addresses). */
 int inline_tables_add_range(struct datafile *df, long long inst, __u64 lo, __u64 hi);
 
+/* Gets one range [lo, hi) of an inlines.ranges value; non-zero stops the walk. */
+typedef int (*inline_tables_range_fn)(__u64 lo, __u64 hi, void *ctx);
+/*
+ * Each range of text, an inlines.ranges value "0xLO-0xHI ..." (row is its
+ * rowid, func), to fn (if any): fn's non-zero, or -EBADMSG said by
+ * datafile_bad when a range is malformed, empty or reversed, or there are
+ * more than 4096.
+ */
+int inline_tables_ranges(struct datafile *df, long long row, const char *text,
+			 inline_tables_range_fn fn, void *ctx);
+
 /* One instance record --func probed, with its latency (0 when it has none). */
 struct inline_tables_probed {
 	long long func; /* funcs.id */

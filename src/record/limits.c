@@ -6,6 +6,7 @@
  * whole size at load time, from memory nothing can swap out.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <bpf/libbpf.h>
 
@@ -41,6 +42,10 @@ static unsigned long long map_bytes(const struct bpf_map *m)
 		return pow2_at_least(n) * sizeof(void *) + n * (STACK_BUCKET_BYTES + val);
 	case BPF_MAP_TYPE_PERCPU_HASH:
 		return pow2_at_least(n) * 16 + n * (HTAB_ELEM_BYTES + key + 8 + val * cpus);
+	case BPF_MAP_TYPE_ARRAY:
+		return n * val;
+	case BPF_MAP_TYPE_PERCPU_ARRAY:
+		return n * val * cpus;
 	default:
 		/* a hash: preallocated with one spare element per CPU, buckets of 16 bytes */
 		return pow2_at_least(n) * 16 + (n + cpus) * (HTAB_ELEM_BYTES + key + val);
@@ -73,19 +78,38 @@ static int too_big(const char *opt, unsigned int v, unsigned long long need,
 	return -ENOMEM;
 }
 
+/* Each alone fits, all maps together do not: name the option with the largest share. */
+static int too_big_together(unsigned int max_stacks, unsigned int max_tasks, bool stacks_larger,
+			    unsigned long long total, unsigned long long avail, char *why,
+			    size_t len)
+{
+	snprintf(why, len,
+		 "--max-stacks %u and --max-tasks %u need %.1f MiB of kernel memory for the BPF "
+		 "maps together, more than half of the %.1f MiB available (MemAvailable in "
+		 "/proc/meminfo): give a smaller %s",
+		 max_stacks, max_tasks, total / 1048576.0, avail / 1048576.0,
+		 stacks_larger ? "--max-stacks" : "--max-tasks");
+	return -ENOMEM;
+}
+
 int limits_check(const struct record_bpf *skel, unsigned int max_stacks, unsigned int max_tasks,
 		 char *why, size_t len)
 {
-	unsigned long long avail = mem_available(), stacks, tasks;
+	unsigned long long avail = mem_available(), stacks, tasks, total = 0;
+	const struct bpf_map *m;
 
 	/* without /proc/meminfo there is nothing to compare with: the kernel still says no */
 	if (!avail)
 		return 0;
+	bpf_object__for_each_map (m, skel->obj)
+		total += map_bytes(m);
 	stacks = map_bytes(skel->maps.stacks) + map_bytes(skel->maps.samples);
 	tasks = map_bytes(skel->maps.tree) + map_bytes(skel->maps.threads);
-	if (stacks > avail / 2)
+	if (total <= avail / 2)
+		return 0;
+	if (stacks > avail / 2 && stacks >= tasks)
 		return too_big("--max-stacks", max_stacks, stacks, avail, why, len);
 	if (tasks > avail / 2)
 		return too_big("--max-tasks", max_tasks, tasks, avail, why, len);
-	return 0;
+	return too_big_together(max_stacks, max_tasks, stacks >= tasks, total, avail, why, len);
 }

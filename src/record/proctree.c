@@ -118,7 +118,29 @@ void proctree_command_exited(struct session *s)
 		s->end = END_INTERRUPTED;
 }
 
-/* SIGKILL to every process of the tree; entries whose exit was missed are dropped. */
+/*
+ * SIGKILL to pid, if it is still the tree's: held by a pidfd, it is checked
+ * in the tree again, so a pid that exited (its entry dropped by kp_exit) and
+ * was reused by an unrelated process is never signalled.  0 when killed,
+ * -ESRCH when it is gone (its entry, if its exit was missed, dropped).
+ */
+static int kill_member(struct session *s, __u32 pid)
+{
+	int fd = pidfd_of(pid), err = 0;
+	__u8 v;
+
+	if (fd == -ESRCH)
+		bpf_map__delete_elem(s->skel->maps.tree, &pid, sizeof(pid), 0);
+	if (fd < 0)
+		return fd;
+	if (bpf_map__lookup_elem(s->skel->maps.tree, &pid, sizeof(pid), &v, sizeof(v), 0) ||
+	    syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0))
+		err = -ESRCH;
+	close(fd);
+	return err;
+}
+
+/* SIGKILL to every process of the tree: how many were killed. */
 static int kill_tree(struct session *s)
 {
 	int fd = bpf_map__fd(s->skel->maps.tree), killed = 0, err;
@@ -129,12 +151,9 @@ static int kill_tree(struct session *s)
 	err = collect_dump(fd, sizeof(*pids), sizeof(*vals), (void **)&pids, (void **)&vals, &n);
 	if (err)
 		return err;
-	for (i = 0; i < n; i++) {
-		if (!kill(pids[i], SIGKILL))
+	for (i = 0; i < n; i++)
+		if (!kill_member(s, pids[i]))
 			killed++;
-		else if (errno == ESRCH)
-			bpf_map__delete_elem(s->skel->maps.tree, &pids[i], sizeof(pids[i]), 0);
-	}
 	free(pids);
 	free(vals);
 	return killed;
@@ -211,10 +230,33 @@ void proctree_reap_workload(struct session *s)
 	s->wl.pid = -1;
 }
 
+void proctree_detach_but_tree(struct session *s)
+{
+	struct bpf_link **keep[] = {&s->skel->links.kp_fork, &s->skel->links.kp_exit}, *saved[2];
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		saved[i] = *keep[i];
+		*keep[i] = NULL;
+	}
+	record_bpf__detach(s->skel);
+	for (i = 0; i < 2; i++)
+		*keep[i] = saved[i];
+}
+
+/* Rounds of SIGKILL to the tree, each until the killed have left it. */
+#define KILL_ROUNDS   10
+#define KILL_ROUND_MS 100
+
 void proctree_kill_rest(struct session *s)
 {
+	int round, ms;
+
 	/* -p's tree is not ours, and -a does not fill the tree */
 	if (!s->o->argv || s->o->system_wide || !s->skel)
 		return;
-	kill_tree(s);
+	/* what a dying process forked meanwhile joined the tree: the next round's */
+	for (round = 0; round < KILL_ROUNDS && kill_tree(s) > 0; round++)
+		for (ms = 0; ms < KILL_ROUND_MS && !tree_empty(s); ms++)
+			usleep(1000);
 }

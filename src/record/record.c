@@ -136,10 +136,12 @@ static int go(struct session *s)
 	events_end_line(s);
 	sampler_detach(&s->sampler);
 	funcs_detach(s->funcs);
-	record_bpf__detach(s->skel);
+	/* fork and exit stay traced until the tree is killed: it must be current */
+	proctree_detach_but_tree(s);
 	proctree_reap_workload(s);
 	if (err || s->end != END_EXITED)
 		proctree_kill_rest(s);
+	record_bpf__detach(s->skel);
 	err = err ?: events_drain_procs(s);
 	if (err)
 		return err;
@@ -298,7 +300,11 @@ static int record(struct session *s)
 		return failed(s, err);
 	}
 	workload_user(&uid, &gid);
-	err = datafile_commit(s->df, uid == getuid() ? (uid_t)-1 : uid, gid);
+	err = datafile_commit(s->df, uid == getuid() ? (uid_t)-1 : uid, gid, why, sizeof(why));
+	if (err && why[0]) {
+		fprintf(stderr, "kprotperf record: %s\n", why);
+		return 1;
+	}
 	/* the stage is still STAGE_WRITE */
 	if (err)
 		return failed(s, err);

@@ -107,9 +107,13 @@ void proctree_command_exited(struct session *s);
 int proctree_wait(struct session *s);
 /* The command we started must not outlive the recording. */
 void proctree_reap_workload(struct session *s);
+/* Stop recording, but keep following forks and exits into the tree map. */
+void proctree_detach_but_tree(struct session *s);
 /*
  * What is left of the tree CMD started, when kprotperf stops first (a signal,
- * --duration, a failure): SIGKILL, so that nothing of it outlives the recording.
+ * --duration, a failure): SIGKILL, so that nothing of it outlives the
+ * recording.  Complete only while fork and exit are traced (before
+ * record_bpf__detach): then a process forked meanwhile is killed too.
  */
 void proctree_kill_rest(struct session *s);
 

@@ -7,7 +7,6 @@
  * without (no DWARF, or none that matches what was recorded) that test is
  * made on the recorded ranges.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,66 +91,22 @@ static int sampled_die(__u64 die, __u64 func_die, void *ctx)
 	return err == -ENOMEM ? err : 0;
 }
 
-/* At most so many ranges to one instance: a function inlined in pieces, not a table. */
-#define MAX_RANGES 4096
-#define MIN(a, b)  ((a) < (b) ? (a) : (b))
+struct range_walk {
+	struct recorded_inlines *s;
+	struct recorded_inline *v;
+	size_t cap;
+};
 
-/* One address of a range: [0x]hex digits, no sign, no space, no overflow. */
-static int parse_addr(const char **p, unsigned long long *v)
+/* A recorded range of v's, also into inline_ranges. */
+static int add_range(__u64 lo, __u64 hi, void *ctx)
 {
-	const char *q = *p + (!strncmp(*p, "0x", 2) ? 2 : 0);
-	char *end;
+	struct range_walk *w = ctx;
+	struct recorded_inline *v = w->v;
 
-	if (!isxdigit((unsigned char)*q))
-		return -EINVAL;
-	errno = 0;
-	*v = strtoull(q, &end, 16);
-	if (errno)
-		return -EINVAL;
-	*p = end;
-	return 0;
-}
-
-/* Range "lo-hi" at *p, lo < hi, followed by a space or the end. */
-static int parse_range(const char **p, unsigned long long *lo, unsigned long long *hi)
-{
-	if (parse_addr(p, lo) || *(*p)++ != '-' || parse_addr(p, hi) || (**p && **p != ' '))
-		return -EINVAL;
-	return *lo < *hi ? 0 : -EINVAL;
-}
-
-/*
- * "0xlo-0xhi ..." as recorded, also into inline_ranges as v's.  A range
- * that is malformed, empty or reversed makes the file corrupt (func is the
- * inlines table's row).
- */
-static int parse_ranges(struct recorded_inlines *s, struct recorded_inline *v, long long func,
-			const char *text)
-{
-	unsigned long long lo, hi;
-	const char *p = text, *at;
-	size_t cap = 0;
-	int err = 0;
-
-	while (!err) {
-		p += strspn(p, " ");
-		if (!*p)
-			break;
-		at = p;
-		if (parse_range(&p, &lo, &hi))
-			return datafile_bad(s->df,
-					    "table inlines, row %lld: ranges: '%.*s' is not a range"
-					    " 0xLO-0xHI with LO < HI",
-					    func, (int)MIN(strcspn(at, " "), 40), at);
-		if (v->nr == MAX_RANGES)
-			return datafile_bad(s->df, "table inlines, row %lld: more than %d ranges",
-					    func, MAX_RANGES);
-		if (array_reserve((void **)&v->r, &cap, v->nr + 1, sizeof(*v->r)))
-			return -ENOMEM;
-		v->r[v->nr++] = (struct inline_range){lo, hi};
-		err = inline_tables_add_range(s->df, v - s->v, lo, hi);
-	}
-	return err;
+	if (array_reserve((void **)&v->r, &w->cap, v->nr + 1, sizeof(*v->r)))
+		return -ENOMEM;
+	v->r[v->nr++] = (struct inline_range){lo, hi};
+	return inline_tables_add_range(w->s->df, v - w->s->v, lo, hi);
 }
 
 /* With DWARF, the instance at the recorded one's entry: by its DIE, NULL when none is. */
@@ -199,7 +154,8 @@ static int match_probed(struct recorded_inlines *s, const struct inline_tables_p
 	snprintf(v->site, sizeof(v->site), "%s:%d", p->call_file ?: "?", p->call_line);
 	v->bytes = p->bytes;
 	*out = v;
-	return parse_ranges(s, v, p->func, p->ranges ?: "");
+	return inline_tables_ranges(s->df, p->func, p->ranges ?: "", add_range,
+				    &(struct range_walk){s, v, 0});
 }
 
 static int probed(const struct inline_tables_probed *p, void *ctx)

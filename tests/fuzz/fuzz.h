@@ -14,21 +14,28 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The path of this process's input file, "" until fuzz_file() first runs. */
-static char fuzz_path[64];
+/*
+ * This process's input file, "" until fuzz_file() first runs: inside a
+ * directory of its own (mkdtemp, mode 0700), so that nobody can put a
+ * symbolic link where the fuzzer, often root, writes.
+ */
+static char fuzz_dir[64], fuzz_path[96];
 
 /* data written to fuzz_path (suffix: its name's ending, e.g. ".data"); NULL on failure. */
 static inline const char *fuzz_file(const uint8_t *data, size_t size, const char *suffix)
 {
-	const char *tmp = getenv("TMPDIR") ?: "/tmp";
 	FILE *f;
 
-	if (!fuzz_path[0])
-		snprintf(fuzz_path, sizeof(fuzz_path), "%s/kp-fuzz.%d%s", tmp, (int)getpid(),
-			 suffix);
+	if (!fuzz_path[0]) {
+		snprintf(fuzz_dir, sizeof(fuzz_dir), "%s/kp-fuzz.XXXXXX",
+			 getenv("TMPDIR") ?: "/tmp");
+		if (!mkdtemp(fuzz_dir))
+			abort(); /* the harness's own failure, not a finding: stop loudly */
+		snprintf(fuzz_path, sizeof(fuzz_path), "%s/input%s", fuzz_dir, suffix);
+	}
 	f = fopen(fuzz_path, "w");
 	if (!f)
-		abort(); /* the harness's own failure, not a finding: stop loudly */
+		abort();
 	if (size && fwrite(data, 1, size, f) != size)
 		abort();
 	if (fclose(f))
@@ -38,8 +45,10 @@ static inline const char *fuzz_file(const uint8_t *data, size_t size, const char
 
 static void fuzz_cleanup(void)
 {
-	if (fuzz_path[0])
-		unlink(fuzz_path);
+	if (!fuzz_path[0])
+		return;
+	unlink(fuzz_path);
+	rmdir(fuzz_dir);
 }
 
 /* stdout to /dev/null, the input file removed at exit. */

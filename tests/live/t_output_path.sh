@@ -43,4 +43,39 @@ fi
 "$KP" record -q -o target -- "$ROOT/syscall-loop" 100 > /dev/null || fail "recording over a regular file failed"
 [ "$(q target "SELECT value FROM meta WHERE key = 'record.end'")" = exited ] || fail "target is not the recording"
 ls | grep -q '\.tmp\.' && fail "temporary file left behind: $(ls)"
-echo "-o is checked before the workload starts"
+# something that appears at -o while recording is not replaced, and the recording
+# is not lost: it is kept under its temporary name, which the message gives
+"$KP" record -q -o out.data -- sh -c 'mkdir out.data' > out 2> err && rc=0 || rc=$?
+[ "$rc" = 1 ] || fail "a directory made at -o while recording: exit $rc, want 1: $(cat err)"
+kept=$(ls | grep '^out\.data\.tmp\.' || true)
+[ "$(echo "$kept" | wc -w)" = 1 ] || fail "not one kept recording beside out.data: $(ls)"
+[ "$(cat err)" = "kprotperf record: cannot write 'out.data': it is a directory now: the recording is kept in 'out.data.tmp.${kept#out.data.tmp.}': move it where you want it" ] ||
+	fail "a directory made at -o said '$(cat err)'"
+"$KP" report -i "$kept" > /dev/null 2> err || fail "the kept recording does not open: $(cat err)"
+# it is not taken for a stale temporary file by the next record writing there
+rmdir out.data
+"$KP" record -q -o out.data -- true > /dev/null 2>&1
+[ -f "$kept" ] || fail "the next record removed the kept recording"
+# stale temporary files: only ours (this boot and pid namespace, a dead pid, a regular
+# file of this user, mode 0600) are removed; look-alikes stay
+tag=$(head -c 8 /proc/sys/kernel/random/boot_id)-$(stat -L -c %i /proc/self/ns/pid)
+true & dead=$!
+wait $dead
+stalefile() { echo x > "$1" && chmod 600 "$1"; }
+stalefile "n.data.tmp.$tag-$dead.abcdef"
+stalefile "n.data.tmp.$tag-$dead.nobody" && chown nobody "n.data.tmp.$tag-$dead.nobody"
+stalefile "n.data.tmp.0badbeef-1-$dead.othert"
+stalefile "n.data.tmp.$dead.oldnam"
+stalefile "n.data.tmp.$tag-$dead.public" && chmod 644 "n.data.tmp.$tag-$dead.public"
+echo precious > linked
+ln -s linked "n.data.tmp.$tag-$dead.symlnk"
+"$KP" record -q -o n.data -- true > /dev/null 2> err || fail "record beside look-alikes failed: $(cat err)"
+[ ! -e "n.data.tmp.$tag-$dead.abcdef" ] || fail "our stale temporary file was not removed"
+for f in nobody othert public symlnk; do
+	[ -e "n.data.tmp.$tag-$dead.$f" ] || [ -e "n.data.tmp.0badbeef-1-$dead.$f" ] ||
+		fail "a look-alike temporary file ($f) was removed"
+done
+[ -e "n.data.tmp.$dead.oldnam" ] || fail "a look-alike temporary file (oldnam) was removed"
+[ -L "n.data.tmp.$tag-$dead.symlnk" ] && [ "$(cat linked)" = precious ] ||
+	fail "the symlink look-alike or what it points to was changed"
+echo "-o is checked before the workload starts and at the end"

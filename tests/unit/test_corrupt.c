@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cmd/cmds.h"
 #include "testutil.h"
@@ -61,25 +62,58 @@ static void expect_line(int (*cmd)(int, char **), char **argv, const char *fmt, 
 	tu_expect(cmd, argv, 2, 1, want);
 }
 
+#define CORRUPT "kprotperf %s: %s: corrupt data file: %s: record it again\n"
+
 #define RANGE_ERR                                                                           \
 	"kprotperf %s: %s: corrupt data file: table inlines, row 1: ranges: '%s' is not a " \
 	"range 0xLO-0xHI with LO < HI: record it again\n"
 
-/* 400 three-byte ranges overflowed an array sized for eight bytes a range. */
+/* "0x1-0x2 0x3-0x4 ..." : n short ranges, valid, as record writes them. */
+#define RANGES(n)                                                                        \
+	"UPDATE inlines SET ranges = (WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT" \
+	" i + 1 FROM c WHERE i < " #n " - 1) SELECT group_concat(printf('0x%%x-0x%%x',"  \
+	" 2 * i + 1, 2 * i + 2), ' ') FROM c) WHERE func = 1"
+
+/* 400 short ranges overflowed an array sized for eight bytes a range: all are kept. */
 static void test_ranges_overflow(void **state)
 {
-	char p[PATH_MAX];
-	const char *f = craft(p, sizeof(p), "ovf.data", BASE,
-			      NO_DWARF "UPDATE inlines SET ranges = (WITH RECURSIVE c(i) AS"
-				       " (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 400)"
-				       " SELECT group_concat('0-0', ' ') FROM c) WHERE func = 1");
+	char p[PATH_MAX], want[16384], sql[512];
+	const char *f;
+	char *out;
+	size_t n;
+	int i;
 
-	expect_line(cmd_report, (char *[]){"report", "--inline", (char *)f, NULL}, RANGE_ERR,
-		    "report", f, "0-0");
-	expect_line(cmd_diff, (char *[]){"diff", (char *)f, HARD, NULL}, RANGE_ERR, "diff", f,
-		    "0-0");
-	expect_line(cmd_diff, (char *[]){"diff", "--json", HARD, (char *)f, NULL}, RANGE_ERR,
-		    "diff", f, "0-0");
+	snprintf(sql, sizeof(sql), NO_DWARF RANGES(450));
+	f = craft(p, sizeof(p), "ovf.data", BASE, sql);
+	n = snprintf(want, sizeof(want), "\n    ranges:");
+	for (i = 0; i < 450; i++)
+		n += snprintf(want + n, sizeof(want) - n, " 0x%x-0x%x", 2 * i + 1, 2 * i + 2);
+	snprintf(want + n, sizeof(want) - n, "\n");
+	out = tu_output(cmd_report, (char *[]){"report", "--inline", (char *)f, NULL});
+	assert_non_null(strstr(out, want));
+	free(out);
+	/* more than 4096 is no function inlined in pieces */
+	snprintf(sql, sizeof(sql), NO_DWARF RANGES(4097));
+	f = craft(p, sizeof(p), "many.data", BASE, sql);
+	expect_line(cmd_report, (char *[]){"report", (char *)f, NULL}, CORRUPT, "report", f,
+		    "table inlines, row 1: more than 4096 ranges");
+	expect_line(cmd_diff, (char *[]){"diff", "--json", HARD, (char *)f, NULL}, CORRUPT, "diff",
+		    f, "table inlines, row 1: more than 4096 ranges");
+}
+
+/* A bad range was found only by report --inline, after --json had begun its output. */
+static void test_ranges_checked_at_open(void **state)
+{
+	char p[PATH_MAX];
+	const char *f = craft(p, sizeof(p), "open.data", BASE,
+			      NO_DWARF "UPDATE inlines SET ranges = '0x10-0x20 0x30-0x2' WHERE"
+				       " func = 1");
+	char *argv[] = {"report", "--inline", "--json", (char *)f, NULL};
+
+	tu_expect(cmd_report, argv, 1, 1, "");
+	expect_line(cmd_report, argv, RANGE_ERR, "report", f, "0x30-0x2");
+	expect_line(cmd_folded, (char *[]){"folded", (char *)f, NULL}, RANGE_ERR, "folded", f,
+		    "0x30-0x2");
 }
 
 static void test_range_malformed(void **state)
@@ -89,6 +123,9 @@ static void test_range_malformed(void **state)
 		{"0x30-0x20", "0x30-0x20"},
 		{"0x10-0x20x", "0x10-0x20x"},
 		{"0x10-0x100000000000000000", "0x10-0x100000000000000000"},
+		{"0x0x10-0x20", "0x0x10-0x20"},
+		{"10-0x20", "10-0x20"},
+		{"0x-0x20", "0x-0x20"},
 	};
 	char p[PATH_MAX], sql[256];
 	const char *f;
@@ -108,8 +145,6 @@ static void test_range_malformed(void **state)
 	expect_line(cmd_report, (char *[]){"report", "--inline", (char *)f, NULL}, RANGE_ERR,
 		    "report", f, "?[2J");
 }
-
-#define CORRUPT "kprotperf %s: %s: corrupt data file: %s: record it again\n"
 
 /* Was shown as 18446744073709551611 calls. */
 static void test_negative_calls(void **state)
@@ -185,6 +220,83 @@ static void test_huge_count_diff_folded(void **state)
 		    " 2^40");
 }
 
+/* A view named samples passed the schema check: a recursive one never ended. */
+static void test_views_and_triggers(void **state)
+{
+	char p[PATH_MAX];
+	const char *f = craft(p, sizeof(p), "view.data", SL,
+			      "ALTER TABLE samples RENAME TO s2; CREATE VIEW samples AS WITH"
+			      " RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c)"
+			      " SELECT pid, tid, comm, kstack, ustack, count FROM s2, c");
+
+	expect_line(cmd_report, (char *[]){"report", (char *)f, NULL}, CORRUPT, "report", f,
+		    "it holds a view samples, which record never writes");
+	expect_line(cmd_folded, (char *[]){"folded", (char *)f, NULL}, CORRUPT, "folded", f,
+		    "it holds a view samples, which record never writes");
+	f = craft(p, sizeof(p), "trig.data", SL,
+		  "CREATE TRIGGER t AFTER INSERT ON meta BEGIN SELECT 1; END");
+	expect_line(cmd_report, (char *[]){"report", (char *)f, NULL}, CORRUPT, "report", f,
+		    "it holds a trigger t, which record never writes");
+}
+
+/* Meta numbers were read as they came: "# wall 18446744073.710s", an infinite period. */
+static void test_meta_values(void **state)
+{
+	static const char *const bad[][3] = {
+		{"record.wall_ns", "-1",
+		 "13: record.wall_ns is '-1', not a time from 0 to 2^60 ns"},
+		{"sampling.freq_hz", "1e-300",
+		 "18: sampling.freq_hz is '1e-300', not a frequency from 1 to 100000"},
+		{"sampling.freq_hz", "0",
+		 "18: sampling.freq_hz is '0', not a frequency from 1 to 100000"},
+		{"cpu.count", "99999",
+		 "6: cpu.count is '99999', not a number of CPUs from 1 to 65536"},
+		{"record.exit_code", "",
+		 "22: record.exit_code is '', not an exit status from 0 to 255"},
+		{"record.repeat", "0",
+		 "16: record.repeat is '0', not a number of runs from 1 to 100000"},
+		{"kernel.stext", "0x0xff",
+		 "20: kernel.stext is '0x0xff', not an address 0x and 1 to 16 hex digits"},
+	};
+	char p[PATH_MAX], sql[256], want[256];
+	const char *f;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(sql, sizeof(sql), "UPDATE meta SET value = '%s' WHERE key = '%s'",
+			 bad[i][1], bad[i][0]);
+		f = craft(p, sizeof(p), "meta.data", SL, sql);
+		snprintf(want, sizeof(want), "table meta, row %s", bad[i][2]);
+		expect_line(cmd_report, (char *[]){"report", (char *)f, NULL}, CORRUPT, "report", f,
+			    want);
+	}
+}
+
+/* Nine lost counters of 2^60 each overflowed SUM(): the report said "lost: ... nothing". */
+static void test_sum_overflow(void **state)
+{
+	char p[PATH_MAX];
+	const char *f = craft(p, sizeof(p), "sum.data", SL,
+			      "INSERT INTO counters SELECT 'lost_x' || value, 1152921504606846976"
+			      " FROM json_each('[1,2,3,4,5,6,7,8,9]')");
+
+	expect_line(cmd_report, (char *[]){"report", (char *)f, NULL}, CORRUPT, "report", f,
+		    "table counters: value sums to more than 2^63-1");
+}
+
+/* diff printed a recording's arch as it was: escape sequences reached the terminal. */
+static void test_arch_escaped(void **state)
+{
+	char p[PATH_MAX];
+	const char *f = craft(p, sizeof(p), "arch.data", BASE,
+			      "UPDATE meta SET value = 'x86' || char(27) || '[31mRED'"
+			      " WHERE key = 'arch'");
+
+	expect_line(cmd_diff, (char *[]){"diff", (char *)f, HARD, NULL},
+		    "kprotperf diff: BASE was recorded on x86\\x1b[31mRED and HARDENED on"
+		    " x86_64: recordings of different architectures cannot be compared\n");
+}
+
 /* A bucket out of range was dropped without a word. */
 static void test_bucket_out_of_range(void **state)
 {
@@ -227,7 +339,12 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ranges_overflow),
+		cmocka_unit_test(test_ranges_checked_at_open),
 		cmocka_unit_test(test_range_malformed),
+		cmocka_unit_test(test_views_and_triggers),
+		cmocka_unit_test(test_meta_values),
+		cmocka_unit_test(test_sum_overflow),
+		cmocka_unit_test(test_arch_escaped),
 		cmocka_unit_test(test_negative_calls),
 		cmocka_unit_test(test_negative_samples),
 		cmocka_unit_test(test_null_and_text_integers),

@@ -62,7 +62,7 @@ static void write_file(const char *path, const char *meta_value)
 			 0);
 	assert_int_equal(
 		query_insert(df, "INSERT INTO counters VALUES(?,?)", "ti", "samples", 42LL), 0);
-	assert_int_equal(datafile_commit(df, (uid_t)-1, (gid_t)-1), 0);
+	assert_int_equal(datafile_commit(df, (uid_t)-1, (gid_t)-1, NULL, 0), 0);
 }
 
 static void test_round_trip(void **state)
@@ -161,7 +161,7 @@ static void test_newer_and_truncated(void **state)
 		assert_int_equal(query_insert(df, "INSERT INTO kstack_frames VALUES(?,?,?)", "iii",
 					      (long long)i, 0LL, (long long)i * 7),
 				 0);
-	assert_int_equal(datafile_commit(df, (uid_t)-1, (gid_t)-1), 0);
+	assert_int_equal(datafile_commit(df, (uid_t)-1, (gid_t)-1, NULL, 0), 0);
 	snprintf(p, sizeof(p), "%s/truncated", fx->dir);
 	sh("head -c 20000 %s > %s", fx->path, p);
 	expect_bad(p, -EBADMSG, "corrupt or truncated");

@@ -188,7 +188,7 @@ static void create(const char *path, bool hardened)
 
 	OK(datafile_create(&df, path));
 	fill(df, hardened);
-	OK(datafile_commit(df, (uid_t)-1, (gid_t)-1));
+	OK(datafile_commit(df, (uid_t)-1, (gid_t)-1, NULL, 0));
 }
 
 /* A copy of src at dst (in dir) with sql run on it. */

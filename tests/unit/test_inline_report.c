@@ -540,7 +540,7 @@ static void create(char *path, const char *name, void (*fill)(struct datafile *d
 	snprintf(path, PATH_LEN, "%s/%s", fx.dir, name);
 	OK(datafile_create(&df, path));
 	fill(df);
-	OK(datafile_commit(df, (uid_t)-1, (gid_t)-1));
+	OK(datafile_commit(df, (uid_t)-1, (gid_t)-1, NULL, 0));
 }
 
 /* A file as kprotperf before schema 3 wrote it: no inlines table, no inline probes. */

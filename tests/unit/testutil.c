@@ -279,5 +279,5 @@ void tu_recording(char *tmpl, void (*fill)(struct datafile *df))
 	close(mkstemp(tmpl));
 	assert_int_equal(datafile_create(&df, tmpl), 0);
 	fill(df);
-	assert_int_equal(datafile_commit(df, (uid_t)-1, (gid_t)-1), 0);
+	assert_int_equal(datafile_commit(df, (uid_t)-1, (gid_t)-1, NULL, 0), 0);
 }
