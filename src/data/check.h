@@ -10,7 +10,7 @@
 
 struct datafile;
 
-/* 0, or -EBADMSG with the first bad value (table, row, column) said by datafile_bad. */
+/* 0, or -EBADMSG with the first bad value (table, row, column) said by query_bad. */
 int check_tables(struct datafile *df);
 
 #endif

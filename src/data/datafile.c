@@ -11,7 +11,6 @@
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -418,7 +417,7 @@ static int validate(struct datafile *df, char *why, size_t len)
 	/* every value checked before meta is read and anyone reads the rest */
 	err = check_tables(df);
 	if (!err && query_each(df, "SELECT key, value FROM meta", meta_row, &df->meta, ""))
-		err = datafile_bad(df, "table meta cannot be read");
+		err = query_bad(df, "table meta cannot be read");
 	if (err == -EBADMSG)
 		datafile_why(df, why, len);
 	return err;
@@ -528,17 +527,6 @@ void datafile_close(struct datafile *df)
 long long datafile_schema(struct datafile *df)
 {
 	return df->schema;
-}
-
-int datafile_bad(struct datafile *df, const char *fmt, ...)
-{
-	va_list ap;
-	int err;
-
-	va_start(ap, fmt);
-	err = query_vbad(df, fmt, ap);
-	va_end(ap);
-	return err;
 }
 
 bool datafile_why(struct datafile *df, char *why, size_t len)

@@ -63,12 +63,6 @@ double datafile_sample_period_ns(struct datafile *df);
 long long datafile_schema(struct datafile *df);
 
 /*
- * A bad value read from df: what is wrong with it (formatted, naming the
- * table and row), kept on df for datafile_why.  Returns -EBADMSG, for the
- * reader to return.
- */
-int datafile_bad(struct datafile *df, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/*
  * Why a reader of df failed with -EBADMSG, as "corrupt data file: WHAT:
  * record it again" into why; false (why "") when nothing bad was read.
  */

@@ -34,7 +34,7 @@ typedef int (*inline_tables_range_fn)(__u64 lo, __u64 hi, void *ctx);
 /*
  * Each range of text, an inlines.ranges value "0xLO-0xHI ..." (row is its
  * rowid, func), to fn (if any): fn's non-zero, or -EBADMSG said by
- * datafile_bad when a range is malformed, empty or reversed, or there are
+ * query_bad when a range is malformed, empty or reversed, or there are
  * more than 4096.
  */
 int inline_tables_ranges(struct datafile *df, long long row, const char *text,
