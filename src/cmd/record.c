@@ -17,7 +17,8 @@ enum {
 	OPT_FUNC,
 	OPT_PROBE,
 	OPT_VMLINUX,
-	OPT_FUNC_STACKS
+	OPT_FUNC_STACKS,
+	OPT_STRICT
 };
 
 static const struct options_entry entries[] = {
@@ -39,7 +40,11 @@ static const struct options_entry entries[] = {
 	 "such as NAME.isra.0 count as NAME): entry-to-return latency\n"
 	 "split by syscall, kernel stack and slab cache; a function\n"
 	 "inlined into all its callers is timed at each inline\n"
-	 "instance, by kprobes at its entry and exits (from DWARF)"},
+	 "instance, by kprobes at its entry and exits (from DWARF);\n"
+	 "a NAME no function matches is warned about, recorded as\n"
+	 "absent on this kernel, and the others are probed (when\n"
+	 "none matches: an error)"},
+	{OPT_STRICT, "strict", NULL, "refuse to record when any --func NAME matches nothing"},
 	{OPT_PROBE, "probe", "MODE",
 	 "how to probe --func: auto (default: fentry where possible,\n"
 	 "else kprobe), fentry or kprobe"},
@@ -167,6 +172,9 @@ static int set_opt(void *ctx, int c, const char *arg)
 		return 0;
 	case OPT_FUNC_STACKS:
 		o->func.stacks = true;
+		return 0;
+	case OPT_STRICT:
+		o->func.strict = true;
 		return 0;
 	}
 	return set_arg(o, c, arg);

@@ -139,6 +139,7 @@ static const struct table {
 	  {"ranges", R_TEXT_NULL},
 	  {"bytes", R_COUNT},
 	  {"exits", R_TEXT_NULL}}},
+	{"func_absent", {{"pattern", R_NAME}}},
 	{"runs",
 	 {{"run", R_ID}, {"wall_ns", R_NS}, {"exit_code", R_INT_NULL}, {"end", R_NAME_NULL}}},
 	{"run_latency",

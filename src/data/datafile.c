@@ -41,6 +41,7 @@ struct datafile {
 	" PRIMARY KEY(run, kind, id));"                                                          \
 	"CREATE " temp "TABLE run_samples(run INTEGER, kstack INTEGER, ustack INTEGER,"          \
 	" count INTEGER);"
+#define FUNC_ABSENT_TABLE "func_absent(pattern TEXT PRIMARY KEY)"
 #define INLINES_TABLE                                                                    \
 	"inlines(func INTEGER PRIMARY KEY, name TEXT, parent TEXT,"                      \
 	" call_file TEXT, call_line INTEGER, entry INTEGER, ranges TEXT, bytes INTEGER," \
@@ -77,7 +78,9 @@ static const char schema[] =
 	/* schema 3: record --func on inlined functions */
 	"CREATE TABLE " INLINES_TABLE ";"
 	/* schema 4: record --repeat */
-	RUN_TABLES("");
+	RUN_TABLES("")
+	/* schema 5: --func patterns that match nothing on the recorded kernel */
+	"CREATE TABLE " FUNC_ABSENT_TABLE ";";
 
 static struct datafile *df_alloc(const char *path)
 {
@@ -410,6 +413,8 @@ static int validate(struct datafile *df, char *why, size_t len)
 		err = query_exec(df, "CREATE TEMP TABLE " INLINES_TABLE);
 	if (!err && df->schema < 4)
 		err = query_exec(df, RUN_TABLES("TEMP "));
+	if (!err && df->schema < 5)
+		err = query_exec(df, "CREATE TEMP TABLE " FUNC_ABSENT_TABLE);
 	if (err) {
 		snprintf(why, len, "cannot create the temporary tables an older data file lacks");
 		return err;

@@ -18,12 +18,15 @@
 /* kallsyms' KSYM_NAME_LEN: no function name is longer */
 #define NAME_MAX_LEN 512
 #define NAME_CHARS   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
+#define CONFIG_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
 
 struct feature {
 	char *name;
 	char *about;
 	char **globs;
 	size_t nglobs, cap;
+	char **configs; /* Kconfig options without CONFIG_ */
+	size_t nconfigs, ccap;
 };
 
 struct features {
@@ -125,13 +128,55 @@ static int add_globs(struct parser *p, struct feature *ft, char *list)
 	return 0;
 }
 
+static const char *config_owner(const struct features *f, const char *option)
+{
+	size_t i, k;
+
+	for (i = 0; i < f->n; i++)
+		for (k = 0; k < f->v[i].nconfigs; k++)
+			if (!strcmp(f->v[i].configs[k], option))
+				return f->v[i].name;
+	return NULL;
+}
+
+/* Kconfig option names, CONFIG_ optional; each option builds one feature at most. */
+static int add_configs(struct parser *p, struct feature *ft, char *list)
+{
+	char *save = NULL, *o;
+	const char *owner;
+
+	if (!*list)
+		return bad(p, p->line, "'config =' names no option");
+	for (o = strtok_r(list, " \t", &save); o; o = strtok_r(NULL, " \t", &save)) {
+		if (!strncmp(o, "CONFIG_", 7))
+			o += 7;
+		if (!*o || o[strspn(o, CONFIG_CHARS)])
+			return bad(p, p->line,
+				   "config option '%s': give a Kconfig name such as "
+				   "SLAB_FREELIST_RANDOM",
+				   o);
+		owner = config_owner(p->f, o);
+		if (owner)
+			return bad(p, p->line, "config %s is already [%s]'s", o, owner);
+		if (array_reserve((void **)&ft->configs, &ft->ccap, ft->nconfigs + 1,
+				  sizeof(*ft->configs)))
+			return -ENOMEM;
+		ft->configs[ft->nconfigs] = strdup(o);
+		if (!ft->configs[ft->nconfigs++])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int add_setting(struct parser *p, char *s)
 {
 	struct feature *ft = current(p);
 	char *eq = strchr(s, '='), *key, *value;
 
 	if (!eq)
-		return bad(p, p->line, "expected '[feature]', 'about = ...' or 'functions = ...'");
+		return bad(
+			p, p->line,
+			"expected '[feature]', 'about = ...', 'config = ...' or 'functions = ...'");
 	*eq = 0;
 	key = trim(s);
 	value = trim(eq + 1);
@@ -139,8 +184,10 @@ static int add_setting(struct parser *p, char *s)
 		return bad(p, p->line, "'%s' before the first [feature]", key);
 	if (!strcmp(key, "functions"))
 		return add_globs(p, ft, value);
+	if (!strcmp(key, "config"))
+		return add_configs(p, ft, value);
 	if (strcmp(key, "about"))
-		return bad(p, p->line, "unknown key '%s' (about or functions)", key);
+		return bad(p, p->line, "unknown key '%s' (about, config or functions)", key);
 	if (ft->about)
 		return bad(p, p->line, "[%s] has a second 'about'", ft->name);
 	ft->about = strdup(value);
@@ -230,6 +277,23 @@ const char *features_about(const struct features *f, size_t i)
 	return f->v[i].about ?: "";
 }
 
+size_t features_nconfig(const struct features *f, size_t i)
+{
+	return f->v[i].nconfigs;
+}
+
+const char *features_config(const struct features *f, size_t i, size_t k)
+{
+	return f->v[i].configs[k];
+}
+
+const char *features_of_config(const struct features *f, const char *option)
+{
+	if (!strncmp(option, "CONFIG_", 7))
+		option += 7;
+	return config_owner(f, option);
+}
+
 void features_free(struct features *f)
 {
 	size_t i, j;
@@ -240,6 +304,9 @@ void features_free(struct features *f)
 		for (j = 0; j < f->v[i].nglobs; j++)
 			free(f->v[i].globs[j]);
 		free(f->v[i].globs);
+		for (j = 0; j < f->v[i].nconfigs; j++)
+			free(f->v[i].configs[j]);
+		free(f->v[i].configs);
 		free(f->v[i].name);
 		free(f->v[i].about);
 	}

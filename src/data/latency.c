@@ -65,6 +65,24 @@ int latency_funcs(struct datafile *df, latency_row_fn fn, void *ctx)
 			  latency_row, &(struct row_walk){{.row = fn}, ctx}, "");
 }
 
+struct absent_walk {
+	int (*fn)(const char *pattern, void *ctx);
+	void *ctx;
+};
+
+static int absent_row(sqlite3_stmt *st, void *ctx)
+{
+	struct absent_walk *w = ctx;
+
+	return w->fn(query_str(st, 0), w->ctx);
+}
+
+int latency_func_absent(struct datafile *df, int (*fn)(const char *pattern, void *ctx), void *ctx)
+{
+	return query_each(df, "SELECT pattern FROM func_absent ORDER BY pattern", absent_row,
+			  &(struct absent_walk){fn, ctx}, "");
+}
+
 long long latency_syscall_id(struct datafile *df, const char *name)
 {
 	return query_scalar(df,

@@ -36,6 +36,12 @@ int latency_syscalls(struct datafile *df, latency_row_fn fn, void *ctx);
 /* The probed functions' rows, by funcs.id; one never called has zeros. */
 int latency_funcs(struct datafile *df, latency_row_fn fn, void *ctx);
 
+/*
+ * The record --func patterns that matched nothing on the recorded kernel, by
+ * name (none in files older than schema 5); non-zero from fn stops the walk.
+ */
+int latency_func_absent(struct datafile *df, int (*fn)(const char *pattern, void *ctx), void *ctx);
+
 /* The id of syscall name, -1 when it has no latency row. */
 long long latency_syscall_id(struct datafile *df, const char *name);
 /* The funcs.id of the function named so (or probed at that symbol), -1 when none is. */

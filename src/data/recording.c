@@ -104,6 +104,12 @@ int recording_put_func(struct datafile *df, long long id, const char *name, cons
 			    (long long)addr, module, method);
 }
 
+int recording_put_func_absent(struct datafile *df, const char *pattern)
+{
+	/* --func x --func x: one row */
+	return query_insert(df, "INSERT OR IGNORE INTO func_absent VALUES(?)", "t", pattern);
+}
+
 int recording_put_func_syscall(struct datafile *df, long long func, long long nr, __u64 calls,
 			       __u64 total_ns)
 {

@@ -49,6 +49,8 @@ int recording_put_ustack_frame(struct datafile *df, long long stack, int depth, 
 /* record --func: a probed function (or inline instance) as id, probed by method. */
 int recording_put_func(struct datafile *df, long long id, const char *name, const char *symbol,
 		       __u64 addr, const char *module, const char *method);
+/* record --func: a pattern no function of the recorded kernel matches (record goes on). */
+int recording_put_func_absent(struct datafile *df, const char *pattern);
 int recording_put_func_syscall(struct datafile *df, long long func, long long nr, __u64 calls,
 			       __u64 total_ns);
 int recording_put_func_stack(struct datafile *df, long long func, long long kstack, __u64 calls,

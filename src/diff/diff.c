@@ -10,14 +10,17 @@
 #include <string.h>
 
 #include "data/datafile.h"
+#include "data/meta.h"
 #include "data/runs.h"
 #include "diff/diff.h"
+#include "diff/oneside.h"
 #include "diff/tables.h"
 #include "diff/prov.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/stacks.h"
 #include "util/esc.h"
 #include "util/json.h"
+#include "util/kv.h"
 
 enum {
 	T_WALL,
@@ -77,6 +80,8 @@ struct diff_ctx {
 	struct diff_table t[T_N];
 	struct metrics_inlining *inl;
 	size_t ninl;
+	struct oneside only;
+	struct kv_list config[2]; /* CONFIG_ cut, for the feature table */
 };
 
 /* Before the warnings: an older schema, a side without DWARF. */
@@ -107,10 +112,16 @@ static void init_tables(struct diff_ctx *c)
 					      .title = defs[i].title,
 					      .col = defs[i].col,
 					      .share = &c->t[defs[i].share].set,
-					      .feat = i == T_FEATURES ? c->feat : NULL};
+					      .feat = i == T_FEATURES ? c->feat : NULL,
+					      .config = i == T_FEATURES ? c->config : NULL};
 		metrics_init(&c->t[i].set, defs[i].kind, defs[i].clock, c->runs,
 			     defs[i].samples ? c->period : NULL);
 	}
+}
+
+static int config_pair(const struct meta_pair *p, void *l)
+{
+	return kv_add(l, p->key, "%s", p->value);
 }
 
 static int load_side(struct diff_ctx *c, int side)
@@ -119,6 +130,7 @@ static int load_side(struct diff_ctx *c, int side)
 	struct diff_table *t = c->t;
 	int i, err = stacks_name_frames(df, c->kd[side]);
 
+	err = err ?: meta_each(df, META_CONFIG_SHORT, config_pair, &c->config[side]);
 	for (i = 0; i < T_N && !err; i++)
 		if (defs[i].kind)
 			err = metrics_load_latency(&t[i].set, side, df, defs[i].column);
@@ -152,6 +164,7 @@ static int load_all(struct diff_ctx *c)
 		err = load_side(c, side);
 	for (i = 0; i < T_N && !err; i++)
 		err = metrics_finish(&c->t[i].set, c->df, c->o->top);
+	err = err ?: oneside_load(&c->only, c->df, &c->t[T_FUNCS].set);
 	/* one build inlines alike on both sides: only the samples would differ */
 	if (err || same_build(c->df))
 		return err;
@@ -180,7 +193,7 @@ static int print_text(struct diff_ctx *c, FILE *f)
 	fputs("# kprotperf diff\n", f);
 	print_side(c, DM_BASE, f);
 	print_side(c, DM_HARD, f);
-	err = prov_print(c->df, f, NULL);
+	err = prov_print(c->df, c->feat, f, NULL);
 	for (n = 0; n < c->notes.n; n++)
 		esc_printf(f, "# %s\n", c->notes.v[n]);
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
@@ -189,6 +202,7 @@ static int print_text(struct diff_ctx *c, FILE *f)
 			continue;
 		tables_text(&c->t[order[i]], f);
 	}
+	oneside_text(&c->only, f);
 	tables_inlining_text(c->inl, c->ninl, c->o->top, same_build(c->df), f);
 	return err;
 }
@@ -224,13 +238,14 @@ static int print_json(struct diff_ctx *c, FILE *f)
 	json_open(&j, NULL, '{');
 	json_side(c, DM_BASE, &j);
 	json_side(c, DM_HARD, &j);
-	err = prov_print(c->df, f, &j);
+	err = prov_print(c->df, c->feat, f, &j);
 	json_open(&j, "notes", '[');
 	for (i = 0; i < c->notes.n; i++)
 		json_str(&j, NULL, c->notes.v[i]);
 	json_close(&j, ']');
 	for (i = 0; i < T_N; i++)
 		tables_json(&c->t[i], &j);
+	oneside_json(&c->only, &j);
 	tables_inlining_json(c->inl, c->ninl, c->o->top, &j);
 	json_close(&j, '}');
 	json_end(&j);
@@ -244,6 +259,9 @@ static void cleanup(struct diff_ctx *c)
 	for (i = 0; i < T_N; i++)
 		metrics_free(&c->t[i].set);
 	free(c->inl);
+	oneside_free(&c->only);
+	kv_list_free(&c->config[0]);
+	kv_list_free(&c->config[1]);
 }
 
 int diff_tables(const struct diff_opts *o, const struct diff_inputs *in, FILE *f)

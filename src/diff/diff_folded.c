@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * diff --folded: each recording folded by symbols/folded_stacks.h exactly
- * as kprotperf folded folds it, the two merged line by line (both come in
- * byte order).
+ * diff --folded: each recording folded by symbols/folded_stacks.h as
+ * kprotperf folded folds it, kernel frames without clone suffix, the two
+ * merged line by line (both in byte order).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -50,10 +50,63 @@ static void side_free(struct side *s)
 	free(s->v);
 }
 
+/*
+ * Kernel frames ("NAME_[k]", "NAME_[i]") without clone suffix: which clones
+ * GCC makes and how it numbers them (.isra.0, .constprop.1) differs between
+ * two builds of one function, whose stacks must meet.
+ */
+static void strip_clones(char *line)
+{
+	char *frame = line, *end, *dot;
+	size_t n;
+
+	for (; frame; frame = end ? end + 1 : NULL) {
+		end = strchr(frame, ';');
+		n = end ? (size_t)(end - frame) : strlen(frame);
+		if (n < 5 ||
+		    (strncmp(frame + n - 4, "_[k]", 4) && strncmp(frame + n - 4, "_[i]", 4)))
+			continue;
+		dot = memchr(frame, '.', n - 4);
+		if (!dot || dot == frame)
+			continue;
+		memmove(dot, frame + n - 4, strlen(frame + n - 4) + 1);
+		end = strchr(dot, ';');
+	}
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+	return strcmp(((const struct folded_line *)a)->line, ((const struct folded_line *)b)->line);
+}
+
+/* The lines stripped of clone suffixes, sorted again, and those now alike added up. */
+static void merge_clones(struct side *s)
+{
+	size_t i, out = 0;
+
+	for (i = 0; i < s->n; i++)
+		strip_clones(s->v[i].line);
+	if (s->n)
+		qsort(s->v, s->n, sizeof(*s->v), cmp_line);
+	for (i = 0; i < s->n; i++) {
+		if (out && !strcmp(s->v[out - 1].line, s->v[i].line)) {
+			s->v[out - 1].n += s->v[i].n;
+			free(s->v[i].line);
+			continue;
+		}
+		s->v[out++] = s->v[i];
+	}
+	s->n = out;
+}
+
 static int load_side(struct side *s, struct datafile *df, struct kernel_dwarf *kd,
 		     const struct folded_frames *fr)
 {
-	return stacks_name_frames(df, kd) ?: folded_samples(df, fr, keep_line, s);
+	int err = stacks_name_frames(df, kd) ?: folded_samples(df, fr, keep_line, s);
+
+	if (!err)
+		merge_clones(s);
+	return err;
 }
 
 /*

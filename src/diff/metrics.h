@@ -25,6 +25,7 @@ struct metric {
 	struct stats_run *run[2]; /* per side, one per run */
 	struct stats_result r;
 	__u64 (*hist)[KP_HIST_BUCKETS]; /* per side; only where an interval needs them */
+	bool absent[2]; /* a probed function absent on the side's kernel (oneside.h) */
 };
 
 struct metric_set {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "data/datafile.h"
+#include "data/features.h"
 #include "data/meta.h"
 #include "data/provenance.h"
 #include "diff/metrics.h"
@@ -98,23 +99,36 @@ struct differ {
 	FILE *f;
 	struct json *j;
 	const char *what; /* "cmdline", "config", "vulnerability" */
+	const struct features *feat;
 	int n;
 };
 
+static bool same(const char *b, const char *h)
+{
+	return b && h && !strcmp(b, h);
+}
+
+/* A config option names the feature it builds (features.conf's config lines). */
 static void one_diff(struct differ *d, const char *key, const char *b, const char *h)
 {
-	if (b && h && !strcmp(b, h))
+	const char *feature =
+		!strcmp(d->what, "config") && d->feat ? features_of_config(d->feat, key) : NULL;
+
+	if (same(b, h))
 		return;
 	d->n++;
 	if (!d->j) {
-		esc_printf(d->f, "#   %s %s: %s -> %s\n", d->what, key, b ?: "(not set)",
-			   h ?: "(not set)");
+		esc_printf(d->f, "#   %s %s: %s -> %s%s%s%s\n", d->what, key, b ?: "(not set)",
+			   h ?: "(not set)", feature ? " (" : "", feature ?: "",
+			   feature ? ")" : "");
 		return;
 	}
 	json_open(d->j, NULL, '{');
 	json_str(d->j, "name", key);
 	json_str(d->j, "base", b);
 	json_str(d->j, "hardened", h);
+	if (!strcmp(d->what, "config"))
+		json_str(d->j, "feature", feature);
 	json_close(d->j, '}');
 }
 
@@ -129,23 +143,43 @@ static void each_diff(struct differ *d, const struct kv_list *b, const struct kv
 			one_diff(d, h->v[i].key, NULL, h->v[i].value);
 }
 
+static bool lists_differ(const struct kv_list *b, const struct kv_list *h)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i++)
+		if (!same(b->v[i].value, kv_get(h, b->v[i].key)))
+			return true;
+	for (i = 0; i < h->n; i++)
+		if (!kv_get(b, h->v[i].key))
+			return true;
+	return false;
+}
+
 /* The JSON arrays, and the lists read for them but the cmdline's (-1). */
 static const struct {
-	const char *key;
+	const char *key, *what;
 	int list;
 } lists[] = {
-	{"cmdline", -1},
-	{"config", META_CONFIG_SHORT},
-	{"vulnerabilities", META_VULNERABILITIES},
+	{"cmdline", "cmdline", -1},
+	{"config", "config", META_CONFIG_SHORT},
+	{"vulnerabilities", "vulnerability", META_VULNERABILITIES},
 };
+
+#define NLISTS (sizeof(lists) / sizeof(lists[0]))
 
 static int load_list(struct datafile *df, int i, struct kv_list *l)
 {
 	return lists[i].list < 0 ? load_knobs(df, l) : meta_each(df, lists[i].list, kv_pair, l);
 }
 
-/* Text: only when they differ; JSON: both, always. */
-static void kernel_diff(struct datafile *const df[2], struct differ *d)
+/*
+ * Text: the release when it differs; the build-id only when nothing else
+ * tells the two builds apart (same release, config and cmdline knobs), as
+ * two builds of one source differing in config always differ in build-id.
+ * JSON: both, always.
+ */
+static void kernel_diff(struct datafile *const df[2], struct differ *d, bool alike)
 {
 	static const char *const keys[][3] = {{"kernel.release", "release", "kernel_release"},
 					      {"kernel.build_id", "build-id", "build_id"}};
@@ -157,7 +191,10 @@ static void kernel_diff(struct datafile *const df[2], struct differ *d)
 		b = datafile_meta(df[DM_BASE], keys[i][0]);
 		h = datafile_meta(df[DM_HARD], keys[i][0]);
 		if (!d->j) {
-			one_diff(d, keys[i][1], b, h);
+			if (i == 0)
+				alike = alike && same(b, h);
+			if (i == 0 || alike)
+				one_diff(d, keys[i][1], b, h);
 			continue;
 		}
 		json_open(d->j, keys[i][2], '{');
@@ -167,36 +204,46 @@ static void kernel_diff(struct datafile *const df[2], struct differ *d)
 	}
 }
 
-int prov_print(struct datafile *const df[2], FILE *f, struct json *j)
+static void print_lists(struct datafile *const df[2], struct differ *d, struct kv_list (*l)[2])
 {
-	static const char *const what[] = {"cmdline", "config", "vulnerability"};
-	struct differ d = {.f = f, .j = j};
-	struct kv_list l[2] = {};
+	size_t i;
+
+	kernel_diff(df, d, !lists_differ(&l[0][0], &l[0][1]) && !lists_differ(&l[1][0], &l[1][1]));
+	for (i = 0; i < NLISTS; i++) {
+		d->what = lists[i].what;
+		if (d->j)
+			json_open(d->j, lists[i].key, '[');
+		each_diff(d, &l[i][0], &l[i][1]);
+		if (d->j)
+			json_close(d->j, ']');
+	}
+}
+
+int prov_print(struct datafile *const df[2], const struct features *feat, FILE *f, struct json *j)
+{
+	struct differ d = {.f = f, .j = j, .feat = feat};
+	struct kv_list l[NLISTS][2] = {};
 	size_t i;
 	int err = 0;
 
-	if (j)
-		json_open(j, "provenance", '{');
-	else
-		fputs("# differs (base -> hardened):\n", f);
-	kernel_diff(df, &d);
-	for (i = 0; i < 3 && !err; i++) {
-		err = load_list(df[DM_BASE], i, &l[0]) ?: load_list(df[DM_HARD], i, &l[1]);
-		d.what = what[i];
+	for (i = 0; i < NLISTS && !err; i++)
+		err = load_list(df[DM_BASE], i, &l[i][0]) ?: load_list(df[DM_HARD], i, &l[i][1]);
+	if (!err) {
 		if (j)
-			json_open(j, lists[i].key, '[');
-		if (!err)
-			each_diff(&d, &l[0], &l[1]);
+			json_open(j, "provenance", '{');
+		else
+			fputs("# differs (base -> hardened):\n", f);
+		print_lists(df, &d, l);
 		if (j)
-			json_close(j, ']');
-		kv_list_free(&l[0]);
-		kv_list_free(&l[1]);
+			json_close(j, '}');
+		else if (!d.n)
+			fputs("#   nothing: same kernel build, hardening knobs, config and CPU"
+			      " vulnerabilities\n",
+			      f);
 	}
-	if (j)
-		json_close(j, '}');
-	else if (!d.n)
-		fputs("#   nothing: same kernel build, hardening knobs, config and CPU"
-		      " vulnerabilities\n",
-		      f);
+	for (i = 0; i < NLISTS; i++) {
+		kv_list_free(&l[i][0]);
+		kv_list_free(&l[i][1]);
+	}
 	return err;
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 struct datafile;
+struct features;
 struct json;
 
 #define DIFF_MAX_NOTES 8
@@ -27,7 +28,10 @@ struct diff_notes {
 void prov_note(struct diff_notes *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Different commands or sampling rates; fewer than 5 runs on a side. */
 void prov_warnings(struct datafile *const df[2], const size_t runs[2], struct diff_notes *n);
-/* What differs, as "#   " lines to f, or the "provenance" object to j when j is set. */
-int prov_print(struct datafile *const df[2], FILE *f, struct json *j);
+/*
+ * What differs, as "#   " lines to f, or the "provenance" object to j when j
+ * is set; a config option names the feature of feat (may be NULL) it builds.
+ */
+int prov_print(struct datafile *const df[2], const struct features *feat, FILE *f, struct json *j);
 
 #endif

@@ -9,6 +9,7 @@
 #include "data/features.h"
 #include "util/esc.h"
 #include "util/json.h"
+#include "util/kv.h"
 
 static void fmt_signed(char *buf, size_t len, double ns)
 {
@@ -100,15 +101,67 @@ static void print_method(const struct metric_set *s, FILE *f)
 	}
 }
 
-/* A feature's one-line description; NULL for (unmapped) and outside the feature table. */
-static const char *about(const struct features *feat, const char *name)
+/* The feature named so, -1 for (unmapped) and outside the feature table. */
+static long feature(const struct features *feat, const char *name)
 {
 	size_t i;
 
 	for (i = 0; feat && i < features_count(feat); i++)
 		if (!strcmp(features_name(feat, i), name))
-			return features_about(feat, i);
-	return NULL;
+			return i;
+	return -1;
+}
+
+/* A feature's one-line description; NULL for (unmapped) and outside the feature table. */
+static const char *about(const struct features *feat, const char *name)
+{
+	long i = feature(feat, name);
+
+	return i < 0 ? NULL : features_about(feat, i);
+}
+
+/* The value of a config option on a side, NULL when its config does not have it. */
+static const char *config_of(const struct diff_table *t, int side, const char *option)
+{
+	return t->config ? kv_get(&t->config[side], option) : NULL;
+}
+
+/* At most this many options are named when they are the same on both sides. */
+#define SAME_SHOWN 3
+
+/*
+ * "; config A n -> y": the feature's options that differ between the
+ * kernels; when none does, "; config A n, B n on both" (more than
+ * SAME_SHOWN: "; config: N options, the same on both"); nothing when
+ * neither kernel's config has any.
+ */
+static void config_state(const struct diff_table *t, long i, FILE *f)
+{
+	size_t k, n = i < 0 ? 0 : features_nconfig(t->feat, i), known = 0, differ = 0;
+	const char *o, *b, *h;
+
+	for (k = 0; k < n; k++) {
+		o = features_config(t->feat, i, k);
+		b = config_of(t, DM_BASE, o);
+		h = config_of(t, DM_HARD, o);
+		known += b || h;
+		if ((b || h) && !(b && h && !strcmp(b, h)))
+			esc_printf(f, "%s%s %s -> %s", differ++ ? ", " : "; config ", o,
+				   b ?: "(not set)", h ?: "(not set)");
+	}
+	if (differ || !known)
+		return;
+	if (known > SAME_SHOWN) {
+		fprintf(f, "; config: %zu options, the same on both", known);
+		return;
+	}
+	for (k = 0, known = 0; k < n; k++) {
+		o = features_config(t->feat, i, k);
+		b = config_of(t, DM_BASE, o);
+		if (b)
+			esc_printf(f, "%s%s %s", known++ ? ", " : "; config ", o, b);
+	}
+	fputs(" on both", f);
 }
 
 static void text_row(const struct metric *m, double total, FILE *f)
@@ -117,6 +170,11 @@ static void text_row(const struct metric *m, double total, FILE *f)
 
 	fmt_value(b, sizeof(b), m->r.base, m->r.base_den);
 	fmt_value(h, sizeof(h), m->r.hard, m->r.hard_den);
+	/* a probed function that side's kernel does not have, not one never called */
+	if (m->absent[DM_BASE])
+		snprintf(b, sizeof(b), "absent");
+	if (m->absent[DM_HARD])
+		snprintf(h, sizeof(h), "absent");
 	fmt_ratio(ratio, sizeof(ratio), &m->r);
 	fmt_change(change, sizeof(change), &m->r);
 	fmt_signed(d, sizeof(d), m->r.delta_run);
@@ -128,16 +186,21 @@ static void text_row(const struct metric *m, double total, FILE *f)
 		   sig_text(&m->r), d, share);
 }
 
-/* Under the feature table: what each feature shown is. */
+/* Under the feature table: what each feature shown is, and its config on each side. */
 static void legend(const struct diff_table *t, FILE *f)
 {
-	const char *text;
+	const char *name;
 	size_t i;
+	long k;
 
 	for (i = 0; i < t->set.shown; i++) {
-		text = about(t->feat, t->set.v[i]->name);
-		if (text && *text)
-			esc_printf(f, "  %s: %s\n", t->set.v[i]->name, text);
+		name = t->set.v[i]->name;
+		k = feature(t->feat, name);
+		if (k < 0 || (!*features_about(t->feat, k) && !features_nconfig(t->feat, k)))
+			continue;
+		esc_printf(f, "  %s: %s", name, features_about(t->feat, k));
+		config_state(t, k, f);
+		fputc('\n', f);
 	}
 }
 
@@ -157,6 +220,28 @@ void tables_text(const struct diff_table *t, FILE *f)
 	legend(t, f);
 }
 
+/* A feature row's config options known on either side: {option, base, hardened}. */
+static void json_config(struct json *j, const struct diff_table *t, long i)
+{
+	size_t k, n = i < 0 ? 0 : features_nconfig(t->feat, i);
+	const char *o, *b, *h;
+
+	json_open(j, "config", '[');
+	for (k = 0; k < n; k++) {
+		o = features_config(t->feat, i, k);
+		b = config_of(t, DM_BASE, o);
+		h = config_of(t, DM_HARD, o);
+		if (!b && !h)
+			continue;
+		json_open(j, NULL, '{');
+		json_str(j, "option", o);
+		json_str(j, "base", b);
+		json_str(j, "hardened", h);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+}
+
 static void json_row(struct json *j, const struct diff_table *t, const struct metric *m,
 		     double total)
 {
@@ -164,8 +249,15 @@ static void json_row(struct json *j, const struct diff_table *t, const struct me
 
 	json_open(j, NULL, '{');
 	json_str(j, "name", m->name);
-	if (t->feat)
+	if (t->feat) {
 		json_str(j, "about", about(t->feat, m->name));
+		json_config(j, t, feature(t->feat, m->name));
+	}
+	if (t->set.kind && !strcmp(t->set.kind, "func"))
+		json_str(j, "only",
+			 m->absent[DM_BASE]   ? "hardened"
+			 : m->absent[DM_HARD] ? "base"
+					      : NULL);
 	json_double(j, "base", r->base);
 	json_double(j, "hardened", r->hard);
 	json_double(j, "ratio", r->ratio);

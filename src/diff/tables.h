@@ -10,6 +10,7 @@
 
 struct features;
 struct json;
+struct kv_list;
 
 struct diff_table {
 	const char *key;   /* its JSON array */
@@ -18,6 +19,7 @@ struct diff_table {
 	struct metric_set set;
 	const struct metric_set *share; /* SHARE: of this set's total change per run */
 	const struct features *feat;	/* the feature table's: their descriptions */
+	const struct kv_list *config;	/* the feature table's: each side's config, CONFIG_ cut */
 };
 
 /* The rows metrics_finish() chose (set.shown). */

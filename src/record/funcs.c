@@ -22,6 +22,7 @@
 #include "data/recording.h"
 #include "record/collect.h"
 #include "record/funcmatch.h"
+#include "record/funcresolve.h"
 #include "record/funcs.h"
 #include "record/inline_probes.h"
 #include "util/array.h"
@@ -44,6 +45,9 @@ struct funcs {
 	size_t nlinks, links_cap;
 	const struct ksyms *ks; /* the caller's: symbols in t[] point into it */
 	bool stacks;
+	const char *absent[KP_MAX_FUNCS]; /* patterns matching nothing: the caller's */
+	size_t nabsent;
+	char warning[4096]; /* "warning: ..." about them, "" when none */
 };
 
 size_t funcs_count(const struct funcs *f)
@@ -489,79 +493,21 @@ static int attach_all(struct funcs *f, enum probe_mode mode, char *why, size_t l
 	return err;
 }
 
-/*
- * Why bad matched nothing.  err is what asking the DWARF about it gave:
- * -ENOENT when it is no inlined-only function either (or no DWARF was found,
- * dwarf false), else the trouble with the vmlinux at path.
- */
-static void unknown(const struct ksyms *ks, const char *bad, const char *vmlinux, int err,
-		    bool dwarf, const char *path, char *why, size_t len)
-{
-	char best[3][64], name[64];
-	int n, i, off;
-
-	if (vmlinux && (err == -ENODATA || err == -ENOEXEC)) {
-		snprintf(why, len,
-			 "--vmlinux %.200s: %s, so kprotperf cannot tell whether %s is "
-			 "inlined",
-			 vmlinux, err == -ENODATA ? "no DWARF debug info in it" : "not an ELF file",
-			 bad);
-		return;
-	}
-	if (err == -ESTALE) {
-		snprintf(why, len,
-			 "%.200s is the vmlinux of another kernel build (its build-id "
-			 "differs from the running kernel's)",
-			 path);
-		return;
-	}
-	/* suggest from the literal part of a glob */
-	snprintf(name, sizeof(name), "%.*s", (int)strcspn(bad, "*?["), bad);
-	n = func_closest(ks, name, best, 3);
-	off = snprintf(why, len, "no kernel function matches '%s'", bad);
-	for (i = 0; i < n && off < (int)len; i++)
-		off += snprintf(why + off, len - off, "%s%s", i ? ", " : " (closest: ", best[i]);
-	if (off < (int)len)
-		snprintf(why + off, len - off, "%s%s", n ? ")" : "",
-			 dwarf ? ""
-			       : "; a function inlined into all its callers has no symbol: "
-				 "with the kernel's debug info (--vmlinux, or "
-				 "linux-image-RELEASE-dbg) kprotperf probes its inline "
-				 "instances");
-}
-
-/*
- * The patterns as kernel symbols; a plain name without one is looked up in
- * the DWARF as an inlined-only function, and its instances join f->inl.
- * func_match() stops at the first pattern matching nothing, every one before
- * it matched: the untried ones go first in the next try, so a try that fails
- * scans kallsyms only for patterns not tried before, and none is scanned for
- * more than twice (without inlined names, once).
- */
+/* The patterns as targets, inline instances and absent patterns (funcresolve.h). */
 static int resolve(struct funcs *f, const struct func_opts *o, char *why, size_t len)
 {
-	char *pat[KP_MAX_FUNCS], *next[KP_MAX_FUNCS], path[4096] = "";
-	const char *bad = NULL;
-	int n = o->n, i, err;
+	struct func_resolved r;
+	int err = func_resolve(&r, f->ks, o->patterns, o->n, o->vmlinux, o->strict, f->warning,
+			       sizeof(f->warning), why, len);
 
-	memcpy(pat, o->patterns, n * sizeof(*pat));
-	for (;;) {
-		err = n ? func_match(f->ks, pat, n, &f->t, &f->n, &bad) : 0;
-		if (err != -ENOENT)
-			return err;
-		err = bad[strcspn(bad, "*?[")] ? -ENOENT
-					       : inline_probes_add(&f->inl, bad, o->vmlinux, f->ks,
-								   path, sizeof(path));
-		if (err) {
-			unknown(f->ks, bad, o->vmlinux, err, f->inl != NULL, path, why, len);
-			return err == -ENOMEM ? err : -ENOENT;
-		}
-		for (i = 0; pat[i] != bad; i++)
-			;
-		memcpy(next, &pat[i + 1], (n - i - 1) * sizeof(*pat));
-		memcpy(&next[n - i - 1], pat, i * sizeof(*pat));
-		memcpy(pat, next, --n * sizeof(*pat));
-	}
+	if (err)
+		return err;
+	f->t = r.t;
+	f->n = r.n;
+	f->inl = r.inl;
+	memcpy(f->absent, r.absent, sizeof(f->absent));
+	f->nabsent = r.nabsent;
+	return 0;
 }
 
 int funcs_attach(struct funcs **out, const struct func_opts *o, const struct ksyms *ks,
@@ -748,6 +694,8 @@ int funcs_collect(struct funcs *f, struct datafile *df, const struct ksyms *ks)
 		return 0;
 	for (i = 0; i < f->n && !err; i++)
 		err = put_func(df, f, i);
+	for (i = 0; i < f->nabsent && !err; i++)
+		err = recording_put_func_absent(df, f->absent[i]);
 	err = err
 		      ?: inline_probes_put(f->inl, f->n, df,
 					   f->inl ? method_names[f->method[f->n]] : NULL);
@@ -760,6 +708,11 @@ int funcs_collect(struct funcs *f, struct datafile *df, const struct ksyms *ks)
 	err = err ?: put_by_stack(df, f, ks);
 	err = err ?: put_by_ctx(df, f);
 	return err ?: recording_put_counter(df, "lost_func_recursion", recursion_misses(f));
+}
+
+const char *funcs_warning(const struct funcs *f)
+{
+	return f && *f->warning ? f->warning : NULL;
 }
 
 bool funcs_uses_fentry(const struct funcs *f)

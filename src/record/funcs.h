@@ -22,6 +22,7 @@ struct func_opts {
 	enum probe_mode mode; /* --probe */
 	const char *vmlinux;  /* --vmlinux: DWARF to explain names without a symbol */
 	bool stacks;	      /* --func-stacks: a kernel stack per call */
+	bool strict;	      /* --strict: a pattern matching nothing is an error */
 };
 
 /*
@@ -39,6 +40,8 @@ void funcs_free(struct funcs *f);
 int funcs_lat_fd(const struct funcs *f);
 /* How many functions are probed (a pattern may stand for several). */
 size_t funcs_count(const struct funcs *f);
+/* "warning: ..." naming the patterns absent on this kernel; NULL when every one matched. */
+const char *funcs_warning(const struct funcs *f);
 /* Whether a function is probed by fentry: its BPF trampoline has a kallsyms symbol. */
 bool funcs_uses_fentry(const struct funcs *f);
 

@@ -109,6 +109,9 @@ static int prepare(struct session *s)
 		return err;
 	s->stage = STAGE_FUNC;
 	err = funcs_attach(&s->funcs, &s->o->func, s->ks, s->skel, s->why, sizeof(s->why));
+	/* a measure missing is worth a line even with -q, unlike the notes */
+	if (!err && funcs_warning(s->funcs))
+		fprintf(stderr, "kprotperf record: %s\n", funcs_warning(s->funcs));
 	if (!err && s->why[0] && !s->o->quiet)
 		fprintf(stderr, "kprotperf record: %s\n", s->why);
 	/* without it, trampoline frames are only named after whatever precedes them */

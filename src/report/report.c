@@ -366,6 +366,40 @@ static int func_context_row(const struct latency_func_context *r, void *ctx)
 	return 0;
 }
 
+struct absent_list {
+	FILE *f;
+	struct json *j;
+	int n;
+};
+
+static int absent_row(const char *pattern, void *ctx)
+{
+	struct absent_list *l = ctx;
+
+	if (l->j)
+		json_str(l->j, NULL, pattern);
+	else
+		esc_printf(l->f, "%s%s", l->n ? ", " : "# absent on this kernel: ", pattern);
+	l->n++;
+	return 0;
+}
+
+/* The --func patterns that matched nothing on the recorded kernel, under the function table. */
+static int absent_patterns(struct datafile *df, FILE *f, struct json *j)
+{
+	struct absent_list l = {f, j, 0};
+	int err;
+
+	if (j)
+		json_open(j, "functions_absent", '[');
+	err = latency_func_absent(df, absent_row, &l);
+	if (j)
+		json_close(j, ']');
+	else if (l.n)
+		fputc('\n', f);
+	return err;
+}
+
 /* record --func: the probed functions, where their time went per syscall and per cache. */
 static int probed_functions(struct datafile *df, int top, FILE *f, struct json *j)
 {
@@ -383,6 +417,7 @@ static int probed_functions(struct datafile *df, int top, FILE *f, struct json *
 		print_latency(&t, f);
 	}
 	free(t.rows);
+	err = err ?: absent_patterns(df, f, j);
 	if (err)
 		return err;
 	table_open(&sc, "function_syscalls");

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,20 +96,47 @@ static int check_candidate(const char *path, const char *bid)
 	return strcasecmp(hex, bid) ? -ESTALE : 0;
 }
 
-/* The build-id path of bid, lower case as the debug packages install it. */
-static int build_id_path(const char *root, const char *bid, char *out, size_t len)
+/* dir/xx/rest.debug for bid, lower case as the debug packages install it. */
+static int build_id_path(const char *dir, const char *bid, char *out, size_t len)
 {
-	size_t i, n = strlen(bid), skip = strlen(root);
+	size_t i, n = strlen(bid), skip = strlen(dir);
 	int ret;
 
 	if (n < 3 || n > ELFSYM_BID_HEX - 1 || strchr(bid, '/'))
 		return -EINVAL;
-	ret = snprintf(out, len, "%s" DEBUG_DIR "/.build-id/%.2s/%s.debug", root, bid, bid + 2);
+	ret = snprintf(out, len, "%s/%.2s/%s.debug", dir, bid, bid + 2);
 	if (ret < 0 || (size_t)ret >= len)
 		return -ENAMETOOLONG;
 	for (i = skip; out[i]; i++)
 		out[i] = tolower((unsigned char)out[i]);
 	return 0;
+}
+
+/*
+ * The build-id directories: the system's, then (without a sysroot) the one
+ * scripts/kernel-build.sh files its kernels' vmlinux files in, so that a
+ * kernel built for the VM needs no --vmlinux.
+ */
+static int find_by_build_id(const char *root, const char *bid, char *out, size_t len)
+{
+	const char *cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char dir[PATH_MAX];
+	int ret;
+
+	ret = snprintf(dir, sizeof(dir), "%s" DEBUG_DIR "/.build-id", root);
+	if (ret > 0 && (size_t)ret < sizeof(dir) && !build_id_path(dir, bid, out, len) &&
+	    !check_candidate(out, bid))
+		return 0;
+	if (*root || (!(cache && *cache) && !(home && *home)))
+		return -ENOENT;
+	if (cache && *cache)
+		ret = snprintf(dir, sizeof(dir), "%s/kprotperf/debug/.build-id", cache);
+	else
+		ret = snprintf(dir, sizeof(dir), "%s/.cache/kprotperf/debug/.build-id", home);
+	if (ret > 0 && (size_t)ret < sizeof(dir) && !build_id_path(dir, bid, out, len) &&
+	    !check_candidate(out, bid))
+		return 0;
+	return -ENOENT;
 }
 
 static int release_path(const char *root, const char *fmt, const char *release, char *out,
@@ -144,8 +172,7 @@ int debuginfo_find_sysroot(const char *sysroot, const char *release, const char 
 			return -ENAMETOOLONG;
 		return check_candidate(out, build_id_hex);
 	}
-	if (build_id_hex && !build_id_path(root, build_id_hex, out, len) &&
-	    !check_candidate(out, build_id_hex))
+	if (build_id_hex && !find_by_build_id(root, build_id_hex, out, len))
 		return 0;
 	for (i = 0; i < sizeof(by_release) / sizeof(by_release[0]); i++) {
 		if (!release_path(root, by_release[i], release, out, len) &&

@@ -18,7 +18,9 @@ struct debuginfo;
  * Locate a vmlinux with DWARF for the kernel of this release and build id
  * (hex; NULL or "" when unknown, release NULL when unknown).  explicit_path,
  * when given, is the only candidate; otherwise the build-id path under
- * /usr/lib/debug/.build-id, then /usr/lib/debug/boot/vmlinux-RELEASE,
+ * /usr/lib/debug/.build-id, then (no sysroot) the one of kernel-build.sh,
+ * ${XDG_CACHE_HOME:-~/.cache}/kprotperf/debug/.build-id, then
+ * /usr/lib/debug/boot/vmlinux-RELEASE,
  * /boot/vmlinux-RELEASE and /lib/modules/RELEASE/build/vmlinux are tried.  A
  * candidate must have .debug_info and, when the build id is known, carry the
  * same one.  Returns 0 with the path in out; -ENOENT when no candidate fits;

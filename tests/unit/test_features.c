@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "data/features.h"
+#include "data/provenance.h"
 #include "testutil.h"
 
 static char dir[256];
@@ -135,6 +136,70 @@ static void test_override(void **state)
 	features_free(f);
 }
 
+/* 'config =' lines: Kconfig names, CONFIG_ optional, each option one feature's. */
+static void test_config_key(void **state)
+{
+	char path[512], why[256];
+	struct features *f;
+
+	write_conf(path, sizeof(path), "config.conf",
+		   "[random]\n"
+		   "config = CONFIG_SLAB_FREELIST_RANDOM\n"
+		   "functions = shuffle_freelist\n"
+		   "config=\tRANDOM_KMALLOC_CACHES  X86_64\n"
+		   "[plain]\n"
+		   "functions = memset\n");
+	assert_int_equal(features_load(&f, path, why, sizeof(why)), 0);
+	assert_int_equal(features_nconfig(f, 0), 3);
+	assert_string_equal(features_config(f, 0, 0), "SLAB_FREELIST_RANDOM");
+	assert_string_equal(features_config(f, 0, 1), "RANDOM_KMALLOC_CACHES");
+	assert_string_equal(features_config(f, 0, 2), "X86_64");
+	assert_int_equal(features_nconfig(f, 1), 0);
+	assert_string_equal(features_of_config(f, "SLAB_FREELIST_RANDOM"), "random");
+	assert_string_equal(features_of_config(f, "CONFIG_X86_64"), "random");
+	assert_null(features_of_config(f, "SLAB_FREELIST_HARDENED"));
+	assert_null(features_of_config(f, "CONFIG_"));
+	features_free(f);
+}
+
+/* The built-in options are the ones 6.1 and 6.12 name, and record keeps them all. */
+static void test_builtin_config(void **state)
+{
+	static const char *const map[][2] = {
+		{"SLAB_FREELIST_RANDOM", "freelist_random"},
+		{"CONFIG_SLAB_FREELIST_HARDENED", "slab_freelist_hardened"},
+		{"INIT_ON_ALLOC_DEFAULT_ON", "init_on_alloc_free"},
+		{"INIT_ON_FREE_DEFAULT_ON", "init_on_alloc_free"},
+		{"HARDENED_USERCOPY", "hardened_usercopy"},
+		{"SHUFFLE_PAGE_ALLOCATOR", "page_alloc_shuffle"},
+		{"DEBUG_LIST", "list_hardened"},
+		{"LIST_HARDENED", "list_hardened"},
+		{"RETPOLINE", "mitigations"},
+		{"MITIGATION_RETPOLINE", "mitigations"},
+		{"PAGE_TABLE_ISOLATION", "mitigations"},
+		{"CPU_SRSO", "mitigations"},
+	};
+	char why[256], option[128];
+	struct features *f;
+	size_t i, k, n = 0;
+
+	assert_int_equal(features_load(&f, NULL, why, sizeof(why)), 0);
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		assert_string_equal(features_of_config(f, map[i][0]), map[i][1]);
+	/* memcg accounting is no protection: no option of its own */
+	assert_int_equal(features_nconfig(f, features_count(f) - 1), 0);
+	for (i = 0; i < features_count(f); i++) {
+		for (k = 0; k < features_nconfig(f, i); k++, n++) {
+			snprintf(option, sizeof(option), "CONFIG_%s", features_config(f, i, k));
+			if (!provenance_config_relevant(option))
+				fail_msg("%s of [%s] is not among provenance's relevant options",
+					 option, features_name(f, i));
+		}
+	}
+	assert_true(n >= 20);
+	features_free(f);
+}
+
 static void expect_bad(const char *text, const char *want)
 {
 	char path[512], why[256], full[768];
@@ -151,9 +216,9 @@ static void test_bad_files(void **state)
 {
 	expect_bad("functions = x\n", ":1: 'functions' before the first [feature]");
 	expect_bad("[a]\nfunctions = x\n\n# c\nfunctins = y\n",
-		   ":5: unknown key 'functins' (about or functions)");
+		   ":5: unknown key 'functins' (about, config or functions)");
 	expect_bad("[a]\nabout = x\nfunctions x\n",
-		   ":3: expected '[feature]', 'about = ...' or 'functions = ...'");
+		   ":3: expected '[feature]', 'about = ...', 'config = ...' or 'functions = ...'");
 	expect_bad("[a]\nabout = x\n\n[b]\nfunctions = y\n",
 		   ":1: [a] has no 'functions = ...' line");
 	expect_bad("[b]\nfunctions = y\n[a]\nabout = x\n", ":3: [a] has no 'functions = ...' line");
@@ -165,6 +230,16 @@ static void test_bad_files(void **state)
 	expect_bad("[a]\nfunctions = x y.isra.0\n",
 		   ":2: 'y.isra.0': give the function's name without clone suffix");
 	expect_bad("# nothing\n\n", ": no [feature] blocks");
+	expect_bad("config = X\n[a]\nfunctions = x\n", ":1: 'config' before the first [feature]");
+	expect_bad("[a]\nfunctions = x\nconfig = SLAB-RANDOM\n",
+		   ":3: config option 'SLAB-RANDOM': give a Kconfig name such as "
+		   "SLAB_FREELIST_RANDOM");
+	expect_bad("[a]\nfunctions = x\nconfig = CONFIG_\n",
+		   ":3: config option '': give a Kconfig name such as SLAB_FREELIST_RANDOM");
+	expect_bad("[a]\nfunctions = x\nconfig =\n", ":3: 'config =' names no option");
+	expect_bad("[a]\nfunctions = x\nconfig = A B\n[b]\nfunctions = y\nconfig = C B\n",
+		   ":6: config B is already [a]'s");
+	expect_bad("[a]\nconfig = A\n", ":1: [a] has no 'functions = ...' line");
 }
 
 static void test_missing_file(void **state)
@@ -181,9 +256,10 @@ static void test_missing_file(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_builtin),	     cmocka_unit_test(test_builtin_matches),
-		cmocka_unit_test(test_override),     cmocka_unit_test(test_bad_files),
-		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_builtin),	       cmocka_unit_test(test_builtin_matches),
+		cmocka_unit_test(test_override),       cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_missing_file),   cmocka_unit_test(test_config_key),
+		cmocka_unit_test(test_builtin_config),
 	};
 
 	return cmocka_run_group_tests(tests, make_dir, drop_dir);

@@ -1,0 +1,95 @@
+#!/bin/bash
+# The motivating case end to end: two 6.1 kernels built from the same Debian
+# source (scripts/kernel-build.sh) that differ only in
+# CONFIG_SLAB_FREELIST_RANDOM, big-fork recorded with --repeat in each with
+# --func allocate_slab --func shuffle_freelist (the instance inlined into
+# allocate_slab, found through the build's DWARF), and diffed on the host.
+# Asserts: the provenance names that one option and nothing else;
+# shuffle_freelist exists, with calls, on the hardened side only;
+# allocate_slab is slower there, significantly; the feature roll-up names
+# freelist randomization and its option.  A second recording on the baseline
+# build is the null pair: no probed function changes significantly.
+# shellcheck source=tests/vm/vm.sh
+. "$(dirname "$0")/vm.sh"
+RUNS=${KP_PAIR_RUNS:-5}
+FORKS=${KP_PAIR_FORKS:-10}
+KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-600}
+
+[ "$(id -u)" -eq 0 ] || skip "needs root (apt, and files the guest's root writes)"
+# A build that cannot happen fails the test: the builds are its subject.
+build() {	# $1: name, then kernel-build.sh's arguments
+	local name=$1 out
+	shift
+	out=$("$ROOT/scripts/kernel-build.sh" -q "$@" -o "$TMP/k-$name" 2>"$TMP/kb-$name.err") ||
+		fail "scripts/kernel-build.sh $* failed: $(tail -1 "$TMP/kb-$name.err")"
+	echo "${out##*$'\n'}"
+}
+KHARD=$(build hard)
+KBASE=$(build base --set SLAB_FREELIST_RANDOM=n)
+# the two configs differ in exactly that line
+cfg_diff=$(diff <(grep -v '^#' "$KBASE/.config") <(grep -v '^#' "$KHARD/.config") | grep '^[<>]' || true)
+[ "$cfg_diff" = '> CONFIG_SLAB_FREELIST_RANDOM=y' ] ||
+	fail "the builds' configs differ in more than SLAB_FREELIST_RANDOM: $cfg_diff"
+
+record() {	# $1: kernel folder, then the names of the recordings, one after the other
+	local kdir=$1
+	shift
+	if [ -z "${VM_ACCEL:-}" ]; then
+		vm_prepare "$kdir"
+	else
+		vm_use_kernel "$kdir"
+	fi
+	vm_run <<GUEST || fail "guest script ($*) exited $?"
+for f in $*; do
+	kprotperf record -q -r $RUNS -F 499 --func allocate_slab --func shuffle_freelist \
+		-o /mnt/host/\$f.data -- big-fork $FORKS
+done
+GUEST
+	cp "$VM_SHARE"/*.data "$TMP/"
+}
+record "$KBASE" base base2
+record "$KHARD" hard
+
+# No --vmlinux: kernel-build.sh filed both vmlinux files by build id.
+J=$TMP/diff.json
+diff_json() {	# $1 $2: the recordings
+	"$KP" diff --json "$TMP/$1.data" "$TMP/$2.data" >"$J" || fail "diff $1 $2 failed"
+}
+# $1: a python expression over d (the JSON diff) and row(table, name); fails with $2
+check() {
+	python3 - "$J" "$1" <<'EOF' || fail "$2: $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["provenance"], d["functions"][:4], d["one_side_only"], d["features"][:3])' "$J")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+def row(table, name):
+    return next((r for r in d[table] if r["name"] == name), None)
+sys.exit(0 if eval(sys.argv[2]) else 1)
+EOF
+}
+
+diff_json base hard
+check "[(c['name'], c['base'], c['hardened'], c['feature']) for c in d['provenance']['config']] == [('SLAB_FREELIST_RANDOM', 'n', 'y', 'freelist_random')] and d['provenance']['cmdline'] == [] and d['provenance']['vulnerabilities'] == []" \
+	"the provenance does not show exactly CONFIG_SLAB_FREELIST_RANDOM n -> y"
+check "d['provenance']['kernel_release']['base'] == d['provenance']['kernel_release']['hardened']" \
+	"the two builds have different releases"
+check "all(x['debuginfo'].get('vmlinux') for x in (d['base'], d['hardened']))" \
+	"diff did not find both builds' vmlinux by build id"
+check "row('functions', 'shuffle_freelist')['only'] == 'hardened' and [r for r in d['one_side_only'] if r['name'] == 'shuffle_freelist'][0]['hardened_calls'] > 0" \
+	"shuffle_freelist is not hardened-only with calls"
+check "row('functions', 'allocate_slab')['ratio'] > 1 and row('functions', 'allocate_slab')['significant']" \
+	"allocate_slab is not significantly slower on the hardened build"
+check "row('features', 'freelist_random')['config'] == [{'option': 'SLAB_FREELIST_RANDOM', 'base': 'n', 'hardened': 'y'}]" \
+	"the feature roll-up does not name freelist randomization's config option"
+"$KP" diff "$TMP/base.data" "$TMP/hard.data" >"$TMP/diff.txt" || fail "diff (text) failed"
+# the text provenance: that one option, nothing else
+prov=$(sed -n '/^# differs/,/^# [a-z]*:/p' "$TMP/diff.txt" | grep '^#   ' || true)
+[ "$prov" = "#   config SLAB_FREELIST_RANDOM: n -> y (freelist_random)" ] ||
+	fail "the text provenance is not exactly the one option: $prov"
+sed -n '/^# differs/,/^$/p;/^Probed/,/^$/p;/^On one kernel only/,/^$/p;/^Hardening features/,/^$/p' "$TMP/diff.txt"
+
+# the null pair: no probed function changes significantly
+diff_json base base2
+check "d['provenance']['config'] == [] and d['provenance']['cmdline'] == []" \
+	"the two baseline recordings differ in provenance"
+check "[r['name'] for r in d['functions'] if r['significant']] == []" \
+	"null pair: a probed function changed significantly between two recordings on the same build"
+echo "null pair: no significant change in the probed functions"
