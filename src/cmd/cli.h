@@ -12,7 +12,8 @@ struct kernel_dwarf;
 /* --help of folded's and annotate's --vmlinux PATH, where cli_kernel_dwarf() looks. */
 #define CLI_VMLINUX_HELP                                                \
 	"the recorded kernel's vmlinux with DWARF (default: found by\n" \
-	"build-id, or under /usr/lib/debug/boot, /boot, /lib/modules)"
+	"build-id in /usr/lib/debug or kernel-build.sh's cache, or\n"   \
+	"under /usr/lib/debug/boot, /boot, /lib/modules)"
 
 /* Take at most one positional FILE argument after options_parse() into *input. */
 int cli_input(int argc, char **argv, const char *cmd, const char **input);

@@ -44,7 +44,8 @@ static const struct options_entry entries[] = {
 	{O_VMLINUX_BASE, "vmlinux-base", "PATH", "the base kernel's vmlinux with DWARF"},
 	{O_VMLINUX_HARDENED, "vmlinux-hardened", "PATH",
 	 "the hardened kernel's (default for each: found by\n"
-	 "build-id, or under /usr/lib/debug/boot, /boot,\n"
+	 "build-id in /usr/lib/debug or kernel-build.sh's cache,\n"
+	 "or under /usr/lib/debug/boot, /boot,\n"
 	 "/lib/modules; without it, inline instances come\n"
 	 "from record --func only)"},
 	{O_JSON, "json", NULL, "everything as one JSON object"},

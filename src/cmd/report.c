@@ -30,7 +30,8 @@ static const struct options_entry entries[] = {
 	{O_NO_INLINE, "no-inline", NULL, "no inlined functions in the kernel function table"},
 	{O_VMLINUX, "vmlinux", "PATH",
 	 "the recorded kernel's vmlinux with DWARF (default: found by\n"
-	 "build-id, or under /usr/lib/debug/boot, /boot, /lib/modules;\n"
+	 "build-id in /usr/lib/debug or kernel-build.sh's cache, or\n"
+	 "under /usr/lib/debug/boot, /boot, /lib/modules;\n"
 	 "without it, inline instances come from record --func only)"},
 	{O_JSON, "json", NULL, "everything as one JSON object"},
 	{},

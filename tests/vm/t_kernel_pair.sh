@@ -39,7 +39,11 @@ record() {	# $1: kernel folder, then the names of the recordings, one after the 
 	else
 		vm_use_kernel "$kdir"
 	fi
+	# The warm-up run: under TCG the first run after boot also pays for
+	# translating the kernel code it reaches (allocate_slab's first run took
+	# 4-5x the later ones), a cost no later run and no native kernel has.
 	vm_run <<GUEST || fail "guest script ($*) exited $?"
+big-fork $FORKS >/dev/null
 for f in $*; do
 	kprotperf record -q -r $RUNS -F 499 --func allocate_slab --func shuffle_freelist \
 		-o /mnt/host/\$f.data -- big-fork $FORKS
