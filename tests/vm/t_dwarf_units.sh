@@ -10,8 +10,10 @@
 vm_prepare
 vm_dbg_vmlinux
 export KP_TEST_VMLINUX=$VM_RO_SHARE/vmlinux-$VM_KV
+bins=${OUTPUT:-build}/tests
+[[ $bins == /* ]] || bins=$ROOT/$bins
 for t in test_debuginfo test_symbolize test_inlines; do
-	out=$("$ROOT/build/tests/$t" 2>&1) || fail "$t: $(tail -20 <<<"$out")"
+	out=$("$bins/$t" 2>&1) || fail "$t: $(tail -20 <<<"$out")"
 	grep -q '^\[ *OK *\] test_real_vmlinux' <<<"$out" || fail "$t did not run its real-vmlinux test: $(tail -20 <<<"$out")"
 	echo "$t: real vmlinux checks passed"
 done

@@ -1,0 +1,451 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+#
+# Running a command in QEMU with kprotperf: the code scripts/vm-run.sh (for
+# users) and the vm test tier (tests/vm/vm.sh) share.  It boots either a
+# Debian kernel package (downloaded once, cached) or a folder made by
+# scripts/kernel-build.sh, with the statically linked kprotperf and workloads
+# (`make static`) in a busybox initramfs, runs a guest script there as root,
+# and hands its files back over a 9p share.
+#
+# The sourcing script defines two functions that do not return:
+#   vm_skip MSG   this machine cannot run the VM (no QEMU, offline, ...)
+#   vm_fail MSG   something is broken (a bad kernel folder, a guest that
+#                 never reported, binaries not built)
+#
+#   vm_need_host                  QEMU, busybox and the static binaries
+#   vm_accel                      KVM or TCG: VM_ACCEL, VM_ACCEL_ARGS
+#   vm_kernel [KERNEL]            a folder or package: VM_KERNEL, VM_KV, ...
+#   vm_initramfs                  the initramfs for that kernel
+#   vm_run [CMDLINE...] <script   one boot; returns the script's status
+#
+# A kernel is a folder holding bzImage, vmlinux and .config (its release
+# from the folder's manifest, `release=...`, else from bzImage's header;
+# virtio and 9p built in: no modules), or a linux-image-* package: a meta
+# package (linux-image-amd64, linux-image-6.12-amd64) names the current one.
+# Without KERNEL: $KP_VM_KERNEL_DIR, else $KP_VM_KERNEL_PKG, else what
+# linux-image-amd64 depends on (Debian 12: 6.1).  A folder is also shared
+# read-only with the guest at /mnt/kernel, its vmlinux linked from
+# /boot/vmlinux-RELEASE, where kprotperf looks for the kernel's DWARF.
+#
+# Environment: OUTPUT (build folder, static binaries in OUTPUT/static;
+# default build), KP_VM_ACCEL=kvm|tcg, KP_VM_TIMEOUT seconds per boot
+# (default 180), KP_VM_KEEP=1 keeps the work directory.  Packages are cached
+# in ${XDG_CACHE_HOME:-$HOME/.cache}/kprotperf: one point release per series
+# and flavour (6.1 and 6.12 are both kept).
+
+# depmod is in sbin, which a non-login root shell may not have on PATH
+PATH=$PATH:/usr/sbin:/sbin
+VM_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+VM_OUTPUT=${OUTPUT:-$VM_ROOT/build}
+[[ $VM_OUTPUT == /* ]] || VM_OUTPUT=$PWD/$VM_OUTPUT
+VM_STATIC=$VM_OUTPUT/static
+VM_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/kprotperf
+# The modules the 9p share needs; their dependencies come from modules.dep.
+VM_MOD_ROOTS=(virtio_pci 9pnet_virtio 9p)
+VM_WORKLOADS=(big-fork syscall-loop cpu-burn alloc-free)
+# host programs put on the guest's PATH with the shared libraries they need
+VM_HOST_BINS=()
+# a host directory the guest sees read-only at /mnt/ro
+VM_RO_SHARE=${VM_RO_SHARE:-}
+# 1: a missing host tool is installed by scripts/install-deps.sh
+VM_INSTALL_MISSING=${VM_INSTALL_MISSING:-0}
+VM_PREFIX=${VM_PREFIX:-vm}
+VM_RUNS=0
+
+VM_TMP=$(mktemp -d /tmp/kp-vm.XXXXXX)
+if [ "${KP_VM_KEEP:-0}" = 1 ]; then
+	trap 'echo "$VM_PREFIX: kept $VM_TMP" >&2' EXIT
+else
+	trap 'rm -rf "$VM_TMP"' EXIT
+fi
+VM_SHARE=$VM_TMP/share
+
+# The package that has the tool, for the error that names it.
+vm_tool_pkg() {
+	case $1 in
+	qemu-system-x86_64) echo qemu-system-x86 ;;
+	busybox) echo busybox-static ;;
+	depmod) echo kmod ;;
+	apt-get | apt-cache) echo apt ;;
+	dpkg-deb) echo dpkg ;;
+	xz) echo xz-utils ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# vm_need_tools TOOL...: each on PATH, else vm_skip naming its package.
+vm_need_tools() {
+	local t
+	for t in "$@"; do
+		command -v "$t" >/dev/null && continue
+		# a developer's machine may predate the tier's packages
+		if [ "$VM_INSTALL_MISSING" = 1 ]; then
+			"$VM_ROOT/scripts/install-deps.sh" --if-missing >&2 || true
+			command -v "$t" >/dev/null && continue
+		fi
+		vm_skip "$t not found: install the $(vm_tool_pkg "$t") package (scripts/install-deps.sh installs all kprotperf needs)"
+	done
+}
+
+vm_need_host() {
+	local f
+	vm_need_tools qemu-system-x86_64 busybox cpio
+	# Debian's dynamic busybox needs a libc the initramfs does not have
+	! readelf -l "$(command -v busybox)" 2>/dev/null | grep -q 'program interpreter' ||
+		vm_skip "busybox is not statically linked: install the busybox-static package"
+	for f in kprotperf "${VM_WORKLOADS[@]}"; do
+		[ -x "$VM_STATIC/$f" ] || vm_fail "$VM_STATIC/$f missing: run 'make${OUTPUT:+ OUTPUT=$OUTPUT} static'"
+	done
+}
+
+# Sets VM_ACCEL and VM_ACCEL_ARGS. KVM runs a stock kernel only on real
+# VMX/SVM: a /dev/kvm without them (PVM, nested virtualization without VMX)
+# hangs it, so TCG.
+vm_accel() {
+	VM_ACCEL=${KP_VM_ACCEL:-}
+	if [ -z "$VM_ACCEL" ]; then
+		VM_ACCEL=tcg
+		if grep -qwE 'vmx|svm' /proc/cpuinfo && { : <>/dev/kvm; } 2>/dev/null; then
+			VM_ACCEL=kvm
+		fi
+	fi
+	case $VM_ACCEL in
+	kvm) VM_ACCEL_ARGS=(-accel kvm -cpu host) ;;
+	tcg) VM_ACCEL_ARGS=(-accel "tcg,thread=multi" -cpu max) ;;
+	*) vm_fail "KP_VM_ACCEL=$VM_ACCEL: want kvm or tcg" ;;
+	esac
+}
+
+# vm_kernel [KERNEL]: sets VM_KERNEL (the image to boot), VM_KV (its
+# release), VM_KCONFIG (its .config), VM_KFOLDER (a kernel-build.sh folder,
+# or empty) and VM_KDIR (an unpacked package, or empty).
+vm_kernel() {
+	local k=${1:-${KP_VM_KERNEL_DIR:-${KP_VM_KERNEL_PKG:-}}}
+	VM_KERNEL='' VM_KV='' VM_KCONFIG='' VM_KFOLDER='' VM_KDIR=''
+	if [ -d "$k" ] || [[ $k == */* ]]; then
+		vm_kernel_folder "$k"
+	else
+		vm_kernel_package "$k"
+	fi
+}
+
+vm_kernel_folder() {
+	local d=$1 f
+	[ -d "$d" ] || vm_fail "kernel folder $d does not exist"
+	d=$(cd "$d" && pwd)
+	for f in bzImage vmlinux; do
+		[ -s "$d/$f" ] ||
+			vm_fail "kernel folder $d has no $f: not an output folder of scripts/kernel-build.sh, or its build did not finish"
+	done
+	[ ! -f "$d/manifest" ] || VM_KV=$(sed -n 's/^release=//p' "$d/manifest" | head -1)
+	[ -n "$VM_KV" ] || VM_KV=$(vm_bzimage_release "$d/bzImage" 2>/dev/null)
+	[ -n "$VM_KV" ] || vm_fail "$d/bzImage: no Linux boot header, so no kernel release in it"
+	VM_KFOLDER=$d
+	VM_KERNEL=$d/bzImage
+	VM_KCONFIG=$d/.config
+	[ -f "$VM_KCONFIG" ] || VM_KCONFIG=''
+}
+
+# The release an x86 bzImage states: its setup header ("HdrS" at 0x202)
+# points at the version string (0x20e, relative to the 512-byte boot sector).
+vm_bzimage_release() {
+	local off
+	[ "$(dd if="$1" bs=1 skip=514 count=4 status=none 2>/dev/null)" = HdrS ] || return 0
+	off=$(od -An -tu2 -j 526 -N 2 "$1" | tr -d ' ')
+	dd if="$1" bs=1 skip=$((off + 512)) count=256 status=none | tr '\0' '\n' | head -1 | awk '{print $1}'
+}
+
+vm_depends() {
+	{ apt-cache depends "$1" 2>/dev/null || true; } |
+		awk '/^ *Depends: linux-image-[0-9]/ && !found { print $2; found = 1 }'
+}
+
+# The kernel package a name stands for: a meta package (linux-image-amd64,
+# linux-image-6.12-amd64) depends on the current image package.
+vm_resolve_pkg() {
+	local name=$1 pkg
+	pkg=$(vm_depends "$name")
+	if [ -z "$pkg" ] && ! apt-cache show "$name" >/dev/null 2>&1; then
+		# a fresh machine has no package lists yet, an old one stale lists
+		apt-get update -q >/dev/null 2>&1 || true
+		pkg=$(vm_depends "$name")
+	fi
+	echo "${pkg:-$name}"
+}
+
+# A series and flavour: 6.1.0-56-amd64 -> 6.1:amd64, 6.12.117+deb12-amd64
+# and the meta package 6.12-amd64 -> 6.12:amd64, amd64 -> *:amd64.  A cached
+# kernel is replaced only by another point release of its series.
+vm_series() {
+	local r=${1#linux-image-}
+	if [[ $r =~ ^([0-9]+\.[0-9]+)[.0-9]*[-+][^-]+-(.+)$ ]] || [[ $r =~ ^([0-9]+\.[0-9]+)-(.+)$ ]]; then
+		echo "${BASH_REMATCH[1]}:${BASH_REMATCH[2]}"
+	else
+		echo "*:$r"
+	fi
+}
+
+# vm_cached PKG: the cached kernel that serves for PKG offline: the newest of
+# its series (for linux-image-amd64, which names none: of the oldest series
+# of its flavour, Debian 12's own).
+vm_cached() {
+	local want d s series='' best=''
+	want=$(vm_series "$1")
+	while read -r d; do
+		s=$(vm_series "$d")
+		[ "$s" = "$want" ] || [ "*:${s#*:}" = "$want" ] || continue
+		series=${series:-$s}
+		[ "$s" != "$series" ] || best=$d
+	done < <(find "$VM_CACHE/kernels" -mindepth 2 -maxdepth 2 -name .complete -printf '%h\n' |
+		sed 's|.*/||' | sort -V)
+	echo "$best"
+}
+
+vm_kernel_package() {
+	local name=${1:-linux-image-amd64} want pkg lock
+	vm_need_tools apt-get apt-cache dpkg-deb depmod xz
+	mkdir -p "$VM_CACHE/kernels"
+	exec {lock}>"$VM_CACHE/.lock"
+	flock "$lock"
+	want=$(vm_resolve_pkg "$name")
+	pkg=$want
+	if ! vm_fetch "$want"; then
+		# with package lists, a name apt does not know is a mistake
+		if [ -n "$(apt-cache pkgnames linux-image- 2>/dev/null)" ] &&
+			! apt-cache show "$want" >/dev/null 2>&1; then
+			vm_fail "unknown kernel package $name: apt has no such package, and there is no folder of that name (packages: e.g. linux-image-amd64, linux-image-6.12-amd64, linux-image-6.1.0-56-amd64)"
+		fi
+		# offline: a kernel of the same series fetched before still serves
+		pkg=$(vm_cached "$want")
+		[ -n "$pkg" ] ||
+			vm_skip "cannot download $want ($VM_FETCH_ERR), and no kernel of its series is cached in $VM_CACHE"
+		echo "$VM_PREFIX: cannot download $want, using the cached $pkg" >&2
+	fi
+	exec {lock}>&-
+	VM_KDIR=$VM_CACHE/kernels/$pkg
+	VM_KV=${pkg#linux-image-}
+	VM_KERNEL=$VM_KDIR/boot/vmlinuz-$VM_KV
+	VM_KCONFIG=$VM_KDIR/boot/config-$VM_KV
+	[ -f "$VM_KERNEL" ] || vm_fail "$pkg has no boot/vmlinuz-$VM_KV: not a kernel image package"
+}
+
+# vm_fetch PKG: download and unpack PKG into the cache (at most once); on
+# failure VM_FETCH_ERR is apt's last line.
+vm_fetch() {
+	local pkg=$1 dir=$VM_CACHE/kernels/$1 dl
+	[ -f "$dir/.complete" ] && return
+	mkdir -p "$VM_CACHE/debs"
+	if ! compgen -G "$VM_CACHE/debs/${pkg}_*.deb" >/dev/null; then
+		dl=$(mktemp -d "$VM_CACHE/debs/.dl.XXXXXX")
+		# stale package lists name a version the mirror no longer has
+		if ! (cd "$dl" && apt-get download -q "$pkg" >"$dl/log" 2>&1) &&
+			! { apt-get update -q >/dev/null 2>&1 && (cd "$dl" && apt-get download -q "$pkg" >"$dl/log" 2>&1); }; then
+			VM_FETCH_ERR=$(grep -v '^W:' "$dl/log" | tail -1)
+			rm -rf "$dl"
+			return 1
+		fi
+		mv "$dl"/*.deb "$VM_CACHE/debs/"
+		rm -rf "$dl"
+	fi
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	dpkg-deb -x "$VM_CACHE"/debs/"${pkg}"_*.deb "$dir"
+	# the package leaves modules.dep to its postinst
+	depmod -b "$dir" "${pkg#linux-image-}"
+	touch "$dir/.complete"
+	vm_prune "$pkg"
+}
+
+# A new point release replaces the cached one of its series (each ~500 MB);
+# other series (6.1 and 6.12) stay.
+vm_prune() {
+	local keep=$1 series d
+	series=$(vm_series "$keep")
+	for d in "$VM_CACHE"/kernels/*/; do
+		d=${d%/}
+		if [ "${d##*/}" != "$keep" ] && [ "$(vm_series "${d##*/}")" = "$series" ]; then
+			rm -rf "$d" "$VM_CACHE"/debs/"${d##*/}"_*.deb
+		fi
+	done
+}
+
+# vm_mod_order MODULE...: the modules' .ko paths (relative to the modules
+# directory), dependencies first, from modules.dep; built-in ones, and all
+# of a kernel folder's (it has no modules), print nothing.
+vm_mod_order() {
+	local dep=$VM_KDIR/lib/modules/$VM_KV/modules.dep m
+	local -A seen=()
+	[ -n "$VM_KDIR" ] && [ -f "$dep" ] || return 0
+	visit() {
+		local path=$1 d deps
+		[ -z "${seen[$path]:-}" ] || return 0
+		seen[$path]=1
+		mapfile -t deps < <(awk -v p="$path:" '$1 == p { for (i = 2; i <= NF; i++) print $i }' "$dep")
+		for d in "${deps[@]}"; do
+			visit "$d"
+		done
+		echo "$path"
+	}
+	for m in "$@"; do
+		m=$(awk -F: -v n="/$m.ko" '{ p = $1; sub(/\.(xz|zst|gz)$/, "", p) }
+			substr(p, length(p) - length(n) + 1) == n { print $1; exit }' "$dep")
+		[ -z "$m" ] || visit "$m"
+	done
+}
+
+# vm_module_copy PATH DIR: a module into DIR as NAME.ko; busybox insmod
+# cannot read compressed ones (6.12's are .ko.xz).
+vm_module_copy() {
+	local src=$VM_KDIR/lib/modules/$VM_KV/$1 base=${1##*/}
+	case $base in
+	*.ko) cp "$src" "$2/" ;;
+	*.ko.xz) xz -dc "$src" >"$2/${base%.xz}" ;;
+	*.ko.zst) zstd -qdc "$src" >"$2/${base%.zst}" ;;
+	*.ko.gz) gzip -dc "$src" >"$2/${base%.gz}" ;;
+	*) vm_fail "$1: a module format busybox insmod cannot load" ;;
+	esac
+}
+
+vm_initramfs() {
+	local ird=$VM_TMP/initramfs f m
+	rm -rf "$ird"
+	mkdir -p "$ird"/{bin,boot,dev,proc,sys,tmp,mnt/host,mnt/ro,mnt/kernel,lib/modules}
+	cp "$(command -v busybox)" "$ird/bin/busybox"
+	# --strip-debug keeps .symtab: the workloads' user stacks are symbolized from it
+	for f in kprotperf "${VM_WORKLOADS[@]}"; do
+		strip --strip-debug -o "$ird/bin/$f" "$VM_STATIC/$f"
+	done
+	for f in "${VM_HOST_BINS[@]}"; do
+		vm_host_bin "$ird" "$f"
+	done
+	# kprotperf records the hardening config from /proc/config.gz, else
+	# /boot/config-$(uname -r), and the DWARF from /boot/vmlinux-$(uname -r)
+	[ -z "$VM_KCONFIG" ] || cp "$VM_KCONFIG" "$ird/boot/config-$VM_KV"
+	[ -z "$VM_KFOLDER" ] || ln -s /mnt/kernel/vmlinux "$ird/boot/vmlinux-$VM_KV"
+	: >"$ird/lib/modules/load-order"
+	while read -r m; do
+		vm_module_copy "$m" "$ird/lib/modules"
+		echo "${m##*/}" | sed -E 's/\.(xz|zst|gz)$//' >>"$ird/lib/modules/load-order"
+	done < <(vm_mod_order "${VM_MOD_ROOTS[@]}")
+	vm_guest_init >"$ird/init"
+	chmod +x "$ird/init"
+	# uncompressed: gzip would save little and TCG pays for inflating it
+	(cd "$ird" && find . | cpio -o -H newc --quiet) >"$VM_TMP/initramfs.cpio"
+}
+
+# vm_host_bin DIR PROGRAM: a dynamically linked host program and the libraries
+# ldd names, at the same paths, so the guest's loader finds them.
+vm_host_bin() {
+	local ird=$1 prog=$2 lib
+	cp "$prog" "$ird/bin/"
+	for lib in $(ldd "$prog" | grep -o '/[^ ]*'); do
+		mkdir -p "$ird${lib%/*}"
+		cp -L "$lib" "$ird$lib"
+	done
+}
+
+# /init: the guest script comes over the share, so one initramfs serves every
+# boot.  The harness's own files are in the share's .vm folder.
+vm_guest_init() {
+	cat <<'EOF'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t tmpfs tmpfs /tmp
+mount -t tracefs tracefs /sys/kernel/tracing
+mount -t debugfs debugfs /sys/kernel/debug
+while read -r m; do
+	insmod "/lib/modules/$m" || echo "vm-init: insmod $m failed"
+done </lib/modules/load-order
+o=ro,trans=virtio,version=9p2000.L,msize=512000,cache=loose
+mount -t 9p -o $o ro /mnt/ro 2>/dev/null || true
+mount -t 9p -o $o kernel /mnt/kernel 2>/dev/null || true
+if mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 host /mnt/host; then
+	cd /
+	sh -e /mnt/host/.vm/guest.sh >/mnt/host/.vm/guest.log 2>&1
+	echo $? >/mnt/host/.vm/status.tmp
+	mv /mnt/host/.vm/status.tmp /mnt/host/.vm/status
+	sync
+	umount /mnt/host
+else
+	echo "vm-init: cannot mount the 9p share (virtio-pci, 9pnet_virtio and 9p must be built in or modules)"
+fi
+poweroff -f
+EOF
+}
+
+# The serial console's last line with text, terminal escapes removed.
+vm_console_tail() {
+	sed -E 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1b[^[]//g' "$1" 2>/dev/null | tr -cd '[:print:]\n' |
+		grep -a '[^ ]' | tail -1 || true
+}
+
+# vm_why: one line saying why the guest never reported.
+vm_why() {	# $1: qemu's exit status
+	local rc=$1 log=$VM_TMP/run$VM_RUNS line t=${KP_VM_TIMEOUT:-180}
+	line=$(grep -m1 -aoE '(Kernel panic|BUG:|Oops:|general protection|vm-init:).*' "$log/serial.log" 2>/dev/null |
+		tr -d '\r' || true)
+	if [ -n "$line" ]; then
+		echo "$line"
+	elif [ "$rc" -eq 124 ]; then
+		line=$(vm_console_tail "$log/serial.log")
+		if [ -n "$line" ]; then
+			echo "no result within $t s (--timeout, KP_VM_TIMEOUT); the console's last line: $line"
+		else
+			echo "no result within $t s and nothing on the serial console: the kernel did not boot or hangs (a longer --timeout, or --append loglevel=7 shows more)"
+		fi
+	elif [ -s "$log/qemu.log" ]; then
+		echo "qemu exited $rc: $(grep -v '^$' "$log/qemu.log" | tail -1)"
+	else
+		echo "qemu exited $rc without a result from the guest; console's last line: '$(vm_console_tail "$log/serial.log")'"
+	fi
+}
+
+# vm_report: the tails of what the guest left behind, for a test's log.
+vm_report() {
+	local log=$VM_TMP/run$VM_RUNS
+	[ ! -s "$log/qemu.log" ] || { echo "--- qemu:"; tail -5 "$log/qemu.log"; } >&2
+	[ ! -s "$VM_SHARE/.vm/guest.log" ] || { echo "--- guest script:"; tail -20 "$VM_SHARE/.vm/guest.log"; } >&2
+	{ echo "--- serial console:"; tail -30 "$log/serial.log" 2>/dev/null; } >&2
+}
+
+# vm_run [CMDLINE...]: boots, runs the guest script read from stdin, prints
+# its output and returns its status; a guest that never reports is
+# vm_fail'ed with vm_why's line (after vm_report's tails when VM_VERBOSE=1).
+# shellcheck disable=SC2120 # the arguments are optional kernel parameters
+vm_run() {
+	local log rc=0 start ms shares=()
+	[ -z "$VM_RO_SHARE" ] ||
+		shares+=(-virtfs "local,path=$VM_RO_SHARE,mount_tag=ro,security_model=none,readonly=on")
+	[ -z "$VM_KFOLDER" ] ||
+		shares+=(-virtfs "local,path=$VM_KFOLDER,mount_tag=kernel,security_model=none,readonly=on")
+	VM_RUNS=$((VM_RUNS + 1))
+	log=$VM_TMP/run$VM_RUNS
+	mkdir -p "$log"
+	rm -rf "$VM_SHARE"
+	mkdir -p "$VM_SHARE/.vm"
+	cat >"$VM_SHARE/.vm/guest.sh"
+	start=$(date +%s%N)
+	timeout -k 5 "${KP_VM_TIMEOUT:-180}" qemu-system-x86_64 "${VM_ACCEL_ARGS[@]}" -smp 2 -m 2G \
+		-nographic -nodefaults -no-reboot -monitor none -serial "file:$log/serial.log" \
+		-kernel "$VM_KERNEL" -initrd "$VM_TMP/initramfs.cpio" \
+		-append "console=ttyS0 panic=-1 quiet $*" \
+		-virtfs "local,path=$VM_SHARE,mount_tag=host,security_model=none" \
+		"${shares[@]}" \
+		</dev/null >"$log/qemu.log" 2>&1 || rc=$?
+	ms=$((($(date +%s%N) - start) / 1000000))
+	# shellcheck disable=SC2034 # scripts/vm-run.sh keeps it after a failed boot
+	VM_SERIAL_LOG=$log/serial.log
+	printf '%s: %s, %s, "%s": %d.%d s\n' "$VM_PREFIX" "$VM_KV" "$VM_ACCEL" "$*" \
+		$((ms / 1000)) $((ms % 1000 / 100)) >&2
+	if [ ! -f "$VM_SHARE/.vm/status" ]; then
+		[ "${VM_VERBOSE:-1}" != 1 ] || vm_report
+		vm_fail "kernel $VM_KV: $(vm_why "$rc")"
+	fi
+	cat "$VM_SHARE/.vm/guest.log"
+	return "$(cat "$VM_SHARE/.vm/status")"
+}
