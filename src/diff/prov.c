@@ -173,6 +173,57 @@ static int load_list(struct datafile *df, int i, struct kv_list *l)
 	return lists[i].list < 0 ? load_knobs(df, l) : meta_each(df, lists[i].list, kv_pair, l);
 }
 
+/* Linux 6.9 renamed the x86 mitigation options; the old name, then the new. */
+static const char *const renamed[][2] = {
+	{"PAGE_TABLE_ISOLATION", "MITIGATION_PAGE_TABLE_ISOLATION"},
+	{"RETPOLINE", "MITIGATION_RETPOLINE"},
+	{"RETHUNK", "MITIGATION_RETHUNK"},
+	{"SLS", "MITIGATION_SLS"},
+	{"CPU_UNRET_ENTRY", "MITIGATION_UNRET_ENTRY"},
+	{"CPU_IBPB_ENTRY", "MITIGATION_IBPB_ENTRY"},
+	{"CPU_IBRS_ENTRY", "MITIGATION_IBRS_ENTRY"},
+	{"CPU_SRSO", "MITIGATION_SRSO"},
+	{"CALL_DEPTH_TRACKING", "MITIGATION_CALL_DEPTH_TRACKING"},
+};
+
+static struct kv *kv_find(struct kv_list *l, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i].key, key))
+			return &l->v[i];
+	return NULL;
+}
+
+/*
+ * Across the rename (a kernel before 6.9 against one after) an option would
+ * show as one name unset and another set: the old side's takes the new name,
+ * so only a change of value is a difference.  Returns how many were renamed.
+ */
+static int unify_renames(struct kv_list *c[2])
+{
+	struct kv *old;
+	size_t i;
+	int s, n = 0;
+	char *name;
+
+	for (i = 0; i < sizeof(renamed) / sizeof(renamed[0]); i++)
+		for (s = 0; s < 2; s++) {
+			old = kv_find(c[s], renamed[i][0]);
+			if (!old || kv_get(c[s], renamed[i][1]) || !kv_get(c[!s], renamed[i][1]) ||
+			    kv_get(c[!s], renamed[i][0]))
+				continue;
+			name = strdup(renamed[i][1]);
+			if (!name)
+				return -ENOMEM;
+			free(old->key);
+			old->key = name;
+			n++;
+		}
+	return n;
+}
+
 /*
  * Text: the release when it differs; the build-id only when nothing else
  * tells the two builds apart (same release, config and cmdline knobs), as
@@ -223,17 +274,29 @@ int prov_print(struct datafile *const df[2], const struct features *feat, FILE *
 {
 	struct differ d = {.f = f, .j = j, .feat = feat};
 	struct kv_list l[NLISTS][2] = {};
+	int err = 0, renames = 0;
 	size_t i;
-	int err = 0;
 
 	for (i = 0; i < NLISTS && !err; i++)
 		err = load_list(df[DM_BASE], i, &l[i][0]) ?: load_list(df[DM_HARD], i, &l[i][1]);
+	if (!err) {
+		/* lists[1] is the config */
+		renames = unify_renames((struct kv_list *[2]){&l[1][0], &l[1][1]});
+		err = renames < 0 ? renames : 0;
+	}
 	if (!err) {
 		if (j)
 			json_open(j, "provenance", '{');
 		else
 			fputs("# differs (base -> hardened):\n", f);
 		print_lists(df, &d, l);
+		if (j)
+			json_u64(j, "config_renamed", renames);
+		else if (renames)
+			fprintf(f,
+				"#   (%d config options renamed in Linux 6.9, e.g. RETPOLINE to"
+				" MITIGATION_RETPOLINE, compared under their new names)\n",
+				renames);
 		if (j)
 			json_close(j, '}');
 		else if (!d.n)

@@ -186,6 +186,36 @@ static void test_provenance_build_id_alone(void **state)
 	unlink(same);
 }
 
+/*
+ * Across Linux 6.9's renames an option unchanged in value is no difference;
+ * one whose value changed shows once, under its new name.
+ */
+static void test_provenance_renamed(void **state)
+{
+	char b[] = "/tmp/kp-builds-old-XXXXXX", h[] = "/tmp/kp-builds-new-XXXXXX", block[2048];
+	char *argv[] = {"diff", b, h, NULL}, *out;
+
+	variant(base, b,
+		"INSERT INTO config VALUES('CONFIG_RETPOLINE', 'y'),"
+		" ('CONFIG_PAGE_TABLE_ISOLATION', 'y'), ('CONFIG_SLS', 'y')");
+	variant(hard, h,
+		"INSERT INTO config VALUES('CONFIG_MITIGATION_RETPOLINE', 'y'),"
+		" ('CONFIG_MITIGATION_PAGE_TABLE_ISOLATION', 'n'), ('CONFIG_MITIGATION_SLS', 'y'),"
+		" ('CONFIG_MITIGATION_RFDS', 'y')");
+	out = tu_output(cmd_diff, argv);
+	provenance_block(out, block, sizeof(block));
+	assert_string_equal(block,
+			    "# differs (base -> hardened):\n"
+			    "#   config MITIGATION_PAGE_TABLE_ISOLATION: y -> n (mitigations)\n"
+			    "#   config SLAB_FREELIST_RANDOM: n -> y (freelist_random)\n"
+			    "#   config MITIGATION_RFDS: (not set) -> y (mitigations)\n"
+			    "#   (3 config options renamed in Linux 6.9, e.g. RETPOLINE to"
+			    " MITIGATION_RETPOLINE, compared under their new names)\n");
+	free(out);
+	unlink(b);
+	unlink(h);
+}
+
 /* allocate_slab at 0x...6000 and at 0x...9000 is one function: one row, both sides. */
 static void test_matched_by_name(void **state)
 {
@@ -327,6 +357,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_provenance_only_config),
 		cmocka_unit_test(test_provenance_build_id_alone),
+		cmocka_unit_test(test_provenance_renamed),
 		cmocka_unit_test(test_matched_by_name),
 		cmocka_unit_test(test_hardened_only),
 		cmocka_unit_test(test_null_pair),
