@@ -35,6 +35,11 @@ at /mnt/kernel; its vmlinux, at /boot/vmlinux-RELEASE, gives kprotperf the
 kernel's DWARF.  The static binaries come from `make static` (OUTPUT/static,
 OUTPUT defaulting to build).
 
+Environment: KP_VM_ACCEL=kvm|tcg|icount (default kvm when the CPU has
+VMX/SVM, else tcg; icount: TCG whose clock counts executed instructions,
+1 ns each, one vCPU, so latencies are instruction counts the host's load
+cannot move), KP_VM_KEEP=1 keeps the work folder.
+
 Exit status: CMD's, or 125 when the VM could not run it (one line on stderr
 says why: QEMU missing, a bad kernel, a kernel that did not boot, ...).
 

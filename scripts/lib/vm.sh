@@ -29,7 +29,7 @@
 # /boot/vmlinux-RELEASE, where kprotperf looks for the kernel's DWARF.
 #
 # Environment: OUTPUT (build folder, static binaries in OUTPUT/static;
-# default build), KP_VM_ACCEL=kvm|tcg, KP_VM_TIMEOUT seconds per boot
+# default build), KP_VM_ACCEL=kvm|tcg|icount, KP_VM_TIMEOUT seconds per boot
 # (default 180), KP_VM_KEEP=1 keeps the work directory.  Packages are cached
 # in ${XDG_CACHE_HOME:-$HOME/.cache}/kprotperf: one point release per series
 # and flavour (6.1 and 6.12 are both kept).
@@ -110,10 +110,18 @@ vm_accel() {
 			VM_ACCEL=kvm
 		fi
 	fi
+	VM_SMP=2
 	case $VM_ACCEL in
 	kvm) VM_ACCEL_ARGS=(-accel kvm -cpu host) ;;
 	tcg) VM_ACCEL_ARGS=(-accel "tcg,thread=multi" -cpu max) ;;
-	*) vm_fail "KP_VM_ACCEL=$VM_ACCEL: want kvm or tcg" ;;
+	# The guest's clock counts executed instructions (1 ns each), not host
+	# time: latencies become instruction counts, deaf to the host's load and
+	# to TCG's own translation work.  One vCPU: icount cannot run multi-threaded.
+	icount)
+		VM_ACCEL_ARGS=(-accel tcg -icount shift=0,sleep=off -cpu max)
+		VM_SMP=1
+		;;
+	*) vm_fail "KP_VM_ACCEL=$VM_ACCEL: want kvm, tcg or icount" ;;
 	esac
 }
 
@@ -430,7 +438,7 @@ vm_run() {
 	mkdir -p "$VM_SHARE/.vm"
 	cat >"$VM_SHARE/.vm/guest.sh"
 	start=$(date +%s%N)
-	timeout -k 5 "${KP_VM_TIMEOUT:-180}" qemu-system-x86_64 "${VM_ACCEL_ARGS[@]}" -smp 2 -m 2G \
+	timeout -k 5 "${KP_VM_TIMEOUT:-180}" qemu-system-x86_64 "${VM_ACCEL_ARGS[@]}" -smp "$VM_SMP" -m 2G \
 		-nographic -nodefaults -no-reboot -monitor none -serial "file:$log/serial.log" \
 		-kernel "$VM_KERNEL" -initrd "$VM_TMP/initramfs.cpio" \
 		-append "console=ttyS0 panic=-1 quiet $*" \

@@ -14,6 +14,13 @@
 RUNS=${KP_PAIR_RUNS:-5}
 FORKS=${KP_PAIR_FORKS:-10}
 KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-600}
+# Without KVM, TCG with icount: latencies are then instruction counts, which
+# the host's load cannot move (plain TCG's moved 3x between recordings on a
+# busy host) and which is all TCG can show faithfully anyway.
+if [ -z "${KP_VM_ACCEL:-}" ]; then
+	vm_accel
+	[ "$VM_ACCEL" = kvm ] || export KP_VM_ACCEL=icount
+fi
 
 [ "$(id -u)" -eq 0 ] || skip "needs root (apt, and files the guest's root writes)"
 # A build that cannot happen fails the test: the builds are its subject.
@@ -34,14 +41,15 @@ cfg_diff=$(diff <(grep -v '^#' "$KBASE/.config") <(grep -v '^#' "$KHARD/.config"
 record() {	# $1: kernel folder, then the names of the recordings, one after the other
 	local kdir=$1
 	shift
-	if [ -z "${VM_ACCEL:-}" ]; then
+	if [ -z "${PREPARED:-}" ]; then
 		vm_prepare "$kdir"
+		PREPARED=1
 	else
 		vm_use_kernel "$kdir"
 	fi
-	# The warm-up run: under TCG the first run after boot also pays for
-	# translating the kernel code it reaches (allocate_slab's first run took
-	# 4-5x the later ones), a cost no later run and no native kernel has.
+	# The warm-up run: the first run after boot meets cold caches and slab
+	# caches yet to grow (and under plain TCG pays for translating the code
+	# it reaches: allocate_slab's first run took 4-5x the later ones).
 	vm_run <<GUEST || fail "guest script ($*) exited $?"
 big-fork $FORKS >/dev/null
 for f in $*; do

@@ -37,7 +37,7 @@
 #
 # Environment: KP (the host's kprotperf, default ./kprotperf), OUTPUT (the
 # build folder: static binaries in OUTPUT/static, default build),
-# KP_VM_ACCEL=kvm|tcg (default: kvm only with VMX/SVM and a usable
+# KP_VM_ACCEL=kvm|tcg|icount (default: kvm only with VMX/SVM and a usable
 # /dev/kvm), KP_VM_TIMEOUT seconds per boot (default 180), KP_VM_KERNEL_DIR,
 # KP_VM_KERNEL_PKG, KP_VM_KEEP=1 keeps the work directory. Downloads are
 # cached in ${XDG_CACHE_HOME:-$HOME/.cache}/kprotperf.
