@@ -152,21 +152,23 @@ kb_value() {
 # olddefconfig with the value asked: Kconfig drops what it cannot satisfy
 # without a word, and a build without it would measure something else.
 kb_verify() {
-	local i line name want
+	local i frag line name want
 	for i in "${!SET_NAMES[@]}"; do
 		kb_check_one "${SET_NAMES[$i]}" "${SET_VALUES[$i]}" "--set"
 	done
-	while read -r line; do
-		if [[ $line =~ ^CONFIG_([A-Za-z0-9_]+)=(.*)$ ]]; then
-			name=${BASH_REMATCH[1]} want=${BASH_REMATCH[2]}
-		elif [[ $line =~ ^#\ CONFIG_([A-Za-z0-9_]+)\ is\ not\ set$ ]]; then
-			name=${BASH_REMATCH[1]} want=n
-		else
-			continue
-		fi
-		kb_is_set "$name" && continue
-		kb_check_one "$name" "$want" "${FRAGS[*]##*/}"
-	done < <(cat "${FRAGS[@]}")
+	for frag in "${FRAGS[@]}"; do
+		while read -r line; do
+			if [[ $line =~ ^CONFIG_([A-Za-z0-9_]+)=(.*)$ ]]; then
+				name=${BASH_REMATCH[1]} want=${BASH_REMATCH[2]}
+			elif [[ $line =~ ^#\ CONFIG_([A-Za-z0-9_]+)\ is\ not\ set$ ]]; then
+				name=${BASH_REMATCH[1]} want=n
+			else
+				continue
+			fi
+			kb_is_set "$name" && continue
+			kb_check_one "$name" "$want" "${frag##*/}"
+		done <"$frag"
+	done
 }
 
 kb_is_set() {
