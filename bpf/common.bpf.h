@@ -12,7 +12,7 @@
 /* false with -a: every process counts */
 const volatile bool filter_tree = true;
 
-/* tgid -> 1 for every process of the traced tree */
+/* tgid -> KP_TREE_MEMBER for every process of the traced tree, KP_TREE_PENDING before exec */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 8192);
@@ -20,13 +20,40 @@ struct {
 	__type(value, __u8);
 } tree SEC(".maps");
 
-/* tid -> syscall state and probed calls in flight; only traced threads get one */
+/*
+ * Syscall state of every traced thread, open addressing on its pt_regs
+ * address (the one syscall tracepoints pass, fixed for a thread's life).  The
+ * raw tracepoints run for every task of the machine: an untraced one is told
+ * apart by one inlined array load (its home entry's homes is 0, nearly
+ * always), with no helper call and no clock read.  A thread gets its entry
+ * from kp_fork (a traced process's children and threads, and the command as
+ * kprotperf forks it) or at its first syscall (-p, -a), and gives it back in
+ * kp_exit.  funcs.bpf.c's probes only read it.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1 << 14);
 	__type(key, __u32);
+	__type(value, struct kp_sys);
+} systab SEC(".maps");
+
+/* log2 of systab's size, set with it by user space */
+const volatile __u32 sys_bits = 14;
+
+/* probed calls in flight (record --func) */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct kp_thread);
 } threads SEC(".maps");
+
+/*
+ * -p: the target's threads running before recording started have no entry
+ * until their first syscall, found then in the tree: only then do untraced
+ * tasks pay that tree lookup on every syscall.
+ */
+const volatile bool lazy_threads;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -56,29 +83,138 @@ static __always_inline void count(__u32 idx)
 	count_n(idx, 1);
 }
 
+/* KP_TREE_MEMBER or KP_TREE_PENDING for a process of the tree, else 0 */
+static __always_inline __u8 tree_state(__u32 tgid)
+{
+	__u8 *v;
+
+	if (!filter_tree)
+		return KP_TREE_MEMBER;
+	v = bpf_map_lookup_elem(&tree, &tgid);
+	return v ? *v : 0;
+}
+
 static __always_inline bool in_tree(__u32 tgid)
 {
-	return !filter_tree || bpf_map_lookup_elem(&tree, &tgid);
+	return tree_state(tgid) == KP_TREE_MEMBER;
+}
+
+static __always_inline __u32 sys_home(__u64 regs)
+{
+	/* Fibonacci hashing: stacks are THREAD_SIZE-aligned, the low bits say nothing */
+	return (regs >> 8) * 0x9E3779B97F4A7C15ULL >> (64 - sys_bits);
+}
+
+static __always_inline struct kp_sys *sys_entry(__u32 i)
+{
+	i &= (1U << sys_bits) - 1;
+	return bpf_map_lookup_elem(&systab, &i);
+}
+
+/* The syscall state of the thread whose pt_regs are at regs, or NULL: not traced. */
+static __always_inline struct kp_sys *sys_find(__u64 regs)
+{
+	__u32 h = sys_home(regs), k;
+	struct kp_sys *e = sys_entry(h);
+
+	if (!e || !e->homes)
+		return NULL;
+	if (e->owner == regs)
+		return e;
+#pragma unroll
+	for (k = 1; k < KP_SYS_PROBES; k++) {
+		e = sys_entry(h + k);
+		if (e && e->owner == regs)
+			return e;
+	}
+	return NULL;
 }
 
 /*
- * State of the current thread if it is traced, created at its first syscall
- * or probed call.  The ids come straight from the BTF task pointer: cheaper
- * than a bpf_get_current_pid_tgid() call on these hot paths.
+ * An entry for the thread whose pt_regs are at regs, before it runs or from
+ * its own context, so that nothing looks it up meanwhile.
  */
-static __always_inline struct kp_thread *current_thread(struct task_struct *task)
+static __always_inline struct kp_sys *sys_enroll(__u64 regs, bool pending)
 {
-	static const struct kp_thread zero;
-	__u32 tid = task->pid;
-	struct kp_thread *t = bpf_map_lookup_elem(&threads, &tid);
+	__u32 h = sys_home(regs), k;
+	struct kp_sys *home = sys_entry(h), *e;
 
-	if (t || !in_tree(task->tgid))
-		return t;
-	if (bpf_map_update_elem(&threads, &tid, &zero, BPF_NOEXIST)) {
+	if (!home)
+		return NULL;
+#pragma unroll
+	for (k = 0; k < KP_SYS_PROBES; k++) {
+		e = sys_entry(h + k);
+		if (!e)
+			continue;
+		if (e->owner == regs)
+			return e;
+		if (__sync_val_compare_and_swap(&e->owner, 0, regs) == 0) {
+			e->in_syscall = 0;
+			e->pending = pending;
+			__sync_fetch_and_add(&home->homes, 1);
+			return e;
+		}
+	}
+	count(KP_CNT_LOST_THREADS);
+	return NULL;
+}
+
+/* The thread leaves: its stack, so its regs address, goes to another task. */
+static __always_inline void sys_release(__u64 regs)
+{
+	struct kp_sys *e = sys_find(regs), *home = sys_entry(sys_home(regs));
+
+	if (!e || !home)
+		return;
+	e->in_syscall = 0;
+	__sync_fetch_and_add(&home->homes, -1);
+	__sync_val_compare_and_swap(&e->owner, regs, 0);
+}
+
+/*
+ * A pointer's value as a number, to hash: the verifier allows only + and -
+ * on pointers.  A helper call: for the paths that are not per syscall.
+ */
+static __always_inline __u64 ptr_value(const void *p)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), &p);
+	return v;
+}
+
+static __always_inline __u64 task_regs(struct task_struct *task)
+{
+	return ptr_value((const void *)bpf_task_pt_regs(task));
+}
+
+/* Task storage of task, or NULL; cheap for the tasks that have none of any map. */
+static __always_inline struct kp_thread *task_thread(struct task_struct *task)
+{
+	if (!task->bpf_storage)
+		return NULL;
+	return bpf_task_storage_get(&threads, task, 0, 0);
+}
+
+/*
+ * Probed-call state of the current thread if it is traced and past its exec,
+ * *sys its syscall state.
+ */
+static __always_inline struct kp_thread *current_thread(struct task_struct *task,
+							struct kp_sys **sys)
+{
+	struct kp_sys *e = sys_find(task_regs(task));
+	struct kp_thread *t;
+
+	if (!e || e->pending)
+		return NULL;
+	t = bpf_task_storage_get(&threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!t) {
 		count(KP_CNT_LOST_THREADS);
 		return NULL;
 	}
-	return bpf_map_lookup_elem(&threads, &tid);
+	*sys = e;
+	return t;
 }
 
 /* A stack id, or -errno counted as a collision or as lost. */

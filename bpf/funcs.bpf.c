@@ -69,8 +69,8 @@ struct {
  * Open a call of func (< KP_MAX_FUNCS) on s's stack: its slot, for the caller
  * to stamp, or NULL when the stack is full (counted, depth left as it was).
  */
-static __always_inline struct kp_func_call *push(struct kp_thread *s, __u32 func, void *ctx,
-						 struct kmem_cache *arg0)
+static __always_inline struct kp_func_call *push(struct kp_thread *s, const struct kp_sys *sys,
+						 __u32 func, void *ctx, struct kmem_cache *arg0)
 {
 	struct kp_func_call *c;
 	__u32 d = s->depth;
@@ -82,7 +82,7 @@ static __always_inline struct kp_func_call *push(struct kp_thread *s, __u32 func
 	s->depth = d + 1;
 	c = &s->call[d];
 	c->func = func;
-	c->slot = s->in_syscall && s->nr < KP_MAX_SYSCALLS ? s->nr : KP_MAX_SYSCALLS;
+	c->slot = sys->in_syscall && sys->nr < KP_MAX_SYSCALLS ? sys->nr : KP_MAX_SYSCALLS;
 	c->kstack = func_stacks ? stack_id(ctx, 0, KP_CNT_LOST_KSTACK) : KP_NO_KSTACK;
 	c->ctx[0] = 0;
 	/*
@@ -102,13 +102,14 @@ static __always_inline int enter(__u32 func, void *ctx, struct kmem_cache *arg0)
 {
 	struct kp_func_call *c;
 	struct kp_thread *s;
+	struct kp_sys *sys;
 
 	if (func >= KP_MAX_FUNCS)
 		return 0;
-	s = current_thread(bpf_get_current_task_btf());
+	s = current_thread(bpf_get_current_task_btf(), &sys);
 	if (!s)
 		return 0;
-	c = push(s, func, ctx, arg0);
+	c = push(s, sys, func, ctx, arg0);
 	if (!c) {
 		/* its return comes all the same: leave() pops the calls too deep to record */
 		s->depth++;
@@ -211,10 +212,10 @@ static __always_inline void pop_to(struct kp_thread *s, __u32 d, __u64 now)
 static __always_inline int leave(__u32 func)
 {
 	__u64 now = bpf_ktime_get_ns();
-	__u32 tid = bpf_get_current_task_btf()->pid;
-	struct kp_thread *s = bpf_map_lookup_elem(&threads, &tid);
+	struct kp_thread *s = task_thread(bpf_get_current_task_btf());
 	int d;
 
+	/* none: not traced, or the command before its exec, whose calls enter() did not take */
 	if (!s)
 		return 0;
 	if (s->depth > KP_FUNC_DEPTH) {
@@ -270,12 +271,13 @@ int kp_pc(struct pt_regs *ctx)
 	struct kp_pc_action *a = bpf_map_lookup_elem(&pc_actions, &i);
 	struct kp_func_call *c;
 	struct kp_thread *s;
+	struct kp_sys *sys;
 	__u64 now = 0;
 
 	if (!a)
 		return 0;
 	/* every task runs these addresses: untraced ones leave before any clock read */
-	s = current_thread(bpf_get_current_task_btf());
+	s = current_thread(bpf_get_current_task_btf(), &sys);
 	if (!s)
 		return 0;
 	if (a->exits) {
@@ -284,7 +286,7 @@ int kp_pc(struct pt_regs *ctx)
 	}
 	if (a->entry >= KP_MAX_FUNCS || already_in(s, a->entry))
 		return 0;
-	c = push(s, a->entry, ctx, NULL);
+	c = push(s, sys, a->entry, ctx, NULL);
 	/* where one instance ends and the next begins, one instant for both */
 	if (c)
 		c->ts = now ?: bpf_ktime_get_ns();

@@ -13,14 +13,6 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* when the task now running on this CPU was switched in */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} switch_in SEC(".maps");
-
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, KP_MAX_SYSCALLS);
@@ -35,16 +27,17 @@ struct {
 	__type(value, __u64);
 } samples SEC(".maps");
 
-/* On-CPU time since the current thread's last switch-in, clipped to the syscall. */
-static __always_inline __u64 oncpu_slice(const struct kp_thread *t, __u64 now)
+/*
+ * Plain increment: only this file's raw tracepoint programs, which run with
+ * preemption off, write this slot (count() is for slots fentry shares).
+ */
+static __always_inline void count_syscall(void)
 {
-	__u32 zero = 0;
-	__u64 *in = bpf_map_lookup_elem(&switch_in, &zero);
-	__u64 from = t->start_ns;
+	__u32 idx = KP_CNT_SYSCALLS;
+	__u64 *c = bpf_map_lookup_elem(&counters, &idx);
 
-	if (in && *in > from)
-		from = *in;
-	return now - from;
+	if (c)
+		(*c)++;
 }
 
 static __always_inline void hist_add(__u64 *hist, __u64 v)
@@ -57,46 +50,84 @@ static __always_inline void hist_add(__u64 *hist, __u64 v)
 		hist[b]++;
 }
 
+/*
+ * task_pt_regs() minus task->stack, learnt at the first entry given out:
+ * sched_switch finds the two tasks' entries without a helper call.
+ */
+__u64 regs_off;
+
+static __always_inline void learn_regs_off(struct task_struct *task, __u64 regs)
+{
+	if (!regs_off)
+		regs_off = regs - ptr_value(task->stack);
+}
+
+/*
+ * -p and -a: a thread running before recording started gets its entry at
+ * its first syscall or fault.  Compiled out otherwise: then an untraced
+ * thread never gets here.
+ */
+static __always_inline struct kp_sys *sys_lazy(__u64 regs)
+{
+	struct task_struct *task;
+	__u8 state;
+
+	if (filter_tree && !lazy_threads)
+		return NULL;
+	task = bpf_get_current_task_btf();
+	state = tree_state(task->tgid);
+	if (!state)
+		return NULL;
+	learn_regs_off(task, regs);
+	return sys_enroll(regs, state == KP_TREE_PENDING);
+}
+
 SEC("raw_tp/sys_enter")
 int BPF_PROG(kp_sys_enter, struct pt_regs *regs, long nr)
 {
-	struct kp_thread *t = current_thread(bpf_get_current_task_btf());
+	struct kp_sys *e = sys_find((__u64)regs) ?: sys_lazy((__u64)regs);
 	__u32 n = nr;
 	struct kp_lat *lat;
 
-	if (!t)
+	if (!e)
 		return 0;
-	count(KP_CNT_SYSCALLS);
-	lat = bpf_map_lookup_elem(&syscall_lat, &n);
-	if (!lat) {
-		count(KP_CNT_LOST_NR);
-		return 0;
+	/* pending: timed all the same, and counted by kp_exec if this is the exec that succeeds */
+	if (!e->pending) {
+		count_syscall();
+		lat = bpf_map_lookup_elem(&syscall_lat, &n);
+		if (!lat) {
+			count(KP_CNT_LOST_NR);
+			return 0;
+		}
+		lat->calls++;
 	}
-	lat->calls++;
-	t->nr = n;
-	t->oncpu_ns = 0;
-	t->in_syscall = 1;
-	t->start_ns = bpf_ktime_get_ns();
+	e->nr = n;
+	e->oncpu_ns = 0;
+	e->in_syscall = 1;
+	e->start_ns = bpf_ktime_get_ns();
+	e->slice_ns = e->start_ns;
 	return 0;
 }
 
 SEC("raw_tp/sys_exit")
 int BPF_PROG(kp_sys_exit, struct pt_regs *regs, long ret)
 {
-	__u32 tid = bpf_get_current_task_btf()->pid;
-	__u64 now = bpf_ktime_get_ns(), total, oncpu;
-	struct kp_thread *t;
+	struct kp_sys *e = sys_find((__u64)regs);
+	__u64 now, total, oncpu;
 	struct kp_lat *lat;
 
-	t = bpf_map_lookup_elem(&threads, &tid);
-	if (!t || !t->in_syscall)
+	if (!e || !e->in_syscall)
 		return 0;
-	t->in_syscall = 0;
-	total = now - t->start_ns;
-	oncpu = t->oncpu_ns + oncpu_slice(t, now);
+	e->in_syscall = 0;
+	/* the launcher's own syscalls, and the execve attempts of its PATH search that failed */
+	if (e->pending)
+		return 0;
+	now = bpf_ktime_get_ns();
+	total = now - e->start_ns;
+	oncpu = e->oncpu_ns + now - e->slice_ns;
 	if (oncpu > total)
 		oncpu = total;
-	lat = bpf_map_lookup_elem(&syscall_lat, &t->nr);
+	lat = bpf_map_lookup_elem(&syscall_lat, &e->nr);
 	if (!lat)
 		return 0;
 	lat->done++;
@@ -109,68 +140,160 @@ int BPF_PROG(kp_sys_exit, struct pt_regs *regs, long ret)
 	return 0;
 }
 
-/* Runs in the context of prev: close prev's on-CPU slice, open next's. */
-SEC("raw_tp/sched_switch")
-int BPF_PROG(kp_sched_switch, bool preempt, struct task_struct *prev)
-{
-	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero = 0;
-	__u64 now = bpf_ktime_get_ns(), *in;
-	struct kp_thread *t;
+/* sched_switch's way from a pointer to its value: through memory, not a helper call */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} switch_scratch SEC(".maps");
 
-	t = bpf_map_lookup_elem(&threads, &tid);
-	if (t && t->in_syscall)
-		t->oncpu_ns += oncpu_slice(t, now);
-	in = bpf_map_lookup_elem(&switch_in, &zero);
-	if (in)
-		*in = now;
+static __always_inline struct kp_sys *switch_find(struct task_struct *task)
+{
+	__u32 zero = 0;
+	volatile __u64 *v;
+
+	if (!regs_off)
+		return NULL;
+	v = bpf_map_lookup_elem(&switch_scratch, &zero);
+	if (!v)
+		return NULL;
+	*v = (__u64)task->stack;
+	return sys_find(*v + regs_off);
+}
+
+/*
+ * Closes prev's on-CPU slice and opens next's, when they are in a syscall.
+ * tp_btf: next is a task pointer, whose stack locates its entry.
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(kp_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	struct kp_sys *p = switch_find(prev), *n = switch_find(next);
+	__u64 now = 0;
+
+	if (p && p->in_syscall) {
+		now = bpf_ktime_get_ns();
+		p->oncpu_ns += now - p->slice_ns;
+	}
+	if (n && n->in_syscall)
+		n->slice_ns = now ?: bpf_ktime_get_ns();
 	return 0;
 }
 
-SEC("raw_tp/sched_process_fork")
+static __always_inline void enroll_child(struct task_struct *child, bool pending)
+{
+	__u64 regs = task_regs(child);
+
+	learn_regs_off(child, regs);
+	sys_enroll(regs, pending);
+}
+
+/* kprotperf's pid while it forks the command, set by user space */
+__u32 forking_command;
+
+/*
+ * The child of a traced process is traced, from its first instruction on;
+ * so is the command, pending until its exec: it gets its entry before it can
+ * run.
+ */
+SEC("tp_btf/sched_process_fork")
 int BPF_PROG(kp_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	__u8 one = 1;
+	__u32 tgid = parent->tgid;
+	__u8 *state;
 
-	if (!filter_tree || !bpf_map_lookup_elem(&tree, &tgid))
+	if (!filter_tree)
 		return 0;
-	tgid = BPF_CORE_READ(child, tgid);
-	if (bpf_map_update_elem(&tree, &tgid, &one, BPF_ANY))
+	state = bpf_map_lookup_elem(&tree, &tgid);
+	if (!state) {
+		if (tgid == forking_command)
+			enroll_child(child, true);
+		return 0;
+	}
+	/* a child forked before the command's exec is the launcher's: pending too */
+	tgid = child->tgid;
+	if (tgid != parent->tgid && bpf_map_update_elem(&tree, &tgid, state, BPF_ANY)) {
 		count(KP_CNT_LOST_TREE);
+		return 0;
+	}
+	enroll_child(child, *state == KP_TREE_PENDING);
+	return 0;
+}
+
+/* the command's execs, one a run: a run whose command exited without one never ran it */
+__u64 execs;
+
+/*
+ * The command's exec succeeded: from now on its process counts, and so does
+ * this execve, entry to return, once.  The execve attempts that failed
+ * before it (execvp's PATH search) never count.
+ */
+SEC("raw_tp/sched_process_exec")
+int BPF_PROG(kp_exec, struct task_struct *p)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 tgid = task->tgid;
+	struct kp_lat *lat;
+	struct kp_sys *e;
+	__u8 *state;
+
+	if (!filter_tree)
+		return 0;
+	state = bpf_map_lookup_elem(&tree, &tgid);
+	if (!state || *state != KP_TREE_PENDING)
+		return 0;
+	*state = KP_TREE_MEMBER;
+	__sync_fetch_and_add(&execs, 1);
+	e = sys_find(task_regs(task));
+	if (!e || !e->pending)
+		return 0;
+	e->pending = 0;
+	if (!e->in_syscall)
+		return 0;
+	count_syscall();
+	lat = bpf_map_lookup_elem(&syscall_lat, &e->nr);
+	if (lat)
+		lat->calls++;
+	else
+		count(KP_CNT_LOST_NR);
 	return 0;
 }
 
 SEC("raw_tp/sched_process_exit")
 int BPF_PROG(kp_exit, struct task_struct *task)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id, tgid = id >> 32;
-	struct task_struct *cur = (void *)bpf_get_current_task();
+	struct task_struct *cur = bpf_get_current_task_btf();
+	__u32 tgid = cur->tgid;
 
-	bpf_map_delete_elem(&threads, &tid);
+	sys_release(task_regs(cur));
 	/* signal->live reached zero: the last thread of the process is leaving */
-	if (filter_tree && BPF_CORE_READ(cur, signal, live.counter) == 0)
+	if (filter_tree && cur->signal->live.counter == 0)
 		bpf_map_delete_elem(&tree, &tgid);
 	return 0;
 }
 
-static __always_inline int fault(__u32 counter)
+static __always_inline int fault(__u64 regs, __u32 counter)
 {
-	if (in_tree(bpf_get_current_pid_tgid() >> 32))
+	struct kp_sys *e = sys_find(regs) ?: sys_lazy(regs);
+
+	if (e && !e->pending)
 		count(counter);
 	return 0;
 }
 
+/* regs: the user registers, at the top of the task's stack like a syscall's */
 SEC("raw_tp/page_fault_user")
-int kp_fault_user(void *ctx)
+int BPF_PROG(kp_fault_user, unsigned long address, struct pt_regs *regs)
 {
-	return fault(KP_CNT_FAULTS_USER);
+	return fault((__u64)regs, KP_CNT_FAULTS_USER);
 }
 
+/* regs: where in the kernel it faulted; the task's are found from the task */
 SEC("raw_tp/page_fault_kernel")
 int kp_fault_kernel(void *ctx)
 {
-	return fault(KP_CNT_FAULTS_KERNEL);
+	return fault(task_regs(bpf_get_current_task_btf()), KP_CNT_FAULTS_KERNEL);
 }
 
 SEC("perf_event")

@@ -25,7 +25,7 @@ enum kp_counter {
 	KP_CNT_LOST_USTACK,	/* user stack unavailable */
 	KP_CNT_STACK_COLLISION, /* stack map bucket held another stack */
 	KP_CNT_LOST_SAMPLES,	/* sample map full */
-	KP_CNT_LOST_THREADS,	/* thread map full: syscalls of a thread lost */
+	KP_CNT_LOST_THREADS,	/* no room for a thread in systab: its syscalls lost */
 	KP_CNT_LOST_TREE,	/* tree map full: a child process not followed */
 	KP_CNT_LOST_NR,		/* syscall number out of range */
 	KP_CNT_LOST_FUNC_MAP,	/* --func: a map was full */
@@ -33,6 +33,14 @@ enum kp_counter {
 	KP_CNT_FUNC_UNMATCHED,	/* --func: a return without its entry (entry not seen) */
 	KP_CNT_MAX,
 };
+
+/*
+ * Values in the tree map.  The command kprotperf starts enters it pending:
+ * its launcher's setup and PATH search do not count; its exec makes it a
+ * member (like perf's enable-on-exec).
+ */
+#define KP_TREE_MEMBER	1
+#define KP_TREE_PENDING 2
 
 /* probed calls nested in one thread deeper than this are counted lost */
 #define KP_FUNC_DEPTH 8
@@ -48,17 +56,31 @@ struct kp_func_call {
 };
 
 /*
- * Per-thread state, created at a traced thread's first syscall or probed
- * call.  Probed calls of all functions nest properly on one thread, so one
- * stack per thread times nesting and recursion alike.
+ * Syscall state of one traced thread, in the sys table (bpf/common.bpf.h):
+ * found from the pt_regs address the syscall tracepoints pass, with no
+ * helper call, so that untraced threads leave after one load.
  */
-struct kp_thread {
+struct kp_sys {
+	__u64 owner;	/* the thread's task_pt_regs() address; 0: free */
 	__u64 start_ns; /* syscall entry time */
-	__u64 oncpu_ns; /* on-CPU time of the syscall before the last switch-in */
+	__u64 slice_ns; /* start of the syscall's current on-CPU slice: entry or switch-in */
+	__u64 oncpu_ns; /* on-CPU time of the syscall before that slice */
 	__u32 nr;
 	__u32 in_syscall;
+	__u32 pending; /* the command's thread before its exec: nothing of it counts */
+	__u32 homes;   /* traced threads whose first probe is this entry */
+};
+
+/* entries tried from a thread's home (the table is at most half full): more are lost_threads */
+#define KP_SYS_PROBES 4
+
+/*
+ * Per-thread task storage: probed calls (record --func) of a traced thread
+ * past its exec.  Probed calls of all functions nest properly on one thread,
+ * so one stack per thread times nesting and recursion alike.
+ */
+struct kp_thread {
 	__u32 depth; /* probed calls in flight, innermost last */
-	__u32 pad;
 	struct kp_func_call call[KP_FUNC_DEPTH];
 };
 

@@ -18,7 +18,9 @@ enum {
 	OPT_PROBE,
 	OPT_VMLINUX,
 	OPT_FUNC_STACKS,
-	OPT_STRICT
+	OPT_STRICT,
+	OPT_NO_SYSCALLS,
+	OPT_BPF_STATS
 };
 
 static const struct options_entry entries[] = {
@@ -30,6 +32,14 @@ static const struct options_entry entries[] = {
 	{'d', "duration", "SEC", "stop after SEC seconds; CMD then gets SIGTERM"},
 	{'F', "freq", "HZ", "CPU-clock sampling frequency per CPU (default 99)"},
 	{'q', "quiet", NULL, "no progress line and no summary"},
+	{OPT_NO_SYSCALLS, "no-syscalls", NULL,
+	 "no per-syscall tracing: CPU samples, page faults and --func\n"
+	 "only, without the two BPF programs every syscall on the\n"
+	 "machine would run"},
+	{OPT_BPF_STATS, "bpf-stats", NULL,
+	 "also count the runs and time of kprotperf's own BPF programs\n"
+	 "with the kernel's BPF statistics, for report; they add two\n"
+	 "clock reads to every run of every BPF program on the machine"},
 	{'r', "repeat", "N",
 	 "run CMD N times, one after the other, into one data file:\n"
 	 "the tables hold the totals, the runs, run_latency and\n"
@@ -175,6 +185,12 @@ static int set_opt(void *ctx, int c, const char *arg)
 		return 0;
 	case OPT_STRICT:
 		o->func.strict = true;
+		return 0;
+	case OPT_NO_SYSCALLS:
+		o->no_syscalls = true;
+		return 0;
+	case OPT_BPF_STATS:
+		o->bpf_stats = true;
 		return 0;
 	}
 	return set_arg(o, c, arg);

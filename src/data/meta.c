@@ -13,6 +13,9 @@ static const char *const list_sql[] = {
 	[META_NOT_MITIGATED] = "SELECT name, replace(status, ' ', '_') FROM vulnerabilities"
 			       " WHERE status LIKE 'Vulnerable%'",
 	[META_LOST] = "SELECT name, value FROM counters WHERE name LIKE 'lost%' AND value > 0",
+	[META_BPF_STATS] =
+		"SELECT name, value FROM counters WHERE name LIKE 'bpf\\_run%' ESCAPE '\\'"
+		" ORDER BY name",
 };
 
 struct walk {

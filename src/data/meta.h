@@ -20,6 +20,11 @@ enum meta_list {
 	META_NOT_MITIGATED,
 	/* the counters of lost events that are not 0 */
 	META_LOST,
+	/*
+	 * the kernel's BPF run-time statistics of kprotperf's programs:
+	 * bpf_runs.PROG (runs) and bpf_run_ns.PROG (ns), by name
+	 */
+	META_BPF_STATS,
 };
 
 /* One (key, value) pair; num is value as a number (counters). */

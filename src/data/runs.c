@@ -44,6 +44,8 @@ static int value_row(sqlite3_stmt *st, void *ctx)
 		.name = (const char *)sqlite3_column_text(st, 1),
 		.num = sqlite3_column_double(st, 2),
 		.den = sqlite3_column_double(st, 3),
+		/* a fifth column only in the latency readers' rows */
+		.calls = sqlite3_column_count(st) > 4 ? sqlite3_column_double(st, 4) : 0,
 	};
 
 	return w->fn(&v, w->ctx);
@@ -61,13 +63,13 @@ int runs_latency(struct datafile *df, const char *kind, const char *column, runs
 
 	if (!strcmp(kind, "syscall"))
 		snprintf(sql, sizeof(sql),
-			 "SELECT l.run, n.name, l.%s, l.done FROM d_lat l JOIN latency n"
+			 "SELECT l.run, n.name, l.%s, l.done, l.calls FROM d_lat l JOIN latency n"
 			 " ON n.kind = 'syscall' AND n.id = l.id WHERE l.kind = 'syscall'",
 			 column);
 	else
 		/* the instances of one inlined function share its name, and are summed */
 		snprintf(sql, sizeof(sql),
-			 "SELECT l.run, f.name, l.%s, l.done FROM d_lat l JOIN funcs f"
+			 "SELECT l.run, f.name, l.%s, l.done, l.calls FROM d_lat l JOIN funcs f"
 			 " ON f.id = l.id WHERE l.kind = 'func'",
 			 column);
 	return values(df, sql, fn, ctx);

@@ -27,6 +27,7 @@ struct runs_value {
 	long long run;	  /* the run's idx */
 	const char *name; /* NULL when the data file has none */
 	double num, den;
+	double calls; /* latencies: the calls made (den: those that returned); else 0 */
 };
 
 /* Gets each row; non-zero stops the walk and is returned. */

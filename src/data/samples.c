@@ -16,6 +16,15 @@ long long samples_total(struct datafile *df)
 	return query_scalar(df, "SELECT SUM(count) FROM samples", NULL);
 }
 
+long long samples_kernel_leaf(struct datafile *df, const char *name)
+{
+	return query_scalar(df,
+			    "SELECT COALESCE(SUM(s.n), 0) FROM kstack_samples s JOIN frames f"
+			    " ON f.space = 'k' AND f.stack = s.stack AND f.depth = 0 AND f.sub = 0"
+			    " WHERE f.name = ?",
+			    name);
+}
+
 int samples_frames_create(struct datafile *df)
 {
 	return query_exec(df,
@@ -23,10 +32,14 @@ int samples_frames_create(struct datafile *df)
 			  " sub INTEGER, name TEXT, inl INTEGER, file TEXT, line INTEGER,"
 			  " die INTEGER, leaf INTEGER, pc INTEGER, func_die INTEGER,"
 			  " PRIMARY KEY(space, stack, depth, sub));"
-			  /* unresolved user frames are named by their module, like perf */
+			  /*
+			   * unresolved user frames are named by their module, like perf;
+			   * record's "[unknown]" and "[vdso]" are bracketed already
+			   */
 			  "INSERT INTO frames SELECT 'u', stack, depth, 0, COALESCE(symbol,"
+			  " CASE WHEN module LIKE '[%]' THEN module ELSE"
 			  " '[' || replace(module, rtrim(module, replace(module, '/', '')),"
-			  " '') || ']'), 0, NULL, 0, 0, 1, NULL, 0 FROM ustack_frames;"
+			  " '') || ']' END), 0, NULL, 0, 0, 1, NULL, 0 FROM ustack_frames;"
 			  /* samples per kernel stack, indexed for joins with frames */
 			  "CREATE TEMP TABLE kstack_samples(stack INTEGER PRIMARY KEY, n INTEGER);"
 			  "INSERT INTO kstack_samples SELECT kstack, SUM(count) FROM samples"
@@ -87,8 +100,8 @@ static int kframe_row(sqlite3_stmt *st, void *ctx)
 
 int samples_kframes(struct datafile *df, samples_kframe_fn fn, void *ctx)
 {
-	return query_each(df, "SELECT stack, depth, addr FROM kstack_frames", kframe_row,
-			  &(struct walk){{.kframe = fn}, ctx}, "");
+	return query_each(df, "SELECT stack, depth, addr FROM kstack_frames ORDER BY stack, depth",
+			  kframe_row, &(struct walk){{.kframe = fn}, ctx}, "");
 }
 
 int samples_add_frame(struct datafile *df, const struct samples_frame *f)

@@ -23,6 +23,9 @@ struct datafile;
 long long samples_rows(struct datafile *df);
 long long samples_total(struct datafile *df);
 
+/* The samples whose kernel leaf frame (in frames) is function name. */
+long long samples_kernel_leaf(struct datafile *df, const char *name);
+
 /*
  * Create frames with the user frames named (by symbol, else "[module]"),
  * and kstack_samples; the kernel frames are added by samples_add_frame.
@@ -39,7 +42,7 @@ int samples_ksyms(struct datafile *df, samples_ksym_fn fn, void *ctx);
  */
 int samples_kernel_anchors(struct datafile *df, samples_ksym_fn fn, void *ctx);
 
-/* Gets a recorded kernel frame: addr at depth (0: the leaf) of stack. */
+/* Gets a recorded kernel frame: addr at depth (0: the leaf) of stack; by stack, then depth. */
 typedef int (*samples_kframe_fn)(long long stack, int depth, __u64 addr, void *ctx);
 int samples_kframes(struct datafile *df, samples_kframe_fn fn, void *ctx);
 

@@ -40,7 +40,8 @@ static const struct {
 	const char *key, *title, *col;
 	const char *kind, *clock, *column; /* latency measures; kind NULL: a value per run */
 	bool samples;
-	int share; /* the table whose total change SHARE divides by */
+	int share;		 /* the table whose total change SHARE divides by */
+	const char *calls_title; /* latencies: the calls per run table's title, NULL: none */
 } defs[T_N] = {
 	[T_WALL] = {"workload", "Workload: wall time per run", "MEASURE", .share = T_WALL},
 	[T_FEATURES] = {"features",
@@ -48,13 +49,15 @@ static const struct {
 			" innermost frame a feature names)",
 			"FEATURE", .samples = true, .share = T_FEATURES},
 	[T_SYSCALLS] = {"syscalls", "Syscalls: latency per call (entry to return)", "SYSCALL",
-			"syscall", "total", "total_ns", false, T_SYSCALLS},
+			"syscall", "total", "total_ns", false, T_SYSCALLS,
+			"Syscalls: calls per run, where they changed (of the rows above)"},
 	[T_ONCPU] = {"syscalls_oncpu", "Syscalls: on-CPU time per call", "SYSCALL", "syscall",
 		     "oncpu", "oncpu_ns", false, T_ONCPU},
 	[T_OFFCPU] = {"syscalls_offcpu", "Syscalls: off-CPU time per call", "SYSCALL", "syscall",
 		      NULL, "offcpu_ns", false, T_OFFCPU},
 	[T_FUNCS] = {"functions", "Probed functions (record --func): latency per call", "FUNCTION",
-		     "func", "total", "total_ns", false, T_SYSCALLS},
+		     "func", "total", "total_ns", false, T_SYSCALLS,
+		     "Probed functions: calls per run, where they changed (of the rows above)"},
 	[T_KSELF] = {"kernel_functions_self",
 		     "Kernel functions: self CPU time per run (the sample's innermost frame)",
 		     "FUNCTION", .samples = true, .share = T_FEATURES},
@@ -108,12 +111,15 @@ static void init_tables(struct diff_ctx *c)
 	int i;
 
 	for (i = 0; i < T_N; i++) {
-		c->t[i] = (struct diff_table){.key = defs[i].key,
-					      .title = defs[i].title,
-					      .col = defs[i].col,
-					      .share = &c->t[defs[i].share].set,
-					      .feat = i == T_FEATURES ? c->feat : NULL,
-					      .config = i == T_FEATURES ? c->config : NULL};
+		c->t[i] = (struct diff_table){
+			.key = defs[i].key,
+			.title = defs[i].title,
+			.col = defs[i].col,
+			.share = &c->t[defs[i].share].set,
+			.share_of = defs[i].share == i ? NULL : defs[defs[i].share].key,
+			.calls_title = defs[i].calls_title,
+			.feat = i == T_FEATURES ? c->feat : NULL,
+			.config = i == T_FEATURES ? c->config : NULL};
 		metrics_init(&c->t[i].set, defs[i].kind, defs[i].clock, c->runs,
 			     defs[i].samples ? c->period : NULL);
 	}

@@ -44,6 +44,9 @@ static struct metric *new_metric(struct metric_set *s, const char *name)
 		/* a value per run: every run counts, sampled or not */
 		for (i = 0; !s->kind && i < s->runs[side]; i++)
 			m->run[side][i].den = 1;
+		m->ncalls[side] = s->kind ? calloc(s->runs[side], sizeof(double)) : NULL;
+		if (s->kind && !m->ncalls[side])
+			goto err;
 	}
 	if (!tsearch(m, &s->index, cmp_name))
 		goto err;
@@ -53,6 +56,8 @@ err:
 	if (m) {
 		free(m->run[0]);
 		free(m->run[1]);
+		free(m->ncalls[0]);
+		free(m->ncalls[1]);
 		free(m->name);
 	}
 	free(m);
@@ -82,9 +87,14 @@ int metrics_add(const struct runs_value *v, void *sink)
 	m = metric(c->s, v->name);
 	if (!m)
 		return -ENOMEM;
+	/* a row of nothing (no samples, no calls) is no sighting */
+	if (v->num || (c->s->kind && (v->den || v->calls)))
+		m->seen[c->side] = true;
 	m->run[c->side][v->run].num += v->num * (c->s->samples ? c->s->period[c->side] : 1);
-	if (c->s->kind)
+	if (c->s->kind) {
 		m->run[c->side][v->run].den += v->den;
+		m->ncalls[c->side][v->run] += v->calls;
+	}
 	return 0;
 }
 
@@ -134,10 +144,38 @@ static int load_hists(struct metric_set *s, struct datafile *const df[2])
 	return err;
 }
 
+/*
+ * Calls per run as a value per run (num: calls, den: 1); with one run on a
+ * side, the calls are counts of events as the samples are: Poisson.
+ */
+static int calls_interval(struct metric_set *s, struct metric *m)
+{
+	size_t nb = s->runs[DM_BASE], nh = s->runs[DM_HARD], i;
+	struct stats_run *v = calloc(nb + nh, sizeof(*v));
+	int err = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < nb + nh; i++) {
+		v[i].num = i < nb ? m->ncalls[DM_BASE][i] : m->ncalls[DM_HARD][i - nb];
+		v[i].den = 1;
+	}
+	stats_point(v, nb, v + nb, nh, &m->calls);
+	if (nb >= 2 && nh >= 2)
+		err = stats_bootstrap(v, nb, v + nb, nh, &m->calls);
+	else
+		stats_poisson(nb, 1, nh, 1, &m->calls);
+	free(v);
+	return err;
+}
+
 static int interval(struct metric_set *s, struct metric *m)
 {
 	size_t nb = s->runs[DM_BASE], nh = s->runs[DM_HARD];
+	int err = s->kind ? calls_interval(s, m) : 0;
 
+	if (err)
+		return err;
 	if (nb >= 2 && nh >= 2)
 		return stats_bootstrap(m->run[DM_BASE], nb, m->run[DM_HARD], nh, &m->r);
 	if (s->samples)
@@ -186,16 +224,6 @@ int metrics_finish(struct metric_set *s, struct datafile *const df[2], int top)
 	return err;
 }
 
-double metrics_total_delta(const struct metric_set *s)
-{
-	double sum = 0;
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		sum += s->v[i]->r.delta_run;
-	return sum;
-}
-
 /* the nodes are the metrics, freed from s->v */
 static void free_node(void *p)
 {
@@ -209,6 +237,8 @@ void metrics_free(struct metric_set *s)
 	for (i = 0; i < s->n; i++) {
 		free(s->v[i]->run[0]);
 		free(s->v[i]->run[1]);
+		free(s->v[i]->ncalls[0]);
+		free(s->v[i]->ncalls[1]);
 		free(s->v[i]->hist);
 		free(s->v[i]->name);
 		free(s->v[i]);

@@ -26,6 +26,13 @@ struct metric {
 	struct stats_result r;
 	__u64 (*hist)[KP_HIST_BUCKETS]; /* per side; only where an interval needs them */
 	bool absent[2]; /* a probed function absent on the side's kernel (oneside.h) */
+	bool seen[2];	/* the side's recording has a row of it */
+	/*
+	 * Latencies: the calls made per run on each side, and their change
+	 * (calls.base: calls per run), with an interval for the rows shown.
+	 */
+	double *ncalls[2];
+	struct stats_result calls;
 };
 
 struct metric_set {
@@ -53,10 +60,10 @@ int metrics_add(const struct runs_value *v, void *sink);
 /*
  * Sorts by |delta_run|, the metrics with no time on either side last, and
  * gives the first top others (the rows printed) their intervals and
- * verdicts (the method by the runs, see diff/stats.h).
+ * verdicts (the method by the runs, see diff/stats.h); latencies' calls per
+ * run get theirs, by bootstrap or, with one run on a side, as Poisson counts.
  */
 int metrics_finish(struct metric_set *s, struct datafile *const df[2], int top);
-double metrics_total_delta(const struct metric_set *s);
 void metrics_free(struct metric_set *s);
 
 /* Loaders, each for one side. */

@@ -19,13 +19,49 @@ static void fmt_signed(char *buf, size_t len, double ns)
 	snprintf(buf, len, "%c%s", ns < 0 ? '-' : '+', b);
 }
 
-/* den: the side's calls (or runs); without any there is no value per call to show. */
-static void fmt_value(char *buf, size_t len, double ns, double den)
+/* The side's recording has a row of the measure, and its kernel the function. */
+static bool has(const struct metric *m, int side)
 {
-	if (den <= 0)
+	return m->seen[side] && !m->absent[side];
+}
+
+/* A value per call (per run) to show: a row with calls (runs) on the side. */
+static bool has_value(const struct metric *m, int side)
+{
+	return has(m, side) && (side == DM_BASE ? m->r.base_den : m->r.hard_den) > 0;
+}
+
+/* Is there anything (> 0) on each side: new without it on the base, gone on the hardened. */
+enum presence { P_BOTH, P_NEW, P_GONE };
+
+static enum presence presence(bool base, bool hard)
+{
+	return base == hard ? P_BOTH : base ? P_GONE : P_NEW;
+}
+
+static enum presence value_presence(const struct metric *m)
+{
+	return presence(has_value(m, DM_BASE) && m->r.base > 0,
+			has_value(m, DM_HARD) && m->r.hard > 0);
+}
+
+static enum presence calls_presence(const struct metric *m)
+{
+	return presence(has(m, DM_BASE) && m->calls.base > 0, has(m, DM_HARD) && m->calls.hard > 0);
+}
+
+static const char *const presence_name[] = {"both", "new", "gone"};
+
+static void fmt_value(char *buf, size_t len, const struct metric *m, int side)
+{
+	/* a probed function that side's kernel does not have, not one never called */
+	if (m->absent[side])
+		snprintf(buf, len, "absent");
+	else if (!has_value(m, side))
 		snprintf(buf, len, "-");
 	else
-		fmt_ns(buf, len, (unsigned long long)llround(ns));
+		fmt_ns(buf, len,
+		       (unsigned long long)llround(side == DM_BASE ? m->r.base : m->r.hard));
 }
 
 static int fmt_pct(char *buf, size_t len, double ratio)
@@ -34,29 +70,26 @@ static int fmt_pct(char *buf, size_t len, double ratio)
 			    : snprintf(buf, len, "%+.1f%%", 100 * (ratio - 1));
 }
 
-/* The base had no calls (or runs) to compare with: the measure is new. */
-static bool is_new(const struct stats_result *r)
+/* Nothing to be relative to on one side: "new" or "gone", never a ratio of 0 or inf. */
+static void fmt_ratio(char *buf, size_t len, const struct stats_result *r, enum presence p)
 {
-	return r->base_den <= 0 && r->hard_den > 0;
-}
-
-static void fmt_ratio(char *buf, size_t len, const struct stats_result *r)
-{
-	if (is_new(r))
-		snprintf(buf, len, "new");
-	else if (isinf(r->ratio))
-		snprintf(buf, len, "inf");
+	if (p != P_BOTH)
+		snprintf(buf, len, "%s", presence_name[p]);
 	else
 		snprintf(buf, len, "%.2fx", r->ratio);
 }
 
 /* "+95.2% [+88.1%, +102.0%]": the relative change and its interval, when there is one. */
-static void fmt_change(char *buf, size_t len, const struct stats_result *r)
+static void fmt_change(char *buf, size_t len, const struct stats_result *r, enum presence p)
 {
-	int n = is_new(r) ? snprintf(buf, len, "new") : fmt_pct(buf, len, r->ratio);
+	int n;
 
-	/* nothing to be relative to (a base of 0): no interval around it either */
-	if (isinf(r->ratio) || isnan(r->lo) || isnan(r->hi))
+	if (p != P_BOTH) {
+		snprintf(buf, len, "%s", presence_name[p]);
+		return;
+	}
+	n = fmt_pct(buf, len, r->ratio);
+	if (isnan(r->lo) || isnan(r->hi))
 		return;
 	n += snprintf(buf + n, len - n, " [");
 	n += fmt_pct(buf + n, len - n, r->lo);
@@ -70,20 +103,26 @@ static const char *sig_text(const struct stats_result *r)
 	return r->method == DS_NONE ? "-" : r->sig ? "yes" : "no";
 }
 
-/* The method the table's rows got (all get the same but where there is nothing to estimate). */
-static enum stats_method table_method(const struct metric_set *s)
+/*
+ * The method the table's rows got (all get the same but where there is
+ * nothing to estimate); calls: their calls per run's.
+ */
+static enum stats_method table_method(const struct metric_set *s, bool calls)
 {
+	enum stats_method m;
 	size_t i;
 
-	for (i = 0; i < s->shown; i++)
-		if (s->v[i]->r.method != DS_NONE)
-			return s->v[i]->r.method;
+	for (i = 0; i < s->shown; i++) {
+		m = calls ? s->v[i]->calls.method : s->v[i]->r.method;
+		if (m != DS_NONE)
+			return m;
+	}
 	return DS_NONE;
 }
 
-static void print_method(const struct metric_set *s, FILE *f)
+static void print_method(const struct metric_set *s, bool calls, FILE *f)
 {
-	switch (table_method(s)) {
+	switch (table_method(s, calls)) {
 	case DS_BOOTSTRAP:
 		fprintf(f, "bootstrap over %zu + %zu runs, %d resamples", s->runs[DM_BASE],
 			s->runs[DM_HARD], DS_RESAMPLES);
@@ -94,11 +133,70 @@ static void print_method(const struct metric_set *s, FILE *f)
 		      f);
 		break;
 	case DS_POISSON:
-		fputs("sample counts as Poisson", f);
+		fputs(calls ? "call counts as Poisson (one run on a side)"
+			    : "sample counts as Poisson",
+		      f);
 		break;
 	default:
 		fputs("none (one run on a side, and no histogram)", f);
 	}
+}
+
+/*
+ * SHARE, a row's part of the total change of its share set, is shown only
+ * when that total is one of changes going one way: those against it add up
+ * to at most SHARE_AGAINST of those with it (shares then stay within about
+ * -11% and 111%), over all the share set's rows and over the rows this
+ * table shows (the features' (unmapped) row sums functions whose changes
+ * may cancel; the noise of hundreds of functions too small to show does
+ * not count).  Where changes cancel out, a share of their small remainder
+ * would read as a large part of a change that is not there.
+ */
+#define SHARE_AGAINST 0.1
+
+struct share {
+	double total;	 /* the share set's change per run */
+	double up, down; /* where shares are not shown: the increases and decreases that cancel */
+	bool shown;
+	bool elsewhere; /* they cancel in the share set, not in this table */
+};
+
+/* The increases and decreases per run of s's first n rows, summed; whether they cancel out. */
+static bool cancels(const struct metric_set *s, size_t n, double *up, double *down)
+{
+	double d;
+	size_t i;
+
+	*up = *down = 0;
+	for (i = 0; i < n; i++) {
+		d = s->v[i]->r.delta_run;
+		if (d > 0)
+			*up += d;
+		else
+			*down -= d;
+	}
+	return fmin(*up, *down) > SHARE_AGAINST * fmax(*up, *down);
+}
+
+static struct share table_share(const struct diff_table *t)
+{
+	struct share sh = {.elsewhere = t->share != &t->set};
+	bool away = cancels(t->share, t->share->n, &sh.up, &sh.down);
+
+	sh.total = sh.up - sh.down;
+	/* below a ns per run there is no change to take shares of */
+	sh.shown = !away && fabs(sh.total) >= 1;
+	if (sh.shown && sh.elsewhere && cancels(&t->set, t->set.shown, &sh.up, &sh.down)) {
+		sh.shown = false;
+		sh.elsewhere = false;
+	}
+	return sh;
+}
+
+static double share_pct(const struct share *sh, const struct metric *m)
+{
+	/* + 0.0: a row without change has a share of 0, not -0 */
+	return sh->shown ? 100 * m->r.delta_run / sh->total + 0.0 : NAN;
 }
 
 /* The feature named so, -1 for (unmapped) and outside the feature table. */
@@ -164,26 +262,36 @@ static void config_state(const struct diff_table *t, long i, FILE *f)
 	fputs(" on both", f);
 }
 
-static void text_row(const struct metric *m, double total, FILE *f)
+static void text_row(const struct metric *m, const struct share *sh, FILE *f)
 {
 	char b[32], h[32], ratio[32], change[96], d[40], share[32];
+	enum presence p = value_presence(m);
 
-	fmt_value(b, sizeof(b), m->r.base, m->r.base_den);
-	fmt_value(h, sizeof(h), m->r.hard, m->r.hard_den);
-	/* a probed function that side's kernel does not have, not one never called */
-	if (m->absent[DM_BASE])
-		snprintf(b, sizeof(b), "absent");
-	if (m->absent[DM_HARD])
-		snprintf(h, sizeof(h), "absent");
-	fmt_ratio(ratio, sizeof(ratio), &m->r);
-	fmt_change(change, sizeof(change), &m->r);
+	fmt_value(b, sizeof(b), m, DM_BASE);
+	fmt_value(h, sizeof(h), m, DM_HARD);
+	fmt_ratio(ratio, sizeof(ratio), &m->r, p);
+	fmt_change(change, sizeof(change), &m->r, p);
 	fmt_signed(d, sizeof(d), m->r.delta_run);
-	if (fabs(total) > 1e-9)
-		snprintf(share, sizeof(share), "%.1f%%", 100 * m->r.delta_run / total);
+	if (sh->shown)
+		snprintf(share, sizeof(share), "%.1f%%", share_pct(sh, m));
 	else
 		snprintf(share, sizeof(share), "-");
 	esc_printf(f, "%-32s %10s %10s %7s %-30s %4s %10s %7s\n", m->name, b, h, ratio, change,
 		   sig_text(&m->r), d, share);
+}
+
+/* Said once under the table: why SHARE is "-" where there were changes. */
+static void share_note(const struct diff_table *t, const struct share *sh, FILE *f)
+{
+	char up[40], down[40];
+
+	if (sh->shown || fmax(sh->up, sh->down) < 1 || !t->set.shown)
+		return;
+	fmt_signed(up, sizeof(up), sh->up);
+	fmt_signed(down, sizeof(down), -sh->down);
+	fprintf(f, "  shares not shown: the changes cancel out%s%s%s (%s and %s per run)\n",
+		sh->elsewhere ? " in the " : "", sh->elsewhere ? t->share_of : "",
+		sh->elsewhere ? " table" : "", up, down);
 }
 
 /* Under the feature table: what each feature shown is, and its config on each side. */
@@ -204,20 +312,70 @@ static void legend(const struct diff_table *t, FILE *f)
 	}
 }
 
+static void fmt_calls(char *buf, size_t len, const struct metric *m, int side)
+{
+	double v = side == DM_BASE ? m->calls.base : m->calls.hard;
+
+	if (m->absent[side])
+		snprintf(buf, len, "absent");
+	else if (!has(m, side))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, v == floor(v) ? "%.0f" : "%.1f", v);
+}
+
+/*
+ * Under a latency table: the rows above whose calls per run changed
+ * significantly, in their order; the others made as many calls.
+ */
+static void calls_text(const struct diff_table *t, FILE *f)
+{
+	char b[32], h[32], ratio[32], change[96];
+	const struct metric *m;
+	enum presence p;
+	size_t i, n = 0;
+
+	if (!t->calls_title || !t->set.shown)
+		return;
+	fprintf(f, "\n%s; 95%% CI: ", t->calls_title);
+	print_method(&t->set, true, f);
+	fprintf(f, "\n%-32s %10s %10s %7s %s\n", t->col, "BASE", "HARDENED", "RATIO",
+		"CHANGE [95% CI]");
+	for (i = 0; i < t->set.shown; i++) {
+		m = t->set.v[i];
+		if (m->calls.method == DS_NONE || !m->calls.sig)
+			continue;
+		p = calls_presence(m);
+		fmt_calls(b, sizeof(b), m, DM_BASE);
+		fmt_calls(h, sizeof(h), m, DM_HARD);
+		fmt_ratio(ratio, sizeof(ratio), &m->calls, p);
+		fmt_change(change, sizeof(change), &m->calls, p);
+		esc_printf(f, "%-32s %10s %10s %7s %s\n", m->name, b, h, ratio, change);
+		n++;
+	}
+	if (!n)
+		fprintf(f,
+			"(none: the %zu rows above make as many calls per run on both sides,"
+			" within their intervals)\n",
+			t->set.shown);
+}
+
 void tables_text(const struct diff_table *t, FILE *f)
 {
-	double total = metrics_total_delta(t->share);
+	struct share sh = table_share(t);
 	size_t i;
 
 	fprintf(f, "\n%s; 95%% CI: ", t->title);
-	print_method(&t->set, f);
+	print_method(&t->set, false, f);
 	fprintf(f, "\n%-32s %10s %10s %7s %-30s %4s %10s %7s\n", t->col, "BASE", "HARDENED",
 		"RATIO", "CHANGE [95% CI]", "SIG", "DELTA/RUN", "SHARE");
 	for (i = 0; i < t->set.shown; i++)
-		text_row(t->set.v[i], total, f);
+		text_row(t->set.v[i], &sh, f);
 	if (!t->set.shown)
 		fputs("(none)\n", f);
+	share_note(t, &sh, f);
 	legend(t, f);
+	calls_text(t, f);
 }
 
 /* A feature row's config options known on either side: {option, base, hardened}. */
@@ -242,10 +400,52 @@ static void json_config(struct json *j, const struct diff_table *t, long i)
 	json_close(j, ']');
 }
 
+/* NAN (null) for what the side has no row of */
+static double side_value(const struct metric *m, int side, double v, bool per_call)
+{
+	return (per_call ? has_value(m, side) : has(m, side)) ? v : NAN;
+}
+
+/* The change of r as ratio, %, and interval; null when one side has nothing (p). */
+static void json_change(struct json *j, const char *prefix, const struct stats_result *r,
+			enum presence p)
+{
+	static const char *const keys[] = {"ratio", "change_pct", "ci_low_pct", "ci_high_pct"};
+	double v[] = {r->ratio, 100 * (r->ratio - 1), 100 * (r->lo - 1), 100 * (r->hi - 1)};
+	char key[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		snprintf(key, sizeof(key), "%s%s", prefix, keys[i]);
+		json_double(j, key, p == P_BOTH ? v[i] : NAN);
+	}
+}
+
+static void json_sig(struct json *j, const char *key, const struct stats_result *r)
+{
+	if (r->method == DS_NONE)
+		json_str(j, key, NULL);
+	else
+		json_bool(j, key, r->sig);
+}
+
+static void json_calls(struct json *j, const struct metric *m)
+{
+	json_double(j, "calls_per_run_base", side_value(m, DM_BASE, m->calls.base, false));
+	json_double(j, "calls_per_run_hardened", side_value(m, DM_HARD, m->calls.hard, false));
+	json_double(j, "calls_ratio", calls_presence(m) == P_BOTH ? m->calls.ratio : NAN);
+	json_double(j, "calls_ci_low_pct",
+		    calls_presence(m) == P_BOTH ? 100 * (m->calls.lo - 1) : NAN);
+	json_double(j, "calls_ci_high_pct",
+		    calls_presence(m) == P_BOTH ? 100 * (m->calls.hi - 1) : NAN);
+	json_sig(j, "calls_significant", &m->calls);
+}
+
 static void json_row(struct json *j, const struct diff_table *t, const struct metric *m,
-		     double total)
+		     const struct share *sh)
 {
 	const struct stats_result *r = &m->r;
+	enum presence p = value_presence(m);
 
 	json_open(j, NULL, '{');
 	json_str(j, "name", m->name);
@@ -258,35 +458,32 @@ static void json_row(struct json *j, const struct diff_table *t, const struct me
 			 m->absent[DM_BASE]   ? "hardened"
 			 : m->absent[DM_HARD] ? "base"
 					      : NULL);
-	json_double(j, "base", r->base);
-	json_double(j, "hardened", r->hard);
-	json_double(j, "ratio", r->ratio);
-	json_double(j, "change_pct", 100 * (r->ratio - 1));
-	json_double(j, "ci_low_pct", 100 * (r->lo - 1));
-	json_double(j, "ci_high_pct", 100 * (r->hi - 1));
-	if (r->method == DS_NONE)
-		json_str(j, "significant", NULL);
-	else
-		json_bool(j, "significant", r->sig);
+	json_str(j, "status", presence_name[p]);
+	json_double(j, "base", side_value(m, DM_BASE, r->base, true));
+	json_double(j, "hardened", side_value(m, DM_HARD, r->hard, true));
+	json_change(j, "", r, p);
+	json_sig(j, "significant", r);
 	json_str(j, "method", stats_method_name(r->method));
 	json_double(j, "p_value", r->p);
-	json_double(j, "base_per_run_ns", r->base_run);
-	json_double(j, "hardened_per_run_ns", r->hard_run);
+	json_double(j, "base_per_run_ns", side_value(m, DM_BASE, r->base_run, false));
+	json_double(j, "hardened_per_run_ns", side_value(m, DM_HARD, r->hard_run, false));
 	json_double(j, "delta_per_run_ns", r->delta_run);
 	json_double(j, "delta_ci_low_ns", r->delta_lo);
 	json_double(j, "delta_ci_high_ns", r->delta_hi);
-	json_double(j, "share_pct", fabs(total) > 1e-9 ? 100 * r->delta_run / total : NAN);
+	json_double(j, "share_pct", share_pct(sh, m));
+	if (t->set.kind)
+		json_calls(j, m);
 	json_close(j, '}');
 }
 
 void tables_json(const struct diff_table *t, struct json *j)
 {
-	double total = metrics_total_delta(t->share);
+	struct share sh = table_share(t);
 	size_t i;
 
 	json_open(j, t->key, '[');
 	for (i = 0; i < t->set.shown; i++)
-		json_row(j, t, t->set.v[i], total);
+		json_row(j, t, t->set.v[i], &sh);
 	json_close(j, ']');
 }
 

@@ -18,6 +18,8 @@ struct diff_table {
 	const char *col;   /* text: the first column's head */
 	struct metric_set set;
 	const struct metric_set *share; /* SHARE: of this set's total change per run */
+	const char *share_of;		/* text: that set's name, NULL when it is this one */
+	const char *calls_title;	/* text: the calls per run table's, NULL: none */
 	const struct features *feat;	/* the feature table's: their descriptions */
 	const struct kv_list *config;	/* the feature table's: each side's config, CONFIG_ cut */
 };

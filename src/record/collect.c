@@ -6,6 +6,7 @@
  * now, while the binaries of exited processes are still known.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
@@ -70,6 +71,64 @@ int collect_write_counters(struct datafile *df, const __u64 *totals)
 
 	for (i = 0; i < KP_CNT_MAX && !err; i++)
 		err = recording_put_counter(df, counter_names[i], totals[i]);
+	return err;
+}
+
+/* One program name's runs and time, summed over the objects that load it. */
+static int stats_add(struct collect_stats *c, const char *name, __u64 runs, __u64 ns)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (!strcmp(c->v[i].name, name))
+			break;
+	if (i == c->n) {
+		if (array_reserve((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v)))
+			return -ENOMEM;
+		snprintf(c->v[c->n].name, sizeof(c->v[0].name), "%s", name);
+		c->v[c->n].runs = c->v[c->n].ns = 0;
+		c->n++;
+	}
+	c->v[i].runs += runs;
+	c->v[i].ns += ns;
+	return 0;
+}
+
+int collect_bpf_stats(struct bpf_object *obj, void *ctx)
+{
+	struct bpf_program *p;
+	struct bpf_prog_info info;
+	__u32 len;
+	int err = 0;
+
+	bpf_object__for_each_program (p, obj) {
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		/* not loaded (record --no-syscalls, the unused attach types of --func) */
+		if (bpf_program__fd(p) < 0 ||
+		    bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
+			continue;
+		err = stats_add(ctx, bpf_program__name(p), info.run_cnt, info.run_time_ns);
+		if (err)
+			break;
+	}
+	return err;
+}
+
+int collect_write_stats(struct datafile *df, struct collect_stats *c)
+{
+	char key[128];
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < c->n && !err; i++) {
+		snprintf(key, sizeof(key), "bpf_runs.%s", c->v[i].name);
+		err = recording_put_counter(df, key, c->v[i].runs);
+		snprintf(key, sizeof(key), "bpf_run_ns.%s", c->v[i].name);
+		err = err ?: recording_put_counter(df, key, c->v[i].ns);
+	}
+	free(c->v);
+	*c = (struct collect_stats){};
 	return err;
 }
 

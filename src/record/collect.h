@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+struct bpf_object;
 struct datafile;
 struct ksyms;
 struct procs;
@@ -14,6 +15,25 @@ struct run_deltas;
 /* Sum the per-CPU counters map into totals[KP_CNT_MAX]. */
 int collect_counters(int fd, __u64 *totals);
 int collect_write_counters(struct datafile *df, const __u64 *totals);
+/*
+ * The kernel's run-time statistics of kprotperf's loaded programs
+ * (BPF_ENABLE_STATS was on), summed by program name over the objects
+ * (record's, and --func's copies), written as the counters bpf_runs.PROG
+ * and bpf_run_ns.PROG.
+ */
+struct collect_prog_stats {
+	char name[64];
+	__u64 runs, ns;
+};
+
+struct collect_stats {
+	struct collect_prog_stats *v;
+	size_t n, cap;
+};
+
+int collect_bpf_stats(struct bpf_object *obj, void *stats);
+int collect_write_stats(struct datafile *df, struct collect_stats *stats);
+
 /* A latency key's name, in buf if it must be made up. */
 typedef const char *(*lat_name_fn)(__u32 id, void *ctx, char *buf, size_t len);
 

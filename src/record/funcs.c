@@ -50,6 +50,16 @@ struct funcs {
 	char warning[4096]; /* "warning: ..." about them, "" when none */
 };
 
+int funcs_each_object(const struct funcs *f, int (*fn)(struct bpf_object *, void *), void *ctx)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; f && i < f->nobjs && !err; i++)
+		err = fn(f->objs[i]->obj, ctx);
+	return err;
+}
+
 size_t funcs_count(const struct funcs *f)
 {
 	return f ? f->n + inline_probes_count(f->inl) : 0;
@@ -118,10 +128,13 @@ static int open_copy(struct funcs *f, struct funcs_bpf **out)
 	if (!o)
 		return -errno;
 	o->rodata->filter_tree = f->rec->rodata->filter_tree;
+	o->rodata->lazy_threads = f->rec->rodata->lazy_threads;
+	o->rodata->sys_bits = f->rec->rodata->sys_bits;
 	o->rodata->func_stacks = f->stacks;
 	o->rodata->first_inline = f->n;
 	memcpy((void *)o->rodata->func_flags, f->flags, sizeof(f->flags));
 	err = reuse(o->maps.tree, f->rec->maps.tree)
+		      ?: reuse(o->maps.systab, f->rec->maps.systab)
 		      ?: reuse(o->maps.threads, f->rec->maps.threads);
 	err = err ?: reuse(o->maps.counters, f->rec->maps.counters);
 	err = err ?: reuse(o->maps.stacks, f->rec->maps.stacks);

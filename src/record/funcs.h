@@ -9,6 +9,7 @@
 
 #include "func_layout.h"
 
+struct bpf_object;
 struct datafile;
 struct ksyms;
 struct record_bpf;
@@ -39,6 +40,8 @@ void funcs_free(struct funcs *f);
 /* The func_lat map (struct kp_lat per function id), or -ENOENT when nothing is timed. */
 int funcs_lat_fd(const struct funcs *f);
 /* How many functions are probed (a pattern may stand for several). */
+/* fn on each BPF object --func loaded (NULL f: none) */
+int funcs_each_object(const struct funcs *f, int (*fn)(struct bpf_object *, void *), void *ctx);
 size_t funcs_count(const struct funcs *f);
 /* "warning: ..." naming the patterns absent on this kernel; NULL when every one matched. */
 const char *funcs_warning(const struct funcs *f);

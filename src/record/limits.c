@@ -104,7 +104,7 @@ int limits_check(const struct record_bpf *skel, unsigned int max_stacks, unsigne
 	bpf_object__for_each_map (m, skel->obj)
 		total += map_bytes(m);
 	stacks = map_bytes(skel->maps.stacks) + map_bytes(skel->maps.samples);
-	tasks = map_bytes(skel->maps.tree) + map_bytes(skel->maps.threads);
+	tasks = map_bytes(skel->maps.tree) + map_bytes(skel->maps.systab);
 	if (total <= avail / 2)
 		return 0;
 	if (stacks > avail / 2 && stacks >= tasks)

@@ -28,12 +28,12 @@
  */
 #define STRAGGLER_GRACE_NS 1000000000ULL
 
-static int add_to_tree(struct session *s, pid_t pid)
+/* state: KP_TREE_PENDING for the command, which counts from its exec on */
+static int add_to_tree(struct session *s, pid_t pid, __u8 state)
 {
 	__u32 key = pid;
-	__u8 one = 1;
 
-	return bpf_map__update_elem(s->skel->maps.tree, &key, sizeof(key), &one, sizeof(one),
+	return bpf_map__update_elem(s->skel->maps.tree, &key, sizeof(key), &state, sizeof(state),
 				    BPF_ANY);
 }
 
@@ -80,12 +80,26 @@ static int follow_target(struct session *s, pid_t pid, bool running)
 		s->stage = STAGE_READ_MAPS;
 		err = procs_snapshot(s->procs, pid);
 	}
-	return err ?: add_to_tree(s, pid);
+	return err ?: add_to_tree(s, pid, running ? KP_TREE_MEMBER : KP_TREE_PENDING);
+}
+
+/*
+ * BPF gives the command its syscall state as kprotperf forks it, before it
+ * can run: it looks nothing up for a thread without one.
+ */
+static int fork_command(struct session *s)
+{
+	int err;
+
+	s->skel->bss->forking_command = getpid();
+	err = workload_start(&s->wl, s->o->argv, &s->sigs);
+	s->skel->bss->forking_command = 0;
+	return err;
 }
 
 int proctree_start_command(struct session *s)
 {
-	int err = workload_start(&s->wl, s->o->argv, &s->sigs);
+	int err = fork_command(s);
 
 	return err ?: follow_target(s, s->wl.pid, false);
 }
@@ -106,10 +120,26 @@ int proctree_start_target(struct session *s)
 	return o->pid > 0 ? follow_target(s, o->pid, true) : 0;
 }
 
+/* Killed, say, between its release and its exec: what it did was the launcher's. */
+static void note_no_exec(const struct session *s)
+{
+	char how[64];
+
+	if (WIFSIGNALED(s->status))
+		snprintf(how, sizeof(how), "was killed by signal %d", WTERMSIG(s->status));
+	else
+		snprintf(how, sizeof(how), "exited with status %d", WEXITSTATUS(s->status));
+	fprintf(stderr, "kprotperf record: '%s' %s before its exec: nothing of it ran\n",
+		s->o->argv[0], how);
+}
+
 void proctree_command_exited(struct session *s)
 {
 	waitpid(s->wl.pid, &s->status, 0);
 	s->wl.pid = -1;
+	/* kp_exec counts the command's execs; -a does not put it in the tree */
+	if (!s->o->system_wide && s->skel->bss->execs <= s->run)
+		note_no_exec(s);
 	/* a reaped process's pidfd stays readable: stop watching it */
 	close(s->pidfd);
 	s->pidfd = -1;

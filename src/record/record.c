@@ -59,10 +59,19 @@ static int load_bpf(struct session *s)
 	if (!skel)
 		return -errno;
 	skel->rodata->filter_tree = !o->system_wide;
+	/* -p: the target's threads get their state at their first syscall */
+	skel->rodata->lazy_threads = o->pid > 0;
+	/* the threads' syscall table: a power of two, at most half full */
+	while ((1U << skel->rodata->sys_bits) < 2 * o->max_tasks)
+		skel->rodata->sys_bits++;
+	/* --no-syscalls: the raw_tp programs every syscall of the machine would run */
+	bpf_program__set_autoload(skel->progs.kp_sys_enter, !o->no_syscalls);
+	bpf_program__set_autoload(skel->progs.kp_sys_exit, !o->no_syscalls);
+	bpf_program__set_autoattach(skel->progs.kp_fork, false);
 	err = bpf_map__set_max_entries(skel->maps.stacks, o->max_stacks);
 	err = err ?: bpf_map__set_max_entries(skel->maps.samples, o->max_stacks);
 	err = err ?: bpf_map__set_max_entries(skel->maps.tree, o->max_tasks);
-	err = err ?: bpf_map__set_max_entries(skel->maps.threads, o->max_tasks);
+	err = err ?: bpf_map__set_max_entries(skel->maps.systab, 1U << skel->rodata->sys_bits);
 	err = err ?: limits_check(skel, o->max_stacks, o->max_tasks, s->why, sizeof(s->why));
 	err = err ?: record_bpf__load(skel);
 	if (err) {
@@ -87,6 +96,11 @@ static int prepare(struct session *s)
 	err = err ?: collect_deltas_new(&s->deltas);
 	if (err)
 		return err;
+	/* before the command's fork, which kp_fork marks traced (proctree.c) */
+	s->stage = STAGE_ATTACH;
+	s->skel->links.kp_fork = bpf_program__attach(s->skel->progs.kp_fork);
+	if (!s->skel->links.kp_fork)
+		return -errno;
 	s->stage = STAGE_START_TARGET;
 	err = proctree_start_target(s);
 	if (err)
@@ -100,7 +114,7 @@ static int prepare(struct session *s)
 	if (err)
 		return err;
 	s->stage = STAGE_SAMPLING;
-	err = sampler_attach(&s->sampler, s->skel->progs.kp_sample, s->o->freq);
+	err = sampler_attach(&s->sampler, s->skel->progs.kp_sample, s->o->freq, s->o->bpf_stats);
 	if (err || !s->o->func.n)
 		return err;
 	s->stage = STAGE_KALLSYMS;
@@ -193,6 +207,11 @@ static int explain(const struct session *s, int err, char *why, size_t len)
 		snprintf(why, len, "--func: %s", s->why[0] ? s->why : strerror(-err));
 		return 1;
 	}
+	if (o->argv && s->stage == STAGE_RUN_COMMAND && err == -EPIPE) {
+		snprintf(why, len, "'%s' was killed before its exec: nothing of it ran",
+			 o->argv[0]);
+		return 1;
+	}
 	if (o->argv && s->stage == STAGE_RUN_COMMAND) {
 		snprintf(why, len, "cannot run '%s': %s", o->argv[0], strerror(-err));
 		return repeat_exec_status(err);
@@ -228,11 +247,15 @@ static void summary(struct session *s)
 		snprintf(runs, sizeof(runs), "%u runs, ", n);
 	else if (n > 1)
 		snprintf(runs, sizeof(runs), "%u of %u runs complete, ", s->complete, n);
+	char syscalls[48] = "syscalls not traced";
+
+	if (!s->o->no_syscalls)
+		snprintf(syscalls, sizeof(syscalls), "%llu syscalls",
+			 (unsigned long long)s->counts[KP_CNT_SYSCALLS]);
 	fprintf(stderr,
-		"kprotperf: wrote %s: %s%llu samples, %llu syscalls, %llu page faults, %llu lost, "
+		"kprotperf: wrote %s: %s%llu samples, %s, %llu page faults, %llu lost, "
 		"%.2f s%s\n",
-		s->o->output, runs, (unsigned long long)s->counts[KP_CNT_SAMPLES],
-		(unsigned long long)s->counts[KP_CNT_SYSCALLS],
+		s->o->output, runs, (unsigned long long)s->counts[KP_CNT_SAMPLES], syscalls,
 		(unsigned long long)(s->counts[KP_CNT_FAULTS_USER] +
 				     s->counts[KP_CNT_FAULTS_KERNEL]),
 		(unsigned long long)events_lost(s), s->wall_ns / 1e9,

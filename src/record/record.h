@@ -14,6 +14,8 @@ struct record_opts {
 	pid_t pid;
 	bool system_wide;
 	bool quiet;
+	bool no_syscalls; /* no per-syscall tracing (--no-syscalls) */
+	bool bpf_stats;	  /* the kernel's run-time statistics of our programs (--bpf-stats) */
 	double duration;
 	unsigned int freq;
 	unsigned int max_stacks;

@@ -53,6 +53,10 @@ int repeat_one_run(struct session *s)
 	if (!err) {
 		s->stage = STAGE_RECORDING;
 		err = events_loop(s);
+	} else if (s->run && err == -EPIPE) {
+		/* killed before its exec: reaped below, where its end is told */
+		s->end = END_EXITED;
+		err = 0;
 	} else if (s->run) {
 		exec_failed(s, err);
 		err = 0;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "record/sampler.h"
@@ -26,13 +27,21 @@ static int open_clock(int cpu, unsigned int freq)
 	return fd < 0 ? -errno : fd;
 }
 
-int sampler_attach(struct sampler *s, struct bpf_program *prog, unsigned int freq)
+int sampler_attach(struct sampler *s, struct bpf_program *prog, unsigned int freq, bool stats)
 {
 	unsigned char mask[CPUS_MAX / 8];
 	int ncpu = cpus_online(mask, CPUS_MAX), cpu, fd, err;
 
 	if (ncpu < 0)
 		return ncpu;
+	/* kernels before 5.8 have no BPF_ENABLE_STATS: record without, and say so */
+	s->stats_fd = stats ? bpf_enable_stats(BPF_STATS_RUN_TIME) : -1;
+	s->stats = s->stats_fd >= 0;
+	if (stats && !s->stats)
+		fprintf(stderr,
+			"kprotperf record: warning: --bpf-stats: the kernel refused to keep BPF run-time"
+			" statistics (%s); recording without them\n",
+			strerror(-s->stats_fd));
 	s->n = 0;
 	s->links = calloc(ncpu, sizeof(*s->links));
 	if (!s->links)
@@ -69,4 +78,7 @@ void sampler_detach(struct sampler *s)
 	free(s->links);
 	s->links = NULL;
 	s->n = 0;
+	if (s->stats && s->stats_fd >= 0)
+		close(s->stats_fd);
+	s->stats_fd = -1;
 }

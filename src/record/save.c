@@ -77,6 +77,7 @@ static int record_meta(struct session *s, struct kv_list *meta, const struct ksy
 	err = err ?: kv_add(meta, "record.end", "%s", end_names[s->end]);
 	err = err ?: kv_add(meta, "record.pid", "%d", s->target);
 	err = err ?: kv_add(meta, "record.repeat", "%u", o->repeat);
+	err = err ?: kv_add(meta, "record.syscalls", "%s", o->no_syscalls ? "off" : "traced");
 	err = err ?: kv_add(meta, "sampling.event", "cpu-clock");
 	err = err ?: kv_add(meta, "sampling.freq_hz", "%u", o->freq);
 	err = err ?: kv_add(meta, "sampling.max_stacks", "%u", o->max_stacks);
@@ -147,6 +148,14 @@ int save_data(struct session *s)
 		return -ENODATA;
 	err = write_provenance(df);
 	err = err ?: collect_write_counters(df, s->counts);
+	/* the kernel's figures for kprotperf's own cost */
+	if (!err && s->sampler.stats) {
+		struct collect_stats st = {};
+
+		err = collect_bpf_stats(s->skel->obj, &st);
+		err = err ?: funcs_each_object(s->funcs, collect_bpf_stats, &st);
+		err = collect_write_stats(df, &st) ?: err;
+	}
 	err = err ?: recording_put_counter(df, "lost_sideband_records", procs_lost(s->procs));
 	err = err
 		      ?: collect_run_latency(s->deltas, df, s->run, "syscall",

@@ -2,7 +2,9 @@
 /*
  * The recorded command: forked stopped before exec (as the sudo caller when
  * run via sudo), released once everything is attached, its exec failure
- * reported back through a pipe, killed when kprotperf dies.
+ * reported back through a pipe, killed when kprotperf dies.  Nothing it does
+ * here counts: its pid is in the traced tree as pending until its exec
+ * (record.bpf.c's kp_exec), and execvp's failed PATH attempts come before.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +14,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -61,8 +64,7 @@ static int drop_privileges(void)
 /*
  * The command dies with kprotperf, even of SIGKILL.  Set after setuid, which
  * clears the parent-death signal.  A parent that died before prctl has
- * closed its end of the error pipe: no getppid(), which would be counted
- * as one of the workload's own syscalls.
+ * closed its end of the error pipe.
  */
 static int die_with_parent(int err)
 {
@@ -100,7 +102,8 @@ int workload_start(struct workload *w, char *const argv[], const sigset_t *block
 {
 	int go[2], err[2];
 
-	if (pipe2(go, O_CLOEXEC))
+	/* a socket: sending to a child that died gives EPIPE, without SIGPIPE */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go))
 		return -errno;
 	if (pipe2(err, O_CLOEXEC)) {
 		close(go[0]);
@@ -129,7 +132,8 @@ int workload_go(struct workload *w)
 	ssize_t n;
 	int e = 0;
 
-	if (write(w->go_fd, "g", 1) != 1)
+	/* EPIPE: it died before its exec, killed while waiting for this */
+	if (send(w->go_fd, "g", 1, MSG_NOSIGNAL) != 1)
 		return -errno;
 	/* the byte stays readable: closing now marks the child released */
 	close(w->go_fd);

@@ -9,7 +9,7 @@
 
 struct workload {
 	pid_t pid;
-	int go_fd;  /* write end: one byte releases the child; -1 once it did */
+	int go_fd;  /* socket: one byte releases the child; -1 once it did */
 	int err_fd; /* read end: errno of a failed exec, EOF once exec succeeded */
 };
 
@@ -17,7 +17,10 @@ struct workload {
 void workload_user(uid_t *uid, gid_t *gid);
 /* Fork the command, stopped before exec; signals in *blocked are unblocked in it. */
 int workload_start(struct workload *w, char *const argv[], const sigset_t *blocked);
-/* Let it exec; -errno (e.g. -ENOENT) when exec failed, the child is reaped then. */
+/*
+ * Let it exec; -errno (e.g. -ENOENT) when exec failed, the child is reaped
+ * then; -EPIPE when it had died already.
+ */
 int workload_go(struct workload *w);
 /* Whether workload_go let the child go on to exec: until then *blocked stays blocked in it. */
 bool workload_released(const struct workload *w);

@@ -16,6 +16,7 @@
 #include "data/meta.h"
 #include "data/provenance.h"
 #include "data/samples.h"
+#include "report/own_cost.h"
 #include "report/report.h"
 #include "report/report_inline.h"
 #include "symbols/kernel_dwarf.h"
@@ -85,8 +86,10 @@ static int print_counter(const struct meta_pair *p, void *f)
 	return 0;
 }
 
-static void print_header(struct datafile *df, const char *note, FILE *f)
+static int print_header(struct datafile *df, const char *note, FILE *f)
 {
+	int err;
+
 	char wall[32];
 
 	fmt_ns(wall, sizeof(wall), strtoull(meta(df, "record.wall_ns"), NULL, 10));
@@ -114,9 +117,19 @@ static void print_header(struct datafile *df, const char *note, FILE *f)
 	fputs("# lost:", f);
 	meta_each(df, META_LOST, print_counter, f);
 	fputs(meta_lost(df) ? "\n" : " nothing\n", f);
+	err = own_cost_show(df, f, NULL);
 	if (*note)
 		esc_printf(f, "# inline frames and source lines not shown: %s\n", note);
 	fputc('\n', f);
+	return err;
+}
+
+/* record --no-syscalls: no table rather than an empty one. */
+static bool syscalls_traced(struct datafile *df)
+{
+	const char *v = datafile_meta(df, "record.syscalls");
+
+	return !v || strcmp(v, "off");
 }
 
 struct lat_table {
@@ -583,7 +596,7 @@ static int json_header(struct datafile *df, const struct kernel_dwarf *kd, const
 	else if (*note)
 		json_str(j, "missing", note);
 	json_close(j, '}');
-	return err;
+	return err ?: own_cost_show(df, NULL, j);
 }
 
 /* What a report shows beside its header; kd: the kernel's DWARF, NULL when not found. */
@@ -611,7 +624,10 @@ static int report_json(const struct report_ctx *c)
 	if (!err && o->inline_table)
 		err = report_inline(df, c->kd, o->top, stdout, &j);
 	if (!err && !o->hist && !o->inline_table) {
-		json_latency(t, &j);
+		if (syscalls_traced(df))
+			json_latency(t, &j);
+		else
+			json_str(&j, "syscalls", NULL);
 		err = probed_functions(df, o->top, stdout, &j)
 			      ?: functions(df, "k", o->top, stdout, &j)
 			      ?: functions(df, "u", o->top, stdout, &j);
@@ -627,15 +643,22 @@ static int report_text(const struct report_ctx *c)
 	const struct report_opts *o = c->o;
 	int err;
 
-	print_header(df, c->note, stdout);
+	err = print_header(df, c->note, stdout);
+	if (err)
+		return err;
 	if (o->hist)
 		return histogram(df, o->hist, stdout, NULL);
 	if (o->inline_table)
 		return report_inline(df, c->kd, o->top, stdout, NULL);
-	printf("Syscalls of the traced processes, sorted by %s (latency: entry to return;\n"
-	       "on-CPU: running; off-CPU: waiting or preempted)\n",
-	       sort_names[o->sort]);
-	print_latency(c->t, stdout);
+	if (!syscalls_traced(df)) {
+		puts("Syscalls not traced (record --no-syscalls)");
+	} else {
+		printf("Syscalls of the traced processes, sorted by %s (latency: entry to "
+		       "return;\n"
+		       "on-CPU: running; off-CPU: waiting or preempted)\n",
+		       sort_names[o->sort]);
+		print_latency(c->t, stdout);
+	}
 	err = probed_functions(df, o->top, stdout, NULL);
 	if (err)
 		return err;

@@ -23,12 +23,12 @@ limited() {
 }
 limited 1 "kprotperf record: --max-stacks 1048576 needs 1144.0 MiB of kernel memory for its BPF maps, more than half of the 512.0 MiB available (MemAvailable in /proc/meminfo): give a smaller --max-stacks" \
 	--max-stacks 1048576
-limited 1 "kprotperf record: --max-tasks 4194304 needs 2272.0 MiB of kernel memory for its BPF maps, more than half of the 512.0 MiB available (MemAvailable in /proc/meminfo): give a smaller --max-tasks" \
+limited 1 "kprotperf record: --max-tasks 4194304 needs 704.0 MiB of kernel memory for its BPF maps, more than half of the 512.0 MiB available (MemAvailable in /proc/meminfo): give a smaller --max-tasks" \
 	--max-tasks 4194304
-# each fits in half of 512 MiB alone (143 and 142 MiB), not both together: the larger is
+# each fits in half of 512 MiB alone (143 and 176 MiB), not both together: the larger is
 # named; the total holds per-CPU maps, so its number depends on the machine
-limited 1 "kprotperf record: --max-stacks 131072 and --max-tasks 262144 need N MiB of kernel memory for the BPF maps together, more than half of the 512.0 MiB available (MemAvailable in /proc/meminfo): give a smaller --max-stacks" \
-	--max-stacks 131072 --max-tasks 262144
+limited 1 "kprotperf record: --max-stacks 131072 and --max-tasks 1048576 need N MiB of kernel memory for the BPF maps together, more than half of the 512.0 MiB available (MemAvailable in /proc/meminfo): give a smaller --max-tasks" \
+	--max-stacks 131072 --max-tasks 1048576
 limited 2 "kprotperf record: invalid --max-stacks '16777216': expected 64..1048576" --max-stacks 16777216
 [ ! -e l.data ] && ! ls | grep -q '\.tmp\.' || fail "a file was left at -o: $(ls)"
 # the defaults fit in far less

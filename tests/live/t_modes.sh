@@ -9,7 +9,12 @@ sh -c "read x < go; '$ROOT/syscall-loop' 4000 > /dev/null" &
 target=$!
 "$KP" record -q -o p.data -p $target &
 rec=$!
-sleep 1
+# the loop starts once record follows it: its sampler's perf events are
+# opened after the syscall programs are attached (a fixed sleep is a race
+# on a busy host)
+attached() { ls -l "/proc/$1/fd" 2>/dev/null | grep -q 'anon_inode:\[perf_event\]'; }
+for _ in $(seq 300); do attached $rec && break; sleep 0.1; done
+attached $rec || fail "record -p did not attach in 30 s"
 echo > go
 wait $rec || fail "record -p exited $?"
 [ "$(q p.data "SELECT calls FROM latency WHERE name = 'getppid'")" = 4000 ] ||
@@ -24,6 +29,10 @@ kill $loop
 [ "$(q a.data "SELECT value FROM meta WHERE key = 'record.end'")" = duration ] || fail "end"
 sleep 30 &
 idle=$!
+# asleep (clock_nanosleep or nanosleep), past the syscalls of its start
+asleep() { read -r nr _ < "/proc/$1/syscall" && [[ $nr == 230 || $nr == 35 ]]; }
+for _ in $(seq 200); do asleep $idle && break; sleep 0.05; done
+asleep $idle || fail "sleep 30 is not asleep after 10 s"
 "$KP" record -q -p $idle -d 0.5 -o e.data 2> err && fail "empty recording succeeded"
 kill $idle
 grep -q "nothing was recorded" err || fail "empty recording message: $(cat err)"

@@ -275,6 +275,43 @@ static double field(const char *s, const char *name, const char *key)
 	return v;
 }
 
+/*
+ * Whether "key" is null in the JSON object of s that starts with
+ * {"name":"name"; looked for after its "status", past a feature's config.
+ */
+static bool is_null(const char *s, const char *name, const char *key)
+{
+	char obj[128], k[64];
+	const char *at;
+
+	snprintf(obj, sizeof(obj), "{\"name\":\"%s\"", name);
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	at = strstr(s, obj);
+	assert_non_null(at);
+	at = strstr(at, "\"status\":");
+	assert_non_null(at);
+	at = strstr(at, k);
+	assert_non_null(at);
+	return !strncmp(at + strlen(k), "null", 4);
+}
+
+/* The row of name in the first table after title in text out (static buffer). */
+static const char *row_of(const char *out, const char *title, const char *name)
+{
+	static char line[512];
+	char start[128];
+	const char *at = strstr(out, title), *end;
+
+	assert_non_null(at);
+	snprintf(start, sizeof(start), "\n%s ", name);
+	at = strstr(at, start);
+	assert_non_null(at);
+	end = strchr(at + 1, '\n');
+	snprintf(line, sizeof(line), "%.*s", (int)(end ? end - at - 1 : (long)strlen(at + 1)),
+		 at + 1);
+	return line;
+}
+
 static const char *array(const char *out, const char *key)
 {
 	char k[64];
@@ -338,10 +375,10 @@ static void test_features(void **state)
 	assert_float_equal(field(array(out, "features"), "init_on_alloc", "delta_per_run_ns"),
 			   20 * 1e7, 1);
 	/* base: shuffle_freelist's own symbol; hardened: allocate_slab's code, no DWARF */
-	assert_float_equal(field(array(out, "features"), "freelist_random", "hardened"), 0, 1e-9);
+	assert_true(is_null(array(out, "features"), "freelist_random", "hardened"));
 	assert_float_equal(field(array(out, "features"), "(unmapped)", "delta_per_run_ns"), 5e7, 1);
-	/* init_on_alloc is 20 of the 20 samples more: its share is 100% */
-	assert_float_equal(field(array(out, "features"), "init_on_alloc", "share_pct"), 100, 1e-6);
+	/* +25 samples a run and -5 (freelist_random): no share of a total that cancels */
+	assert_true(is_null(array(out, "features"), "init_on_alloc", "share_pct"));
 	/* each feature says what it is */
 	golden("diff-features-json", out);
 	free(out);
@@ -362,6 +399,135 @@ static void test_json(void **state)
 	char *out = diff_out(base, hard, "--json");
 
 	golden("diff-json", out);
+	free(out);
+}
+
+/*
+ * A measure one side has no row for is null on that side in --json, and so
+ * are its ratio and change: shuffle_freelist's feature has no sample in the
+ * hardened kernel, allocate_slab's self time and the inline instance none in
+ * the base; a syscall only the hardened side makes.
+ */
+static void test_absent_rows_null(void **state)
+{
+	char *out, path[300];
+	char *argv[] = {"diff", "--json", base, path, NULL};
+
+	variant(hard, "getpid.data",
+		"INSERT INTO latency VALUES('syscall',39,'getpid',5,5,5000,5000,0,1000);"
+		"INSERT INTO run_latency SELECT run,'syscall',39,1,1,1000,1000,0 FROM runs");
+	snprintf(path, sizeof(path), "%s/getpid.data", dir);
+	out = tu_output(cmd_diff, argv);
+	assert_true(is_null(array(out, "features"), "freelist_random", "hardened"));
+	assert_true(is_null(array(out, "features"), "freelist_random", "hardened_per_run_ns"));
+	assert_true(is_null(array(out, "features"), "freelist_random", "ratio"));
+	assert_true(is_null(array(out, "kernel_functions_self"), "allocate_slab", "base"));
+	assert_true(
+		is_null(array(out, "kernel_functions_self"), "allocate_slab", "base_per_run_ns"));
+	assert_true(is_null(array(out, "kernel_functions_self"), "allocate_slab", "change_pct"));
+	assert_true(
+		is_null(array(out, "inline_self"), "shuffle_freelist in allocate_slab", "base"));
+	assert_true(is_null(array(out, "syscalls"), "getpid", "base"));
+	assert_true(is_null(array(out, "syscalls"), "getpid", "base_per_run_ns"));
+	assert_true(is_null(array(out, "syscalls"), "getpid", "calls_per_run_base"));
+	assert_float_equal(field(array(out, "syscalls"), "getpid", "hardened"), 1000, 1e-9);
+	/* measured on both sides: numbers */
+	assert_false(is_null(array(out, "syscalls"), "clone", "base"));
+	free(out);
+}
+
+/* Nothing on one side: "new" or "gone", never inf. */
+static void test_new_gone(void **state)
+{
+	char *out = diff_out(base, hard, NULL);
+	const char *self = "Kernel functions: self";
+
+	assert_null(strstr(out, "inf +inf"));
+	assert_non_null(strstr(row_of(out, self, "allocate_slab"), " new new "));
+	assert_non_null(strstr(row_of(out, self, "shuffle_freelist"), " gone gone "));
+	assert_non_null(
+		strstr(row_of(out, "Hardening features", "freelist_random"), " gone gone "));
+	assert_non_null(
+		strstr(row_of(out, "Inline instances: self", "shuffle_freelist"), " new new "));
+	free(out);
+}
+
+/*
+ * SHARE only where the total change is one of parts that go one way:
+ * syscalls (clone +10ms, mmap +102us) yes; features (+250ms unmapped, -50ms
+ * freelist_random) no, nor the kernel functions taken as shares of them; a
+ * base whose getppid was 10x slower cancels clone's change: no shares.
+ */
+static void test_shares(void **state)
+{
+	char *out = diff_out(base, hard, "--json"), *text, slow[300];
+
+	assert_float_equal(field(array(out, "syscalls"), "clone", "share_pct"), 99.0, 0.1);
+	assert_true(is_null(array(out, "features"), "(unmapped)", "share_pct"));
+	assert_true(is_null(array(out, "kernel_functions_self"), "clear_page_erms", "share_pct"));
+	free(out);
+	text = diff_out(base, hard, NULL);
+	assert_true(tu_ends_with(row_of(text, "Hardening features", "(unmapped)"), " -"));
+	assert_null(strstr(text, "125.0%"));
+	assert_non_null(strstr(text, "shares not shown: the changes cancel out"));
+	free(text);
+	variant(base, "slow-getppid.data",
+		"UPDATE run_latency SET total_ns = total_ns * 10 WHERE id = 110");
+	snprintf(slow, sizeof(slow), "%s/slow-getppid.data", dir);
+	out = diff_out(slow, hard, "--json");
+	assert_true(field(array(out, "syscalls"), "getppid", "delta_per_run_ns") < -9e6);
+	assert_true(is_null(array(out, "syscalls"), "clone", "share_pct"));
+	assert_true(is_null(array(out, "syscalls"), "getppid", "share_pct"));
+	free(out);
+}
+
+/*
+ * Calls per run, with an interval of their own: the hardened workload makes
+ * three times as many getppid calls, each as fast as before; with 5 runs a
+ * side (bootstrap) and with one run on the hardened side (Poisson).
+ */
+static void test_calls(void **state)
+{
+	static const char triple[] =
+		"UPDATE run_latency SET calls = calls * 3, done = done * 3, total_ns = total_ns * 3,"
+		" oncpu_ns = oncpu_ns * 3, offcpu_ns = offcpu_ns * 3 WHERE id = 110;"
+		"UPDATE latency SET calls = calls * 3, done = done * 3, total_ns = total_ns * 3,"
+		" oncpu_ns = oncpu_ns * 3, offcpu_ns = offcpu_ns * 3 WHERE id = 110;";
+	char more[300], one[300], sql[1024], *out, *text, *calls;
+	const char *sc;
+
+	variant(hard, "getppid3.data", triple);
+	snprintf(more, sizeof(more), "%s/getppid3.data", dir);
+	out = diff_out(base, more, "--json");
+	sc = array(out, "syscalls");
+	assert_float_equal(field(sc, "getppid", "ratio"), 1.0, 1e-9);
+	assert_float_equal(field(sc, "getppid", "calls_per_run_base"), 1000, 1e-9);
+	assert_float_equal(field(sc, "getppid", "calls_per_run_hardened"), 3000, 1e-9);
+	assert_float_equal(field(sc, "getppid", "calls_ratio"), 3.0, 1e-9);
+	assert_true(field(sc, "getppid", "calls_ci_low_pct") > 150);
+	assert_non_null(strstr(strstr(sc, "{\"name\":\"getppid\""), "\"calls_significant\":true"));
+	assert_non_null(strstr(strstr(sc, "{\"name\":\"clone\""), "\"calls_significant\":false"));
+	assert_float_equal(field(sc, "clone", "calls_ratio"), 1.0, 1e-9);
+	free(out);
+	text = diff_out(base, more, NULL);
+	assert_non_null(
+		strstr(row_of(text, "Syscalls: calls per run", "getppid"), " 3.00x +200.0%"));
+	/* clone makes as many calls: not in the table, which ends at an empty line */
+	calls = strstr(text, "Syscalls: calls per run");
+	assert_non_null(calls);
+	*strstr(calls, "\n\n") = 0;
+	assert_null(strstr(calls, "\nclone "));
+	free(text);
+	snprintf(sql, sizeof(sql),
+		 "%s DELETE FROM runs; DELETE FROM run_latency;"
+		 " DELETE FROM run_samples;",
+		 triple);
+	variant(hard, "one-run.data", sql);
+	snprintf(one, sizeof(one), "%s/one-run.data", dir);
+	out = diff_out(base, one, "--json");
+	sc = array(out, "syscalls");
+	assert_float_equal(field(sc, "getppid", "calls_ratio"), 15.0, 1e-9);
+	assert_non_null(strstr(strstr(sc, "{\"name\":\"getppid\""), "\"calls_significant\":true"));
 	free(out);
 }
 
@@ -460,6 +626,10 @@ int main(void)
 		cmocka_unit_test(test_inlining_changes),
 		cmocka_unit_test(test_features),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_absent_rows_null),
+		cmocka_unit_test(test_new_gone),
+		cmocka_unit_test(test_shares),
+		cmocka_unit_test(test_calls),
 		cmocka_unit_test(test_same_recording),
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_schema_and_warnings),

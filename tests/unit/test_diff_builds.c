@@ -224,11 +224,11 @@ static void test_matched_by_name(void **state)
 	const char *self = strstr(json, "\"kernel_functions_self\":[");
 
 	assert_non_null(funcs);
-	assert_non_null(strstr(funcs, "{\"name\":\"allocate_slab\",\"only\":null,\"base\":2000,"
-				      "\"hardened\":3000,\"ratio\":1.5,"));
+	assert_non_null(strstr(funcs, "{\"name\":\"allocate_slab\",\"only\":null,\"status\":"
+				      "\"both\",\"base\":2000,\"hardened\":3000,\"ratio\":1.5,"));
 	assert_non_null(self);
-	assert_non_null(strstr(self, "{\"name\":\"allocate_slab\",\"base\":100000000,"
-				     "\"hardened\":200000000,"));
+	assert_non_null(strstr(self, "{\"name\":\"allocate_slab\",\"status\":\"both\","
+				     "\"base\":100000000,\"hardened\":200000000,"));
 	free(json);
 }
 

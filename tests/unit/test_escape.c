@@ -231,17 +231,13 @@ static void test_folded(void **state)
 	tu_expect(
 		cmd_folded, (char *[]){"folded", f->data, NULL}, 1, 0,
 		"sl\\x1b[2J;__libc_start_call_main;sys:call\\nx 1\n"
-		"sl\\x1b[2J;__libc_start_call_main;sys:call\\nx;"
-		"bpf_prog_f3816ba9c51402ac_kp_sys_enter_[k] 1\n"
+		"sl\\x1b[2J;__libc_start_call_main;sys:call\\nx;[kprotperf probe]_[k] 1\n"
 		"sl\\x1b[2J;__libc_start_call_main;sys:call\\nx;entry_SYSCALL_64_after_hwframe_[k];"
 		"do_sys\\xff_64_[k];__ia32_sys_getppid_[k] 1\n"
 		"sl\\x1b[2J;__libc_start_call_main;sys:call\\nx;entry_SYSCALL_64_after_hwframe_[k];"
-		"do_sys\\xff_64_[k];syscall_exit_work_[k];__bpf_trace_sys_exit_[k];"
-		"bpf_trace_run2_[k];bpf_prog_a6c0ed09e1c16be2_kp_sys_exit_[k];"
-		"ktime_get_mono_fast_ns_[k];read_tsc_[k] 1\n"
+		"do_sys\\xff_64_[k];syscall_exit_work_[k];[kprotperf probe]_[k] 1\n"
 		"sl\\x1b[2J;__libc_start_call_main;sys:call\\nx;entry_SYSCALL_64_after_hwframe_[k];"
-		"do_sys\\xff_64_[k];syscall_trace_enter_[k];__bpf_trace_sys_enter_[k];"
-		"bpf_trace_run2_[k];bpf_prog_f3816ba9c51402ac_kp_sys_enter_[k] 1\n");
+		"do_sys\\xff_64_[k];syscall_trace_enter_[k];[kprotperf probe]_[k] 1\n");
 }
 
 static void test_diff_text(void **state)

@@ -29,6 +29,7 @@
 static char path[] = "/tmp/kp-out-XXXXXX";
 static char nofunc_path[] = "/tmp/kp-out-nofunc-XXXXXX";
 static char clash_path[] = "/tmp/kp-out-clash-XXXXXX";
+static char unknown_path[] = "/tmp/kp-out-unknown-XXXXXX";
 
 static void sample(struct datafile *df, int tid, const char *kstack, long long count)
 {
@@ -163,9 +164,24 @@ static void fill_clash(struct datafile *df)
 	hist_row(df, "func", 1, "total", 151, 1);
 }
 
+/*
+ * A user stack as record stores what it cannot resolve: a pc in the vdso
+ * (module "[vdso]") and one in no mapping at all (module "[unknown]").
+ */
+static void fill_unknown(struct datafile *df)
+{
+	static const char uf[] = "INSERT INTO ustack_frames VALUES(0,?,0,?,?,0)";
+
+	OK(query_insert(df, uf, "itt", 0LL, "[vdso]", NULL));
+	OK(query_insert(df, uf, "itt", 1LL, "/bin/burn", "main"));
+	OK(query_insert(df, uf, "itt", 2LL, "[unknown]", NULL));
+	sample(df, 10, NULL, 4);
+}
+
 static int make_recordings(void **state)
 {
 	tu_recording(path, fill_all);
+	tu_recording(unknown_path, fill_unknown);
 	tu_recording(nofunc_path, fill_samples);
 	tu_recording(clash_path, fill_clash);
 	return 0;
@@ -177,6 +193,7 @@ static int drop_recordings(void **state)
 		unlink(path);
 		unlink(nofunc_path);
 		unlink(clash_path);
+		unlink(unknown_path);
 	}
 	return 0;
 }
@@ -207,6 +224,16 @@ static void test_folded_kernel_and_user_only(void **state)
 	free(out);
 	out = tu_output(cmd_folded, uargv);
 	assert_string_equal(out, "burn;[libc.so.6];main;kp_burn_hot_loop 13\n");
+	free(out);
+}
+
+/* Named as perf names them, once bracketed: "[unknown]", "[vdso]". */
+static void test_folded_unknown_frames(void **state)
+{
+	char *argv[] = {"folded", unknown_path, NULL};
+	char *out = tu_output(cmd_folded, argv);
+
+	assert_string_equal(out, "burn;[unknown];main;[vdso] 4\n");
 	free(out);
 }
 
@@ -350,6 +377,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_folded_lines),
 		cmocka_unit_test(test_folded_kernel_and_user_only),
+		cmocka_unit_test(test_folded_unknown_frames),
 		cmocka_unit_test(test_report_json),
 		cmocka_unit_test(test_folded_latency),
 		cmocka_unit_test(test_folded_latency_one_func),
