@@ -10,12 +10,13 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "record/workload.h"
@@ -102,8 +103,8 @@ int workload_start(struct workload *w, char *const argv[], const sigset_t *block
 {
 	int go[2], err[2];
 
-	/* a socket: sending to a child that died gives EPIPE, without SIGPIPE */
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, go))
+	/* a pipe, not a socket: a kernel may have no AF_UNIX (a small VM's) */
+	if (pipe2(go, O_CLOEXEC))
 		return -errno;
 	if (pipe2(err, O_CLOEXEC)) {
 		close(go[0]);
@@ -127,14 +128,34 @@ int workload_start(struct workload *w, char *const argv[], const sigset_t *block
 	return 0;
 }
 
+/* write(2) that turns a reader's death into EPIPE alone, its SIGPIPE taken while blocked */
+static int write_nosigpipe(int fd, const void *buf, size_t len)
+{
+	const struct timespec now = {0};
+	sigset_t pipe_set, old;
+	ssize_t n;
+	int err;
+
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	n = write(fd, buf, len);
+	err = n == (ssize_t)len ? 0 : n < 0 ? -errno : -EIO;
+	if (err == -EPIPE && !sigismember(&old, SIGPIPE))
+		sigtimedwait(&pipe_set, NULL, &now);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return err;
+}
+
 int workload_go(struct workload *w)
 {
 	ssize_t n;
 	int e = 0;
 
 	/* EPIPE: it died before its exec, killed while waiting for this */
-	if (send(w->go_fd, "g", 1, MSG_NOSIGNAL) != 1)
-		return -errno;
+	e = write_nosigpipe(w->go_fd, "g", 1);
+	if (e)
+		return e;
 	/* the byte stays readable: closing now marks the child released */
 	close(w->go_fd);
 	w->go_fd = -1;

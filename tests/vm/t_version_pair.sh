@@ -10,7 +10,7 @@
 . "$(dirname "$0")/vm.sh"
 N=2000
 R=3
-FUNCS=(__task_pid_nr_ns ksys_write vfs_write do_mmap kmem_cache_free dput __fput __x64_sys_getppid)
+FUNCS=(__task_pid_nr_ns ksys_write vfs_write __x64_sys_set_tid_address kmem_cache_free dput __fput __x64_sys_getppid)
 ARGS=$(printf -- '--func %s ' "${FUNCS[@]}")
 KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-300}
 vm_prepare
