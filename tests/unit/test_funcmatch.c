@@ -11,6 +11,7 @@
 #include "record/funcmatch.h"
 #include "symbols/ksyms.h"
 #include "util/funcname.h"
+#include "testutil.h"
 
 static int make_table(void **state)
 {
@@ -29,14 +30,7 @@ static int make_table(void **state)
 		"dup_name",
 		"dup_name",
 	};
-	struct ksyms *ks;
-	size_t i;
-
-	assert_int_equal(ksyms_new(&ks), 0);
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		assert_int_equal(ksyms_add(ks, 0xffffffff81000000ULL + i * 0x100, names[i], ""), 0);
-	ksyms_sort(ks);
-	*state = ks;
+	*state = tu_ksyms(names, sizeof(names) / sizeof(names[0]));
 	return 0;
 }
 

@@ -23,14 +23,7 @@ static int make_table(void **state)
 {
 	static const char *const names[] = {"allocate_slab", "new_slab", "kmem_cache_alloc",
 					    "shuffle_pick_tail"};
-	struct ksyms *ks;
-	size_t i;
-
-	assert_int_equal(ksyms_new(&ks), 0);
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		assert_int_equal(ksyms_add(ks, 0xffffffff81000000ULL + i * 0x100, names[i], ""), 0);
-	ksyms_sort(ks);
-	*state = ks;
+	*state = tu_ksyms(names, sizeof(names) / sizeof(names[0]));
 	return 0;
 }
 

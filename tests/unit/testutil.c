@@ -14,6 +14,7 @@
 
 #include "data/datafile.h"
 #include "symbols/inlines.h"
+#include "symbols/ksyms.h"
 #include "testutil.h"
 
 /* Room for a few quoted paths and the flags around them. */
@@ -280,4 +281,16 @@ void tu_recording(char *tmpl, void (*fill)(struct datafile *df))
 	assert_int_equal(datafile_create(&df, tmpl), 0);
 	fill(df);
 	assert_int_equal(datafile_commit(df, (uid_t)-1, (gid_t)-1, NULL, 0), 0);
+}
+
+struct ksyms *tu_ksyms(const char *const *names, size_t n)
+{
+	struct ksyms *ks;
+	size_t i;
+
+	assert_int_equal(ksyms_new(&ks), 0);
+	for (i = 0; i < n; i++)
+		assert_int_equal(ksyms_add(ks, 0xffffffff81000000ULL + i * 0x100, names[i], ""), 0);
+	ksyms_sort(ks);
+	return ks;
 }

@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct ksyms;
+
 /* system() on the formatted command; -1 when it does not fit. */
 int tu_run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -21,6 +23,8 @@ int tu_run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int tu_each_line(void (*fn)(const char *line, void *arg), void *arg, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* A sorted kernel symbol table of names, 0x100 apart from 0xffffffff81000000. */
+struct ksyms *tu_ksyms(const char *const *names, size_t n);
 int tu_write_file(const char *path, const char *text);
 
 /* Makes $TMPDIR/name-XXXXXX (/tmp without TMPDIR) into dir; 0 or -1. */
