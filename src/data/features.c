@@ -44,6 +44,15 @@ struct parser {
 };
 
 /* Says what is wrong at file:line (line 0: the file as a whole). */
+/* A copy of str onto the list v (n used, cap allocated); a failed strdup still counts. */
+static int push_copy(char ***v, size_t *n, size_t *cap, const char *str)
+{
+	if (array_reserve((void **)v, cap, *n + 1, sizeof(**v)))
+		return -ENOMEM;
+	(*v)[*n] = strdup(str);
+	return (*v)[(*n)++] ? 0 : -ENOMEM;
+}
+
 static int bad(struct parser *p, unsigned int line, const char *fmt, ...)
 {
 	va_list ap;
@@ -118,11 +127,7 @@ static int add_globs(struct parser *p, struct feature *ft, char *list)
 		if (strchr(g, '.'))
 			return bad(p, p->line,
 				   "'%s': give the function's name without clone suffix", g);
-		if (array_reserve((void **)&ft->globs, &ft->cap, ft->nglobs + 1,
-				  sizeof(*ft->globs)))
-			return -ENOMEM;
-		ft->globs[ft->nglobs] = strdup(g);
-		if (!ft->globs[ft->nglobs++])
+		if (push_copy(&ft->globs, &ft->nglobs, &ft->cap, g))
 			return -ENOMEM;
 	}
 	return 0;
@@ -158,11 +163,7 @@ static int add_configs(struct parser *p, struct feature *ft, char *list)
 		owner = config_owner(p->f, o);
 		if (owner)
 			return bad(p, p->line, "config %s is already [%s]'s", o, owner);
-		if (array_reserve((void **)&ft->configs, &ft->ccap, ft->nconfigs + 1,
-				  sizeof(*ft->configs)))
-			return -ENOMEM;
-		ft->configs[ft->nconfigs] = strdup(o);
-		if (!ft->configs[ft->nconfigs++])
+		if (push_copy(&ft->configs, &ft->nconfigs, &ft->ccap, o))
 			return -ENOMEM;
 	}
 	return 0;
