@@ -156,6 +156,7 @@ bench: all static
 	tests/bench/run.sh
 	tests/bench/vm_funcs.sh
 	tests/bench/symbolize.sh
+	tests/bench/stacks.sh
 
 demo:
 	scripts/install-deps.sh --if-missing

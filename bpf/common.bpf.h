@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What record.bpf.c and funcs.bpf.c share: the traced tree, the per-thread
- * state (syscall, probed calls), the counters and the stack map.  funcs.bpf.c's copies are
- * replaced at load time by record.bpf.c's maps (bpf_map__reuse_fd).
+ * state (syscall, probed calls), the counters and the ring of stacks and samples.  funcs.bpf.c's
+ * copies are replaced at load time by record.bpf.c's maps (bpf_map__reuse_fd).
  */
 #ifndef KP_COMMON_BPF_H
 #define KP_COMMON_BPF_H
-
-#define EEXIST 17
 
 /* false with -a: every process counts */
 const volatile bool filter_tree = true;
@@ -62,12 +60,22 @@ struct {
 	__type(value, __u64);
 } counters SEC(".maps");
 
+/* kp_rec_stack and kp_rec_sample records to user space; sized by user space */
 struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 23);
+} events SEC(".maps");
+
+/*
+ * Hashes of the stacks already sent.  Only spares the ring: a stack it has
+ * forgotten (LRU) is sent again, and user space keeps one copy.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, KP_STACK_DEPTH * sizeof(__u64));
-} stacks SEC(".maps");
+	__type(key, __u64);
+	__type(value, __u8);
+} stacks_sent SEC(".maps");
 
 /* atomic: fentry programs run preemptible and share these slots with raw_tp ones */
 static __always_inline void count_n(__u32 idx, __u64 n)
@@ -217,16 +225,59 @@ static __always_inline struct kp_thread *current_thread(struct task_struct *task
 	return t;
 }
 
-/* A stack id, or -errno counted as a collision or as lost. */
-static __always_inline __s32 stack_id(void *ctx, __u64 flags, __u32 lost)
+/*
+ * Wake user space only once the ring is a quarter full: it drains the ring
+ * on its own every tick, and a wakeup per record would cost more than the
+ * record.
+ */
+static __always_inline int ring_flags(void)
 {
-	long id = bpf_get_stackid(ctx, &stacks, flags);
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >
+			       bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) / 4
+		       ? BPF_RB_FORCE_WAKEUP
+		       : BPF_RB_NO_WAKEUP;
+}
 
-	if (id == -EEXIST)
-		count(KP_CNT_STACK_COLLISION);
-	else if (id < 0)
+/* FNV-1a over the frames, never 0 (which says "no stack") */
+static __always_inline __u64 stack_hash(const struct kp_rec_stack *r, __u32 nr)
+{
+	__u64 h = 0xcbf29ce484222325ULL;
+	__u32 i;
+
+	for (i = 0; i < KP_STACK_DEPTH && i < nr; i++)
+		h = (h ^ r->ips[i]) * 0x100000001b3ULL;
+	return h ?: 1;
+}
+
+/*
+ * The hash of the current stack (flags: 0 or BPF_F_USER_STACK), walked into
+ * r, which is sent to user space the first time; 0 when it could not be had
+ * (counted as lost).
+ */
+static __always_inline __u64 stack_ref(void *ctx, struct kp_rec_stack *r, __u64 flags, __u32 lost)
+{
+	long len = bpf_get_stack(ctx, r->ips, sizeof(r->ips), flags);
+	__u8 one = 1;
+	__u64 size;
+
+	if (len <= 0) {
 		count(lost);
-	return id;
+		return 0;
+	}
+	r->type = KP_REC_STACK;
+	r->nr = (__u64)len / sizeof(__u64);
+	r->hash = stack_hash(r, r->nr);
+	if (bpf_map_lookup_elem(&stacks_sent, &r->hash))
+		return r->hash;
+	size = offsetof(struct kp_rec_stack, ips) + (__u64)len;
+	if (size > sizeof(*r))
+		return 0;
+	if (bpf_ringbuf_output(&events, r, size, ring_flags())) {
+		count(KP_CNT_LOST_RING);
+		return 0;
+	}
+	bpf_map_update_elem(&stacks_sent, &r->hash, &one, BPF_ANY);
+	return r->hash;
 }
 
 #endif

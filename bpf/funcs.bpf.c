@@ -83,7 +83,7 @@ static __always_inline struct kp_func_call *push(struct kp_thread *s, const stru
 	c = &s->call[d];
 	c->func = func;
 	c->slot = sys->in_syscall && sys->nr < KP_MAX_SYSCALLS ? sys->nr : KP_MAX_SYSCALLS;
-	c->kstack = func_stacks ? stack_id(ctx, 0, KP_CNT_LOST_KSTACK) : KP_NO_KSTACK;
+	c->kstack = func_stacks ? stack_ref(ctx, &s->stack, 0, KP_CNT_LOST_KSTACK) : 0;
 	c->ctx[0] = 0;
 	/*
 	 * The 6.1 verifier does not keep the caller's bound on func once it was
@@ -157,10 +157,10 @@ static __always_inline void account(const struct kp_func_call *c, __u64 ns)
 
 static __always_inline void account_keys(const struct kp_func_call *c, __u64 ns)
 {
-	struct kp_func_by_stack ks = {c->func, c->kstack};
+	struct kp_func_by_stack ks = {c->kstack, c->func};
 	struct kp_func_by_ctx kc = {c->func};
 
-	if (c->kstack != KP_NO_KSTACK)
+	if (c->kstack)
 		split(&func_stack, &ks, ns);
 	if (c->ctx[0]) {
 		__builtin_memcpy(kc.ctx, c->ctx, KP_CTX_LEN);

@@ -20,12 +20,13 @@ struct {
 	__type(value, struct kp_lat);
 } syscall_lat SEC(".maps");
 
+/* the sampler's stack buffer: perf_event programs do not nest on a CPU */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__type(key, struct kp_sample_key);
-	__type(value, __u64);
-} samples SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kp_rec_stack);
+} sample_stack SEC(".maps");
 
 /*
  * Plain increment: only this file's raw tracepoint programs, which run with
@@ -296,38 +297,136 @@ int kp_fault_kernel(void *ctx)
 	return fault(task_regs(bpf_get_current_task_btf()), KP_CNT_FAULTS_KERNEL);
 }
 
+/* --call-graph dwarf: user stack bytes copied per sample; 0: frame pointers, in the kernel */
+const volatile __u32 dwarf_size;
+
+/* one per possible CPU (sized by user space): per-CPU values cannot be this large */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kp_rec_dwarf);
+} sample_dwarf SEC(".maps");
+
+#define PAGE 4096
+
+/*
+ * The top of the user stack, a page at a time: a page that cannot be read
+ * here (unmapped past the stack's end, or not resident) ends the copy, and
+ * what came before it is kept.
+ */
+static __always_inline __u32 copy_ustack(struct kp_rec_dwarf *r, __u64 sp)
+{
+	__u32 n = 0, chunk, i;
+
+	for (i = 0; i < KP_DWARF_STACK_MAX / PAGE + 2; i++) {
+		if (n >= dwarf_size || n >= KP_DWARF_STACK_MAX)
+			break;
+		chunk = PAGE - ((sp + n) & (PAGE - 1));
+		if (chunk > dwarf_size - n)
+			chunk = dwarf_size - n;
+		/* bounds the verifier can follow: n < 64 KiB, chunk <= a page */
+		n &= 0xffff;
+		chunk &= 0x1fff;
+		if (chunk > PAGE || bpf_probe_read_user(&r->stack[n], chunk, (void *)(sp + n)))
+			break;
+		n += chunk;
+	}
+	return n;
+}
+
+/* The user registers, which the kernel saved at the top of the task's stack on entry. */
+static __always_inline void user_regs(struct kp_rec_dwarf *r, struct task_struct *task)
+{
+	struct pt_regs *u = (struct pt_regs *)bpf_task_pt_regs(task);
+
+	r->regs[0] = u->ax;
+	r->regs[1] = u->dx;
+	r->regs[2] = u->cx;
+	r->regs[3] = u->bx;
+	r->regs[4] = u->si;
+	r->regs[5] = u->di;
+	r->regs[6] = u->bp;
+	r->regs[7] = u->sp;
+	r->regs[8] = u->r8;
+	r->regs[9] = u->r9;
+	r->regs[10] = u->r10;
+	r->regs[11] = u->r11;
+	r->regs[12] = u->r12;
+	r->regs[13] = u->r13;
+	r->regs[14] = u->r14;
+	r->regs[15] = u->r15;
+	r->regs[16] = u->ip;
+}
+
+/* A sample and its user stack's registers and bytes, for user space to unwind. */
+static __always_inline void sample_dwarf_rec(const struct kp_rec_sample *s)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 cpu = bpf_get_smp_processor_id(), n = 0;
+	struct kp_rec_dwarf *r;
+	__u64 size;
+
+	r = bpf_map_lookup_elem(&sample_dwarf, &cpu);
+	if (!r)
+		return;
+	r->type = KP_REC_DWARF;
+	r->tgid = s->tgid;
+	r->pid = s->pid;
+	r->flags = s->flags;
+	r->kstack = s->kstack;
+	__builtin_memcpy(r->comm, s->comm, sizeof(r->comm));
+	/* a kernel thread has no user stack */
+	if (task->mm) {
+		user_regs(r, task);
+		n = copy_ustack(r, r->regs[7]);
+	} else {
+		r->flags |= KP_SAMPLE_USTACK_LOST;
+		__builtin_memset(r->regs, 0, sizeof(r->regs));
+	}
+	r->size = n;
+	r->pad = 0;
+	size = offsetof(struct kp_rec_dwarf, stack) + (n & 0xffff);
+	if (bpf_ringbuf_output(&events, r, size, ring_flags()))
+		count(KP_CNT_LOST_RING);
+}
+
+/*
+ * Every sample is one record in the ring: none is merged or dropped in the
+ * kernel, so only a full ring can lose one, and that is counted.
+ */
 SEC("perf_event")
 int kp_sample(struct bpf_perf_event_data *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid(), one = 1, *n;
-	struct kp_sample_key key = {};
-	long err;
+	__u64 id = bpf_get_current_pid_tgid();
+	struct kp_rec_stack *st;
+	struct kp_rec_sample r;
+	__u32 zero = 0;
 
-	key.tgid = id >> 32;
-	key.pid = (__u32)id;
-	if (!key.pid || !in_tree(key.tgid))
+	r.tgid = id >> 32;
+	r.pid = (__u32)id;
+	if (!r.pid || !in_tree(r.tgid))
 		return 0;
 	count(KP_CNT_SAMPLES);
+	st = bpf_map_lookup_elem(&sample_stack, &zero);
+	if (!st)
+		return 0;
+	r.type = KP_REC_SAMPLE;
+	r.flags = 0;
+	r.kstack = 0;
 	/* x86_64: kernel addresses are the negative half */
-	if ((long)PT_REGS_IP(&ctx->regs) < 0)
-		key.kstack = stack_id(ctx, 0, KP_CNT_LOST_KSTACK);
-	else
-		key.kstack = KP_NO_KSTACK;
-	key.ustack = stack_id(ctx, BPF_F_USER_STACK, KP_CNT_LOST_USTACK);
-	bpf_get_current_comm(key.comm, sizeof(key.comm));
-	n = bpf_map_lookup_elem(&samples, &key);
-	if (n) {
-		__sync_fetch_and_add(n, 1);
+	if ((long)PT_REGS_IP(&ctx->regs) < 0) {
+		r.kstack = stack_ref(ctx, st, 0, KP_CNT_LOST_KSTACK);
+		r.flags |= r.kstack ? 0 : KP_SAMPLE_KSTACK_LOST;
+	}
+	bpf_get_current_comm(r.comm, sizeof(r.comm));
+	if (dwarf_size) {
+		sample_dwarf_rec(&r);
 		return 0;
 	}
-	err = bpf_map_update_elem(&samples, &key, &one, BPF_NOEXIST);
-	if (err == -EEXIST) {
-		/* another CPU inserted the same key first */
-		n = bpf_map_lookup_elem(&samples, &key);
-		if (n)
-			__sync_fetch_and_add(n, 1);
-	} else if (err) {
-		count(KP_CNT_LOST_SAMPLES);
-	}
+	r.ustack = stack_ref(ctx, st, BPF_F_USER_STACK, KP_CNT_LOST_USTACK);
+	r.flags |= r.ustack ? 0 : KP_SAMPLE_USTACK_LOST;
+	if (bpf_ringbuf_output(&events, &r, sizeof(r), ring_flags()))
+		count(KP_CNT_LOST_RING);
 	return 0;
 }

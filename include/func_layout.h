@@ -43,8 +43,9 @@ struct kp_func_split {
 };
 
 struct kp_func_by_stack {
+	__u64 kstack; /* hash of a kp_rec_stack */
 	__u32 func;
-	__s32 kstack;
+	__u32 pad;
 };
 
 struct kp_func_by_ctx {

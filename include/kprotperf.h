@@ -23,8 +23,7 @@ enum kp_counter {
 	/* lost or degraded data: every one is saved and reported */
 	KP_CNT_LOST_KSTACK,	/* kernel stack unavailable in kernel mode */
 	KP_CNT_LOST_USTACK,	/* user stack unavailable */
-	KP_CNT_STACK_COLLISION, /* stack map bucket held another stack */
-	KP_CNT_LOST_SAMPLES,	/* sample map full */
+	KP_CNT_LOST_RING,	/* ring buffer full: a sample or a stack dropped */
 	KP_CNT_LOST_THREADS,	/* no room for a thread in systab: its syscalls lost */
 	KP_CNT_LOST_TREE,	/* tree map full: a child process not followed */
 	KP_CNT_LOST_NR,		/* syscall number out of range */
@@ -49,7 +48,7 @@ enum kp_counter {
 /* One probed call (record --func) not yet returned. */
 struct kp_func_call {
 	__u64 ts;
-	__s32 kstack; /* with --func-stacks, else KP_NO_KSTACK */
+	__u64 kstack; /* with --func-stacks: the stack's hash (kp_rec_stack), else 0 */
 	__u16 func;
 	__u16 slot; /* syscall slot: nr, or KP_MAX_SYSCALLS for none */
 	char ctx[KP_CTX_LEN];
@@ -75,6 +74,63 @@ struct kp_sys {
 #define KP_SYS_PROBES 4
 
 /*
+ * Stacks and samples travel to user space through one ring buffer: a stack
+ * is sent once, as a kp_rec_stack, and then named by its hash (0: none).
+ * User space deduplicates them, so no fixed-size stack map can collide or
+ * fill; what a full ring drops is counted (KP_CNT_LOST_RING).
+ */
+enum kp_rec_type {
+	KP_REC_STACK = 1,
+	KP_REC_SAMPLE,
+	KP_REC_DWARF, /* record --call-graph dwarf: a sample with its user stack's bytes */
+};
+
+struct kp_rec_stack {
+	__u32 type;
+	__u32 nr; /* frames in ips: the record is sent that long */
+	__u64 hash;
+	__u64 ips[KP_STACK_DEPTH];
+};
+
+/* kp_rec_sample.flags: the stack was asked for and not had */
+#define KP_SAMPLE_KSTACK_LOST 1
+#define KP_SAMPLE_USTACK_LOST 2
+
+struct kp_rec_sample {
+	__u32 type;
+	__u32 tgid;
+	__u32 pid;
+	__u32 flags;
+	__u64 kstack; /* 0: the sample hit user mode (or the stack was lost) */
+	__u64 ustack;
+	char comm[KP_COMM_LEN];
+};
+
+/* --call-graph dwarf: user stack bytes copied per sample (perf's default and maximum) */
+#define KP_DWARF_STACK_DEFAULT 8192
+#define KP_DWARF_STACK_MAX     65528
+/* x86_64 user registers in DWARF numbering: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip */
+#define KP_UREGS 17
+
+/*
+ * A sample whose user stack is unwound in user space: the registers and the
+ * top of the stack (size bytes from regs[7], the stack pointer), sent that
+ * long.  stack has a page of slack: the copy goes a page at a time.
+ */
+struct kp_rec_dwarf {
+	__u32 type;
+	__u32 tgid;
+	__u32 pid;
+	__u32 flags;
+	__u64 kstack;
+	char comm[KP_COMM_LEN];
+	__u64 regs[KP_UREGS];
+	__u32 size;
+	__u32 pad;
+	__u8 stack[KP_DWARF_STACK_MAX + 8 + 4096];
+};
+
+/*
  * Per-thread task storage: probed calls (record --func) of a traced thread
  * past its exec.  Probed calls of all functions nest properly on one thread,
  * so one stack per thread times nesting and recursion alike.
@@ -82,6 +138,8 @@ struct kp_sys {
 struct kp_thread {
 	__u32 depth; /* probed calls in flight, innermost last */
 	struct kp_func_call call[KP_FUNC_DEPTH];
+	/* --func-stacks: the stack walk's buffer, the thread's own (fentry runs preemptible) */
+	struct kp_rec_stack stack;
 };
 
 /* Latency of one syscall number (later: one probed function). */
@@ -93,17 +151,6 @@ struct kp_lat {
 	__u64 max_ns;
 	__u64 hist[KP_HIST_BUCKETS];	   /* entry to return */
 	__u64 oncpu_hist[KP_HIST_BUCKETS]; /* on-CPU part of it */
-};
-
-/* kstack of a sample taken in user mode, or of a --func call without --func-stacks */
-#define KP_NO_KSTACK (-2)
-
-struct kp_sample_key {
-	__u32 tgid;
-	__u32 pid;
-	__s32 kstack; /* stack map id, or -errno */
-	__s32 ustack;
-	char comm[KP_COMM_LEN];
 };
 
 #endif

@@ -20,7 +20,9 @@ enum {
 	OPT_FUNC_STACKS,
 	OPT_STRICT,
 	OPT_NO_SYSCALLS,
-	OPT_BPF_STATS
+	OPT_BPF_STATS,
+	OPT_CALL_GRAPH,
+	OPT_RING_SIZE
 };
 
 static const struct options_entry entries[] = {
@@ -32,6 +34,13 @@ static const struct options_entry entries[] = {
 	{'d', "duration", "SEC", "stop after SEC seconds; CMD then gets SIGTERM"},
 	{'F', "freq", "HZ", "CPU-clock sampling frequency per CPU (default 99)"},
 	{'q', "quiet", NULL, "no progress line and no summary"},
+	{OPT_CALL_GRAPH, "call-graph", "MODE",
+	 "how user stacks are walked: fp (default: frame pointers, in\n"
+	 "the kernel) or dwarf[,SIZE]: SIZE bytes of the user stack\n"
+	 "(default 8192, at most 65528) and the registers copied at\n"
+	 "each sample and unwound by kprotperf with the binaries' CFI\n"
+	 "(.eh_frame/.debug_frame) while recording; only the frames are\n"
+	 "saved"},
 	{OPT_NO_SYSCALLS, "no-syscalls", NULL,
 	 "no per-syscall tracing: CPU samples, page faults and --func\n"
 	 "only, without the two BPF programs every syscall on the\n"
@@ -65,10 +74,15 @@ static const struct options_entry entries[] = {
 	 "the kernel's vmlinux with DWARF (default: found by build-id\n"
 	 "or under /usr/lib/debug/boot, /boot, /lib/modules), for\n"
 	 "--func on inlined functions"},
+	{OPT_RING_SIZE, "ring-size", "MIB",
+	 "ring buffer for samples and stacks, in MiB, a power of two\n"
+	 "(default 8, with --call-graph dwarf 64; at most 2048); what\n"
+	 "a full ring drops is counted (lost_ring_full); refused when\n"
+	 "it would take more than half of the available memory"},
 	{OPT_MAX_STACKS, "max-stacks", "N",
-	 "distinct stacks kept (default 16384, at most 1048576; more\n"
-	 "are counted lost); refused when its maps would take more than\n"
-	 "half of the available memory"},
+	 "stacks the kernel remembers having sent, so that each is sent\n"
+	 "once (default 16384, at most 1048576); one it forgets is sent\n"
+	 "again, never lost"},
 	{OPT_MAX_TASKS, "max-tasks", "N",
 	 "processes and threads followed at once (default 8192, at most\n"
 	 "4194304)"},
@@ -101,6 +115,10 @@ static const struct options_number num_repeat = {"--repeat", 1, 100000, true,
 /* ~1 KiB of kernel memory a stack: 1 GiB at most (see record/limits.c) */
 static const struct options_number num_stacks = {"--max-stacks", 64, 1 << 20, true,
 						 "expected 64..1048576"};
+static const struct options_number num_ring = {"--ring-size", 1, 2048, true,
+					       "expected a power of two, 1..2048 (MiB)"};
+static const struct options_number num_dwarf = {"--call-graph dwarf size", 8, 65528, true,
+						"expected 8..65528 bytes, a multiple of 8"};
 /* pid_max's own limit */
 static const struct options_number num_tasks = {"--max-tasks", 64, 1 << 22, true,
 						"expected 64..4194304"};
@@ -123,6 +141,42 @@ static int parse_probe(const char *arg, enum probe_mode *mode)
 		}
 	}
 	return bad_arg("--probe", arg, "expected auto, fentry or kprobe");
+}
+
+static int parse_call_graph(struct record_opts *o, const char *arg)
+{
+	double v = 0;
+	int err;
+
+	if (!strcmp(arg, "fp")) {
+		o->dwarf_size = 0;
+		return 0;
+	}
+	if (strcmp(arg, "dwarf") && strncmp(arg, "dwarf,", 6))
+		return bad_arg("--call-graph", arg, "expected fp, dwarf or dwarf,SIZE");
+	o->dwarf_size = KP_DWARF_STACK_DEFAULT;
+	if (!arg[5])
+		return 0;
+	err = options_num(&command, &num_dwarf, arg + 6, &v);
+	if (err)
+		return err;
+	if ((unsigned int)v % 8)
+		return bad_arg("--call-graph", arg, "the size must be a multiple of 8");
+	o->dwarf_size = v;
+	return 0;
+}
+
+static int parse_ring(struct record_opts *o, const char *arg)
+{
+	double v = 0;
+	int err = options_num(&command, &num_ring, arg, &v);
+
+	if (err)
+		return err;
+	o->ring_mib = v;
+	if (o->ring_mib & (o->ring_mib - 1))
+		return bad_arg("--ring-size", arg, num_ring.want);
+	return 0;
 }
 
 /* The options with a value: numbers, names and paths. */
@@ -165,6 +219,10 @@ static int set_arg(struct record_opts *o, int c, const char *arg)
 	case OPT_VMLINUX:
 		o->func.vmlinux = arg;
 		return 0;
+	case OPT_CALL_GRAPH:
+		return parse_call_graph(o, arg);
+	case OPT_RING_SIZE:
+		return parse_ring(o, arg);
 	}
 	return -EINVAL;
 }
@@ -215,6 +273,13 @@ static int check_repeat(struct record_opts *o)
 	return 0;
 }
 
+/* A dwarf sample is ~SIZE bytes: at 999 Hz on every CPU that fills 8 MiB fast. */
+static void default_ring(struct record_opts *o)
+{
+	if (!o->ring_mib)
+		o->ring_mib = o->dwarf_size ? 64 : 8;
+}
+
 int record_parse(int argc, char **argv, struct record_opts *o)
 {
 	int err;
@@ -236,6 +301,7 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 		fprintf(stderr, "kprotperf record: -p PID cannot be combined with CMD or -a\n");
 		return -EINVAL;
 	}
+	default_ring(o);
 	return check_repeat(o);
 }
 

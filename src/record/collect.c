@@ -17,6 +17,8 @@
 #include "data/recording.h"
 #include "record/collect.h"
 #include "record/procs.h"
+#include "record/stackstore.h"
+#include "record/ustack_dwarf.h"
 #include "symbols/ksyms.h"
 #include "util/array.h"
 #include "util/hist.h"
@@ -28,8 +30,7 @@ static const char *const counter_names[KP_CNT_MAX] = {
 	[KP_CNT_FAULTS_KERNEL] = "page_faults_kernel",
 	[KP_CNT_LOST_KSTACK] = "lost_kernel_stacks",
 	[KP_CNT_LOST_USTACK] = "lost_user_stacks",
-	[KP_CNT_STACK_COLLISION] = "lost_stack_collisions",
-	[KP_CNT_LOST_SAMPLES] = "lost_samples_map_full",
+	[KP_CNT_LOST_RING] = "lost_ring_full",
 	[KP_CNT_LOST_THREADS] = "lost_threads_map_full",
 	[KP_CNT_LOST_TREE] = "lost_tree_map_full",
 	[KP_CNT_LOST_NR] = "lost_syscall_nr_out_of_range",
@@ -302,15 +303,16 @@ static size_t uniq(void *base, size_t n, size_t size, int (*cmp)(const void *, c
 	return out;
 }
 
-static int put_kstack(struct datafile *df, int fd, __s32 id, const struct ksyms *ks)
+static int put_kstack(struct datafile *df, const struct stackstore *st, __s32 id,
+		      const struct ksyms *ks)
 {
-	__u64 ips[KP_STACK_DEPTH] = {};
 	const struct ksym *sym;
-	int d, err = 0;
+	const __u64 *ips;
+	__u32 d, nr;
+	int err = 0;
 
-	if (bpf_map_lookup_elem(fd, &id, ips))
-		return 0;
-	for (d = 0; d < KP_STACK_DEPTH && ips[d] && !err; d++) {
+	ips = stackstore_frames(st, id, &nr);
+	for (d = 0; ips && d < nr && !err; d++) {
 		err = recording_put_kstack_frame(df, id, d, ips[d]);
 		/* callers' frames hold return addresses: look up the call instruction */
 		sym = ksyms_lookup(ks, d ? ips[d] - 1 : ips[d]);
@@ -320,17 +322,19 @@ static int put_kstack(struct datafile *df, int fd, __s32 id, const struct ksyms 
 	return err;
 }
 
-static int put_ustack(struct datafile *df, int fd, struct procs *procs, const struct ustack *u,
-		      long long id)
+static int put_ustack(struct datafile *df, const struct stackstore *st, struct procs *procs,
+		      const struct ustack *u, long long id)
 {
-	__u64 ips[KP_STACK_DEPTH] = {};
+	const __u64 *ips;
 	struct ufrm f;
-	int d, err = 0;
+	__u32 d, nr;
+	int err = 0;
 
-	if (bpf_map_lookup_elem(fd, &u->id, ips))
-		return 0;
-	for (d = 0; d < KP_STACK_DEPTH && ips[d] && !err; d++) {
-		if (procs_resolve(procs, u->tgid, d ? ips[d] - 1 : ips[d], &f)) {
+	ips = stackstore_frames(st, u->id, &nr);
+	for (d = 0; ips && d < nr && !err; d++) {
+		if (ips[d] == KP_IP_TRUNCATED) {
+			f = (struct ufrm){.module = "[truncated]"};
+		} else if (procs_resolve(procs, u->tgid, d ? ips[d] - 1 : ips[d], &f)) {
 			f.module = "[unknown]";
 			f.sym = NULL;
 			f.off = 0;
@@ -342,7 +346,8 @@ static int put_ustack(struct datafile *df, int fd, struct procs *procs, const st
 	return err;
 }
 
-int collect_kstacks(struct datafile *df, int fd, __s32 *ids, size_t n, const struct ksyms *ks)
+int collect_kstacks(struct datafile *df, const struct stackstore *st, __s32 *ids, size_t n,
+		    const struct ksyms *ks)
 {
 	size_t i, m = 0;
 	int err = 0;
@@ -352,12 +357,12 @@ int collect_kstacks(struct datafile *df, int fd, __s32 *ids, size_t n, const str
 			ids[m++] = ids[i];
 	m = uniq(ids, m, sizeof(*ids), cmp_s32);
 	for (i = 0; i < m && !err; i++)
-		err = put_kstack(df, fd, ids[i], ks);
+		err = put_kstack(df, st, ids[i], ks);
 	return err;
 }
 
 /* User stack ids are only unique per address space: number (tgid, id) pairs anew. */
-static int put_ustacks(struct datafile *df, int fd, struct procs *procs,
+static int put_ustacks(struct datafile *df, const struct stackstore *st, struct procs *procs,
 		       const struct kp_sample_key *k, size_t n, struct ustack **out, size_t *nout)
 {
 	struct ustack *u = malloc((n + 1) * sizeof(*u));
@@ -371,7 +376,7 @@ static int put_ustacks(struct datafile *df, int fd, struct procs *procs,
 			u[m++] = (struct ustack){k[i].tgid, k[i].ustack};
 	m = uniq(u, m, sizeof(*u), cmp_ustack);
 	for (i = 0; i < m && !err; i++)
-		err = put_ustack(df, fd, procs, &u[i], i);
+		err = put_ustack(df, st, procs, &u[i], i);
 	*out = u;
 	*nout = m;
 	return err;
@@ -400,8 +405,8 @@ static int put_sample(struct datafile *df, const struct kp_sample_key *k, __u64 
 				    k->kstack == KP_NO_KSTACK ? NULL : &k->kstack, ustack, count);
 }
 
-static int put_samples_kstacks(struct datafile *df, int fd, const struct kp_sample_key *k, size_t n,
-			       const struct ksyms *ks)
+static int put_samples_kstacks(struct datafile *df, const struct stackstore *st,
+			       const struct kp_sample_key *k, size_t n, const struct ksyms *ks)
 {
 	__s32 *ids = malloc((n + 1) * sizeof(*ids));
 	size_t i;
@@ -411,7 +416,7 @@ static int put_samples_kstacks(struct datafile *df, int fd, const struct kp_samp
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		ids[i] = k[i].kstack;
-	err = collect_kstacks(df, fd, ids, n, ks);
+	err = collect_kstacks(df, st, ids, n, ks);
 	free(ids);
 	return err;
 }
@@ -429,7 +434,7 @@ struct run_sample {
 
 struct run_deltas {
 	struct lat_prev *lat;
-	struct sample_count *prev; /* the samples map at the previous run's end, by key */
+	struct sample_count *prev; /* the sample counts at the previous run's end, by key */
 	size_t nprev;
 	struct run_sample *added; /* what each run added */
 	size_t nadded, cap;
@@ -509,7 +514,7 @@ static int add_run_sample(struct run_deltas *r, unsigned int run, const struct k
 	return 0;
 }
 
-/* What each key of the samples map, dumped in k and v, gained since the previous run. */
+/* What each key counted in k and v gained since the previous run. */
 static int run_samples_add(struct run_deltas *r, unsigned int run, const struct kp_sample_key *k,
 			   const __u64 *v, size_t n)
 {
@@ -537,14 +542,14 @@ static int run_samples_add(struct run_deltas *r, unsigned int run, const struct 
 	return err;
 }
 
-int collect_run_samples(struct run_deltas *r, int fd, unsigned int run)
+int collect_run_samples(struct run_deltas *r, const struct stackstore *st, unsigned int run)
 {
 	struct kp_sample_key *k;
 	size_t n;
 	__u64 *v;
 	int err;
 
-	err = collect_dump(fd, sizeof(*k), sizeof(*v), (void **)&k, (void **)&v, &n);
+	err = stackstore_samples(st, &k, &v, &n);
 	if (err)
 		return err;
 	err = run_samples_add(r, run, k, v, n);
@@ -596,7 +601,7 @@ static int put_run_samples(struct datafile *df, const struct run_deltas *r, cons
 	return err;
 }
 
-int collect_samples(struct datafile *df, int samples_fd, int stacks_fd, struct procs *procs,
+int collect_samples(struct datafile *df, const struct stackstore *st, struct procs *procs,
 		    const struct ksyms *ks, struct run_deltas *runs, unsigned int run)
 {
 	struct kp_sample_key *k = NULL;
@@ -605,10 +610,9 @@ int collect_samples(struct datafile *df, int samples_fd, int stacks_fd, struct p
 	__u64 *counts = NULL;
 	int err;
 
-	err = collect_dump(samples_fd, sizeof(*k), sizeof(*counts), (void **)&k, (void **)&counts,
-			   &n);
-	err = err ?: put_samples_kstacks(df, stacks_fd, k, n, ks);
-	err = err ?: put_ustacks(df, stacks_fd, procs, k, n, &u, &nu);
+	err = stackstore_samples(st, &k, &counts, &n);
+	err = err ?: put_samples_kstacks(df, st, k, n, ks);
+	err = err ?: put_ustacks(df, st, procs, k, n, &u, &nu);
 	for (i = 0; i < n && !err; i++)
 		err = put_sample(df, &k[i], counts[i], u, nu);
 	if (!err && runs) {

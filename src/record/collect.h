@@ -11,6 +11,7 @@ struct datafile;
 struct ksyms;
 struct procs;
 struct run_deltas;
+struct stackstore;
 
 /* Sum the per-CPU counters map into totals[KP_CNT_MAX]. */
 int collect_counters(int fd, __u64 *totals);
@@ -43,19 +44,20 @@ int collect_latency(struct datafile *df, int fd, const char *kind, __u32 nkeys, 
 /* Every key and value of a BPF hash map, in two arrays the caller frees. */
 int collect_dump(int fd, size_t ksz, size_t vsz, void **keys, void **vals, size_t *n);
 /* Frames of these kernel stack ids (sorted and deduplicated in place) and their symbols. */
-int collect_kstacks(struct datafile *df, int fd, __s32 *ids, size_t n, const struct ksyms *ks);
+int collect_kstacks(struct datafile *df, const struct stackstore *st, __s32 *ids, size_t n,
+		    const struct ksyms *ks);
 /*
- * The samples map; with runs, what each run added to it as run_samples rows,
- * the last one's (run) from this same dump.
+ * The samples and their stacks; with runs, what each run added as
+ * run_samples rows, the last one's (run) from this same read.
  */
-int collect_samples(struct datafile *df, int samples_fd, int stacks_fd, struct procs *procs,
+int collect_samples(struct datafile *df, const struct stackstore *st, struct procs *procs,
 		    const struct ksyms *ks, struct run_deltas *runs, unsigned int run);
 
 /*
  * record --repeat: the BPF maps only ever grow over all runs, so what a run
  * added is the difference between the maps at its end and at the previous
- * run's end.  Call them once per run and kind, in run order; the samples map
- * of the last run goes to collect_samples instead.
+ * run's end.  Call them once per run and kind, in run order; the samples
+ * of the last run go to collect_samples instead.
  */
 int collect_deltas_new(struct run_deltas **out);
 void collect_deltas_free(struct run_deltas *r);
@@ -65,7 +67,7 @@ void collect_deltas_free(struct run_deltas *r);
  */
 int collect_run_latency(struct run_deltas *r, struct datafile *df, unsigned int run,
 			const char *kind, int fd, __u32 nkeys, lat_name_fn name, void *ctx);
-/* Keep what each key of the samples map gained in this run, for collect_samples. */
-int collect_run_samples(struct run_deltas *r, int fd, unsigned int run);
+/* Keep what each sample key gained in this run, for collect_samples. */
+int collect_run_samples(struct run_deltas *r, const struct stackstore *st, unsigned int run);
 
 #endif

@@ -17,9 +17,14 @@
 #include "record/procs.h"
 #include "record/record.h"
 #include "record/session.h"
+#include "record/stackstore.h"
+#include "record/ustack_dwarf.h"
 #include "record.skel.h"
 
-enum { SRC_SIGNAL, SRC_TARGET, SRC_PROCS };
+enum { SRC_SIGNAL, SRC_TARGET, SRC_PROCS, SRC_RING };
+
+/* the ring buffer is drained this often, and whenever it is a quarter full */
+#define RING_TICK_NS 100000000ULL
 
 __u64 events_now(void)
 {
@@ -45,6 +50,7 @@ int events_setup(struct session *s)
 		return -errno;
 	err = watch(s->epfd, s->sigfd, SRC_SIGNAL);
 	err = err ?: watch(s->epfd, s->pidfd, SRC_TARGET);
+	err = err ?: watch(s->epfd, stackstore_fd(s->stacks), SRC_RING);
 	return err ?: watch(s->epfd, procs_fd(s->procs), SRC_PROCS);
 }
 
@@ -55,9 +61,11 @@ int events_watch_target(struct session *s)
 
 __u64 events_lost(struct session *s)
 {
-	__u64 n = procs_lost(s->procs);
+	__u64 n = procs_lost(s->procs) + stackstore_bad(s->stacks);
 	int i;
 
+	if (s->dwarf)
+		n += ustack_dwarf_failed(s->dwarf);
 	for (i = KP_CNT_LOST_KSTACK; i < KP_CNT_MAX; i++)
 		n += s->counts[i];
 	return n;
@@ -90,6 +98,16 @@ int events_drain_procs(struct session *s)
 	return n < 0 ? n : 0;
 }
 
+int events_drain_ring(struct session *s)
+{
+	/* first the mmaps, execs and forks: dwarf stacks are unwound in those address spaces */
+	int n = s->dwarf ? procs_drain(s->procs) : 0;
+
+	if (n >= 0)
+		n = stackstore_drain(s->stacks);
+	return n < 0 ? n : 0;
+}
+
 int events_handle(struct session *s, __u32 tag)
 {
 	struct signalfd_siginfo si;
@@ -103,6 +121,8 @@ int events_handle(struct session *s, __u32 tag)
 	case SRC_TARGET:
 		s->end = END_EXITED;
 		return 1;
+	case SRC_RING:
+		return events_drain_ring(s);
 	default:
 		return events_drain_procs(s);
 	}
@@ -115,12 +135,24 @@ bool events_signal_waiting(const struct session *s)
 	return poll(&p, 1, 0) == 1;
 }
 
+/* Every RING_TICK_NS: the ring drained, and once a second the progress line. */
+static int on_tick(struct session *s, __u64 now, __u64 *tick, __u64 *shown)
+{
+	if (now < *tick)
+		return 0;
+	*tick = now + RING_TICK_NS;
+	if (!s->o->quiet && isatty(STDERR_FILENO) && now - *shown >= 1000000000ULL) {
+		progress(s, now);
+		*shown = now;
+	}
+	return events_drain_ring(s);
+}
+
 int events_loop(struct session *s)
 {
 	const struct record_opts *o = s->o;
-	__u64 start = s->wall_ns, now = events_now(), tick = now + 1000000000ULL, until;
+	__u64 start = s->wall_ns, now = events_now(), tick = now + RING_TICK_NS, shown = now, until;
 	__u64 deadline = o->duration > 0 ? start + (__u64)(o->duration * 1e9) : 0;
-	bool show = !o->quiet && isatty(STDERR_FILENO);
 	struct epoll_event ev[4];
 	int n, i, r;
 
@@ -140,10 +172,8 @@ int events_loop(struct session *s)
 			s->end = END_DURATION;
 			return 0;
 		}
-		if (now >= tick) {
-			if (show)
-				progress(s, now);
-			tick += 1000000000ULL;
-		}
+		r = on_tick(s, now, &tick, &shown);
+		if (r)
+			return r;
 	}
 }

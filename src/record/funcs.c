@@ -25,6 +25,7 @@
 #include "record/funcresolve.h"
 #include "record/funcs.h"
 #include "record/inline_probes.h"
+#include "record/stackstore.h"
 #include "util/array.h"
 
 enum method { M_FENTRY, M_KPROBE, M_KPROBE_MULTI, M_INLINE_KPROBE, M_SAMPLES };
@@ -137,7 +138,8 @@ static int open_copy(struct funcs *f, struct funcs_bpf **out)
 		      ?: reuse(o->maps.systab, f->rec->maps.systab)
 		      ?: reuse(o->maps.threads, f->rec->maps.threads);
 	err = err ?: reuse(o->maps.counters, f->rec->maps.counters);
-	err = err ?: reuse(o->maps.stacks, f->rec->maps.stacks);
+	err = err ?: reuse(o->maps.events, f->rec->maps.events);
+	err = err ?: reuse(o->maps.stacks_sent, f->rec->maps.stacks_sent);
 	if (!err && f->owner) {
 		err = reuse(o->maps.func_lat, f->owner->maps.func_lat);
 		err = err ?: reuse(o->maps.func_nr, f->owner->maps.func_nr);
@@ -633,7 +635,9 @@ static int put_by_nr(struct datafile *df, const struct funcs *f)
 	return err;
 }
 
-static int put_by_stack(struct datafile *df, const struct funcs *f, const struct ksyms *ks)
+/* Stack hashes become the store's ids, which the samples' stacks have too. */
+static int put_by_stack(struct datafile *df, const struct funcs *f, const struct stackstore *st,
+			const struct ksyms *ks)
 {
 	struct kp_func_by_stack *k;
 	struct kp_func_split *v;
@@ -643,15 +647,14 @@ static int put_by_stack(struct datafile *df, const struct funcs *f, const struct
 
 	err = collect_dump(bpf_map__fd(f->owner->maps.func_stack), sizeof(*k), sizeof(*v),
 			   (void **)&k, (void **)&v, &n);
-	for (i = 0; i < n && !err; i++)
-		err = recording_put_func_stack(df, k[i].func, k[i].kstack, v[i].calls,
-					       v[i].total_ns);
 	ids = err ? NULL : malloc((n + 1) * sizeof(*ids));
 	if (!err && !ids)
 		err = -ENOMEM;
-	for (i = 0; !err && i < n; i++)
-		ids[i] = k[i].kstack;
-	err = err ?: collect_kstacks(df, bpf_map__fd(f->rec->maps.stacks), ids, n, ks);
+	for (i = 0; i < n && !err; i++) {
+		ids[i] = stackstore_id(st, k[i].kstack);
+		err = recording_put_func_stack(df, k[i].func, ids[i], v[i].calls, v[i].total_ns);
+	}
+	err = err ?: collect_kstacks(df, st, ids, n, ks);
 	free(ids);
 	free(k);
 	free(v);
@@ -698,7 +701,8 @@ static __u64 recursion_misses(const struct funcs *f)
 	return n;
 }
 
-int funcs_collect(struct funcs *f, struct datafile *df, const struct ksyms *ks)
+int funcs_collect(struct funcs *f, struct datafile *df, const struct stackstore *st,
+		  const struct ksyms *ks)
 {
 	size_t i;
 	int err = 0;
@@ -718,7 +722,7 @@ int funcs_collect(struct funcs *f, struct datafile *df, const struct ksyms *ks)
 		      ?: collect_latency(df, bpf_map__fd(f->owner->maps.func_lat), "func",
 					 funcs_count(f), func_name, f);
 	err = err ?: put_by_nr(df, f);
-	err = err ?: put_by_stack(df, f, ks);
+	err = err ?: put_by_stack(df, f, st, ks);
 	err = err ?: put_by_ctx(df, f);
 	return err ?: recording_put_counter(df, "lost_func_recursion", recursion_misses(f));
 }

@@ -12,6 +12,7 @@
 struct bpf_object;
 struct datafile;
 struct ksyms;
+struct stackstore;
 struct record_bpf;
 struct funcs;
 
@@ -35,7 +36,8 @@ int funcs_attach(struct funcs **out, const struct func_opts *o, const struct ksy
 		 struct record_bpf *rec, char *why, size_t len);
 /* Stop the probes; what they counted stays readable. */
 void funcs_detach(struct funcs *f);
-int funcs_collect(struct funcs *f, struct datafile *df, const struct ksyms *ks);
+int funcs_collect(struct funcs *f, struct datafile *df, const struct stackstore *st,
+		  const struct ksyms *ks);
 void funcs_free(struct funcs *f);
 /* The func_lat map (struct kp_lat per function id), or -ENOENT when nothing is timed. */
 int funcs_lat_fd(const struct funcs *f);

@@ -13,9 +13,8 @@
 #include "record/limits.h"
 #include "record.skel.h"
 
-/* The kernel's own bookkeeping per element: hash elements and stack buckets (approximate). */
-#define HTAB_ELEM_BYTES	   48
-#define STACK_BUCKET_BYTES 16
+/* The kernel's own bookkeeping per hash element (approximate). */
+#define HTAB_ELEM_BYTES 48
 
 static unsigned long long pow2_at_least(unsigned long long n)
 {
@@ -31,15 +30,15 @@ static unsigned long long round8(unsigned long long n)
 	return (n + 7) & ~7ULL;
 }
 
-/* What the kernel allocates for m as it is sized now (kernel/bpf/stackmap.c, hashtab.c). */
+/* What the kernel allocates for m as it is sized now (kernel/bpf/hashtab.c, ringbuf.c). */
 static unsigned long long map_bytes(const struct bpf_map *m)
 {
 	unsigned long long n = bpf_map__max_entries(m), cpus = libbpf_num_possible_cpus();
 	unsigned long long key = round8(bpf_map__key_size(m)), val = round8(bpf_map__value_size(m));
 
 	switch (bpf_map__type(m)) {
-	case BPF_MAP_TYPE_STACK_TRACE:
-		return pow2_at_least(n) * sizeof(void *) + n * (STACK_BUCKET_BYTES + val);
+	case BPF_MAP_TYPE_RINGBUF:
+		return n;
 	case BPF_MAP_TYPE_PERCPU_HASH:
 		return pow2_at_least(n) * 16 + n * (HTAB_ELEM_BYTES + key + 8 + val * cpus);
 	case BPF_MAP_TYPE_ARRAY:
@@ -68,48 +67,66 @@ static unsigned long long mem_available(void)
 	return kb * 1024;
 }
 
-static int too_big(const char *opt, unsigned int v, unsigned long long need,
-		   unsigned long long avail, char *why, size_t len)
+/* An option sizing BPF maps, and what they take as sized. */
+struct limit {
+	const char *opt;
+	unsigned int v;
+	unsigned long long bytes;
+};
+
+static int too_big(const struct limit *l, unsigned long long avail, char *why, size_t len)
 {
 	snprintf(why, len,
 		 "%s %u needs %.1f MiB of kernel memory for its BPF maps, more than half of the "
 		 "%.1f MiB available (MemAvailable in /proc/meminfo): give a smaller %s",
-		 opt, v, need / 1048576.0, avail / 1048576.0, opt);
+		 l->opt, l->v, l->bytes / 1048576.0, avail / 1048576.0, l->opt);
 	return -ENOMEM;
 }
 
 /* Each alone fits, all maps together do not: name the option with the largest share. */
-static int too_big_together(unsigned int max_stacks, unsigned int max_tasks, bool stacks_larger,
+static int too_big_together(const struct limit *l, size_t n, const struct limit *largest,
 			    unsigned long long total, unsigned long long avail, char *why,
 			    size_t len)
 {
-	snprintf(why, len,
-		 "--max-stacks %u and --max-tasks %u need %.1f MiB of kernel memory for the BPF "
-		 "maps together, more than half of the %.1f MiB available (MemAvailable in "
-		 "/proc/meminfo): give a smaller %s",
-		 max_stacks, max_tasks, total / 1048576.0, avail / 1048576.0,
-		 stacks_larger ? "--max-stacks" : "--max-tasks");
+	size_t i, off = 0;
+
+	for (i = 0; i < n && off < len; i++)
+		off += snprintf(why + off, len - off, "%s%s %u",
+				i ? (i + 1 < n ? ", " : " and ") : "", l[i].opt, l[i].v);
+	if (off < len)
+		snprintf(
+			why + off, len - off,
+			" need %.1f MiB of kernel memory for the BPF maps together, more than half "
+			"of the %.1f MiB available (MemAvailable in /proc/meminfo): give a smaller %s",
+			total / 1048576.0, avail / 1048576.0, largest->opt);
 	return -ENOMEM;
 }
 
-int limits_check(const struct record_bpf *skel, unsigned int max_stacks, unsigned int max_tasks,
-		 char *why, size_t len)
+int limits_check(const struct record_bpf *skel, unsigned int ring_mib, unsigned int max_stacks,
+		 unsigned int max_tasks, char *why, size_t len)
 {
-	unsigned long long avail = mem_available(), stacks, tasks, total = 0;
+	struct limit l[] = {
+		{"--ring-size", ring_mib, map_bytes(skel->maps.events)},
+		{"--max-stacks", max_stacks, map_bytes(skel->maps.stacks_sent)},
+		{"--max-tasks", max_tasks,
+		 map_bytes(skel->maps.tree) + map_bytes(skel->maps.systab)},
+	};
+	unsigned long long avail = mem_available(), total = 0;
+	const struct limit *largest = &l[0];
 	const struct bpf_map *m;
+	size_t i;
 
 	/* without /proc/meminfo there is nothing to compare with: the kernel still says no */
 	if (!avail)
 		return 0;
 	bpf_object__for_each_map (m, skel->obj)
 		total += map_bytes(m);
-	stacks = map_bytes(skel->maps.stacks) + map_bytes(skel->maps.samples);
-	tasks = map_bytes(skel->maps.tree) + map_bytes(skel->maps.systab);
 	if (total <= avail / 2)
 		return 0;
-	if (stacks > avail / 2 && stacks >= tasks)
-		return too_big("--max-stacks", max_stacks, stacks, avail, why, len);
-	if (tasks > avail / 2)
-		return too_big("--max-tasks", max_tasks, tasks, avail, why, len);
-	return too_big_together(max_stacks, max_tasks, stacks >= tasks, total, avail, why, len);
+	for (i = 1; i < sizeof(l) / sizeof(l[0]); i++)
+		if (l[i].bytes > largest->bytes)
+			largest = &l[i];
+	if (largest->bytes > avail / 2)
+		return too_big(largest, avail, why, len);
+	return too_big_together(l, sizeof(l) / sizeof(l[0]), largest, total, avail, why, len);
 }

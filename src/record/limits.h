@@ -8,11 +8,11 @@
 struct record_bpf;
 
 /*
- * Whether the maps --max-stacks and --max-tasks size (as set in the opened,
- * not yet loaded skel) fit in half of MemAvailable: 0, or -ENOMEM with why
- * naming the option and the memory it would need.
+ * Whether the maps --ring-size, --max-stacks and --max-tasks size (as set in
+ * the opened, not yet loaded skel) fit in half of MemAvailable: 0, or
+ * -ENOMEM with why naming the option and the memory it would need.
  */
-int limits_check(const struct record_bpf *skel, unsigned int max_stacks, unsigned int max_tasks,
-		 char *why, size_t len);
+int limits_check(const struct record_bpf *skel, unsigned int ring_mib, unsigned int max_stacks,
+		 unsigned int max_tasks, char *why, size_t len);
 
 #endif

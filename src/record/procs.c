@@ -564,6 +564,24 @@ int procs_resolve(struct procs *p, pid_t tgid, __u64 ip, struct ufrm *out)
 	return 0;
 }
 
+__u64 procs_space(const struct procs *p, pid_t tgid)
+{
+	const struct proc *pr = proc_find(p, tgid);
+
+	return pr ? (__u64)(uintptr_t)pr->as : 0;
+}
+
+int procs_map_at(const struct procs *p, pid_t tgid, __u64 ip, struct proc_map *out)
+{
+	const struct proc *pr = proc_find(p, tgid);
+	const struct pmap *m = pr ? as_lookup(p, pr->as, ip) : NULL;
+
+	if (!m)
+		return -ENOENT;
+	*out = (struct proc_map){m->pid, m->start, m->end, m->pgoff, m->path, m->bid};
+	return 0;
+}
+
 /* The build id of a file mapped by a snapshot, read once per path. */
 static const char *snap_bid(struct procs *p, const char *path)
 {

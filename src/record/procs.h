@@ -57,6 +57,13 @@ int procs_record(struct procs *p, const struct perf_event_header *h, __u64 time)
 __u64 procs_lost(const struct procs *p);
 /* Resolve a user ip of process tgid; 0 on success (out->sym may be NULL), -ENOENT unmapped. */
 int procs_resolve(struct procs *p, pid_t tgid, __u64 ip, struct ufrm *out);
+/*
+ * The address space process tgid has now, as a number that names it while
+ * p lives (an exec gives the process a new one); 0 for a process unknown.
+ */
+__u64 procs_space(const struct procs *p, pid_t tgid);
+/* The mapping of ip in process tgid now; 0, or -ENOENT. */
+int procs_map_at(const struct procs *p, pid_t tgid, __u64 ip, struct proc_map *out);
 int procs_for_each_task(struct procs *p, int (*fn)(const struct proc_task *t, void *ctx),
 			void *ctx);
 int procs_for_each_map(struct procs *p, int (*fn)(const struct proc_map *m, void *ctx), void *ctx);

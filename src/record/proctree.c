@@ -229,6 +229,10 @@ int proctree_wait(struct session *s)
 		n = epoll_wait(s->epfd, ev, 4, 10);
 		if (n < 0 && errno != EINTR)
 			return -errno;
+		/* the ring wakes us only when a quarter full: a long wait drains it too */
+		r = events_drain_ring(s);
+		if (r)
+			return r;
 		for (i = 0; i < n; i++) {
 			r = events_handle(s, ev[i].data.u32);
 			if (r < 0)

@@ -22,6 +22,8 @@
 #include "record/procs.h"
 #include "record/record.h"
 #include "record/session.h"
+#include "record/stackstore.h"
+#include "record/ustack_dwarf.h"
 #include "record.skel.h"
 #include "symbols/ksyms.h"
 
@@ -68,11 +70,18 @@ static int load_bpf(struct session *s)
 	bpf_program__set_autoload(skel->progs.kp_sys_enter, !o->no_syscalls);
 	bpf_program__set_autoload(skel->progs.kp_sys_exit, !o->no_syscalls);
 	bpf_program__set_autoattach(skel->progs.kp_fork, false);
-	err = bpf_map__set_max_entries(skel->maps.stacks, o->max_stacks);
-	err = err ?: bpf_map__set_max_entries(skel->maps.samples, o->max_stacks);
+	skel->rodata->dwarf_size = o->dwarf_size;
+	err = bpf_map__set_max_entries(skel->maps.events, o->ring_mib << 20);
+	err = err ?: bpf_map__set_max_entries(skel->maps.stacks_sent, o->max_stacks);
+	/* fp: the dwarf buffers are never used, one will do */
+	err = err
+		      ?: bpf_map__set_max_entries(skel->maps.sample_dwarf,
+						  o->dwarf_size ? libbpf_num_possible_cpus() : 1);
 	err = err ?: bpf_map__set_max_entries(skel->maps.tree, o->max_tasks);
 	err = err ?: bpf_map__set_max_entries(skel->maps.systab, 1U << skel->rodata->sys_bits);
-	err = err ?: limits_check(skel, o->max_stacks, o->max_tasks, s->why, sizeof(s->why));
+	err = err
+		      ?: limits_check(skel, o->ring_mib, o->max_stacks, o->max_tasks, s->why,
+				      sizeof(s->why));
 	err = err ?: record_bpf__load(skel);
 	if (err) {
 		record_bpf__destroy(skel);
@@ -93,6 +102,9 @@ static int prepare(struct session *s)
 		return err;
 	s->stage = STAGE_FOLLOW;
 	err = procs_new(&s->procs);
+	if (!err && s->o->dwarf_size)
+		err = ustack_dwarf_new(&s->dwarf, s->procs);
+	err = err ?: stackstore_new(&s->stacks, s->skel->maps.events, s->dwarf);
 	err = err ?: collect_deltas_new(&s->deltas);
 	if (err)
 		return err;
@@ -160,6 +172,7 @@ static int go(struct session *s)
 		proctree_kill_rest(s);
 	record_bpf__detach(s->skel);
 	err = err ?: events_drain_procs(s);
+	err = err ?: events_drain_ring(s);
 	if (err)
 		return err;
 	s->stage = STAGE_WRITE;
@@ -362,6 +375,8 @@ int record_run(const struct record_opts *o)
 	ksyms_free(s.ks);
 	collect_deltas_free(s.deltas);
 	record_bpf__destroy(s.skel);
+	stackstore_free(s.stacks);
+	ustack_dwarf_free(s.dwarf);
 	procs_free(s.procs);
 	workload_close(&s.wl);
 	if (s.epfd >= 0)

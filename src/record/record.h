@@ -20,8 +20,10 @@ struct record_opts {
 	unsigned int freq;
 	unsigned int max_stacks;
 	unsigned int max_tasks;
-	unsigned int repeat; /* runs of the command (--repeat) */
-	char **argv;	     /* the command, NULL with -p / -a alone */
+	unsigned int ring_mib;	 /* the ring buffer of samples and stacks (--ring-size) */
+	unsigned int dwarf_size; /* --call-graph dwarf: user stack bytes copied; 0: fp */
+	unsigned int repeat;	 /* runs of the command (--repeat) */
+	char **argv;		 /* the command, NULL with -p / -a alone */
 	struct func_opts func;
 };
 

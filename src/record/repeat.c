@@ -99,7 +99,8 @@ static int end_run(struct session *s)
 	err = collect_run_latency(s->deltas, s->df, s->run, "syscall",
 				  bpf_map__fd(s->skel->maps.syscall_lat), KP_MAX_SYSCALLS, NULL,
 				  NULL);
-	err = err ?: collect_run_samples(s->deltas, bpf_map__fd(s->skel->maps.samples), s->run);
+	err = err ?: events_drain_ring(s);
+	err = err ?: collect_run_samples(s->deltas, s->stacks, s->run);
 	return err ?: repeat_put_run(s);
 }
 

@@ -18,6 +18,8 @@
 #include "record/procs.h"
 #include "record/record.h"
 #include "record/session.h"
+#include "record/stackstore.h"
+#include "record/ustack_dwarf.h"
 #include "record.skel.h"
 #include "symbols/ksyms.h"
 #include "util/syscalls.h"
@@ -81,6 +83,11 @@ static int record_meta(struct session *s, struct kv_list *meta, const struct ksy
 	err = err ?: kv_add(meta, "sampling.event", "cpu-clock");
 	err = err ?: kv_add(meta, "sampling.freq_hz", "%u", o->freq);
 	err = err ?: kv_add(meta, "sampling.max_stacks", "%u", o->max_stacks);
+	err = err ?: kv_add(meta, "sampling.ring_mib", "%u", o->ring_mib);
+	if (o->dwarf_size)
+		err = err ?: kv_add(meta, "sampling.call_graph", "dwarf,%u", o->dwarf_size);
+	else
+		err = err ?: kv_add(meta, "sampling.call_graph", "fp");
 	if (!err && stext)
 		err = kv_add(meta, "kernel.stext", "0x%llx", (unsigned long long)stext->addr);
 	if (!err && o->argv) {
@@ -129,9 +136,8 @@ static int write_samples(struct session *s)
 	if (!s->ks)
 		ksyms_load(&s->ks, NULL);
 	ks = s->probed_ks ?: s->ks;
-	err = collect_samples(s->df, bpf_map__fd(s->skel->maps.samples),
-			      bpf_map__fd(s->skel->maps.stacks), s->procs, ks, s->deltas, s->run);
-	err = err ?: funcs_collect(s->funcs, s->df, ks);
+	err = collect_samples(s->df, s->stacks, s->procs, ks, s->deltas, s->run);
+	err = err ?: funcs_collect(s->funcs, s->df, s->stacks, ks);
 	err = err ?: record_meta(s, &meta, ks);
 	err = err ?: recording_put_meta(s->df, &meta);
 	kv_list_free(&meta);
@@ -157,6 +163,15 @@ int save_data(struct session *s)
 		err = collect_write_stats(df, &st) ?: err;
 	}
 	err = err ?: recording_put_counter(df, "lost_sideband_records", procs_lost(s->procs));
+	err = err ?: recording_put_counter(df, "lost_stacks_unknown", stackstore_bad(s->stacks));
+	if (s->dwarf) {
+		err = err
+			      ?: recording_put_counter(df, "lost_user_stacks_unwind",
+						       ustack_dwarf_failed(s->dwarf));
+		err = err
+			      ?: recording_put_counter(df, "lost_user_stacks_truncated",
+						       ustack_dwarf_truncated(s->dwarf));
+	}
 	err = err
 		      ?: collect_run_latency(s->deltas, df, s->run, "syscall",
 					     bpf_map__fd(s->skel->maps.syscall_lat),

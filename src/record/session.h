@@ -56,6 +56,8 @@ struct session {
 	struct ksyms *probed_ks;
 	char why[512]; /* what --func needs, when it cannot probe */
 	struct procs *procs;
+	struct stackstore *stacks;  /* samples and stacks, from the ring buffer */
+	struct ustack_dwarf *dwarf; /* --call-graph dwarf: the user stacks' unwinder */
 	struct workload wl;
 	struct datafile *df;
 	sigset_t sigs;
@@ -87,6 +89,8 @@ int events_loop(struct session *s);
 int events_handle(struct session *s, __u32 tag);
 bool events_signal_waiting(const struct session *s);
 int events_drain_procs(struct session *s);
+/* Take in what the ring buffer holds (samples and stacks). */
+int events_drain_ring(struct session *s);
 /* Records lost, whatever the reason. */
 __u64 events_lost(struct session *s);
 /* End the progress line, if one is on the terminal. */

@@ -1,5 +1,5 @@
 #!/bin/bash
-# BPF maps sized by --max-stacks / --max-tasks are checked against the
+# BPF maps sized by --ring-size / --max-stacks / --max-tasks are checked against the
 # memory available (MemAvailable, here a copy of /proc/meminfo with 512 MiB
 # bound over it in a mount namespace) before they are created: refused at
 # once with one line naming the option and the memory, the workload never
@@ -21,15 +21,16 @@ limited() {
 	[ ! -e ran ] || fail "$*: the workload ran"
 	[ $(($(date +%s%N) - t0)) -lt 2000000000 ] || fail "$*: not refused at once"
 }
-limited 1 "kprotperf record: --max-stacks 1048576 needs 1144.0 MiB of kernel memory for its BPF maps, more than half of the 512.0 MiB available (MemAvailable in /proc/meminfo): give a smaller --max-stacks" \
-	--max-stacks 1048576
+limited 1 "kprotperf record: --ring-size 2048 needs 2048.0 MiB of kernel memory for its BPF maps, more than half of the 512.0 MiB available (MemAvailable in /proc/meminfo): give a smaller --ring-size" \
+	--ring-size 2048
 limited 1 "kprotperf record: --max-tasks 4194304 needs 704.0 MiB of kernel memory for its BPF maps, more than half of the 512.0 MiB available (MemAvailable in /proc/meminfo): give a smaller --max-tasks" \
 	--max-tasks 4194304
-# each fits in half of 512 MiB alone (143 and 176 MiB), not both together: the larger is
+# each fits in half of 512 MiB alone (128 and 176 MiB), not both together: the larger is
 # named; the total holds per-CPU maps, so its number depends on the machine
-limited 1 "kprotperf record: --max-stacks 131072 and --max-tasks 1048576 need N MiB of kernel memory for the BPF maps together, more than half of the 512.0 MiB available (MemAvailable in /proc/meminfo): give a smaller --max-tasks" \
-	--max-stacks 131072 --max-tasks 1048576
+limited 1 "kprotperf record: --ring-size 128, --max-stacks 16384 and --max-tasks 1048576 need N MiB of kernel memory for the BPF maps together, more than half of the 512.0 MiB available (MemAvailable in /proc/meminfo): give a smaller --max-tasks" \
+	--ring-size 128 --max-tasks 1048576
 limited 2 "kprotperf record: invalid --max-stacks '16777216': expected 64..1048576" --max-stacks 16777216
+limited 2 "kprotperf record: invalid --ring-size '3': expected a power of two, 1..2048 (MiB)" --ring-size 3
 [ ! -e l.data ] && ! ls | grep -q '\.tmp\.' || fail "a file was left at -o: $(ls)"
 # the defaults fit in far less
 unshare -m sh -c 'mount --bind "$0" /proc/meminfo && exec "$@"' "$TMP/meminfo" \

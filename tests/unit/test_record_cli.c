@@ -107,6 +107,33 @@ static void test_long_only(void **state)
 	assert_int_equal(PARSE(&o, "--func"), -EINVAL);
 }
 
+/* --call-graph as perf spells it; the ring's default follows it */
+static void test_call_graph_and_ring(void **state)
+{
+	struct record_opts o;
+
+	assert_int_equal(PARSE(&o, "true"), 0);
+	assert_int_equal(o.dwarf_size, 0);
+	assert_int_equal(o.ring_mib, 8);
+	assert_int_equal(PARSE(&o, "--call-graph", "dwarf", "true"), 0);
+	assert_int_equal(o.dwarf_size, 8192);
+	assert_int_equal(o.ring_mib, 64);
+	assert_int_equal(PARSE(&o, "--call-graph=dwarf,16384", "--ring-size", "256", "true"), 0);
+	assert_int_equal(o.dwarf_size, 16384);
+	assert_int_equal(o.ring_mib, 256);
+	assert_int_equal(PARSE(&o, "--call-graph", "dwarf", "--call-graph", "fp", "true"), 0);
+	assert_int_equal(o.dwarf_size, 0);
+	assert_int_equal(o.ring_mib, 8);
+	assert_int_equal(PARSE(&o, "--call-graph", "lbr", "true"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--call-graph", "dwarf,", "true"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--call-graph", "dwarf,12", "true"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--call-graph", "dwarf,65536", "true"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--call-graph", "dwarfx", "true"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--ring-size", "3", "true"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--ring-size", "4096", "true"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--ring-size", "0", "true"), -EINVAL);
+}
+
 static void test_repeat(void **state)
 {
 	struct record_opts o;
@@ -139,6 +166,7 @@ int main(void)
 		cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_rejects),
 		cmocka_unit_test(test_long_only),
+		cmocka_unit_test(test_call_graph_and_ring),
 		cmocka_unit_test(test_repeat),
 	};
 
