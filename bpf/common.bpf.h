@@ -272,8 +272,9 @@ static __always_inline __u64 stack_ref(void *ctx, struct kp_rec_stack *r, __u64 
 	size = offsetof(struct kp_rec_stack, ips) + (__u64)len;
 	if (size > sizeof(*r))
 		return 0;
+	/* the sample is kept all the same, with this stack lost */
 	if (bpf_ringbuf_output(&events, r, size, ring_flags())) {
-		count(KP_CNT_LOST_RING);
+		count(lost);
 		return 0;
 	}
 	bpf_map_update_elem(&stacks_sent, &r->hash, &one, BPF_ANY);

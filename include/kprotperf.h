@@ -21,13 +21,13 @@ enum kp_counter {
 	KP_CNT_FAULTS_USER,   /* page faults from user mode */
 	KP_CNT_FAULTS_KERNEL, /* page faults from kernel mode */
 	/* lost or degraded data: every one is saved and reported */
-	KP_CNT_LOST_KSTACK,	/* kernel stack unavailable in kernel mode */
-	KP_CNT_LOST_USTACK,	/* user stack unavailable */
-	KP_CNT_LOST_RING,	/* ring buffer full: a sample or a stack dropped */
-	KP_CNT_LOST_THREADS,	/* no room for a thread in systab: its syscalls lost */
-	KP_CNT_LOST_TREE,	/* tree map full: a child process not followed */
-	KP_CNT_LOST_NR,		/* syscall number out of range */
-	KP_CNT_LOST_FUNC_MAP,	/* --func: a map was full */
+	KP_CNT_LOST_KSTACK,   /* kernel stack unavailable in kernel mode, or no room in the ring */
+	KP_CNT_LOST_USTACK,   /* user stack unavailable, or no room in the ring */
+	KP_CNT_LOST_RING,     /* ring buffer full: a sample dropped (a stack: LOST_*STACK) */
+	KP_CNT_LOST_THREADS,  /* no room for a thread in systab: its syscalls lost */
+	KP_CNT_LOST_TREE,     /* tree map full: a child process not followed */
+	KP_CNT_LOST_NR,	      /* syscall number out of range */
+	KP_CNT_LOST_FUNC_MAP, /* --func: a map was full */
 	KP_CNT_LOST_FUNC_DEPTH, /* --func: nested deeper than KP_FUNC_DEPTH */
 	KP_CNT_FUNC_UNMATCHED,	/* --func: a return without its entry (entry not seen) */
 	KP_CNT_MAX,
