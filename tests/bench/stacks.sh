@@ -6,7 +6,8 @@
 # both CPUs at -F 999, BENCH_STACK_SEC seconds each, default 10):
 #   fp      kprotperf record (frame pointers)  vs  perf record -g
 #   dwarf   kprotperf record --call-graph dwarf  vs  perf record --call-graph dwarf
-# For each: samples of xz in both, lost stacks, liblzma's share of the
+# For each: samples of xz in both, what kprotperf lost (samples, stacks) and
+# the user stacks it truncated (dwarf: unwinding stopped early), liblzma's share of the
 # samples, the median user stack depth and the data file sizes with their
 # ratio.  Goals (issue 14): dwarf depth within 20% of perf's, data file at
 # most 0.2x perf.data; a missed goal prints MISSED and is no failure.
@@ -45,17 +46,20 @@ one() {
 			ok = kd >= 0.8 * pd && kd <= 1.2 * pd && k <= 0.2 * p
 			print ok ? "goals met" : "MISSED (depth within 20%, size <= 0.2x)" }')
 	fi
-	printf '%-6s %8s %8s %6s %9s %9s %6s %6s %10s %12s %7s  %s\n' "$mode" \
+	printf '%-6s %8s %8s %6s %6s %9s %9s %6s %6s %10s %12s %7s  %s\n' "$mode" \
 		"$(sqlite3 k.data "SELECT SUM(count) FROM samples WHERE comm = 'xz'")" \
 		"$(perf script -i p.data -F comm 2> /dev/null | grep -c '^ *xz')" \
-		"$(sqlite3 k.data "SELECT SUM(value) FROM counters WHERE name LIKE 'lost%'")" \
+		"$(sqlite3 k.data "SELECT SUM(value) FROM counters WHERE name LIKE 'lost%'
+			AND name != 'lost_user_stacks_truncated'")" \
+		"$(sqlite3 k.data "SELECT COALESCE(SUM(value), 0) FROM counters
+			WHERE name = 'lost_user_stacks_truncated'")" \
 		"$(kp_share k.data xz liblzma)%" "$(perf_share p.data xz liblzma)%" \
 		"$(kp_depth k.data xz)" "$(perf_depth p.data xz)" "$ksz" "$psz" \
 		"$(awk -v k="$ksz" -v p="$psz" 'BEGIN {printf "%.3f", k / p}')" "$goal"
 }
 
 echo "stacks: two xz -9 loops for $SEC s at 999 Hz, kprotperf and perf on the same run"
-printf '%-6s %8s %8s %6s %9s %9s %6s %6s %10s %12s %7s\n' mode kp-smpl perf-smp kplost \
+printf '%-6s %8s %8s %6s %6s %9s %9s %6s %6s %10s %12s %7s\n' mode kp-smpl perf-smp kplost trunc \
 	kp-lzma perf-lzma kp-dep pf-dep kp-bytes perf-bytes ratio
 one fp "" -g
 one dwarf "--call-graph dwarf" "--call-graph dwarf"

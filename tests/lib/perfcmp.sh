@@ -15,8 +15,9 @@ EOS
 }
 
 # perf_share PERF.DATA COMM LIB: percent of COMM's samples whose leaf is in LIB
+# (-G: a recording with call graphs prints the sample's own line only)
 perf_share() {
-	perf script -i "$1" -F comm,ip,dso 2> /dev/null | awk -v c="$2" -v l="$3" \
+	perf script -G -i "$1" -F comm,ip,dso 2> /dev/null | awk -v c="$2" -v l="$3" \
 		'$1 == c {n++; if (index($NF, l)) k++} END {printf "%.2f\n", n ? 100 * k / n : 0}'
 }
 
