@@ -41,10 +41,8 @@ static __always_inline void count_syscall(void)
 		(*c)++;
 }
 
-static __always_inline void hist_add(__u64 *hist, __u64 v)
+static __always_inline void hist_inc(__u64 *hist, __u32 b)
 {
-	__u32 b = kp_hist_bucket(v);
-
 	/* keep clang from bounds-checking one register and indexing with a copy */
 	barrier_var(b);
 	if (b < KP_HIST_BUCKETS)
@@ -116,6 +114,7 @@ int BPF_PROG(kp_sys_exit, struct pt_regs *regs, long ret)
 	struct kp_sys *e = sys_find((__u64)regs);
 	__u64 now, total, oncpu;
 	struct kp_lat *lat;
+	__u32 b;
 
 	if (!e || !e->in_syscall)
 		return 0;
@@ -136,8 +135,12 @@ int BPF_PROG(kp_sys_exit, struct pt_regs *regs, long ret)
 	lat->oncpu_ns += oncpu;
 	if (total > lat->max_ns)
 		lat->max_ns = total;
-	hist_add(lat->hist, total);
-	hist_add(lat->oncpu_hist, oncpu);
+	b = kp_hist_bucket(total);
+	hist_inc(lat->hist, b);
+	/* a syscall that never left the CPU (most do): one bucket for both */
+	if (oncpu != total)
+		b = kp_hist_bucket(oncpu);
+	hist_inc(lat->oncpu_hist, b);
 	return 0;
 }
 
