@@ -22,7 +22,9 @@ enum {
 	OPT_NO_SYSCALLS,
 	OPT_BPF_STATS,
 	OPT_CALL_GRAPH,
-	OPT_RING_SIZE
+	OPT_RING_SIZE,
+	OPT_BLOCKS,
+	OPT_BLOCKS_LIMIT
 };
 
 static const struct options_entry entries[] = {
@@ -63,6 +65,18 @@ static const struct options_entry entries[] = {
 	 "a NAME no function matches is warned about, recorded as\n"
 	 "absent on this kernel, and the others are probed (when\n"
 	 "none matches: an error)"},
+	{OPT_BLOCKS, "blocks", "FUNC",
+	 "also count the basic blocks of kernel function FUNC (a name,\n"
+	 "or its one compiler clone; repeatable, up to 8): its running\n"
+	 "text is disassembled into a control-flow graph and a kprobe\n"
+	 "put at each block head; per block its executions, per edge\n"
+	 "and loop the counts they imply, per call the instructions\n"
+	 "executed and each loop's trips (split by slab cache); needs\n"
+	 "kprobes and /proc/kcore (else --vmlinux); a function inlined\n"
+	 "into all its callers is refused: pass a caller"},
+	{OPT_BLOCKS_LIMIT, "blocks-limit", "N",
+	 "at most N probes (blocks) per --blocks function (default 256,\n"
+	 "at most 1024): a function with more is refused"},
 	{OPT_STRICT, "strict", NULL, "refuse to record when any --func NAME matches nothing"},
 	{OPT_PROBE, "probe", "MODE",
 	 "how to probe --func: auto (default: fentry where possible,\n"
@@ -73,7 +87,8 @@ static const struct options_entry entries[] = {
 	{OPT_VMLINUX, "vmlinux", "PATH",
 	 "the kernel's vmlinux with DWARF (default: found by build-id\n"
 	 "or under /usr/lib/debug/boot, /boot, /lib/modules), for\n"
-	 "--func on inlined functions"},
+	 "--func on inlined functions, and --blocks' text when\n"
+	 "/proc/kcore cannot be read"},
 	{OPT_RING_SIZE, "ring-size", "MIB",
 	 "ring buffer for samples and stacks, in MiB, a power of two\n"
 	 "(default 8, with --call-graph dwarf 64; at most 2048); what\n"
@@ -119,6 +134,8 @@ static const struct options_number num_ring = {"--ring-size", 1, 2048, true,
 					       "expected a power of two, 1..2048 (MiB)"};
 static const struct options_number num_dwarf = {"--call-graph dwarf size", 8, 65528, true,
 						"expected 8..65528 bytes, a multiple of 8"};
+static const struct options_number num_blocks_limit = {"--blocks-limit", 1, KP_BLK_MAX, true,
+						       "expected 1..1024 probes"};
 /* pid_max's own limit */
 static const struct options_number num_tasks = {"--max-tasks", 64, 1 << 22, true,
 						"expected 64..4194304"};
@@ -214,6 +231,15 @@ static int set_arg(struct record_opts *o, int c, const char *arg)
 			return bad_arg("--func", arg, "too many --func options");
 		o->func.patterns[o->func.n++] = (char *)arg;
 		return 0;
+	case OPT_BLOCKS:
+		if (o->blocks.n == KP_BLK_FUNCS)
+			return bad_arg("--blocks", arg, "at most 8 --blocks functions");
+		o->blocks.funcs[o->blocks.n++] = arg;
+		return 0;
+	case OPT_BLOCKS_LIMIT:
+		err = options_num(&command, &num_blocks_limit, arg, &v);
+		o->blocks.limit = v;
+		return err;
 	case OPT_PROBE:
 		return parse_probe(arg, &o->func.mode);
 	case OPT_VMLINUX:
@@ -287,7 +313,8 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 	*o = (struct record_opts){.output = "kprotperf.data",
 				  .freq = KP_DEFAULT_FREQ_HZ,
 				  .max_stacks = 16384,
-				  .max_tasks = 8192};
+				  .max_tasks = 8192,
+				  .blocks.limit = BLOCKS_LIMIT_DEFAULT};
 	err = options_parse(&command, argc, argv, set_opt, o);
 	if (err)
 		return err;
@@ -302,6 +329,7 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 		return -EINVAL;
 	}
 	default_ring(o);
+	o->blocks.vmlinux = o->func.vmlinux;
 	return check_repeat(o);
 }
 

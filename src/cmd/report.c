@@ -10,9 +10,17 @@
 #include "cmd/options.h"
 #include "data/datafile.h"
 #include "report/report.h"
+#include "report/report_blocks.h"
 #include "symbols/kernel_dwarf.h"
 
-enum { O_HIST = OPTIONS_LONG_ONLY, O_INLINE, O_NO_INLINE, O_VMLINUX, O_JSON };
+enum { O_HIST = OPTIONS_LONG_ONLY, O_INLINE, O_NO_INLINE, O_VMLINUX, O_JSON, O_BLOCKS, O_FUNC };
+
+/* report's options, and the --blocks ones that report.h's need not know of */
+struct report_args {
+	struct report_opts o;
+	bool blocks;
+	const char *func;
+};
 
 static const struct options_entry entries[] = {
 	{'i', "input", "FILE", "the data file (same as the FILE argument)"},
@@ -28,6 +36,12 @@ static const struct options_entry entries[] = {
 	 "(self, total, share of the parent), the estimated time per\n"
 	 "parent call, and its latency when record --func timed it"},
 	{O_NO_INLINE, "no-inline", NULL, "no inlined functions in the kernel function table"},
+	{O_BLOCKS, "blocks", NULL,
+	 "what record --blocks counted: per function, its disassembly\n"
+	 "by basic block (executions, share of the instructions, source\n"
+	 "line, inline chain, branch ratios), its loops' trips per call\n"
+	 "(per slab cache) and its instructions per source line"},
+	{O_FUNC, "func", "NAME", "with --blocks: only function NAME (default: all)"},
 	{O_VMLINUX, "vmlinux", "PATH",
 	 "the recorded kernel's vmlinux with DWARF (default: found by\n"
 	 "build-id in /usr/lib/debug or kernel-build.sh's cache, or\n"
@@ -64,7 +78,8 @@ static int parse_sort(const char *arg, enum sort_key *k)
 
 static int set_opt(void *ctx, int key, const char *arg)
 {
-	struct report_opts *o = ctx;
+	struct report_args *a = ctx;
+	struct report_opts *o = &a->o;
 	double top = 0;
 	int err;
 
@@ -93,50 +108,90 @@ static int set_opt(void *ctx, int key, const char *arg)
 	case O_VMLINUX:
 		o->vmlinux = arg;
 		break;
+	case O_BLOCKS:
+		a->blocks = true;
+		break;
+	case O_FUNC:
+		a->func = arg;
+		break;
 	}
 	return 0;
 }
 
 /* 0: parsed, 1: help printed, <0: bad usage (already printed). */
-static int parse(int argc, char **argv, struct report_opts *o)
+static int parse(int argc, char **argv, struct report_args *a)
 {
 	int err;
 
-	*o = (struct report_opts){.input = "kprotperf.data", .top = 20, .inlines = true};
-	err = options_parse(&command, argc, argv, set_opt, o);
+	*a = (struct report_args){{.input = "kprotperf.data", .top = 20, .inlines = true}};
+	err = options_parse(&command, argc, argv, set_opt, a);
 	if (err)
 		return err;
-	return cli_input(argc, argv, "report", &o->input);
+	if (a->func && !a->blocks) {
+		fprintf(stderr, "kprotperf report: --func goes with --blocks\n");
+		return -EINVAL;
+	}
+	return cli_input(argc, argv, "report", &a->o.input);
+}
+
+/* report --blocks, its errors said in one line. */
+static int blocks(struct datafile *df, const struct report_args *a)
+{
+	struct kernel_dwarf *kd = NULL;
+	char note[1024] = "";
+	int err;
+
+	if (cli_kernel_dwarf("report", df, a->o.vmlinux, NULL, &kd, note, sizeof(note)))
+		return 1;
+	err = report_blocks(df, kd, note, a->func, a->o.json);
+	if (err == -ENODATA)
+		fprintf(stderr,
+			"kprotperf report: %s has no --blocks data (record it with record "
+			"--blocks FUNC)\n",
+			a->o.input);
+	else if (err == -ENOENT)
+		fprintf(stderr, "kprotperf report: %s has no --blocks data for %s\n", a->o.input,
+			a->func);
+	else if (err)
+		cli_read_error("report", a->o.input, df, err);
+	kernel_dwarf_close(kd);
+	return err ? 1 : 0;
 }
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_opts o;
+	struct report_args a;
+	struct report_opts *o = &a.o;
 	struct kernel_dwarf *kd = NULL;
 	char note[1024] = "";
 	struct datafile *df;
 	int err;
 
-	err = parse(argc, argv, &o);
+	err = parse(argc, argv, &a);
 	if (err)
 		return err > 0 ? 0 : 2;
-	err = cli_open("report", o.input, &df);
+	err = cli_open("report", o->input, &df);
 	if (err)
 		return 1;
+	if (a.blocks) {
+		err = blocks(df, &a);
+		datafile_close(df);
+		return err;
+	}
 	/* only inline frames need it: --hist shows none */
-	if (!o.hist && (o.inlines || o.inline_table) &&
-	    cli_kernel_dwarf("report", df, o.vmlinux, NULL, &kd, note, sizeof(note))) {
+	if (!o->hist && (o->inlines || o->inline_table) &&
+	    cli_kernel_dwarf("report", df, o->vmlinux, NULL, &kd, note, sizeof(note))) {
 		datafile_close(df);
 		return 1;
 	}
-	err = report_show(df, kd, note, &o);
-	if (err == -ENOENT && o.hist)
+	err = report_show(df, kd, note, o);
+	if (err == -ENOENT && o->hist)
 		fprintf(stderr,
 			"kprotperf report: no syscall named '%s' in %s, nor a probed function "
 			"(see the SYSCALL and FUNCTION columns of kprotperf report)\n",
-			o.hist, o.input);
+			o->hist, o->input);
 	else if (err)
-		cli_read_error("report", o.input, df, err);
+		cli_read_error("report", o->input, df, err);
 	kernel_dwarf_close(kd);
 	datafile_close(df);
 	return err ? 1 : 0;

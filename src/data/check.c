@@ -33,6 +33,12 @@ enum rule {
 	R_NAME_NULL,
 	R_TEXT, /* text of at most 1 MiB, no NUL: meta values, inline ranges */
 	R_TEXT_NULL,
+	R_COUNT_NULL, /* a count or NULL: unknown */
+	R_ID_NULL,
+	R_BLOCK_END, /* a block index, or -1 (the entering call), -2 (leaving) */
+	R_BOOL,
+	R_EDGE_KIND,
+	R_WHAT,
 };
 
 #define STR(x)	   #x
@@ -59,6 +65,15 @@ static const struct {
 	[R_NAME_NULL] = {OR_NULL(LEN("4096")), "NULL or text of at most 4096 bytes without NUL"},
 	[R_TEXT] = {LEN("1048576"), "text of at most 1 MiB without NUL"},
 	[R_TEXT_NULL] = {OR_NULL(LEN("1048576")), "NULL or text of at most 1 MiB without NUL"},
+	[R_COUNT_NULL] = {OR_NULL(RANGE("1099511627776")), "NULL or a count from 0 to 2^40"},
+	[R_ID_NULL] = {OR_NULL(RANGE("2147483647")), "NULL or an index from 0 to 2^31-1"},
+	[R_BLOCK_END] = {IS_INT " OR %1$s NOT BETWEEN -2 AND 2147483647",
+			 "a block index, -1 or -2"},
+	[R_BOOL] = {IS_INT " OR %1$s NOT IN (0, 1)", "0 or 1"},
+	[R_EDGE_KIND] = {"typeof(%1$s) != 'text' OR %1$s NOT IN ('entry', 'fall', 'jump', 'taken',"
+			 " 'not_taken', 'return', 'tail', 'indirect', 'noreturn', 'trap')",
+			 "an edge kind (entry, fall, jump, taken, ...)"},
+	[R_WHAT] = {"typeof(%1$s) != 'text' OR %1$s NOT IN ('insns', 'trips')", "insns or trips"},
 };
 
 struct column {
@@ -153,6 +168,47 @@ static const struct table {
 	  {"offcpu_ns", R_NS}}},
 	{"run_samples",
 	 {{"run", R_ID}, {"kstack", R_INT_NULL}, {"ustack", R_INT_NULL}, {"count", R_COUNT}}},
+	/* schema 6: record --blocks */
+	{"blocks",
+	 {{"func", R_NAME},
+	  {"block", R_ID},
+	  {"start", R_INT},
+	  {"end", R_INT},
+	  {"insns", R_COUNT},
+	  {"count", R_COUNT_NULL},
+	  {"probed", R_BOOL},
+	  {"loop", R_ID_NULL}}},
+	{"block_edges",
+	 {{"func", R_NAME},
+	  {"edge", R_ID},
+	  {"src", R_BLOCK_END},
+	  {"dst", R_BLOCK_END},
+	  {"kind", R_EDGE_KIND},
+	  {"count", R_COUNT_NULL}}},
+	{"block_loops",
+	 {{"func", R_NAME},
+	  {"loop", R_ID},
+	  {"head", R_ID},
+	  {"parent", R_ID_NULL},
+	  {"depth", R_ID},
+	  {"irreducible", R_BOOL},
+	  {"entries", R_COUNT_NULL},
+	  {"iterations", R_COUNT_NULL}}},
+	{"block_values",
+	 {{"func", R_NAME},
+	  {"what", R_WHAT},
+	  {"loop", R_BLOCK_END},
+	  {"ctx", R_NAME},
+	  {"value", R_COUNT},
+	  {"count", R_COUNT}}},
+	{"block_funcs",
+	 {{"func", R_NAME},
+	  {"addr", R_INT},
+	  {"size", R_COUNT},
+	  {"calls", R_COUNT},
+	  {"complete", R_COUNT},
+	  {"lost", R_COUNT},
+	  {"unprobed", R_TEXT}}},
 };
 
 /* "SELECT rowid, CASE WHEN bad0 THEN 0 WHEN bad1 THEN 1 ... END AS c FROM t WHERE c NOT NULL" */
@@ -284,7 +340,7 @@ static int check_sums(struct datafile *df, const struct table *t)
 	int err = 0;
 
 	for (c = t->cols; c->name && !err; c++) {
-		if (c->rule != R_COUNT && c->rule != R_NS)
+		if (c->rule != R_COUNT && c->rule != R_COUNT_NULL && c->rule != R_NS)
 			continue;
 		snprintf(sql, sizeof(sql), "SELECT SUM(%s) FROM %s", c->name, t->name);
 		err = query_each(df, sql, NULL, NULL, "");
@@ -311,6 +367,18 @@ static int check_schema(struct datafile *df)
 	return *found ? query_bad(df, "it holds a %s, which record never writes", found) : 0;
 }
 
+/* A block is a range [start, end): report --blocks sizes and finds addresses by it. */
+static int check_blocks(struct datafile *df)
+{
+	long long row = -1;
+	int err = query_each(df, "SELECT rowid FROM blocks WHERE start >= end LIMIT 1",
+			     query_int_row, &row, "");
+
+	if (err < 0 || row < 0)
+		return err < 0 ? err : 0;
+	return query_bad(df, "table blocks, row %lld: start is not below end", row);
+}
+
 int check_tables(struct datafile *df)
 {
 	size_t i;
@@ -318,7 +386,7 @@ int check_tables(struct datafile *df)
 
 	for (i = 0; i < sizeof(tables) / sizeof(tables[0]) && !err; i++)
 		err = check_table(df, &tables[i]) ?: check_sums(df, &tables[i]);
-	err = err ?: check_meta(df);
+	err = err ?: check_meta(df) ?: check_blocks(df);
 	return err
 		       ?: query_each(df,
 				     "SELECT rowid, ranges FROM inlines WHERE ranges IS NOT NULL",

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "data/blocks_tables.h"
 #include "data/check.h"
 #include "data/datafile.h"
 #include "data/provenance.h"
@@ -80,7 +81,9 @@ static const char schema[] =
 	/* schema 4: record --repeat */
 	RUN_TABLES("")
 	/* schema 5: --func patterns that match nothing on the recorded kernel */
-	"CREATE TABLE " FUNC_ABSENT_TABLE ";";
+	"CREATE TABLE " FUNC_ABSENT_TABLE ";"
+	/* schema 6: record --blocks */
+	BLOCKS_TABLES("");
 
 static struct datafile *df_alloc(const char *path)
 {
@@ -415,6 +418,8 @@ static int validate(struct datafile *df, char *why, size_t len)
 		err = query_exec(df, RUN_TABLES("TEMP "));
 	if (!err && df->schema < 5)
 		err = query_exec(df, "CREATE TEMP TABLE " FUNC_ABSENT_TABLE);
+	if (!err && df->schema < 6)
+		err = query_exec(df, BLOCKS_TABLES("TEMP "));
 	if (err) {
 		snprintf(why, len, "cannot create the temporary tables an older data file lacks");
 		return err;

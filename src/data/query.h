@@ -17,7 +17,7 @@
 struct datafile;
 
 /* distinct INSERTs a recording makes; more is a programming error (-ENOSPC) */
-#define QUERY_CACHE_SIZE 32
+#define QUERY_CACHE_SIZE 48
 
 /* A data file's database and the statements query_insert cached on it, by SQL text. */
 struct query_conn {

@@ -25,6 +25,7 @@
 #include "record/funcresolve.h"
 #include "record/funcs.h"
 #include "record/inline_probes.h"
+#include "record/links.h"
 #include "record/stackstore.h"
 #include "util/array.h"
 
@@ -42,8 +43,7 @@ struct funcs {
 	struct funcs_bpf *owner; /* holds the func_* maps every copy shares */
 	struct funcs_bpf **objs; /* fentry copies per function, then the kprobe one */
 	size_t nobjs, objs_cap;
-	struct bpf_link **links;
-	size_t nlinks, links_cap;
+	struct links links;
 	const struct ksyms *ks; /* the caller's: symbols in t[] point into it */
 	bool stacks;
 	const char *absent[KP_MAX_FUNCS]; /* patterns matching nothing: the caller's */
@@ -96,22 +96,9 @@ static int btf_func(const struct btf *btf, const char *name, __u32 *flags)
 	return id;
 }
 
-static bool kprobes_available(void)
-{
-	/* the kprobe PMU exists exactly when the kernel can create kprobes for BPF */
-	return !access("/sys/bus/event_source/devices/kprobe/type", F_OK);
-}
-
 static int add_link(struct funcs *f, struct bpf_link *l)
 {
-	if (!l)
-		return -errno;
-	if (array_reserve((void **)&f->links, &f->links_cap, f->nlinks + 1, sizeof(*f->links))) {
-		bpf_link__destroy(l);
-		return -ENOMEM;
-	}
-	f->links[f->nlinks++] = l;
-	return 0;
+	return links_add(&f->links, l);
 }
 
 static int reuse(struct bpf_map *dst, const struct bpf_map *src)
@@ -318,7 +305,7 @@ static int attach_inline(struct funcs *f, struct funcs_bpf *o, char *why, size_t
 /* The functions chosen for kprobes: one kprobe.multi pair of links, else a pair per symbol. */
 static int attach_kprobe_funcs(struct funcs *f, struct funcs_bpf *o, bool multi)
 {
-	size_t i, nlinks = f->nlinks;
+	size_t i, nlinks = f->links.n;
 	int err = 0;
 
 	if (multi && !attach_multi(f, o)) {
@@ -328,8 +315,7 @@ static int attach_kprobe_funcs(struct funcs *f, struct funcs_bpf *o, bool multi)
 		return 0;
 	}
 	/* drop a half-made multi attachment before falling back to single kprobes */
-	while (f->nlinks > nlinks)
-		bpf_link__destroy(f->links[--f->nlinks]);
+	links_cut(&f->links, nlinks);
 	for (i = 0; i < f->n && !err; i++)
 		if (f->method[i] == M_KPROBE)
 			err = attach_single(f, o, i);
@@ -493,7 +479,7 @@ static int attach_all(struct funcs *f, enum probe_mode mode, char *why, size_t l
 	}
 	if (!need_kprobes && !f->inl)
 		return 0;
-	kprobes = kprobes_available();
+	kprobes = links_kprobes_available();
 	if (!kprobes && need_kprobes) {
 		no_kprobes(f, fentry_err, why, len);
 		return -EOPNOTSUPP;
@@ -560,8 +546,8 @@ err_free:
 
 void funcs_detach(struct funcs *f)
 {
-	while (f && f->nlinks)
-		bpf_link__destroy(f->links[--f->nlinks]);
+	if (f)
+		links_cut(&f->links, 0);
 }
 
 void funcs_free(struct funcs *f)
@@ -572,7 +558,7 @@ void funcs_free(struct funcs *f)
 	while (f->nobjs)
 		funcs_bpf__destroy(f->objs[--f->nobjs]);
 	free(f->objs);
-	free(f->links);
+	links_free(&f->links);
 	free(f->method);
 	func_targets_free(f->t, f->n);
 	inline_probes_free(f->inl);

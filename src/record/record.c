@@ -16,6 +16,7 @@
 #include <bpf/libbpf.h>
 
 #include "data/datafile.h"
+#include "record/blocks.h"
 #include "record/collect.h"
 #include "record/funcs.h"
 #include "record/limits.h"
@@ -37,6 +38,7 @@ static const char *const stage_names[] = {
 	[STAGE_SAMPLING] = "opening CPU-clock sampling events",
 	[STAGE_KALLSYMS] = "reading /proc/kallsyms",
 	[STAGE_FUNC] = "--func",
+	[STAGE_BLOCKS] = "--blocks",
 	[STAGE_RUN_COMMAND] = "running the command",
 	[STAGE_RECORDING] = "recording",
 	[STAGE_WAIT_TREE] = "waiting for the run's processes",
@@ -91,6 +93,20 @@ static int load_bpf(struct session *s)
 	return 0;
 }
 
+/* record --blocks, before --func: its text is read before any probe is put into it */
+static int attach_blocks(struct session *s)
+{
+	int err;
+
+	if (!s->o->blocks.n)
+		return 0;
+	s->stage = STAGE_BLOCKS;
+	err = blocks_attach(&s->blocks, &s->o->blocks, s->ks, s->skel, s->why, sizeof(s->why));
+	if (!err && blocks_note(s->blocks) && !s->o->quiet)
+		fprintf(stderr, "kprotperf record: %s\n", blocks_note(s->blocks));
+	return err;
+}
+
 /* Everything until the target runs: fails before CMD has run a single instruction. */
 static int prepare(struct session *s)
 {
@@ -127,11 +143,14 @@ static int prepare(struct session *s)
 		return err;
 	s->stage = STAGE_SAMPLING;
 	err = sampler_attach(&s->sampler, s->skel->progs.kp_sample, s->o->freq, s->o->bpf_stats);
-	if (err || !s->o->func.n)
+	if (err || (!s->o->func.n && !s->o->blocks.n))
 		return err;
 	s->stage = STAGE_KALLSYMS;
 	err = ksyms_load(&s->ks, NULL);
 	if (err)
+		return err;
+	err = attach_blocks(s);
+	if (err || !s->o->func.n)
 		return err;
 	s->stage = STAGE_FUNC;
 	err = funcs_attach(&s->funcs, &s->o->func, s->ks, s->skel, s->why, sizeof(s->why));
@@ -165,6 +184,7 @@ static int go(struct session *s)
 	events_end_line(s);
 	sampler_detach(&s->sampler);
 	funcs_detach(s->funcs);
+	blocks_detach(s->blocks);
 	/* fork and exit stay traced until the tree is killed: it must be current */
 	proctree_detach_but_tree(s);
 	proctree_reap_workload(s);
@@ -214,6 +234,10 @@ static int explain(const struct session *s, int err, char *why, size_t len)
 	}
 	if (s->stage == STAGE_LOAD_BPF && s->why[0]) {
 		snprintf(why, len, "%s", s->why);
+		return 1;
+	}
+	if (s->stage == STAGE_BLOCKS) {
+		snprintf(why, len, "%s", s->why[0] ? s->why : strerror(-err));
 		return 1;
 	}
 	if (s->stage == STAGE_FUNC) {
@@ -371,6 +395,7 @@ int record_run(const struct record_opts *o)
 	ret = record(&s);
 	sampler_detach(&s.sampler);
 	funcs_free(s.funcs);
+	blocks_free(s.blocks);
 	ksyms_free(s.probed_ks);
 	ksyms_free(s.ks);
 	collect_deltas_free(s.deltas);

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 #include <linux/types.h>
 
+#include "record/blocks.h"
 #include "record/funcs.h"
 
 struct record_opts {
@@ -25,6 +26,7 @@ struct record_opts {
 	unsigned int repeat;	 /* runs of the command (--repeat) */
 	char **argv;		 /* the command, NULL with -p / -a alone */
 	struct func_opts func;
+	struct blocks_opts blocks;
 };
 
 /* Record as *o says: the exit status kprotperf record returns (errors printed). */

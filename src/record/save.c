@@ -13,6 +13,7 @@
 
 #include "data/provenance.h"
 #include "data/recording.h"
+#include "record/blocks.h"
 #include "record/collect.h"
 #include "record/funcs.h"
 #include "record/procs.h"
@@ -138,6 +139,7 @@ static int write_samples(struct session *s)
 	ks = s->probed_ks ?: s->ks;
 	err = collect_samples(s->df, s->stacks, s->procs, ks, s->deltas, s->run);
 	err = err ?: funcs_collect(s->funcs, s->df, s->stacks, ks);
+	err = err ?: blocks_collect(s->blocks, s->df);
 	err = err ?: record_meta(s, &meta, ks);
 	err = err ?: recording_put_meta(s->df, &meta);
 	kv_list_free(&meta);

@@ -35,6 +35,7 @@ enum stage {
 	STAGE_SAMPLING,
 	STAGE_KALLSYMS,
 	STAGE_FUNC,
+	STAGE_BLOCKS,
 	STAGE_RUN_COMMAND,
 	STAGE_RECORDING,
 	STAGE_WAIT_TREE,
@@ -48,13 +49,14 @@ struct session {
 	struct record_bpf *skel;
 	struct sampler sampler;
 	struct funcs *funcs;
-	struct ksyms *ks; /* /proc/kallsyms, read once: --func matching, then stacks */
+	struct blocks *blocks; /* record --blocks */
+	struct ksyms *ks;      /* /proc/kallsyms, read once: --func matching, then stacks */
 	/*
 	 * kallsyms again once fentry probes are attached, for stacks: it has the
 	 * BPF trampolines' symbols, which go away when the probes are detached.
 	 */
 	struct ksyms *probed_ks;
-	char why[512]; /* what --func needs, when it cannot probe */
+	char why[1024]; /* what --func or --blocks needs, when it cannot probe */
 	struct procs *procs;
 	struct stackstore *stacks;  /* samples and stacks, from the ring buffer */
 	struct ustack_dwarf *dwarf; /* --call-graph dwarf: the user stacks' unwinder */

@@ -13,11 +13,19 @@ grep -q "$N forks" "$TMP/out" || fail "big-fork said: $(cat "$TMP/out")"
 [ "$(q "$TMP/b.data" "SELECT COUNT(DISTINCT pid) FROM tasks WHERE exited")" = $((N + 1)) ] ||
 	fail "want $((N + 1)) exited processes"
 # the children inherited big-fork's mappings and exited long before the end:
-# their user frames still resolve to functions, none is unmapped
+# the address each sample was taken at still resolves, in every child.  The
+# callers' frames come from a frame-pointer walk, which through libc code
+# built without frame pointers can read a word that is no return address
+# (now and then, rarely): those may stay unmapped, a few of them.
 child="s.pid != (SELECT value FROM meta WHERE key = 'record.pid')"
 unk=$(q "$TMP/b.data" "SELECT COUNT(*) FROM ustack_frames f JOIN samples s ON s.ustack = f.stack
+	WHERE $child AND f.depth = 0 AND f.module = '[unknown]'")
+[ "$unk" = 0 ] || fail "$unk child samples taken at an unresolved address"
+unk=$(q "$TMP/b.data" "SELECT COUNT(*) FROM ustack_frames f JOIN samples s ON s.ustack = f.stack
 	WHERE $child AND f.module = '[unknown]'")
-[ "$unk" = 0 ] || fail "$unk child user frames unresolved"
+all=$(q "$TMP/b.data" "SELECT COUNT(*) FROM ustack_frames f JOIN samples s ON s.ustack = f.stack
+	WHERE $child")
+[ $((unk * 50)) -le "$all" ] || fail "$unk of $all child user frames unresolved"
 named=$(q "$TMP/b.data" "SELECT COUNT(*) FROM ustack_frames f JOIN samples s ON s.ustack = f.stack
 	WHERE $child AND f.symbol IN ('_exit', '_Fork', '__fork', 'main')")
 [ "$named" -gt 0 ] || fail "no child sample has a symbolized user frame"

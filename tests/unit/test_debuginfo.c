@@ -221,13 +221,16 @@ static void test_find_cache(void **state)
 
 	snprintf(cache, sizeof(cache), "%s/xdg", f->tu.dir);
 	snprintf(link, sizeof(link), "%s/kprotperf/debug/.build-id/%.2s", cache, f->bid);
-	assert_int_equal(tu_run("mkdir -p '%s' && ln -s '%s' '%s/%s.debug'", link, f->exe, link, f->bid + 2), 0);
+	assert_int_equal(
+		tu_run("mkdir -p '%s' && ln -s '%s' '%s/%s.debug'", link, f->exe, link, f->bid + 2),
+		0);
 	snprintf(want, sizeof(want), "%s/%s.debug", link, f->bid + 2);
 	setenv("XDG_CACHE_HOME", cache, 1);
 	assert_int_equal(debuginfo_find(NULL, f->bid, NULL, out, sizeof(out)), 0);
 	assert_string_equal(out, want);
-	assert_int_equal(debuginfo_find_sysroot("/nonexistent", NULL, f->bid, NULL, out, sizeof(out)),
-			 -ENOENT);
+	assert_int_equal(
+		debuginfo_find_sysroot("/nonexistent", NULL, f->bid, NULL, out, sizeof(out)),
+		-ENOENT);
 	if (keep)
 		setenv("XDG_CACHE_HOME", keep, 1);
 	else
@@ -263,8 +266,7 @@ int main(void)
 		cmocka_unit_test(test_inlined_only),  cmocka_unit_test(test_symbol),
 		cmocka_unit_test(test_relocatable),   cmocka_unit_test(test_open_nodebug),
 		cmocka_unit_test(test_find_explicit), cmocka_unit_test(test_find_search),
-		cmocka_unit_test(test_find_cache),
-		cmocka_unit_test(test_real_vmlinux),
+		cmocka_unit_test(test_find_cache),    cmocka_unit_test(test_real_vmlinux),
 	};
 
 	return cmocka_run_group_tests(tests, setup, tu_fixture_teardown);

@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Reading record --blocks' tables (blocks_read.h).  Every value is checked
+ * as it is read, by type and range and against the other tables (a block,
+ * edge or loop index must name one that is there), and the instructions
+ * executed are bounded, so that a report's sums never overflow.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/blocks_read.h"
+#include "data/query.h"
+
+#define COUNT_MAX  (1LL << 40)
+#define MAX_BLOCKS 65536
+#define MAX_EDGES  (3 * MAX_BLOCKS + 1)
+#define MAX_VALUES (1 << 20)
+#define MAX_BYTES  (1LL << 24) /* a function's size, and a block's */
+#define NAME_MAX_B 4096
+#define TEXT_MAX_B (1 << 20)
+/* instructions executed over all blocks: far below 2^63, so that sums of them cannot overflow */
+#define INSNS_TOTAL_MAX (1LL << 60)
+
+static const char *const kind_names[] = {
+	[BLOCKS_EDGE_ENTRY] = "entry",	       [BLOCKS_EDGE_FALL] = "fall",
+	[BLOCKS_EDGE_JUMP] = "jump",	       [BLOCKS_EDGE_TAKEN] = "taken",
+	[BLOCKS_EDGE_NOT_TAKEN] = "not_taken", [BLOCKS_EDGE_RETURN] = "return",
+	[BLOCKS_EDGE_TAIL] = "tail",	       [BLOCKS_EDGE_INDIRECT] = "indirect",
+	[BLOCKS_EDGE_NORETURN] = "noreturn",   [BLOCKS_EDGE_TRAP] = "trap",
+};
+
+static const char *const tables[] = {"blocks", "block_edges", "block_loops", "block_values",
+				     "block_funcs"};
+
+const char *blocks_edge_kind_name(enum blocks_edge_kind k)
+{
+	return kind_names[k];
+}
+
+/* The table being read, for the error naming the bad value. */
+struct reader {
+	struct datafile *df;
+	struct blocks_func *f;
+	const char *table;
+	size_t i; /* rows read so far */
+};
+
+/* Column i of the current row is bad: say which, with its value, and what it should be. */
+static int bad(struct reader *r, sqlite3_stmt *st, int i, const char *want)
+{
+	const char *col = sqlite3_column_name(st, i);
+	long long row = sqlite3_column_int64(st, 0);
+	char value[64];
+
+	switch (sqlite3_column_type(st, i)) {
+	case SQLITE_NULL:
+		snprintf(value, sizeof(value), "NULL");
+		break;
+	case SQLITE_INTEGER:
+		snprintf(value, sizeof(value), "%lld", sqlite3_column_int64(st, i));
+		break;
+	default:
+		snprintf(value, sizeof(value), "'%.40s'", query_str(st, i));
+	}
+	return query_bad(r->df, "table %s, row %lld (function %s): %s is %s, not %s", r->table, row,
+			 r->f->name, col, value, want);
+}
+
+/* Column i as an integer from lo to hi (NULL too when null, as BLOCKS_UNKNOWN). */
+static int num(struct reader *r, sqlite3_stmt *st, int i, long long lo, long long hi, bool null,
+	       const char *want, long long *v)
+{
+	int type = sqlite3_column_type(st, i);
+
+	if (type == SQLITE_NULL && null) {
+		*v = BLOCKS_UNKNOWN;
+		return 0;
+	}
+	*v = sqlite3_column_int64(st, i);
+	if (type != SQLITE_INTEGER || *v < lo || *v > hi)
+		return bad(r, st, i, want);
+	return 0;
+}
+
+static int count(struct reader *r, sqlite3_stmt *st, int i, bool null, long long *v)
+{
+	return num(r, st, i, 0, COUNT_MAX, null,
+		   null ? "NULL or a count from 0 to 2^40" : "a count from 0 to 2^40", v);
+}
+
+/* Column i as text of at most max bytes without NUL, copied into *out. */
+static int text(struct reader *r, sqlite3_stmt *st, int i, int max, char **out)
+{
+	const char *s = query_text(st, i);
+
+	if (sqlite3_column_type(st, i) != SQLITE_TEXT || !s ||
+	    (int)strlen(s) != sqlite3_column_bytes(st, i) || sqlite3_column_bytes(st, i) > max)
+		return bad(r, st, i, "text without NUL, not too long");
+	*out = strdup(s);
+	return *out ? 0 : -ENOMEM;
+}
+
+/* The row's own index (column 1) must be the next one: the tables number from 0 up. */
+static int index_ok(struct reader *r, sqlite3_stmt *st, size_t n)
+{
+	long long v;
+	char want[64];
+
+	snprintf(want, sizeof(want), "%zu (numbered from 0 without gaps)", r->i);
+	if (num(r, st, 1, (long long)r->i, (long long)r->i, false, want, &v))
+		return -EBADMSG;
+	return r->i < n ? 0 : -EBADMSG;
+}
+
+static int func_row(sqlite3_stmt *st, void *ctx)
+{
+	struct reader *r = ctx;
+	struct blocks_func *f = r->f;
+	long long addr, size;
+	int err;
+
+	addr = sqlite3_column_int64(st, 1);
+	if (sqlite3_column_type(st, 1) != SQLITE_INTEGER)
+		return bad(r, st, 1, "an address");
+	err = num(r, st, 2, 1, MAX_BYTES, false, "a size from 1 to 2^24 bytes", &size);
+	err = err ?: count(r, st, 3, false, &f->calls);
+	err = err ?: count(r, st, 4, false, &f->complete);
+	err = err ?: count(r, st, 5, false, &f->lost);
+	err = err ?: text(r, st, 6, TEXT_MAX_B, &f->unprobed);
+	if (!err && f->complete > f->calls)
+		err = bad(r, st, 4, "at most calls");
+	f->addr = (__u64)addr;
+	f->size = (__u64)size;
+	return err ?: 1;
+}
+
+static int block_row(sqlite3_stmt *st, void *ctx)
+{
+	struct reader *r = ctx;
+	struct blocks_func *f = r->f;
+	struct blocks_block *b = &f->b[r->i];
+	long long start, end, probed, loop;
+	int err = index_ok(r, st, f->nb);
+
+	start = sqlite3_column_int64(st, 2);
+	end = sqlite3_column_int64(st, 3);
+	if (!err && sqlite3_column_type(st, 2) != SQLITE_INTEGER)
+		err = bad(r, st, 2, "an address");
+	if (!err && (sqlite3_column_type(st, 3) != SQLITE_INTEGER || (__u64)end <= (__u64)start ||
+		     (__u64)end - (__u64)start > MAX_BYTES))
+		err = bad(r, st, 3, "an address after start, at most 2^24 bytes on");
+	err = err
+		      ?: num(r, st, 4, 1, (__u64)end - (__u64)start, false,
+			     "from 1 to the block's bytes", &b->insns);
+	err = err ?: count(r, st, 5, true, &b->count);
+	err = err ?: num(r, st, 6, 0, 1, false, "0 or 1", &probed);
+	err = err
+		      ?: num(r, st, 7, 0, (long long)f->nloops - 1, true,
+			     "NULL or a loop of the function", &loop);
+	b->start = (__u64)start;
+	b->end = (__u64)end;
+	b->probed = probed;
+	b->loop = loop < 0 ? -1 : loop;
+	r->i++;
+	return err;
+}
+
+static int edge_row(sqlite3_stmt *st, void *ctx)
+{
+	struct reader *r = ctx;
+	struct blocks_func *f = r->f;
+	struct blocks_edge *e = &f->e[r->i];
+	long long src, dst, last = (long long)f->nb - 1;
+	const char *kind = query_text(st, 4);
+	size_t k;
+	int err = index_ok(r, st, f->ne);
+
+	err = err
+		      ?: num(r, st, 2, -1, last, false, "-1 (the call) or a block of the function",
+			     &src);
+	err = err ?: num(r, st, 3, -2, last, false, "-2 (out) or a block of the function", &dst);
+	if (!err && dst == -1)
+		err = bad(r, st, 3, "-2 (out) or a block of the function");
+	for (k = 0; !err && k < sizeof(kind_names) / sizeof(kind_names[0]); k++)
+		if (kind && sqlite3_column_type(st, 4) == SQLITE_TEXT &&
+		    !strcmp(kind, kind_names[k]))
+			break;
+	if (!err && k == sizeof(kind_names) / sizeof(kind_names[0]))
+		err = bad(r, st, 4, "an edge kind (entry, fall, jump, taken, not_taken, ...)");
+	err = err ?: count(r, st, 5, true, &e->count);
+	e->src = src;
+	e->dst = dst;
+	e->kind = k;
+	r->i++;
+	return err;
+}
+
+static int loop_row(sqlite3_stmt *st, void *ctx)
+{
+	struct reader *r = ctx;
+	struct blocks_func *f = r->f;
+	struct blocks_loop *l = &f->loops[r->i];
+	long long head, parent, depth, irr;
+	int err = index_ok(r, st, f->nloops);
+
+	err = err
+		      ?: num(r, st, 2, 0, (long long)f->nb - 1, false, "a block of the function",
+			     &head);
+	/* outer loops come first: a parent is numbered below the loop it holds */
+	err = err ?: num(r, st, 3, 0, (long long)r->i - 1, true, "NULL or an outer loop", &parent);
+	err = err
+		      ?: num(r, st, 4, 1, (long long)f->nloops, false,
+			     "a depth from 1 to the loops", &depth);
+	err = err ?: num(r, st, 5, 0, 1, false, "0 or 1", &irr);
+	err = err ?: count(r, st, 6, true, &l->entries);
+	err = err ?: count(r, st, 7, true, &l->iterations);
+	l->head = head;
+	l->parent = parent < 0 ? -1 : parent;
+	l->depth = depth;
+	l->irreducible = irr;
+	r->i++;
+	return err;
+}
+
+static int value_row(sqlite3_stmt *st, void *ctx)
+{
+	struct reader *r = ctx;
+	struct blocks_func *f = r->f;
+	struct blocks_value *v = &f->v[r->i];
+	const char *what = query_text(st, 1);
+	long long loop;
+	int err = 0;
+
+	if (r->i >= f->nv)
+		return -EBADMSG;
+	r->i++;
+	v->trips = what && !strcmp(what, "trips");
+	if (sqlite3_column_type(st, 1) != SQLITE_TEXT || !what ||
+	    (!v->trips && strcmp(what, "insns")))
+		return bad(r, st, 1, "'insns' or 'trips'");
+	if (v->trips)
+		err = num(r, st, 2, 0, (long long)f->nloops - 1, false, "a loop of the function",
+			  &loop);
+	else
+		err = num(r, st, 2, -1, -1, false, "-1 (for 'insns')", &loop);
+	err = err ?: text(r, st, 3, NAME_MAX_B, &v->ctx);
+	err = err ?: count(r, st, 4, false, &v->value);
+	err = err ?: count(r, st, 5, false, &v->count);
+	v->loop = loop;
+	return err;
+}
+
+static int count_row(sqlite3_stmt *st, void *ctx)
+{
+	*(size_t *)ctx = sqlite3_column_int64(st, 0);
+	return 1;
+}
+
+/* Room for the rows of table for f, at most max of them. */
+static int alloc_rows(struct reader *r, const char *table, size_t max, size_t size, void **arr,
+		      size_t *n)
+{
+	char sql[96];
+	int err;
+
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s WHERE func = ?", table);
+	err = query_each(r->df, sql, count_row, n, "t", r->f->name);
+	if (err < 0)
+		return err;
+	if (*n > max)
+		return query_bad(r->df, "table %s: function %s has %zu rows, more than %zu", table,
+				 r->f->name, *n, max);
+	*arr = calloc(*n ?: 1, size);
+	return *arr ? 0 : -ENOMEM;
+}
+
+static int read_rows(struct reader *r, const char *table, const char *sql, query_row_fn fn)
+{
+	int err;
+
+	r->table = table;
+	r->i = 0;
+	err = query_each(r->df, sql, fn, r, "t", r->f->name);
+	return err < 0 ? err : 0;
+}
+
+/* Instructions executed over all blocks stay below INSNS_TOTAL_MAX: sums of them cannot overflow.
+ */
+static int check_total(struct reader *r)
+{
+	const struct blocks_func *f = r->f;
+	long long total = 0;
+	size_t i;
+
+	for (i = 0; i < f->nb; i++) {
+		if (f->b[i].count <= 0)
+			continue;
+		if (f->b[i].count > (INSNS_TOTAL_MAX - total) / f->b[i].insns)
+			return query_bad(r->df,
+					 "table blocks: function %s executed more than 2^60 "
+					 "instructions",
+					 f->name);
+		total += f->b[i].count * f->b[i].insns;
+	}
+	return 0;
+}
+
+static int load_rows(struct reader *r)
+{
+	struct blocks_func *f = r->f;
+	int err;
+
+	err = alloc_rows(r, "blocks", MAX_BLOCKS, sizeof(*f->b), (void **)&f->b, &f->nb);
+	err = err ?: alloc_rows(r, "block_edges", MAX_EDGES, sizeof(*f->e), (void **)&f->e, &f->ne);
+	err = err
+		      ?: alloc_rows(r, "block_loops", MAX_BLOCKS, sizeof(*f->loops),
+				    (void **)&f->loops, &f->nloops);
+	err = err
+		      ?: alloc_rows(r, "block_values", MAX_VALUES, sizeof(*f->v), (void **)&f->v,
+				    &f->nv);
+	err = err
+		      ?: read_rows(r, "blocks",
+				   "SELECT rowid, block, start, end, insns, count, probed, loop"
+				   " FROM blocks WHERE func = ? ORDER BY block",
+				   block_row);
+	err = err
+		      ?: read_rows(r, "block_edges",
+				   "SELECT rowid, edge, src, dst, kind, count FROM block_edges"
+				   " WHERE func = ? ORDER BY edge",
+				   edge_row);
+	err = err
+		      ?: read_rows(r, "block_loops",
+				   "SELECT rowid, loop, head, parent, depth, irreducible, entries,"
+				   " iterations FROM block_loops WHERE func = ? ORDER BY loop",
+				   loop_row);
+	err = err
+		      ?: read_rows(r, "block_values",
+				   "SELECT rowid, what, loop, ctx, value, count FROM block_values"
+				   " WHERE func = ? ORDER BY what, loop, ctx, value",
+				   value_row);
+	return err ?: check_total(r);
+}
+
+int blocks_load(struct datafile *df, const char *name, struct blocks_func *out)
+{
+	struct reader r = {.df = df, .f = out, .table = "block_funcs"};
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->name = strdup(name);
+	if (!out->name)
+		return -ENOMEM;
+	err = query_each(
+		df,
+		"SELECT rowid, addr, size, calls, complete, lost, unprobed FROM block_funcs"
+		" WHERE func = ?",
+		func_row, &r, "t", name);
+	if (err == 0)
+		return -ENOENT;
+	return err < 0 ? err : load_rows(&r);
+}
+
+void blocks_func_free(struct blocks_func *f)
+{
+	size_t i;
+
+	for (i = 0; f->v && i < f->nv; i++)
+		free(f->v[i].ctx);
+	free(f->v);
+	free(f->loops);
+	free(f->e);
+	free(f->b);
+	free(f->unprobed);
+	free(f->name);
+	memset(f, 0, sizeof(*f));
+}
+
+static int present_row(sqlite3_stmt *st, void *ctx)
+{
+	*(long long *)ctx = sqlite3_column_int64(st, 0);
+	return 1;
+}
+
+int blocks_present(struct datafile *df, bool *present)
+{
+	const size_t n = sizeof(tables) / sizeof(tables[0]);
+	long long found = 0;
+	int err;
+
+	err = query_each(df,
+			 "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN"
+			 " ('blocks', 'block_edges', 'block_loops', 'block_values', 'block_funcs')",
+			 present_row, &found, "");
+	if (err < 0)
+		return err;
+	*present = found == (long long)n;
+	if (found && !*present)
+		return query_bad(df, "it has %lld of the %zu --blocks tables", found, n);
+	return 0;
+}
+
+struct names_walk {
+	struct datafile *df;
+	blocks_name_fn fn;
+	void *ctx;
+};
+
+static int name_row(sqlite3_stmt *st, void *ctx)
+{
+	struct names_walk *w = ctx;
+	const char *s = query_text(st, 1);
+
+	if (sqlite3_column_type(st, 1) != SQLITE_TEXT || !s ||
+	    (int)strlen(s) != sqlite3_column_bytes(st, 1) || strlen(s) > NAME_MAX_B)
+		return query_bad(w->df, "table block_funcs, row %lld: func is not a name",
+				 sqlite3_column_int64(st, 0));
+	return w->fn(s, w->ctx);
+}
+
+int blocks_names(struct datafile *df, blocks_name_fn fn, void *ctx)
+{
+	struct names_walk w = {df, fn, ctx};
+
+	return query_each(df, "SELECT rowid, func FROM block_funcs ORDER BY func", name_row, &w,
+			  "");
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * record --blocks FUNC: a kprobe at every basic block head of FUNC (its
+ * control-flow graph from the running text, symbols/cfg.h), and per call
+ * the instructions executed and each loop's trips; collected into the
+ * blocks tables of the data file (data/blocks_tables.h).
+ */
+#ifndef KP_BLOCKS_H
+#define KP_BLOCKS_H
+
+#include <stddef.h>
+
+#include "blocks_layout.h"
+
+struct datafile;
+struct ksyms;
+struct record_bpf;
+struct blocks;
+
+#define BLOCKS_LIMIT_DEFAULT 256
+
+struct blocks_opts {
+	const char *funcs[KP_BLK_FUNCS]; /* --blocks */
+	int n;
+	unsigned int limit;  /* --blocks-limit: probes per function */
+	const char *vmlinux; /* --vmlinux: the text when /proc/kcore cannot be read */
+};
+
+/*
+ * Resolve each function against ks (which must outlive the blocks), build
+ * its graph and attach the probes for the traced tree.  On failure why is
+ * one line: the function, the reason, the way out.
+ */
+int blocks_attach(struct blocks **out, const struct blocks_opts *o, const struct ksyms *ks,
+		  struct record_bpf *rec, char *why, size_t len);
+/* Stop the probes; what they counted stays readable. */
+void blocks_detach(struct blocks *b);
+/* The blocks tables and the lost_blocks_* counters (NULL b: nothing). */
+int blocks_collect(struct blocks *b, struct datafile *df);
+/* "note: ..." about blocks left unprobed, NULL when none. */
+const char *blocks_note(const struct blocks *b);
+void blocks_free(struct blocks *b);
+
+#endif

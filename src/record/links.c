@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The BPF links of --func and --blocks: kept, cut back and destroyed in one way. */
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+
+#include "record/links.h"
+#include "util/array.h"
+
+int links_add(struct links *ls, struct bpf_link *l)
+{
+	if (!l)
+		return -errno;
+	if (array_reserve((void **)&ls->v, &ls->cap, ls->n + 1, sizeof(*ls->v))) {
+		bpf_link__destroy(l);
+		return -ENOMEM;
+	}
+	ls->v[ls->n++] = l;
+	return 0;
+}
+
+void links_cut(struct links *ls, size_t keep)
+{
+	while (ls->n > keep)
+		bpf_link__destroy(ls->v[--ls->n]);
+}
+
+void links_free(struct links *ls)
+{
+	links_cut(ls, 0);
+	free(ls->v);
+	ls->v = NULL;
+	ls->cap = 0;
+}
+
+bool links_kprobes_available(void)
+{
+	/* the kprobe PMU exists exactly when the kernel can create kprobes for BPF */
+	return !access("/sys/bus/event_source/devices/kprobe/type", F_OK);
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The BPF links a probing capability (--func, --blocks) holds, and whether the kernel can kprobe.
+ */
+#ifndef KP_LINKS_H
+#define KP_LINKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct bpf_link;
+
+struct links {
+	struct bpf_link **v;
+	size_t n, cap;
+};
+
+/* Keep l (NULL: the attach failed, errno says why); 0, or -errno with l destroyed. */
+int links_add(struct links *ls, struct bpf_link *l);
+/* Destroy the links added after the first keep of them. */
+void links_cut(struct links *ls, size_t keep);
+/* Destroy them all and free the list. */
+void links_free(struct links *ls);
+/* Whether the kernel can create kprobes for BPF (CONFIG_KPROBES). */
+bool links_kprobes_available(void);
+
+#endif
