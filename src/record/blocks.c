@@ -674,18 +674,7 @@ static int put_values(const struct blocks *b, struct datafile *df)
 /* Block hits the kernel skipped because a BPF program was already running on the CPU. */
 static __u64 recursion_misses(const struct blocks *b)
 {
-	struct bpf_program *p;
-	__u64 n = 0;
-
-	bpf_object__for_each_program (p, b->obj->obj) {
-		struct bpf_prog_info info = {};
-		__u32 len = sizeof(info);
-
-		if (bpf_program__fd(p) >= 0 &&
-		    !bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
-			n += info.recursion_misses;
-	}
-	return n;
+	return links_recursion_misses(b->obj->obj);
 }
 
 int blocks_collect(struct blocks *b, struct datafile *df)

@@ -670,20 +670,11 @@ static int put_by_ctx(struct datafile *df, const struct funcs *f)
 /* Calls the kernel skipped because a BPF program was already running on the CPU. */
 static __u64 recursion_misses(const struct funcs *f)
 {
-	struct bpf_program *p;
 	__u64 n = 0;
 	size_t i;
 
-	for (i = 0; i < f->nobjs; i++) {
-		bpf_object__for_each_program (p, f->objs[i]->obj) {
-			struct bpf_prog_info info = {};
-			__u32 len = sizeof(info);
-
-			if (bpf_program__fd(p) >= 0 &&
-			    !bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
-				n += info.recursion_misses;
-		}
-	}
+	for (i = 0; i < f->nobjs; i++)
+		n += links_recursion_misses(f->objs[i]->obj);
 	return n;
 }
 

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "record/links.h"
@@ -32,6 +33,22 @@ void links_free(struct links *ls)
 	free(ls->v);
 	ls->v = NULL;
 	ls->cap = 0;
+}
+
+unsigned long long links_recursion_misses(const struct bpf_object *obj)
+{
+	unsigned long long n = 0;
+	struct bpf_program *p;
+
+	bpf_object__for_each_program (p, obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+
+		if (bpf_program__fd(p) >= 0 &&
+		    !bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
+			n += info.recursion_misses;
+	}
+	return n;
 }
 
 bool links_kprobes_available(void)

@@ -20,6 +20,11 @@ int links_add(struct links *ls, struct bpf_link *l);
 void links_cut(struct links *ls, size_t keep);
 /* Destroy them all and free the list. */
 void links_free(struct links *ls);
+struct bpf_object;
+
+/* Runs the kernel skipped because a BPF program was already running on the CPU, over obj's
+ * programs. */
+unsigned long long links_recursion_misses(const struct bpf_object *obj);
 /* Whether the kernel can create kprobes for BPF (CONFIG_KPROBES). */
 bool links_kprobes_available(void);
 
