@@ -22,6 +22,77 @@
 
 #define KP_BLK_COOKIE(func, block) ((__u64)(func) << 16 | (block))
 
+/*
+ * A value read at a probe from the registers the probe saved and from
+ * kernel memory: a postfix program, run by the probe's BPF program.  Built
+ * by user space from the text (symbols/loopbound.h: a loop's bound, read at
+ * the head of the block that compares against it) or from a DWARF location
+ * (symbols/dwarf_fetch.h: an inline instance's struct kmem_cache *).
+ */
+#define KP_FETCH_OPS 12
+#define KP_FETCH_STACK 4
+
+enum kp_fetch_opcode {
+	KP_FOP_END,   /* the value is the top of the stack */
+	KP_FOP_REG,   /* push register arg (enum kp_fetch_reg) */
+	KP_FOP_CONST, /* push imm */
+	/*
+	 * pop an address, push the arg bytes (1, 2, 4 or 8) there,
+	 * zero-extended; an unreadable address ends the program without a value
+	 */
+	KP_FOP_LOAD,
+	KP_FOP_ADD, /* pop b, pop a, push a + b; SUB and MUL alike */
+	KP_FOP_SUB,
+	KP_FOP_MUL,
+	KP_FOP_AND,  /* top &= imm */
+	KP_FOP_SHR,  /* top >>= arg, logical */
+	KP_FOP_SAR,  /* top >>= arg, arithmetic */
+	KP_FOP_SHL,  /* top <<= arg */
+	KP_FOP_ZEXT, /* top cut to its low arg bytes (1, 2 or 4), zero-extended */
+	KP_FOP_SEXT, /* top cut to its low arg bytes (1, 2 or 4), sign-extended */
+	KP_FOP_COUNT,
+};
+
+/* x86_64 struct pt_regs, in its order: a register's index is its offset / 8. */
+enum kp_fetch_reg {
+	KP_FREG_R15,
+	KP_FREG_R14,
+	KP_FREG_R13,
+	KP_FREG_R12,
+	KP_FREG_BP,
+	KP_FREG_BX,
+	KP_FREG_R11,
+	KP_FREG_R10,
+	KP_FREG_R9,
+	KP_FREG_R8,
+	KP_FREG_AX,
+	KP_FREG_CX,
+	KP_FREG_DX,
+	KP_FREG_SI,
+	KP_FREG_DI,
+	KP_FREG_ORIG_AX,
+	KP_FREG_IP,
+	KP_FREG_CS,
+	KP_FREG_FLAGS,
+	KP_FREG_SP,
+	KP_FREG_SS,
+	KP_FREG_COUNT,
+};
+
+struct kp_fetch_op {
+	__u8 op;  /* enum kp_fetch_opcode */
+	__u8 arg; /* register, size or shift */
+	__u8 pad[6];
+	__s64 imm;
+};
+
+/* Runs ops[0..n) in order, or until KP_FOP_END; n == 0: nothing to read. */
+struct kp_fetch {
+	__u8 n;
+	__u8 pad[7];
+	struct kp_fetch_op ops[KP_FETCH_OPS];
+};
+
 /* What a block's probe does: binfo[func * KP_BLK_MAX + block]. */
 struct kp_blk_info {
 	__u32 insns; /* instructions the block executes */
