@@ -39,6 +39,7 @@ enum rule {
 	R_BOOL,
 	R_EDGE_KIND,
 	R_WHAT,
+	R_ID_OR_NONE, /* an id, or -1: none */
 };
 
 #define STR(x)	   #x
@@ -74,6 +75,8 @@ static const struct {
 			 " 'not_taken', 'return', 'tail', 'indirect', 'noreturn', 'trap')",
 			 "an edge kind (entry, fall, jump, taken, ...)"},
 	[R_WHAT] = {"typeof(%1$s) != 'text' OR %1$s NOT IN ('insns', 'trips')", "insns or trips"},
+	[R_ID_OR_NONE] = {IS_INT " OR %1$s NOT BETWEEN -1 AND 2147483647",
+			  "an id from 0 to 2^31-1, or -1"},
 };
 
 struct column {
@@ -209,6 +212,45 @@ static const struct table {
 	  {"complete", R_COUNT},
 	  {"lost", R_COUNT},
 	  {"unprobed", R_TEXT}}},
+	/* schema 7: --blocks of inline instances, loop bounds, contexts, runs */
+	{"block_inlines",
+	 {{"func", R_NAME},
+	  {"name", R_NAME},
+	  {"parent", R_NAME},
+	  {"call_file", R_NAME},
+	  {"call_line", R_LINE},
+	  {"entry", R_INT},
+	  {"ranges", R_TEXT}}},
+	{"block_bounds",
+	 {{"func", R_NAME},
+	  {"loop", R_ID},
+	  {"block", R_ID},
+	  {"bound", R_NAME},
+	  {"counter", R_NAME},
+	  {"cond", R_NAME}}},
+	{"block_bound_values",
+	 {{"func", R_NAME},
+	  {"loop", R_ID},
+	  {"ctx", R_NAME},
+	  {"bound", R_INT},
+	  {"trips", R_COUNT},
+	  {"count", R_COUNT}}},
+	{"block_contexts",
+	 {{"func", R_NAME},
+	  {"syscall", R_ID_OR_NONE},
+	  {"kstack", R_INT},
+	  {"ctx", R_NAME},
+	  {"calls", R_COUNT},
+	  {"insns", R_COUNT}}},
+	{"block_runs", {{"func", R_NAME}, {"run", R_ID}, {"block", R_ID}, {"count", R_COUNT_NULL}}},
+	{"block_run_edges",
+	 {{"func", R_NAME}, {"run", R_ID}, {"edge", R_ID}, {"count", R_COUNT_NULL}}},
+	{"block_run_calls",
+	 {{"func", R_NAME},
+	  {"run", R_ID},
+	  {"calls", R_COUNT},
+	  {"complete", R_COUNT},
+	  {"lost", R_COUNT}}},
 };
 
 /* "SELECT rowid, CASE WHEN bad0 THEN 0 WHEN bad1 THEN 1 ... END AS c FROM t WHERE c NOT NULL" */

@@ -83,7 +83,9 @@ static const char schema[] =
 	/* schema 5: --func patterns that match nothing on the recorded kernel */
 	"CREATE TABLE " FUNC_ABSENT_TABLE ";"
 	/* schema 6: record --blocks */
-	BLOCKS_TABLES("");
+	BLOCKS_TABLES("")
+	/* schema 7: --blocks of inline instances, loop bounds, contexts, runs */
+	BLOCKS7_TABLES("");
 
 static struct datafile *df_alloc(const char *path)
 {
@@ -420,6 +422,8 @@ static int validate(struct datafile *df, char *why, size_t len)
 		err = query_exec(df, "CREATE TEMP TABLE " FUNC_ABSENT_TABLE);
 	if (!err && df->schema < 6)
 		err = query_exec(df, BLOCKS_TABLES("TEMP "));
+	if (!err && df->schema < 7)
+		err = query_exec(df, BLOCKS7_TABLES("TEMP "));
 	if (err) {
 		snprintf(why, len, "cannot create the temporary tables an older data file lacks");
 		return err;
