@@ -50,6 +50,8 @@ struct datafile;
 	" insns INTEGER NOT NULL, PRIMARY KEY(func, syscall, kstack, ctx));"                       \
 	"CREATE " temp "TABLE block_runs(func TEXT NOT NULL, run INTEGER NOT NULL,"                \
 	" block INTEGER NOT NULL, count INTEGER, PRIMARY KEY(func, run, block));"                  \
+	"CREATE " temp "TABLE block_run_edges(func TEXT NOT NULL, run INTEGER NOT NULL,"           \
+	" edge INTEGER NOT NULL, count INTEGER, PRIMARY KEY(func, run, edge));"                    \
 	"CREATE " temp "TABLE block_run_calls(func TEXT NOT NULL, run INTEGER NOT NULL,"           \
 	" calls INTEGER NOT NULL, complete INTEGER NOT NULL, lost INTEGER NOT NULL,"               \
 	" PRIMARY KEY(func, run));"
