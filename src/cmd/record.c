@@ -67,13 +67,16 @@ static const struct options_entry entries[] = {
 	 "none matches: an error)"},
 	{OPT_BLOCKS, "blocks", "FUNC",
 	 "also count the basic blocks of kernel function FUNC (a name,\n"
-	 "or its one compiler clone; repeatable, up to 8): its running\n"
-	 "text is disassembled into a control-flow graph and a kprobe\n"
-	 "put at each block head; per block its executions, per edge\n"
-	 "and loop the counts they imply, per call the instructions\n"
-	 "executed and each loop's trips (split by slab cache); needs\n"
-	 "kprobes and /proc/kcore (else --vmlinux); a function inlined\n"
-	 "into all its callers is refused: pass a caller"},
+	 "or its one compiler clone; repeatable, up to 8 functions): its\n"
+	 "running text is disassembled into a control-flow graph and a\n"
+	 "kprobe put at each block head; per block its executions, per\n"
+	 "edge and loop the counts they imply, per call the instructions\n"
+	 "executed, each loop's trips and the value of what bounds it\n"
+	 "(split by slab cache), and calls by syscall, slab cache and,\n"
+	 "with --func-stacks, kernel stack; a function inlined into all\n"
+	 "its callers is counted at each inline instance (from DWARF:\n"
+	 "--vmlinux or the kernel's -dbg package); needs kprobes and\n"
+	 "/proc/kcore (else --vmlinux)"},
 	{OPT_BLOCKS_LIMIT, "blocks-limit", "N",
 	 "at most N probes (blocks) per --blocks function (default 256,\n"
 	 "at most 1024): a function with more is refused"},
@@ -83,12 +86,14 @@ static const struct options_entry entries[] = {
 	 "else kprobe), fentry or kprobe"},
 	{OPT_FUNC_STACKS, "func-stacks", NULL,
 	 "also take the kernel stack of every probed call (a stack\n"
-	 "walk per call) for kprotperf folded --weight latency"},
+	 "walk per call) for kprotperf folded --weight latency, and\n"
+	 "of every --blocks call"},
 	{OPT_VMLINUX, "vmlinux", "PATH",
 	 "the kernel's vmlinux with DWARF (default: found by build-id\n"
 	 "or under /usr/lib/debug/boot, /boot, /lib/modules), for\n"
-	 "--func on inlined functions, and --blocks' text when\n"
-	 "/proc/kcore cannot be read"},
+	 "--func and --blocks on inlined functions, the names of\n"
+	 "--blocks' loop bounds, and --blocks' text when /proc/kcore\n"
+	 "cannot be read"},
 	{OPT_RING_SIZE, "ring-size", "MIB",
 	 "ring buffer for samples and stacks, in MiB, a power of two\n"
 	 "(default 8, with --call-graph dwarf 64; at most 2048); what\n"
@@ -330,6 +335,7 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 	}
 	default_ring(o);
 	o->blocks.vmlinux = o->func.vmlinux;
+	o->blocks.stacks = o->func.stacks;
 	return check_repeat(o);
 }
 

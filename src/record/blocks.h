@@ -14,6 +14,7 @@
 
 struct datafile;
 struct ksyms;
+struct stackstore;
 struct record_bpf;
 struct blocks;
 
@@ -22,8 +23,10 @@ struct blocks;
 struct blocks_opts {
 	const char *funcs[KP_BLK_FUNCS]; /* --blocks */
 	int n;
-	unsigned int limit;  /* --blocks-limit: probes per function */
-	const char *vmlinux; /* --vmlinux: the text when /proc/kcore cannot be read */
+	unsigned int limit; /* --blocks-limit: probes per function */
+	const char
+		*vmlinux; /* --vmlinux: the DWARF, and the text when /proc/kcore cannot be read */
+	bool stacks;	  /* --func-stacks: the kernel stack at each call's entry */
 };
 
 /*
@@ -35,8 +38,23 @@ int blocks_attach(struct blocks **out, const struct blocks_opts *o, const struct
 		  struct record_bpf *rec, char *why, size_t len);
 /* Stop the probes; what they counted stays readable. */
 void blocks_detach(struct blocks *b);
-/* The blocks tables and the lost_blocks_* counters (NULL b: nothing). */
-int blocks_collect(struct blocks *b, struct datafile *df);
+/*
+ * The blocks tables and the lost_blocks_* counters (NULL b: nothing); the
+ * kernel stacks of calls (--func-stacks) as st's ids, their frames' symbols
+ * from ks.
+ */
+int blocks_collect(struct blocks *b, struct datafile *df, const struct stackstore *st,
+		   const struct ksyms *ks);
+/*
+ * What run run (record --repeat) added to the block counts and calls since the
+ * last run's: the block_runs, block_run_edges and block_run_calls rows.
+ */
+int blocks_put_run(struct blocks *b, struct datafile *df, unsigned int run);
+/*
+ * How the functions' entry blocks and returns were attached: "kprobe.multi"
+ * (one link each) or "kprobe" (a kprobe and a kretprobe per function).
+ */
+const char *blocks_attach_method(const struct blocks *b);
 /* "note: ..." about blocks left unprobed, NULL when none. */
 const char *blocks_note(const struct blocks *b);
 void blocks_free(struct blocks *b);

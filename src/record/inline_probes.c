@@ -17,9 +17,9 @@
 #include "symbols/debuginfo.h"
 #include "func_layout.h"
 #include "record/inline_probes.h"
+#include "record/running_dwarf.h"
 #include "symbols/inlines.h"
 #include "symbols/ksyms.h"
-#include "data/provenance.h"
 
 struct inline_probes {
 	struct debuginfo *di;
@@ -37,31 +37,17 @@ struct pc_action {
 static int open_set(struct inline_probes **out, const char *vmlinux, const struct ksyms *ks,
 		    char *path, size_t plen)
 {
-	const struct ksym *stext = ksyms_by_name(ks, "_stext");
-	struct kv_list k = {};
-	struct inline_probes *s;
-	__u64 link_stext;
+	struct inline_probes *s = calloc(1, sizeof(*s));
 	int err;
 
-	err = provenance_kernel(&k);
-	err = err
-		      ?: debuginfo_find(kv_get(&k, "kernel.release"), kv_get(&k, "kernel.build_id"),
-					vmlinux, path, plen);
-	kv_list_free(&k);
-	if (err)
-		return err;
-	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	err = debuginfo_open(&s->di, path);
-	err = err ?: debuginfo_symbol(s->di, "_stext", &link_stext);
+	err = running_dwarf_open(&s->di, &s->slide, vmlinux, ks, path, plen);
 	err = err ?: inlines_ctx_open(&s->ctx, s->di);
 	if (err) {
 		inline_probes_free(s);
 		return err;
 	}
-	/* without _stext in kallsyms, addresses are hidden and nothing could attach anyway */
-	s->slide = stext ? (__s64)(stext->addr - link_stext) : 0;
 	*out = s;
 	return 0;
 }

@@ -27,5 +27,12 @@ struct bpf_object;
 unsigned long long links_recursion_misses(const struct bpf_object *obj);
 /* Whether the kernel can create kprobes for BPF (CONFIG_KPROBES). */
 bool links_kprobes_available(void);
+/*
+ * Hits the kernel's kprobes and fprobes behind ls's kprobe and kprobe.multi
+ * links skipped (another probe running on the CPU, a kretprobe's instances
+ * used up) into *missed; -EOPNOTSUPP when the kernel does not say (its
+ * bpf_link_info has no missed count: before Linux 6.7).
+ */
+int links_kprobe_missed(const struct links *ls, unsigned long long *missed);
 
 #endif

@@ -8,6 +8,7 @@
 #include <bpf/libbpf.h>
 
 #include "data/recording.h"
+#include "record/blocks.h"
 #include "record/collect.h"
 #include "record/funcs.h"
 #include "record/record.h"
@@ -83,6 +84,7 @@ int repeat_put_run(struct session *s)
 	if (funcs_lat_fd(s->funcs) >= 0)
 		err = collect_run_latency(s->deltas, s->df, s->run, "func", funcs_lat_fd(s->funcs),
 					  funcs_count(s->funcs), NULL, NULL);
+	err = err ?: blocks_put_run(s->blocks, s->df, s->run);
 	err = err
 		      ?: recording_put_run(s->df, s->run, s->run_wall_ns, s->o->argv ? &code : NULL,
 					   end);

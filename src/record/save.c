@@ -91,6 +91,8 @@ static int record_meta(struct session *s, struct kv_list *meta, const struct ksy
 		err = err ?: kv_add(meta, "sampling.call_graph", "fp");
 	if (!err && stext)
 		err = kv_add(meta, "kernel.stext", "0x%llx", (unsigned long long)stext->addr);
+	if (!err && s->blocks)
+		err = kv_add(meta, "blocks.attach", "%s", blocks_attach_method(s->blocks));
 	if (!err && o->argv) {
 		err = command_line(meta, o->argv);
 		err = err ?: kv_add(meta, "record.exit_code", "%d", workload_exit_code(s->status));
@@ -139,7 +141,7 @@ static int write_samples(struct session *s)
 	ks = s->probed_ks ?: s->ks;
 	err = collect_samples(s->df, s->stacks, s->procs, ks, s->deltas, s->run);
 	err = err ?: funcs_collect(s->funcs, s->df, s->stacks, ks);
-	err = err ?: blocks_collect(s->blocks, s->df);
+	err = err ?: blocks_collect(s->blocks, s->df, s->stacks, ks);
 	err = err ?: record_meta(s, &meta, ks);
 	err = err ?: recording_put_meta(s->df, &meta);
 	kv_list_free(&meta);

@@ -417,6 +417,16 @@ static int add_edge(struct build *b, size_t *cap, int from, int to, enum cfg_edg
 	return 0;
 }
 
+/* An edge leaving the text for addr. */
+static int edge_out(struct build *b, size_t *cap, int from, __u64 addr, enum cfg_edge_kind kind)
+{
+	int err = add_edge(b, cap, from, CFG_OUT, kind);
+
+	if (!err)
+		b->g->e[b->g->ne - 1].addr = addr;
+	return err;
+}
+
 /* An edge from block from to addr: a block, or out of the function the way a jump there leaves. */
 static int edge_to(struct build *b, size_t *cap, int from, __u64 addr, enum cfg_edge_kind kind)
 {
@@ -426,27 +436,29 @@ static int edge_to(struct build *b, size_t *cap, int from, __u64 addr, enum cfg_
 		return add_edge(b, cap, from, to, kind);
 	switch (callee(b, addr)) {
 	case CFG_CALLEE_RETURN:
-		kind = CFG_EDGE_RETURN;
-		break;
+		return add_edge(b, cap, from, CFG_OUT, CFG_EDGE_RETURN);
 	case CFG_CALLEE_INDIRECT:
-		kind = CFG_EDGE_INDIRECT;
-		break;
+		return add_edge(b, cap, from, CFG_OUT, CFG_EDGE_INDIRECT);
+	case CFG_CALLEE_PARENT:
+		return edge_out(b, cap, from, addr, CFG_EDGE_RETURN);
 	default:
-		kind = CFG_EDGE_TAIL;
-		break;
+		return edge_out(b, cap, from, addr, CFG_EDGE_TAIL);
 	}
-	return add_edge(b, cap, from, CFG_OUT, kind);
 }
 
-/* Going on past the block's last instruction, in: into the next block, or off the text. */
+/*
+ * Going on past the block's last instruction, in: into the next block, or
+ * off the text, which only an inline instance's text does on purpose.
+ */
 static int edge_on(struct build *b, size_t *cap, int from, const struct ins *in,
 		   enum cfg_edge_kind kind)
 {
 	__u64 next = in->addr + in->size;
 
-	if (part_of(b, next) < 0)
-		return add_edge(b, cap, from, CFG_OUT, CFG_EDGE_NORETURN);
-	return add_edge(b, cap, from, cfg_block_at(b->g, next), kind);
+	if (part_of(b, next) >= 0)
+		return add_edge(b, cap, from, cfg_block_at(b->g, next), kind);
+	return edge_out(b, cap, from, next,
+			callee(b, next) == CFG_CALLEE_PARENT ? CFG_EDGE_RETURN : CFG_EDGE_NORETURN);
 }
 
 static int block_edges(struct build *b, size_t *cap, int bi)

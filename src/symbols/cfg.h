@@ -36,6 +36,12 @@ enum cfg_callee {
 	CFG_CALLEE_NORETURN, /* never returns: __stack_chk_fail, panic, ... */
 	CFG_CALLEE_RETURN,   /* __x86_return_thunk: a jump to it is a return */
 	CFG_CALLEE_INDIRECT, /* __x86_indirect_thunk_*: an indirect call or jump */
+	/*
+	 * the code of the function an inline instance sits in, when the text
+	 * is that instance's: a jump there, or running on into it, returns
+	 * from the instance to its caller
+	 */
+	CFG_CALLEE_PARENT,
 };
 
 /* What the symbol table knows; any member may be NULL (defaults below). */
@@ -58,7 +64,7 @@ enum cfg_edge_kind {
 	CFG_EDGE_JUMP,	    /* an unconditional jump */
 	CFG_EDGE_TAKEN,	    /* a conditional jump (or jump-label site) taken */
 	CFG_EDGE_NOT_TAKEN, /* the same, not taken */
-	CFG_EDGE_RETURN,    /* ret, or a jump to the return thunk: to == CFG_OUT */
+	CFG_EDGE_RETURN,    /* ret, a jump to the return thunk, or back into an instance's parent */
 	CFG_EDGE_TAIL,	    /* a direct jump to another function: to == CFG_OUT */
 	CFG_EDGE_INDIRECT,  /* an indirect jump, targets unknown: to == CFG_OUT */
 	CFG_EDGE_NORETURN,  /* a call that never returns, or running off the text: to == CFG_OUT */
@@ -68,6 +74,9 @@ enum cfg_edge_kind {
 struct cfg_edge {
 	int from, to; /* block indices; from -1: ENTRY; to CFG_OUT: the edge leaves */
 	enum cfg_edge_kind kind;
+	/* an edge leaving to a known address: where it goes (a jump's target, or on past the block)
+	 */
+	__u64 addr;
 	/*
 	 * its count follows from the blocks' counts alone; when not, it
 	 * leaves a two-way block (cond): probing that block's branch
