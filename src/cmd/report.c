@@ -143,7 +143,7 @@ static int blocks(struct datafile *df, const struct report_args *a)
 
 	if (cli_kernel_dwarf("report", df, a->o.vmlinux, NULL, &kd, note, sizeof(note)))
 		return 1;
-	err = report_blocks(df, kd, note, a->func, a->o.json);
+	err = report_blocks(df, kd, note, a->func, a->o.json, a->o.top);
 	if (err == -ENODATA)
 		fprintf(stderr,
 			"kprotperf report: %s has no --blocks data (record it with record "
