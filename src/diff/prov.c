@@ -310,3 +310,33 @@ int prov_print(struct datafile *const df[2], const struct features *feat, FILE *
 	}
 	return err;
 }
+
+void prov_side_text(int side, const char *path, struct datafile *df, size_t runs, FILE *f)
+{
+	esc_printf(f, "# %-9s %s: kernel %s (build-id %s), %zu run%s of '%s', %s Hz, schema %lld\n",
+		   side ? "hardened:" : "base:", path, meta_or(df, "kernel.release", "?"),
+		   meta_or(df, "kernel.build_id", "?"), runs, runs == 1 ? "" : "s",
+		   datafile_meta(df, "record.command") ?: meta_or(df, "record.mode", "?"),
+		   meta_or(df, "sampling.freq_hz", "?"), datafile_schema(df));
+}
+
+void prov_side_json(int side, const char *path, struct datafile *df, size_t runs,
+		    const char *vmlinux, const char *missing, struct json *j)
+{
+	json_open(j, prov_side_name[side], '{');
+	json_str(j, "path", path);
+	json_str(j, "kernel_release", datafile_meta(df, "kernel.release"));
+	json_str(j, "build_id", datafile_meta(df, "kernel.build_id"));
+	json_str(j, "arch", datafile_meta(df, "arch"));
+	json_str(j, "command", datafile_meta(df, "record.command"));
+	json_u64(j, "schema", datafile_schema(df));
+	json_u64(j, "runs", runs);
+	json_double(j, "sample_period_ns", datafile_sample_period_ns(df));
+	json_open(j, "debuginfo", '{');
+	if (vmlinux)
+		json_str(j, "vmlinux", vmlinux);
+	else
+		json_str(j, "missing", missing);
+	json_close(j, '}');
+	json_close(j, '}');
+}

@@ -33,5 +33,10 @@ void prov_warnings(struct datafile *const df[2], const size_t runs[2], struct di
  * is set; a config option names the feature of feat (may be NULL) it builds.
  */
 int prov_print(struct datafile *const df[2], const struct features *feat, FILE *f, struct json *j);
+/* "# base:     PATH: kernel R (build-id B), N runs of 'CMD', F Hz, schema S" */
+void prov_side_text(int side, const char *path, struct datafile *df, size_t runs, FILE *f);
+/* The side's JSON object; vmlinux NULL: none, missing says why. */
+void prov_side_json(int side, const char *path, struct datafile *df, size_t runs,
+		    const char *vmlinux, const char *missing, struct json *j);
 
 #endif
