@@ -202,7 +202,7 @@ static int print_loop(struct view *v, int l)
 	}
 	err = print_trips(v, l);
 	if (!err && v->j)
-		err = blocks_src_bound_json(v->j, v->f, l);
+		err = blocks_src_bound_json(v->j, "bound", v->f, l);
 	else if (!err)
 		err = blocks_src_bound_text(v->out, v->f, l, "    ", v->top);
 	if (v->j)

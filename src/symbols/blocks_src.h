@@ -77,7 +77,7 @@ bool blocks_src_line_counts(const struct blocks_src_line *l, const long long *co
  */
 int blocks_src_bound_text(FILE *out, const struct blocks_func *f, int loop, const char *indent,
 			  size_t top);
-/* The same as the JSON object "bound" (null without one): block, expr, counter, cond, ... */
-int blocks_src_bound_json(struct json *j, const struct blocks_func *f, int loop);
+/* The same as the JSON object key (null without one): block, expr, counter, cond, ... */
+int blocks_src_bound_json(struct json *j, const char *key, const struct blocks_func *f, int loop);
 
 #endif

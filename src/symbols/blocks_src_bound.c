@@ -134,20 +134,20 @@ static void values_json(struct json *j, const struct blocks_func *f, int loop)
 	json_close(j, ']');
 }
 
-int blocks_src_bound_json(struct json *j, const struct blocks_func *f, int loop)
+int blocks_src_bound_json(struct json *j, const char *key, const struct blocks_func *f, int loop)
 {
 	const struct blocks_bound *b = &f->loops[loop].bound;
 	struct blocks_relation r;
 	int err;
 
 	if (!b->expr) {
-		json_str(j, "bound", NULL);
+		json_str(j, key, NULL);
 		return 0;
 	}
 	err = blocks_relation(f, loop, &r);
 	if (err && err != -ENODATA)
 		return err;
-	json_open(j, "bound", '{');
+	json_open(j, key, '{');
 	json_u64(j, "block", b->block);
 	json_str(j, "expr", b->expr);
 	json_str(j, "counter", b->counter);
