@@ -395,15 +395,20 @@ static int present_row(sqlite3_stmt *st, void *ctx)
 int blocks_present(struct datafile *df, bool *present)
 {
 	const size_t n = sizeof(tables) / sizeof(tables[0]);
-	long long found = 0;
+	long long one, found = 0;
+	size_t i;
 	int err;
 
-	err = query_each(df,
-			 "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN"
-			 " ('blocks', 'block_edges', 'block_loops', 'block_values', 'block_funcs')",
-			 present_row, &found, "");
-	if (err < 0)
-		return err;
+	for (i = 0; i < n; i++) {
+		one = 0;
+		err = query_each(df,
+				 "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND"
+				 " name = ?",
+				 present_row, &one, "t", tables[i]);
+		if (err < 0)
+			return err;
+		found += one;
+	}
 	*present = found == (long long)n;
 	if (found && !*present)
 		return query_bad(df, "it has %lld of the %zu --blocks tables", found, n);
