@@ -164,7 +164,8 @@ static int load_all(struct diff_ctx *c)
 	}
 	if (err)
 		return err;
-	prov_warnings(c->df, c->runs, &c->notes);
+	prov_warnings(c->df, c->runs, "from histograms and sample counts, not over runs",
+		      &c->notes);
 	init_tables(c);
 	for (side = 0; side < 2 && !err; side++)
 		err = load_side(c, side);

@@ -149,7 +149,8 @@ static void make_notes(struct comparison *cmp)
 	struct datafile *const *df = cmp->in->df;
 	int side;
 
-	prov_warnings(cmp->in->df, cmp->c.runs, &cmp->notes);
+	prov_warnings(cmp->in->df, cmp->c.runs, "from the execution counts, not over runs",
+		      &cmp->notes);
 	for (side = 0; side < 2; side++)
 		if (datafile_schema(df[side]) < 7)
 			prov_note(&cmp->notes,

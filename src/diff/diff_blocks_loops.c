@@ -8,7 +8,6 @@
  * its direction flipped: its taken ratio crossed 50%.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +18,7 @@
 /* ctx names shown in a cause, the most calls first */
 #define CAUSE_CTX 3
 
-/* A loop or a branch of one side, at a source line. */
+/* A loop of one side, at its head's source line. */
 struct at_line {
 	const char *file; /* NULL: unknown */
 	int line;
@@ -101,12 +100,18 @@ static struct ctx_bound *bounds_by_ctx(const struct blocks_func *f, int loop, si
 	return v;
 }
 
-/* Whether the loop's trips follow its bound in each of its calls, on the side. */
-static bool follows(const struct blocks_func *f, int loop)
+/* 1 when the loop's trips follow its bound in each of its calls on the side, else 0; -ENOMEM. */
+static int follows(const struct blocks_func *f, int loop)
 {
 	struct blocks_relation r;
+	int err;
 
-	return f->loops[loop].bound.expr && !blocks_relation(f, loop, &r) && r.calls == r.all;
+	if (!f->loops[loop].bound.expr)
+		return 0;
+	err = blocks_relation(f, loop, &r);
+	if (err == -ENODATA)
+		return 0;
+	return err ?: r.calls == r.all;
 }
 
 /* A cache whose bound's value changed: the value on each side, and its calls on both. */
@@ -176,11 +181,16 @@ static int cause_of(struct db_loop *d, const struct db_func *fn)
 	struct ctx_bound *vb = NULL, *vh = NULL;
 	struct changed *c = NULL;
 	size_t nb, nh, n;
-	int err = -ENOMEM;
+	int err;
 
-	if (d->loop[DM_BASE] < 0 || d->loop[DM_HARD] < 0 || !follows(b, d->loop[DM_BASE]) ||
-	    !follows(h, d->loop[DM_HARD]))
+	if (d->loop[DM_BASE] < 0 || d->loop[DM_HARD] < 0)
 		return 0;
+	err = follows(b, d->loop[DM_BASE]);
+	if (err > 0)
+		err = follows(h, d->loop[DM_HARD]);
+	if (err <= 0)
+		return err;
+	err = -ENOMEM;
 	vb = bounds_by_ctx(b, d->loop[DM_BASE], &nb);
 	vh = vb ? bounds_by_ctx(h, d->loop[DM_HARD], &nh) : NULL;
 	c = vh ? calloc(nb + 1, sizeof(*c)) : NULL;

@@ -60,15 +60,12 @@ static void fmt_change(char *buf, size_t len, const struct db_measure *m)
 		tables_fmt_change(buf, len, &m->r, tables_presence(m->r.base > 0, m->r.hard > 0));
 }
 
-/* The method of the first row that has one: the title says it. */
-static void method_text(const struct db_measure *const *m, size_t n, FILE *f)
+/* A table's method, as its title says it: the first row's that has one (m; NULL: none). */
+static void method_text(const struct db_measure *m, FILE *f)
 {
 	static const size_t none[2];
-	size_t i;
 
-	for (i = 0; i < n && m[i]->r.method == DS_NONE; i++)
-		;
-	tables_method(i < n ? m[i]->r.method : DS_NONE, i < n ? m[i]->runs : none, POISSON_WHAT, f);
+	tables_method(m ? m->r.method : DS_NONE, m ? m->runs : none, POISSON_WHAT, f);
 }
 
 static void json_measure(struct json *j, const char *key, const struct db_measure *m)
@@ -83,6 +80,7 @@ static void json_measure(struct json *j, const char *key, const struct db_measur
 			    m->seen[side] && m->known[side] ? side_value(m, side) : NAN);
 	json_double(j, "delta", both ? m->r.hard - m->r.base : NAN);
 	json_str(j, "status", both ? tables_presence_name[p] : NULL);
+	/* a change only between two known values: nulls else, as for new */
 	tables_json_change(j, "", &m->r, both ? p : TABLES_NEW);
 	tables_json_sig(j, "significant", &m->r);
 	json_str(j, "method", stats_method_name(m->r.method));
@@ -170,18 +168,18 @@ static void causes(const struct db_ctx *c, const struct db_func *fn)
 
 static void lines_text(const struct db_ctx *c, const struct db_func *fn)
 {
-	const struct db_measure *m[1];
-	char eb[32], eh[32], ib[32], ih[32], change[96], where[160];
+	char eb[32], eh[32], ib[32], ih[32], delta[32], change[96], where[160];
 	const struct db_line *d;
 	size_t i;
 
-	m[0] = fn->nline ? &fn->line[0].insns : NULL;
+	for (i = 0; i < fn->nline && fn->line[i].insns.r.method == DS_NONE; i++)
+		;
 	esc_printf(c->out,
 		   "\nSource lines of %s, by the change of instructions per call (EXECS: executions"
 		   " per call of the blocks with code on the line; INSNS: instructions executed on"
 		   " it per call); 95%% CI: ",
 		   fn->name);
-	method_text(m, fn->nline ? 1 : 0, c->out);
+	method_text(i < fn->nline ? &fn->line[i].insns : NULL, c->out);
 	fprintf(c->out, "\n%-32s %11s %11s %11s %11s %10s  %s\n", "LINE", "EXECS BASE", "HARDENED",
 		"INSNS BASE", "HARDENED", "DELTA", "CHANGE [95% CI]");
 	for (i = 0; i < fn->nline && i < c->top; i++) {
@@ -191,9 +189,13 @@ static void lines_text(const struct db_ctx *c, const struct db_func *fn)
 		fmt_value(ib, sizeof(ib), &d->insns, DM_BASE, false);
 		fmt_value(ih, sizeof(ih), &d->insns, DM_HARD, false);
 		fmt_change(change, sizeof(change), &d->insns);
+		if (db_change(&d->insns) < 0)
+			snprintf(delta, sizeof(delta), "?");
+		else
+			snprintf(delta, sizeof(delta), "%+.2f", d->insns.r.hard - d->insns.r.base);
 		snprintf(where, sizeof(where), "%s:%d", d->file, d->line);
-		esc_printf(c->out, "%-32s %11s %11s %11s %11s %+10.2f  %s\n", where, eb, eh, ib, ih,
-			   d->insns.r.hard - d->insns.r.base, change);
+		esc_printf(c->out, "%-32s %11s %11s %11s %11s %10s  %s\n", where, eb, eh, ib, ih,
+			   delta, change);
 	}
 	if (fn->nline > c->top)
 		fprintf(c->out, "... (%zu lines more)\n", fn->nline - c->top);
@@ -217,17 +219,18 @@ static int bound_text(const struct db_ctx *c, const struct db_func *fn, const st
 
 static int loops_text(const struct db_ctx *c, const struct db_func *fn)
 {
-	const struct db_measure *m[1] = {fn->nloop ? &fn->loop[0].trips : NULL};
 	char b[32], h[32], change[96], where[160];
 	const struct db_loop *l;
 	size_t i;
 	int err = 0;
 
+	for (i = 0; i < fn->nloop && fn->loop[i].trips.r.method == DS_NONE; i++)
+		;
 	esc_printf(c->out,
 		   "\nLoops of %s, by their head's line: trips per call (executions of the head);"
 		   " 95%% CI: ",
 		   fn->name);
-	method_text(m, fn->nloop ? 1 : 0, c->out);
+	method_text(i < fn->nloop ? &fn->loop[i].trips : NULL, c->out);
 	fprintf(c->out, "\n%-32s %10s %10s  %s\n", "HEAD LINE", "BASE", "HARDENED",
 		"CHANGE [95% CI]");
 	for (i = 0; i < fn->nloop && i < c->top && !err; i++) {
@@ -251,16 +254,17 @@ static int loops_text(const struct db_ctx *c, const struct db_func *fn)
 
 static void branches_text(const struct db_ctx *c, const struct db_func *fn)
 {
-	const struct db_measure *m[1] = {fn->nbr ? &fn->br[0].taken : NULL};
 	char b[32], h[32], change[96], where[160];
 	const struct db_branch *d;
 	size_t i;
 
+	for (i = 0; i < fn->nbr && fn->br[i].taken.r.method == DS_NONE; i++)
+		;
 	esc_printf(c->out,
 		   "\nBranches of %s whose direction flipped (taken ratio across 50%%), by the"
 		   " branch's line; 95%% CI: ",
 		   fn->name);
-	method_text(m, fn->nbr ? 1 : 0, c->out);
+	method_text(i < fn->nbr ? &fn->br[i].taken : NULL, c->out);
 	fprintf(c->out, "\n%-32s %10s %10s  %s\n", "BRANCH LINE", "TAKEN BASE", "HARDENED",
 		"CHANGE [95% CI]");
 	for (i = 0; i < fn->nbr && i < c->top; i++) {

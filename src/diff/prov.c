@@ -39,7 +39,8 @@ static const char *meta_or(struct datafile *df, const char *key, const char *dfl
 
 const char *const prov_side_name[2] = {"base", "hardened"};
 
-void prov_warnings(struct datafile *const df[2], const size_t runs[2], struct diff_notes *n)
+void prov_warnings(struct datafile *const df[2], const size_t runs[2], const char *one_run,
+		   struct diff_notes *n)
 {
 	const char *cb = meta_or(df[DM_BASE], "record.command", "-");
 	const char *ch = meta_or(df[DM_HARD], "record.command", "-");
@@ -63,9 +64,7 @@ void prov_warnings(struct datafile *const df[2], const size_t runs[2], struct di
 				  "warning: %s has %zu run%s, fewer than %d: intervals are %s"
 				  " (record with --repeat %d or more)",
 				  prov_side_name[i], runs[i], runs[i] == 1 ? "" : "s",
-				  DIFF_MIN_RUNS,
-				  runs[i] == 1 ? "from histograms and sample counts, not over runs"
-					       : "wide and rough",
+				  DIFF_MIN_RUNS, runs[i] == 1 ? one_run : "wide and rough",
 				  DIFF_MIN_RUNS);
 }
 
