@@ -16,7 +16,9 @@
 #include "data/datafile.h"
 #include "data/features.h"
 #include "diff/diff.h"
+#include "diff/diff_blocks.h"
 #include "diff/diff_folded.h"
+#include "diff/metrics.h"
 #include "diff/prov.h"
 #include "symbols/kernel_dwarf.h"
 #include "util/esc.h"
@@ -28,7 +30,9 @@ enum {
 	O_VMLINUX,
 	O_VMLINUX_BASE,
 	O_VMLINUX_HARDENED,
-	O_JSON
+	O_JSON,
+	O_BLOCKS,
+	O_FUNC,
 };
 
 static const struct options_entry entries[] = {
@@ -40,6 +44,11 @@ static const struct options_entry entries[] = {
 	 "'stack base_count hardened_count' lines for\n"
 	 "flamegraph.pl's differential flame graphs instead"},
 	{O_NORMALIZE, "normalize", NULL, "with --folded: hardened counts scaled to the base total"},
+	{O_BLOCKS, "blocks", NULL,
+	 "what record --blocks counted instead, per function:\n"
+	 "instructions per call per source line, loops' trips per\n"
+	 "call and their bounds, branches whose direction flipped"},
+	{O_FUNC, "func", "NAME", "with --blocks: only function NAME (default: all)"},
 	{O_VMLINUX, "vmlinux", "PATH", "the vmlinux with DWARF of both recordings' kernel"},
 	{O_VMLINUX_BASE, "vmlinux-base", "PATH", "the base kernel's vmlinux with DWARF"},
 	{O_VMLINUX_HARDENED, "vmlinux-hardened", "PATH",
@@ -65,7 +74,8 @@ static const struct options_cmd command = {
 		"sorted by the change of time per run (the contribution to the total change).\n"
 		"Intervals: a bootstrap over runs (record --repeat N) with 2 runs or more per\n"
 		"side; with one run on a side, the latency histograms (delta method) and\n"
-		"the sample counts (Poisson).\n",
+		"the sample counts (Poisson). With --blocks, what record --blocks counted,\n"
+		"its blocks matched by source line (each side's vmlinux).\n",
 	.column = 27,
 	.opts = entries,
 };
@@ -85,6 +95,10 @@ static int check_args(int argc, char **argv, struct diff_opts *o)
 	if (o->features && o->folded)
 		return usage_error("--features maps the tables' samples to features: --folded has"
 				   " no tables");
+	if (o->blocks && o->folded)
+		return usage_error("--blocks and --folded are two different outputs: choose one");
+	if (o->func && !o->blocks)
+		return usage_error("--func goes with --blocks");
 	if (argc - optind != 2)
 		return usage_error("needs two recordings, BASE and HARDENED");
 	o->path[0] = argv[optind];
@@ -121,6 +135,12 @@ static int set_opt(void *ctx, int key, const char *arg)
 		break;
 	case O_JSON:
 		o->json = true;
+		break;
+	case O_BLOCKS:
+		o->blocks = true;
+		break;
+	case O_FUNC:
+		o->func = arg;
 		break;
 	}
 	return 0;
@@ -248,13 +268,9 @@ static void close_inputs(struct diff_inputs *in)
 	}
 }
 
-static int compare(const struct diff_opts *o, const struct diff_inputs *in)
+/* A failure of the comparison said once: a bad value names its file; any other error both. */
+static int say_error(const struct diff_opts *o, const struct diff_inputs *in, int err)
 {
-	int err = o->folded ? diff_folded(in->df[0], in->kd[0], in->df[1], in->kd[1], o->normalize,
-					  stdout)
-			    : diff_tables(o, in, stdout);
-
-	/* a bad value names its file; any other error both */
 	if (err == -EBADMSG && (cli_bad_data("diff", o->path[0], in->df[0]) ||
 				cli_bad_data("diff", o->path[1], in->df[1])))
 		return err;
@@ -262,6 +278,34 @@ static int compare(const struct diff_opts *o, const struct diff_inputs *in)
 		fprintf(stderr, "kprotperf diff: %s %s and %s: %s\n",
 			o->folded ? "folding" : "reading", o->path[0], o->path[1], strerror(-err));
 	return err;
+}
+
+/* diff --blocks; a side without data, or a function on neither side, said as such. */
+static int blocks(const struct diff_opts *o, const struct diff_inputs *in)
+{
+	int side = DM_BASE, err = diff_blocks(o, in, stdout, &side);
+
+	if (err == -ENODATA)
+		fprintf(stderr,
+			"kprotperf diff: %s has no --blocks data (record it with record --blocks"
+			" FUNC)\n",
+			o->path[side]);
+	else if (err == -ENOENT)
+		esc_printf(stderr, "kprotperf diff: neither %s nor %s has --blocks data for %s\n",
+			   o->path[DM_BASE], o->path[DM_HARD], o->func);
+	else
+		say_error(o, in, err);
+	return err;
+}
+
+static int compare(const struct diff_opts *o, const struct diff_inputs *in)
+{
+	if (o->blocks)
+		return blocks(o, in);
+	return say_error(o, in,
+			 o->folded ? diff_folded(in->df[0], in->kd[0], in->df[1], in->kd[1],
+						 o->normalize, stdout)
+				   : diff_tables(o, in, stdout));
 }
 
 int cmd_diff(int argc, char **argv)

@@ -30,7 +30,9 @@ static const struct options_entry entries[] = {
 	{O_HIST, "hist", "NAME",
 	 "print the latency histograms of syscall NAME (total and\n"
 	 "on-CPU) or, if no syscall has that name, of probed function NAME"},
-	{'n', "top", "N", "rows in the function, per-syscall and per-cache tables\n(default 20)"},
+	{'n', "top", "N",
+	 "rows in the function, per-syscall and per-cache tables,\n"
+	 "and in --blocks' lists of values and stacks (default 20)"},
 	{O_INLINE, "inline", NULL,
 	 "per inline instance: where it sits, its ranges, its samples\n"
 	 "(self, total, share of the parent), the estimated time per\n"
@@ -40,7 +42,8 @@ static const struct options_entry entries[] = {
 	 "what record --blocks counted: per function, its disassembly\n"
 	 "by basic block (executions, share of the instructions, source\n"
 	 "line, inline chain, branch ratios), its loops' trips per call\n"
-	 "(per slab cache) and its instructions per source line"},
+	 "(per slab cache) and bounds, its instructions per source line,\n"
+	 "and its calls by syscall and kernel stack"},
 	{O_FUNC, "func", "NAME", "with --blocks: only function NAME (default: all)"},
 	{O_VMLINUX, "vmlinux", "PATH",
 	 "the recorded kernel's vmlinux with DWARF (default: found by\n"
@@ -143,7 +146,7 @@ static int blocks(struct datafile *df, const struct report_args *a)
 
 	if (cli_kernel_dwarf("report", df, a->o.vmlinux, NULL, &kd, note, sizeof(note)))
 		return 1;
-	err = report_blocks(df, kd, note, a->func, a->o.json);
+	err = report_blocks(df, kd, note, a->func, a->o.json, a->o.top);
 	if (err == -ENODATA)
 		fprintf(stderr,
 			"kprotperf report: %s has no --blocks data (record it with record "

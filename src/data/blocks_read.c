@@ -3,7 +3,8 @@
  * Reading record --blocks' tables (blocks_read.h).  Every value is checked
  * as it is read, by type and range and against the other tables (a block,
  * edge or loop index must name one that is there), and the instructions
- * executed are bounded, so that a report's sums never overflow.
+ * executed are bounded, so that a report's sums never overflow.  The
+ * schema-7 tables are blocks_read_v7.c's.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,15 +12,10 @@
 #include <string.h>
 
 #include "data/blocks_read.h"
-#include "data/query.h"
+#include "data/blocks_read_int.h"
 
-#define COUNT_MAX  (1LL << 40)
 #define MAX_BLOCKS 65536
 #define MAX_EDGES  (3 * MAX_BLOCKS + 1)
-#define MAX_VALUES (1 << 20)
-#define MAX_BYTES  (1LL << 24) /* a function's size, and a block's */
-#define NAME_MAX_B 4096
-#define TEXT_MAX_B (1 << 20)
 /* instructions executed over all blocks: far below 2^63, so that sums of them cannot overflow */
 #define INSNS_TOTAL_MAX (1LL << 60)
 
@@ -39,16 +35,8 @@ const char *blocks_edge_kind_name(enum blocks_edge_kind k)
 	return kind_names[k];
 }
 
-/* The table being read, for the error naming the bad value. */
-struct reader {
-	struct datafile *df;
-	struct blocks_func *f;
-	const char *table;
-	size_t i; /* rows read so far */
-};
-
 /* Column i of the current row is bad: say which, with its value, and what it should be. */
-static int bad(struct reader *r, sqlite3_stmt *st, int i, const char *want)
+int blocks_bad(struct reader *r, sqlite3_stmt *st, int i, const char *want)
 {
 	const char *col = sqlite3_column_name(st, i);
 	long long row = sqlite3_column_int64(st, 0);
@@ -69,7 +57,7 @@ static int bad(struct reader *r, sqlite3_stmt *st, int i, const char *want)
 }
 
 /* Column i as an integer from lo to hi (NULL too when null, as BLOCKS_UNKNOWN). */
-static int num(struct reader *r, sqlite3_stmt *st, int i, long long lo, long long hi, bool null,
+int blocks_num(struct reader *r, sqlite3_stmt *st, int i, long long lo, long long hi, bool null,
 	       const char *want, long long *v)
 {
 	int type = sqlite3_column_type(st, i);
@@ -80,24 +68,24 @@ static int num(struct reader *r, sqlite3_stmt *st, int i, long long lo, long lon
 	}
 	*v = sqlite3_column_int64(st, i);
 	if (type != SQLITE_INTEGER || *v < lo || *v > hi)
-		return bad(r, st, i, want);
+		return blocks_bad(r, st, i, want);
 	return 0;
 }
 
-static int count(struct reader *r, sqlite3_stmt *st, int i, bool null, long long *v)
+int blocks_count(struct reader *r, sqlite3_stmt *st, int i, bool null, long long *v)
 {
-	return num(r, st, i, 0, COUNT_MAX, null,
-		   null ? "NULL or a count from 0 to 2^40" : "a count from 0 to 2^40", v);
+	return blocks_num(r, st, i, 0, BLOCKS_COUNT_MAX, null,
+			  null ? "NULL or a count from 0 to 2^40" : "a count from 0 to 2^40", v);
 }
 
 /* Column i as text of at most max bytes without NUL, copied into *out. */
-static int text(struct reader *r, sqlite3_stmt *st, int i, int max, char **out)
+int blocks_text(struct reader *r, sqlite3_stmt *st, int i, int max, char **out)
 {
 	const char *s = query_text(st, i);
 
 	if (sqlite3_column_type(st, i) != SQLITE_TEXT || !s ||
 	    (int)strlen(s) != sqlite3_column_bytes(st, i) || sqlite3_column_bytes(st, i) > max)
-		return bad(r, st, i, "text without NUL, not too long");
+		return blocks_bad(r, st, i, "text without NUL, not too long");
 	*out = strdup(s);
 	return *out ? 0 : -ENOMEM;
 }
@@ -109,7 +97,7 @@ static int index_ok(struct reader *r, sqlite3_stmt *st, size_t n)
 	char want[64];
 
 	snprintf(want, sizeof(want), "%zu (numbered from 0 without gaps)", r->i);
-	if (num(r, st, 1, (long long)r->i, (long long)r->i, false, want, &v))
+	if (blocks_num(r, st, 1, (long long)r->i, (long long)r->i, false, want, &v))
 		return -EBADMSG;
 	return r->i < n ? 0 : -EBADMSG;
 }
@@ -123,14 +111,15 @@ static int func_row(sqlite3_stmt *st, void *ctx)
 
 	addr = sqlite3_column_int64(st, 1);
 	if (sqlite3_column_type(st, 1) != SQLITE_INTEGER)
-		return bad(r, st, 1, "an address");
-	err = num(r, st, 2, 1, MAX_BYTES, false, "a size from 1 to 2^24 bytes", &size);
-	err = err ?: count(r, st, 3, false, &f->calls);
-	err = err ?: count(r, st, 4, false, &f->complete);
-	err = err ?: count(r, st, 5, false, &f->lost);
-	err = err ?: text(r, st, 6, TEXT_MAX_B, &f->unprobed);
+		return blocks_bad(r, st, 1, "an address");
+	err = blocks_num(r, st, 2, 1, BLOCKS_BYTES_MAX, false, "a size from 1 to 2^24 bytes",
+			 &size);
+	err = err ?: blocks_count(r, st, 3, false, &f->calls);
+	err = err ?: blocks_count(r, st, 4, false, &f->complete);
+	err = err ?: blocks_count(r, st, 5, false, &f->lost);
+	err = err ?: blocks_text(r, st, 6, BLOCKS_TEXT_MAX, &f->unprobed);
 	if (!err && f->complete > f->calls)
-		err = bad(r, st, 4, "at most calls");
+		err = blocks_bad(r, st, 4, "at most calls");
 	f->addr = (__u64)addr;
 	f->size = (__u64)size;
 	return err ?: 1;
@@ -147,18 +136,18 @@ static int block_row(sqlite3_stmt *st, void *ctx)
 	start = sqlite3_column_int64(st, 2);
 	end = sqlite3_column_int64(st, 3);
 	if (!err && sqlite3_column_type(st, 2) != SQLITE_INTEGER)
-		err = bad(r, st, 2, "an address");
+		err = blocks_bad(r, st, 2, "an address");
 	if (!err && (sqlite3_column_type(st, 3) != SQLITE_INTEGER || (__u64)end <= (__u64)start ||
-		     (__u64)end - (__u64)start > MAX_BYTES))
-		err = bad(r, st, 3, "an address after start, at most 2^24 bytes on");
+		     (__u64)end - (__u64)start > BLOCKS_BYTES_MAX))
+		err = blocks_bad(r, st, 3, "an address after start, at most 2^24 bytes on");
 	err = err
-		      ?: num(r, st, 4, 1, (__u64)end - (__u64)start, false,
-			     "from 1 to the block's bytes", &b->insns);
-	err = err ?: count(r, st, 5, true, &b->count);
-	err = err ?: num(r, st, 6, 0, 1, false, "0 or 1", &probed);
+		      ?: blocks_num(r, st, 4, 1, (__u64)end - (__u64)start, false,
+				    "from 1 to the block's bytes", &b->insns);
+	err = err ?: blocks_count(r, st, 5, true, &b->count);
+	err = err ?: blocks_num(r, st, 6, 0, 1, false, "0 or 1", &probed);
 	err = err
-		      ?: num(r, st, 7, 0, (long long)f->nloops - 1, true,
-			     "NULL or a loop of the function", &loop);
+		      ?: blocks_num(r, st, 7, 0, (long long)f->nloops - 1, true,
+				    "NULL or a loop of the function", &loop);
 	b->start = (__u64)start;
 	b->end = (__u64)end;
 	b->probed = probed;
@@ -178,18 +167,21 @@ static int edge_row(sqlite3_stmt *st, void *ctx)
 	int err = index_ok(r, st, f->ne);
 
 	err = err
-		      ?: num(r, st, 2, -1, last, false, "-1 (the call) or a block of the function",
-			     &src);
-	err = err ?: num(r, st, 3, -2, last, false, "-2 (out) or a block of the function", &dst);
+		      ?: blocks_num(r, st, 2, -1, last, false,
+				    "-1 (the call) or a block of the function", &src);
+	err = err
+		      ?: blocks_num(r, st, 3, -2, last, false,
+				    "-2 (out) or a block of the function", &dst);
 	if (!err && dst == -1)
-		err = bad(r, st, 3, "-2 (out) or a block of the function");
+		err = blocks_bad(r, st, 3, "-2 (out) or a block of the function");
 	for (k = 0; !err && k < sizeof(kind_names) / sizeof(kind_names[0]); k++)
 		if (kind && sqlite3_column_type(st, 4) == SQLITE_TEXT &&
 		    !strcmp(kind, kind_names[k]))
 			break;
 	if (!err && k == sizeof(kind_names) / sizeof(kind_names[0]))
-		err = bad(r, st, 4, "an edge kind (entry, fall, jump, taken, not_taken, ...)");
-	err = err ?: count(r, st, 5, true, &e->count);
+		err = blocks_bad(r, st, 4,
+				 "an edge kind (entry, fall, jump, taken, not_taken, ...)");
+	err = err ?: blocks_count(r, st, 5, true, &e->count);
 	e->src = src;
 	e->dst = dst;
 	e->kind = k;
@@ -206,16 +198,18 @@ static int loop_row(sqlite3_stmt *st, void *ctx)
 	int err = index_ok(r, st, f->nloops);
 
 	err = err
-		      ?: num(r, st, 2, 0, (long long)f->nb - 1, false, "a block of the function",
-			     &head);
+		      ?: blocks_num(r, st, 2, 0, (long long)f->nb - 1, false,
+				    "a block of the function", &head);
 	/* outer loops come first: a parent is numbered below the loop it holds */
-	err = err ?: num(r, st, 3, 0, (long long)r->i - 1, true, "NULL or an outer loop", &parent);
 	err = err
-		      ?: num(r, st, 4, 1, (long long)f->nloops, false,
-			     "a depth from 1 to the loops", &depth);
-	err = err ?: num(r, st, 5, 0, 1, false, "0 or 1", &irr);
-	err = err ?: count(r, st, 6, true, &l->entries);
-	err = err ?: count(r, st, 7, true, &l->iterations);
+		      ?: blocks_num(r, st, 3, 0, (long long)r->i - 1, true, "NULL or an outer loop",
+				    &parent);
+	err = err
+		      ?: blocks_num(r, st, 4, 1, (long long)f->nloops, false,
+				    "a depth from 1 to the loops", &depth);
+	err = err ?: blocks_num(r, st, 5, 0, 1, false, "0 or 1", &irr);
+	err = err ?: blocks_count(r, st, 6, true, &l->entries);
+	err = err ?: blocks_count(r, st, 7, true, &l->iterations);
 	l->head = head;
 	l->parent = parent < 0 ? -1 : parent;
 	l->depth = depth;
@@ -239,15 +233,15 @@ static int value_row(sqlite3_stmt *st, void *ctx)
 	v->trips = what && !strcmp(what, "trips");
 	if (sqlite3_column_type(st, 1) != SQLITE_TEXT || !what ||
 	    (!v->trips && strcmp(what, "insns")))
-		return bad(r, st, 1, "'insns' or 'trips'");
+		return blocks_bad(r, st, 1, "'insns' or 'trips'");
 	if (v->trips)
-		err = num(r, st, 2, 0, (long long)f->nloops - 1, false, "a loop of the function",
-			  &loop);
+		err = blocks_num(r, st, 2, 0, (long long)f->nloops - 1, false,
+				 "a loop of the function", &loop);
 	else
-		err = num(r, st, 2, -1, -1, false, "-1 (for 'insns')", &loop);
-	err = err ?: text(r, st, 3, NAME_MAX_B, &v->ctx);
-	err = err ?: count(r, st, 4, false, &v->value);
-	err = err ?: count(r, st, 5, false, &v->count);
+		err = blocks_num(r, st, 2, -1, -1, false, "-1 (for 'insns')", &loop);
+	err = err ?: blocks_text(r, st, 3, BLOCKS_NAME_MAX, &v->ctx);
+	err = err ?: blocks_count(r, st, 4, false, &v->value);
+	err = err ?: blocks_count(r, st, 5, false, &v->count);
 	v->loop = loop;
 	return err;
 }
@@ -259,7 +253,7 @@ static int count_row(sqlite3_stmt *st, void *ctx)
 }
 
 /* Room for the rows of table for f, at most max of them. */
-static int alloc_rows(struct reader *r, const char *table, size_t max, size_t size, void **arr,
+int blocks_alloc_rows(struct reader *r, const char *table, size_t max, size_t size, void **arr,
 		      size_t *n)
 {
 	char sql[96];
@@ -276,7 +270,7 @@ static int alloc_rows(struct reader *r, const char *table, size_t max, size_t si
 	return *arr ? 0 : -ENOMEM;
 }
 
-static int read_rows(struct reader *r, const char *table, const char *sql, query_row_fn fn)
+int blocks_read_rows(struct reader *r, const char *table, const char *sql, query_row_fn fn)
 {
 	int err;
 
@@ -312,35 +306,41 @@ static int load_rows(struct reader *r)
 	struct blocks_func *f = r->f;
 	int err;
 
-	err = alloc_rows(r, "blocks", MAX_BLOCKS, sizeof(*f->b), (void **)&f->b, &f->nb);
-	err = err ?: alloc_rows(r, "block_edges", MAX_EDGES, sizeof(*f->e), (void **)&f->e, &f->ne);
+	err = blocks_alloc_rows(r, "blocks", MAX_BLOCKS, sizeof(*f->b), (void **)&f->b, &f->nb);
 	err = err
-		      ?: alloc_rows(r, "block_loops", MAX_BLOCKS, sizeof(*f->loops),
-				    (void **)&f->loops, &f->nloops);
+		      ?: blocks_alloc_rows(r, "block_edges", MAX_EDGES, sizeof(*f->e),
+					   (void **)&f->e, &f->ne);
 	err = err
-		      ?: alloc_rows(r, "block_values", MAX_VALUES, sizeof(*f->v), (void **)&f->v,
-				    &f->nv);
+		      ?: blocks_alloc_rows(r, "block_loops", MAX_BLOCKS, sizeof(*f->loops),
+					   (void **)&f->loops, &f->nloops);
 	err = err
-		      ?: read_rows(r, "blocks",
-				   "SELECT rowid, block, start, end, insns, count, probed, loop"
-				   " FROM blocks WHERE func = ? ORDER BY block",
-				   block_row);
+		      ?: blocks_alloc_rows(r, "block_values", BLOCKS_VALUES_MAX, sizeof(*f->v),
+					   (void **)&f->v, &f->nv);
 	err = err
-		      ?: read_rows(r, "block_edges",
-				   "SELECT rowid, edge, src, dst, kind, count FROM block_edges"
-				   " WHERE func = ? ORDER BY edge",
-				   edge_row);
+		      ?: blocks_read_rows(
+				 r, "blocks",
+				 "SELECT rowid, block, start, end, insns, count, probed, loop"
+				 " FROM blocks WHERE func = ? ORDER BY block",
+				 block_row);
 	err = err
-		      ?: read_rows(r, "block_loops",
-				   "SELECT rowid, loop, head, parent, depth, irreducible, entries,"
-				   " iterations FROM block_loops WHERE func = ? ORDER BY loop",
-				   loop_row);
+		      ?: blocks_read_rows(
+				 r, "block_edges",
+				 "SELECT rowid, edge, src, dst, kind, count FROM block_edges"
+				 " WHERE func = ? ORDER BY edge",
+				 edge_row);
 	err = err
-		      ?: read_rows(r, "block_values",
-				   "SELECT rowid, what, loop, ctx, value, count FROM block_values"
-				   " WHERE func = ? ORDER BY what, loop, ctx, value",
-				   value_row);
-	return err ?: check_total(r);
+		      ?: blocks_read_rows(
+				 r, "block_loops",
+				 "SELECT rowid, loop, head, parent, depth, irreducible, entries,"
+				 " iterations FROM block_loops WHERE func = ? ORDER BY loop",
+				 loop_row);
+	err = err
+		      ?: blocks_read_rows(
+				 r, "block_values",
+				 "SELECT rowid, what, loop, ctx, value, count FROM block_values"
+				 " WHERE func = ? ORDER BY what, loop, ctx, value",
+				 value_row);
+	return err ?: check_total(r) ?: blocks_load_v7(r);
 }
 
 int blocks_load(struct datafile *df, const char *name, struct blocks_func *out)
@@ -359,16 +359,25 @@ int blocks_load(struct datafile *df, const char *name, struct blocks_func *out)
 		func_row, &r, "t", name);
 	if (err == 0)
 		return -ENOENT;
-	return err < 0 ? err : load_rows(&r);
+	if (err > 0)
+		err = load_rows(&r);
+	free(r.run_ids);
+	return err;
 }
 
 void blocks_func_free(struct blocks_func *f)
 {
 	size_t i;
 
+	blocks_free_v7(f);
 	for (i = 0; f->v && i < f->nv; i++)
 		free(f->v[i].ctx);
 	free(f->v);
+	for (i = 0; f->loops && i < f->nloops; i++) {
+		free(f->loops[i].bound.expr);
+		free(f->loops[i].bound.counter);
+		free(f->loops[i].bound.cond);
+	}
 	free(f->loops);
 	free(f->e);
 	free(f->b);
@@ -386,15 +395,20 @@ static int present_row(sqlite3_stmt *st, void *ctx)
 int blocks_present(struct datafile *df, bool *present)
 {
 	const size_t n = sizeof(tables) / sizeof(tables[0]);
-	long long found = 0;
+	long long one, found = 0;
+	size_t i;
 	int err;
 
-	err = query_each(df,
-			 "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN"
-			 " ('blocks', 'block_edges', 'block_loops', 'block_values', 'block_funcs')",
-			 present_row, &found, "");
-	if (err < 0)
-		return err;
+	for (i = 0; i < n; i++) {
+		one = 0;
+		err = query_each(df,
+				 "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND"
+				 " name = ?",
+				 present_row, &one, "t", tables[i]);
+		if (err < 0)
+			return err;
+		found += one;
+	}
 	*present = found == (long long)n;
 	if (found && !*present)
 		return query_bad(df, "it has %lld of the %zu --blocks tables", found, n);
@@ -413,7 +427,7 @@ static int name_row(sqlite3_stmt *st, void *ctx)
 	const char *s = query_text(st, 1);
 
 	if (sqlite3_column_type(st, 1) != SQLITE_TEXT || !s ||
-	    (int)strlen(s) != sqlite3_column_bytes(st, 1) || strlen(s) > NAME_MAX_B)
+	    (int)strlen(s) != sqlite3_column_bytes(st, 1) || strlen(s) > BLOCKS_NAME_MAX)
 		return query_bad(w->df, "table block_funcs, row %lld: func is not a name",
 				 sqlite3_column_int64(st, 0));
 	return w->fn(s, w->ctx);
@@ -425,4 +439,62 @@ int blocks_names(struct datafile *df, blocks_name_fn fn, void *ctx)
 
 	return query_each(df, "SELECT rowid, func FROM block_funcs ORDER BY func", name_row, &w,
 			  "");
+}
+
+/* calls whose trips are the bound plus offset */
+struct offset_calls {
+	long long offset, calls;
+};
+
+static int cmp_offset(const void *a, const void *b)
+{
+	const struct offset_calls *x = a, *y = b;
+
+	return (x->offset > y->offset) - (x->offset < y->offset);
+}
+
+int blocks_relation(const struct blocks_func *f, int loop, struct blocks_relation *r)
+{
+	struct offset_calls *v = calloc(f->nbv ?: 1, sizeof(*v));
+	long long run = 0;
+	size_t i, n = 0;
+
+	if (!v)
+		return -ENOMEM;
+	*r = (struct blocks_relation){0};
+	for (i = 0; i < f->nbv; i++) {
+		if (f->bv[i].loop != loop)
+			continue;
+		r->all += f->bv[i].count;
+		/* a bound so far from the trips relates to nothing */
+		if (!__builtin_sub_overflow(f->bv[i].trips, f->bv[i].bound, &v[n].offset))
+			v[n++].calls = f->bv[i].count;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_offset);
+	for (i = 0; i < n; i++) {
+		run = i && v[i].offset == v[i - 1].offset ? run + v[i].calls : v[i].calls;
+		if (run > r->calls) {
+			r->calls = run;
+			r->offset = v[i].offset;
+		}
+	}
+	free(v);
+	return r->all ? 0 : -ENODATA;
+}
+
+bool blocks_branch(const struct blocks_func *f, int block, int *taken, int *not_taken)
+{
+	size_t i;
+
+	*taken = *not_taken = -1;
+	for (i = 0; i < f->ne; i++) {
+		if (f->e[i].src != block)
+			continue;
+		if (f->e[i].kind == BLOCKS_EDGE_TAKEN)
+			*taken = i;
+		else if (f->e[i].kind == BLOCKS_EDGE_NOT_TAKEN)
+			*not_taken = i;
+	}
+	return *taken >= 0 || *not_taken >= 0;
 }

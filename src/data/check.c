@@ -366,9 +366,11 @@ static int check_meta(struct datafile *df)
 			 meta_rules[found[1]].key, value, meta_rules[found[1]].want);
 }
 
+/* Row (rowid, table, ranges) of an inline instance's ranges. */
 static int ranges_row(sqlite3_stmt *st, void *df)
 {
-	return inline_tables_ranges(df, sqlite3_column_int64(st, 0), query_str(st, 1), NULL, NULL);
+	return inline_tables_ranges_of(df, query_str(st, 1), sqlite3_column_int64(st, 0),
+				       query_str(st, 2), NULL, NULL);
 }
 
 /*
@@ -430,7 +432,10 @@ int check_tables(struct datafile *df)
 		err = check_table(df, &tables[i]) ?: check_sums(df, &tables[i]);
 	err = err ?: check_meta(df) ?: check_blocks(df);
 	return err
-		       ?: query_each(df,
-				     "SELECT rowid, ranges FROM inlines WHERE ranges IS NOT NULL",
-				     ranges_row, df, "");
+		       ?: query_each(
+				  df,
+				  "SELECT rowid, 'inlines', ranges FROM inlines WHERE ranges IS NOT"
+				  " NULL UNION ALL SELECT rowid, 'block_inlines', ranges FROM"
+				  " block_inlines",
+				  ranges_row, df, "");
 }

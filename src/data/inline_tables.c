@@ -52,6 +52,12 @@ static int parse_range(const char **p, __u64 *lo, __u64 *hi)
 int inline_tables_ranges(struct datafile *df, long long row, const char *text,
 			 inline_tables_range_fn fn, void *ctx)
 {
+	return inline_tables_ranges_of(df, "inlines", row, text, fn, ctx);
+}
+
+int inline_tables_ranges_of(struct datafile *df, const char *table, long long row, const char *text,
+			    inline_tables_range_fn fn, void *ctx)
+{
 	const char *p = text, *at;
 	__u64 lo, hi;
 	int n = 0, err = 0;
@@ -63,11 +69,11 @@ int inline_tables_ranges(struct datafile *df, long long row, const char *text,
 		at = p;
 		if (parse_range(&p, &lo, &hi))
 			return query_bad(df,
-					 "table inlines, row %lld: ranges: '%.*s' is not a range"
+					 "table %s, row %lld: ranges: '%.*s' is not a range"
 					 " 0xLO-0xHI with LO < HI",
-					 row, (int)MIN(strcspn(at, " "), 40), at);
+					 table, row, (int)MIN(strcspn(at, " "), 40), at);
 		if (n++ == MAX_RANGES)
-			return query_bad(df, "table inlines, row %lld: more than %d ranges", row,
+			return query_bad(df, "table %s, row %lld: more than %d ranges", table, row,
 					 MAX_RANGES);
 		err = fn ? fn(lo, hi, ctx) : 0;
 	}

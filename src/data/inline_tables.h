@@ -39,6 +39,9 @@ typedef int (*inline_tables_range_fn)(__u64 lo, __u64 hi, void *ctx);
  */
 int inline_tables_ranges(struct datafile *df, long long row, const char *text,
 			 inline_tables_range_fn fn, void *ctx);
+/* The same for the ranges column of table (block_inlines has one too). */
+int inline_tables_ranges_of(struct datafile *df, const char *table, long long row, const char *text,
+			    inline_tables_range_fn fn, void *ctx);
 
 /* One instance record --func probed, with its latency (0 when it has none). */
 struct inline_tables_probed {

@@ -164,7 +164,8 @@ static int load_all(struct diff_ctx *c)
 	}
 	if (err)
 		return err;
-	prov_warnings(c->df, c->runs, &c->notes);
+	prov_warnings(c->df, c->runs, "from histograms and sample counts, not over runs",
+		      &c->notes);
 	init_tables(c);
 	for (side = 0; side < 2 && !err; side++)
 		err = load_side(c, side);
@@ -177,18 +178,6 @@ static int load_all(struct diff_ctx *c)
 	return metrics_load_inlining_changes(c->df, &c->inl, &c->ninl);
 }
 
-static void print_side(struct diff_ctx *c, int side, FILE *f)
-{
-	struct datafile *df = c->df[side];
-
-	esc_printf(f, "# %-9s %s: kernel %s (build-id %s), %zu run%s of '%s', %s Hz, schema %lld\n",
-		side ? "hardened:" : "base:", c->o->path[side],
-		datafile_meta(df, "kernel.release") ?: "?", datafile_meta(df, "kernel.build_id") ?: "?",
-		c->runs[side], c->runs[side] == 1 ? "" : "s",
-		datafile_meta(df, "record.command") ?: datafile_meta(df, "record.mode") ?: "?",
-		datafile_meta(df, "sampling.freq_hz") ?: "?", datafile_schema(df));
-}
-
 static int print_text(struct diff_ctx *c, FILE *f)
 {
 	static const int order[] = {T_WALL,  T_FEATURES, T_SYSCALLS, T_ONCPU, T_OFFCPU,
@@ -197,8 +186,8 @@ static int print_text(struct diff_ctx *c, FILE *f)
 	int n, err;
 
 	fputs("# kprotperf diff\n", f);
-	print_side(c, DM_BASE, f);
-	print_side(c, DM_HARD, f);
+	prov_side_text(DM_BASE, c->o->path[DM_BASE], c->df[DM_BASE], c->runs[DM_BASE], f);
+	prov_side_text(DM_HARD, c->o->path[DM_HARD], c->df[DM_HARD], c->runs[DM_HARD], f);
 	err = prov_print(c->df, c->feat, f, NULL);
 	for (n = 0; n < c->notes.n; n++)
 		esc_printf(f, "# %s\n", c->notes.v[n]);
@@ -215,24 +204,8 @@ static int print_text(struct diff_ctx *c, FILE *f)
 
 static void json_side(struct diff_ctx *c, int side, struct json *j)
 {
-	struct datafile *df = c->df[side];
-
-	json_open(j, prov_side_name[side], '{');
-	json_str(j, "path", c->o->path[side]);
-	json_str(j, "kernel_release", datafile_meta(df, "kernel.release"));
-	json_str(j, "build_id", datafile_meta(df, "kernel.build_id"));
-	json_str(j, "arch", datafile_meta(df, "arch"));
-	json_str(j, "command", datafile_meta(df, "record.command"));
-	json_u64(j, "schema", datafile_schema(df));
-	json_u64(j, "runs", c->runs[side]);
-	json_double(j, "sample_period_ns", c->period[side]);
-	json_open(j, "debuginfo", '{');
-	if (c->kd[side])
-		json_str(j, "vmlinux", kernel_dwarf_path(c->kd[side]));
-	else
-		json_str(j, "missing", c->nodebug[side]);
-	json_close(j, '}');
-	json_close(j, '}');
+	prov_side_json(side, c->o->path[side], c->df[side], c->runs[side],
+		       c->kd[side] ? kernel_dwarf_path(c->kd[side]) : NULL, c->nodebug[side], j);
 }
 
 static int print_json(struct diff_ctx *c, FILE *f)

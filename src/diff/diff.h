@@ -18,8 +18,9 @@ struct diff_opts {
 	const char *path[2];
 	const char *vmlinux[2];
 	const char *features; /* --features FILE, NULL: built in */
+	const char *func;     /* --blocks --func NAME, NULL: every function */
 	int top;
-	bool json, folded, normalize;
+	bool json, folded, normalize, blocks;
 };
 
 /* What the front-end opened and checked, by DM_BASE and DM_HARD. */

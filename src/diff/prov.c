@@ -39,7 +39,8 @@ static const char *meta_or(struct datafile *df, const char *key, const char *dfl
 
 const char *const prov_side_name[2] = {"base", "hardened"};
 
-void prov_warnings(struct datafile *const df[2], const size_t runs[2], struct diff_notes *n)
+void prov_warnings(struct datafile *const df[2], const size_t runs[2], const char *one_run,
+		   struct diff_notes *n)
 {
 	const char *cb = meta_or(df[DM_BASE], "record.command", "-");
 	const char *ch = meta_or(df[DM_HARD], "record.command", "-");
@@ -63,9 +64,7 @@ void prov_warnings(struct datafile *const df[2], const size_t runs[2], struct di
 				  "warning: %s has %zu run%s, fewer than %d: intervals are %s"
 				  " (record with --repeat %d or more)",
 				  prov_side_name[i], runs[i], runs[i] == 1 ? "" : "s",
-				  DIFF_MIN_RUNS,
-				  runs[i] == 1 ? "from histograms and sample counts, not over runs"
-					       : "wide and rough",
+				  DIFF_MIN_RUNS, runs[i] == 1 ? one_run : "wide and rough",
 				  DIFF_MIN_RUNS);
 }
 
@@ -309,4 +308,34 @@ int prov_print(struct datafile *const df[2], const struct features *feat, FILE *
 		kv_list_free(&l[i][1]);
 	}
 	return err;
+}
+
+void prov_side_text(int side, const char *path, struct datafile *df, size_t runs, FILE *f)
+{
+	esc_printf(f, "# %-9s %s: kernel %s (build-id %s), %zu run%s of '%s', %s Hz, schema %lld\n",
+		   side ? "hardened:" : "base:", path, meta_or(df, "kernel.release", "?"),
+		   meta_or(df, "kernel.build_id", "?"), runs, runs == 1 ? "" : "s",
+		   datafile_meta(df, "record.command") ?: meta_or(df, "record.mode", "?"),
+		   meta_or(df, "sampling.freq_hz", "?"), datafile_schema(df));
+}
+
+void prov_side_json(int side, const char *path, struct datafile *df, size_t runs,
+		    const char *vmlinux, const char *missing, struct json *j)
+{
+	json_open(j, prov_side_name[side], '{');
+	json_str(j, "path", path);
+	json_str(j, "kernel_release", datafile_meta(df, "kernel.release"));
+	json_str(j, "build_id", datafile_meta(df, "kernel.build_id"));
+	json_str(j, "arch", datafile_meta(df, "arch"));
+	json_str(j, "command", datafile_meta(df, "record.command"));
+	json_u64(j, "schema", datafile_schema(df));
+	json_u64(j, "runs", runs);
+	json_double(j, "sample_period_ns", datafile_sample_period_ns(df));
+	json_open(j, "debuginfo", '{');
+	if (vmlinux)
+		json_str(j, "vmlinux", vmlinux);
+	else
+		json_str(j, "missing", missing);
+	json_close(j, '}');
+	json_close(j, '}');
 }

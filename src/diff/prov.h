@@ -26,12 +26,21 @@ struct diff_notes {
 };
 
 void prov_note(struct diff_notes *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Different commands or sampling rates; fewer than 5 runs on a side. */
-void prov_warnings(struct datafile *const df[2], const size_t runs[2], struct diff_notes *n);
+/*
+ * Different commands or sampling rates; fewer than 5 runs on a side (with
+ * one, its intervals are one_run: "from ..., not over runs").
+ */
+void prov_warnings(struct datafile *const df[2], const size_t runs[2], const char *one_run,
+		   struct diff_notes *n);
 /*
  * What differs, as "#   " lines to f, or the "provenance" object to j when j
  * is set; a config option names the feature of feat (may be NULL) it builds.
  */
 int prov_print(struct datafile *const df[2], const struct features *feat, FILE *f, struct json *j);
+/* "# base:     PATH: kernel R (build-id B), N runs of 'CMD', F Hz, schema S" */
+void prov_side_text(int side, const char *path, struct datafile *df, size_t runs, FILE *f);
+/* The side's JSON object; vmlinux NULL: none, missing says why. */
+void prov_side_json(int side, const char *path, struct datafile *df, size_t runs,
+		    const char *vmlinux, const char *missing, struct json *j);
 
 #endif

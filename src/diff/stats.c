@@ -212,28 +212,38 @@ void stats_histogram(const __u64 *b, const __u64 *h, struct stats_result *r)
 }
 
 /*
- * CPU samples arrive as a Poisson process: log(rate ratio) has variance
- * 1/count_b + 1/count_h; half a count is added to each so that a function
- * seen on one side only still gets an interval.
+ * Events (CPU samples, block executions) arrive as a Poisson process:
+ * log(rate ratio) has variance 1/count_b + 1/count_h; half a count is added
+ * to each so that something seen on one side only still gets an interval.
+ * The weights scale the rates (ns per sample, instructions per execution)
+ * and cancel out of that variance.
  */
-void stats_poisson(size_t nb, double period_b, size_t nh, double period_h, struct stats_result *r)
+void stats_poisson_rate(double cb, double eb, double wb, double ch, double eh, double wh,
+			struct stats_result *r)
 {
-	double cb, ch, se, centre, sd;
+	double se, centre, sd, delta;
 
-	if (!nb || !nh || period_b <= 0 || period_h <= 0)
+	if (eb <= 0 || eh <= 0 || wb <= 0 || wh <= 0)
 		return;
-	cb = r->base_run * nb / period_b;
-	ch = r->hard_run * nh / period_h;
 	se = sqrt(1 / (cb + 0.5) + 1 / (ch + 0.5));
-	centre = log((ch + 0.5) * period_h / nh) - log((cb + 0.5) * period_b / nb);
+	centre = log(wh * (ch + 0.5) / eh) - log(wb * (cb + 0.5) / eb);
 	r->lo = exp(centre - Z95 * se);
 	r->hi = exp(centre + Z95 * se);
-	sd = sqrt(cb * period_b * period_b / ((double)nb * nb) +
-		  ch * period_h * period_h / ((double)nh * nh));
-	r->delta_lo = r->delta_run - Z95 * sd;
-	r->delta_hi = r->delta_run + Z95 * sd;
+	delta = wh * ch / eh - wb * cb / eb;
+	sd = sqrt(wb * wb * cb / (eb * eb) + wh * wh * ch / (eh * eh));
+	r->delta_lo = delta - Z95 * sd;
+	r->delta_hi = delta + Z95 * sd;
 	r->sig = r->lo > 1 || r->hi < 1;
 	r->method = DS_POISSON;
+}
+
+void stats_poisson(size_t nb, double period_b, size_t nh, double period_h, struct stats_result *r)
+{
+	if (!nb || !nh || period_b <= 0 || period_h <= 0)
+		return;
+	/* samples per run times the period: nb runs of period_b ns per sample */
+	stats_poisson_rate(r->base_run * nb / period_b, nb, period_b, r->hard_run * nh / period_h,
+			   nh, period_h, r);
 }
 
 const char *stats_method_name(enum stats_method m)

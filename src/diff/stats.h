@@ -62,6 +62,15 @@ void stats_histogram(const __u64 *b, const __u64 *h, struct stats_result *r);
  * stats_point()'s time per run over nb and nh runs, period_* ns per sample.
  */
 void stats_poisson(size_t nb, double period_b, size_t nh, double period_h, struct stats_result *r);
+/*
+ * The same for any rate with one run on a side: the measure of a side is
+ * w x count / exposure, count (c*) a Poisson variate of events of weight w*
+ * (ns per sample, instructions per execution) over exposure e* (runs,
+ * calls).  Sets the interval of the ratio and of the difference of the
+ * measures (delta_lo, delta_hi), sig and method; nothing without exposure.
+ */
+void stats_poisson_rate(double cb, double eb, double wb, double ch, double eh, double wh,
+			struct stats_result *r);
 const char *stats_method_name(enum stats_method m);
 
 #endif

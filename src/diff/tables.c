@@ -31,26 +31,24 @@ static bool has_value(const struct metric *m, int side)
 	return has(m, side) && (side == DM_BASE ? m->r.base_den : m->r.hard_den) > 0;
 }
 
-/* Is there anything (> 0) on each side: new without it on the base, gone on the hardened. */
-enum presence { P_BOTH, P_NEW, P_GONE };
-
-static enum presence presence(bool base, bool hard)
+enum tables_presence tables_presence(bool base, bool hard)
 {
-	return base == hard ? P_BOTH : base ? P_GONE : P_NEW;
+	return base == hard ? TABLES_BOTH : base ? TABLES_GONE : TABLES_NEW;
 }
 
-static enum presence value_presence(const struct metric *m)
+static enum tables_presence value_presence(const struct metric *m)
 {
-	return presence(has_value(m, DM_BASE) && m->r.base > 0,
-			has_value(m, DM_HARD) && m->r.hard > 0);
+	return tables_presence(has_value(m, DM_BASE) && m->r.base > 0,
+			       has_value(m, DM_HARD) && m->r.hard > 0);
 }
 
-static enum presence calls_presence(const struct metric *m)
+static enum tables_presence calls_presence(const struct metric *m)
 {
-	return presence(has(m, DM_BASE) && m->calls.base > 0, has(m, DM_HARD) && m->calls.hard > 0);
+	return tables_presence(has(m, DM_BASE) && m->calls.base > 0,
+			       has(m, DM_HARD) && m->calls.hard > 0);
 }
 
-static const char *const presence_name[] = {"both", "new", "gone"};
+const char *const tables_presence_name[] = {"both", "new", "gone"};
 
 static void fmt_value(char *buf, size_t len, const struct metric *m, int side)
 {
@@ -71,21 +69,20 @@ static int fmt_pct(char *buf, size_t len, double ratio)
 }
 
 /* Nothing to be relative to on one side: "new" or "gone", never a ratio of 0 or inf. */
-static void fmt_ratio(char *buf, size_t len, const struct stats_result *r, enum presence p)
+static void fmt_ratio(char *buf, size_t len, const struct stats_result *r, enum tables_presence p)
 {
-	if (p != P_BOTH)
-		snprintf(buf, len, "%s", presence_name[p]);
+	if (p != TABLES_BOTH)
+		snprintf(buf, len, "%s", tables_presence_name[p]);
 	else
 		snprintf(buf, len, "%.2fx", r->ratio);
 }
 
-/* "+95.2% [+88.1%, +102.0%]": the relative change and its interval, when there is one. */
-static void fmt_change(char *buf, size_t len, const struct stats_result *r, enum presence p)
+void tables_fmt_change(char *buf, size_t len, const struct stats_result *r, enum tables_presence p)
 {
 	int n;
 
-	if (p != P_BOTH) {
-		snprintf(buf, len, "%s", presence_name[p]);
+	if (p != TABLES_BOTH) {
+		snprintf(buf, len, "%s", tables_presence_name[p]);
 		return;
 	}
 	n = fmt_pct(buf, len, r->ratio);
@@ -120,12 +117,12 @@ static enum stats_method table_method(const struct metric_set *s, bool calls)
 	return DS_NONE;
 }
 
-static void print_method(const struct metric_set *s, bool calls, FILE *f)
+void tables_method(enum stats_method m, const size_t runs[2], const char *poisson, FILE *f)
 {
-	switch (table_method(s, calls)) {
+	switch (m) {
 	case DS_BOOTSTRAP:
-		fprintf(f, "bootstrap over %zu + %zu runs, %d resamples", s->runs[DM_BASE],
-			s->runs[DM_HARD], DS_RESAMPLES);
+		fprintf(f, "bootstrap over %zu + %zu runs, %d resamples", runs[DM_BASE],
+			runs[DM_HARD], DS_RESAMPLES);
 		break;
 	case DS_HISTOGRAM:
 		fputs("delta method on the latency histograms (JSON p_value: a Mann-Whitney U"
@@ -133,13 +130,19 @@ static void print_method(const struct metric_set *s, bool calls, FILE *f)
 		      f);
 		break;
 	case DS_POISSON:
-		fputs(calls ? "call counts as Poisson (one run on a side)"
-			    : "sample counts as Poisson",
-		      f);
+		fputs(poisson, f);
 		break;
 	default:
 		fputs("none (one run on a side, and no histogram)", f);
 	}
+}
+
+static void print_method(const struct metric_set *s, bool calls, FILE *f)
+{
+	tables_method(table_method(s, calls), s->runs,
+		      calls ? "call counts as Poisson (one run on a side)"
+			    : "sample counts as Poisson",
+		      f);
 }
 
 /*
@@ -265,12 +268,12 @@ static void config_state(const struct diff_table *t, long i, FILE *f)
 static void text_row(const struct metric *m, const struct share *sh, FILE *f)
 {
 	char b[32], h[32], ratio[32], change[96], d[40], share[32];
-	enum presence p = value_presence(m);
+	enum tables_presence p = value_presence(m);
 
 	fmt_value(b, sizeof(b), m, DM_BASE);
 	fmt_value(h, sizeof(h), m, DM_HARD);
 	fmt_ratio(ratio, sizeof(ratio), &m->r, p);
-	fmt_change(change, sizeof(change), &m->r, p);
+	tables_fmt_change(change, sizeof(change), &m->r, p);
 	fmt_signed(d, sizeof(d), m->r.delta_run);
 	if (sh->shown)
 		snprintf(share, sizeof(share), "%.1f%%", share_pct(sh, m));
@@ -332,7 +335,7 @@ static void calls_text(const struct diff_table *t, FILE *f)
 {
 	char b[32], h[32], ratio[32], change[96];
 	const struct metric *m;
-	enum presence p;
+	enum tables_presence p;
 	size_t i, n = 0;
 
 	if (!t->calls_title || !t->set.shown)
@@ -349,7 +352,7 @@ static void calls_text(const struct diff_table *t, FILE *f)
 		fmt_calls(b, sizeof(b), m, DM_BASE);
 		fmt_calls(h, sizeof(h), m, DM_HARD);
 		fmt_ratio(ratio, sizeof(ratio), &m->calls, p);
-		fmt_change(change, sizeof(change), &m->calls, p);
+		tables_fmt_change(change, sizeof(change), &m->calls, p);
 		esc_printf(f, "%-32s %10s %10s %7s %s\n", m->name, b, h, ratio, change);
 		n++;
 	}
@@ -406,9 +409,8 @@ static double side_value(const struct metric *m, int side, double v, bool per_ca
 	return (per_call ? has_value(m, side) : has(m, side)) ? v : NAN;
 }
 
-/* The change of r as ratio, %, and interval; null when one side has nothing (p). */
-static void json_change(struct json *j, const char *prefix, const struct stats_result *r,
-			enum presence p)
+void tables_json_change(struct json *j, const char *prefix, const struct stats_result *r,
+			enum tables_presence p)
 {
 	static const char *const keys[] = {"ratio", "change_pct", "ci_low_pct", "ci_high_pct"};
 	double v[] = {r->ratio, 100 * (r->ratio - 1), 100 * (r->lo - 1), 100 * (r->hi - 1)};
@@ -417,11 +419,11 @@ static void json_change(struct json *j, const char *prefix, const struct stats_r
 
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		snprintf(key, sizeof(key), "%s%s", prefix, keys[i]);
-		json_double(j, key, p == P_BOTH ? v[i] : NAN);
+		json_double(j, key, p == TABLES_BOTH ? v[i] : NAN);
 	}
 }
 
-static void json_sig(struct json *j, const char *key, const struct stats_result *r)
+void tables_json_sig(struct json *j, const char *key, const struct stats_result *r)
 {
 	if (r->method == DS_NONE)
 		json_str(j, key, NULL);
@@ -433,19 +435,19 @@ static void json_calls(struct json *j, const struct metric *m)
 {
 	json_double(j, "calls_per_run_base", side_value(m, DM_BASE, m->calls.base, false));
 	json_double(j, "calls_per_run_hardened", side_value(m, DM_HARD, m->calls.hard, false));
-	json_double(j, "calls_ratio", calls_presence(m) == P_BOTH ? m->calls.ratio : NAN);
+	json_double(j, "calls_ratio", calls_presence(m) == TABLES_BOTH ? m->calls.ratio : NAN);
 	json_double(j, "calls_ci_low_pct",
-		    calls_presence(m) == P_BOTH ? 100 * (m->calls.lo - 1) : NAN);
+		    calls_presence(m) == TABLES_BOTH ? 100 * (m->calls.lo - 1) : NAN);
 	json_double(j, "calls_ci_high_pct",
-		    calls_presence(m) == P_BOTH ? 100 * (m->calls.hi - 1) : NAN);
-	json_sig(j, "calls_significant", &m->calls);
+		    calls_presence(m) == TABLES_BOTH ? 100 * (m->calls.hi - 1) : NAN);
+	tables_json_sig(j, "calls_significant", &m->calls);
 }
 
 static void json_row(struct json *j, const struct diff_table *t, const struct metric *m,
 		     const struct share *sh)
 {
 	const struct stats_result *r = &m->r;
-	enum presence p = value_presence(m);
+	enum tables_presence p = value_presence(m);
 
 	json_open(j, NULL, '{');
 	json_str(j, "name", m->name);
@@ -458,11 +460,11 @@ static void json_row(struct json *j, const struct diff_table *t, const struct me
 			 m->absent[DM_BASE]   ? "hardened"
 			 : m->absent[DM_HARD] ? "base"
 					      : NULL);
-	json_str(j, "status", presence_name[p]);
+	json_str(j, "status", tables_presence_name[p]);
 	json_double(j, "base", side_value(m, DM_BASE, r->base, true));
 	json_double(j, "hardened", side_value(m, DM_HARD, r->hard, true));
-	json_change(j, "", r, p);
-	json_sig(j, "significant", r);
+	tables_json_change(j, "", r, p);
+	tables_json_sig(j, "significant", r);
 	json_str(j, "method", stats_method_name(r->method));
 	json_double(j, "p_value", r->p);
 	json_double(j, "base_per_run_ns", side_value(m, DM_BASE, r->base_run, false));

@@ -32,4 +32,19 @@ void tables_inlining_text(const struct metrics_inlining *v, size_t n, int top, b
 			  FILE *f);
 void tables_inlining_json(const struct metrics_inlining *v, size_t n, int top, struct json *j);
 
+/* Is there anything (> 0) on each side: new without it on the base, gone on the hardened. */
+enum tables_presence { TABLES_BOTH, TABLES_NEW, TABLES_GONE };
+enum tables_presence tables_presence(bool base, bool hard);
+/* "both", "new", "gone" */
+extern const char *const tables_presence_name[];
+/* "+95.2% [+88.1%, +102.0%]": the relative change and its interval, when there is one. */
+void tables_fmt_change(char *buf, size_t len, const struct stats_result *r, enum tables_presence p);
+/* The change of r as ratio, %, and interval (keys after prefix); null unless on both sides. */
+void tables_json_change(struct json *j, const char *prefix, const struct stats_result *r,
+			enum tables_presence p);
+/* true, false, or null without a method */
+void tables_json_sig(struct json *j, const char *key, const struct stats_result *r);
+/* A method as a table's title says it (poisson: what was counted) for runs[2] runs. */
+void tables_method(enum stats_method m, const size_t runs[2], const char *poisson, FILE *f);
+
 #endif

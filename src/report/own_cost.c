@@ -62,21 +62,6 @@ static int add_stat(const struct meta_pair *kv, void *ctx)
 	return 0;
 }
 
-/* 4120331 as 4,120,331. */
-static void fmt_count(char *buf, size_t len, unsigned long long v)
-{
-	char digits[32];
-	size_t n, i, o = 0;
-
-	n = snprintf(digits, sizeof(digits), "%llu", v);
-	for (i = 0; i < n && o + 2 < len; i++) {
-		if (i && (n - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = digits[i];
-	}
-	buf[o] = 0;
-}
-
 /* "1.38s in 4,120,331 runs (335 ns per run)" */
 static void fmt_runs(char *buf, size_t len, unsigned long long ns, unsigned long long runs)
 {

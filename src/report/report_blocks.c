@@ -2,101 +2,44 @@
 /*
  * report --blocks: each --blocks function of a recording (data/blocks_read.h)
  * block by block, each block's instructions disassembled from the recorded
- * kernel's vmlinux (found by build-id, KASLR undone by the recorded _stext)
- * with their source lines and inline chains, then its loops with their trip
- * counts per call, then the instructions executed per source line.  Without
- * the vmlinux the blocks are listed by address only, and the output says
- * what is missing.
+ * kernel's vmlinux (symbols/blocks_src.h) with their source lines and inline
+ * chains, then its loops with their trip counts per call and bounds
+ * (report_blocks_loops.c), the instructions executed per source line, and
+ * its calls by syscall and kernel stack (report_blocks_ctx.c).  Without the
+ * vmlinux the blocks are listed by address only, and the output says what
+ * is missing.
  */
 #include <errno.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <capstone/capstone.h>
-#include <elfutils/libdwfl.h>
-#include <gelf.h>
 
 #include "data/blocks_read.h"
+#include "data/samples.h"
 #include "report/report_blocks.h"
-#include "symbols/debuginfo.h"
+#include "report/report_blocks_view.h"
 #include "symbols/kernel_dwarf.h"
+#include "symbols/stacks.h"
 #include "symbols/symbolize.h"
 #include "util/array.h"
 #include "util/esc.h"
 #include "util/json.h"
 
-/* distinct values a distribution's text line shows; JSON has them all */
-#define SHOWN_VALUES 8
-
-/* Executions and instructions executed on one source line. */
-struct line_row {
-	const char *file;
-	int line;
-	long long execs, insns;
-	size_t block; /* the last block counted in execs, plus 1 */
-};
-
-/* A per-call distribution: its calls, mean and percentiles. */
-struct dist {
-	long long calls, p50, p90, max;
-	double mean;
-};
-
-/* What printing one function needs. */
-struct view {
-	const struct blocks_func *f;
-	struct kernel_dwarf *kd; /* NULL: no disassembly, no lines */
-	Elf *elf;		 /* the vmlinux, for its text */
-	__u64 slide;		 /* running address - link-time address */
-	csh cs;
-	bool cs_open;
-	bool text;	 /* every block disassembled: the per-line table is whole */
-	long long total; /* instructions executed, over the blocks whose count is known */
-	struct line_row *lines;
-	size_t nlines, cap;
-	FILE *out;
-	struct json *j; /* NULL: text */
-};
-
-/* The vmlinux's bytes at link-time address addr, to the end of its section. */
-static int text_at(Elf *elf, __u64 addr, const uint8_t **out, size_t *len)
+void report_blocks_json_count(struct json *j, const char *key, long long v)
 {
-	Elf_Scn *scn = NULL;
-	Elf_Data *data;
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || addr < sh.sh_addr ||
-		    addr - sh.sh_addr >= sh.sh_size)
-			continue;
-		/* a separate debug file keeps the section headers, not the bytes */
-		if (sh.sh_type != SHT_PROGBITS)
-			return -ENODATA;
-		data = elf_getdata(scn, NULL);
-		if (!data || !data->d_buf || data->d_size != sh.sh_size)
-			return -EIO;
-		*out = (const uint8_t *)data->d_buf + (addr - sh.sh_addr);
-		*len = sh.sh_size - (addr - sh.sh_addr);
-		return 0;
-	}
-	return -ENOENT;
+	if (v < 0)
+		json_str(j, key, NULL);
+	else
+		json_u64(j, key, v);
 }
 
-/* The innermost file:line of running address addr; file NULL when unknown. */
-static void line_of(const struct view *v, __u64 addr, const char **file, int *line,
-		    const struct sym_result **sym)
+const char *report_blocks_count_text(char *buf, size_t len, long long v)
 {
-	const struct sym_result *r = NULL;
-
-	*file = NULL;
-	*line = 0;
-	if (v->kd && !kernel_dwarf_symbolize(v->kd, addr, &r) && r) {
-		*file = r->frames[0].file;
-		*line = r->frames[0].line;
-	}
-	if (sym)
-		*sym = r;
+	if (v < 0)
+		snprintf(buf, len, "?");
+	else
+		snprintf(buf, len, "%lld", v);
+	return buf;
 }
 
 /* The inlined frames at a position, outermost first: "a > b", "" when none. */
@@ -113,148 +56,62 @@ static void chain_of(const struct sym_result *r, char *buf, size_t len)
 	}
 }
 
-static int add_line(struct view *v, const char *file, int line, size_t block, long long count)
+static void print_insn(struct view *v, const struct blocks_src_insn *in)
 {
-	struct line_row *l;
-	size_t i;
-
-	for (i = 0; i < v->nlines; i++)
-		if (v->lines[i].line == line && !strcmp(v->lines[i].file, file))
-			break;
-	if (i == v->nlines) {
-		if (array_reserve((void **)&v->lines, &v->cap, i + 1, sizeof(*v->lines)))
-			return -ENOMEM;
-		v->lines[v->nlines++] = (struct line_row){file, line};
-	}
-	l = &v->lines[i];
-	l->insns += count;
-	if (l->block != block + 1) {
-		l->execs += count;
-		l->block = block + 1;
-	}
-	return 0;
-}
-
-static int cmp_line(const void *a, const void *b)
-{
-	const struct line_row *x = a, *y = b;
-	int c = strcmp(x->file, y->file);
-
-	return c ?: (x->line > y->line) - (x->line < y->line);
-}
-
-static void print_insn(struct view *v, const cs_insn *in, const char *file, int line)
-{
-	__u64 addr = in->address;
-	char text[192];
-
-	snprintf(text, sizeof(text), "%s%s%s", in->mnemonic, in->op_str[0] ? " " : "", in->op_str);
 	if (!v->j) {
-		fprintf(v->out, "      %llx:  %s\n", (unsigned long long)addr, text);
+		fprintf(v->out, "      %llx:  %s\n", (unsigned long long)in->addr, in->text);
 		return;
 	}
 	json_open(v->j, NULL, '{');
-	json_u64(v->j, "addr", addr);
-	json_str(v->j, "text", text);
-	json_str(v->j, "file", file);
-	json_u64(v->j, "line", line);
+	json_u64(v->j, "addr", in->addr);
+	json_str(v->j, "text", in->text);
+	json_str(v->j, "file", in->file);
+	json_u64(v->j, "line", in->line);
 	json_close(v->j, '}');
 }
 
-/* A count, or null / "?" when unknown. */
-static void json_count(struct json *j, const char *key, long long v)
+/* Block bi's instructions, each with its line when it changes. */
+static void disasm_block(struct view *v, size_t bi)
 {
-	if (v < 0)
-		json_str(j, key, NULL);
-	else
-		json_u64(j, key, v);
-}
+	const struct blocks_src_insn *in = v->src.insn[bi];
+	size_t k, n = v->src.ninsn[bi];
 
-static const char *count_text(char *buf, size_t len, long long v)
-{
-	if (v < 0)
-		snprintf(buf, len, "?");
-	else
-		snprintf(buf, len, "%lld", v);
-	return buf;
-}
-
-/* Block bi's instructions from the vmlinux, each with its line when it changes; lines counted. */
-static int disasm_block(struct view *v, size_t bi)
-{
-	const struct blocks_block *b = &v->f->b[bi];
-	const char *file, *prev = NULL;
-	int line, prev_line = 0, err = 0;
-	const uint8_t *code;
-	cs_insn *in = NULL;
-	size_t n, k, avail;
-
-	if (!v->text || text_at(v->elf, b->start - v->slide, &code, &avail) ||
-	    avail < b->end - b->start) {
-		v->text = false;
-		return 0;
-	}
-	/* at the running addresses, which jump targets are then shown as */
-	n = cs_disasm(v->cs, code, b->end - b->start, b->start, 0, &in);
+	if (!in)
+		return;
 	if (v->j)
 		json_open(v->j, "instructions", '[');
-	for (k = 0; k < n && !err; k++) {
-		line_of(v, in[k].address, &file, &line, NULL);
+	for (k = 0; k < n; k++) {
 		if (!v->j && k &&
-		    (line != prev_line || !file != !prev || (file && strcmp(file, prev))))
-			esc_printf(v->out, "    %s:%d\n", file ?: "??", line);
-		prev = file;
-		prev_line = line;
-		print_insn(v, &in[k], file ?: "??", line);
-		if (b->count >= 0)
-			err = add_line(v, file ?: "??", line, bi, b->count);
+		    (in[k].line != in[k - 1].line || strcmp(in[k].file, in[k - 1].file)))
+			esc_printf(v->out, "    %s:%d\n", in[k].file, in[k].line);
+		print_insn(v, &in[k]);
 	}
 	if (v->j) {
 		json_close(v->j, ']');
 		json_u64(v->j, "decoded_insns", n);
-	} else if ((long long)n != b->insns) {
+	} else if ((long long)n != v->f->b[bi].insns) {
 		fprintf(v->out,
 			"    (the vmlinux decodes %zu instructions here, the recording %lld:"
 			" the running text differs)\n",
-			n, b->insns);
+			n, v->f->b[bi].insns);
 	}
-	if (n)
-		cs_free(in, n);
-	return err;
-}
-
-/* The counts of block bi's taken and not-taken edges; false when it has no conditional branch. */
-static bool branch_of(const struct blocks_func *f, size_t bi, long long *taken, long long * not )
-{
-	bool found = false;
-	size_t i;
-
-	*taken = *not = BLOCKS_UNKNOWN;
-	for (i = 0; i < f->ne; i++) {
-		if (f->e[i].src != (int)bi)
-			continue;
-		if (f->e[i].kind == BLOCKS_EDGE_TAKEN)
-			*taken = f->e[i].count;
-		else if (f->e[i].kind == BLOCKS_EDGE_NOT_TAKEN)
-			*not = f->e[i].count;
-		else
-			continue;
-		found = true;
-	}
-	return found;
 }
 
 static void print_branch(struct view *v, size_t bi)
 {
+	const struct blocks_func *f = v->f;
 	long long t, nt;
 	char a[24], b[24];
+	int et, en;
 
-	if (!branch_of(v->f, bi, &t, &nt))
+	if (!blocks_branch(f, bi, &et, &en))
 		return;
+	t = et < 0 ? BLOCKS_UNKNOWN : f->e[et].count;
+	nt = en < 0 ? BLOCKS_UNKNOWN : f->e[en].count;
 	if (v->j) {
 		json_open(v->j, "branch", '{');
-		json_count(v->j, "taken", t);
-		json_count(v->j, "not_taken", nt);
+		report_blocks_json_count(v->j, "taken", t);
+		report_blocks_json_count(v->j, "not_taken", nt);
 		if (t >= 0 && nt >= 0 && t + nt > 0)
 			json_double(v->j, "taken_ratio", (double)t / (t + nt));
 		else
@@ -264,7 +121,8 @@ static void print_branch(struct view *v, size_t bi)
 	}
 	if (t < 0 || nt < 0)
 		fprintf(v->out, "    branch: taken %s, not taken %s: ratio unknown\n",
-			count_text(a, sizeof(a), t), count_text(b, sizeof(b), nt));
+			report_blocks_count_text(a, sizeof(a), t),
+			report_blocks_count_text(b, sizeof(b), nt));
 	else if (t + nt == 0)
 		fprintf(v->out, "    branch: never reached\n");
 	else
@@ -290,13 +148,13 @@ static void block_head_json(struct view *v, size_t bi, const struct sym_result *
 	json_u64(v->j, "start", b->start);
 	json_u64(v->j, "end", b->end);
 	json_u64(v->j, "insns", b->insns);
-	json_count(v->j, "executions", b->count);
+	report_blocks_json_count(v->j, "executions", b->count);
 	if (share >= 0)
 		json_double(v->j, "share_pct", share);
 	else
 		json_str(v->j, "share_pct", NULL);
 	json_bool(v->j, "probed", b->probed);
-	json_count(v->j, "loop", b->loop);
+	report_blocks_json_count(v->j, "loop", b->loop);
 	json_bool(v->j, "loop_head", b->loop >= 0 && v->f->loops[b->loop].head == (int)bi);
 	json_str(v->j, "file", r ? r->frames[0].file : NULL);
 	json_u64(v->j, "line", r ? r->frames[0].line : 0);
@@ -319,20 +177,21 @@ static void block_head_text(struct view *v, size_t bi, const struct sym_result *
 		"\nblock %zu  %llx-%llx  %lld insns  executions %s  %s of the instructions"
 		"  %s%s\n",
 		bi, (unsigned long long)b->start, (unsigned long long)b->end, b->insns,
-		count_text(c, sizeof(c), b->count), s, l, b->probed ? "" : "  (not probed)");
+		report_blocks_count_text(c, sizeof(c), b->count), s, l,
+		b->probed ? "" : "  (not probed)");
 	if (r && r->frames[0].file)
 		esc_printf(v->out, "    at %s:%d%s%s\n", r->frames[0].file, r->frames[0].line,
 			   *chain ? ", inlined: " : "", chain);
 }
 
-static int print_block(struct view *v, size_t bi)
+static void print_block(struct view *v, size_t bi)
 {
-	const struct sym_result *r = NULL;
+	const struct sym_result *r;
 	const char *file;
 	char chain[512];
-	int line, err;
+	int line;
 
-	line_of(v, v->f->b[bi].start, &file, &line, &r);
+	r = blocks_src_at(&v->src, v->f->b[bi].start, &file, &line);
 	chain_of(r, chain, sizeof(chain));
 	if (v->j) {
 		json_open(v->j, NULL, '{');
@@ -340,232 +199,88 @@ static int print_block(struct view *v, size_t bi)
 	} else {
 		block_head_text(v, bi, r, chain);
 	}
-	err = disasm_block(v, bi);
+	disasm_block(v, bi);
 	print_branch(v, bi);
 	if (v->j)
 		json_close(v->j, '}');
-	return err;
 }
 
-static int cmp_value(const void *a, const void *b)
+/* Each line of the function with a block of known executions: its executions and instructions. */
+static int print_lines(struct view *v)
 {
-	const struct blocks_value *x = *(const struct blocks_value *const *)a;
-	const struct blocks_value *y = *(const struct blocks_value *const *)b;
-
-	return (x->value > y->value) - (x->value < y->value);
-}
-
-/* The distribution of v[n], sorted by value. */
-static void dist_of(const struct blocks_value *const *v, size_t n, struct dist *d)
-{
-	double sum = 0, cum = 0;
+	const struct blocks_src_line *l;
+	long long *count = calloc(v->f->nb ?: 1, sizeof(*count)), execs, insns;
 	size_t i;
 
-	*d = (struct dist){.p50 = -1, .p90 = -1};
-	for (i = 0; i < n; i++) {
-		d->calls += v[i]->count;
-		sum += (double)v[i]->value * v[i]->count;
-	}
-	for (i = 0; i < n && d->calls; i++) {
-		cum += v[i]->count;
-		if (d->p50 < 0 && cum * 2 >= d->calls)
-			d->p50 = v[i]->value;
-		if (d->p90 < 0 && cum * 10 >= 9.0 * d->calls)
-			d->p90 = v[i]->value;
-		if (v[i]->count)
-			d->max = v[i]->value;
-	}
-	d->mean = d->calls ? sum / d->calls : 0;
-}
-
-/* The distribution as "N calls, mean M, p50 A, p90 B, max C: v xn, ..." or a JSON object. */
-static void print_dist(struct view *v, const char *key, const char *ctx,
-		       const struct blocks_value *const *vals, size_t n)
-{
-	struct dist d;
-	size_t i;
-
-	dist_of(vals, n, &d);
-	if (v->j) {
-		json_open(v->j, key, '{');
-		if (ctx)
-			json_str(v->j, "ctx", ctx);
-		json_u64(v->j, "calls", d.calls);
-		json_double(v->j, "mean", d.mean);
-		json_count(v->j, "p50", d.p50);
-		json_count(v->j, "p90", d.p90);
-		json_u64(v->j, "max", d.max);
-		json_open(v->j, "values", '[');
-		for (i = 0; i < n; i++) {
-			json_open(v->j, NULL, '{');
-			json_u64(v->j, "value", vals[i]->value);
-			json_u64(v->j, "calls", vals[i]->count);
-			json_close(v->j, '}');
-		}
-		json_close(v->j, ']');
-		json_close(v->j, '}');
-		return;
-	}
-	if (!d.calls) {
-		fputs("no complete call\n", v->out);
-		return;
-	}
-	fprintf(v->out, "%lld calls, mean %.2f, p50 %lld, p90 %lld, max %lld:", d.calls, d.mean,
-		d.p50, d.p90, d.max);
-	for (i = 0; i < n && i < SHOWN_VALUES; i++)
-		fprintf(v->out, "%s %lld x%lld", i ? "," : "", vals[i]->value, vals[i]->count);
-	if (n > SHOWN_VALUES)
-		fprintf(v->out, ", ... (%zu values more)", n - SHOWN_VALUES);
-	fputc('\n', v->out);
-}
-
-/* The values of what (trips of loop, or insns when loop < 0) into *out, sorted by value. */
-static int values_of(const struct blocks_func *f, int loop, const char *ctx,
-		     const struct blocks_value ***out, size_t *n)
-{
-	const struct blocks_value **p = calloc(f->nv ?: 1, sizeof(*p));
-	size_t i;
-
-	if (!p)
+	if (!count)
 		return -ENOMEM;
-	*n = 0;
-	for (i = 0; i < f->nv; i++)
-		if (f->v[i].trips == (loop >= 0) && f->v[i].loop == loop &&
-		    (!ctx || !strcmp(ctx, f->v[i].ctx)))
-			p[(*n)++] = &f->v[i];
-	qsort(p, *n, sizeof(*p), cmp_value);
-	*out = p;
-	return 0;
-}
-
-/* Instructions per call, over all contexts. */
-static int print_insns_per_call(struct view *v)
-{
-	const struct blocks_value **p;
-	size_t n;
-	int err = values_of(v->f, -1, NULL, &p, &n);
-
-	if (err)
-		return err;
-	if (!v->j)
-		fputs("# instructions per call: ", v->out);
-	if (n || v->j)
-		print_dist(v, "insns_per_call", NULL, p, n);
-	else
-		fputs("not recorded\n", v->out);
-	free(p);
-	return 0;
-}
-
-/* Loop l's trips per call: one distribution per context (slab cache), in the file's order. */
-static int print_trips(struct view *v, int l)
-{
-	const struct blocks_func *f = v->f;
-	const struct blocks_value **p;
-	const char *ctx = NULL;
-	size_t i, n;
-	int err = 0;
-
+	for (i = 0; i < v->f->nb; i++)
+		count[i] = v->f->b[i].count;
 	if (v->j)
-		json_open(v->j, "trips_per_call", '[');
-	for (i = 0; i < f->nv && !err; i++) {
-		if (!f->v[i].trips || f->v[i].loop != l || (ctx && !strcmp(ctx, f->v[i].ctx)))
-			continue;
-		ctx = f->v[i].ctx;
-		err = values_of(f, l, ctx, &p, &n);
-		if (err)
-			break;
-		if (!v->j)
-			esc_printf(v->out, "    trips per call%s%s: ", *ctx ? ", " : "", ctx);
-		print_dist(v, NULL, ctx, p, n);
-		free(p);
-	}
-	if (v->j)
-		json_close(v->j, ']');
-	else if (!ctx)
-		fputs("    trips per call: not recorded\n", v->out);
-	return err;
-}
-
-static int print_loop(struct view *v, int l)
-{
-	const struct blocks_loop *lp = &v->f->loops[l];
-	const char *file;
-	char e[24], it[24], where[256] = "";
-	int line, err;
-
-	line_of(v, v->f->b[lp->head].start, &file, &line, NULL);
-	if (file)
-		snprintf(where, sizeof(where), " at %s:%d", file, line);
-	if (v->j) {
-		json_open(v->j, NULL, '{');
-		json_u64(v->j, "loop", l);
-		json_u64(v->j, "head", lp->head);
-		json_str(v->j, "file", file);
-		json_u64(v->j, "line", line);
-		json_count(v->j, "parent", lp->parent);
-		json_u64(v->j, "depth", lp->depth);
-		json_bool(v->j, "irreducible", lp->irreducible);
-		json_count(v->j, "entries", lp->entries);
-		json_count(v->j, "iterations", lp->iterations);
-		if (lp->entries > 0 && lp->iterations >= 0)
-			json_double(v->j, "trips_per_entry", (double)lp->iterations / lp->entries);
-		else
-			json_str(v->j, "trips_per_entry", NULL);
-	} else {
-		esc_printf(v->out,
-			   "\nloop %d: head block %d%s, depth %d%s: entries %s, iterations %s", l,
-			   lp->head, where, lp->depth, lp->irreducible ? ", irreducible" : "",
-			   count_text(e, sizeof(e), lp->entries),
-			   count_text(it, sizeof(it), lp->iterations));
-		if (lp->entries > 0 && lp->iterations >= 0)
-			fprintf(v->out, ", %.2f trips per entry",
-				(double)lp->iterations / lp->entries);
-		fputc('\n', v->out);
-	}
-	err = print_trips(v, l);
-	if (v->j)
-		json_close(v->j, '}');
-	return err;
-}
-
-static void print_lines(struct view *v)
-{
-	size_t i;
-
-	if (v->nlines)
-		qsort(v->lines, v->nlines, sizeof(*v->lines), cmp_line);
-	if (v->j) {
 		json_open(v->j, "lines", '[');
-		for (i = 0; v->text && i < v->nlines; i++) {
-			json_open(v->j, NULL, '{');
-			json_str(v->j, "file", v->lines[i].file);
-			json_u64(v->j, "line", v->lines[i].line);
-			json_u64(v->j, "executions", v->lines[i].execs);
-			json_u64(v->j, "instructions", v->lines[i].insns);
-			json_close(v->j, '}');
-		}
-		json_close(v->j, ']');
-		return;
-	}
-	if (!v->text) {
+	else if (!v->src.text)
 		fputs("\nPer source line: needs the vmlinux's text (see above)\n", v->out);
+	else
+		fprintf(v->out,
+			"\nPer source line (EXECUTIONS: of the blocks with code on the line; INSNS:\n"
+			"instructions executed on it; blocks of unknown executions left out)\n"
+			"%12s %14s %7s  %s\n",
+			"EXECUTIONS", "INSNS", "SHARE", "LINE");
+	for (i = 0; i < v->src.nlines; i++) {
+		l = &v->src.lines[i];
+		if (!blocks_src_line_counts(l, count, &execs, &insns))
+			continue;
+		if (!v->j) {
+			esc_printf(v->out, "%12lld %14lld %6.1f%%  %s:%d\n", execs, insns,
+				   v->total ? 100.0 * insns / v->total : 0.0, l->file, l->line);
+			continue;
+		}
+		json_open(v->j, NULL, '{');
+		json_str(v->j, "file", l->file);
+		json_u64(v->j, "line", l->line);
+		json_u64(v->j, "executions", execs);
+		json_u64(v->j, "instructions", insns);
+		json_close(v->j, '}');
+	}
+	if (v->j)
+		json_close(v->j, ']');
+	free(count);
+	return 0;
+}
+
+/* An inline instance: what was inlined where, and its ranges. */
+static void print_inline(struct view *v)
+{
+	const struct blocks_inline *in = v->f->inl;
+
+	if (v->j) {
+		if (!in) {
+			json_str(v->j, "inline", NULL);
+			return;
+		}
+		json_open(v->j, "inline", '{');
+		json_str(v->j, "name", in->name);
+		json_str(v->j, "parent", in->parent);
+		json_str(v->j, "call_file", *in->call_file ? in->call_file : NULL);
+		json_u64(v->j, "call_line", in->call_line);
+		json_u64(v->j, "entry", in->entry);
+		json_str(v->j, "ranges", in->ranges);
+		json_close(v->j, '}');
 		return;
 	}
-	fputs("\nPer source line (EXECUTIONS: of the blocks with code on the line; INSNS:\n"
-	      "instructions executed on it; blocks of unknown executions left out)\n",
-	      v->out);
-	fprintf(v->out, "%12s %14s %7s  %s\n", "EXECUTIONS", "INSNS", "SHARE", "LINE");
-	for (i = 0; i < v->nlines; i++)
-		esc_printf(v->out, "%12lld %14lld %6.1f%%  %s:%d\n", v->lines[i].execs,
-			   v->lines[i].insns, v->total ? 100.0 * v->lines[i].insns / v->total : 0.0,
-			   v->lines[i].file, v->lines[i].line);
+	if (!in)
+		return;
+	esc_printf(v->out, "# inline instance: %s inlined into %s", in->name, in->parent);
+	if (*in->call_file)
+		esc_printf(v->out, ", called at %s:%d", in->call_file, in->call_line);
+	else
+		fputs(", its call site unknown", v->out);
+	esc_printf(v->out, "; ranges %s\n", in->ranges);
 }
 
 static void print_head(struct view *v, const char *note)
 {
 	const struct blocks_func *f = v->f;
-
 	bool partial = false;
 	size_t i;
 
@@ -575,6 +290,7 @@ static void print_head(struct view *v, const char *note)
 		json_str(v->j, "function", f->name);
 		json_u64(v->j, "addr", f->addr);
 		json_u64(v->j, "size", f->size);
+		print_inline(v);
 		json_u64(v->j, "calls", f->calls);
 		json_u64(v->j, "complete", f->complete);
 		json_u64(v->j, "lost", f->lost);
@@ -585,72 +301,34 @@ static void print_head(struct view *v, const char *note)
 	}
 	esc_printf(v->out, "# blocks of %s: %llx, %llu bytes, %zu blocks, %zu loops\n", f->name,
 		   (unsigned long long)f->addr, (unsigned long long)f->size, f->nb, f->nloops);
+	print_inline(v);
 	fprintf(v->out, "# calls %lld, complete %lld, lost %lld; %lld instructions executed%s\n",
 		f->calls, f->complete, f->lost, v->total,
 		partial ? " in the blocks of known executions (shares are of these)" : "");
 	if (*f->unprobed)
 		esc_printf(v->out, "# not probed: %s\n", f->unprobed);
-	if (!v->kd)
+	if (!v->src.kd)
 		esc_printf(v->out, "# no disassembly and no source lines: %s\n", note);
-	else if (!v->text)
+	else if (!v->src.text_at_addr)
 		esc_printf(v->out, "# no disassembly: %s holds no text at %llx\n",
-			   kernel_dwarf_path(v->kd), (unsigned long long)(f->addr - v->slide));
+			   kernel_dwarf_path(v->src.kd),
+			   (unsigned long long)(f->addr - v->src.slide));
 }
 
 static int print_func(struct view *v, const char *note)
 {
-	const struct blocks_func *f = v->f;
 	size_t i;
 	int err;
 
 	print_head(v, note);
-	err = print_insns_per_call(v);
+	err = report_blocks_insns_per_call(v);
 	if (v->j)
 		json_open(v->j, "blocks", '[');
-	for (i = 0; i < f->nb && !err; i++)
-		err = print_block(v, i);
-	if (v->j) {
-		json_close(v->j, ']');
-		json_open(v->j, "loops", '[');
-	}
-	for (i = 0; i < f->nloops && !err; i++)
-		err = print_loop(v, i);
+	for (i = 0; i < v->f->nb && !err; i++)
+		print_block(v, i);
 	if (v->j)
 		json_close(v->j, ']');
-	if (!err)
-		print_lines(v);
-	return err;
-}
-
-/* The view of f: its instructions executed, and the vmlinux's text when it holds it. */
-static void view_open(struct view *v, const struct blocks_func *f, struct kernel_dwarf *kd)
-{
-	Dwarf_Addr bias;
-	const uint8_t *code;
-	size_t i, len;
-
-	*v = (struct view){.f = f, .kd = kd, .out = stdout};
-	for (i = 0; i < f->nb; i++)
-		if (f->b[i].count > 0)
-			v->total += f->b[i].count * f->b[i].insns;
-	if (!kd)
-		return;
-	v->slide = kernel_dwarf_runtime(kd, 0);
-	v->elf = dwfl_module_getelf(debuginfo_module(kernel_dwarf_debuginfo(kd)), &bias);
-	v->text = v->elf && !text_at(v->elf, f->addr - v->slide, &code, &len);
-	if (v->text && cs_open(CS_ARCH_X86, CS_MODE_64, &v->cs) == CS_ERR_OK) {
-		v->cs_open = true;
-		cs_option(v->cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
-	} else {
-		v->text = false;
-	}
-}
-
-static void view_close(struct view *v)
-{
-	if (v->cs_open)
-		cs_close(&v->cs);
-	free(v->lines);
+	return err ?: report_blocks_loops(v) ?: print_lines(v) ?: report_blocks_contexts(v);
 }
 
 /* The functions a report shows, loaded whole before anything is printed. */
@@ -685,51 +363,93 @@ static int load_funcs(struct funcs *s, const char *func)
 	return err ?: (s->n ? 0 : -ENODATA);
 }
 
-static int print_all(const struct funcs *s, struct kernel_dwarf *kd, const char *note,
-		     struct json *j)
+/* Instructions executed, over the blocks whose count is known. */
+static long long total_of(const struct blocks_func *f)
+{
+	long long total = 0;
+	size_t i;
+
+	for (i = 0; i < f->nb; i++)
+		if (f->b[i].count > 0)
+			total += f->b[i].count * f->b[i].insns;
+	return total;
+}
+
+/* Whether a function has a kernel stack to show: the frames are named then, once. */
+static bool any_stack(const struct funcs *s)
+{
+	size_t i, k;
+
+	for (i = 0; i < s->n; i++)
+		for (k = 0; k < s->f[i].ncx; k++)
+			if (s->f[i].cx[k].kstack >= 0)
+				return true;
+	return false;
+}
+
+/* Every function, the views sharing df's named stacks. */
+static int print_all(const struct funcs *s, struct view *proto, struct kernel_dwarf *kd,
+		     const char *note)
 {
 	struct view v;
 	size_t i;
 	int err = 0;
 
 	for (i = 0; i < s->n && !err; i++) {
-		view_open(&v, &s->f[i], kd);
-		v.j = j;
-		if (j)
-			json_open(j, NULL, '{');
+		v = *proto;
+		v.f = &s->f[i];
+		v.total = total_of(v.f);
+		err = blocks_src_open(&v.src, v.f, kd);
+		if (v.j)
+			json_open(v.j, NULL, '{');
 		else if (i)
-			fputc('\n', stdout);
-		err = print_func(&v, note);
-		if (j)
-			json_close(j, '}');
-		view_close(&v);
+			fputc('\n', v.out);
+		err = err ?: print_func(&v, note);
+		if (v.j)
+			json_close(v.j, '}');
+		blocks_src_close(&v.src);
 	}
 	return err;
 }
 
+static int print_report(const struct funcs *s, struct view *proto, struct kernel_dwarf *kd,
+			const char *note)
+{
+	int err;
+
+	if (!proto->j)
+		return print_all(s, proto, kd, note);
+	json_open(proto->j, NULL, '{');
+	if (kd)
+		json_str(proto->j, "vmlinux", kernel_dwarf_path(kd));
+	else
+		json_str(proto->j, "missing", note);
+	json_open(proto->j, "functions", '[');
+	err = print_all(s, proto, kd, note);
+	json_close(proto->j, ']');
+	json_close(proto->j, '}');
+	json_end(proto->j);
+	return err;
+}
+
 int report_blocks(struct datafile *df, struct kernel_dwarf *kd, const char *note, const char *func,
-		  bool json)
+		  bool json, size_t top)
 {
 	struct funcs s = {.df = df};
+	struct view proto = {.df = df, .top = top, .out = stdout};
 	struct json j;
 	size_t i;
 	int err = load_funcs(&s, func);
 
+	if (!err && any_stack(&s))
+		err = stacks_name_frames(df, kd) ?: samples_frames_open(df, &proto.frames);
 	if (!err && json) {
 		json_begin(&j, stdout);
-		json_open(&j, NULL, '{');
-		if (kd)
-			json_str(&j, "vmlinux", kernel_dwarf_path(kd));
-		else
-			json_str(&j, "missing", note);
-		json_open(&j, "functions", '[');
-		err = print_all(&s, kd, note, &j);
-		json_close(&j, ']');
-		json_close(&j, '}');
-		json_end(&j);
-	} else if (!err) {
-		err = print_all(&s, kd, note, NULL);
+		proto.j = &j;
 	}
+	err = err ?: print_report(&s, &proto, kd, note);
+	if (proto.frames)
+		samples_frames_close(proto.frames);
 	for (i = 0; i < s.n; i++)
 		blocks_func_free(&s.f[i]);
 	free(s.f);

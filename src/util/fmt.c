@@ -15,3 +15,17 @@ void fmt_ns(char *buf, size_t len, unsigned long long ns)
 	else
 		snprintf(buf, len, "%.3fs", ns / 1e9);
 }
+
+void fmt_count(char *buf, size_t len, unsigned long long v)
+{
+	char digits[32];
+	size_t n, i, o = 0;
+
+	n = snprintf(digits, sizeof(digits), "%llu", v);
+	for (i = 0; i < n && o + 2 < len; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = 0;
+}

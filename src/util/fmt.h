@@ -7,5 +7,7 @@
 
 /* A duration with a unit chosen for it: 812ns, 3.20us, 1.25ms, 2.004s. */
 void fmt_ns(char *buf, size_t len, unsigned long long ns);
+/* A count with thousands separated: 4120331 as 4,120,331. */
+void fmt_count(char *buf, size_t len, unsigned long long v);
 
 #endif

@@ -86,6 +86,12 @@ void json_u64(struct json *j, const char *key, unsigned long long v)
 	fprintf(j->f, "%llu", v);
 }
 
+void json_i64(struct json *j, const char *key, long long v)
+{
+	member(j, key);
+	fprintf(j->f, "%lld", v);
+}
+
 /*
  * JSON has no NaN or infinity: null.  %.17g reads back as the same double;
  * an integral value (ns) is printed as the integer it is, not 1.4071e+09.

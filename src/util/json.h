@@ -20,6 +20,7 @@ void json_open(struct json *j, const char *key, char c);
 void json_close(struct json *j, char c);
 void json_str(struct json *j, const char *key, const char *v);
 void json_u64(struct json *j, const char *key, unsigned long long v);
+void json_i64(struct json *j, const char *key, long long v);
 /* NaN and infinities (no JSON number) as null */
 void json_double(struct json *j, const char *key, double v);
 void json_bool(struct json *j, const char *key, bool v);

@@ -202,10 +202,100 @@ static void fill_partial(struct datafile *df)
 	func = "kp_loop";
 }
 
+/* kp_loop's loop: n read at block 0's head; its trips are n in every call. */
+static void fill_bound(struct datafile *df)
+{
+	static const char sql[] = "INSERT INTO block_bound_values VALUES('kp_loop',0,?,?,?,?)";
+
+	OK(query_exec(df, "INSERT INTO block_bounds VALUES('kp_loop',0,0,'n','i','i < n')"));
+	OK(query_insert(df, sql, "tiii", "kmalloc-64", 15LL, 15LL, 90LL));
+	OK(query_insert(df, sql, "tiii", "kmalloc-128", 31LL, 31LL, 10LL));
+}
+
+/*
+ * kp_loop's 100 complete calls: from clone through two kernel stacks (one
+ * ending in kprotperf's probe), without a stack, and from mmap.
+ */
+static void fill_contexts(struct datafile *df)
+{
+	static const char sql[] = "INSERT INTO block_contexts VALUES('kp_loop',?,?,?,?,?)";
+	static const char frame[] = "INSERT INTO kstack_frames VALUES(?,?,?)";
+
+	OK(query_insert(df, "INSERT INTO ksyms VALUES(?,'_stext','')", "i",
+			(long long)(fx.stext + SLIDE)));
+	OK(query_insert(df, "INSERT INTO ksyms VALUES(?,'kp_loop','')", "i",
+			(long long)(fx.loop + SLIDE)));
+	OK(query_insert(df, "INSERT INTO ksyms VALUES(?,'bpf_prog_0123456789abcdef_kp_block','')",
+			"i", (long long)(fx.end + SLIDE)));
+	OK(query_insert(df, frame, "iii", 1LL, 0LL, (long long)(fx.loop + SLIDE)));
+	OK(query_insert(df, frame, "iii", 1LL, 1LL, (long long)(fx.stext + 5 + SLIDE)));
+	OK(query_insert(df, frame, "iii", 2LL, 0LL, (long long)(fx.end + 4 + SLIDE)));
+	OK(query_insert(df, frame, "iii", 2LL, 1LL, (long long)(fx.loop + 2 + SLIDE)));
+	OK(query_insert(df, frame, "iii", 2LL, 2LL, (long long)(fx.stext + 5 + SLIDE)));
+	OK(query_insert(df, sql, "iitii", 56LL, 1LL, "kmalloc-64", 50LL, 50 * 64LL));
+	OK(query_insert(df, sql, "iitii", 56LL, 2LL, "kmalloc-64", 30LL, 30 * 64LL));
+	OK(query_insert(df, sql, "iitii", 56LL, -1LL, "kmalloc-64", 10LL, 10 * 64LL));
+	OK(query_insert(df, sql, "iitii", 9LL, 1LL, "kmalloc-128", 10LL, 10 * 128LL));
+}
+
+/* Two runs: 60 and 40 complete calls of kp_loop, its counts split so. */
+static void fill_runs(struct datafile *df)
+{
+	static const long long block[2][3] = {{60, 996, 60}, {40, 664, 40}};
+	static const long long edge[2][6] = {{60, 60, 0, 60, 936, 60}, {40, 40, 0, 40, 624, 40}};
+	long long r, i;
+
+	for (r = 0; r < 2; r++) {
+		OK(query_insert(df, "INSERT INTO runs VALUES(?,1000,0,'exited')", "i", r));
+		for (i = 0; i < 3; i++)
+			OK(query_insert(df, "INSERT INTO block_runs VALUES('kp_loop',?,?,?)", "iii",
+					r, i, block[r][i]));
+		for (i = 0; i < 6; i++)
+			OK(query_insert(df, "INSERT INTO block_run_edges VALUES('kp_loop',?,?,?)",
+					"iii", r, i, edge[r][i]));
+	}
+	OK(query_exec(df, "INSERT INTO block_run_calls VALUES('kp_loop',0,62,60,2),"
+			  " ('kp_loop',1,40,40,0)"));
+}
+
+/* kp_partial's bound, in registers (no DWARF names): the trips follow it in 3 calls of 5. */
+static void fill_partial_bound(struct datafile *df)
+{
+	OK(query_exec(df, "INSERT INTO block_bounds VALUES('kp_partial',0,0,"
+			  "'*(u32 *)(%rdi + 0x8)','%esi','%esi != 0');"
+			  " INSERT INTO block_bound_values VALUES('kp_partial',0,'',4,3,3),"
+			  " ('kp_partial',0,'',4,6,2)"));
+}
+
+/* kp_sum, inlined into kp_loop (kp/loop.c:14): the loop's block alone. */
+static void fill_inline(struct datafile *df)
+{
+	char ranges[64];
+
+	func = "kp_sum";
+	snprintf(ranges, sizeof(ranges), "0x%llx-0x%llx", fx.head + SLIDE, fx.out + SLIDE);
+	OK(query_insert(df, "INSERT INTO block_funcs VALUES(?,?,?,100,100,0,'')", "tii", func,
+			(long long)(fx.head + SLIDE), (long long)(fx.out - fx.head)));
+	OK(query_insert(df,
+			"INSERT INTO block_inlines VALUES(?,'kp_sum','kp_loop','kp/loop.c',14,?,?)",
+			"tit", func, (long long)(fx.head + SLIDE), ranges));
+	block(df, 0, fx.head, fx.out, 4, 1660, 0);
+	edge(df, 0, -1, 0, "entry", 100);
+	edge(df, 1, 0, 0, "taken", 1560);
+	edge(df, 2, 0, -2, "not_taken", 100);
+	OK(query_exec(df, "INSERT INTO block_loops VALUES('kp_sum',0,0,NULL,1,0,100,1660)"));
+	func = "kp_loop";
+}
+
 static void fill_two(struct datafile *df)
 {
 	fill_blocks(df);
 	fill_partial(df);
+	fill_bound(df);
+	fill_contexts(df);
+	fill_runs(df);
+	fill_partial_bound(df);
+	fill_inline(df);
 }
 
 static void fill_schema5(struct datafile *df)
@@ -338,6 +428,93 @@ static void test_corrupt(void **state)
 	}
 }
 
+/* A copy of the good recording at dir/name, with sql run on it. */
+static void variant(char *path, size_t len, const char *name, const char *sql)
+{
+	sqlite3 *db;
+
+	snprintf(path, len, "%s/%s", fx.dir, name);
+	OK(tu_run("cp '%s' '%s'", fx.data, path));
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
+/* The schema-7 tables' values, checked against each other and the schema-6 ones. */
+static void test_corrupt_v7(void **state)
+{
+	static const struct {
+		const char *sql, *why;
+	} bad[] = {
+		{"UPDATE block_bounds SET loop = 5 WHERE func = 'kp_loop'",
+		 "table block_bounds, row 1 (function kp_loop): loop is 5, not a loop of the"
+		 " function"},
+		{"UPDATE block_bounds SET block = 9 WHERE func = 'kp_loop'",
+		 "table block_bounds, row 1 (function kp_loop): block is 9, not a block of the"
+		 " function"},
+		{"DELETE FROM block_bounds WHERE func = 'kp_partial'",
+		 "table block_bound_values, row 3 (function kp_partial): loop is 0, not a loop with"
+		 " a bound (table block_bounds)"},
+		{"UPDATE block_bound_values SET count = 95 WHERE ctx = 'kmalloc-128'",
+		 "table block_bound_values: function kp_loop, loop 0: more calls than its 100"
+		 " complete ones"},
+		{"UPDATE block_contexts SET kstack = 99 WHERE kstack = 2",
+		 "table block_contexts, row 2 (function kp_loop): kstack 99 is no stack of table"
+		 " kstack_frames"},
+		{"UPDATE block_contexts SET calls = 60 WHERE kstack = -1",
+		 "table block_contexts: function kp_loop has 150 calls, more than its 100 complete"
+		 " ones"},
+		{"UPDATE block_contexts SET syscall = -2 WHERE rowid = 1",
+		 "table block_contexts, row 1: syscall is -2, not an id from 0 to 2^31-1, or -1"},
+		{"UPDATE block_runs SET run = 7 WHERE run = 1 AND block = 2",
+		 "table block_runs, row 6 (function kp_loop): run is 7, not a run of the runs table"},
+		{"UPDATE block_run_edges SET edge = 9 WHERE run = 0 AND edge = 5",
+		 "table block_run_edges, row 6 (function kp_loop): edge is 9, not an edge of the"
+		 " function"},
+		{"UPDATE block_runs SET count = 650 WHERE run = 1 AND block = 1",
+		 "table block_runs: function kp_loop, block 1: the runs' counts sum to 1646, not its"
+		 " total, 1660"},
+		{"UPDATE block_runs SET count = NULL WHERE run = 1 AND block = 1;"
+		 " UPDATE block_runs SET count = 1700 WHERE run = 0 AND block = 1",
+		 "table block_runs: function kp_loop, block 1: the runs' counts sum to 1700, more"
+		 " than its total, 1660"},
+		{"UPDATE block_run_edges SET count = 600 WHERE run = 1 AND edge = 4",
+		 "table block_run_edges: function kp_loop, edge 4: the runs' counts sum to 1536, not"
+		 " its total, 1560"},
+		{"UPDATE block_run_calls SET complete = 70 WHERE run = 1",
+		 "table block_run_calls, row 2 (function kp_loop): complete is 70, not at most"
+		 " calls"},
+		{"UPDATE block_run_calls SET lost = 1 WHERE run = 1",
+		 "table block_run_calls: function kp_loop, lost: the runs' counts sum to 3, not its"
+		 " total, 2"},
+		{"UPDATE block_inlines SET ranges = '0x30-0x20'",
+		 "table block_inlines, row 1: ranges: '0x30-0x20' is not a range 0xLO-0xHI with"
+		 " LO < HI"},
+		{"UPDATE block_inlines SET ranges = printf('0x%x-0x%x', entry, entry + 12)",
+		 "table block_inlines, row 1 (function kp_sum): its ranges hold other than"
+		 " block_funcs.size, 11 bytes"},
+		{"UPDATE block_inlines SET ranges = printf('0x%x-0x%x', entry + 1, entry + 12)",
+		 "table block_inlines, row 1 (function kp_sum): block 0 is outside its ranges"},
+		{"UPDATE block_inlines SET entry = entry + 1",
+		 "table block_inlines, row 1 (function kp_sum): entry is %lld, not block_funcs.addr"
+		 " (the instance's entry)"},
+	};
+	char *argv[] = {"report", "--blocks", NULL, NULL};
+	char path[256], why[512], want[1024];
+	size_t i;
+
+	need();
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		variant(path, sizeof(path), "v7", bad[i].sql);
+		snprintf(why, sizeof(why), bad[i].why, (long long)(fx.head + SLIDE + 1));
+		snprintf(want, sizeof(want),
+			 "kprotperf report: %s: corrupt data file: %s: record it again\n", path,
+			 why);
+		argv[2] = path;
+		tu_expect(cmd_report, argv, 2, 1, want);
+	}
+}
+
 static void test_none(void **state)
 {
 	char *argv[] = {"report", "--blocks", fx.schema5, NULL};
@@ -358,7 +535,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text),	   cmocka_unit_test(test_func_json),
 		cmocka_unit_test(test_no_vmlinux), cmocka_unit_test(test_corrupt),
-		cmocka_unit_test(test_none),
+		cmocka_unit_test(test_corrupt_v7), cmocka_unit_test(test_none),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
