@@ -443,20 +443,42 @@ int blocks_names(struct datafile *df, blocks_name_fn fn, void *ctx)
 
 /* calls whose trips are the bound plus offset */
 struct offset_calls {
-	long long offset, calls;
+	long long offset, bound, calls;
 };
 
 static int cmp_offset(const void *a, const void *b)
 {
 	const struct offset_calls *x = a, *y = b;
 
-	return (x->offset > y->offset) - (x->offset < y->offset);
+	if (x->offset != y->offset)
+		return (x->offset > y->offset) - (x->offset < y->offset);
+	return (x->bound > y->bound) - (x->bound < y->bound);
+}
+
+/* The offset most calls have into r, with their bound values counted; v sorted. */
+static void best_offset(const struct offset_calls *v, size_t n, struct blocks_relation *r)
+{
+	long long run = 0, values = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		bool same = i && v[i].offset == v[i - 1].offset;
+
+		run = same ? run + v[i].calls : v[i].calls;
+		values = same ? values + (v[i].bound != v[i - 1].bound) : 1;
+		if (run > r->calls) {
+			r->calls = run;
+			r->offset = v[i].offset;
+			r->values = values;
+		} else if (run == r->calls && v[i].offset == r->offset) {
+			r->values = values;
+		}
+	}
 }
 
 int blocks_relation(const struct blocks_func *f, int loop, struct blocks_relation *r)
 {
 	struct offset_calls *v = calloc(f->nbv ?: 1, sizeof(*v));
-	long long run = 0;
 	size_t i, n = 0;
 
 	if (!v)
@@ -467,20 +489,21 @@ int blocks_relation(const struct blocks_func *f, int loop, struct blocks_relatio
 			continue;
 		r->all += f->bv[i].count;
 		/* a bound so far from the trips relates to nothing */
-		if (!__builtin_sub_overflow(f->bv[i].trips, f->bv[i].bound, &v[n].offset))
-			v[n++].calls = f->bv[i].count;
+		if (__builtin_sub_overflow(f->bv[i].trips, f->bv[i].bound, &v[n].offset))
+			continue;
+		v[n].bound = f->bv[i].bound;
+		v[n++].calls = f->bv[i].count;
 	}
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_offset);
-	for (i = 0; i < n; i++) {
-		run = i && v[i].offset == v[i - 1].offset ? run + v[i].calls : v[i].calls;
-		if (run > r->calls) {
-			r->calls = run;
-			r->offset = v[i].offset;
-		}
-	}
+	best_offset(v, n, r);
 	free(v);
 	return r->all ? 0 : -ENODATA;
+}
+
+bool blocks_related(const struct blocks_relation *r)
+{
+	return r->calls && (r->calls == r->all || r->values >= 2);
 }
 
 bool blocks_branch(const struct blocks_func *f, int block, int *taken, int *not_taken)

@@ -130,12 +130,18 @@ struct blocks_func {
 /*
  * How loop's trips per call follow its bound: the offset c for which
  * trips = bound + c in most calls (the smallest such c on a tie), those
- * calls, and all calls with a bound value.
+ * calls, how many distinct values of the bound they had, and all calls with
+ * a bound value.  One value fits any offset: only a relation that holds in
+ * every call, or across two values or more, says anything (blocks_related).
  */
 struct blocks_relation {
 	long long offset;
 	long long calls, all;
+	long long values;
 };
+
+/* Whether r says something: it holds in all calls, or across two bound values or more. */
+bool blocks_related(const struct blocks_relation *r);
 
 /* The edge kind's name as the file writes it. */
 const char *blocks_edge_kind_name(enum blocks_edge_kind k);

@@ -96,7 +96,10 @@ int blocks_src_bound_text(FILE *out, const struct blocks_func *f, int loop, cons
 	}
 	if (err)
 		return err;
-	relation_text(out, indent, b, &r);
+	if (blocks_related(&r))
+		relation_text(out, indent, b, &r);
+	else
+		esc_printf(out, "%strips per call follow no one offset from %s\n", indent, b->expr);
 	values_text(out, f, loop, indent, top);
 	return 0;
 }
@@ -152,7 +155,7 @@ int blocks_src_bound_json(struct json *j, const char *key, const struct blocks_f
 	json_str(j, "expr", b->expr);
 	json_str(j, "counter", b->counter);
 	json_str(j, "cond", b->cond);
-	if (err) {
+	if (err || !blocks_related(&r)) {
 		json_str(j, "relation", NULL);
 	} else {
 		json_open(j, "relation", '{');

@@ -258,13 +258,16 @@ static void fill_runs(struct datafile *df)
 			  " ('kp_loop',1,40,40,0)"));
 }
 
-/* kp_partial's bound, in registers (no DWARF names): the trips follow it in 3 calls of 5. */
+/*
+ * kp_partial's bound, in registers (no DWARF names): the trips follow it in
+ * 4 calls of 5, across two of its values.
+ */
 static void fill_partial_bound(struct datafile *df)
 {
 	OK(query_exec(df, "INSERT INTO block_bounds VALUES('kp_partial',0,0,"
 			  "'*(u32 *)(%rdi + 0x8)','%esi','%esi != 0');"
 			  " INSERT INTO block_bound_values VALUES('kp_partial',0,'',4,3,3),"
-			  " ('kp_partial',0,'',4,6,2)"));
+			  " ('kp_partial',0,'',2,1,1), ('kp_partial',0,'',4,6,1)"));
 }
 
 /* kp_sum, inlined into kp_loop (kp/loop.c:14): the loop's block alone. */
@@ -453,7 +456,7 @@ static void test_corrupt_v7(void **state)
 		 "table block_bounds, row 1 (function kp_loop): block is 9, not a block of the"
 		 " function"},
 		{"DELETE FROM block_bounds WHERE func = 'kp_partial'",
-		 "table block_bound_values, row 3 (function kp_partial): loop is 0, not a loop with"
+		 "table block_bound_values, row 4 (function kp_partial): loop is 0, not a loop with"
 		 " a bound (table block_bounds)"},
 		{"UPDATE block_bound_values SET count = 95 WHERE ctx = 'kmalloc-128'",
 		 "table block_bound_values: function kp_loop, loop 0: more calls than its 100"
