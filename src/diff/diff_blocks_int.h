@@ -43,12 +43,24 @@ struct db_line {
 	struct db_measure execs, insns;
 };
 
+/* A slab cache whose loop bound's most common value changed, and its calls on both sides. */
+struct db_changed {
+	const char *ctx;
+	long long base, hard, calls;
+};
+
 struct db_loop {
 	const char *file; /* NULL: the head's line is unknown */
 	int line;
 	int loop[2]; /* the side's loop, -1: none at that line */
 	struct db_measure trips;
-	char cause[1024]; /* "its bound X went A -> B (cache)", "" when none */
+	/*
+	 * the cause: trips follow the bound on both sides, whose value changed
+	 * in these caches (the most calls first); "" and none when not
+	 */
+	char cause[1024];
+	struct db_changed *changed;
+	size_t nchanged;
 };
 
 /* A conditional branch: the taken and not-taken edges of the blocks ending on its line. */

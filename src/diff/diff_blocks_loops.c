@@ -115,14 +115,9 @@ static int follows(const struct blocks_func *f, int loop)
 }
 
 /* A cache whose bound's value changed: the value on each side, and its calls on both. */
-struct changed {
-	const char *ctx;
-	long long base, hard, calls;
-};
-
 static int cmp_changed(const void *a, const void *b)
 {
-	const struct changed *x = a, *y = b;
+	const struct db_changed *x = a, *y = b;
 
 	if (x->calls != y->calls)
 		return x->calls < y->calls ? 1 : -1;
@@ -131,7 +126,7 @@ static int cmp_changed(const void *a, const void *b)
 
 /* The caches of both sides (each sorted by name) whose bound changed, the most calls first. */
 static size_t changed_ctx(const struct ctx_bound *b, size_t nb, const struct ctx_bound *h,
-			  size_t nh, struct changed *out)
+			  size_t nh, struct db_changed *out)
 {
 	size_t i = 0, k = 0, n = 0;
 	int c;
@@ -139,8 +134,8 @@ static size_t changed_ctx(const struct ctx_bound *b, size_t nb, const struct ctx
 	while (i < nb && k < nh) {
 		c = strcmp(b[i].ctx, h[k].ctx);
 		if (!c && b[i].bound != h[k].bound)
-			out[n++] = (struct changed){b[i].ctx, b[i].bound, h[k].bound,
-						    b[i].all + h[k].all};
+			out[n++] = (struct db_changed){b[i].ctx, b[i].bound, h[k].bound,
+						       b[i].all + h[k].all};
 		i += c <= 0;
 		k += c >= 0;
 	}
@@ -151,7 +146,7 @@ static size_t changed_ctx(const struct ctx_bound *b, size_t nb, const struct ctx
 
 /* "its bound X went A -> B (cache), ...", the first CAUSE_CTX caches of c. */
 static void cause_text(char *buf, size_t len, const char *xb, const char *xh,
-		       const struct changed *c, size_t n)
+		       const struct db_changed *c, size_t n)
 {
 	bool same = !strcmp(xb, xh);
 	size_t i, at;
@@ -179,7 +174,7 @@ static int cause_of(struct db_loop *d, const struct db_func *fn)
 {
 	const struct blocks_func *b = &fn->s[DM_BASE].f, *h = &fn->s[DM_HARD].f;
 	struct ctx_bound *vb = NULL, *vh = NULL;
-	struct changed *c = NULL;
+	struct db_changed *c = NULL;
 	size_t nb, nh, n;
 	int err;
 
@@ -200,6 +195,9 @@ static int cause_of(struct db_loop *d, const struct db_func *fn)
 			cause_text(d->cause, sizeof(d->cause),
 				   b->loops[d->loop[DM_BASE]].bound.expr,
 				   h->loops[d->loop[DM_HARD]].bound.expr, c, n);
+		d->changed = n ? c : NULL;
+		d->nchanged = n;
+		c = n ? NULL : c;
 		err = 0;
 	}
 	free(c);

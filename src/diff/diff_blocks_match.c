@@ -238,6 +238,10 @@ int db_match(struct db_func *fn)
 
 void db_match_free(struct db_func *fn)
 {
+	size_t i;
+
+	for (i = 0; fn->loop && i < fn->nloop; i++)
+		free(fn->loop[i].changed);
 	free(fn->line);
 	free(fn->loop);
 	free(fn->br);

@@ -389,6 +389,35 @@ static void lines_json(struct json *j, const struct db_func *fn)
 	json_close(j, ']');
 }
 
+/*
+ * Why the loop's trips changed, when its bound says: the bound on each side,
+ * and each cache whose value of it changed.
+ */
+static void json_cause(struct json *j, const struct db_func *fn, const struct db_loop *l)
+{
+	size_t i;
+
+	if (!l->nchanged) {
+		json_str(j, "cause", NULL);
+		return;
+	}
+	json_open(j, "cause", '{');
+	json_str(j, "text", l->cause);
+	json_str(j, "base_bound", fn->s[DM_BASE].f.loops[l->loop[DM_BASE]].bound.expr);
+	json_str(j, "hardened_bound", fn->s[DM_HARD].f.loops[l->loop[DM_HARD]].bound.expr);
+	json_open(j, "changed", '[');
+	for (i = 0; i < l->nchanged; i++) {
+		json_open(j, NULL, '{');
+		json_str(j, "ctx", l->changed[i].ctx);
+		json_i64(j, "base", l->changed[i].base);
+		json_i64(j, "hardened", l->changed[i].hard);
+		json_u64(j, "calls", l->changed[i].calls);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+	json_close(j, '}');
+}
+
 static int loop_json(struct json *j, const struct db_func *fn, const struct db_loop *l)
 {
 	int side, err = 0;
@@ -411,7 +440,7 @@ static int loop_json(struct json *j, const struct db_func *fn, const struct db_l
 			err = blocks_src_bound_json(j, prov_side_name[side], &fn->s[side].f,
 						    l->loop[side]);
 	json_close(j, '}');
-	json_str(j, "cause", *l->cause ? l->cause : NULL);
+	json_cause(j, fn, l);
 	json_close(j, '}');
 	return err;
 }
