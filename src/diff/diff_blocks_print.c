@@ -142,8 +142,9 @@ static void causes(const struct db_ctx *c, const struct db_func *fn)
 	const struct db_line *d = fn->nline ? &fn->line[0] : NULL;
 	const struct db_loop *l;
 	char b[32], h[32], change[96];
+	const char *file;
 	size_t i;
-	int only;
+	int only, line;
 
 	if (d && db_change(&d->insns) > 0) {
 		only = only_side(&d->insns);
@@ -161,8 +162,10 @@ static void causes(const struct db_ctx *c, const struct db_func *fn)
 		if (!*l->cause)
 			continue;
 		fmt_change(change, sizeof(change), &l->trips);
+		blocks_src_loop_line(&fn->s[DM_BASE].src, l->loop[DM_BASE], &file, &line);
 		esc_printf(c->out, "  loop at %s:%d: %.1f -> %.1f trips per call, %s; %s\n",
-			   l->file, l->line, l->trips.r.base, l->trips.r.hard, change, l->cause);
+			   file ?: l->file, file ? line : l->line, l->trips.r.base, l->trips.r.hard,
+			   change, l->cause);
 	}
 }
 
@@ -214,7 +217,7 @@ static int bound_text(const struct db_ctx *c, const struct db_func *fn, const st
 			c->schema[side]);
 	else
 		fprintf(c->out, "    %s: no bound found\n", prov_side_name[side]);
-	return blocks_src_bound_text(c->out, &fn->s[side].f, l->loop[side], "      ", c->top);
+	return blocks_src_bound_text(c->out, &fn->s[side].src, l->loop[side], "      ", c->top);
 }
 
 static int loops_text(const struct db_ctx *c, const struct db_func *fn)
@@ -437,7 +440,7 @@ static int loop_json(struct json *j, const struct db_func *fn, const struct db_l
 		if (l->loop[side] < 0)
 			json_str(j, prov_side_name[side], NULL);
 		else
-			err = blocks_src_bound_json(j, prov_side_name[side], &fn->s[side].f,
+			err = blocks_src_bound_json(j, prov_side_name[side], &fn->s[side].src,
 						    l->loop[side]);
 	json_close(j, '}');
 	json_cause(j, fn, l);

@@ -63,7 +63,11 @@ struct blocks {
 	struct bfunc f[KP_BLK_FUNCS];
 	size_t n;
 	const struct ksyms *ks;
-	struct debuginfo *di;	   /* the kernel's DWARF, when found: inline instances, names */
+	struct debuginfo *di;  /* the kernel's DWARF, when found: inline instances, names */
+	int dwarf_err;	       /* why not, as running_dwarf_open() says */
+	char dwarf_path[4096]; /* the file tried, "" none */
+	/* the text as linked when /proc/kcore is missing: --vmlinux, else the DWARF's file */
+	char text_path[4096];
 	__s64 slide;		   /* running addresses minus the DWARF's */
 	bool stacks;		   /* --func-stacks */
 	bool multi;		   /* the functions' entries and returns attached by kprobe.multi */

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <bpf/btf.h>
 #include <capstone/capstone.h>
 
@@ -105,24 +106,27 @@ static __u64 next_symbol(const struct ksyms *ks, __u64 addr)
 	return s ? s->addr : 0;
 }
 
-/* One more text part [addr, addr + len), its bytes read from the running kernel. */
-static int add_part(struct bfunc *f, const struct blocks_opts *o, const struct ksyms *ks,
-		    __u64 addr, size_t len)
+/* len bytes of running text at addr: from /proc/kcore, else the vmlinux file moved by the slide. */
+static int read_text(const struct blocks *b, __u64 addr, void *buf, size_t len)
 {
-	const struct ksym *stext = ksyms_by_name(ks, "_stext");
+	const struct ksym *stext = ksyms_by_name(b->ks, "_stext");
+	int err = blocks_text_kcore("/proc/kcore", addr, buf, len);
+
+	if (err && *b->text_path && stext)
+		err = blocks_text_vmlinux(b->text_path, stext->addr, addr, buf, len);
+	return err;
+}
+
+/* One more text part [addr, addr + len), its bytes read from the running kernel. */
+static int add_part(struct bfunc *f, const struct blocks *b, __u64 addr, size_t len)
+{
 	__u8 *code = malloc(len ?: 1);
 	int err;
 
 	if (!code)
 		return -ENOMEM;
 	err = array_reserve((void **)&f->text, &f->ntext_cap, f->ntext + 1, sizeof(*f->text));
-	if (err) {
-		free(code);
-		return err;
-	}
-	err = blocks_text_kcore("/proc/kcore", addr, code, len);
-	if (err && o->vmlinux && stext)
-		err = blocks_text_vmlinux(o->vmlinux, stext->addr, addr, code, len) ?: 0;
+	err = err ?: read_text(b, addr, code, len);
 	if (err) {
 		free(code);
 		return err;
@@ -131,12 +135,12 @@ static int add_part(struct bfunc *f, const struct blocks_opts *o, const struct k
 	return 0;
 }
 
-static void text_error(const struct bfunc *f, const struct blocks_opts *o, int err, char *why,
+static void text_error(const struct bfunc *f, const struct blocks *b, int err, char *why,
 		       size_t len)
 {
-	if (o->vmlinux)
+	if (*b->text_path)
 		snprintf(why, len, "--blocks %s: cannot read its text from /proc/kcore or %s: %s",
-			 f->name, o->vmlinux, strerror(-err));
+			 f->name, b->text_path, strerror(-err));
 	else
 		snprintf(why, len,
 			 "--blocks %s: cannot read its text from /proc/kcore: %s; pass the "
@@ -144,10 +148,10 @@ static void text_error(const struct bfunc *f, const struct blocks_opts *o, int e
 			 f->name, strerror(-err));
 }
 
-static int resolve_symbol(struct bfunc *f, const struct ksym *s, const struct blocks_opts *o,
-			  const struct ksyms *ks, char *why, size_t len)
+static int resolve_symbol(struct bfunc *f, const struct ksym *s, const struct blocks *b, char *why,
+			  size_t len)
 {
-	__u64 end = next_symbol(ks, s->addr);
+	__u64 end = next_symbol(b->ks, s->addr);
 	int err;
 
 	f->addr = s->addr;
@@ -159,9 +163,9 @@ static int resolve_symbol(struct bfunc *f, const struct ksym *s, const struct bl
 			 f->name, MAX_SIZE >> 10);
 		return -E2BIG;
 	}
-	err = add_part(f, o, ks, f->addr, f->size);
+	err = add_part(f, b, f->addr, f->size);
 	if (err)
-		text_error(f, o, err, why, len);
+		text_error(f, b, err, why, len);
 	return err;
 }
 
@@ -267,7 +271,7 @@ static int build_instance(struct rctx *r, struct bfunc *f, struct cfg_env *env, 
 				continue;
 			end = bridge_end(r, f, ed->addr);
 			if (end && end != ed->addr) {
-				err = add_part(f, r->o, r->b->ks, ed->addr, end - ed->addr);
+				err = add_part(f, r->b, ed->addr, end - ed->addr);
 				more = true;
 			}
 		}
@@ -361,7 +365,6 @@ static int read_parent(struct rctx *r, struct bfunc *f, const struct inline_inst
 {
 	const struct ksym *s = ksyms_lookup(r->b->ks, in->parent_lo + r->b->slide);
 	__u64 end;
-	int err;
 
 	if (!s || s->addr != in->parent_lo + r->b->slide)
 		return -ENOENT;
@@ -374,11 +377,7 @@ static int read_parent(struct rctx *r, struct bfunc *f, const struct inline_inst
 	r->pcode = malloc(f->parent_size);
 	if (!r->pcode)
 		return -ENOMEM;
-	err = blocks_text_kcore("/proc/kcore", f->parent_addr, r->pcode, f->parent_size);
-	if (err && r->o->vmlinux && ksyms_by_name(r->b->ks, "_stext"))
-		err = blocks_text_vmlinux(r->o->vmlinux, ksyms_by_name(r->b->ks, "_stext")->addr,
-					  f->parent_addr, r->pcode, f->parent_size);
-	return err;
+	return read_text(r->b, f->parent_addr, r->pcode, f->parent_size);
 }
 
 /*
@@ -397,7 +396,7 @@ static int instance_parts(struct rctx *r, struct bfunc *f, const struct inline_i
 		lo = in->ranges[i].lo + r->b->slide;
 		hi = in->ranges[i].hi + r->b->slide;
 		if (e >= lo && e < hi)
-			err = add_part(f, r->o, r->b->ks, e, hi - e);
+			err = add_part(f, r->b, e, hi - e);
 	}
 	if (!err && !f->ntext)
 		return -ENODATA;
@@ -407,7 +406,7 @@ static int instance_parts(struct rctx *r, struct bfunc *f, const struct inline_i
 		if (e >= lo && e < hi)
 			hi = e;
 		if (hi > lo)
-			err = add_part(f, r->o, r->b->ks, lo, hi - lo);
+			err = add_part(f, r->b, lo, hi - lo);
 	}
 	return err;
 }
@@ -471,13 +470,22 @@ static int resolve_instance(struct rctx *r, struct bfunc *f, const struct inline
 
 static void no_dwarf(struct rctx *r, const char *name, int err, const char *path)
 {
+	struct utsname u;
 	char how[512];
 
-	debuginfo_explain(err, path, NULL, how, sizeof(how));
+	if (uname(&u))
+		snprintf(u.release, sizeof(u.release), "RELEASE");
+	if (err != -ENOENT || *path)
+		debuginfo_explain(err, path, u.release, how, sizeof(how));
+	else
+		snprintf(how, sizeof(how),
+			 "none found for %s here (install linux-image-%s-dbg, or give its vmlinux "
+			 "with --vmlinux)",
+			 u.release, u.release);
 	snprintf(r->why, r->len,
-		 "--blocks %s: no function of that name in /proc/kallsyms; a function inlined "
-		 "into all its callers is counted at each inline instance with the kernel's "
-		 "debug info (--vmlinux VMLINUX, or linux-image-RELEASE-dbg): %s",
+		 "--blocks %s: no function of that name in /proc/kallsyms; if it is inlined into "
+		 "all its callers, kprotperf counts it at each inline instance with the kernel's "
+		 "debug info: %s",
 		 name, how);
 }
 
@@ -485,15 +493,12 @@ static int resolve_instances(struct rctx *r, const char *name)
 {
 	struct blocks *b = r->b;
 	struct inline_instance *v = NULL;
-	char path[4096] = "";
 	size_t n = 0, i;
-	int err = b->di ? 0
-			: running_dwarf_open(&b->di, &b->slide, r->o->vmlinux, b->ks, path,
-					     sizeof(path));
+	int err;
 
-	if (err) {
-		no_dwarf(r, name, err, path);
-		return err;
+	if (!b->di) {
+		no_dwarf(r, name, b->dwarf_err, b->dwarf_path);
+		return b->dwarf_err;
 	}
 	err = inlines_find(b->di, name, &v, &n);
 	if (err || !n) {
@@ -556,7 +561,7 @@ static int resolve_function(struct rctx *r, struct bfunc *f, const struct ksym *
 	char w[256] = "";
 	int err;
 
-	err = resolve_symbol(f, s, r->o, r->b->ks, r->why, r->len);
+	err = resolve_symbol(f, s, r->b, r->why, r->len);
 	if (err)
 		return err;
 	err = cfg_build(f->text, f->ntext, &cenv, &f->g, w, sizeof(w));
@@ -616,12 +621,33 @@ static int resolve_one(struct rctx *r, const char *name, const struct btf *btf)
 	return err;
 }
 
+/*
+ * The kernel's DWARF, which names loop bounds (without it they are named by
+ * register) and finds inline instances; its file (or a --vmlinux without
+ * DWARF) gives the text when /proc/kcore is missing.  Only a --vmlinux that
+ * is unusable as either, or of another build, is an error.
+ */
+static int open_dwarf(struct blocks *b, const struct blocks_opts *o, char *why, size_t len)
+{
+	char how[512];
+	int err = running_dwarf_open(&b->di, &b->slide, o->vmlinux, b->ks, b->dwarf_path,
+				     sizeof(b->dwarf_path));
+
+	b->dwarf_err = err;
+	snprintf(b->text_path, sizeof(b->text_path), "%s",
+		 o->vmlinux ?: (err ? "" : b->dwarf_path));
+	if (!err || !o->vmlinux || err == -ENODATA)
+		return 0;
+	debuginfo_explain(err, b->dwarf_path, NULL, how, sizeof(how));
+	snprintf(why, len, "--blocks: --vmlinux %s: %s", o->vmlinux, how);
+	return err;
+}
+
 int blocks_resolve(struct blocks *b, const struct blocks_opts *o, char *why, size_t len)
 {
 	struct rctx r = {.b = b, .o = o, .why = why, .len = len};
 	struct btf *btf = btf__load_vmlinux_btf();
-	char path[4096];
-	int i, err = 0;
+	int i, err;
 
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &r.cs) != CS_ERR_OK) {
 		btf__free(btf);
@@ -629,17 +655,7 @@ int blocks_resolve(struct blocks *b, const struct blocks_opts *o, char *why, siz
 	}
 	cs_option(r.cs, CS_OPT_DETAIL, CS_OPT_ON);
 	r.insn = cs_malloc(r.cs);
-	/* the DWARF names loop bounds; without it they are named by register */
-	if (!b->di && o->vmlinux)
-		err = running_dwarf_open(&b->di, &b->slide, o->vmlinux, b->ks, path, sizeof(path));
-	else if (!b->di)
-		running_dwarf_open(&b->di, &b->slide, NULL, b->ks, path, sizeof(path));
-	if (err) {
-		char how[512];
-
-		debuginfo_explain(err, path, NULL, how, sizeof(how));
-		snprintf(why, len, "--blocks: --vmlinux %s: %s", o->vmlinux, how);
-	}
+	err = open_dwarf(b, o, why, len);
 	for (i = 0; i < o->n && r.insn && !err; i++)
 		err = resolve_one(&r, o->funcs[i], btf);
 	if (!r.insn)

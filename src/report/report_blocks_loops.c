@@ -202,9 +202,9 @@ static int print_loop(struct view *v, int l)
 	}
 	err = print_trips(v, l);
 	if (!err && v->j)
-		err = blocks_src_bound_json(v->j, "bound", v->f, l);
+		err = blocks_src_bound_json(v->j, "bound", &v->src, l);
 	else if (!err)
-		err = blocks_src_bound_text(v->out, v->f, l, "    ", v->top);
+		err = blocks_src_bound_text(v->out, &v->src, l, "    ", v->top);
 	if (v->j)
 		json_close(v->j, '}');
 	return err;

@@ -70,14 +70,22 @@ bool blocks_src_line_counts(const struct blocks_src_line *l, const long long *co
 			    long long *execs, long long *insns);
 
 /*
- * Loop's bound, when it has one, as lines of text, each starting with
- * indent: the bound, read at which block, what keeps the loop going; how
- * the trips per call follow it; its values per slab cache (the first top of
- * them).  -ENOMEM.
+ * Where a reader finds loop in the source: the line of the compare that
+ * bounds it, when it has a bound and its block was decoded (a rotated loop's
+ * head may lie in code inlined into its body); else its head's first line;
+ * file NULL when unknown.
  */
-int blocks_src_bound_text(FILE *out, const struct blocks_func *f, int loop, const char *indent,
+void blocks_src_loop_line(const struct blocks_src *s, int loop, const char **file, int *line);
+/*
+ * Loop's bound, when it has one, as lines of text, each starting with
+ * indent: the bound, compared at which line (in which block), what keeps the
+ * loop going; how the trips per call follow it; its values per slab cache
+ * (the first top of them).  -ENOMEM.
+ */
+int blocks_src_bound_text(FILE *out, const struct blocks_src *s, int loop, const char *indent,
 			  size_t top);
-/* The same as the JSON object key (null without one): block, expr, counter, cond, ... */
-int blocks_src_bound_json(struct json *j, const char *key, const struct blocks_func *f, int loop);
+/* The same as the JSON object key (null without one): block, file, line, expr, counter, cond, ...
+ */
+int blocks_src_bound_json(struct json *j, const char *key, const struct blocks_src *s, int loop);
 
 #endif

@@ -75,17 +75,47 @@ static void values_text(FILE *out, const struct blocks_func *f, int loop, const 
 		fprintf(out, "%s... (%zu values more)\n", indent, more);
 }
 
-int blocks_src_bound_text(FILE *out, const struct blocks_func *f, int loop, const char *indent,
+/* The compare's line, when the bound's block was decoded: its last instruction's. */
+static bool cmp_line(const struct blocks_src *s, const struct blocks_bound *b, const char **file,
+		     int *line)
+{
+	size_t n = b->expr && s->insn && s->insn[b->block] ? s->ninsn[b->block] : 0;
+
+	*file = n ? s->insn[b->block][n - 1].file : NULL;
+	*line = n ? s->insn[b->block][n - 1].line : 0;
+	return *file && strcmp(*file, "??");
+}
+
+void blocks_src_loop_line(const struct blocks_src *s, int loop, const char **file, int *line)
+{
+	const struct blocks_loop *l = &s->f->loops[loop];
+	size_t n;
+
+	if (cmp_line(s, &l->bound, file, line))
+		return;
+	n = s->insn && s->insn[l->head] ? s->ninsn[l->head] : 0;
+	*file = n && strcmp(s->insn[l->head][0].file, "??") ? s->insn[l->head][0].file : NULL;
+	*line = *file ? s->insn[l->head][0].line : 0;
+}
+
+int blocks_src_bound_text(FILE *out, const struct blocks_src *s, int loop, const char *indent,
 			  size_t top)
 {
+	const struct blocks_func *f = s->f;
 	const struct blocks_bound *b = &f->loops[loop].bound;
 	struct blocks_relation r;
-	int err;
+	const char *file;
+	int err, line;
 
 	if (!b->expr)
 		return 0;
-	esc_printf(out, "%sbound: %s, read at block %d; the loop goes on while %s", indent, b->expr,
-		   b->block, b->cond);
+	if (cmp_line(s, b, &file, &line))
+		esc_printf(out,
+			   "%sbound: %s, compared at %s:%d (block %d); the loop goes on while %s",
+			   indent, b->expr, file, line, b->block, b->cond);
+	else
+		esc_printf(out, "%sbound: %s, compared in block %d; the loop goes on while %s",
+			   indent, b->expr, b->block, b->cond);
 	if (*b->counter)
 		esc_printf(out, " (counter %s)", b->counter);
 	fputc('\n', out);
@@ -137,11 +167,13 @@ static void values_json(struct json *j, const struct blocks_func *f, int loop)
 	json_close(j, ']');
 }
 
-int blocks_src_bound_json(struct json *j, const char *key, const struct blocks_func *f, int loop)
+int blocks_src_bound_json(struct json *j, const char *key, const struct blocks_src *s, int loop)
 {
+	const struct blocks_func *f = s->f;
 	const struct blocks_bound *b = &f->loops[loop].bound;
 	struct blocks_relation r;
-	int err;
+	const char *file;
+	int err, line;
 
 	if (!b->expr) {
 		json_str(j, key, NULL);
@@ -152,6 +184,13 @@ int blocks_src_bound_json(struct json *j, const char *key, const struct blocks_f
 		return err;
 	json_open(j, key, '{');
 	json_u64(j, "block", b->block);
+	if (cmp_line(s, b, &file, &line)) {
+		json_str(j, "file", file);
+		json_u64(j, "line", line);
+	} else {
+		json_str(j, "file", NULL);
+		json_str(j, "line", NULL);
+	}
 	json_str(j, "expr", b->expr);
 	json_str(j, "counter", b->counter);
 	json_str(j, "cond", b->cond);

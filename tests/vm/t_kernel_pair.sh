@@ -8,7 +8,12 @@
 # shuffle_freelist exists, with calls, on the hardened side only;
 # allocate_slab is slower there, significantly; the feature roll-up names
 # freelist randomization and its option.  A second recording on the baseline
-# build is the null pair: no probed function changes significantly.
+# build is the null pair: no probed function changes significantly.  Then
+# record --blocks allocate_slab on each build and diff --blocks: matched by
+# source line, allocate_slab's plain freelist loop (bound slab->objects - 1)
+# runs on the baseline and not on the hardened build, where shuffle_freelist's
+# loop (bound slab->objects) and next_freelist_entry's (bound page_limit)
+# exist on the hardened side only, with their lines.
 # shellcheck source=tests/vm/vm.sh
 . "$(dirname "$0")/vm.sh"
 RUNS=${KP_PAIR_RUNS:-5}
@@ -56,6 +61,7 @@ for f in $*; do
 	kprotperf record -q -r $RUNS -F 499 --func allocate_slab --func shuffle_freelist \
 		-o /mnt/host/\$f.data -- big-fork $FORKS
 done
+kprotperf record -q -r 3 -F 99 --blocks allocate_slab -o /mnt/host/blk-$1.data -- big-fork $FORKS
 GUEST
 	cp "$VM_SHARE"/*.data "$TMP/"
 }
@@ -105,3 +111,32 @@ check "d['provenance']['config'] == [] and d['provenance']['cmdline'] == []" \
 check "[r['name'] for r in d['functions'] if r['significant']] == []" \
 	"null pair: a probed function changed significantly between two recordings on the same build"
 echo "null pair: no significant change in the probed functions"
+
+# diff --blocks by source line: each loop by its bound, the plain freelist
+# loop's on both builds (it is still compiled in), the shuffle's hardened-only
+"$KP" diff --blocks --json "$TMP/blk-base.data" "$TMP/blk-hard.data" >"$J" || fail "diff --blocks failed"
+python3 - "$J" <<'EOF' || fail "diff --blocks: the freelist loops are not where they belong: $(head -c 3000 "$J")"
+import json, sys
+f = json.load(open(sys.argv[1]))["functions"][0]
+assert f["function"] == "allocate_slab" and f["only"] is None, f["function"]
+def side(l, s):
+    b = l["bound"][s]
+    return b["expr"] if b else None
+def trips(l, s):
+    return l["trips_per_call"][s] or 0
+plain = [l for l in f["loops"] if side(l, "base") == "slab->objects - 1"]
+assert len(plain) == 1, [(l["line"], side(l, "base"), side(l, "hardened")) for l in f["loops"]]
+plain = plain[0]
+assert plain["file"].endswith("mm/slub.c") and trips(plain, "base") > 1, plain
+assert side(plain, "hardened") == "slab->objects - 1" and trips(plain, "hardened") < trips(plain, "base") / 10, plain
+shuffle = [l for l in f["loops"] if side(l, "hardened") == "slab->objects"]
+assert len(shuffle) == 1 and shuffle[0]["only"] == "hardened" and trips(shuffle[0], "hardened") > 1, shuffle
+nfe = [l for l in f["loops"] if side(l, "hardened") == "page_limit"]
+assert nfe and all(l["only"] == "hardened" for l in nfe), nfe
+lines = {(l["file"], l["line"]): l for l in f["lines"]}
+for l in [shuffle[0]] + nfe:
+    assert lines[(l["file"], l["line"])]["only"] == "hardened", l["line"]
+assert lines[(plain["file"], plain["line"])]["only"] is None
+print("diff --blocks: plain freelist loop at %s:%d %.1f -> %.2f trips per call; shuffle loop at line %d and next_freelist_entry's at %s hardened-only"
+      % (plain["file"], plain["line"], trips(plain, "base"), trips(plain, "hardened"), shuffle[0]["line"], ",".join(str(l["line"]) for l in nfe)))
+EOF
