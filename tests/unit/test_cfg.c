@@ -607,80 +607,7 @@ static void test_random_runs(void **state)
 }
 
 /* A vmlinux's knowledge, as record --blocks will hand it in. */
-struct kernel {
-	struct debuginfo *di;
-	struct inlines_ctx *ctx;
-	const __u8 *bugs; /* __bug_table: struct bug_entry {s32 addr, file; u16 line, flags} */
-	__u64 bugs_at;
-	size_t nbugs;
-};
-
-#define BUG_ENTRY_SIZE	12
-#define BUGFLAG_WARNING 1
-
-static enum cfg_callee k_callee(void *arg, __u64 addr)
-{
-	struct kernel *k = arg;
-	const struct thunk *t = inlines_ctx_thunk(k->ctx, addr);
-	const char *name;
-
-	if (t)
-		return t->ret ? CFG_CALLEE_RETURN : CFG_CALLEE_INDIRECT;
-	name = dwfl_module_addrname(debuginfo_module(k->di), addr);
-	return name && cfg_noreturn_name(name) ? CFG_CALLEE_NORETURN : CFG_CALLEE_FUNC;
-}
-
-static bool k_site(void *arg, __u64 addr, __u64 *target)
-{
-	struct kernel *k = arg;
-	size_t i = inlines_ctx_first_site(k->ctx, addr);
-
-	if (i == k->ctx->nsites || k->ctx->sites[i].code != addr)
-		return false;
-	*target = k->ctx->sites[i].target;
-	return true;
-}
-
-static bool k_warn(void *arg, __u64 addr)
-{
-	struct kernel *k = arg;
-	__s32 rel;
-	__u16 flags;
-	size_t i;
-
-	for (i = 0; i < k->nbugs; i++) {
-		memcpy(&rel, k->bugs + i * BUG_ENTRY_SIZE, sizeof(rel));
-		if (k->bugs_at + i * BUG_ENTRY_SIZE + rel != addr)
-			continue;
-		memcpy(&flags, k->bugs + i * BUG_ENTRY_SIZE + 10, sizeof(flags));
-		return flags & BUGFLAG_WARNING;
-	}
-	return false;
-}
-
-/* The text of the function called name into t: address and size from the symbol table. */
-static void k_text(struct kernel *k, const char *name, struct cfg_text *t)
-{
-	Dwfl_Module *mod = debuginfo_module(k->di);
-	int i, n = dwfl_module_getsymtab(mod);
-	const char *s;
-	GElf_Addr a;
-	GElf_Sym sym;
-	size_t avail;
-
-	for (i = 1; i < n; i++) {
-		s = dwfl_module_getsym_info(mod, i, &sym, &a, NULL, NULL, NULL);
-		if (s && !strcmp(s, name) && GELF_ST_TYPE(sym.st_info) == STT_FUNC)
-			break;
-	}
-	assert_true(i < n);
-	t->addr = a;
-	t->len = sym.st_size;
-	assert_int_equal(inlines_ctx_bytes(k->ctx, a, &t->code, &avail), 0);
-	assert_true(avail >= t->len);
-}
-
-static int k_line(struct kernel *k, __u64 addr, const char **file)
+static int k_line(struct tu_kernel *k, __u64 addr, const char **file)
 {
 	Dwfl_Line *l = dwfl_module_getsrc(debuginfo_module(k->di), addr);
 	int line = 0;
@@ -690,26 +617,11 @@ static int k_line(struct kernel *k, __u64 addr, const char **file)
 	return line;
 }
 
-static void k_open(struct kernel *k, const char *path)
-{
-	__u64 start, stop;
-	size_t avail;
-
-	assert_int_equal(debuginfo_open(&k->di, path), 0);
-	assert_int_equal(inlines_ctx_open(&k->ctx, k->di), 0);
-	assert_int_equal(debuginfo_symbol(k->di, "__start___bug_table", &start), 0);
-	assert_int_equal(debuginfo_symbol(k->di, "__stop___bug_table", &stop), 0);
-	assert_int_equal((stop - start) % BUG_ENTRY_SIZE, 0);
-	assert_int_equal(inlines_ctx_bytes(k->ctx, start, &k->bugs, &avail), 0);
-	k->bugs_at = start;
-	k->nbugs = (stop - start) / BUG_ENTRY_SIZE;
-}
-
 /*
  * Each loop as "HEAD_LINE blocks=N parent=P exits=LINE,...": the lines in mm/slub.c of its head
  * and of the branches leaving it, starred when they lead to a BUG.
  */
-static void k_loops(struct kernel *k, const struct cfg *g, char *out, size_t len)
+static void k_loops(struct tu_kernel *k, const struct cfg *g, char *out, size_t len)
 {
 	const char *file;
 	size_t i, x;
@@ -741,7 +653,8 @@ static void k_loops(struct kernel *k, const struct cfg *g, char *out, size_t len
 static void test_real_vmlinux(void **state)
 {
 	const char *path = getenv("KP_TEST_VMLINUX");
-	struct kernel k = {0};
+	struct tu_kernel k;
+	struct cfg_env env;
 	struct cfg_text t[2];
 	char why[256] = "", got[512];
 	struct cfg *g;
@@ -752,12 +665,11 @@ static void test_real_vmlinux(void **state)
 			      "(e.g. /root/.cache/kprotperf/dbg/vmlinux-6.1.0-56-amd64)\n");
 		skip();
 	}
-	k_open(&k, path);
-	k_text(&k, "allocate_slab", &t[0]);
-	k_text(&k, "allocate_slab.cold", &t[1]);
-	assert_int_equal(cfg_build(t, 2, &(struct cfg_env){k_callee, k_site, k_warn, &k}, &g, why,
-				   sizeof(why)),
-			 0);
+	tu_kernel_open(&k, path);
+	tu_kernel_text(&k, "allocate_slab", &t[0]);
+	tu_kernel_text(&k, "allocate_slab.cold", &t[1]);
+	env = tu_kernel_env(&k);
+	assert_int_equal(cfg_build(t, 2, &env, &g, why, sizeof(why)), 0);
 	print_message("allocate_slab: %zu blocks, %zu edges (%zu derivable from block counts), %zu "
 		      "loops\n",
 		      g->nb, g->ne, check_solved(g, 1), g->nloops);
@@ -777,8 +689,7 @@ static void test_real_vmlinux(void **state)
 				 "1877 blocks=1 parent=-1 exits=1878\n"
 				 "1877 blocks=1 parent=0 exits=1878\n");
 	cfg_free(g);
-	inlines_ctx_close(k.ctx);
-	debuginfo_close(k.di);
+	tu_kernel_close(&k);
 }
 
 int main(void)

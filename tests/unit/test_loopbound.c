@@ -506,48 +506,6 @@ static int setup(void **state)
 	return tu_fixture_setup(state, sizeof(struct fixture), "kp-loopbound", "gcc", build);
 }
 
-/* A file's DWARF and the means to read its text. */
-struct file {
-	struct debuginfo *di;
-	struct inlines_ctx *ctx;
-};
-
-static void file_open(struct file *fl, const char *path)
-{
-	assert_int_equal(debuginfo_open(&fl->di, path), 0);
-	assert_int_equal(inlines_ctx_open(&fl->ctx, fl->di), 0);
-}
-
-static void file_close(struct file *fl)
-{
-	inlines_ctx_close(fl->ctx);
-	debuginfo_close(fl->di);
-}
-
-/* The text of the function called name, at its DWARF addresses, from the symbol table. */
-static void func_text(const struct file *fl, const char *name, struct cfg_text *t)
-{
-	Dwfl_Module *mod = debuginfo_module(fl->di);
-	int i, n = dwfl_module_getsymtab(mod);
-	Dwarf_Addr bias;
-	const char *s;
-	GElf_Addr a;
-	GElf_Sym sym;
-	size_t avail;
-
-	debuginfo_dwarf(fl->di, &bias);
-	for (i = 1; i < n; i++) {
-		s = dwfl_module_getsym_info(mod, i, &sym, &a, NULL, NULL, NULL);
-		if (s && !strcmp(s, name) && GELF_ST_TYPE(sym.st_info) == STT_FUNC)
-			break;
-	}
-	assert_true(i < n);
-	t->addr = a - bias;
-	t->len = sym.st_size;
-	assert_int_equal(inlines_ctx_bytes(fl->ctx, t->addr, &t->code, &avail), 0);
-	assert_true(avail >= t->len);
-}
-
 struct named_case {
 	const char *func, *bound, *counter, *cond;
 	__u64 value; /* the bound read with every register at the fake struct kp_slab */
@@ -573,7 +531,7 @@ static void test_named(void **state)
 	const struct named_case *c;
 	struct loopbound *v;
 	struct cfg_text t;
-	struct file fl;
+	struct tu_kernel fl;
 	char why[128];
 	struct cfg *g;
 	size_t i, n;
@@ -582,10 +540,10 @@ static void test_named(void **state)
 
 	for (r = 0; r < KP_FREG_COUNT; r++)
 		m.regs[r] = MEM_AT;
-	file_open(&fl, f->exe);
+	tu_kernel_open(&fl, f->exe);
 	for (i = 0; i < sizeof(named_cases) / sizeof(named_cases[0]); i++) {
 		c = &named_cases[i];
-		func_text(&fl, c->func, &t);
+		tu_kernel_text(&fl, c->func, &t);
 		assert_int_equal(cfg_build(&t, 1, NULL, &g, why, sizeof(why)), 0);
 		assert_int_equal(loopbound_find(g, &t, 1, fl.di, 0, &v, &n), 0);
 		assert_int_equal(n, 1);
@@ -599,31 +557,7 @@ static void test_named(void **state)
 		free(v);
 		cfg_free(g);
 	}
-	file_close(&fl);
-}
-
-/* What the symbol table says of the targets and sites of a vmlinux's text, as record --blocks. */
-static enum cfg_callee k_callee(void *arg, __u64 addr)
-{
-	const struct file *k = arg;
-	const struct thunk *t = inlines_ctx_thunk(k->ctx, addr);
-	const char *name;
-
-	if (t)
-		return t->ret ? CFG_CALLEE_RETURN : CFG_CALLEE_INDIRECT;
-	name = dwfl_module_addrname(debuginfo_module(k->di), addr);
-	return name && cfg_noreturn_name(name) ? CFG_CALLEE_NORETURN : CFG_CALLEE_FUNC;
-}
-
-static bool k_site(void *arg, __u64 addr, __u64 *target)
-{
-	const struct file *k = arg;
-	size_t i = inlines_ctx_first_site(k->ctx, addr);
-
-	if (i == k->ctx->nsites || k->ctx->sites[i].code != addr)
-		return false;
-	*target = k->ctx->sites[i].target;
-	return true;
+	tu_kernel_close(&fl);
 }
 
 /* Debian 6.1's allocate_slab, shuffle_freelist and next_freelist_entry inlined in it. */
@@ -714,7 +648,8 @@ static void test_real_vmlinux(void **state)
 	const char *path = getenv("KP_TEST_VMLINUX");
 	struct loopbound *v;
 	struct cfg_text t[2];
-	struct file k;
+	struct tu_kernel k;
+	struct cfg_env env;
 	char why[256];
 	struct cfg *g;
 	size_t i, n;
@@ -724,12 +659,11 @@ static void test_real_vmlinux(void **state)
 			      "(e.g. /root/.cache/kprotperf/dbg/vmlinux-6.1.0-56-amd64)\n");
 		skip();
 	}
-	file_open(&k, path);
-	func_text(&k, "allocate_slab", &t[0]);
-	func_text(&k, "allocate_slab.cold", &t[1]);
-	assert_int_equal(cfg_build(t, 2, &(struct cfg_env){k_callee, k_site, NULL, &k}, &g, why,
-				   sizeof(why)),
-			 0);
+	tu_kernel_open(&k, path);
+	tu_kernel_text(&k, "allocate_slab", &t[0]);
+	tu_kernel_text(&k, "allocate_slab.cold", &t[1]);
+	env = tu_kernel_env(&k);
+	assert_int_equal(cfg_build(t, 2, &env, &g, why, sizeof(why)), 0);
 	assert_int_equal(loopbound_find(g, t, 2, k.di, 0, &v, &n), 0);
 	assert_int_equal(n, 4);
 	for (i = 0; i < n; i++) {
@@ -747,7 +681,7 @@ static void test_real_vmlinux(void **state)
 	}
 	free(v);
 	cfg_free(g);
-	file_close(&k);
+	tu_kernel_close(&k);
 }
 
 int main(void)

@@ -101,4 +101,29 @@ void tu_need_built(bool built, const char *needs);
 /* The fixture in state, once built; skips the test otherwise. */
 void *tu_fixture(void **state);
 
+struct cfg_env;
+struct cfg_text;
+struct debuginfo;
+struct inlines_ctx;
+
+/*
+ * An ELF file with DWARF (a vmlinux, or a fixture) for control-flow graph
+ * tests: its text, thunks and jump-label sites (symbols/inline_ctx.h), and
+ * its __bug_table when it has one, whose WARN entries resume after their ud2.
+ */
+struct tu_kernel {
+	struct debuginfo *di;
+	struct inlines_ctx *ctx;
+	const unsigned char *bugs; /* struct bug_entry {s32 addr, file; u16 line, flags} */
+	unsigned long long bugs_at;
+	size_t nbugs;
+};
+
+void tu_kernel_open(struct tu_kernel *k, const char *path);
+void tu_kernel_close(struct tu_kernel *k);
+/* The text of the function called name, at its DWARF addresses, from the symbol table. */
+void tu_kernel_text(const struct tu_kernel *k, const char *name, struct cfg_text *t);
+/* What the symbol table says of its callees, jump-label sites and WARNs, as record --blocks. */
+struct cfg_env tu_kernel_env(struct tu_kernel *k);
+
 #endif
