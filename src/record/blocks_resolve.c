@@ -433,6 +433,7 @@ static int resolve_instance(struct rctx *r, struct bfunc *f, const struct inline
 	struct env_arg env = {r->b->ks, in->parent_ranges, in->nparent_ranges, r->b->slide};
 	struct cfg_env cenv = {.callee = callee, .arg = &env};
 	char w[256] = "", var[64];
+	size_t i;
 	int err;
 
 	f->inl = true;
@@ -441,7 +442,6 @@ static int resolve_instance(struct rctx *r, struct bfunc *f, const struct inline
 	snprintf(f->call_file, sizeof(f->call_file), "%s", in->call_file ?: "");
 	f->call_line = in->call_line;
 	f->addr = in->entry + r->b->slide;
-	f->size = in->bytes;
 	err = read_parent(r, f, in);
 	if (err) {
 		snprintf(r->why, r->len, "--blocks %s: cannot read the text of %s, its parent: %s",
@@ -455,6 +455,9 @@ static int resolve_instance(struct rctx *r, struct bfunc *f, const struct inline
 			 in->parent, w[0] ? w : strerror(-err));
 		return err;
 	}
+	/* the text probed: the instance's ranges and the parent code bridging them */
+	for (f->size = 0, i = 0; i < f->ntext; i++)
+		f->size += f->text[i].len;
 	err = find_exits(r, f) ?: find_side_entries(r, f);
 	if (err == -E2BIG)
 		snprintf(r->why, r->len,
