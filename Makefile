@@ -155,6 +155,7 @@ fuzz: fuzz-build
 bench: all static
 	tests/bench/run.sh
 	tests/bench/vm_funcs.sh
+	tests/bench/vm_blocks.sh
 	tests/bench/symbolize.sh
 	tests/bench/stacks.sh
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# The VM half of `make bench`: what --func costs per probed call, in one boot
+# A VM part of `make bench`: what --func costs per probed call, in one boot
 # of Debian's 6.1 kernel, against Debian's funclatency (libbpf-tools; it
 # attaches kprobes), and how long record takes to start with 20 functions;
 # then, in one boot of Debian's 6.12 (kprobe.multi), record's start-up with
@@ -14,6 +14,8 @@
 set -euo pipefail
 # shellcheck source=tests/vm/vm.sh
 . "$(dirname "$0")/../vm/vm.sh"
+# shellcheck source=tests/bench/vm_bench.sh
+. "$(dirname "$0")/vm_bench.sh"
 N=${BENCH_VM_N:-20000}
 # the 20 functions of the start-up measurements, on both kernels
 FUNCS="vfs_read vfs_write ksys_read ksys_write __task_pid_nr_ns allocate_slab kmem_cache_free kfree
@@ -28,14 +30,16 @@ OUT=${OUTPUT:-$ROOT/build}/bench
 mkdir -p "$OUT"
 VM_HOST_BINS=("$(command -v funclatency)")
 vm_prepare
-vm_run <<GUEST >"$TMP/funcs.log" || fail "guest script exited $?: $(tail -5 "$TMP/funcs.log")"
-loop() { syscall-loop $N | sed -n 's/.* \([0-9.]*\) ns\/call/\1/p'; }
+{
+	bench_guest_lib
+	cat <<GUEST
+loop() { ns_loop $N; }
 for r in \$(seq $ROUNDS); do
 	echo "untraced \$(loop)"
-	kprotperf record -q -o /tmp/b.data -- syscall-loop $N > /tmp/out && echo "kprotperf \$(sed -n 's/.* \([0-9.]*\) ns\/call/\1/p' /tmp/out)"
+	kprotperf record -q -o /tmp/b.data -- syscall-loop $N > /tmp/out && echo "kprotperf \$(ns_call < /tmp/out)"
 	for m in fentry kprobe; do
 		kprotperf record -q --probe \$m --func $FUNC -o /tmp/f.data -- syscall-loop $N > /tmp/out
-		echo "kprotperf-\$m \$(sed -n 's/.* \([0-9.]*\) ns\/call/\1/p' /tmp/out)"
+		echo "kprotperf-\$m \$(ns_call < /tmp/out)"
 	done
 	funclatency $FUNC > /tmp/fl 2>&1 &
 	fl=\$!
@@ -57,10 +61,9 @@ for m in none auto kprobe; do
 	echo "start-\$m \$(awk "BEGIN {print \$e - \$s}")"
 done
 GUEST
+} | vm_run >"$TMP/funcs.log" || fail "guest script exited $?: $(tail -5 "$TMP/funcs.log")"
 out=$(cat "$TMP/funcs.log")
-med() {	# median of a configuration's figures
-	awk -v c="$1" '$1 == c {print $2}' <<<"$out" | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'
-}
+med() { bench_med "$1" <<<"$out"; }
 base=$(med untraced) kbase=$(med kprotperf) fl=$(med funclatency)
 fe=$(med kprotperf-fentry) kp=$(med kprotperf-kprobe)
 flc=$(awk "BEGIN {print $fl - $base}")
