@@ -78,12 +78,12 @@ struct {
 	__type(value, __u64);
 } bvalues SEC(".maps");
 
-/* complete calls by context; sized by user space */
+/* complete calls by context and instructions; sized by user space */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
+	__uint(max_entries, 16384);
 	__type(key, struct kp_blk_ctx_key);
-	__type(value, struct kp_blk_ctx_val);
+	__type(value, __u64);
 } bctx SEC(".maps");
 
 struct {
@@ -166,7 +166,8 @@ static __always_inline bool fetch_op(const struct kp_fetch_op *op, struct scratc
 	} else if ((op->op == KP_FOP_ZEXT || op->op == KP_FOP_SEXT) && arg && arg < 8) {
 		__u32 shift = 64 - 8 * arg;
 
-		v = op->op == KP_FOP_ZEXT ? v << shift >> shift : (__u64)((__s64)(v << shift) >> shift);
+		v = op->op == KP_FOP_ZEXT ? v << shift >> shift
+					  : (__u64)((__s64)(v << shift) >> shift);
 	} else {
 		return false;
 	}
@@ -222,7 +223,8 @@ static __always_inline bool fetch(const struct kp_fetch *f, struct pt_regs *regs
 {
 	struct scratch *s = scratch();
 
-	if (!s || bpf_probe_read_kernel(s->regs, sizeof(s->regs), regs) || !fetch_run(f, s))
+	if (!s || !f->n || bpf_probe_read_kernel(s->regs, sizeof(s->regs), regs) ||
+	    !fetch_run(f, s))
 		return false;
 	*out = s->value;
 	return true;
@@ -298,13 +300,23 @@ static __always_inline void read_cache(struct kp_blk_call *c, struct pt_regs *re
 	}
 }
 
-static __always_inline void push(struct pt_regs *regs, struct kp_blk_thread *t,
-				 struct kp_blk_stats *st, __u32 func, const struct kp_sys *sys)
+/* func's counters, looked up only where one changes: on 6.1 each lookup is a helper call */
+static __always_inline struct kp_blk_stats *stats_of(__u32 func)
+{
+	return bpf_map_lookup_elem(&bstats, &func);
+}
+
+static __always_inline void push(struct pt_regs *regs, struct kp_blk_thread *t, __u32 func,
+				 const struct kp_sys *sys)
 {
 	struct kp_blk_func *f = bpf_map_lookup_elem(&bfuncs, &func);
+	struct kp_blk_stats *st = stats_of(func);
 	struct kp_blk_call *c;
 	struct scratch *s;
 	__u32 d = t->depth;
+
+	if (!st)
+		return;
 
 	/* an instance's last call lost its exit: its entry in the same frame is a new call */
 	if (f && f->inl && d && d <= KP_BLK_DEPTH) {
@@ -323,8 +335,13 @@ static __always_inline void push(struct pt_regs *regs, struct kp_blk_thread *t,
 	/* keeps the mask, which the verifier needs, from being optimized away */
 	barrier_var(d);
 	c = &t->call[d & (KP_BLK_DEPTH - 1)];
-	__builtin_memset(c, 0, sizeof(*c));
+	/* what a call reads before it writes; bound[] only once bound_read says so */
 	c->func = func;
+	c->bound_read = 0;
+	c->insns = 0;
+	c->kstack = 0;
+	__builtin_memset(c->trips, 0, sizeof(c->trips));
+	__builtin_memset(c->ctx, 0, sizeof(c->ctx));
 	c->sp = PT_REGS_SP(regs);
 	c->nr = sys->in_syscall ? sys->nr : KP_BLK_NO_SYSCALL;
 	read_cache(c, regs);
@@ -358,23 +375,23 @@ static __always_inline bool add_value(struct kp_blk_value *k, __u8 what, __u8 lo
 	return true;
 }
 
-/* The call's context: one more call and its instructions; false when bctx is full. */
-static __always_inline bool add_context(const struct kp_blk_call *c)
+/* One more call of its context and instructions; false when bctx is full. */
+static __always_inline bool add_call(const struct kp_blk_call *c, __u32 func)
 {
-	struct kp_blk_ctx_key k = {.func = c->func, .nr = c->nr, .kstack = c->kstack};
-	struct kp_blk_ctx_val one = {1, c->insns}, *v;
+	struct kp_blk_ctx_key k = {
+		.func = func, .nr = c->nr, .kstack = c->kstack, .insns = c->insns};
+	__u64 one = 1, *n;
 
 	__builtin_memcpy(k.ctx, c->ctx, KP_CTX_LEN);
-	v = bpf_map_lookup_elem(&bctx, &k);
-	if (!v) {
+	n = bpf_map_lookup_elem(&bctx, &k);
+	if (!n) {
 		if (!bpf_map_update_elem(&bctx, &k, &one, BPF_NOEXIST))
 			return true;
-		v = bpf_map_lookup_elem(&bctx, &k);
-		if (!v)
+		n = bpf_map_lookup_elem(&bctx, &k);
+		if (!n)
 			return false;
 	}
-	__sync_fetch_and_add(&v->calls, 1);
-	__sync_fetch_and_add(&v->insns, c->insns);
+	__sync_fetch_and_add(n, 1);
 	return true;
 }
 
@@ -395,13 +412,12 @@ __noinline int account(const struct kp_blk_call *c, struct kp_blk_stats *st)
 		return 0;
 	k.func = func;
 	__builtin_memcpy(k.ctx, c->ctx, KP_CTX_LEN);
-	ok = add_value(&k, KP_BLK_INSNS, 0, c->insns, 0);
+	ok = add_call(c, func);
 	for (l = 0; l < KP_BLK_LOOPS && l < f->nloops; l++) {
 		ok &= add_value(&k, KP_BLK_TRIPS, l, c->trips[l], 0);
 		if (c->bound_read & (1U << l))
 			ok &= add_value(&k, KP_BLK_BOUND, l, c->trips[l], c->bound[l]);
 	}
-	ok &= add_context(c);
 	if (!ok)
 		st->lost_map++;
 	st->complete++;
@@ -439,10 +455,11 @@ static __always_inline struct kp_blk_call *open_call(struct kp_blk_thread *t, __
 }
 
 /* End the innermost call, func's, as an exit of kind says. */
-static __always_inline void leave(struct pt_regs *regs, struct kp_blk_thread *t,
-				  struct kp_blk_stats *st, __u32 func, __u8 kind, __u8 cc)
+static __always_inline void leave(struct pt_regs *regs, struct kp_blk_thread *t, __u32 func,
+				  __u8 kind, __u8 cc)
 {
 	struct kp_blk_call *c = innermost(t, func);
+	struct kp_blk_stats *st;
 
 	if (!c)
 		return;
@@ -451,14 +468,18 @@ static __always_inline void leave(struct pt_regs *regs, struct kp_blk_thread *t,
 		return;
 	if (kind == KP_BLK_EXIT_CC && !cc_taken(cc, regs->flags))
 		return;
+	st = stats_of(func);
+	if (!st)
+		return;
 	t->depth--;
 	account(c, st);
 }
 
 static __always_inline void read_bound(struct pt_regs *regs, struct kp_blk_call *c, __u32 func,
-				       __u8 loop, struct kp_blk_stats *st)
+				       __u8 loop)
 {
 	__u32 k = func * KP_BLK_LOOPS + loop;
+	struct kp_blk_stats *st;
 	struct kp_fetch *f;
 	__s64 v;
 
@@ -466,7 +487,9 @@ static __always_inline void read_bound(struct pt_regs *regs, struct kp_blk_call 
 		return;
 	f = bpf_map_lookup_elem(&bbounds, &k);
 	if (!f || !fetch(f, regs, &v)) {
-		st->bound_lost++;
+		st = stats_of(func);
+		if (st)
+			st->bound_lost++;
 		return;
 	}
 	c->bound[loop & (KP_BLK_LOOPS - 1)] = v;
@@ -474,11 +497,11 @@ static __always_inline void read_bound(struct pt_regs *regs, struct kp_blk_call 
 }
 
 /* An exit or side-entry probe of an inline instance. */
-static __always_inline int exit_probe(struct pt_regs *regs, __u32 func, __u32 idx,
-				      struct kp_blk_stats *st)
+static __always_inline int exit_probe(struct pt_regs *regs, __u32 func, __u32 idx)
 {
 	__u32 k = func * KP_BLK_EXITS + idx;
 	struct kp_blk_exit_info *e = bpf_map_lookup_elem(&bexits, &k);
+	struct kp_blk_stats *st;
 	struct kp_blk_thread *t;
 
 	if (!e || !e->kind)
@@ -487,11 +510,12 @@ static __always_inline int exit_probe(struct pt_regs *regs, __u32 func, __u32 id
 	if (!t)
 		return 0;
 	if (e->kind != KP_BLK_SIDE_ENTRY) {
-		leave(regs, t, st, func, e->kind, e->cc);
+		leave(regs, t, func, e->kind, e->cc);
 		return 0;
 	}
 	/* code of the instance running outside any call of it: entered past its entry probe */
-	if (!innermost(t, func))
+	st = innermost(t, func) ? NULL : stats_of(func);
+	if (st)
 		st->side++;
 	return 0;
 }
@@ -500,26 +524,32 @@ static __always_inline int block_probe(struct pt_regs *regs, __u64 cookie)
 {
 	__u32 func = (cookie >> 16) & (KP_BLK_FUNCS - 1), blk = cookie & 0xffff;
 	__u32 idx = func * KP_BLK_MAX + blk;
-	struct kp_blk_stats *st = bpf_map_lookup_elem(&bstats, &func);
 	struct kp_blk_info *b;
 	struct kp_blk_thread *t;
 	struct kp_blk_call *c;
 	struct kp_sys *sys;
 	__u64 *n;
 
-	if (!st)
-		return 0;
 	if (blk & KP_BLK_EXIT_PROBE)
-		return exit_probe(regs, func, blk & (KP_BLK_EXITS - 1), st);
+		return exit_probe(regs, func, blk & (KP_BLK_EXITS - 1));
 	b = bpf_map_lookup_elem(&binfo, &idx);
 	if (!b || !b->used)
 		return 0;
-	/* every task runs these addresses: untraced ones leave after one array load */
-	t = blk_thread(bpf_get_current_task_btf(), &sys);
-	if (!t)
-		return 0;
-	if (b->entry)
-		push(regs, t, st, func, sys);
+	/*
+	 * Only an entry asks whether the thread is traced, and gives it its
+	 * state; any other block counts into a call open in that state, which
+	 * untraced threads never have.
+	 */
+	if (b->entry) {
+		t = blk_thread(bpf_get_current_task_btf(), &sys);
+		if (!t)
+			return 0;
+		push(regs, t, func, sys);
+	} else {
+		t = blk_thread_had();
+		if (!t)
+			return 0;
+	}
 	/* none open, or the innermost one lost: nothing to count into */
 	c = open_call(t, func);
 	if (!c)
@@ -528,12 +558,12 @@ static __always_inline int block_probe(struct pt_regs *regs, __u64 cookie)
 	if (b->loop < KP_BLK_LOOPS)
 		c->trips[b->loop & (KP_BLK_LOOPS - 1)]++;
 	if (b->bound != KP_BLK_NO_LOOP)
-		read_bound(regs, c, func, b->bound, st);
+		read_bound(regs, c, func, b->bound);
 	n = bpf_map_lookup_elem(&bcount, &idx);
 	if (n)
 		*n += 1;
 	if (b->exit)
-		leave(regs, t, st, func, b->exit, b->cc);
+		leave(regs, t, func, b->exit, b->cc);
 	return 0;
 }
 

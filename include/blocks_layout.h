@@ -172,8 +172,7 @@ struct kp_blk_stats {
 };
 
 enum kp_blk_what {
-	KP_BLK_INSNS,
-	KP_BLK_TRIPS,
+	KP_BLK_TRIPS = 1,
 	KP_BLK_BOUND, /* value: the loop's trips in the call, bound: its bound's value then */
 };
 
@@ -188,18 +187,19 @@ struct kp_blk_value {
 	char ctx[KP_CTX_LEN];
 };
 
-/* Complete calls by context, bctx: per syscall, kernel stack at entry and slab cache. */
+/*
+ * Complete calls, bctx: by context (syscall, kernel stack at entry, slab
+ * cache) and instructions executed, how many calls had each.  One map gives
+ * both the calls by context and the instructions-per-call distribution: a
+ * call's end updates one hash entry, not two.
+ */
 struct kp_blk_ctx_key {
 	__u16 func;
 	__u16 pad;
 	__u32 nr;
 	__u64 kstack;
-	char ctx[KP_CTX_LEN];
-};
-
-struct kp_blk_ctx_val {
-	__u64 calls;
 	__u64 insns;
+	char ctx[KP_CTX_LEN];
 };
 
 #endif

@@ -332,6 +332,11 @@ void blocks_detach(struct blocks *b)
 	links_cut(&b->links, 0);
 }
 
+struct bpf_object *blocks_object(const struct blocks *b)
+{
+	return b ? b->obj->obj : NULL;
+}
+
 const char *blocks_attach_method(const struct blocks *b)
 {
 	return b->multi ? "kprobe.multi" : "kprobe";

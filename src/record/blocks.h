@@ -17,6 +17,7 @@ struct ksyms;
 struct stackstore;
 struct record_bpf;
 struct blocks;
+struct bpf_object;
 
 #define BLOCKS_LIMIT_DEFAULT 256
 
@@ -55,6 +56,8 @@ int blocks_put_run(struct blocks *b, struct datafile *df, unsigned int run);
  * (one link each) or "kprobe" (a kprobe and a kretprobe per function).
  */
 const char *blocks_attach_method(const struct blocks *b);
+/* Its BPF object, for the kernel's run-time statistics of its programs (NULL b: none). */
+struct bpf_object *blocks_object(const struct blocks *b);
 /* "note: ..." about blocks left unprobed, NULL when none. */
 const char *blocks_note(const struct blocks *b);
 void blocks_free(struct blocks *b);

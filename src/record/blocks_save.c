@@ -344,15 +344,9 @@ static int put_value(const struct blocks *b, struct datafile *df, const struct k
 	const char *func = b->f[k->func].name;
 
 	memcpy(ctx, k->ctx, KP_CTX_LEN);
-	switch (k->what) {
-	case KP_BLK_INSNS:
-		return blocks_tables_put_value(df, func, "insns", -1, ctx, k->value, calls);
-	case KP_BLK_TRIPS:
+	if (k->what == KP_BLK_TRIPS)
 		return blocks_tables_put_value(df, func, "trips", k->loop, ctx, k->value, calls);
-	default:
-		return blocks_tables_put_bound_value(df, func, k->loop, ctx, k->bound, k->value,
-						     calls);
-	}
+	return blocks_tables_put_bound_value(df, func, k->loop, ctx, k->bound, k->value, calls);
 }
 
 static int put_values(const struct blocks *b, struct datafile *df)
@@ -365,22 +359,38 @@ static int put_values(const struct blocks *b, struct datafile *df)
 	err = collect_dump(bpf_map__fd(b->obj->maps.bvalues), sizeof(*k), sizeof(*v), (void **)&k,
 			   (void **)&v, &n);
 	for (i = 0; i < n && !err; i++)
-		if (k[i].func < b->n && k[i].what <= KP_BLK_BOUND)
+		if (k[i].func < b->n && (k[i].what == KP_BLK_TRIPS || k[i].what == KP_BLK_BOUND))
 			err = put_value(b, df, &k[i], v[i]);
 	free(k);
 	free(v);
 	return err;
 }
 
-/* Calls by syscall, kernel stack at entry (as the store's stack ids) and slab cache. */
+/*
+ * The calls by context and instructions: the calls by syscall, kernel stack
+ * at entry (as the store's stack ids) and slab cache, and the instructions
+ * per call by slab cache, both summed from it.
+ */
+static int put_calls(const struct blocks *b, struct datafile *df, const struct kp_blk_ctx_key *k,
+		     __u64 calls, const struct stackstore *st, __s32 *id)
+{
+	char ctx[KP_CTX_LEN + 1] = {};
+	const char *func = b->f[k->func].name;
+
+	*id = k->kstack && st ? stackstore_id(st, k->kstack) : -1;
+	memcpy(ctx, k->ctx, KP_CTX_LEN);
+	return blocks_tables_put_context(df, func, k->nr == KP_BLK_NO_SYSCALL ? -1 : (int)k->nr,
+					 *id < 0 ? -1 : *id, ctx, calls, calls * k->insns)
+		       ?: blocks_tables_put_value(df, func, "insns", -1, ctx, k->insns, calls);
+}
+
 static int put_contexts(const struct blocks *b, struct datafile *df, const struct stackstore *st,
 			const struct ksyms *ks)
 {
-	char ctx[KP_CTX_LEN + 1] = {};
 	struct kp_blk_ctx_key *k;
-	struct kp_blk_ctx_val *v;
-	__s32 *ids;
 	size_t n, i, nids = 0;
+	__s32 *ids, id;
+	__u64 *v;
 	int err;
 
 	err = collect_dump(bpf_map__fd(b->obj->maps.bctx), sizeof(*k), sizeof(*v), (void **)&k,
@@ -389,16 +399,11 @@ static int put_contexts(const struct blocks *b, struct datafile *df, const struc
 	if (!err && !ids)
 		err = -ENOMEM;
 	for (i = 0; i < n && !err; i++) {
-		__s32 id = k[i].kstack && st ? stackstore_id(st, k[i].kstack) : -1;
-
 		if (k[i].func >= b->n)
 			continue;
+		err = put_calls(b, df, &k[i], v[i], st, &id);
 		if (id >= 0)
 			ids[nids++] = id;
-		memcpy(ctx, k[i].ctx, KP_CTX_LEN);
-		err = blocks_tables_put_context(df, b->f[k[i].func].name,
-						k[i].nr == KP_BLK_NO_SYSCALL ? -1 : (int)k[i].nr,
-						id < 0 ? -1 : id, ctx, v[i].calls, v[i].insns);
 	}
 	err = err ?: (nids ? collect_kstacks(df, st, ids, nids, ks) : 0);
 	free(ids);

@@ -164,6 +164,8 @@ int save_data(struct session *s)
 
 		err = collect_bpf_stats(s->skel->obj, &st);
 		err = err ?: funcs_each_object(s->funcs, collect_bpf_stats, &st);
+		if (!err && s->blocks)
+			err = collect_bpf_stats(blocks_object(s->blocks), &st);
 		err = collect_write_stats(df, &st) ?: err;
 	}
 	err = err ?: recording_put_counter(df, "lost_sideband_records", procs_lost(s->procs));
