@@ -86,8 +86,14 @@ static int estimate(const struct series sr[2], struct db_measure *m)
 		w[side] = sr[side].events > 0 ? sr[side].all.num / sr[side].events : 0;
 	for (side = 0; side < 2; side++)
 		w[side] = w[side] ?: w[!side] ?: 1;
+	/* without exposure on a side there is no rate, and no interval */
+	if (sr[DM_BASE].all.den <= 0 || sr[DM_HARD].all.den <= 0)
+		return 0;
 	stats_poisson_rate(sr[DM_BASE].events, sr[DM_BASE].all.den, w[DM_BASE], sr[DM_HARD].events,
-			   sr[DM_HARD].all.den, w[DM_HARD], &m->r);
+			   sr[DM_HARD].all.den, w[DM_HARD],
+			   w[DM_HARD] * sr[DM_HARD].events / sr[DM_HARD].all.den -
+				   w[DM_BASE] * sr[DM_BASE].events / sr[DM_BASE].all.den,
+			   &m->r);
 	return 0;
 }
 

@@ -219,18 +219,17 @@ void stats_histogram(const __u64 *b, const __u64 *h, struct stats_result *r)
  * and cancel out of that variance.
  */
 void stats_poisson_rate(double cb, double eb, double wb, double ch, double eh, double wh,
-			struct stats_result *r)
+			double delta, struct stats_result *r)
 {
-	double se, centre, sd, delta;
+	double se, centre, sd;
 
 	if (eb <= 0 || eh <= 0 || wb <= 0 || wh <= 0)
 		return;
 	se = sqrt(1 / (cb + 0.5) + 1 / (ch + 0.5));
-	centre = log(wh * (ch + 0.5) / eh) - log(wb * (cb + 0.5) / eb);
+	centre = log((ch + 0.5) * wh / eh) - log((cb + 0.5) * wb / eb);
 	r->lo = exp(centre - Z95 * se);
 	r->hi = exp(centre + Z95 * se);
-	delta = wh * ch / eh - wb * cb / eb;
-	sd = sqrt(wb * wb * cb / (eb * eb) + wh * wh * ch / (eh * eh));
+	sd = sqrt(cb * wb * wb / (eb * eb) + ch * wh * wh / (eh * eh));
 	r->delta_lo = delta - Z95 * sd;
 	r->delta_hi = delta + Z95 * sd;
 	r->sig = r->lo > 1 || r->hi < 1;
@@ -243,7 +242,7 @@ void stats_poisson(size_t nb, double period_b, size_t nh, double period_h, struc
 		return;
 	/* samples per run times the period: nb runs of period_b ns per sample */
 	stats_poisson_rate(r->base_run * nb / period_b, nb, period_b, r->hard_run * nh / period_h,
-			   nh, period_h, r);
+			   nh, period_h, r->delta_run, r);
 }
 
 const char *stats_method_name(enum stats_method m)

@@ -66,11 +66,12 @@ void stats_poisson(size_t nb, double period_b, size_t nh, double period_h, struc
  * The same for any rate with one run on a side: the measure of a side is
  * w x count / exposure, count (c*) a Poisson variate of events of weight w*
  * (ns per sample, instructions per execution) over exposure e* (runs,
- * calls).  Sets the interval of the ratio and of the difference of the
- * measures (delta_lo, delta_hi), sig and method; nothing without exposure.
+ * calls).  Sets the interval of the ratio and of delta, the difference of
+ * the measures (delta_lo, delta_hi), sig and method; nothing without
+ * exposure.
  */
 void stats_poisson_rate(double cb, double eb, double wb, double ch, double eh, double wh,
-			struct stats_result *r);
+			double delta, struct stats_result *r);
 const char *stats_method_name(enum stats_method m);
 
 #endif
