@@ -315,11 +315,7 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 {
 	int err;
 
-	*o = (struct record_opts){.output = "kprotperf.data",
-				  .freq = KP_DEFAULT_FREQ_HZ,
-				  .max_stacks = 16384,
-				  .max_tasks = 8192,
-				  .blocks.limit = BLOCKS_LIMIT_DEFAULT};
+	record_opts_init(o);
 	err = options_parse(&command, argc, argv, set_opt, o);
 	if (err)
 		return err;

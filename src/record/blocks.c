@@ -358,6 +358,7 @@ void blocks_free(struct blocks *b)
 	for (i = 0; i < b->n; i++)
 		blocks_resolve_free(&b->f[i]);
 	debuginfo_close(b->di);
+	free(b->last);
 	links_free(&b->links);
 	free(b);
 }

@@ -8,7 +8,9 @@
 #ifndef KP_BLOCKS_H
 #define KP_BLOCKS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <linux/types.h>
 
 #include "blocks_layout.h"
 
@@ -51,6 +53,18 @@ int blocks_collect(struct blocks *b, struct datafile *df, const struct stackstor
  * last run's: the block_runs, block_run_edges and block_run_calls rows.
  */
 int blocks_put_run(struct blocks *b, struct datafile *df, unsigned int run);
+/*
+ * The run blocks_put_run() was last given: its executions of each block,
+ * function after function (*n, owned by b; unknown counts 0), its complete
+ * calls into *complete.  NULL before any run.
+ */
+const __u64 *blocks_last_run(const struct blocks *b, size_t *n, __u64 *complete);
+/* Each counted loop's most trips in one call so far, function after function: a new array. */
+int blocks_max_trips(const struct blocks *b, __u64 **out, size_t *n);
+/* Every per-call value so far (bvalues' keys and counts): new arrays. */
+int blocks_values(const struct blocks *b, struct kp_blk_value **keys, __u64 **counts, size_t *n);
+/* The complete calls so far by context and instructions (bctx's keys and counts): new arrays. */
+int blocks_calls(const struct blocks *b, struct kp_blk_ctx_key **keys, __u64 **counts, size_t *n);
 /*
  * How the functions' entry blocks and returns were attached: "kprobe.multi"
  * (one link each) or "kprobe" (a kprobe and a kretprobe per function).

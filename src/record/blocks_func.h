@@ -73,6 +73,9 @@ struct blocks {
 	bool multi;		   /* the functions' entries and returns attached by kprobe.multi */
 	unsigned long long missed; /* hits the kernel's kprobes skipped, read at detach */
 	int missed_err;		   /* -EOPNOTSUPP: the kernel does not say */
+	__u64 *last; /* the last run's executions of each block, function after function */
+	size_t last_cap;
+	__u64 last_complete; /* and its complete calls */
 	struct blocks_bpf *obj;
 	struct links links;
 	char note[1024];

@@ -24,6 +24,7 @@
 #include "record/stackstore.h"
 #include "symbols/cfg.h"
 #include "symbols/loopbound.h"
+#include "util/array.h"
 
 static const char *const edge_kinds[] = {
 	[CFG_EDGE_ENTRY] = "entry",	    [CFG_EDGE_FALL] = "fall",
@@ -479,12 +480,24 @@ static int put_run(struct bfunc *f, struct datafile *df, unsigned int run, const
 						      lost_calls(&t->st));
 }
 
+/* The run's counts of f, kept for blocks_last_run() from *at on. */
+static int keep_last(struct blocks *b, const struct bfunc *f, const struct tally *t, size_t *at)
+{
+	size_t k;
+	int err = array_reserve((void **)&b->last, &b->last_cap, *at + f->g->nb, sizeof(*b->last));
+
+	for (k = 0; k < f->g->nb && !err; k++)
+		b->last[(*at)++] = t->known[k] ? t->counts[k] : 0;
+	b->last_complete += t->st.complete;
+	return err;
+}
+
 int blocks_put_run(struct blocks *b, struct datafile *df, unsigned int run)
 {
 	int ncpu = libbpf_num_possible_cpus(), err = 0;
+	size_t i, at = 0;
 	struct tally t;
 	__u64 *buf;
-	size_t i;
 
 	if (!b)
 		return 0;
@@ -493,15 +506,85 @@ int blocks_put_run(struct blocks *b, struct datafile *df, unsigned int run)
 	buf = calloc(ncpu, sizeof(struct kp_blk_stats));
 	if (!buf)
 		return -ENOMEM;
+	b->last_complete = 0;
 	for (i = 0; i < b->n && !err; i++) {
 		t = (struct tally){};
 		err = tally_read(b, i, &t, buf, ncpu) ?: run_delta(&b->f[i], &t);
 		if (!err) {
 			tally_solve(&b->f[i], &t);
-			err = put_run(&b->f[i], df, run, &t);
+			err = put_run(&b->f[i], df, run, &t) ?: keep_last(b, &b->f[i], &t, &at);
 		}
 		tally_free(&t);
 	}
 	free(buf);
 	return err;
+}
+
+const __u64 *blocks_last_run(const struct blocks *b, size_t *n, __u64 *complete)
+{
+	size_t i;
+
+	for (*n = 0, i = 0; b && b->last && i < b->n; i++)
+		*n += b->f[i].g->nb;
+	*complete = b ? b->last_complete : 0;
+	return b ? b->last : NULL;
+}
+
+int blocks_max_trips(const struct blocks *b, __u64 **out, size_t *n)
+{
+	struct kp_blk_value *k;
+	size_t i, nk, *first;
+	__u64 *v;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	if (!b)
+		return 0;
+	first = calloc(b->n + 1, sizeof(*first));
+	if (!first)
+		return -ENOMEM;
+	for (i = 0; i < b->n; i++)
+		first[i + 1] = first[i] + (b->f[i].g->nloops < KP_BLK_LOOPS ? b->f[i].g->nloops
+									    : KP_BLK_LOOPS);
+	*n = first[b->n];
+	*out = calloc(*n + 1, sizeof(**out));
+	err = *out ? collect_dump(bpf_map__fd(b->obj->maps.bvalues), sizeof(*k), sizeof(*v),
+				  (void **)&k, (void **)&v, &nk)
+		   : -ENOMEM;
+	for (i = 0; !err && i < nk; i++) {
+		size_t at;
+
+		if (k[i].func >= b->n || k[i].what != KP_BLK_TRIPS || !v[i])
+			continue;
+		at = first[k[i].func] + k[i].loop;
+		if (at < first[k[i].func + 1] && k[i].value > (*out)[at])
+			(*out)[at] = k[i].value;
+	}
+	if (!err) {
+		free(k);
+		free(v);
+	}
+	free(first);
+	return err;
+}
+
+int blocks_calls(const struct blocks *b, struct kp_blk_ctx_key **keys, __u64 **counts, size_t *n)
+{
+	*keys = NULL;
+	*counts = NULL;
+	*n = 0;
+	return b ? collect_dump(bpf_map__fd(b->obj->maps.bctx), sizeof(**keys), sizeof(**counts),
+				(void **)keys, (void **)counts, n)
+		 : 0;
+}
+
+int blocks_values(const struct blocks *b, struct kp_blk_value **keys, __u64 **counts, size_t *n)
+{
+	*keys = NULL;
+	*counts = NULL;
+	*n = 0;
+	return b ? collect_dump(bpf_map__fd(b->obj->maps.bvalues), sizeof(**keys), sizeof(**counts),
+				(void **)keys, (void **)counts, n)
+		 : 0;
 }

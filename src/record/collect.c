@@ -245,6 +245,25 @@ int collect_latency(struct datafile *df, int fd, const char *kind, __u32 nkeys, 
 	return lat_each(fd, nkeys, put_lat, &w);
 }
 
+static int add_total(__u32 id, const struct kp_lat *sum, void *ctx)
+{
+	__u64 *t = ctx;
+
+	t[0] += sum->done;
+	t[1] += sum->total_ns;
+	return 0;
+}
+
+int collect_lat_total(int fd, __u32 nkeys, __u64 *done, __u64 *total_ns)
+{
+	__u64 t[2] = {0, 0};
+	int err = lat_each(fd, nkeys, add_total, t);
+
+	*done = t[0];
+	*total_ns = t[1];
+	return err;
+}
+
 int collect_dump(int fd, size_t ksz, size_t vsz, void **keys, void **vals, size_t *n)
 {
 	char *k = NULL, *v = NULL, cur[256];

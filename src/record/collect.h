@@ -41,6 +41,8 @@ typedef const char *(*lat_name_fn)(__u32 id, void *ctx, char *buf, size_t len);
 /* Every key of a per-CPU kp_lat array that saw a call, with both histograms. */
 int collect_latency(struct datafile *df, int fd, const char *kind, __u32 nkeys, lat_name_fn name,
 		    void *ctx);
+/* The returns and time of every key of a per-CPU kp_lat array, summed. */
+int collect_lat_total(int fd, __u32 nkeys, __u64 *done, __u64 *total_ns);
 /* Every key and value of a BPF hash map, in two arrays the caller frees. */
 int collect_dump(int fd, size_t ksz, size_t vsz, void **keys, void **vals, size_t *n);
 /* Frames of these kernel stack ids (sorted and deduplicated in place) and their symbols. */

@@ -92,7 +92,7 @@ static int fork_command(struct session *s)
 	int err;
 
 	s->skel->bss->forking_command = getpid();
-	err = workload_start(&s->wl, s->o->argv, &s->sigs);
+	err = workload_start(&s->wl, s->argv, &s->sigs);
 	s->skel->bss->forking_command = 0;
 	return err;
 }

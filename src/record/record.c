@@ -19,6 +19,7 @@
 #include "record/blocks.h"
 #include "record/collect.h"
 #include "record/funcs.h"
+#include "record/measures.h"
 #include "record/limits.h"
 #include "record/procs.h"
 #include "record/record.h"
@@ -122,6 +123,8 @@ static int prepare(struct session *s)
 		err = ustack_dwarf_new(&s->dwarf, s->procs);
 	err = err ?: stackstore_new(&s->stacks, s->skel->maps.events, s->dwarf);
 	err = err ?: collect_deltas_new(&s->deltas);
+	if (!err && s->o->runs)
+		err = measures_new(&s->measures);
 	if (err)
 		return err;
 	/* before the command's fork, which kp_fork marks traced (proctree.c) */
@@ -174,7 +177,9 @@ static int go(struct session *s)
 	s->wall_ns = events_now();
 	for (;;) {
 		err = repeat_one_run(s);
-		if (err || !repeat_another(s))
+		if (!err)
+			err = repeat_another(s);
+		if (err <= 0)
 			break;
 		err = repeat_next_run(s);
 		if (err || s->end == END_INTERRUPTED)
@@ -315,7 +320,7 @@ static void report_failed_run(const struct session *s)
 	unsigned int n = s->o->repeat;
 	char how[256];
 
-	if (n == 1 || s->run_end != RUN_FAILED)
+	if (n == 1 || s->run_end != RUN_FAILED || s->o->runs)
 		return;
 	if (s->exec_err)
 		snprintf(how, sizeof(how), "cannot run '%.128s': %s", s->o->argv[0],
@@ -377,9 +382,19 @@ static int record(struct session *s)
 	return exit_code(s);
 }
 
+void record_opts_init(struct record_opts *o)
+{
+	*o = (struct record_opts){.output = "kprotperf.data",
+				  .freq = KP_DEFAULT_FREQ_HZ,
+				  .max_stacks = 16384,
+				  .max_tasks = 8192,
+				  .blocks.limit = BLOCKS_LIMIT_DEFAULT};
+}
+
 int record_run(const struct record_opts *o)
 {
 	struct session s = {.o = o,
+			    .argv = o->argv,
 			    .sigfd = -1,
 			    .pidfd = -1,
 			    .epfd = -1,
@@ -399,6 +414,7 @@ int record_run(const struct record_opts *o)
 	ksyms_free(s.probed_ks);
 	ksyms_free(s.ks);
 	collect_deltas_free(s.deltas);
+	measures_free(s.measures);
 	record_bpf__destroy(s.skel);
 	stackstore_free(s.stacks);
 	ustack_dwarf_free(s.dwarf);

@@ -10,6 +10,22 @@
 #include "record/blocks.h"
 #include "record/funcs.h"
 
+struct run_measures;
+
+/*
+ * Who gives each run its command and is told what it measured, instead of
+ * CMD --repeat times (kprotperf explore).  next() gives run run's command
+ * (from 1: the first is record_opts.argv) or returns 1 for no more runs;
+ * ended() gets what run run added to the --func and --blocks measures.
+ * Runs go on after one that failed or was killed; a non-zero return of
+ * either stops the recording with that error.
+ */
+struct record_runs {
+	int (*next)(void *ctx, unsigned int run, char *const **argv);
+	int (*ended)(void *ctx, unsigned int run, int status, const struct run_measures *m);
+	void *ctx;
+};
+
 struct record_opts {
 	const char *output;
 	pid_t pid;
@@ -27,8 +43,14 @@ struct record_opts {
 	char **argv;		 /* the command, NULL with -p / -a alone */
 	struct func_opts func;
 	struct blocks_opts blocks;
+	const struct record_runs *runs; /* NULL: CMD, repeat times */
 };
 
+/*
+ * record's defaults: kprotperf.data, KP_DEFAULT_FREQ_HZ, 16384 stacks, 8192
+ * tasks, ...; repeat 0, not given (record_run() needs it 1 at least).
+ */
+void record_opts_init(struct record_opts *o);
 /* Record as *o says: the exit status kprotperf record returns (errors printed). */
 int record_run(const struct record_opts *o);
 

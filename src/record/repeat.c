@@ -11,6 +11,7 @@
 #include "record/blocks.h"
 #include "record/collect.h"
 #include "record/funcs.h"
+#include "record/measures.h"
 #include "record/record.h"
 #include "record/session.h"
 #include "record.skel.h"
@@ -76,6 +77,20 @@ int repeat_one_run(struct session *s)
  * The run's row, and what it added to the func map (funcs_collect reads that
  * map on its own): all the run did has happened by now.
  */
+/* What the run added to the --func and --blocks measures, to the runs provider. */
+static int tell_ended(struct session *s)
+{
+	const struct record_runs *r = s->o->runs;
+	struct run_measures m;
+	int err;
+
+	if (!r)
+		return 0;
+	err = measures_take(s->measures, s->funcs, s->blocks, &m);
+	err = err ?: r->ended(r->ctx, s->run, s->status, &m);
+	return err;
+}
+
 int repeat_put_run(struct session *s)
 {
 	const char *end = run_end_names[s->run_end];
@@ -85,6 +100,7 @@ int repeat_put_run(struct session *s)
 		err = collect_run_latency(s->deltas, s->df, s->run, "func", funcs_lat_fd(s->funcs),
 					  funcs_count(s->funcs), NULL, NULL);
 	err = err ?: blocks_put_run(s->blocks, s->df, s->run);
+	err = err ?: tell_ended(s);
 	err = err
 		      ?: recording_put_run(s->df, s->run, s->run_wall_ns, s->o->argv ? &code : NULL,
 					   end);
@@ -106,9 +122,23 @@ static int end_run(struct session *s)
 	return err ?: repeat_put_run(s);
 }
 
-bool repeat_another(const struct session *s)
+int repeat_another(struct session *s)
 {
-	return s->run_end == RUN_EXITED && s->run + 1 < s->o->repeat;
+	const struct record_runs *r = s->o->runs;
+
+	if (!r)
+		return s->run_end == RUN_EXITED && s->run + 1 < s->o->repeat;
+	/* a provider's runs go on after a failed or killed one, not after Ctrl-C */
+	if (s->run_end == RUN_INTERRUPTED)
+		return 0;
+	switch (r->next(r->ctx, s->run + 1, &s->argv)) {
+	case 0:
+		return 1;
+	case 1:
+		return 0;
+	default:
+		return -ECANCELED;
+	}
 }
 
 int repeat_next_run(struct session *s)
@@ -117,7 +147,7 @@ int repeat_next_run(struct session *s)
 
 	s->stage = STAGE_WAIT_TREE;
 	err = proctree_wait(s);
-	if (err || s->run_end != RUN_EXITED)
+	if (err || (s->run_end != RUN_EXITED && !s->o->runs))
 		return err;
 	/* a signal now ends the recording with this run, complete */
 	if (events_signal_waiting(s)) {

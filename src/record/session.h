@@ -61,6 +61,8 @@ struct session {
 	struct stackstore *stacks;  /* samples and stacks, from the ring buffer */
 	struct ustack_dwarf *dwarf; /* --call-graph dwarf: the user stacks' unwinder */
 	struct workload wl;
+	char *const *argv; /* the command of the run under way: o->argv, or runs->next()'s */
+	struct measures *measures; /* with o->runs: what each run added, for ended() */
 	struct datafile *df;
 	sigset_t sigs;
 	int sigfd, pidfd, epfd;
@@ -128,7 +130,11 @@ void proctree_kill_rest(struct session *s);
 int repeat_exec_status(int err);
 /* Let the command go and follow it until it exits, a signal comes or time is up. */
 int repeat_one_run(struct session *s);
-bool repeat_another(const struct session *s);
+/*
+ * Whether another run follows: 1, with s->argv its command; 0; or -errno
+ * (the runs provider failed: it said why).
+ */
+int repeat_another(struct session *s);
 /* Close the run that ended well, and start the next one, unless a signal came. */
 int repeat_next_run(struct session *s);
 /* The run's row, and what it added to the func map. */
