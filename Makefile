@@ -57,14 +57,15 @@ $(OUTPUT) $(OUTPUT)/tests:
 $(OUTPUT)/syscall_names.h: scripts/gen-syscall-names.sh | $(OUTPUT)
 	scripts/gen-syscall-names.sh > $@.tmp && mv $@.tmp $@
 
-# share/features.conf built in as one C string, so kprotperf needs no file beside it
-$(OUTPUT)/features_conf.h: share/features.conf | $(OUTPUT)
-	{ echo '/* generated from share/features.conf by the Makefile */'; \
-	  echo 'static const char kp_features_conf[] ='; \
+# share/NAME.conf built in as one C string, kp_NAME_conf, so kprotperf needs no file beside it
+$(OUTPUT)/%_conf.h: share/%.conf | $(OUTPUT)
+	{ echo '/* generated from $< by the Makefile */'; \
+	  echo 'static const char kp_$*_conf[] ='; \
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/\t"/' -e 's/$$/\\n"/' $<; \
 	  echo ';'; } > $@.tmp && mv $@.tmp $@
 
 $(OUTPUT)/data/features.o: $(OUTPUT)/features_conf.h
+$(OUTPUT)/explore/scenario_conf.o: $(OUTPUT)/explore_conf.h
 
 $(OUTPUT)/%.bpf.o: bpf/%.bpf.c bpf/*.h include/*.h | $(OUTPUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@

@@ -23,6 +23,7 @@ static const struct {
 	 "kernel addresses to functions, inlines, lines"},
 	{"diff", cmd_diff, "[OPTIONS] BASE HARDENED",
 	 "what hardening costs: BASE vs HARDENED recording"},
+	{"scenario", cmd_scenario, "[OPTIONS] FILE", "run a scenario of syscalls in a sandbox"},
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

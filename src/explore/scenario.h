@@ -30,8 +30,8 @@ void scn_rng_seed(struct scn_rng *r, __u64 seed);
 __u64 scn_rng_next(struct scn_rng *r);
 
 struct scn_step {
-	int tpl;		      /* template index */
-	long long v[SCN_PARAMS];      /* its parameters' values, in the template's order */
+	int tpl;		 /* template index */
+	long long v[SCN_PARAMS]; /* its parameters' values, in the template's order */
 };
 
 struct scenario {
@@ -50,6 +50,23 @@ void scn_templates_free(struct scn_templates *t);
 size_t scn_templates_count(const struct scn_templates *t);
 /* Template i's name (its action's: "fork", "mmap", ...). */
 const char *scn_template_name(const struct scn_templates *t, size_t i);
+
+/* A parameter of a template: the values explore may give it. */
+struct scn_param {
+	const char *name;
+	long long min, max, def;
+	bool pow2; /* stepped in powers of two (sizes) */
+};
+
+size_t scn_template_nparams(const struct scn_templates *t, size_t i);
+/* Parameter k of template i, in the template's order: that of scn_step.v. */
+const struct scn_param *scn_template_param(const struct scn_templates *t, size_t i, size_t k);
+/*
+ * The templates to f, for kprotperf scenario --list and the README: per
+ * template a line "NAME  PARAM=MIN..MAX[ pow2] (DEFAULT) ...", then its
+ * about text wrapped and indented by four spaces.
+ */
+void scn_templates_print(const struct scn_templates *t, FILE *f);
 
 /* The first corpus: one scenario per template, one step of its default values. */
 int scn_seeds(const struct scn_templates *t, struct scenario **out, size_t *n);
@@ -72,11 +89,12 @@ void scn_summary(const struct scn_templates *t, const struct scenario *s, char *
 
 /* What a scenario may use when it runs. */
 struct scn_limits {
-	unsigned int seconds;	 /* wall clock, the whole scenario */
-	unsigned long long mem;	 /* bytes of address space, per process */
-	unsigned int procs;	 /* processes of the user at once (RLIMIT_NPROC) */
-	unsigned int files;	 /* open files per process */
-	const char *dir;	 /* the scratch folder's parent (NULL: $TMPDIR or /tmp) */
+	unsigned int seconds; /* wall clock, the whole scenario (0: 1) */
+	/* bytes of address space per process, beyond what this one has mapped; and per file */
+	unsigned long long mem;
+	unsigned int procs; /* processes of the user at once (RLIMIT_NPROC) */
+	unsigned int files; /* open files per process */
+	const char *dir;    /* the scratch folder's parent (NULL: $TMPDIR or /tmp) */
 };
 
 /*
@@ -85,7 +103,9 @@ struct scn_limits {
  * (removed at the end), and every process it starts killed when it ends or
  * its time is up.  The exit status: 0 when every step ran, 1 when a step
  * failed (a syscall's error is no failure: it is counted and said on
- * stderr), 124 when its time was up.
+ * stderr), 124 when its time was up, 128 + N when signal N (SIGINT,
+ * SIGTERM, SIGHUP) stopped it.  It reaps every child of this process (it
+ * is their subreaper while it runs): call it where there are none.
  */
 int scenario_run(const struct scn_templates *t, const struct scenario *s,
 		 const struct scn_limits *lim);

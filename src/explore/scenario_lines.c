@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Reading the line-based files of scenarios (explore.conf, scenario files):
+ * comments, blanks, whole numbers, and errors that name their line.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "explore/scenario_int.h"
+
+/* No value of any action comes near it, and twice it still fits a long long. */
+#define NUMBER_MAX (1LL << 62)
+
+int scn_bad(struct scn_src *p, const char *fmt, ...)
+{
+	va_list ap;
+	int n = p->line ? snprintf(p->why, p->len, "%s:%u: ", p->file, p->line)
+			: snprintf(p->why, p->len, "%s: ", p->file);
+
+	va_start(ap, fmt);
+	if (n >= 0 && (size_t)n < p->len)
+		vsnprintf(p->why + n, p->len - n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static char *strip(char *s)
+{
+	char *end;
+
+	s[strcspn(s, "#")] = 0;
+	while (isspace((unsigned char)*s))
+		s++;
+	end = s + strlen(s);
+	while (end > s && isspace((unsigned char)end[-1]))
+		end--;
+	*end = 0;
+	return s;
+}
+
+int scn_lines(FILE *in, struct scn_src *p, int (*fn)(struct scn_src *p, char *line, void *ctx),
+	      void *ctx)
+{
+	char *buf = NULL, *s;
+	size_t cap = 0;
+	int err = 0;
+
+	while (!err && getline(&buf, &cap, in) >= 0) {
+		p->line++;
+		s = strip(buf);
+		if (*s)
+			err = fn(p, s, ctx);
+	}
+	free(buf);
+	if (!err && ferror(in))
+		err = -EIO;
+	return err;
+}
+
+int scn_number(const char *s, long long *v)
+{
+	long long x = 0;
+
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		x = x * 10 + (*s - '0');
+		if (x > NUMBER_MAX)
+			return -EINVAL;
+	}
+	*v = x;
+	return 0;
+}

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * scenario_run(): the supervisor.  It makes its process the leader of a
+ * process group of its own and the subreaper of everything it starts,
+ * makes the scratch folder and the System V queues the steps use, forks
+ * the worker into the group, and when the worker ends, the time is up or
+ * it is told to stop, kills every other process of the group, reaps them
+ * all and removes what it made.  It waits for signals with sigwaitinfo()
+ * rather than handlers, so it keeps no state outside its stack.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/msg.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "explore/scenario_int.h"
+
+/* Where the scratch folder's entries are removed from: at most this many directories open. */
+#define FTW_FDS 16
+
+/* What the supervisor waits for: its worker's end, the alarm, being told to stop. */
+static void waited_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGCHLD);
+	sigaddset(set, SIGALRM);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+}
+
+/* "in step 2 (fork)", for the messages. */
+static const char *step_of(const struct scn_run *r, char *buf, size_t len)
+{
+	int i = r->tally->step;
+
+	if (i < 0)
+		return "before its first step";
+	snprintf(buf, len, "in step %d (%s)", i + 1, r->t->v[r->s->step[i].tpl].act->name);
+	return buf;
+}
+
+static int make_scratch(const struct scn_limits *lim, char *dir, size_t len)
+{
+	const char *parent = lim->dir, *tmp = getenv("TMPDIR");
+	int n;
+
+	if (!parent)
+		parent = tmp && *tmp ? tmp : "/tmp";
+	n = snprintf(dir, len, "%s/kprotperf-scenario.XXXXXX", parent);
+	/* the error when dir cannot hold the name; mkdtemp sets its own */
+	errno = ENAMETOOLONG;
+	/* mkdtemp makes it with mode 0700 */
+	if (n > 0 && (size_t)n < len && mkdtemp(dir))
+		return 0;
+	fprintf(stderr, "kprotperf scenario: cannot make a scratch folder in %s: %s\n", parent,
+		strerror(errno));
+	return -1;
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	return remove(path) ? errno : 0;
+}
+
+static int remove_scratch(const char *dir)
+{
+	int err = nftw(dir, remove_entry, FTW_FDS, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+
+	if (!err)
+		return 0;
+	fprintf(stderr, "kprotperf scenario: cannot remove the scratch folder %s: %s\n", dir,
+		strerror(err > 0 ? err : errno));
+	return -1;
+}
+
+/* A queue for each msg step, made here so that it is removed even when the worker is killed. */
+static void make_queues(struct scn_run *r)
+{
+	size_t i;
+
+	for (i = 0; i < SCN_STEPS; i++) {
+		r->msgq[i] = -1;
+		if (i >= r->s->n || r->t->v[r->s->step[i].tpl].act->run != scn_act_msg)
+			continue;
+		r->tally->step = i;
+		r->msgq[i] = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
+		if (r->msgq[i] < 0)
+			scn_err(r, "msgget", errno);
+	}
+	r->tally->step = -1;
+}
+
+static void remove_queues(const struct scn_run *r)
+{
+	size_t i;
+
+	for (i = 0; i < SCN_STEPS; i++)
+		if (r->msgq[i] >= 0)
+			msgctl(r->msgq[i], IPC_RMID, NULL);
+}
+
+/*
+ * Until the worker w ends (0, its wait status in *status), the alarm rings
+ * or a signal says stop (that signal).
+ */
+static int wait_worker(pid_t w, unsigned int seconds, int *status)
+{
+	sigset_t set;
+	int sig, st;
+	pid_t pid;
+
+	waited_signals(&set);
+	alarm(seconds ?: 1);
+	for (;;) {
+		sig = sigwaitinfo(&set, NULL);
+		if (sig > 0 && sig != SIGCHLD)
+			return sig;
+		/* orphans of the group come here too: this process is their subreaper */
+		while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+			if (pid == w) {
+				*status = st;
+				return 0;
+			}
+		}
+	}
+}
+
+/*
+ * Every process of the group but this one, which blocks the signal, killed
+ * and reaped; sent again after each reap, for a process forked as the
+ * signal went out.
+ */
+static void kill_group(void)
+{
+	do
+		kill(-getpgrp(), SCN_KILL_SIGNAL);
+	while (waitpid(-1, NULL, 0) > 0);
+}
+
+/* The exit status, and what it was said on stderr. */
+static int outcome(const struct scn_run *r, int sig, int status, unsigned int seconds)
+{
+	char where[64];
+	const char *at = step_of(r, where, sizeof(where));
+
+	if (sig == SIGALRM) {
+		fprintf(stderr,
+			"kprotperf scenario: time is up after %u s, %s: its processes are killed\n",
+			seconds ?: 1, at);
+		return 124;
+	}
+	if (sig) {
+		fprintf(stderr,
+			"kprotperf scenario: stopped by SIG%s %s: its processes are killed\n",
+			sigabbrev_np(sig), at);
+		return 128 + sig;
+	}
+	if (WIFSIGNALED(status)) {
+		fprintf(stderr, "kprotperf scenario: its process was killed by SIG%s %s\n",
+			sigabbrev_np(WTERMSIG(status)) ?: "?", at);
+		return 1;
+	}
+	return WEXITSTATUS(status);
+}
+
+static void print_errors(const struct scn_run *r)
+{
+	const struct scn_tally *t = r->tally;
+	unsigned long total = t->other;
+	const char *name;
+	size_t i;
+
+	for (i = 0; i < t->kinds; i++)
+		total += t->e[i].n;
+	if (!total)
+		return;
+	fprintf(stderr, "kprotperf scenario: %lu syscall error%s, counted, not failures:", total,
+		total == 1 ? "" : "s");
+	for (i = 0; i < t->kinds; i++) {
+		name = strerrorname_np(t->e[i].err);
+		fprintf(stderr, "%s %lu %s ", i ? "," : "", t->e[i].n, t->e[i].call);
+		if (name)
+			fputs(name, stderr);
+		else
+			fprintf(stderr, "errno %d", t->e[i].err);
+		fprintf(stderr, " in step %d (%s)", t->e[i].step + 1,
+			r->t->v[r->s->step[t->e[i].step].tpl].act->name);
+	}
+	if (t->other)
+		fprintf(stderr, ", %lu of other kinds", t->other);
+	fputc('\n', stderr);
+}
+
+static int supervise(struct scn_run *r, const char *dir, const struct scn_limits *lim)
+{
+	pid_t self = getpid(), w;
+	int sig, status = 0;
+
+	/* nothing buffered is written twice */
+	fflush(NULL);
+	w = fork();
+	if (w < 0) {
+		fprintf(stderr, "kprotperf scenario: cannot start its process: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	if (!w) {
+		status = scn_worker(r, dir, lim, self);
+		/* what it said, even to a buffered stderr */
+		fflush(stderr);
+		_exit(status);
+	}
+	sig = wait_worker(w, lim->seconds, &status);
+	alarm(0);
+	kill_group();
+	return outcome(r, sig, status, lim->seconds);
+}
+
+/* A process group of its own; a session leader leads one already. */
+static int own_group(void)
+{
+	if (getpgrp() == getpid() || !setpgid(0, 0))
+		return 0;
+	fprintf(stderr, "kprotperf scenario: cannot make a process group of its own: %s\n",
+		strerror(errno));
+	return -1;
+}
+
+/* What is pending of set thrown away: the kill signal sent to the group, a late alarm. */
+static void discard(const sigset_t *set)
+{
+	const struct timespec zero = {0, 0};
+
+	while (sigtimedwait(set, NULL, &zero) > 0)
+		;
+}
+
+int scenario_run(const struct scn_templates *t, const struct scenario *s,
+		 const struct scn_limits *lim)
+{
+	struct scn_run r = {.t = t, .s = s};
+	char dir[PATH_MAX];
+	sigset_t set, old;
+	int status = 1;
+
+	if (own_group())
+		return 1;
+	waited_signals(&set);
+	sigaddset(&set, SCN_KILL_SIGNAL);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	r.tally = mmap(NULL, sizeof(*r.tally), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		       -1, 0);
+	if (r.tally == MAP_FAILED) {
+		fprintf(stderr, "kprotperf scenario: %s\n", strerror(errno));
+		goto out_mask;
+	}
+	r.tally->step = -1;
+	/* fails only on kernels older than 3.4 */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	if (make_scratch(lim, dir, sizeof(dir)))
+		goto out_reaper;
+	make_queues(&r);
+	status = supervise(&r, dir, lim);
+	remove_queues(&r);
+	if (remove_scratch(dir) && !status)
+		status = 1;
+	print_errors(&r);
+out_reaper:
+	prctl(PR_SET_CHILD_SUBREAPER, 0);
+	munmap(r.tally, sizeof(*r.tally));
+out_mask:
+	discard(&set);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return status;
+}

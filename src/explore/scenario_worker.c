@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The scenario's worker: the process the supervisor forks, sandboxed
+ * (signals, descriptors, working directory, limits), running the steps.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "explore/scenario_int.h"
+
+/* The bytes of address space this process has mapped (0 when /proc does not say). */
+static unsigned long long mapped_now(void)
+{
+	FILE *f = fopen("/proc/self/statm", "re");
+	unsigned long long pages = 0;
+
+	if (f) {
+		if (fscanf(f, "%llu", &pages) != 1)
+			pages = 0;
+		fclose(f);
+	}
+	return pages * sysconf(_SC_PAGESIZE);
+}
+
+/* Soft and hard limit res set to want, or to the hard limit there is when it is lower. */
+static int limit(int res, const char *name, unsigned long long want)
+{
+	struct rlimit rl;
+
+	if (getrlimit(res, &rl) == 0 && rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want)
+		want = rl.rlim_max;
+	rl.rlim_cur = rl.rlim_max = want;
+	if (!setrlimit(res, &rl))
+		return 0;
+	fprintf(stderr, "kprotperf scenario: cannot set %s to %llu: %s\n", name, want,
+		strerror(errno));
+	return -1;
+}
+
+/*
+ * The memory limit adds to what the process has mapped already: the
+ * sanitizer build maps terabytes of shadow memory before any scenario.
+ * Files are held to the memory limit: the scratch folder may be a tmpfs.
+ */
+static int limits(const struct scn_limits *lim)
+{
+	unsigned long long mem = mapped_now() + lim->mem;
+
+	return limit(RLIMIT_AS, "RLIMIT_AS", mem) ?: limit(RLIMIT_FSIZE, "RLIMIT_FSIZE", lim->mem)
+		?: limit(RLIMIT_NPROC, "RLIMIT_NPROC", lim->procs)
+		?: limit(RLIMIT_NOFILE, "RLIMIT_NOFILE", lim->files)
+		?: limit(RLIMIT_CORE, "RLIMIT_CORE", 0);
+}
+
+/*
+ * What the supervisor blocked let through again; its kill signal deadly
+ * again; SIGPIPE and SIGXFSZ ignored, so that a closed pipe and the file
+ * size limit are errors the steps count, not deaths.
+ */
+static void signals(void)
+{
+	sigset_t none;
+
+	signal(SCN_KILL_SIGNAL, SIG_DFL);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+static int sandbox(const char *dir, const struct scn_limits *lim, pid_t supervisor)
+{
+	signals();
+	/* killed with the supervisor; it may be gone already */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != supervisor)
+		return -1;
+	/* nothing of the caller's is the scenario's to use */
+	close_range(3, ~0U, 0);
+	if (chdir(dir)) {
+		fprintf(stderr, "kprotperf scenario: cannot enter the scratch folder %s: %s\n", dir,
+			strerror(errno));
+		return -1;
+	}
+	umask(077);
+	return limits(lim);
+}
+
+int scn_worker(struct scn_run *r, const char *dir, const struct scn_limits *lim, pid_t supervisor)
+{
+	const struct scn_template *tp;
+	long long a[SCN_PARAMS];
+	size_t i;
+
+	if (sandbox(dir, lim, supervisor))
+		return 1;
+	for (i = 0; i < r->s->n; i++) {
+		r->tally->step = i;
+		tp = &r->t->v[r->s->step[i].tpl];
+		scn_action_args(tp, &r->s->step[i], a);
+		if (tp->act->run(r, a))
+			return 1;
+	}
+	return 0;
+}
