@@ -24,6 +24,8 @@ static const struct {
 	{"diff", cmd_diff, "[OPTIONS] BASE HARDENED",
 	 "what hardening costs: BASE vs HARDENED recording"},
 	{"scenario", cmd_scenario, "[OPTIONS] FILE", "run a scenario of syscalls in a sandbox"},
+	{"explore", cmd_explore, "--target FUNC [OPTIONS]",
+	 "search for the syscall workloads that drive FUNC's cost"},
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -310,6 +310,9 @@ static int exit_code(const struct session *s)
 
 	if (!s->o->argv || s->end == END_DURATION)
 		return 0;
+	/* a runs provider's commands fail as they may: only Ctrl-C says something */
+	if (s->o->runs)
+		return s->end == END_INTERRUPTED ? 130 : 0;
 	/* interrupted after CMD exited well: between runs, or waiting for its children */
 	return s->end == END_INTERRUPTED && !code ? 130 : code;
 }

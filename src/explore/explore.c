@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kprotperf explore (explore.h): the search as one recording whose runs
+ * are scenarios, each run by `kprotperf scenario FILE` (this very binary)
+ * in a sandbox of its own; and --replay, one scenario recorded as record
+ * would.  What is kept is written at once, so that an interrupted search
+ * leaves its corpus whole.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "explore/explore.h"
+#include "explore/explore_out.h"
+#include "explore/scenario.h"
+#include "explore/search.h"
+#include "record/measures.h"
+#include "record/record.h"
+
+/* exit status of kprotperf scenario whose time was up */
+#define SCENARIO_TIMEOUT 124
+
+struct explore {
+	const struct explore_opts *o;
+	struct scn_templates *t;
+	struct search *s;
+	struct record_runs runs;
+	char next[PATH_MAX]; /* the scenario of the run under way */
+	char self[PATH_MAX]; /* this binary: the scenarios' runner */
+	char secs[16];
+	char *argv[8];
+	struct timespec t0;
+	struct explore_progress progress;
+};
+
+static double elapsed(const struct explore *e)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - e->t0.tv_sec) + (now.tv_nsec - e->t0.tv_nsec) / 1e9;
+}
+
+/* path written whole or not at all: a reader never sees half a scenario. */
+static int write_scenario(const struct explore *e, const char *path, const struct scenario *s,
+			  const char *header)
+{
+	char tmp[PATH_MAX + 8];
+	FILE *f;
+	int err;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "we");
+	if (!f)
+		return -errno;
+	if (header)
+		fprintf(f, "# %s\n", header);
+	err = scn_write(e->t, s, f);
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
+/* The runner's command for the scenario in e->next. */
+static void runner_argv(struct explore *e)
+{
+	int i = 0;
+
+	snprintf(e->secs, sizeof(e->secs), "%u", e->o->limit_s);
+	e->argv[i++] = e->self;
+	e->argv[i++] = "scenario";
+	e->argv[i++] = "--seconds";
+	e->argv[i++] = e->secs;
+	if (e->o->templates) {
+		e->argv[i++] = "--templates";
+		e->argv[i++] = (char *)e->o->templates;
+	}
+	e->argv[i++] = e->next;
+	e->argv[i] = NULL;
+}
+
+static bool budget_left(const struct explore *e, unsigned int run)
+{
+	if (e->o->seconds > 0)
+		return elapsed(e) < e->o->seconds;
+	return run < e->o->runs;
+}
+
+static int next_run(void *ctx, unsigned int run, char *const **argv)
+{
+	struct explore *e = ctx;
+	int err;
+
+	if (!budget_left(e, run))
+		return 1;
+	err = write_scenario(e, e->next, search_next(e->s), NULL);
+	if (err) {
+		fprintf(stderr, "\nkprotperf explore: cannot write %s: %s\n", e->next,
+			strerror(-err));
+		return err;
+	}
+	*argv = e->argv;
+	return 0;
+}
+
+static enum search_end end_of(int status)
+{
+	if (WIFSIGNALED(status))
+		return SEARCH_CRASHED;
+	return WIFEXITED(status) && WEXITSTATUS(status) == SCENARIO_TIMEOUT ? SEARCH_HUNG
+									    : SEARCH_EXITED;
+}
+
+/* A kept scenario into the corpus (or, hung or crashed, the findings), named by its id. */
+static int keep(struct explore *e, const struct search_entry *k)
+{
+	char path[PATH_MAX], header[256];
+
+	snprintf(path, sizeof(path), "%s/%s/%04u.scn", e->o->dir,
+		 k->finding ? "findings" : "corpus", k->id);
+	snprintf(header, sizeof(header), "kept at run %u: %s", k->run, k->why);
+	return write_scenario(e, path, &k->s, header);
+}
+
+static int run_ended(void *ctx, unsigned int run, int status, const struct run_measures *m)
+{
+	struct explore *e = ctx;
+	const struct search_entry *kept;
+	struct search_feedback fb = {
+		.end = end_of(status),
+		.calls = m->nblocks ? m->calls : m->func_calls,
+		.ns_per_call = m->func_calls ? (double)m->func_ns / m->func_calls : -1,
+		.ctx = m->ctx,
+		.nctx = m->nctx,
+		.blocks = m->blocks,
+		.nblocks = m->nblocks,
+		.trips = m->trips,
+		.nloops = m->nloops};
+	int err = search_feedback(e->s, &fb, &kept);
+
+	err = err ?: (kept ? keep(e, kept) : 0);
+	if (err) {
+		fprintf(stderr, "\nkprotperf explore: keeping run %u's scenario: %s\n", run,
+			strerror(-err));
+		return err;
+	}
+	explore_out_progress(&e->progress, e->s, kept, elapsed(e));
+	return 0;
+}
+
+/* dir, made if need be, with its corpus and findings folders: none there yet. */
+static int make_dir(const char *dir, char *why, size_t len)
+{
+	static const char *const subs[] = {"corpus", "findings"};
+	char sub[PATH_MAX];
+	size_t i;
+	int err = mkdir(dir, 0755) && errno != EEXIST ? -errno : 0;
+
+	for (i = 0; i < 2 && !err; i++) {
+		snprintf(sub, sizeof(sub), "%s/%s", dir, subs[i]);
+		err = mkdir(sub, 0755) ? -errno : 0;
+	}
+	if (err)
+		snprintf(why, len, "-o %s: %s", dir,
+			 err == -EEXIST ? "it holds a search already: give another folder"
+					: strerror(-err));
+	return err;
+}
+
+/* What record needs to probe the target as the search does. */
+static void probe_opts(const struct explore *e, struct record_opts *ro)
+{
+	const struct explore_opts *o = e->o;
+
+	record_opts_init(ro);
+	ro->repeat = 1;
+	ro->argv = (char **)e->argv;
+	ro->func.patterns[0] = (char *)o->target;
+	ro->func.n = 1;
+	ro->func.vmlinux = o->vmlinux;
+	ro->blocks.funcs[0] = o->target;
+	ro->blocks.n = 1;
+	ro->blocks.limit = KP_BLK_MAX;
+	ro->blocks.vmlinux = o->vmlinux;
+}
+
+static int search(struct explore *e)
+{
+	const struct explore_opts *o = e->o;
+	struct explore_what w = {o->target, o->dir, o->seed, o->json};
+	char why[512], data[PATH_MAX];
+	struct record_opts ro;
+	int err, ret;
+
+	err = make_dir(o->dir, why, sizeof(why));
+	err = err ?: search_new(&e->s, e->t, o->seed);
+	if (err) {
+		fprintf(stderr, "kprotperf explore: %s\n", err == -ENOMEM ? strerror(ENOMEM) : why);
+		return 1;
+	}
+	snprintf(e->next, sizeof(e->next), "%s/next.scn", o->dir);
+	snprintf(data, sizeof(data), "%s/explore.data", o->dir);
+	runner_argv(e);
+	err = write_scenario(e, e->next, search_next(e->s), NULL);
+	if (err) {
+		fprintf(stderr, "kprotperf explore: cannot write %s: %s\n", e->next,
+			strerror(-err));
+		return 1;
+	}
+	probe_opts(e, &ro);
+	ro.output = data;
+	ro.quiet = true;
+	e->runs = (struct record_runs){next_run, run_ended, e};
+	ro.runs = &e->runs;
+	e->progress.quiet = o->quiet;
+	clock_gettime(CLOCK_MONOTONIC, &e->t0);
+	ret = record_run(&ro);
+	explore_out_end(&e->progress);
+	unlink(e->next);
+	if (search_runs(e->s))
+		explore_out_print(stdout, &w, e->t, e->s, elapsed(e));
+	return ret;
+}
+
+/* One scenario recorded as the search records them, into --output. */
+static int replay(struct explore *e)
+{
+	const struct explore_opts *o = e->o;
+	struct record_opts ro;
+	struct scenario s;
+	char why[512];
+
+	if (scn_read(e->t, o->replay, &s, why, sizeof(why))) {
+		fprintf(stderr, "kprotperf explore: %s\n", why);
+		return 1;
+	}
+	snprintf(e->next, sizeof(e->next), "%s", o->replay);
+	runner_argv(e);
+	probe_opts(e, &ro);
+	ro.output = o->output;
+	ro.quiet = o->quiet;
+	return record_run(&ro);
+}
+
+int explore_run(const struct explore_opts *o)
+{
+	struct explore e = {.o = o};
+	char why[512];
+	ssize_t n;
+	int ret;
+
+	if (scn_templates_load(&e.t, o->templates, why, sizeof(why))) {
+		fprintf(stderr, "kprotperf explore: %s\n", why);
+		return 1;
+	}
+	n = readlink("/proc/self/exe", e.self, sizeof(e.self) - 1);
+	if (n <= 0) {
+		fprintf(stderr, "kprotperf explore: cannot find its own binary: %s\n",
+			strerror(errno));
+		scn_templates_free(e.t);
+		return 1;
+	}
+	e.self[n] = '\0';
+	ret = o->replay ? replay(&e) : search(&e);
+	search_free(e.s);
+	scn_templates_free(e.t);
+	return ret;
+}
