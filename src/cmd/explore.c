@@ -51,6 +51,7 @@ static const struct options_entry entries[] = {
 	{O_REPLAY, "replay", "FILE",
 	 "record one scenario file (of corpus/, say) as the\n"
 	 "search does, into the data file -o names"},
+	{'r', "repeat", "N", "with --replay: run it N times (default 1), as record -r"},
 	{O_JSON, "json", NULL, "the result as one JSON object"},
 	{'q', "quiet", NULL, "no progress line and no line per scenario kept"},
 	{},
@@ -59,7 +60,7 @@ static const struct options_entry entries[] = {
 static const struct options_cmd command = {
 	.name = "explore",
 	.head = "Usage: kprotperf explore --target FUNC [OPTIONS]\n"
-		"       kprotperf explore --target FUNC --replay FILE [-o FILE]\n"
+		"       kprotperf explore --target FUNC --replay FILE [-r N] [-o FILE]\n"
 		"Search for the syscall workloads that drive a kernel function's cost: short\n"
 		"scenarios of syscalls (share/explore.conf's templates: fork, mmap, pipe,\n"
 		"open, setxattr, ...) run one after the other in a sandbox, each mutated\n"
@@ -76,6 +77,8 @@ static const struct options_number num_seed = {"--seed", 0, 18446744073709551615
 					       "expected a number, 0 to 2^64-1"};
 static const struct options_number num_runs = {
 	"--budget", 1, 1000000, true, "expected runs (1 to 1000000) or a time: 90s, 10m, 1h"};
+static const struct options_number num_repeat = {"--repeat", 1, 100000, true,
+						 "expected a number of runs, 1 to 100000"};
 static const struct options_number num_seconds = {"--scenario-seconds", 1, 3600, true,
 						  "expected seconds, 1 to 3600"};
 
@@ -134,6 +137,10 @@ static int set_opt(void *ctx, int key, const char *arg)
 	case O_REPLAY:
 		o->replay = arg;
 		break;
+	case 'r':
+		err = options_num(&command, &num_repeat, arg, &v);
+		o->repeat = v;
+		break;
 	case O_JSON:
 		o->json = true;
 		break;
@@ -152,6 +159,7 @@ static int parse(int argc, char **argv, struct explore_opts *o)
 				   .output = "kprotperf.data",
 				   .runs = DEFAULT_RUNS,
 				   .seed = 1,
+				   .repeat = 1,
 				   .limit_s = 10};
 	err = options_parse(&command, argc, argv, set_opt, o);
 	if (err)
@@ -161,6 +169,12 @@ static int parse(int argc, char **argv, struct explore_opts *o)
 			"kprotperf explore: unexpected argument '%s' (see kprotperf explore "
 			"--help)\n",
 			argv[optind]);
+		return -EINVAL;
+	}
+	if (o->repeat > 1 && !o->replay) {
+		fputs("kprotperf explore: -r N repeats a --replay; a search's runs are its "
+		      "--budget\n",
+		      stderr);
 		return -EINVAL;
 	}
 	if (!o->target) {

@@ -316,6 +316,8 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 	int err;
 
 	record_opts_init(o);
+	/* not given yet: the call graph decides (default_ring) */
+	o->ring_mib = 0;
 	err = options_parse(&command, argc, argv, set_opt, o);
 	if (err)
 		return err;

@@ -42,6 +42,7 @@ static const struct options_entry entries[] = {
 	 "the actions' templates instead of the built-in ones\n"
 	 "(format: share/explore.conf)"},
 	{O_LIST, "list", NULL, "print the templates' actions and parameters, and exit"},
+	{'q', "quiet", NULL, "no line of the syscall errors counted"},
 	{},
 };
 
@@ -101,6 +102,9 @@ static int set_opt(void *ctx, int key, const char *arg)
 		break;
 	case O_LIST:
 		o->list = true;
+		break;
+	case 'q':
+		o->lim.quiet = true;
 		break;
 	}
 	return err;

@@ -34,7 +34,10 @@ struct explore {
 	char next[PATH_MAX]; /* the scenario of the run under way */
 	char self[PATH_MAX]; /* this binary: the scenarios' runner */
 	char secs[16];
-	char *argv[8];
+	char *argv[10];
+	/* each run's scenario, by the run's parity: the next is chosen before the last is weighed
+	 */
+	struct scenario ran[2];
 	struct timespec t0;
 	struct explore_progress progress;
 };
@@ -79,6 +82,8 @@ static void runner_argv(struct explore *e)
 	snprintf(e->secs, sizeof(e->secs), "%u", e->o->limit_s);
 	e->argv[i++] = e->self;
 	e->argv[i++] = "scenario";
+	/* the errors a scenario meets are counted and said by none of its runs */
+	e->argv[i++] = "--quiet";
 	e->argv[i++] = "--seconds";
 	e->argv[i++] = e->secs;
 	if (e->o->templates) {
@@ -103,7 +108,8 @@ static int next_run(void *ctx, unsigned int run, char *const **argv)
 
 	if (!budget_left(e, run))
 		return 1;
-	err = write_scenario(e, e->next, search_next(e->s), NULL);
+	e->ran[run & 1] = *search_next(e->s);
+	err = write_scenario(e, e->next, &e->ran[run & 1], NULL);
 	if (err) {
 		fprintf(stderr, "\nkprotperf explore: cannot write %s: %s\n", e->next,
 			strerror(-err));
@@ -146,7 +152,7 @@ static int run_ended(void *ctx, unsigned int run, int status, const struct run_m
 		.nblocks = m->nblocks,
 		.trips = m->trips,
 		.nloops = m->nloops};
-	int err = search_feedback(e->s, &fb, &kept);
+	int err = search_feedback(e->s, &e->ran[run & 1], &fb, &kept);
 
 	err = err ?: (kept ? keep(e, kept) : 0);
 	if (err) {
@@ -211,7 +217,8 @@ static int search(struct explore *e)
 	snprintf(e->next, sizeof(e->next), "%s/next.scn", o->dir);
 	snprintf(data, sizeof(data), "%s/explore.data", o->dir);
 	runner_argv(e);
-	err = write_scenario(e, e->next, search_next(e->s), NULL);
+	e->ran[0] = *search_next(e->s);
+	err = write_scenario(e, e->next, &e->ran[0], NULL);
 	if (err) {
 		fprintf(stderr, "kprotperf explore: cannot write %s: %s\n", e->next,
 			strerror(-err));
@@ -249,6 +256,7 @@ static int replay(struct explore *e)
 	probe_opts(e, &ro);
 	ro.output = o->output;
 	ro.quiet = o->quiet;
+	ro.repeat = o->repeat;
 	return record_run(&ro);
 }
 

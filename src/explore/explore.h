@@ -24,6 +24,7 @@ struct explore_opts {
 	unsigned int limit_s;  /* --scenario-seconds: each scenario's time */
 	const char *replay;    /* --replay FILE: record this one scenario */
 	const char *output;    /* --replay's data file */
+	unsigned int repeat;   /* --replay's runs (-r) */
 	bool json;
 	bool quiet;
 };

@@ -57,11 +57,8 @@ static void context_name(const struct search_context *c, char *buf, size_t len)
 {
 	char nr[32];
 
-	if (c->nr < 0)
-		snprintf(nr, sizeof(nr), "no syscall");
-	else
-		syscalls_name(c->nr, NULL, nr, sizeof(nr));
-	snprintf(buf, len, "%s (%s)", *c->ctx ? c->ctx : "-", nr);
+	snprintf(buf, len, "%s (%s)", *c->ctx ? c->ctx : "-",
+		 c->nr < 0 ? "no syscall" : syscalls_name(c->nr, NULL, nr, sizeof(nr)));
 }
 
 static const struct search_entry *entry(const struct search *s, unsigned int id)
@@ -150,12 +147,8 @@ static void json_contexts(struct json *j, const struct explore_what *o,
 	for (i = 0; i < n; i++) {
 		json_open(j, NULL, '{');
 		json_str(j, "ctx", c[i].ctx);
-		if (c[i].nr < 0) {
-			json_str(j, "syscall", NULL);
-		} else {
-			syscalls_name(c[i].nr, NULL, nr, sizeof(nr));
-			json_str(j, "syscall", nr);
-		}
+		json_str(j, "syscall",
+			 c[i].nr < 0 ? NULL : syscalls_name(c[i].nr, NULL, nr, sizeof(nr)));
 		json_u64(j, "calls", c[i].calls);
 		json_double(j, "insns_per_call", c[i].insns);
 		json_u64(j, "trips", c[i].trips);

@@ -95,6 +95,7 @@ struct scn_limits {
 	unsigned int procs; /* processes of the user at once (RLIMIT_NPROC) */
 	unsigned int files; /* open files per process */
 	const char *dir;    /* the scratch folder's parent (NULL: $TMPDIR or /tmp) */
+	bool quiet;	    /* no line on stderr of the syscall errors counted */
 };
 
 /*

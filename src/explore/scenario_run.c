@@ -273,7 +273,8 @@ int scenario_run(const struct scn_templates *t, const struct scenario *s,
 	remove_queues(&r);
 	if (remove_scratch(dir) && !status)
 		status = 1;
-	print_errors(&r);
+	if (!lim->quiet)
+		print_errors(&r);
 out_reaper:
 	prctl(PR_SET_CHILD_SUBREAPER, 0);
 	munmap(r.tally, sizeof(*r.tally));

@@ -181,13 +181,16 @@ static struct search_context *context_of(struct search *s, const struct run_cont
 }
 
 /*
- * New contexts, and contexts whose calls cost more instructions than any
- * run's before: each then names the entry this run is about to make, id.
+ * New contexts, contexts whose calls cost more instructions than any run's
+ * before, and contexts a run called the target in more often (whether a
+ * cache needs a new slab in a run depends on what ran before it: the
+ * scenario that makes the most of them shows the context again when run
+ * again): each then names the entry this run is about to make, id.
  */
 static int weigh_contexts(struct search *s, const struct search_feedback *fb, unsigned int id,
 			  char *why, size_t len)
 {
-	unsigned long long fresh = 0, costlier = 0;
+	unsigned long long fresh = 0, costlier = 0, more = 0;
 	struct search_context *c;
 	double insns;
 	size_t i;
@@ -208,6 +211,8 @@ static int weigh_contexts(struct search *s, const struct search_feedback *fb, un
 			fresh++;
 		} else if (insns > c->insns) {
 			costlier++;
+		} else if (insns == c->insns && r->calls > c->calls) {
+			more++;
 		} else {
 			c->runs++;
 			continue;
@@ -223,11 +228,13 @@ static int weigh_contexts(struct search *s, const struct search_feedback *fb, un
 		because(why, len, "%snew contexts %llu", fresh);
 	if (costlier)
 		because(why, len, "%scostlier calls in %llu contexts", costlier);
+	if (more)
+		because(why, len, "%smore calls in %llu contexts", more);
 	return 0;
 }
 
-static int keep(struct search *s, const struct search_feedback *fb, const char *why,
-		const struct search_entry **kept)
+static int keep(struct search *s, const struct scenario *ran, const struct search_feedback *fb,
+		const char *why, const struct search_entry **kept)
 {
 	struct search_entry *e;
 
@@ -236,7 +243,7 @@ static int keep(struct search *s, const struct search_feedback *fb, const char *
 	e = &s->e[s->ne++];
 	*e = (struct search_entry){.id = s->ne,
 				   .run = s->runs - 1,
-				   .s = s->cur,
+				   .s = *ran,
 				   .finding = fb->end != SEARCH_EXITED,
 				   .end = fb->end};
 	snprintf(e->why, sizeof(e->why), "%s", why);
@@ -244,7 +251,7 @@ static int keep(struct search *s, const struct search_feedback *fb, const char *
 	return 0;
 }
 
-int search_feedback(struct search *s, const struct search_feedback *fb,
+int search_feedback(struct search *s, const struct scenario *ran, const struct search_feedback *fb,
 		    const struct search_entry **kept)
 {
 	char why[sizeof(s->e->why)] = "";
@@ -256,7 +263,7 @@ int search_feedback(struct search *s, const struct search_feedback *fb,
 	s->ends[fb->end]++;
 	/* a hang or a crash is a finding of its own, never a parent */
 	if (fb->end != SEARCH_EXITED)
-		return keep(s, fb,
+		return keep(s, ran, fb,
 			    fb->end == SEARCH_HUNG ? "hung: killed when its time was up"
 						   : "crashed: killed by a signal",
 			    kept);
@@ -265,7 +272,7 @@ int search_feedback(struct search *s, const struct search_feedback *fb,
 	if (err)
 		return err;
 	weigh_time(s, fb, why, sizeof(why));
-	return *why ? keep(s, fb, why, kept) : 0;
+	return *why ? keep(s, ran, fb, why, kept) : 0;
 }
 
 unsigned int search_runs(const struct search *s)

@@ -5,7 +5,8 @@
  * the target means: the scenario is kept when it reached a block of the
  * target no run had, a context (slab cache, calling syscall) none had, or
  * raised the most any run made of a block's executions, a loop's trips in
- * a call or the time per call (PerfFuzz's rule: a new maximum anywhere).
+ * a call, a context's calls or the time per call (PerfFuzz's rule: a new
+ * maximum anywhere).
  * The contexts found, each with the scenario that made the most of it.
  * Given the same seed and the same feedback it makes the same choices.
  */
@@ -48,7 +49,7 @@ struct search_entry {
 	enum search_end end;
 };
 
-/* A context found, with the scenario that made its calls cost the most. */
+/* A context found, with the scenario that made its calls cost the most (then: the most calls). */
 struct search_context {
 	char ctx[KP_CTX_LEN + 1];
 	int nr;		    /* the syscall, -1 none */
@@ -67,10 +68,11 @@ void search_free(struct search *s);
 /* The next scenario to run: a seed, then a mutant of the corpus. */
 const struct scenario *search_next(struct search *s);
 /*
- * The feedback of the run of search_next()'s scenario: *kept the entry it
- * made (NULL: none); -ENOMEM.
+ * The feedback of the run of scenario ran (one search_next() gave: a
+ * recording asks for the next run's before it has measured the last): *kept
+ * the entry it made (NULL: none); -ENOMEM.
  */
-int search_feedback(struct search *s, const struct search_feedback *fb,
+int search_feedback(struct search *s, const struct scenario *ran, const struct search_feedback *fb,
 		    const struct search_entry **kept);
 
 unsigned int search_runs(const struct search *s);

@@ -391,6 +391,7 @@ void record_opts_init(struct record_opts *o)
 				  .freq = KP_DEFAULT_FREQ_HZ,
 				  .max_stacks = 16384,
 				  .max_tasks = 8192,
+				  .ring_mib = 8,
 				  .blocks.limit = BLOCKS_LIMIT_DEFAULT};
 }
 

@@ -48,7 +48,8 @@ struct record_opts {
 
 /*
  * record's defaults: kprotperf.data, KP_DEFAULT_FREQ_HZ, 16384 stacks, 8192
- * tasks, ...; repeat 0, not given (record_run() needs it 1 at least).
+ * tasks, an 8 MiB ring, ...; repeat 0, not given (record_run() needs it 1
+ * at least).
  */
 void record_opts_init(struct record_opts *o);
 /* Record as *o says: the exit status kprotperf record returns (errors printed). */

@@ -258,10 +258,10 @@ static void test_seeds(void **state)
 	text = written(f->t, &seeds[0]);
 	tu_golden("scenario-seeds", text);
 	scn_summary(f->t, &seeds[1], sum, sizeof(sum));
-	assert_string_equal(sum, "clone_threads count=8 hold=0");
+	assert_string_equal(sum, "clone_threads count=16 hold=0");
 	scn_summary(f->t, &seeds[0], sum, 30);
 	/* cut to fit, its end included */
-	assert_string_equal(sum, "fork count=4 depth=1 hold=0; ");
+	assert_string_equal(sum, "fork count=16 depth=1 hold=0;");
 	free(text);
 	free(seeds);
 }

@@ -32,11 +32,24 @@ struct run {
 /* Each run after the other, as the driver hands them in. */
 static const struct run runs[] = {
 	{SEARCH_EXITED, {0, 0, 0}, {0}, NULL, 0, 0, -1, NULL},
-	{SEARCH_EXITED, {1, 1, 0}, {3}, "kmalloc-64", 1, 40, 1000,
+	{SEARCH_EXITED,
+	 {1, 1, 0},
+	 {3},
+	 "kmalloc-64",
+	 1,
+	 40,
+	 1000,
 	 "new blocks 2, more trips in a call (3), new contexts 1"},
 	{SEARCH_EXITED, {1, 1, 0}, {3}, "kmalloc-64", 1, 40, 1050, NULL},
-	{SEARCH_EXITED, {4, 1, 0}, {3}, "kmalloc-64", 4, 160, 1000,
-	 "more executions of 1 blocks"},
+	{SEARCH_EXITED, {1, 1, 0}, {3}, "kmalloc-64", 3, 120, 1000, "more calls in 1 contexts"},
+	{SEARCH_EXITED,
+	 {4, 1, 0},
+	 {3},
+	 "kmalloc-64",
+	 4,
+	 160,
+	 1000,
+	 "more executions of 1 blocks, more calls in 1 contexts"},
 	{SEARCH_EXITED, {1, 1, 1}, {3}, "filp", 1, 40, 1000, "new blocks 1, new contexts 1"},
 	{SEARCH_EXITED, {1, 1, 0}, {3}, "filp", 1, 80, 1000, "costlier calls in 1 contexts"},
 	{SEARCH_EXITED, {1, 1, 0}, {7}, "filp", 1, 40, 1000, "more trips in a call (7)"},
@@ -47,9 +60,11 @@ static const struct run runs[] = {
 	{SEARCH_CRASHED, {0, 0, 0}, {7}, NULL, 0, 0, -1, "crashed: killed by a signal"},
 };
 
-static int feed(struct search *s, const struct run *r, const struct search_entry **kept)
+static int feed(struct search *s, const struct scenario *ran, const struct run *r,
+		const struct search_entry **kept)
 {
-	struct run_context c = {.nr = 0, .calls = r->calls, .insns = r->insns, .trips = r->trips[0]};
+	struct run_context c = {
+		.nr = 0, .calls = r->calls, .insns = r->insns, .trips = r->trips[0]};
 	struct search_feedback fb = {.end = r->end,
 				     .calls = r->calls,
 				     .ns_per_call = r->ns,
@@ -62,7 +77,7 @@ static int feed(struct search *s, const struct run *r, const struct search_entry
 
 	if (r->ctx)
 		snprintf(c.ctx, sizeof(c.ctx), "%s", r->ctx);
-	return search_feedback(s, &fb, kept);
+	return search_feedback(s, ran, &fb, kept);
 }
 
 static struct scn_templates *templates(void)
@@ -79,14 +94,15 @@ static void test_keep_rule(void **state)
 	struct scn_templates *t = templates();
 	const struct search_entry *kept, *e;
 	const struct search_context *c;
+	const struct scenario *ran;
 	struct search *s;
 	unsigned int id = 0;
 	size_t i, n;
 
 	assert_int_equal(search_new(&s, t, 7), 0);
 	for (i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
-		search_next(s);
-		assert_int_equal(feed(s, &runs[i], &kept), 0);
+		ran = search_next(s);
+		assert_int_equal(feed(s, ran, &runs[i], &kept), 0);
 		if (!runs[i].why) {
 			assert_null(kept);
 			continue;
@@ -98,23 +114,25 @@ static void test_keep_rule(void **state)
 		assert_int_equal(kept->finding, runs[i].end != SEARCH_EXITED);
 	}
 	assert_int_equal(search_runs(s), sizeof(runs) / sizeof(runs[0]));
-	assert_int_equal(search_reached(s), 8);
+	assert_int_equal(search_reached(s), 9);
 	assert_int_equal(search_count(s, SEARCH_HUNG), 1);
 	assert_int_equal(search_count(s, SEARCH_CRASHED), 1);
 	assert_true(search_best_ns(s) == 1200);
 	e = search_entries(s, &n);
 	assert_int_equal(n, id);
-	/* the costliest context first: filp's 80 instructions a call, from entry 4 */
+	/* the costliest context first: filp's 80 instructions a call, from entry 5 */
 	c = search_contexts(s, &n);
 	assert_int_equal(n, 2);
 	assert_string_equal(c[0].ctx, "filp");
 	assert_true(c[0].insns == 80);
-	assert_int_equal(c[0].id, 4);
+	assert_int_equal(c[0].id, 5);
 	assert_int_equal(c[0].runs, 5);
+	assert_int_equal(e[c[0].id - 1].run, 6);
+	/* kmalloc-64 by the run of its most calls, 4 */
 	assert_string_equal(c[1].ctx, "kmalloc-64");
 	assert_true(c[1].insns == 40);
-	assert_int_equal(c[1].id, 1);
-	assert_int_equal(e[c[0].id - 1].run, 5);
+	assert_int_equal(c[1].calls, 4);
+	assert_int_equal(c[1].id, 3);
 	search_free(s);
 	scn_templates_free(t);
 }
@@ -123,6 +141,7 @@ static void test_keep_rule(void **state)
 static char *trail(const struct scn_templates *t, __u64 seed)
 {
 	const struct search_entry *kept;
+	const struct scenario *ran;
 	char line[512], *out = calloc(200, sizeof(line));
 	struct search *s;
 	size_t i;
@@ -130,9 +149,10 @@ static char *trail(const struct scn_templates *t, __u64 seed)
 	assert_non_null(out);
 	assert_int_equal(search_new(&s, t, seed), 0);
 	for (i = 0; i < 200; i++) {
-		scn_summary(t, search_next(s), line, sizeof(line));
+		ran = search_next(s);
+		scn_summary(t, ran, line, sizeof(line));
 		strcat(strcat(out, line), "\n");
-		assert_int_equal(feed(s, &runs[i % 9], &kept), 0);
+		assert_int_equal(feed(s, ran, &runs[i % 9], &kept), 0);
 	}
 	search_free(s);
 	return out;
