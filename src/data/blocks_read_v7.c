@@ -52,6 +52,25 @@ static int cmp_range(const void *a, const void *b)
 	return (x->lo > y->lo) - (x->lo < y->lo);
 }
 
+/*
+ * DWARF may split an instance's code into ranges that touch (a lexical
+ * block's own range beside its parent's), and a block can run across the
+ * seam; the sum check above rules out overlaps, so touching ranges are one.
+ */
+static size_t sort_and_join(struct range *v, size_t n)
+{
+	size_t i, out = 0;
+
+	qsort(v, n, sizeof(*v), cmp_range);
+	for (i = 1; i < n; i++) {
+		if (v[i].lo == v[out].hi)
+			v[out].hi = v[i].hi;
+		else
+			v[++out] = v[i];
+	}
+	return out + 1;
+}
+
 /* Whether [start, end) lies inside one of the n sorted ranges. */
 static bool inside(const struct range *v, size_t n, __u64 start, __u64 end)
 {
@@ -85,7 +104,7 @@ static int check_ranges(struct reader *r)
 				" than block_funcs.size, %llu bytes",
 				r->inl_row, f->name, (unsigned long long)f->size);
 	if (!err && rs.n)
-		qsort(rs.v, rs.n, sizeof(*rs.v), cmp_range);
+		rs.n = sort_and_join(rs.v, rs.n);
 	for (i = 0; !err && i < f->nb; i++)
 		if (!inside(rs.v, rs.n, f->b[i].start, f->b[i].end))
 			err = query_bad(r->df,
