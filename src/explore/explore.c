@@ -20,6 +20,7 @@
 #include "explore/explore_out.h"
 #include "explore/scenario.h"
 #include "explore/search.h"
+#include "record/links.h"
 #include "record/measures.h"
 #include "record/record.h"
 
@@ -164,22 +165,44 @@ static int run_ended(void *ctx, unsigned int run, int status, const struct run_m
 	return 0;
 }
 
-/* dir, made if need be, with its corpus and findings folders: none there yet. */
-static int make_dir(const char *dir, char *why, size_t len)
+/* the folders of a search's -o DIR */
+static const char *const subdirs[] = {"corpus", "findings"};
+
+/* The first n of dir's folders removed, and dir if the search made it. */
+static void unmake_dir(const char *dir, size_t n, bool made)
 {
-	static const char *const subs[] = {"corpus", "findings"};
 	char sub[PATH_MAX];
 	size_t i;
-	int err = mkdir(dir, 0755) && errno != EEXIST ? -errno : 0;
 
-	for (i = 0; i < 2 && !err; i++) {
-		snprintf(sub, sizeof(sub), "%s/%s", dir, subs[i]);
-		err = mkdir(sub, 0755) ? -errno : 0;
+	for (i = 0; i < n; i++) {
+		snprintf(sub, sizeof(sub), "%s/%s", dir, subdirs[i]);
+		rmdir(sub);
 	}
-	if (err)
-		snprintf(why, len, "-o %s: %s", dir,
-			 err == -EEXIST ? "it holds a search already: give another folder"
-					: strerror(-err));
+	if (made)
+		rmdir(dir);
+}
+
+/* dir, made if need be (*made says so), with its folders: none there yet. */
+static int make_dir(const char *dir, bool *made, char *why, size_t len)
+{
+	char sub[PATH_MAX];
+	size_t i = 0;
+	int err = 0;
+
+	*made = !mkdir(dir, 0755);
+	if (!*made && errno != EEXIST)
+		err = -errno;
+	for (; !err && i < 2; i++) {
+		snprintf(sub, sizeof(sub), "%s/%s", dir, subdirs[i]);
+		if (mkdir(sub, 0755))
+			err = -errno;
+	}
+	if (!err)
+		return 0;
+	unmake_dir(dir, i ? i - 1 : 0, *made);
+	snprintf(why, len, "-o %s: %s", dir,
+		 err == -EEXIST ? "it holds a search already: give another folder"
+				: strerror(-err));
 	return err;
 }
 
@@ -189,6 +212,7 @@ static void probe_opts(const struct explore *e, struct record_opts *ro)
 	const struct explore_opts *o = e->o;
 
 	record_opts_init(ro);
+	ro->cmd = "explore";
 	ro->repeat = 1;
 	ro->argv = (char **)e->argv;
 	ro->func.patterns[0] = (char *)o->target;
@@ -206,12 +230,18 @@ static int search(struct explore *e)
 	struct explore_what w = {o->target, o->dir, o->seed, o->json};
 	char why[512], data[PATH_MAX];
 	struct record_opts ro;
+	bool made;
 	int err, ret;
 
-	err = make_dir(o->dir, why, sizeof(why));
-	err = err ?: search_new(&e->s, e->t, o->seed);
+	err = make_dir(o->dir, &made, why, sizeof(why));
 	if (err) {
-		fprintf(stderr, "kprotperf explore: %s\n", err == -ENOMEM ? strerror(ENOMEM) : why);
+		fprintf(stderr, "kprotperf explore: %s\n", why);
+		return 1;
+	}
+	err = search_new(&e->s, e->t, o->seed);
+	if (err) {
+		fprintf(stderr, "kprotperf explore: %s\n", strerror(-err));
+		unmake_dir(o->dir, 2, made);
 		return 1;
 	}
 	snprintf(e->next, sizeof(e->next), "%s/next.scn", o->dir);
@@ -222,6 +252,7 @@ static int search(struct explore *e)
 	if (err) {
 		fprintf(stderr, "kprotperf explore: cannot write %s: %s\n", e->next,
 			strerror(-err));
+		unmake_dir(o->dir, 2, made);
 		return 1;
 	}
 	probe_opts(e, &ro);
@@ -236,6 +267,8 @@ static int search(struct explore *e)
 	unlink(e->next);
 	if (search_runs(e->s))
 		explore_out_print(stdout, &w, e->t, e->s, elapsed(e));
+	else
+		unmake_dir(o->dir, 2, made);
 	return ret;
 }
 
@@ -267,6 +300,13 @@ int explore_run(const struct explore_opts *o)
 	ssize_t n;
 	int ret;
 
+	if (!links_kprobes_available()) {
+		fprintf(stderr,
+			"kprotperf explore: this kernel has no kprobes (CONFIG_KPROBES not set), and "
+			"explore counts --target's blocks with them: run it on a kernel with kprobes "
+			"(in a VM: scripts/vm-run.sh)\n");
+		return 1;
+	}
 	if (scn_templates_load(&e.t, o->templates, why, sizeof(why))) {
 		fprintf(stderr, "kprotperf explore: %s\n", why);
 		return 1;

@@ -129,7 +129,7 @@ static void note_no_exec(const struct session *s)
 		snprintf(how, sizeof(how), "was killed by signal %d", WTERMSIG(s->status));
 	else
 		snprintf(how, sizeof(how), "exited with status %d", WEXITSTATUS(s->status));
-	fprintf(stderr, "kprotperf record: '%s' %s before its exec: nothing of it ran\n",
+	fprintf(stderr, "kprotperf %s: '%s' %s before its exec: nothing of it ran\n", s->o->cmd,
 		s->o->argv[0], how);
 }
 
@@ -200,10 +200,10 @@ static void note_killed(struct session *s, int n)
 {
 	events_end_line(s);
 	fprintf(stderr,
-		"kprotperf record: run %u of %u left %d process%s running %.0f s after CMD "
+		"kprotperf %s: run %u of %u left %d process%s running %.0f s after CMD "
 		"exited: killed, so that %s cannot count in the next run\n",
-		s->run + 1, s->o->repeat, n, n == 1 ? "" : "es", STRAGGLER_GRACE_NS / 1e9,
-		n == 1 ? "it" : "they");
+		s->o->cmd, s->run + 1, s->o->repeat, n, n == 1 ? "" : "es",
+		STRAGGLER_GRACE_NS / 1e9, n == 1 ? "it" : "they");
 }
 
 /*

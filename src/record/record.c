@@ -104,7 +104,7 @@ static int attach_blocks(struct session *s)
 	s->stage = STAGE_BLOCKS;
 	err = blocks_attach(&s->blocks, &s->o->blocks, s->ks, s->skel, s->why, sizeof(s->why));
 	if (!err && blocks_note(s->blocks) && !s->o->quiet)
-		fprintf(stderr, "kprotperf record: %s\n", blocks_note(s->blocks));
+		fprintf(stderr, "kprotperf %s: %s\n", s->o->cmd, blocks_note(s->blocks));
 	return err;
 }
 
@@ -159,9 +159,9 @@ static int prepare(struct session *s)
 	err = funcs_attach(&s->funcs, &s->o->func, s->ks, s->skel, s->why, sizeof(s->why));
 	/* a measure missing is worth a line even with -q, unlike the notes */
 	if (!err && funcs_warning(s->funcs))
-		fprintf(stderr, "kprotperf record: %s\n", funcs_warning(s->funcs));
+		fprintf(stderr, "kprotperf %s: %s\n", s->o->cmd, funcs_warning(s->funcs));
 	if (!err && s->why[0] && !s->o->quiet)
-		fprintf(stderr, "kprotperf record: %s\n", s->why);
+		fprintf(stderr, "kprotperf %s: %s\n", s->o->cmd, s->why);
 	/* without it, trampoline frames are only named after whatever precedes them */
 	if (!err && funcs_uses_fentry(s->funcs))
 		ksyms_load(&s->probed_ks, NULL);
@@ -271,11 +271,11 @@ static int failed(struct session *s, int err)
 	int status;
 
 	if (!why) {
-		fprintf(stderr, "kprotperf record: %s\n", strerror(ENOMEM));
+		fprintf(stderr, "kprotperf %s: %s\n", s->o->cmd, strerror(ENOMEM));
 		return 1;
 	}
 	status = explain(s, err, why, len);
-	fprintf(stderr, "kprotperf record: %s\n", why);
+	fprintf(stderr, "kprotperf %s: %s\n", s->o->cmd, why);
 	free(why);
 	return status;
 }
@@ -333,7 +333,7 @@ static void report_failed_run(const struct session *s)
 			 strsignal(WTERMSIG(s->status)));
 	else
 		snprintf(how, sizeof(how), "exited with status %d", WEXITSTATUS(s->status));
-	fprintf(stderr, "kprotperf record: run %u of %u %s%s (%u complete run%s kept)\n",
+	fprintf(stderr, "kprotperf %s: run %u of %u %s%s (%u complete run%s kept)\n", s->o->cmd,
 		s->run + 1, n, how, s->run + 1 < n ? "; stopped repeating" : "", s->complete,
 		s->complete == 1 ? "" : "s");
 }
@@ -347,21 +347,23 @@ static int record(struct session *s)
 
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		fprintf(stderr,
-			"kprotperf record: this kernel has no BTF (/sys/kernel/btf/vmlinux): "
-			"kprotperf needs a kernel built with CONFIG_DEBUG_INFO_BTF=y\n");
+			"kprotperf %s: this kernel has no BTF (/sys/kernel/btf/vmlinux): "
+			"kprotperf needs a kernel built with CONFIG_DEBUG_INFO_BTF=y\n",
+			s->o->cmd);
 		return 1;
 	}
 	/* before anything runs: a recording must not be lost at the end for want of a path */
 	if (datafile_check_target(s->o->output, why, sizeof(why)) < 0 && why[0]) {
-		fprintf(stderr, "kprotperf record: cannot write '%s': %s\n", s->o->output, why);
+		fprintf(stderr, "kprotperf %s: cannot write '%s': %s\n", s->o->cmd, s->o->output,
+			why);
 		return 1;
 	}
 	err = datafile_create(&s->df, s->o->output);
 	if (err) {
 		fprintf(stderr,
-			"kprotperf record: cannot create '%s': %s: choose a writable path "
+			"kprotperf %s: cannot create '%s': %s: choose a writable path "
 			"with -o\n",
-			s->o->output, strerror(-err));
+			s->o->cmd, s->o->output, strerror(-err));
 		return 1;
 	}
 	err = prepare(s) ?: go(s);
@@ -373,7 +375,7 @@ static int record(struct session *s)
 	workload_user(&uid, &gid);
 	err = datafile_commit(s->df, uid == getuid() ? (uid_t)-1 : uid, gid, why, sizeof(why));
 	if (err && why[0]) {
-		fprintf(stderr, "kprotperf record: %s\n", why);
+		fprintf(stderr, "kprotperf %s: %s\n", s->o->cmd, why);
 		return 1;
 	}
 	/* the stage is still STAGE_WRITE */
@@ -387,7 +389,8 @@ static int record(struct session *s)
 
 void record_opts_init(struct record_opts *o)
 {
-	*o = (struct record_opts){.output = "kprotperf.data",
+	*o = (struct record_opts){.cmd = "record",
+				  .output = "kprotperf.data",
 				  .freq = KP_DEFAULT_FREQ_HZ,
 				  .max_stacks = 16384,
 				  .max_tasks = 8192,

@@ -27,6 +27,7 @@ struct record_runs {
 };
 
 struct record_opts {
+	const char *cmd; /* the command whose errors these are: "record", "explore" */
 	const char *output;
 	pid_t pid;
 	bool system_wide;

@@ -11,6 +11,7 @@
 #   through BTF, not DWARF), makes allocate_slab run for that cache;
 # - replayed: explore --replay -r 2 of its scenario reaches that cache again.
 # At least 5 distinct caches must pass both, each listed in /sys/kernel/slab.
+# report --blocks reads the search's recording and agrees with its contexts.
 # A target no scenario reaches is said to be unreached, not an empty table.
 # shellcheck source=tests/vm/vm.sh
 . "$(dirname "$0")/vm.sh"
@@ -32,6 +33,19 @@ python3 - "$S" <<'EOF' || fail "unreached target: $(cat "$S/un.json" "$S/un.txt"
 import json, sys
 u = json.load(open(sys.argv[1] + "/un.json"))
 assert not u["reached"] and u["contexts"] == [] and u["runs"] == 12, u
+EOF
+# the search's recording is one like record's: report --blocks reads it, its
+# calls by syscall at least those of any one run explore listed
+"$KP" report --blocks --json --vmlinux "$VM_VMLINUX" "$TMP/ex/explore.data" >"$TMP/rb.json" ||
+	fail "report --blocks of explore.data exited $?"
+python3 - "$TMP/ex.json" "$TMP/rb.json" <<'EOF' || fail "explore.data disagrees with explore's contexts"
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = json.load(open(sys.argv[2]))["functions"][0]
+calls = {s["syscall"]: s["calls"] for s in f["contexts"]["syscalls"]}
+assert f["function"] == "shuffle_freelist" and f["calls"] > 0, f["function"]
+for c in d["contexts"]:
+    assert calls.get(c["syscall"], 0) >= c["calls"], (c, calls)
 EOF
 grep -q "^explore: __x64_sys_acct was not reached: none of the 12 scenarios" "$S/un.txt" ||
 	fail "unreached target not said: $(cat "$S/un.txt" "$S/un.err")"
