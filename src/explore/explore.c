@@ -213,6 +213,7 @@ static void probe_opts(const struct explore *e, struct record_opts *ro)
 
 	record_opts_init(ro);
 	ro->cmd = "explore";
+	ro->probe_flag = "--target";
 	ro->repeat = 1;
 	ro->argv = (char **)e->argv;
 	ro->func.patterns[0] = (char *)o->target;

@@ -205,6 +205,24 @@ static int go(struct session *s)
 	return repeat_put_run(s) ?: save_data(s);
 }
 
+/*
+ * --blocks' reasons start with "--blocks", --func's do not; a command that
+ * probes a function of its own option (explore's --target) names that one,
+ * the option its user gave.
+ */
+static void probe_error(const struct record_opts *o, bool blocks, const char *msg, char *why,
+			size_t len)
+{
+	const char *flag = blocks ? "--blocks" : "--func";
+	const char *sep = ": ";
+
+	if (blocks && !strncmp(msg, flag, strlen(flag))) {
+		msg += strlen(flag);
+		sep = "";
+	}
+	snprintf(why, len, "%s%s%s", o->probe_flag ?: flag, sep, msg);
+}
+
 /* What failed at s->stage with err, into why; the exit status to return. */
 static int explain(const struct session *s, int err, char *why, size_t len)
 {
@@ -241,12 +259,9 @@ static int explain(const struct session *s, int err, char *why, size_t len)
 		snprintf(why, len, "%s", s->why);
 		return 1;
 	}
-	if (s->stage == STAGE_BLOCKS) {
-		snprintf(why, len, "%s", s->why[0] ? s->why : strerror(-err));
-		return 1;
-	}
-	if (s->stage == STAGE_FUNC) {
-		snprintf(why, len, "--func: %s", s->why[0] ? s->why : strerror(-err));
+	if (s->stage == STAGE_BLOCKS || s->stage == STAGE_FUNC) {
+		probe_error(o, s->stage == STAGE_BLOCKS, s->why[0] ? s->why : strerror(-err), why,
+			    len);
 		return 1;
 	}
 	if (o->argv && s->stage == STAGE_RUN_COMMAND && err == -EPIPE) {
@@ -398,6 +413,24 @@ void record_opts_init(struct record_opts *o)
 				  .blocks.limit = BLOCKS_LIMIT_DEFAULT};
 }
 
+/*
+ * The signals that end a recording, blocked to be read from a signalfd.  A
+ * shell starts a script's background command with SIGINT ignored, which
+ * would discard it: like perf record, kprotperf takes SIGINT and SIGTERM
+ * back (kill -INT stops a recording made with &); an ignored SIGHUP
+ * (nohup) stays ignored.
+ */
+static void take_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	sigprocmask(SIG_BLOCK, set, NULL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+}
+
 int record_run(const struct record_opts *o)
 {
 	struct session s = {.o = o,
@@ -408,11 +441,7 @@ int record_run(const struct record_opts *o)
 			    .wl = {.pid = -1, .go_fd = -1, .err_fd = -1}};
 	int ret;
 
-	sigemptyset(&s.sigs);
-	sigaddset(&s.sigs, SIGINT);
-	sigaddset(&s.sigs, SIGTERM);
-	sigaddset(&s.sigs, SIGHUP);
-	sigprocmask(SIG_BLOCK, &s.sigs, NULL);
+	take_signals(&s.sigs);
 	s.sigfd = signalfd(-1, &s.sigs, SFD_CLOEXEC);
 	ret = record(&s);
 	sampler_detach(&s.sampler);

@@ -16,7 +16,8 @@ struct run_measures;
  * Who gives each run its command and is told what it measured, instead of
  * CMD --repeat times (kprotperf explore).  next() gives run run's command
  * (from 1: the first is record_opts.argv) or returns 1 for no more runs;
- * ended() gets what run run added to the --func and --blocks measures.
+ * ended() gets what run run added to the --func and --blocks measures
+ * (not for a run Ctrl-C cut short: Ctrl-C ends the runs there).
  * Runs go on after one that failed or was killed; a non-zero return of
  * either stops the recording with that error.
  */
@@ -27,7 +28,8 @@ struct record_runs {
 };
 
 struct record_opts {
-	const char *cmd; /* the command whose errors these are: "record", "explore" */
+	const char *cmd;	/* the command whose errors these are: "record", "explore" */
+	const char *probe_flag; /* the option naming --func's and --blocks' function, if not them */
 	const char *output;
 	pid_t pid;
 	bool system_wide;

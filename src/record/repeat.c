@@ -74,23 +74,26 @@ int repeat_one_run(struct session *s)
 }
 
 /*
- * The run's row, and what it added to the func map (funcs_collect reads that
- * map on its own): all the run did has happened by now.
+ * What the run added to the --func and --blocks measures, to the runs
+ * provider; not a run Ctrl-C cut short, whose measures are a part of it.
  */
-/* What the run added to the --func and --blocks measures, to the runs provider. */
 static int tell_ended(struct session *s)
 {
 	const struct record_runs *r = s->o->runs;
 	struct run_measures m;
 	int err;
 
-	if (!r)
+	if (!r || s->run_end == RUN_INTERRUPTED)
 		return 0;
 	err = measures_take(s->measures, s->funcs, s->blocks, &m);
 	err = err ?: r->ended(r->ctx, s->run, s->status, &m);
 	return err;
 }
 
+/*
+ * The run's row, and what it added to the func map (funcs_collect reads that
+ * map on its own): all the run did has happened by now.
+ */
 int repeat_put_run(struct session *s)
 {
 	const char *end = run_end_names[s->run_end];

@@ -26,6 +26,16 @@ wait "$pid" && rc=0 || rc=$?
 cmd=$(q term.data "SELECT value FROM meta WHERE key = 'record.pid'")
 [ -n "$cmd" ] && ! kill -0 "$cmd" 2>/dev/null || fail "the command (pid $cmd) outlived the recording"
 "$KP" report term.data > /dev/null || fail "report after SIGTERM failed"
+# a script's background command starts with SIGINT ignored: kprotperf takes
+# it back, as perf record does, and ends as for SIGTERM
+"$KP" record -q -o bg.data -- sleep 60 &
+pid=$!
+sleep 1
+kill -INT "$pid"
+wait "$pid" && rc=0 || rc=$?
+[ "$rc" = 143 ] || fail "SIGINT to a background kprotperf: exit $rc, want 143 (sleep ended by SIGTERM)"
+[ "$(q bg.data "SELECT value FROM meta WHERE key = 'record.end'")" = interrupted ] ||
+	fail "bg.data: record.end is not 'interrupted'"
 # a command that ignores SIGTERM gets SIGKILL 5 s later
 "$KP" record -q -o kill.data -- sh -c 'trap "" TERM; exec sleep 60' &
 pid=$!

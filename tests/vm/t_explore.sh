@@ -76,8 +76,29 @@ echo "explore: $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); pr
 		echo "shrink"
 		echo "$X --replay /tmp/$id.scn -r 2 -o /mnt/host/r-$id.data 2>> /mnt/host/check.err"
 	done <"$TMP/picked"
+	# Ctrl-C once the corpus has a scenario (a script's background job starts
+	# with SIGINT ignored, which kprotperf takes back)
+	echo "$X --budget 100000 --seed 2 --json -o /mnt/host/int > /mnt/host/int.json 2> /mnt/host/int.err &"
+	echo 'p=$!; i=0'
+	echo 'while [ $i -lt 300 ] && [ -z "$(ls /mnt/host/int/corpus 2>/dev/null)" ]; do sleep 1; i=$((i + 1)); done'
+	echo 'kill -INT $p; wait $p; echo $? > /mnt/host/int.rc'
 } >"$TMP/check.sh"
 vm_run <"$TMP/check.sh" || fail "guest script exited $?"
+# interrupted: status 130, the kept scenarios those the result lists, the
+# cut-short run in the recording but not judged, nothing half-written
+[ "$(cat "$VM_SHARE/int.rc")" = 130 ] || fail "Ctrl-C: exit $(cat "$VM_SHARE/int.rc"): $(cat "$VM_SHARE/int.err")"
+python3 - "$VM_SHARE" <<'EOF' || fail "the interrupted search's folder disagrees with its result"
+import json, os, sqlite3, sys
+S = sys.argv[1] + "/int"
+d = json.load(open(S + ".json"))
+files = sorted(os.listdir(S + "/corpus") + os.listdir(S + "/findings"))
+assert d["kept"] and sorted(os.path.basename(k["file"]) for k in d["kept"]) == files, (d["kept"], files)
+assert not os.path.exists(S + "/next.scn")
+runs = sqlite3.connect(S + "/explore.data").execute("SELECT end FROM runs ORDER BY run").fetchall()
+assert len(runs) in (d["runs"], d["runs"] + 1), (len(runs), d["runs"])
+assert all(r[0] != "interrupted" for r in runs[:d["runs"]]), runs
+EOF
+"$KP" report "$VM_SHARE/int/explore.data" >/dev/null || fail "report of the interrupted search's recording exited $?"
 python3 - "$VM_SHARE" "$TMP/picked" <<'EOF' || fail "fewer than 5 caches confirmed: $(tail -5 "$VM_SHARE/check.err")"
 import sqlite3, sys
 S = sys.argv[1]
