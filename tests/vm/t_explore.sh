@@ -81,7 +81,7 @@ echo "explore: $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); pr
 	echo "$X --budget 100000 --seed 2 --json -o /mnt/host/int > /mnt/host/int.json 2> /mnt/host/int.err &"
 	echo 'p=$!; i=0'
 	echo 'while [ $i -lt 300 ] && [ -z "$(ls /mnt/host/int/corpus 2>/dev/null)" ]; do sleep 1; i=$((i + 1)); done'
-	echo 'kill -INT $p; wait $p; echo $? > /mnt/host/int.rc'
+	echo 'kill -INT $p; rc=0; wait $p || rc=$?; echo $rc > /mnt/host/int.rc'
 } >"$TMP/check.sh"
 vm_run <"$TMP/check.sh" || fail "guest script exited $?"
 # interrupted: status 130, the kept scenarios those the result lists, the
