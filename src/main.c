@@ -26,6 +26,7 @@ static const struct {
 	{"scenario", cmd_scenario, "[OPTIONS] FILE", "run a scenario of syscalls in a sandbox"},
 	{"explore", cmd_explore, "--target FUNC [OPTIONS]",
 	 "search for the syscall workloads that drive FUNC's cost"},
+	{"features", cmd_features, "[OPTIONS]", "the compiler-inserted protections in the kernel"},
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -12,7 +12,7 @@
 
 int cli_input(int argc, char **argv, const char *cmd, const char **input)
 {
-	if (optind < argc)
+	if (input && optind < argc)
 		*input = argv[optind++];
 	if (optind < argc) {
 		fprintf(stderr,

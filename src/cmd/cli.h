@@ -15,7 +15,10 @@ struct kernel_dwarf;
 	"build-id in /usr/lib/debug or kernel-build.sh's cache, or\n"   \
 	"under /usr/lib/debug/boot, /boot, /lib/modules)"
 
-/* Take at most one positional FILE argument after options_parse() into *input. */
+/*
+ * Take at most one positional FILE argument after options_parse() into
+ * *input; input NULL: the command takes none.  -EINVAL (said) for more.
+ */
 int cli_input(int argc, char **argv, const char *cmd, const char **input);
 /* Open a recording; on failure print one line naming the problem and return -errno. */
 int cli_open(const char *cmd, const char *path, struct datafile **out);

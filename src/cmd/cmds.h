@@ -17,6 +17,7 @@ int cmd_symbolize(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_scenario(int argc, char **argv);
 int cmd_explore(int argc, char **argv);
+int cmd_features(int argc, char **argv);
 
 /* Parse record's options into *o: 0, 1 after --help, or -EINVAL after printing why. */
 int record_parse(int argc, char **argv, struct record_opts *o);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/cli.h"
 #include "cmd/cmds.h"
 #include "cmd/options.h"
 #include "explore/explore.h"
@@ -164,13 +165,8 @@ static int parse(int argc, char **argv, struct explore_opts *o)
 	err = options_parse(&command, argc, argv, set_opt, o);
 	if (err)
 		return err;
-	if (optind < argc) {
-		fprintf(stderr,
-			"kprotperf explore: unexpected argument '%s' (see kprotperf explore "
-			"--help)\n",
-			argv[optind]);
+	if (cli_input(argc, argv, "explore", NULL))
 		return -EINVAL;
-	}
 	if (o->repeat > 1 && !o->replay) {
 		fputs("kprotperf explore: -r N repeats a --replay; a search's runs are its "
 		      "--budget\n",

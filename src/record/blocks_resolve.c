@@ -23,7 +23,7 @@
 
 #include "record/blocks.h"
 #include "record/blocks_func.h"
-#include "record/blocks_text.h"
+#include "symbols/ktext.h"
 #include "record/running_dwarf.h"
 #include "symbols/cfg.h"
 #include "symbols/debuginfo.h"
@@ -110,10 +110,10 @@ static __u64 next_symbol(const struct ksyms *ks, __u64 addr)
 static int read_text(const struct blocks *b, __u64 addr, void *buf, size_t len)
 {
 	const struct ksym *stext = ksyms_by_name(b->ks, "_stext");
-	int err = blocks_text_kcore("/proc/kcore", addr, buf, len);
+	int err = ktext_kcore("/proc/kcore", addr, buf, len);
 
 	if (err && *b->text_path && stext)
-		err = blocks_text_vmlinux(b->text_path, stext->addr, addr, buf, len);
+		err = ktext_vmlinux(b->text_path, stext->addr, addr, buf, len);
 	return err;
 }
 

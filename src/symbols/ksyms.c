@@ -273,6 +273,17 @@ const struct ksym *ksyms_lookup(const struct ksyms *ks, __u64 addr)
 	return &ks->e[i - 1].sym;
 }
 
+long ksyms_index(const struct ksyms *ks, __u64 addr)
+{
+	size_t i = ks ? upper_bound(ks, addr) : 0;
+
+	if (!i || ks->e[i - 1].sym.addr != addr)
+		return -1;
+	while (i > 1 && ks->e[i - 2].sym.addr == addr)
+		i--;
+	return (long)i - 1;
+}
+
 const struct ksym *ksyms_at(const struct ksyms *ks, size_t i)
 {
 	return ks && i < ks->n ? &ks->e[i].sym : NULL;

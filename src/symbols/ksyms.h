@@ -22,6 +22,8 @@ void ksyms_sort(struct ksyms *ks);
 /* The symbol containing addr (greatest start <= addr), NULL below the first. */
 const struct ksym *ksyms_lookup(const struct ksyms *ks, __u64 addr);
 const struct ksym *ksyms_by_name(const struct ksyms *ks, const char *name);
+/* The index (as ksyms_at's) of the first of the symbols starting at addr; -1: none does. */
+long ksyms_index(const struct ksyms *ks, __u64 addr);
 const struct ksym *ksyms_at(const struct ksyms *ks, size_t i);
 void ksyms_free(struct ksyms *ks);
 

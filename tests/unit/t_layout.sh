@@ -10,7 +10,7 @@ import glob, re, sys
 
 # lower rank: depended on; a folder may include its own or lower-ranked
 # folders, and never a different folder of the same rank
-RANK = {"util": 0, "data": 1, "symbols": 2, "record": 3, "report": 3, "diff": 3, "explore": 4, "cmd": 5}
+RANK = {"util": 0, "data": 1, "symbols": 2, "record": 3, "report": 3, "diff": 3, "protect": 3, "explore": 4, "cmd": 5}
 bad = []
 
 def folder(path):

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * record --blocks reads a function's text from /proc/kcore: an ELF64 core
- * file whose PT_LOAD segments lay out kernel memory at its addresses.  Here a
- * synthetic core file of two segments, and files that are no core file.
+ * record --blocks and kprotperf features read kernel text from /proc/kcore:
+ * an ELF64 core file whose PT_LOAD segments lay out kernel memory at its
+ * addresses.  Here a synthetic core file of two segments, and files that
+ * are no core file.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "record/blocks_text.h"
+#include "symbols/ktext.h"
 #include "testutil.h"
 
 #define SEG0 0xffffffff81000000ULL
@@ -76,20 +77,20 @@ static void test_kcore_read(void **state)
 	snprintf(path, sizeof(path), "%s/kcore", dir);
 	write_core(path, ET_CORE);
 	/* inside the first segment, its last byte included */
-	assert_int_equal(blocks_text_kcore(path, SEG0 + 0x10, buf, 0x10), 0);
+	assert_int_equal(ktext_kcore(path, SEG0 + 0x10, buf, 0x10), 0);
 	assert_int_equal(buf[0], 0x10);
 	assert_int_equal(buf[15], 0x1f);
-	assert_int_equal(blocks_text_kcore(path, SEG0 + 0xf0, buf, 0x10), 0);
+	assert_int_equal(ktext_kcore(path, SEG0 + 0xf0, buf, 0x10), 0);
 	assert_int_equal(buf[15], 0xff);
 	/* the second segment */
-	assert_int_equal(blocks_text_kcore(path, SEG1, buf, 0x40), 0);
+	assert_int_equal(ktext_kcore(path, SEG1, buf, 0x40), 0);
 	assert_int_equal(buf[0x3f], 0xcc);
 	/* running past a segment's end, before it, between segments */
-	assert_int_equal(blocks_text_kcore(path, SEG0 + 0xf8, buf, 0x10), -ENOENT);
-	assert_int_equal(blocks_text_kcore(path, SEG0 - 1, buf, 0x2), -ENOENT);
-	assert_int_equal(blocks_text_kcore(path, SEG0 + 0x1000, buf, 0x10), -ENOENT);
+	assert_int_equal(ktext_kcore(path, SEG0 + 0xf8, buf, 0x10), -ENOENT);
+	assert_int_equal(ktext_kcore(path, SEG0 - 1, buf, 0x2), -ENOENT);
+	assert_int_equal(ktext_kcore(path, SEG0 + 0x1000, buf, 0x10), -ENOENT);
 	/* an address whose offset would wrap */
-	assert_int_equal(blocks_text_kcore(path, ~0ULL - 4, buf, 0x10), -ENOENT);
+	assert_int_equal(ktext_kcore(path, ~0ULL - 4, buf, 0x10), -ENOENT);
 	unlink(path);
 	rmdir(dir);
 }
@@ -103,12 +104,12 @@ static void test_kcore_not_core(void **state)
 	snprintf(path, sizeof(path), "%s/kcore", dir);
 	/* an executable is no core file */
 	write_core(path, ET_EXEC);
-	assert_int_equal(blocks_text_kcore(path, SEG0, buf, sizeof(buf)), -ENOEXEC);
+	assert_int_equal(ktext_kcore(path, SEG0, buf, sizeof(buf)), -ENOEXEC);
 	/* too short for an ELF header */
 	assert_int_equal(tu_write_file(path, "\177ELF"), 0);
-	assert_int_equal(blocks_text_kcore(path, SEG0, buf, sizeof(buf)), -ENOEXEC);
+	assert_int_equal(ktext_kcore(path, SEG0, buf, sizeof(buf)), -ENOEXEC);
 	unlink(path);
-	assert_int_equal(blocks_text_kcore(path, SEG0, buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(ktext_kcore(path, SEG0, buf, sizeof(buf)), -ENOENT);
 	rmdir(dir);
 }
 
@@ -117,9 +118,9 @@ static void test_vmlinux_not_elf(void **state)
 {
 	unsigned char buf[16];
 
-	assert_int_equal(blocks_text_vmlinux("/proc/self/status", 0, 0, buf, sizeof(buf)),
+	assert_int_equal(ktext_vmlinux("/proc/self/status", 0, 0, buf, sizeof(buf)),
 			 -ENOEXEC);
-	assert_int_equal(blocks_text_vmlinux("/nonexistent/vmlinux", 0, 0, buf, sizeof(buf)),
+	assert_int_equal(ktext_vmlinux("/nonexistent/vmlinux", 0, 0, buf, sizeof(buf)),
 			 -ENOENT);
 }
 

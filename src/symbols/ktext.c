@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* A function's text from /proc/kcore or from the vmlinux file (blocks_text.h). */
+/* A function's text from /proc/kcore or from the vmlinux file (ktext.h). */
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "record/blocks_text.h"
+#include "symbols/ktext.h"
 
 /* segments kcore has: a few per memory range; more means a corrupt file */
 #define MAX_PHDRS 4096
@@ -40,7 +40,7 @@ static int find_load(int fd, const Elf64_Ehdr *eh, __u64 addr, size_t len, Elf64
 	return -ENOENT;
 }
 
-int blocks_text_kcore(const char *path, __u64 addr, void *buf, size_t len)
+int ktext_kcore(const char *path, __u64 addr, void *buf, size_t len)
 {
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph;
@@ -107,7 +107,7 @@ static int elf_copy(Elf *elf, __u64 vaddr, void *buf, size_t len)
 	return -ENOENT;
 }
 
-int blocks_text_vmlinux(const char *path, __u64 stext, __u64 addr, void *buf, size_t len)
+int ktext_vmlinux(const char *path, __u64 stext, __u64 addr, void *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), err = -ENOEXEC;
 	Elf *elf;

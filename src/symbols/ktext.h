@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The running kernel's text of a function, for record --blocks: from
+ * The running kernel's text, for record --blocks and the features inventory: from
  * /proc/kcore (an ELF core file: alternatives, static calls and jump labels
  * as they are patched now), else from the vmlinux file moved by the KASLR
  * slide (as linked: unpatched).
  */
-#ifndef KP_BLOCKS_TEXT_H
-#define KP_BLOCKS_TEXT_H
+#ifndef KP_KTEXT_H
+#define KP_KTEXT_H
 
 #include <stddef.h>
 #include <linux/types.h>
@@ -16,12 +16,12 @@
  * -ENOEXEC when it is no ELF64 core file, -ENOENT when no PT_LOAD segment
  * holds all of them, -errno when unreadable.
  */
-int blocks_text_kcore(const char *path, __u64 addr, void *buf, size_t len);
+int ktext_kcore(const char *path, __u64 addr, void *buf, size_t len);
 /*
  * len bytes at running address addr from the vmlinux at path, whose _stext
  * runs at stext: 0, -ENOEXEC (no ELF file, no _stext), -ENOENT (no section
  * holds them), -errno.
  */
-int blocks_text_vmlinux(const char *path, __u64 stext, __u64 addr, void *buf, size_t len);
+int ktext_vmlinux(const char *path, __u64 stext, __u64 addr, void *buf, size_t len);
 
 #endif

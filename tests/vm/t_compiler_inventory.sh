@@ -1,0 +1,64 @@
+#!/bin/bash
+# kprotperf features on Debian's 6.1 (RETHUNK, RETPOLINE and
+# STACKPROTECTOR_STRONG built in), booted with its default mitigations and
+# with mitigations=off: the running text (/proc/kcore) keeps most of the
+# return-thunk and retpoline sites the vmlinux has exactly when
+# /sys/devices/system/cpu/vulnerabilities says those mitigations are in use,
+# and else under 1% of them (the boot patches the others back to ret and
+# call *%reg; the thunks' own code and a few sites missing from
+# .return_sites stay), while the canaries, which no boot patches, stay: as many in
+# both boots, do_sys_openat2's two (load, check) among them; the vmlinux as
+# linked has every kind the running text has, and more.
+# shellcheck source=tests/vm/vm.sh
+. "$(dirname "$0")/vm.sh"
+vm_prepare
+vm_dbg_vmlinux
+"$KP" features --json --vmlinux "$VM_VMLINUX" >"$TMP/file.json" ||
+	fail "features --vmlinux exited $?"
+for boot in default off; do
+	args=()
+	[ "$boot" = off ] && args=(mitigations=off)
+	vm_run "${args[@]}" <<'GUEST' || fail "guest script ($boot) exited $?"
+kprotperf features --json > /mnt/host/run.json
+kprotperf features --json --func do_sys_openat2 > /mnt/host/func.json
+kprotperf features > /mnt/host/run.txt
+cd /sys/devices/system/cpu/vulnerabilities && grep . * > /mnt/host/vuln || true
+GUEST
+	for f in run.json func.json run.txt vuln; do
+		cp "$VM_SHARE/$f" "$TMP/$boot.$f"
+	done
+	echo "$boot: $(tr '\n' ' ' <"$TMP/$boot.vuln" | cut -c1-300)"
+	sed 's/^/    /' "$TMP/$boot.run.txt"
+done
+python3 - "$TMP" <<'PY' || fail "the inventories disagree with the kernel's own account"
+import json, sys
+T = sys.argv[1]
+def sites(path):
+    return {f["feature"]: f["sites"] for f in json.load(open(path))["features"]}
+linked = sites(T + "/file.json")
+vuln = {}
+for boot in ("default", "off"):
+    vuln[boot] = dict(l.strip().split(":", 1) for l in open("%s/%s.vuln" % (T, boot)) if ":" in l)
+run = {b: sites("%s/%s.run.json" % (T, b)) for b in ("default", "off")}
+for b, s in run.items():
+    v = vuln[b]
+    rethunk = any(w in v.get(k, "") for k in ("retbleed", "spec_rstack_overflow")
+                  for w in ("return thunk", "Safe RET"))
+    retpoline = "Retpolines" in v.get("spectre_v2", "")
+    # in use: the sites as linked, less the few the boot leaves (the thunks'
+    # own code, sites missing from .return_sites); else those few alone
+    assert (s["return_thunk"] > linked["return_thunk"] / 2) == rethunk, (b, s, v)
+    assert (s["retpoline"] > linked["retpoline"] / 2) == retpoline, (b, s, v.get("spectre_v2"))
+    for k in ("return_thunk", "retpoline", "stack_canary"):
+        assert s[k] <= linked[k], (b, k, s[k], linked[k])
+    f = json.load(open("%s/%s.func.json" % (T, b)))
+    assert [x["feature"] for x in f["sites"]].count("stack_canary") == 2, (b, f["sites"])
+assert run["off"]["return_thunk"] < linked["return_thunk"] / 100, run["off"]
+assert run["off"]["retpoline"] < linked["retpoline"] / 100, run["off"]
+assert run["default"]["stack_canary"] == run["off"]["stack_canary"] > 0, run
+assert linked["return_thunk"] > 0 and linked["retpoline"] > 0, linked
+print("inventory: as linked %d return-thunk, %d retpoline, %d canary sites; running: %s"
+      % (linked["return_thunk"], linked["retpoline"], linked["stack_canary"],
+         ", ".join("%s %d/%d/%d" % (b, s["return_thunk"], s["retpoline"], s["stack_canary"])
+                   for b, s in run.items())))
+PY
