@@ -3,7 +3,6 @@
  * The feature mapping: share/features.conf (its header documents the format
  * and the roll-up rule), compiled in, or a user's file in its place.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdarg.h>
@@ -13,6 +12,7 @@
 
 #include "util/array.h"
 #include "data/features.h"
+#include "util/textline.h"
 #include "features_conf.h"
 
 /* kallsyms' KSYM_NAME_LEN: no function name is longer */
@@ -56,27 +56,12 @@ static int push_copy(char ***v, size_t *n, size_t *cap, const char *str)
 static int bad(struct parser *p, unsigned int line, const char *fmt, ...)
 {
 	va_list ap;
-	int n = line ? snprintf(p->why, p->len, "%s:%u: ", p->file, line)
-		     : snprintf(p->why, p->len, "%s: ", p->file);
+	int err;
 
 	va_start(ap, fmt);
-	if (n >= 0 && (size_t)n < p->len)
-		vsnprintf(p->why + n, p->len - n, fmt, ap);
+	err = textline_error(p->why, p->len, p->file, line, fmt, ap);
 	va_end(ap);
-	return -EINVAL;
-}
-
-static char *trim(char *s)
-{
-	char *end;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	end = s + strlen(s);
-	while (end > s && isspace((unsigned char)end[-1]))
-		end--;
-	*end = 0;
-	return s;
+	return err;
 }
 
 static struct feature *current(struct parser *p)
@@ -102,7 +87,7 @@ static int add_feature(struct parser *p, char *s)
 	if (s[n - 1] != ']')
 		return bad(p, p->line, "expected '[feature]'");
 	s[n - 1] = 0;
-	s = trim(s + 1);
+	s = textline_trim(s + 1);
 	if (!*s || s[strspn(s, NAME_CHARS)])
 		return bad(p, p->line, "feature name '%s': use letters, digits, '_' and '-'", s);
 	for (i = 0; i < p->f->n; i++)
@@ -179,8 +164,8 @@ static int add_setting(struct parser *p, char *s)
 			p, p->line,
 			"expected '[feature]', 'about = ...', 'config = ...' or 'functions = ...'");
 	*eq = 0;
-	key = trim(s);
-	value = trim(eq + 1);
+	key = textline_trim(s);
+	value = textline_trim(eq + 1);
 	if (!ft)
 		return bad(p, p->line, "'%s' before the first [feature]", key);
 	if (!strcmp(key, "functions"))
@@ -203,7 +188,7 @@ static int parse(struct parser *p, FILE *in)
 
 	while (!err && getline(&buf, &cap, in) >= 0) {
 		p->line++;
-		s = trim(buf);
+		s = textline_trim(buf);
 		if (*s && *s != '#')
 			err = *s == '[' ? add_feature(p, s) : add_setting(p, s);
 	}

@@ -3,7 +3,6 @@
  * Reading the line-based files of scenarios (explore.conf, scenario files):
  * comments, blanks, whole numbers, and errors that name their line.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,6 +10,7 @@
 #include <string.h>
 
 #include "explore/scenario_int.h"
+#include "util/textline.h"
 
 /* No value of any action comes near it, and twice it still fits a long long. */
 #define NUMBER_MAX (1LL << 62)
@@ -18,28 +18,19 @@
 int scn_bad(struct scn_src *p, const char *fmt, ...)
 {
 	va_list ap;
-	int n = p->line ? snprintf(p->why, p->len, "%s:%u: ", p->file, p->line)
-			: snprintf(p->why, p->len, "%s: ", p->file);
+	int err;
 
 	va_start(ap, fmt);
-	if (n >= 0 && (size_t)n < p->len)
-		vsnprintf(p->why + n, p->len - n, fmt, ap);
+	err = textline_error(p->why, p->len, p->file, p->line, fmt, ap);
 	va_end(ap);
-	return -EINVAL;
+	return err;
 }
 
+/* The line without its comment and the white space around. */
 static char *strip(char *s)
 {
-	char *end;
-
 	s[strcspn(s, "#")] = 0;
-	while (isspace((unsigned char)*s))
-		s++;
-	end = s + strlen(s);
-	while (end > s && isspace((unsigned char)end[-1]))
-		end--;
-	*end = 0;
-	return s;
+	return textline_trim(s);
 }
 
 int scn_lines(FILE *in, struct scn_src *p, int (*fn)(struct scn_src *p, char *line, void *ctx),
