@@ -167,6 +167,7 @@ static int run_ended(void *ctx, unsigned int run, int status, const struct run_m
 
 /* the folders of a search's -o DIR */
 static const char *const subdirs[] = {"corpus", "findings"};
+#define N_SUBDIRS (sizeof(subdirs) / sizeof(subdirs[0]))
 
 /* The first n of dir's folders removed, and dir if the search made it. */
 static void unmake_dir(const char *dir, size_t n, bool made)
@@ -192,7 +193,7 @@ static int make_dir(const char *dir, bool *made, char *why, size_t len)
 	*made = !mkdir(dir, 0755);
 	if (!*made && errno != EEXIST)
 		err = -errno;
-	for (; !err && i < 2; i++) {
+	for (; !err && i < N_SUBDIRS; i++) {
 		snprintf(sub, sizeof(sub), "%s/%s", dir, subdirs[i]);
 		if (mkdir(sub, 0755))
 			err = -errno;
@@ -242,7 +243,7 @@ static int search(struct explore *e)
 	err = search_new(&e->s, e->t, o->seed);
 	if (err) {
 		fprintf(stderr, "kprotperf explore: %s\n", strerror(-err));
-		unmake_dir(o->dir, 2, made);
+		unmake_dir(o->dir, N_SUBDIRS, made);
 		return 1;
 	}
 	snprintf(e->next, sizeof(e->next), "%s/next.scn", o->dir);
@@ -253,7 +254,7 @@ static int search(struct explore *e)
 	if (err) {
 		fprintf(stderr, "kprotperf explore: cannot write %s: %s\n", e->next,
 			strerror(-err));
-		unmake_dir(o->dir, 2, made);
+		unmake_dir(o->dir, N_SUBDIRS, made);
 		return 1;
 	}
 	probe_opts(e, &ro);
@@ -269,7 +270,7 @@ static int search(struct explore *e)
 	if (search_runs(e->s))
 		explore_out_print(stdout, &w, e->t, e->s, elapsed(e));
 	else
-		unmake_dir(o->dir, 2, made);
+		unmake_dir(o->dir, N_SUBDIRS, made);
 	return ret;
 }
 

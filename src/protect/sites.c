@@ -193,14 +193,21 @@ static int zeroes_call_used(const cs_insn *in)
 	return 0;
 }
 
-/* mov $imm,%r10d then add or cmp of [reg - n] into %r10d: clang's kCFI check before a call. */
-static bool kcfi_pair(const cs_insn *prev, const cs_insn *in)
+/* mov $hash,%r10d: the first half of clang's kCFI check before an indirect call. */
+static bool kcfi_mov(const cs_insn *in)
 {
-	const cs_x86 *p = &prev->detail->x86, *x = &in->detail->x86;
+	const cs_x86 *x = &in->detail->x86;
 
-	return prev->id == X86_INS_MOV && p->op_count == 2 && p->operands[0].type == X86_OP_REG &&
-	       p->operands[0].reg == X86_REG_R10D && p->operands[1].type == X86_OP_IMM &&
-	       (in->id == X86_INS_ADD || in->id == X86_INS_CMP) && x->op_count == 2 &&
+	return in->id == X86_INS_MOV && x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
+	       x->operands[0].reg == X86_REG_R10D && x->operands[1].type == X86_OP_IMM;
+}
+
+/* add or cmp of [reg - n] (the target's hash, before its entry) into %r10d: the second half. */
+static bool kcfi_add(const cs_insn *in)
+{
+	const cs_x86 *x = &in->detail->x86;
+
+	return (in->id == X86_INS_ADD || in->id == X86_INS_CMP) && x->op_count == 2 &&
 	       x->operands[0].type == X86_OP_REG && x->operands[0].reg == X86_REG_R10D &&
 	       x->operands[1].type == X86_OP_MEM && x->operands[1].mem.base != X86_REG_INVALID &&
 	       x->operands[1].mem.disp < 0;
@@ -213,9 +220,7 @@ struct pass {
 	void *arg;
 	struct sites_found *found;
 	int zeroed;	   /* the xors of call-used registers just before: 2 once one is not %rax */
-	bool prev_mov_r10; /* the instruction before was mov $imm,%r10d (kept in prev) */
-	cs_insn prev;
-	cs_detail prev_detail;
+	__u64 kcfi_mov_at; /* the instruction before was kcfi_mov(), here; 0: it was not */
 };
 
 static void found(struct pass *p, __u64 addr, enum sites_kind k)
@@ -245,8 +250,8 @@ static void one(struct pass *p, const cs_insn *in, bool first)
 		at_return(p, in->address);
 	else if (is_branch(p->sc->cs, in, &call) && direct_target(in, &to))
 		k = branch_kind(p->env, to, call);
-	else if (p->prev_mov_r10 && kcfi_pair(&p->prev, in))
-		found(p, p->prev.address, SITES_KCFI);
+	else if (p->kcfi_mov_at && kcfi_add(in))
+		found(p, p->kcfi_mov_at, SITES_KCFI);
 	else
 		k = canary_kind(p->env, in, &check);
 	if (k == SITES_RETURN_THUNK)
@@ -255,12 +260,7 @@ static void one(struct pass *p, const cs_insn *in, bool first)
 		found(p, in->address, k);
 	p->found->canary_checks += check;
 	p->zeroed = z ? (z > p->zeroed ? z : p->zeroed) : 0;
-	p->prev_mov_r10 = in->id == X86_INS_MOV;
-	if (p->prev_mov_r10) {
-		p->prev = *in;
-		p->prev_detail = *in->detail;
-		p->prev.detail = &p->prev_detail;
-	}
+	p->kcfi_mov_at = kcfi_mov(in) ? in->address : 0;
 }
 
 void sites_scan(struct sites_scanner *sc, const struct sites_env *env, __u64 addr, const __u8 *code,
@@ -279,7 +279,7 @@ void sites_scan(struct sites_scanner *sc, const struct sites_env *env, __u64 add
 			left--;
 			pc++;
 			p.zeroed = 0;
-			p.prev_mov_r10 = false;
+			p.kcfi_mov_at = 0;
 			continue;
 		}
 		one(&p, sc->insn, c - code == sc->insn->size);
