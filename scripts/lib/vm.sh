@@ -30,7 +30,8 @@
 #
 # Environment: OUTPUT (build folder, static binaries in OUTPUT/static;
 # default build), KP_VM_ACCEL=kvm|tcg|icount, KP_VM_TIMEOUT seconds per boot
-# (default 180), KP_VM_KEEP=1 keeps the work directory.  Packages are cached
+# (default 180), KP_VM_CPU the TCG CPU model (default max), KP_VM_KEEP=1
+# keeps the work directory.  Packages are cached
 # in ${XDG_CACHE_HOME:-$HOME/.cache}/kprotperf: one point release per series
 # and flavour (6.1 and 6.12 are both kept).
 
@@ -111,14 +112,17 @@ vm_accel() {
 		fi
 	fi
 	VM_SMP=2
+	# KP_VM_CPU=max,family=21 (AMD family 15h): retbleed applies, so the
+	# boot keeps the return thunks QEMU's own family 15 would let it drop
+	local cpu=${KP_VM_CPU:-max}
 	case $VM_ACCEL in
 	kvm) VM_ACCEL_ARGS=(-accel kvm -cpu host) ;;
-	tcg) VM_ACCEL_ARGS=(-accel "tcg,thread=multi" -cpu max) ;;
+	tcg) VM_ACCEL_ARGS=(-accel "tcg,thread=multi" -cpu "$cpu") ;;
 	# The guest's clock counts executed instructions (1 ns each), not host
 	# time: latencies become instruction counts, deaf to the host's load and
 	# to TCG's own translation work.  One vCPU: icount cannot run multi-threaded.
 	icount)
-		VM_ACCEL_ARGS=(-accel tcg -icount shift=0,sleep=off -cpu max)
+		VM_ACCEL_ARGS=(-accel tcg -icount shift=0,sleep=off -cpu "$cpu")
 		VM_SMP=1
 		;;
 	*) vm_fail "KP_VM_ACCEL=$VM_ACCEL: want kvm, tcg or icount" ;;

@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "cmd/cli.h"
+#include "data/features.h"
 #include "data/datafile.h"
+#include "protect/sites.h"
 #include "symbols/kernel_dwarf.h"
 #include "util/esc.h"
 
@@ -49,6 +51,49 @@ bool cli_bad_data(const char *cmd, const char *path, struct datafile *df)
 		return false;
 	fprintf(stderr, "kprotperf %s: %s: %s\n", cmd, path, why);
 	return true;
+}
+
+/* The first feature whose 'sites =' names no pattern of protect/sites.h; -1: none. */
+static long unknown_sites(const struct features *f)
+{
+	const char *s;
+	size_t i;
+	int k;
+
+	for (i = 0; i < features_count(f); i++) {
+		s = features_sites(f, i);
+		for (k = 0; s && k < SITES_UNCLASSIFIED; k++)
+			if (!strcmp(s, sites_kind_name(k)))
+				break;
+		if (s && k == SITES_UNCLASSIFIED)
+			return i;
+	}
+	return -1;
+}
+
+int cli_features(const char *cmd, const char *path, struct features **out)
+{
+	char why[512] = "";
+	long bad;
+	int err = features_load(out, path, why, sizeof(why));
+
+	/* why names the file, and the line when it is one */
+	if (err) {
+		fprintf(stderr, "kprotperf %s: %s\n", cmd, why);
+		return err;
+	}
+	bad = unknown_sites(*out);
+	if (bad < 0)
+		return 0;
+	esc_printf(stderr,
+		   "kprotperf %s: %s: [%s]: sites '%s' is no pattern kprotperf features knows"
+		   " (stack_canary, return_thunk, retpoline, zero_call_used_regs, fortify, ubsan,"
+		   " kcfi, ibt)\n",
+		   cmd, path ?: "built-in features.conf", features_name(*out, bad),
+		   features_sites(*out, bad));
+	features_free(*out);
+	*out = NULL;
+	return -EINVAL;
 }
 
 void cli_read_error(const char *cmd, const char *path, struct datafile *df, int err)

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 struct datafile;
+struct features;
 struct kernel_dwarf;
 
 /* --help of folded's and annotate's --vmlinux PATH, where cli_kernel_dwarf() looks. */
@@ -22,6 +23,8 @@ struct kernel_dwarf;
 int cli_input(int argc, char **argv, const char *cmd, const char **input);
 /* Open a recording; on failure print one line naming the problem and return -errno. */
 int cli_open(const char *cmd, const char *path, struct datafile **out);
+/* The feature mapping of --features path (NULL: built in); a bad file said in one line. */
+int cli_features(const char *cmd, const char *path, struct features **out);
 /*
  * Say in one line why reading path (opened as df) failed with err: the bad
  * value the data file holds (-EBADMSG), else err's text.

@@ -234,21 +234,10 @@ static int open_debug(const struct diff_opts *o, struct diff_inputs *in)
 	return 0;
 }
 
-static int open_features(const struct diff_opts *o, struct features **feat)
-{
-	char why[512] = "";
-	int err = features_load(feat, o->features, why, sizeof(why));
-
-	/* why names the file, and the line when it is one */
-	if (err)
-		fprintf(stderr, "kprotperf diff: %s\n", why);
-	return err;
-}
-
 /* A bad --features file fails before the slow part, reading the DWARF. */
 static int open_inputs(const struct diff_opts *o, struct diff_inputs *in)
 {
-	int err = o->folded ? 0 : open_features(o, &in->feat);
+	int err = o->folded ? 0 : cli_features("diff", o->features, &in->feat);
 
 	return err ?: cli_open("diff", o->path[0], &in->df[0])
 		?: cli_open("diff", o->path[1], &in->df[1]) ?: check_same(o)

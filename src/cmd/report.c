@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmd/cli.h"
+#include "data/features.h"
 #include "cmd/cmds.h"
 #include "cmd/options.h"
 #include "data/datafile.h"
@@ -13,7 +14,16 @@
 #include "report/report_blocks.h"
 #include "symbols/kernel_dwarf.h"
 
-enum { O_HIST = OPTIONS_LONG_ONLY, O_INLINE, O_NO_INLINE, O_VMLINUX, O_JSON, O_BLOCKS, O_FUNC };
+enum {
+	O_HIST = OPTIONS_LONG_ONLY,
+	O_INLINE,
+	O_NO_INLINE,
+	O_VMLINUX,
+	O_JSON,
+	O_BLOCKS,
+	O_FUNC,
+	O_FEATURES
+};
 
 /* report's options, and the --blocks ones that report.h's need not know of */
 struct report_args {
@@ -50,6 +60,9 @@ static const struct options_entry entries[] = {
 	 "build-id in /usr/lib/debug or kernel-build.sh's cache, or\n"
 	 "under /usr/lib/debug/boot, /boot, /lib/modules;\n"
 	 "without it, inline instances come from record --func only)"},
+	{O_FEATURES, "features", "FILE",
+	 "the feature mapping of the hardening features table\n"
+	 "instead of the built-in one (format: see README.md)"},
 	{O_JSON, "json", NULL, "everything as one JSON object"},
 	{},
 };
@@ -117,6 +130,9 @@ static int set_opt(void *ctx, int key, const char *arg)
 	case O_FUNC:
 		a->func = arg;
 		break;
+	case O_FEATURES:
+		o->features = arg;
+		break;
 	}
 	return 0;
 }
@@ -166,6 +182,7 @@ int cmd_report(int argc, char **argv)
 	struct report_args a;
 	struct report_opts *o = &a.o;
 	struct kernel_dwarf *kd = NULL;
+	struct features *feat = NULL;
 	char note[1024] = "";
 	struct datafile *df;
 	int err;
@@ -173,9 +190,13 @@ int cmd_report(int argc, char **argv)
 	err = parse(argc, argv, &a);
 	if (err)
 		return err > 0 ? 0 : 2;
-	err = cli_open("report", o->input, &df);
-	if (err)
+	if (!a.blocks && !o->hist && cli_features("report", o->features, &feat))
 		return 1;
+	err = cli_open("report", o->input, &df);
+	if (err) {
+		features_free(feat);
+		return 1;
+	}
 	if (a.blocks) {
 		err = blocks(df, &a);
 		datafile_close(df);
@@ -185,9 +206,10 @@ int cmd_report(int argc, char **argv)
 	if (!o->hist && (o->inlines || o->inline_table) &&
 	    cli_kernel_dwarf("report", df, o->vmlinux, NULL, &kd, note, sizeof(note))) {
 		datafile_close(df);
+		features_free(feat);
 		return 1;
 	}
-	err = report_show(df, kd, note, o);
+	err = report_show(df, kd, note, feat, o);
 	if (err == -ENOENT && o->hist)
 		fprintf(stderr,
 			"kprotperf report: no syscall named '%s' in %s, nor a probed function "
@@ -197,5 +219,6 @@ int cmd_report(int argc, char **argv)
 		cli_read_error("report", o->input, df, err);
 	kernel_dwarf_close(kd);
 	datafile_close(df);
+	features_free(feat);
 	return err ? 1 : 0;
 }

@@ -15,6 +15,7 @@
 
 #include "data/check.h"
 #include "data/inline_tables.h"
+#include "data/protect.h"
 #include "data/query.h"
 #include "kprotperf.h"
 #include "util/hist.h"
@@ -40,6 +41,7 @@ enum rule {
 	R_EDGE_KIND,
 	R_WHAT,
 	R_ID_OR_NONE, /* an id, or -1: none */
+	R_SITE_LEN,   /* a protected site's bytes: 1 to PROTECT_SITE_MAX */
 };
 
 #define STR(x)	   #x
@@ -77,6 +79,8 @@ static const struct {
 	[R_WHAT] = {"typeof(%1$s) != 'text' OR %1$s NOT IN ('insns', 'trips')", "insns or trips"},
 	[R_ID_OR_NONE] = {IS_INT " OR %1$s NOT BETWEEN -1 AND 2147483647",
 			  "an id from 0 to 2^31-1, or -1"},
+	[R_SITE_LEN] = {IS_INT " OR %1$s NOT BETWEEN 1 AND " XSTR(PROTECT_SITE_MAX),
+			"a length from 1 to " XSTR(PROTECT_SITE_MAX)},
 };
 
 struct column {
@@ -251,6 +255,9 @@ static const struct table {
 	  {"calls", R_COUNT},
 	  {"complete", R_COUNT},
 	  {"lost", R_COUNT}}},
+	/* schema 8: the compiler-inserted protections of the code that ran */
+	{"protect_funcs", {{"addr", R_INT}, {"name", R_NAME}, {"size", R_COUNT}}},
+	{"protect_sites", {{"addr", R_INT}, {"len", R_SITE_LEN}, {"kind", R_NAME}}},
 };
 
 /* "SELECT rowid, CASE WHEN bad0 THEN 0 WHEN bad1 THEN 1 ... END AS c FROM t WHERE c NOT NULL" */

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "data/blocks_tables.h"
+#include "data/protect.h"
 #include "data/check.h"
 #include "data/datafile.h"
 #include "data/provenance.h"
@@ -85,7 +86,9 @@ static const char schema[] =
 	/* schema 6: record --blocks */
 	BLOCKS_TABLES("")
 	/* schema 7: --blocks of inline instances, loop bounds, contexts, runs */
-	BLOCKS7_TABLES("");
+	BLOCKS7_TABLES("")
+	/* schema 8: the compiler-inserted protections of the code that ran */
+	PROTECT_TABLES("");
 
 static struct datafile *df_alloc(const char *path)
 {
@@ -424,6 +427,8 @@ static int validate(struct datafile *df, char *why, size_t len)
 		err = query_exec(df, BLOCKS_TABLES("TEMP "));
 	if (!err && df->schema < 7)
 		err = query_exec(df, BLOCKS7_TABLES("TEMP "));
+	if (!err && df->schema < 8)
+		err = query_exec(df, PROTECT_TABLES("TEMP "));
 	if (err) {
 		snprintf(why, len, "cannot create the temporary tables an older data file lacks");
 		return err;

@@ -6,12 +6,14 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/array.h"
 #include "data/features.h"
+#include "data/runs.h"
 #include "util/textline.h"
 #include "features_conf.h"
 
@@ -20,13 +22,28 @@
 #define NAME_CHARS   "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
 #define CONFIG_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
 
+/* A space-separated list of words, as the settings take them. */
+struct words {
+	char **v;
+	size_t n, cap;
+};
+
 struct feature {
 	char *name;
 	char *about;
-	char **globs;
-	size_t nglobs, cap;
-	char **configs; /* Kconfig options without CONFIG_ */
-	size_t nconfigs, ccap;
+	struct words globs;
+	struct words configs; /* Kconfig options without CONFIG_ */
+	const char *cls[FEATURES_CLASSES]; /* type, position, when: a value of class_values */
+	char *sites;			   /* a protect/sites.h kind name */
+	struct words on, off, dflt;	   /* command-line words; "on", "off" or options */
+	bool patched;
+};
+
+static const char *const class_keys[FEATURES_CLASSES] = {"type", "position", "when"};
+static const char *const class_values[FEATURES_CLASSES][5] = {
+	{"source", "compiler", "config", "boot", NULL},
+	{"code", "data", "layout", NULL},
+	{"build", "boot", "run", NULL},
 };
 
 struct features {
@@ -43,16 +60,35 @@ struct parser {
 	size_t len;
 };
 
-/* Says what is wrong at file:line (line 0: the file as a whole). */
-/* A copy of str onto the list v (n used, cap allocated); a failed strdup still counts. */
-static int push_copy(char ***v, size_t *n, size_t *cap, const char *str)
+/* A copy of str onto w; a failed strdup still counts. */
+static int push_copy(struct words *w, const char *str)
 {
-	if (array_reserve((void **)v, cap, *n + 1, sizeof(**v)))
+	if (array_reserve((void **)&w->v, &w->cap, w->n + 1, sizeof(*w->v)))
 		return -ENOMEM;
-	(*v)[*n] = strdup(str);
-	return (*v)[(*n)++] ? 0 : -ENOMEM;
+	w->v[w->n] = strdup(str);
+	return w->v[w->n++] ? 0 : -ENOMEM;
 }
 
+static void words_free(struct words *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++)
+		free(w->v[i]);
+	free(w->v);
+}
+
+static bool words_has(const struct words *w, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++)
+		if (!strcmp(w->v[i], s))
+			return true;
+	return false;
+}
+
+/* Says what is wrong at file:line (line 0: the file as a whole). */
 static int bad(struct parser *p, unsigned int line, const char *fmt, ...)
 {
 	va_list ap;
@@ -69,13 +105,16 @@ static struct feature *current(struct parser *p)
 	return p->f->n ? &p->f->v[p->f->n - 1] : NULL;
 }
 
-/* A block that names no function maps nothing: a mistake, not a choice. */
+/* A block that names no function and no site maps nothing: a mistake, not a choice. */
 static int check_block(struct parser *p)
 {
 	struct feature *ft = current(p);
 
-	if (ft && !ft->nglobs)
-		return bad(p, p->block_line, "[%s] has no 'functions = ...' line", ft->name);
+	if (ft && !ft->globs.n && !ft->sites)
+		return bad(p, p->block_line, "[%s] has no 'functions = ...' or 'sites = ...' line",
+			   ft->name);
+	if (ft && ft->patched && !ft->sites)
+		return bad(p, p->block_line, "[%s]: 'patched' needs 'sites = ...'", ft->name);
 	return 0;
 }
 
@@ -112,7 +151,7 @@ static int add_globs(struct parser *p, struct feature *ft, char *list)
 		if (strchr(g, '.'))
 			return bad(p, p->line,
 				   "'%s': give the function's name without clone suffix", g);
-		if (push_copy(&ft->globs, &ft->nglobs, &ft->cap, g))
+		if (push_copy(&ft->globs, g))
 			return -ENOMEM;
 	}
 	return 0;
@@ -123,8 +162,8 @@ static const char *config_owner(const struct features *f, const char *option)
 	size_t i, k;
 
 	for (i = 0; i < f->n; i++)
-		for (k = 0; k < f->v[i].nconfigs; k++)
-			if (!strcmp(f->v[i].configs[k], option))
+		for (k = 0; k < f->v[i].configs.n; k++)
+			if (!strcmp(f->v[i].configs.v[k], option))
 				return f->v[i].name;
 	return NULL;
 }
@@ -148,9 +187,73 @@ static int add_configs(struct parser *p, struct feature *ft, char *list)
 		owner = config_owner(p->f, o);
 		if (owner)
 			return bad(p, p->line, "config %s is already [%s]'s", o, owner);
-		if (push_copy(&ft->configs, &ft->nconfigs, &ft->ccap, o))
+		if (push_copy(&ft->configs, o))
 			return -ENOMEM;
 	}
+	return 0;
+}
+
+/* type, position or when: one of its values, once. */
+static int set_class(struct parser *p, struct feature *ft, int c, const char *value)
+{
+	const char *const *v;
+
+	if (ft->cls[c])
+		return bad(p, p->line, "[%s] has a second '%s'", ft->name, class_keys[c]);
+	for (v = class_values[c]; *v; v++)
+		if (!strcmp(*v, value)) {
+			ft->cls[c] = *v;
+			return 0;
+		}
+	return bad(p, p->line, "%s '%s': one of %s, %s, %s%s%s", class_keys[c], value,
+		   class_values[c][0], class_values[c][1], class_values[c][2],
+		   class_values[c][3] ? ", " : "", class_values[c][3] ?: "");
+}
+
+/* One kind name; which ones kprotperf knows is protect/'s to say (cli_features). */
+static int set_sites(struct parser *p, struct feature *ft, const char *value)
+{
+	if (!*value || value[strspn(value, CONFIG_CHARS)])
+		return bad(p, p->line, "sites '%s': one pattern name such as stack_canary", value);
+	if (ft->sites)
+		return bad(p, p->line, "[%s] has a second 'sites'", ft->name);
+	ft->sites = strdup(value);
+	return ft->sites ? 0 : -ENOMEM;
+}
+
+static int add_words(struct parser *p, struct words *w, const char *key, char *list)
+{
+	char *save = NULL, *o;
+
+	if (!*list)
+		return bad(p, p->line, "'%s =' names nothing", key);
+	for (o = strtok_r(list, " \t", &save); o; o = strtok_r(NULL, " \t", &save))
+		if (push_copy(w, !strncmp(o, "CONFIG_", 7) ? o + 7 : o))
+			return -ENOMEM;
+	return 0;
+}
+
+/* The keys that say what a feature is and when it is on; 1: not one of them. */
+static int set_state_key(struct parser *p, struct feature *ft, const char *key, char *value)
+{
+	int c;
+
+	for (c = 0; c < FEATURES_CLASSES; c++)
+		if (!strcmp(key, class_keys[c]))
+			return set_class(p, ft, c, value);
+	if (!strcmp(key, "sites"))
+		return set_sites(p, ft, value);
+	if (!strcmp(key, "on"))
+		return add_words(p, &ft->on, key, value);
+	if (!strcmp(key, "off"))
+		return add_words(p, &ft->off, key, value);
+	if (!strcmp(key, "default"))
+		return add_words(p, &ft->dflt, key, value);
+	if (strcmp(key, "patched"))
+		return 1;
+	if (strcmp(value, "yes"))
+		return bad(p, p->line, "'patched = %s': only 'patched = yes'", value);
+	ft->patched = true;
 	return 0;
 }
 
@@ -158,11 +261,10 @@ static int add_setting(struct parser *p, char *s)
 {
 	struct feature *ft = current(p);
 	char *eq = strchr(s, '='), *key, *value;
+	int err;
 
 	if (!eq)
-		return bad(
-			p, p->line,
-			"expected '[feature]', 'about = ...', 'config = ...' or 'functions = ...'");
+		return bad(p, p->line, "expected '[feature]' or 'KEY = VALUE'");
 	*eq = 0;
 	key = textline_trim(s);
 	value = textline_trim(eq + 1);
@@ -172,8 +274,14 @@ static int add_setting(struct parser *p, char *s)
 		return add_globs(p, ft, value);
 	if (!strcmp(key, "config"))
 		return add_configs(p, ft, value);
+	err = set_state_key(p, ft, key, value);
+	if (err <= 0)
+		return err;
 	if (strcmp(key, "about"))
-		return bad(p, p->line, "unknown key '%s' (about, config or functions)", key);
+		return bad(p, p->line,
+			   "unknown key '%s' (about, type, position, when, config, functions,"
+			   " sites, patched, on, off or default)",
+			   key);
 	if (ft->about)
 		return bad(p, p->line, "[%s] has a second 'about'", ft->name);
 	ft->about = strdup(value);
@@ -242,10 +350,35 @@ const char *features_match(const struct features *f, const char *name)
 	memcpy(base, name, len);
 	base[len] = 0;
 	for (i = 0; i < f->n; i++)
-		for (j = 0; j < f->v[i].nglobs; j++)
-			if (!fnmatch(f->v[i].globs[j], base, 0))
+		for (j = 0; j < f->v[i].globs.n; j++)
+			if (!fnmatch(f->v[i].globs.v[j], base, 0))
 				return f->v[i].name;
 	return NULL;
+}
+
+const char *features_of_site(const struct features *f, const char *kind)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		if (f->v[i].sites && !strcmp(f->v[i].sites, kind))
+			return f->v[i].name;
+	return NULL;
+}
+
+static const char *of_frame(const char *name, void *f)
+{
+	return features_match(f, name);
+}
+
+static const char *of_site(const char *kind, void *f)
+{
+	return features_of_site(f, kind);
+}
+
+void features_map(const struct features *f, struct runs_feature_map *m)
+{
+	*m = (struct runs_feature_map){of_frame, of_site, (void *)f};
 }
 
 size_t features_count(const struct features *f)
@@ -265,12 +398,22 @@ const char *features_about(const struct features *f, size_t i)
 
 size_t features_nconfig(const struct features *f, size_t i)
 {
-	return f->v[i].nconfigs;
+	return f->v[i].configs.n;
 }
 
 const char *features_config(const struct features *f, size_t i, size_t k)
 {
-	return f->v[i].configs[k];
+	return f->v[i].configs.v[k];
+}
+
+const char *features_class(const struct features *f, size_t i, enum features_class c)
+{
+	return f->v[i].cls[c];
+}
+
+const char *features_sites(const struct features *f, size_t i)
+{
+	return f->v[i].sites;
 }
 
 const char *features_of_config(const struct features *f, const char *option)
@@ -282,20 +425,115 @@ const char *features_of_config(const struct features *f, const char *option)
 
 void features_free(struct features *f)
 {
-	size_t i, j;
+	size_t i;
 
 	if (!f)
 		return;
 	for (i = 0; i < f->n; i++) {
-		for (j = 0; j < f->v[i].nglobs; j++)
-			free(f->v[i].globs[j]);
-		free(f->v[i].globs);
-		for (j = 0; j < f->v[i].nconfigs; j++)
-			free(f->v[i].configs[j]);
-		free(f->v[i].configs);
+		words_free(&f->v[i].globs);
+		words_free(&f->v[i].configs);
+		words_free(&f->v[i].on);
+		words_free(&f->v[i].off);
+		words_free(&f->v[i].dflt);
+		free(f->v[i].sites);
 		free(f->v[i].name);
 		free(f->v[i].about);
 	}
 	free(f->v);
 	free(f);
+}
+
+static const char *const state_names[] = {
+	[FS_UNKNOWN] = "unknown", [FS_ON] = "on", [FS_OFF] = "off", [FS_NOT_BUILT] = "not built"};
+
+const char *features_state_name(enum features_state s)
+{
+	return state_names[s];
+}
+
+/* The first of options whose recorded value is y or m; NULL: none. */
+static const char *first_set(const struct words *options, const struct features_facts *k)
+{
+	const char *v;
+	size_t i;
+
+	for (i = 0; i < options->n; i++) {
+		v = k->config(options->v[i], k->ctx);
+		if (v && (!strcmp(v, "y") || !strcmp(v, "m")))
+			return options->v[i];
+	}
+	return NULL;
+}
+
+/* The last word of the command line that turns the feature on or off, as the kernel reads it. */
+static enum features_state by_cmdline(const struct feature *ft, const char *cmdline, char *why,
+				      size_t len)
+{
+	enum features_state s = FS_UNKNOWN;
+	char word[256];
+	const char *p = cmdline;
+	int n;
+
+	while (p && sscanf(p, " %255s%n", word, &n) == 1) {
+		p += n;
+		if (words_has(&ft->off, word) || words_has(&ft->on, word)) {
+			s = words_has(&ft->off, word) ? FS_OFF : FS_ON;
+			snprintf(why, len, "%s on the command line", word);
+		}
+	}
+	return s;
+}
+
+/* built: the config option that built it, NULL when none tells. */
+static enum features_state by_default(const struct feature *ft, const struct features_facts *k,
+				      const char *built, char *why, size_t len)
+{
+	const char *o;
+
+	if (!ft->dflt.n || !strcmp(ft->dflt.v[0], "on") || !strcmp(ft->dflt.v[0], "off")) {
+		if (built)
+			snprintf(why, len, "CONFIG_%s=%s, by default", built,
+				 k->config(built, k->ctx));
+		else
+			snprintf(why, len, "the default");
+		return ft->dflt.n && !strcmp(ft->dflt.v[0], "off") ? FS_OFF : FS_ON;
+	}
+	if (!k->config_known) {
+		snprintf(why, len, "its default is CONFIG_%s's, not recorded", ft->dflt.v[0]);
+		return FS_UNKNOWN;
+	}
+	o = first_set(&ft->dflt, k);
+	snprintf(why, len, o ? "CONFIG_%s=%s" : "CONFIG_%s is not set", o ?: ft->dflt.v[0],
+		 o ? k->config(o, k->ctx) : "");
+	return o ? FS_ON : FS_OFF;
+}
+
+/*
+ * In order: not built (no config option set, unless they only pick the
+ * default), the sites in the code that ran (the text as it runs tells
+ * better than any switch), the command line, the default.
+ */
+enum features_state features_state(const struct features *f, size_t i,
+				   const struct features_facts *k, char *why, size_t len)
+{
+	const struct feature *ft = &f->v[i];
+	bool picks_default = ft->dflt.n && !words_has(&ft->dflt, "on") &&
+			     !words_has(&ft->dflt, "off");
+	const char *built = !picks_default && k->config_known ? first_set(&ft->configs, k) : NULL;
+	enum features_state s;
+	long long n;
+
+	if (!picks_default && ft->configs.n && k->config_known && !built) {
+		snprintf(why, len, "no CONFIG_%s%s", ft->configs.v[0],
+			 ft->configs.n > 1 ? " (nor the others)" : "");
+		return FS_NOT_BUILT;
+	}
+	n = ft->sites && k->sites ? k->sites(ft->sites, k->ctx) : -1;
+	if (n > 0 || (n == 0 && ft->patched)) {
+		snprintf(why, len, n ? "%lld sites in the code that ran" :
+				       "no site in the code that ran: the boot patched them out", n);
+		return n ? FS_ON : FS_OFF;
+	}
+	s = by_cmdline(ft, k->cmdline, why, len);
+	return s != FS_UNKNOWN ? s : by_default(ft, k, built, why, len);
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "data/query.h"
+#include "data/protect.h"
 #include "data/runs.h"
 
 /* An empty runs table is an older or single-run recording: its totals are the one run. */
@@ -132,10 +133,25 @@ int runs_inline_samples(struct datafile *df, bool self, runs_value_fn fn, void *
 
 struct feature_walk {
 	struct datafile *df;
-	runs_feature_fn feature_of;
-	void *ctx;
+	const struct runs_feature_map *m;
 	long long stack; /* the stack whose feature is known, -1: none yet */
 };
+
+/* A leaf on a compiler-inserted site: the innermost site's feature, first in its order. */
+static int site_row(long long stack, const char *kind, __u64 site, void *ctx)
+{
+	struct feature_walk *w = ctx;
+	const char *feature;
+
+	if (stack == w->stack)
+		return 0;
+	feature = w->m->of_site(kind, w->m->ctx);
+	if (!feature)
+		return 0;
+	w->stack = stack;
+	return query_insert(w->df, "INSERT INTO d_stack_feature VALUES(?,?,?)", "iti", stack,
+			    feature, (long long)site);
+}
 
 /* Frames come innermost first: the first one a feature names decides the stack. */
 static int feature_row(sqlite3_stmt *st, void *ctx)
@@ -146,31 +162,69 @@ static int feature_row(sqlite3_stmt *st, void *ctx)
 
 	if (stack == w->stack || !name)
 		return 0;
-	feature = w->feature_of(name, w->ctx);
+	feature = w->m->of_frame(name, w->m->ctx);
 	if (!feature)
 		return 0;
 	w->stack = stack;
-	return query_insert(w->df, "INSERT INTO d_stack_feature VALUES(?,?)", "it", stack, feature);
+	/* a stack a site decided is kept */
+	return query_insert(w->df, "INSERT OR IGNORE INTO d_stack_feature VALUES(?,?,NULL)", "it",
+			    stack, feature);
 }
 
-int runs_features(struct datafile *df, runs_feature_fn feature_of, void *fctx, runs_value_fn fn,
+static int stack_features(struct datafile *df, const struct runs_feature_map *m)
+{
+	struct feature_walk w = {df, m, -1};
+	int err = query_exec(df, "CREATE TEMP TABLE d_stack_feature(stack INTEGER PRIMARY KEY,"
+				 " feature TEXT, site INTEGER)");
+
+	err = err ?: protect_leaf_sites(df, site_row, &w);
+	w.stack = -1;
+	return err
+		       ?: query_each(df,
+				     "SELECT stack, name FROM frames WHERE space = 'k'"
+				     " ORDER BY stack, depth, sub DESC",
+				     feature_row, &w, "");
+}
+
+int runs_features(struct datafile *df, const struct runs_feature_map *m, runs_value_fn fn,
 		  void *ctx)
 {
-	struct feature_walk w = {df, feature_of, fctx, -1};
-	int err = query_exec(df, "CREATE TEMP TABLE d_stack_feature(stack INTEGER PRIMARY KEY,"
-				 " feature TEXT)");
-
-	err = err
-		      ?: query_each(df,
-				    "SELECT stack, name FROM frames WHERE space = 'k'"
-				    " ORDER BY stack, depth, sub DESC",
-				    feature_row, &w, "");
-	return err
+	return stack_features(df, m)
 		       ?: values(df,
 				 "SELECT s.run, COALESCE(f.feature, '(unmapped)'), SUM(s.count), 1"
 				 " FROM d_samples s LEFT JOIN d_stack_feature f ON f.stack = s.kstack"
 				 " WHERE s.kstack IS NOT NULL GROUP BY 1, 2",
 				 fn, ctx);
+}
+
+struct total_walk {
+	int (*fn)(const char *feature, long long samples, long long sites, void *ctx);
+	void *ctx;
+};
+
+static int total_row(sqlite3_stmt *st, void *ctx)
+{
+	struct total_walk *w = ctx;
+	const char *name = (const char *)sqlite3_column_text(st, 0);
+
+	return name ? w->fn(name, sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), w->ctx)
+		    : 0;
+}
+
+int runs_feature_totals(struct datafile *df, const struct runs_feature_map *m,
+			int (*fn)(const char *feature, long long samples, long long sites,
+				  void *ctx),
+			void *ctx)
+{
+	struct total_walk w = {fn, ctx};
+
+	return stack_features(df, m)
+		       ?: query_each(df,
+				     "SELECT COALESCE(f.feature, '(unmapped)'), SUM(s.count),"
+				     " COUNT(DISTINCT f.site) FROM samples s LEFT JOIN"
+				     " d_stack_feature f ON f.stack = s.kstack"
+				     " WHERE s.kstack IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1",
+				     total_row, &w, "");
 }
 
 struct hist_walk {

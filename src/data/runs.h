@@ -57,16 +57,30 @@ int runs_inline_keys(struct datafile *df, size_t n, const char *(*key)(size_t i,
 /* Per run, the kernel samples by key: self with a pc in the instance, else anywhere. */
 int runs_inline_samples(struct datafile *df, bool self, runs_value_fn fn, void *ctx);
 
-/* The feature a frame's name falls under, NULL: none. */
-typedef const char *(*runs_feature_fn)(const char *name, void *ctx);
+/* How samples map to features (data/features.h): by frame name, by site kind; NULL: none. */
+struct runs_feature_map {
+	const char *(*of_frame)(const char *name, void *ctx);
+	const char *(*of_site)(const char *kind, void *ctx);
+	void *ctx;
+};
 /*
- * Per run, the kernel samples by feature: a stack's is the first that
- * feature_of() gives its frames, innermost first; "(unmapped)" when none
- * does.  A lost kernel stack is unmapped, a user-mode sample not counted.
- * Once per df.
+ * Per run, the kernel samples by feature: a stack whose sampled pc is on a
+ * compiler-inserted site (data/protect.h) is the site's feature's; else the
+ * first that of_frame() gives its frames, innermost first; "(unmapped)"
+ * when none does.  A lost kernel stack is unmapped, a user-mode sample not
+ * counted.  Once per df.
  */
-int runs_features(struct datafile *df, runs_feature_fn feature_of, void *fctx, runs_value_fn fn,
+int runs_features(struct datafile *df, const struct runs_feature_map *m, runs_value_fn fn,
 		  void *ctx);
+/*
+ * The same over the whole recording: each feature's kernel samples and
+ * the distinct sites they were on, most samples first.  Once per df, not
+ * with runs_features().
+ */
+int runs_feature_totals(struct datafile *df, const struct runs_feature_map *m,
+			int (*fn)(const char *feature, long long samples, long long sites,
+				  void *ctx),
+			void *ctx);
 
 /* The latency histogram buckets of kind's names on one clock, each name's ids merged. */
 struct runs_hist {

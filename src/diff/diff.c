@@ -45,7 +45,8 @@ static const struct {
 } defs[T_N] = {
 	[T_WALL] = {"workload", "Workload: wall time per run", "MEASURE", .share = T_WALL},
 	[T_FEATURES] = {"features",
-			"Hardening features: CPU time per run (each kernel sample counts for the"
+			"Hardening features: CPU time per run (a kernel sample on a"
+			" compiler-inserted site counts for its feature, any other for the"
 			" innermost frame a feature names)",
 			"FEATURE", .samples = true, .share = T_FEATURES},
 	[T_SYSCALLS] = {"syscalls", "Syscalls: latency per call (entry to return)", "SYSCALL",

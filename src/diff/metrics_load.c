@@ -63,17 +63,14 @@ int metrics_load_inlines(struct metric_set *self, struct metric_set *total, int 
 	return err;
 }
 
-static const char *feature_of(const char *name, void *f)
-{
-	return features_match(f, name);
-}
-
 /* Kernel samples only: a lost kernel stack is unmapped, a user-mode sample is not counted. */
 int metrics_load_features(struct metric_set *s, int side, struct datafile *df,
 			  const struct features *f)
 {
-	return runs_features(df, feature_of, (void *)f, metrics_add,
-			     &(struct metrics_sink){s, side});
+	struct runs_feature_map m;
+
+	features_map(f, &m);
+	return runs_features(df, &m, metrics_add, &(struct metrics_sink){s, side});
 }
 
 int metrics_load_wall(struct metric_set *s, int side, struct datafile *df)

@@ -267,13 +267,19 @@ static void config_state(const struct diff_table *t, long i, FILE *f)
 
 static void text_row(const struct metric *m, const struct share *sh, FILE *f)
 {
-	char b[32], h[32], ratio[32], change[96], d[40], share[32];
+	char b[32], h[32], ratio[32], change[96], d[40], share[32], lo[40], hi[40];
 	enum tables_presence p = value_presence(m);
 
 	fmt_value(b, sizeof(b), m, DM_BASE);
 	fmt_value(h, sizeof(h), m, DM_HARD);
 	fmt_ratio(ratio, sizeof(ratio), &m->r, p);
 	tables_fmt_change(change, sizeof(change), &m->r, p);
+	/* nothing to be relative to: the change's own interval, per run */
+	if (p != TABLES_BOTH && !isnan(m->r.delta_lo) && !isnan(m->r.delta_hi)) {
+		fmt_signed(lo, sizeof(lo), m->r.delta_lo);
+		fmt_signed(hi, sizeof(hi), m->r.delta_hi);
+		snprintf(change, sizeof(change), "%s [%s, %s]", tables_presence_name[p], lo, hi);
+	}
 	fmt_signed(d, sizeof(d), m->r.delta_run);
 	if (sh->shown)
 		snprintf(share, sizeof(share), "%.1f%%", share_pct(sh, m));

@@ -174,7 +174,7 @@ static void scan_all(struct inventory *inv)
 	}
 }
 
-int inventory_build(const char *vmlinux, struct inventory **out, char *why, size_t len)
+int inventory_open(const char *vmlinux, struct inventory **out, char *why, size_t len)
 {
 	struct inventory *inv = calloc(1, sizeof(*inv));
 	int err;
@@ -196,9 +196,30 @@ int inventory_build(const char *vmlinux, struct inventory **out, char *why, size
 		inventory_free(inv);
 		return err;
 	}
-	scan_all(inv);
 	*out = inv;
 	return 0;
+}
+
+int inventory_build(const char *vmlinux, struct inventory **out, char *why, size_t len)
+{
+	int err = inventory_open(vmlinux, out, why, len);
+
+	if (!err)
+		scan_all(*out);
+	return err;
+}
+
+static int cmp_func_addr(const void *key, const void *elt)
+{
+	__u64 addr = *(const __u64 *)key;
+	const struct inventory_func *f = elt;
+
+	return addr < f->addr ? -1 : addr >= f->addr + f->size ? 1 : 0;
+}
+
+const struct inventory_func *inventory_func_at(const struct inventory *inv, __u64 addr)
+{
+	return bsearch(&addr, inv->f, inv->n, sizeof(*inv->f), cmp_func_addr);
 }
 
 void inventory_free(struct inventory *inv)

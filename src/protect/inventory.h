@@ -47,6 +47,10 @@ struct inventory {
  * way out.
  */
 int inventory_build(const char *vmlinux, struct inventory **out, char *why, size_t len);
+/* The same without scanning: for inventory_sites() on the functions wanted. */
+int inventory_open(const char *vmlinux, struct inventory **out, char *why, size_t len);
+/* The function whose text holds addr; NULL: none does. */
+const struct inventory_func *inventory_func_at(const struct inventory *inv, __u64 addr);
 /* The sites of f, each told to cb, in address order. */
 void inventory_sites(struct inventory *inv, const struct inventory_func *f, sites_cb *cb,
 		     void *arg);

@@ -53,7 +53,7 @@ struct site_out {
 	const struct inventory_func *fn;
 };
 
-static void one_site(void *arg, __u64 addr, enum sites_kind kind)
+static void one_site(void *arg, __u64 addr, __u32 len, enum sites_kind kind)
 {
 	struct site_out *o = arg;
 
@@ -65,6 +65,7 @@ static void one_site(void *arg, __u64 addr, enum sites_kind kind)
 	json_open(o->j, NULL, '{');
 	json_u64(o->j, "addr", addr);
 	json_u64(o->j, "offset", addr - o->fn->addr);
+	json_u64(o->j, "bytes", len);
 	json_str(o->j, "feature", sites_kind_name(kind));
 	json_close(o->j, '}');
 }

@@ -220,21 +220,22 @@ struct pass {
 	void *arg;
 	struct sites_found *found;
 	int zeroed;	   /* the xors of call-used registers just before: 2 once one is not %rax */
+	__u64 zero_from;   /* where those xors start */
 	__u64 kcfi_mov_at; /* the instruction before was kcfi_mov(), here; 0: it was not */
 };
 
-static void found(struct pass *p, __u64 addr, enum sites_kind k)
+static void found(struct pass *p, __u64 addr, __u64 end, enum sites_kind k)
 {
 	p->found->n[k]++;
 	if (p->cb)
-		p->cb(p->arg, addr, k);
+		p->cb(p->arg, addr, end - addr, k);
 }
 
 /* A return: ret, or a jmp to a return thunk; the xors before it decide zero_call_used_regs. */
-static void at_return(struct pass *p, __u64 addr)
+static void at_return(struct pass *p, const cs_insn *in)
 {
 	if (p->zeroed == 2)
-		found(p, addr, SITES_ZERO_REGS);
+		found(p, p->zero_from, in->address + in->size, SITES_ZERO_REGS);
 }
 
 static void one(struct pass *p, const cs_insn *in, bool first)
@@ -247,18 +248,20 @@ static void one(struct pass *p, const cs_insn *in, bool first)
 	if (first && in->id == X86_INS_ENDBR64)
 		k = SITES_IBT;
 	else if (in->id == X86_INS_RET)
-		at_return(p, in->address);
+		at_return(p, in);
 	else if (is_branch(p->sc->cs, in, &call) && direct_target(in, &to))
 		k = branch_kind(p->env, to, call);
 	else if (p->kcfi_mov_at && kcfi_add(in))
-		found(p, p->kcfi_mov_at, SITES_KCFI);
+		found(p, p->kcfi_mov_at, in->address + in->size, SITES_KCFI);
 	else
 		k = canary_kind(p->env, in, &check);
 	if (k == SITES_RETURN_THUNK)
-		at_return(p, in->address);
+		at_return(p, in);
 	if (k != SITES_KINDS)
-		found(p, in->address, k);
+		found(p, in->address, in->address + in->size, k);
 	p->found->canary_checks += check;
+	if (z && !p->zeroed)
+		p->zero_from = in->address;
 	p->zeroed = z ? (z > p->zeroed ? z : p->zeroed) : 0;
 	p->kcfi_mov_at = kcfi_mov(in) ? in->address : 0;
 }

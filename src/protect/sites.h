@@ -28,15 +28,18 @@ enum sites_kind {
 	/* a call, jmp or jcc to an indirect-branch thunk, where call/jmp *%reg was (RETPOLINE) */
 	SITES_RETPOLINE,
 	/*
-	 * a return (ret, or jmp to a return thunk) right after xor r,r of
-	 * call-used registers, one of them not %rax (ZERO_CALL_USED_REGS)
+	 * xor r,r of call-used registers, one of them not %rax, right before a
+	 * return (ret, or jmp to a return thunk): the site spans the xors and
+	 * the return (ZERO_CALL_USED_REGS)
 	 */
 	SITES_ZERO_REGS,
 	/* a call or jmp to the FORTIFY_SOURCE report or panic function */
 	SITES_FORTIFY,
 	/* a call or jmp to an __ubsan_handle_* function (UBSAN) */
 	SITES_UBSAN,
-	/* mov $hash,%r10d then add or cmp of a negative offset of a register into %r10d (CFI_CLANG)
+	/*
+	 * mov $hash,%r10d then add or cmp of a negative offset of a register
+	 * into %r10d; the site spans both (CFI_CLANG)
 	 */
 	SITES_KCFI,
 	/*
@@ -70,8 +73,12 @@ struct sites_found {
 	size_t bad;		    /* bytes no instruction decodes from: skipped */
 };
 
-/* One site: its address and kind, told to the caller's callback in address order. */
-typedef void sites_cb(void *arg, __u64 addr, enum sites_kind kind);
+/*
+ * One site: its address, its bytes (the instructions that are the
+ * protection: one but for zero_call_used_regs and kcfi) and kind, told to
+ * the caller's callback in address order.
+ */
+typedef void sites_cb(void *arg, __u64 addr, __u32 len, enum sites_kind kind);
 
 struct sites_scanner;
 

@@ -22,6 +22,7 @@
 #include "record/stackstore.h"
 #include "record/ustack_dwarf.h"
 #include "record.skel.h"
+#include "record/sites_save.h"
 #include "symbols/ksyms.h"
 #include "util/syscalls.h"
 
@@ -142,6 +143,7 @@ static int write_samples(struct session *s)
 	err = collect_samples(s->df, s->stacks, s->procs, ks, s->deltas, s->run);
 	err = err ?: funcs_collect(s->funcs, s->df, s->stacks, ks);
 	err = err ?: blocks_collect(s->blocks, s->df, s->stacks, ks);
+	err = err ?: sites_save(s->df, &meta);
 	err = err ?: record_meta(s, &meta, ks);
 	err = err ?: recording_put_meta(s->df, &meta);
 	kv_list_free(&meta);

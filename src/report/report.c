@@ -18,6 +18,7 @@
 #include "data/samples.h"
 #include "report/own_cost.h"
 #include "report/report.h"
+#include "report/report_features.h"
 #include "report/report_inline.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/stacks.h"
@@ -606,6 +607,7 @@ struct report_ctx {
 	const struct lat_table *t;
 	struct kernel_dwarf *kd;
 	const char *note; /* why there is no DWARF, "" when there is */
+	const struct features *feat;
 };
 
 static int report_json(const struct report_ctx *c)
@@ -630,7 +632,8 @@ static int report_json(const struct report_ctx *c)
 			json_str(&j, "syscalls", NULL);
 		err = probed_functions(df, o->top, stdout, &j)
 			      ?: functions(df, "k", o->top, stdout, &j)
-			      ?: functions(df, "u", o->top, stdout, &j);
+			      ?: functions(df, "u", o->top, stdout, &j)
+			      ?: report_features(df, c->feat, stdout, &j);
 	}
 	json_close(&j, '}');
 	json_end(&j);
@@ -666,7 +669,8 @@ static int report_text(const struct report_ctx *c)
 		puts("\nno CPU samples");
 		return 0;
 	}
-	return functions(df, "k", o->top, stdout, NULL) ?: functions(df, "u", o->top, stdout, NULL);
+	return functions(df, "k", o->top, stdout, NULL) ?: functions(df, "u", o->top, stdout, NULL)
+		?: report_features(df, c->feat, stdout, NULL);
 }
 
 int report_sort_key(const char *name)
@@ -680,14 +684,14 @@ int report_sort_key(const char *name)
 }
 
 int report_show(struct datafile *df, struct kernel_dwarf *kd, const char *note,
-		const struct report_opts *o)
+		const struct features *feat, const struct report_opts *o)
 {
 	struct lat_table t = {};
 	int err;
 
 	err = stacks_name_frames(df, kd) ?: load_latency(df, "syscall", &t, o->sort);
 	if (!err) {
-		struct report_ctx c = {df, o, &t, kd, note};
+		struct report_ctx c = {df, o, &t, kd, note, feat};
 
 		err = o->json ? report_json(&c) : report_text(&c);
 	}

@@ -17,6 +17,7 @@ struct report_opts {
 	const char *input;
 	const char *hist;
 	const char *vmlinux; /* --vmlinux */
+	const char *features; /* --features FILE, NULL: built in */
 	enum sort_key sort;
 	int top;
 	bool json;
@@ -24,6 +25,7 @@ struct report_opts {
 	bool inline_table; /* --inline */
 };
 
+struct features;
 struct kernel_dwarf;
 
 /* The sort key named name ("total", "p99", ...), or -1. */
@@ -34,6 +36,7 @@ int report_sort_key(const char *name);
  * be NULL.  -ENOENT: o->hist names no syscall or probed function.
  */
 int report_show(struct datafile *df, struct kernel_dwarf *kd, const char *note,
+		const struct features *feat,
 		const struct report_opts *o);
 
 #endif

@@ -36,9 +36,12 @@ static int drop_dir(void **state)
 static void test_builtin(void **state)
 {
 	static const char *const names[] = {
-		"freelist_random",   "slab_freelist_hardened", "init_on_alloc_free",
-		"hardened_usercopy", "page_alloc_shuffle",     "list_hardened",
-		"mitigations",	     "memcg_accounting",
+		"freelist_random",	 "slab_freelist_hardened", "init_on_alloc_free",
+		"hardened_usercopy",	 "page_alloc_shuffle",	   "list_hardened",
+		"mitigations",		 "retpoline",		   "return_thunk",
+		"stack_protector",	 "zero_call_used_regs",	   "fortify_source",
+		"ubsan",		 "kcfi",		   "ibt",
+		"memcg_accounting",
 	};
 	struct features *f;
 	char why[256];
@@ -72,9 +75,12 @@ static void test_builtin_matches(void **state)
 		{"shuffle_pick_tail", "page_alloc_shuffle"},
 		{"shuffle_valid_page.constprop.0", "page_alloc_shuffle"},
 		{"__list_del_entry_valid.cold", "list_hardened"},
-		{"__x86_indirect_thunk_rax", "mitigations"},
-		{"__x86_indirect_its_thunk_r11", "mitigations"},
-		{"__x86_return_thunk", "mitigations"},
+		{"__x86_indirect_thunk_rax", "retpoline"},
+		{"__x86_indirect_its_thunk_r11", "retpoline"},
+		{"__x86_return_thunk", "return_thunk"},
+		{"retbleed_return_thunk", "return_thunk"},
+		{"srso_safe_ret", "return_thunk"},
+		{"__ubsan_handle_out_of_bounds", "ubsan"},
 		{"srso_alias_untrain_ret", "mitigations"},
 		{"entry_untrain_ret", "mitigations"},
 		{"clear_bhb_loop", "mitigations"},
@@ -174,8 +180,11 @@ static void test_builtin_config(void **state)
 		{"SHUFFLE_PAGE_ALLOCATOR", "page_alloc_shuffle"},
 		{"DEBUG_LIST", "list_hardened"},
 		{"LIST_HARDENED", "list_hardened"},
-		{"RETPOLINE", "mitigations"},
-		{"MITIGATION_RETPOLINE", "mitigations"},
+		{"RETPOLINE", "retpoline"},
+		{"MITIGATION_RETPOLINE", "retpoline"},
+		{"RETHUNK", "return_thunk"},
+		{"STACKPROTECTOR_STRONG", "stack_protector"},
+		{"ZERO_CALL_USED_REGS", "zero_call_used_regs"},
 		{"PAGE_TABLE_ISOLATION", "mitigations"},
 		{"CPU_SRSO", "mitigations"},
 	};
@@ -216,12 +225,12 @@ static void test_bad_files(void **state)
 {
 	expect_bad("functions = x\n", ":1: 'functions' before the first [feature]");
 	expect_bad("[a]\nfunctions = x\n\n# c\nfunctins = y\n",
-		   ":5: unknown key 'functins' (about, config or functions)");
+		   ":5: unknown key 'functins' (about, type, position, when, config, functions, sites, patched, on, off or default)");
 	expect_bad("[a]\nabout = x\nfunctions x\n",
-		   ":3: expected '[feature]', 'about = ...', 'config = ...' or 'functions = ...'");
+		   ":3: expected '[feature]' or 'KEY = VALUE'");
 	expect_bad("[a]\nabout = x\n\n[b]\nfunctions = y\n",
-		   ":1: [a] has no 'functions = ...' line");
-	expect_bad("[b]\nfunctions = y\n[a]\nabout = x\n", ":3: [a] has no 'functions = ...' line");
+		   ":1: [a] has no 'functions = ...' or 'sites = ...' line");
+	expect_bad("[b]\nfunctions = y\n[a]\nabout = x\n", ":3: [a] has no 'functions = ...' or 'sites = ...' line");
 	expect_bad("[a]\nfunctions = x\n[a]\nfunctions = y\n", ":3: [a] is defined twice");
 	expect_bad("[a b]\nfunctions = x\n",
 		   ":1: feature name 'a b': use letters, digits, '_' and '-'");
@@ -239,7 +248,110 @@ static void test_bad_files(void **state)
 	expect_bad("[a]\nfunctions = x\nconfig =\n", ":3: 'config =' names no option");
 	expect_bad("[a]\nfunctions = x\nconfig = A B\n[b]\nfunctions = y\nconfig = C B\n",
 		   ":6: config B is already [a]'s");
-	expect_bad("[a]\nconfig = A\n", ":1: [a] has no 'functions = ...' line");
+	expect_bad("[a]\nconfig = A\n", ":1: [a] has no 'functions = ...' or 'sites = ...' line");
+	expect_bad("[a]\nsites = x\ntype = linker\n",
+		   ":3: type 'linker': one of source, compiler, config, boot");
+	expect_bad("[a]\nsites = x\nposition = heap\n",
+		   ":3: position 'heap': one of code, data, layout");
+	expect_bad("[a]\nsites = x\nwhen = now\nwhen = run\n",
+		   ":3: when 'now': one of build, boot, run");
+	expect_bad("[a]\nsites = x\nwhen = run\nwhen = run\n", ":4: [a] has a second 'when'");
+	expect_bad("[a]\nsites = x\nsites = y\n", ":3: [a] has a second 'sites'");
+	expect_bad("[a]\nsites = stack canary\n",
+		   ":2: sites 'stack canary': one pattern name such as stack_canary");
+	expect_bad("[a]\nfunctions = x\npatched = yes\n",
+		   ":1: [a]: 'patched' needs 'sites = ...'");
+	expect_bad("[a]\nsites = x\npatched = no\n", ":3: 'patched = no': only 'patched = yes'");
+	expect_bad("[a]\nsites = x\noff =\n", ":3: 'off =' names nothing");
+}
+
+/* A recorded kernel, as features_state() asks about it. */
+struct kernel {
+	const char *config[4][2]; /* option, value */
+	long long sites;	  /* of every kind; -1: not scanned */
+};
+
+static const char *config_of(const char *option, void *ctx)
+{
+	const struct kernel *k = ctx;
+	size_t i;
+
+	for (i = 0; i < 4 && k->config[i][0]; i++)
+		if (!strcmp(k->config[i][0], option))
+			return k->config[i][1];
+	return NULL;
+}
+
+static long long sites_of(const char *kind, void *ctx)
+{
+	return ((const struct kernel *)ctx)->sites;
+}
+
+static long index_of(const struct features *f, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < features_count(f); i++)
+		if (!strcmp(features_name(f, i), name))
+			return i;
+	fail_msg("no [%s]", name);
+	return -1;
+}
+
+static void expect_state(const struct features *f, const char *name, struct kernel *k,
+			 const char *cmdline, const char *state, const char *why)
+{
+	struct features_facts facts = {config_of, true, cmdline, sites_of, k};
+	char got[256];
+
+	assert_string_equal(features_state_name(features_state(f, index_of(f, name), &facts, got,
+								 sizeof(got))),
+			    state);
+	assert_string_equal(got, why);
+}
+
+/* The order of features.h: not built, sites, command line, default. */
+static void test_state(void **state)
+{
+	struct kernel rethunk = {{{"RETHUNK", "y"}}, 0}, none = {{{"RETHUNK", "n"}}, -1},
+		      canary = {{{"STACKPROTECTOR_STRONG", "y"}}, 12},
+		      init = {{{"INIT_ON_ALLOC_DEFAULT_ON", "y"}}, -1},
+		      noinit = {{{"INIT_ON_FREE_DEFAULT_ON", "n"}}, -1},
+		      shuffle = {{{"SHUFFLE_PAGE_ALLOCATOR", "y"}}, -1};
+	struct features *f;
+	char why[256];
+
+	assert_int_equal(features_load(&f, NULL, why, sizeof(why)), 0);
+	expect_state(f, "return_thunk", &none, "", "not built",
+		     "no CONFIG_RETHUNK (nor the others)");
+	expect_state(f, "return_thunk", &rethunk, "quiet", "off",
+		     "no site in the code that ran: the boot patched them out");
+	rethunk.sites = 3;
+	expect_state(f, "return_thunk", &rethunk, "mitigations=off", "on",
+		     "3 sites in the code that ran");
+	rethunk.sites = -1;
+	expect_state(f, "return_thunk", &rethunk, "ro mitigations=off", "off",
+		     "mitigations=off on the command line");
+	expect_state(f, "return_thunk", &rethunk, "ro", "on", "CONFIG_RETHUNK=y, by default");
+	/* not patched: no site seen says nothing */
+	canary.sites = 0;
+	expect_state(f, "stack_protector", &canary, "", "on",
+		     "CONFIG_STACKPROTECTOR_STRONG=y, by default");
+	canary.sites = 12;
+	expect_state(f, "stack_protector", &canary, "", "on", "12 sites in the code that ran");
+	/* options that only pick the default: built whatever they say */
+	expect_state(f, "init_on_alloc_free", &init, "", "on", "CONFIG_INIT_ON_ALLOC_DEFAULT_ON=y");
+	expect_state(f, "init_on_alloc_free", &noinit, "", "off",
+		     "CONFIG_INIT_ON_ALLOC_DEFAULT_ON is not set");
+	expect_state(f, "init_on_alloc_free", &noinit, "init_on_alloc=1 x", "on",
+		     "init_on_alloc=1 on the command line");
+	expect_state(f, "init_on_alloc_free", &init, "init_on_alloc=1 init_on_alloc=0", "off",
+		     "init_on_alloc=0 on the command line");
+	expect_state(f, "page_alloc_shuffle", &shuffle, "", "off",
+		     "CONFIG_SHUFFLE_PAGE_ALLOCATOR=y, by default");
+	expect_state(f, "page_alloc_shuffle", &shuffle, "page_alloc.shuffle=1", "on",
+		     "page_alloc.shuffle=1 on the command line");
+	features_free(f);
 }
 
 static void test_missing_file(void **state)
@@ -259,7 +371,7 @@ int main(void)
 		cmocka_unit_test(test_builtin),	       cmocka_unit_test(test_builtin_matches),
 		cmocka_unit_test(test_override),       cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_missing_file),   cmocka_unit_test(test_config_key),
-		cmocka_unit_test(test_builtin_config),
+		cmocka_unit_test(test_builtin_config), cmocka_unit_test(test_state),
 	};
 
 	return cmocka_run_group_tests(tests, make_dir, drop_dir);

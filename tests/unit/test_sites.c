@@ -153,12 +153,13 @@ static const char *sym_name(void *arg, __u64 addr, unsigned int i)
 	return NULL;
 }
 
-static void put_site(void *arg, __u64 addr, enum sites_kind kind)
+static void put_site(void *arg, __u64 addr, __u32 len, enum sites_kind kind)
 {
 	char *out = arg;
 	size_t n = strlen(out);
 
-	snprintf(out + n, 4096 - n, "%llx %s\n", (unsigned long long)addr, sites_kind_name(kind));
+	snprintf(out + n, 4096 - n, "%llx %u %s\n", (unsigned long long)addr, len,
+		 sites_kind_name(kind));
 }
 
 struct scase {
@@ -181,10 +182,10 @@ static const struct scase cases[] = {
 	 * ffffffff810d43c2: jmp ffffffff81e01d30 <__x86_return_thunk>
 	 */
 	{"sys_off_notify", 0xffffffff810d4370, CODE(sys_off_notify),
-	 "ffffffff810d4379 stack_canary\n"
-	 "ffffffff810d43a9 retpoline\n"
-	 "ffffffff810d43b3 stack_canary\n"
-	 "ffffffff810d43c2 return_thunk\n",
+	 "ffffffff810d4379 9 stack_canary\n"
+	 "ffffffff810d43a9 5 retpoline\n"
+	 "ffffffff810d43b3 9 stack_canary\n"
+	 "ffffffff810d43c2 5 return_thunk\n",
 	 1, 0},
 	/*
 	 * ffffffff81a4cf74: jmp ffffffff81e01d30 <__x86_return_thunk>
@@ -192,33 +193,34 @@ static const struct scase cases[] = {
 	 * ffffffff81a4cf8c: call ffffffff81a1e1cc <fortify_panic>
 	 */
 	{"vclkdev_alloc", 0xffffffff81a4ced0, CODE(vclkdev_alloc),
-	 "ffffffff81a4cf74 return_thunk\n"
-	 "ffffffff81a4cf80 fortify\n"
-	 "ffffffff81a4cf8c fortify\n",
+	 "ffffffff81a4cf74 5 return_thunk\n"
+	 "ffffffff81a4cf80 5 fortify\n"
+	 "ffffffff81a4cf8c 5 fortify\n",
 	 0, 0},
 	/* ffffffff8100328f: mov %rbx,%gs:0x28 (the next task's canary: a write, no pattern) */
 	{"__switch_to_asm", 0xffffffff81003270, CODE(switch_to_asm),
-	 "ffffffff8100328f unclassified\n", 0, 0},
+	 "ffffffff8100328f 9 unclassified\n", 0, 0},
 	/*
 	 * ffffffff81363fb8: mov %gs:0x28,%rax
 	 * ffffffff81363ff7: sub %gs:0x28,%rdx
 	 * ffffffff8136400e: jmp ffffffff81e01d30 <__x86_return_thunk>
 	 */
 	{"do_sys_openat2", 0xffffffff81363fa0, CODE(do_sys_openat2),
-	 "ffffffff81363fb8 stack_canary\n"
-	 "ffffffff81363ff7 stack_canary\n"
-	 "ffffffff8136400e return_thunk\n",
+	 "ffffffff81363fb8 9 stack_canary\n"
+	 "ffffffff81363ff7 9 stack_canary\n"
+	 "ffffffff8136400e 5 return_thunk\n",
 	 1, 0},
 	/*
 	 * int zero_regs(int i) { int b[4]; sink(b); return b[i & 3]; }
 	 * 401030: endbr64
 	 * 40104c: xor %edi,%edi
 	 * 40104e: jmp 401090 <__x86_return_thunk>
+	 * (zero_call_used_regs spans the xor and the return)
 	 */
 	{"zero_regs", 0x401030, CODE(zero_regs),
-	 "401030 ibt\n"
-	 "40104e zero_call_used_regs\n"
-	 "40104e return_thunk\n",
+	 "401030 4 ibt\n"
+	 "40104c 4 zero_call_used_regs\n"
+	 "40104e 2 return_thunk\n",
 	 0, 0},
 	/*
 	 * int bounds(int i) { int b[4]; sink(b); return b[i]; }
@@ -228,12 +230,12 @@ static const struct scase cases[] = {
 	 * 401080: call 401000 <__ubsan_handle_out_of_bounds>
 	 */
 	{"bounds", 0x401050, CODE(bounds),
-	 "401050 ibt\n"
-	 "401076 zero_call_used_regs\n"
-	 "401076 return_thunk\n"
-	 "401080 ubsan\n",
+	 "401050 4 ibt\n"
+	 "401072 6 zero_call_used_regs\n"
+	 "401076 2 return_thunk\n"
+	 "401080 5 ubsan\n",
 	 0, 0},
-	{"kcfi_call", 0x401010, CODE(kcfi_call), "401015 kcfi\n", 0, 0},
+	{"kcfi_call", 0x401010, CODE(kcfi_call), "401015 10 kcfi\n", 0, 0},
 	{"lookalikes", 0x1000, CODE(lookalikes), "", 0, 1},
 };
 
