@@ -8,7 +8,8 @@ pkgs=(clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev libsqlite3-d
 	libzstd-dev liblzma-dev libbz2-dev qemu-system-x86 busybox-static cpio kmod
 	libcmocka-dev pkg-config make gcc libbpf-tools linux-perf python3 util-linux
 	elfutils libcapstone-dev time strace libclang-rt-14-dev
-	linux-source-6.1 linux-source-6.12 flex bison bc dwarves libssl-dev xz-utils bpftrace lld)
+	linux-source-6.1 linux-source-6.12 flex bison bc dwarves libssl-dev xz-utils bpftrace lld
+	chromium libxml2-utils)
 
 usage() {
 	echo "usage: $0 [--if-missing]" >&2

@@ -4,8 +4,10 @@
  * built and printed or, given a recording, every feature's state and cost.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd/cli.h"
 #include "cmd/cmds.h"
@@ -14,6 +16,7 @@
 #include "data/features.h"
 #include "protect/inventory.h"
 #include "protect/inventory_print.h"
+#include "diff/protection_map.h"
 #include "report/report_features.h"
 #include "symbols/kernel_dwarf.h"
 #include "util/esc.h"
@@ -22,12 +25,12 @@
 struct features_opts {
 	const char *vmlinux;
 	const char *func;
-	const char *map; /* --features FILE */
-	const char *input;
-	bool json;
+	const char *map;      /* --features FILE */
+	const char *input[2]; /* FILE, or BASE and HARDENED */
+	bool json, svg;
 };
 
-enum { O_VMLINUX = OPTIONS_LONG_ONLY, O_JSON, O_FEATURES };
+enum { O_VMLINUX = OPTIONS_LONG_ONLY, O_JSON, O_FEATURES, O_SVG };
 
 static const struct options_entry entries[] = {
 	{O_VMLINUX, "vmlinux", "PATH",
@@ -37,6 +40,7 @@ static const struct options_entry entries[] = {
 	{O_FEATURES, "features", "MAP",
 	 "with FILE: the feature mapping instead of the built-in\n"
 	 "one (format: see README.md)"},
+	{O_SVG, "svg", NULL, "with BASE and HARDENED: the protection map as SVG"},
 	{O_JSON, "json", NULL, "as one JSON object"},
 	{},
 };
@@ -45,6 +49,7 @@ static const struct options_cmd command = {
 	.name = "features",
 	.head = "Usage: kprotperf features [--vmlinux PATH] [--func NAME] [--json]\n"
 		"       kprotperf features [--features MAP] [--json] FILE\n"
+		"       kprotperf features [--features MAP] --svg|--json BASE HARDENED\n"
 		"The protections the compiler inserted into the kernel's functions, found by\n"
 		"instruction pattern in the running kernel's text (/proc/kcore, as the boot\n"
 		"patched it, named by /proc/kallsyms): IBT landing pads, stack canaries, return\n"
@@ -57,7 +62,12 @@ static const struct options_cmd command = {
 		"(type: source, compiler, config or boot; position: code, data or layout;\n"
 		"when: build, boot or run), its state on the recorded kernel (on, off, not\n"
 		"built, and from what) and its cost: its share of the kernel samples and its\n"
-		"CPU time per run.\n",
+		"CPU time per run.\n"
+		"With two recordings: the protection map, the features on a grid of type by\n"
+		"position, each cell coloured by its features' change of CPU time per run\n"
+		"from BASE to HARDENED, as a share of the base kernel's; --svg draws it (a\n"
+		"tooltip gives each feature's change and 95% interval), --json gives its\n"
+		"numbers.\n",
 	.column = 23,
 	.opts = entries,
 };
@@ -79,6 +89,9 @@ static int set_opt(void *ctx, int key, const char *arg)
 	case O_FEATURES:
 		o->map = arg;
 		break;
+	case O_SVG:
+		o->svg = true;
+		break;
 	}
 	return 0;
 }
@@ -95,7 +108,7 @@ static int recorded(const struct features_opts *o)
 
 	if (cli_features("features", o->map, &feat))
 		return 1;
-	err = cli_open("features", o->input, &df);
+	err = cli_open("features", o->input[0], &df);
 	/* inline frames: a feature may name a function inlined (shuffle_freelist) */
 	if (!err && cli_kernel_dwarf("features", df, NULL, NULL, &kd, note, sizeof(note))) {
 		datafile_close(df);
@@ -111,7 +124,7 @@ static int recorded(const struct features_opts *o)
 		json_str(&j, "kernel_release", datafile_meta(df, "kernel.release"));
 		json_str(&j, "sites_source", datafile_meta(df, "protect.source"));
 	} else {
-		esc_printf(stdout, "# kprotperf features of %s: kernel %s\n", o->input,
+		esc_printf(stdout, "# kprotperf features of %s: kernel %s\n", o->input[0],
 			   datafile_meta(df, "kernel.release") ?: "?");
 	}
 	err = report_feature_list(df, kd, feat, stdout, o->json ? &j : NULL);
@@ -120,9 +133,55 @@ static int recorded(const struct features_opts *o)
 		json_end(&j);
 	}
 	if (err)
-		cli_read_error("features", o->input, df, err);
+		cli_read_error("features", o->input[0], df, err);
 	kernel_dwarf_close(kd);
 	datafile_close(df);
+	features_free(feat);
+	return err ? 1 : 0;
+}
+
+static void close_pair(struct datafile *df[2], struct kernel_dwarf *kd[2])
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		kernel_dwarf_close(kd[i]);
+		if (df[i])
+			datafile_close(df[i]);
+	}
+}
+
+/* A bad value names its file; any other error both. */
+static void say_error(const struct features_opts *o, struct datafile *df[2], int err)
+{
+	if (err == -EBADMSG && (cli_bad_data("features", o->input[0], df[0]) ||
+				cli_bad_data("features", o->input[1], df[1])))
+		return;
+	fprintf(stderr, "kprotperf features: reading %s and %s: %s\n", o->input[0], o->input[1],
+		strerror(-err));
+}
+
+/* features --svg|--json BASE HARDENED: the protection map. */
+static int map(const struct features_opts *o)
+{
+	struct kernel_dwarf *kd[2] = {NULL, NULL};
+	struct datafile *df[2] = {NULL, NULL};
+	char note[2][1024];
+	struct features *feat;
+	int i, err;
+
+	if (cli_features("features", o->map, &feat))
+		return 1;
+	for (i = 0, err = 0; i < 2 && !err; i++)
+		err = cli_open("features", o->input[i], &df[i])
+			      ?: cli_kernel_dwarf("features", df[i], NULL, NULL, &kd[i], note[i],
+						  sizeof(note[i]));
+	if (!err) {
+		err = protection_map(df, kd, o->input, feat, o->svg, stdout);
+		if (err)
+			say_error(o, df, err);
+	}
+	close_pair(df, kd);
 	features_free(feat);
 	return err ? 1 : 0;
 }
@@ -143,14 +202,25 @@ int cmd_features(int argc, char **argv)
 	err = options_parse(&command, argc, argv, set_opt, &o);
 	if (err)
 		return err > 0 ? 0 : 2;
-	err = cli_input(argc, argv, "features", &o.input);
+	if (argc - optind == 2)
+		o.input[1] = argv[argc - 1];
+	err = cli_input(argc - !!o.input[1], argv, "features", &o.input[0]);
 	if (err)
 		return 2;
-	if (o.input && (o.vmlinux || o.func))
-		return usage("--vmlinux and --func inventory a kernel's text, not a recording FILE");
-	if (!o.input && o.map)
+	if (o.input[1] && !o.svg && !o.json)
+		return usage("two recordings make the protection map: give --svg or --json");
+	if (o.svg && !o.input[1])
+		return usage("--svg draws the map of two recordings: give BASE and HARDENED");
+	if (o.svg && o.json)
+		return usage("--svg or --json, not both");
+	if (o.input[0] && (o.vmlinux || o.func))
+		return usage(
+			"--vmlinux and --func inventory a kernel's text, not a recording FILE");
+	if (!o.input[0] && o.map)
 		return usage("--features maps a recording's samples: give its FILE");
-	if (o.input)
+	if (o.input[1])
+		return map(&o);
+	if (o.input[0])
 		return recorded(&o);
 	err = inventory_build(o.vmlinux, &inv, why, sizeof(why));
 	if (err) {

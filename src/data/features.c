@@ -32,7 +32,7 @@ struct feature {
 	char *name;
 	char *about;
 	struct words globs;
-	struct words configs; /* Kconfig options without CONFIG_ */
+	struct words configs;		   /* Kconfig options without CONFIG_ */
 	const char *cls[FEATURES_CLASSES]; /* type, position, when: a value of class_values */
 	char *sites;			   /* a protect/sites.h kind name */
 	struct words on, off, dflt;	   /* command-line words; "on", "off" or options */
@@ -517,8 +517,8 @@ enum features_state features_state(const struct features *f, size_t i,
 				   const struct features_facts *k, char *why, size_t len)
 {
 	const struct feature *ft = &f->v[i];
-	bool picks_default = ft->dflt.n && !words_has(&ft->dflt, "on") &&
-			     !words_has(&ft->dflt, "off");
+	bool picks_default =
+		ft->dflt.n && !words_has(&ft->dflt, "on") && !words_has(&ft->dflt, "off");
 	const char *built = !picks_default && k->config_known ? first_set(&ft->configs, k) : NULL;
 	enum features_state s;
 	long long n;
@@ -530,8 +530,10 @@ enum features_state features_state(const struct features *f, size_t i,
 	}
 	n = ft->sites && k->sites ? k->sites(ft->sites, k->ctx) : -1;
 	if (n > 0 || (n == 0 && ft->patched)) {
-		snprintf(why, len, n ? "%lld sites in the code that ran" :
-				       "no site in the code that ran: the boot patched them out", n);
+		snprintf(why, len,
+			 n ? "%lld sites in the code that ran"
+			   : "no site in the code that ran: the boot patched them out",
+			 n);
 		return n ? FS_ON : FS_OFF;
 	}
 	s = by_cmdline(ft, k->cmdline, why, len);

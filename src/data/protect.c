@@ -69,14 +69,15 @@ int protect_kinds(struct datafile *df, int (*fn)(const struct protect_kind *k, v
 {
 	struct kind_walk w = {fn, ctx};
 
-	return query_each(df,
-			  "SELECT s.kind, COUNT(*), COUNT(c.n), COALESCE(SUM(c.n > 0), 0),"
-			  " COALESCE(SUM(c.n), 0) FROM protect_sites s LEFT JOIN"
-			  " (SELECT ps.addr AS addr, ps.kind AS kind, MIN(b.count) AS n FROM blocks b"
-			  " JOIN protect_sites ps ON ps.addr >= b.start AND ps.addr < b.end"
-			  " WHERE b.count IS NOT NULL GROUP BY 1, 2) c USING(addr, kind)"
-			  " GROUP BY s.kind ORDER BY s.kind",
-			  kind_row, &w, "");
+	return query_each(
+		df,
+		"SELECT s.kind, COUNT(*), COUNT(c.n), COALESCE(SUM(c.n > 0), 0),"
+		" COALESCE(SUM(c.n), 0) FROM protect_sites s LEFT JOIN"
+		" (SELECT ps.addr AS addr, ps.kind AS kind, MIN(b.count) AS n FROM blocks b"
+		" JOIN protect_sites ps ON ps.addr >= b.start AND ps.addr < b.end"
+		" WHERE b.count IS NOT NULL GROUP BY 1, 2) c USING(addr, kind)"
+		" GROUP BY s.kind ORDER BY s.kind",
+		kind_row, &w, "");
 }
 
 struct leaf_walk {
@@ -93,7 +94,7 @@ static int leaf_row(sqlite3_stmt *st, void *ctx)
 		    : 0;
 }
 
-#define STR(x)  #x
+#define STR(x)	#x
 #define XSTR(x) STR(x)
 
 /* Sites are short (PROTECT_SITE_MAX): the addr index finds the candidates. */
@@ -105,8 +106,9 @@ int protect_leaf_sites(struct datafile *df,
 
 	return query_each(df,
 			  "SELECT f.stack, s.kind, s.addr FROM kstack_frames f"
-			  " JOIN protect_sites s ON s.addr BETWEEN f.addr - " XSTR(PROTECT_SITE_MAX) " AND f.addr"
-			  " AND f.addr < s.addr + s.len WHERE f.depth = 0"
-			  " ORDER BY f.stack, s.addr DESC",
+			  " JOIN protect_sites s ON s.addr BETWEEN f.addr - " XSTR(
+				  PROTECT_SITE_MAX) " AND f.addr"
+						    " AND f.addr < s.addr + s.len WHERE f.depth = 0"
+						    " ORDER BY f.stack, s.addr DESC",
 			  leaf_row, &w, "");
 }

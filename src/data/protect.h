@@ -17,10 +17,10 @@ struct datafile;
 #define PROTECT_SITE_MAX 64
 
 /* The tables, for datafile.c: the schema's, or TEMP and empty for a file older than 8. */
-#define PROTECT_TABLES(temp)                                                                   \
-	"CREATE " temp "TABLE protect_funcs(addr INTEGER PRIMARY KEY, name TEXT NOT NULL,"     \
-	" size INTEGER NOT NULL);"                                                             \
-	"CREATE " temp "TABLE protect_sites(addr INTEGER NOT NULL, len INTEGER NOT NULL,"      \
+#define PROTECT_TABLES(temp)                                                               \
+	"CREATE " temp "TABLE protect_funcs(addr INTEGER PRIMARY KEY, name TEXT NOT NULL," \
+	" size INTEGER NOT NULL);"                                                         \
+	"CREATE " temp "TABLE protect_sites(addr INTEGER NOT NULL, len INTEGER NOT NULL,"  \
 	" kind TEXT NOT NULL, PRIMARY KEY(addr, kind));"
 
 /* Record side: a function scanned, and one of its sites. */
@@ -37,10 +37,10 @@ int protect_code_addrs(struct datafile *df, int (*fn)(__u64 addr, void *ctx), vo
 /* The sites of one kind in the code that ran, and what --blocks counted of them. */
 struct protect_kind {
 	const char *kind;
-	long long sites;       /* in the functions scanned */
-	long long probed;      /* of those, in a --blocks function's counted blocks */
-	long long reached;     /* of those, executed at least once */
-	long long executions;  /* their executions, summed */
+	long long sites;      /* in the functions scanned */
+	long long probed;     /* of those, in a --blocks function's counted blocks */
+	long long reached;    /* of those, executed at least once */
+	long long executions; /* their executions, summed */
 };
 
 /* By kind. */

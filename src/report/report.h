@@ -16,7 +16,7 @@ enum sort_key { S_TOTAL, S_CALLS, S_ONCPU, S_OFFCPU, S_AVG, S_P50, S_P90, S_P99,
 struct report_opts {
 	const char *input;
 	const char *hist;
-	const char *vmlinux; /* --vmlinux */
+	const char *vmlinux;  /* --vmlinux */
 	const char *features; /* --features FILE, NULL: built in */
 	enum sort_key sort;
 	int top;
@@ -36,7 +36,6 @@ int report_sort_key(const char *name);
  * be NULL.  -ENOENT: o->hist names no syscall or probed function.
  */
 int report_show(struct datafile *df, struct kernel_dwarf *kd, const char *note,
-		const struct features *feat,
-		const struct report_opts *o);
+		const struct features *feat, const struct report_opts *o);
 
 #endif

@@ -146,9 +146,11 @@ static void print_text(struct datafile *df, const struct rows *r, FILE *f)
 	      f);
 	if (!src)
 		fputs("note: no compiler-inserted site located: the recording is older than"
-		      " schema 8\n", f);
+		      " schema 8\n",
+		      f);
 	else if (strcmp(src, "/proc/kcore"))
-		esc_printf(f, "note: no compiler-inserted site located: %s\n", src + 6 * !strncmp(src, "none: ", 6));
+		esc_printf(f, "note: no compiler-inserted site located: %s\n",
+			   src + 6 * !strncmp(src, "none: ", 6));
 }
 
 static void json_row(const struct rows *r, const struct feature_row *e, double period,
@@ -265,8 +267,7 @@ struct list_out {
 	struct json *j;
 };
 
-static void list_row(const struct list_out *o, size_t i, enum features_state st,
-		     const char *why)
+static void list_row(const struct list_out *o, size_t i, enum features_state st, const char *why)
 {
 	const struct features *feat = o->r->feat;
 	const char *name = features_name(feat, i), *c[FEATURES_CLASSES];
@@ -280,9 +281,8 @@ static void list_row(const struct list_out *o, size_t i, enum features_state st,
 		c[k] = features_class(feat, i, k);
 	if (!o->j) {
 		fmt_ns(t, sizeof(t), n * o->per_run);
-		esc_printf(o->f, "%-22s %-8s %-8s %-5s %-9s %6.1f%% %10s  %s\n", name,
-			   c[0] ?: "-", c[1] ?: "-", c[2] ?: "-", features_state_name(st), pct, t,
-			   why);
+		esc_printf(o->f, "%-22s %-8s %-8s %-5s %-9s %6.1f%% %10s  %s\n", name, c[0] ?: "-",
+			   c[1] ?: "-", c[2] ?: "-", features_state_name(st), pct, t, why);
 		return;
 	}
 	json_open(o->j, NULL, '{');

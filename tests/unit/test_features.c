@@ -36,11 +36,21 @@ static int drop_dir(void **state)
 static void test_builtin(void **state)
 {
 	static const char *const names[] = {
-		"freelist_random",	 "slab_freelist_hardened", "init_on_alloc_free",
-		"hardened_usercopy",	 "page_alloc_shuffle",	   "list_hardened",
-		"mitigations",		 "retpoline",		   "return_thunk",
-		"stack_protector",	 "zero_call_used_regs",	   "fortify_source",
-		"ubsan",		 "kcfi",		   "ibt",
+		"freelist_random",
+		"slab_freelist_hardened",
+		"init_on_alloc_free",
+		"hardened_usercopy",
+		"page_alloc_shuffle",
+		"list_hardened",
+		"mitigations",
+		"retpoline",
+		"return_thunk",
+		"stack_protector",
+		"zero_call_used_regs",
+		"fortify_source",
+		"ubsan",
+		"kcfi",
+		"ibt",
 		"memcg_accounting",
 	};
 	struct features *f;
@@ -224,13 +234,14 @@ static void expect_bad(const char *text, const char *want)
 static void test_bad_files(void **state)
 {
 	expect_bad("functions = x\n", ":1: 'functions' before the first [feature]");
-	expect_bad("[a]\nfunctions = x\n\n# c\nfunctins = y\n",
-		   ":5: unknown key 'functins' (about, type, position, when, config, functions, sites, patched, on, off or default)");
-	expect_bad("[a]\nabout = x\nfunctions x\n",
-		   ":3: expected '[feature]' or 'KEY = VALUE'");
+	expect_bad(
+		"[a]\nfunctions = x\n\n# c\nfunctins = y\n",
+		":5: unknown key 'functins' (about, type, position, when, config, functions, sites, patched, on, off or default)");
+	expect_bad("[a]\nabout = x\nfunctions x\n", ":3: expected '[feature]' or 'KEY = VALUE'");
 	expect_bad("[a]\nabout = x\n\n[b]\nfunctions = y\n",
 		   ":1: [a] has no 'functions = ...' or 'sites = ...' line");
-	expect_bad("[b]\nfunctions = y\n[a]\nabout = x\n", ":3: [a] has no 'functions = ...' or 'sites = ...' line");
+	expect_bad("[b]\nfunctions = y\n[a]\nabout = x\n",
+		   ":3: [a] has no 'functions = ...' or 'sites = ...' line");
 	expect_bad("[a]\nfunctions = x\n[a]\nfunctions = y\n", ":3: [a] is defined twice");
 	expect_bad("[a b]\nfunctions = x\n",
 		   ":1: feature name 'a b': use letters, digits, '_' and '-'");
@@ -259,8 +270,7 @@ static void test_bad_files(void **state)
 	expect_bad("[a]\nsites = x\nsites = y\n", ":3: [a] has a second 'sites'");
 	expect_bad("[a]\nsites = stack canary\n",
 		   ":2: sites 'stack canary': one pattern name such as stack_canary");
-	expect_bad("[a]\nfunctions = x\npatched = yes\n",
-		   ":1: [a]: 'patched' needs 'sites = ...'");
+	expect_bad("[a]\nfunctions = x\npatched = yes\n", ":1: [a]: 'patched' needs 'sites = ...'");
 	expect_bad("[a]\nsites = x\npatched = no\n", ":3: 'patched = no': only 'patched = yes'");
 	expect_bad("[a]\nsites = x\noff =\n", ":3: 'off =' names nothing");
 }
@@ -304,9 +314,9 @@ static void expect_state(const struct features *f, const char *name, struct kern
 	struct features_facts facts = {config_of, true, cmdline, sites_of, k};
 	char got[256];
 
-	assert_string_equal(features_state_name(features_state(f, index_of(f, name), &facts, got,
-								 sizeof(got))),
-			    state);
+	assert_string_equal(
+		features_state_name(features_state(f, index_of(f, name), &facts, got, sizeof(got))),
+		state);
 	assert_string_equal(got, why);
 }
 

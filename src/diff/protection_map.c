@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The protection map (protection_map.h): the cells' numbers, then SVG or JSON. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+#include "data/datafile.h"
+#include "data/features.h"
+#include "data/runs.h"
+#include "diff/metrics.h"
+#include "diff/protection_map.h"
+#include "symbols/stacks.h"
+#include "util/json.h"
+
+static const char *const types[] = {"source", "compiler", "config", "boot"};
+static const char *const positions[] = {"code", "data", "layout"};
+#define NTYPES	   (sizeof(types) / sizeof(types[0]))
+#define NPOSITIONS (sizeof(positions) / sizeof(positions[0]))
+
+struct map {
+	const struct features *feat;
+	struct metric_set set;
+	double base_ns;			 /* the base kernel's CPU time per run: every feature's */
+	double cell[NTYPES][NPOSITIONS]; /* change per run, ns */
+	int nfeat[NTYPES][NPOSITIONS];
+	double scale_pct; /* the legend's end: the largest cell, rounded up */
+};
+
+static const struct metric *metric_of(const struct map *m, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < m->set.n; i++)
+		if (!strcmp(m->set.v[i]->name, name))
+			return m->set.v[i];
+	return NULL;
+}
+
+static int index_of(const char *const *v, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; s && i < n; i++)
+		if (!strcmp(v[i], s))
+			return i;
+	return -1;
+}
+
+/* 1, 2 or 5 times a power of ten, at least x (and at least 0.1%). */
+static double nice(double x)
+{
+	double p = pow(10, floor(log10(fmax(x, 0.1))));
+
+	return x <= p ? p : x <= 2 * p ? 2 * p : x <= 5 * p ? 5 * p : 10 * p;
+}
+
+static void place(struct map *m)
+{
+	const struct metric *mt;
+	double max = 0;
+	size_t i;
+	int t, p;
+
+	for (i = 0; i < m->set.n; i++)
+		m->base_ns += m->set.v[i]->r.base_run;
+	for (i = 0; i < features_count(m->feat); i++) {
+		t = index_of(types, NTYPES, features_class(m->feat, i, FEATURES_TYPE));
+		p = index_of(positions, NPOSITIONS, features_class(m->feat, i, FEATURES_POSITION));
+		if (t < 0 || p < 0)
+			continue;
+		mt = metric_of(m, features_name(m->feat, i));
+		m->nfeat[t][p]++;
+		m->cell[t][p] += mt ? mt->r.delta_run : 0;
+	}
+	for (t = 0; t < (int)NTYPES; t++)
+		for (p = 0; p < (int)NPOSITIONS; p++)
+			max = fmax(max, fabs(m->cell[t][p]));
+	m->scale_pct = nice(m->base_ns > 0 ? 100 * max / m->base_ns : 0);
+}
+
+static int load(struct map *m, struct datafile *const df[2], struct kernel_dwarf *const kd[2])
+{
+	size_t runs[2];
+	double period[2];
+	int side, err = 0;
+
+	for (side = 0; side < 2 && !err; side++) {
+		err = runs_prepare(df[side], &runs[side]);
+		period[side] = datafile_sample_period_ns(df[side]);
+	}
+	if (err)
+		return err;
+	metrics_init(&m->set, NULL, NULL, runs, period);
+	for (side = 0; side < 2 && !err; side++)
+		err = stacks_name_frames(df[side], kd[side])
+			      ?: metrics_load_features(&m->set, side, df[side], m->feat);
+	err = err ?: metrics_finish(&m->set, df, INT_MAX);
+	if (!err)
+		place(m);
+	return err;
+}
+
+static double pct(const struct map *m, double ns)
+{
+	return m->base_ns > 0 ? 100 * ns / m->base_ns : 0;
+}
+
+/* Red for a cost, blue for a saving, white for none; grey: no feature in the cell. */
+static void colour(const struct map *m, int t, int p, char buf[8])
+{
+	double x = m->scale_pct > 0 ? pct(m, m->cell[t][p]) / m->scale_pct : 0;
+	int r, g, b;
+
+	if (!m->nfeat[t][p]) {
+		strcpy(buf, "#e0e0e0");
+		return;
+	}
+	x = fmax(-1, fmin(1, x));
+	/* white to #b2182b, or to #2166ac */
+	r = x >= 0 ? 255 - lround(x * (255 - 0xb2)) : 255 - lround(-x * (255 - 0x21));
+	g = x >= 0 ? 255 - lround(x * (255 - 0x18)) : 255 - lround(-x * (255 - 0x66));
+	b = x >= 0 ? 255 - lround(x * (255 - 0x2b)) : 255 - lround(-x * (255 - 0xac));
+	snprintf(buf, 8, "#%02x%02x%02x", r, g, b);
+}
+
+static void json_feature(const struct map *m, const char *name, struct json *j)
+{
+	const struct metric *mt = metric_of(m, name);
+
+	json_open(j, NULL, '{');
+	json_str(j, "name", name);
+	json_double(j, "delta_ns", mt ? mt->r.delta_run : 0);
+	if (mt && !isnan(mt->r.delta_lo)) {
+		json_double(j, "ci_low_ns", mt->r.delta_lo);
+		json_double(j, "ci_high_ns", mt->r.delta_hi);
+	} else {
+		json_str(j, "ci_low_ns", NULL);
+		json_str(j, "ci_high_ns", NULL);
+	}
+	json_double(j, "base_ns", mt ? mt->r.base_run : 0);
+	json_double(j, "hardened_ns", mt ? mt->r.hard_run : 0);
+	json_close(j, '}');
+}
+
+/* Feature k of the cell (t, p) in the file's order; -1 past the last. */
+static long nth(const struct map *m, int t, int p, int k)
+{
+	size_t i;
+
+	for (i = 0; i < features_count(m->feat); i++) {
+		if (index_of(types, NTYPES, features_class(m->feat, i, FEATURES_TYPE)) != t ||
+		    index_of(positions, NPOSITIONS,
+			     features_class(m->feat, i, FEATURES_POSITION)) != p)
+			continue;
+		if (!k--)
+			return i;
+	}
+	return -1;
+}
+
+static void json_cell(const struct map *m, int t, int p, struct json *j)
+{
+	char c[8];
+	long i;
+	int k;
+
+	colour(m, t, p, c);
+	json_open(j, NULL, '{');
+	json_str(j, "type", types[t]);
+	json_str(j, "position", positions[p]);
+	json_str(j, "color", c);
+	json_double(j, "delta_ns", m->cell[t][p]);
+	json_double(j, "delta_pct", pct(m, m->cell[t][p]));
+	json_open(j, "features", '[');
+	for (k = 0; (i = nth(m, t, p, k)) >= 0; k++)
+		json_feature(m, features_name(m->feat, i), j);
+	json_close(j, ']');
+	json_close(j, '}');
+}
+
+static void print_json(const struct map *m, const char *const path[2], FILE *f)
+{
+	struct json j;
+	size_t t, p;
+
+	json_begin(&j, f);
+	json_open(&j, NULL, '{');
+	json_str(&j, "base", path[0]);
+	json_str(&j, "hardened", path[1]);
+	json_str(&j, "unit", "change of CPU time per run, % of the base kernel's");
+	json_double(&j, "base_kernel_ns_per_run", m->base_ns);
+	json_double(&j, "scale_pct", m->scale_pct);
+	json_open(&j, "cells", '[');
+	for (t = 0; t < NTYPES; t++)
+		for (p = 0; p < NPOSITIONS; p++)
+			json_cell(m, t, p, &j);
+	json_close(&j, ']');
+	json_close(&j, '}');
+	json_end(&j);
+}
+
+/* Text for XML content and attribute values. */
+static void xml(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		default:
+			/* control characters are not XML 1.0 */
+			fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
+		}
+	}
+}
+
+enum { LEFT = 110, TOP = 110, CW = 230, CH = 132, LINES = 5 };
+
+static void svg_tooltip(const struct map *m, int t, int p, FILE *f)
+{
+	const struct metric *mt;
+	long i;
+	int k;
+
+	fprintf(f, "<title>%s, %s: %+.2f ms per run (%+.2f%% of the base kernel's time)", types[t],
+		positions[p], m->cell[t][p] / 1e6, pct(m, m->cell[t][p]));
+	for (k = 0; (i = nth(m, t, p, k)) >= 0; k++) {
+		mt = metric_of(m, features_name(m->feat, i));
+		fputc('\n', f);
+		xml(f, features_name(m->feat, i));
+		fprintf(f, ": %+.2f ms per run", mt ? mt->r.delta_run / 1e6 : 0.0);
+		if (mt && !isnan(mt->r.delta_lo))
+			fprintf(f, " [%+.2f, %+.2f] 95%% CI", mt->r.delta_lo / 1e6,
+				mt->r.delta_hi / 1e6);
+		fprintf(f, " (base %.2f ms, hardened %.2f ms): ", mt ? mt->r.base_run / 1e6 : 0.0,
+			mt ? mt->r.hard_run / 1e6 : 0.0);
+		xml(f, features_about(m->feat, i));
+	}
+	fputs("</title>\n", f);
+}
+
+static void svg_cell(const struct map *m, int t, int p, FILE *f)
+{
+	int x = LEFT + p * CW, y = TOP + t * CH, k;
+	const struct metric *mt;
+	char c[8];
+	long i;
+
+	colour(m, t, p, c);
+	fprintf(f, "<g class=\"cell\" id=\"cell-%s-%s\">\n", types[t], positions[p]);
+	svg_tooltip(m, t, p, f);
+	fprintf(f,
+		"<rect id=\"rect-%s-%s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\""
+		" stroke=\"#606060\"/>\n",
+		types[t], positions[p], x, y, CW, CH, c);
+	if (!m->nfeat[t][p]) {
+		fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#808080\">no feature</text>\n</g>\n",
+			x + 8, y + 20);
+		return;
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">%+.2f%% (%+.2f ms/run)</text>\n",
+		x + 8, y + 20, pct(m, m->cell[t][p]), m->cell[t][p] / 1e6);
+	for (k = 0; k < LINES && (i = nth(m, t, p, k)) >= 0; k++) {
+		mt = metric_of(m, features_name(m->feat, i));
+		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">", x + 8, y + 40 + 15 * k);
+		xml(f, features_name(m->feat, i));
+		fprintf(f, " %+.2f ms</text>\n", mt ? mt->r.delta_run / 1e6 : 0.0);
+	}
+	if (m->nfeat[t][p] > LINES)
+		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">and %d more</text>\n", x + 8,
+			y + 40 + 15 * LINES, m->nfeat[t][p] - LINES);
+	fputs("</g>\n", f);
+}
+
+static void svg_legend(const struct map *m, FILE *f)
+{
+	int y = TOP + (int)NTYPES * CH + 30, w = (int)NPOSITIONS * CW;
+
+	fputs("<defs><linearGradient id=\"scale\"><stop offset=\"0\" stop-color=\"#2166ac\"/>"
+	      "<stop offset=\"0.5\" stop-color=\"#ffffff\"/><stop offset=\"1\""
+	      " stop-color=\"#b2182b\"/></linearGradient></defs>\n",
+	      f);
+	fprintf(f,
+		"<rect id=\"legend\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"14\" fill=\"url(#scale)\""
+		" stroke=\"#606060\"/>\n",
+		LEFT, y, w);
+	fprintf(f, "<text x=\"%d\" y=\"%d\">%+.1f%%</text>\n", LEFT, y + 32, -m->scale_pct);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">0</text>\n", LEFT + w / 2,
+		y + 32);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%+.1f%%</text>\n", LEFT + w, y + 32,
+		m->scale_pct);
+	fprintf(f,
+		"<text x=\"%d\" y=\"%d\" font-size=\"12\">change of CPU time per run (hardened"
+		" minus base), %% of the base kernel's %.2f ms per run;</text>\n"
+		"<text x=\"%d\" y=\"%d\" font-size=\"12\">red: the hardened kernel spends more,"
+		" blue: less; grey: no feature of that type and position</text>\n",
+		LEFT, y + 52, m->base_ns / 1e6, LEFT, y + 68);
+}
+
+static void print_svg(const struct map *m, const char *const path[2], FILE *f)
+{
+	int w = LEFT + (int)NPOSITIONS * CW + 20, h = TOP + (int)NTYPES * CH + 116;
+	size_t t, p;
+
+	fprintf(f,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\""
+		" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"14\">\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n",
+		w, h, w, h);
+	fprintf(f,
+		"<text x=\"%d\" y=\"28\" font-size=\"18\" font-weight=\"bold\">kprotperf"
+		" protection map: what each kind of protection costs</text>\n<text x=\"%d\""
+		" y=\"50\" font-size=\"12\">base ",
+		LEFT, LEFT);
+	xml(f, path[0]);
+	fputs(", hardened ", f);
+	xml(f, path[1]);
+	fprintf(f,
+		"</text>\n<text x=\"%d\" y=\"68\" font-size=\"12\">each cell: its"
+		" features' change of CPU time per run (hover: each feature, its 95%%"
+		" interval, what it is)</text>\n",
+		LEFT);
+	for (p = 0; p < NPOSITIONS; p++)
+		fprintf(f,
+			"<text x=\"%zu\" y=\"%d\" text-anchor=\"middle\""
+			" font-weight=\"bold\">%s</text>\n",
+			LEFT + p * CW + CW / 2, TOP - 10, positions[p]);
+	for (t = 0; t < NTYPES; t++)
+		fprintf(f,
+			"<text x=\"%d\" y=\"%zu\" text-anchor=\"end\" font-weight=\"bold\">%s</text>\n",
+			LEFT - 10, TOP + t * CH + CH / 2, types[t]);
+	for (t = 0; t < NTYPES; t++)
+		for (p = 0; p < NPOSITIONS; p++)
+			svg_cell(m, t, p, f);
+	svg_legend(m, f);
+	fputs("</svg>\n", f);
+}
+
+int protection_map(struct datafile *const df[2], struct kernel_dwarf *const kd[2],
+		   const char *const path[2], const struct features *feat, bool svg, FILE *f)
+{
+	struct map m = {.feat = feat};
+	int err = load(&m, df, kd);
+
+	if (!err && svg)
+		print_svg(&m, path, f);
+	else if (!err)
+		print_json(&m, path, f);
+	metrics_free(&m.set);
+	return err;
+}
