@@ -81,11 +81,10 @@ static bool ends(const char *s, const char *suffix)
 }
 
 /*
- * What a direct branch to name protects; SITES_KINDS: nothing.  Return
- * thunks are all named *return_thunk (__x86_, srso_, srso_alias_,
+ * Return thunks are all named *return_thunk (__x86_, srso_, srso_alias_,
  * retbleed_, call_depth_, its_) but Skylake's __x86_return_skl.
  */
-static enum sites_kind name_kind(const char *name, bool call)
+enum sites_kind sites_target_kind(const char *name, bool call)
 {
 	if (ends(name, "return_thunk") || !strcmp(name, "__x86_return_skl"))
 		return call ? SITES_UNCLASSIFIED : SITES_RETURN_THUNK;
@@ -109,7 +108,7 @@ static enum sites_kind branch_kind(const struct sites_env *env, __u64 to, bool c
 	unsigned int i;
 
 	for (i = 0; env->name && (name = env->name(env->arg, to, i)); i++) {
-		k = name_kind(name, call);
+		k = sites_target_kind(name, call);
 		if (k < SITES_UNCLASSIFIED)
 			return k;
 		if (k == SITES_UNCLASSIFIED)

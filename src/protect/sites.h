@@ -11,6 +11,7 @@
 #ifndef KP_SITES_H
 #define KP_SITES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 
@@ -50,6 +51,14 @@ enum sites_kind {
 	SITES_UNCLASSIFIED,
 	SITES_KINDS,
 };
+
+/*
+ * What a direct call (call true) or jump to the symbol name protects:
+ * SITES_RETURN_THUNK, SITES_RETPOLINE, ..., SITES_UNCLASSIFIED for a
+ * kernel thunk no pattern knows (and a call to a return thunk), SITES_KINDS
+ * for no protection.
+ */
+enum sites_kind sites_target_kind(const char *name, bool call);
 
 /* The kind's name as tables and JSON say it: "return_thunk", ... */
 const char *sites_kind_name(enum sites_kind k);

@@ -21,6 +21,7 @@
 #include <bpf/btf.h>
 #include <capstone/capstone.h>
 
+#include "protect/sites.h"
 #include "record/blocks.h"
 #include "record/blocks_func.h"
 #include "record/running_dwarf.h"
@@ -60,12 +61,15 @@ static enum cfg_callee callee(void *arg, __u64 addr)
 	s = ksyms_lookup(a->ks, addr);
 	if (!s || s->addr != addr)
 		return CFG_CALLEE_FUNC;
-	if (!strcmp(s->name, "__x86_return_thunk"))
+	/* any return thunk the boot picked: __x86_return_thunk, retbleed_return_thunk, ... */
+	switch (sites_target_kind(s->name, false)) {
+	case SITES_RETURN_THUNK:
 		return CFG_CALLEE_RETURN;
-	if (!strncmp(s->name, "__x86_indirect_thunk_", 21) ||
-	    !strncmp(s->name, "__x86_indirect_jump_thunk_", 26))
+	case SITES_RETPOLINE:
 		return CFG_CALLEE_INDIRECT;
-	return cfg_noreturn_name(s->name) ? CFG_CALLEE_NORETURN : CFG_CALLEE_FUNC;
+	default:
+		return cfg_noreturn_name(s->name) ? CFG_CALLEE_NORETURN : CFG_CALLEE_FUNC;
+	}
 }
 
 /* The vmlinux symbol named name, or its only compiler clone (name.isra.0, ...). */

@@ -19,8 +19,10 @@ static void put_site(void *arg, __u64 addr, __u32 len, enum sites_kind kind)
 {
 	struct scan *s = arg;
 
+	/* a run of xors longer than any compiler emits is cut: the file holds at most that */
 	if (!s->err)
-		s->err = protect_put_site(s->df, addr, len, sites_kind_name(kind));
+		s->err = protect_put_site(s->df, addr, len < PROTECT_SITE_MAX ? len : PROTECT_SITE_MAX,
+					  sites_kind_name(kind));
 }
 
 /* Addresses come in order: a function's come together. */

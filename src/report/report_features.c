@@ -148,9 +148,8 @@ static void print_text(struct datafile *df, const struct rows *r, FILE *f)
 		fputs("note: no compiler-inserted site located: the recording is older than"
 		      " schema 8\n",
 		      f);
-	else if (strcmp(src, "/proc/kcore"))
-		esc_printf(f, "note: no compiler-inserted site located: %s\n",
-			   src + 6 * !strncmp(src, "none: ", 6));
+	else if (!strncmp(src, "none: ", 6))
+		esc_printf(f, "note: no compiler-inserted site located: %s\n", src + 6);
 }
 
 static void json_row(const struct rows *r, const struct feature_row *e, double period,

@@ -15,7 +15,9 @@
 # where QEMU's own family 15 would have them patched out.  Each boot also
 # records big-fork 5 times: report charges the samples on return-thunk sites
 # and in the thunks to return_thunk, and diff (mitigations=off as base)
-# shows its cost per run with an interval above zero.
+# shows its cost per run with an interval above zero.  And each records
+# --blocks __task_pid_nr_ns under syscall-loop: every call leaves through
+# one return, so with the thunks on their sites run exactly once a call.
 export KP_VM_CPU=${KP_VM_CPU:-max,family=21}
 # shellcheck source=tests/vm/vm.sh
 . "$(dirname "$0")/vm.sh"
@@ -32,8 +34,10 @@ kprotperf features --json --func do_sys_openat2 > /mnt/host/func.json
 cd /sys/devices/system/cpu/vulnerabilities && grep . * > /mnt/host/vuln || true
 cd /tmp && kprotperf record -q -r 5 -o /mnt/host/bf.data -- big-fork 20 >/dev/null
 kprotperf report --json /mnt/host/bf.data > /mnt/host/report.json
+kprotperf record -q --blocks __task_pid_nr_ns -o /mnt/host/bl.data -- syscall-loop 2000 >/dev/null
+kprotperf report --json /mnt/host/bl.data > /mnt/host/blocks.json
 GUEST
-	for f in run.json func.json vuln bf.data report.json; do
+	for f in run.json func.json vuln bf.data report.json bl.data blocks.json; do
 		cp "$VM_SHARE/$f" "$TMP/$boot.$f"
 	done
 	echo "$boot: $(tr '\n' ' ' <"$TMP/$boot.vuln" | cut -c1-300)"
@@ -74,7 +78,7 @@ PY
 	fail "diff exited $?"
 "$KP" diff "$TMP/off.bf.data" "$TMP/default.bf.data" | sed -n '/^Hardening features/,/^$/p'
 python3 - "$TMP" <<'PY' || fail "return_thunk's cost is not where the inventory says it is"
-import json, sys
+import json, sqlite3, sys
 T = sys.argv[1]
 def rows(boot):
     r = json.load(open("%s/%s.report.json" % (T, boot)))["features"]
@@ -86,6 +90,18 @@ d, o = rows("default"), rows("off")
 assert d["return_thunk"]["sites"] > 0 and d["return_thunk"]["samples"] > 0, d.get("return_thunk")
 assert o.get("return_thunk", {}).get("sites", 0) == 0, o.get("return_thunk")
 assert d["stack_protector"]["sites"] > 0 and o["stack_protector"]["sites"] > 0, (d, o)
+def blocks(boot):
+    j = json.load(open("%s/%s.blocks.json" % (T, boot)))
+    return {x["name"]: x for x in j["features"]["rows"]}
+bd, bo = blocks("default"), blocks("off")
+rt = bd["return_thunk"]["blocks"]
+assert rt["sites_probed"] >= 1 and rt["sites_reached"] >= 1, rt
+db = sqlite3.connect("file:%s/default.bl.data?mode=ro" % T, uri=True)
+calls, complete = db.execute("SELECT calls, complete FROM block_funcs").fetchone()
+assert rt["executions"] == complete, (rt, calls, complete)
+assert bo.get("return_thunk", {}).get("blocks") in (None, {"sites_probed": 0, "sites_reached": 0, "executions": 0}), bo.get("return_thunk")
+print("--blocks __task_pid_nr_ns: %d calls, return-thunk sites %d probed, %d reached, %d executions"
+      % (calls, rt["sites_probed"], rt["sites_reached"], rt["executions"]))
 diff = {x["name"]: x for x in json.load(open(T + "/diff.json"))["features"]}
 rt = diff["return_thunk"]
 assert rt["delta_ci_low_ns"] is not None and rt["delta_ci_low_ns"] > 0, rt
