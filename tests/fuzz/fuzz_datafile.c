@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * A data file from anyone: the input is the file's bytes (seeds: the golden
- * recordings), opened as report, folded, annotate and diff open it and read
- * by one of each one's printers (chosen by a hash of the input: opening a
+ * recordings), opened as report, folded, annotate, diff and features open it
+ * and read by one of each one's printers (chosen by a hash of the input: opening a
  * file checks it whole, which is slow), output to /dev/null.  KP_FUZZ_VMLINUX, when set,
  * is a small ELF file with DWARF standing in for the recorded kernel (the
  * seeds carry its build id), so that the paths with kernel DWARF run too.
@@ -17,9 +17,11 @@
 #include "data/features.h"
 #include "diff/diff.h"
 #include "diff/diff_folded.h"
+#include "diff/protection_map.h"
 #include "report/annotate.h"
 #include "report/folded.h"
 #include "report/report.h"
+#include "report/report_features.h"
 #include "symbols/kernel_dwarf.h"
 
 static struct features *feat;
@@ -70,7 +72,11 @@ static void reports(const char *path, size_t v)
 
 	if (!df)
 		return;
-	report_show(df, kd, "", &opts[v % (sizeof(opts) / sizeof(opts[0]))]);
+	/* one way in six: features FILE's list instead */
+	if (v % 6 == 5)
+		report_feature_list(df, kd, feat, stdout, NULL);
+	else
+		report_show(df, kd, "", feat, &opts[v % (sizeof(opts) / sizeof(opts[0]))]);
 	done(df, kd);
 }
 
@@ -93,10 +99,10 @@ static void folded(const char *path, size_t v)
 	done(df, kd);
 }
 
-/* The file against itself: diff's tables, their JSON or --folded. */
+/* The file against itself: diff's tables, their JSON, --folded or the protection map. */
 static void diffs(const char *path, size_t v)
 {
-	struct diff_opts o = {.path = {path, path}, .top = 10, .json = v % 3 == 1};
+	struct diff_opts o = {.path = {path, path}, .top = 10, .json = v % 4 == 1};
 	struct diff_inputs in = {.feat = feat};
 
 	in.df[0] = open_df(path, &in.kd[0]);
@@ -106,8 +112,10 @@ static void diffs(const char *path, size_t v)
 			done(in.df[0], in.kd[0]);
 		return;
 	}
-	if (v % 3 == 2)
+	if (v % 4 == 2)
 		diff_folded(in.df[0], in.kd[0], in.df[1], in.kd[1], true, stdout);
+	else if (v % 4 == 3)
+		protection_map(in.df, in.kd, o.path, feat, v & 4, stdout);
 	else
 		diff_tables(&o, &in, stdout);
 	done(in.df[0], in.kd[0]);
