@@ -23,7 +23,8 @@
 #include "util/json.h"
 
 struct features_opts {
-	const char *vmlinux;
+	const char *vmlinux[2]; /* --vmlinux, once or twice */
+	int nvmlinux;
 	const char *func;
 	const char *map;      /* --features FILE */
 	const char *input[2]; /* FILE, or BASE and HARDENED */
@@ -35,7 +36,8 @@ enum { O_VMLINUX = OPTIONS_LONG_ONLY, O_JSON, O_FEATURES, O_SVG };
 static const struct options_entry entries[] = {
 	{O_VMLINUX, "vmlinux", "PATH",
 	 "inventory this vmlinux file instead, as linked (its\n"
-	 "symbol table and text, before a boot patched them)"},
+	 "symbol table and text, before a boot patched them);\n"
+	 "twice: the two side by side, base then hardened"},
 	{'f', "func", "NAME", "the sites in function NAME, one a line"},
 	{O_FEATURES, "features", "MAP",
 	 "with FILE: the feature mapping instead of the built-in\n"
@@ -48,6 +50,7 @@ static const struct options_entry entries[] = {
 static const struct options_cmd command = {
 	.name = "features",
 	.head = "Usage: kprotperf features [--vmlinux PATH] [--func NAME] [--json]\n"
+		"       kprotperf features --vmlinux BASE --vmlinux HARDENED [--json]\n"
 		"       kprotperf features [--features MAP] [--json] FILE\n"
 		"       kprotperf features [--features MAP] --svg|--json BASE HARDENED\n"
 		"The protections the compiler inserted into the kernel's functions, found by\n"
@@ -67,7 +70,9 @@ static const struct options_cmd command = {
 		"position, each cell coloured by its features' change of CPU time per run\n"
 		"from BASE to HARDENED, as a share of the base kernel's; --svg draws it (a\n"
 		"tooltip gives each feature's change and 95% interval), --json gives its\n"
-		"numbers.\n",
+		"numbers.\n"
+		"With --vmlinux twice: the two kernels' inventories side by side (a config\n"
+		"pair that changes a compiler-inserted protection).\n",
 	.column = 23,
 	.opts = entries,
 };
@@ -81,7 +86,9 @@ static int set_opt(void *ctx, int key, const char *arg)
 		o->func = arg;
 		break;
 	case O_VMLINUX:
-		o->vmlinux = arg;
+		if (o->nvmlinux < 2)
+			o->vmlinux[o->nvmlinux] = arg;
+		o->nvmlinux++;
 		break;
 	case O_JSON:
 		o->json = true;
@@ -192,6 +199,24 @@ static int usage(const char *what)
 	return 2;
 }
 
+/* features --vmlinux BASE --vmlinux HARDENED: the two inventories side by side. */
+static int compare(const struct features_opts *o)
+{
+	struct inventory *inv[2] = {NULL, NULL};
+	char why[4352];
+	int i, err = 0;
+
+	for (i = 0; i < 2 && !err; i++)
+		err = inventory_build(o->vmlinux[i], &inv[i], why, sizeof(why));
+	if (err)
+		fprintf(stderr, "kprotperf features: %s\n", why);
+	else
+		inventory_print_diff(stdout, inv, o->json);
+	inventory_free(inv[0]);
+	inventory_free(inv[1]);
+	return err ? 1 : 0;
+}
+
 int cmd_features(int argc, char **argv)
 {
 	struct features_opts o = {0};
@@ -213,7 +238,11 @@ int cmd_features(int argc, char **argv)
 		return usage("--svg draws the map of two recordings: give BASE and HARDENED");
 	if (o.svg && o.json)
 		return usage("--svg or --json, not both");
-	if (o.input[0] && (o.vmlinux || o.func))
+	if (o.nvmlinux > 2)
+		return usage("--vmlinux: once, or twice for BASE and HARDENED");
+	if (o.vmlinux[1] && o.func)
+		return usage("--func shows one kernel's sites: give --vmlinux once");
+	if (o.input[0] && (o.vmlinux[0] || o.func))
 		return usage(
 			"--vmlinux and --func inventory a kernel's text, not a recording FILE");
 	if (!o.input[0] && o.map)
@@ -222,7 +251,9 @@ int cmd_features(int argc, char **argv)
 		return map(&o);
 	if (o.input[0])
 		return recorded(&o);
-	err = inventory_build(o.vmlinux, &inv, why, sizeof(why));
+	if (o.vmlinux[1])
+		return compare(&o);
+	err = inventory_build(o.vmlinux[0], &inv, why, sizeof(why));
 	if (err) {
 		fprintf(stderr, "kprotperf features: %s\n", why);
 		return 1;

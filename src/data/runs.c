@@ -227,6 +227,37 @@ int runs_feature_totals(struct datafile *df, const struct runs_feature_map *m,
 				     total_row, &w, "");
 }
 
+struct func_walk {
+	int (*fn)(const char *feature, const char *func, long long samples, void *ctx);
+	void *ctx;
+};
+
+static int func_row(sqlite3_stmt *st, void *ctx)
+{
+	struct func_walk *w = ctx;
+	const char *feature = (const char *)sqlite3_column_text(st, 0),
+		   *func = (const char *)sqlite3_column_text(st, 1);
+
+	return feature && func ? w->fn(feature, func, sqlite3_column_int64(st, 2), w->ctx) : 0;
+}
+
+int runs_feature_functions(struct datafile *df,
+			   int (*fn)(const char *feature, const char *func, long long samples,
+				     void *ctx),
+			   void *ctx)
+{
+	struct func_walk w = {fn, ctx};
+
+	/* on a site: the function holding it (the leaf); in a thunk: the frame above it */
+	return query_each(df,
+			  "SELECT f.feature, fr.name, SUM(s.count) FROM samples s"
+			  " JOIN d_stack_feature f ON f.stack = s.kstack"
+			  " JOIN frames fr ON fr.space = 'k' AND fr.stack = s.kstack AND fr.sub = 0"
+			  " AND fr.depth = (f.site IS NULL)"
+			  " GROUP BY 1, 2 ORDER BY 1, 3 DESC, 2",
+			  func_row, &w, "");
+}
+
 struct hist_walk {
 	int (*fn)(const struct runs_hist *h, void *ctx);
 	void *ctx;

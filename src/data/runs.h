@@ -82,6 +82,17 @@ int runs_feature_totals(struct datafile *df, const struct runs_feature_map *m,
 				  void *ctx),
 			void *ctx);
 
+/*
+ * After runs_feature_totals(): each feature's kernel samples by the function
+ * they were spent for: the function holding the site a sample was on, else
+ * the one above the sample's leaf frame (for a thunk: its caller, or for a
+ * return thunk the function returned to); by feature, most samples first.
+ */
+int runs_feature_functions(struct datafile *df,
+			   int (*fn)(const char *feature, const char *func, long long samples,
+				     void *ctx),
+			   void *ctx);
+
 /* The latency histogram buckets of kind's names on one clock, each name's ids merged. */
 struct runs_hist {
 	const char *name; /* NULL when the data file has none */

@@ -13,10 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "data/provenance.h"
 #include "protect/inventory.h"
+#include "symbols/debuginfo.h"
 #include "symbols/ksyms.h"
 #include "symbols/ktext.h"
 #include "util/array.h"
+#include "util/kv.h"
 
 /* more kernel text than any kernel has: a symbol table this wide is not one */
 #define MAX_TEXT (512ULL << 20)
@@ -90,6 +93,15 @@ static int load_symbols(struct inventory *inv, const char *vmlinux, char *why, s
 	return 0;
 }
 
+static bool zeros(const __u8 *p, size_t n)
+{
+	while (n && !*p) {
+		p++;
+		n--;
+	}
+	return !n;
+}
+
 static int read_text(struct inventory *inv, const char *vmlinux, char *why, size_t len)
 {
 	const struct ksym *s = ksyms_by_name(inv->ks, "_stext");
@@ -119,6 +131,12 @@ static int read_text(struct inventory *inv, const char *vmlinux, char *why, size
 			 "without CONFIG_PROC_KCORE, or locked down): give its vmlinux with "
 			 "--vmlinux, inventoried as linked, before the boot's patching",
 			 strerror(-err));
+	if (!err && !vmlinux && zeros(inv->text, inv->text_bytes < 4096 ? inv->text_bytes : 4096)) {
+		snprintf(why, len,
+			 "/proc/kcore gives zeros for the kernel's text at _stext, not"
+			 " its code (a locked-down kernel?)");
+		err = -EIO;
+	}
 	return err;
 }
 
@@ -200,10 +218,45 @@ int inventory_open(const char *vmlinux, struct inventory **out, char *why, size_
 	return 0;
 }
 
+/*
+ * The running kernel's own vmlinux (by build id, as report finds its DWARF)
+ * in place of a text /proc/kcore does not give; why gets one line either way.
+ */
+static int fallback(int kcore_err, struct inventory **out, char *why, size_t len)
+{
+	struct kv_list k = {};
+	char path[4096], kcore[1024];
+	int err = provenance_kernel(&k);
+
+	snprintf(kcore, sizeof(kcore), "%s", why);
+	err = err
+		      ?: debuginfo_find(kv_get(&k, "kernel.release"), kv_get(&k, "kernel.build_id"),
+					NULL, path, sizeof(path));
+	if (err) {
+		snprintf(why, len,
+			 "%s; no vmlinux of kernel %s found either (install its -dbg"
+			 " package)",
+			 kcore, kv_get(&k, "kernel.release") ?: "?");
+		kv_list_free(&k);
+		return err;
+	}
+	kv_list_free(&k);
+	err = inventory_open(path, out, why, len);
+	if (!err)
+		snprintf((*out)->note, sizeof((*out)->note),
+			 "/proc/kcore %s: the running kernel's vmlinux instead, as linked (before"
+			 " the boot's patching)",
+			 kcore_err == -EIO ? "gives zeros for the kernel's text"
+					   : strerror(-kcore_err));
+	return err;
+}
+
 int inventory_build(const char *vmlinux, struct inventory **out, char *why, size_t len)
 {
 	int err = inventory_open(vmlinux, out, why, len);
 
+	if (err && err != -ENOMEM && !vmlinux)
+		err = fallback(err, out, why, len);
 	if (!err)
 		scan_all(*out);
 	return err;

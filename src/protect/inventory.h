@@ -28,6 +28,7 @@ struct inventory_func {
 struct inventory {
 	bool from_file;	   /* a vmlinux as linked, not the running text */
 	char source[4096]; /* /proc/kcore, or the vmlinux's path */
+	char note[1024];   /* why a vmlinux stands in for /proc/kcore; "" when none does */
 	struct inventory_func *f;
 	size_t n;
 	__u64 text_bytes;
@@ -44,7 +45,9 @@ struct inventory {
 /*
  * The inventory of the running kernel (vmlinux NULL) or of the vmlinux at
  * that path; -errno with why set to one line naming the problem and the
- * way out.
+ * way out.  When /proc/kcore cannot give the running text (none, locked
+ * down: zeros), the running kernel's vmlinux found by build id stands in,
+ * as linked, and note says why.
  */
 int inventory_build(const char *vmlinux, struct inventory **out, char *why, size_t len);
 /* The same without scanning: for inventory_sites() on the functions wanted. */

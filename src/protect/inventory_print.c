@@ -22,6 +22,8 @@ static void print_table(FILE *f, const struct inventory *inv)
 		f,
 		"# compiler-inserted protections: %zu functions, %llu bytes of text from %s (%s)\n",
 		inv->n, (unsigned long long)inv->text_bytes, inv->source, source_note(inv));
+	if (*inv->note)
+		esc_printf(f, "# note: %s\n", inv->note);
 	if (inv->bad)
 		fprintf(f, "# %zu bytes decode as no instruction (skipped)\n", inv->bad);
 	fprintf(f, "%-22s %9s %10s\n", "FEATURE", "SITES", "FUNCTIONS");
@@ -104,6 +106,7 @@ int inventory_print(FILE *f, struct inventory *inv, const char *func, bool json)
 	json_open(&j, NULL, '{');
 	json_str(&j, "source", inv->source);
 	json_bool(&j, "as_linked", inv->from_file);
+	json_str(&j, "note", *inv->note ? inv->note : NULL);
 	json_u64(&j, "functions", inv->n);
 	json_u64(&j, "text_bytes", inv->text_bytes);
 	json_u64(&j, "undecoded_bytes", inv->bad);
@@ -118,4 +121,63 @@ int inventory_print(FILE *f, struct inventory *inv, const char *func, bool json)
 	json_close(&j, '}');
 	json_end(&j);
 	return 0;
+}
+
+static void diff_text(FILE *f, struct inventory *const inv[2])
+{
+	static const char *const side[2] = {"base", "hardened"};
+	int k, i;
+
+	for (i = 0; i < 2; i++)
+		esc_printf(f, "# %-8s  %s: %zu functions, %llu bytes of text (%s)\n", side[i],
+			   inv[i]->source, inv[i]->n, (unsigned long long)inv[i]->text_bytes,
+			   source_note(inv[i]));
+	fprintf(f, "%-22s %10s %10s %10s %10s %10s\n", "FEATURE", "BASE", "HARDENED", "CHANGE",
+		"FUNCS", "FUNCS");
+	for (k = 0; k < SITES_KINDS; k++)
+		fprintf(f, "%-22s %10u %10u %+10lld %10u %10u\n", sites_kind_name(k),
+			inv[0]->sites[k], inv[1]->sites[k],
+			(long long)inv[1]->sites[k] - inv[0]->sites[k], inv[0]->funcs[k],
+			inv[1]->funcs[k]);
+	fputs("BASE, HARDENED: sites; FUNCS: the functions with one, base then hardened\n", f);
+}
+
+static void diff_json(FILE *f, struct inventory *const inv[2])
+{
+	static const char *const side[2] = {"base", "hardened"};
+	struct json j;
+	int k, i;
+
+	json_begin(&j, f);
+	json_open(&j, NULL, '{');
+	for (i = 0; i < 2; i++) {
+		json_open(&j, side[i], '{');
+		json_str(&j, "source", inv[i]->source);
+		json_bool(&j, "as_linked", inv[i]->from_file);
+		json_u64(&j, "functions", inv[i]->n);
+		json_u64(&j, "text_bytes", inv[i]->text_bytes);
+		json_close(&j, '}');
+	}
+	json_open(&j, "features", '[');
+	for (k = 0; k < SITES_KINDS; k++) {
+		json_open(&j, NULL, '{');
+		json_str(&j, "feature", sites_kind_name(k));
+		json_u64(&j, "base_sites", inv[0]->sites[k]);
+		json_u64(&j, "hardened_sites", inv[1]->sites[k]);
+		json_i64(&j, "change", (long long)inv[1]->sites[k] - inv[0]->sites[k]);
+		json_u64(&j, "base_functions", inv[0]->funcs[k]);
+		json_u64(&j, "hardened_functions", inv[1]->funcs[k]);
+		json_close(&j, '}');
+	}
+	json_close(&j, ']');
+	json_close(&j, '}');
+	json_end(&j);
+}
+
+void inventory_print_diff(FILE *f, struct inventory *const inv[2], bool json)
+{
+	if (json)
+		diff_json(f, inv);
+	else
+		diff_text(f, inv);
 }

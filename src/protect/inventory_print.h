@@ -13,5 +13,7 @@ struct inventory;
  * inventory has no function func.
  */
 int inventory_print(FILE *f, struct inventory *inv, const char *func, bool json);
+/* Two inventories' features side by side: base, hardened and the change. */
+void inventory_print_diff(FILE *f, struct inventory *const inv[2], bool json);
 
 #endif

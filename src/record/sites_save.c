@@ -21,7 +21,8 @@ static void put_site(void *arg, __u64 addr, __u32 len, enum sites_kind kind)
 
 	/* a run of xors longer than any compiler emits is cut: the file holds at most that */
 	if (!s->err)
-		s->err = protect_put_site(s->df, addr, len < PROTECT_SITE_MAX ? len : PROTECT_SITE_MAX,
+		s->err = protect_put_site(s->df, addr,
+					  len < PROTECT_SITE_MAX ? len : PROTECT_SITE_MAX,
 					  sites_kind_name(kind));
 }
 

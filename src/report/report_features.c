@@ -18,11 +18,18 @@
 #include "util/json.h"
 #include "util/kv.h"
 
+#define TOP_FUNCS 5
+
 struct feature_row {
 	char *name;
 	long long samples, sites_sampled;
 	bool compiler;	       /* the feature has compiler-inserted sites in the code that ran */
 	struct protect_kind k; /* those sites; k.kind unused */
+	struct {
+		char *name;
+		long long samples;
+	} top[TOP_FUNCS]; /* a compiler-inserted feature's: the functions its samples were for */
+	int ntop;
 };
 
 struct rows {
@@ -126,6 +133,19 @@ static void text_row(const struct rows *r, const struct feature_row *e, double p
 	fputc('\n', f);
 }
 
+/* "  return_thunk, for: f 12, g 8": on a site, its function; in a thunk, the frame above. */
+static void text_funcs(const struct feature_row *e, FILE *f)
+{
+	int k;
+
+	if (!e->ntop)
+		return;
+	esc_printf(f, "  %s, for:", e->name);
+	for (k = 0; k < e->ntop; k++)
+		esc_printf(f, "%s %s %lld", k ? "," : "", e->top[k].name, e->top[k].samples);
+	fputc('\n', f);
+}
+
 static void print_text(struct datafile *df, const struct rows *r, FILE *f)
 {
 	const char *src = datafile_meta(df, "protect.source");
@@ -139,8 +159,11 @@ static void print_text(struct datafile *df, const struct rows *r, FILE *f)
 		"TIME", "SAMPLED", "SITES", r->blocks ? "   PROBED  REACHED   EXECUTIONS" : "");
 	for (i = 0; i < r->n; i++)
 		text_row(r, &r->v[i], period, f);
+	for (i = 0; i < r->n; i++)
+		text_funcs(&r->v[i], f);
 	fputs("SAMPLED: the sites samples were on; SITES: those in the functions that ran"
-	      " (sampled\nor --blocks)",
+	      " (sampled\nor --blocks); for: the functions the samples were for (the site's, or"
+	      " the\nframe above the thunk: for a return thunk, the function returned to)",
 	      f);
 	fputs(r->blocks ? "; PROBED, REACHED, EXECUTIONS: what --blocks counted of them\n" : "\n",
 	      f);
@@ -150,6 +173,24 @@ static void print_text(struct datafile *df, const struct rows *r, FILE *f)
 		      f);
 	else if (!strncmp(src, "none: ", 6))
 		esc_printf(f, "note: no compiler-inserted site located: %s\n", src + 6);
+}
+
+static void json_funcs(const struct feature_row *e, struct json *j)
+{
+	int k;
+
+	if (!e->compiler) {
+		json_str(j, "functions", NULL);
+		return;
+	}
+	json_open(j, "functions", '[');
+	for (k = 0; k < e->ntop; k++) {
+		json_open(j, NULL, '{');
+		json_str(j, "name", e->top[k].name);
+		json_i64(j, "samples", e->top[k].samples);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
 }
 
 static void json_row(const struct rows *r, const struct feature_row *e, double period,
@@ -178,6 +219,7 @@ static void json_row(const struct rows *r, const struct feature_row *e, double p
 		json_i64(j, "executions", e->k.executions);
 		json_close(j, '}');
 	}
+	json_funcs(e, j);
 	json_close(j, '}');
 }
 
@@ -196,20 +238,39 @@ static void print_json(struct datafile *df, const struct rows *r, struct json *j
 	json_close(j, '}');
 }
 
+/* Functions come by feature, most samples first: the first TOP_FUNCS are kept. */
+static int func(const char *feature, const char *name, long long samples, void *ctx)
+{
+	struct feature_row *e = (struct feature_row *)find(ctx, feature);
+
+	if (!e || !e->compiler || e->ntop == TOP_FUNCS)
+		return 0;
+	e->top[e->ntop].name = strdup(name);
+	if (!e->top[e->ntop].name)
+		return -ENOMEM;
+	e->top[e->ntop++].samples = samples;
+	return 0;
+}
+
 static int collect(struct datafile *df, struct rows *r)
 {
 	struct runs_feature_map m;
 
 	features_map(r->feat, &m);
-	return runs_feature_totals(df, &m, total, r) ?: protect_kinds(df, kind, r);
+	return runs_feature_totals(df, &m, total, r) ?: protect_kinds(df, kind, r)
+		?: runs_feature_functions(df, func, r);
 }
 
 static void rows_free(struct rows *r)
 {
 	size_t i;
+	int k;
 
-	for (i = 0; i < r->n; i++)
+	for (i = 0; i < r->n; i++) {
+		for (k = 0; k < r->v[i].ntop; k++)
+			free(r->v[i].top[k].name);
 		free(r->v[i].name);
+	}
 	free(r->v);
 }
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # kprotperf features on this kernel.  Without /proc/kcore (this machine's
-# kernel has none) it says so in one line, names --vmlinux as the way out,
-# exits 1 and prints nothing on stdout.  With it, a function's sites
+# kernel has none) and without a vmlinux of this kernel to fall back to, it
+# says so in one line, names --vmlinux as the way out, exits 1 and prints
+# nothing on stdout.  With it, a function's sites
 # (--func) are among the feature totals, and with the mitigations off
 # (spectre_v2 and retbleed vulnerable or not affected) the boot left few
 # retpoline and return-thunk sites: under 1000 of each (Debian's 6.1 has
@@ -10,7 +11,7 @@
 need_root
 cd "$TMP"
 if ! head -c 1 /proc/kcore > /dev/null 2>&1; then
-	want="kprotperf features: cannot read the running kernel's text from /proc/kcore: No such file or directory (a kernel without CONFIG_PROC_KCORE, or locked down): give its vmlinux with --vmlinux, inventoried as linked, before the boot's patching"
+	want="kprotperf features: cannot read the running kernel's text from /proc/kcore: No such file or directory (a kernel without CONFIG_PROC_KCORE, or locked down): give its vmlinux with --vmlinux, inventoried as linked, before the boot's patching; no vmlinux of kernel $(uname -r) found either (install its -dbg package)"
 	"$KP" features > out 2> err && fail "features without /proc/kcore exited 0"
 	[ "$(cat err)" = "$want" ] || fail "features said: $(cat err)"
 	[ ! -s out ] || fail "features printed: $(cat out)"

@@ -8,7 +8,9 @@
 # call *%reg; the thunks' own code and a few sites missing from
 # .return_sites stay), while the canaries, which no boot patches, stay: as many in
 # both boots, do_sys_openat2's two (load, check) among them; the vmlinux as
-# linked has every kind the running text has, and more.
+# linked has every kind the running text has, and more.  With /proc/kcore
+# hidden (a bind mount of /dev/null), features falls back to the kernel's
+# vmlinux (found by build id), says so, and counts as the file does.
 #
 # The CPU is QEMU's max as AMD family 15h (KP_VM_CPU): retbleed applies to
 # it, so the default boot keeps the return thunks (untrained return thunk)
@@ -31,6 +33,13 @@ for boot in default off; do
 	vm_run "${args[@]}" <<'GUEST' || fail "guest script ($boot) exited $?"
 kprotperf features --json > /mnt/host/run.json
 kprotperf features --json --func do_sys_openat2 > /mnt/host/func.json
+# no /proc/kcore (a bind mount of /dev/null in its place): the vmlinux stands
+# in, where a distribution puts it (/boot/vmlinux-RELEASE)
+if grep -qw mitigations=off /proc/cmdline; then
+	mkdir -p /boot && ln -sf "/mnt/ro/vmlinux-$(uname -r)" "/boot/vmlinux-$(uname -r)"
+	mount --bind /dev/null /proc/kcore && kprotperf features --json > /mnt/host/fallback.json
+	umount /proc/kcore
+fi
 cd /sys/devices/system/cpu/vulnerabilities && grep . * > /mnt/host/vuln || true
 cd /tmp && kprotperf record -q -r 5 -o /mnt/host/bf.data -- big-fork 20 >/dev/null
 kprotperf report --json /mnt/host/bf.data > /mnt/host/report.json
@@ -40,6 +49,7 @@ GUEST
 	for f in run.json func.json vuln bf.data report.json bl.data blocks.json; do
 		cp "$VM_SHARE/$f" "$TMP/$boot.$f"
 	done
+	[ "$boot" = default ] || cp "$VM_SHARE/fallback.json" "$TMP/"
 	echo "$boot: $(tr '\n' ' ' <"$TMP/$boot.vuln" | cut -c1-300)"
 done
 python3 - "$TMP" <<'PY' || fail "the inventories disagree with the kernel's own account"
@@ -69,6 +79,10 @@ assert run["off"]["return_thunk"] < linked["return_thunk"] / 100, run["off"]
 assert run["off"]["retpoline"] < linked["retpoline"] / 100, run["off"]
 assert run["default"]["stack_canary"] == run["off"]["stack_canary"] > 0, run
 assert linked["return_thunk"] > 0 and linked["retpoline"] > 0, linked
+fb = json.load(open(T + "/fallback.json"))
+assert fb["as_linked"] and fb["note"] and "/proc/kcore" in fb["note"], fb
+assert {f["feature"]: f["sites"] for f in fb["features"]} == linked, fb["features"]
+print("no /proc/kcore: %s; %s" % (fb["source"], fb["note"]))
 print("inventory: as linked %d return-thunk, %d retpoline, %d canary sites; running: %s"
       % (linked["return_thunk"], linked["retpoline"], linked["stack_canary"],
          ", ".join("%s %d/%d/%d" % (b, s["return_thunk"], s["retpoline"], s["stack_canary"])
@@ -108,4 +122,29 @@ assert rt["delta_ci_low_ns"] is not None and rt["delta_ci_low_ns"] > 0, rt
 print("return_thunk: %d sites in the code that ran, %.1f%% of kernel samples; diff +%.1f ms"
       " per run [%.1f, %.1f]" % (d["return_thunk"]["sites"], d["return_thunk"]["kernel_pct"],
       rt["delta_per_run_ns"] / 1e6, rt["delta_ci_low_ns"] / 1e6, rt["delta_ci_high_ns"] / 1e6))
+PY
+
+# The config pair (scripts/kernel-build.sh, no boot: the vmlinux files as
+# linked): the baseline build and the same with CONFIG_ZERO_CALL_USED_REGS=y.
+# The inventories differ in zero_call_used_regs alone.
+kbuild() {
+	"$ROOT/scripts/kernel-build.sh" -q "$@" 2>"$TMP/kb.err" | tail -1 ||
+		fail "scripts/kernel-build.sh $* failed: $(tail -1 "$TMP/kb.err")"
+}
+KB=$(kbuild --set SLAB_FREELIST_RANDOM=n)
+KZ=$(kbuild --set SLAB_FREELIST_RANDOM=n --set ZERO_CALL_USED_REGS=y)
+[ -f "$KB/vmlinux" ] && [ -f "$KZ/vmlinux" ] || fail "the builds left no vmlinux: $KB $KZ"
+"$KP" features --json --vmlinux "$KB/vmlinux" --vmlinux "$KZ/vmlinux" >"$TMP/pair.json" ||
+	fail "features --vmlinux --vmlinux exited $?"
+"$KP" features --vmlinux "$KB/vmlinux" --vmlinux "$KZ/vmlinux" | sed 's/^/    /'
+python3 - "$TMP/pair.json" <<'PY' || fail "the inventory diff does not show ZERO_CALL_USED_REGS"
+import json, sys
+p = json.load(open(sys.argv[1]))
+f = {x["feature"]: x for x in p["features"]}
+z = f["zero_call_used_regs"]
+# every function that returns zeroes its registers: most of the kernel's
+assert z["base_sites"] == 0 and z["hardened_functions"] > p["hardened"]["functions"] / 2, (z, p["hardened"])
+assert all(x["change"] == 0 for k, x in f.items() if k != "zero_call_used_regs"), f
+print("config pair: zero_call_used_regs 0 -> %d sites in %d of %d functions"
+      % (z["hardened_sites"], z["hardened_functions"], p["hardened"]["functions"]))
 PY
