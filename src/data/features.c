@@ -386,6 +386,16 @@ size_t features_count(const struct features *f)
 	return f->n;
 }
 
+long features_index(const struct features *f, const char *name)
+{
+	size_t i;
+
+	for (i = 0; f && i < f->n; i++)
+		if (!strcmp(f->v[i].name, name))
+			return i;
+	return -1;
+}
+
 const char *features_name(const struct features *f, size_t i)
 {
 	return f->v[i].name;

@@ -22,6 +22,8 @@ int features_load(struct features **out, const char *path, char *why, size_t len
 /* The feature of function (or inlined function) name, clone suffixes ignored; NULL: unmapped. */
 const char *features_match(const struct features *f, const char *name);
 size_t features_count(const struct features *f);
+/* The index of the feature named so; -1: none (or f NULL). */
+long features_index(const struct features *f, const char *name);
 /* Feature i, in the file's order, and its one-line description. */
 const char *features_name(const struct features *f, size_t i);
 const char *features_about(const struct features *f, size_t i);

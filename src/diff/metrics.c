@@ -64,7 +64,7 @@ err:
 	return NULL;
 }
 
-static struct metric *find(struct metric_set *s, const char *name)
+struct metric *metrics_find(const struct metric_set *s, const char *name)
 {
 	struct metric key = {.name = (char *)name};
 	void *found = tfind(&key, &s->index, cmp_name);
@@ -74,7 +74,7 @@ static struct metric *find(struct metric_set *s, const char *name)
 
 static struct metric *metric(struct metric_set *s, const char *name)
 {
-	return find(s, name) ?: new_metric(s, name);
+	return metrics_find(s, name) ?: new_metric(s, name);
 }
 
 int metrics_add(const struct runs_value *v, void *sink)
@@ -116,7 +116,7 @@ static int hist_row(const struct runs_hist *r, void *ctx)
 
 	if (!r->name || r->bucket < 0 || r->bucket >= KP_HIST_BUCKETS)
 		return 0;
-	m = find(h->s, r->name);
+	m = metrics_find(h->s, r->name);
 	if (m && m->hist)
 		m->hist[h->side][r->bucket] = r->count;
 	return 0;

@@ -65,6 +65,8 @@ int metrics_add(const struct runs_value *v, void *sink);
  */
 int metrics_finish(struct metric_set *s, struct datafile *const df[2], int top);
 void metrics_free(struct metric_set *s);
+/* The metric of that name; NULL: none. */
+struct metric *metrics_find(const struct metric_set *s, const char *name);
 
 /* Loaders, each for one side. */
 int metrics_load_latency(struct metric_set *s, int side, struct datafile *df, const char *column);

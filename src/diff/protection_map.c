@@ -29,12 +29,7 @@ struct map {
 
 static const struct metric *metric_of(const struct map *m, const char *name)
 {
-	size_t i;
-
-	for (i = 0; i < m->set.n; i++)
-		if (!strcmp(m->set.v[i]->name, name))
-			return m->set.v[i];
-	return NULL;
+	return metrics_find(&m->set, name);
 }
 
 static int index_of(const char *const *v, size_t n, const char *s)

@@ -202,21 +202,10 @@ static double share_pct(const struct share *sh, const struct metric *m)
 	return sh->shown ? 100 * m->r.delta_run / sh->total + 0.0 : NAN;
 }
 
-/* The feature named so, -1 for (unmapped) and outside the feature table. */
-static long feature(const struct features *feat, const char *name)
-{
-	size_t i;
-
-	for (i = 0; feat && i < features_count(feat); i++)
-		if (!strcmp(features_name(feat, i), name))
-			return i;
-	return -1;
-}
-
 /* A feature's one-line description; NULL for (unmapped) and outside the feature table. */
 static const char *about(const struct features *feat, const char *name)
 {
-	long i = feature(feat, name);
+	long i = features_index(feat, name);
 
 	return i < 0 ? NULL : features_about(feat, i);
 }
@@ -312,7 +301,7 @@ static void legend(const struct diff_table *t, FILE *f)
 
 	for (i = 0; i < t->set.shown; i++) {
 		name = t->set.v[i]->name;
-		k = feature(t->feat, name);
+		k = features_index(t->feat, name);
 		if (k < 0 || (!*features_about(t->feat, k) && !features_nconfig(t->feat, k)))
 			continue;
 		esc_printf(f, "  %s: %s", name, features_about(t->feat, k));
@@ -459,7 +448,7 @@ static void json_row(struct json *j, const struct diff_table *t, const struct me
 	json_str(j, "name", m->name);
 	if (t->feat) {
 		json_str(j, "about", about(t->feat, m->name));
-		json_config(j, t, feature(t->feat, m->name));
+		json_config(j, t, features_index(t->feat, m->name));
 	}
 	if (t->set.kind && !strcmp(t->set.kind, "func"))
 		json_str(j, "only",

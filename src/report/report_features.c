@@ -108,12 +108,9 @@ static int cmp_rows(const void *a, const void *b)
 
 static const char *class_of(const struct rows *r, const char *name, enum features_class c)
 {
-	size_t i;
+	long i = features_index(r->feat, name);
 
-	for (i = 0; i < features_count(r->feat); i++)
-		if (!strcmp(features_name(r->feat, i), name))
-			return features_class(r->feat, i, c);
-	return NULL;
+	return i < 0 ? NULL : features_class(r->feat, i, c);
 }
 
 static void text_row(const struct rows *r, const struct feature_row *e, double period, FILE *f)

@@ -50,7 +50,8 @@ printf '0x10-0x20 0x30-0x40' >"$out/ranges/two"
 printf '0-0 1-1 2-2' >"$out/ranges/short"
 
 cp share/features.conf "$out/features/features.conf"
-grep -v '^#' share/features.conf | head -12 >"$out/features/head"
+# one process: head closing the pipe early would kill grep (pipefail)
+awk '!/^#/ && n++ < 12' share/features.conf >"$out/features/head"
 
 n=0
 for p in allocate_slab 'new_*' $'*slab*\nshuffle_freelist' do_sys_open ext4_map_blocks \

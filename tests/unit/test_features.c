@@ -299,13 +299,11 @@ static long long sites_of(const char *kind, void *ctx)
 
 static long index_of(const struct features *f, const char *name)
 {
-	size_t i;
+	long i = features_index(f, name);
 
-	for (i = 0; i < features_count(f); i++)
-		if (!strcmp(features_name(f, i), name))
-			return i;
-	fail_msg("no [%s]", name);
-	return -1;
+	if (i < 0)
+		fail_msg("no [%s]", name);
+	return i;
 }
 
 static void expect_state(const struct features *f, const char *name, struct kernel *k,
