@@ -454,9 +454,10 @@ vm_boot() {
 # vm_run [CMDLINE...]: boots, runs the guest script read from stdin, prints
 # its output and returns its status; a guest that never reports is
 # vm_fail'ed with vm_why's line (after vm_report's tails when VM_VERBOSE=1).
-# A guest that locks up under TCG (multi-threaded TCG has hung a vCPU
-# while kprobes were patched in, not reproducibly) is booted once more,
-# and says so; a second lockup fails.
+# A guest that hangs under TCG (a soft lockup on the console, or no result
+# within the timeout: multi-threaded TCG has hung vCPUs while kprobes were
+# patched in or out, not reproducibly) is booted once more, and says so; a
+# second hang fails.
 # shellcheck disable=SC2120 # the arguments are optional kernel parameters
 vm_run() {
 	local start ms try guest=$VM_TMP/guest.sh
@@ -472,9 +473,9 @@ vm_run() {
 		ms=$((($(date +%s%N) - start) / 1000000))
 		printf '%s: %s, %s, "%s": %d.%d s\n' "$VM_PREFIX" "$VM_KV" "$VM_ACCEL" "$*" \
 			$((ms / 1000)) $((ms % 1000 / 100)) >&2
-		[ -n "$VM_LOCKUP" ] && [ ! -f "$VM_SHARE/.vm/status" ] && [ "$VM_ACCEL" != kvm ] &&
-			[ "$try" = 1 ] || break
-		echo "$VM_PREFIX: the guest locked up under TCG ($VM_LOCKUP): booting it again, once" >&2
+		{ [ -n "$VM_LOCKUP" ] || [ "$VM_RC" = 124 ]; } && [ ! -f "$VM_SHARE/.vm/status" ] &&
+			[ "$VM_ACCEL" != kvm ] && [ "$try" = 1 ] || break
+		echo "$VM_PREFIX: the guest hung under TCG (${VM_LOCKUP:-no result within ${KP_VM_TIMEOUT:-180} s}): booting it again, once" >&2
 	done
 	# shellcheck disable=SC2034 # scripts/vm-run.sh keeps it after a failed boot
 	VM_SERIAL_LOG=$VM_TMP/run$VM_RUNS/serial.log
