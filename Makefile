@@ -2,7 +2,7 @@
 # kprotperf: `make` builds the tool and the workloads, `make test` runs every
 # test tier (the sanitizer build's and short fuzzing runs included: `make
 # test-asan`, `make fuzz` alone), `make bench` the benchmarks, `make demo` the
-# whole tour.
+# whole tour, `make install` (PREFIX, DESTDIR) installs it with its man pages.
 
 OUTPUT ?= build
 # the tool; tests use ./kprotperf, a private build (OUTPUT=/tmp/x BIN=/tmp/x/kprotperf) its own
@@ -38,7 +38,7 @@ WL_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall
 .SECONDARY:
 
 .PHONY: all deps static test test-unit test-live test-vm test-asan asan fuzz fuzz-build bench demo \
-	clean format
+	clean format man install uninstall
 all: $(BIN) $(WORKLOADS)
 
 # Statically linked tool and workloads for the vm test tier: the guest's
@@ -109,10 +109,36 @@ $(UNIT_UTIL): tests/unit/testutil.c tests/unit/testutil.h $(SRC_HDRS) include/*.
 $(OUTPUT)/tests/%: tests/unit/%.c tests/unit/testutil.h $(UNIT_UTIL) $(OUTPUT)/libkp.a | $(OUTPUT)/tests
 	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $< $(UNIT_UTIL) $(OUTPUT)/libkp.a -o $@ $(LDFLAGS) $(LDLIBS) -lcmocka
 
-test: all static $(UNIT_BINS) asan fuzz-build
+# The man pages: each command's scdoc source written by kprotperf from the
+# option tables --help prints (kprotperf help --scdoc), made roff by scdoc.
+# Their date is the last commit's, so that a rebuild makes the same pages.
+MAN_DIR := $(OUTPUT)/man
+MAN_DATE := $(shell git log -1 --format=%ct 2>/dev/null)
+man: $(MAN_DIR)/kprotperf.1
+
+$(MAN_DIR)/kprotperf.1: $(BIN) | $(OUTPUT)
+	@mkdir -p $(MAN_DIR)
+	rm -f $(MAN_DIR)/*.1
+	set -e; for c in '' $$($(abspath $(BIN)) help --list-cmds); do \
+		page=kprotperf$${c:+-$$c}; \
+		$(abspath $(BIN)) help --scdoc $$c > $(MAN_DIR)/$$page.scd; \
+		SOURCE_DATE_EPOCH=$(MAN_DATE) scdoc < $(MAN_DIR)/$$page.scd > $(MAN_DIR)/$$page.1.tmp; \
+		mv $(MAN_DIR)/$$page.1.tmp $(MAN_DIR)/$$page.1; \
+	done
+
+PREFIX ?= /usr/local
+install: all man
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" BIN="$(BIN)" OUTPUT="$(OUTPUT)" \
+		WORKLOADS="$(WORKLOADS)" scripts/install.sh install
+
+uninstall:
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" BIN="$(BIN)" OUTPUT="$(OUTPUT)" \
+		WORKLOADS="$(WORKLOADS)" scripts/install.sh uninstall
+
+test: all static man $(UNIT_BINS) asan fuzz-build
 	OUTPUT=$(OUTPUT) tests/run.sh unit live vm asan fuzz
 
-test-unit: $(UNIT_BINS) $(BIN)
+test-unit: $(UNIT_BINS) $(BIN) man
 	OUTPUT=$(OUTPUT) KP=$(abspath $(BIN)) tests/run.sh unit
 
 test-live: all

@@ -29,7 +29,13 @@ static const struct options_entry entries[] = {
 	{},
 };
 
-static const struct options_cmd command = {
+static const struct options_example examples[] = {
+	{"kprotperf annotate --func allocate_slab k.data",
+	 "allocate_slab's samples per source line and inline range"},
+	{},
+};
+
+const struct options_cmd annotate_options = {
 	.name = "annotate",
 	.head = "Usage: kprotperf annotate --func NAME [OPTIONS] [FILE]\n"
 		"Where the CPU samples of a recording (FILE, default kprotperf.data) fell inside\n"
@@ -38,6 +44,7 @@ static const struct options_cmd command = {
 		"that line, and per address range of each inline instance in NAME. Needs the\n"
 		"recorded kernel's DWARF (Debian: linux-image-RELEASE-dbg).\n",
 	.column = 21,
+	.examples = examples,
 	.opts = entries,
 };
 
@@ -68,7 +75,7 @@ static int parse(int argc, char **argv, struct annotate_opts *o)
 	int err;
 
 	*o = (struct annotate_opts){.input = "kprotperf.data"};
-	err = options_parse(&command, argc, argv, set_opt, o);
+	err = options_parse(&annotate_options, argc, argv, set_opt, o);
 	if (err)
 		return err;
 	if (!o->func) {

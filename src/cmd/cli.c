@@ -3,7 +3,10 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <libgen.h>
+#include <limits.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cli.h"
 #include "data/features.h"
@@ -11,6 +14,30 @@
 #include "protect/sites.h"
 #include "symbols/kernel_dwarf.h"
 #include "util/esc.h"
+
+const char *cli_prefix_path(const char *rel, char *buf, size_t len)
+{
+	char exe[PATH_MAX], *bindir;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int ret;
+
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	bindir = dirname(exe);
+	if (strcmp(basename(bindir), "bin"))
+		return NULL;
+	ret = snprintf(buf, len, "%s/%s", dirname(bindir), rel);
+	return ret > 0 && (size_t)ret < len && !access(buf, F_OK) ? buf : NULL;
+}
+
+const char *cli_data_file(const char *name, char *buf, size_t len)
+{
+	char rel[256];
+
+	snprintf(rel, sizeof(rel), "share/kprotperf/%s", name);
+	return cli_prefix_path(rel, buf, len);
+}
 
 int cli_input(int argc, char **argv, const char *cmd, const char **input)
 {
@@ -73,9 +100,12 @@ static long unknown_sites(const struct features *f)
 
 int cli_features(const char *cmd, const char *path, struct features **out)
 {
-	char why[512] = "";
+	char why[512] = "", installed[PATH_MAX];
 	long bad;
-	int err = features_load(out, path, why, sizeof(why));
+	int err;
+
+	path = path ?: cli_data_file("features.conf", installed, sizeof(installed));
+	err = features_load(out, path, why, sizeof(why));
 
 	/* why names the file, and the line when it is one */
 	if (err) {

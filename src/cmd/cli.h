@@ -17,13 +17,29 @@ struct kernel_dwarf;
 	"under /usr/lib/debug/boot, /boot, /lib/modules)"
 
 /*
+ * PREFIX/rel into buf when this binary is an installed one (PREFIX/bin/
+ * kprotperf, wherever PREFIX is) and PREFIX/rel exists: buf, else NULL.
+ */
+const char *cli_prefix_path(const char *rel, char *buf, size_t len);
+
+/*
+ * The data file a command reads when no option names one: an installed
+ * kprotperf's PREFIX/share/kprotperf/name (into buf), else NULL, the
+ * built-in copy.
+ */
+const char *cli_data_file(const char *name, char *buf, size_t len);
+
+/*
  * Take at most one positional FILE argument after options_parse() into
  * *input; input NULL: the command takes none.  -EINVAL (said) for more.
  */
 int cli_input(int argc, char **argv, const char *cmd, const char **input);
 /* Open a recording; on failure print one line naming the problem and return -errno. */
 int cli_open(const char *cmd, const char *path, struct datafile **out);
-/* The feature mapping of --features path (NULL: built in); a bad file said in one line. */
+/*
+ * The feature mapping of --features path (NULL: cli_data_file()'s
+ * features.conf); a bad file said in one line.
+ */
 int cli_features(const char *cmd, const char *path, struct features **out);
 /*
  * Say in one line why reading path (opened as df) failed with err: the bad

@@ -61,7 +61,15 @@ static const struct options_entry entries[] = {
 	{},
 };
 
-static const struct options_cmd command = {
+static const struct options_example examples[] = {
+	{"kprotperf diff base.data hardened.data",
+	 "what the hardened kernel costs, per feature, syscall and function"},
+	{"kprotperf diff --folded --normalize base.data hard.data | flamegraph.pl > d.svg",
+	 "a differential flame graph (red: grew on the hardened kernel)"},
+	{},
+};
+
+const struct options_cmd diff_options = {
 	.name = "diff",
 	.head = "Usage: kprotperf diff [OPTIONS] BASE HARDENED\n"
 		"What a protection costs, where, and how sure we are: compares a baseline\n"
@@ -72,11 +80,13 @@ static const struct options_cmd command = {
 		"kernel function and per inline instance: base, hardened, ratio, the 95%\n"
 		"confidence interval of the relative change and whether it is significant,\n"
 		"sorted by the change of time per run (the contribution to the total change).\n"
+		"\n"
 		"Intervals: a bootstrap over runs (record --repeat N) with 2 runs or more per\n"
 		"side; with one run on a side, the latency histograms (delta method) and\n"
 		"the sample counts (Poisson). With --blocks, what record --blocks counted,\n"
 		"its blocks matched by source line (each side's vmlinux).\n",
 	.column = 27,
+	.examples = examples,
 	.opts = entries,
 };
 
@@ -114,7 +124,7 @@ static int set_opt(void *ctx, int key, const char *arg)
 
 	switch (key) {
 	case 'n':
-		err = options_num(&command, &options_top, arg, &top);
+		err = options_num(&diff_options, &options_top, arg, &top);
 		o->top = top;
 		return err;
 	case O_FEATURES:
@@ -152,7 +162,7 @@ static int parse(int argc, char **argv, struct diff_opts *o)
 	int err;
 
 	*o = (struct diff_opts){.top = 20};
-	err = options_parse(&command, argc, argv, set_opt, o);
+	err = options_parse(&diff_options, argc, argv, set_opt, o);
 	if (err)
 		return err;
 	return check_args(argc, argv, o);

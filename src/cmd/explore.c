@@ -2,6 +2,7 @@
 /* kprotperf explore: its options, then the search or the replay. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +59,15 @@ static const struct options_entry entries[] = {
 	{},
 };
 
-static const struct options_cmd command = {
+static const struct options_example examples[] = {
+	{"sudo kprotperf explore --target shuffle_freelist --budget 10m",
+	 "ten minutes of search for what makes shuffle_freelist cost"},
+	{"sudo kprotperf explore --target shuffle_freelist --replay explore.out/corpus/0003.scn -r 5",
+	 "one scenario kept, recorded five times"},
+	{},
+};
+
+const struct options_cmd explore_options = {
 	.name = "explore",
 	.head = "Usage: kprotperf explore --target FUNC [OPTIONS]\n"
 		"       kprotperf explore --target FUNC --replay FILE [-r N] [-o FILE]\n"
@@ -69,8 +78,10 @@ static const struct options_cmd command = {
 		"function no run had, a context (slab cache, calling syscall) none had, or a\n"
 		"new maximum of a block's executions, a loop's trips or the time per call.\n"
 		"Then the contexts found, each with the scenario that made its calls cost\n"
-		"the most. Needs root (or CAP_BPF and CAP_PERFMON) and kprobes.\n",
+		"the most. Needs root (or CAP_BPF, CAP_PERFMON and CAP_SYSLOG: see\n"
+		"kprotperf-record(1)) and kprobes.\n",
 	.column = 25,
+	.examples = examples,
 	.opts = entries,
 };
 
@@ -95,12 +106,12 @@ static int budget(struct explore_opts *o, const char *arg)
 	int err;
 
 	if (!u || !*u || len >= sizeof(num)) {
-		err = options_num(&command, &num_runs, arg, &v);
+		err = options_num(&explore_options, &num_runs, arg, &v);
 		o->runs = v;
 		return err;
 	}
 	snprintf(num, sizeof(num), "%.*s", (int)len - 1, arg);
-	err = options_num(&command, &num_runs, num, &v);
+	err = options_num(&explore_options, &num_runs, num, &v);
 	o->seconds = v * scale[u - units];
 	o->runs = 0;
 	return err;
@@ -119,7 +130,7 @@ static int set_opt(void *ctx, int key, const char *arg)
 	case O_BUDGET:
 		return budget(o, arg);
 	case O_SEED:
-		err = options_num(&command, &num_seed, arg, &v);
+		err = options_num(&explore_options, &num_seed, arg, &v);
 		o->seed = strtoull(arg, NULL, 10);
 		break;
 	case 'o':
@@ -132,14 +143,14 @@ static int set_opt(void *ctx, int key, const char *arg)
 		o->vmlinux = arg;
 		break;
 	case O_SCENARIO_SECONDS:
-		err = options_num(&command, &num_seconds, arg, &v);
+		err = options_num(&explore_options, &num_seconds, arg, &v);
 		o->limit_s = v;
 		break;
 	case O_REPLAY:
 		o->replay = arg;
 		break;
 	case 'r':
-		err = options_num(&command, &num_repeat, arg, &v);
+		err = options_num(&explore_options, &num_repeat, arg, &v);
 		o->repeat = v;
 		break;
 	case O_JSON:
@@ -162,7 +173,7 @@ static int parse(int argc, char **argv, struct explore_opts *o)
 				   .seed = 1,
 				   .repeat = 1,
 				   .limit_s = 10};
-	err = options_parse(&command, argc, argv, set_opt, o);
+	err = options_parse(&explore_options, argc, argv, set_opt, o);
 	if (err)
 		return err;
 	if (cli_input(argc, argv, "explore", NULL))
@@ -184,10 +195,12 @@ static int parse(int argc, char **argv, struct explore_opts *o)
 
 int cmd_explore(int argc, char **argv)
 {
+	char installed[PATH_MAX];
 	struct explore_opts o;
 	int err = parse(argc, argv, &o);
 
 	if (err)
 		return err > 0 ? 0 : 2;
+	o.templates = o.templates ?: cli_data_file("explore.conf", installed, sizeof(installed));
 	return explore_run(&o);
 }

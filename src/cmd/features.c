@@ -47,7 +47,16 @@ static const struct options_entry entries[] = {
 	{},
 };
 
-static const struct options_cmd command = {
+static const struct options_example examples[] = {
+	{"sudo kprotperf features", "the running kernel's compiler-inserted protections"},
+	{"kprotperf features --vmlinux vmlinux --func do_sys_openat2",
+	 "the sites in one function of a vmlinux file"},
+	{"kprotperf features k.data", "every feature's state and cost in a recording"},
+	{"kprotperf features --svg base.data hardened.data > map.svg", "the protection map"},
+	{},
+};
+
+const struct options_cmd features_options = {
 	.name = "features",
 	.head = "Usage: kprotperf features [--vmlinux PATH] [--func NAME] [--json]\n"
 		"       kprotperf features --vmlinux BASE --vmlinux HARDENED [--json]\n"
@@ -61,19 +70,23 @@ static const struct options_cmd command = {
 		"have one. A branch to a kernel thunk or a use of the canary that matches no\n"
 		"pattern is counted as unclassified. Needs root (kallsyms' addresses,\n"
 		"/proc/kcore).\n"
+		"\n"
 		"With a recording FILE: every hardening feature kprotperf knows, what it is\n"
 		"(type: source, compiler, config or boot; position: code, data or layout;\n"
 		"when: build, boot or run), its state on the recorded kernel (on, off, not\n"
 		"built, and from what) and its cost: its share of the kernel samples and its\n"
 		"CPU time per run.\n"
+		"\n"
 		"With two recordings: the protection map, the features on a grid of type by\n"
 		"position, each cell coloured by its features' change of CPU time per run\n"
 		"from BASE to HARDENED, as a share of the base kernel's; --svg draws it (a\n"
 		"tooltip gives each feature's change and 95% interval), --json gives its\n"
 		"numbers.\n"
+		"\n"
 		"With --vmlinux twice: the two kernels' inventories side by side (a config\n"
 		"pair that changes a compiler-inserted protection).\n",
 	.column = 23,
+	.examples = examples,
 	.opts = entries,
 };
 
@@ -224,7 +237,7 @@ int cmd_features(int argc, char **argv)
 	char why[4352];
 	int err;
 
-	err = options_parse(&command, argc, argv, set_opt, &o);
+	err = options_parse(&features_options, argc, argv, set_opt, &o);
 	if (err)
 		return err > 0 ? 0 : 2;
 	if (argc - optind == 2)

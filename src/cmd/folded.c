@@ -37,7 +37,14 @@ static const struct options_entry entries[] = {
 	{},
 };
 
-static const struct options_cmd command = {
+static const struct options_example examples[] = {
+	{"kprotperf folded -K k.data | flamegraph.pl > kernel.svg",
+	 "a flame graph of the kernel frames only"},
+	{"kprotperf folded --srcline k.data", "kernel frames with their source lines"},
+	{},
+};
+
+const struct options_cmd folded_options = {
 	.name = "folded",
 	.head = "Usage: kprotperf folded [OPTIONS] [FILE]\n"
 		"Print the CPU samples of a recording (FILE, default kprotperf.data) as folded\n"
@@ -50,6 +57,7 @@ static const struct options_cmd command = {
 		"in the function:\n"
 		"  kprotperf folded --weight latency k.data | flamegraph.pl --countname ns > f.svg\n",
 	.column = 21,
+	.examples = examples,
 	.opts = entries,
 };
 
@@ -122,7 +130,7 @@ static int parse(int argc, char **argv, struct folded_opts *o)
 {
 	*o = (struct folded_opts){.input = "kprotperf.data",
 				  .fr = {.user = true, .kernel = true, .inlines = true}};
-	return options_parse(&command, argc, argv, set_opt, o) ?: check_opts(o)
+	return options_parse(&folded_options, argc, argv, set_opt, o) ?: check_opts(o)
 		?: cli_input(argc, argv, "folded", &o->input);
 }
 

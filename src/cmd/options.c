@@ -41,16 +41,40 @@ static void print_entry(const struct options_cmd *cmd, const struct options_entr
 	options_column(stdout, n, cmd->column, e->help);
 }
 
+const char options_status_default[] = "0 when it succeeded, 1 when it failed (one line on stderr\n"
+				      "says why), 2 for a usage error.\n";
+
+const struct options_entry *options_next(const struct options_cmd *cmd,
+					 const struct options_entry *prev)
+{
+	if (prev == &help_entry)
+		return NULL;
+	prev = prev ? prev + 1 : cmd->opts;
+	return prev->name ? prev : &help_entry;
+}
+
+/* Each example's line, then what it does indented below it. */
+static void print_examples(const struct options_example *ex)
+{
+	fputs("Examples:\n", stdout);
+	for (; ex->line; ex++) {
+		printf("  %s\n", ex->line);
+		options_column(stdout, 0, 6, ex->what);
+	}
+}
+
 static void print_help(const struct options_cmd *cmd)
 {
-	const struct options_entry *e;
+	const struct options_entry *e = NULL;
 
 	fputs(cmd->head, stdout);
-	for (e = cmd->opts; e->name; e++)
+	while ((e = options_next(cmd, e)))
 		print_entry(cmd, e);
-	print_entry(cmd, &help_entry);
 	if (cmd->foot)
 		fputs(cmd->foot, stdout);
+	if (cmd->examples)
+		print_examples(cmd->examples);
+	printf("Exit status: %s", cmd->status ?: options_status_default);
 }
 
 static void add_getopt(const struct options_entry *e, struct option *lo, char **s)

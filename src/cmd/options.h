@@ -2,8 +2,8 @@
 /*
  * A subcommand's options as one table: it gives getopt_long its long options
  * and short-option string, prints --help, and handles -h, unknown options and
- * missing arguments the same way for every command.  The same table is meant
- * to generate man pages and shell completion.
+ * missing arguments the same way for every command.  The same table makes
+ * the command's man page and shell completion's lists (kprotperf help).
  */
 #ifndef KP_OPTIONS_H
 #define KP_OPTIONS_H
@@ -22,14 +22,35 @@ struct options_entry {
 	const char *help;
 };
 
+/* A command line of --help's and the man page's examples, and what it does. */
+struct options_example {
+	const char *line;
+	const char *what;
+};
+
+/*
+ * head is "Usage: kprotperf NAME ..." lines (further ones indented), then
+ * the description: paragraphs split by an empty line, a line indented by
+ * two spaces shown as is (a command line).
+ */
 struct options_cmd {
 	const char *name; /* the subcommand, for "kprotperf NAME: ..." */
 	const char *head; /* --help before the options: synopsis and description */
-	const char *foot; /* --help after them, or NULL */
+	const char *foot; /* --help after them (the man page's NOTES), or NULL */
+	/* the exit status when not options_status_default, e.g. the workload's */
+	const char *status;
+	const struct options_example *examples; /* ends with a NULL line; NULL: none */
 	int column;	  /* where the options' help texts start */
 	bool in_order;	  /* options end at the first operand (record's -- CMD [ARGS...]) */
 	const struct options_entry *opts; /* ends with an entry whose name is NULL */
 };
+
+/* What the exit status of a command means unless its table says otherwise. */
+extern const char options_status_default[];
+
+/* The option after prev in cmd's table (the first for NULL), -h, --help last; then NULL. */
+const struct options_entry *options_next(const struct options_cmd *cmd,
+					 const struct options_entry *prev);
 
 /* Called for each option found, with its key and argument; 0 or -EINVAL after printing why. */
 typedef int options_set_fn(void *ctx, int key, const char *arg);

@@ -109,15 +109,36 @@ static const struct options_entry entries[] = {
 	{},
 };
 
-static const struct options_cmd command = {
+static const struct options_example examples[] = {
+	{"sudo kprotperf record -- ./big-fork 2000",
+	 "syscalls, page faults and CPU samples of big-fork's process tree\n"
+	 "into kprotperf.data"},
+	{"sudo kprotperf record --func new_slab -o k.data -- ./big-fork 2000",
+	 "also the latency of every new_slab call, by syscall, stack and\n"
+	 "slab cache"},
+	{"sudo kprotperf record -r 10 -o base.data -- ./big-fork 2000",
+	 "ten runs for kprotperf diff's confidence intervals"},
+	{"sudo kprotperf record -a -d 5", "the whole system for five seconds"},
+	{},
+};
+
+const struct options_cmd record_options = {
 	.name = "record",
 	.head = "Usage: kprotperf record [OPTIONS] -- CMD [ARGS...]\n"
 		"       kprotperf record [OPTIONS] -p PID\n"
 		"       kprotperf record [OPTIONS] -a [-d SEC] [-- CMD [ARGS...]]\n"
 		"Record syscall latencies (on-CPU and off-CPU), page faults and CPU-clock\n"
 		"stack samples of CMD and every process it starts, into a data file.\n",
-	.foot = "CMD runs as the invoking user under sudo. kprotperf exits with CMD's exit\n"
-		"status (128+N when a signal N killed it; with -r, of the last run).\n",
+	.foot = "Needs root, or on the binary CAP_BPF and CAP_PERFMON (BPF programs, perf\n"
+		"events, kernel stacks) and CAP_SYSLOG (kernel addresses in /proc/kallsyms):\n"
+		"  setcap cap_bpf,cap_perfmon,cap_syslog+ep /usr/local/bin/kprotperf\n"
+		"CMD never gets them; under sudo it runs as the invoking user. The data file\n"
+		"is created 0600, owned by the invoking user.\n",
+	.status = "CMD's: its exit code, or 128+N when signal N killed it (with -r, of\n"
+		  "the last run; 130 when interrupted after it exited well); 0 with\n"
+		  "--duration, or with -p or -a and no CMD; 1 when recording failed (one\n"
+		  "line on stderr says why), 2 for a usage error.\n",
+	.examples = examples,
 	.column = 23,
 	/* options after CMD are CMD's */
 	.in_order = true,
@@ -179,7 +200,7 @@ static int parse_call_graph(struct record_opts *o, const char *arg)
 	o->dwarf_size = KP_DWARF_STACK_DEFAULT;
 	if (!arg[5])
 		return 0;
-	err = options_num(&command, &num_dwarf, arg + 6, &v);
+	err = options_num(&record_options, &num_dwarf, arg + 6, &v);
 	if (err)
 		return err;
 	if ((unsigned int)v % 8)
@@ -191,7 +212,7 @@ static int parse_call_graph(struct record_opts *o, const char *arg)
 static int parse_ring(struct record_opts *o, const char *arg)
 {
 	double v = 0;
-	int err = options_num(&command, &num_ring, arg, &v);
+	int err = options_num(&record_options, &num_ring, arg, &v);
 
 	if (err)
 		return err;
@@ -212,23 +233,23 @@ static int set_arg(struct record_opts *o, int c, const char *arg)
 		o->output = arg;
 		return 0;
 	case 'p':
-		err = options_num(&command, &num_pid, arg, &v);
+		err = options_num(&record_options, &num_pid, arg, &v);
 		o->pid = v;
 		return err;
 	case 'd':
-		return options_num(&command, &num_duration, arg, &o->duration);
+		return options_num(&record_options, &num_duration, arg, &o->duration);
 	case 'F':
-		err = options_num(&command, &num_freq, arg, &v);
+		err = options_num(&record_options, &num_freq, arg, &v);
 		o->freq = v;
 		return err;
 	case 'r':
-		err = options_num(&command, &num_repeat, arg, &v);
+		err = options_num(&record_options, &num_repeat, arg, &v);
 		o->repeat = v;
 		return err;
 	case OPT_MAX_STACKS:
 	case OPT_MAX_TASKS:
-		err = options_num(&command, c == OPT_MAX_STACKS ? &num_stacks : &num_tasks, arg,
-				  &v);
+		err = options_num(&record_options, c == OPT_MAX_STACKS ? &num_stacks : &num_tasks,
+				  arg, &v);
 		*(c == OPT_MAX_STACKS ? &o->max_stacks : &o->max_tasks) = v;
 		return err;
 	case OPT_FUNC:
@@ -242,7 +263,7 @@ static int set_arg(struct record_opts *o, int c, const char *arg)
 		o->blocks.funcs[o->blocks.n++] = arg;
 		return 0;
 	case OPT_BLOCKS_LIMIT:
-		err = options_num(&command, &num_blocks_limit, arg, &v);
+		err = options_num(&record_options, &num_blocks_limit, arg, &v);
 		o->blocks.limit = v;
 		return err;
 	case OPT_PROBE:
@@ -318,7 +339,7 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 	record_opts_init(o);
 	/* not given yet: the call graph decides (default_ring) */
 	o->ring_mib = 0;
-	err = options_parse(&command, argc, argv, set_opt, o);
+	err = options_parse(&record_options, argc, argv, set_opt, o);
 	if (err)
 		return err;
 	o->argv = optind < argc ? argv + optind : NULL;

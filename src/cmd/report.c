@@ -67,7 +67,16 @@ static const struct options_entry entries[] = {
 	{},
 };
 
-static const struct options_cmd command = {
+static const struct options_example examples[] = {
+	{"kprotperf report k.data", "every table of k.data"},
+	{"kprotperf report --hist clone k.data", "clone's latency histograms"},
+	{"kprotperf report --inline --vmlinux vmlinux k.data",
+	 "samples per inline instance, from the kernel's DWARF"},
+	{"kprotperf report --json k.data | jq .syscalls", "the syscall table as JSON"},
+	{},
+};
+
+const struct options_cmd report_options = {
 	.name = "report",
 	.head = "Usage: kprotperf report [OPTIONS] [FILE]\n"
 		"Show a recording (FILE, default kprotperf.data): kernel and hardening\n"
@@ -76,6 +85,7 @@ static const struct options_cmd command = {
 		"its split by syscall and slab cache, and the kernel and user functions that\n"
 		"took the CPU samples (self: the sample's leaf; total: anywhere on its stack).\n",
 	.column = 21,
+	.examples = examples,
 	.opts = entries,
 };
 
@@ -109,7 +119,7 @@ static int set_opt(void *ctx, int key, const char *arg)
 		o->hist = arg;
 		break;
 	case 'n':
-		err = options_num(&command, &options_top, arg, &top);
+		err = options_num(&report_options, &options_top, arg, &top);
 		o->top = top;
 		return err;
 	case O_JSON:
@@ -143,7 +153,7 @@ static int parse(int argc, char **argv, struct report_args *a)
 	int err;
 
 	*a = (struct report_args){{.input = "kprotperf.data", .top = 20, .inlines = true}};
-	err = options_parse(&command, argc, argv, set_opt, a);
+	err = options_parse(&report_options, argc, argv, set_opt, a);
 	if (err)
 		return err;
 	if (a->func && !a->blocks) {

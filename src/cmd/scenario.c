@@ -6,10 +6,12 @@
  */
 #include <errno.h>
 #include <getopt.h> /* optind */
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd/cli.h"
 #include "cmd/cmds.h"
 #include "cmd/options.h"
 #include "explore/scenario.h"
@@ -46,7 +48,14 @@ static const struct options_entry entries[] = {
 	{},
 };
 
-static const struct options_cmd command = {
+static const struct options_example examples[] = {
+	{"kprotperf scenario --list", "the actions and their parameters"},
+	{"sudo kprotperf record -o s.data -- kprotperf scenario explore.out/corpus/0017.scn",
+	 "a scenario explore kept, recorded"},
+	{},
+};
+
+const struct options_cmd scenario_options = {
 	.name = "scenario",
 	.head = "Usage: kprotperf scenario [OPTIONS] FILE\n"
 		"Run the scenario in FILE, the steps kprotperf explore tries: one a line, an\n"
@@ -54,10 +63,11 @@ static const struct options_cmd command = {
 		"shared=0 touch=1'; see --list). It runs in a sandbox: a process group of its\n"
 		"own, the limits below, a new scratch folder as its working directory; at the\n"
 		"end every process it started is killed and the folder removed. A syscall's\n"
-		"error is no failure: the errors are counted and said in one line. Exit\n"
-		"status: 0, 1 when a step failed, 124 when the time was up, 128+N when signal N\n"
-		"stopped it.\n",
+		"error is no failure: the errors are counted and said in one line.\n",
+	.status = "0, 1 when a step failed, 124 when the time was up, 128+N when signal\n"
+		  "N stopped it, 2 for a usage error.\n",
 	.column = 24,
+	.examples = examples,
 	.opts = entries,
 };
 
@@ -79,19 +89,19 @@ static int set_opt(void *ctx, int key, const char *arg)
 
 	switch (key) {
 	case O_SECONDS:
-		err = options_num(&command, &num_seconds, arg, &v);
+		err = options_num(&scenario_options, &num_seconds, arg, &v);
 		o->lim.seconds = v;
 		break;
 	case O_MEM:
-		err = options_num(&command, &num_mem, arg, &v);
+		err = options_num(&scenario_options, &num_mem, arg, &v);
 		o->lim.mem = v;
 		break;
 	case O_PROCS:
-		err = options_num(&command, &num_procs, arg, &v);
+		err = options_num(&scenario_options, &num_procs, arg, &v);
 		o->lim.procs = v;
 		break;
 	case O_FILES:
-		err = options_num(&command, &num_files, arg, &v);
+		err = options_num(&scenario_options, &num_files, arg, &v);
 		o->lim.files = v;
 		break;
 	case O_DIR:
@@ -119,7 +129,7 @@ static int parse(int argc, char **argv, struct scenario_opts *o)
 	*o = (struct scenario_opts){
 		.lim = {.seconds = 10, .mem = 1ULL << 30, .procs = 256, .files = 1024},
 	};
-	err = options_parse(&command, argc, argv, set_opt, o);
+	err = options_parse(&scenario_options, argc, argv, set_opt, o);
 	if (err)
 		return err;
 	if (o->list && optind < argc)
@@ -156,14 +166,15 @@ static int run(const struct scenario_opts *o, const struct scn_templates *t)
 
 int cmd_scenario(int argc, char **argv)
 {
+	char why[512], installed[PATH_MAX];
 	struct scn_templates *t;
 	struct scenario_opts o;
-	char why[512];
 	int err;
 
 	err = parse(argc, argv, &o);
 	if (err)
 		return err > 0 ? 0 : 2;
+	o.templates = o.templates ?: cli_data_file("explore.conf", installed, sizeof(installed));
 	if (scn_templates_load(&t, o.templates, why, sizeof(why))) {
 		esc_printf(stderr, "kprotperf scenario: %s\n", why);
 		return 1;

@@ -34,7 +34,15 @@ static const struct options_entry entries[] = {
 	{},
 };
 
-static const struct options_cmd command = {
+static const struct options_example examples[] = {
+	{"echo ffffffff81234567 | kprotperf symbolize -e vmlinux -f -i",
+	 "its function, source line and inline chain"},
+	{"kprotperf symbolize -e vmlinux --slide 2e000000 ADDR...",
+	 "addresses of a KASLR kernel, moved by its slide"},
+	{},
+};
+
+const struct options_cmd symbolize_options = {
 	.name = "symbolize",
 	.head = "Usage: kprotperf symbolize --vmlinux PATH [OPTIONS] [ADDR...]\n"
 		"Print the function and source line of each kernel address (hex, 0x optional;\n"
@@ -43,6 +51,7 @@ static const struct options_cmd command = {
 		"each FILE:LINE line; with -i also the functions the code was inlined into,\n"
 		"innermost first, each with its call site. ?? and ??:0 mark what is unknown.\n",
 	.column = 23,
+	.examples = examples,
 	.opts = entries,
 };
 
@@ -82,7 +91,7 @@ static int parse(int argc, char **argv, struct sym_opts *o)
 	int err;
 
 	memset(o, 0, sizeof(*o));
-	err = options_parse(&command, argc, argv, set_opt, o);
+	err = options_parse(&symbolize_options, argc, argv, set_opt, o);
 	if (err)
 		return err;
 	if (!o->vmlinux) {

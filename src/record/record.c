@@ -21,6 +21,7 @@
 #include "record/funcs.h"
 #include "record/measures.h"
 #include "record/limits.h"
+#include "record/privileges.h"
 #include "record/procs.h"
 #include "record/record.h"
 #include "record/session.h"
@@ -236,7 +237,7 @@ static int explain(const struct session *s, int err, char *why, size_t len)
 		return 1;
 	}
 	if (err == -EPERM || err == -EACCES)
-		fix = ": run as root (or with CAP_BPF and CAP_PERFMON)";
+		fix = ": run as root (or with CAP_BPF, CAP_PERFMON and CAP_SYSLOG)";
 	else if (err == -ENOSPC || err == -EDQUOT)
 		fix = ": free space or write elsewhere with -o (nothing was written)";
 	if (o->pid && (err == -ESRCH || err == -ENOENT) &&
@@ -365,6 +366,10 @@ static int record(struct session *s)
 			"kprotperf %s: this kernel has no BTF (/sys/kernel/btf/vmlinux): "
 			"kprotperf needs a kernel built with CONFIG_DEBUG_INFO_BTF=y\n",
 			s->o->cmd);
+		return 1;
+	}
+	if (privileges_check(why, sizeof(why))) {
+		fprintf(stderr, "kprotperf %s: %s\n", s->o->cmd, why);
 		return 1;
 	}
 	/* before anything runs: a recording must not be lost at the end for want of a path */

@@ -8,7 +8,7 @@ chmod 777 "$TMP"
 cd "$TMP"
 setpriv --reuid=65534 --regid=65534 --clear-groups "$KP" record -q -o nr.data -- true 2> err &&
 	fail "recording as nobody succeeded"
-grep -q "Operation not permitted: run as root (or with CAP_BPF and CAP_PERFMON)" err ||
+grep -q "^kprotperf record: recording needs CAP_BPF, CAP_PERFMON.*, which this process lacks: run as root, or give the binary its capabilities: sudo setcap cap_bpf,cap_perfmon.*+ep $(realpath "$KP")$" err ||
 	fail "not-root message: $(cat err)"
 [ ! -e nr.data ] || fail "file written without privileges"
 # a kernel without BTF: hide /sys/kernel/btf in a private mount namespace

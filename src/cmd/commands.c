@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The subcommands' table and kprotperf --help. */
+#include <string.h>
+
+#include "cmd/cmds.h"
+#include "cmd/commands.h"
+#include "cmd/options.h"
+
+const struct command commands[] = {
+	{"record", cmd_record, "[OPTIONS] -- CMD [ARGS...]",
+	 "record CMD's process tree (also -p PID, -a)", &record_options},
+	{"report", cmd_report, "[OPTIONS] [FILE]",
+	 "syscall latency table, top functions, histograms", &report_options},
+	{"folded", cmd_folded, "[OPTIONS] [FILE]", "folded stacks for flamegraph.pl / speedscope",
+	 &folded_options},
+	{"annotate", cmd_annotate, "--func NAME [FILE]",
+	 "samples per source line and inline range of NAME", &annotate_options},
+	{"symbolize", cmd_symbolize, "--vmlinux PATH [-f] [-i]",
+	 "kernel addresses to functions, inlines, lines", &symbolize_options},
+	{"diff", cmd_diff, "[OPTIONS] BASE HARDENED",
+	 "what hardening costs: BASE vs HARDENED recording", &diff_options},
+	{"scenario", cmd_scenario, "[OPTIONS] FILE", "run a scenario of syscalls in a sandbox",
+	 &scenario_options},
+	{"explore", cmd_explore, "--target FUNC [OPTIONS]",
+	 "search for the syscall workloads that drive FUNC's cost", &explore_options},
+	{"features", cmd_features, "[OPTIONS]", "the compiler-inserted protections in the kernel",
+	 &features_options},
+	{"help", cmd_help, "[COMMAND]", "COMMAND's man page (kprotperf-COMMAND(1))", &help_options},
+};
+
+const size_t n_commands = sizeof(commands) / sizeof(commands[0]);
+
+/* Where the commands' summaries start in kprotperf --help. */
+#define SUMMARY_COLUMN 37
+
+const struct command *commands_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n_commands; i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+void commands_usage(FILE *f)
+{
+	size_t i;
+
+	fputs("Usage: kprotperf COMMAND [OPTIONS] ...\n"
+	      "Measure what kernel hardening costs: per syscall, per kernel function and\n"
+	      "per source line, on a real workload.\n"
+	      "\n"
+	      "Commands:\n",
+	      f);
+	for (i = 0; i < n_commands; i++)
+		options_column(f, fprintf(f, "  %s %s", commands[i].name, commands[i].args),
+			       SUMMARY_COLUMN, commands[i].summary);
+	fputs("\n"
+	      "FILE defaults to kprotperf.data. 'kprotperf COMMAND --help' shows each\n"
+	      "command's options, 'kprotperf help COMMAND' its man page. Recording needs\n"
+	      "root, or CAP_BPF, CAP_PERFMON and CAP_SYSLOG (see kprotperf-record(1)).\n",
+	      f);
+}

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kprotperf help: a command's man page, like perf help; and, for the build
+ * and for shell completion, the man pages' source and the lists of commands
+ * and options, all from the same tables as --help.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmd/cli.h"
+#include "cmd/cmds.h"
+#include "cmd/commands.h"
+#include "cmd/manpage.h"
+#include "cmd/options.h"
+
+extern char **environ;
+
+enum { O_LIST_CMDS = OPTIONS_LONG_ONLY, O_LIST_OPTS, O_SCDOC };
+
+enum help_mode { H_MAN, H_LIST_CMDS, H_LIST_OPTS, H_SCDOC };
+
+static const struct options_entry entries[] = {
+	{O_SCDOC, "scdoc", NULL,
+	 "print COMMAND's man page (none: kprotperf(1)) in scdoc's\n"
+	 "source format, which make turns into roff with scdoc(1)"},
+	{O_LIST_CMDS, "list-cmds", NULL, "print the commands' names, one a line"},
+	{O_LIST_OPTS, "list-opts", NULL,
+	 "print COMMAND's options, one a line: its spellings, then\n"
+	 "the name of its argument if it takes one (for completion)"},
+	{},
+};
+
+static const struct options_example examples[] = {
+	{"kprotperf help record", "record's man page, kprotperf-record(1)"},
+	{"kprotperf help --list-opts diff", "diff's options, for a completion script"},
+	{},
+};
+
+const struct options_cmd help_options = {
+	.name = "help",
+	.head = "Usage: kprotperf help [COMMAND]\n"
+		"       kprotperf help --scdoc|--list-opts [COMMAND]\n"
+		"       kprotperf help --list-cmds\n"
+		"Open COMMAND's man page, kprotperf-COMMAND(1), with man(1) (no COMMAND:\n"
+		"kprotperf(1)). An installed kprotperf, PREFIX/bin/kprotperf, looks in the\n"
+		"man pages installed with it first: PREFIX/share/man.\n",
+	.status = "man's: 0 when it showed the page, 16 when there is no such page\n"
+		  "(said in one line), 1 when man cannot run; 2 for a usage error.\n",
+	.column = 19,
+	.examples = examples,
+	.opts = entries,
+};
+
+static int set_opt(void *ctx, int key, const char *arg)
+{
+	enum help_mode *mode = ctx;
+
+	*mode = key == O_SCDOC ? H_SCDOC : key == O_LIST_CMDS ? H_LIST_CMDS : H_LIST_OPTS;
+	return 0;
+}
+
+/* Each option of c: "-o --output FILE", "--quiet". */
+static void list_opts(const struct command *c)
+{
+	const struct options_entry *e = NULL;
+
+	while ((e = options_next(c->opts, e))) {
+		if (e->key < OPTIONS_LONG_ONLY)
+			printf("-%c ", e->key);
+		printf("--%s%s%s\n", e->name, e->arg ? " " : "", e->arg ?: "");
+	}
+}
+
+/* MANPATH with the man pages installed beside this binary first, when there are some. */
+static int prefix_manpath(void)
+{
+	char dir[4096], *path;
+	const char *old = getenv("MANPATH");
+	int err;
+
+	if (!cli_prefix_path("share/man", dir, sizeof(dir)))
+		return 0;
+	/* a trailing colon: man adds its configured path there */
+	if (asprintf(&path, "%s:%s", dir, old ?: "") < 0)
+		return -ENOMEM;
+	err = setenv("MANPATH", path, 1) ? -errno : 0;
+	free(path);
+	return err;
+}
+
+/* man PAGE, waited for: man's own exit status, or the error line said here. */
+static int open_page(const char *page, const char *cmd)
+{
+	char *argv[] = {"man", (char *)page, NULL};
+	int err = prefix_manpath(), status;
+	pid_t pid;
+
+	err = err ?: -posix_spawnp(&pid, "man", NULL, NULL, argv, environ);
+	if (err) {
+		fprintf(stderr,
+			"kprotperf help: cannot run man: %s: install man-db, or see %s --help\n",
+			strerror(-err), cmd);
+		return 1;
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return 1;
+	/* 16: man found no such page; it has said so */
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 16)
+		fprintf(stderr,
+			"kprotperf help: no man page %s here: make install puts them in "
+			"PREFIX/share/man; %s --help has the same options\n",
+			page, cmd);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+/* The command named by the operand, if any, into *c; -EINVAL (said) for an unknown one. */
+static int operand(int argc, char **argv, const struct command **c)
+{
+	size_t i;
+
+	*c = NULL;
+	if (optind == argc)
+		return 0;
+	if (optind + 1 < argc) {
+		fprintf(stderr,
+			"kprotperf help: unexpected argument '%s' (see kprotperf help --help)\n",
+			argv[optind + 1]);
+		return -EINVAL;
+	}
+	*c = commands_find(argv[optind]);
+	if (*c)
+		return 0;
+	fprintf(stderr, "kprotperf help: no command '%s' (commands:", argv[optind]);
+	for (i = 0; i < n_commands; i++)
+		fprintf(stderr, " %s", commands[i].name);
+	fputs(")\n", stderr);
+	return -EINVAL;
+}
+
+int cmd_help(int argc, char **argv)
+{
+	enum help_mode mode = H_MAN;
+	const struct command *c;
+	char page[64], hint[64];
+	size_t i;
+	int err = options_parse(&help_options, argc, argv, set_opt, &mode);
+
+	if (err)
+		return err > 0 ? 0 : 2;
+	if (operand(argc, argv, &c))
+		return 2;
+	if ((mode == H_LIST_OPTS && !c) || (mode == H_LIST_CMDS && c)) {
+		fprintf(stderr, "kprotperf help: --list-%s (see kprotperf help --help)\n",
+			c ? "cmds takes no COMMAND" : "opts needs a COMMAND");
+		return 2;
+	}
+	switch (mode) {
+	case H_LIST_CMDS:
+		for (i = 0; i < n_commands; i++)
+			puts(commands[i].name);
+		return 0;
+	case H_LIST_OPTS:
+		list_opts(c);
+		return 0;
+	case H_SCDOC:
+		manpage_write(stdout, c);
+		return 0;
+	case H_MAN:
+		break;
+	}
+	snprintf(page, sizeof(page), "kprotperf%s%s", c ? "-" : "", c ? c->name : "");
+	snprintf(hint, sizeof(hint), "kprotperf%s%s", c ? " " : "", c ? c->name : "");
+	return open_page(page, hint);
+}
