@@ -8,8 +8,6 @@ need_bpf
 for t in setcap setpriv findmnt; do
 	command -v $t > /dev/null || skip "$t missing (libcap2-bin, util-linux)"
 done
-# file capabilities make the process non-dumpable, which LeakSanitizer cannot work in
-[ -z "${ASAN_OPTIONS:-}" ] || skip "the sanitizer build under file capabilities (LeakSanitizer needs a dumpable process)"
 ! findmnt -no OPTIONS -T "$TMP" | grep -qw nosuid || skip "$TMP is mounted nosuid: file capabilities are ignored there"
 user=65534
 mkdir "$TMP/bin" "$TMP/work"
