@@ -79,7 +79,10 @@ static int load_symbols(struct inventory *inv, const char *vmlinux, char *why, s
 		err = ksyms_load(&inv->ks, NULL);
 		if (err)
 			snprintf(why, len, "reading /proc/kallsyms: %s%s", strerror(-err),
-				 err == -EPERM ? ": run as root (its addresses are hidden)" : "");
+				 err == -EPERM
+					 ? ": its addresses are hidden from this process: run "
+					   "as root, or with CAP_SYSLOG"
+					 : "");
 		return err;
 	}
 	err = ksyms_new(&inv->ks);
