@@ -28,17 +28,18 @@ count_cmocka() {	# $1: binary
 # KP_REQUIRE_VM=1 (.ci/run sets it): a vm-tier test that skips fails, so CI
 # cannot go green without having booted the kernels.
 run_script() {	# $1: script
-	local name out rc
+	local name out rc t0=$SECONDS took
 	name=${1#tests/}
 	out=$(bash "$1" 2>&1); rc=$?
+	took="$((SECONDS - t0)) s"
 	if [ "$rc" -eq 77 ] && [ "${KP_REQUIRE_VM:-0}" = 1 ] && [[ $name == vm/* ]]; then
 		echo "    $(printf '%s\n' "$out" | grep -m1 -i 'skipped') (KP_REQUIRE_VM=1: the vm tier must run)"
 		rc=1
 	fi
 	case $rc in
-	0) pass=$((pass + 1)); echo "PASS $name" ;;
+	0) pass=$((pass + 1)); echo "PASS $name ($took)" ;;
 	77) skip=$((skip + 1)); echo "SKIP $name: $(printf '%s\n' "$out" | grep -m1 -i 'skipped' || echo 'skipped')" ;;
-	*) fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name (exit $rc)"; printf '%s\n' "$out" | tail -25 | sed 's/^/    /' ;;
+	*) fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name (exit $rc, $took)"; printf '%s\n' "$out" | tail -25 | sed 's/^/    /' ;;
 	esac
 }
 
