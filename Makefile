@@ -117,6 +117,7 @@ MAN_DATE := $(shell git log -1 --format=%ct 2>/dev/null)
 man: $(MAN_DIR)/kprotperf.1
 
 $(MAN_DIR)/kprotperf.1: $(BIN) | $(OUTPUT)
+	@command -v scdoc > /dev/null || { echo "make man: scdoc is missing: apt-get install scdoc (or scripts/install-deps.sh)" >&2; exit 1; }
 	@mkdir -p $(MAN_DIR)
 	rm -f $(MAN_DIR)/*.1
 	set -e; for c in '' $$($(abspath $(BIN)) help --list-cmds); do \
