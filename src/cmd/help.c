@@ -5,8 +5,10 @@
  * and options, all from the same tables as --help.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,29 +96,54 @@ static int prefix_manpath(void)
 	return err;
 }
 
-/* man PAGE, waited for: man's own exit status, or the error line said here. */
-static int open_page(const char *page, const char *cmd)
+/* man's exit status (ARGS after "man"), its output to /dev/null when quiet; -errno when it cannot
+ * run. */
+static int man(char *const args[], bool quiet)
 {
-	char *argv[] = {"man", (char *)page, NULL};
-	int err = prefix_manpath(), status;
+	char *argv[4] = {"man"};
+	posix_spawn_file_actions_t fa;
+	int err, status, i;
 	pid_t pid;
 
-	err = err ?: -posix_spawnp(&pid, "man", NULL, NULL, argv, environ);
-	if (err) {
-		fprintf(stderr,
-			"kprotperf help: cannot run man: %s: install man-db, or see %s --help\n",
-			strerror(-err), cmd);
-		return 1;
-	}
+	for (i = 0; args[i] && i < 2; i++)
+		argv[i + 1] = args[i];
+	err = posix_spawn_file_actions_init(&fa);
+	if (!err && quiet)
+		err = posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0)
+			      ?: posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	err = err ?: posix_spawnp(&pid, "man", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (err)
+		return -err;
 	if (waitpid(pid, &status, 0) < 0)
-		return 1;
-	/* 16: man found no such page; it has said so */
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 16)
+		return -errno;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+/*
+ * man PAGE: man's exit status.  Whether there is such a page is asked
+ * first (man -w, silenced), so that a missing one is said in one line.
+ */
+static int open_page(char *page, const char *cmd)
+{
+	int ret = prefix_manpath();
+
+	ret = ret ?: man((char *[]){"-w", page, NULL}, true);
+	if (ret == 16) {
 		fprintf(stderr,
 			"kprotperf help: no man page %s here: make install puts them in "
 			"PREFIX/share/man; %s --help has the same options\n",
 			page, cmd);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+		return ret;
+	}
+	ret = ret ?: man((char *[]){page, NULL}, false);
+	if (ret < 0) {
+		fprintf(stderr,
+			"kprotperf help: cannot run man: %s: install man-db, or see %s --help\n",
+			strerror(-ret), cmd);
+		return 1;
+	}
+	return ret;
 }
 
 /* The command named by the operand, if any, into *c; -EINVAL (said) for an unknown one. */
