@@ -46,8 +46,9 @@ done
 MANPATH=$TMP/none "$KP" help record > "$TMP/out" 2> "$TMP/err"
 rc=$?
 [ $rc = 16 ] || fail "help with no page installed: exit $rc"
-grep -qx "kprotperf help: no man page kprotperf-record here: make install puts them in PREFIX/share/man; kprotperf record --help has the same options" "$TMP/err" ||
-	fail "no-page line: $(cat "$TMP/err")"
+[ "$(cat "$TMP/err")" = "kprotperf help: no man page kprotperf-record here: make install puts them in PREFIX/share/man; kprotperf record --help has the same options" ] ||
+	fail "no-page stderr: $(cat "$TMP/err")"
+[ ! -s "$TMP/out" ] || fail "no-page stdout: $(cat "$TMP/out")"
 
 # bash-completion loads completions from each XDG_DATA_DIRS folder (unset:
 # /usr/local/share:/usr/share): PREFIX/share for this one
