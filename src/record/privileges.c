@@ -59,16 +59,20 @@ static int read_caps(struct caps *c)
 	return 0;
 }
 
-/* Whether /proc/kallsyms shows this process zeros instead of addresses (kptr_restrict). */
-static bool kallsyms_hidden(void)
+bool privileges_kallsyms_hidden(const char *path)
 {
-	FILE *f = fopen("/proc/kallsyms", "re");
-	unsigned long long addr = 0;
-	bool hidden;
+	FILE *f = fopen(path, "re");
+	unsigned long long addr;
+	bool hidden = false;
+	char type;
 
 	if (!f)
 		return false;
-	hidden = fscanf(f, "%llx", &addr) == 1 && !addr;
+	while (fscanf(f, "%llx %c %*[^\n]", &addr, &type) == 2)
+		if (type == 't' || type == 'T') {
+			hidden = !addr;
+			break;
+		}
 	fclose(f);
 	return hidden;
 }
@@ -117,7 +121,7 @@ static void needs_of(const struct caps *c, bool hidden, struct needs *n)
 
 int privileges_check(char *why, size_t len)
 {
-	bool hidden = kallsyms_hidden();
+	bool hidden = privileges_kallsyms_hidden("/proc/kallsyms");
 	struct needs n = {};
 	char exe[4096], *path;
 	struct caps c = {};

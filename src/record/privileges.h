@@ -3,6 +3,7 @@
 #ifndef KP_PRIVILEGES_H
 #define KP_PRIVILEGES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -13,5 +14,12 @@
  * is lacking and the setcap line that grants all of it.
  */
 int privileges_check(char *why, size_t len);
+
+/*
+ * Whether a kallsyms file (/proc/kallsyms) shows zeros instead of addresses
+ * (kptr_restrict): judged on its first text symbol, as the per-CPU ones
+ * that may come first are at 0 anyway.  false when it cannot be read.
+ */
+bool privileges_kallsyms_hidden(const char *path);
 
 #endif
