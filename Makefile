@@ -163,7 +163,7 @@ test-asan: asan $(WORKLOADS)
 	OUTPUT=$(OUTPUT) tests/run.sh asan
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c) over a libkp.a of their own under
-# $(OUTPUT)/fuzz; `make fuzz` runs each FUZZ_TIME seconds (make test: 30)
+# $(OUTPUT)/fuzz; `make fuzz` runs each FUZZ_TIME seconds (make test: 20)
 FUZZ_OUT := $(OUTPUT)/fuzz
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \

@@ -100,7 +100,7 @@ run_fuzz() {
 	for t in "${OUTPUT:-build}"/fuzz/fuzz_*; do
 		[ -x "$t" ] || continue
 		name=${t##*/fuzz_}
-		if OUTPUT=${OUTPUT:-build} FUZZ_TIME=${FUZZ_TIME:-30} tests/fuzz/run.sh "$name"; then
+		if OUTPUT=${OUTPUT:-build} FUZZ_TIME=${FUZZ_TIME:-20} tests/fuzz/run.sh "$name"; then
 			pass=$((pass + 1))
 		else
 			fail=$((fail + 1)); failed+=("fuzz $name")
