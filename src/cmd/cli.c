@@ -2,9 +2,9 @@
 /* What the reading commands share: their FILE operand, opening it, and its kernel's DWARF. */
 #include <errno.h>
 #include <getopt.h>
-#include <stdio.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 

@@ -5,6 +5,7 @@
  * instead of surfacing as EPERM from a later step (or, for kallsyms, as
  * kernel functions silently left unnamed).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <linux/capability.h>
 #include <stdbool.h>
@@ -96,7 +97,7 @@ static void require(struct needs *n, const char *cap, bool have)
 	size_t i;
 
 	for (i = 0; cap[i] && i < sizeof(lower) - 1; i++)
-		lower[i] = cap[i] >= 'A' && cap[i] <= 'Z' ? cap[i] + 32 : cap[i];
+		lower[i] = tolower((unsigned char)cap[i]);
 	lower[i] = '\0';
 	append(n->set, sizeof(n->set), ",", lower);
 	if (!have)
@@ -113,7 +114,8 @@ static void needs_of(const struct caps *c, bool hidden, struct needs *n)
 		require(n, "CAP_BPF", admin || has(c, KP_CAP_BPF));
 		require(n, "CAP_PERFMON", admin || has(c, KP_CAP_PERFMON));
 	}
-	if (hidden)
+	/* kallsyms shows one who has CAP_SYSLOG its addresses: then it may be what does */
+	if (hidden || has(c, CAP_SYSLOG))
 		require(n, "CAP_SYSLOG", has(c, CAP_SYSLOG));
 	if (c->memlock)
 		require(n, "CAP_SYS_RESOURCE", has(c, CAP_SYS_RESOURCE));

@@ -38,4 +38,9 @@ fi
 want="kprotperf record: recording needs $lacking, which this process lacks: run as root, or give the binary its capabilities: sudo setcap $set+ep $TMP/bin/kprotperf"
 [ "$(cat err)" = "$want" ] || fail "missing-capability line: $(cat err); want: $want"
 [ ! -e short.data ] || fail "a data file was written without the capabilities"
+# the setcap line replaces the file's set: a capability it has stays in it
+setcap cap_bpf,cap_syslog+ep "$TMP/bin/kprotperf"
+as_user "$TMP/bin/kprotperf" record -q -o short.data -- true 2> err && fail "recording without CAP_PERFMON succeeded"
+want="kprotperf record: recording needs CAP_PERFMON, which this process lacks: run as root, or give the binary its capabilities: sudo setcap cap_bpf,cap_perfmon,cap_syslog+ep $TMP/bin/kprotperf"
+[ "$(cat err)" = "$want" ] || fail "missing-capability line with CAP_SYSLOG held: $(cat err); want: $want"
 echo "recorded as uid $user with capabilities: 1000 getppid calls, $user-owned 0600 file, workload CapEff 0; one short: named"
