@@ -88,6 +88,7 @@ do_install() {
 
 do_uninstall() {
 	local src dst m n=0
+	[ -d "$root" ] || { echo "nothing of kprotperf in $root: it does not exist"; return 0; }
 	check_writable "$root"
 	while read -r src dst m; do
 		[ -e "$root/$dst" ] || continue
