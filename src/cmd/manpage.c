@@ -11,6 +11,16 @@
 #include "cmd/manpage.h"
 #include "cmd/options.h"
 
+/* s up to end, each character of special escaped with a backslash. */
+static void put_escaped(FILE *f, const char *s, const char *end, const char *special)
+{
+	for (; s < end; s++) {
+		if (strchr(special, *s))
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+}
+
 /*
  * s up to end, a line's start, with scdoc's formatting characters escaped:
  * those of bold and underline anywhere, those of lists, headings and
@@ -20,26 +30,12 @@ static void put_text(FILE *f, const char *s, const char *end)
 {
 	if (s < end && strchr("-.#|:[", *s))
 		fputc('\\', f);
-	for (; s < end; s++) {
-		if (strchr("*_\\", *s))
-			fputc('\\', f);
-		fputc(*s, f);
-	}
+	put_escaped(f, s, end, "*_\\");
 }
 
 static void put_str(FILE *f, const char *s)
 {
 	put_text(f, s, s + strlen(s));
-}
-
-/* Shown as is, but for the backslash scdoc takes as an escape there too. */
-static void put_literal(FILE *f, const char *s, const char *end)
-{
-	for (; s < end; s++) {
-		if (*s == '\\')
-			fputc('\\', f);
-		fputc(*s, f);
-	}
 }
 
 /* A --help text with lines broken for the terminal, prefixed by indent each. */
@@ -92,7 +88,8 @@ static void put_prose(FILE *f, const char *s)
 			fputs(is ? "\n```\n" : "```\n\n", f);
 		literal = is;
 		if (is)
-			put_literal(f, s + 2, nl);
+			/* shown as is, but for the backslash scdoc takes as an escape there too */
+			put_escaped(f, s + 2, nl, "\\");
 		else
 			put_text(f, s, nl);
 		fputc('\n', f);
