@@ -87,8 +87,8 @@ bad "kprotperf install: cannot install into $TMP/file/usr/local/bin: $TMP/file i
 mkdir "$TMP/ro"
 if [ "$(id -u)" = 0 ]; then
 	# root writes through permissions: a read-only mount of its own
-	unshare -m sh -c "mount -t tmpfs -o ro none '$TMP/ro' && \
-		env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C '$ROOT' OUTPUT='$OUTPUT' BIN='$KP' install DESTDIR='$TMP/ro'" > "$TMP/out" 2>&1 &&
+	unshare -m bash -c "$(declare -f mk); mount -t tmpfs -o ro none '$TMP/ro' && \
+		ROOT='$ROOT' OUTPUT='$OUTPUT' KP='$KP' mk install DESTDIR='$TMP/ro'" > "$TMP/out" 2>&1 &&
 		fail "install into a read-only file system succeeded"
 	why="Read-only file system"
 else
