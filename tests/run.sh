@@ -1,18 +1,48 @@
 #!/bin/bash
-# Runs the named test tiers and ends with one summary line
-# "tests: N passed, N failed, N skipped".  Tier scripts exit 0 (pass),
+# Runs the named test tiers and ends with the slowest tests and one summary
+# line "tests: N passed, N failed, N skipped".  Tier scripts exit 0 (pass),
 # 77 (skipped: they print the reason) or anything else (fail); unit test
 # binaries are cmocka suites whose per-test lines are counted.
+#
+# Environment: T, a pattern: only the tests whose name (unit/t_golden.sh,
+# test_diff, vm/t_kernel_pair.sh, fuzz datafile, ...) contains it run
+# (`make test T=kernel_pair`); none matching fails.  KP_TEST_TIMEOUT
+# overrides each test's time limit in seconds (unit and live 300, the asan
+# tier 600, vm 1200, the vm tier's kernel builds 3600): a test that
+# outlives it is killed with its process group and fails by name.
 set -u
 cd "$(dirname "$0")/.."
-pass=0 fail=0 skip=0
-failed=()
+pass=0 fail=0 skip=0 ran=0
+failed=() times=()
+prefix=	# the asan tier's tests are named "asan unit/t_golden.sh", ...
+FILTER=${T:-}
 
-count_cmocka() {	# $1: binary
-	local out rc
-	out=$("$1" 2>&1); rc=$?
-	printf '%s\n' "$out" | grep -E '^\[ *(OK|FAILED|SKIPPED|ERROR) *\] [a-z_]' || true
+selected() {	# $1: a test's name
+	[ -z "$FILTER" ] || [[ $1 == *"$FILTER"* ]]
+}
+
+# timed LIMIT NAME CMD...: CMD under LIMIT seconds (KP_TEST_TIMEOUT wins),
+# its output in $out, its status in $rc, its time in $took, and a line in
+# the table of times.  timeout(1) signals CMD's whole process group, so a
+# hung guest's QEMU goes with its test.
+timed() {
+	local limit=${KP_TEST_TIMEOUT:-$1} name=$2 t0=$SECONDS
+	shift 2
+	out=$(timeout -k 10 "$limit" "$@" 2>&1); rc=$?
+	took=$((SECONDS - t0))
+	times+=("$took $name")
+	ran=$((ran + 1))
+	if { [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; } && [ "$took" -ge "$limit" ]; then
+		out+=$'\n'"timed out after $limit s (KP_TEST_TIMEOUT)"
+		rc=124
+	fi
+}
+
+count_cmocka() {	# $1: binary, $2: its time limit
 	local ok bad sk
+	selected "$prefix${1##*/}" || return 0
+	timed "$2" "$prefix${1##*/}" "$1"
+	printf '%s\n' "$out" | grep -E '^\[ *(OK|FAILED|SKIPPED|ERROR) *\] [a-z_]' || true
 	ok=$(printf '%s\n' "$out" | grep -cE '^\[ +OK \] ')
 	# cmocka lists failed and skipped tests again at the end: count names once
 	bad=$(printf '%s\n' "$out" | grep -E '^\[ +(FAILED|ERROR) +\] [a-z_]' | sort -u | wc -l)
@@ -22,34 +52,52 @@ count_cmocka() {	# $1: binary
 		bad=1
 	fi
 	pass=$((pass + ok)); fail=$((fail + bad)); skip=$((skip + sk))
-	[ "$bad" -eq 0 ] || failed+=("$1")
+	[ "$bad" -eq 0 ] || failed+=("$prefix$1")
 }
 
 # KP_REQUIRE_VM=1 (.ci/run sets it): a vm-tier test that skips fails, so CI
 # cannot go green without having booted the kernels.
-run_script() {	# $1: script
-	local name out rc t0=$SECONDS took
-	name=${1#tests/}
-	out=$(bash "$1" 2>&1); rc=$?
-	took="$((SECONDS - t0)) s"
+run_script() {	# $1: script, $2: its time limit
+	local name=$prefix${1#tests/}
+	selected "$name" || return 0
+	timed "$2" "$name" bash "$1"
 	if [ "$rc" -eq 77 ] && [ "${KP_REQUIRE_VM:-0}" = 1 ] && [[ $name == vm/* ]]; then
 		echo "    $(printf '%s\n' "$out" | grep -m1 -i 'skipped') (KP_REQUIRE_VM=1: the vm tier must run)"
 		rc=1
 	fi
 	case $rc in
-	0) pass=$((pass + 1)); echo "PASS $name ($took)" ;;
+	0) pass=$((pass + 1)); echo "PASS $name ($took s)" ;;
 	77) skip=$((skip + 1)); echo "SKIP $name: $(printf '%s\n' "$out" | grep -m1 -i 'skipped' || echo 'skipped')" ;;
-	*) fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name (exit $rc, $took)"; printf '%s\n' "$out" | tail -25 | sed 's/^/    /' ;;
+	*) fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name ($(status_text), $took s)"; printf '%s\n' "$out" | tail -25 | sed 's/^/    /' ;;
 	esac
 }
 
-run_unit() {
+status_text() { [ "$rc" -eq 124 ] && echo "timed out" || echo "exit $rc"; }
+
+run_unit() {	# $1: each script's time limit
 	local t s
-	for t in "${OUTPUT:-build}"/tests/test_*; do [ -x "$t" ] && count_cmocka "$t"; done
-	for s in tests/unit/t_*.sh; do run_script "$s"; done
+	for t in "${OUTPUT:-build}"/tests/test_*; do [ -x "$t" ] && count_cmocka "$t" "$1"; done
+	for s in tests/unit/t_*.sh; do run_script "$s" "$1"; done
 }
 
-run_dir() {	# $1: live or vm
+# The vm tier first builds, once, every kernel its selected tests name
+# (tests/vm/kernels.sh): the builds' time is the fixture's, not a test's.
+run_vm_fixture() {
+	local s kernels=()
+	for s in tests/vm/t_*.sh; do
+		selected "${s#tests/}" || continue
+		mapfile -t -O ${#kernels[@]} kernels < <(sed -n 's/^# kernels: *//p' "$s" | tr ' ' '\n')
+	done
+	[ ${#kernels[@]} -gt 0 ] || return 0
+	timed 3600 "vm/kernels.sh (fixture)" bash tests/vm/kernels.sh build "${kernels[@]}"
+	case $rc in
+	0) echo "PASS vm/kernels.sh: $(printf '%s\n' "$out" | tail -1) ($took s)" ;;
+	77) echo "SKIP vm/kernels.sh: $(printf '%s\n' "$out" | grep -m1 -i 'skipped')" ;;
+	*) fail=$((fail + 1)); failed+=("vm/kernels.sh"); echo "FAIL vm/kernels.sh ($(status_text), $took s)"; printf '%s\n' "$out" | tail -25 | sed 's/^/    /' ;;
+	esac
+}
+
+run_dir() {	# $1: live or vm, $2: each script's time limit
 	local s scripts
 	shopt -s nullglob
 	scripts=(tests/$1/t_*.sh)
@@ -57,7 +105,8 @@ run_dir() {	# $1: live or vm
 		echo "SKIP $1: skipped: no tests in this tier yet"
 		skip=$((skip + 1))
 	fi
-	for s in "${scripts[@]}"; do run_script "$s"; done
+	[ "$1" != vm ] || run_vm_fixture
+	for s in "${scripts[@]}"; do run_script "$s" "$2"; done
 }
 
 # The unit and live tiers again with the AddressSanitizer + UBSan build
@@ -74,8 +123,10 @@ run_asan() {
 	logs=$(mktemp -d /tmp/kp-asan.XXXXXX)
 	export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:log_path=$logs/asan"
 	export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$logs/ubsan"
-	OUTPUT=$out KP=$(realpath "$out/kprotperf") run_unit
-	KP=$(realpath "$out/kprotperf") run_dir live
+	prefix="asan "
+	OUTPUT=$out KP=$(realpath "$out/kprotperf") run_unit 600
+	KP=$(realpath "$out/kprotperf") run_dir live 600
+	prefix=
 	unset ASAN_OPTIONS UBSAN_OPTIONS
 	n=0
 	for f in "$logs"/*; do
@@ -100,7 +151,11 @@ run_fuzz() {
 	for t in "${OUTPUT:-build}"/fuzz/fuzz_*; do
 		[ -x "$t" ] || continue
 		name=${t##*/fuzz_}
-		if OUTPUT=${OUTPUT:-build} FUZZ_TIME=${FUZZ_TIME:-20} tests/fuzz/run.sh "$name"; then
+		selected "fuzz $name" || continue
+		timed $((${FUZZ_TIME:-20} + 120)) "fuzz $name" \
+			env OUTPUT="${OUTPUT:-build}" FUZZ_TIME="${FUZZ_TIME:-20}" tests/fuzz/run.sh "$name"
+		printf '%s\n' "$out"
+		if [ "$rc" -eq 0 ]; then
 			pass=$((pass + 1))
 		else
 			fail=$((fail + 1)); failed+=("fuzz $name")
@@ -108,17 +163,29 @@ run_fuzz() {
 	done
 }
 
+# The ten slowest tests, so that the budget's spending shows in CI's log.
+slowest() {
+	[ ${#times[@]} -gt 0 ] || return 0
+	echo "== slowest tests (s)"
+	printf '%s\n' "${times[@]}" | sort -rn | head -10 | awk '{ t = $1; $1 = ""; printf "%6d %s\n", t, substr($0, 2) }'
+}
+
 for tier in "$@"; do
 	echo "== $tier tests"
 	case $tier in
-	unit) run_unit ;;
-	live|vm) run_dir "$tier" ;;
+	unit) run_unit 300 ;;
+	live) run_dir live 300 ;;
+	vm) run_dir vm 1200 ;;
 	asan) run_asan ;;
 	fuzz) run_fuzz ;;
 	*) echo "unknown tier $tier" >&2; exit 2 ;;
 	esac
 done
 
+slowest
+if [ -n "$FILTER" ] && [ "$ran" -eq 0 ]; then
+	fail=$((fail + 1)); failed+=("T=$FILTER: no test of the tiers run ($*) has that in its name")
+fi
 [ ${#failed[@]} -eq 0 ] || printf 'failed: %s\n' "${failed[@]}"
 echo "tests: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -20,6 +20,7 @@
 # shows its cost per run with an interval above zero.  And each records
 # --blocks __task_pid_nr_ns under syscall-loop: every call leaves through
 # one return, so with the thunks on their sites run exactly once a call.
+# kernels: base zcur
 export KP_VM_CPU=${KP_VM_CPU:-max,family=21}
 # shellcheck source=tests/vm/vm.sh
 . "$(dirname "$0")/vm.sh"
@@ -127,12 +128,8 @@ PY
 # The config pair (scripts/kernel-build.sh, no boot: the vmlinux files as
 # linked): the baseline build and the same with CONFIG_ZERO_CALL_USED_REGS=y.
 # The inventories differ in zero_call_used_regs alone.
-kbuild() {
-	"$ROOT/scripts/kernel-build.sh" -q "$@" 2>"$TMP/kb.err" | tail -1 ||
-		fail "scripts/kernel-build.sh $* failed: $(tail -1 "$TMP/kb.err")"
-}
-KB=$(kbuild --set SLAB_FREELIST_RANDOM=n)
-KZ=$(kbuild --set SLAB_FREELIST_RANDOM=n --set ZERO_CALL_USED_REGS=y)
+KB=$(vm_kbuild base)
+KZ=$(vm_kbuild zcur)
 [ -f "$KB/vmlinux" ] && [ -f "$KZ/vmlinux" ] || fail "the builds left no vmlinux: $KB $KZ"
 "$KP" features --json --vmlinux "$KB/vmlinux" --vmlinux "$KZ/vmlinux" >"$TMP/pair.json" ||
 	fail "features --vmlinux --vmlinux exited $?"

@@ -14,6 +14,7 @@
 # runs on the baseline and not on the hardened build, where shuffle_freelist's
 # loop (bound slab->objects) and next_freelist_entry's (bound page_limit)
 # exist on the hardened side only, with their lines.
+# kernels: hard base
 # shellcheck source=tests/vm/vm.sh
 . "$(dirname "$0")/vm.sh"
 RUNS=${KP_PAIR_RUNS:-5}
@@ -29,15 +30,8 @@ fi
 
 [ "$(id -u)" -eq 0 ] || skip "needs root (apt, and files the guest's root writes)"
 # A build that cannot happen fails the test: the builds are its subject.
-build() {	# $1: name, then kernel-build.sh's arguments
-	local name=$1 out
-	shift
-	out=$("$ROOT/scripts/kernel-build.sh" -q "$@" -o "$TMP/k-$name" 2>"$TMP/kb-$name.err") ||
-		fail "scripts/kernel-build.sh $* failed: $(tail -1 "$TMP/kb-$name.err")"
-	echo "${out##*$'\n'}"
-}
-KHARD=$(build hard)
-KBASE=$(build base --set SLAB_FREELIST_RANDOM=n)
+KHARD=$(vm_kbuild hard -o "$TMP/k-hard")
+KBASE=$(vm_kbuild base -o "$TMP/k-base")
 # the two configs differ in exactly that line
 cfg_diff=$(diff <(grep -v '^#' "$KBASE/.config") <(grep -v '^#' "$KHARD/.config") | grep '^[<>]' || true)
 [ "$cfg_diff" = '> CONFIG_SLAB_FREELIST_RANDOM=y' ] ||

@@ -5,13 +5,13 @@
 # line with exit 125: no command, a bad --timeout, a folder that is no
 # kernel, an unknown package, and a kernel that panics (its panic line, the
 # console log kept).
+# kernels: hard
 # shellcheck source=tests/vm/vm.sh
 . "$(dirname "$0")/vm.sh"
 VR=$ROOT/scripts/vm-run.sh
 [ "$(id -u)" -eq 0 ] || skip "needs root (the kernel build's cache is root's here)"
 vm_need_host_test
-K=$("$ROOT/scripts/kernel-build.sh" -q 2>"$TMP/kb.err" | tail -1) ||
-	fail "scripts/kernel-build.sh failed: $(tail -1 "$TMP/kb.err")"
+K=$(vm_kbuild hard)
 
 # expect STATUS LINE -- ARGS...: vm-run's exit status and the last line of its stderr
 expect() {

@@ -67,6 +67,21 @@ vm_need_host_test() {
 	[ -x "$KP" ] || fail "$KP missing: run make"
 }
 
+# vm_kbuild NAME [-o DIR]: prints the folder of tests/vm/kernels.sh's kernel
+# NAME (the tier's fixture built it; a test run alone builds it here), -o
+# as kernel-build.sh's.  A build that fails fails the test.
+vm_kbuild() {
+	local name=$1 args out
+	shift
+	# shellcheck source=tests/vm/kernels.sh
+	. "$ROOT/tests/vm/kernels.sh"
+	mapfile -t args < <(kernels_args "$name")
+	[ ${#args[@]} -gt 0 ] || kernels_args "$name" >/dev/null || fail "no kernel $name in tests/vm/kernels.sh"
+	out=$("$ROOT/scripts/kernel-build.sh" -q "${args[@]}" "$@" 2>"$TMP/kb-$name.err") ||
+		fail "scripts/kernel-build.sh ${args[*]} $* failed: $(tail -1 "$TMP/kb-$name.err")"
+	echo "${out##*$'\n'}"
+}
+
 # vm_use_kernel KERNEL: the kernel (and its initramfs) of the next vm_run
 vm_use_kernel() {
 	vm_kernel "$@"

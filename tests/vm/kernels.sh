@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The kernels the vm tier builds (scripts/kernel-build.sh), each named once
+# here so that two tests asking for the same kernel ask for the same .config
+# and nothing is built twice.  A test names those it uses on a line
+# "# kernels: NAME..." and gets each one's folder from vm_kbuild (vm.sh);
+# tests/run.sh builds the union first, in this file's order — the order
+# that keeps the one build tree per source rebuilding least (the builds
+# that share compiler flags next to each other; a compiler-flag option such
+# as ZERO_CALL_USED_REGS recompiles everything, so it comes last).
+#
+#   tests/vm/kernels.sh build NAME...   build those (cached), one line each
+#   tests/vm/kernels.sh args NAME       kernel-build.sh's arguments of NAME
+
+# shellcheck disable=SC2034 # read through the name
+KERNELS=(
+	# the hardened side of the FREELIST_RANDOM pair: kprotperf.config as is
+	"hard:"
+	# its baseline, differing in that option alone
+	"base: --set SLAB_FREELIST_RANDOM=n"
+	# the compiler-inserted pair's hardened side: base + zeroed call-used registers
+	"zcur: --set SLAB_FREELIST_RANDOM=n --set ZERO_CALL_USED_REGS=y"
+)
+
+# kernels_args NAME: prints kernel-build.sh's arguments of NAME, one per line;
+# fails for a name this file does not have.
+kernels_args() {
+	local k
+	for k in "${KERNELS[@]}"; do
+		[ "${k%%:*}" = "$1" ] || continue
+		# shellcheck disable=SC2086 # the arguments are words without spaces
+		printf '%s\n' ${k#*:}
+		return 0
+	done
+	echo "tests/vm/kernels.sh: no kernel named '$1' (known: $(kernels_names))" >&2
+	return 1
+}
+
+kernels_names() {
+	local k names=()
+	for k in "${KERNELS[@]}"; do names+=("${k%%:*}"); done
+	echo "${names[*]}"
+}
+
+kernels_build() {	# NAME...: builds each (in KERNELS' order), one line each
+	local k name args want=" $* " start n=0 t0=$SECONDS
+	for name in "$@"; do kernels_args "$name" >/dev/null || return 1; done
+	for k in "${KERNELS[@]}"; do
+		name=${k%%:*}
+		[[ $want == *" $name "* ]] || continue
+		mapfile -t args < <(kernels_args "$name")
+		start=$SECONDS
+		"$ROOT/scripts/kernel-build.sh" -q "${args[@]}" >"$TMP_KB/out" 2>"$TMP_KB/err" || {
+			echo "kernel $name (kernel-build.sh ${args[*]}) failed: $(tail -1 "$TMP_KB/err")"
+			return 1
+		}
+		echo "kernel $name: $(tail -1 "$TMP_KB/out") ($((SECONDS - start)) s)"
+		n=$((n + 1))
+	done
+	echo "$n kernels ready in $((SECONDS - t0)) s"
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	set -euo pipefail
+	ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+	case ${1:-} in
+	build)
+		shift
+		[ "$(id -u)" -eq 0 ] || { echo "skipped: needs root (the vm tier's kernels)"; exit 77; }
+		TMP_KB=$(mktemp -d /tmp/kp-kernels.XXXXXX)
+		trap 'rm -rf "$TMP_KB"' EXIT
+		kernels_build "$@"
+		;;
+	args) kernels_args "$2" ;;
+	*) echo "usage: tests/vm/kernels.sh build NAME... | args NAME" >&2; exit 2 ;;
+	esac
+fi
