@@ -29,7 +29,9 @@ kernels_args() {
 	for k in "${KERNELS[@]}"; do
 		[ "${k%%:*}" = "$1" ] || continue
 		# shellcheck disable=SC2086 # the arguments are words without spaces
-		printf '%s\n' ${k#*:}
+		set -- ${k#*:}
+		# no arguments print nothing (printf would print one empty line)
+		[ $# -eq 0 ] || printf '%s\n' "$@"
 		return 0
 	done
 	echo "tests/vm/kernels.sh: no kernel named '$1' (known: $(kernels_names))" >&2
