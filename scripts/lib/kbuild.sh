@@ -229,14 +229,14 @@ kb_build_cached() {
 # annotate, diff): the kernels built here need no --vmlinux.
 kb_register_debug() {
 	local bid dir=${XDG_CACHE_HOME:-$HOME/.cache}/kprotperf/debug/.build-id
-	bid=$(readelf -n "$RESULT/vmlinux" | awk '/Build ID:/ { print $3; exit }')
+	bid=$(readelf -n "$RESULT/vmlinux" | awk '/Build ID:/ && !n++ { print $3 }')
 	[ -n "$bid" ] || die "$RESULT/vmlinux has no build id"
 	mkdir -p "$dir/${bid:0:2}"
 	ln -sfn "$RESULT/vmlinux" "$dir/${bid:0:2}/${bid:2}.debug"
 }
 
 kb_build() {
-	local start pid rc=0
+	local start pid rc=0 sections
 	start=$(date +%s)
 	say "building linux $KVERSION, $JOBS jobs (log: $LOG)"
 	kb_make -j"$JOBS" bzImage &
@@ -247,8 +247,11 @@ kb_build() {
 	[ "$rc" -eq 0 ] || kb_fail "the build"
 	BUILD_SECONDS=$(($(date +%s) - start))
 	say "built in $((BUILD_SECONDS / 60)) min $((BUILD_SECONDS % 60)) s"
-	readelf -S "$WORK/vmlinux" | grep -q '\.debug_info' || die "$WORK/vmlinux has no DWARF: the config lost DEBUG_INFO"
-	readelf -S "$WORK/vmlinux" | grep -q '\.BTF' || die "$WORK/vmlinux has no BTF: is pahole (dwarves) installed?"
+	# the section list is read whole first: `readelf | grep -q` under
+	# pipefail fails when grep exits before readelf has written everything
+	sections=$(readelf -S "$WORK/vmlinux") || die "readelf cannot read $WORK/vmlinux"
+	[[ $sections == *' .debug_info '* ]] || die "$WORK/vmlinux has no DWARF: the config lost DEBUG_INFO"
+	[[ $sections == *' .BTF '* ]] || die "$WORK/vmlinux has no BTF: is pahole (dwarves) installed?"
 }
 
 # The progress line: the step the log shows and the time so far.
