@@ -31,7 +31,7 @@
 # Environment: OUTPUT (build folder, static binaries in OUTPUT/static;
 # default build), KP_VM_ACCEL=kvm|tcg|icount, KP_VM_TIMEOUT seconds per boot
 # (default 180), KP_VM_CPU the TCG CPU model (default max), KP_VM_KEEP=1
-# keeps the work directory.  Packages are cached
+# keeps the work directory (made in TMPDIR, default /tmp).  Packages are cached
 # in ${XDG_CACHE_HOME:-$HOME/.cache}/kprotperf: one point release per series
 # and flavour (6.1 and 6.12 are both kept).
 
@@ -54,13 +54,24 @@ VM_INSTALL_MISSING=${VM_INSTALL_MISSING:-0}
 VM_PREFIX=${VM_PREFIX:-vm}
 VM_RUNS=0
 
-VM_TMP=$(mktemp -d /tmp/kp-vm.XXXXXX)
-if [ "${KP_VM_KEEP:-0}" = 1 ]; then
-	trap 'echo "$VM_PREFIX: kept $VM_TMP" >&2' EXIT
-else
-	trap 'rm -rf "$VM_TMP"' EXIT
-fi
+# the work folder: initramfs, logs, the 9p share (TMPDIR, as mktemp has it)
+VM_TMP=$(mktemp -d "${TMPDIR:-/tmp}/kp-vm.XXXXXX")
 VM_SHARE=$VM_TMP/share
+
+# The EXIT trap: the work folder goes (KP_VM_KEEP=1 keeps it) and the exit
+# status stays the script's.  A trap runs under the script's set -e, so a
+# command failing in it would end the script with its own status (1, not
+# vm-run's 125) and skip the rest: nothing in it may fail.
+vm_cleanup() {
+	local rc=$?
+	if [ "${KP_VM_KEEP:-0}" = 1 ]; then
+		echo "$VM_PREFIX: kept $VM_TMP" >&2
+	else
+		rm -rf "$VM_TMP" || true
+	fi
+	exit "$rc"
+}
+trap vm_cleanup EXIT
 
 # The package that has the tool, for the error that names it.
 vm_tool_pkg() {
@@ -428,18 +439,20 @@ vm_report() {
 # vm_boot CMDLINE...: one boot of VM_SHARE/.vm/guest.sh into VM_TMP/run$VM_RUNS;
 # sets VM_RC (qemu's status, 124 after the timeout) and VM_LOCKUP (the
 # console's soft-lockup line when it showed one: the boot is cut short then).
+# A path in -virtfs's option list has its commas doubled: QEMU reads ",," as a
+# comma and a single one as the start of the next option.
 vm_boot() {
 	local log=$VM_TMP/run$VM_RUNS pid shares=()
 	[ -z "$VM_RO_SHARE" ] ||
-		shares+=(-virtfs "local,path=$VM_RO_SHARE,mount_tag=ro,security_model=none,readonly=on")
+		shares+=(-virtfs "local,path=${VM_RO_SHARE//,/,,},mount_tag=ro,security_model=none,readonly=on")
 	[ -z "$VM_KFOLDER" ] ||
-		shares+=(-virtfs "local,path=$VM_KFOLDER,mount_tag=kernel,security_model=none,readonly=on")
+		shares+=(-virtfs "local,path=${VM_KFOLDER//,/,,},mount_tag=kernel,security_model=none,readonly=on")
 	VM_RC=0 VM_LOCKUP=
 	timeout -k 5 "${KP_VM_TIMEOUT:-180}" qemu-system-x86_64 "${VM_ACCEL_ARGS[@]}" -smp "$VM_SMP" -m 2G \
 		-nographic -nodefaults -no-reboot -monitor none -serial "file:$log/serial.log" \
 		-kernel "$VM_KERNEL" -initrd "$VM_TMP/initramfs.cpio" \
 		-append "console=ttyS0 panic=-1 quiet $*" \
-		-virtfs "local,path=$VM_SHARE,mount_tag=host,security_model=none" \
+		-virtfs "local,path=${VM_SHARE//,/,,},mount_tag=host,security_model=none" \
 		"${shares[@]}" \
 		</dev/null >"$log/qemu.log" 2>&1 &
 	pid=$!
@@ -460,14 +473,15 @@ vm_boot() {
 # second hang fails.
 # shellcheck disable=SC2120 # the arguments are optional kernel parameters
 vm_run() {
-	local start ms try guest=$VM_TMP/guest.sh
-	cat >"$guest"
+	local start ms try guest=$VM_TMP/guest.sh nospace="cannot write the guest script in $VM_TMP (disk full?)"
+	# Callers run it as `vm_run || fail`, where bash ignores set -e in the
+	# whole function: a step that fails must say so itself, or an empty
+	# guest script would run and report success.
+	cat >"$guest" || vm_fail "$nospace"
 	for try in 1 2; do
 		VM_RUNS=$((VM_RUNS + 1))
-		mkdir -p "$VM_TMP/run$VM_RUNS"
-		rm -rf "$VM_SHARE"
-		mkdir -p "$VM_SHARE/.vm"
-		cp "$guest" "$VM_SHARE/.vm/guest.sh"
+		{ mkdir -p "$VM_TMP/run$VM_RUNS" && rm -rf "$VM_SHARE" && mkdir -p "$VM_SHARE/.vm" &&
+			cp "$guest" "$VM_SHARE/.vm/guest.sh"; } || vm_fail "$nospace"
 		start=$(date +%s%N)
 		vm_boot "$@"
 		ms=$((($(date +%s%N) - start) / 1000000))
