@@ -268,9 +268,12 @@ kb_progress() {
 	[ ! -t 2 ] || printf '\r%-80s\r' '' >&2
 }
 
+# Runs inside kb_store's `if !`, where bash ignores set -e: a release it
+# cannot read fails it explicitly rather than store "release=".
 kb_manifest() {
-	local i
-	echo "release=$(cat "$WORK/include/config/kernel.release")"
+	local i release
+	release=$(cat "$WORK/include/config/kernel.release") && [ -n "$release" ] || return 1
+	echo "release=$release"
 	echo "version=$KVERSION"
 	echo "source=$SRC_DESC"
 	echo "config_key=$KEY"

@@ -125,4 +125,27 @@ printf '%s\n' "local,path=$TMP/ro,,dir,mount_tag=ro,security_model=none,readonly
 	"local,path=$TMP/k,,1,mount_tag=kernel,security_model=none,readonly=on" >"$TMP/want"
 diff -u "$TMP/want" "$TMP/got" || fail "the read-only -virtfs shares"
 
+# a truncated download: refused, removed, nothing marked complete
+pkg=linux-image-$kv
+deb=$TMP/cache/kprotperf/debs/${pkg}_0.0.1-1_amd64.deb
+nothing_kept() {
+	[ ! -e "$deb" ] || fail "$1: the damaged package is kept"
+	[ ! -e "$TMP/cache/kprotperf/kernels/$pkg" ] || fail "$1: its kernel folder is kept"
+}
+FAKE_DEB=truncated run ok --kernel "$pkg" --out "$TMP/o4" -- true
+expect 125 "vm-run: $deb: $((size - 4000)) bytes where apt's index says $size: a damaged download (removed: the next run downloads it again)"
+nothing_kept "a truncated download"
+# the index no longer has its version: dpkg-deb's refusal
+mkdir "$TMP/x"
+why=$(dpkg-deb -x "$FAKE/truncated.deb" "$TMP/x" 2>&1 | tail -1 || true)
+[ -n "$why" ] || fail "dpkg-deb unpacked the truncated package"
+FAKE_DEB=truncated FAKE_INDEX=no run ok --kernel "$pkg" --out "$TMP/o5" -- true
+expect 125 "vm-run: $deb: cannot unpack it: $why (removed: the next run downloads it again)"
+nothing_kept "a truncated download apt's index does not describe"
+
+# the whole package: unpacked, marked complete, booted
+run ok --kernel "$pkg" --out "$TMP/o6" -- true
+[ "$rc" -eq 3 ] || fail "the whole package: exit $rc: $(tail -3 "$TMP/err")"
+[ -f "$TMP/cache/kprotperf/kernels/$pkg/.complete" ] || fail "the whole package was not marked complete"
+[ -f "$deb" ] || fail "the whole package was not kept"
 echo "vm-run: status 3 back, 125 with one line for a failing QEMU and a panic (console kept), commas doubled, nothing left in TMPDIR; a truncated package refused twice, a whole one unpacked"
