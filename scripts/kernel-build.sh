@@ -71,8 +71,9 @@ done
 # shellcheck source=scripts/lib/kbuild.sh
 . "$ROOT/scripts/lib/kbuild.sh"
 
-kb_need_tools
+# a mistyped --set is refused before the machine's tools are looked at
 kb_parse_sets
+kb_need_tools
 kb_source
 kb_configure
 if $CHECK; then

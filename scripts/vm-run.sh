@@ -55,8 +55,11 @@ die() {
 }
 vm_skip() { die "$@"; }
 vm_fail() {
-	# a boot that failed: its console log is kept in --out
-	[ -z "${VM_SERIAL_LOG:-}" ] || die "$* (console log: $out/console.log)"
+	# a boot that failed: its console log is kept in --out, and named only
+	# when there is one (QEMU may fail before the kernel writes a line)
+	if [ -s "${VM_SERIAL_LOG:-}" ] && cp "$VM_SERIAL_LOG" "$out/console.log" 2>/dev/null; then
+		die "$* (console log: $out/console.log)"
+	fi
 	die "$@"
 }
 
@@ -102,11 +105,9 @@ vm_need_host
 vm_accel
 vm_kernel "$kernel"
 vm_initramfs
-mkdir -p "$out"
+mkdir -p "$out" || die "cannot create --out $out"
 echo "vm-run: booting $VM_KV ($VM_ACCEL)" >&2
 rc=0
-# the trap that removes VM_TMP keeps a failed boot's console log: copy it first
-trap 'cp "$VM_SERIAL_LOG" "$out/console.log" 2>/dev/null; [ "${KP_VM_KEEP:-0}" = 1 ] || rm -rf "$VM_TMP"' EXIT
 vm_run "$append" <<GUEST || rc=$?
 export HOME=/tmp/work
 mkdir -p /tmp/work
@@ -117,7 +118,8 @@ rc=\$?
 cp -R /tmp/work/. /mnt/host/
 exit \$rc
 GUEST
-trap '[ "${KP_VM_KEEP:-0}" = 1 ] || rm -rf "$VM_TMP"' EXIT
-# everything in the share but the harness's own files
-find "$VM_SHARE" -mindepth 1 -maxdepth 1 ! -name .vm -exec cp -a {} "$out/" \;
+# everything in the share but the harness's own files (with +, find fails
+# when cp does)
+find "$VM_SHARE" -mindepth 1 -maxdepth 1 ! -name .vm -exec cp -a -t "$out/" {} + ||
+	die "cannot copy the guest's files to --out $out (disk full?)"
 exit "$rc"

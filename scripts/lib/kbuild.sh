@@ -24,14 +24,21 @@ kb_need_tools() {
 		die "missing ${missing[*]}: run scripts/install-deps.sh (packages make gcc flex bison bc dwarves xz-utils)"
 }
 
-# SET_NAMES/SET_VALUES from --set, names without CONFIG_.
+# SET_NAMES/SET_VALUES from --set, names without CONFIG_; needs nothing of
+# the machine or the source, so kernel-build.sh runs it first.
 kb_parse_sets() {
 	local s name value
 	SET_NAMES=() SET_VALUES=()
 	for s in "${SETS[@]}"; do
-		[[ $s == *=* ]] || die "--set $s: want OPT=VALUE, e.g. --set SLAB_FREELIST_RANDOM=n"
 		name=${s%%=*} value=${s#*=}
 		name=${name#CONFIG_}
+		# A newline would end the .config line early: scripts/config writes it
+		# as given and only olddefconfig stumbled on it.  The patterns below do
+		# not stop it (bash's =~ has ^ and $ match at the string's ends only,
+		# and [^\"] matches a newline), and the message must stay one line.
+		[[ $s != *[[:cntrl:]]* ]] ||
+			die "--set ${name%%[[:cntrl:]]*}: a newline or another control character in it: a config option is one line"
+		[[ $s == *=* ]] || die "--set $s: want OPT=VALUE, e.g. --set SLAB_FREELIST_RANDOM=n"
 		[[ $name =~ ^[A-Za-z0-9_]+$ ]] || die "--set $s: '$name' is not a config option name"
 		[[ $value =~ ^(y|n|m|-?[0-9]+|0x[0-9a-fA-F]+|\"[^\"]*\")$ ]] ||
 			die "--set $s: value '$value' is not y, n, m, a number or a \"string\""
@@ -271,9 +278,12 @@ kb_progress() {
 	[ ! -t 2 ] || printf '\r%-80s\r' '' >&2
 }
 
+# Runs inside kb_store's `if !`, where bash ignores set -e: a release it
+# cannot read fails it explicitly rather than store "release=".
 kb_manifest() {
-	local i
-	echo "release=$(cat "$WORK/include/config/kernel.release")"
+	local i release
+	release=$(cat "$WORK/include/config/kernel.release") && [ -n "$release" ] || return 1
+	echo "release=$release"
 	echo "version=$KVERSION"
 	echo "source=$SRC_DESC"
 	echo "config_key=$KEY"

@@ -31,7 +31,7 @@
 # Environment: OUTPUT (build folder, static binaries in OUTPUT/static;
 # default build), KP_VM_ACCEL=kvm|tcg|icount, KP_VM_TIMEOUT seconds per boot
 # (default 180), KP_VM_CPU the TCG CPU model (default max), KP_VM_KEEP=1
-# keeps the work directory.  Packages are cached
+# keeps the work directory (made in TMPDIR, default /tmp).  Packages are cached
 # in ${XDG_CACHE_HOME:-$HOME/.cache}/kprotperf: one point release per series
 # and flavour (6.1 and 6.12 are both kept).
 
@@ -54,13 +54,24 @@ VM_INSTALL_MISSING=${VM_INSTALL_MISSING:-0}
 VM_PREFIX=${VM_PREFIX:-vm}
 VM_RUNS=0
 
-VM_TMP=$(mktemp -d /tmp/kp-vm.XXXXXX)
-if [ "${KP_VM_KEEP:-0}" = 1 ]; then
-	trap 'echo "$VM_PREFIX: kept $VM_TMP" >&2' EXIT
-else
-	trap 'rm -rf "$VM_TMP"' EXIT
-fi
+# the work folder: initramfs, logs, the 9p share (TMPDIR, as mktemp has it)
+VM_TMP=$(mktemp -d "${TMPDIR:-/tmp}/kp-vm.XXXXXX")
 VM_SHARE=$VM_TMP/share
+
+# The EXIT trap: the work folder goes (KP_VM_KEEP=1 keeps it) and the exit
+# status stays the script's.  A trap runs under the script's set -e, so a
+# command failing in it would end the script with its own status (1, not
+# vm-run's 125) and skip the rest: nothing in it may fail.
+vm_cleanup() {
+	local rc=$?
+	if [ "${KP_VM_KEEP:-0}" = 1 ]; then
+		echo "$VM_PREFIX: kept $VM_TMP" >&2
+	else
+		rm -rf "$VM_TMP" || true
+	fi
+	exit "$rc"
+}
+trap vm_cleanup EXIT
 
 # The package that has the tool, for the error that names it.
 vm_tool_pkg() {
@@ -222,7 +233,8 @@ vm_kernel_package() {
 	flock "$lock"
 	want=$(vm_resolve_pkg "$name")
 	pkg=$want
-	if ! vm_fetch "$want"; then
+	vm_fetch "$want"
+	if [ -n "$VM_FETCH_ERR" ]; then
 		# with package lists, a name apt does not know is a mistake
 		if [ -n "$(apt-cache pkgnames linux-image- 2>/dev/null)" ] &&
 			! apt-cache show "$want" >/dev/null 2>&1; then
@@ -242,31 +254,78 @@ vm_kernel_package() {
 	[ -f "$VM_KERNEL" ] || vm_fail "$pkg has no boot/vmlinuz-$VM_KV: not a kernel image package"
 }
 
-# vm_fetch PKG: download and unpack PKG into the cache (at most once); on
-# failure VM_FETCH_ERR is apt's last line.
+# vm_fetch PKG: download and unpack PKG into the cache (at most once).  When
+# apt cannot download it (offline, an unknown name) VM_FETCH_ERR is apt's
+# last line, and nothing else changes.  A package that is not the one apt's
+# index describes (a truncated download), or that does not unpack, fails
+# (vm_fail) and is removed: only a whole kernel is marked .complete, the mark
+# that has it trusted from then on.  Each step checks its own status, for a
+# line that says what failed (and vm_kernel_package calls it outside `if`,
+# where bash would ignore set -e in the whole function).
 vm_fetch() {
-	local pkg=$1 dir=$VM_CACHE/kernels/$1 dl
+	local pkg=$1 dir=$VM_CACHE/kernels/$1 dl deb err
+	VM_FETCH_ERR=
 	[ -f "$dir/.complete" ] && return
-	mkdir -p "$VM_CACHE/debs"
-	if ! compgen -G "$VM_CACHE/debs/${pkg}_*.deb" >/dev/null; then
-		dl=$(mktemp -d "$VM_CACHE/debs/.dl.XXXXXX")
+	mkdir -p "$VM_CACHE/debs" || vm_fail "cannot create $VM_CACHE/debs"
+	deb=$(compgen -G "$VM_CACHE/debs/${pkg}_*.deb" | head -1 || true)
+	if [ -z "$deb" ]; then
+		dl=$(mktemp -d "$VM_CACHE/debs/.dl.XXXXXX") || vm_fail "cannot write in $VM_CACHE/debs"
 		# stale package lists name a version the mirror no longer has
 		if ! (cd "$dl" && apt-get download -q "$pkg" >"$dl/log" 2>&1) &&
 			! { apt-get update -q >/dev/null 2>&1 && (cd "$dl" && apt-get download -q "$pkg" >"$dl/log" 2>&1); }; then
-			VM_FETCH_ERR=$(grep -v '^W:' "$dl/log" | tail -1)
+			VM_FETCH_ERR=$(grep -v '^W:' "$dl/log" | tail -1 || true)
+			VM_FETCH_ERR=${VM_FETCH_ERR:-apt-get download $pkg failed}
 			rm -rf "$dl"
-			return 1
+			return 0
 		fi
-		mv "$dl"/*.deb "$VM_CACHE/debs/"
+		deb=$(compgen -G "$dl/${pkg}_*.deb" | head -1 || true)
+		if [ -z "$deb" ] || ! mv "$deb" "$VM_CACHE/debs/"; then
+			rm -rf "$dl"
+			vm_fail "apt-get download $pkg left no ${pkg}_*.deb in $VM_CACHE/debs"
+		fi
 		rm -rf "$dl"
+		deb=$VM_CACHE/debs/${deb##*/}
 	fi
+	err=$(vm_deb_check "$deb" "$pkg") || vm_fetch_fail "$deb" "$dir" "$err"
 	rm -rf "$dir"
-	mkdir -p "$dir"
-	dpkg-deb -x "$VM_CACHE"/debs/"${pkg}"_*.deb "$dir"
+	err=$({ mkdir -p "$dir" && dpkg-deb -x "$deb" "$dir"; } 2>&1) ||
+		vm_fetch_fail "$deb" "$dir" "cannot unpack it: $(tail -1 <<<"$err")"
 	# the package leaves modules.dep to its postinst
-	depmod -b "$dir" "${pkg#linux-image-}"
-	touch "$dir/.complete"
+	err=$(depmod -b "$dir" "${pkg#linux-image-}" 2>&1) ||
+		vm_fetch_fail "$deb" "$dir" "depmod failed: $(tail -1 <<<"$err")"
+	touch "$dir/.complete" || vm_fetch_fail "$deb" "$dir" "cannot write $dir/.complete"
 	vm_prune "$pkg"
+}
+
+# vm_deb_check DEB PKG: prints why DEB is not the package apt's index
+# describes (its size and SHA256 there), and fails; passes when the index no
+# longer has DEB's version (unpacking it is the check left).
+vm_deb_check() {
+	local deb=$1 ver index size sum got
+	# apt-get download names it PKG_VERSION_ARCH.deb, an epoch's colon as %3a
+	ver=${deb##*/}
+	ver=${ver#"$2"_}
+	ver=${ver%_*}
+	index=$(apt-cache show --no-all-versions "$2=${ver//%3a/:}" 2>/dev/null) || return 0
+	size=$(sed -n 's/^Size: //p' <<<"$index" | head -1)
+	sum=$(sed -n 's/^SHA256: //p' <<<"$index" | head -1)
+	got=$(stat -c %s "$deb")
+	if [ -n "$size" ] && [ "$got" != "$size" ]; then
+		echo "$got bytes where apt's index says $size: a damaged download"
+		return 1
+	fi
+	if [ -n "$sum" ] && [ "$(sha256sum <"$deb" | cut -d' ' -f1)" != "$sum" ]; then
+		echo "its SHA256 is not the one apt's index gives: a damaged download"
+		return 1
+	fi
+}
+
+# vm_fetch_fail DEB DIR WHY: a package that cannot serve leaves nothing
+# behind (neither it nor its half-unpacked folder), so that the next run
+# downloads it again rather than trust it.
+vm_fetch_fail() {
+	rm -rf "$1" "$2"
+	vm_fail "$1: $3 (removed: the next run downloads it again)"
 }
 
 # A new point release replaces the cached one of its series (each ~500 MB);
@@ -428,18 +487,20 @@ vm_report() {
 # vm_boot CMDLINE...: one boot of VM_SHARE/.vm/guest.sh into VM_TMP/run$VM_RUNS;
 # sets VM_RC (qemu's status, 124 after the timeout) and VM_LOCKUP (the
 # console's soft-lockup line when it showed one: the boot is cut short then).
+# A path in -virtfs's option list has its commas doubled: QEMU reads ",," as a
+# comma and a single one as the start of the next option.
 vm_boot() {
 	local log=$VM_TMP/run$VM_RUNS pid shares=()
 	[ -z "$VM_RO_SHARE" ] ||
-		shares+=(-virtfs "local,path=$VM_RO_SHARE,mount_tag=ro,security_model=none,readonly=on")
+		shares+=(-virtfs "local,path=${VM_RO_SHARE//,/,,},mount_tag=ro,security_model=none,readonly=on")
 	[ -z "$VM_KFOLDER" ] ||
-		shares+=(-virtfs "local,path=$VM_KFOLDER,mount_tag=kernel,security_model=none,readonly=on")
+		shares+=(-virtfs "local,path=${VM_KFOLDER//,/,,},mount_tag=kernel,security_model=none,readonly=on")
 	VM_RC=0 VM_LOCKUP=
 	timeout -k 5 "${KP_VM_TIMEOUT:-180}" qemu-system-x86_64 "${VM_ACCEL_ARGS[@]}" -smp "$VM_SMP" -m 2G \
 		-nographic -nodefaults -no-reboot -monitor none -serial "file:$log/serial.log" \
 		-kernel "$VM_KERNEL" -initrd "$VM_TMP/initramfs.cpio" \
 		-append "console=ttyS0 panic=-1 quiet $*" \
-		-virtfs "local,path=$VM_SHARE,mount_tag=host,security_model=none" \
+		-virtfs "local,path=${VM_SHARE//,/,,},mount_tag=host,security_model=none" \
 		"${shares[@]}" \
 		</dev/null >"$log/qemu.log" 2>&1 &
 	pid=$!
@@ -460,14 +521,15 @@ vm_boot() {
 # second hang fails.
 # shellcheck disable=SC2120 # the arguments are optional kernel parameters
 vm_run() {
-	local start ms try guest=$VM_TMP/guest.sh
-	cat >"$guest"
+	local start ms try guest=$VM_TMP/guest.sh nospace="cannot write the guest script in $VM_TMP (disk full?)"
+	# Callers run it as `vm_run || fail`, where bash ignores set -e in the
+	# whole function: a step that fails must say so itself, or an empty
+	# guest script would run and report success.
+	cat >"$guest" || vm_fail "$nospace"
 	for try in 1 2; do
 		VM_RUNS=$((VM_RUNS + 1))
-		mkdir -p "$VM_TMP/run$VM_RUNS"
-		rm -rf "$VM_SHARE"
-		mkdir -p "$VM_SHARE/.vm"
-		cp "$guest" "$VM_SHARE/.vm/guest.sh"
+		{ mkdir -p "$VM_TMP/run$VM_RUNS" && rm -rf "$VM_SHARE" && mkdir -p "$VM_SHARE/.vm" &&
+			cp "$guest" "$VM_SHARE/.vm/guest.sh"; } || vm_fail "$nospace"
 		start=$(date +%s%N)
 		vm_boot "$@"
 		ms=$((($(date +%s%N) - start) / 1000000))

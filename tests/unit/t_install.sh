@@ -1,13 +1,16 @@
 #!/bin/bash
 # make install into a temporary DESTDIR, as a distribution packages it: the
-# whole list of files and their modes, the installed binary run from there
-# (its version, `help record` opening its own installed page, bash-completion
-# loading its completion, its data
+# whole list of files and their modes, the manifest listing them, the
+# installed binary run from there (its version, `help record` opening its
+# own installed page, bash-completion loading its completion, its data
 # files found relative to PREFIX: an edit of the installed features.conf
 # shows, the checkout's binary keeps its built-in copy), make uninstall
-# removing every file; and the bad installs refused in one line with
-# nothing written: an empty or relative PREFIX, a read-only DESTDIR, a file
-# where a folder must be.
+# removing every file it installed and no other (a foreign kprotperf-zz.1
+# stays); and the bad installs refused in one line with nothing written: an
+# empty or relative PREFIX, a read-only DESTDIR, a file where a folder must
+# be, a folder, a link to a folder and a link to a file at bin/kprotperf.
+# An uninstall that cannot remove a file names it and fails, the manifest
+# keeping it.
 cd "$(dirname "$0")/../.." || exit 1
 ROOT=$PWD
 KP=${KP:-$ROOT/kprotperf}
@@ -30,6 +33,11 @@ p=$dest/usr/local
 	for c in '' $("$KP" help --list-cmds); do echo "644 share/man/man1/kprotperf${c:+-$c}.1"; done
 	for w in alloc-free big-fork cpu-burn syscall-loop; do echo "755 libexec/kprotperf/$w"; done
 } | sort -k2 > "$TMP/want"
+# the manifest: every file but itself
+cut -d' ' -f2 "$TMP/want" | sort > "$TMP/want-manifest"
+diff -u "$TMP/want-manifest" "$p/share/kprotperf/install-manifest" || fail "the install manifest"
+echo "644 share/kprotperf/install-manifest" >> "$TMP/want"
+sort -k2 -o "$TMP/want" "$TMP/want"
 (cd "$p" && find . -type f -printf '%m %P\n' | sort -k2) > "$TMP/got"
 diff -u "$TMP/want" "$TMP/got" || fail "installed files differ"
 [ -z "$(find "$dest" -type f ! -path "$p/*")" ] || fail "files outside PREFIX"
@@ -67,15 +75,30 @@ has_probe() { "$1" features --json tests/golden/data/bf-a.data |
 [ "$(has_probe "$p/bin/kprotperf")" = True ] || fail "the installed binary ignores PREFIX/share/kprotperf/features.conf"
 [ "$(has_probe "$KP")" = False ] || fail "the checkout's binary read an installed features.conf"
 
+# a page of another package's that install did not write: uninstall keeps it
+echo '.TH foreign' > "$p/share/man/man1/kprotperf-zz.1"
 mk uninstall DESTDIR="$dest" PREFIX=/usr/local > "$TMP/out" 2>&1 || fail "make uninstall: $(cat "$TMP/out")"
-[ -z "$(find "$dest" -type f)" ] || fail "left after uninstall: $(find "$dest" -type f)"
+[ "$(cat "$TMP/out")" = "removed $(wc -l < "$TMP/want") files of kprotperf from $p" ] || fail "make uninstall said: $(cat "$TMP/out")"
+[ "$(find "$dest" -type f)" = "$p/share/man/man1/kprotperf-zz.1" ] || fail "left after uninstall: $(find "$dest" -type f)"
+# no manifest (an install older than it): the files this build installs, no others
+mk uninstall DESTDIR="$dest" PREFIX=/usr/local > "$TMP/out" 2>&1 || fail "make uninstall without a manifest: $(cat "$TMP/out")"
+printf '%s\n' "no $p/share/kprotperf/install-manifest (an install older than it, or none): removing the files this build installs" \
+	"removed 0 files of kprotperf from $p" | diff -u - "$TMP/out" || fail "make uninstall without a manifest: its output"
+[ "$(find "$dest" -type f)" = "$p/share/man/man1/kprotperf-zz.1" ] || fail "an uninstall without a manifest removed a foreign file"
 
-# bad installs: exit non-zero, the reason in kprotperf's line, nothing written
+# only: the output of a failed make TARGET ARGS... is LINE..., besides make's own error line
+only() {	# TARGET "ARGS..." LINE...
+	local target=$1 args=$2
+	shift 2
+	printf '%s\n' "$@" > "$TMP/want-out"
+	grep -v '^make\(\[[0-9]*\]\)\?: \*\*\* ' "$TMP/out" | diff -u "$TMP/want-out" - || fail "make $target $args: its output"
+}
+# bad installs: exit non-zero, the reason in kprotperf's one line, nothing written
 bad() {	# WANT_LINE MAKE_ARGS...
 	local want=$1
 	shift
 	mk install "$@" > "$TMP/out" 2>&1 && fail "make install $* succeeded"
-	grep -qxF "$want" "$TMP/out" || fail "make install $*: $(cat "$TMP/out"), want: $want"
+	only install "$*" "$want"
 }
 bad "kprotperf install: PREFIX is empty: give the folder kprotperf is to run from, e.g. make install PREFIX=/usr/local" \
 	PREFIX= DESTDIR="$TMP/x"
@@ -99,4 +122,38 @@ fi
 grep -qxF "kprotperf install: cannot write to $TMP/ro ($why): choose a writable PREFIX or DESTDIR, or run make install as root" "$TMP/out" ||
 	fail "read-only DESTDIR: $(cat "$TMP/out")"
 [ -z "$(find "$TMP/x" "$TMP/ro" -mindepth 1 2> /dev/null)" ] || fail "a refused install wrote files"
-echo "installed $(wc -l < "$TMP/want") files into a DESTDIR, ran them, uninstalled; bad prefixes refused"
+
+# something else at bin/kprotperf: refused, nothing written, nothing through a link
+for what in folder link-folder link-file; do
+	d=$TMP/$what
+	b=$d/usr/local/bin
+	mkdir -p "$b" "$TMP/$what-target"
+	echo mine > "$TMP/$what-target/file"
+	case $what in
+	folder) mkdir "$b/kprotperf"; is="a folder" ;;
+	link-folder) ln -s "$TMP/$what-target" "$b/kprotperf"; is="a symbolic link (to $TMP/$what-target)" ;;
+	link-file) ln -s "$TMP/$what-target/file" "$b/kprotperf"; is="a symbolic link (to $TMP/$what-target/file)" ;;
+	esac
+	before=$(cd "$TMP" && find "$what" "$what-target" -printf '%y %p\n' | sort)
+	bad "kprotperf install: $b/kprotperf is $is: move it away, or choose another PREFIX or DESTDIR (nothing was installed)" \
+		DESTDIR="$d"
+	[ "$(cd "$TMP" && find "$what" "$what-target" -printf '%y %p\n' | sort)" = "$before" ] ||
+		fail "a refused install over $is changed files: $(cd "$TMP" && find "$what" "$what-target" -newer "$TMP/want")"
+	[ "$(cat "$TMP/$what-target/file")" = mine ] || fail "an install wrote through $is"
+done
+
+# a file uninstall cannot remove (a folder now): named, the rest removed, the manifest keeps it
+d=$TMP/stuck
+mk install DESTDIR="$d" > "$TMP/out" 2>&1 || fail "make install: $(cat "$TMP/out")"
+p=$d/usr/local
+rm "$p/share/kprotperf/explore.conf"
+mkdir "$p/share/kprotperf/explore.conf"
+mk uninstall DESTDIR="$d" > "$TMP/out" 2>&1 && fail "an uninstall that left a file succeeded"
+only uninstall "DESTDIR=$d" \
+	"kprotperf uninstall: cannot remove $p/share/kprotperf/explore.conf: it is a folder, not the file install wrote" \
+	"kprotperf uninstall: removed $(($(wc -l < "$TMP/want") - 2)) files of kprotperf from $p; 1 could not be removed (above), still listed in $p/share/kprotperf/install-manifest"
+[ "$(cat "$p/share/kprotperf/install-manifest")" = share/kprotperf/explore.conf ] ||
+	fail "the manifest after a partial uninstall: $(cat "$p/share/kprotperf/install-manifest")"
+[ "$(cd "$p" && find . -mindepth 1 ! -type d)" = ./share/kprotperf/install-manifest ] ||
+	fail "left after a partial uninstall: $(cd "$p" && find . -mindepth 1 ! -type d)"
+echo "installed $(wc -l < "$TMP/want") files into a DESTDIR, ran them, uninstalled them and no other; bad prefixes and targets refused"

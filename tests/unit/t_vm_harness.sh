@@ -1,0 +1,151 @@
+#!/bin/bash
+# scripts/vm-run.sh and scripts/lib/vm.sh with nothing booted: a fake
+# qemu-system-x86_64 first on PATH records its arguments and plays the VM (a
+# guest that reports status 3, a kernel that panics, a QEMU that fails), the
+# kernel a fake kernel-build.sh folder or a package from stub apt-get and
+# apt-cache, the static binaries copies of true.  Checked: vm-run's exit
+# status (the command's, else 125), the whole last line of its stderr, the
+# console log kept (and named) only when there is one, no kp-vm.* work
+# folder left in TMPDIR, a comma in the --ro and kernel folders' paths
+# doubled in -virtfs (QEMU's option syntax); a truncated package download
+# (its size not the index's; or, when the index no longer has its version,
+# one dpkg-deb cannot unpack) refused in one line, removed, nothing marked
+# complete; the whole package unpacked, marked and booted.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+VR=$ROOT/scripts/vm-run.sh
+TMP=$(mktemp -d /tmp/kp-vmh.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+for t in cpio dpkg-deb depmod strip; do
+	PATH=$PATH:/usr/sbin:/sbin command -v "$t" >/dev/null || { echo "skipped: $t is not installed"; exit 77; }
+done
+export FAKE=$TMP/fake
+mkdir -p "$FAKE/bin" "$TMP/build/static" "$TMP/tmp" "$TMP/ro,dir" "$TMP/k,1"
+for f in kprotperf big-fork syscall-loop cpu-burn alloc-free; do
+	cp /bin/true "$TMP/build/static/$f"
+done
+# not an ELF file, so vm.sh takes it for a static busybox
+printf '#!/bin/sh\n' >"$FAKE/bin/busybox"
+cat >"$FAKE/bin/qemu-system-x86_64" <<'FAKEQEMU'
+#!/bin/bash
+# the arguments, one a line; then the VM FAKE_QEMU asks for
+printf '%s\n' "$@" >"$FAKE/qemu-args"
+prev=
+for a in "$@"; do
+	case $prev in
+	-serial) serial=${a#file:} ;;
+	-virtfs) [[ $a != *,mount_tag=host,* ]] || { share=${a#local,path=}; share=${share%,mount_tag=host,*}; } ;;
+	esac
+	prev=$a
+done
+case $FAKE_QEMU in
+fail) echo "qemu-system-x86_64: -virtfs: a fake failure" >&2; exit 1 ;;
+panic) echo "[    0.512] Kernel panic - not syncing: a fake panic" >"$serial" ;;
+ok)
+	echo "the guest's output" >"$share/.vm/guest.log"
+	echo made >"$share/made.txt"
+	echo 3 >"$share/.vm/status"
+	;;
+esac
+FAKEQEMU
+# apt: linux-image-0.0.1-kp-amd64, version 0.0.1-1, is $FAKE/whole.deb;
+# apt-get download gives $FAKE/$FAKE_DEB.deb
+cat >"$FAKE/bin/apt-get" <<'FAKEAPT'
+#!/bin/bash
+[ "$1" = download ] || exit 0
+cp "$FAKE/$FAKE_DEB.deb" "${!#}_0.0.1-1_amd64.deb"
+FAKEAPT
+cat >"$FAKE/bin/apt-cache" <<'FAKEAPT'
+#!/bin/bash
+case $1 in
+pkgnames) echo linux-image-0.0.1-kp-amd64 ;;
+show)
+	[ "$2" = --no-all-versions ] || { echo "Package: $2"; exit 0; }
+	[ "$FAKE_INDEX" = yes ] || { echo "E: Version '${3#*=}' for '${3%%=*}' was not found" >&2; exit 100; }
+	echo "Package: ${3%%=*}"
+	echo "Version: ${3#*=}"
+	echo "Size: $(stat -c %s "$FAKE/whole.deb")"
+	echo "SHA256: $(sha256sum <"$FAKE/whole.deb" | cut -d' ' -f1)"
+	;;
+esac
+FAKEAPT
+chmod +x "$FAKE/bin"/*
+kv=0.0.1-kp-amd64
+mkdir -p "$TMP/pkg/DEBIAN" "$TMP/pkg/boot" "$TMP/pkg/lib/modules/$kv"
+printf 'Package: linux-image-%s\nVersion: 0.0.1-1\nArchitecture: amd64\nMaintainer: kprotperf <kp@example.org>\nDescription: a fake kernel\n' \
+	"$kv" >"$TMP/pkg/DEBIAN/control"
+head -c 20000 /dev/urandom >"$TMP/pkg/boot/vmlinuz-$kv"
+echo CONFIG_KPROTPERF_FAKE=y >"$TMP/pkg/boot/config-$kv"
+dpkg-deb --build -Zxz "$TMP/pkg" "$FAKE/whole.deb" >/dev/null
+size=$(stat -c %s "$FAKE/whole.deb")
+head -c $((size - 4000)) "$FAKE/whole.deb" >"$FAKE/truncated.deb"
+K=$TMP/k,1
+echo kernel >"$K/bzImage"
+echo vmlinux >"$K/vmlinux"
+echo release=6.1.0-kp >"$K/manifest"
+
+# run QEMU_MODE ARGS...: vm-run with the fakes; its status in rc
+run() {
+	local mode=$1
+	shift
+	rm -f "$FAKE/qemu-args"
+	rc=0
+	env -u KP_VM_KEEP FAKE_QEMU="$mode" FAKE_DEB="${FAKE_DEB:-whole}" FAKE_INDEX="${FAKE_INDEX:-yes}" \
+		PATH="$FAKE/bin:$PATH" OUTPUT="$TMP/build" XDG_CACHE_HOME="$TMP/cache" TMPDIR="$TMP/tmp" \
+		KP_VM_ACCEL=tcg "$VR" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null || rc=$?
+	[ -z "$(ls -A "$TMP/tmp")" ] || fail "vm-run.sh $*: left in TMPDIR: $(ls -A "$TMP/tmp")"
+}
+# expect STATUS LINE: the last run's status and the whole last line of its stderr
+expect() {
+	local got
+	got=$(tail -1 "$TMP/err")
+	[ "$rc" -eq "$1" ] || fail "exit $rc, want $1 ($got)"
+	[ "$got" = "$2" ] || fail "stderr's last line:"$'\n'"  got:  $got"$'\n'"  want: $2"
+}
+
+# QEMU fails before the kernel ran: its line, no console log to name
+run fail --kernel "$K" --out "$TMP/o1" -- true
+expect 125 "vm-run: kernel 6.1.0-kp: qemu exited 1: qemu-system-x86_64: -virtfs: a fake failure"
+[ ! -e "$TMP/o1/console.log" ] || fail "a console.log without a console: $(cat "$TMP/o1/console.log")"
+
+# a kernel that panics: its line, the console log kept
+run panic --kernel "$K" --out "$TMP/o2" -- true
+expect 125 "vm-run: kernel 6.1.0-kp: Kernel panic - not syncing: a fake panic (console log: $TMP/o2/console.log)"
+[ "$(cat "$TMP/o2/console.log")" = "[    0.512] Kernel panic - not syncing: a fake panic" ] ||
+	fail "console.log: $(cat "$TMP/o2/console.log" 2>&1)"
+
+# a guest that reports: its status, output and files; commas doubled
+run ok --kernel "$K" --ro "$TMP/ro,dir" --out "$TMP/o3" -- true
+[ "$rc" -eq 3 ] || fail "the guest's status 3 came back as $rc: $(tail -3 "$TMP/err")"
+[ "$(cat "$TMP/out")" = "the guest's output" ] || fail "the guest's output: $(cat "$TMP/out")"
+[ "$(cat "$TMP/o3/made.txt")" = made ] || fail "the guest's file did not come back"
+sed -n '/^-virtfs$/{n;p}' "$FAKE/qemu-args" | sed 1d >"$TMP/got"
+printf '%s\n' "local,path=$TMP/ro,,dir,mount_tag=ro,security_model=none,readonly=on" \
+	"local,path=$TMP/k,,1,mount_tag=kernel,security_model=none,readonly=on" >"$TMP/want"
+diff -u "$TMP/want" "$TMP/got" || fail "the read-only -virtfs shares"
+
+# a truncated download: refused, removed, nothing marked complete
+pkg=linux-image-$kv
+deb=$TMP/cache/kprotperf/debs/${pkg}_0.0.1-1_amd64.deb
+nothing_kept() {
+	[ ! -e "$deb" ] || fail "$1: the damaged package is kept"
+	[ ! -e "$TMP/cache/kprotperf/kernels/$pkg" ] || fail "$1: its kernel folder is kept"
+}
+FAKE_DEB=truncated run ok --kernel "$pkg" --out "$TMP/o4" -- true
+expect 125 "vm-run: $deb: $((size - 4000)) bytes where apt's index says $size: a damaged download (removed: the next run downloads it again)"
+nothing_kept "a truncated download"
+# the index no longer has its version: dpkg-deb's refusal
+mkdir "$TMP/x"
+why=$(dpkg-deb -x "$FAKE/truncated.deb" "$TMP/x" 2>&1 | tail -1 || true)
+[ -n "$why" ] || fail "dpkg-deb unpacked the truncated package"
+FAKE_DEB=truncated FAKE_INDEX=no run ok --kernel "$pkg" --out "$TMP/o5" -- true
+expect 125 "vm-run: $deb: cannot unpack it: $why (removed: the next run downloads it again)"
+nothing_kept "a truncated download apt's index does not describe"
+
+# the whole package: unpacked, marked complete, booted
+run ok --kernel "$pkg" --out "$TMP/o6" -- true
+[ "$rc" -eq 3 ] || fail "the whole package: exit $rc: $(tail -3 "$TMP/err")"
+[ -f "$TMP/cache/kprotperf/kernels/$pkg/.complete" ] || fail "the whole package was not marked complete"
+[ -f "$deb" ] || fail "the whole package was not kept"
+echo "vm-run: status 3 back, 125 with one line for a failing QEMU and a panic (console kept), commas doubled, nothing left in TMPDIR; a truncated package refused twice, a whole one unpacked"
