@@ -11,6 +11,7 @@
 
 #include "explore/scenario_int.h"
 #include "util/array.h"
+#include "util/safeio.h"
 #include "explore_conf.h"
 
 #define PARAM_FORM "expected 'MIN..MAX default DEFAULT', then 'pow2' for sizes"
@@ -191,14 +192,17 @@ static int parse(struct scn_templates *t, struct scn_src *p, FILE *in)
 int scn_templates_load(struct scn_templates **out, const char *path, char *why, size_t len)
 {
 	struct scn_src p = {.file = path ?: "built-in explore.conf", .why = why, .len = len};
-	FILE *in = path ? fopen(path, "r")
-			: fmemopen((void *)kp_explore_conf, sizeof(kp_explore_conf) - 1, "r");
-	struct scn_templates *t = calloc(1, sizeof(*t));
-	int err = in ? 0 : -errno;
+	struct scn_templates *t;
+	FILE *in;
+	int err;
 
 	*out = NULL;
 	if (len)
 		*why = 0;
+	in = path ? safeio_fopen_text(path, why, len)
+		  : fmemopen((void *)kp_explore_conf, sizeof(kp_explore_conf) - 1, "r");
+	err = in ? 0 : -errno;
+	t = calloc(1, sizeof(*t));
 	if (!err && !t)
 		err = -ENOMEM;
 	err = err ?: parse(t, &p, in);
