@@ -25,6 +25,7 @@
 #include "record/measures.h"
 #include "record/record.h"
 #include "record/workload.h"
+#include "util/esc.h"
 #include "util/safeio.h"
 
 /* exit status of kprotperf scenario whose time was up */
@@ -281,7 +282,7 @@ static int search(struct explore *e)
 
 	err = make_dir(e, why, sizeof(why));
 	if (err) {
-		fprintf(stderr, "kprotperf explore: %s\n", why);
+		esc_printf(stderr, "kprotperf explore: %s\n", why);
 		return 1;
 	}
 	err = search_new(&e->s, e->t, o->seed);
@@ -329,7 +330,8 @@ static int replay(struct explore *e)
 	char why[512];
 
 	if (scn_read(e->t, o->replay, &s, why, sizeof(why))) {
-		fprintf(stderr, "kprotperf explore: %s\n", why);
+		/* why quotes the file */
+		esc_printf(stderr, "kprotperf explore: %s\n", why);
 		return 1;
 	}
 	snprintf(e->next, sizeof(e->next), "%s", o->replay);
@@ -356,7 +358,7 @@ int explore_run(const struct explore_opts *o)
 		return 1;
 	}
 	if (scn_templates_load(&e.t, o->templates, why, sizeof(why))) {
-		fprintf(stderr, "kprotperf explore: %s\n", why);
+		esc_printf(stderr, "kprotperf explore: %s\n", why);
 		return 1;
 	}
 	n = readlink("/proc/self/exe", e.self, sizeof(e.self) - 1);

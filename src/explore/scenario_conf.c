@@ -11,6 +11,7 @@
 
 #include "explore/scenario_int.h"
 #include "util/array.h"
+#include "util/esc.h"
 #include "util/safeio.h"
 #include "explore_conf.h"
 
@@ -277,22 +278,25 @@ void scn_action_args(const struct scn_template *tp, const struct scn_step *st, l
 		a[tp->slot[i]] = st->v[i];
 }
 
-/* text from column 4, its words wrapped before WRAP_COLUMN. */
+/* text from column 4, escaped (it is the file's), its words wrapped before WRAP_COLUMN. */
 static void print_wrapped(FILE *f, const char *text)
 {
-	int col = 0, n;
+	char *copy = strdup(text), *save = NULL, *word;
+	size_t col = 0, n;
 
-	while (*text) {
-		n = strcspn(text, " ");
+	word = copy ? strtok_r(copy, " ", &save) : NULL;
+	for (; word; word = strtok_r(NULL, " ", &save)) {
+		n = esc_len(word, ESC_TEXT);
 		if (col && col + 1 + n > WRAP_COLUMN) {
 			fputc('\n', f);
 			col = 0;
 		}
-		col += fprintf(f, "%s%.*s", col ? " " : "    ", n, text);
-		text += n + strspn(text + n, " ");
+		col += fprintf(f, "%s", col ? " " : "    ");
+		col += esc_fputs(f, word, ESC_TEXT);
 	}
 	if (col)
 		fputc('\n', f);
+	free(copy);
 }
 
 void scn_templates_print(const struct scn_templates *t, FILE *f)

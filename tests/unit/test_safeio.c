@@ -3,7 +3,8 @@
  * Files at paths a user gives (util/safeio.h): outputs never written
  * through a link planted beside them nor into a folder another user can
  * write; text inputs refused at once, in one line, when they are no
- * regular file or larger than 16 MiB.
+ * regular file or larger than 16 MiB; and the text such files hold escaped
+ * before it reaches a terminal (scenario --list, features --features).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -204,6 +205,28 @@ static void test_commands_refuse(void **state)
 	tu_expect(cmd_scenario, folder, 2, 1, want);
 }
 
+/* ESC and CR from a file reach the terminal escaped. */
+static void test_escaped(void **state)
+{
+	char conf[PATH_MAX], feat[PATH_MAX], want[PATH_MAX + 256];
+	char *list[] = {"scenario", "--templates", conf, "--list", NULL};
+	char *bad[] = {"features", "--features", feat, "x.data", NULL};
+
+	assert_int_equal(tu_write_file(at(conf, sizeof(conf), "t.conf"),
+				       "[eventfd]\nabout = red \x1b[31mhere\rthere\n"
+				       "count = 1..4 default 2\n"),
+			 0);
+	tu_expect(cmd_scenario, list, 1, 0,
+		  "eventfd  count=1..4 (2)\n    red \\x1b[31mhere\\rthere\n");
+	assert_int_equal(tu_write_file(at(feat, sizeof(feat), "f.conf"), "[x\x1b]0;pwned\x07]\n"),
+			 0);
+	snprintf(want, sizeof(want),
+		 "kprotperf features: %s:1: feature name 'x\\x1b]0;pwned\\x07': use letters, "
+		 "digits, '_' and '-'\n",
+		 feat);
+	tu_expect(cmd_features, bad, 2, 1, want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -212,6 +235,7 @@ int main(void)
 		cmocka_unit_test(test_datafile_shared),
 		cmocka_unit_test(test_text_inputs),
 		cmocka_unit_test(test_commands_refuse),
+		cmocka_unit_test(test_escaped),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
