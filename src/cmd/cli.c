@@ -109,7 +109,7 @@ int cli_features(const char *cmd, const char *path, struct features **out)
 
 	/* why names the file, and the line when it is one */
 	if (err) {
-		fprintf(stderr, "kprotperf %s: %s\n", cmd, why);
+		esc_printf(stderr, "kprotperf %s: %s\n", cmd, why);
 		return err;
 	}
 	bad = unknown_sites(*out);

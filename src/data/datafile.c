@@ -8,7 +8,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -25,11 +24,16 @@
 #include "data/provenance.h"
 #include "data/query.h"
 #include "util/funcname.h"
+#include "util/safeio.h"
 
 struct datafile {
 	struct query_conn conn;
 	char *path; /* final name */
 	char *tmp;  /* name while writing; NULL when opened for reading */
+	/* while writing: the folder (checked once, util/safeio.h), the file, their names in it */
+	int dir, fd;
+	const char *name;
+	char tmp_name[NAME_MAX + 1];
 	struct kv_list meta;
 	long long schema; /* PRAGMA user_version */
 };
@@ -96,6 +100,7 @@ static struct datafile *df_alloc(const char *path)
 
 	if (!df)
 		return NULL;
+	df->dir = df->fd = -1;
 	df->path = strdup(path);
 	if (!df->path) {
 		free(df);
@@ -107,6 +112,10 @@ static struct datafile *df_alloc(const char *path)
 static void df_free(struct datafile *df)
 {
 	query_conn_close(&df->conn);
+	if (df->fd >= 0)
+		close(df->fd);
+	if (df->dir >= 0)
+		close(df->dir);
 	kv_list_free(&df->meta);
 	free(df->tmp);
 	free(df->path);
@@ -165,47 +174,52 @@ static bool stale(DIR *dir, const char *name, const char *prefix)
  * committing, beside the target.  Only what is certainly ours is removed;
  * best effort: a file that cannot be removed is no reason to fail.
  */
-static void clean_stale(const char *path, const char *tag)
+static void clean_stale(int dirfd, const char *prefix)
 {
-	char *dir_copy = strdup(path), *base_copy = strdup(path), *prefix = NULL;
+	int fd = dup(dirfd);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
-	DIR *dir;
 
-	dir = dir_copy && base_copy && tag[0] ? opendir(dirname(dir_copy)) : NULL;
-	if (dir && asprintf(&prefix, "%s.tmp.%s-", basename(base_copy), tag) < 0)
-		prefix = NULL;
-	while (prefix && (e = readdir(dir)))
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(dir)))
 		if (stale(dir, e->d_name, prefix))
-			unlinkat(dirfd(dir), e->d_name, 0);
-	if (dir)
-		closedir(dir);
-	free(prefix);
-	free(base_copy);
-	free(dir_copy);
+			unlinkat(dirfd, e->d_name, 0);
+	closedir(dir);
 }
 
 /*
- * A unique temporary name in the target's directory, so rename() is atomic:
+ * A unique temporary name in the target's folder, so the rename is atomic:
  * PATH.tmp.BOOT-PIDNS-PID.XXXXXX, which lets a later recorder of the same
- * boot and pid namespace remove it if we are killed.
+ * boot and pid namespace remove it if we are killed.  The folder is one no
+ * other user can write (util/safeio.h), but owner, the user the file is for.
  */
-static int make_tmp(struct datafile *df)
+static int make_tmp(struct datafile *df, uid_t owner, char *why, size_t len)
 {
-	char tag[64];
-	int fd;
+	char tag[64], prefix[NAME_MAX + 1];
 
+	df->dir = safeio_dir_of(df->path, owner, &df->name, why, len);
+	if (df->dir < 0)
+		return df->dir;
 	tmp_tag(tag, sizeof(tag));
-	clean_stale(df->path, tag);
-	if (asprintf(&df->tmp, "%s.tmp.%s-%d.XXXXXX", df->path, tag[0] ? tag : "0-0",
-		     (int)getpid()) < 0) {
+	snprintf(prefix, sizeof(prefix), "%s.tmp.%s-", df->name, tag);
+	if (tag[0])
+		clean_stale(df->dir, prefix);
+	snprintf(prefix, sizeof(prefix), "%s.tmp.%s-%d.", df->name, tag[0] ? tag : "0-0",
+		 (int)getpid());
+	df->fd = safeio_tmp(df->dir, prefix, 0600, df->tmp_name, sizeof(df->tmp_name));
+	if (df->fd < 0)
+		return df->fd;
+	fchmod(df->fd, 0600);
+	/* SQLite opens it by its path: the folder's path and the name made */
+	if (asprintf(&df->tmp, "%.*s%s", (int)(df->name - df->path), df->path, df->tmp_name) < 0) {
 		df->tmp = NULL;
+		unlinkat(df->dir, df->tmp_name, 0);
 		return -ENOMEM;
 	}
-	fd = mkstemp(df->tmp);
-	if (fd < 0)
-		return -errno;
-	fchmod(fd, 0600);
-	close(fd);
 	return 0;
 }
 
@@ -255,18 +269,22 @@ static int stamp(struct datafile *df)
 	return query_exec(df, sql);
 }
 
-int datafile_create(struct datafile **out, const char *path)
+int datafile_create(struct datafile **out, const char *path, uid_t owner, char *why, size_t len)
 {
 	struct datafile *df = df_alloc(path);
 	int err;
 
+	if (len)
+		*why = '\0';
 	if (!df)
 		return -ENOMEM;
-	err = make_tmp(df);
+	err = make_tmp(df, owner, why, len);
 	if (err)
 		goto err_free;
 	errno = 0;
-	err = query_errno(sqlite3_open_v2(df->tmp, &df->conn.db, SQLITE_OPEN_READWRITE, NULL));
+	/* NOFOLLOW: a link put in place of the file made is not followed */
+	err = query_errno(sqlite3_open_v2(df->tmp, &df->conn.db,
+					  SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL));
 	if (err)
 		goto err_unlink;
 	/* durability comes from fsync + rename in datafile_commit, not from a journal */
@@ -277,34 +295,9 @@ int datafile_create(struct datafile **out, const char *path)
 	*out = df;
 	return 0;
 err_unlink:
-	unlink(df->tmp);
+	unlinkat(df->dir, df->tmp_name, 0);
 err_free:
 	df_free(df);
-	return err;
-}
-
-static int fsync_path(const char *path, int flags)
-{
-	int fd = open(path, flags | O_CLOEXEC);
-	int err = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd) && errno != EINVAL)
-		err = -errno;
-	close(fd);
-	return err;
-}
-
-static int fsync_dir_of(const char *path)
-{
-	char *copy = strdup(path);
-	int err;
-
-	if (!copy)
-		return -ENOMEM;
-	err = fsync_path(dirname(copy), O_RDONLY | O_DIRECTORY);
-	free(copy);
 	return err;
 }
 
@@ -320,7 +313,7 @@ static int keep(struct datafile *df, char *why, size_t len)
 
 	/* what it is, without the advice given before recording */
 	what[strcspn(what, ":")] = '\0';
-	chmod(df->tmp, 0400);
+	fchmod(df->fd, 0400);
 	snprintf(why, len,
 		 "cannot write '%s': %s now: the recording is kept in '%s': move it where you "
 		 "want it",
@@ -342,20 +335,21 @@ int datafile_commit(struct datafile *df, uid_t uid, gid_t gid, char *why, size_t
 	close_err = query_conn_close(&df->conn);
 	if (!err)
 		err = close_err;
-	if (!err)
-		err = fsync_path(df->tmp, O_RDONLY);
-	if (!err && uid != (uid_t)-1 && chown(df->tmp, uid, gid))
+	if (!err && fsync(df->fd) && errno != EINVAL)
+		err = -errno;
+	if (!err && uid != (uid_t)-1 && fchown(df->fd, uid, gid))
 		err = -errno;
 	/* what appeared at the path while recording is not replaced either */
 	if (!err && datafile_check_target(df->path, NULL, 0))
 		return keep(df, why, len);
-	if (!err && rename(df->tmp, df->path))
+	if (!err && renameat(df->dir, df->tmp_name, df->dir, df->name))
 		err = -errno;
 	if (err) {
 		datafile_abort(df);
 		return err;
 	}
-	err = fsync_dir_of(df->path);
+	/* the rename made durable; a folder that cannot be synced (EINVAL) has nothing to do */
+	err = fsync(df->dir) && errno != EINVAL ? -errno : 0;
 	df_free(df);
 	return err;
 }
@@ -363,7 +357,7 @@ int datafile_commit(struct datafile *df, uid_t uid, gid_t gid, char *why, size_t
 void datafile_abort(struct datafile *df)
 {
 	if (df->tmp)
-		unlink(df->tmp);
+		unlinkat(df->dir, df->tmp_name, 0);
 	df_free(df);
 }
 
@@ -463,23 +457,29 @@ static int add_functions(sqlite3 *db)
 		func_base, NULL, NULL));
 }
 
-/* An SQLite database begins so; whatever else SQLite might make of a file is no data file. */
+/*
+ * A regular file that begins as an SQLite database does; whatever else
+ * SQLite might make of a file is no data file (and a FIFO would block it).
+ */
 static int check_magic(const char *path, char *why, size_t len)
 {
 	static const char magic[16] = "SQLite format 3";
 	char head[sizeof(magic)];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	int fd = safeio_open_regular(path, &st, why, len);
 	ssize_t n;
 
 	if (fd < 0)
-		return -errno;
-	n = read(fd, head, sizeof(head));
+		return fd == -EINVAL && *why ? -EBADMSG : fd;
+	n = st.st_size ? read(fd, head, sizeof(head)) : 0;
 	close(fd);
 	if (n < 0)
 		return -errno;
 	if (n == sizeof(head) && !memcmp(head, magic, sizeof(magic)))
 		return 0;
-	snprintf(why, len, "not a kprotperf data file (not an SQLite database)");
+	snprintf(why, len, "%s",
+		 st.st_size ? "not a kprotperf data file (not an SQLite database)"
+			    : "empty file, not a kprotperf data file");
 	return -EBADMSG;
 }
 
@@ -494,19 +494,10 @@ static int distrust(struct datafile *df)
 
 int datafile_open(struct datafile **out, const char *path, char *why, size_t len)
 {
-	struct stat stb;
 	struct datafile *df;
 	int err;
 
 	*why = '\0';
-	if (stat(path, &stb))
-		return -errno;
-	if (!S_ISREG(stb.st_mode) || stb.st_size == 0) {
-		snprintf(why, len, "%s",
-			 stb.st_size == 0 ? "empty file, not a kprotperf data file"
-					  : "not a regular file");
-		return -EBADMSG;
-	}
 	err = check_magic(path, why, len);
 	if (err)
 		return err;

@@ -36,8 +36,12 @@ struct datafile;
  * from lstat (-EACCES, -ENOTDIR, ...) say it all.
  */
 int datafile_check_target(const char *path, char *why, size_t len);
-/* A new file of the current schema, for writers (data/recording.h). */
-int datafile_create(struct datafile **out, const char *path);
+/*
+ * A new file of the current schema, for writers (data/recording.h), in a
+ * folder no other user than owner (-1: none; the user it is for) can write:
+ * -EPERM and why otherwise ("" when the error says it all).
+ */
+int datafile_create(struct datafile **out, const char *path, uid_t owner, char *why, size_t len);
 /*
  * Make the file durable, give it to uid/gid (-1: keep), mode 0600, rename
  * into place.  When the path became something not to replace while

@@ -14,6 +14,7 @@
 #include "util/array.h"
 #include "data/features.h"
 #include "data/runs.h"
+#include "util/safeio.h"
 #include "util/textline.h"
 #include "features_conf.h"
 
@@ -312,13 +313,15 @@ static int parse(struct parser *p, FILE *in)
 int features_load(struct features **out, const char *path, char *why, size_t len)
 {
 	struct parser p = {.file = path ?: "built-in features.conf", .why = why, .len = len};
-	FILE *in = path ? fopen(path, "r")
-			: fmemopen((void *)kp_features_conf, sizeof(kp_features_conf) - 1, "r");
-	int err = in ? 0 : -errno;
+	FILE *in;
+	int err;
 
 	*out = NULL;
 	if (len)
 		*why = 0;
+	in = path ? safeio_fopen_text(path, why, len)
+		  : fmemopen((void *)kp_features_conf, sizeof(kp_features_conf) - 1, "r");
+	err = in ? 0 : -errno;
 	p.f = calloc(1, sizeof(*p.f));
 	if (!err && !p.f)
 		err = -ENOMEM;

@@ -7,6 +7,7 @@
  * leaves its corpus whole.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,9 +24,18 @@
 #include "record/links.h"
 #include "record/measures.h"
 #include "record/record.h"
+#include "record/workload.h"
+#include "util/esc.h"
+#include "util/safeio.h"
 
 /* exit status of kprotperf scenario whose time was up */
 #define SCENARIO_TIMEOUT 124
+/* the scenario of the run under way, in -o DIR */
+#define NEXT_NAME "next.scn"
+
+/* the folders of a search's -o DIR: the corpus, the findings (hung or crashed) */
+static const char *const subdirs[] = {"corpus", "findings"};
+#define N_SUBDIRS (sizeof(subdirs) / sizeof(subdirs[0]))
 
 struct explore {
 	const struct explore_opts *o;
@@ -33,6 +43,9 @@ struct explore {
 	struct search *s;
 	struct record_runs runs;
 	char next[PATH_MAX]; /* the scenario of the run under way */
+	/* -o DIR and its folders, written through these only: DIR was checked once */
+	int dir, sub[N_SUBDIRS];
+	bool made;	     /* DIR was made by the search */
 	char self[PATH_MAX]; /* this binary: the scenarios' runner */
 	char secs[16];
 	char *argv[10];
@@ -51,28 +64,29 @@ static double elapsed(const struct explore *e)
 	return (now.tv_sec - e->t0.tv_sec) + (now.tv_nsec - e->t0.tv_nsec) / 1e9;
 }
 
-/* path written whole or not at all: a reader never sees half a scenario. */
-static int write_scenario(const struct explore *e, const char *path, const struct scenario *s,
-			  const char *header)
-{
-	char tmp[PATH_MAX + 8];
-	FILE *f;
-	int err;
+/* What write_scenario writes. */
+struct scn_file {
+	const struct scn_templates *t;
+	const struct scenario *s;
+	const char *header;
+};
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "we");
-	if (!f)
-		return -errno;
-	if (header)
-		fprintf(f, "# %s\n", header);
-	err = scn_write(e->t, s, f);
-	if (fclose(f) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
+static int fill_scenario(FILE *f, void *ctx)
+{
+	const struct scn_file *sf = ctx;
+
+	if (sf->header)
+		fprintf(f, "# %s\n", sf->header);
+	return scn_write(sf->t, sf->s, f);
+}
+
+/* name in dirfd written whole or not at all: a reader never sees half a scenario. */
+static int write_scenario(const struct explore *e, int dirfd, const char *name,
+			  const struct scenario *s, const char *header)
+{
+	struct scn_file sf = {e->t, s, header};
+
+	return safeio_write(dirfd, name, 0644, fill_scenario, &sf);
 }
 
 /* The runner's command for the scenario in e->next. */
@@ -110,7 +124,7 @@ static int next_run(void *ctx, unsigned int run, char *const **argv)
 	if (!budget_left(e, run))
 		return 1;
 	e->ran[run & 1] = *search_next(e->s);
-	err = write_scenario(e, e->next, &e->ran[run & 1], NULL);
+	err = write_scenario(e, e->dir, NEXT_NAME, &e->ran[run & 1], NULL);
 	if (err) {
 		fprintf(stderr, "\nkprotperf explore: cannot write %s: %s\n", e->next,
 			strerror(-err));
@@ -131,12 +145,11 @@ static enum search_end end_of(int status)
 /* A kept scenario into the corpus (or, hung or crashed, the findings), named by its id. */
 static int keep(struct explore *e, const struct search_entry *k)
 {
-	char path[PATH_MAX], header[256];
+	char name[16], header[256];
 
-	snprintf(path, sizeof(path), "%s/%s/%04u.scn", e->o->dir,
-		 k->finding ? "findings" : "corpus", k->id);
+	snprintf(name, sizeof(name), "%04u.scn", k->id);
 	snprintf(header, sizeof(header), "kept at run %u: %s", k->run, k->why);
-	return write_scenario(e, path, &k->s, header);
+	return write_scenario(e, e->sub[k->finding ? 1 : 0], name, &k->s, header);
 }
 
 static int run_ended(void *ctx, unsigned int run, int status, const struct run_measures *m)
@@ -165,45 +178,78 @@ static int run_ended(void *ctx, unsigned int run, int status, const struct run_m
 	return 0;
 }
 
-/* the folders of a search's -o DIR */
-static const char *const subdirs[] = {"corpus", "findings"};
-#define N_SUBDIRS (sizeof(subdirs) / sizeof(subdirs[0]))
-
-/* The first n of dir's folders removed, and dir if the search made it. */
-static void unmake_dir(const char *dir, size_t n, bool made)
+static void close_dir(struct explore *e)
 {
-	char sub[PATH_MAX];
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		snprintf(sub, sizeof(sub), "%s/%s", dir, subdirs[i]);
-		rmdir(sub);
+	for (i = 0; i < N_SUBDIRS; i++) {
+		if (e->sub[i] >= 0)
+			close(e->sub[i]);
+		e->sub[i] = -1;
 	}
-	if (made)
-		rmdir(dir);
+	if (e->dir >= 0)
+		close(e->dir);
+	e->dir = -1;
 }
 
-/* dir, made if need be (*made says so), with its folders: none there yet. */
-static int make_dir(const char *dir, bool *made, char *why, size_t len)
+/* The first n of DIR's folders removed, and DIR if the search made it. */
+static void unmake_dir(struct explore *e, size_t n)
 {
-	char sub[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		unlinkat(e->dir, subdirs[i], AT_REMOVEDIR);
+	close_dir(e);
+	if (e->made)
+		rmdir(e->o->dir);
+}
+
+/* A new folder name in dirfd, opened: fd or -errno. */
+static int make_sub(int dirfd, const char *name)
+{
+	int fd, err;
+
+	if (mkdirat(dirfd, name, 0755))
+		return -errno;
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	err = -errno;
+	unlinkat(dirfd, name, AT_REMOVEDIR);
+	return err;
+}
+
+/*
+ * -o DIR, made if need be, with its folders: none there yet.  DIR is
+ * refused when another user could write in it (util/safeio.h): root's
+ * scenarios and corpus must not be written where someone planted a link.
+ */
+static int make_dir(struct explore *e, char *why, size_t len)
+{
+	const char *dir = e->o->dir;
 	size_t i = 0;
+	uid_t uid;
+	gid_t gid;
 	int err = 0;
 
-	*made = !mkdir(dir, 0755);
-	if (!*made && errno != EEXIST)
+	*why = '\0';
+	e->made = !mkdir(dir, 0755);
+	if (!e->made && errno != EEXIST)
 		err = -errno;
+	workload_user(&uid, &gid);
+	e->dir = err ?: safeio_dir(dir, uid, why, len);
+	err = e->dir < 0 ? e->dir : 0;
 	for (; !err && i < N_SUBDIRS; i++) {
-		snprintf(sub, sizeof(sub), "%s/%s", dir, subdirs[i]);
-		if (mkdir(sub, 0755))
-			err = -errno;
+		e->sub[i] = make_sub(e->dir, subdirs[i]);
+		err = e->sub[i] < 0 ? e->sub[i] : 0;
 	}
 	if (!err)
 		return 0;
-	unmake_dir(dir, i ? i - 1 : 0, *made);
-	snprintf(why, len, "-o %s: %s", dir,
-		 err == -EEXIST ? "it holds a search already: give another folder"
-				: strerror(-err));
+	unmake_dir(e, i ? i - 1 : 0);
+	if (!*why)
+		snprintf(why, len, "-o %s: %s", dir,
+			 err == -EEXIST ? "it holds a search already: give another folder"
+					: strerror(-err));
 	return err;
 }
 
@@ -232,29 +278,28 @@ static int search(struct explore *e)
 	struct explore_what w = {o->target, o->dir, o->seed, o->json};
 	char why[512], data[PATH_MAX];
 	struct record_opts ro;
-	bool made;
 	int err, ret;
 
-	err = make_dir(o->dir, &made, why, sizeof(why));
+	err = make_dir(e, why, sizeof(why));
 	if (err) {
-		fprintf(stderr, "kprotperf explore: %s\n", why);
+		esc_printf(stderr, "kprotperf explore: %s\n", why);
 		return 1;
 	}
 	err = search_new(&e->s, e->t, o->seed);
 	if (err) {
 		fprintf(stderr, "kprotperf explore: %s\n", strerror(-err));
-		unmake_dir(o->dir, N_SUBDIRS, made);
+		unmake_dir(e, N_SUBDIRS);
 		return 1;
 	}
-	snprintf(e->next, sizeof(e->next), "%s/next.scn", o->dir);
+	snprintf(e->next, sizeof(e->next), "%s/" NEXT_NAME, o->dir);
 	snprintf(data, sizeof(data), "%s/explore.data", o->dir);
 	runner_argv(e);
 	e->ran[0] = *search_next(e->s);
-	err = write_scenario(e, e->next, &e->ran[0], NULL);
+	err = write_scenario(e, e->dir, NEXT_NAME, &e->ran[0], NULL);
 	if (err) {
 		fprintf(stderr, "kprotperf explore: cannot write %s: %s\n", e->next,
 			strerror(-err));
-		unmake_dir(o->dir, N_SUBDIRS, made);
+		unmake_dir(e, N_SUBDIRS);
 		return 1;
 	}
 	probe_opts(e, &ro);
@@ -266,11 +311,13 @@ static int search(struct explore *e)
 	clock_gettime(CLOCK_MONOTONIC, &e->t0);
 	ret = record_run(&ro);
 	explore_out_end(&e->progress);
-	unlink(e->next);
-	if (search_runs(e->s))
+	unlinkat(e->dir, NEXT_NAME, 0);
+	if (search_runs(e->s)) {
 		explore_out_print(stdout, &w, e->t, e->s, elapsed(e));
-	else
-		unmake_dir(o->dir, N_SUBDIRS, made);
+		close_dir(e);
+	} else {
+		unmake_dir(e, N_SUBDIRS);
+	}
 	return ret;
 }
 
@@ -283,7 +330,8 @@ static int replay(struct explore *e)
 	char why[512];
 
 	if (scn_read(e->t, o->replay, &s, why, sizeof(why))) {
-		fprintf(stderr, "kprotperf explore: %s\n", why);
+		/* why quotes the file */
+		esc_printf(stderr, "kprotperf explore: %s\n", why);
 		return 1;
 	}
 	snprintf(e->next, sizeof(e->next), "%s", o->replay);
@@ -297,7 +345,7 @@ static int replay(struct explore *e)
 
 int explore_run(const struct explore_opts *o)
 {
-	struct explore e = {.o = o};
+	struct explore e = {.o = o, .dir = -1, .sub = {-1, -1}};
 	char why[512];
 	ssize_t n;
 	int ret;
@@ -310,7 +358,7 @@ int explore_run(const struct explore_opts *o)
 		return 1;
 	}
 	if (scn_templates_load(&e.t, o->templates, why, sizeof(why))) {
-		fprintf(stderr, "kprotperf explore: %s\n", why);
+		esc_printf(stderr, "kprotperf explore: %s\n", why);
 		return 1;
 	}
 	n = readlink("/proc/self/exe", e.self, sizeof(e.self) - 1);

@@ -3,7 +3,10 @@
  * The actions on descriptors and files: pipe, socketpair, open, mkdir,
  * setxattr and read_write.  Files and directories are made in the working
  * directory, the scenario's scratch folder, named after their step so that
- * every step makes new ones.
+ * every step makes new ones.  They are the workload's own files, made by
+ * its syscalls (what explore measures), not kprotperf's outputs: the folder
+ * is private (mkdtemp, 0700) and each file new, so O_EXCL | O_NOFOLLOW
+ * only make sure that nothing there is followed or reused.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +22,8 @@
 
 /* Room for a name and 64 levels of "/d". */
 #define PATH_LEN 256
+/* a new file of the step's own, never a link */
+#define NEW_FILE (O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC)
 
 /* The name of the step's i-th file or directory, its kind's letter first. */
 static void step_name(const struct scn_run *r, char kind, long long i, char *buf, size_t len)
@@ -93,7 +98,7 @@ int scn_act_open(struct scn_run *r, const long long *a)
 
 	for (i = 0; buf && fd && i < count; i++) {
 		step_name(r, 'o', i, name, sizeof(name));
-		fd[i] = open(name, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0600);
+		fd[i] = open(name, NEW_FILE | O_WRONLY, 0600);
 		if (fd[i] < 0)
 			scn_err(r, "open", errno);
 		else
@@ -134,7 +139,7 @@ int scn_act_setxattr(struct scn_run *r, const long long *a)
 
 	for (i = 0; buf && i < count; i++) {
 		step_name(r, 'x', i, name, sizeof(name));
-		fd = open(name, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+		fd = open(name, NEW_FILE | O_WRONLY, 0600);
 		if (fd < 0) {
 			scn_err(r, "open", errno);
 			continue;
@@ -155,7 +160,7 @@ int scn_act_read_write(struct scn_run *r, const long long *a)
 	if (!buf)
 		return 0;
 	step_name(r, 'f', 0, name, sizeof(name));
-	fd = open(name, O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0600);
+	fd = open(name, NEW_FILE | O_RDWR, 0600);
 	if (fd < 0) {
 		scn_err(r, "open", errno);
 		return 0;

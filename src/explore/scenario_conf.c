@@ -11,6 +11,8 @@
 
 #include "explore/scenario_int.h"
 #include "util/array.h"
+#include "util/esc.h"
+#include "util/safeio.h"
 #include "explore_conf.h"
 
 #define PARAM_FORM "expected 'MIN..MAX default DEFAULT', then 'pow2' for sizes"
@@ -191,14 +193,17 @@ static int parse(struct scn_templates *t, struct scn_src *p, FILE *in)
 int scn_templates_load(struct scn_templates **out, const char *path, char *why, size_t len)
 {
 	struct scn_src p = {.file = path ?: "built-in explore.conf", .why = why, .len = len};
-	FILE *in = path ? fopen(path, "r")
-			: fmemopen((void *)kp_explore_conf, sizeof(kp_explore_conf) - 1, "r");
-	struct scn_templates *t = calloc(1, sizeof(*t));
-	int err = in ? 0 : -errno;
+	struct scn_templates *t;
+	FILE *in;
+	int err;
 
 	*out = NULL;
 	if (len)
 		*why = 0;
+	in = path ? safeio_fopen_text(path, why, len)
+		  : fmemopen((void *)kp_explore_conf, sizeof(kp_explore_conf) - 1, "r");
+	err = in ? 0 : -errno;
+	t = calloc(1, sizeof(*t));
 	if (!err && !t)
 		err = -ENOMEM;
 	err = err ?: parse(t, &p, in);
@@ -273,22 +278,25 @@ void scn_action_args(const struct scn_template *tp, const struct scn_step *st, l
 		a[tp->slot[i]] = st->v[i];
 }
 
-/* text from column 4, its words wrapped before WRAP_COLUMN. */
+/* text from column 4, escaped (it is the file's), its words wrapped before WRAP_COLUMN. */
 static void print_wrapped(FILE *f, const char *text)
 {
-	int col = 0, n;
+	char *copy = strdup(text), *save = NULL, *word;
+	size_t col = 0, n;
 
-	while (*text) {
-		n = strcspn(text, " ");
+	word = copy ? strtok_r(copy, " ", &save) : NULL;
+	for (; word; word = strtok_r(NULL, " ", &save)) {
+		n = esc_len(word, ESC_TEXT);
 		if (col && col + 1 + n > WRAP_COLUMN) {
 			fputc('\n', f);
 			col = 0;
 		}
-		col += fprintf(f, "%s%.*s", col ? " " : "    ", n, text);
-		text += n + strspn(text + n, " ");
+		col += fprintf(f, "%s", col ? " " : "    ");
+		col += esc_fputs(f, word, ESC_TEXT);
 	}
 	if (col)
 		fputc('\n', f);
+	free(copy);
 }
 
 void scn_templates_print(const struct scn_templates *t, FILE *f)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "explore/scenario_int.h"
+#include "util/safeio.h"
 
 struct text_ctx {
 	const struct scn_templates *t;
@@ -81,16 +82,13 @@ int scn_read(const struct scn_templates *t, const char *path, struct scenario *o
 	struct scn_src p = {.file = path, .why = why, .len = len};
 	struct scenario s = {.n = 0};
 	struct text_ctx c = {.t = t, .s = &s};
-	FILE *in = fopen(path, "re");
+	FILE *in = safeio_fopen_text(path, why, len);
 	int err;
 
+	if (!in)
+		return -errno;
 	if (len)
 		*why = 0;
-	if (!in) {
-		err = -errno;
-		snprintf(why, len, "%s: %s", path, strerror(-err));
-		return err;
-	}
 	err = scn_lines(in, &p, step_line, &c);
 	fclose(in);
 	if (!err && !s.n) {

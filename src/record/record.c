@@ -378,7 +378,13 @@ static int record(struct session *s)
 			why);
 		return 1;
 	}
-	err = datafile_create(&s->df, s->o->output);
+	workload_user(&uid, &gid);
+	err = datafile_create(&s->df, s->o->output, uid, why, sizeof(why));
+	if (err && why[0]) {
+		fprintf(stderr, "kprotperf %s: cannot write '%s': %s\n", s->o->cmd, s->o->output,
+			why);
+		return 1;
+	}
 	if (err) {
 		fprintf(stderr,
 			"kprotperf %s: cannot create '%s': %s: choose a writable path "
@@ -392,7 +398,6 @@ static int record(struct session *s)
 		datafile_abort(s->df);
 		return failed(s, err);
 	}
-	workload_user(&uid, &gid);
 	err = datafile_commit(s->df, uid == getuid() ? (uid_t)-1 : uid, gid, why, sizeof(why));
 	if (err && why[0]) {
 		fprintf(stderr, "kprotperf %s: %s\n", s->o->cmd, why);

@@ -1,8 +1,9 @@
 #!/bin/bash
 # -o is checked before CMD starts: only an absent path or a regular file is
 # written (replaced atomically); a directory, a symbolic link (not followed:
-# documented in README.md), a device node or an unwritable directory is
-# refused with one line, exit 1, CMD never run and the path left as it was.
+# documented in README.md), a device node, an unwritable directory or one
+# other users can write (not sticky) is refused with one line, exit 1, CMD
+# never run and the path left as it was.
 . "$(dirname "$0")/lib.sh"
 need_bpf
 cd "$TMP"
@@ -29,6 +30,13 @@ refused link "kprotperf record: cannot write 'link': it is a symbolic link: reco
 [ -L link ] && [ "$(cat target)" = precious ] || fail "the link or its target was changed"
 ln -s missing dangling
 refused dangling "kprotperf record: cannot write 'dangling': it is a symbolic link to a missing file: give a path that is not a link with -o"
+# a folder other users can write, not sticky: one of them could put a link in
+# place of the file being written; a sticky one (/tmp) is fine
+mkdir shared sticky && chmod 777 shared && chmod 1777 sticky
+refused shared/k.data "kprotperf record: cannot write 'shared/k.data': folder 'shared' can be written by other users (mode 0777, not sticky): write into a folder only you can write"
+[ -z "$(ls -A shared)" ] || fail "something was written into the shared folder: $(ls -A shared)"
+"$KP" record -q -o sticky/k.data -- true > /dev/null 2> err || fail "-o in a sticky folder: $(cat err)"
+[ "$(ls -A sticky)" = k.data ] || fail "the sticky folder holds $(ls -A sticky)"
 mkdir ro && chmod 555 ro
 # root writes anywhere: drop CAP_DAC_OVERRIDE for this one case with setpriv if it can
 if setpriv --inh-caps=-dac_override,-dac_read_search --bounding-set=-dac_override,-dac_read_search true 2>/dev/null; then

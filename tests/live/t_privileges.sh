@@ -4,7 +4,8 @@
 . "$(dirname "$0")/lib.sh"
 need_bpf
 command -v setpriv > /dev/null || skip "setpriv (util-linux) missing"
-chmod 777 "$TMP"
+# nobody may write here; sticky, as a folder anyone can write must be for root to write in it
+chmod 1777 "$TMP"
 cd "$TMP"
 setpriv --reuid=65534 --regid=65534 --clear-groups "$KP" record -q -o nr.data -- true 2> err &&
 	fail "recording as nobody succeeded"

@@ -57,7 +57,7 @@ static void write_file(const char *path, const char *meta_value)
 {
 	struct datafile *df;
 
-	assert_int_equal(datafile_create(&df, path), 0);
+	assert_int_equal(datafile_create(&df, path, (uid_t)-1, NULL, 0), 0);
 	assert_int_equal(query_insert(df, "INSERT INTO meta VALUES(?,?)", "tt", "k", meta_value),
 			 0);
 	assert_int_equal(
@@ -89,7 +89,7 @@ static void test_commit_replaces_abort_keeps(void **state)
 	struct datafile *df;
 
 	write_file(fx->path, "old");
-	assert_int_equal(datafile_create(&df, fx->path), 0);
+	assert_int_equal(datafile_create(&df, fx->path, (uid_t)-1, NULL, 0), 0);
 	assert_int_equal(entries(fx->dir), 2);
 	datafile_abort(df);
 	assert_int_equal(entries(fx->dir), 1);
@@ -106,7 +106,8 @@ static void test_create_in_missing_dir(void **state)
 {
 	struct datafile *df;
 
-	assert_int_equal(datafile_create(&df, "/nonexistent-dir/k.data"), -ENOENT);
+	assert_int_equal(datafile_create(&df, "/nonexistent-dir/k.data", (uid_t)-1, NULL, 0),
+			 -ENOENT);
 }
 
 static void expect_bad(const char *path, int err, const char *why_part)
@@ -156,7 +157,7 @@ static void test_newer_and_truncated(void **state)
 	sh("sqlite3 %s 'PRAGMA user_version = 99'%s", p, "");
 	expect_bad(p, -EPROTONOSUPPORT, "newer");
 	/* big enough to span many pages, then cut in half */
-	assert_int_equal(datafile_create(&df, fx->path), 0);
+	assert_int_equal(datafile_create(&df, fx->path, (uid_t)-1, NULL, 0), 0);
 	for (i = 0; i < 5000; i++)
 		assert_int_equal(query_insert(df, "INSERT INTO kstack_frames VALUES(?,?,?)", "iii",
 					      (long long)i, 0LL, (long long)i * 7),

@@ -186,7 +186,7 @@ static void create(const char *path, bool hardened)
 {
 	struct datafile *df;
 
-	OK(datafile_create(&df, path));
+	OK(datafile_create(&df, path, (uid_t)-1, NULL, 0));
 	fill(df, hardened);
 	OK(datafile_commit(df, (uid_t)-1, (gid_t)-1, NULL, 0));
 }

@@ -538,7 +538,7 @@ static void create(char *path, const char *name, void (*fill)(struct datafile *d
 	struct datafile *df;
 
 	snprintf(path, PATH_LEN, "%s/%s", fx.dir, name);
-	OK(datafile_create(&df, path));
+	OK(datafile_create(&df, path, (uid_t)-1, NULL, 0));
 	fill(df);
 	OK(datafile_commit(df, (uid_t)-1, (gid_t)-1, NULL, 0));
 }

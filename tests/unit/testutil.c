@@ -198,8 +198,7 @@ void tu_expect(int (*cmd)(int, char **), char **argv, int fd, int status, const 
 	free(out);
 }
 
-/* The whole text file at path (caller frees); NULL when it cannot be opened. */
-static char *read_all(const char *path)
+char *tu_read_file(const char *path)
 {
 	FILE *f = fopen(path, "re");
 	char *buf = NULL;
@@ -226,7 +225,7 @@ void tu_golden(const char *name, const char *out)
 		assert_int_equal(tu_write_file(path, out), 0);
 		return;
 	}
-	want = read_all(path);
+	want = tu_read_file(path);
 	if (!want)
 		fail_msg("%s is missing: make it with KP_UPDATE_GOLDEN=1 and review it", path);
 	assert_string_equal(out, want);
@@ -281,7 +280,7 @@ void tu_recording(char *tmpl, void (*fill)(struct datafile *df))
 	struct datafile *df;
 
 	close(mkstemp(tmpl));
-	assert_int_equal(datafile_create(&df, tmpl), 0);
+	assert_int_equal(datafile_create(&df, tmpl, (uid_t)-1, NULL, 0), 0);
 	fill(df);
 	assert_int_equal(datafile_commit(df, (uid_t)-1, (gid_t)-1, NULL, 0), 0);
 }

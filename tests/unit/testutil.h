@@ -26,6 +26,8 @@ int tu_each_line(void (*fn)(const char *line, void *arg), void *arg, const char 
 /* A sorted kernel symbol table of names, 0x100 apart from 0xffffffff81000000. */
 struct ksyms *tu_ksyms(const char *const *names, size_t n);
 int tu_write_file(const char *path, const char *text);
+/* The whole text file at path (caller frees); NULL when it cannot be opened. */
+char *tu_read_file(const char *path);
 
 /* Makes $TMPDIR/name-XXXXXX (/tmp without TMPDIR) into dir; 0 or -1. */
 int tu_mkdtemp(char *dir, size_t len, const char *name);

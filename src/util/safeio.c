@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Reading and writing files at paths a user gives (safeio.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "util/safeio.h"
+
+/* how many fresh temporary names are tried before giving up */
+#define TMP_TRIES 64
+
+int safeio_open_regular(const char *path, struct stat *st, char *why, size_t len)
+{
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer before it is refused */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st))
+		err = -errno;
+	else if (!S_ISREG(st->st_mode))
+		err = -EINVAL;
+	if (err == -EINVAL)
+		snprintf(why, len, "not a regular file");
+	if (!err)
+		return fd;
+	close(fd);
+	return err;
+}
+
+/* At most SAFEIO_TEXT_MAX + 1 bytes of fd into buf: their count or -errno. */
+static ssize_t read_capped(int fd, char *buf)
+{
+	size_t n = 0;
+	ssize_t r;
+
+	while (n <= SAFEIO_TEXT_MAX) {
+		r = read(fd, buf + n, SAFEIO_TEXT_MAX + 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (!r)
+			break;
+		n += r;
+	}
+	return n;
+}
+
+/*
+ * The n bytes at buf as a stream of its own: fmemopen without a buffer frees
+ * it at fclose, and in text mode keeps a byte for a NUL.
+ */
+static FILE *stream_of(const char *buf, size_t n)
+{
+	FILE *f = fmemopen(NULL, n + 1, "w+");
+
+	if (f && (fwrite(buf, 1, n, f) != n || fseek(f, 0, SEEK_SET))) {
+		fclose(f);
+		errno = EIO;
+		return NULL;
+	}
+	return f;
+}
+
+FILE *safeio_fopen_text(const char *path, char *why, size_t len)
+{
+	char problem[32] = "", *buf = NULL;
+	struct stat st;
+	ssize_t n = -ENOMEM;
+	FILE *f = NULL;
+	int fd = safeio_open_regular(path, &st, problem, sizeof(problem));
+
+	if (fd < 0) {
+		snprintf(why, len, "%s: %s", path, *problem ? problem : strerror(-fd));
+		errno = -fd;
+		return NULL;
+	}
+	/* the kernel maps the pages read into, not all of them */
+	buf = malloc(SAFEIO_TEXT_MAX + 1);
+	if (buf)
+		n = read_capped(fd, buf);
+	close(fd);
+	if (n > SAFEIO_TEXT_MAX)
+		n = -EFBIG;
+	if (n >= 0)
+		f = stream_of(buf, n);
+	if (n < 0 || !f) {
+		errno = n < 0 ? -n : errno;
+		snprintf(why, len, "%s: %s", path,
+			 errno == EFBIG ? "larger than 16 MiB" : strerror(errno));
+	}
+	free(buf);
+	return f;
+}
+
+/* Whether someone but root, this process's user and owner could change what dir holds. */
+static int check_dir(int fd, const char *dir, uid_t owner, char *why, size_t len)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (st.st_uid && st.st_uid != geteuid() && st.st_uid != owner) {
+		snprintf(why, len,
+			 "folder '%s' belongs to another user (uid %u): write into a folder of "
+			 "your own",
+			 dir, (unsigned int)st.st_uid);
+		return -EPERM;
+	}
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {
+		snprintf(why, len,
+			 "folder '%s' can be written by other users (mode %04o, not sticky): "
+			 "write into a folder only you can write",
+			 dir, (unsigned int)(st.st_mode & 07777));
+		return -EPERM;
+	}
+	return 0;
+}
+
+int safeio_dir(const char *dir, uid_t owner, char *why, size_t len)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err;
+
+	if (len)
+		*why = '\0';
+	if (fd < 0)
+		return -errno;
+	err = check_dir(fd, dir, owner, why, len);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int safeio_dir_of(const char *path, uid_t owner, const char **name, char *why, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int fd;
+
+	*name = slash ? slash + 1 : path;
+	if (!**name)
+		return -EISDIR;
+	if (!slash)
+		return safeio_dir(".", owner, why, len);
+	dir = slash == path ? strdup("/") : strndup(path, slash - path);
+	if (!dir)
+		return -ENOMEM;
+	fd = safeio_dir(dir, owner, why, len);
+	free(dir);
+	return fd;
+}
+
+/* Six characters a name may hold, at random. */
+static void random_tail(char *s)
+{
+	static const char set[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	unsigned char r[6];
+	int i;
+
+	/* names guessed are no danger, O_EXCL keeps them new: only another try */
+	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+		for (i = 0; i < 6; i++)
+			r[i] = random() ^ getpid();
+	for (i = 0; i < 6; i++)
+		s[i] = set[r[i] % (sizeof(set) - 1)];
+	s[6] = '\0';
+}
+
+int safeio_tmp(int dirfd, const char *prefix, mode_t mode, char *name, size_t len)
+{
+	size_t n = strlen(prefix);
+	int i, fd;
+
+	if (n + 7 > len || n + 6 > NAME_MAX)
+		return -ENAMETOOLONG;
+	memcpy(name, prefix, n);
+	for (i = 0; i < TMP_TRIES; i++) {
+		random_tail(name + n);
+		fd = openat(dirfd, name, O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY | O_CLOEXEC,
+			    mode);
+		if (fd >= 0 || errno != EEXIST)
+			return fd < 0 ? -errno : fd;
+	}
+	return -EEXIST;
+}
+
+int safeio_write(int dirfd, const char *name, mode_t mode, int (*fill)(FILE *f, void *ctx),
+		 void *ctx)
+{
+	char prefix[NAME_MAX + 1], tmp[NAME_MAX + 1];
+	FILE *f;
+	int fd, err;
+
+	if (snprintf(prefix, sizeof(prefix), "%s.tmp.", name) >= (int)sizeof(prefix))
+		return -ENAMETOOLONG;
+	fd = safeio_tmp(dirfd, prefix, mode, tmp, sizeof(tmp));
+	if (fd < 0)
+		return fd;
+	f = fdopen(fd, "w");
+	if (!f) {
+		err = -errno;
+		close(fd);
+		goto err_unlink;
+	}
+	err = fill(f, ctx);
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err && renameat(dirfd, tmp, dirfd, name))
+		err = -errno;
+	if (!err)
+		return 0;
+err_unlink:
+	unlinkat(dirfd, tmp, 0);
+	return err;
+}
