@@ -99,6 +99,11 @@ int cmd_annotate(int argc, char **argv)
 		return err > 0 ? 0 : 2;
 	if (cli_open("annotate", o.input, &df))
 		return 1;
+	/* nothing to annotate, whatever the DWARF: say that, not that the DWARF is missing */
+	if (cli_no_samples("annotate", o.input, df)) {
+		datafile_close(df);
+		return 1;
+	}
 	err = cli_kernel_dwarf("annotate", df, o.vmlinux, "annotate needs the kernel's DWARF", &kd,
 			       NULL, 0);
 	/* without the DWARF, cli_kernel_dwarf has said so */

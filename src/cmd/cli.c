@@ -11,6 +11,7 @@
 #include "cmd/cli.h"
 #include "data/features.h"
 #include "data/datafile.h"
+#include "data/samples.h"
 #include "protect/sites.h"
 #include "symbols/kernel_dwarf.h"
 #include "util/esc.h"
@@ -70,14 +71,21 @@ int cli_open(const char *cmd, const char *path, struct datafile **out)
 	return err;
 }
 
-bool cli_bad_data(const char *cmd, const char *path, struct datafile *df)
+/* Whether test finds something to say of df, then said in one line. */
+static bool say(const char *cmd, const char *path, struct datafile *df,
+		bool (*test)(struct datafile *df, char *why, size_t len))
 {
 	char why[640];
 
-	if (!datafile_why(df, why, sizeof(why)))
+	if (!test(df, why, sizeof(why)))
 		return false;
-	fprintf(stderr, "kprotperf %s: %s: %s\n", cmd, path, why);
+	esc_printf(stderr, "kprotperf %s: %s: %s\n", cmd, path, why);
 	return true;
+}
+
+bool cli_bad_data(const char *cmd, const char *path, struct datafile *df)
+{
+	return say(cmd, path, df, datafile_why);
 }
 
 /* The first feature whose 'sites =' names no pattern of protect/sites.h; -1: none. */
@@ -130,6 +138,11 @@ void cli_read_error(const char *cmd, const char *path, struct datafile *df, int 
 {
 	if (err != -EBADMSG || !cli_bad_data(cmd, path, df))
 		fprintf(stderr, "kprotperf %s: reading %s: %s\n", cmd, path, strerror(-err));
+}
+
+bool cli_no_samples(const char *cmd, const char *path, struct datafile *df)
+{
+	return say(cmd, path, df, samples_none);
 }
 
 int cli_kernel_dwarf(const char *cmd, struct datafile *df, const char *vmlinux, const char *missing,

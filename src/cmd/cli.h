@@ -46,6 +46,12 @@ int cli_features(const char *cmd, const char *path, struct features **out);
  * value the data file holds (-EBADMSG), else err's text.
  */
 void cli_read_error(const char *cmd, const char *path, struct datafile *df, int err);
+/*
+ * Whether df has no CPU sample, then said in one line ("kprotperf CMD:
+ * PATH: no CPU samples in 1.77ms at 99 Hz"): for the commands that show
+ * nothing else.
+ */
+bool cli_no_samples(const char *cmd, const char *path, struct datafile *df);
 /* Whether df holds a bad value, then said as cli_read_error says it. */
 bool cli_bad_data(const char *cmd, const char *path, struct datafile *df);
 

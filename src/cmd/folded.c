@@ -164,7 +164,7 @@ int cmd_folded(int argc, char **argv)
 	struct folded_opts o;
 	struct kernel_dwarf *kd = NULL;
 	struct datafile *df;
-	bool latency;
+	bool latency, none = false;
 	int err;
 
 	err = parse(argc, argv, &o);
@@ -175,13 +175,15 @@ int cmd_folded(int argc, char **argv)
 	latency = o.weight == W_LATENCY;
 	if (latency)
 		err = check_funcs(df, &o);
-	if (!err && (o.fr.inlines || o.fr.srcline) && o.fr.kernel)
+	else /* an empty fold, said: flamegraph.pl would only say "No stack counts found" */
+		none = cli_no_samples("folded", o.input, df);
+	if (!err && !none && (o.fr.inlines || o.fr.srcline) && o.fr.kernel)
 		err = cli_kernel_dwarf("folded", df, o.vmlinux,
 				       o.fr.srcline ? "note: no kernel source lines" : NULL, &kd,
 				       NULL, 0)
 			      ? 1
 			      : 0;
-	if (!err)
+	if (!err && !none)
 		err = folded_print(df, kd, &o.fr, latency, o.func);
 	if (err < 0)
 		cli_read_error("folded", o.input, df, err);

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The queries on the samples, their stacks and the TEMP tables built on them (see samples.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "data/datafile.h"
 #include "data/query.h"
 #include "data/samples.h"
+#include "util/fmt.h"
 
 long long samples_rows(struct datafile *df)
 {
@@ -14,6 +17,24 @@ long long samples_rows(struct datafile *df)
 long long samples_total(struct datafile *df)
 {
 	return query_scalar(df, "SELECT SUM(count) FROM samples", NULL);
+}
+
+bool samples_none(struct datafile *df, char *buf, size_t len)
+{
+	const char *wall = datafile_meta(df, "record.wall_ns");
+	const char *hz = datafile_meta(df, "sampling.freq_hz");
+	char t[32];
+
+	if (samples_rows(df))
+		return false;
+	/* both checked at open: digits in range */
+	if (wall && hz) {
+		fmt_ns(t, sizeof(t), strtod(wall, NULL));
+		snprintf(buf, len, "no CPU samples in %s at %s Hz", t, hz);
+	} else {
+		snprintf(buf, len, "no CPU samples");
+	}
+	return true;
 }
 
 long long samples_kernel_leaf(struct datafile *df, const char *name)

@@ -15,6 +15,7 @@
 #define KP_SAMPLES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <linux/types.h>
 
 struct datafile;
@@ -22,6 +23,12 @@ struct datafile;
 /* Number of sample rows, and the samples they count. */
 long long samples_rows(struct datafile *df);
 long long samples_total(struct datafile *df);
+/*
+ * Whether df has no CPU sample, as a workload shorter than the sampling
+ * period can have: then "no CPU samples in 1.77ms at 99 Hz" into buf.
+ * False too when the samples cannot be counted (the caller's reads say why).
+ */
+bool samples_none(struct datafile *df, char *buf, size_t len);
 
 /* The samples whose kernel leaf frame (in frames) is function name. */
 long long samples_kernel_leaf(struct datafile *df, const char *name);

@@ -12,6 +12,7 @@
 #include "data/datafile.h"
 #include "data/meta.h"
 #include "data/runs.h"
+#include "data/samples.h"
 #include "diff/diff.h"
 #include "diff/oneside.h"
 #include "diff/tables.h"
@@ -92,6 +93,7 @@ struct diff_ctx {
 static void input_notes(struct diff_ctx *c)
 {
 	long long b = datafile_schema(c->df[DM_BASE]), h = datafile_schema(c->df[DM_HARD]);
+	char none[128];
 	int side;
 
 	if (b != h)
@@ -99,12 +101,16 @@ static void input_notes(struct diff_ctx *c)
 			  "note: base is schema %lld and hardened schema %lld: what the older one"
 			  " lacks reads as empty",
 			  b, h);
-	for (side = 0; side < 2; side++)
+	for (side = 0; side < 2; side++) {
 		if (!c->kd[side])
 			prov_note(&c->notes,
 				  "note: %s: no inline frames, inline instances from record --func"
 				  " only: %.900s",
 				  prov_side_name[side], c->nodebug[side]);
+		/* its sample tables are all "new" or "gone": say why once */
+		if (samples_none(c->df[side], none, sizeof(none)))
+			prov_note(&c->notes, "note: %s: %s", prov_side_name[side], none);
+	}
 }
 
 static void init_tables(struct diff_ctx *c)

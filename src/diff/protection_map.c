@@ -11,6 +11,7 @@
 #include "diff/metrics.h"
 #include "diff/protection_map.h"
 #include "symbols/stacks.h"
+#include "util/esc.h"
 #include "util/json.h"
 
 static const char *const types[] = {"source", "compiler", "config", "boot"};
@@ -195,30 +196,6 @@ static void print_json(const struct map *m, const char *const path[2], FILE *f)
 	json_end(&j);
 }
 
-/* Text for XML content and attribute values. */
-static void xml(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		default:
-			/* control characters are not XML 1.0 */
-			fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
-		}
-	}
-}
-
 enum { LEFT = 110, TOP = 110, CW = 230, CH = 132, LINES = 5 };
 
 static void svg_tooltip(const struct map *m, int t, int p, FILE *f)
@@ -232,14 +209,14 @@ static void svg_tooltip(const struct map *m, int t, int p, FILE *f)
 	for (k = 0; (i = nth(m, t, p, k)) >= 0; k++) {
 		mt = metric_of(m, features_name(m->feat, i));
 		fputc('\n', f);
-		xml(f, features_name(m->feat, i));
+		esc_fputs(f, features_name(m->feat, i), ESC_XML);
 		fprintf(f, ": %+.2f ms per run", mt ? mt->r.delta_run / 1e6 : 0.0);
 		if (mt && !isnan(mt->r.delta_lo))
 			fprintf(f, " [%+.2f, %+.2f] 95%% CI", mt->r.delta_lo / 1e6,
 				mt->r.delta_hi / 1e6);
 		fprintf(f, " (base %.2f ms, hardened %.2f ms): ", mt ? mt->r.base_run / 1e6 : 0.0,
 			mt ? mt->r.hard_run / 1e6 : 0.0);
-		xml(f, features_about(m->feat, i));
+		esc_fputs(f, features_about(m->feat, i), ESC_XML);
 	}
 	fputs("</title>\n", f);
 }
@@ -268,7 +245,7 @@ static void svg_cell(const struct map *m, int t, int p, FILE *f)
 	for (k = 0; k < LINES && (i = nth(m, t, p, k)) >= 0; k++) {
 		mt = metric_of(m, features_name(m->feat, i));
 		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">", x + 8, y + 40 + 15 * k);
-		xml(f, features_name(m->feat, i));
+		esc_fputs(f, features_name(m->feat, i), ESC_XML);
 		fprintf(f, " %+.2f ms</text>\n", mt ? mt->r.delta_run / 1e6 : 0.0);
 	}
 	if (m->nfeat[t][p] > LINES)
@@ -318,9 +295,9 @@ static void print_svg(const struct map *m, const char *const path[2], FILE *f)
 		" protection map: what each kind of protection costs</text>\n<text x=\"%d\""
 		" y=\"50\" font-size=\"12\">base ",
 		LEFT, LEFT);
-	xml(f, path[0]);
+	esc_fputs(f, path[0], ESC_XML);
 	fputs(", hardened ", f);
-	xml(f, path[1]);
+	esc_fputs(f, path[1], ESC_XML);
 	fprintf(f,
 		"</text>\n<text x=\"%d\" y=\"68\" font-size=\"12\">each cell: its"
 		" features' change of CPU time per run (hover: each feature, its 95%%"

@@ -15,8 +15,8 @@ static void fmt_signed(char *buf, size_t len, double ns)
 {
 	char b[24];
 
-	fmt_ns(b, sizeof(b), (unsigned long long)llround(fabs(ns)));
-	snprintf(buf, len, "%c%s", ns < 0 ? '-' : '+', b);
+	fmt_ns(b, sizeof(b), ns);
+	snprintf(buf, len, "%s%s", ns >= 0 ? "+" : "", b);
 }
 
 /* The side's recording has a row of the measure, and its kernel the function. */
@@ -58,8 +58,7 @@ static void fmt_value(char *buf, size_t len, const struct metric *m, int side)
 	else if (!has_value(m, side))
 		snprintf(buf, len, "-");
 	else
-		fmt_ns(buf, len,
-		       (unsigned long long)llround(side == DM_BASE ? m->r.base : m->r.hard));
+		fmt_ns(buf, len, side == DM_BASE ? m->r.base : m->r.hard);
 }
 
 static int fmt_pct(char *buf, size_t len, double ratio)

@@ -230,10 +230,9 @@ static int explain(const struct session *s, int err, char *why, size_t len)
 	const struct record_opts *o = s->o;
 	const char *fix = "";
 
-	if (err == -ENODATA) {
-		snprintf(why, len,
-			 "nothing was recorded (no samples, no syscalls); "
-			 "no data file written");
+	/* save_data(): the command never reached its exec */
+	if (err == -ENODATA && s->stage == STAGE_WRITE && o->argv) {
+		snprintf(why, len, "nothing of '%s' ran: no data file written", o->argv[0]);
 		return 1;
 	}
 	if (err == -EPERM || err == -EACCES)

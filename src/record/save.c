@@ -155,9 +155,15 @@ int save_data(struct session *s)
 	struct datafile *df = s->df;
 	int err;
 
-	collect_counters(bpf_map__fd(s->skel->maps.counters), s->counts);
-	if (!s->counts[KP_CNT_SAMPLES] && !s->counts[KP_CNT_SYSCALLS])
+	/*
+	 * A command that never reached its exec left only its launcher's work
+	 * (proctree.c has said so).  One that ran too briefly to be sampled,
+	 * with no syscall traced, is still a recording: its wall time, exit
+	 * code and page faults.
+	 */
+	if (s->o->argv && !s->o->system_wide && !s->skel->bss->execs)
 		return -ENODATA;
+	collect_counters(bpf_map__fd(s->skel->maps.counters), s->counts);
 	err = write_provenance(df);
 	err = err ?: collect_write_counters(df, s->counts);
 	/* the kernel's figures for kprotperf's own cost */

@@ -140,7 +140,10 @@ int repeat_next_run(struct session *s);
 /* The run's row, and what it added to the func map. */
 int repeat_put_run(struct session *s);
 
-/* save.c: the data file, once the recording has stopped; -ENODATA when nothing was recorded. */
+/*
+ * save.c: the data file, once the recording has stopped, with or without
+ * samples and syscalls; -ENODATA when the command never reached its exec.
+ */
 int save_data(struct session *s);
 
 #endif

@@ -644,6 +644,7 @@ static int report_text(const struct report_ctx *c)
 {
 	struct datafile *df = c->df;
 	const struct report_opts *o = c->o;
+	char none[128];
 	int err;
 
 	err = print_header(df, c->note, stdout);
@@ -665,8 +666,8 @@ static int report_text(const struct report_ctx *c)
 	err = probed_functions(df, o->top, stdout, NULL);
 	if (err)
 		return err;
-	if (!samples_rows(df)) {
-		puts("\nno CPU samples");
+	if (samples_none(df, none, sizeof(none))) {
+		printf("\n%s\n", none);
 		return 0;
 	}
 	return functions(df, "k", o->top, stdout, NULL) ?: functions(df, "u", o->top, stdout, NULL)

@@ -70,7 +70,7 @@ static void print_text(const struct recorded_inlines *s, int top, FILE *f)
 		strcpy(avg, "-");
 		strcpy(p99, "-");
 		if (v->est_ns >= 0)
-			fmt_ns(est, sizeof(est), (unsigned long long)v->est_ns);
+			fmt_ns(est, sizeof(est), v->est_ns);
 		if (v->calls) {
 			fmt_ns(avg, sizeof(avg), v->avg);
 			fmt_ns(p99, sizeof(p99), v->p99);

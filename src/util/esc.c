@@ -7,8 +7,8 @@
 
 #include "util/esc.h"
 
-/* the longest escape of one unit: a C1 control, "\xc2\x9b" */
-#define ESC_UNIT 9
+/* the longest escape of one unit: U+FFFE in XML, "\xef\xbf\xbe" */
+#define ESC_UNIT 13
 
 static bool cont(unsigned char c)
 {
@@ -43,6 +43,24 @@ int esc_utf8(const char *p)
 	return n;
 }
 
+/* The XML escape of the valid, non-control character at s into out; "" when none. */
+static void xml_unit(const char *s, char out[ESC_UNIT])
+{
+	/* no &apos;: every attribute value is in double quotes */
+	static const char *const entity[] = {
+		['&'] = "&amp;",
+		['<'] = "&lt;",
+		['>'] = "&gt;",
+		['"'] = "&quot;",
+	};
+	const unsigned char *u = (const unsigned char *)s;
+
+	if (u[0] < sizeof(entity) / sizeof(entity[0]) && entity[u[0]])
+		strcpy(out, entity[u[0]]);
+	else if (u[0] == 0xef && u[1] == 0xbf && (u[2] == 0xbe || u[2] == 0xbf))
+		snprintf(out, ESC_UNIT, "\\x%02x\\x%02x\\x%02x", u[0], u[1], u[2]);
+}
+
 /*
  * The escape of the character at s into out (NUL-terminated), or "" when
  * it prints as it is; *used: the bytes of s it stands for.
@@ -62,6 +80,8 @@ static void unit(const char *s, enum esc_mode m, char out[ESC_UNIT], int *used)
 		snprintf(out, ESC_UNIT, "\\x%02x\\x%02x", c, (unsigned char)s[1]);
 	else if (c == ';' && m == ESC_FRAME)
 		strcpy(out, ":");
+	else if (m == ESC_XML)
+		xml_unit(s, out);
 }
 
 /* s escaped to f (NULL: only counted), cut before limit bytes would be passed. */

@@ -17,6 +17,12 @@ enum esc_mode {
 	ESC_TEXT,
 	/* a frame of a folded line: as ESC_TEXT, and ';' (the frame separator) as ':' */
 	ESC_FRAME,
+	/*
+	 * XML 1.0 text or a double-quoted attribute value (an SVG): as
+	 * ESC_TEXT, and & < > " as entities and the noncharacters U+FFFE and U+FFFF, which XML
+	 * forbids, as \xNN per byte
+	 */
+	ESC_XML,
 };
 
 /*

@@ -1,19 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Numbers as the tables print them. */
+#include <math.h>
 #include <stdio.h>
 
 #include "util/fmt.h"
 
-void fmt_ns(char *buf, size_t len, unsigned long long ns)
+/*
+ * Sums and products of a data file's numbers (2^40 samples times a period)
+ * can pass 2^64, where a conversion to an integer type is undefined: the
+ * value stays a double, rounded to whole ns (as the tables' integers are),
+ * its magnitude formatted and its sign put before.
+ */
+void fmt_ns(char *buf, size_t len, double ns)
 {
-	if (ns < 1000)
-		snprintf(buf, len, "%lluns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.2fus", ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, len, "%.2fms", ns / 1e6);
-	else
-		snprintf(buf, len, "%.3fs", ns / 1e9);
+	const char *sign = ns < 0 ? "-" : "";
+	double a = round(fabs(ns));
+
+	if (isnan(ns))
+		snprintf(buf, len, "-");
+	else if (isinf(ns))
+		snprintf(buf, len, "%sinf", sign);
+	else if (a < 1000)
+		snprintf(buf, len, "%s%.0fns", sign, a);
+	else if (a < 1e6)
+		snprintf(buf, len, "%s%.2fus", sign, a / 1e3);
+	else if (a < 1e9)
+		snprintf(buf, len, "%s%.2fms", sign, a / 1e6);
+	else if (a < 1e18)
+		snprintf(buf, len, "%s%.3fs", sign, a / 1e9);
+	else /* 32 years and more: "%.3f" would take up to 300 digits */
+		snprintf(buf, len, "%s%.3es", sign, a / 1e9);
 }
 
 void fmt_count(char *buf, size_t len, unsigned long long v)

@@ -5,8 +5,13 @@
 
 #include <stddef.h>
 
-/* A duration with a unit chosen for it: 812ns, 3.20us, 1.25ms, 2.004s. */
-void fmt_ns(char *buf, size_t len, unsigned long long ns);
+/*
+ * A duration with a unit chosen for it: 812ns, 3.20us, 1.25ms, 2.004s,
+ * 2.221e+10s from 10^18 ns; a negative one with '-', -inf and inf, NaN as
+ * "-" (no value).  Nanoseconds are rounded to the nearest.  24 bytes hold
+ * any.
+ */
+void fmt_ns(char *buf, size_t len, double ns);
 /* A count with thousands separated: 4120331 as 4,120,331. */
 void fmt_count(char *buf, size_t len, unsigned long long v);
 

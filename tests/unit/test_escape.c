@@ -4,7 +4,8 @@
  * raw: util/esc.c and util/json.c on crafted strings, then a copy of
  * tests/golden/data/sl.data given an escape sequence in a comm, ';' and a
  * newline in a user symbol, invalid UTF-8 in a kernel symbol, the command
- * and the CPU model, through report, folded, diff and their --json.
+ * and the CPU model, through report, folded, diff and their --json; and the
+ * protection map's SVG and JSON of a hostile path and feature description.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmds.h"
 #include "testutil.h"
@@ -21,24 +23,33 @@
 #include "util/json.h"
 
 static const struct {
-	const char *in, *text, *frame;
+	const char *in, *text, *frame, *xml;
 } cases[] = {
-	{"plain_name", "plain_name", "plain_name"},
+	{"plain_name", "plain_name", "plain_name", "plain_name"},
 	{"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
-	 "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"},
-	{"a\x1b[2Jb", "a\\x1b[2Jb", "a\\x1b[2Jb"},
-	{"cr\rlf\ntab\t", "cr\\rlf\\ntab\\t", "cr\\rlf\\ntab\\t"},
-	{"nul\x01 del\x7f", "nul\\x01 del\\x7f", "nul\\x01 del\\x7f"},
+	 "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"},
+	{"a\x1b[2Jb", "a\\x1b[2Jb", "a\\x1b[2Jb", "a\\x1b[2Jb"},
+	{"cr\rlf\ntab\t", "cr\\rlf\\ntab\\t", "cr\\rlf\\ntab\\t", "cr\\rlf\\ntab\\t"},
+	{"nul\x01 del\x7f", "nul\\x01 del\\x7f", "nul\\x01 del\\x7f", "nul\\x01 del\\x7f"},
 	{"c1 \xc2\x9b \xc2\x80 \xc2\xa0", "c1 \\xc2\\x9b \\xc2\\x80 \xc2\xa0",
-	 "c1 \\xc2\\x9b \\xc2\\x80 \xc2\xa0"},
-	{"bad \xff \x80", "bad \\xff \\x80", "bad \\xff \\x80"},
+	 "c1 \\xc2\\x9b \\xc2\\x80 \xc2\xa0", "c1 \\xc2\\x9b \\xc2\\x80 \xc2\xa0"},
+	{"bad \xff \x80", "bad \\xff \\x80", "bad \\xff \\x80", "bad \\xff \\x80"},
 	{"overlong \xc0\xaf \xe0\x80\xaf", "overlong \\xc0\\xaf \\xe0\\x80\\xaf",
-	 "overlong \\xc0\\xaf \\xe0\\x80\\xaf"},
-	{"surrogate \xed\xa0\x80", "surrogate \\xed\\xa0\\x80", "surrogate \\xed\\xa0\\x80"},
-	{"big \xf4\x90\x80\x80", "big \\xf4\\x90\\x80\\x80", "big \\xf4\\x90\\x80\\x80"},
-	{"cut \xe2\x82", "cut \\xe2\\x82", "cut \\xe2\\x82"},
-	{"cut \xf0\x9f\x98x", "cut \\xf0\\x9f\\x98x", "cut \\xf0\\x9f\\x98x"},
-	{"a;b::c", "a;b::c", "a:b::c"},
+	 "overlong \\xc0\\xaf \\xe0\\x80\\xaf", "overlong \\xc0\\xaf \\xe0\\x80\\xaf"},
+	{"surrogate \xed\xa0\x80", "surrogate \\xed\\xa0\\x80", "surrogate \\xed\\xa0\\x80",
+	 "surrogate \\xed\\xa0\\x80"},
+	{"big \xf4\x90\x80\x80", "big \\xf4\\x90\\x80\\x80", "big \\xf4\\x90\\x80\\x80",
+	 "big \\xf4\\x90\\x80\\x80"},
+	{"cut \xe2\x82", "cut \\xe2\\x82", "cut \\xe2\\x82", "cut \\xe2\\x82"},
+	{"cut \xf0\x9f\x98x", "cut \\xf0\\x9f\\x98x", "cut \\xf0\\x9f\\x98x",
+	 "cut \\xf0\\x9f\\x98x"},
+	{"a;b::c", "a;b::c", "a:b::c", "a;b::c"},
+	/* XML 1.0 forbids the noncharacters U+FFFE and U+FFFF, not U+FFFD */
+	{"nc \xef\xbf\xbe \xef\xbf\xbf \xef\xbf\xbd", "nc \xef\xbf\xbe \xef\xbf\xbf \xef\xbf\xbd",
+	 "nc \xef\xbf\xbe \xef\xbf\xbf \xef\xbf\xbd",
+	 "nc \\xef\\xbf\\xbe \\xef\\xbf\\xbf \xef\xbf\xbd"},
+	{"<a href=\"x\">&'</a>", "<a href=\"x\">&'</a>", "<a href=\"x\">&'</a>",
+	 "&lt;a href=&quot;x&quot;&gt;&amp;'&lt;/a&gt;"},
 };
 
 static char *escaped(const char *s, enum esc_mode m)
@@ -54,7 +65,7 @@ static char *escaped(const char *s, enum esc_mode m)
 	return buf;
 }
 
-static void test_text_and_frame(void **state)
+static void test_text_frame_xml(void **state)
 {
 	size_t i;
 	char *t;
@@ -65,6 +76,9 @@ static void test_text_and_frame(void **state)
 		free(t);
 		t = escaped(cases[i].in, ESC_FRAME);
 		assert_string_equal(t, cases[i].frame);
+		free(t);
+		t = escaped(cases[i].in, ESC_XML);
+		assert_string_equal(t, cases[i].xml);
 		free(t);
 	}
 }
@@ -151,20 +165,37 @@ static void test_json_strings(void **state)
 	free(buf);
 }
 
-/* The crafted recording, and sl.data as it is. */
+/*
+ * The crafted recording, and sl.data as it is; sl.data under a name that
+ * is no text, and a feature mapping whose description is none either.
+ */
 struct fixture {
 	struct tu_fixture tu; /* first: tu_fixture_setup() allocates it */
 	char data[PATH_MAX / 2 + 16], out[PATH_MAX / 2 + 16];
+	char named[PATH_MAX / 2 + 32], map[PATH_MAX / 2 + 16];
 };
+
+/* each byte XML 1.0 forbids, and what the markup gives a meaning to */
+#define HOSTILE "\x01\x1b[2J \xff\xc0\xaf \xed\xa0\x80 \xef\xbf\xbe \xef\xbf\xbf & < > \" '"
+#define HOSTILE_XML                                                                                 \
+	"\\x01\\x1b[2J \\xff\\xc0\\xaf \\xed\\xa0\\x80 \\xef\\xbf\\xbe \\xef\\xbf\\xbf &amp; &lt; " \
+	"&gt; &quot; '"
 
 #define SL "tests/golden/data/sl.data"
 
 static int build(void *p)
 {
 	struct fixture *f = p;
+	char sl[PATH_MAX];
 
 	snprintf(f->data, sizeof(f->data), "%s/c.data", f->tu.dir);
 	snprintf(f->out, sizeof(f->out), "%s/out.json", f->tu.dir);
+	snprintf(f->named, sizeof(f->named), "%s/sl " HOSTILE ".data", f->tu.dir);
+	snprintf(f->map, sizeof(f->map), "%s/map.conf", f->tu.dir);
+	if (!realpath(SL, sl) || symlink(sl, f->named) ||
+	    tu_write_file(f->map, "[hostile]\nabout = " HOSTILE " end\ntype = config\n"
+				  "position = data\nfunctions = do_syscall_64\n"))
+		return -1;
 	return tu_run("cp " SL " %s && sqlite3 %s \""
 		      "UPDATE samples SET comm = 'sl' || char(27) || '[2J';"
 		      "UPDATE ustack_frames SET symbol = 'sys;call' || char(10) || 'x'"
@@ -315,18 +346,51 @@ static void test_diff_json(void **state)
 		" their numbers may not be comparable\"], [\"do_sys\\ufffd_64\"]]\n");
 }
 
+/*
+ * The protection map of sl.data under the hostile name, with the hostile
+ * description in its tooltip: well-formed XML (xmllint), each string
+ * escaped; its --json is JSON in strict UTF-8.
+ */
+static void test_protection_map(void **state)
+{
+	struct fixture *f = tu_fixture(state);
+	char *argv[] = {"features", "--features", f->map, "--svg", f->named, SL, NULL};
+	char *out, *line, want[PATH_MAX + 256];
+
+	if (tu_run("command -v xmllint >/dev/null"))
+		skip();
+	out = tu_output(cmd_features, argv);
+	assert_int_equal(tu_write_file(f->out, out), 0);
+	assert_int_equal(tu_run("xmllint --noout '%s'", f->out), 0);
+	snprintf(want, sizeof(want),
+		 "<text x=\"110\" y=\"50\" font-size=\"12\">base %s/sl " HOSTILE_XML
+		 ".data, hardened " SL "</text>",
+		 f->tu.dir);
+	expect_line(out, "<text x=\"110\" y=\"50\"", want);
+	line = line_of(out, "hostile: ");
+	assert_true(tu_ends_with(line, "): " HOSTILE_XML " end</title>"));
+	free(line);
+	free(out);
+	argv[3] = "--json";
+	snprintf(want, sizeof(want),
+		 "\"%s/sl \\u0001\\u001b[2J \\ufffd\\ufffd\\ufffd \\ufffd\\ufffd\\ufffd "
+		 "\\ufffe \\uffff & < > \\\" '.data\"\n",
+		 f->tu.dir);
+	expect_json(f, cmd_features, argv, "d[\"base\"]", want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest units[] = {
 		cmocka_unit_test(test_utf8),
-		cmocka_unit_test(test_text_and_frame),
+		cmocka_unit_test(test_text_frame_xml),
 		cmocka_unit_test(test_printf),
 		cmocka_unit_test(test_json_strings),
 	};
 	const struct CMUnitTest files[] = {
 		cmocka_unit_test(test_report),	  cmocka_unit_test(test_folded),
 		cmocka_unit_test(test_diff_text), cmocka_unit_test(test_report_json),
-		cmocka_unit_test(test_diff_json),
+		cmocka_unit_test(test_diff_json), cmocka_unit_test(test_protection_map),
 	};
 
 	return cmocka_run_group_tests(units, NULL, NULL) |

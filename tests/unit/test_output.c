@@ -10,8 +10,11 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "data/datafile.h"
@@ -30,6 +33,7 @@ static char path[] = "/tmp/kp-out-XXXXXX";
 static char nofunc_path[] = "/tmp/kp-out-nofunc-XXXXXX";
 static char clash_path[] = "/tmp/kp-out-clash-XXXXXX";
 static char unknown_path[] = "/tmp/kp-out-unknown-XXXXXX";
+static char huge_path[] = "/tmp/kp-out-huge-XXXXXX";
 
 static void sample(struct datafile *df, int tid, const char *kstack, long long count)
 {
@@ -178,12 +182,25 @@ static void fill_unknown(struct datafile *df)
 	sample(df, 10, NULL, 4);
 }
 
+/*
+ * 2^40 samples (the most a row may hold) in shuffle_freelist at 49 Hz: a
+ * time of 2.24e19 ns, past 2^64.
+ */
+static void fill_huge(struct datafile *df)
+{
+	OK(query_insert(df, "INSERT INTO ksyms VALUES(?,'shuffle_freelist','')", "i", K(0)));
+	OK(query_insert(df, "INSERT INTO kstack_frames VALUES(5,0,?)", "i", K(0x10)));
+	OK(query_insert(df, "INSERT INTO meta VALUES('sampling.freq_hz','49')", ""));
+	sample(df, 10, "5", 1LL << 40);
+}
+
 static int make_recordings(void **state)
 {
 	tu_recording(path, fill_all);
 	tu_recording(unknown_path, fill_unknown);
 	tu_recording(nofunc_path, fill_samples);
 	tu_recording(clash_path, fill_clash);
+	tu_recording(huge_path, fill_huge);
 	return 0;
 }
 
@@ -194,6 +211,7 @@ static int drop_recordings(void **state)
 		unlink(nofunc_path);
 		unlink(clash_path);
 		unlink(unknown_path);
+		unlink(huge_path);
 	}
 	return 0;
 }
@@ -370,6 +388,66 @@ static void test_fmt_ns(void **state)
 	assert_string_equal(b, "1.25ms");
 	fmt_ns(b, sizeof(b), 2004000000);
 	assert_string_equal(b, "2.004s");
+	/* rounded to whole ns first, as the integers the tables hold */
+	fmt_ns(b, sizeof(b), 999.6);
+	assert_string_equal(b, "1.00us");
+	fmt_ns(b, sizeof(b), 160464.6);
+	assert_string_equal(b, "160.47us");
+	fmt_ns(b, sizeof(b), -1250000);
+	assert_string_equal(b, "-1.25ms");
+	fmt_ns(b, sizeof(b), (double)(1ULL << 59));
+	assert_string_equal(b, "576460752.303s");
+	fmt_ns(b, sizeof(b), 1e18);
+	assert_string_equal(b, "1.000e+09s");
+	/* past 2^64 (and so past any integer type) */
+	fmt_ns(b, sizeof(b), 0x1p40 * 1e9 / 49);
+	assert_string_equal(b, "2.244e+10s");
+	fmt_ns(b, sizeof(b), -DBL_MAX);
+	assert_string_equal(b, "-1.798e+299s");
+	fmt_ns(b, sizeof(b), INFINITY);
+	assert_string_equal(b, "inf");
+	fmt_ns(b, sizeof(b), -INFINITY);
+	assert_string_equal(b, "-inf");
+	fmt_ns(b, sizeof(b), NAN);
+	assert_string_equal(b, "-");
+}
+
+/* out holds line as a whole line. */
+static void expect_line(const char *out, const char *line)
+{
+	char *want = NULL;
+
+	assert_true(asprintf(&want, "\n%s\n", line) > 0);
+	if (!strstr(out, want))
+		fail_msg("no line \"%s\" in:\n%s", line, out);
+	free(want);
+}
+
+/*
+ * 2^40 samples at 49 Hz, 2.24e19 ns, the same in report's and features'
+ * text as in their JSON, and in diff's columns of either sign.
+ */
+static void test_huge_time(void **state)
+{
+	char *report[] = {"report", huge_path, NULL}, *features[] = {"features", huge_path, NULL};
+	char *diff[] = {"diff", nofunc_path, huge_path, NULL};
+	char *json[] = {"report", "--json", huge_path, NULL};
+	char *out = tu_output(cmd_report, report);
+
+	expect_line(out, "freelist_random          config   1099511627776   100.0% 2.244e+10s"
+			 "        -        -");
+	free(out);
+	out = tu_output(cmd_features, features);
+	expect_line(out, "freelist_random        config   layout   run   on         100.0%"
+			 " 2.244e+10s  the default");
+	free(out);
+	out = tu_output(cmd_diff, diff);
+	expect_line(out, "freelist_random                           - 2.244e+10s     new new"
+			 " [+2.244e+10s, +2.244e+10s]  yes +2.244e+10s  100.0%");
+	free(out);
+	out = tu_output(cmd_report, json);
+	assert_non_null(strstr(out, "\"time_ns\":2.2439012811755102e+19,"));
+	free(out);
 }
 
 int main(void)
@@ -387,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_report_hist_func),
 		cmocka_unit_test(test_report_hist_clash_and_unknown),
 		cmocka_unit_test(test_fmt_ns),
+		cmocka_unit_test(test_huge_time),
 	};
 
 	return cmocka_run_group_tests(tests, make_recordings, drop_recordings);
