@@ -27,14 +27,15 @@ _kprotperf_files()
 # Kernel function names starting with $1, each once: the traceable ones when
 # tracefs says which, else the text symbols of /proc/kallsyms (names are
 # readable there without privileges; a module's have a "\t[mod]" suffix,
-# which is a field of its own for awk).
+# which is a field of its own for awk).  Loaded BPF programs ("[bpf]") are
+# no functions to probe, and come and go as tracers run.
 _kprotperf_kfuncs()
 {
 	local ff=/sys/kernel/tracing/available_filter_functions
 	if { : < "$ff"; } 2> /dev/null; then
 		KP_PFX=$1 awk 'index($1, ENVIRON["KP_PFX"]) == 1 && !seen[$1]++ { print $1 }' "$ff" 2> /dev/null
 	else
-		KP_PFX=$1 awk '($2 == "t" || $2 == "T") && index($3, ENVIRON["KP_PFX"]) == 1 && !seen[$3]++ { print $3 }' \
+		KP_PFX=$1 awk '($2 == "t" || $2 == "T") && $4 != "[bpf]" && index($3, ENVIRON["KP_PFX"]) == 1 && !seen[$3]++ { print $3 }' \
 			/proc/kallsyms 2> /dev/null
 	fi
 }

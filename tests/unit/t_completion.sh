@@ -37,7 +37,9 @@ if { : < "$ff"; } 2> /dev/null; then
 	kfuncs() { cut -d' ' -f1 "$ff" | grep "^$1" | sort -u; }
 else
 	FSRC=/proc/kallsyms
-	kfuncs() { grep -E "^[0-9a-f]+ [tT] $1" /proc/kallsyms | cut -d' ' -f3 | cut -f1 | sort -u; }
+	# without the loaded BPF programs ("\t[bpf]"), which tests running
+	# beside this one load and unload
+	kfuncs() { grep -E "^[0-9a-f]+ [tT] $1" /proc/kallsyms | grep -vF $'\t[bpf]' | cut -d' ' -f3 | cut -f1 | sort -u; }
 fi
 FUNCS=$(kfuncs vfs_rea)
 
