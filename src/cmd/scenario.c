@@ -60,10 +60,11 @@ const struct options_cmd scenario_options = {
 	.head = "Usage: kprotperf scenario [OPTIONS] FILE\n"
 		"Run the scenario in FILE, the steps kprotperf explore tries: one a line, an\n"
 		"action with a value for each of its parameters ('mmap count=16 size=65536\n"
-		"shared=0 touch=1'; see --list). It runs in a sandbox: a process group of its\n"
-		"own, the limits below, a new scratch folder as its working directory; at the\n"
-		"end every process it started is killed and the folder removed. A syscall's\n"
-		"error is no failure: the errors are counted and said in one line.\n",
+		"shared=0 touch=1'; see --list). Its steps run in a sandbox: a process group\n"
+		"of their own, the limits below, a new scratch folder as their working\n"
+		"directory; at the end (Ctrl-C too) every process they started is killed and\n"
+		"the folder removed. A syscall's error is no failure: the errors are counted\n"
+		"and said in one line.\n",
 	.status = "0, 1 when a step failed, 124 when the time was up, 128+N when signal\n"
 		  "N stopped it, 2 for a usage error.\n",
 	.column = 24,

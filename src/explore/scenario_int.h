@@ -133,8 +133,8 @@ int scn_act_eventfd(struct scn_run *r, const long long *a);
 int scn_act_epoll(struct scn_run *r, const long long *a);
 int scn_act_msg(struct scn_run *r, const long long *a);
 
-/* The signal the supervisor kills its process group with: SIGKILL would kill itself. */
-#define SCN_KILL_SIGNAL SIGUSR1
+/* What is pending of set taken and thrown away. */
+void scn_discard(const sigset_t *set);
 
 /*
  * The worker: r's steps run in this process, forked by supervisor and

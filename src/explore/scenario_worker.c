@@ -59,24 +59,37 @@ static int limits(const struct scn_limits *lim)
 }
 
 /*
- * What the supervisor blocked let through again; its kill signal deadly
- * again; SIGPIPE and SIGXFSZ ignored, so that a closed pipe and the file
- * size limit are errors the steps count, not deaths.
+ * A process group of its own, which the supervisor kills, out of the
+ * caller's: a signal to that (Ctrl-C) is the supervisor's to act on, and
+ * one that came before the worker left it is thrown away.  Then what the
+ * supervisor blocked let through again; SIGPIPE and SIGXFSZ ignored, so
+ * that a closed pipe and the file size limit are errors the steps count,
+ * not deaths, and SIGTTOU, so that a line on a terminal set to stop
+ * background writers (its group is one) does not stop it.
  */
-static void signals(void)
+static int signals(void)
 {
-	sigset_t none;
+	sigset_t set;
 
-	signal(SCN_KILL_SIGNAL, SIG_DFL);
+	if (setpgid(0, 0)) {
+		fprintf(stderr, "kprotperf scenario: cannot make a process group of its own: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	sigprocmask(SIG_SETMASK, NULL, &set);
+	scn_discard(&set);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGXFSZ, SIG_IGN);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGTTOU, SIG_IGN);
+	sigemptyset(&set);
+	sigprocmask(SIG_SETMASK, &set, NULL);
+	return 0;
 }
 
 static int sandbox(const char *dir, const struct scn_limits *lim, pid_t supervisor)
 {
-	signals();
+	if (signals())
+		return -1;
 	/* killed with the supervisor; it may be gone already */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != supervisor)
 		return -1;
