@@ -249,11 +249,20 @@ void scn_discard(const sigset_t *set)
 int scenario_run(const struct scn_templates *t, const struct scenario *s,
 		 const struct scn_limits *lim)
 {
+	struct sigaction dfl = {.sa_handler = SIG_DFL}, chld;
 	struct scn_run r = {.t = t, .s = s};
 	char dir[PATH_MAX];
 	sigset_t set, old;
 	int status = 1;
 
+	/*
+	 * SIGCHLD ignored (trap '' CHLD, some CI runners) or SA_NOCLDWAIT
+	 * would have the kernel reap the worker before it is waited for; the
+	 * worker and its processes inherit the default too.  Blocked signals
+	 * need nothing: the waited ones are blocked here anyway, the worker
+	 * unblocks all.
+	 */
+	sigaction(SIGCHLD, &dfl, &chld);
 	waited_signals(&set);
 	sigprocmask(SIG_BLOCK, &set, &old);
 	r.tally = mmap(NULL, sizeof(*r.tally), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
@@ -280,5 +289,6 @@ out_reaper:
 out_mask:
 	scn_discard(&set);
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	sigaction(SIGCHLD, &chld, NULL);
 	return status;
 }
