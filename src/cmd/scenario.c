@@ -44,7 +44,7 @@ static const struct options_entry entries[] = {
 	 "the actions' templates instead of the built-in ones\n"
 	 "(format: share/explore.conf)"},
 	{O_LIST, "list", NULL, "print the templates' actions and parameters, and exit"},
-	{'q', "quiet", NULL, "no line of the syscall errors counted"},
+	{'q', "quiet", NULL, "no line of the syscall errors counted, nor of $TMPDIR\nignored"},
 	{},
 };
 
@@ -61,10 +61,10 @@ const struct options_cmd scenario_options = {
 		"Run the scenario in FILE, the steps kprotperf explore tries: one a line, an\n"
 		"action with a value for each of its parameters ('mmap count=16 size=65536\n"
 		"shared=0 touch=1'; see --list). Its steps run in a sandbox: a process group\n"
-		"of their own, the limits below, a new scratch folder as their working\n"
-		"directory; at the end (Ctrl-C too) every process they started is killed and\n"
-		"the folder removed. A syscall's error is no failure: the errors are counted\n"
-		"and said in one line.\n",
+		"of their own, no capabilities, the limits below, a new scratch folder as\n"
+		"their working directory; at the end (Ctrl-C too) every process they started\n"
+		"is killed and the folder removed. A syscall's error is no failure: the\n"
+		"errors are counted and said in one line.\n",
 	.status = "0, 1 when a step failed, 124 when the time was up, 128+N when signal\n"
 		  "N stopped it, 2 for a usage error.\n",
 	.column = 24,

@@ -95,8 +95,15 @@ struct scn_limits {
 	unsigned int procs; /* processes of the user at once (RLIMIT_NPROC) */
 	unsigned int files; /* open files per process */
 	const char *dir;    /* the scratch folder's parent (NULL: $TMPDIR or /tmp) */
-	bool quiet;	    /* no line on stderr of the syscall errors counted */
+	bool quiet;	    /* no line on stderr of the syscall errors counted or $TMPDIR ignored */
 };
+
+/*
+ * Says on stderr, as "kprotperf CMD: ...", that $TMPDIR is ignored, and
+ * where scratch folders go instead, when the C library dropped it (secure
+ * mode: a binary with file capabilities).
+ */
+void scn_tmpdir_note(const char *cmd);
 
 /*
  * Run s in a sandbox this process makes: a worker process in a process

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/auxv.h>
 #include <sys/msg.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -50,11 +51,47 @@ static const char *step_of(const struct scn_run *r, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * Whether the C library dropped a TMPDIR this process was given: it does
+ * in secure mode (AT_SECURE: a binary with file capabilities), where the
+ * caller's TMPDIR is not to be trusted.  /proc/self/environ is the
+ * environment as exec gave it, before anything was dropped.
+ */
+static bool tmpdir_dropped(void)
+{
+	char *var = NULL;
+	bool was = false;
+	size_t cap = 0;
+	FILE *f;
+
+	if (!getauxval(AT_SECURE) || getenv("TMPDIR"))
+		return false;
+	f = fopen("/proc/self/environ", "re");
+	if (!f)
+		return false;
+	while (!was && getdelim(&var, &cap, '\0', f) > 0)
+		was = !strncmp(var, "TMPDIR=", strlen("TMPDIR="));
+	free(var);
+	fclose(f);
+	return was;
+}
+
+void scn_tmpdir_note(const char *cmd)
+{
+	if (tmpdir_dropped())
+		fprintf(stderr,
+			"kprotperf %s: $TMPDIR is ignored: this binary's file capabilities make the "
+			"C library drop it; scratch folders go to /tmp (scenario --dir DIR chooses)\n",
+			cmd);
+}
+
 static int make_scratch(const struct scn_limits *lim, char *dir, size_t len)
 {
 	const char *parent = lim->dir, *tmp = getenv("TMPDIR");
 	int n;
 
+	if (!parent && !lim->quiet)
+		scn_tmpdir_note("scenario");
 	if (!parent)
 		parent = tmp && *tmp ? tmp : "/tmp";
 	n = snprintf(dir, len, "%s/kprotperf-scenario.XXXXXX", parent);
