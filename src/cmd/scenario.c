@@ -32,8 +32,8 @@ static const struct options_entry entries[] = {
 	 "process of it is killed and the exit status is 124"},
 	{O_MEM, "mem", "BYTES",
 	 "address space each process of it may map beyond what\n"
-	 "kprotperf has mapped, and the largest file it may write\n"
-	 "(default 1073741824)"},
+	 "kprotperf has mapped, and the bytes its files may hold\n"
+	 "all together (default 1073741824)"},
 	{O_PROCS, "procs", "N",
 	 "processes the user may have at once, all of the user's\n"
 	 "counted (RLIMIT_NPROC, which root is exempt from;\n"

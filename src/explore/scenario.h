@@ -90,7 +90,7 @@ void scn_summary(const struct scn_templates *t, const struct scenario *s, char *
 /* What a scenario may use when it runs. */
 struct scn_limits {
 	unsigned int seconds; /* wall clock, the whole scenario (0: 1) */
-	/* bytes of address space per process, beyond what this one has mapped; and per file */
+	/* bytes of address space per process, beyond what this one has mapped; and of the files */
 	unsigned long long mem;
 	unsigned int procs; /* processes of the user at once (RLIMIT_NPROC) */
 	unsigned int files; /* open files per process */

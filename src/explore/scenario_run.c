@@ -287,7 +287,7 @@ int scenario_run(const struct scn_templates *t, const struct scenario *s,
 		 const struct scn_limits *lim)
 {
 	struct sigaction dfl = {.sa_handler = SIG_DFL}, chld;
-	struct scn_run r = {.t = t, .s = s};
+	struct scn_run r = {.t = t, .s = s, .room = lim->mem};
 	char dir[PATH_MAX];
 	sigset_t set, old;
 	int status = 1;

@@ -49,7 +49,8 @@ static int limit(int res, const char *name, unsigned long long want)
 /*
  * The memory limit adds to what the process has mapped already: the
  * sanitizer build maps terabytes of shadow memory before any scenario.
- * Files are held to the memory limit: the scratch folder may be a tmpfs.
+ * Files are held to the memory limit, the scratch folder may be a tmpfs:
+ * all of them together by scn_room(), each by the kernel too.
  */
 static int limits(const struct scn_limits *lim)
 {

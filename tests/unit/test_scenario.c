@@ -4,8 +4,8 @@
  * every error of a bad file), the text of scenarios read and written back,
  * the generator and its mutants (a golden of 1000 of them, every one
  * within its ranges), and the runner: every action, a hang killed, limits
- * applied, an unprivileged user, a stop by SIGTERM, no process it started
- * and no scratch folder left behind.
+ * applied (--mem to the files all together), an unprivileged user, a stop
+ * by SIGTERM, no process it started and no scratch folder left behind.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -610,6 +610,16 @@ static void test_run_limits(void **state)
 		   lim, 0,
 		   "kprotperf scenario: 6 syscall errors, counted, not failures: 6 mmap ENOMEM in "
 		   "step 1 (mmap)\n");
+	/* the files hold 16 MiB at most all together: 16 of 1 MiB, then nothing */
+	lim = small;
+	lim.mem = 16 << 20;
+	expect_run(f, f->t,
+		   "open count=20 size=1048576\nread_write count=4 size=4096\n"
+		   "setxattr count=2 size=256\n",
+		   lim, 0,
+		   "kprotperf scenario: 7 syscall errors, counted, not failures: 4 write ENOSPC in "
+		   "step 1 (open), 1 pwrite ENOSPC in step 2 (read_write), 2 setxattr ENOSPC in "
+		   "step 3 (setxattr)\n");
 }
 
 /* No scratch folder where its parent is missing: status 1, said why. */
