@@ -7,19 +7,10 @@
 # was without CAP_SETPCAP; in that binary's secure mode a TMPDIR the C
 # library dropped is said in one line, and --quiet silences it.
 . "$(dirname "$0")/lib.sh"
+. "$ROOT/tests/lib/procs.sh"
 need_root
-for t in setcap setpriv findmnt pgrep; do
-	command -v $t > /dev/null || skip "$t missing (libcap2-bin, util-linux, procps)"
-done
-! findmnt -no OPTIONS -T "$TMP" | grep -qw nosuid || skip "$TMP is mounted nosuid: file capabilities are ignored there"
-user=65534
-mkdir "$TMP/bin" "$TMP/work"
-cp "$KP" "$TMP/bin/kprotperf"
-chmod 755 "$TMP" "$TMP/bin" "$TMP/bin/kprotperf"
-chown "$user" "$TMP/work"
-cd "$TMP/work" || fail "cd"
-# a command, not a function: run with &, its pid is kprotperf's
-as_user=(setpriv --reuid=$user --regid=$user --clear-groups --inh-caps=-all)
+command -v pgrep > /dev/null || skip "pgrep missing (procps)"
+setcap_copy
 setcap cap_bpf,cap_perfmon,cap_syslog+ep "$TMP/bin/kprotperf" || skip "setcap failed on $TMP (no xattrs?)"
 printf 'fork count=1 depth=2 hold=60000\n' > hold.scn
 printf '[fork]\ncount = 1..64 default 1\ndepth = 1..4 default 1\nhold = 0..60000 default 0\n' > hold.conf
@@ -27,15 +18,6 @@ printf 'eventfd count=1\n' > one.scn
 job=
 trap '[ -z "$job" ] || kill "$job" 2> /dev/null; rm -rf "$TMP"' EXIT
 
-# children_of PID: the pids of PID's children, once it has any (in 60 s)
-children_of() {
-	local i
-	for i in $(seq 600); do
-		pgrep -P "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
 caps() {	# PID: its capability sets and no_new_privs
 	grep -E '^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs):' "/proc/$1/status"
 }
@@ -57,18 +39,20 @@ steps() {
 	wait "$job" || rc=$?
 	job=
 	[ "$rc" = 143 ] || fail "$name: exit $rc, want 143: $(cat err)"
+	want="kprotperf scenario: stopped by SIGTERM in step 1 (fork): its processes are killed"
+	[ "$(cat err)" = "$want" ] || fail "$name: stderr: $(cat err); want: $want"
 }
 
-bnd=$("${as_user[@]}" grep CapBnd /proc/self/status | cut -f2)
-steps "setcap'ed, uid $user" "$bnd" "${as_user[@]}" "$TMP/bin/kprotperf"
+bnd=$(as_user grep CapBnd /proc/self/status | cut -f2)
+steps "setcap'ed, uid $user" "$bnd" "${as_user_cmd[@]}" "$TMP/bin/kprotperf"
 steps "root" 0000000000000000 "$KP"
 
 want="kprotperf scenario: \$TMPDIR is ignored: this binary's file capabilities make the C library drop it; scratch folders go to /tmp (scenario --dir DIR chooses)"
 rc=0
-TMPDIR=$TMP/work "${as_user[@]}" "$TMP/bin/kprotperf" scenario one.scn 2> err || rc=$?
+TMPDIR=$TMP/work as_user "$TMP/bin/kprotperf" scenario one.scn 2> err || rc=$?
 [ "$rc" = 0 ] || fail "TMPDIR dropped: exit $rc: $(cat err)"
 [ "$(cat err)" = "$want" ] || fail "TMPDIR dropped: stderr: $(cat err); want: $want"
 rc=0
-TMPDIR=$TMP/work "${as_user[@]}" "$TMP/bin/kprotperf" scenario -q one.scn 2> err || rc=$?
+TMPDIR=$TMP/work as_user "$TMP/bin/kprotperf" scenario -q one.scn 2> err || rc=$?
 [ "$rc:$(cat err)" = "0:" ] || fail "TMPDIR dropped, -q: exit $rc, stderr: $(cat err)"
 echo "scenario steps without capabilities (setcap'ed as uid $user, root), no_new_privs; a dropped TMPDIR said"

@@ -12,6 +12,7 @@ set -u
 if [[ ${KP-} == */* && $KP != /* ]]; then KP=$PWD/$KP; fi
 cd "$(dirname "$0")/../.." || exit 1
 KP=${KP:-$PWD/kprotperf}
+. tests/lib/procs.sh
 [ -x "$KP" ] || { echo "skipped: no $KP to run: run make"; exit 77; }
 TMP=$(mktemp -d /tmp/kp-scenario.XXXXXX)
 job=
@@ -36,15 +37,6 @@ rc="${PIPESTATUS[*]}"
 set +m
 expect "in a pipeline" "0 0" ""
 
-# children_of PID: the pids of PID's children, once it has any (in 60 s)
-children_of() {
-	local i
-	for i in $(seq 600); do
-		pgrep -P "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
 set -m
 "$KP" scenario --seconds 60 --templates hold.conf hold.scn 2> err &
 job=$!
