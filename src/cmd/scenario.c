@@ -32,8 +32,8 @@ static const struct options_entry entries[] = {
 	 "process of it is killed and the exit status is 124"},
 	{O_MEM, "mem", "BYTES",
 	 "address space each process of it may map beyond what\n"
-	 "kprotperf has mapped, and the largest file it may write\n"
-	 "(default 1073741824)"},
+	 "kprotperf has mapped, and the bytes its files may hold\n"
+	 "all together (default 1073741824)"},
 	{O_PROCS, "procs", "N",
 	 "processes the user may have at once, all of the user's\n"
 	 "counted (RLIMIT_NPROC, which root is exempt from;\n"
@@ -44,7 +44,7 @@ static const struct options_entry entries[] = {
 	 "the actions' templates instead of the built-in ones\n"
 	 "(format: share/explore.conf)"},
 	{O_LIST, "list", NULL, "print the templates' actions and parameters, and exit"},
-	{'q', "quiet", NULL, "no line of the syscall errors counted"},
+	{'q', "quiet", NULL, "no line of the syscall errors counted, nor of $TMPDIR\nignored"},
 	{},
 };
 
@@ -60,10 +60,11 @@ const struct options_cmd scenario_options = {
 	.head = "Usage: kprotperf scenario [OPTIONS] FILE\n"
 		"Run the scenario in FILE, the steps kprotperf explore tries: one a line, an\n"
 		"action with a value for each of its parameters ('mmap count=16 size=65536\n"
-		"shared=0 touch=1'; see --list). It runs in a sandbox: a process group of its\n"
-		"own, the limits below, a new scratch folder as its working directory; at the\n"
-		"end every process it started is killed and the folder removed. A syscall's\n"
-		"error is no failure: the errors are counted and said in one line.\n",
+		"shared=0 touch=1'; see --list). Its steps run in a sandbox: a process group\n"
+		"of their own, no capabilities, the limits below, a new scratch folder as\n"
+		"their working directory; at the end (Ctrl-C too) every process they started\n"
+		"is killed and the folder removed. A syscall's error is no failure: the\n"
+		"errors are counted and said in one line.\n",
 	.status = "0, 1 when a step failed, 124 when the time was up, 128+N when signal\n"
 		  "N stopped it, 2 for a usage error.\n",
 	.column = 24,

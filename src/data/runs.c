@@ -10,11 +10,16 @@
 #include "data/protect.h"
 #include "data/runs.h"
 
-/* An empty runs table is an older or single-run recording: its totals are the one run. */
+/*
+ * An empty runs table is an older or single-run recording: its totals are
+ * the one run.  That run's row has no run number (NULL joins no row), so
+ * that run_latency and run_samples rows of a run 0 the runs table lacks
+ * are not counted on top of the totals.
+ */
 static const char views_sql[] =
-	"CREATE TEMP TABLE d_runs(run INTEGER PRIMARY KEY, idx INTEGER);"
+	"CREATE TEMP TABLE d_runs(run INTEGER UNIQUE, idx INTEGER);"
 	"INSERT INTO d_runs SELECT run, ROW_NUMBER() OVER (ORDER BY run) - 1 FROM runs;"
-	"INSERT INTO d_runs SELECT 0, 0 WHERE NOT EXISTS (SELECT 1 FROM runs);"
+	"INSERT INTO d_runs SELECT NULL, 0 WHERE NOT EXISTS (SELECT 1 FROM runs);"
 	"CREATE TEMP VIEW d_lat AS SELECT d.idx AS run, l.kind, l.id, l.calls, l.done,"
 	" l.total_ns, l.oncpu_ns, l.offcpu_ns FROM run_latency l JOIN d_runs d ON d.run = l.run"
 	" UNION ALL SELECT 0, kind, id, calls, done, total_ns, oncpu_ns, offcpu_ns FROM latency"

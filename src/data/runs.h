@@ -7,7 +7,7 @@
  * A recording's runs are the rows of its runs table, or the whole recording
  * as one run when that table is empty.  runs_prepare() makes the TEMP views
  * the readers below read:
- *   d_runs(run, idx)                 idx 0..runs-1
+ *   d_runs(run, idx)                 idx 0..runs-1; run NULL: the whole recording
  *   d_lat(run, kind, id, calls, done, total_ns, oncpu_ns, offcpu_ns)
  *   d_samples(run, kstack, count)    run is the idx
  */

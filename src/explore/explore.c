@@ -369,6 +369,8 @@ int explore_run(const struct explore_opts *o)
 		return 1;
 	}
 	e.self[n] = '\0';
+	/* once here, not once per scenario: they run --quiet */
+	scn_tmpdir_note("explore");
 	ret = o->replay ? replay(&e) : search(&e);
 	search_free(e.s);
 	scn_templates_free(e.t);

@@ -90,19 +90,26 @@ void scn_summary(const struct scn_templates *t, const struct scenario *s, char *
 /* What a scenario may use when it runs. */
 struct scn_limits {
 	unsigned int seconds; /* wall clock, the whole scenario (0: 1) */
-	/* bytes of address space per process, beyond what this one has mapped; and per file */
+	/* bytes of address space per process, beyond what this one has mapped; and of the files */
 	unsigned long long mem;
 	unsigned int procs; /* processes of the user at once (RLIMIT_NPROC) */
 	unsigned int files; /* open files per process */
 	const char *dir;    /* the scratch folder's parent (NULL: $TMPDIR or /tmp) */
-	bool quiet;	    /* no line on stderr of the syscall errors counted */
+	bool quiet;	    /* no line on stderr of the syscall errors counted or $TMPDIR ignored */
 };
 
 /*
- * Run s in this process, which it makes a sandbox first: a process group
- * of its own, the limits, a new scratch folder as its working directory
- * (removed at the end), and every process it starts killed when it ends or
- * its time is up.  The exit status: 0 when every step ran, 1 when a step
+ * Says on stderr, as "kprotperf CMD: ...", that $TMPDIR is ignored, and
+ * where scratch folders go instead, when the C library dropped it (secure
+ * mode: a binary with file capabilities).
+ */
+void scn_tmpdir_note(const char *cmd);
+
+/*
+ * Run s in a sandbox this process makes: a worker process in a process
+ * group of its own (this one stays in the caller's), the limits, a new
+ * scratch folder as its working directory (removed at the end), and every
+ * process it starts killed when it ends or its time is up.  The exit status: 0 when every step ran, 1 when a step
  * failed (a syscall's error is no failure: it is counted and said on
  * stderr), 124 when its time was up, 128 + N when signal N (SIGINT,
  * SIGTERM, SIGHUP) stopped it.  It reaps every child of this process (it

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,7 +102,7 @@ int scn_act_open(struct scn_run *r, const long long *a)
 		fd[i] = open(name, NEW_FILE | O_WRONLY, 0600);
 		if (fd[i] < 0)
 			scn_err(r, "open", errno);
-		else
+		else if (scn_room(r, size, "write"))
 			write_all(r, fd[i], buf, size);
 	}
 	if (fd)
@@ -144,7 +145,7 @@ int scn_act_setxattr(struct scn_run *r, const long long *a)
 			scn_err(r, "open", errno);
 			continue;
 		}
-		if (fsetxattr(fd, "user.kprotperf", buf, size, 0))
+		if (scn_room(r, size, "setxattr") && fsetxattr(fd, "user.kprotperf", buf, size, 0))
 			scn_err(r, "setxattr", errno);
 		close(fd);
 	}
@@ -155,6 +156,7 @@ int scn_act_read_write(struct scn_run *r, const long long *a)
 {
 	long long count = a[0], size = a[1], i;
 	char *buf = scn_buffer(r, size), name[PATH_LEN];
+	bool room;
 	int fd;
 
 	if (!buf)
@@ -165,8 +167,10 @@ int scn_act_read_write(struct scn_run *r, const long long *a)
 		scn_err(r, "open", errno);
 		return 0;
 	}
+	/* the same size bytes each time: the file takes them, or is refused them, once */
+	room = scn_room(r, size, "pwrite");
 	for (i = 0; i < count; i++) {
-		if (pwrite(fd, buf, size, 0) < 0)
+		if (room && pwrite(fd, buf, size, 0) < 0)
 			scn_err(r, "pwrite", errno);
 		if (pread(fd, buf, size, 0) < 0)
 			scn_err(r, "pread", errno);

@@ -125,6 +125,16 @@ char *scn_buffer(struct scn_run *r, size_t size)
 	return p;
 }
 
+bool scn_room(struct scn_run *r, long long size, const char *call)
+{
+	if ((unsigned long long)size <= r->room) {
+		r->room -= size;
+		return true;
+	}
+	scn_err(r, call, ENOSPC);
+	return false;
+}
+
 void *scn_alloc(struct scn_run *r, size_t n)
 {
 	void *p = malloc(n);

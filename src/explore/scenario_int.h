@@ -96,6 +96,8 @@ struct scn_run {
 	int msgq[SCN_STEPS];	 /* each msg step's queue, made by the supervisor; -1: none */
 	char *buf;		 /* scn_buffer()'s */
 	size_t cap;
+	/* bytes the scratch folder's files may still take, of --mem for the run: the worker's */
+	unsigned long long room;
 };
 
 /* Counts call's failure with err (an errno) in the step under way. */
@@ -104,6 +106,12 @@ void scn_err(struct scn_run *r, const char *call, int err);
 int scn_fail(struct scn_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* size bytes of zeros to write from (kept for the run), or NULL after counting malloc's ENOMEM. */
 char *scn_buffer(struct scn_run *r, size_t size);
+/*
+ * size more bytes for the scratch folder's files (data or extended
+ * attributes), taken from what is left of --mem: false, and call's ENOSPC
+ * counted as a full tmpfs would give it, when they do not fit.
+ */
+bool scn_room(struct scn_run *r, long long size, const char *call);
 /* n bytes for the step to free, or NULL after counting malloc's ENOMEM. */
 void *scn_alloc(struct scn_run *r, size_t n);
 /* Room for n descriptors, each -1, for the step to free; NULL as scn_alloc(). */
@@ -133,8 +141,8 @@ int scn_act_eventfd(struct scn_run *r, const long long *a);
 int scn_act_epoll(struct scn_run *r, const long long *a);
 int scn_act_msg(struct scn_run *r, const long long *a);
 
-/* The signal the supervisor kills its process group with: SIGKILL would kill itself. */
-#define SCN_KILL_SIGNAL SIGUSR1
+/* What is pending of set taken and thrown away. */
+void scn_discard(const sigset_t *set);
 
 /*
  * The worker: r's steps run in this process, forked by supervisor and

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * scenario_run(): the supervisor.  It makes its process the leader of a
- * process group of its own and the subreaper of everything it starts,
- * makes the scratch folder and the System V queues the steps use, forks
- * the worker into the group, and when the worker ends, the time is up or
- * it is told to stop, kills every other process of the group, reaps them
- * all and removes what it made.  It waits for signals with sigwaitinfo()
- * rather than handlers, so it keeps no state outside its stack.
+ * scenario_run(): the supervisor.  It makes its process the subreaper of
+ * everything it starts, makes the scratch folder and the System V queues
+ * the steps use, forks the worker into a process group of the worker's own
+ * (the caller's group, a pipeline's tee say, is none of its business), and
+ * when the worker ends, the time is up or it is told to stop, kills that
+ * group, reaps every process of it and removes what it made.  It stays in
+ * the caller's group, so that Ctrl-C reaches it, not the worker.  It waits
+ * for signals with sigwaitinfo() rather than handlers, so it keeps no
+ * state outside its stack.
  */
 #include <errno.h>
 #include <ftw.h>
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/auxv.h>
 #include <sys/msg.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -48,11 +51,47 @@ static const char *step_of(const struct scn_run *r, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * Whether the C library dropped a TMPDIR this process was given: it does
+ * in secure mode (AT_SECURE: a binary with file capabilities), where the
+ * caller's TMPDIR is not to be trusted.  /proc/self/environ is the
+ * environment as exec gave it, before anything was dropped.
+ */
+static bool tmpdir_dropped(void)
+{
+	char *var = NULL;
+	bool was = false;
+	size_t cap = 0;
+	FILE *f;
+
+	if (!getauxval(AT_SECURE) || getenv("TMPDIR"))
+		return false;
+	f = fopen("/proc/self/environ", "re");
+	if (!f)
+		return false;
+	while (!was && getdelim(&var, &cap, '\0', f) > 0)
+		was = !strncmp(var, "TMPDIR=", strlen("TMPDIR="));
+	free(var);
+	fclose(f);
+	return was;
+}
+
+void scn_tmpdir_note(const char *cmd)
+{
+	if (tmpdir_dropped())
+		fprintf(stderr,
+			"kprotperf %s: $TMPDIR is ignored: this binary's file capabilities make the "
+			"C library drop it; scratch folders go to /tmp (scenario --dir DIR chooses)\n",
+			cmd);
+}
+
 static int make_scratch(const struct scn_limits *lim, char *dir, size_t len)
 {
 	const char *parent = lim->dir, *tmp = getenv("TMPDIR");
 	int n;
 
+	if (!parent && !lim->quiet)
+		scn_tmpdir_note("scenario");
 	if (!parent)
 		parent = tmp && *tmp ? tmp : "/tmp";
 	n = snprintf(dir, len, "%s/kprotperf-scenario.XXXXXX", parent);
@@ -109,14 +148,14 @@ static void remove_queues(const struct scn_run *r)
 }
 
 /*
- * Until the worker w ends (0, its wait status in *status), the alarm rings
- * or a signal says stop (that signal).
+ * Until the worker w ends (0, how in *end), the alarm rings or a signal
+ * says stop (that signal).  The worker is left a zombie: its group's id,
+ * which kill_group() signals, cannot go to another group while it is one.
  */
-static int wait_worker(pid_t w, unsigned int seconds, int *status)
+static int wait_worker(pid_t w, unsigned int seconds, siginfo_t *end)
 {
 	sigset_t set;
-	int sig, st;
-	pid_t pid;
+	int sig;
 
 	waited_signals(&set);
 	alarm(seconds ?: 1);
@@ -125,29 +164,36 @@ static int wait_worker(pid_t w, unsigned int seconds, int *status)
 		if (sig > 0 && sig != SIGCHLD)
 			return sig;
 		/* orphans of the group come here too: this process is their subreaper */
-		while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-			if (pid == w) {
-				*status = st;
+		for (;;) {
+			end->si_pid = 0;
+			if (waitid(P_ALL, 0, end, WEXITED | WNOHANG | WNOWAIT) || !end->si_pid)
+				break;
+			if (end->si_pid == w)
 				return 0;
-			}
+			waitpid(end->si_pid, NULL, 0);
 		}
 	}
 }
 
 /*
- * Every process of the group but this one, which blocks the signal, killed
- * and reaped; sent again after each reap, for a process forked as the
- * signal went out.
+ * The worker's group killed and every child of this process (each one of
+ * the group) reaped.  The signal goes out again before each reap, for a
+ * process forked as it went out, while the zombie about to be reaped still
+ * holds the group's id.
  */
-static void kill_group(void)
+static void kill_group(pid_t w)
 {
-	do
-		kill(-getpgrp(), SCN_KILL_SIGNAL);
-	while (waitpid(-1, NULL, 0) > 0);
+	siginfo_t info;
+
+	kill(-w, SIGKILL);
+	while (!waitid(P_ALL, 0, &info, WEXITED | WNOWAIT)) {
+		kill(-w, SIGKILL);
+		waitpid(info.si_pid, NULL, 0);
+	}
 }
 
 /* The exit status, and what it was said on stderr. */
-static int outcome(const struct scn_run *r, int sig, int status, unsigned int seconds)
+static int outcome(const struct scn_run *r, int sig, const siginfo_t *end, unsigned int seconds)
 {
 	char where[64];
 	const char *at = step_of(r, where, sizeof(where));
@@ -164,12 +210,12 @@ static int outcome(const struct scn_run *r, int sig, int status, unsigned int se
 			sigabbrev_np(sig), at);
 		return 128 + sig;
 	}
-	if (WIFSIGNALED(status)) {
+	if (end->si_code != CLD_EXITED) {
 		fprintf(stderr, "kprotperf scenario: its process was killed by SIG%s %s\n",
-			sigabbrev_np(WTERMSIG(status)) ?: "?", at);
+			sigabbrev_np(end->si_status) ?: "?", at);
 		return 1;
 	}
-	return WEXITSTATUS(status);
+	return end->si_status;
 }
 
 static void print_errors(const struct scn_run *r)
@@ -202,8 +248,9 @@ static void print_errors(const struct scn_run *r)
 
 static int supervise(struct scn_run *r, const char *dir, const struct scn_limits *lim)
 {
+	siginfo_t end = {};
 	pid_t self = getpid(), w;
-	int sig, status = 0;
+	int sig, status;
 
 	/* nothing buffered is written twice */
 	fflush(NULL);
@@ -219,24 +266,16 @@ static int supervise(struct scn_run *r, const char *dir, const struct scn_limits
 		fflush(stderr);
 		_exit(status);
 	}
-	sig = wait_worker(w, lim->seconds, &status);
+	/* as the worker does, so that the group is there whichever runs first */
+	setpgid(w, w);
+	sig = wait_worker(w, lim->seconds, &end);
 	alarm(0);
-	kill_group();
-	return outcome(r, sig, status, lim->seconds);
+	kill_group(w);
+	return outcome(r, sig, &end, lim->seconds);
 }
 
-/* A process group of its own; a session leader leads one already. */
-static int own_group(void)
-{
-	if (getpgrp() == getpid() || !setpgid(0, 0))
-		return 0;
-	fprintf(stderr, "kprotperf scenario: cannot make a process group of its own: %s\n",
-		strerror(errno));
-	return -1;
-}
-
-/* What is pending of set thrown away: the kill signal sent to the group, a late alarm. */
-static void discard(const sigset_t *set)
+/* What is pending of set thrown away: a late alarm, a stop meant for the caller's group. */
+void scn_discard(const sigset_t *set)
 {
 	const struct timespec zero = {0, 0};
 
@@ -247,15 +286,21 @@ static void discard(const sigset_t *set)
 int scenario_run(const struct scn_templates *t, const struct scenario *s,
 		 const struct scn_limits *lim)
 {
-	struct scn_run r = {.t = t, .s = s};
+	struct sigaction dfl = {.sa_handler = SIG_DFL}, chld;
+	struct scn_run r = {.t = t, .s = s, .room = lim->mem};
 	char dir[PATH_MAX];
 	sigset_t set, old;
 	int status = 1;
 
-	if (own_group())
-		return 1;
+	/*
+	 * SIGCHLD ignored (trap '' CHLD, some CI runners) or SA_NOCLDWAIT
+	 * would have the kernel reap the worker before it is waited for; the
+	 * worker and its processes inherit the default too.  Blocked signals
+	 * need nothing: the waited ones are blocked here anyway, the worker
+	 * unblocks all.
+	 */
+	sigaction(SIGCHLD, &dfl, &chld);
 	waited_signals(&set);
-	sigaddset(&set, SCN_KILL_SIGNAL);
 	sigprocmask(SIG_BLOCK, &set, &old);
 	r.tally = mmap(NULL, sizeof(*r.tally), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 		       -1, 0);
@@ -279,7 +324,8 @@ out_reaper:
 	prctl(PR_SET_CHILD_SUBREAPER, 0);
 	munmap(r.tally, sizeof(*r.tally));
 out_mask:
-	discard(&set);
+	scn_discard(&set);
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	sigaction(SIGCHLD, &chld, NULL);
 	return status;
 }

@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The scenario's worker: the process the supervisor forks, sandboxed
- * (signals, descriptors, working directory, limits), running the steps.
+ * (process group, signals, capabilities, descriptors, working directory,
+ * limits), running the steps.
  */
 #include <errno.h>
+#include <linux/capability.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "explore/scenario_int.h"
@@ -46,7 +49,8 @@ static int limit(int res, const char *name, unsigned long long want)
 /*
  * The memory limit adds to what the process has mapped already: the
  * sanitizer build maps terabytes of shadow memory before any scenario.
- * Files are held to the memory limit: the scratch folder may be a tmpfs.
+ * Files are held to the memory limit, the scratch folder may be a tmpfs:
+ * all of them together by scn_room(), each by the kernel too.
  */
 static int limits(const struct scn_limits *lim)
 {
@@ -59,24 +63,61 @@ static int limits(const struct scn_limits *lim)
 }
 
 /*
- * What the supervisor blocked let through again; its kill signal deadly
- * again; SIGPIPE and SIGXFSZ ignored, so that a closed pipe and the file
- * size limit are errors the steps count, not deaths.
+ * A process group of its own, which the supervisor kills, out of the
+ * caller's: a signal to that (Ctrl-C) is the supervisor's to act on, and
+ * one that came before the worker left it is thrown away.  Then what the
+ * supervisor blocked let through again; SIGPIPE and SIGXFSZ ignored, so
+ * that a closed pipe and the file size limit are errors the steps count,
+ * not deaths, and SIGTTOU, so that a line on a terminal set to stop
+ * background writers (its group is one) does not stop it.
  */
-static void signals(void)
+static int signals(void)
 {
-	sigset_t none;
+	sigset_t set;
 
-	signal(SCN_KILL_SIGNAL, SIG_DFL);
+	if (setpgid(0, 0)) {
+		fprintf(stderr, "kprotperf scenario: cannot make a process group of its own: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	sigprocmask(SIG_SETMASK, NULL, &set);
+	scn_discard(&set);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGXFSZ, SIG_IGN);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGTTOU, SIG_IGN);
+	sigemptyset(&set);
+	sigprocmask(SIG_SETMASK, &set, NULL);
+	return 0;
+}
+
+/*
+ * No capability for the steps: forked, not exec'ed, the worker would keep
+ * those of a setcap'ed binary (cap_bpf, cap_perfmon, cap_syslog) or of
+ * root.  The bounding set goes first, while CAP_SETPCAP, root's, allows
+ * it; without CAP_SETPCAP it stays, and no_new_privs sees to it that no
+ * exec of the steps' processes regains a capability.
+ */
+static int drop_capabilities(void)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[2] = {};
+	int cap;
+
+	/* PR_CAPBSET_READ fails past the kernel's last capability */
+	for (cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
+		prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+	/* fails only before 4.3, which has no ambient set to clear */
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	if (!syscall(SYS_capset, &h, d) && !prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return 0;
+	fprintf(stderr, "kprotperf scenario: cannot drop its capabilities: %s\n", strerror(errno));
+	return -1;
 }
 
 static int sandbox(const char *dir, const struct scn_limits *lim, pid_t supervisor)
 {
-	signals();
+	if (signals() || drop_capabilities())
+		return -1;
 	/* killed with the supervisor; it may be gone already */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != supervisor)
 		return -1;

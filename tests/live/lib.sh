@@ -15,3 +15,23 @@ need_bpf() {
 }
 # q FILE SQL: one value from a data file
 q() { sqlite3 -batch -noheader "$1" "$2"; }
+
+# setcap_copy: $TMP/bin/kprotperf, a copy of $KP for setcap, that uid $user
+# (65534) runs with as_user CMD... (or "${as_user_cmd[@]}" CMD..., a command
+# and not a function, whose pid with & is CMD's); $TMP/work, the user's,
+# the current folder
+setcap_copy() {
+	local t
+	for t in setcap setpriv findmnt; do
+		command -v $t > /dev/null || skip "$t missing (libcap2-bin, util-linux)"
+	done
+	! findmnt -no OPTIONS -T "$TMP" | grep -qw nosuid || skip "$TMP is mounted nosuid: file capabilities are ignored there"
+	user=65534
+	as_user_cmd=(setpriv --reuid=$user --regid=$user --clear-groups --inh-caps=-all)
+	mkdir "$TMP/bin" "$TMP/work"
+	cp "$KP" "$TMP/bin/kprotperf"
+	chmod 755 "$TMP" "$TMP/bin" "$TMP/bin/kprotperf"
+	chown "$user" "$TMP/work"
+	cd "$TMP/work" || fail "cd"
+}
+as_user() { "${as_user_cmd[@]}" "$@"; }

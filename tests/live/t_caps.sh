@@ -5,17 +5,7 @@
 # short, the line names what is lacking and the setcap line.
 . "$(dirname "$0")/lib.sh"
 need_bpf
-for t in setcap setpriv findmnt; do
-	command -v $t > /dev/null || skip "$t missing (libcap2-bin, util-linux)"
-done
-! findmnt -no OPTIONS -T "$TMP" | grep -qw nosuid || skip "$TMP is mounted nosuid: file capabilities are ignored there"
-user=65534
-mkdir "$TMP/bin" "$TMP/work"
-cp "$KP" "$TMP/bin/kprotperf"
-chmod 755 "$TMP" "$TMP/bin" "$TMP/bin/kprotperf"
-chown "$user" "$TMP/work"
-cd "$TMP/work" || fail "cd"
-as_user() { setpriv --reuid=$user --regid=$user --clear-groups --inh-caps=-all "$@"; }
+setcap_copy
 
 setcap cap_bpf,cap_perfmon,cap_syslog+ep "$TMP/bin/kprotperf" || skip "setcap failed on $TMP (no xattrs?)"
 as_user "$TMP/bin/kprotperf" record -q -o caps.data -- "$ROOT/syscall-loop" 1000 > /dev/null 2> err ||

@@ -22,6 +22,8 @@
 
 #include "data/datafile.h"
 #include "data/query.h"
+#include "data/runs.h"
+#include "symbols/stacks.h"
 #include "cmd/cmds.h"
 #include "util/hist.h"
 #include "testutil.h"
@@ -531,6 +533,68 @@ static void test_calls(void **state)
 	free(out);
 }
 
+/* The rows a runs reader gave, one line each, sorted: SQL gives no order. */
+struct run_rows {
+	char line[16][96];
+	size_t n;
+};
+
+static int run_row(const struct runs_value *v, void *ctx)
+{
+	struct run_rows *r = ctx;
+
+	assert_true(r->n < 16);
+	snprintf(r->line[r->n++], sizeof(r->line[0]), "%lld %s %.0f/%.0f", v->run,
+		 v->name ?: "-", v->num, v->den);
+	return 0;
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+static void expect_rows(struct run_rows *r, const char *want)
+{
+	char got[1024] = "";
+	size_t i;
+
+	qsort(r->line, r->n, sizeof(r->line[0]), cmp_line);
+	for (i = 0; i < r->n; i++)
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s\n", r->line[i]);
+	assert_string_equal(got, want);
+	r->n = 0;
+}
+
+/*
+ * An empty runs table makes the recording one run, its totals: the
+ * run_samples and run_latency rows of a run 0 the table does not have
+ * (its rows deleted, say) are not counted on top of them.
+ */
+static void test_empty_runs_table(void **state)
+{
+	struct run_rows rows = {};
+	char path[300], why[256];
+	struct datafile *df;
+	size_t runs;
+
+	variant(base, "no-runs.data",
+		"DELETE FROM runs; UPDATE run_samples SET run = run - 1;"
+		" UPDATE run_latency SET run = run - 1;");
+	snprintf(path, sizeof(path), "%s/no-runs.data", dir);
+	OK(datafile_open(&df, path, why, sizeof(why)));
+	/* the frames table runs_kernel_self() reads, as diff makes it */
+	OK(stacks_name_frames(df, NULL));
+	OK(runs_prepare(df, &runs));
+	assert_int_equal(runs, 1);
+	OK(runs_kernel_self(df, run_row, &rows));
+	expect_rows(&rows, "0 clear_page_erms 100/1\n0 copy_process 50/1\n"
+			   "0 shuffle_freelist 25/1\n");
+	OK(runs_latency(df, "syscall", "done", run_row, &rows));
+	expect_rows(&rows, "0 clone 500/500\n0 getppid 5000/5000\n0 mmap 250/250\n");
+	datafile_close(df);
+}
+
 static void expect_err(char **argv, int status, const char *fmt, const char *a, const char *b)
 {
 	char want[1024];
@@ -630,6 +694,7 @@ int main(void)
 		cmocka_unit_test(test_new_gone),
 		cmocka_unit_test(test_shares),
 		cmocka_unit_test(test_calls),
+		cmocka_unit_test(test_empty_runs_table),
 		cmocka_unit_test(test_same_recording),
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_schema_and_warnings),

@@ -4,8 +4,8 @@
  * every error of a bad file), the text of scenarios read and written back,
  * the generator and its mutants (a golden of 1000 of them, every one
  * within its ranges), and the runner: every action, a hang killed, limits
- * applied, an unprivileged user, a stop by SIGTERM, no process of its group
- * and no scratch folder left behind.
+ * applied (--mem to the files all together), an unprivileged user, a stop
+ * by SIGTERM, no process it started and no scratch folder left behind.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,6 +39,9 @@ static int setup(void **state)
 	char why[256];
 
 	if (!f || tu_mkdtemp(f->dir, sizeof(f->dir), "kp-scenario"))
+		return -1;
+	/* what a scenario leaves behind comes here, where run_text() sees it */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1))
 		return -1;
 	*state = f;
 	return scn_templates_load(&f->t, NULL, why, sizeof(why));
@@ -469,8 +473,9 @@ static bool dir_empty(const char *dir)
 
 /*
  * text run by scenario_run() in a child, its scratch folder in a folder of
- * its own; afterwards no process of the child's group is left (the child
- * led it) and no scratch folder.  term_after: SIGTERM after so many ms.
+ * its own; afterwards no process it started is left (this process, their
+ * subreaper, has no child) and no scratch folder.  term_after: SIGTERM
+ * after so many ms.
  */
 static struct outcome run_text(const struct fixture *f, const struct scn_templates *t,
 			       const char *text, struct scn_limits lim, uid_t uid, int term_after)
@@ -502,8 +507,8 @@ static struct outcome run_text(const struct fixture *f, const struct scn_templat
 	assert_true(WIFEXITED(st));
 	o.status = WEXITSTATUS(st);
 	o.err = read_text(errpath);
-	assert_int_equal(kill(-pid, 0), -1);
-	assert_int_equal(errno, ESRCH);
+	assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
+	assert_int_equal(errno, ECHILD);
 	assert_true(dir_empty(dir));
 	assert_int_equal(rmdir(dir), 0);
 	return o;
@@ -605,6 +610,16 @@ static void test_run_limits(void **state)
 		   lim, 0,
 		   "kprotperf scenario: 6 syscall errors, counted, not failures: 6 mmap ENOMEM in "
 		   "step 1 (mmap)\n");
+	/* the files hold 16 MiB at most all together: 16 of 1 MiB, then nothing */
+	lim = small;
+	lim.mem = 16 << 20;
+	expect_run(f, f->t,
+		   "open count=20 size=1048576\nread_write count=4 size=4096\n"
+		   "setxattr count=2 size=256\n",
+		   lim, 0,
+		   "kprotperf scenario: 7 syscall errors, counted, not failures: 4 write ENOSPC in "
+		   "step 1 (open), 1 pwrite ENOSPC in step 2 (read_write), 2 setxattr ENOSPC in "
+		   "step 3 (setxattr)\n");
 }
 
 /* No scratch folder where its parent is missing: status 1, said why. */
