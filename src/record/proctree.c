@@ -125,10 +125,7 @@ static void note_no_exec(const struct session *s)
 {
 	char how[64];
 
-	if (WIFSIGNALED(s->status))
-		snprintf(how, sizeof(how), "was killed by signal %d", WTERMSIG(s->status));
-	else
-		snprintf(how, sizeof(how), "exited with status %d", WEXITSTATUS(s->status));
+	workload_end_how(s->status, how, sizeof(how));
 	fprintf(stderr, "kprotperf %s: '%s' %s before its exec: nothing of it ran\n", s->o->cmd,
 		s->o->argv[0], how);
 }
