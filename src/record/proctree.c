@@ -76,6 +76,13 @@ static int follow_target(struct session *s, pid_t pid, bool running)
 	if (s->o->system_wide)
 		return 0;
 	err = procs_follow(s->procs, pid);
+	/*
+	 * Our own child, not reaped, is gone for perf only once it is exiting:
+	 * killed before its exec, nothing of it will run to follow.  Its
+	 * release finds it dead and tells how it died, as at any other moment.
+	 */
+	if (err == -ESRCH && !running)
+		return 0;
 	if (!err && running) {
 		s->stage = STAGE_READ_MAPS;
 		err = procs_snapshot(s->procs, pid);
@@ -125,10 +132,7 @@ static void note_no_exec(const struct session *s)
 {
 	char how[64];
 
-	if (WIFSIGNALED(s->status))
-		snprintf(how, sizeof(how), "was killed by signal %d", WTERMSIG(s->status));
-	else
-		snprintf(how, sizeof(how), "exited with status %d", WEXITSTATUS(s->status));
+	workload_end_how(s->status, how, sizeof(how));
 	fprintf(stderr, "kprotperf %s: '%s' %s before its exec: nothing of it ran\n", s->o->cmd,
 		s->o->argv[0], how);
 }

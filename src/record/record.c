@@ -264,9 +264,12 @@ static int explain(const struct session *s, int err, char *why, size_t len)
 			    len);
 		return 1;
 	}
+	/* repeat_one_run reaped it: how it died, as when it dies after its release */
 	if (o->argv && s->stage == STAGE_RUN_COMMAND && err == -EPIPE) {
-		snprintf(why, len, "'%s' was killed before its exec: nothing of it ran",
-			 o->argv[0]);
+		char how[64];
+
+		workload_end_how(s->status, how, sizeof(how));
+		snprintf(why, len, "'%s' %s before its exec: nothing of it ran", o->argv[0], how);
 		return 1;
 	}
 	if (o->argv && s->stage == STAGE_RUN_COMMAND) {

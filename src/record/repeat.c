@@ -59,6 +59,12 @@ int repeat_one_run(struct session *s)
 		/* killed before its exec: reaped below, where its end is told */
 		s->end = END_EXITED;
 		err = 0;
+	} else if (err == -EPIPE) {
+		/*
+		 * The first run fails: its status, for failed() to tell how it
+		 * died.  EPIPE says only that it died, not of what.
+		 */
+		proctree_reap_workload(s);
 	} else if (s->run) {
 		exec_failed(s, err);
 		err = 0;

@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -172,6 +173,14 @@ int workload_go(struct workload *w)
 bool workload_released(const struct workload *w)
 {
 	return w->go_fd < 0;
+}
+
+void workload_end_how(int status, char *how, size_t len)
+{
+	if (WIFSIGNALED(status))
+		snprintf(how, len, "was killed by signal %d", WTERMSIG(status));
+	else
+		snprintf(how, len, "exited with status %d", WEXITSTATUS(status));
 }
 
 int workload_exit_code(int status)

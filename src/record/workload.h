@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <signal.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 struct workload {
@@ -19,11 +20,17 @@ void workload_user(uid_t *uid, gid_t *gid);
 int workload_start(struct workload *w, char *const argv[], const sigset_t *blocked);
 /*
  * Let it exec; -errno (e.g. -ENOENT) when exec failed, the child is reaped
- * then; -EPIPE when it had died already.
+ * then; -EPIPE when it had died already, not reaped: EPIPE says that it
+ * died, only its wait status says how.
  */
 int workload_go(struct workload *w);
 /* Whether workload_go let the child go on to exec: until then *blocked stays blocked in it. */
 bool workload_released(const struct workload *w);
+/*
+ * How a child that never reached its exec ended, from its wait status, into
+ * how: "was killed by signal 9", "exited with status 127".
+ */
+void workload_end_how(int status, char *how, size_t len);
 /* Exit status in shell convention: the code, or 128 + signal. */
 int workload_exit_code(int status);
 /* Release the pipes; kills and reaps a child that was not reaped yet. */

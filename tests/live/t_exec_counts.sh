@@ -79,28 +79,45 @@ printf 'echo hi\n' > not-executable
 [ "$rc" = 126 ] && grep -q "cannot run './not-executable': Permission denied" err ||
 	fail "non-executable: status $rc, said: $(cat err)"
 [ ! -e n.data ] || fail "a data file was written for a command that never ran"
-# killed_before TRACED-SYSCALL FLAGS: strace holds kprotperf in sending the go
-# byte (write), or the launcher let go in prctl (PR_SET_PDEATHSIG), for 3 s,
-# while the launcher is killed
+# held_in_prctl PID: PID waits in prctl(PR_SET_PDEATHSIG, SIGKILL), let go
+# already; its arguments say so on any architecture
+held_in_prctl() {
+	[ "$(cut -d' ' -f2,3 "/proc/$1/syscall" 2> /dev/null)" = "0x1 0x9" ]
+}
+# killed_before TRACED-SYSCALL FLAGS READY [NTH]: strace holds kprotperf in
+# following the launcher (perf_event_open) or sending it the go byte (write),
+# or the launcher let go in prctl (PR_SET_PDEATHSIG), for 3 s (only the NTH
+# call, if given), while the launcher is killed once READY LAUNCHER-PID holds
 killed_before() {
 	local launcher='' rec tracer
 	# LeakSanitizer (the asan tier's build) cannot run under ptrace
-	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace $2 -qq -o /dev/null -e trace="$1" -e inject="$1":delay_enter=3000000 \
-		"$KP" record -q -o n.data -- true 2> err &
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace $2 -qq -o /dev/null -e trace="$1" \
+		-e inject="$1":delay_enter=3000000${4:+:when=$4} "$KP" record -q -o n.data -- true 2> err &
 	tracer=$!
-	for _ in $(seq 100); do
-		rec=$(pgrep -P $tracer -x kprotperf) && launcher=$(pgrep -P "$rec" -x kprotperf) && break
+	# a bound, for a busy machine's slow start: the wait ends when READY holds
+	for _ in $(seq 500); do
+		rec=$(pgrep -P $tracer -x kprotperf) && launcher=$(pgrep -P "$rec" -x kprotperf) &&
+			$3 "$launcher" && break
+		launcher=''
 		sleep 0.02
 	done
-	[ -n "$launcher" ] || fail "the launcher never showed"
+	[ -n "$launcher" ] || fail "the launcher never showed ($1)"
 	kill -KILL "$launcher"
 	wait $tracer && rc=0 || rc=$?
 	[ "$rc" = 1 ] && [ ! -e n.data ] || fail "killed before exec ($1): status $rc, file $(ls n.data 2>&1)"
 }
-killed_before write ''
-grep -qx "kprotperf record: 'true' was killed before its exec: nothing of it ran" err ||
+# kprotperf's first perf_event_open follows the launcher, just forked: killed
+# meanwhile, it is not a process that cannot be followed (ESRCH)
+killed_before perf_event_open '' true 1
+grep -qx "kprotperf record: 'true' was killed by signal 9 before its exec: nothing of it ran" err ||
+	fail "killed while being followed: said: $(cat err)"
+# before its release kprotperf sees only a closed pipe (EPIPE): it still
+# tells the signal, as it does after the release
+killed_before write '' true
+grep -qx "kprotperf record: 'true' was killed by signal 9 before its exec: nothing of it ran" err ||
 	fail "killed before being let go: said: $(cat err)"
-killed_before prctl -f
+# only once it is let go: killed as soon as it shows, it may not be yet
+killed_before prctl -f held_in_prctl
 grep -qx "kprotperf record: 'true' was killed by signal 9 before its exec: nothing of it ran" err ||
 	fail "killed before its exec: said: $(cat err)"
 echo "launcher's calls not counted (sudo drop, --repeat, failed exec reported)"
