@@ -47,7 +47,7 @@ static const struct options_entry entries[] = {
 	 "per inline instance: where it sits, its ranges, its samples\n"
 	 "(self, total, share of the parent), the estimated time per\n"
 	 "parent call, and its latency when record --func timed it"},
-	{O_NO_INLINE, "no-inline", NULL, "no inlined functions in the kernel function table"},
+	{O_NO_INLINE, "no-inline", NULL, "no inlined functions in the function tables"},
 	{O_BLOCKS, "blocks", NULL,
 	 "what record --blocks counted: per function, its disassembly\n"
 	 "by basic block (executions, share of the instructions, source\n"

@@ -15,6 +15,7 @@
 #include "symbols/ksyms.h"
 #include "symbols/stacks.h"
 #include "symbols/symbolize.h"
+#include "symbols/user_frames.h"
 #include "util/array.h"
 
 static int add_ksym(__u64 addr, const char *name, const char *module, void *ks)
@@ -61,7 +62,7 @@ static int name_kernel_frame(struct namer *n, struct kframe k, const struct ksym
 	const struct sym_result *r = NULL;
 	const struct sym_frame *fn;
 	char hex[24];
-	int i, err;
+	int err;
 
 	/* named by the address recorded, not the one looked up */
 	snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)(k.depth ? k.pc + 1 : k.pc));
@@ -75,9 +76,32 @@ static int name_kernel_frame(struct namer *n, struct kframe k, const struct ksym
 	fn = &r->frames[r->n - 1];
 	k.func_die = fn->inlined ? 0 : fn->die;
 	err = put_frame(n, &k, 0, r->n == 1, sym ? sym->name : fn->func ?: hex, fn);
-	for (i = (int)r->n - 2; i >= 0 && !err; i--)
-		err = put_frame(n, &k, (int)r->n - 1 - i, i == 0, r->frames[i].func ?: "??",
-				&r->frames[i]);
+	return err ?: stacks_put_inlined(n->df,
+					 &(struct samples_frame){.stack = k.stack,
+								 .depth = k.depth,
+								 .pc = k.pc,
+								 .func_die = k.func_die},
+					 r);
+}
+
+int stacks_put_inlined(struct datafile *df, const struct samples_frame *at,
+		       const struct sym_result *r)
+{
+	struct samples_frame row = *at;
+	const struct sym_frame *f;
+	int i, err = 0;
+
+	/* frames[r->n - 1] is the function itself, the row named by its symbol */
+	for (i = (int)r->n - 2; i >= 0 && !err; i--) {
+		f = &r->frames[i];
+		row.sub = (int)r->n - 1 - i;
+		row.leaf = i == 0;
+		row.name = f->func ?: "??";
+		row.file = f->file;
+		row.line = f->line;
+		row.die = f->inlined ? f->die : 0;
+		err = samples_add_frame(df, &row);
+	}
 	return err;
 }
 
@@ -247,7 +271,7 @@ int stacks_name_frames(struct datafile *df, struct kernel_dwarf *kd)
 	struct ksyms *ks;
 	int err;
 
-	err = samples_frames_create(df);
+	err = samples_frames_create(df) ?: user_frames_name(df);
 	if (err)
 		return err;
 	err = ksyms_new(&ks);
