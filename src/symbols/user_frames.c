@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "data/samples.h"
 #include "symbols/debuginfo.h"
@@ -48,6 +49,7 @@ static int open_dwarf(struct ufile *f)
  */
 static int ufile_open(struct ufile *f, const char *path, const char *bid)
 {
+	struct stat st;
 	int err;
 
 	ufile_close(f);
@@ -55,6 +57,9 @@ static int ufile_open(struct ufile *f, const char *path, const char *bid)
 	f->bid = strdup(bid);
 	if (!f->path || !f->bid)
 		return -ENOMEM;
+	/* the path is the data file's: opening a FIFO or a device would hang or read it */
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return 0;
 	err = elfsym_open(path, bid, &f->segs);
 	if (err)
 		return err == -ENOMEM ? err : 0;
