@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "data/datafile.h"
 #include "data/samples.h"
 #include "symbols/debuginfo.h"
 #include "symbols/elfsym.h"
@@ -32,23 +33,39 @@ static void ufile_close(struct ufile *f)
 	*f = (struct ufile){};
 }
 
-/* The DWARF of the file: its debug file by build id, else its own. */
-static int open_dwarf(struct ufile *f)
+/* The DWARF of the file: its debug file by build id (under symfs), else its own. */
+static int open_dwarf(struct ufile *f, const char *file, const char *symfs)
 {
 	char dbg[PATH_MAX];
 
-	if (debuginfo_find(NULL, elfsym_bid(f->segs), NULL, dbg, sizeof(dbg)) ||
+	if (debuginfo_find_sysroot(symfs, NULL, elfsym_bid(f->segs), NULL, dbg, sizeof(dbg)) ||
 	    debuginfo_open(&f->di, dbg))
-		debuginfo_open(&f->di, f->path);
+		debuginfo_open(&f->di, file);
 	return f->di ? symbolizer_new(&f->sym, f->di) : 0;
 }
 
-/*
- * f for the file at path: its DWARF when the file is there, is the recorded
- * build (elfsym_open refuses another build id) and has any.
- */
-static int ufile_open(struct ufile *f, const char *path, const char *bid)
+int user_frames_path(const char *symfs, const char *path, char *out, size_t len)
 {
+	const char *c;
+	int ret;
+
+	/* ".." is only a way out of symfs: the recorded paths are the kernel's, without any */
+	for (c = path; symfs && (c = strstr(c, "..")); c += 2) {
+		if ((c == path || c[-1] == '/') && (c[2] == '/' || !c[2]))
+			return -EPERM;
+	}
+	ret = snprintf(out, len, "%s%s%s", symfs ?: "", symfs && *path != '/' ? "/" : "", path);
+	return ret < 0 || (size_t)ret >= len ? -ENAMETOOLONG : 0;
+}
+
+/*
+ * f for the file recorded at path: its DWARF when the file is there (under
+ * symfs, when not NULL), is the recorded build (elfsym_open refuses another
+ * build id) and has any.
+ */
+static int ufile_open(struct ufile *f, const char *path, const char *bid, const char *symfs)
+{
+	char file[PATH_MAX];
 	struct stat st;
 	int err;
 
@@ -58,16 +75,18 @@ static int ufile_open(struct ufile *f, const char *path, const char *bid)
 	if (!f->path || !f->bid)
 		return -ENOMEM;
 	/* the path is the data file's: opening a FIFO or a device would hang or read it */
-	if (stat(path, &st) || !S_ISREG(st.st_mode))
+	if (user_frames_path(symfs, path, file, sizeof(file)) || stat(file, &st) ||
+	    !S_ISREG(st.st_mode))
 		return 0;
-	err = elfsym_open(path, bid, &f->segs);
+	err = elfsym_open(file, bid, symfs, &f->segs);
 	if (err)
 		return err == -ENOMEM ? err : 0;
-	return open_dwarf(f);
+	return open_dwarf(f, file, symfs);
 }
 
 struct unamer {
 	struct datafile *df;
+	const char *symfs; /* datafile_symfs(df) */
 	struct ufile f;
 };
 
@@ -82,7 +101,7 @@ static int name_uframe(const struct samples_uframe *u, void *ctx)
 	int err;
 
 	if (!f->path || strcmp(f->path, u->path) || strcmp(f->bid, u->bid)) {
-		err = ufile_open(f, u->path, u->bid);
+		err = ufile_open(f, u->path, u->bid, n->symfs);
 		if (err)
 			return err;
 	}
@@ -103,7 +122,7 @@ static int name_uframe(const struct samples_uframe *u, void *ctx)
 
 int user_frames_name(struct datafile *df)
 {
-	struct unamer n = {.df = df};
+	struct unamer n = {.df = df, .symfs = datafile_symfs(df)};
 	int err = samples_uframes(df, name_uframe, &n);
 
 	ufile_close(&n.f);
