@@ -5,7 +5,9 @@
 #    line as --no-inline's with the inline frame added at the leaf, and
 #    report's top user functions are kp_inl_caller then kp_inl_hot [inlined]
 #    (no user function [inlined] with --no-inline);
-# 2. python3 built with -g (pyenv's, when there): with --call-graph dwarf the
+# 2. --symfs: with an empty folder the heaviest stack has no kp_inl_hot_[i],
+#    with a folder holding a copy of the binary at its path it has;
+# 3. python3 built with -g (pyenv's, when there): with --call-graph dwarf the
 #    median number of inline frames per stack is within 30% of perf's, on
 #    the same run (kprotperf records perf, which records python3).
 . "$(dirname "$0")/lib.sh"
@@ -75,6 +77,20 @@ r=$(names) || fail "report exited $?"
 r=$(names --no-inline) || fail "report --no-inline exited $?"
 [ "${r##* }" = 0 ] || fail "report --no-inline has inlined user functions: $r"
 echo "folded: $top $n; report: kp_inl_caller, kp_inl_hot [inlined]"
+
+# the file is looked up under --symfs only: nothing there, no inline frame
+mkdir empty sym
+"$KP" folded -U --symfs empty i.data > empty.folded || fail "folded --symfs empty exited $?"
+[ "$(heaviest empty.folded)" = "$plain" ] ||
+	fail "heaviest stack with an empty --symfs: $(heaviest empty.folded)"
+bin=$(realpath inl-burn)	# as the kernel names the mapped file
+mkdir -p "sym${bin%/*}"
+cp inl-burn "sym$bin"
+"$KP" folded -U --symfs sym i.data > sym.folded || fail "folded --symfs sym exited $?"
+# only the binary is there: no inline frames of libc, whatever the host has
+[ "$(heaviest sym.folded)" = "$plain;kp_inl_hot_[i]" ] ||
+	fail "heaviest stack with --symfs sym: $(heaviest sym.folded)"
+echo "--symfs: no kp_inl_hot_[i] from an empty folder, found in a copy under it"
 
 PY=/root/.pyenv/versions/3.11.7/bin/python3
 [ -x "$PY" ] || skip "(python3 part) no pyenv python3 built with -g"
