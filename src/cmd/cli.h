@@ -17,8 +17,8 @@ struct kernel_dwarf;
 	"under /usr/lib/debug/boot, /boot, /lib/modules)"
 
 /* --help of --symfs DIR, the reading commands' (cli_symfs()). */
-#define CLI_SYMFS_HELP                                       \
-	"look for files with symbols relative to DIR (as\n"  \
+#define CLI_SYMFS_HELP                                        \
+	"look for files with symbols relative to DIR (as\n"   \
 	"perf): the recorded user files as DIR/PATH, their\n" \
 	"debug files under DIR/usr/lib/debug, none outside\n" \
 	"DIR (default: /)"

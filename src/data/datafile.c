@@ -35,7 +35,7 @@ struct datafile {
 	const char *name;
 	char tmp_name[NAME_MAX + 1];
 	struct kv_list meta;
-	long long schema; /* PRAGMA user_version */
+	long long schema;  /* PRAGMA user_version */
 	const char *symfs; /* datafile_set_symfs()'s, NULL: the recorded paths as they are */
 };
 

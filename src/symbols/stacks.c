@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "data/samples.h"
+#include "symbols/inline_rows.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/ksyms.h"
 #include "symbols/stacks.h"
@@ -61,6 +62,7 @@ static int name_kernel_frame(struct namer *n, struct kframe k, const struct ksym
 {
 	const struct sym_result *r = NULL;
 	const struct sym_frame *fn;
+	struct samples_frame at;
 	char hex[24];
 	int err;
 
@@ -76,33 +78,9 @@ static int name_kernel_frame(struct namer *n, struct kframe k, const struct ksym
 	fn = &r->frames[r->n - 1];
 	k.func_die = fn->inlined ? 0 : fn->die;
 	err = put_frame(n, &k, 0, r->n == 1, sym ? sym->name : fn->func ?: hex, fn);
-	return err ?: stacks_put_inlined(n->df,
-					 &(struct samples_frame){.stack = k.stack,
-								 .depth = k.depth,
-								 .pc = k.pc,
-								 .func_die = k.func_die},
-					 r);
-}
-
-int stacks_put_inlined(struct datafile *df, const struct samples_frame *at,
-		       const struct sym_result *r)
-{
-	struct samples_frame row = *at;
-	const struct sym_frame *f;
-	int i, err = 0;
-
-	/* frames[r->n - 1] is the function itself, the row named by its symbol */
-	for (i = (int)r->n - 2; i >= 0 && !err; i--) {
-		f = &r->frames[i];
-		row.sub = (int)r->n - 1 - i;
-		row.leaf = i == 0;
-		row.name = f->func ?: "??";
-		row.file = f->file;
-		row.line = f->line;
-		row.die = f->inlined ? f->die : 0;
-		err = samples_add_frame(df, &row);
-	}
-	return err;
+	at = (struct samples_frame){
+		.stack = k.stack, .depth = k.depth, .pc = k.pc, .func_die = k.func_die};
+	return err ?: inline_rows_put(n->df, &at, r);
 }
 
 /*

@@ -31,8 +31,6 @@
 
 struct datafile;
 struct kernel_dwarf;
-struct samples_frame;
-struct sym_result;
 
 #define STACKS_PROBE_FRAME "[kprotperf probe]"
 
@@ -63,12 +61,5 @@ int stacks_probe_cut(const char *const *names, int n);
  * at them from their file's DWARF (symbols/user_frames.h).
  */
 int stacks_name_frames(struct datafile *df, struct kernel_dwarf *kd);
-/*
- * The rows of the functions inlined at one frame, from r (frames[0]
- * innermost): sub 1, 2, ..., outermost first, each with at's space, stack,
- * depth, pc and func_die.
- */
-int stacks_put_inlined(struct datafile *df, const struct samples_frame *at,
-		       const struct sym_result *r);
 
 #endif

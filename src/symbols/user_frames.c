@@ -11,7 +11,7 @@
 #include "data/samples.h"
 #include "symbols/debuginfo.h"
 #include "symbols/elfsym.h"
-#include "symbols/stacks.h"
+#include "symbols/inline_rows.h"
 #include "symbols/symbolize.h"
 #include "symbols/user_frames.h"
 
@@ -117,7 +117,7 @@ static int name_uframe(const struct samples_uframe *u, void *ctx)
 	at.file = fn->file;
 	at.line = fn->line;
 	at.leaf = r->n == 1;
-	return samples_set_user_frame(n->df, &at) ?: stacks_put_inlined(n->df, &at, r);
+	return samples_set_user_frame(n->df, &at) ?: inline_rows_put(n->df, &at, r);
 }
 
 int user_frames_name(struct datafile *df)
