@@ -16,14 +16,16 @@ struct annotate_opts {
 	const char *input;
 	const char *func;
 	const char *vmlinux;
+	const char *symfs; /* --symfs */
 	bool json;
 };
 
-enum { O_VMLINUX = OPTIONS_LONG_ONLY, O_JSON };
+enum { O_VMLINUX = OPTIONS_LONG_ONLY, O_SYMFS, O_JSON };
 
 static const struct options_entry entries[] = {
 	{'f', "func", "NAME", "the function (as kallsyms names it; clones count as it)"},
 	{O_VMLINUX, "vmlinux", "PATH", CLI_VMLINUX_HELP},
+	{O_SYMFS, "symfs", "DIR", CLI_SYMFS_HELP},
 	{'i', "input", "FILE", "the data file (same as the FILE argument)"},
 	{O_JSON, "json", NULL, "as one JSON object"},
 	{},
@@ -62,6 +64,9 @@ static int set_opt(void *ctx, int key, const char *arg)
 	case O_VMLINUX:
 		o->vmlinux = arg;
 		break;
+	case O_SYMFS:
+		o->symfs = arg;
+		return cli_symfs("annotate", arg);
 	case O_JSON:
 		o->json = true;
 		break;
@@ -97,7 +102,7 @@ int cmd_annotate(int argc, char **argv)
 	err = parse(argc, argv, &o);
 	if (err)
 		return err > 0 ? 0 : 2;
-	if (cli_open("annotate", o.input, &df))
+	if (cli_open("annotate", o.input, o.symfs, &df))
 		return 1;
 	/* nothing to annotate, whatever the DWARF: say that, not that the DWARF is missing */
 	if (cli_no_samples("annotate", o.input, df)) {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "cmd/cli.h"
 #include "data/features.h"
@@ -53,13 +54,26 @@ int cli_input(int argc, char **argv, const char *cmd, const char **input)
 	return 0;
 }
 
-int cli_open(const char *cmd, const char *path, struct datafile **out)
+int cli_symfs(const char *cmd, const char *dir)
+{
+	struct stat st;
+
+	if (*dir && !stat(dir, &st) && S_ISDIR(st.st_mode))
+		return 0;
+	/* a typo would otherwise only show as frames missing from the output */
+	fprintf(stderr, "kprotperf %s: --symfs '%s': no such folder\n", cmd, dir);
+	return -EINVAL;
+}
+
+int cli_open(const char *cmd, const char *path, const char *symfs, struct datafile **out)
 {
 	char why[256];
 	int err = datafile_open(out, path, why, sizeof(why));
 
-	if (!err)
+	if (!err) {
+		datafile_set_symfs(*out, symfs);
 		return 0;
+	}
 	if (*why)
 		fprintf(stderr, "kprotperf %s: %s: %s\n", cmd, path, why);
 	else if (err == -ENOENT)

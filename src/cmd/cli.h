@@ -16,6 +16,19 @@ struct kernel_dwarf;
 	"build-id in /usr/lib/debug or kernel-build.sh's cache, or\n"   \
 	"under /usr/lib/debug/boot, /boot, /lib/modules)"
 
+/* --help of --symfs DIR, the reading commands' (cli_symfs()). */
+#define CLI_SYMFS_HELP                                        \
+	"look for files with symbols relative to DIR (as\n"   \
+	"perf): the recorded user files as DIR/PATH, their\n" \
+	"debug files under DIR/usr/lib/debug, none outside\n" \
+	"DIR (default: /)"
+
+/*
+ * --symfs DIR's argument, for cli_open(): 0 when it is a folder, else
+ * -EINVAL after saying why.
+ */
+int cli_symfs(const char *cmd, const char *dir);
+
 /*
  * PREFIX/rel into buf when this binary is an installed one (PREFIX/bin/
  * kprotperf, wherever PREFIX is) and PREFIX/rel exists: buf, else NULL.
@@ -34,8 +47,12 @@ const char *cli_data_file(const char *name, char *buf, size_t len);
  * *input; input NULL: the command takes none.  -EINVAL (said) for more.
  */
 int cli_input(int argc, char **argv, const char *cmd, const char **input);
-/* Open a recording; on failure print one line naming the problem and return -errno. */
-int cli_open(const char *cmd, const char *path, struct datafile **out);
+/*
+ * Open a recording, its files with symbols to be read under symfs (NULL: /,
+ * see datafile_set_symfs()); on failure print one line naming the problem
+ * and return -errno.
+ */
+int cli_open(const char *cmd, const char *path, const char *symfs, struct datafile **out);
 /*
  * The feature mapping of --features path (NULL: cli_data_file()'s
  * features.conf); a bad file said in one line.

@@ -30,6 +30,7 @@ enum {
 	O_VMLINUX,
 	O_VMLINUX_BASE,
 	O_VMLINUX_HARDENED,
+	O_SYMFS,
 	O_JSON,
 	O_BLOCKS,
 	O_FUNC,
@@ -57,6 +58,7 @@ static const struct options_entry entries[] = {
 	 "or under /usr/lib/debug/boot, /boot,\n"
 	 "/lib/modules; without it, inline instances come\n"
 	 "from record --func only)"},
+	{O_SYMFS, "symfs", "DIR", CLI_SYMFS_HELP},
 	{O_JSON, "json", NULL, "everything as one JSON object"},
 	{},
 };
@@ -143,6 +145,9 @@ static int set_opt(void *ctx, int key, const char *arg)
 	case O_VMLINUX_HARDENED:
 		o->vmlinux[key == O_VMLINUX_HARDENED] = arg;
 		break;
+	case O_SYMFS:
+		o->symfs = arg;
+		return cli_symfs("diff", arg);
 	case O_JSON:
 		o->json = true;
 		break;
@@ -249,8 +254,8 @@ static int open_inputs(const struct diff_opts *o, struct diff_inputs *in)
 {
 	int err = o->folded ? 0 : cli_features("diff", o->features, &in->feat);
 
-	return err ?: cli_open("diff", o->path[0], &in->df[0])
-		?: cli_open("diff", o->path[1], &in->df[1]) ?: check_same(o)
+	return err ?: cli_open("diff", o->path[0], o->symfs, &in->df[0])
+		?: cli_open("diff", o->path[1], o->symfs, &in->df[1]) ?: check_same(o)
 		?: check_arch(in->df) ?: open_debug(o, in);
 }
 

@@ -129,7 +129,7 @@ static int recorded(const struct features_opts *o)
 
 	if (cli_features("features", o->map, &feat))
 		return 1;
-	err = cli_open("features", o->input[0], &df);
+	err = cli_open("features", o->input[0], NULL, &df);
 	/* inline frames: a feature may name a function inlined (shuffle_freelist) */
 	if (!err && cli_kernel_dwarf("features", df, NULL, NULL, &kd, note, sizeof(note))) {
 		datafile_close(df);
@@ -194,7 +194,7 @@ static int map(const struct features_opts *o)
 	if (cli_features("features", o->map, &feat))
 		return 1;
 	for (i = 0, err = 0; i < 2 && !err; i++)
-		err = cli_open("features", o->input[i], &df[i])
+		err = cli_open("features", o->input[i], NULL, &df[i])
 			      ?: cli_kernel_dwarf("features", df[i], NULL, NULL, &kd[i], note[i],
 						  sizeof(note[i]));
 	if (!err) {

@@ -19,11 +19,12 @@ struct folded_opts {
 	const char *input;
 	const char *func;    /* --func: only this probed function's stacks */
 	const char *vmlinux; /* --vmlinux */
+	const char *symfs;   /* --symfs */
 	enum weight weight;
 	struct folded_frames fr;
 };
 
-enum { O_WEIGHT = OPTIONS_LONG_ONLY, O_FUNC, O_NO_INLINE, O_SRCLINE, O_VMLINUX };
+enum { O_WEIGHT = OPTIONS_LONG_ONLY, O_FUNC, O_NO_INLINE, O_SRCLINE, O_VMLINUX, O_SYMFS };
 
 static const struct options_entry entries[] = {
 	{'i', "input", "FILE", "the data file (same as the FILE argument)"},
@@ -34,6 +35,7 @@ static const struct options_entry entries[] = {
 	{O_NO_INLINE, "no-inline", NULL, "no inline frames"},
 	{O_SRCLINE, "srcline", NULL, "kernel frames as function:file:line"},
 	{O_VMLINUX, "vmlinux", "PATH", CLI_VMLINUX_HELP},
+	{O_SYMFS, "symfs", "DIR", CLI_SYMFS_HELP},
 	{},
 };
 
@@ -121,6 +123,9 @@ static int set_opt(void *ctx, int key, const char *arg)
 	case O_VMLINUX:
 		o->vmlinux = arg;
 		break;
+	case O_SYMFS:
+		o->symfs = arg;
+		return cli_symfs("folded", arg);
 	}
 	return 0;
 }
@@ -170,7 +175,7 @@ int cmd_folded(int argc, char **argv)
 	err = parse(argc, argv, &o);
 	if (err)
 		return err > 0 ? 0 : 2;
-	if (cli_open("folded", o.input, &df))
+	if (cli_open("folded", o.input, o.symfs, &df))
 		return 1;
 	latency = o.weight == W_LATENCY;
 	if (latency)

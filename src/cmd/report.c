@@ -19,6 +19,7 @@ enum {
 	O_INLINE,
 	O_NO_INLINE,
 	O_VMLINUX,
+	O_SYMFS,
 	O_JSON,
 	O_BLOCKS,
 	O_FUNC,
@@ -30,6 +31,7 @@ struct report_args {
 	struct report_opts o;
 	bool blocks;
 	const char *func;
+	const char *symfs; /* --symfs: for cli_open() */
 };
 
 static const struct options_entry entries[] = {
@@ -47,7 +49,7 @@ static const struct options_entry entries[] = {
 	 "per inline instance: where it sits, its ranges, its samples\n"
 	 "(self, total, share of the parent), the estimated time per\n"
 	 "parent call, and its latency when record --func timed it"},
-	{O_NO_INLINE, "no-inline", NULL, "no inlined functions in the kernel function table"},
+	{O_NO_INLINE, "no-inline", NULL, "no inlined functions in the function tables"},
 	{O_BLOCKS, "blocks", NULL,
 	 "what record --blocks counted: per function, its disassembly\n"
 	 "by basic block (executions, share of the instructions, source\n"
@@ -60,6 +62,7 @@ static const struct options_entry entries[] = {
 	 "build-id in /usr/lib/debug or kernel-build.sh's cache, or\n"
 	 "under /usr/lib/debug/boot, /boot, /lib/modules;\n"
 	 "without it, inline instances come from record --func only)"},
+	{O_SYMFS, "symfs", "DIR", CLI_SYMFS_HELP},
 	{O_FEATURES, "features", "FILE",
 	 "the feature mapping of the hardening features table\n"
 	 "instead of the built-in one (format: see README.md)"},
@@ -140,6 +143,9 @@ static int set_opt(void *ctx, int key, const char *arg)
 	case O_FUNC:
 		a->func = arg;
 		break;
+	case O_SYMFS:
+		a->symfs = arg;
+		return cli_symfs("report", arg);
 	case O_FEATURES:
 		o->features = arg;
 		break;
@@ -202,7 +208,7 @@ int cmd_report(int argc, char **argv)
 		return err > 0 ? 0 : 2;
 	if (!a.blocks && !o->hist && cli_features("report", o->features, &feat))
 		return 1;
-	err = cli_open("report", o->input, &df);
+	err = cli_open("report", o->input, a.symfs, &df);
 	if (err) {
 		features_free(feat);
 		return 1;

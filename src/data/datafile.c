@@ -35,7 +35,8 @@ struct datafile {
 	const char *name;
 	char tmp_name[NAME_MAX + 1];
 	struct kv_list meta;
-	long long schema; /* PRAGMA user_version */
+	long long schema;  /* PRAGMA user_version */
+	const char *symfs; /* datafile_set_symfs()'s, NULL: the recorded paths as they are */
 };
 
 /* Documented in README.md ("The data file"); bump KP_SCHEMA_VERSION on any change. */
@@ -537,6 +538,16 @@ void datafile_close(struct datafile *df)
 long long datafile_schema(struct datafile *df)
 {
 	return df->schema;
+}
+
+void datafile_set_symfs(struct datafile *df, const char *dir)
+{
+	df->symfs = dir;
+}
+
+const char *datafile_symfs(const struct datafile *df)
+{
+	return df->symfs;
 }
 
 bool datafile_why(struct datafile *df, char *why, size_t len)

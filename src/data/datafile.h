@@ -65,6 +65,15 @@ const char *datafile_meta(struct datafile *df, const char *key);
 double datafile_sample_period_ns(struct datafile *df);
 /* The schema version the file holds (PRAGMA user_version). */
 long long datafile_schema(struct datafile *df);
+/*
+ * The folder the files the recording names (mapped files, their debug
+ * files) are read under when reading it, as perf's --symfs: NULL (the
+ * default) for the host's own.  A setting of the reader's, kept with the
+ * recording so that every reader of it (symbols/user_frames.h) sees it;
+ * dir is not copied and must outlive df.
+ */
+void datafile_set_symfs(struct datafile *df, const char *dir);
+const char *datafile_symfs(const struct datafile *df);
 
 /*
  * Why a reader of df failed with -EBADMSG, as "corrupt data file: WHAT:

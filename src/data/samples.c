@@ -71,6 +71,7 @@ struct walk {
 	union {
 		samples_ksym_fn ksym;
 		samples_kframe_fn kframe;
+		samples_uframe_fn uframe;
 		samples_stack_fn stack;
 		samples_frame_fn frame;
 		samples_func_fn func;
@@ -127,11 +128,57 @@ int samples_kframes(struct datafile *df, samples_kframe_fn fn, void *ctx)
 
 int samples_add_frame(struct datafile *df, const struct samples_frame *f)
 {
-	return query_insert(df, "INSERT INTO frames VALUES('k',?,?,?,?,?,?,?,?,?,?,?)",
-			    "iiititiiiii", f->stack, (long long)f->depth, (long long)f->sub,
-			    f->name, (long long)(f->sub > 0), f->file, (long long)f->line,
-			    (long long)f->die, (long long)f->leaf, (long long)f->pc,
-			    (long long)f->func_die);
+	return query_insert(df,
+			    "INSERT INTO frames VALUES(CASE ?1 WHEN 1 THEN 'u' ELSE 'k' END,"
+			    " ?2,?3,?4,?5,?6,?7,?8,?9,?10,CASE ?1 WHEN 1 THEN NULL ELSE ?11 END,?12)",
+			    "iiiititiiiii", (long long)f->user, f->stack, (long long)f->depth,
+			    (long long)f->sub, f->name, (long long)(f->sub > 0), f->file,
+			    (long long)f->line, (long long)f->die, (long long)f->leaf,
+			    (long long)f->pc, (long long)f->func_die);
+}
+
+int samples_set_user_frame(struct datafile *df, const struct samples_frame *f)
+{
+	return query_insert(df,
+			    "UPDATE frames SET file = ?, line = ?, leaf = ?, func_die = ?"
+			    " WHERE space = 'u' AND stack = ? AND depth = ? AND sub = 0",
+			    "tiiiii", f->file, (long long)f->line, (long long)f->leaf,
+			    (long long)f->func_die, f->stack, (long long)f->depth);
+}
+
+static int uframe_row(sqlite3_stmt *st, void *ctx)
+{
+	struct walk *w = ctx;
+	struct samples_uframe f = {
+		.stack = sqlite3_column_int64(st, 0),
+		.depth = sqlite3_column_int(st, 1),
+		.pc = (__u64)sqlite3_column_int64(st, 2),
+		.path = query_text(st, 3),
+		.bid = query_text(st, 4) ?: "",
+	};
+
+	/* both checked by the query: the pc is in the mapping */
+	f.off = f.pc - (__u64)sqlite3_column_int64(st, 5) + (__u64)sqlite3_column_int64(st, 6);
+	return f.path ? w->uframe(&f, w->ctx) : 0;
+}
+
+/*
+ * A user stack belongs to one process (record numbers them per process),
+ * whose mapping of the frame's file holds the pc; of several (an exec
+ * mapping the file again) the last recorded.
+ */
+static const char uframes_sql[] =
+	"SELECT f.stack, f.depth, f.pc, m.path, m.build_id, m.start, m.pgoff, MAX(m.rowid)"
+	" FROM (SELECT stack, depth, module, addr - (depth > 0) AS pc FROM ustack_frames"
+	"  WHERE module LIKE '/%') f"
+	" JOIN (SELECT ustack, MIN(pid) AS pid FROM samples WHERE ustack >= 0 GROUP BY ustack) s"
+	" ON s.ustack = f.stack"
+	" JOIN maps m ON m.pid = s.pid AND m.path = f.module AND m.start <= f.pc AND f.pc < m.end"
+	" GROUP BY f.stack, f.depth ORDER BY m.path, m.build_id, f.stack, f.depth";
+
+int samples_uframes(struct datafile *df, samples_uframe_fn fn, void *ctx)
+{
+	return query_each(df, uframes_sql, uframe_row, &(struct walk){{.uframe = fn}, ctx}, "");
 }
 
 static int stack_row(sqlite3_stmt *st, void *ctx)
@@ -222,7 +269,8 @@ static int func_row(sqlite3_stmt *st, void *ctx)
 
 static const char func_sql[] =
 	"WITH fr AS (SELECT stack, depth, sub, leaf, space,"
-	"  name || CASE inl WHEN 1 THEN ' [inlined]' ELSE '' END AS name FROM frames),"
+	"  name || CASE inl WHEN 1 THEN ' [inlined]' ELSE '' END AS name FROM frames"
+	"  WHERE ?3 OR inl = 0),"
 	" t AS (SELECT f.name AS name, SUM(s.count) AS n FROM samples s"
 	"  JOIN (SELECT DISTINCT stack, name FROM fr WHERE space = ?1) f"
 	"  ON f.stack = CASE ?1 WHEN 'k' THEN s.kstack ELSE s.ustack END GROUP BY f.name),"
@@ -233,11 +281,11 @@ static const char func_sql[] =
 	" SELECT t.name, COALESCE(se.n, 0), t.n FROM t LEFT JOIN se ON se.name = t.name"
 	" ORDER BY 2 DESC, 3 DESC, 1 LIMIT ?2";
 
-int samples_functions(struct datafile *df, const char *space, int limit, samples_func_fn fn,
-		      void *ctx)
+int samples_functions(struct datafile *df, const char *space, int limit, bool inlines,
+		      samples_func_fn fn, void *ctx)
 {
-	return query_each(df, func_sql, func_row, &(struct walk){{.func = fn}, ctx}, "ti", space,
-			  (long long)limit);
+	return query_each(df, func_sql, func_row, &(struct walk){{.func = fn}, ctx}, "tii", space,
+			  (long long)limit, (long long)inlines);
 }
 
 int samples_folded_create(struct datafile *df)

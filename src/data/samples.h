@@ -53,8 +53,9 @@ int samples_kernel_anchors(struct datafile *df, samples_ksym_fn fn, void *ctx);
 typedef int (*samples_kframe_fn)(long long stack, int depth, __u64 addr, void *ctx);
 int samples_kframes(struct datafile *df, samples_kframe_fn fn, void *ctx);
 
-/* One row of frames for a kernel frame. */
+/* One row of frames for a kernel frame, or for what was inlined at a user frame. */
 struct samples_frame {
+	bool user; /* space 'u': then pc is NULL */
 	long long stack;
 	int depth, sub; /* sub > 0: inlined */
 	const char *name;
@@ -66,6 +67,28 @@ struct samples_frame {
 };
 
 int samples_add_frame(struct datafile *df, const struct samples_frame *f);
+/*
+ * What the DWARF tells of user frame (stack, depth)'s function: the row
+ * named from the symbol (sub 0) gets f's file, line, leaf and func_die.
+ */
+int samples_set_user_frame(struct datafile *df, const struct samples_frame *f);
+
+/*
+ * A recorded user frame in a mapped file, with the mapping it fell in as
+ * the data file holds it (untrusted: the offset may be in no segment).
+ */
+struct samples_uframe {
+	long long stack;
+	int depth;
+	__u64 pc;	  /* looked up: a return address less one, above the leaf */
+	const char *path; /* the mapped file's, absolute */
+	const char *bid;  /* its build id in hex, "" when unknown */
+	__u64 off;	  /* pc's offset in the file */
+};
+
+typedef int (*samples_uframe_fn)(const struct samples_uframe *f, void *ctx);
+/* The user frames in mapped files, by path and build id, each frame once. */
+int samples_uframes(struct datafile *df, samples_uframe_fn fn, void *ctx);
 
 /* Samples (or ns) taken with one pair of stacks. */
 struct samples_stack {
@@ -108,10 +131,11 @@ typedef int (*samples_func_fn)(const struct samples_func *f, void *ctx);
  * The limit functions of space with most self samples, then total, then by
  * name.  Self: samples whose leaf is the function (user self only counts
  * user-mode samples); for an inlined function, whose leaf is its code and no
- * deeper inline's.  Inlined rows are also part of their parent's self.
+ * deeper inline's.  Inlined rows are also part of their parent's self, and
+ * left out unless inlines.
  */
-int samples_functions(struct datafile *df, const char *space, int limit, samples_func_fn fn,
-		      void *ctx);
+int samples_functions(struct datafile *df, const char *space, int limit, bool inlines,
+		      samples_func_fn fn, void *ctx);
 
 /* Create folded, empty. */
 int samples_folded_create(struct datafile *df);

@@ -19,6 +19,7 @@ struct diff_opts {
 	const char *vmlinux[2];
 	const char *features; /* --features FILE, NULL: built in */
 	const char *func;     /* --blocks --func NAME, NULL: every function */
+	const char *symfs;    /* --symfs DIR, of both recordings; NULL: / */
 	int top;
 	bool json, folded, normalize, blocks;
 };

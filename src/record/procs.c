@@ -519,7 +519,7 @@ static int file_get(struct procs *p, struct pmap *m)
 	f->path = m->path;
 	f->bid = m->bid;
 	/* any other failure is remembered: its frames resolve without symbols */
-	err = elfsym_open(f->path, f->bid, &f->syms);
+	err = elfsym_open(f->path, f->bid, NULL, &f->syms);
 	if (err == -ENOMEM) {
 		free(f);
 		return err;

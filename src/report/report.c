@@ -461,7 +461,8 @@ static int sampled_row(const struct samples_func *fn, void *ctx)
 }
 
 /* The kernel (space "k") or user ("u") functions that took the samples. */
-static int functions(struct datafile *df, const char *space, int top, FILE *f, struct json *j)
+static int functions(struct datafile *df, const char *space, const struct report_opts *ro, FILE *f,
+		     struct json *j)
 {
 	struct out o = {.f = f, .j = j, .all = samples_total(df)};
 	int err;
@@ -470,7 +471,7 @@ static int functions(struct datafile *df, const char *space, int top, FILE *f, s
 		fprintf(f, "\n%-8s %-8s %8s  %s FUNCTION\n", "SELF", "TOTAL", "SAMPLES",
 			*space == 'k' ? "KERNEL" : "USER");
 	table_open(&o, *space == 'k' ? "kernel_functions" : "user_functions");
-	err = table_close(&o, samples_functions(df, space, top, sampled_row, &o));
+	err = table_close(&o, samples_functions(df, space, ro->top, ro->inlines, sampled_row, &o));
 	if (!err && !j && !o.rows)
 		fputs("(no samples with such frames)\n", f);
 	return err;
@@ -631,8 +632,8 @@ static int report_json(const struct report_ctx *c)
 		else
 			json_str(&j, "syscalls", NULL);
 		err = probed_functions(df, o->top, stdout, &j)
-			      ?: functions(df, "k", o->top, stdout, &j)
-			      ?: functions(df, "u", o->top, stdout, &j)
+			      ?: functions(df, "k", o, stdout, &j)
+			      ?: functions(df, "u", o, stdout, &j)
 			      ?: report_features(df, c->feat, stdout, &j);
 	}
 	json_close(&j, '}');
@@ -670,7 +671,7 @@ static int report_text(const struct report_ctx *c)
 		printf("\n%s\n", none);
 		return 0;
 	}
-	return functions(df, "k", o->top, stdout, NULL) ?: functions(df, "u", o->top, stdout, NULL)
+	return functions(df, "k", o, stdout, NULL) ?: functions(df, "u", o, stdout, NULL)
 		?: report_features(df, c->feat, stdout, NULL);
 }
 

@@ -140,7 +140,7 @@ int addr2line_new(struct addr2line **out, struct debuginfo *di, const char *path
 	a->o = *o;
 	a->mod = debuginfo_module(di);
 	debuginfo_dwarf(di, &a->bias);
-	err = elfsym_open(path, NULL, &a->syms) ?: symbolizer_new(&a->s, di);
+	err = elfsym_open(path, NULL, NULL, &a->syms) ?: symbolizer_new(&a->s, di);
 	if (err) {
 		addr2line_free(a);
 		return err;

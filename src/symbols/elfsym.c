@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,26 +260,30 @@ static void sort_syms(struct elfsym *f)
 		f->syms = tmp;
 }
 
-static int debug_open(const char *bid, struct elfh *h)
+/* The debug file of build id bid under root ("": /), as the debug packages install it. */
+static int debug_open(const char *root, const char *bid, struct elfh *h)
 {
-	char path[sizeof(DEBUG_DIR) + ELFSYM_BID_HEX + 8];
+	char path[PATH_MAX];
+	int ret;
 
 	h->e = NULL;
 	h->fd = -1;
 	if (strlen(bid) < 3)
 		return -ENOENT;
-	snprintf(path, sizeof(path), DEBUG_DIR "%.2s/%s.debug", bid, bid + 2);
+	ret = snprintf(path, sizeof(path), "%s" DEBUG_DIR "%.2s/%s.debug", root, bid, bid + 2);
+	if (ret < 0 || (size_t)ret >= sizeof(path))
+		return -ENAMETOOLONG;
 	return elf_open(path, h);
 }
 
 /* Symbols from the first of: the debug file of the build id, .symtab, .dynsym. */
-static int load(struct elfsym *f, Elf *e)
+static int load(struct elfsym *f, Elf *e, const char *root)
 {
 	struct elfh dbg;
 	int err;
 
 	err = load_segs(f, e);
-	if (!err && !debug_open(f->bid, &dbg)) {
+	if (!err && !debug_open(root, f->bid, &dbg)) {
 		err = load_syms(f, dbg.e, SHT_SYMTAB);
 		elf_close(&dbg);
 	}
@@ -291,7 +296,7 @@ static int load(struct elfsym *f, Elf *e)
 	return err;
 }
 
-int elfsym_open(const char *path, const char *bid, struct elfsym **out)
+int elfsym_open(const char *path, const char *bid, const char *root, struct elfsym **out)
 {
 	struct elfsym *f;
 	struct elfh file;
@@ -305,7 +310,7 @@ int elfsym_open(const char *path, const char *bid, struct elfsym **out)
 	if (!f)
 		goto out;
 	elf_build_id(file.e, f->bid, sizeof(f->bid));
-	err = bid && bid[0] && strcmp(bid, f->bid) ? -ESTALE : load(f, file.e);
+	err = bid && bid[0] && strcmp(bid, f->bid) ? -ESTALE : load(f, file.e, root ?: "");
 	if (err) {
 		elfsym_free(f);
 		goto out;

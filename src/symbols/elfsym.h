@@ -19,11 +19,12 @@ struct elfsym;
 int elfsym_build_id(const char *path, char *hex, size_t hexlen);
 /*
  * The function symbols of the ELF file at path: those of its debug file under
- * /usr/lib/debug/.build-id when installed, else .symtab, else .dynsym.  bid,
- * unless NULL or "", is the build id the caller knows the file by: a file
- * rebuilt since is refused with -ESTALE rather than giving wrong names.
+ * ROOT/usr/lib/debug/.build-id when installed (root NULL: /), else .symtab,
+ * else .dynsym.  bid, unless NULL or "", is the build id the caller knows the
+ * file by: a file rebuilt since is refused with -ESTALE rather than giving
+ * wrong names.
  */
-int elfsym_open(const char *path, const char *bid, struct elfsym **out);
+int elfsym_open(const char *path, const char *bid, const char *root, struct elfsym **out);
 void elfsym_free(struct elfsym *f);
 /* The build id of the file as read, "" when it has none. */
 const char *elfsym_bid(const struct elfsym *f);

@@ -46,12 +46,13 @@ static int append_frame(const char *name, bool inl, const char *file, int line, 
 	/* a name or file from the data file must not break the line or split the frame */
 	fputc(';', a->line);
 	esc_fputs(a->line, name, ESC_FRAME);
-	if (a->o->srcline && file) {
+	if (a->o->srcline && file && *a->space == 'k') {
 		fputc(':', a->line);
 		esc_fputs(a->line, file, ESC_FRAME);
 		fprintf(a->line, ":%d", line);
 	}
-	fputs(*a->space != 'k' ? "" : inl ? "_[i]" : "_[k]", a->line);
+	/* user functions are unmarked, as flamegraph.pl colours them; inlined ones too are _[i] */
+	fputs(inl ? "_[i]" : *a->space == 'k' ? "_[k]" : "", a->line);
 	if (a->cut && is_func(name, a->cut))
 		*a->cut_at = ftell(a->line);
 	return 0;

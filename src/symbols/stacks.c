@@ -11,10 +11,12 @@
 #include <string.h>
 
 #include "data/samples.h"
+#include "symbols/inline_rows.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/ksyms.h"
 #include "symbols/stacks.h"
 #include "symbols/symbolize.h"
+#include "symbols/user_frames.h"
 #include "util/array.h"
 
 static int add_ksym(__u64 addr, const char *name, const char *module, void *ks)
@@ -60,8 +62,9 @@ static int name_kernel_frame(struct namer *n, struct kframe k, const struct ksym
 {
 	const struct sym_result *r = NULL;
 	const struct sym_frame *fn;
+	struct samples_frame at;
 	char hex[24];
-	int i, err;
+	int err;
 
 	/* named by the address recorded, not the one looked up */
 	snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)(k.depth ? k.pc + 1 : k.pc));
@@ -75,10 +78,9 @@ static int name_kernel_frame(struct namer *n, struct kframe k, const struct ksym
 	fn = &r->frames[r->n - 1];
 	k.func_die = fn->inlined ? 0 : fn->die;
 	err = put_frame(n, &k, 0, r->n == 1, sym ? sym->name : fn->func ?: hex, fn);
-	for (i = (int)r->n - 2; i >= 0 && !err; i--)
-		err = put_frame(n, &k, (int)r->n - 1 - i, i == 0, r->frames[i].func ?: "??",
-				&r->frames[i]);
-	return err;
+	at = (struct samples_frame){
+		.stack = k.stack, .depth = k.depth, .pc = k.pc, .func_die = k.func_die};
+	return err ?: inline_rows_put(n->df, &at, r);
 }
 
 /*
@@ -247,7 +249,7 @@ int stacks_name_frames(struct datafile *df, struct kernel_dwarf *kd)
 	struct ksyms *ks;
 	int err;
 
-	err = samples_frames_create(df);
+	err = samples_frames_create(df) ?: user_frames_name(df);
 	if (err)
 		return err;
 	err = ksyms_new(&ks);

@@ -10,7 +10,9 @@
  * names it) followed by the functions inlined there, outermost first (sub 1,
  * 2, ...; inl 1); file:line is where each one's code is or calls the next,
  * die identifies an inline instance, and leaf marks the innermost row of a
- * depth, where the address itself is.  Without DWARF, sub 0 only.  Every
+ * depth, where the address itself is.  Without DWARF, sub 0 only.  User
+ * frames are named the same way from the DWARF of their mapped file (or of
+ * its debug file; sub 0 by the recorded symbol).  Every
  * kernel row of a depth has its pc, the address looked up (a return
  * address less one: the call), and func_die, the DWARF offset of the
  * out-of-line function there (0 when unknown); user rows have pc NULL.
@@ -54,7 +56,10 @@ enum stacks_probe stacks_probe_frame(const char *name);
  */
 int stacks_probe_cut(const char *const *names, int n);
 
-/* kd: NULL without the kernel's DWARF. */
+/*
+ * kd: NULL without the kernel's DWARF.  User frames get what was inlined
+ * at them from their file's DWARF (symbols/user_frames.h).
+ */
 int stacks_name_frames(struct datafile *df, struct kernel_dwarf *kd);
 
 #endif

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Runs the golden cases: each line of a cases file is NAME ARGS...; kprotperf
 # ARGS runs in the cases file's data/ folder and its stdout, stderr and exit
-# status, written as one text, must equal expected/NAME byte for byte.  The
+# status, written as one text, must equal expected/NAME byte for byte; the
+# word @EMPTY@ in ARGS is an empty folder (--symfs @EMPTY@: the outputs must
+# not depend on the host's files with symbols, e.g. libc6-dbg).  The
 # JSON of a successful --json run must also parse.  Exit 0 when all match, 1 otherwise.
 #   golden.sh [--update] [--kp BIN] [--cases FILE] [-- EXTRA ARGS...]
 # --update rewrites expected/ from BIN's output (review the git diff);
@@ -25,7 +27,8 @@ done
 dir=$(cd "$(dirname "$cases")" && pwd)
 expected=$dir/expected
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+empty=$(mktemp -d)
+trap 'rm -f "$out"; rmdir "$empty"' EXIT
 
 # One case's whole result: stdout, then stderr and the exit status.
 run_case() {
@@ -45,6 +48,7 @@ json_ok() {	# ARGS...: the --json output of a run that succeeded must parse
 ok=0 bad=0
 while read -r name args; do
 	case $name in ''|'#'*) continue ;; esac
+	args=${args//@EMPTY@/$empty}
 	# shellcheck disable=SC2086  # args are words by design
 	run_case $args "$@"
 	if $update; then

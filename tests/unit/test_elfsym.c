@@ -107,7 +107,7 @@ static void test_find_function(void **state)
 	__u64 vaddr = (uintptr_t)traced_function - s->bias, at, off = 0;
 	struct elfsym *f;
 
-	assert_int_equal(elfsym_open(s->path, NULL, &f), 0);
+	assert_int_equal(elfsym_open(s->path, NULL, NULL, &f), 0);
 	assert_string_equal(elfsym_bid(f), s->bid);
 	assert_true(elfsym_vaddr(f, file_offset(s, vaddr) + 3, &at));
 	assert_int_equal(at, vaddr + 3);
@@ -124,13 +124,13 @@ static void test_build_id_must_match(void **state)
 	char other[ELFSYM_BID_HEX];
 	struct elfsym *f;
 
-	assert_int_equal(elfsym_open(s->path, s->bid, &f), 0);
+	assert_int_equal(elfsym_open(s->path, s->bid, NULL, &f), 0);
 	elfsym_free(f);
-	assert_int_equal(elfsym_open(s->path, "", &f), 0);
+	assert_int_equal(elfsym_open(s->path, "", NULL, &f), 0);
 	elfsym_free(f);
 	strcpy(other, s->bid);
 	other[0] = other[0] == '0' ? '1' : '0';
-	assert_int_equal(elfsym_open(s->path, other, &f), -ESTALE);
+	assert_int_equal(elfsym_open(s->path, other, NULL, &f), -ESTALE);
 }
 
 static void test_not_elf(void **state)
@@ -143,10 +143,10 @@ static void test_not_elf(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "not an ELF file\n", 16), 16);
 	close(fd);
-	assert_int_equal(elfsym_open(path, NULL, &f), -ENOEXEC);
+	assert_int_equal(elfsym_open(path, NULL, NULL, &f), -ENOEXEC);
 	assert_int_equal(elfsym_build_id(path, hex, sizeof(hex)), -ENOEXEC);
-	assert_int_equal(elfsym_open("/dev/null", NULL, &f), -ENOEXEC);
-	assert_int_equal(elfsym_open("/nonexistent/elfsym", NULL, &f), -ENOENT);
+	assert_int_equal(elfsym_open("/dev/null", NULL, NULL, &f), -ENOEXEC);
+	assert_int_equal(elfsym_open("/nonexistent/elfsym", NULL, NULL, &f), -ENOENT);
 	unlink(path);
 }
 
@@ -165,7 +165,7 @@ static void test_no_build_id(void **state)
 		fprintf(stderr, "skipped: objcopy could not copy this binary\n");
 		skip();
 	}
-	assert_int_equal(elfsym_open(copy, NULL, &f), 0);
+	assert_int_equal(elfsym_open(copy, NULL, NULL, &f), 0);
 	assert_string_equal(elfsym_bid(f), "");
 	assert_string_equal(elfsym_find(f, vaddr + 1, &off), "traced_function");
 	assert_int_equal(off, 1);

@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include "symbols/debuginfo.h"
 #include "symbols/symbolize.h"
+#include "symbols/user_frames.h"
 #include "testutil.h"
 
 /*
@@ -302,13 +304,42 @@ static void test_real_vmlinux(void **state)
 	debuginfo_close(di);
 }
 
+/*
+ * A user frame's file as the data file names it, under --symfs: a ".."
+ * component could reach out of the folder and is refused; names that only
+ * contain dots are files like any other.
+ */
+static void test_user_frames_path(void **state)
+{
+	static const char *const refused[] = {
+		"/..", "/../etc/passwd", "/usr/../../etc/passwd", "/a/b/..", "..", "../x",
+	};
+	char out[PATH_MAX];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		assert_int_equal(user_frames_path("/sym", refused[i], out, sizeof(out)), -EPERM);
+	}
+	assert_int_equal(user_frames_path("/sym", "/usr/lib/libc.so.6", out, sizeof(out)), 0);
+	assert_string_equal(out, "/sym/usr/lib/libc.so.6");
+	assert_int_equal(user_frames_path("/sym", "/a/...b/..c/d../.x", out, sizeof(out)), 0);
+	assert_string_equal(out, "/sym/a/...b/..c/d../.x");
+	assert_int_equal(user_frames_path("/sym", "/a/...", out, sizeof(out)), 0);
+	assert_string_equal(out, "/sym/a/...");
+	/* without a symfs the path is the host's, where ".." leads nowhere outside / */
+	assert_int_equal(user_frames_path(NULL, "/usr/../lib/x", out, sizeof(out)), 0);
+	assert_string_equal(out, "/usr/../lib/x");
+	assert_int_equal(user_frames_path("/sym", "/usr/lib/libc.so.6", out, 10), -ENAMETOOLONG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_chain_dwarf5), cmocka_unit_test(test_chain_dwarf4),
 		cmocka_unit_test(test_plain),	     cmocka_unit_test(test_outside),
 		cmocka_unit_test(test_cache),	     cmocka_unit_test(test_same_as_eu_addr2line),
-		cmocka_unit_test(test_real_vmlinux),
+		cmocka_unit_test(test_real_vmlinux), cmocka_unit_test(test_user_frames_path),
 	};
 
 	return cmocka_run_group_tests(tests, setup, tu_fixture_teardown);

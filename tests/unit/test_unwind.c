@@ -273,7 +273,7 @@ static void frame_names(const struct sample *s, const __u64 *ips, int n, char *o
 		}
 		sym = NULL;
 		syms = NULL;
-		if (m && m->path[0] == '/' && !elfsym_open(m->path, NULL, &syms) &&
+		if (m && m->path[0] == '/' && !elfsym_open(m->path, NULL, NULL, &syms) &&
 		    elfsym_vaddr(syms, ip - m->start + m->pgoff, &vaddr))
 			sym = elfsym_find(syms, vaddr, &off);
 		used += snprintf(out + used, len - used, "%s %s\n", file, sym ?: "?");

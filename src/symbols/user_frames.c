@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The functions inlined at user frames, from each mapped file's DWARF (user_frames.h). */
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "data/datafile.h"
+#include "data/samples.h"
+#include "symbols/debuginfo.h"
+#include "symbols/elfsym.h"
+#include "symbols/inline_rows.h"
+#include "symbols/symbolize.h"
+#include "symbols/user_frames.h"
+
+/* The file the frames being named are in: they come by path and build id. */
+struct ufile {
+	char *path, *bid;	 /* as recorded; NULL before the first frame */
+	struct elfsym *segs;	 /* its segments, to turn file offsets into addresses */
+	struct debuginfo *di;	 /* NULL: no DWARF to be had, its frames stay as they are */
+	struct symbolizer *sym;
+};
+
+static void ufile_close(struct ufile *f)
+{
+	symbolizer_free(f->sym);
+	debuginfo_close(f->di);
+	elfsym_free(f->segs);
+	free(f->bid);
+	free(f->path);
+	*f = (struct ufile){};
+}
+
+/* The DWARF of the file: its debug file by build id (under symfs), else its own. */
+static int open_dwarf(struct ufile *f, const char *file, const char *symfs)
+{
+	char dbg[PATH_MAX];
+
+	if (debuginfo_find_sysroot(symfs, NULL, elfsym_bid(f->segs), NULL, dbg, sizeof(dbg)) ||
+	    debuginfo_open(&f->di, dbg))
+		debuginfo_open(&f->di, file);
+	return f->di ? symbolizer_new(&f->sym, f->di) : 0;
+}
+
+int user_frames_path(const char *symfs, const char *path, char *out, size_t len)
+{
+	const char *c;
+	int ret;
+
+	/* ".." is only a way out of symfs: the recorded paths are the kernel's, without any */
+	for (c = path; symfs && (c = strstr(c, "..")); c += 2) {
+		if ((c == path || c[-1] == '/') && (c[2] == '/' || !c[2]))
+			return -EPERM;
+	}
+	ret = snprintf(out, len, "%s%s%s", symfs ?: "", symfs && *path != '/' ? "/" : "", path);
+	return ret < 0 || (size_t)ret >= len ? -ENAMETOOLONG : 0;
+}
+
+/*
+ * f for the file recorded at path: its DWARF when the file is there (under
+ * symfs, when not NULL), is the recorded build (elfsym_open refuses another
+ * build id) and has any.
+ */
+static int ufile_open(struct ufile *f, const char *path, const char *bid, const char *symfs)
+{
+	char file[PATH_MAX];
+	struct stat st;
+	int err;
+
+	ufile_close(f);
+	f->path = strdup(path);
+	f->bid = strdup(bid);
+	if (!f->path || !f->bid)
+		return -ENOMEM;
+	/* the path is the data file's: opening a FIFO or a device would hang or read it */
+	if (user_frames_path(symfs, path, file, sizeof(file)) || stat(file, &st) ||
+	    !S_ISREG(st.st_mode))
+		return 0;
+	err = elfsym_open(file, bid, symfs, &f->segs);
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	return open_dwarf(f, file, symfs);
+}
+
+struct unamer {
+	struct datafile *df;
+	const char *symfs; /* datafile_symfs(df) */
+	struct ufile f;
+};
+
+static int name_uframe(const struct samples_uframe *u, void *ctx)
+{
+	struct unamer *n = ctx;
+	struct ufile *f = &n->f;
+	struct samples_frame at = {.user = true, .stack = u->stack, .depth = u->depth};
+	const struct sym_result *r;
+	const struct sym_frame *fn;
+	__u64 vaddr;
+	int err;
+
+	if (!f->path || strcmp(f->path, u->path) || strcmp(f->bid, u->bid)) {
+		err = ufile_open(f, u->path, u->bid, n->symfs);
+		if (err)
+			return err;
+	}
+	/* an offset in no segment of the file is no address of its code */
+	if (!f->sym || !elfsym_vaddr(f->segs, u->off, &vaddr))
+		return 0;
+	err = symbolize(f->sym, vaddr, &r);
+	if (err || !r->n)
+		return err;
+	/* the function itself, whose row is named by the recorded symbol */
+	fn = &r->frames[r->n - 1];
+	at.func_die = fn->inlined ? 0 : fn->die;
+	at.file = fn->file;
+	at.line = fn->line;
+	at.leaf = r->n == 1;
+	return samples_set_user_frame(n->df, &at) ?: inline_rows_put(n->df, &at, r);
+}
+
+int user_frames_name(struct datafile *df)
+{
+	struct unamer n = {.df = df, .symfs = datafile_symfs(df)};
+	int err = samples_uframes(df, name_uframe, &n);
+
+	ufile_close(&n.f);
+	return err;
+}
