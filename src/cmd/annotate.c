@@ -9,6 +9,7 @@
 #include "cmd/cmds.h"
 #include "cmd/options.h"
 #include "data/datafile.h"
+#include "data/samples.h"
 #include "report/annotate.h"
 #include "symbols/kernel_dwarf.h"
 
@@ -23,7 +24,7 @@ struct annotate_opts {
 enum { O_VMLINUX = OPTIONS_LONG_ONLY, O_SYMFS, O_JSON };
 
 static const struct options_entry entries[] = {
-	{'f', "func", "NAME", "the function (as kallsyms names it; clones count as it)"},
+	{'f', "func", "NAME", "kernel function (as kallsyms names it; clones too) or user"},
 	{O_VMLINUX, "vmlinux", "PATH", CLI_VMLINUX_HELP},
 	{O_SYMFS, "symfs", "DIR", CLI_SYMFS_HELP},
 	{'i', "input", "FILE", "the data file (same as the FILE argument)"},
@@ -41,10 +42,12 @@ const struct options_cmd annotate_options = {
 	.name = "annotate",
 	.head = "Usage: kprotperf annotate --func NAME [OPTIONS] [FILE]\n"
 		"Where the CPU samples of a recording (FILE, default kprotperf.data) fell inside\n"
-		"kernel function NAME: per source line (SELF: the sampled pc is on the line;\n"
-		"TOTAL: also in the functions called from it), with the functions inlined at\n"
-		"that line, and per address range of each inline instance in NAME. Needs the\n"
-		"recorded kernel's DWARF (Debian: linux-image-RELEASE-dbg).\n",
+		"function NAME: per source line (SELF: the sampled pc is on the line; TOTAL:\n"
+		"also in the functions called from it), with the functions inlined at that\n"
+		"line. A kernel function needs the recorded kernel's DWARF (Debian:\n"
+		"linux-image-RELEASE-dbg) and also gets per address range of each inline\n"
+		"instance in NAME; a user function (one only inlined too) needs its file's\n"
+		"DWARF (built with -g, its -dbg package, or under --symfs).\n",
 	.column = 21,
 	.examples = examples,
 	.opts = entries,
@@ -92,10 +95,58 @@ static int parse(int argc, char **argv, struct annotate_opts *o)
 	return cli_input(argc, argv, "annotate", &o->input);
 }
 
+static void no_kernel_samples(const struct annotate_opts *o)
+{
+	fprintf(stderr,
+		"kprotperf annotate: no CPU sample has %s on its kernel stack in %s (see the "
+		"KERNEL FUNCTION table of kprotperf report)\n",
+		o->func, o->input);
+}
+
+/* func is among the recording's kernel symbols: annotated from the kernel's DWARF, needed */
+static int annotate_kernel(const struct annotate_opts *o, struct datafile *df)
+{
+	struct kernel_dwarf *kd = NULL;
+	int err;
+
+	err = cli_kernel_dwarf("annotate", df, o->vmlinux, "annotate needs the kernel's DWARF", &kd,
+			       NULL, 0);
+	/* without the DWARF, cli_kernel_dwarf has said so */
+	if (!err && kd)
+		err = annotate_show(df, kd, o->func, o->json);
+	if (err == ANNOTATE_NO_SAMPLES)
+		no_kernel_samples(o);
+	else if (err < 0 && kd)
+		cli_read_error("annotate", o->input, df, err);
+	kernel_dwarf_close(kd);
+	return err || !kd ? 1 : 0;
+}
+
+/*
+ * Any other name: a function of the workload's files, whose DWARF says
+ * where its lines are.  Not one either: with --vmlinux a kernel function
+ * was meant, which no stack has.
+ */
+static int annotate_user(const struct annotate_opts *o, struct datafile *df)
+{
+	int err = annotate_show(df, NULL, o->func, o->json);
+
+	if (err == ANNOTATE_NO_SAMPLES && o->vmlinux)
+		no_kernel_samples(o);
+	else if (err == ANNOTATE_NO_SAMPLES)
+		fprintf(stderr,
+			"kprotperf annotate: %s is neither a kernel function of %s nor a user "
+			"function with DWARF (build it with -g, install its -dbg package, or give "
+			"--symfs DIR holding its files)\n",
+			o->func, o->input);
+	else if (err < 0)
+		cli_read_error("annotate", o->input, df, err);
+	return err ? 1 : 0;
+}
+
 int cmd_annotate(int argc, char **argv)
 {
 	struct annotate_opts o;
-	struct kernel_dwarf *kd = NULL;
 	struct datafile *df;
 	int err;
 
@@ -105,23 +156,12 @@ int cmd_annotate(int argc, char **argv)
 	if (cli_open("annotate", o.input, o.symfs, &df))
 		return 1;
 	/* nothing to annotate, whatever the DWARF: say that, not that the DWARF is missing */
-	if (cli_no_samples("annotate", o.input, df)) {
-		datafile_close(df);
-		return 1;
-	}
-	err = cli_kernel_dwarf("annotate", df, o.vmlinux, "annotate needs the kernel's DWARF", &kd,
-			       NULL, 0);
-	/* without the DWARF, cli_kernel_dwarf has said so */
-	if (!err && kd)
-		err = annotate_show(df, kd, o.func, o.json);
-	if (err == ANNOTATE_NO_SAMPLES)
-		fprintf(stderr,
-			"kprotperf annotate: no CPU sample has %s on its kernel stack in %s (see "
-			"the KERNEL FUNCTION table of kprotperf report)\n",
-			o.func, o.input);
-	else if (err < 0 && kd)
-		cli_read_error("annotate", o.input, df, err);
-	kernel_dwarf_close(kd);
+	if (cli_no_samples("annotate", o.input, df))
+		err = 1;
+	else if (samples_kernel_func(df, o.func))
+		err = annotate_kernel(&o, df);
+	else
+		err = annotate_user(&o, df);
 	datafile_close(df);
-	return err || !kd ? 1 : 0;
+	return err;
 }

@@ -128,13 +128,13 @@ int samples_kframes(struct datafile *df, samples_kframe_fn fn, void *ctx)
 
 int samples_add_frame(struct datafile *df, const struct samples_frame *f)
 {
-	return query_insert(df,
-			    "INSERT INTO frames VALUES(CASE ?1 WHEN 1 THEN 'u' ELSE 'k' END,"
-			    " ?2,?3,?4,?5,?6,?7,?8,?9,?10,CASE ?1 WHEN 1 THEN NULL ELSE ?11 END,?12)",
-			    "iiiititiiiii", (long long)f->user, f->stack, (long long)f->depth,
-			    (long long)f->sub, f->name, (long long)(f->sub > 0), f->file,
-			    (long long)f->line, (long long)f->die, (long long)f->leaf,
-			    (long long)f->pc, (long long)f->func_die);
+	return query_insert(
+		df,
+		"INSERT INTO frames VALUES(CASE ?1 WHEN 1 THEN 'u' ELSE 'k' END,"
+		" ?2,?3,?4,?5,?6,?7,?8,?9,?10,CASE ?1 WHEN 1 THEN NULL ELSE ?11 END,?12)",
+		"iiiititiiiii", (long long)f->user, f->stack, (long long)f->depth,
+		(long long)f->sub, f->name, (long long)(f->sub > 0), f->file, (long long)f->line,
+		(long long)f->die, (long long)f->leaf, (long long)f->pc, (long long)f->func_die);
 }
 
 int samples_set_user_frame(struct datafile *df, const struct samples_frame *f)
@@ -313,21 +313,40 @@ int samples_folded(struct datafile *df, samples_folded_fn fn, void *ctx)
 			  folded_row, &(struct walk){{.folded = fn}, ctx}, "");
 }
 
-static const char hit_sql[] =
-	"CREATE TEMP TABLE hit AS SELECT h.stack, h.depth, s.n AS count FROM"
-	" (SELECT stack, MIN(depth) AS depth FROM frames WHERE space = 'k' AND sub = 0"
-	"  AND (name = ?1 OR kp_func_base(name) = ?1) GROUP BY stack) h"
-	" JOIN kstack_samples s ON s.stack = h.stack";
-
-int samples_hit_create(struct datafile *df, const char *func)
+long long samples_kernel_func(struct datafile *df, const char *name)
 {
-	return query_each(df, hit_sql, NULL, NULL, "t", func);
+	return query_scalar(
+		df, "SELECT COUNT(*) FROM ksyms WHERE name = ?1 OR kp_func_base(name) = ?1", name);
+}
+
+/*
+ * m: the rows of func (a kernel frame's function, or a user row with
+ * DWARF); h: of each stack, the innermost: its least depth, and there its
+ * deepest inline (recursion counts once).  A user sample is in the
+ * function's own code (self) only when it ran in user mode, as
+ * samples_functions counts it.
+ */
+static const char hit_sql[] =
+	"CREATE TEMP TABLE hit AS WITH m AS (SELECT stack, depth, sub FROM frames"
+	"  WHERE space = ?2 AND CASE ?2 WHEN 'k' THEN sub = 0 ELSE file IS NOT NULL END"
+	"  AND (name = ?1 OR kp_func_base(name) = ?1)),"
+	" h AS (SELECT m.stack, m.depth, MAX(m.sub) AS sub FROM m JOIN (SELECT stack,"
+	"  MIN(depth) AS depth FROM m GROUP BY stack) d USING (stack, depth) GROUP BY m.stack),"
+	" s AS (SELECT CASE ?2 WHEN 'k' THEN kstack ELSE ustack END AS stack, SUM(count) AS n,"
+	"  SUM(CASE WHEN ?2 = 'k' OR kstack IS NULL THEN count ELSE 0 END) AS u FROM samples"
+	"  WHERE CASE ?2 WHEN 'k' THEN kstack ELSE ustack END >= 0 GROUP BY 1)"
+	" SELECT ?2 AS space, h.stack, h.depth, h.sub, s.n AS count,"
+	" CASE WHEN h.depth = 0 THEN s.u ELSE 0 END AS self FROM h JOIN s ON s.stack = h.stack";
+
+int samples_hit_create(struct datafile *df, const char *func, bool user)
+{
+	return query_each(df, hit_sql, NULL, NULL, "tt", func, user ? "u" : "k");
 }
 
 void samples_hit_totals(struct datafile *df, long long *total, long long *self)
 {
 	*total = query_scalar(df, "SELECT SUM(count) FROM hit", NULL);
-	*self = query_scalar(df, "SELECT SUM(count) FROM hit WHERE depth = 0", NULL);
+	*self = query_scalar(df, "SELECT SUM(self) FROM hit", NULL);
 }
 
 static int hit_line_row(sqlite3_stmt *st, void *ctx)
@@ -346,10 +365,9 @@ static int hit_line_row(sqlite3_stmt *st, void *ctx)
 
 static const char lines_sql[] =
 	"SELECT l.file, l.line, (SELECT group_concat(name, ';') FROM (SELECT name FROM frames c"
-	"  WHERE c.space = 'k' AND c.stack = h.stack AND c.depth = h.depth AND c.sub > 0"
-	"  ORDER BY c.sub)) AS chain,"
-	" SUM(CASE WHEN h.depth = 0 THEN h.count ELSE 0 END), SUM(h.count)"
-	" FROM hit h JOIN frames l ON l.space = 'k' AND l.stack = h.stack"
+	"  WHERE c.space = h.space AND c.stack = h.stack AND c.depth = h.depth"
+	"  AND c.sub > h.sub ORDER BY c.sub)) AS chain, SUM(h.self), SUM(h.count)"
+	" FROM hit h JOIN frames l ON l.space = h.space AND l.stack = h.stack"
 	" AND l.depth = h.depth AND l.leaf = 1"
 	" GROUP BY l.file, l.line, chain ORDER BY l.file, l.line, chain";
 
@@ -367,10 +385,9 @@ static int hit_inst_row(sqlite3_stmt *st, void *ctx)
 }
 
 static const char inst_sql[] =
-	"SELECT f.die, SUM(CASE WHEN h.depth = 0 THEN h.count ELSE 0 END), SUM(h.count),"
-	" MAX(f.func_die)"
-	" FROM hit h JOIN frames f ON f.space = 'k' AND f.stack = h.stack"
-	" AND f.depth = h.depth AND f.inl = 1 GROUP BY f.die ORDER BY 3 DESC";
+	"SELECT f.die, SUM(h.self), SUM(h.count), MAX(f.func_die)"
+	" FROM hit h JOIN frames f ON f.space = h.space AND f.stack = h.stack"
+	" AND f.depth = h.depth AND f.sub > h.sub GROUP BY f.die ORDER BY 3 DESC";
 
 int samples_hit_insts(struct datafile *df, samples_hit_inst_fn fn, void *ctx)
 {
@@ -391,8 +408,8 @@ static int range_row(sqlite3_stmt *st, void *ctx)
 }
 
 static const char range_sql[] =
-	"SELECT SUM(CASE WHEN h.depth = 0 THEN h.count ELSE 0 END), SUM(h.count) FROM hit h"
-	" JOIN frames f ON f.space = 'k' AND f.stack = h.stack AND f.depth = h.depth AND"
+	"SELECT SUM(h.self), SUM(h.count) FROM hit h"
+	" JOIN frames f ON f.space = h.space AND f.stack = h.stack AND f.depth = h.depth AND"
 	" f.sub = 0 WHERE f.pc >= ?1 AND f.pc < ?2";
 
 int samples_hit_range(struct datafile *df, __u64 lo, __u64 hi, long long *self, long long *total)

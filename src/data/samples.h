@@ -9,7 +9,9 @@
  *          says what each column means);
  *   kstack_samples(stack INTEGER PRIMARY KEY, n INTEGER): samples per kernel stack;
  *   folded(line TEXT, n INTEGER): folded stacks before they are merged;
- *   hit(stack INTEGER, depth INTEGER, count INTEGER): the stacks through one function.
+ *   hit(space TEXT, stack INTEGER, depth INTEGER, sub INTEGER, count INTEGER,
+ *       self INTEGER): the stacks through one function, where it is on each
+ *       (sub > 0: inlined) and their samples, those in its own code (self).
  */
 #ifndef KP_SAMPLES_H
 #define KP_SAMPLES_H
@@ -144,11 +146,15 @@ typedef int (*samples_folded_fn)(const char *line, long long n, void *ctx);
 /* The distinct lines of folded with their summed n, those above 0, in byte order. */
 int samples_folded(struct datafile *df, samples_folded_fn fn, void *ctx);
 
+/* The recorded kernel symbols named name or a clone of it (name.constprop.0). */
+long long samples_kernel_func(struct datafile *df, const char *name);
 /*
- * Create hit: the kernel stacks with function func (or a clone of it), at
- * its innermost depth (recursion counts once), with their samples.
+ * Create hit: the kernel stacks with function func (or a clone of it), or
+ * when user the user stacks with it (a function or an inline instance, of
+ * frames with DWARF), at its innermost place (recursion counts once), with
+ * their samples.
  */
-int samples_hit_create(struct datafile *df, const char *func);
+int samples_hit_create(struct datafile *df, const char *func, bool user);
 /* The samples in hit: all of them, and those with func at the leaf. */
 void samples_hit_totals(struct datafile *df, long long *total, long long *self);
 

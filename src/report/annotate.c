@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * kprotperf annotate --func NAME: where inside one kernel function the CPU
- * samples fell, per source line (with what was inlined at that line) and per
- * address range of each inline instance in it.  Needs the kernel's DWARF.
+ * kprotperf annotate --func NAME: where inside one function the CPU samples
+ * fell, per source line (with what was inlined at that line) and, for a
+ * kernel function, per address range of each inline instance in it.  A
+ * kernel function needs the kernel's DWARF, a user one its file's (read
+ * when naming the user frames, symbols/user_frames.h).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -19,7 +21,7 @@
 
 struct annotator {
 	struct datafile *df;
-	struct kernel_dwarf *kd;
+	struct kernel_dwarf *kd; /* NULL: func is a user function */
 	const char *func;
 	bool json;
 	struct json *j;
@@ -107,20 +109,26 @@ static int inst_row(__u64 die, __u64 func_die, long long self, long long total, 
 	return err;
 }
 
+/* Per inline range needs each frame's pc, which user frames do not keep. */
 static int annotate_text(struct annotator *a)
 {
+	const char *symfs = datafile_symfs(a->df);
 	int err;
 
 	esc_printf(stdout,
-		   "# annotate %s: %lld samples with it on the kernel stack, %lld in its own code\n"
-		   "# kernel %s, DWARF from %s\n\n",
-		   a->func, a->total, a->self, datafile_meta(a->df, "kernel.release") ?: "?",
-		   kernel_dwarf_path(a->kd));
+		   "# annotate %s: %lld samples with it on the %s stack, %lld in its own code\n",
+		   a->func, a->total, a->kd ? "kernel" : "user", a->self);
+	if (a->kd)
+		esc_printf(stdout, "# kernel %s, DWARF from %s\n\n",
+			   datafile_meta(a->df, "kernel.release") ?: "?", kernel_dwarf_path(a->kd));
+	else
+		esc_printf(stdout, "# user function, DWARF from its mapped files%s%s\n\n",
+			   symfs ? " under " : "", symfs ?: "");
 	printf("Per source line (SELF: the sampled pc is on the line; TOTAL: also in functions\n"
 	       "called from it; INLINED: the functions inlined there, outermost first)\n");
 	printf("%8s %7s %8s  %-36s %s\n", "SELF", "SELF%", "TOTAL", "LINE", "INLINED");
 	err = samples_hit_lines(a->df, line_row, a);
-	if (err)
+	if (err || !a->kd)
 		return err;
 	printf("\nPer inline range (samples with the pc in the range: SELF at the leaf, TOTAL "
 	       "anywhere)\n");
@@ -136,15 +144,20 @@ static int annotate_json(struct annotator *a)
 	json_begin(&j, stdout);
 	json_open(&j, NULL, '{');
 	json_str(&j, "function", a->func);
-	json_str(&j, "vmlinux", kernel_dwarf_path(a->kd));
+	if (a->kd)
+		json_str(&j, "vmlinux", kernel_dwarf_path(a->kd));
+	else
+		json_str(&j, "space", "user");
 	json_u64(&j, "self_samples", a->self);
 	json_u64(&j, "total_samples", a->total);
 	json_open(&j, "lines", '[');
 	err = samples_hit_lines(a->df, line_row, a);
 	json_close(&j, ']');
-	json_open(&j, "inline_instances", '[');
-	err = err ?: samples_hit_insts(a->df, inst_row, a);
-	json_close(&j, ']');
+	if (a->kd) {
+		json_open(&j, "inline_instances", '[');
+		err = err ?: samples_hit_insts(a->df, inst_row, a);
+		json_close(&j, ']');
+	}
 	json_close(&j, '}');
 	json_end(&j);
 	return err;
@@ -152,7 +165,7 @@ static int annotate_json(struct annotator *a)
 
 static int annotate(struct annotator *a)
 {
-	int err = stacks_name_frames(a->df, a->kd) ?: samples_hit_create(a->df, a->func);
+	int err = stacks_name_frames(a->df, a->kd) ?: samples_hit_create(a->df, a->func, !a->kd);
 
 	if (err)
 		return err;

@@ -4,9 +4,13 @@
 #    the heaviest user stack is main;kp_inl_caller;kp_inl_hot_[i], the same
 #    line as --no-inline's with the inline frame added at the leaf, and
 #    report's top user functions are kp_inl_caller then kp_inl_hot [inlined]
-#    (no user function [inlined] with --no-inline);
-# 2. --symfs: with an empty folder the heaviest stack has no kp_inl_hot_[i],
-#    with a folder holding a copy of the binary at its path it has;
+#    (no user function [inlined] with --no-inline); annotate -f kp_inl_hot
+#    lists exactly the loop's lines (for and body, maybe its return) of
+#    inl.c, most SELF on the body, and annotate -f kp_inl_caller the same
+#    rows INLINED kp_inl_hot plus, not inlined, only lines of its own;
+# 2. --symfs: with an empty folder the heaviest stack has no kp_inl_hot_[i]
+#    and annotate refuses in one line, with a folder holding a copy of the
+#    binary at its path it has;
 # 3. python3 built with -g (pyenv's, when there): with --call-graph dwarf the
 #    median number of inline frames per stack is within 30% of perf's, on
 #    the same run (kprotperf records perf, which records python3).
@@ -25,9 +29,9 @@ static inline __attribute__((always_inline)) unsigned long kp_inl_hot(unsigned l
 {
 	unsigned long i;
 
-	for (i = 0; i < 100000; i++)
-		x = x * 6364136223846793005ul + 1442695040888963407ul;
-	return x;
+	for (i = 0; i < 100000; i++) /* KP_FOR */
+		x = x * 6364136223846793005ul + 1442695040888963407ul; /* KP_BODY */
+	return x; /* KP_RET */
 }
 
 static __attribute__((noinline)) void kp_inl_caller(double secs)
@@ -78,11 +82,47 @@ r=$(names --no-inline) || fail "report --no-inline exited $?"
 [ "${r##* }" = 0 ] || fail "report --no-inline has inlined user functions: $r"
 echo "folded: $top $n; report: kp_inl_caller, kp_inl_hot [inlined]"
 
+# annotate's rows as "LINE SELF TOTAL INLINED", LINE without inl.c's path
+at() { grep -n "$1" inl.c | cut -d: -f1; }
+src=$(realpath inl.c)
+rows() {	# annotate -f $1: its rows by line; a row of another file fails
+	"$KP" annotate -f "$1" i.data > "ann.$1" || fail "annotate -f $1 exited $?"
+	awk -v src="$src" '/^ *[0-9]+ +[0-9.]+% +[0-9]+  / {
+		n = split($4, w, ":"); if (w[1] != src || n != 2) { print "BAD " $0; next }
+		print w[2], $1, $3, $5 }' "ann.$1" | sort -n
+}
+mostself() { sort -k 2,2nr -k 1,1n <<< "$1" | head -1 | cut -d ' ' -f 1; }
+hot=$(rows kp_inl_hot) && caller=$(rows kp_inl_caller) || exit 1
+lines=$(cut -d ' ' -f 1 <<< "$hot" | paste -sd ' ')
+case "$lines" in
+"$(at KP_FOR) $(at KP_BODY)" | "$(at KP_FOR) $(at KP_BODY) $(at KP_RET)") ;;
+*) fail "annotate -f kp_inl_hot lines: $lines; rows: $hot" ;;
+esac
+[ "$(mostself "$hot")" = "$(at KP_BODY)" ] || fail "kp_inl_hot's most SELF: $hot"
+# kp_inl_caller: its rows at kp_inl_hot's code are kp_inl_hot's own rows
+inl=$(awk '$4 == "kp_inl_hot" {print $1, $2, $3}' <<< "$caller")
+[ "$inl" = "$(awk '{print $1, $2, $3}' <<< "$hot")" ] ||
+	fail "kp_inl_caller's rows inlined kp_inl_hot: $caller; kp_inl_hot's: $hot"
+lo=$(at 'kp_inl_caller(double') hi=$(at '^int main')
+awk -v lo="$lo" -v hi="$hi" 'NF == 3 && $1 > lo && $1 < hi || $4 == "kp_inl_hot" {next}
+	{exit 1}' <<< "$caller" || fail "kp_inl_caller's rows, not its lines ($lo-$hi): $caller"
+[ "$(mostself "$caller")" = "$(at KP_BODY)" ] || fail "kp_inl_caller's most SELF: $caller"
+echo "annotate: kp_inl_hot and kp_inl_caller at lines $lines, most SELF at $(at KP_BODY)"
+
 # the file is looked up under --symfs only: nothing there, no inline frame
 mkdir empty sym
 "$KP" folded -U --symfs empty i.data > empty.folded || fail "folded --symfs empty exited $?"
 [ "$(heaviest empty.folded)" = "$plain" ] ||
 	fail "heaviest stack with an empty --symfs: $(heaviest empty.folded)"
+for f in kp_inl_hot kp_inl_caller; do
+	"$KP" annotate --symfs empty -f $f i.data > ann.out 2> ann.err &&
+		fail "annotate -f $f under an empty --symfs exited 0"
+	want="kprotperf annotate: $f is neither a kernel function of i.data nor a user function"
+	want+=" with DWARF (build it with -g, install its -dbg package, or give --symfs DIR"
+	want+=" holding its files)"
+	[ ! -s ann.out ] && [ "$(cat ann.err)" = "$want" ] ||
+		fail "annotate -f $f under an empty --symfs: $(cat ann.out ann.err)"
+done
 bin=$(realpath inl-burn)	# as the kernel names the mapped file
 mkdir -p "sym${bin%/*}"
 cp inl-burn "sym$bin"
@@ -90,7 +130,7 @@ cp inl-burn "sym$bin"
 # only the binary is there: no inline frames of libc, whatever the host has
 [ "$(heaviest sym.folded)" = "$plain;kp_inl_hot_[i]" ] ||
 	fail "heaviest stack with --symfs sym: $(heaviest sym.folded)"
-echo "--symfs: no kp_inl_hot_[i] from an empty folder, found in a copy under it"
+echo "--symfs: from an empty folder no kp_inl_hot_[i], annotate refused; found in a copy"
 
 PY=/root/.pyenv/versions/3.11.7/bin/python3
 [ -x "$PY" ] || skip "(python3 part) no pyenv python3 built with -g"
