@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/param.h>
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -32,22 +33,43 @@ int safeio_open_regular(const char *path, struct stat *st, char *why, size_t len
 	return err;
 }
 
-/* At most SAFEIO_TEXT_MAX + 1 bytes of fd into buf: their count or -errno. */
-static ssize_t read_capped(int fd, char *buf)
+/*
+ * At most SAFEIO_TEXT_MAX + 1 bytes of fd into *buf (malloc'd, sized from
+ * hint, the file's size, and grown should the file grow while read): their
+ * count or -errno.  Not 16 MiB up front: a sanitizer build poisons all of it.
+ */
+static ssize_t read_capped(int fd, char **buf, size_t hint)
 {
-	size_t n = 0;
+	size_t n = 0, cap = MIN(hint, (size_t)SAFEIO_TEXT_MAX) + 1;
+	char *b = malloc(cap), *nb;
 	ssize_t r;
 
-	while (n <= SAFEIO_TEXT_MAX) {
-		r = read(fd, buf + n, SAFEIO_TEXT_MAX + 1 - n);
+	while (b && n <= SAFEIO_TEXT_MAX) {
+		if (n == cap) {
+			cap = MIN(cap * 2, (size_t)SAFEIO_TEXT_MAX + 1);
+			nb = realloc(b, cap);
+			if (!nb)
+				break;
+			b = nb;
+		}
+		r = read(fd, b + n, cap - n);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0)
+		if (r < 0) {
+			free(b);
 			return -errno;
-		if (!r)
-			break;
+		}
+		if (!r) {
+			*buf = b;
+			return n;
+		}
 		n += r;
 	}
+	if (!b || n <= SAFEIO_TEXT_MAX) {
+		free(b);
+		return -ENOMEM;
+	}
+	*buf = b;
 	return n;
 }
 
@@ -71,8 +93,8 @@ FILE *safeio_fopen_text(const char *path, char *why, size_t len)
 {
 	char problem[32] = "", *buf = NULL;
 	struct stat st;
-	ssize_t n = -ENOMEM;
 	FILE *f = NULL;
+	ssize_t n;
 	int fd = safeio_open_regular(path, &st, problem, sizeof(problem));
 
 	if (fd < 0) {
@@ -80,10 +102,7 @@ FILE *safeio_fopen_text(const char *path, char *why, size_t len)
 		errno = -fd;
 		return NULL;
 	}
-	/* the kernel maps the pages read into, not all of them */
-	buf = malloc(SAFEIO_TEXT_MAX + 1);
-	if (buf)
-		n = read_capped(fd, buf);
+	n = read_capped(fd, &buf, st.st_size);
 	close(fd);
 	if (n > SAFEIO_TEXT_MAX)
 		n = -EFBIG;
