@@ -507,8 +507,16 @@ int datafile_open(struct datafile **out, const char *path, char *why, size_t len
 		return -ENOMEM;
 	errno = 0;
 	err = query_errno(sqlite3_open_v2(path, &df->conn.db, SQLITE_OPEN_READONLY, NULL));
+	/*
+	 * One read transaction for the connection's life: the file is locked,
+	 * checked for a journal and its header read once, not at every
+	 * statement (~8 system calls each, most of the time an open took); and
+	 * every reader sees the same file.  The readers' TEMP tables (named
+	 * frames, older schemas' empty tables) are kept in memory.
+	 */
 	if (!err)
-		err = distrust(df) ?: validate(df, why, len) ?: add_functions(df->conn.db);
+		err = distrust(df) ?: query_exec(df, "PRAGMA temp_store = MEMORY; BEGIN") ?:
+			      validate(df, why, len) ?: add_functions(df->conn.db);
 	if (err) {
 		df_free(df);
 		return err;
