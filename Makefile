@@ -165,7 +165,8 @@ test-asan: asan $(WORKLOADS)
 	OUTPUT=$(OUTPUT) tests/run.sh asan
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c) over a libkp.a of their own under
-# $(OUTPUT)/fuzz; `make fuzz` runs each FUZZ_TIME seconds (make test: 20)
+# $(OUTPUT)/fuzz; `make fuzz` runs each FUZZ_TIME seconds (make test: 20), or
+# FUZZ_RUNS executions when given (`make fuzz FUZZ_RUNS=10000000`)
 FUZZ_OUT := $(OUTPUT)/fuzz
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
@@ -180,7 +181,7 @@ $(OUTPUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(OUTPUT)/libkp.a
 		$(LDFLAGS) $(LDLIBS)
 
 fuzz: fuzz-build
-	OUTPUT=$(OUTPUT) FUZZ_TIME=$(FUZZ_TIME) tests/fuzz/run.sh
+	OUTPUT=$(OUTPUT) FUZZ_TIME=$(FUZZ_TIME) FUZZ_RUNS=$(FUZZ_RUNS) tests/fuzz/run.sh
 
 bench: all static
 	tests/bench/run.sh

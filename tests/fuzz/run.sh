@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Runs the libFuzzer targets built by `make fuzz-build` ($OUTPUT/fuzz/fuzz_*):
 # each first replays its regression inputs (tests/fuzz/regressions/TARGET/,
-# every crash ever found), then fuzzes FUZZ_TIME seconds (default 60) from
-# its seeds (seeds.sh) and the corpus it grew before ($OUTPUT/fuzz/corpus/).
+# every crash ever found), then fuzzes FUZZ_TIME seconds (default 60), or
+# FUZZ_RUNS executions when that is set (no time limit then), from its seeds
+# (seeds.sh) and the corpus it grew before ($OUTPUT/fuzz/corpus/).
 # Prints one line per target with its executions; exits non-zero on any
 # crash, leak, timeout or sanitizer report, whose input is kept under
 # $OUTPUT/fuzz/crashes/TARGET/.
@@ -12,6 +13,9 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=$(realpath -m "${OUTPUT:-build}/fuzz")
 time=${FUZZ_TIME:-60}
+runs=${FUZZ_RUNS:-}
+[[ -z $runs || $runs =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: FUZZ_RUNS must be a positive integer"; exit 1; }
+[[ $time =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: FUZZ_TIME must be a positive integer"; exit 1; }
 
 # seeds made anew when seeds.sh or the files they come from changed
 seeds=$out/seeds
@@ -19,11 +23,11 @@ if [ ! -d "$seeds" ] || [ -n "$(find tests/fuzz/seeds.sh tests/golden share/feat
 	-newer "$seeds" -print -quit)" ]; then
 	tests/fuzz/seeds.sh "$seeds" || { echo "fuzz: seeds.sh failed"; exit 1; }
 fi
-export KP_FUZZ_VMLINUX=$seeds/vmlinux.elf
+export KP_FUZZ_VMLINUX=$seeds/vmlinux.elf KP_FUZZ_SYMFS=$seeds/symfs
 
 fuzz_one() {	# $1: target
 	local t=$1 bin=$out/fuzz_$1 regs=tests/fuzz/regressions/$1 log execs rate
-	local crashes=$out/crashes/$1 corpus=$out/corpus/$1 status
+	local crashes=$out/crashes/$1 corpus=$out/corpus/$1 status limit start secs
 	mkdir -p "$crashes" "$corpus"
 	log=$(mktemp)
 	if compgen -G "$regs/*" >/dev/null; then
@@ -34,13 +38,17 @@ fuzz_one() {	# $1: target
 			return 1
 		fi
 	fi
-	"$bin" -max_total_time="$time" -timeout=60 -close_fd_mask=2 -print_final_stats=1 \
+	limit=(-max_total_time="$time")
+	[ -z "$runs" ] || limit=(-runs="$runs")
+	start=$SECONDS
+	"$bin" "${limit[@]}" -timeout=60 -close_fd_mask=2 -print_final_stats=1 \
 		-artifact_prefix="$crashes/" "$corpus" "$seeds/$t" >"$log" 2>&1
 	status=$?
+	secs=$((SECONDS - start))
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
 	if [ $status -eq 0 ]; then
-		echo "PASS fuzz $t: ${execs:-0} executions in ${time}s (${rate:-0}/s), no crash," \
+		echo "PASS fuzz $t: ${execs:-0} executions in ${secs}s (${rate:-0}/s), no crash," \
 			"corpus $(ls "$corpus" | wc -l)"
 	else
 		echo "FAIL fuzz $t (exit $status) after ${execs:-?} executions; input kept in" \

@@ -6,7 +6,8 @@
 # their recorded inline ranges, share/features.conf, --func patterns, perf
 # side-band records, and small ELF files with DWARF built here with cc -g.
 # DIR/vmlinux.elf stands in for the recorded kernel: some recordings are
-# given its build id, so that the readers' paths with DWARF run too.
+# given its build id, so that the readers' paths with DWARF run too; and, in
+# DIR/symfs, for a recorded workload.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=${1:?usage: seeds.sh DIR}
@@ -39,6 +40,12 @@ for s in "$out"/datafile/{burn,inl-base}; do
 	cp "$s" "$s-dwarf"
 	sqlite3 "$s-dwarf" "UPDATE meta SET value = '$bid' WHERE key = 'kernel.build_id';"
 done
+# DIR/symfs (the datafile target's --symfs): the same small ELF file as the
+# workload burn-dwarf records, so that the user inline frames' path runs too
+mkdir -p "$out/symfs/tmp/before"
+cp "$out/vmlinux.elf" "$out/symfs/tmp/before/cpu-burn"
+sqlite3 "$out/datafile/burn-dwarf" \
+	"UPDATE maps SET build_id = '$bid' WHERE path = '/tmp/before/cpu-burn';"
 
 i=0
 for f in tests/golden/vm/data/inl-*.data; do
