@@ -49,6 +49,8 @@ VM_WORKLOADS=(big-fork syscall-loop cpu-burn alloc-free)
 VM_HOST_BINS=()
 # a host directory the guest sees read-only at /mnt/ro
 VM_RO_SHARE=${VM_RO_SHARE:-}
+# more arguments for qemu-system-x86_64 (scripts/vm-run.sh --model: -plugin)
+VM_QEMU_ARGS=("${VM_QEMU_ARGS[@]}")
 # 1: a missing host tool is installed by scripts/install-deps.sh
 VM_INSTALL_MISSING=${VM_INSTALL_MISSING:-0}
 VM_PREFIX=${VM_PREFIX:-vm}
@@ -501,7 +503,7 @@ vm_boot() {
 		-kernel "$VM_KERNEL" -initrd "$VM_TMP/initramfs.cpio" \
 		-append "console=ttyS0 panic=-1 quiet $*" \
 		-virtfs "local,path=${VM_SHARE//,/,,},mount_tag=host,security_model=none" \
-		"${shares[@]}" \
+		"${shares[@]}" "${VM_QEMU_ARGS[@]}" \
 		</dev/null >"$log/qemu.log" 2>&1 &
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
