@@ -15,9 +15,11 @@
  * QEMU flushes its translations) and everything translated from then on is
  * instrumented: counting begins with the first translation block after the
  * marker's own, so a marker followed by a call or jump starts the window
- * exactly at its target.  A stop marker closes the window at once and
- * drops the instrumentation again.  Windows add up; one still open at exit
- * is written as incomplete.
+ * exactly at its target.  A stop marker closes the window at once and, in
+ * mode=insns, drops the instrumentation again (mode=cache keeps it: see
+ * kp_stop).  Windows add up; one still open at exit is written as
+ * incomplete.  The caches keep their lines from one window to the next:
+ * they start cold at the first.
  *
  * Instruction fetches have no physical address in API 1, only QEMU's host
  * address of the guest RAM, which is a constant offset from the physical
@@ -133,6 +135,7 @@ struct kp_ctx {
 	GHashTable *by_mark; /* a marker's vaddr and haddr -> struct kp_mark */
 
 	bool active; /* a window is open */
+	bool full;   /* every block is instrumented, not just the markers */
 	unsigned int opened, closed, restarts, stray_stops;
 
 	bool calib_pending, calibrated;
@@ -323,11 +326,13 @@ static void kp_mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t va
  * QEMU has flushed its translations (and dropped every callback): from here
  * on, instrument everything while a window is open, else the markers only.
  * Decided now, not when asked: a stop may follow a start before QEMU gets
- * to the reset, which it then does once.
+ * to the reset, which it then does once.  mode=cache never goes back to the
+ * markers only (see kp_stop).
  */
 static void kp_reset_done(qemu_plugin_id_t id)
 {
-	qemu_plugin_register_vcpu_tb_trans_cb(id, kp.active ? kp_trans_full : kp_trans_markers);
+	kp.full = kp.active || kp.mode == KP_CACHE;
+	qemu_plugin_register_vcpu_tb_trans_cb(id, kp.full ? kp_trans_full : kp_trans_markers);
 	qemu_plugin_register_atexit_cb(id, kp_atexit, NULL);
 }
 
@@ -348,9 +353,19 @@ static void kp_start(const struct kp_mark *m)
 	kp.calib_pending = kp.mode == KP_CACHE;
 	kp.calib_vaddr = m->vaddr;
 	kp.calib_haddr = m->haddr;
-	qemu_plugin_reset(kp.id, kp_reset_done);
+	if (!kp.full)
+		qemu_plugin_reset(kp.id, kp_reset_done);
 }
 
+/*
+ * In mode=cache the blocks stay instrumented (their callbacks return at
+ * once outside a window): QEMU 7.2 can leave its pointer to an
+ * instruction's memory callbacks set when that instruction ends a block
+ * in a helper (syscall, iret, ...), and a flush frees what it points to, so
+ * the next interrupt's stack pushes would read freed memory (QEMU aborts in
+ * qemu_plugin_vcpu_mem_cb).  The one flush before any memory callback
+ * exists, at the first start, is safe.
+ */
 static void kp_stop(void)
 {
 	if (!kp.active) {
@@ -361,7 +376,8 @@ static void kp_stop(void)
 	kp_each_counter(kp_close_sum);
 	kp.active = false;
 	kp.closed++;
-	qemu_plugin_reset(kp.id, kp_reset_done);
+	if (kp.mode != KP_CACHE)
+		qemu_plugin_reset(kp.id, kp_reset_done);
 }
 
 static void kp_marker_cb(unsigned int vcpu, void *udata)
