@@ -67,9 +67,9 @@ plugin: $(if $(PLUGIN_WHY),plugin-missing,$(PLUGIN))
 plugin-missing:
 	$(error make plugin: $(PLUGIN_WHY))
 
-$(PLUGIN): plugin/kp_model.c $(QEMU_SRC)/VERSION
+$(PLUGIN): plugin/kp_model.c plugin/kp_cache.c plugin/kp_cache.h $(QEMU_SRC)/VERSION
 	@mkdir -p $(@D)
-	$(CC) $(PLUGIN_CFLAGS) $< -o $@
+	$(CC) $(PLUGIN_CFLAGS) plugin/kp_model.c plugin/kp_cache.c -o $@
 
 # Statically linked tool and workloads for the vm test tier: the guest's
 # initramfs has no /usr/lib. libdw/libelf's decompressors and sqlite's libm,

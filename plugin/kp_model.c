@@ -44,6 +44,8 @@
 
 #include <qemu-plugin.h>
 
+#include "kp_cache.h"
+
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 #ifndef KP_QEMU_HEADER_VERSION
@@ -51,9 +53,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 #endif
 
 #define KP_MARKER_LEN	 9
-#define KP_MAX_GEOMS	 16
 #define KP_CHUNK	 4096 /* counters per allocation: their addresses are baked into code */
-#define KP_NO_TAG	 UINT64_MAX
 #define likely(x)	 __builtin_expect(!!(x), 1)
 #define unlikely(x)	 __builtin_expect(!!(x), 0)
 
@@ -65,11 +65,6 @@ static const uint8_t kp_marker[2][KP_MARKER_LEN] = {
 enum kp_mode { KP_INSNS, KP_CACHE };
 enum kp_count { KP_PER_INSN, KP_PER_TB };
 
-/* the misses charged to one PC in one geometry */
-struct kp_miss {
-	uint64_t i1_miss, d1_read, d1_read_miss, d1_write, d1_write_miss, ll_miss;
-};
-
 /*
  * One guest PC.  insns is bumped by inline code QEMU generates, so it is
  * never reset: a window's count is insns at its end less base at its start.
@@ -78,8 +73,16 @@ struct kp_pc {
 	uint64_t pc;
 	uint64_t insns;
 	uint64_t base;
-	uint64_t sum;	      /* closed windows */
-	struct kp_miss *miss; /* mode=cache: one per geometry */
+	uint64_t sum; /* closed windows */
+	/*
+	 * mode=cache: where the PC's instruction was first translated from, and
+	 * its size: the fetch callback of a translation from there reads them
+	 * here, on the host cache line the inline add is about to touch, rather
+	 * than from a record of its own (a host cache miss per fetch).
+	 */
+	uint64_t haddr;
+	uint32_t size;
+	struct kp_miss miss[]; /* mode=cache: one per geometry, none else */
 };
 
 /*
@@ -93,19 +96,11 @@ struct kp_tb {
 	struct kp_pc *pcs[];
 };
 
-/* One LRU cache: tags[set * assoc + way], most recently used way first. */
-struct kp_cache {
-	unsigned int line_bits, assoc;
-	uint64_t set_mask;
-	uint64_t *tags;
-	uint64_t size, line; /* as given, for the header */
-};
-
-struct kp_geom {
-	struct kp_cache i1, d1, ll;
-};
-
-/* an instruction fetch that may miss: the first of its line in a block */
+/*
+ * An instruction fetch that may miss, the first of its line in a block, when
+ * the PC's instruction also lies elsewhere (another process's copy at the
+ * same address): its callback's udata has bit 0 set.
+ */
 struct kp_fetch {
 	struct kp_pc *pc;
 	uint64_t haddr;
@@ -124,12 +119,11 @@ struct kp_ctx {
 	enum kp_mode mode;
 	enum kp_count count;
 	char *out, *qemu_version;
-	int ngeom;
-	struct kp_geom geom[KP_MAX_GEOMS];
-	unsigned int min_i1_bits; /* the smallest I1 line of all geometries */
+	struct kp_sim sim; /* mode=cache: the geometries */
 
 	GHashTable *by_pc;   /* guest PC -> struct kp_pc */
 	GPtrArray *chunks;   /* of KP_CHUNK struct kp_pc, never moved */
+	size_t pc_size;	     /* a struct kp_pc with its misses */
 	size_t used;	     /* in the last chunk */
 	GPtrArray *tbs;	     /* count=tb: every struct kp_tb */
 	GHashTable *by_mark; /* a marker's vaddr and haddr -> struct kp_mark */
@@ -152,6 +146,18 @@ static void kp_atexit(qemu_plugin_id_t id, void *udata);
 
 /* ---- counters ---- */
 
+/* the i-th counter of chunk c, and how many chunk c has */
+static struct kp_pc *kp_pc_nth(guint c, size_t i)
+{
+	return (struct kp_pc *)((char *)g_ptr_array_index(kp.chunks, c) + i * kp.pc_size);
+}
+
+static size_t kp_chunk_len(guint c)
+{
+	return c + 1 == kp.chunks->len ? kp.used : KP_CHUNK;
+}
+
+/* a PC's counters, with its misses beside them (one host cache line less) */
 static struct kp_pc *kp_pc_get(uint64_t pc)
 {
 	struct kp_pc *p = g_hash_table_lookup(kp.by_pc, &pc);
@@ -159,13 +165,16 @@ static struct kp_pc *kp_pc_get(uint64_t pc)
 	if (p)
 		return p;
 	if (!kp.chunks->len || kp.used == KP_CHUNK) {
-		g_ptr_array_add(kp.chunks, g_new0(struct kp_pc, KP_CHUNK));
+		void *chunk = aligned_alloc(64, KP_CHUNK * kp.pc_size);
+
+		if (!chunk)
+			g_error("kp_model: out of memory");
+		memset(chunk, 0, KP_CHUNK * kp.pc_size);
+		g_ptr_array_add(kp.chunks, chunk);
 		kp.used = 0;
 	}
-	p = (struct kp_pc *)g_ptr_array_index(kp.chunks, kp.chunks->len - 1) + kp.used++;
+	p = kp_pc_nth(kp.chunks->len - 1, kp.used++);
 	p->pc = pc;
-	if (kp.mode == KP_CACHE)
-		p->miss = g_new0(struct kp_miss, kp.ngeom);
 	g_hash_table_insert(kp.by_pc, &p->pc, p);
 	return p;
 }
@@ -176,11 +185,11 @@ static void kp_each_counter(void (*fn)(uint64_t *cnt, uint64_t *base, uint64_t *
 	guint c, i;
 
 	for (c = 0; c < kp.chunks->len; c++) {
-		struct kp_pc *p = g_ptr_array_index(kp.chunks, c);
-		size_t n = c + 1 == kp.chunks->len ? kp.used : KP_CHUNK;
+		for (i = 0; i < kp_chunk_len(c); i++) {
+			struct kp_pc *p = kp_pc_nth(c, i);
 
-		for (i = 0; i < n; i++)
-			fn(&p[i].insns, &p[i].base, &p[i].sum);
+			fn(&p->insns, &p->base, &p->sum);
+		}
 	}
 	for (i = 0; kp.tbs && i < kp.tbs->len; i++) {
 		struct kp_tb *t = g_ptr_array_index(kp.tbs, i);
@@ -200,76 +209,20 @@ static void kp_close_sum(uint64_t *cnt, uint64_t *base, uint64_t *sum)
 	*base = *cnt;
 }
 
-/* ---- cache simulation (cachegrind's cg_sim.c conventions) ---- */
-
-/* One line looked up in its set: true on a miss.  LRU, write-allocate. */
-static inline bool kp_set_ref(struct kp_cache *c, uint64_t block)
-{
-	uint64_t *set = c->tags + (block & c->set_mask) * c->assoc;
-	unsigned int w;
-
-	if (likely(set[0] == block))
-		return false;
-	for (w = 1; w < c->assoc; w++) {
-		if (set[w] == block) {
-			memmove(set + 1, set, w * sizeof(*set));
-			set[0] = block;
-			return false;
-		}
-	}
-	memmove(set + 1, set, (c->assoc - 1) * sizeof(*set));
-	set[0] = block;
-	return true;
-}
-
-/*
- * An access of size bytes at addr: every line it touches is looked up (each
- * changes LRU state), and it is one access that misses when any line missed,
- * as cachegrind counts an access that straddles two lines.
- */
-static inline bool kp_ref(struct kp_cache *c, uint64_t addr, unsigned int size)
-{
-	uint64_t b = addr >> c->line_bits, last = (addr + size - 1) >> c->line_bits;
-	bool miss = kp_set_ref(c, b);
-
-	while (unlikely(b != last))
-		miss |= kp_set_ref(c, ++b);
-	return miss;
-}
-
-static bool kp_cache_init(struct kp_cache *c, uint64_t size, unsigned int assoc, uint64_t line)
-{
-	uint64_t sets = size / line / assoc, i;
-
-	c->size = size;
-	c->line = line;
-	c->assoc = assoc;
-	c->line_bits = __builtin_ctzll(line);
-	c->set_mask = sets - 1;
-	c->tags = malloc(sets * assoc * sizeof(*c->tags));
-	if (!c->tags)
-		return false;
-	for (i = 0; i < sets * assoc; i++)
-		c->tags[i] = KP_NO_TAG;
-	return true;
-}
-
 /* ---- run-time callbacks ---- */
 
 static void kp_fetch_cb(unsigned int vcpu, void *udata)
 {
-	struct kp_fetch *f = udata;
-	uint64_t pa = f->haddr - kp.ioff;
-	int g;
-
 	if (unlikely(!kp.active))
 		return;
-	for (g = 0; g < kp.ngeom; g++) {
-		if (kp_ref(&kp.geom[g].i1, pa, f->size)) {
-			f->pc->miss[g].i1_miss++;
-			if (kp_ref(&kp.geom[g].ll, pa, f->size))
-				f->pc->miss[g].ll_miss++;
-		}
+	if (likely(!((uintptr_t)udata & 1))) {
+		struct kp_pc *p = udata;
+
+		kp_sim_fetch(&kp.sim, p->miss, p->haddr - kp.ioff, p->size);
+	} else {
+		struct kp_fetch *f = (void *)((uintptr_t)udata - 1);
+
+		kp_sim_fetch(&kp.sim, f->pc->miss, f->haddr - kp.ioff, f->size);
 	}
 }
 
@@ -277,6 +230,7 @@ static void kp_fetch_cb(unsigned int vcpu, void *udata)
 static void kp_calibrate(uint64_t pa)
 {
 	kp.ioff = kp.calib_haddr - pa;
+	kp_sim_forget_fetch(&kp.sim);
 	kp.calib_pending = false;
 	kp.calibrated = true;
 }
@@ -289,7 +243,6 @@ static void kp_mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t va
 	unsigned int size = 1u << qemu_plugin_mem_size_shift(info);
 	bool store = qemu_plugin_mem_is_store(info);
 	uint64_t pa;
-	int g;
 
 	if (unlikely(!kp.active))
 		return;
@@ -306,20 +259,7 @@ static void kp_mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t va
 	pa = qemu_plugin_hwaddr_phys_addr(hw);
 	if (unlikely(kp.calib_pending) && vaddr == kp.calib_vaddr)
 		kp_calibrate(pa);
-	for (g = 0; g < kp.ngeom; g++) {
-		struct kp_miss *m = &p->miss[g];
-		bool miss = kp_ref(&kp.geom[g].d1, pa, size);
-
-		if (store) {
-			m->d1_write++;
-			m->d1_write_miss += miss;
-		} else {
-			m->d1_read++;
-			m->d1_read_miss += miss;
-		}
-		if (miss && kp_ref(&kp.geom[g].ll, pa, size))
-			m->ll_miss++;
-	}
+	kp_sim_data(&kp.sim, p->miss, pa, size, store);
 }
 
 /*
@@ -465,9 +405,10 @@ static void kp_instrument_fetch(struct qemu_plugin_insn *insn, struct kp_pc *p,
 {
 	uint64_t va = qemu_plugin_insn_vaddr(insn);
 	size_t size = qemu_plugin_insn_size(insn);
-	uint64_t first = va >> kp.min_i1_bits, end = (va + size - 1) >> kp.min_i1_bits;
-	void *haddr = qemu_plugin_insn_haddr(insn);
+	uint64_t first = va >> kp.sim.min_i1_bits, end = (va + size - 1) >> kp.sim.min_i1_bits;
+	uintptr_t haddr = (uintptr_t)qemu_plugin_insn_haddr(insn);
 	struct kp_fetch *f;
+	void *udata = p;
 
 	if (first == *last_line && end == *last_line)
 		return;
@@ -476,11 +417,17 @@ static void kp_instrument_fetch(struct qemu_plugin_insn *insn, struct kp_pc *p,
 		kp.unresolved++;
 		return;
 	}
-	f = g_new(struct kp_fetch, 1);
-	f->pc = p;
-	f->haddr = (uintptr_t)haddr;
-	f->size = size;
-	qemu_plugin_register_vcpu_insn_exec_cb(insn, kp_fetch_cb, QEMU_PLUGIN_CB_NO_REGS, f);
+	if (!p->haddr) {
+		p->haddr = haddr;
+		p->size = size;
+	} else if (p->haddr != haddr) {
+		f = g_new(struct kp_fetch, 1);
+		f->pc = p;
+		f->haddr = haddr;
+		f->size = size;
+		udata = (void *)((uintptr_t)f + 1);
+	}
+	qemu_plugin_register_vcpu_insn_exec_cb(insn, kp_fetch_cb, QEMU_PLUGIN_CB_NO_REGS, udata);
 }
 
 static void kp_trans_full(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -529,7 +476,7 @@ static bool kp_pc_empty(const struct kp_pc *p)
 
 	if (kp_pc_insns(p))
 		return false;
-	for (g = 0; p->miss && g < kp.ngeom; g++) {
+	for (g = 0; g < kp.sim.ngeom; g++) {
 		const struct kp_miss *m = &p->miss[g];
 
 		if (m->i1_miss || m->d1_read || m->d1_write || m->ll_miss)
@@ -578,8 +525,8 @@ static void kp_write_header(FILE *f)
 		QEMU_PLUGIN_VERSION);
 	fprintf(f, "# window %s\n# windows opened %u closed %u restarts %u stray_stops %u\n",
 		kp_window(), kp.opened, kp.closed, kp.restarts, kp.stray_stops);
-	for (g = 0; g < kp.ngeom; g++) {
-		const struct kp_geom *k = &kp.geom[g];
+	for (g = 0; g < kp.sim.ngeom; g++) {
+		const struct kp_geom *k = &kp.sim.geom[g];
 
 		fprintf(f, "# geom %d i1=%" PRIu64 ":%u:%" PRIu64 " d1=%" PRIu64 ":%u:%" PRIu64
 			" ll=%" PRIu64 ":%u:%" PRIu64 "\n", g, k->i1.size, k->i1.assoc, k->i1.line,
@@ -589,7 +536,7 @@ static void kp_write_header(FILE *f)
 		fprintf(f, "# iaddr %s\n# io_accesses %" PRIu64 "\n# unresolved %" PRIu64 "\n",
 			kp.calibrated ? "physical" : "host", kp.io_accesses, kp.unresolved);
 	fputs("# columns pc insns", f);
-	for (g = 0; g < kp.ngeom; g++)
+	for (g = 0; g < kp.sim.ngeom; g++)
 		fprintf(f, " i1_miss.%d d1_read.%d d1_read_miss.%d d1_write.%d d1_write_miss.%d ll_miss.%d",
 			g, g, g, g, g, g);
 	fputc('\n', f);
@@ -600,7 +547,7 @@ static void kp_write_row(FILE *f, const struct kp_pc *p)
 	int g;
 
 	fprintf(f, "0x%" PRIx64 " %" PRIu64, p->pc, kp_pc_insns(p));
-	for (g = 0; p->miss && g < kp.ngeom; g++) {
+	for (g = 0; g < kp.sim.ngeom; g++) {
 		const struct kp_miss *m = &p->miss[g];
 
 		fprintf(f, " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64,
@@ -618,12 +565,12 @@ static GPtrArray *kp_rows(void)
 	size_t i;
 
 	for (c = 0; c < kp.chunks->len; c++) {
-		struct kp_pc *p = g_ptr_array_index(kp.chunks, c);
-		size_t n = c + 1 == kp.chunks->len ? kp.used : KP_CHUNK;
+		for (i = 0; i < kp_chunk_len(c); i++) {
+			struct kp_pc *p = kp_pc_nth(c, i);
 
-		for (i = 0; i < n; i++)
-			if (!kp_pc_empty(&p[i]))
-				g_ptr_array_add(rows, &p[i]);
+			if (!kp_pc_empty(p))
+				g_ptr_array_add(rows, p);
+		}
 	}
 	g_ptr_array_sort(rows, kp_by_pc);
 	return rows;
@@ -653,60 +600,13 @@ static void kp_atexit(qemu_plugin_id_t id, void *udata)
 
 /* ---- arguments ---- */
 
-static bool kp_pow2(uint64_t v)
-{
-	return v && !(v & (v - 1));
-}
-
-/* SIZE:ASSOC:LINE, powers of two, the line no larger than the cache */
-static bool kp_parse_cache(struct kp_cache *c, const char *what, const char *s)
-{
-	unsigned long long size, assoc, line;
-	int n = -1;
-
-	if (sscanf(s, "%llu:%llu:%llu%n", &size, &assoc, &line, &n) != 3 || s[n] ||
-	    !kp_pow2(size) || !kp_pow2(assoc) || !kp_pow2(line) || line > size ||
-	    assoc * line > size || assoc > 1024) {
-		fprintf(stderr,
-			"kp_model: %s %s: want SIZE:ASSOC:LINE, each a power of two, ASSOC x LINE <= SIZE\n",
-			what, s);
-		return false;
-	}
-	if (!kp_cache_init(c, size, assoc, line)) {
-		fprintf(stderr, "kp_model: %s %s: out of memory\n", what, s);
-		return false;
-	}
-	return true;
-}
-
-/* I1/D1/LL */
-static bool kp_parse_geom(const char *s)
-{
-	g_auto(GStrv) part = g_strsplit(s, "/", -1);
-	struct kp_geom *g = &kp.geom[kp.ngeom];
-
-	if (kp.ngeom == KP_MAX_GEOMS) {
-		fprintf(stderr, "kp_model: more than %d geometries\n", KP_MAX_GEOMS);
-		return false;
-	}
-	if (g_strv_length(part) != 3) {
-		fprintf(stderr, "kp_model: geom=%s: want I1/D1/LL, each SIZE:ASSOC:LINE\n", s);
-		return false;
-	}
-	if (!kp_parse_cache(&g->i1, "I1", part[0]) || !kp_parse_cache(&g->d1, "D1", part[1]) ||
-	    !kp_parse_cache(&g->ll, "LL", part[2]))
-		return false;
-	kp.ngeom++;
-	return true;
-}
-
 /* i1=, d1=, ll=: one geometry, cachegrind's usual defaults for the rest */
 static bool kp_single_geom(const char *i1, const char *d1, const char *ll)
 {
 	g_autofree char *s = g_strdup_printf("%s/%s/%s", i1 ? i1 : "32768:8:64",
 					     d1 ? d1 : "32768:8:64", ll ? ll : "8388608:16:64");
 
-	return kp_parse_geom(s);
+	return kp_sim_add_geom(&kp.sim, s);
 }
 
 static bool kp_parse_arg(const char *arg, const char **one)
@@ -736,7 +636,7 @@ static bool kp_parse_arg(const char *arg, const char **one)
 		}
 		kp.count = strcmp(v, "tb") ? KP_PER_INSN : KP_PER_TB;
 	} else if (klen == 4 && !strncmp(arg, "geom", 4)) {
-		return kp_parse_geom(v);
+		return kp_sim_add_geom(&kp.sim, v);
 	} else if (klen == 2 && (!strncmp(arg, "i1", 2) || !strncmp(arg, "d1", 2) ||
 				 !strncmp(arg, "ll", 2))) {
 		one[arg[0] == 'i' ? 0 : arg[0] == 'd' ? 1 : 2] = v;
@@ -759,13 +659,13 @@ static bool kp_parse_args(int argc, char **argv)
 		fprintf(stderr, "kp_model: no out=PATH for the table\n");
 		return false;
 	}
-	if ((one[0] || one[1] || one[2]) && kp.ngeom) {
+	if ((one[0] || one[1] || one[2]) && kp.sim.ngeom) {
 		fprintf(stderr, "kp_model: give geom= or i1=/d1=/ll=, not both\n");
 		return false;
 	}
-	if (kp.mode == KP_CACHE && !kp.ngeom && !kp_single_geom(one[0], one[1], one[2]))
+	if (kp.mode == KP_CACHE && !kp.sim.ngeom && !kp_single_geom(one[0], one[1], one[2]))
 		return false;
-	if (kp.mode != KP_CACHE && (kp.ngeom || one[0] || one[1] || one[2])) {
+	if (kp.mode != KP_CACHE && (kp.sim.ngeom || one[0] || one[1] || one[2])) {
 		fprintf(stderr, "kp_model: cache geometries need mode=cache\n");
 		return false;
 	}
@@ -775,8 +675,6 @@ static bool kp_parse_args(int argc, char **argv)
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 					   int argc, char **argv)
 {
-	int g;
-
 	kp.id = id;
 	if (!kp_parse_args(argc, argv))
 		return -1;
@@ -786,10 +684,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			info->system.smp_vcpus, info->system.max_vcpus);
 		return -1;
 	}
-	kp.min_i1_bits = 63;
-	for (g = 0; g < kp.ngeom; g++)
-		if (kp.geom[g].i1.line_bits < kp.min_i1_bits)
-			kp.min_i1_bits = kp.geom[g].i1.line_bits;
+	kp_sim_init(&kp.sim);
+	/* whole host cache lines, so that a PC's hot fields share one */
+	kp.pc_size = (sizeof(struct kp_pc) + kp.sim.ngeom * sizeof(struct kp_miss) + 63) & ~(size_t)63;
 	kp.by_pc = g_hash_table_new(g_int64_hash, g_int64_equal);
 	kp.by_mark = g_hash_table_new(kp_mark_hash, kp_mark_equal);
 	kp.chunks = g_ptr_array_new();
