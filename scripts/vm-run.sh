@@ -62,7 +62,9 @@ OUTPUT defaulting to build).
 Environment: KP_VM_ACCEL=kvm|tcg|icount (default kvm when the CPU has
 VMX/SVM, else tcg; icount: TCG whose clock counts executed instructions,
 1 ns each, one vCPU, so latencies are instruction counts the host's load
-cannot move), KP_VM_KEEP=1 keeps the work folder.
+cannot move), KP_VM_KEEP=1 keeps the work folder, KP_MODEL_ARGS more
+arguments for the model plugin (count=tb: per-block counting, faster and
+not exact; see plugin/kp_model.c).
 
 Exit status: CMD's, or 125 when the VM could not run it (one line on stderr
 says why: QEMU missing, a bad kernel, a kernel that did not boot, ...).
@@ -187,7 +189,7 @@ model_setup() {
 	qv=$(dpkg-query -W -f='${Version}' qemu-system-x86 2>/dev/null || true)
 	model_tab=$VM_TMP/model.txt
 	# QEMU's option syntax: a comma in a value is doubled
-	VM_QEMU_ARGS=(-plugin "${so//,/,,},mode=$model,out=${model_tab//,/,,}${qv:+,qemu=$qv}$([ "$model" != cache ] || model_geoms)")
+	VM_QEMU_ARGS=(-plugin "${so//,/,,},mode=$model,out=${model_tab//,/,,}${qv:+,qemu=$qv}$([ "$model" != cache ] || model_geoms)${KP_MODEL_ARGS:+,$KP_MODEL_ARGS}")
 	VM_ACCEL="$VM_ACCEL, model $model"
 }
 
