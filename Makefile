@@ -225,7 +225,8 @@ demo:
 	scripts/demo.sh
 
 format:
-	clang-format -i src/*.c src/*/*.[ch] include/*.h bpf/*.bpf.c tests/unit/*.c tests/workloads/*.c
+	clang-format -i src/*.c src/*/*.[ch] include/*.h bpf/*.bpf.c tests/unit/*.c tests/workloads/*.c \
+		plugin/*.[ch]
 
 clean:
 	rm -rf $(OUTPUT) $(BIN) $(WORKLOADS)

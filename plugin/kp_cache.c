@@ -91,7 +91,8 @@ bool kp_sim_add_geom(struct kp_sim *s, const char *spec)
 		fprintf(stderr, "kp_model: more than %d geometries\n", KP_MAX_GEOMS);
 		return false;
 	}
-	if (sscanf(spec, "%63[^/]/%63[^/]/%63[^/]%n", part[0], part[1], part[2], &n) != 3 || spec[n]) {
+	if (sscanf(spec, "%63[^/]/%63[^/]/%63[^/]%n", part[0], part[1], part[2], &n) != 3 ||
+	    spec[n]) {
 		fprintf(stderr, "kp_model: geom=%s: want I1/D1/LL, each SIZE:ASSOC:LINE\n", spec);
 		return false;
 	}

@@ -52,16 +52,16 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 #define KP_QEMU_HEADER_VERSION "unknown"
 #endif
 
-#define KP_MARKER_LEN	 9
-#define KP_PAGE_BITS	 12 /* x86's smallest page */
-#define KP_PAGE_MASK	 ((1u << KP_PAGE_BITS) - 1)
-#define KP_CHUNK	 4096 /* counters per allocation: their addresses are baked into code */
-#define likely(x)	 __builtin_expect(!!(x), 1)
-#define unlikely(x)	 __builtin_expect(!!(x), 0)
+#define KP_MARKER_LEN 9
+#define KP_PAGE_BITS  12 /* x86's smallest page */
+#define KP_PAGE_MASK  ((1u << KP_PAGE_BITS) - 1)
+#define KP_CHUNK      4096 /* counters per allocation: their addresses are baked into code */
+#define likely(x)     __builtin_expect(!!(x), 1)
+#define unlikely(x)   __builtin_expect(!!(x), 0)
 
 static const uint8_t kp_marker[2][KP_MARKER_LEN] = {
-	{ 0x66, 0x0f, 0x1f, 0x84, 0x00, 0x01, 0x52, 0x50, 0x4b },
-	{ 0x66, 0x0f, 0x1f, 0x84, 0x00, 0x02, 0x52, 0x50, 0x4b },
+	{0x66, 0x0f, 0x1f, 0x84, 0x00, 0x01, 0x52, 0x50, 0x4b},
+	{0x66, 0x0f, 0x1f, 0x84, 0x00, 0x02, 0x52, 0x50, 0x4b},
 };
 
 enum kp_mode { KP_INSNS, KP_CACHE };
@@ -239,8 +239,7 @@ static void kp_calibrate(uint64_t pa)
 	kp.calibrated = true;
 }
 
-static void kp_mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr,
-		      void *udata)
+static void kp_mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
 	struct kp_pc *p = udata;
 	struct qemu_plugin_hwaddr *hw;
@@ -419,8 +418,7 @@ static void kp_trans_markers(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
  * recently used line of its set (I1 sees fetches only), so the access hits
  * and changes nothing, in every geometry (their lines are no smaller).
  */
-static void kp_instrument_fetch(struct qemu_plugin_insn *insn, struct kp_pc *p,
-				uint64_t *last_line)
+static void kp_instrument_fetch(struct qemu_plugin_insn *insn, struct kp_pc *p, uint64_t *last_line)
 {
 	uint64_t va = qemu_plugin_insn_vaddr(insn);
 	size_t size = qemu_plugin_insn_size(insn);
@@ -537,8 +535,8 @@ static void kp_write_header(FILE *f)
 {
 	int g;
 
-	fprintf(f, "# kp_model 1\n# mode %s\n# count %s\n",
-		kp.mode == KP_CACHE ? "cache" : "insns", kp.count == KP_PER_TB ? "tb" : "insn");
+	fprintf(f, "# kp_model 1\n# mode %s\n# count %s\n", kp.mode == KP_CACHE ? "cache" : "insns",
+		kp.count == KP_PER_TB ? "tb" : "insn");
 	fprintf(f, "# qemu %s\n# qemu_header %s\n# plugin_api %d\n",
 		kp.qemu_version ? kp.qemu_version : "unknown", KP_QEMU_HEADER_VERSION,
 		QEMU_PLUGIN_VERSION);
@@ -547,16 +545,19 @@ static void kp_write_header(FILE *f)
 	for (g = 0; g < kp.sim.ngeom; g++) {
 		const struct kp_geom *k = &kp.sim.geom[g];
 
-		fprintf(f, "# geom %d i1=%" PRIu64 ":%u:%" PRIu64 " d1=%" PRIu64 ":%u:%" PRIu64
-			" ll=%" PRIu64 ":%u:%" PRIu64 "\n", g, k->i1.size, k->i1.assoc, k->i1.line,
-			k->d1.size, k->d1.assoc, k->d1.line, k->ll.size, k->ll.assoc, k->ll.line);
+		fprintf(f,
+			"# geom %d i1=%" PRIu64 ":%u:%" PRIu64 " d1=%" PRIu64 ":%u:%" PRIu64
+			" ll=%" PRIu64 ":%u:%" PRIu64 "\n",
+			g, k->i1.size, k->i1.assoc, k->i1.line, k->d1.size, k->d1.assoc, k->d1.line,
+			k->ll.size, k->ll.assoc, k->ll.line);
 	}
 	if (kp.mode == KP_CACHE)
 		fprintf(f, "# iaddr %s\n# io_accesses %" PRIu64 "\n# unresolved %" PRIu64 "\n",
 			kp.calibrated ? "physical" : "host", kp.io_accesses, kp.unresolved);
 	fputs("# columns pc insns", f);
 	for (g = 0; g < kp.sim.ngeom; g++)
-		fprintf(f, " i1_miss.%d d1_read.%d d1_read_miss.%d d1_write.%d d1_write_miss.%d ll_miss.%d",
+		fprintf(f,
+			" i1_miss.%d d1_read.%d d1_read_miss.%d d1_write.%d d1_write_miss.%d ll_miss.%d",
 			g, g, g, g, g, g);
 	fputc('\n', f);
 }
@@ -656,8 +657,8 @@ static bool kp_parse_arg(const char *arg, const char **one)
 		kp.count = strcmp(v, "tb") ? KP_PER_INSN : KP_PER_TB;
 	} else if (klen == 4 && !strncmp(arg, "geom", 4)) {
 		return kp_sim_add_geom(&kp.sim, v);
-	} else if (klen == 2 && (!strncmp(arg, "i1", 2) || !strncmp(arg, "d1", 2) ||
-				 !strncmp(arg, "ll", 2))) {
+	} else if (klen == 2 &&
+		   (!strncmp(arg, "i1", 2) || !strncmp(arg, "d1", 2) || !strncmp(arg, "ll", 2))) {
 		one[arg[0] == 'i' ? 0 : arg[0] == 'd' ? 1 : 2] = v;
 	} else {
 		fprintf(stderr, "kp_model: unknown argument '%s'\n", arg);
@@ -668,7 +669,7 @@ static bool kp_parse_arg(const char *arg, const char **one)
 
 static bool kp_parse_args(int argc, char **argv)
 {
-	const char *one[3] = { NULL, NULL, NULL };
+	const char *one[3] = {NULL, NULL, NULL};
 	int i;
 
 	for (i = 0; i < argc; i++)
@@ -691,8 +692,8 @@ static bool kp_parse_args(int argc, char **argv)
 	return true;
 }
 
-QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
-					   int argc, char **argv)
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
+					   char **argv)
 {
 	kp.id = id;
 	if (!kp_parse_args(argc, argv))
@@ -706,7 +707,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	kp_sim_init(&kp.sim);
 	kp.last_vpage = KP_NO_TAG;
 	/* whole host cache lines, so that a PC's hot fields share one */
-	kp.pc_size = (sizeof(struct kp_pc) + kp.sim.ngeom * sizeof(struct kp_miss) + 63) & ~(size_t)63;
+	kp.pc_size =
+		(sizeof(struct kp_pc) + kp.sim.ngeom * sizeof(struct kp_miss) + 63) & ~(size_t)63;
 	kp.by_pc = g_hash_table_new(g_int64_hash, g_int64_equal);
 	kp.by_mark = g_hash_table_new(kp_mark_hash, kp_mark_equal);
 	kp.chunks = g_ptr_array_new();

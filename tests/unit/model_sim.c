@@ -78,7 +78,7 @@ static const char *geoms[NGEOM] = {
 
 static int refused(const char *spec)
 {
-	struct kp_sim s = { 0 };
+	struct kp_sim s = {0};
 
 	return !kp_sim_add_geom(&s, spec);
 }
@@ -86,7 +86,7 @@ static int refused(const char *spec)
 int main(void)
 {
 	static struct kp_sim s;
-	struct kp_miss got[NGEOM] = { 0 }, want[NGEOM] = { 0 };
+	struct kp_miss got[NGEOM] = {0}, want[NGEOM] = {0};
 	struct ref ri[NGEOM], rd[NGEOM], rl[NGEOM];
 	uint64_t pc = 0x10000, da = 0x100000;
 	long k;
@@ -136,8 +136,8 @@ int main(void)
 	for (g = 0; g < NGEOM; g++) {
 		printf("geom %s: i1_miss %" PRIu64 " d1_read %" PRIu64 " d1_read_miss %" PRIu64
 		       " d1_write %" PRIu64 " d1_write_miss %" PRIu64 " ll_miss %" PRIu64 "\n",
-		       geoms[g], got[g].i1_miss, got[g].d1_read, got[g].d1_read_miss, got[g].d1_write,
-		       got[g].d1_write_miss, got[g].ll_miss);
+		       geoms[g], got[g].i1_miss, got[g].d1_read, got[g].d1_read_miss,
+		       got[g].d1_write, got[g].d1_write_miss, got[g].ll_miss);
 		if (memcmp(&got[g], &want[g], sizeof(got[g]))) {
 			printf("FAIL: the reference has i1_miss %" PRIu64 " d1_read_miss %" PRIu64
 			       " d1_write_miss %" PRIu64 " ll_miss %" PRIu64 "\n",
