@@ -17,9 +17,9 @@
  * marker's own, so a marker followed by a call or jump starts the window
  * exactly at its target.  A stop marker closes the window at once and, in
  * mode=insns, drops the instrumentation again (mode=cache keeps it: see
- * kp_stop).  Windows add up; one still open at exit is written as
- * incomplete.  The caches keep their lines from one window to the next:
- * they start cold at the first.
+ * kp_stop; its later windows start right after the marker).  Windows add up; one still open at exit
+ *is written as incomplete.  The caches keep their lines from one window to the next: they start
+ *cold at the first.
  *
  * Instruction fetches have no physical address in API 1, only QEMU's host
  * address of the guest RAM, which is a constant offset from the physical
@@ -139,7 +139,8 @@ struct kp_ctx {
 	uint64_t ioff; /* host address - physical address of guest RAM */
 	/* the last data access's virtual and physical page */
 	uint64_t last_vpage, last_ppage;
-	uint64_t io_accesses, unresolved;
+	uint64_t io_accesses, unresolved; /* data accesses skipped */
+	uint64_t fetch_no_haddr;	  /* fetch sites QEMU gave no host address */
 };
 
 static struct kp_ctx kp;
@@ -308,6 +309,8 @@ static void kp_start(const struct kp_mark *m)
 	kp_each_counter(kp_snap_base);
 	kp.active = true;
 	kp.opened++;
+	/* the accesses since the last window were not seen: no page is "last" */
+	kp.last_vpage = KP_NO_TAG;
 	kp.calib_pending = kp.mode == KP_CACHE;
 	kp.calib_vaddr = m->vaddr;
 	kp.calib_haddr = m->haddr;
@@ -417,12 +420,14 @@ static void kp_trans_markers(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
  * the previous instruction of the block ended in, which is then the most
  * recently used line of its set (I1 sees fetches only), so the access hits
  * and changes nothing, in every geometry (their lines are no smaller).
+ * Virtual lines, no larger than a page: within one, physical ones agree.
  */
 static void kp_instrument_fetch(struct qemu_plugin_insn *insn, struct kp_pc *p, uint64_t *last_line)
 {
+	unsigned int bits = kp.sim.min_i1_bits < KP_PAGE_BITS ? kp.sim.min_i1_bits : KP_PAGE_BITS;
 	uint64_t va = qemu_plugin_insn_vaddr(insn);
 	size_t size = qemu_plugin_insn_size(insn);
-	uint64_t first = va >> kp.sim.min_i1_bits, end = (va + size - 1) >> kp.sim.min_i1_bits;
+	uint64_t first = va >> bits, end = (va + size - 1) >> bits;
 	uintptr_t haddr = (uintptr_t)qemu_plugin_insn_haddr(insn);
 	struct kp_fetch *f;
 	void *udata = p;
@@ -431,7 +436,7 @@ static void kp_instrument_fetch(struct qemu_plugin_insn *insn, struct kp_pc *p, 
 		return;
 	*last_line = end;
 	if (!haddr) {
-		kp.unresolved++;
+		kp.fetch_no_haddr++;
 		return;
 	}
 	if (!p->haddr) {
@@ -552,8 +557,11 @@ static void kp_write_header(FILE *f)
 			k->ll.size, k->ll.assoc, k->ll.line);
 	}
 	if (kp.mode == KP_CACHE)
-		fprintf(f, "# iaddr %s\n# io_accesses %" PRIu64 "\n# unresolved %" PRIu64 "\n",
-			kp.calibrated ? "physical" : "host", kp.io_accesses, kp.unresolved);
+		fprintf(f,
+			"# iaddr %s\n# io_accesses %" PRIu64 "\n# unresolved %" PRIu64
+			"\n# fetch_sites_without_address %" PRIu64 "\n",
+			kp.calibrated ? "physical" : "host", kp.io_accesses, kp.unresolved,
+			kp.fetch_no_haddr);
 	fputs("# columns pc insns", f);
 	for (g = 0; g < kp.sim.ngeom; g++)
 		fprintf(f,
