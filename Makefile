@@ -30,16 +30,46 @@ SRC_HDRS := $(wildcard src/*/*.h)
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
-WORKLOADS := big-fork syscall-loop cpu-burn alloc-free
+WORKLOADS := big-fork syscall-loop cpu-burn alloc-free model-window
 # workloads keep frame pointers so user stacks unwind through them
 WL_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall
 
 # keep the BPF objects and skeletons between builds: the C files include them
 .SECONDARY:
 
-.PHONY: all deps static test test-unit test-live test-vm test-asan asan fuzz fuzz-build bench demo \
+.PHONY: all deps static plugin plugin-missing test test-unit test-live test-vm test-asan asan fuzz fuzz-build bench demo \
 	clean format man install uninstall
-all: $(BIN) $(WORKLOADS)
+# kprotperf's QEMU TCG plugin, the machine model (plugin/kp_model.c), is
+# built against the plugin header of the installed QEMU: Debian ships it
+# only in its qemu source package, which scripts/install-deps.sh fetches
+# into QEMU_SRC (its VERSION file says which).  Without that header, or with
+# another QEMU's, everything else builds and `make plugin` says why not.
+QEMU_SRC ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/kprotperf/qemu-src
+QEMU_PLUGIN_H := $(QEMU_SRC)/tree/include/qemu/qemu-plugin.h
+QEMU_HDR_VERSION := $(shell cat '$(QEMU_SRC)/VERSION' 2>/dev/null)
+QEMU_VERSION := $(shell dpkg-query -W -f='$${source:Version}' qemu-system-x86 2>/dev/null)
+PLUGIN := $(OUTPUT)/plugin/kp_model.so
+ifeq ($(wildcard $(QEMU_PLUGIN_H)),)
+PLUGIN_WHY := no QEMU plugin header in $(QEMU_SRC): run scripts/install-deps.sh (it fetches Debian's qemu source package)
+else ifeq ($(QEMU_VERSION),)
+PLUGIN_WHY := qemu-system-x86 is not installed: run scripts/install-deps.sh
+else ifneq ($(QEMU_HDR_VERSION),$(QEMU_VERSION))
+PLUGIN_WHY := the QEMU plugin header in $(QEMU_SRC) is qemu $(QEMU_HDR_VERSION)'s, the installed qemu-system-x86 is built from qemu $(QEMU_VERSION): run scripts/install-deps.sh
+endif
+PLUGIN_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -fPIC -shared \
+		 $(shell pkg-config --cflags glib-2.0 2>/dev/null) -I$(QEMU_SRC)/tree/include/qemu \
+		 -DKP_QEMU_HEADER_VERSION='"$(QEMU_HDR_VERSION)"'
+
+all: $(BIN) $(WORKLOADS) $(if $(PLUGIN_WHY),,$(PLUGIN))
+
+plugin: $(if $(PLUGIN_WHY),plugin-missing,$(PLUGIN))
+
+plugin-missing:
+	$(error make plugin: $(PLUGIN_WHY))
+
+$(PLUGIN): plugin/kp_model.c plugin/kp_cache.c plugin/kp_cache.h $(QEMU_SRC)/VERSION
+	@mkdir -p $(@D)
+	$(CC) $(PLUGIN_CFLAGS) plugin/kp_model.c plugin/kp_cache.c -o $@
 
 # Statically linked tool and workloads for the vm test tier: the guest's
 # initramfs has no /usr/lib. libdw/libelf's decompressors and sqlite's libm,
@@ -196,7 +226,8 @@ demo:
 	scripts/demo.sh
 
 format:
-	clang-format -i src/*.c src/*/*.[ch] include/*.h bpf/*.bpf.c tests/unit/*.c tests/workloads/*.c
+	clang-format -i src/*.c src/*/*.[ch] include/*.h bpf/*.bpf.c tests/unit/*.c tests/workloads/*.c \
+		plugin/*.[ch]
 
 clean:
 	rm -rf $(OUTPUT) $(BIN) $(WORKLOADS)

@@ -9,7 +9,10 @@ set -euo pipefail
 usage() {
 	cat <<'EOF'
 usage: scripts/vm-run.sh [--kernel DIR|PACKAGE] [--append CMDLINE] [--out DIR]
-                         [--ro DIR] [--timeout SECONDS] -- CMD [ARG...]
+                         [--ro DIR] [--timeout SECONDS]
+                         [--model insns|cache [--I1=SIZE,ASSOC,LINE]
+                          [--D1=SIZE,ASSOC,LINE] [--LL=SIZE,ASSOC,LINE]
+                          [--model-out FILE]] -- CMD [ARG...]
 
 Boots a kernel in QEMU (KVM when the CPU has VMX/SVM, else TCG), runs CMD as
 root in the guest, prints its output, copies the files it left back and
@@ -25,27 +28,52 @@ exits with CMD's exit status.
   --out DIR             where the guest's files are copied (default ./vm-out)
   --ro DIR              a host folder the guest sees read-only at /mnt/ro
   --timeout SECONDS     give up on a boot after this long (default 180, or
-                        KP_VM_TIMEOUT)
+                        KP_VM_TIMEOUT; 600 with --model cache)
+  --model insns|cache   run kprotperf's machine model, a QEMU TCG plugin
+                        (`make plugin`): exact instruction counts per guest
+                        PC, and with cache also simulated I1, D1 and LL
+                        misses per PC (LRU, write-allocate, physical
+                        addresses, cachegrind's conventions).  Only what runs
+                        between the guest's start and stop markers counts:
+                        wrap the command in `model-window -- CMD`.  TCG
+                        single-threaded, one vCPU (icount too, with
+                        KP_VM_ACCEL=icount); never KVM
+  --I1=, --D1=, --LL=SIZE,ASSOC,LINE
+                        a cache's geometry in bytes, ways, bytes (each a
+                        power of two, ASSOC x LINE <= SIZE; defaults
+                        32768,8,64, 32768,8,64 and 8388608,16,64).  Repeat
+                        for a sweep simulated side by side in one boot: the
+                        k-th geometry takes the k-th of each, or the last
+                        given (--LL=1048576,16,64 --LL=4194304,16,64: two)
+  --model-out FILE      where the model's raw table goes (default
+                        OUT/model.txt): a header of '#' lines (mode,
+                        geometries, QEMU version, window complete or not),
+                        then per PC: pc insns, and per geometry i1_miss
+                        d1_read d1_read_miss d1_write d1_write_miss ll_miss
   -h, --help            this text
 
 In the guest CMD runs in a scratch folder (tmpfs); afterwards the files there
 and in /mnt/host (the share) are copied to --out.  On PATH: kprotperf,
-big-fork, syscall-loop, cpu-burn, alloc-free and busybox.  A kernel folder is
-at /mnt/kernel; its vmlinux, at /boot/vmlinux-RELEASE, gives kprotperf the
-kernel's DWARF.  The static binaries come from `make static` (OUTPUT/static,
+big-fork, syscall-loop, cpu-burn, alloc-free, model-window and busybox.  A
+kernel folder is at /mnt/kernel; its vmlinux, at /boot/vmlinux-RELEASE,
+gives kprotperf the kernel's DWARF.  The static binaries come from `make static` (OUTPUT/static,
 OUTPUT defaulting to build).
 
 Environment: KP_VM_ACCEL=kvm|tcg|icount (default kvm when the CPU has
 VMX/SVM, else tcg; icount: TCG whose clock counts executed instructions,
 1 ns each, one vCPU, so latencies are instruction counts the host's load
-cannot move), KP_VM_KEEP=1 keeps the work folder.
+cannot move), KP_VM_KEEP=1 keeps the work folder, KP_MODEL_ARGS more
+arguments for the model plugin (count=tb: per-block counting, faster and
+not exact; see plugin/kp_model.c).
 
 Exit status: CMD's, or 125 when the VM could not run it (one line on stderr
 says why: QEMU missing, a bad kernel, a kernel that did not boot, ...).
 
-Example:
+Examples:
   scripts/vm-run.sh --kernel linux-image-6.12-amd64 --out k612 -- \
       kprotperf record -r 3 --func vfs_read -o k.data -- syscall-loop 10000
+  scripts/vm-run.sh --model cache --LL=2097152,16,64 --LL=8388608,16,64 \
+      --out m -- model-window -- big-fork 100
 EOF
 }
 
@@ -63,11 +91,55 @@ vm_fail() {
 	die "$@"
 }
 
-kernel='' append='' out=vm-out ro='' timeout=${KP_VM_TIMEOUT:-180}
+pow2() { [[ $1 =~ ^[1-9][0-9]{0,12}$ ]] && ((($1 & ($1 - 1)) == 0)); }
+
+# a --I1/--D1/--LL value, SIZE,ASSOC,LINE, as the plugin takes it
+# (SIZE:ASSOC:LINE), or vm-run's refusal
+model_cache() {	# $1 option, $2 value
+	local size assoc line
+	IFS=, read -r size assoc line <<<"$2"
+	pow2 "$size" && pow2 "$assoc" && pow2 "$line" && [ "$2" = "$size,$assoc,$line" ] &&
+		((assoc * line <= size)) ||
+		die "$1=$2: want SIZE,ASSOC,LINE in bytes, ways and bytes, each a power of two, ASSOC x LINE <= SIZE"
+	echo "$size:$assoc:$line"
+}
+
+# The plugin's geom= arguments: the k-th geometry of a sweep takes the k-th
+# --I1, --D1 and --LL, or the last one given, or the default.
+model_geoms() {
+	local n=${#i1s[@]} k
+	[ ${#d1s[@]} -le "$n" ] || n=${#d1s[@]}
+	[ ${#lls[@]} -le "$n" ] || n=${#lls[@]}
+	[ "$n" -gt 0 ] || n=1
+	pick() {	# $1 k, $2 default, then the list
+		local k=$1 d=$2
+		shift 2
+		if [ $# -eq 0 ]; then echo "$d"; elif [ "$k" -lt $# ]; then echo "${@:k+1:1}"; else echo "${@: -1}"; fi
+	}
+	for ((k = 0; k < n; k++)); do
+		printf ',geom=%s/%s/%s' "$(pick $k 32768:8:64 "${i1s[@]}")" \
+			"$(pick $k 32768:8:64 "${d1s[@]}")" "$(pick $k 8388608:16:64 "${lls[@]}")"
+	done
+}
+
+kernel='' append='' out=vm-out ro='' timeout=${KP_VM_TIMEOUT:-} model='' model_out=''
+i1s=() d1s=() lls=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h | --help) usage; exit 0 ;;
-	--kernel | --append | --out | --ro | --timeout)
+	--I1=* | --D1=* | --LL=* | --I1 | --D1 | --LL)
+		if [[ $1 == *=* ]]; then
+			o=${1%%=*} v=${1#*=}
+			shift
+		else
+			[ $# -ge 2 ] || die "$1 needs a value (--help)"
+			o=$1 v=$2
+			shift 2
+		fi
+		v=$(model_cache "$o" "$v") || exit 125
+		case $o in --I1) i1s+=("$v") ;; --D1) d1s+=("$v") ;; *) lls+=("$v") ;; esac
+		;;
+	--kernel | --append | --out | --ro | --timeout | --model | --model-out)
 		[ $# -ge 2 ] || die "$1 needs a value (--help)"
 		case $1 in
 		--kernel) kernel=$2 ;;
@@ -75,12 +147,23 @@ while [ $# -gt 0 ]; do
 		--out) out=$2 ;;
 		--ro) ro=$2 ;;
 		--timeout) timeout=$2 ;;
+		--model) model=$2 ;;
+		--model-out) model_out=$2 ;;
 		esac
 		shift 2 ;;
 	--) shift; break ;;
 	*) die "unknown option '$1' (the command goes after --; see --help)" ;;
 	esac
 done
+case $model in
+'' | insns | cache) ;;
+*) die "--model $model: want insns or cache" ;;
+esac
+[ "$model" = cache ] || [ $((${#i1s[@]} + ${#d1s[@]} + ${#lls[@]})) -eq 0 ] ||
+	die "--I1, --D1 and --LL are cache geometries: they need --model cache"
+[ -n "$model" ] || [ -z "$model_out" ] || die "--model-out needs --model"
+# a boot with the cache simulation is slower
+[ -n "$timeout" ] || timeout=$([ "$model" = cache ] && echo 600 || echo 180)
 [ $# -gt 0 ] || die "no command: scripts/vm-run.sh [options] -- CMD [ARG...] (--help)"
 [[ $timeout =~ ^[1-9][0-9]*$ ]] || die "--timeout '$timeout': want whole seconds"
 [ -z "$ro" ] || [ -d "$ro" ] || die "--ro $ro: no such folder"
@@ -93,6 +176,23 @@ export KP_VM_TIMEOUT=$timeout
 # shellcheck source=scripts/lib/vm.sh
 . "$(dirname "$0")/lib/vm.sh"
 
+# --model: the plugin on QEMU's command line; TCG, one vCPU (its counters are
+# plain adds), single-threaded unless icount already is
+model_setup() {
+	local so=$VM_OUTPUT/plugin/kp_model.so qv
+	[ -f "$so" ] || die "$so missing: run 'make${OUTPUT:+ OUTPUT=$OUTPUT} plugin'"
+	case $VM_ACCEL in
+	icount) ;;
+	*) VM_ACCEL=tcg VM_ACCEL_ARGS=(-accel tcg,thread=single -cpu "${KP_VM_CPU:-max}") ;;
+	esac
+	VM_SMP=1
+	qv=$(dpkg-query -W -f='${Version}' qemu-system-x86 2>/dev/null || true)
+	model_tab=$VM_TMP/model.txt
+	# QEMU's option syntax: a comma in a value is doubled
+	VM_QEMU_ARGS=(-plugin "${so//,/,,},mode=$model,out=${model_tab//,/,,}${qv:+,qemu=$qv}$([ "$model" != cache ] || model_geoms)${KP_MODEL_ARGS:+,$KP_MODEL_ARGS}")
+	VM_ACCEL="$VM_ACCEL, model $model"
+}
+
 # 'it'\''s': each argument single-quoted for the guest's busybox sh
 quote() {
 	local a
@@ -101,8 +201,22 @@ quote() {
 	done
 }
 
+# The model's table to --model-out, and a line when its window was not whole.
+model_result() {
+	local dest=${model_out:-$out/model.txt} window
+	[ -s "$model_tab" ] || die "the model wrote no table: QEMU did not exit normally (its log: $VM_TMP)"
+	cp "$model_tab" "$dest" || die "cannot copy the model's table to $dest"
+	window=$(sed -n 's/^# window //p' "$model_tab")
+	case $window in
+	none) echo "vm-run: the model's window never opened: nothing was counted (run the command as model-window -- CMD)" >&2 ;;
+	incomplete) echo "vm-run: the model's window was never closed: counted up to the power-off, marked incomplete in $dest" >&2 ;;
+	esac
+	echo "vm-run: model table ($model, window $window): $dest" >&2
+}
+
 vm_need_host
 vm_accel
+[ -z "$model" ] || model_setup
 vm_kernel "$kernel"
 vm_initramfs
 mkdir -p "$out" || die "cannot create --out $out"
@@ -122,4 +236,5 @@ GUEST
 # when cp does)
 find "$VM_SHARE" -mindepth 1 -maxdepth 1 ! -name .vm -exec cp -a -t "$out/" {} + ||
 	die "cannot copy the guest's files to --out $out (disk full?)"
+[ -z "$model" ] || model_result
 exit "$rc"

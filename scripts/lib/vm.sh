@@ -44,11 +44,13 @@ VM_STATIC=$VM_OUTPUT/static
 VM_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/kprotperf
 # The modules the 9p share needs; their dependencies come from modules.dep.
 VM_MOD_ROOTS=(virtio_pci 9pnet_virtio 9p)
-VM_WORKLOADS=(big-fork syscall-loop cpu-burn alloc-free)
+VM_WORKLOADS=(big-fork syscall-loop cpu-burn alloc-free model-window)
 # host programs put on the guest's PATH with the shared libraries they need
 VM_HOST_BINS=()
 # a host directory the guest sees read-only at /mnt/ro
 VM_RO_SHARE=${VM_RO_SHARE:-}
+# more arguments for qemu-system-x86_64 (scripts/vm-run.sh --model: -plugin)
+VM_QEMU_ARGS=("${VM_QEMU_ARGS[@]}")
 # 1: a missing host tool is installed by scripts/install-deps.sh
 VM_INSTALL_MISSING=${VM_INSTALL_MISSING:-0}
 VM_PREFIX=${VM_PREFIX:-vm}
@@ -501,7 +503,7 @@ vm_boot() {
 		-kernel "$VM_KERNEL" -initrd "$VM_TMP/initramfs.cpio" \
 		-append "console=ttyS0 panic=-1 quiet $*" \
 		-virtfs "local,path=${VM_SHARE//,/,,},mount_tag=host,security_model=none" \
-		"${shares[@]}" \
+		"${shares[@]}" "${VM_QEMU_ARGS[@]}" \
 		</dev/null >"$log/qemu.log" 2>&1 &
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do

@@ -22,7 +22,7 @@ for t in cpio dpkg-deb depmod strip; do
 done
 export FAKE=$TMP/fake
 mkdir -p "$FAKE/bin" "$TMP/build/static" "$TMP/tmp" "$TMP/ro,dir" "$TMP/k,1"
-for f in kprotperf big-fork syscall-loop cpu-burn alloc-free; do
+for f in kprotperf big-fork syscall-loop cpu-burn alloc-free model-window; do
 	cp /bin/true "$TMP/build/static/$f"
 done
 # not an ELF file, so vm.sh takes it for a static busybox
@@ -36,12 +36,16 @@ for a in "$@"; do
 	case $prev in
 	-serial) serial=${a#file:} ;;
 	-virtfs) [[ $a != *,mount_tag=host,* ]] || { share=${a#local,path=}; share=${share%,mount_tag=host,*}; } ;;
+	-plugin) table=${a#*,out=}; table=${table%%,*} ;;
 	esac
 	prev=$a
 done
 case $FAKE_QEMU in
 fail) echo "qemu-system-x86_64: -virtfs: a fake failure" >&2; exit 1 ;;
 panic) echo "[    0.512] Kernel panic - not syncing: a fake panic" >"$serial" ;;
+model)
+	printf '# kp_model 1\n# window incomplete\n0x1000 7\n' >"$table"
+	;&
 ok)
 	echo "the guest's output" >"$share/.vm/guest.log"
 	echo made >"$share/made.txt"
@@ -149,3 +153,23 @@ run ok --kernel "$pkg" --out "$TMP/o6" -- true
 [ -f "$TMP/cache/kprotperf/kernels/$pkg/.complete" ] || fail "the whole package was not marked complete"
 [ -f "$deb" ] || fail "the whole package was not kept"
 echo "vm-run: status 3 back, 125 with one line for a failing QEMU and a panic (console kept), commas doubled, nothing left in TMPDIR; a truncated package refused twice, a whole one unpacked"
+
+# --model: no plugin built, one line; then TCG single-threaded with one
+# vCPU, the plugin and its arguments (a sweep of two LLs sharing one
+# D1), its table to --model-out, a line for the window left open
+run ok --kernel "$K" --model insns --out "$TMP/o7" -- true
+expect 125 "vm-run: $TMP/build/plugin/kp_model.so missing: run 'make OUTPUT=$TMP/build plugin'"
+mkdir -p "$TMP/build/plugin"
+cp /bin/true "$TMP/build/plugin/kp_model.so"
+run model --kernel "$K" --model cache --D1=65536,4,128 --LL 1048576,16,64 --LL=4194304,16,64 \
+	--out "$TMP/o8" --model-out "$TMP/o8.txt" -- true
+[ "$rc" -eq 3 ] || fail "--model cache: exit $rc: $(tail -3 "$TMP/err")"
+grep -qx -- 'tcg,thread=single' "$FAKE/qemu-args" || fail "--model: not single-threaded TCG: $(tr '\n' ' ' <"$FAKE/qemu-args")"
+[ "$(sed -n '/^-smp$/{n;p}' "$FAKE/qemu-args")" = 1 ] || fail "--model: not one vCPU"
+got=$(sed -n '/^-plugin$/{n;p}' "$FAKE/qemu-args")
+want="$TMP/build/plugin/kp_model.so,mode=cache,out=$TMP/tmp/kp-vm.*/model.txt,qemu=$(dpkg-query -W -f='${Version}' qemu-system-x86 2>/dev/null),geom=32768:8:64/65536:4:128/1048576:16:64,geom=32768:8:64/65536:4:128/4194304:16:64"
+# shellcheck disable=SC2053 # a pattern: the work folder's name is random
+[[ $got == $want ]] || fail "--model's -plugin argument:"$'\n'"  got:  $got"$'\n'"  want: $want"
+[ "$(sed -n 3p "$TMP/o8.txt")" = "0x1000 7" ] || fail "--model-out: $(cat "$TMP/o8.txt" 2>&1)"
+grep -q "the model's window was never closed" "$TMP/err" || fail "--model: no line for the open window"
+echo "vm-run --model: a missing plugin is one line; TCG single-threaded, one vCPU, the plugin's arguments, its table back"
