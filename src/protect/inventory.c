@@ -20,6 +20,7 @@
 #include "symbols/ktext.h"
 #include "util/array.h"
 #include "util/kv.h"
+#include "util/safeio.h"
 
 /* more kernel text than any kernel has: a symbol table this wide is not one */
 #define MAX_TEXT (512ULL << 20)
@@ -36,12 +37,14 @@ static const char *target_name(void *arg, __u64 addr, unsigned int i)
 /* The ELF symbols of the vmlinux at path into *ks: text ones, and the canary's. */
 static int file_symbols(const char *path, struct ksyms *ks)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = -ENOEXEC;
+	struct stat st;
+	/* --vmlinux names anything: a FIFO must not block the open, a device be read */
+	int fd = safeio_open_regular(path, &st, NULL, 0), err = -ENOEXEC;
 	Elf_Scn *scn = NULL;
 	Elf *e;
 
 	if (fd < 0)
-		return -errno;
+		return fd == -EINVAL ? -ENOEXEC : fd;
 	elf_version(EV_CURRENT);
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	while (e && (scn = elf_nextscn(e, scn))) {

@@ -24,6 +24,7 @@
 
 #include "symbols/debuginfo.h"
 #include "symbols/elfsym.h"
+#include "util/safeio.h"
 
 #define DEBUG_DIR "/usr/lib/debug"
 
@@ -47,13 +48,10 @@ static int elf_has_debug_info(const char *path)
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -ENOTSUP;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* --vmlinux names anything: a FIFO must not block the open, a device be read */
+	fd = safeio_open_regular(path, &st, NULL, 0);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -EISDIR;
-	}
+		return fd == -EINVAL ? -EISDIR : fd;
 	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF) {
 		err = -ENOEXEC;
@@ -304,6 +302,9 @@ void debuginfo_explain(int err, const char *path, const char *release, char *why
 		break;
 	case -ENOEXEC:
 		snprintf(why, len, "%.200s is not an ELF file", path);
+		break;
+	case -EISDIR:
+		snprintf(why, len, "%.200s is not a regular file: give a vmlinux file", path);
 		break;
 	default:
 		snprintf(why, len, "%.200s: %s", path, strerror(-err));

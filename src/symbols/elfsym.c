@@ -18,6 +18,7 @@
 
 #include "symbols/elfsym.h"
 #include "data/provenance.h"
+#include "util/safeio.h"
 
 #define DEBUG_DIR "/usr/lib/debug/.build-id/"
 
@@ -64,17 +65,18 @@ static int elf_open(const char *path, struct elfh *h)
 	/* libelf refuses every call until told which version its caller speaks */
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -ENOTSUP;
-	h->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (h->fd < 0)
-		return -errno;
-	if (fstat(h->fd, &st) || !S_ISREG(st.st_mode))
-		goto err_close;
+	/* a path from a data file or the command line: a FIFO must not block the open */
+	h->fd = safeio_open_regular(path, &st, NULL, 0);
+	if (h->fd < 0) {
+		err = h->fd == -EINVAL ? err : h->fd;
+		h->fd = -1;
+		return err;
+	}
 	h->e = elf_begin(h->fd, ELF_C_READ_MMAP, NULL);
 	if (h->e && elf_kind(h->e) == ELF_K_ELF)
 		return 0;
 	elf_end(h->e);
 	h->e = NULL;
-err_close:
 	close(h->fd);
 	h->fd = -1;
 	return err;

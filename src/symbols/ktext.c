@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "symbols/ktext.h"
+#include "util/safeio.h"
 
 /* segments kcore has: a few per memory range; more means a corrupt file */
 #define MAX_PHDRS 4096
@@ -109,12 +110,14 @@ static int elf_copy(Elf *elf, __u64 vaddr, void *buf, size_t len)
 
 int ktext_vmlinux(const char *path, __u64 stext, __u64 addr, void *buf, size_t len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = -ENOEXEC;
+	struct stat st;
+	/* --vmlinux names anything: a FIFO must not block the open, a device be read */
+	int fd = safeio_open_regular(path, &st, NULL, 0), err = -ENOEXEC;
 	Elf *elf;
 	__u64 link;
 
 	if (fd < 0)
-		return -errno;
+		return fd == -EINVAL ? -ENOEXEC : fd;
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	link = elf && elf_kind(elf) == ELF_K_ELF ? elf_symbol(elf, "_stext") : 0;

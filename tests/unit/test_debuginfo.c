@@ -162,6 +162,24 @@ static void test_open_nodebug(void **state)
 	assert_int_equal(debuginfo_open(&di, "/nonexistent/vmlinux"), -ENOENT);
 }
 
+/* --vmlinux a FIFO: refused at once (the open blocked for a writer), as a device is */
+static void test_open_not_regular(void **state)
+{
+	char dir[] = "/tmp/debuginfo_fifo_XXXXXX", fifo[64], why[256];
+	struct debuginfo *di = (void *)1;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/vmlinux", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(debuginfo_open(&di, fifo), -EISDIR);
+	assert_null(di);
+	assert_int_equal(debuginfo_open(&di, "/dev/zero"), -EISDIR);
+	debuginfo_explain(-EISDIR, "/dev/zero", NULL, why, sizeof(why));
+	assert_string_equal(why, "/dev/zero is not a regular file: give a vmlinux file");
+	unlink(fifo);
+	rmdir(dir);
+}
+
 static void test_find_explicit(void **state)
 {
 	struct fixture *f = tu_fixture(state);
@@ -265,6 +283,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_inlined_only),  cmocka_unit_test(test_symbol),
 		cmocka_unit_test(test_relocatable),   cmocka_unit_test(test_open_nodebug),
+		cmocka_unit_test(test_open_not_regular),
 		cmocka_unit_test(test_find_explicit), cmocka_unit_test(test_find_search),
 		cmocka_unit_test(test_find_cache),    cmocka_unit_test(test_real_vmlinux),
 	};

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "symbols/elfsym.h"
 #include "data/provenance.h"
@@ -146,6 +147,10 @@ static void test_not_elf(void **state)
 	assert_int_equal(elfsym_open(path, NULL, NULL, &f), -ENOEXEC);
 	assert_int_equal(elfsym_build_id(path, hex, sizeof(hex)), -ENOEXEC);
 	assert_int_equal(elfsym_open("/dev/null", NULL, NULL, &f), -ENOEXEC);
+	/* a FIFO is refused at once: its open used to block for a writer */
+	unlink(path);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(elfsym_open(path, NULL, NULL, &f), -ENOEXEC);
 	assert_int_equal(elfsym_open("/nonexistent/elfsym", NULL, NULL, &f), -ENOENT);
 	unlink(path);
 }
