@@ -201,10 +201,31 @@ quote() {
 	done
 }
 
-# The model's table to --model-out, and a line when its window was not whole.
+# HEX: the GNU build id in the guest kernel's notes (/sys/kernel/notes as
+# hex): 4-byte little-endian name and descriptor sizes and type, then the
+# name and descriptor, each padded to 4 bytes; type 3 named GNU is the id
+notes_build_id() {
+	local h=$1 o=0 nsz dsz type le
+	le() { echo $((16#${1:6:2}${1:4:2}${1:2:2}${1:0:2})); }
+	while [ $((o + 24)) -le ${#h} ]; do
+		nsz=$(le "${h:o:8}") dsz=$(le "${h:o+8:8}") type=$(le "${h:o+16:8}")
+		o=$((o + 24))
+		if [ "$type" = 3 ] && [ "${h:o:8}" = 474e5500 ]; then
+			echo "${h:o+$(((nsz + 3) / 4 * 8)):dsz*2}"
+			return
+		fi
+		o=$((o + (nsz + 3) / 4 * 8 + (dsz + 3) / 4 * 8))
+	done
+}
+
+# The model's table, stamped with the kernel that ran, to --model-out and
+# into the recordings of `kprotperf record --model` the guest left; a line
+# when its window was not whole.
 model_result() {
-	local dest=${model_out:-$out/model.txt} window
+	local dest=${model_out:-$out/model.txt} window bid
 	[ -s "$model_tab" ] || die "the model wrote no table: QEMU did not exit normally (its log: $VM_TMP)"
+	bid=$(notes_build_id "$(cat "$VM_SHARE/.vm/notes.hex" 2>/dev/null)")
+	[ -z "$bid" ] || sed -i "1a # kernel_build_id $bid" "$model_tab"
 	cp "$model_tab" "$dest" || die "cannot copy the model's table to $dest"
 	window=$(sed -n 's/^# window //p' "$model_tab")
 	case $window in
@@ -212,6 +233,8 @@ model_result() {
 	incomplete) echo "vm-run: the model's window was never closed: counted up to the power-off, marked incomplete in $dest" >&2 ;;
 	esac
 	echo "vm-run: model table ($model, window $window): $dest" >&2
+	[ ${#model_data[@]} -eq 0 ] || "${KP:-$VM_ROOT/kprotperf}" inject --model "$dest" "${model_data[@]}" ||
+		echo "vm-run: the model's counts were not merged into ${model_data[*]}" >&2
 }
 
 vm_need_host
@@ -230,8 +253,12 @@ set +e
 $(quote "$@")
 rc=\$?
 cp -R /tmp/work/. /mnt/host/
+$([ -z "$model" ] || echo "od -An -v -tx1 /sys/kernel/notes | tr -d ' \\n' >/mnt/host/.vm/notes.hex")
 exit \$rc
 GUEST
+# the recordings the guest left, for the model's counts
+model_data=()
+[ -z "$model" ] || mapfile -t model_data < <(find "$VM_SHARE" -mindepth 1 -maxdepth 1 -name '*.data' -type f -printf "$out/%f\n")
 # everything in the share but the harness's own files (with +, find fails
 # when cp does)
 find "$VM_SHARE" -mindepth 1 -maxdepth 1 ! -name .vm -exec cp -a -t "$out/" {} + ||

@@ -5,6 +5,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -12,7 +13,9 @@
 #include "cmd/cli.h"
 #include "data/features.h"
 #include "data/datafile.h"
+#include "data/model.h"
 #include "data/samples.h"
+#include "model/report.h"
 #include "protect/sites.h"
 #include "symbols/kernel_dwarf.h"
 #include "util/esc.h"
@@ -177,4 +180,40 @@ int cli_kernel_dwarf(const char *cmd, struct datafile *df, const char *vmlinux, 
 	else if (!*out && missing)
 		esc_printf(stderr, "kprotperf %s: %s: %s\n", cmd, missing, note);
 	return err;
+}
+
+int cli_geom(const char *cmd, const char *arg, unsigned int *geom)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || v >= MODEL_GEOMS_MAX) {
+		esc_printf(stderr, "kprotperf %s: --geom '%s': want a geometry's index, 0 to %d\n",
+			   cmd, arg, MODEL_GEOMS_MAX - 1);
+		return -EINVAL;
+	}
+	*geom = v;
+	return 0;
+}
+
+int cli_model_view(const char *cmd, struct datafile *base, struct kernel_dwarf *kb,
+		   const char *path, struct datafile *hard, struct kernel_dwarf *kh,
+		   const struct model_view_opts *o)
+{
+	char why[512] = "";
+	int err = hard ? model_diff(base, kb, hard, kh, o, why, sizeof(why))
+		       : model_report(base, kb, o, why, sizeof(why));
+
+	if (!err)
+		return 0;
+	/* diff's why names the side, as "BASE: ..." or "HARDENED: ..." */
+	if (why[0] && hard)
+		esc_printf(stderr, "kprotperf %s: %s\n", cmd, why);
+	else if (why[0])
+		esc_printf(stderr, "kprotperf %s: %s: %s\n", cmd, path, why);
+	else
+		cli_read_error(cmd, path, base, err);
+	return 1;
 }

@@ -23,6 +23,24 @@ struct kernel_dwarf;
 	"debug files under DIR/usr/lib/debug, none outside\n" \
 	"DIR (default: /)"
 
+#define CLI_GEOM_HELP                                           \
+	"with --model: the misses of cache geometry K (0 by\n"  \
+	"default; vm-run.sh --I1/--D1/--LL repeated simulate\n" \
+	"several side by side)"
+
+/* --geom K into *geom: 0, or -EINVAL after saying why. */
+int cli_geom(const char *cmd, const char *arg, unsigned int *geom);
+
+struct model_view_opts;
+/*
+ * report --model (hard NULL) of the recording opened as base from path, or
+ * diff --model of base and hard, each with its kernel's DWARF (or NULL): the exit status, 0 or 1 after one line
+ * saying why.
+ */
+int cli_model_view(const char *cmd, struct datafile *base, struct kernel_dwarf *kb,
+		   const char *path, struct datafile *hard, struct kernel_dwarf *kh,
+		   const struct model_view_opts *o);
+
 /*
  * --symfs DIR's argument, for cli_open(): 0 when it is a folder, else
  * -EINVAL after saying why.

@@ -25,6 +25,8 @@ const struct command commands[] = {
 	 "search for the syscall workloads that drive FUNC's cost", &explore_options},
 	{"features", cmd_features, "[OPTIONS]", "the compiler-inserted protections in the kernel",
 	 &features_options},
+	{"inject", cmd_inject, "--model TABLE FILE...",
+	 "the machine model's counts into a record --model file", &inject_options},
 	{"help", cmd_help, "[COMMAND]", "COMMAND's man page (kprotperf-COMMAND(1))", &help_options},
 };
 

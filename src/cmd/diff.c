@@ -20,6 +20,7 @@
 #include "diff/diff_folded.h"
 #include "diff/metrics.h"
 #include "diff/prov.h"
+#include "model/report.h"
 #include "symbols/kernel_dwarf.h"
 #include "util/esc.h"
 
@@ -34,6 +35,8 @@ enum {
 	O_JSON,
 	O_BLOCKS,
 	O_FUNC,
+	O_MODEL,
+	O_GEOM,
 };
 
 static const struct options_entry entries[] = {
@@ -59,6 +62,11 @@ static const struct options_entry entries[] = {
 	 "/lib/modules; without it, inline instances come\n"
 	 "from record --func only)"},
 	{O_SYMFS, "symfs", "DIR", CLI_SYMFS_HELP},
+	{O_MODEL, "model", NULL,
+	 "the machine model's counts (record --model in the VM) per\n"
+	 "function, matched by name, by the change in misses (or in\n"
+	 "instructions without simulated caches)"},
+	{O_GEOM, "geom", "K", CLI_GEOM_HELP},
 	{O_JSON, "json", NULL, "everything as one JSON object"},
 	{},
 };
@@ -111,6 +119,9 @@ static int check_args(int argc, char **argv, struct diff_opts *o)
 		return usage_error("--blocks and --folded are two different outputs: choose one");
 	if (o->func && !o->blocks)
 		return usage_error("--func goes with --blocks");
+	if (o->model && (o->blocks || o->folded || o->features))
+		return usage_error("--model is a view of its own: not with --blocks, --folded or"
+				   " --features");
 	if (argc - optind != 2)
 		return usage_error("needs two recordings, BASE and HARDENED");
 	o->path[0] = argv[optind];
@@ -157,6 +168,11 @@ static int set_opt(void *ctx, int key, const char *arg)
 	case O_FUNC:
 		o->func = arg;
 		break;
+	case O_MODEL:
+		o->model = true;
+		break;
+	case O_GEOM:
+		return cli_geom("diff", arg, &o->geom);
 	}
 	return 0;
 }
@@ -252,7 +268,7 @@ static int open_debug(const struct diff_opts *o, struct diff_inputs *in)
 /* A bad --features file fails before the slow part, reading the DWARF. */
 static int open_inputs(const struct diff_opts *o, struct diff_inputs *in)
 {
-	int err = o->folded ? 0 : cli_features("diff", o->features, &in->feat);
+	int err = o->folded || o->model ? 0 : cli_features("diff", o->features, &in->feat);
 
 	return err ?: cli_open("diff", o->path[0], o->symfs, &in->df[0])
 		?: cli_open("diff", o->path[1], o->symfs, &in->df[1]) ?: check_same(o)
@@ -306,6 +322,11 @@ static int compare(const struct diff_opts *o, const struct diff_inputs *in)
 {
 	if (o->blocks)
 		return blocks(o, in);
+	if (o->model)
+		return cli_model_view("diff", in->df[0], in->kd[0], o->path[0], in->df[1], in->kd[1],
+				      &(struct model_view_opts){o->geom, o->top, o->json})
+			       ? -EINVAL
+			       : 0;
 	return say_error(o, in,
 			 o->folded ? diff_folded(in->df[0], in->kd[0], in->df[1], in->kd[1],
 						 o->normalize, stdout)

@@ -11,7 +11,9 @@
 #include "data/datafile.h"
 #include "data/latency.h"
 #include "report/folded.h"
+#include "model/folded.h"
 #include "symbols/kernel_dwarf.h"
+#include "util/esc.h"
 
 enum weight { W_UNSET, W_SAMPLES, W_LATENCY };
 
@@ -22,9 +24,20 @@ struct folded_opts {
 	const char *symfs;   /* --symfs */
 	enum weight weight;
 	struct folded_frames fr;
+	int model; /* --model: an enum model_weight; -1: CPU samples or latency */
+	unsigned int geom;
 };
 
-enum { O_WEIGHT = OPTIONS_LONG_ONLY, O_FUNC, O_NO_INLINE, O_SRCLINE, O_VMLINUX, O_SYMFS };
+enum {
+	O_WEIGHT = OPTIONS_LONG_ONLY,
+	O_FUNC,
+	O_NO_INLINE,
+	O_SRCLINE,
+	O_VMLINUX,
+	O_SYMFS,
+	O_MODEL,
+	O_GEOM
+};
 
 static const struct options_entry entries[] = {
 	{'i', "input", "FILE", "the data file (same as the FILE argument)"},
@@ -32,6 +45,11 @@ static const struct options_entry entries[] = {
 	{'U', "user-only", NULL, "keep only user frames"},
 	{O_WEIGHT, "weight", "W", "samples (default: CPU samples) or latency (probed functions)"},
 	{O_FUNC, "func", "NAME", "only probed function NAME (implies --weight latency)"},
+	{O_MODEL, "model", "W",
+	 "the machine model's counts (record --model in the VM), one\n"
+	 "line per function, weighted by W: insns, or the misses of\n"
+	 "i1, d1 or ll"},
+	{O_GEOM, "geom", "K", CLI_GEOM_HELP},
 	{O_NO_INLINE, "no-inline", NULL, "no inline frames"},
 	{O_SRCLINE, "srcline", NULL, "kernel frames as function:file:line"},
 	{O_VMLINUX, "vmlinux", "PATH", CLI_VMLINUX_HELP},
@@ -81,9 +99,13 @@ static int check_opts(struct folded_opts *o)
 {
 	const char *why = NULL;
 
+	bool model_too = o->model >= 0 && (o->weight != W_UNSET || o->func || o->fr.srcline);
+
 	if (o->weight == W_UNSET)
 		o->weight = o->func ? W_LATENCY : W_SAMPLES;
-	if (!o->fr.user && !o->fr.kernel)
+	if (model_too)
+		why = "--model weighs the model's counts: not with --weight, --func or --srcline";
+	else if (!o->fr.user && !o->fr.kernel)
 		why = "-K and -U exclude each other";
 	else if (o->func && o->weight == W_SAMPLES)
 		why = "--func selects probed function stacks: it needs --weight latency";
@@ -126,6 +148,15 @@ static int set_opt(void *ctx, int key, const char *arg)
 	case O_SYMFS:
 		o->symfs = arg;
 		return cli_symfs("folded", arg);
+	case O_MODEL:
+		o->model = model_folded_weight(arg);
+		if (o->model >= 0)
+			break;
+		esc_printf(stderr, "kprotperf folded: --model '%s': want insns, i1, d1 or ll\n",
+			   arg);
+		return -EINVAL;
+	case O_GEOM:
+		return cli_geom("folded", arg, &o->geom);
 	}
 	return 0;
 }
@@ -134,7 +165,8 @@ static int set_opt(void *ctx, int key, const char *arg)
 static int parse(int argc, char **argv, struct folded_opts *o)
 {
 	*o = (struct folded_opts){.input = "kprotperf.data",
-				  .fr = {.user = true, .kernel = true, .inlines = true}};
+				  .fr = {.user = true, .kernel = true, .inlines = true},
+				  .model = -1};
 	return options_parse(&folded_options, argc, argv, set_opt, o) ?: check_opts(o)
 		?: cli_input(argc, argv, "folded", &o->input);
 }
@@ -164,6 +196,20 @@ static int check_funcs(struct datafile *df, const struct folded_opts *o)
 	return 0;
 }
 
+/* folded --model: the exit status, 0 or 1 after one line saying why. */
+static int model(struct datafile *df, const struct folded_opts *o)
+{
+	char why[512] = "";
+	int err = model_folded(df, o->model, o->geom, o->fr.kernel, o->fr.user, stdout, why,
+			       sizeof(why));
+
+	if (err && why[0])
+		esc_printf(stderr, "kprotperf folded: %s: %s\n", o->input, why);
+	else if (err)
+		cli_read_error("folded", o->input, df, err);
+	return err ? 1 : 0;
+}
+
 int cmd_folded(int argc, char **argv)
 {
 	struct folded_opts o;
@@ -177,6 +223,11 @@ int cmd_folded(int argc, char **argv)
 		return err > 0 ? 0 : 2;
 	if (cli_open("folded", o.input, o.symfs, &df))
 		return 1;
+	if (o.model >= 0) {
+		err = model(df, &o);
+		datafile_close(df);
+		return err;
+	}
 	latency = o.weight == W_LATENCY;
 	if (latency)
 		err = check_funcs(df, &o);

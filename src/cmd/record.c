@@ -9,6 +9,7 @@
 #include "cmd/cmds.h"
 #include "cmd/options.h"
 #include "data/datafile.h"
+#include "record/model_run.h"
 #include "record/record.h"
 
 enum {
@@ -24,7 +25,8 @@ enum {
 	OPT_CALL_GRAPH,
 	OPT_RING_SIZE,
 	OPT_BLOCKS,
-	OPT_BLOCKS_LIMIT
+	OPT_BLOCKS_LIMIT,
+	OPT_MODEL
 };
 
 static const struct options_entry entries[] = {
@@ -80,6 +82,16 @@ static const struct options_entry entries[] = {
 	{OPT_BLOCKS_LIMIT, "blocks-limit", "N",
 	 "at most N probes (blocks) per --blocks function (default 256,\n"
 	 "at most 1024): a function with more is refused"},
+	{OPT_MODEL, "model", NULL,
+	 "run CMD in the window of kprotperf's machine model (in the VM\n"
+	 "under scripts/vm-run.sh --model): the model counts exact\n"
+	 "instructions and simulated cache misses per kernel and user\n"
+	 "PC from CMD's exec to its end, machine-wide; nothing is\n"
+	 "attached, no sample taken. The recording holds the kernel's\n"
+	 "symbols and CMD's mappings; vm-run.sh merges the counts into\n"
+	 "it at QEMU's exit (kprotperf inject). With -r N, N windows\n"
+	 "whose counts add up. Not with -p, -a, -d, --func, --blocks\n"
+	 "or the sampling options"},
 	{OPT_STRICT, "strict", NULL, "refuse to record when any --func NAME matches nothing"},
 	{OPT_PROBE, "probe", "MODE",
 	 "how to probe --func: auto (default: fentry where possible,\n"
@@ -302,6 +314,9 @@ static int set_opt(void *ctx, int c, const char *arg)
 	case OPT_BPF_STATS:
 		o->bpf_stats = true;
 		return 0;
+	case OPT_MODEL:
+		o->model = true;
+		return 0;
 	}
 	return set_arg(o, c, arg);
 }
@@ -323,6 +338,27 @@ static int check_repeat(struct record_opts *o)
 	if (!o->repeat)
 		o->repeat = 1;
 	return 0;
+}
+
+/* --model attaches nothing: what needs an attachment or another target is refused. */
+static int check_model(const struct record_opts *o, bool sampling)
+{
+	const char *what = o->pid	    ? "-p"
+			   : o->system_wide ? "-a"
+			   : o->duration    ? "--duration"
+			   : o->func.n	    ? "--func"
+			   : o->blocks.n    ? "--blocks"
+			   : o->bpf_stats   ? "--bpf-stats"
+			   : sampling	    ? "the sampling options (-F, --call-graph, --ring-size)"
+					    : NULL;
+
+	if (!o->model || !what)
+		return 0;
+	fprintf(stderr,
+		"kprotperf record: --model runs CMD with nothing attached: it cannot be combined "
+		"with %s (record those in a run of their own)\n",
+		what);
+	return -EINVAL;
 }
 
 /* A dwarf sample is ~SIZE bytes: at 999 Hz on every CPU that fills 8 MiB fast. */
@@ -352,6 +388,9 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 		fprintf(stderr, "kprotperf record: -p PID cannot be combined with CMD or -a\n");
 		return -EINVAL;
 	}
+	err = check_model(o, o->freq != KP_DEFAULT_FREQ_HZ || o->dwarf_size || o->ring_mib);
+	if (err)
+		return err;
 	default_ring(o);
 	o->blocks.vmlinux = o->func.vmlinux;
 	o->blocks.stacks = o->func.stacks;
@@ -365,5 +404,5 @@ int cmd_record(int argc, char **argv)
 
 	if (err)
 		return err > 0 ? 0 : 2;
-	return record_run(&o);
+	return o.model ? record_model_run(&o) : record_run(&o);
 }

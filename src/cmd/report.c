@@ -10,6 +10,7 @@
 #include "cmd/cmds.h"
 #include "cmd/options.h"
 #include "data/datafile.h"
+#include "model/report.h"
 #include "report/report.h"
 #include "report/report_blocks.h"
 #include "symbols/kernel_dwarf.h"
@@ -23,13 +24,17 @@ enum {
 	O_JSON,
 	O_BLOCKS,
 	O_FUNC,
-	O_FEATURES
+	O_FEATURES,
+	O_MODEL,
+	O_GEOM
 };
 
 /* report's options, and the --blocks ones that report.h's need not know of */
 struct report_args {
 	struct report_opts o;
 	bool blocks;
+	bool model;
+	unsigned int geom;
 	const char *func;
 	const char *symfs; /* --symfs: for cli_open() */
 };
@@ -66,6 +71,11 @@ static const struct options_entry entries[] = {
 	{O_FEATURES, "features", "FILE",
 	 "the feature mapping of the hardening features table\n"
 	 "instead of the built-in one (format: see README.md)"},
+	{O_MODEL, "model", NULL,
+	 "the machine model's counts (record --model in the VM):\n"
+	 "instructions and, with simulated caches, I1, D1 and LL misses\n"
+	 "per kernel and user function"},
+	{O_GEOM, "geom", "K", CLI_GEOM_HELP},
 	{O_JSON, "json", NULL, "everything as one JSON object"},
 	{},
 };
@@ -149,6 +159,11 @@ static int set_opt(void *ctx, int key, const char *arg)
 	case O_FEATURES:
 		o->features = arg;
 		break;
+	case O_MODEL:
+		a->model = true;
+		break;
+	case O_GEOM:
+		return cli_geom("report", arg, &a->geom);
 	}
 	return 0;
 }
@@ -162,6 +177,10 @@ static int parse(int argc, char **argv, struct report_args *a)
 	err = options_parse(&report_options, argc, argv, set_opt, a);
 	if (err)
 		return err;
+	if (a->model && a->blocks) {
+		fprintf(stderr, "kprotperf report: --model and --blocks are two views: give one\n");
+		return -EINVAL;
+	}
 	if (a->func && !a->blocks) {
 		fprintf(stderr, "kprotperf report: --func goes with --blocks\n");
 		return -EINVAL;
@@ -193,6 +212,20 @@ static int blocks(struct datafile *df, const struct report_args *a)
 	return err ? 1 : 0;
 }
 
+/* report --model: with the kernel's DWARF when it is found, for the inline table */
+static int model(struct datafile *df, const struct report_args *a)
+{
+	struct kernel_dwarf *kd = NULL;
+	int err;
+
+	if (cli_kernel_dwarf("report", df, a->o.vmlinux, NULL, &kd, NULL, 0))
+		return 1;
+	err = cli_model_view("report", df, kd, a->o.input, NULL, NULL,
+			     &(struct model_view_opts){a->geom, a->o.top, a->o.json});
+	kernel_dwarf_close(kd);
+	return err;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a;
@@ -213,9 +246,10 @@ int cmd_report(int argc, char **argv)
 		features_free(feat);
 		return 1;
 	}
-	if (a.blocks) {
-		err = blocks(df, &a);
+	if (a.blocks || a.model) {
+		err = a.blocks ? blocks(df, &a) : model(df, &a);
 		datafile_close(df);
+		features_free(feat);
 		return err;
 	}
 	/* only inline frames need it: --hist shows none */

@@ -15,6 +15,7 @@
 
 #include "data/check.h"
 #include "data/inline_tables.h"
+#include "data/model.h"
 #include "data/protect.h"
 #include "data/query.h"
 #include "kprotperf.h"
@@ -42,6 +43,8 @@ enum rule {
 	R_WHAT,
 	R_ID_OR_NONE, /* an id, or -1: none */
 	R_SITE_LEN,   /* a protected site's bytes: 1 to PROTECT_SITE_MAX */
+	R_GEOM,	      /* a cache geometry's index: 0 to MODEL_GEOMS_MAX - 1 */
+	R_POW2,	      /* a cache's size, ways or line: a power of two up to 2^32 */
 };
 
 #define STR(x)	   #x
@@ -81,6 +84,10 @@ static const struct {
 			  "an id from 0 to 2^31-1, or -1"},
 	[R_SITE_LEN] = {IS_INT " OR %1$s NOT BETWEEN 1 AND " XSTR(PROTECT_SITE_MAX),
 			"a length from 1 to " XSTR(PROTECT_SITE_MAX)},
+	[R_GEOM] = {IS_INT " OR %1$s NOT BETWEEN 0 AND " XSTR(MODEL_GEOMS_MAX) " - 1",
+		    "a geometry index below " XSTR(MODEL_GEOMS_MAX)},
+	[R_POW2] = {IS_INT " OR %1$s NOT BETWEEN 1 AND 4294967296 OR (%1$s & (%1$s - 1)) != 0",
+		    "a power of two up to 2^32"},
 };
 
 struct column {
@@ -91,7 +98,7 @@ struct column {
 /* The tables and columns of README.md's "The data file", as record writes them. */
 static const struct table {
 	const char *name;
-	struct column cols[10]; /* up to the first without a name */
+	struct column cols[11]; /* up to the first without a name */
 } tables[] = {
 	{"meta", {{"key", R_NAME}, {"value", R_TEXT}}},
 	{"config", {{"option", R_NAME}, {"value", R_TEXT}}},
@@ -258,6 +265,29 @@ static const struct table {
 	/* schema 8: the compiler-inserted protections of the code that ran */
 	{"protect_funcs", {{"addr", R_INT}, {"name", R_NAME}, {"size", R_COUNT}}},
 	{"protect_sites", {{"addr", R_INT}, {"len", R_SITE_LEN}, {"kind", R_NAME}}},
+	/* schema 9: the machine model */
+	{"model_pcs", {{"pc", R_INT}, {"insns", R_COUNT}}},
+	{"model_misses",
+	 {{"pc", R_INT},
+	  {"geom", R_GEOM},
+	  {"i1_misses", R_COUNT},
+	  {"d1_reads", R_COUNT},
+	  {"d1_read_misses", R_COUNT},
+	  {"d1_writes", R_COUNT},
+	  {"d1_write_misses", R_COUNT},
+	  {"ll_misses", R_COUNT}}},
+	{"model_geoms",
+	 {{"geom", R_GEOM},
+	  {"i1_size", R_POW2},
+	  {"i1_assoc", R_POW2},
+	  {"i1_line", R_POW2},
+	  {"d1_size", R_POW2},
+	  {"d1_assoc", R_POW2},
+	  {"d1_line", R_POW2},
+	  {"ll_size", R_POW2},
+	  {"ll_assoc", R_POW2},
+	  {"ll_line", R_POW2}}},
+	{"usyms", {{"addr", R_INT}, {"size", R_COUNT}, {"name", R_NAME}, {"module", R_NAME}}},
 };
 
 /* "SELECT rowid, CASE WHEN bad0 THEN 0 WHEN bad1 THEN 1 ... END AS c FROM t WHERE c NOT NULL" */

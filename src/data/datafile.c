@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "data/blocks_tables.h"
+#include "data/model.h"
 #include "data/protect.h"
 #include "data/check.h"
 #include "data/datafile.h"
@@ -93,7 +94,9 @@ static const char schema[] =
 	/* schema 7: --blocks of inline instances, loop bounds, contexts, runs */
 	BLOCKS7_TABLES("")
 	/* schema 8: the compiler-inserted protections of the code that ran */
-	PROTECT_TABLES("");
+	PROTECT_TABLES("")
+	/* schema 9: the machine model's counts (record --model, inject --model) */
+	MODEL_TABLES("");
 
 static struct datafile *df_alloc(const char *path)
 {
@@ -424,6 +427,8 @@ static int validate(struct datafile *df, char *why, size_t len)
 		err = query_exec(df, BLOCKS7_TABLES("TEMP "));
 	if (!err && df->schema < 8)
 		err = query_exec(df, PROTECT_TABLES("TEMP "));
+	if (!err && df->schema < 9)
+		err = query_exec(df, MODEL_TABLES("TEMP "));
 	if (err) {
 		snprintf(why, len, "cannot create the temporary tables an older data file lacks");
 		return err;
@@ -518,6 +523,77 @@ int datafile_open(struct datafile **out, const char *path, char *why, size_t len
 		err = distrust(df) ?: query_exec(df, "PRAGMA temp_store = MEMORY; BEGIN") ?:
 			      validate(df, why, len) ?: add_functions(df->conn.db);
 	if (err) {
+		df_free(df);
+		return err;
+	}
+	*out = df;
+	return 0;
+}
+
+/* The bytes of the file at in (a regular file, checked by the caller) into fd. */
+static int copy_into(int in, int fd)
+{
+	char buf[1 << 16];
+	ssize_t n;
+
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(fd, buf, n) != n)
+			return errno ? -errno : -EIO;
+	return n < 0 ? -errno : 0;
+}
+
+/*
+ * The copy is what is checked and then changed: the file at path may
+ * change after the check, the copy cannot.
+ */
+static int update_copy(struct datafile *df, char *why, size_t len)
+{
+	struct stat st;
+	int in = safeio_open_regular(df->path, &st, why, len), err;
+
+	if (in < 0)
+		return in;
+	err = copy_into(in, df->fd);
+	close(in);
+	if (err)
+		return err;
+	errno = 0;
+	err = query_errno(sqlite3_open_v2(df->tmp, &df->conn.db,
+					  SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL));
+	err = err ?: distrust(df)
+		?: query_exec(df, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+				  " PRAGMA temp_store = MEMORY; BEGIN")
+		?: validate(df, why, len) ?: add_functions(df->conn.db);
+	if (!err && df->schema != KP_SCHEMA_VERSION) {
+		snprintf(why, len, "written by another version of kprotperf (schema %lld, not %d)",
+			 df->schema, KP_SCHEMA_VERSION);
+		err = -EPROTONOSUPPORT;
+	}
+	return err;
+}
+
+int datafile_update(struct datafile **out, const char *path, uid_t *uid, gid_t *gid, char *why,
+		    size_t len)
+{
+	struct datafile *df;
+	struct stat st;
+	int err;
+
+	*why = '\0';
+	err = check_magic(path, why, len);
+	if (err)
+		return err;
+	if (stat(path, &st))
+		return -errno;
+	*uid = st.st_uid;
+	*gid = st.st_gid;
+	df = df_alloc(path);
+	if (!df)
+		return -ENOMEM;
+	err = make_tmp(df, st.st_uid, why, len) ?: update_copy(df, why, len);
+	if (err) {
+		if (df->tmp)
+			unlinkat(df->dir, df->tmp_name, 0);
 		df_free(df);
 		return err;
 	}

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define KP_SCHEMA_VERSION 8
+#define KP_SCHEMA_VERSION 9
 /* the oldest schema report still reads */
 #define KP_SCHEMA_OLDEST  2
 #define KP_APPLICATION_ID 0x4b505046 /* "KPPF" */
@@ -50,6 +50,15 @@ int datafile_create(struct datafile **out, const char *path, uid_t owner, char *
  * be NULL with len 0).
  */
 int datafile_commit(struct datafile *df, uid_t uid, gid_t gid, char *why, size_t len);
+/*
+ * An existing data file of the current schema, to add to: a copy beside it
+ * is checked as datafile_open checks a file, changed, and renamed over it
+ * by datafile_commit (give it *uid and *gid, the file's owner, found here);
+ * datafile_abort leaves the file as it was.  -EPROTONOSUPPORT with why for
+ * another schema; otherwise as datafile_open.
+ */
+int datafile_update(struct datafile **out, const char *path, uid_t *uid, gid_t *gid, char *why,
+		    size_t len);
 /* Drop an uncommitted file. */
 void datafile_abort(struct datafile *df);
 

@@ -22,6 +22,11 @@ int recording_put_meta(struct datafile *df, const struct kv_list *l)
 	return put_kvs(df, "INSERT INTO meta VALUES(?,?)", l);
 }
 
+int recording_set_meta(struct datafile *df, const struct kv_list *l)
+{
+	return put_kvs(df, "INSERT OR REPLACE INTO meta VALUES(?,?)", l);
+}
+
 int recording_put_config(struct datafile *df, const struct kv_list *l)
 {
 	return put_kvs(df, "INSERT INTO config VALUES(?,?)", l);

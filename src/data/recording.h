@@ -15,6 +15,8 @@ struct kv_list;
 
 /* The meta, config and vulnerabilities tables: one row per key of l. */
 int recording_put_meta(struct datafile *df, const struct kv_list *l);
+/* The same, replacing the values of keys already there (kprotperf inject). */
+int recording_set_meta(struct datafile *df, const struct kv_list *l);
 int recording_put_config(struct datafile *df, const struct kv_list *l);
 int recording_put_vulns(struct datafile *df, const struct kv_list *l);
 

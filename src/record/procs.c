@@ -489,14 +489,24 @@ int procs_record(struct procs *p, const struct perf_event_header *h, __u64 time)
 	return on_record(h, time, p);
 }
 
-int procs_follow(struct procs *p, pid_t pid)
+static int follow(struct procs *p, pid_t pid, bool inherit)
 {
-	int err = sideband_follow(p->sb, pid);
+	int err = sideband_follow(p->sb, pid, inherit);
 
 	/* its parent and name while /proc still has them: it may exit before a drain */
 	if (!err && pid > 0 && !proc_get(p, pid))
 		err = -ENOMEM;
 	return err;
+}
+
+int procs_follow(struct procs *p, pid_t pid)
+{
+	return follow(p, pid, true);
+}
+
+int procs_follow_alone(struct procs *p, pid_t pid)
+{
+	return follow(p, pid, false);
 }
 
 static int file_get(struct procs *p, struct pmap *m)

@@ -40,6 +40,8 @@ int procs_new(struct procs **out);
 void procs_free(struct procs *p);
 /* Follow pid and every process it starts from now on (pid -1: the whole system). */
 int procs_follow(struct procs *p, pid_t pid);
+/* Follow pid alone: its mappings, not those of the processes it starts. */
+int procs_follow_alone(struct procs *p, pid_t pid);
 /* Capture a process that is already running, from /proc/PID. */
 int procs_snapshot(struct procs *p, pid_t pid);
 /* An fd to poll: readable when side-band records are waiting. */

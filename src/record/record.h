@@ -36,6 +36,7 @@ struct record_opts {
 	bool quiet;
 	bool no_syscalls; /* no per-syscall tracing (--no-syscalls) */
 	bool bpf_stats;	  /* the kernel's run-time statistics of our programs (--bpf-stats) */
+	bool model;	  /* CMD in the machine model's window, nothing attached (--model) */
 	double duration;
 	unsigned int freq;
 	unsigned int max_stacks;

@@ -28,8 +28,7 @@
 
 static const char *const end_names[] = {"exited", "interrupted", "duration"};
 
-/* The command line as one shell-quoted string. */
-static int command_line(struct kv_list *meta, char *const argv[])
+int save_command_line(struct kv_list *meta, char *const argv[])
 {
 	char *buf = NULL, *q;
 	size_t len = 0;
@@ -95,12 +94,13 @@ static int record_meta(struct session *s, struct kv_list *meta, const struct ksy
 	if (!err && s->blocks)
 		err = kv_add(meta, "blocks.attach", "%s", blocks_attach_method(s->blocks));
 	if (!err && o->argv) {
-		err = command_line(meta, o->argv);
+		err = save_command_line(meta, o->argv);
 		err = err ?: kv_add(meta, "record.exit_code", "%d", workload_exit_code(s->status));
 	}
 	return err;
 }
 
+/* The processes and mappings procs saw, into the tasks and maps tables. */
 static int put_task(const struct proc_task *t, void *df)
 {
 	return recording_put_task(df, t->pid, t->ppid, t->comm, t->exited);
@@ -111,7 +111,12 @@ static int put_map(const struct proc_map *m, void *df)
 	return recording_put_map(df, m->pid, m->start, m->end, m->pgoff, m->path, m->build_id);
 }
 
-static int write_provenance(struct datafile *df)
+int save_procs(struct datafile *df, struct procs *procs)
+{
+	return procs_for_each_task(procs, put_task, df) ?: procs_for_each_map(procs, put_map, df);
+}
+
+int save_provenance(struct datafile *df)
 {
 	struct kv_list meta = {}, config = {}, vulns = {};
 	int err;
@@ -164,7 +169,7 @@ int save_data(struct session *s)
 	if (s->o->argv && !s->o->system_wide && !s->skel->bss->execs)
 		return -ENODATA;
 	collect_counters(bpf_map__fd(s->skel->maps.counters), s->counts);
-	err = write_provenance(df);
+	err = save_provenance(df);
 	err = err ?: collect_write_counters(df, s->counts);
 	/* the kernel's figures for kprotperf's own cost */
 	if (!err && s->sampler.stats) {
@@ -191,6 +196,5 @@ int save_data(struct session *s)
 					     bpf_map__fd(s->skel->maps.syscall_lat),
 					     KP_MAX_SYSCALLS, syscalls_name, NULL);
 	err = err ?: write_samples(s);
-	err = err ?: procs_for_each_task(s->procs, put_task, df);
-	return err ?: procs_for_each_map(s->procs, put_map, df);
+	return err ?: save_procs(df, s->procs);
 }

@@ -145,5 +145,12 @@ int repeat_put_run(struct session *s);
  * samples and syscalls; -ENODATA when the command never reached its exec.
  */
 int save_data(struct session *s);
+struct kv_list;
+struct procs;
+/* Its parts that record --model (model_run.c) writes too. */
+int save_provenance(struct datafile *df);
+int save_procs(struct datafile *df, struct procs *procs);
+/* The command line as one shell-quoted string, as meta record.command. */
+int save_command_line(struct kv_list *meta, char *const argv[]);
 
 #endif

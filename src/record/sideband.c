@@ -200,7 +200,7 @@ int sideband_drain(struct sideband *sb, sideband_fn fn, void *ctx)
 	return err ?: n;
 }
 
-static int perf_open(pid_t pid, int cpu, bool build_id, size_t wakeup_bytes)
+static int perf_open(pid_t pid, int cpu, bool inherit, bool build_id, size_t wakeup_bytes)
 {
 	struct perf_event_attr a = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -211,7 +211,7 @@ static int perf_open(pid_t pid, int cpu, bool build_id, size_t wakeup_bytes)
 		.sample_id_all = 1,
 		.use_clockid = 1,
 		.clockid = CLOCK_MONOTONIC,
-		.inherit = pid != -1,
+		.inherit = inherit,
 		.exclude_kernel = 1,
 		.exclude_hv = 1,
 		.mmap = 1,
@@ -229,13 +229,14 @@ static int perf_open(pid_t pid, int cpu, bool build_id, size_t wakeup_bytes)
 }
 
 /* Shrinks *pages while the locked-memory limit refuses the ring. */
-static int ring_open(struct ring *r, pid_t pid, int cpu, size_t *pages, bool *build_id)
+static int ring_open(struct ring *r, pid_t pid, int cpu, bool inherit, size_t *pages,
+		     bool *build_id)
 {
 	size_t pg = sysconf(_SC_PAGESIZE);
 	int fd, err;
 
 	for (;;) {
-		fd = perf_open(pid, cpu, *build_id, *pages * pg / 4);
+		fd = perf_open(pid, cpu, inherit, *build_id, *pages * pg / 4);
 		/* build ids in mmap2 records need Linux 5.12 */
 		if (fd == -EINVAL && *build_id) {
 			*build_id = false;
@@ -258,7 +259,8 @@ static int ring_open(struct ring *r, pid_t pid, int cpu, size_t *pages, bool *bu
 	return 0;
 }
 
-static int ring_add(struct sideband *sb, pid_t pid, int cpu, size_t *pages, bool *build_id)
+static int ring_add(struct sideband *sb, pid_t pid, int cpu, bool inherit, size_t *pages,
+		    bool *build_id)
 {
 	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = sb->nrings};
 	struct ring *r;
@@ -268,7 +270,7 @@ static int ring_add(struct sideband *sb, pid_t pid, int cpu, size_t *pages, bool
 		return -ENOMEM;
 	r = &sb->rings[sb->nrings];
 	*r = (struct ring){};
-	err = ring_open(r, pid, cpu, pages, build_id);
+	err = ring_open(r, pid, cpu, inherit, pages, build_id);
 	if (err)
 		return err;
 	if (epoll_ctl(sb->epfd, EPOLL_CTL_ADD, r->fd, &ev)) {
@@ -281,7 +283,7 @@ static int ring_add(struct sideband *sb, pid_t pid, int cpu, size_t *pages, bool
 }
 
 /* One ring per online CPU: the kernel maps no ring of an inherited event on all CPUs. */
-static int follow_cpus(struct sideband *sb, pid_t pid)
+static int follow_cpus(struct sideband *sb, pid_t pid, bool inherit)
 {
 	unsigned char mask[CPUS_MAX / 8];
 	int ncpu = cpus_online(mask, CPUS_MAX), cpu, err;
@@ -293,17 +295,17 @@ static int follow_cpus(struct sideband *sb, pid_t pid)
 	for (cpu = 0; cpu < ncpu; cpu++) {
 		if (!cpus_has(mask, cpu))
 			continue;
-		err = ring_add(sb, pid, cpu, &pages, &build_id);
+		err = ring_add(sb, pid, cpu, inherit, &pages, &build_id);
 		if (err)
 			return err;
 	}
 	return 0;
 }
 
-int sideband_follow(struct sideband *sb, pid_t pid)
+int sideband_follow(struct sideband *sb, pid_t pid, bool inherit)
 {
 	size_t start = sb->nrings;
-	int err = follow_cpus(sb, pid);
+	int err = follow_cpus(sb, pid, inherit && pid != -1);
 
 	if (!err)
 		return 0;

@@ -79,7 +79,8 @@ static int die_with_parent(int err)
 	return 0;
 }
 
-static void child(int go, int err, char *const argv[], const sigset_t *blocked)
+static void child(int go, int err, char *const argv[], const sigset_t *blocked,
+		  void (*before_exec)(void))
 {
 	char c;
 	int e;
@@ -91,6 +92,8 @@ static void child(int go, int err, char *const argv[], const sigset_t *blocked)
 	e = drop_privileges();
 	e = e ?: die_with_parent(err);
 	if (!e) {
+		if (before_exec)
+			before_exec();
 		execvp(argv[0], argv);
 		e = -errno;
 	}
@@ -101,6 +104,12 @@ static void child(int go, int err, char *const argv[], const sigset_t *blocked)
 }
 
 int workload_start(struct workload *w, char *const argv[], const sigset_t *blocked)
+{
+	return workload_start_with(w, argv, blocked, NULL);
+}
+
+int workload_start_with(struct workload *w, char *const argv[], const sigset_t *blocked,
+			void (*before_exec)(void))
 {
 	int go[2], err[2];
 
@@ -116,7 +125,7 @@ int workload_start(struct workload *w, char *const argv[], const sigset_t *block
 	if (w->pid == 0) {
 		close(go[1]);
 		close(err[0]);
-		child(go[0], err[1], argv, blocked);
+		child(go[0], err[1], argv, blocked, before_exec);
 	}
 	close(go[0]);
 	close(err[1]);
@@ -146,6 +155,17 @@ static int write_nosigpipe(int fd, const void *buf, size_t len)
 		sigtimedwait(&pipe_set, NULL, &now);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return err;
+}
+
+int workload_exec_error(struct workload *w)
+{
+	ssize_t n;
+	int e = 0;
+
+	do
+		n = read(w->err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	return n == 0 ? 0 : n == sizeof(e) ? -e : -EIO;
 }
 
 int workload_go(struct workload *w)

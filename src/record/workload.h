@@ -18,6 +18,14 @@ struct workload {
 void workload_user(uid_t *uid, gid_t *gid);
 /* Fork the command, stopped before exec; signals in *blocked are unblocked in it. */
 int workload_start(struct workload *w, char *const argv[], const sigset_t *blocked);
+/* The same, calling before_exec in the child right before its exec (record --model's marker). */
+int workload_start_with(struct workload *w, char *const argv[], const sigset_t *blocked,
+			void (*before_exec)(void));
+/*
+ * After the child was released (its go byte written by the caller) and
+ * ended: -errno when its exec failed, 0 when it succeeded.
+ */
+int workload_exec_error(struct workload *w);
 /*
  * Let it exec; -errno (e.g. -ENOENT) when exec failed, the child is reaped
  * then; -EPIPE when it had died already, not reaped: EPIPE says that it

@@ -369,3 +369,27 @@ const char *elfsym_find(const struct elfsym *f, __u64 vaddr, __u64 *off)
 	*off = vaddr - s->addr;
 	return f->names + s->name;
 }
+
+bool elfsym_offset(const struct elfsym *f, __u64 vaddr, __u64 *off)
+{
+	size_t i;
+
+	for (i = 0; i < f->nsegs; i++) {
+		if (vaddr >= f->segs[i].vaddr && vaddr < f->segs[i].vaddr + f->segs[i].filesz) {
+			*off = vaddr - f->segs[i].vaddr + f->segs[i].off;
+			return true;
+		}
+	}
+	return false;
+}
+
+int elfsym_each(const struct elfsym *f, elfsym_fn fn, void *ctx)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < f->nsyms && !err; i++)
+		err = fn(f->names + f->syms[i].name, f->syms[i].addr,
+			 f->syms[i].end - f->syms[i].addr, ctx);
+	return err;
+}

@@ -32,5 +32,10 @@ const char *elfsym_bid(const struct elfsym *f);
 bool elfsym_vaddr(const struct elfsym *f, __u64 off, __u64 *vaddr);
 /* The name of the function containing link-time address vaddr, and *off into it; NULL: none. */
 const char *elfsym_find(const struct elfsym *f, __u64 vaddr, __u64 *off);
+/* The file offset of link-time address vaddr; false when no loaded segment holds it. */
+bool elfsym_offset(const struct elfsym *f, __u64 vaddr, __u64 *off);
+/* fn(name, link-time address, size) for every function symbol, by address; stops at non-zero. */
+typedef int (*elfsym_fn)(const char *name, __u64 vaddr, __u64 size, void *ctx);
+int elfsym_each(const struct elfsym *f, elfsym_fn fn, void *ctx);
 
 #endif

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The machine model's tables (model.h): their SQL. */
+#include <errno.h>
+#include <sqlite3.h>
+
+#include "data/model.h"
+#include "data/query.h"
+
+const char *const model_stat_names[MODEL_STATS] = {
+	"i1_misses", "d1_reads", "d1_read_misses", "d1_writes", "d1_write_misses", "ll_misses",
+};
+
+int model_put_pc(struct datafile *df, __u64 pc, __u64 insns)
+{
+	return query_insert(df, "INSERT INTO model_pcs VALUES(?,?)", "ii", (long long)pc,
+			    (long long)insns);
+}
+
+int model_put_misses(struct datafile *df, __u64 pc, unsigned int geom, const __u64 *v)
+{
+	return query_insert(df, "INSERT INTO model_misses VALUES(?,?,?,?,?,?,?,?)", "iiiiiiii",
+			    (long long)pc, (long long)geom, (long long)v[0], (long long)v[1],
+			    (long long)v[2], (long long)v[3], (long long)v[4], (long long)v[5]);
+}
+
+int model_put_geom(struct datafile *df, unsigned int geom, const struct model_geom *g)
+{
+	const __u32(*c)[3] = g->cache;
+
+	return query_insert(df, "INSERT INTO model_geoms VALUES(?,?,?,?,?,?,?,?,?,?)",
+			    "iiiiiiiiii", (long long)geom, (long long)c[0][0], (long long)c[0][1],
+			    (long long)c[0][2], (long long)c[1][0], (long long)c[1][1],
+			    (long long)c[1][2], (long long)c[2][0], (long long)c[2][1],
+			    (long long)c[2][2]);
+}
+
+int model_put_usym(struct datafile *df, __u64 addr, __u64 size, const char *name,
+		   const char *module)
+{
+	return query_insert(df, "INSERT OR IGNORE INTO usyms VALUES(?,?,?,?)", "iitt",
+			    (long long)addr, (long long)size, name, module);
+}
+
+/* The symbol that holds each PC: kernel PCs read as negative integers. */
+#define KSYM_OF(pc) "(SELECT addr FROM ksyms k WHERE k.addr <= " pc " ORDER BY k.addr DESC LIMIT 1)"
+#define USYM_OF(pc) "(SELECT addr FROM usyms u WHERE u.addr <= " pc " ORDER BY u.addr DESC LIMIT 1)"
+
+int model_prune_symbols(struct datafile *df)
+{
+	/* NOT IN with a NULL in its list is never true: the NULLs are left out */
+	return query_exec(df,
+			  "DELETE FROM ksyms WHERE name NOT IN ('_stext', '_text') AND addr NOT IN"
+			  " (SELECT s FROM (SELECT " KSYM_OF("p.pc") " AS s FROM model_pcs p"
+			  " WHERE p.pc < 0) WHERE s IS NOT NULL);"
+			  "DELETE FROM usyms WHERE addr NOT IN"
+			  " (SELECT s FROM (SELECT " USYM_OF("p.pc") " AS s FROM model_pcs p"
+			  " WHERE p.pc >= 0) WHERE s IS NOT NULL);");
+}
+
+struct geom_walk {
+	struct datafile *df;
+	struct model_geom *g;
+	unsigned int max, *n;
+};
+
+static int geom_row(sqlite3_stmt *st, void *ctx)
+{
+	struct geom_walk *w = ctx;
+	struct model_geom *g;
+	int c;
+
+	if (*w->n == w->max)
+		return query_bad(w->df, "table model_geoms: more than %u geometries", w->max);
+	g = &w->g[(*w->n)++];
+	for (c = 0; c < 9; c++)
+		g->cache[c / 3][c % 3] = sqlite3_column_int64(st, c);
+	return 0;
+}
+
+int model_geoms(struct datafile *df, struct model_geom *g, unsigned int max, unsigned int *n)
+{
+	struct geom_walk w = {df, g, max, n};
+
+	*n = 0;
+	return query_each(df,
+			  "SELECT i1_size, i1_assoc, i1_line, d1_size, d1_assoc, d1_line, ll_size,"
+			  " ll_assoc, ll_line FROM model_geoms ORDER BY geom",
+			  geom_row, &w, "");
+}
+
+struct row_walk {
+	model_row_fn fn;
+	void *ctx;
+};
+
+static int model_row(sqlite3_stmt *st, void *ctx)
+{
+	struct row_walk *w = ctx;
+	struct model_row r = {
+		.name = query_text(st, 0),
+		.module = query_text(st, 1),
+		.addr = sqlite3_column_int64(st, 2),
+		.insns = sqlite3_column_int64(st, 3),
+	};
+	int i;
+
+	for (i = 0; i < MODEL_STATS; i++)
+		r.v[i] = sqlite3_column_int64(st, 4 + i);
+	return w->fn(&r, w->ctx);
+}
+
+/* Each PC with its stats in geometry ?1 and the symbol that holds it. */
+#define MODEL_PCS                                                                               \
+	"WITH p AS (SELECT m.pc AS pc, m.insns AS insns,"                                       \
+	" COALESCE(x.i1_misses, 0) AS s0, COALESCE(x.d1_reads, 0) AS s1,"                      \
+	" COALESCE(x.d1_read_misses, 0) AS s2, COALESCE(x.d1_writes, 0) AS s3,"               \
+	" COALESCE(x.d1_write_misses, 0) AS s4, COALESCE(x.ll_misses, 0) AS s5"               \
+	" FROM model_pcs m LEFT JOIN model_misses x ON x.pc = m.pc AND x.geom = ?1),"          \
+	" s AS (SELECT p.*, CASE WHEN p.pc < 0 THEN " KSYM_OF("p.pc") " END AS k,"             \
+	" CASE WHEN p.pc >= 0 THEN " USYM_OF("p.pc") " END AS u FROM p),"                      \
+	" n AS (SELECT s.*, COALESCE(ks.name, us.name, '[unknown]') AS name,"                 \
+	" CASE WHEN s.pc < 0 THEN COALESCE(NULLIF(ks.module, ''), '[kernel]')"                 \
+	" ELSE COALESCE(us.module, '[unknown]') END AS module,"                                \
+	" COALESCE(ks.addr, us.addr, s.pc) AS start FROM s"                                       \
+	" LEFT JOIN ksyms ks ON ks.addr = s.k"                                                 \
+	" LEFT JOIN usyms us ON us.addr = s.u AND s.pc < us.addr + us.size) "
+
+int model_functions(struct datafile *df, unsigned int geom, model_row_fn fn, void *ctx)
+{
+	struct row_walk w = {fn, ctx};
+
+	return query_each(df,
+			  MODEL_PCS "SELECT name, module, MIN(start), SUM(insns), SUM(s0), SUM(s1),"
+				    " SUM(s2), SUM(s3), SUM(s4), SUM(s5) FROM n GROUP BY name, module"
+				    " ORDER BY 4 DESC, name, module",
+			  model_row, &w, "i", (long long)geom);
+}
+
+int model_each_pc(struct datafile *df, unsigned int geom, model_row_fn fn, void *ctx)
+{
+	struct row_walk w = {fn, ctx};
+
+	return query_each(df,
+			  MODEL_PCS "SELECT name, module, pc, insns, s0, s1, s2, s3, s4, s5 FROM n"
+				    " ORDER BY pc",
+			  model_row, &w, "i", (long long)geom);
+}
+
+static int any_row(sqlite3_stmt *st, void *ctx)
+{
+	*(bool *)ctx = true;
+	return 1;
+}
+
+bool model_present(struct datafile *df)
+{
+	bool any = false;
+
+	query_each(df, "SELECT 1 FROM model_pcs LIMIT 1", any_row, &any, "");
+	return any;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* report --model and diff --model: the machine model's counts per function (report.c, diff.c). */
+#ifndef KP_MODEL_REPORT_H
+#define KP_MODEL_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct datafile;
+struct json;
+struct kernel_dwarf;
+struct model_counts;
+struct model_func;
+
+struct model_view_opts {
+	unsigned int geom; /* the cache geometry shown (--geom) */
+	size_t top;	   /* rows per table */
+	bool json;
+};
+
+/*
+ * The function table of df's counts and, with its kernel's DWARF (kd, may
+ * be NULL), the inlined kernel functions'; -ENODATA/-ERANGE with why as
+ * model_counts_read.
+ */
+int model_report(struct datafile *df, struct kernel_dwarf *kd, const struct model_view_opts *o,
+		 char *why, size_t len);
+/* Two recordings' tables matched by name and module, by the change in misses. */
+int model_diff(struct datafile *base, struct kernel_dwarf *kb, struct datafile *hard,
+	       struct kernel_dwarf *kh, const struct model_view_opts *o, char *why, size_t len);
+
+/* Shared by the two: the header lines, a function's JSON fields. */
+void model_header_text(FILE *f, const struct model_counts *c);
+void model_header_json(struct json *j, const struct model_counts *c);
+void model_func_json(struct json *j, const struct model_counts *c, const struct model_func *r);
+
+#endif

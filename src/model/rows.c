@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* A recording's machine-model counts, read for the views (rows.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/datafile.h"
+#include "model/rows.h"
+#include "symbols/kernel_dwarf.h"
+#include "symbols/symbolize.h"
+#include "util/array.h"
+
+static int add(struct model_func *sum, const struct model_row *r)
+{
+	int i;
+
+	sum->insns += r->insns;
+	for (i = 0; i < MODEL_STATS; i++)
+		sum->v[i] += r->v[i];
+	return 0;
+}
+
+static int by_insns(const void *a, const void *b)
+{
+	const struct model_func *x = a, *y = b;
+
+	if (x->insns != y->insns)
+		return x->insns > y->insns ? -1 : 1;
+	return strcmp(x->name, y->name) ?: strcmp(x->module, y->module);
+}
+
+static int func_row(const struct model_row *r, void *ctx)
+{
+	struct model_counts *c = ctx;
+	struct model_func *f;
+
+	if (array_reserve((void **)&c->funcs, &c->cap, c->nfuncs + 1, sizeof(*c->funcs)))
+		return -ENOMEM;
+	f = &c->funcs[c->nfuncs];
+	*f = (struct model_func){.name = strdup(r->name), .module = strdup(r->module)};
+	if (!f->name || !f->module) {
+		free(f->name);
+		free(f->module);
+		return -ENOMEM;
+	}
+	c->nfuncs++;
+	add(f, r);
+	add(&c->total, r);
+	return r->addr >= MODEL_KERNEL_START ? add(&c->kernel, r) : 0;
+}
+
+int model_counts_read(struct datafile *df, unsigned int geom, struct model_counts *c,
+		      char *why, size_t len)
+{
+	const char *state = datafile_meta(df, "model.state");
+	int err;
+
+	*c = (struct model_counts){.geom = geom, .total = {.name = (char *)"total", .module = (char *)""}};
+	if (!state || strcmp(state, "counted")) {
+		snprintf(why, len, "%s",
+			 state ? "the model's counts were never merged into it: run it under "
+				 "scripts/vm-run.sh --model, or kprotperf inject --model TABLE"
+			       : "no counts of the machine model: record it with record --model "
+				 "under scripts/vm-run.sh --model");
+		return -ENODATA;
+	}
+	c->mode = datafile_meta(df, "model.mode") ?: "?";
+	c->window = datafile_meta(df, "model.window") ?: "?";
+	c->qemu = datafile_meta(df, "model.qemu") ?: "?";
+	c->cache = !strcmp(c->mode, "cache");
+	err = model_geoms(df, c->geoms, MODEL_GEOMS_MAX, &c->ngeom);
+	if (!err && c->cache && geom >= c->ngeom) {
+		snprintf(why, len, "no cache geometry %u: the recording has %u (0 to %u)", geom,
+			 c->ngeom, c->ngeom - 1);
+		return -ERANGE;
+	}
+	err = err ?: model_functions(df, geom, func_row, c);
+	return err;
+}
+
+static void funcs_free(struct model_func *f, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(f[i].name);
+		free(f[i].module);
+	}
+	free(f);
+}
+
+void model_counts_free(struct model_counts *c)
+{
+	funcs_free(c->funcs, c->nfuncs);
+	funcs_free(c->inlines, c->ninlines);
+	c->funcs = c->inlines = NULL;
+	c->nfuncs = c->ninlines = 0;
+}
+
+const struct model_func *model_counts_find(const struct model_func *f, size_t n,
+					   const char *name, const char *module)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(f[i].name, name) && !strcmp(f[i].module, module))
+			return &f[i];
+	return NULL;
+}
+
+/* One kernel PC's share of an inline instance, before they are merged. */
+struct inl_part {
+	const char *name, *parent; /* the symbolizer's: valid while kd is open */
+	struct model_row r;
+};
+
+struct inl_walk {
+	struct kernel_dwarf *kd;
+	struct inl_part *p;
+	size_t n, cap;
+};
+
+/* Each distinct inlined function of the PC's chain gets the PC's counts once. */
+static int inl_pc(const struct model_row *r, void *ctx)
+{
+	struct inl_walk *w = ctx;
+	const struct sym_result *res;
+	unsigned int i, j;
+
+	if (r->addr < MODEL_KERNEL_START || kernel_dwarf_symbolize(w->kd, r->addr, &res) ||
+	    res->n < 2)
+		return 0;
+	for (i = 0; i + 1 < res->n; i++) {
+		const char *name = res->frames[i].func;
+
+		for (j = 0; j < i && name; j++)
+			if (res->frames[j].func && !strcmp(res->frames[j].func, name))
+				name = NULL;
+		if (!name || !res->frames[i].inlined || !res->frames[res->n - 1].func)
+			continue;
+		if (array_reserve((void **)&w->p, &w->cap, w->n + 1, sizeof(*w->p)))
+			return -ENOMEM;
+		w->p[w->n++] = (struct inl_part){name, res->frames[res->n - 1].func, *r};
+	}
+	return 0;
+}
+
+static int inl_cmp(const void *a, const void *b)
+{
+	const struct inl_part *x = a, *y = b;
+
+	return strcmp(x->name, y->name) ?: strcmp(x->parent, y->parent);
+}
+
+/* The parts merged by name and parent into c->inlines, by instructions. */
+static int inl_merge(struct model_counts *c, struct inl_part *p, size_t n)
+{
+	struct model_func *f;
+	size_t i, cap = 0;
+
+	qsort(p, n, sizeof(*p), inl_cmp);
+	for (i = 0; i < n; i++) {
+		if (!i || inl_cmp(&p[i - 1], &p[i])) {
+			if (array_reserve((void **)&c->inlines, &cap, c->ninlines + 1,
+					  sizeof(*c->inlines)))
+				return -ENOMEM;
+			f = &c->inlines[c->ninlines++];
+			*f = (struct model_func){.name = strdup(p[i].name),
+						 .module = strdup(p[i].parent)};
+			if (!f->name || !f->module)
+				return -ENOMEM;
+		}
+		add(&c->inlines[c->ninlines - 1], &p[i].r);
+	}
+	qsort(c->inlines, c->ninlines, sizeof(*c->inlines), by_insns);
+	return 0;
+}
+
+int model_counts_inlines(struct datafile *df, struct kernel_dwarf *kd, struct model_counts *c)
+{
+	struct inl_walk w = {kd};
+	int err;
+
+	if (!kd)
+		return 0;
+	err = model_each_pc(df, c->geom, inl_pc, &w) ?: inl_merge(c, w.p, w.n);
+	free(w.p);
+	c->have_inlines = !err;
+	return err;
+}

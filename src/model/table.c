@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The model's raw table (table.h), parsed as untrusted input. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "model/table.h"
+#include "util/safeio.h"
+
+/* a row of 16 geometries is under 2.2 KB; a table of every guest PC under 1 GiB */
+#define LINE_MAX_BYTES 4096
+#define TABLE_MAX      (1ULL << 30)
+#define COUNT_MAX      (1ULL << 40)
+
+struct reader {
+	FILE *f;
+	char line[LINE_MAX_BYTES + 2];
+	unsigned long no;
+	bool header_done, have_columns;
+	__u64 last_pc;
+	bool any_row;
+	unsigned long long bytes; /* read so far: a file that grows is still bounded */
+};
+
+static bool pow2(unsigned long long v)
+{
+	return v && v <= (1ULL << 32) && !(v & (v - 1));
+}
+
+/* "S:A:L" of one cache into c, checked as vm-run.sh checks --I1/--D1/--LL */
+static bool parse_cache(const char *s, const char *key, __u32 *c)
+{
+	unsigned long long v[3];
+	int n = 0;
+
+	if (strncmp(s, key, strlen(key)))
+		return false;
+	s += strlen(key);
+	if (sscanf(s, "%llu:%llu:%llu%n", &v[0], &v[1], &v[2], &n) != 3 || s[n])
+		return false;
+	if (!pow2(v[0]) || !pow2(v[1]) || !pow2(v[2]) || v[1] * v[2] > v[0] || v[0] > UINT32_MAX)
+		return false;
+	c[0] = v[0];
+	c[1] = v[1];
+	c[2] = v[2];
+	return true;
+}
+
+static bool parse_geom(struct model_table *t, const char *s)
+{
+	char i1[64], d1[64], ll[64];
+	unsigned int k;
+	int n = 0;
+
+	if (sscanf(s, "%u %63s %63s %63s%n", &k, i1, d1, ll, &n) != 4 || s[n] ||
+	    k != t->ngeom || k >= MODEL_GEOMS_MAX)
+		return false;
+	if (!parse_cache(i1, "i1=", t->geom[k].cache[0]) ||
+	    !parse_cache(d1, "d1=", t->geom[k].cache[1]) ||
+	    !parse_cache(ll, "ll=", t->geom[k].cache[2]))
+		return false;
+	t->ngeom++;
+	return true;
+}
+
+/* a word of letters, digits and .:+~_- into out, as the plugin and vm-run write them */
+static bool word(const char *s, char *out, size_t len)
+{
+	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.:+~_-");
+
+	if (!n || s[n] || n >= len)
+		return false;
+	memcpy(out, s, n + 1);
+	return true;
+}
+
+static bool columns_ok(const struct model_table *t, const char *s)
+{
+	char want[LINE_MAX_BYTES];
+	size_t n = snprintf(want, sizeof(want), "pc insns");
+	unsigned int g;
+
+	for (g = 0; g < t->ngeom; g++)
+		n += snprintf(want + n, sizeof(want) - n,
+			      " i1_miss.%u d1_read.%u d1_read_miss.%u d1_write.%u d1_write_miss.%u"
+			      " ll_miss.%u",
+			      g, g, g, g, g, g);
+	return !strcmp(s, want);
+}
+
+/* One '#' line of the header; false when it is malformed. */
+static bool header_line(struct reader *r, struct model_table *t, const char *s)
+{
+	int n = 0;
+
+	if (!strncmp(s, "mode ", 5))
+		return word(s + 5, t->mode, sizeof(t->mode)) &&
+		       (!strcmp(t->mode, "insns") || !strcmp(t->mode, "cache"));
+	if (!strncmp(s, "window ", 7))
+		return word(s + 7, t->window, sizeof(t->window));
+	if (!strncmp(s, "windows ", 8))
+		return sscanf(s + 8, "opened %u closed %u restarts %u stray_stops %u%n", &t->opened,
+			      &t->closed, &t->restarts, &t->stray_stops, &n) == 4 &&
+		       !s[8 + n];
+	if (!strncmp(s, "qemu ", 5))
+		return word(s + 5, t->qemu, sizeof(t->qemu));
+	if (!strncmp(s, "kernel_build_id ", 16))
+		return word(s + 16, t->kernel, sizeof(t->kernel));
+	if (!strncmp(s, "iaddr ", 6))
+		return word(s + 6, t->iaddr, sizeof(t->iaddr));
+	if (!strncmp(s, "geom ", 5))
+		return !r->have_columns && parse_geom(t, s + 5);
+	if (!strncmp(s, "columns ", 8)) {
+		r->have_columns = columns_ok(t, s + 8);
+		return r->have_columns;
+	}
+	/* the plugin's other lines (count, qemu_header, io_accesses, ...) say how, not what */
+	return true;
+}
+
+static int row(struct reader *r, const struct model_table *t, model_table_fn fn, void *ctx)
+{
+	__u64 v[MODEL_GEOMS_MAX * MODEL_STATS], pc, insns;
+	unsigned int i, nv = t->ngeom * MODEL_STATS;
+	char *p = r->line, *end;
+
+	if (strncmp(p, "0x", 2))
+		return -EBADMSG;
+	errno = 0;
+	pc = strtoull(p + 2, &end, 16);
+	if (errno || end == p + 2 || *end != ' ' || (r->any_row && pc <= r->last_pc))
+		return -EBADMSG;
+	for (i = 0; i <= nv; i++) {
+		__u64 *dst = i ? &v[i - 1] : &insns;
+
+		p = end;
+		if (*p != ' ' || p[1] < '0' || p[1] > '9')
+			return -EBADMSG;
+		errno = 0;
+		*dst = strtoull(p + 1, &end, 10);
+		if (errno || *dst > COUNT_MAX)
+			return -EBADMSG;
+	}
+	if (*end)
+		return -EBADMSG;
+	r->last_pc = pc;
+	r->any_row = true;
+	return fn ? fn(pc, insns, v, ctx) : 0;
+}
+
+/* The next line without its newline into r->line; 0 at the end, -EBADMSG when too long. */
+static int next_line(struct reader *r)
+{
+	size_t n;
+
+	if (!fgets(r->line, sizeof(r->line), r->f))
+		return ferror(r->f) ? -EIO : 0;
+	r->no++;
+	n = strlen(r->line);
+	r->bytes += n;
+	if (r->bytes > TABLE_MAX)
+		return -EFBIG;
+	if (!n || r->line[n - 1] != '\n')
+		return -EBADMSG;
+	r->line[n - 1] = '\0';
+	return 1;
+}
+
+static int header_done(const struct model_table *t, char *why, size_t len)
+{
+	if (!t->mode[0] || !t->window[0] || !t->qemu[0]) {
+		snprintf(why, len, "the header lacks its mode, window or qemu line");
+		return -EBADMSG;
+	}
+	if (!strcmp(t->mode, "cache") != (t->ngeom > 0)) {
+		snprintf(why, len, "mode %s with %u cache geometries", t->mode, t->ngeom);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+static int read_all(struct reader *r, struct model_table *t, model_table_fn fn, void *ctx,
+		    char *why, size_t len)
+{
+	int err = next_line(r);
+
+	if (err <= 0 || strcmp(r->line, "# kp_model 1")) {
+		snprintf(why, len, "not a table of kprotperf's machine model (no '# kp_model 1' line)");
+		return -EBADMSG;
+	}
+	while ((err = next_line(r)) > 0) {
+		if (r->line[0] == '#' && r->line[1] == ' ') {
+			if (r->any_row || !header_line(r, t, r->line + 2))
+				break;
+			continue;
+		}
+		if (!r->header_done) {
+			err = r->have_columns ? header_done(t, why, len) : -EBADMSG;
+			if (err || !fn)
+				return err;
+			r->header_done = true;
+		}
+		err = row(r, t, fn, ctx);
+		if (err)
+			break;
+	}
+	if (err == -EFBIG) {
+		snprintf(why, len, "larger than any table the model writes (1 GiB)");
+		return err;
+	}
+	if (err == -EBADMSG || err > 0) {
+		snprintf(why, len, "line %lu is not what the model writes there", r->no);
+		return -EBADMSG;
+	}
+	if (!err && !r->header_done)
+		err = r->have_columns ? header_done(t, why, len) : -EBADMSG;
+	if (err == -EBADMSG && !*why)
+		snprintf(why, len, "the header has no columns line matching its geometries");
+	return err;
+}
+
+int model_table_read(const char *path, struct model_table *t, model_table_fn fn, void *ctx,
+		     char *why, size_t len)
+{
+	struct reader *r;
+	struct stat st;
+	int fd, err;
+
+	*why = '\0';
+	*t = (struct model_table){0};
+	fd = safeio_open_regular(path, &st, why, len);
+	if (fd < 0)
+		return fd;
+	if ((unsigned long long)st.st_size > TABLE_MAX) {
+		close(fd);
+		snprintf(why, len, "%lld bytes: larger than any table the model writes (1 GiB)",
+			 (long long)st.st_size);
+		return -EFBIG;
+	}
+	r = calloc(1, sizeof(*r));
+	r->f = r ? fdopen(fd, "r") : NULL;
+	if (!r || !r->f) {
+		free(r);
+		close(fd);
+		return -ENOMEM;
+	}
+	err = read_all(r, t, fn, ctx, why, len);
+	fclose(r->f);
+	free(r);
+	return err;
+}
