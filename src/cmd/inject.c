@@ -20,7 +20,7 @@ static const struct options_entry entries[] = {
 static const struct options_example examples[] = {
 	{"kprotperf inject --model vm-out/model.txt vm-out/k.data",
 	 "the instructions and cache misses the model counted while\n"
-	 "`kprotperf record --model -o k.data` ran, into k.data"},
+	 "kprotperf record --model -o k.data ran, into k.data"},
 	{},
 };
 
@@ -28,7 +28,7 @@ const struct options_cmd inject_options = {
 	.name = "inject",
 	.head = "Usage: kprotperf inject --model TABLE FILE...\n"
 		"Merge the machine model's counts into the recording made while they were\n"
-		"counted: `kprotperf record --model` in the VM, under scripts/vm-run.sh --model,\n"
+		"counted: kprotperf record --model in the VM, under scripts/vm-run.sh --model,\n"
 		"which calls this itself with the recordings the guest left. Each FILE not\n"
 		"recorded with --model is named and left as is; the one that is must be of the\n"
 		"kernel build the table counted and have opened as many windows as the table\n"

@@ -28,10 +28,6 @@ static int matches(struct datafile *df, const struct model_table *t, char *why, 
 		snprintf(why, len, "not recorded with record --model: nothing to add counts to");
 		return -EINVAL;
 	}
-	if (strcmp(state, "awaiting")) {
-		snprintf(why, len, "it holds the model's counts already");
-		return -EEXIST;
-	}
 	if (!t->kernel[0]) {
 		snprintf(why, len,
 			 "the table does not say which kernel it counted (scripts/vm-run.sh --model "
@@ -51,6 +47,10 @@ static int matches(struct datafile *df, const struct model_table *t, char *why, 
 			 "(model-window, another record --model) ran in that boot",
 			 t->opened, windows);
 		return -EINVAL;
+	}
+	if (strcmp(state, "awaiting")) {
+		snprintf(why, len, "it holds the model's counts already");
+		return -EEXIST;
 	}
 	return 0;
 }

@@ -183,6 +183,16 @@ static int header_done(const struct model_table *t, char *why, size_t len)
 	return 0;
 }
 
+/* The header read whole: what it must say before a row. */
+static int header_end(const struct reader *r, const struct model_table *t, char *why, size_t len)
+{
+	if (!r->have_columns) {
+		snprintf(why, len, "the header has no columns line matching its geometries");
+		return -EBADMSG;
+	}
+	return header_done(t, why, len);
+}
+
 static int read_all(struct reader *r, struct model_table *t, model_table_fn fn, void *ctx,
 		    char *why, size_t len)
 {
@@ -199,7 +209,7 @@ static int read_all(struct reader *r, struct model_table *t, model_table_fn fn, 
 			continue;
 		}
 		if (!r->header_done) {
-			err = r->have_columns ? header_done(t, why, len) : -EBADMSG;
+			err = header_end(r, t, why, len);
 			if (err || !fn)
 				return err;
 			r->header_done = true;
@@ -216,11 +226,7 @@ static int read_all(struct reader *r, struct model_table *t, model_table_fn fn, 
 		snprintf(why, len, "line %lu is not what the model writes there", r->no);
 		return -EBADMSG;
 	}
-	if (!err && !r->header_done)
-		err = r->have_columns ? header_done(t, why, len) : -EBADMSG;
-	if (err == -EBADMSG && !*why)
-		snprintf(why, len, "the header has no columns line matching its geometries");
-	return err;
+	return err ?: r->header_done ? 0 : header_end(r, t, why, len);
 }
 
 int model_table_read(const char *path, struct model_table *t, model_table_fn fn, void *ctx,

@@ -1,0 +1,90 @@
+#!/bin/bash
+# The machine model on the FREELIST_RANDOM pair that t_kernel_pair builds (no
+# new build): `kprotperf record --model` of big-fork under scripts/vm-run.sh
+# --model cache on the baseline build twice and on the hardened build once,
+# the counts merged into each recording by vm-run.sh, then `diff --model`.
+# Asserts only what the model makes certain:
+#   - each recording holds the counts of exactly its one window, complete;
+#   - shuffle_freelist (inlined into allocate_slab, named through the
+#     build's DWARF) has instructions on the hardened side only;
+#   - the two baseline runs count the same instructions in allocate_slab to
+#     within 5 % (the same program on the same kernel: what differs is the
+#     slab caches' state and the timer's interrupts, not the code);
+#   - diff --json has every field the docs promise for each function;
+#   - inject refuses the hardened run's table on a baseline recording
+#     (another kernel build), and a recording merged once.
+# kernels: hard base
+# shellcheck source=tests/vm/vm.sh
+. "$(dirname "$0")/vm.sh"
+VR=$ROOT/scripts/vm-run.sh
+FORKS=${KP_MODEL_FORKS:-10}
+[ "$(id -u)" -eq 0 ] || skip "needs root (the kernel cache is root's here)"
+vm_need_host_test
+PLUGIN=$VM_OUTPUT/plugin/kp_model.so
+if [ ! -f "$PLUGIN" ]; then
+	why=$(make -s -C "$ROOT" OUTPUT="$VM_OUTPUT" plugin 2>&1 | tail -1) || true
+	[ -f "$PLUGIN" ] || skip "no model plugin: ${why:-make plugin built nothing}"
+fi
+KHARD=$(vm_kbuild hard)
+KBASE=$(vm_kbuild base)
+
+run() {	# $1 label, $2 kernel folder
+	local start=$SECONDS rc=0
+	# the warm-up run outside the window: slab caches grown, code translated
+	KP="$KP" "$VR" --kernel "$2" --model cache --out "$TMP/$1" --timeout 900 -- sh -c \
+		"big-fork $FORKS >/dev/null; kprotperf record --model -q -o m.data -- big-fork $FORKS" \
+		>"$TMP/$1.out" 2>"$TMP/$1.err" </dev/null || rc=$?
+	[ "$rc" -eq 0 ] || fail "$1: vm-run exited $rc: $(tail -3 "$TMP/$1.err")"
+	[ "$(q "$TMP/$1/m.data" "SELECT value FROM meta WHERE key = 'model.state'")" = counted ] ||
+		fail "$1: the counts were not merged: $(tail -3 "$TMP/$1.err")"
+	[ "$(q "$TMP/$1/m.data" "SELECT value FROM meta WHERE key = 'model.window'")" = complete ] ||
+		fail "$1: the window is not complete"
+	echo "model pair: $1 booted, ran and merged in $((SECONDS - start)) s"
+}
+run base "$KBASE"
+run base2 "$KBASE"
+run hard "$KHARD"
+
+J=$TMP/diff.json
+"$KP" diff --model --json -n 100000 "$TMP/base/m.data" "$TMP/hard/m.data" >"$J" ||
+	fail "diff --model base hard failed"
+python3 - "$J" <<'EOF' || fail "diff --model base hard: $(head -c 2000 "$J")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+fields = {"name", "module", "insns", "i1_misses", "d1_reads", "d1_read_misses", "d1_writes",
+          "d1_write_misses", "ll_misses"}
+for r in d["functions"]:
+    for s in ("base", "hardened"):
+        assert r[s] is None or set(r[s]) == fields, (s, r)
+inl = [r for r in d["inlines"] if r["name"] == "shuffle_freelist"]
+assert inl and all(r["only"] == "hardened" and r["hardened"]["insns"] > 0 for r in inl), inl
+top = d["functions"][:5]
+print("diff --model: shuffle_freelist %d instructions, hardened only (inlined in %s); "
+      "most changed misses: %s" % (sum(r["hardened"]["insns"] for r in inl),
+      ",".join(r["module"] for r in inl),
+      ", ".join("%s %+d" % (r["name"], r["delta_misses"]) for r in top)))
+EOF
+
+"$KP" diff --model --json -n 100000 "$TMP/base/m.data" "$TMP/base2/m.data" >"$J" ||
+	fail "diff --model base base2 failed"
+python3 - "$J" <<'EOF' || fail "the two baseline runs differ in allocate_slab's instructions"
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = [r for r in d["functions"] if r["name"] == "allocate_slab"][0]
+b, h = r["base"]["insns"], r["hardened"]["insns"]
+assert b > 0 and abs(h - b) <= 0.05 * b, (b, h)
+print("null pair: allocate_slab %d and %d instructions (%+.2f%%)" % (b, h, 100.0 * (h - b) / b))
+EOF
+
+# the hardened boot's table onto a baseline recording: another kernel build
+cp "$TMP/base2/m.data" "$TMP/again.data"
+rc=0
+"$KP" inject --model "$TMP/hard/model.txt" "$TMP/again.data" 2>"$TMP/err" || rc=$?
+grep -q "the table counted kernel build .*, the recording was made on" "$TMP/err" && [ "$rc" = 1 ] ||
+	fail "inject of another build's table: exit $rc, $(cat "$TMP/err")"
+cmp -s "$TMP/base2/m.data" "$TMP/again.data" || fail "a refused inject changed the recording"
+rc=0
+"$KP" inject --model "$TMP/base2/model.txt" "$TMP/again.data" 2>"$TMP/err" || rc=$?
+grep -q "it holds the model's counts already" "$TMP/err" && [ "$rc" = 1 ] ||
+	fail "a second inject: exit $rc, $(cat "$TMP/err")"
+echo "inject: another build's table and a second merge refused, the recording unchanged"
