@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=${1:?usage: seeds.sh DIR}
-rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"/{datafile,ranges,features,funcmatch,sideband,symbolize}
+rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"/{datafile,ranges,features,funcmatch,sideband,symbolize,model_table}
 out=$dir.tmp
 
 # a program with inlined functions and an _stext, for symbolize and as a vmlinux
@@ -59,6 +59,17 @@ printf '0-0 1-1 2-2' >"$out/ranges/short"
 cp share/features.conf "$out/features/features.conf"
 # one process: head closing the pipe early would kill grep (pipefail)
 awk '!/^#/ && n++ < 12' share/features.conf >"$out/features/head"
+
+# the model's tables: both modes, a sweep of two geometries, a window left open
+printf '%s\n' '# kp_model 1' '# kernel_build_id ab12' '# mode insns' '# qemu 1:7.2' \
+	'# window complete' '# windows opened 1 closed 1 restarts 0 stray_stops 0' \
+	'# columns pc insns' '0x401000 3' '0x401004 3' '0xffffffff81000000 12' >"$out/model_table/insns"
+printf '%s\n' '# kp_model 1' '# mode cache' '# qemu 1:7.2' '# window incomplete' \
+	'# windows opened 2 closed 1 restarts 0 stray_stops 0' \
+	'# geom 0 i1=32768:8:64 d1=32768:8:64 ll=1048576:16:64' \
+	'# geom 1 i1=32768:8:64 d1=32768:8:64 ll=8388608:16:64' '# iaddr physical' \
+	'# columns pc insns i1_miss.0 d1_read.0 d1_read_miss.0 d1_write.0 d1_write_miss.0 ll_miss.0 i1_miss.1 d1_read.1 d1_read_miss.1 d1_write.1 d1_write_miss.1 ll_miss.1' \
+	'0x401000 10 1 2 1 0 0 1 1 2 1 0 0 0' '0xffffffff81000100 7 0 4 2 3 1 2 0 4 2 3 1 1' >"$out/model_table/cache"
 
 n=0
 for p in allocate_slab 'new_*' $'*slab*\nshuffle_freelist' do_sys_open ext4_map_blocks \

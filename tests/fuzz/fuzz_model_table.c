@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kprotperf inject --model TABLE: the input is the table (seeds: tables of
+ * both modes and a sweep of two geometries), read by model/table.c as the
+ * model writes it; every row it accepts has PCs in increasing order and
+ * counts within the bounds a data file allows.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz.h"
+#include "model/table.h"
+
+struct seen {
+	__u64 last;
+	unsigned long rows;
+};
+
+static int row(__u64 pc, __u64 insns, const __u64 *v, void *ctx)
+{
+	struct seen *s = ctx;
+
+	if ((s->rows && pc <= s->last) || insns > (1ULL << 40))
+		abort();
+	s->last = pc;
+	s->rows++;
+	return 0;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	fuzz_init();
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct model_table t;
+	struct seen s = {0};
+	char why[512];
+	unsigned int g;
+	int err = model_table_read(fuzz_file(data, size, ".txt"), &t, row, &s, why, sizeof(why));
+
+	if (err && !why[0] && err != -EFBIG)
+		abort();
+	for (g = 0; !err && g < t.ngeom; g++)
+		if (t.geom[g].cache[1][1] * t.geom[g].cache[1][2] > t.geom[g].cache[1][0])
+			abort();
+	return 0;
+}
