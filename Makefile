@@ -115,7 +115,7 @@ $(OUTPUT)/libkp.a: $(LIB_OBJS)
 $(BIN): $(OUTPUT)/main.o $(OUTPUT)/libkp.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
 
-$(WORKLOADS): %: tests/workloads/%.c tests/workloads/count_arg.h
+$(WORKLOADS): %: tests/workloads/%.c tests/workloads/count_arg.h include/model_marker.h
 	$(CC) $(WL_CFLAGS) $< -o $@
 
 $(STATIC_DIR):
@@ -127,7 +127,7 @@ $(STATIC_DIR):
 $(STATIC_DIR)/kprotperf: $(OUTPUT)/main.o $(OUTPUT)/libkp.a | $(STATIC_DIR)
 	$(CC) $(CFLAGS) -static $^ -o $@ $(LDFLAGS) $(STATIC_LDLIBS)
 
-$(STATIC_DIR)/%: tests/workloads/%.c tests/workloads/count_arg.h | $(STATIC_DIR)
+$(STATIC_DIR)/%: tests/workloads/%.c tests/workloads/count_arg.h include/model_marker.h | $(STATIC_DIR)
 	$(CC) $(WL_CFLAGS) -static $< -o $@
 
 # helpers every unit test links in; testutil.c includes symbols/inlines.h

@@ -31,6 +31,7 @@
 #include "data/model.h"
 #include "data/provenance.h"
 #include "data/recording.h"
+#include "model_marker.h"
 #include "record/model_run.h"
 #include "record/procs.h"
 #include "record/record.h"
@@ -52,25 +53,6 @@ struct model_session {
 };
 
 #ifdef __x86_64__
-/*
- * The start marker, then a jump: it ends the marker's translation block,
- * so counting starts at its target, where a load from the marker's own
- * address tells the plugin where guest RAM is (tests/workloads/model-window.c
- * says more).
- */
-static void model_start(void)
-{
-	unsigned long bytes;
-
-	asm volatile("0: nopw 0x4b505201(%%rax,%%rax,1)\n\t"
-		     "jmp 1f\n"
-		     "1: movq 0b(%%rip), %0"
-		     : "=r"(bytes)
-		     :
-		     : "memory");
-	(void)bytes;
-}
-
 /* write(go, "g", 1), wait4(pid, status, 0, NULL), the stop marker: the wait's result */
 static long release_and_wait(int go, pid_t pid, int *status)
 {
@@ -84,8 +66,7 @@ static long release_and_wait(int go, pid_t pid, int *status)
 		     "movq %[status], %%rsi\n\t"
 		     "xorl %%edx, %%edx\n\t"
 		     "xorl %%r10d, %%r10d\n\t"
-		     "syscall\n\t"
-		     "nopw 0x4b505202(%%rax,%%rax,1)"
+		     "syscall\n\t" MODEL_MARKER_STOP
 		     : "+a"(nr), "+D"(a1), "+S"(a2), "+d"(a3)
 		     : [nr_wait4] "i"(__NR_wait4), [pid] "m"(pid), [status] "m"(status)
 		     : "rcx", "r10", "r11", "memory");
@@ -108,7 +89,7 @@ static int one_run(struct model_session *m, const sigset_t *blocked)
 	long ret;
 	int err;
 
-	err = workload_start_with(&m->wl, m->o->argv, blocked, model_start);
+	err = workload_start_with(&m->wl, m->o->argv, blocked, model_marker_start);
 	err = err ?: procs_follow_alone(m->procs, m->wl.pid);
 	if (err)
 		return err;

@@ -21,11 +21,7 @@ N=30000
 LINES=4096
 [ "$(id -u)" -eq 0 ] || skip "needs root (the kernel cache is root's here)"
 vm_need_host_test
-PLUGIN=$VM_OUTPUT/plugin/kp_model.so
-if [ ! -f "$PLUGIN" ]; then
-	why=$(make -s -C "$ROOT" OUTPUT="$VM_OUTPUT" plugin 2>&1 | tail -1) || true
-	[ -f "$PLUGIN" ] || skip "no model plugin: ${why:-make plugin built nothing}"
-fi
+vm_need_plugin
 command -v cc >/dev/null || skip "no C compiler"
 
 # expect LINE -- ARGS...: vm-run refuses with exit 125 and that line, no boot

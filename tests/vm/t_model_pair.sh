@@ -20,11 +20,7 @@ VR=$ROOT/scripts/vm-run.sh
 FORKS=${KP_MODEL_FORKS:-10}
 [ "$(id -u)" -eq 0 ] || skip "needs root (the kernel cache is root's here)"
 vm_need_host_test
-PLUGIN=$VM_OUTPUT/plugin/kp_model.so
-if [ ! -f "$PLUGIN" ]; then
-	why=$(make -s -C "$ROOT" OUTPUT="$VM_OUTPUT" plugin 2>&1 | tail -1) || true
-	[ -f "$PLUGIN" ] || skip "no model plugin: ${why:-make plugin built nothing}"
-fi
+vm_need_plugin
 KHARD=$(vm_kbuild hard)
 KBASE=$(vm_kbuild base)
 

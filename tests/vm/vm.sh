@@ -67,6 +67,14 @@ vm_need_host_test() {
 	[ -x "$KP" ] || fail "$KP missing: run make"
 }
 
+# vm_need_plugin: the model's plugin (make plugin), or the test skipped with why
+vm_need_plugin() {
+	local why
+	[ -f "$VM_OUTPUT/plugin/kp_model.so" ] && return
+	why=$(make -s -C "$ROOT" OUTPUT="$VM_OUTPUT" plugin 2>&1 | tail -1) || true
+	[ -f "$VM_OUTPUT/plugin/kp_model.so" ] || skip "no model plugin: ${why:-make plugin built nothing}"
+}
+
 # vm_kbuild NAME [-o DIR]: prints the folder of tests/vm/kernels.sh's kernel
 # NAME (the tier's fixture built it; a test run alone builds it here), -o
 # as kernel-build.sh's.  A build that fails fails the test.

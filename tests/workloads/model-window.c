@@ -16,29 +16,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
-/*
- * The start marker, then a jump: it ends the marker's translation block, so
- * counting starts at its target.  There the plugin sees a load from the
- * marker's own address, which tells it where guest RAM is among QEMU's host
- * addresses (instruction fetches have no physical address in plugin API 1).
- */
-static void model_start(void)
-{
-	unsigned long bytes;
-
-	asm volatile("0: nopw 0x4b505201(%%rax,%%rax,1)\n\t"
-		     "jmp 1f\n"
-		     "1: movq 0b(%%rip), %0"
-		     : "=r"(bytes)
-		     :
-		     : "memory");
-	(void)bytes;
-}
-
-static void model_stop(void)
-{
-	asm volatile("nopw 0x4b505202(%%rax,%%rax,1)" ::: "memory");
-}
+#include "../../include/model_marker.h"
 
 static int usage(FILE *f, const char *prog, int rc)
 {
@@ -59,10 +37,10 @@ int main(int argc, char **argv)
 	if (argc < 3 || strcmp(argv[1], "--"))
 		return usage(stderr, argv[0], 2);
 	fflush(NULL);
-	model_start();
+	model_marker_start();
 	pid = fork();
 	if (pid < 0) {
-		model_stop();
+		model_marker_stop();
 		fprintf(stderr, "model-window: fork: %s\n", strerror(errno));
 		return 125;
 	}
@@ -73,12 +51,12 @@ int main(int argc, char **argv)
 	}
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
-			model_stop();
+			model_marker_stop();
 			fprintf(stderr, "model-window: waitpid: %s\n", strerror(errno));
 			return 125;
 		}
 	}
-	model_stop();
+	model_marker_stop();
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
