@@ -6,7 +6,7 @@ need_bpf
 mkdir "$TMP/fs"
 unshare -m bash -c "
 	set -e
-	mount -t tmpfs -o size=256k none '$TMP/fs'
+	mount -t tmpfs -o size=512k none '$TMP/fs'
 	'$KP' record -q -o '$TMP/fs/k.data' -- true
 	'$KP' record -q -F 999 -o '$TMP/fs/k.data' -- '$ROOT/big-fork' 300 > /dev/null 2> '$TMP/err' && exit 10
 	grep -q 'No space left on device: free space or write elsewhere with -o' '$TMP/err' || exit 11
