@@ -1,50 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The machine model's cache simulator: see kp_cache.h.  It runs on every
- * fetch and access the guest makes in a window, so the common cases (a hit
- * on the line used last, a hit on a set's most recent way) return early.
+ * The machine model's cache simulator: see kp_cache.h, which has the
+ * lookups themselves (inline: they run on every fetch and access the guest
+ * makes in a window); here the geometries are parsed and set up.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kp_cache.h"
-
-#define likely(x)   __builtin_expect(!!(x), 1)
-#define unlikely(x) __builtin_expect(!!(x), 0)
-
-/* One line looked up in its set: true on a miss.  LRU, write-allocate. */
-static inline bool kp_set_ref(struct kp_cache *c, uint64_t block)
-{
-	uint64_t *set = c->tags + (block & c->set_mask) * c->assoc;
-	uint64_t prev = set[0];
-	unsigned int w;
-
-	if (likely(prev == block))
-		return false;
-	/* each way moves down one, until the line's own (a hit) or the LRU one */
-	set[0] = block;
-	for (w = 1; w < c->assoc; w++) {
-		uint64_t cur = set[w];
-
-		set[w] = prev;
-		if (cur == block)
-			return false;
-		prev = cur;
-	}
-	return true;
-}
-
-/* size bytes at addr: every line touched is looked up, one miss at most */
-static inline bool kp_ref(struct kp_cache *c, uint64_t addr, unsigned int size)
-{
-	uint64_t b = addr >> c->line_bits, last = (addr + size - 1) >> c->line_bits;
-	bool miss = kp_set_ref(c, b);
-
-	while (unlikely(b != last))
-		miss |= kp_set_ref(c, ++b);
-	return miss;
-}
 
 static bool kp_pow2(uint64_t v)
 {
@@ -76,6 +40,7 @@ static bool kp_cache_parse(struct kp_cache *c, const char *what, const char *s)
 	c->size = size;
 	c->line = line;
 	c->assoc = assoc;
+	c->assoc_bits = __builtin_ctzll(assoc);
 	c->line_bits = __builtin_ctzll(line);
 	c->set_mask = sets - 1;
 	return true;
@@ -120,49 +85,4 @@ void kp_sim_init(struct kp_sim *s)
 void kp_sim_forget_fetch(struct kp_sim *s)
 {
 	s->last_iline = KP_NO_TAG;
-}
-
-/*
- * The line fetched last is the most recent of its set in every geometry
- * (theirs are no smaller, and I1 sees fetches only): a fetch within it hits
- * and changes nothing.
- */
-void kp_sim_fetch(struct kp_sim *s, struct kp_miss *m, uint64_t pa, unsigned int size)
-{
-	uint64_t line = pa >> s->min_i1_bits, end = (pa + size - 1) >> s->min_i1_bits;
-	int g;
-
-	if (line == s->last_iline && end == line)
-		return;
-	s->last_iline = end;
-	for (g = 0; g < s->ngeom; g++) {
-		if (kp_ref(&s->geom[g].i1, pa, size)) {
-			m[g].i1_miss++;
-			if (kp_ref(&s->geom[g].ll, pa, size))
-				m[g].ll_miss++;
-		}
-	}
-}
-
-/* likewise an access within the line accessed last: only counted */
-void kp_sim_data(struct kp_sim *s, struct kp_miss *m, uint64_t pa, unsigned int size, bool store)
-{
-	uint64_t line = pa >> s->min_d1_bits, end = (pa + size - 1) >> s->min_d1_bits;
-	bool again = line == s->last_dline && end == line;
-	int g;
-
-	s->last_dline = end;
-	for (g = 0; g < s->ngeom; g++) {
-		bool miss = !again && kp_ref(&s->geom[g].d1, pa, size);
-
-		if (store) {
-			m[g].d1_write++;
-			m[g].d1_write_miss += miss;
-		} else {
-			m[g].d1_read++;
-			m[g].d1_read_miss += miss;
-		}
-		if (miss && kp_ref(&s->geom[g].ll, pa, size))
-			m[g].ll_miss++;
-	}
 }

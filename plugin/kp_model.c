@@ -17,16 +17,33 @@
  * marker's own, so a marker followed by a call or jump starts the window
  * exactly at its target.  A stop marker closes the window at once and, in
  * mode=insns, drops the instrumentation again (mode=cache keeps it: see
- * kp_stop; its later windows start right after the marker).  Windows add up; one still open at exit
- *is written as incomplete.  The caches keep their lines from one window to the next: they start
- *cold at the first.
+ * kp_stop; its later windows start right after the marker).  Windows add
+ * up; one still open at exit is written as incomplete.  The caches keep
+ * their lines from one window to the next: they start cold at the first.
+ *
+ * Instructions are counted by the run of a block, not one by one: a block
+ * is cut into runs, each ending after an instruction that may leave the
+ * block before its end (a load or store may fault; a helper may raise an
+ * exception) or at a marker, and each run has one counter, bumped inline
+ * when the run starts.  Every instruction of a run then executes exactly as
+ * often as the run starts: TCG leaves a block early only from inside such
+ * an instruction (interrupts are taken between blocks), and the counts are
+ * those of a counter per instruction, a faulting attempt included.  Which
+ * x86 instructions cannot leave early is decided from their bytes, in
+ * kp_stays: register-only arithmetic, moves, lea, nops; anything else ends
+ * its run.  count=tb counts whole blocks, inexactly.  A block translated
+ * again with the same bytes at the same addresses reuses its counters.
  *
  * Instruction fetches have no physical address in API 1, only QEMU's host
  * address of the guest RAM, which is a constant offset from the physical
  * one (guest RAM is one block).  The guest tells the offset: after the start
  * marker, in a later block, it loads from the marker's own address; that
  * load's physical address and the marker's host address give the offset.
- * Until then fetches are simulated at host addresses.
+ * Until then fetches are simulated at host addresses.  Data accesses find
+ * their physical page in a small TLB of the plugin's own, filled from
+ * QEMU's lookups and emptied whenever the guest changes address space or
+ * flushes its TLB (a write to a control register, invlpg, invpcid): the
+ * guest must flush after changing a mapping, on real hardware too.
  *
  * Arguments (comma-separated after -plugin FILE): mode=insns|cache,
  * out=PATH, geom=I1/D1/LL (each SIZE:ASSOC:LINE, repeatable: one access
@@ -41,6 +58,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <qemu-plugin.h>
 
@@ -55,7 +73,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 #define KP_MARKER_LEN 9
 #define KP_PAGE_BITS  12 /* x86's smallest page */
 #define KP_PAGE_MASK  ((1u << KP_PAGE_BITS) - 1)
-#define KP_CHUNK      4096 /* counters per allocation: their addresses are baked into code */
+#define KP_MAX_INSN   15	 /* bytes in an x86 instruction, at most */
+#define KP_CHUNK      4096	 /* PCs' records per allocation: never moved */
+#define KP_TLB_SIZE   512	 /* pages the plugin's TLB holds */
+#define KP_HOT_CHUNK  (2u << 20) /* a huge page of blocks' counters and sites */
+#define KP_GEN_MAX    KP_PAGE_MASK
+#define KP_MEMO_SIZE  64 /* memory access kinds remembered */
 #define likely(x)     __builtin_expect(!!(x), 1)
 #define unlikely(x)   __builtin_expect(!!(x), 0)
 
@@ -67,46 +90,62 @@ static const uint8_t kp_marker[2][KP_MARKER_LEN] = {
 enum kp_mode { KP_INSNS, KP_CACHE };
 enum kp_count { KP_PER_INSN, KP_PER_TB };
 
-/*
- * One guest PC.  insns is bumped by inline code QEMU generates, so it is
- * never reset: a window's count is insns at its end less base at its start.
- */
+/* One guest PC: its instructions over closed windows, and its misses. */
 struct kp_pc {
 	uint64_t pc;
-	uint64_t insns;
-	uint64_t base;
-	uint64_t sum; /* closed windows */
-	/*
-	 * mode=cache: where the PC's instruction was first translated from, and
-	 * its size: the fetch callback of a translation from there reads them
-	 * here, on the host cache line the inline add is about to touch, rather
-	 * than from a record of its own (a host cache miss per fetch).
-	 */
-	uint64_t haddr;
-	uint32_t size;
+	uint64_t sum;
 	struct kp_miss miss[]; /* mode=cache: one per geometry, none else */
 };
 
-/*
- * count=tb: one translation block's entries, given to each of its PCs at
- * the end.  Not exact: a block left early (a fault, an I/O exit under
- * icount) still counts its later instructions.
- */
-struct kp_tb {
-	uint64_t entries, base, sum;
-	size_t n;
-	struct kp_pc *pcs[];
+#define KP_NONE UINT16_MAX /* no fetch or memory site */
+
+/* one instruction of a block, as translated */
+struct kp_insn {
+	struct kp_pc *pc; /* NULL for a marker */
+	uint64_t haddr;	  /* where QEMU read it from; 0: not RAM */
+	uint32_t size;
+	uint16_t run;	   /* the run it is counted in */
+	uint16_t fetch;	   /* mode=cache: its fetch site, or KP_NONE */
+	uint16_t mem;	   /* mode=cache: its memory site, or KP_NONE */
+	uint8_t run_start; /* its run's counter is bumped here */
+	uint8_t marker;	   /* a marker: not counted, no PC */
+	uint8_t stays;	   /* it cannot leave its block early (kp_stays) */
+	uint8_t flushes;   /* mode=cache: it may change the guest's mappings */
+	uint8_t line;	   /* mode=cache: it starts an I1 line in its block */
+	uint8_t spans;	   /* mode=cache: it spans two I1 lines (or may) */
+};
+
+/* an instruction whose fetch is simulated: it starts a line in its block */
+struct kp_fetch {
+	uint64_t haddr;
+	uint32_t size;
+	struct kp_pc *pc; /* its misses */
+};
+
+/* an instruction that may load or store: its accesses, and where misses go */
+struct kp_mem {
+	uint64_t rw[2]; /* reads, writes */
+	struct kp_pc *pc;
 };
 
 /*
- * An instruction fetch that may miss, the first of its line in a block, when
- * the PC's instruction also lies elsewhere (another process's copy at the
- * same address): its callback's udata has bit 0 set.
+ * A block: its instructions, and a counter per run of them (see the top).
+ * cnt is bumped by inline code QEMU generates, so it is never reset: a
+ * window's count is cnt at its end less base at its start.  In mode=cache,
+ * what the callbacks of its instructions use, right after the counters: a
+ * block's callbacks touch a host cache line or two, its PCs' records only
+ * on a miss.
  */
-struct kp_fetch {
-	struct kp_pc *pc;
-	uint64_t haddr;
-	uint32_t size;
+struct kp_tb {
+	uint64_t vaddr;
+	uint32_t n, nruns, nbytes, nfetch, nmem;
+	guint hash;
+	uint64_t *cnt;	      /* nruns inline counters, side by side */
+	struct kp_fetch *fs;  /* nfetch, after cnt */
+	struct kp_mem *ms;    /* nmem, after fs */
+	uint64_t *base, *sum; /* nruns each: at the window's start, closed windows */
+	uint8_t *bytes;	      /* the instructions' bytes, to match a translation */
+	struct kp_insn insn[];
 };
 
 /* a marker instruction: what it does, and where (for the calibration) */
@@ -115,35 +154,73 @@ struct kp_mark {
 	uint64_t vaddr, haddr;
 };
 
+/* a virtual page's physical one, valid while gen is the TLB's */
+struct kp_tlbe {
+	uint64_t vpage;
+	uint64_t ppage_gen; /* the physical page's address | gen */
+};
+
+/* what a memory access's qemu_plugin_meminfo_t says, remembered */
+struct kp_memo {
+	qemu_plugin_meminfo_t info; /* 0: none (a real one has a read or write bit) */
+	uint8_t size;
+	bool store;
+};
+
+/*
+ * Per D1 set, the virtual line of its most recent line, while the mappings
+ * are the same (gen): an access within it hits and changes nothing.  A set
+ * is told by virtual address when a way is no larger than a page (as in
+ * x86 L1s): with larger ways none is noted.
+ */
+struct kp_vmru {
+	uint64_t vline; /* virtual address >> the line's bits */
+	uint64_t gen;	/* tlb_gen when noted; 0: none */
+};
+
 /* All the plugin's state: QEMU's callbacks take no context but udata. */
 struct kp_ctx {
+	/* read by every callback: one host cache line */
+	bool active;		/* a window is open */
+	bool calib_pending;	/* waiting for the calibration load (see the top) */
+	bool vmru_on;		/* every D1's ways are no larger than a page */
+	unsigned int d1_bits;	/* geometry 0's D1 line bits, and its set mask, */
+	uint64_t d1_sets;	/* for kp_mem_cb */
+	struct kp_vmru *vmru0;	/* vmru[0] */
+	uint64_t tlb_match;	/* tlb_gen, or KP_GEN_MAX + 1 when pending: nothing matches */
+	uint64_t ioff;		/* host address - physical address of guest RAM */
+	const void *last_fetch; /* the fetch site simulated last, if within one line */
+	uint64_t tlb_gen;	/* 1..KP_GEN_MAX: what the TLB is filled with */
+
+	struct kp_vmru *vmru[KP_MAX_GEOMS]; /* per geometry, per D1 set */
+	struct kp_sim sim;
+	struct kp_tlbe tlb[KP_TLB_SIZE];
+	struct kp_memo memo[KP_MEMO_SIZE];
+
 	qemu_plugin_id_t id;
 	enum kp_mode mode;
 	enum kp_count count;
 	char *out, *qemu_version;
-	struct kp_sim sim; /* mode=cache: the geometries */
 
 	GHashTable *by_pc;   /* guest PC -> struct kp_pc */
-	GPtrArray *chunks;   /* of KP_CHUNK struct kp_pc, never moved */
+	GPtrArray *chunks;   /* of KP_CHUNK struct kp_pc */
 	size_t pc_size;	     /* a struct kp_pc with its misses */
 	size_t used;	     /* in the last chunk */
-	GPtrArray *tbs;	     /* count=tb: every struct kp_tb */
+	GHashTable *tbs;     /* every struct kp_tb, itself its key */
+	char *hot_free;	     /* memory for blocks' counters and sites, not handed out yet */
+	size_t hot_left;     /* how many bytes */
 	GHashTable *by_mark; /* a marker's vaddr and haddr -> struct kp_mark */
 
-	bool active; /* a window is open */
-	bool full;   /* every block is instrumented, not just the markers */
+	bool full; /* every block is instrumented, not just the markers */
 	unsigned int opened, closed, restarts, stray_stops;
 
-	bool calib_pending, calibrated;
+	bool calibrated;
 	uint64_t calib_vaddr, calib_haddr;
-	uint64_t ioff; /* host address - physical address of guest RAM */
-	/* the last data access's virtual and physical page */
-	uint64_t last_vpage, last_ppage;
 	uint64_t io_accesses, unresolved; /* data accesses skipped */
 	uint64_t fetch_no_haddr;	  /* fetch sites QEMU gave no host address */
 };
 
-static struct kp_ctx kp;
+static struct kp_ctx kp __attribute__((aligned(64)));
 
 static void kp_trans_markers(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
 static void kp_trans_full(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
@@ -151,7 +228,7 @@ static void kp_atexit(qemu_plugin_id_t id, void *udata);
 
 /* ---- counters ---- */
 
-/* the i-th counter of chunk c, and how many chunk c has */
+/* the i-th PC of chunk c, and how many chunk c has */
 static struct kp_pc *kp_pc_nth(guint c, size_t i)
 {
 	return (struct kp_pc *)((char *)g_ptr_array_index(kp.chunks, c) + i * kp.pc_size);
@@ -162,7 +239,7 @@ static size_t kp_chunk_len(guint c)
 	return c + 1 == kp.chunks->len ? kp.used : KP_CHUNK;
 }
 
-/* a PC's counters, with its misses beside them (one host cache line less) */
+/* a PC's record, with its misses beside its count */
 static struct kp_pc *kp_pc_get(uint64_t pc)
 {
 	struct kp_pc *p = g_hash_table_lookup(kp.by_pc, &pc);
@@ -184,22 +261,43 @@ static struct kp_pc *kp_pc_get(uint64_t pc)
 	return p;
 }
 
+/*
+ * A block's counters and sites: size zeroed bytes (a multiple of 8), after
+ * the last block's, so that blocks translated together, which often run
+ * together, share host cache lines.  Never freed: QEMU's code adds to them.
+ */
+static void *kp_hot_alloc(size_t size)
+{
+	void *c;
+
+	if (kp.hot_left < size) {
+		kp.hot_left = (size + KP_HOT_CHUNK - 1) & ~(size_t)(KP_HOT_CHUNK - 1);
+		kp.hot_free = aligned_alloc(KP_HOT_CHUNK, kp.hot_left);
+		if (!kp.hot_free)
+			g_error("kp_model: out of memory");
+		/* one host TLB entry for all: the callbacks touch them all the time */
+		madvise(kp.hot_free, kp.hot_left, MADV_HUGEPAGE);
+		memset(kp.hot_free, 0, kp.hot_left);
+	}
+	c = kp.hot_free;
+	kp.hot_free += size;
+	kp.hot_left -= size;
+	return c;
+}
+
 /* fn(counter, base, sum) over every inline counter there is */
 static void kp_each_counter(void (*fn)(uint64_t *cnt, uint64_t *base, uint64_t *sum))
 {
-	guint c, i;
+	GHashTableIter it;
+	gpointer key;
+	uint32_t r;
 
-	for (c = 0; c < kp.chunks->len; c++) {
-		for (i = 0; i < kp_chunk_len(c); i++) {
-			struct kp_pc *p = kp_pc_nth(c, i);
+	g_hash_table_iter_init(&it, kp.tbs);
+	while (g_hash_table_iter_next(&it, &key, NULL)) {
+		struct kp_tb *t = key;
 
-			fn(&p->insns, &p->base, &p->sum);
-		}
-	}
-	for (i = 0; kp.tbs && i < kp.tbs->len; i++) {
-		struct kp_tb *t = g_ptr_array_index(kp.tbs, i);
-
-		fn(&t->entries, &t->base, &t->sum);
+		for (r = 0; r < t->nruns; r++)
+			fn(&t->cnt[r], &t->base[r], &t->sum[r]);
 	}
 }
 
@@ -214,21 +312,186 @@ static void kp_close_sum(uint64_t *cnt, uint64_t *base, uint64_t *sum)
 	*base = *cnt;
 }
 
+/* ---- x86 instructions ---- */
+
+/* a legacy prefix that means nothing to an instruction kp_stays accepts */
+static bool kp_harmless_prefix(uint8_t b)
+{
+	/* operand size, segment overrides (no memory operand is accessed) */
+	return b == 0x66 || b == 0x26 || b == 0x2e || b == 0x36 || b == 0x3e || b == 0x64 ||
+	       b == 0x65;
+}
+
+/*
+ * Opcodes that touch registers only when their ModRM names a register
+ * (mod 3), whatever its reg field: after 0f, bt, shld, bts, shrd, imul, btr,
+ * movzx, btc, bsf, bsr, movsx (cmovcc and setcc are ranges); alone,
+ * movsxd, imul, arithmetic with an immediate, test, xchg, mov, shifts
+ * (add, or, adc, sbb, and, sub, xor, cmp are a pattern).
+ */
+static const uint8_t kp_rr_0f[] = {0xa3, 0xa4, 0xa5, 0xab, 0xac, 0xad, 0xaf, 0xb3,
+				   0xb6, 0xb7, 0xbb, 0xbc, 0xbd, 0xbe, 0xbf};
+static const uint8_t kp_rr_1[] = {0x63, 0x69, 0x6b, 0x80, 0x81, 0x83, 0x84, 0x85, 0x86, 0x87,
+				  0x88, 0x89, 0x8a, 0x8b, 0xc0, 0xc1, 0xd0, 0xd1, 0xd2, 0xd3};
+/* and without a ModRM: test al/eax, jmp, cmc, clc, stc, cld, std */
+static const uint8_t kp_rr_none[] = {0xa8, 0xa9, 0xe9, 0xeb, 0xf5, 0xf8, 0xf9, 0xfc, 0xfd};
+
+static bool kp_in(uint8_t op, const uint8_t *ops, size_t n)
+{
+	return memchr(ops, op, n);
+}
+
+/* 0f xx with ModRM m: true when it touches registers only */
+static bool kp_stays_0f(uint8_t op, uint8_t m)
+{
+	if (m >> 6 != 3) /* a memory operand */
+		return false;
+	if ((op >= 0x40 && op <= 0x4f) || (op >= 0x90 && op <= 0x9f)) /* cmovcc, setcc */
+		return true;
+	if (op == 0xba) /* bt, bts, btr, btc with an immediate (/0-/3 are undefined) */
+		return ((m >> 3) & 7) >= 4;
+	return kp_in(op, kp_rr_0f, sizeof(kp_rr_0f));
+}
+
+/* a one-byte opcode with ModRM m: true when it touches registers only */
+static bool kp_stays_modrm(uint8_t op, uint8_t m)
+{
+	unsigned int mod = m >> 6, reg = (m >> 3) & 7;
+
+	if (op == 0x8d) /* lea: computes an address, accesses none */
+		return mod != 3;
+	if (mod != 3)
+		return false;
+	if (op < 0x40) /* add, or, adc, sbb, and, sub, xor, cmp */
+		return (op & 7) < 4;
+	if (op == 0xc6 || op == 0xc7) /* mov immediate (/7: xabort, xbegin) */
+		return reg == 0;
+	if (op == 0xf6 || op == 0xf7) /* test, not, neg, mul, imul (/6, /7: div, idiv fault) */
+		return reg < 6;
+	if (op == 0xfe || op == 0xff) /* inc, dec (the others: call, jmp, push) */
+		return reg < 2;
+	return kp_in(op, kp_rr_1, sizeof(kp_rr_1));
+}
+
+/*
+ * True when the instruction cannot end its block's run early under TCG: it
+ * touches registers only, through code TCG generates without a helper that
+ * could raise an exception.  Anything not recognised may (false): that only
+ * costs a counter.  Prefixes other than the harmless ones (lock, rep, an
+ * address size) make it unrecognised, but for the hint nops (endbr64 is one),
+ * and so do more than four: none of the forms accepted is then longer than
+ * 15 bytes, which QEMU would cut short and fault.
+ */
+static bool kp_stays(const uint8_t *b, size_t len)
+{
+	const uint8_t *p = b, *end = b + len;
+	bool rep = false;
+	uint8_t op;
+
+	while (p < end && (kp_harmless_prefix(*p) || *p == 0xf3)) {
+		rep |= *p == 0xf3;
+		if (++p - b > 4)
+			return false;
+	}
+	/* a REX prefix, last: in 32-bit code 0x40-0x4f is inc or dec, alone */
+	if (p < end && (*p & 0xf0) == 0x40)
+		p++;
+	if (p >= end)
+		return false;
+	op = *p++;
+	if (op == 0x0f) {
+		if (p >= end)
+			return false;
+		op = *p++;
+		/* hint nops, whatever their operand (QEMU: gen_nop_modrm) */
+		if (op == 0x19 || (op >= 0x1c && op <= 0x1f))
+			return true;
+		if (rep)
+			return false;
+		if ((op >= 0x80 && op <= 0x8f) || (op >= 0xc8 && op <= 0xcf)) /* jcc, bswap */
+			return true;
+		return p < end && kp_stays_0f(op, *p);
+	}
+	if (rep)
+		return false;
+	if (op < 0x40 && ((op & 7) == 4 || (op & 7) == 5)) /* arithmetic on al/eax, immediate */
+		return true;
+	if ((op >= 0x70 && op <= 0x7f) || (op >= 0x90 && op <= 0x99) || (op >= 0xb0 && op <= 0xbf))
+		return true; /* jcc, xchg with eax, cbw, cwd, mov immediate */
+	if (kp_in(op, kp_rr_none, sizeof(kp_rr_none)))
+		return true;
+	return p < end && kp_stays_modrm(op, *p);
+}
+
+/*
+ * True when the instruction may change what a virtual address maps to, or
+ * tells the CPU that it did: mov to a control register, invlpg, invpcid,
+ * invlpgb, rsm.  The plugin's TLB is emptied before it runs.
+ */
+static bool kp_flushes_tlb(const uint8_t *b, size_t len)
+{
+	const uint8_t *p = b, *end = b + len;
+
+	while (p < end && (kp_harmless_prefix(*p) || *p == 0xf0 || *p == 0xf2 || *p == 0xf3 ||
+			   *p == 0x67 || (*p & 0xf0) == 0x40))
+		p++;
+	if (end - p < 2 || p[0] != 0x0f)
+		return false;
+	if (p[1] == 0x22 || p[1] == 0xaa) /* mov to crN, rsm */
+		return true;
+	if (p[1] == 0x01 && end - p >= 3) /* invlpg (a memory operand), invlpgb */
+		return (((p[2] >> 3) & 7) == 7 && p[2] >> 6 != 3) || p[2] == 0xfe;
+	return end - p >= 3 && p[1] == 0x38 && p[2] == 0x82; /* invpcid */
+}
+
 /* ---- run-time callbacks ---- */
 
+/*
+ * udata is the instruction's struct kp_fetch, bit 0 set when the
+ * instruction spans two lines.  The same one as the last fetch simulated,
+ * within one line, is that line again: the most recent of its set, a hit
+ * that changes nothing (no other fetch came between).
+ */
+static __attribute__((noinline)) void kp_fetch(void *udata)
+{
+	const struct kp_fetch *f = (void *)((uintptr_t)udata & ~(uintptr_t)1);
+
+	kp_sim_fetch(&kp.sim, f->pc->miss, f->haddr - kp.ioff, f->size);
+	kp.last_fetch = (uintptr_t)udata & 1 ? NULL : udata;
+}
+
+/* the checks that return at once apart: they need no registers saved */
 static void kp_fetch_cb(unsigned int vcpu, void *udata)
 {
-	if (unlikely(!kp.active))
+	if (unlikely(!kp.active) || udata == kp.last_fetch)
 		return;
-	if (likely(!((uintptr_t)udata & 1))) {
-		struct kp_pc *p = udata;
+	kp_fetch(udata);
+}
 
-		kp_sim_fetch(&kp.sim, p->miss, p->haddr - kp.ioff, p->size);
-	} else {
-		struct kp_fetch *f = (void *)((uintptr_t)udata - 1);
+/* what the TLB may match: nothing until the calibration load is seen */
+static void kp_tlb_match(void)
+{
+	kp.tlb_match = kp.calib_pending ? KP_GEN_MAX + 1 : kp.tlb_gen;
+}
 
-		kp_sim_fetch(&kp.sim, f->pc->miss, f->haddr - kp.ioff, f->size);
+/* the plugin's TLB, and the D1 sets' recent lines, forget every page (a new generation) */
+static void kp_tlb_flush(void)
+{
+	int g;
+
+	if (++kp.tlb_gen > KP_GEN_MAX) {
+		memset(kp.tlb, 0, sizeof(kp.tlb));
+		for (g = 0; g < kp.sim.ngeom; g++)
+			memset(kp.vmru[g], 0,
+			       (kp.sim.geom[g].d1.set_mask + 1) * sizeof(*kp.vmru[g]));
+		kp.tlb_gen = 1;
 	}
+	kp_tlb_match();
+}
+
+static void kp_tlb_flush_cb(unsigned int vcpu, void *udata)
+{
+	kp_tlb_flush();
 }
 
 /* the guest's calibration load: see the comment at the top */
@@ -236,49 +499,155 @@ static void kp_calibrate(uint64_t pa)
 {
 	kp.ioff = kp.calib_haddr - pa;
 	kp_sim_forget_fetch(&kp.sim);
+	kp.last_fetch = NULL;
 	kp.calib_pending = false;
 	kp.calibrated = true;
+	kp_tlb_match();
 }
 
+/* where an access's size and direction are remembered, QEMU asked once per kind */
+static inline struct kp_memo *kp_memo(qemu_plugin_meminfo_t info)
+{
+	return &kp.memo[(info ^ (info >> 6) ^ (info >> 16)) % KP_MEMO_SIZE];
+}
+
+static void kp_memo_fill(struct kp_memo *m, qemu_plugin_meminfo_t info)
+{
+	m->info = info;
+	m->size = 1u << qemu_plugin_mem_size_shift(info);
+	m->store = qemu_plugin_mem_is_store(info);
+}
+
+/* its D1 reads and writes, the same in every geometry: added to its PC's at the end */
+static inline void kp_count_access(struct kp_mem *ms, const struct kp_memo *m)
+{
+	ms->rw[m->store]++;
+}
+
+/*
+ * After a D1 lookup of size bytes at vaddr: in every geometry its line is
+ * the most recent of its set.  One across two lines (rare) is not noted,
+ * and the sets it touched forget theirs: across a page, the second line
+ * looked up is not the second page's (see kp_mem_full).
+ */
+static void kp_vmru_note(uint64_t vaddr, unsigned int size)
+{
+	int g;
+
+	if (!kp.vmru_on)
+		return;
+	for (g = 0; g < kp.sim.ngeom; g++) {
+		const struct kp_cache *c = &kp.sim.geom[g].d1;
+		uint64_t first = vaddr >> c->line_bits, end = (vaddr + size - 1) >> c->line_bits;
+
+		if (first == end) {
+			kp.vmru[g][first & c->set_mask] = (struct kp_vmru){first, kp.tlb_gen};
+		} else {
+			kp.vmru[g][first & c->set_mask].gen = 0;
+			kp.vmru[g][end & c->set_mask].gen = 0;
+		}
+	}
+}
+
+/* true when the access is within the most recent line of its set in geometry g */
+static inline bool kp_vmru_hit(uint64_t vaddr, unsigned int size, int g)
+{
+	const struct kp_cache *c = &kp.sim.geom[g].d1;
+	uint64_t vl = vaddr >> c->line_bits;
+	const struct kp_vmru *e = &kp.vmru[g][vl & c->set_mask];
+
+	return e->vline == vl && e->gen == kp.tlb_match && (vaddr + size - 1) >> c->line_bits == vl;
+}
+
+/*
+ * An access not known to hit the most recent line of its sets: its
+ * physical address from the
+ * plugin's TLB, else QEMU's lookup (which fills the TLB, and sees the
+ * calibration load), then the caches.
+ */
+static __attribute__((noinline)) void kp_mem_full(qemu_plugin_meminfo_t info, uint64_t vaddr,
+						  struct kp_mem *ms, struct kp_memo *m)
+{
+	uint64_t vpage = vaddr >> KP_PAGE_BITS, pa;
+	struct kp_tlbe *e = &kp.tlb[vpage % KP_TLB_SIZE];
+	struct qemu_plugin_hwaddr *hw;
+
+	if (unlikely(m->info != info))
+		kp_memo_fill(m, info);
+	if (likely(e->vpage == vpage && (e->ppage_gen & KP_PAGE_MASK) == kp.tlb_match &&
+		   (vaddr + m->size - 1) >> KP_PAGE_BITS == vpage)) {
+		pa = (e->ppage_gen & ~(uint64_t)KP_PAGE_MASK) | (vaddr & KP_PAGE_MASK);
+	} else {
+		hw = qemu_plugin_get_hwaddr(info, vaddr);
+		if (unlikely(!hw)) {
+			kp.unresolved++;
+			return;
+		}
+		/* device memory is not cached */
+		if (unlikely(qemu_plugin_hwaddr_is_io(hw))) {
+			kp.io_accesses++;
+			return;
+		}
+		pa = qemu_plugin_hwaddr_phys_addr(hw);
+		if (unlikely(kp.calib_pending) && vaddr == kp.calib_vaddr)
+			kp_calibrate(pa);
+		/* an access across two pages tells the first page's frame only */
+		if ((vaddr + m->size - 1) >> KP_PAGE_BITS == vpage) {
+			e->vpage = vpage;
+			e->ppage_gen = (pa & ~(uint64_t)KP_PAGE_MASK) | kp.tlb_gen;
+		}
+	}
+	kp_count_access(ms, m);
+	kp_sim_data_miss(&kp.sim, ms->pc->miss, pa, m->size, m->store);
+	kp_vmru_note(vaddr, m->size);
+}
+
+/* kp_vmru_hit for geometry 0, from the first host cache line of kp */
+static inline bool kp_vmru_hit0(uint64_t vaddr, unsigned int size)
+{
+	uint64_t vl = vaddr >> kp.d1_bits;
+	const struct kp_vmru *e = &kp.vmru0[vl & kp.d1_sets];
+
+	return e->vline == vl && e->gen == kp.tlb_match && (vaddr + size - 1) >> kp.d1_bits == vl;
+}
+
+/* kp_mem_cb with more than one geometry, the first hit */
+static __attribute__((noinline)) void kp_mem_more(qemu_plugin_meminfo_t info, uint64_t vaddr,
+						  struct kp_mem *ms, struct kp_memo *m)
+{
+	int g;
+
+	for (g = 1; g < kp.sim.ngeom; g++) {
+		if (!kp_vmru_hit(vaddr, m->size, g)) {
+			kp_mem_full(info, vaddr, ms, m);
+			return;
+		}
+	}
+	kp_count_access(ms, m);
+}
+
+/*
+ * udata is the instruction's struct kp_mem.  An access within the most
+ * recent line of its sets is counted here and nothing else (then, with one
+ * geometry, no registers need saving); the rest is kp_mem_full's.
+ */
 static void kp_mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
-	struct kp_pc *p = udata;
-	struct qemu_plugin_hwaddr *hw;
-	unsigned int size = 1u << qemu_plugin_mem_size_shift(info);
-	bool store = qemu_plugin_mem_is_store(info);
-	uint64_t pa;
+	struct kp_mem *ms = udata;
+	struct kp_memo *m;
 
 	if (unlikely(!kp.active))
 		return;
-	/*
-	 * Within the page of the access just before: the same physical page,
-	 * found without QEMU's lookups (which took a third of the time).  A
-	 * mapping cannot change between two accesses: that takes a page-table
-	 * or CR3 write and kernel accesses elsewhere in between, and kernel
-	 * addresses map alike in every address space.
-	 */
-	if ((vaddr >> KP_PAGE_BITS) == kp.last_vpage &&
-	    ((vaddr + size - 1) >> KP_PAGE_BITS) == kp.last_vpage && likely(!kp.calib_pending)) {
-		kp_sim_data(&kp.sim, p->miss, kp.last_ppage | (vaddr & KP_PAGE_MASK), size, store);
+	m = kp_memo(info);
+	if (unlikely(m->info != info || !kp_vmru_hit0(vaddr, m->size))) {
+		kp_mem_full(info, vaddr, ms, m);
 		return;
 	}
-	kp.last_vpage = KP_NO_TAG;
-	hw = qemu_plugin_get_hwaddr(info, vaddr);
-	if (unlikely(!hw)) {
-		kp.unresolved++;
+	if (unlikely(kp.sim.ngeom > 1)) {
+		kp_mem_more(info, vaddr, ms, m);
 		return;
 	}
-	/* device memory is not cached */
-	if (unlikely(qemu_plugin_hwaddr_is_io(hw))) {
-		kp.io_accesses++;
-		return;
-	}
-	pa = qemu_plugin_hwaddr_phys_addr(hw);
-	if (unlikely(kp.calib_pending) && vaddr == kp.calib_vaddr)
-		kp_calibrate(pa);
-	kp_sim_data(&kp.sim, p->miss, pa, size, store);
-	kp.last_vpage = vaddr >> KP_PAGE_BITS;
-	kp.last_ppage = pa & ~(uint64_t)KP_PAGE_MASK;
+	kp_count_access(ms, m);
 }
 
 /*
@@ -309,11 +678,11 @@ static void kp_start(const struct kp_mark *m)
 	kp_each_counter(kp_snap_base);
 	kp.active = true;
 	kp.opened++;
-	/* the accesses since the last window were not seen: no page is "last" */
-	kp.last_vpage = KP_NO_TAG;
 	kp.calib_pending = kp.mode == KP_CACHE;
 	kp.calib_vaddr = m->vaddr;
 	kp.calib_haddr = m->haddr;
+	/* mappings may have changed unseen since the last window */
+	kp_tlb_flush();
 	if (!kp.full)
 		qemu_plugin_reset(kp.id, kp_reset_done);
 }
@@ -333,7 +702,7 @@ static void kp_stop(void)
 		kp.stray_stops++;
 		return;
 	}
-	/* exact here, while the rest of this block still runs instrumented */
+	/* exact here: the rest of this block is a run of its own (kp_tb_new) */
 	kp_each_counter(kp_close_sum);
 	kp.active = false;
 	kp.closed++;
@@ -415,88 +784,216 @@ static void kp_trans_markers(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		kp_instrument_marker(qemu_plugin_tb_get_insn(tb, i));
 }
 
+/* a block: its first address, instruction count and bytes */
+static guint kp_tb_hash(gconstpointer k)
+{
+	const struct kp_tb *t = k;
+
+	return t->hash;
+}
+
+/* the same bytes at the same addresses, so the same runs of the same PCs */
+static gboolean kp_tb_equal(gconstpointer a, gconstpointer b)
+{
+	const struct kp_tb *x = a, *y = b;
+	uint32_t i;
+
+	if (x->vaddr != y->vaddr || x->n != y->n || x->nbytes != y->nbytes ||
+	    memcmp(x->bytes, y->bytes, x->nbytes))
+		return false;
+	for (i = 0; i < x->n; i++)
+		if (x->insn[i].size != y->insn[i].size || x->insn[i].haddr != y->insn[i].haddr)
+			return false;
+	return true;
+}
+
 /*
- * The I1 callback an instruction needs: none when it lies within the line
- * the previous instruction of the block ended in, which is then the most
- * recently used line of its set (I1 sees fetches only), so the access hits
- * and changes nothing, in every geometry (their lines are no smaller).
- * Virtual lines, no larger than a page: within one, physical ones agree.
+ * Instruction i of a block being read (see kp_tb_new): where its run
+ * starts and ends.  A run ends after an instruction that may leave the
+ * block early, unless it is the block's last, and at a marker, so that a
+ * window opens or closes between two runs.
  */
-static void kp_instrument_fetch(struct qemu_plugin_insn *insn, struct kp_pc *p, uint64_t *last_line)
+static void kp_tb_run(struct kp_tb *t, uint32_t i, uint64_t va, uint32_t *run, bool *open)
+{
+	struct kp_insn *in = &t->insn[i];
+
+	if (in->marker) {
+		*run += *open;
+		*open = false;
+		return;
+	}
+	/*
+	 * A later instruction that runs into the next page is dropped from the
+	 * block by QEMU 7.2 (x86 blocks keep to one page) after the plugin was
+	 * shown some of its bytes: a last instruction that may be one gets a
+	 * run of its own, whose counter QEMU then never bumps if it was (it
+	 * runs in the next block).
+	 */
+	if (i && i + 1 == t->n && (va & KP_PAGE_MASK) > KP_PAGE_MASK + 1 - KP_MAX_INSN) {
+		*run += *open;
+		*open = false;
+	}
+	in->run = *run;
+	in->run_start = !*open;
+	*open = true;
+	if (kp.count == KP_PER_INSN && i + 1 < t->n && !in->stays) {
+		(*run)++;
+		*open = false;
+	}
+}
+
+/*
+ * mode=cache: which instructions get a fetch callback, which a memory one.
+ * No fetch callback for an instruction within the line the previous one of
+ * the block ended in, which is then the most recently used line of its set
+ * (I1 sees fetches only), so the fetch hits and changes nothing, in every
+ * geometry (their lines are no smaller).  Virtual lines, no larger than a
+ * page: within one, physical ones agree.  No memory callback for one that
+ * touches registers only.
+ */
+static void kp_tb_sites(struct kp_tb *t)
 {
 	unsigned int bits = kp.sim.min_i1_bits < KP_PAGE_BITS ? kp.sim.min_i1_bits : KP_PAGE_BITS;
-	uint64_t va = qemu_plugin_insn_vaddr(insn);
-	size_t size = qemu_plugin_insn_size(insn);
-	uint64_t first = va >> bits, end = (va + size - 1) >> bits;
-	uintptr_t haddr = (uintptr_t)qemu_plugin_insn_haddr(insn);
-	struct kp_fetch *f;
-	void *udata = p;
+	uint64_t va = t->vaddr, last = UINT64_MAX;
+	uint32_t i;
 
-	if (first == *last_line && end == *last_line)
-		return;
-	*last_line = end;
-	if (!haddr) {
+	for (i = 0; i < t->n; va += t->insn[i].size, i++) {
+		struct kp_insn *in = &t->insn[i];
+		uint64_t first = va >> bits, end = (va + in->size - 1) >> bits;
+
+		if (in->marker)
+			continue;
+		if (first != last || end != last) {
+			last = end;
+			in->line = 1;
+			/* physical lines are virtual ones only when no larger than a page */
+			in->spans = first != end || kp.sim.min_i1_bits > KP_PAGE_BITS;
+			if (in->haddr)
+				in->fetch = t->nfetch++;
+		}
+		if (!in->stays)
+			in->mem = t->nmem++;
+	}
+}
+
+/*
+ * A block as QEMU translated it: its instructions, their bytes, runs and
+ * sites; no PCs or counters yet (see kp_tb_get).
+ */
+static struct kp_tb *kp_tb_new(struct qemu_plugin_tb *tb)
+{
+	uint32_t i, n = qemu_plugin_tb_n_insns(tb), nbytes = 0, run = 0, hash = 2166136261u;
+	uint64_t va;
+	bool open = false;
+	struct kp_tb *t;
+
+	for (i = 0; i < n; i++)
+		nbytes += qemu_plugin_insn_size(qemu_plugin_tb_get_insn(tb, i));
+	t = g_malloc0(sizeof(*t) + n * sizeof(t->insn[0]) + nbytes);
+	t->bytes = (uint8_t *)&t->insn[n];
+	t->n = n;
+	t->vaddr = va = n ? qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, 0)) : 0;
+	for (i = 0; i < n; va += t->insn[i].size, i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+		struct kp_insn *in = &t->insn[i];
+		const uint8_t *b = qemu_plugin_insn_data(insn);
+
+		in->size = qemu_plugin_insn_size(insn);
+		in->haddr = (uintptr_t)qemu_plugin_insn_haddr(insn);
+		in->fetch = in->mem = KP_NONE;
+		in->marker = kp_marker_kind(insn) >= 0;
+		in->stays = kp_stays(b, in->size);
+		in->flushes = kp.mode == KP_CACHE && kp_flushes_tlb(b, in->size);
+		memcpy(t->bytes + t->nbytes, b, in->size);
+		t->nbytes += in->size;
+		kp_tb_run(t, i, va, &run, &open);
+	}
+	t->nruns = run + open;
+	if (kp.mode == KP_CACHE)
+		kp_tb_sites(t);
+	for (i = 0; i < t->nbytes; i++)
+		hash = (hash ^ t->bytes[i]) * 16777619u;
+	t->hash = hash ^ g_int64_hash(&t->vaddr) ^ n;
+	return t;
+}
+
+/* the block's record: an earlier translation's, or a new one with counters */
+static struct kp_tb *kp_tb_get(struct qemu_plugin_tb *tb)
+{
+	struct kp_tb *t = kp_tb_new(tb), *old = g_hash_table_lookup(kp.tbs, t);
+	uint32_t i;
+
+	if (old) {
+		g_free(t);
+		return old;
+	}
+	t->cnt = kp_hot_alloc(t->nruns * sizeof(*t->cnt) + t->nfetch * sizeof(*t->fs) +
+			      t->nmem * sizeof(*t->ms));
+	t->fs = (struct kp_fetch *)(t->cnt + t->nruns);
+	t->ms = (struct kp_mem *)(t->fs + t->nfetch);
+	t->base = g_new0(uint64_t, 2 * t->nruns);
+	t->sum = t->base + t->nruns;
+	for (i = 0; i < t->n; i++) {
+		struct kp_insn *in = &t->insn[i];
+
+		if (in->marker)
+			continue;
+		in->pc = kp_pc_get(qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, i)));
+		if (in->fetch != KP_NONE)
+			t->fs[in->fetch] = (struct kp_fetch){in->haddr, in->size, in->pc};
+		if (in->mem != KP_NONE)
+			t->ms[in->mem].pc = in->pc;
+	}
+	g_hash_table_add(kp.tbs, t);
+	return t;
+}
+
+/* mode=cache: the callbacks of an instruction that is not a marker */
+static void kp_instrument_cache(struct qemu_plugin_insn *insn, struct kp_tb *t,
+				const struct kp_insn *in)
+{
+	if (in->flushes)
+		qemu_plugin_register_vcpu_insn_exec_cb(insn, kp_tlb_flush_cb,
+						       QEMU_PLUGIN_CB_NO_REGS, NULL);
+	if (in->fetch != KP_NONE)
+		qemu_plugin_register_vcpu_insn_exec_cb(
+			insn, kp_fetch_cb, QEMU_PLUGIN_CB_NO_REGS,
+			(void *)((uintptr_t)&t->fs[in->fetch] | in->spans));
+	else if (in->line)
 		kp.fetch_no_haddr++;
-		return;
-	}
-	if (!p->haddr) {
-		p->haddr = haddr;
-		p->size = size;
-	} else if (p->haddr != haddr) {
-		f = g_new(struct kp_fetch, 1);
-		f->pc = p;
-		f->haddr = haddr;
-		f->size = size;
-		udata = (void *)((uintptr_t)f + 1);
-	}
-	qemu_plugin_register_vcpu_insn_exec_cb(insn, kp_fetch_cb, QEMU_PLUGIN_CB_NO_REGS, udata);
+	if (in->mem != KP_NONE)
+		qemu_plugin_register_vcpu_mem_cb(insn, kp_mem_cb, QEMU_PLUGIN_CB_NO_REGS,
+						 QEMU_PLUGIN_MEM_RW, &t->ms[in->mem]);
 }
 
 static void kp_trans_full(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
-	size_t i, n = qemu_plugin_tb_n_insns(tb);
-	uint64_t last_line = UINT64_MAX;
-	struct kp_tb *t = NULL;
+	struct kp_tb *t = kp_tb_get(tb);
+	uint32_t i;
 
-	if (kp.count == KP_PER_TB) {
-		t = g_malloc0(sizeof(*t) + n * sizeof(t->pcs[0]));
-		g_ptr_array_add(kp.tbs, t);
-		qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
-							 &t->entries, 1);
-	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < t->n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
-		struct kp_pc *p;
+		const struct kp_insn *in = &t->insn[i];
 
-		if (kp_instrument_marker(insn))
+		if (in->marker) {
+			kp_instrument_marker(insn);
 			continue;
-		p = kp_pc_get(qemu_plugin_insn_vaddr(insn));
-		if (t)
-			t->pcs[t->n++] = p;
-		else
+		}
+		if (in->run_start)
 			qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64,
-								   &p->insns, 1);
-		if (kp.mode != KP_CACHE)
-			continue;
-		kp_instrument_fetch(insn, p, &last_line);
-		qemu_plugin_register_vcpu_mem_cb(insn, kp_mem_cb, QEMU_PLUGIN_CB_NO_REGS,
-						 QEMU_PLUGIN_MEM_RW, p);
+								   &t->cnt[in->run], 1);
+		if (kp.mode == KP_CACHE)
+			kp_instrument_cache(insn, t, in);
 	}
 }
 
 /* ---- output ---- */
 
-/* a PC's instructions over all windows, the open one included */
-static uint64_t kp_pc_insns(const struct kp_pc *p)
-{
-	return p->sum + (kp.active ? p->insns - p->base : 0);
-}
-
 static bool kp_pc_empty(const struct kp_pc *p)
 {
 	int g;
 
-	if (kp_pc_insns(p))
+	if (p->sum)
 		return false;
 	for (g = 0; g < kp.sim.ngeom; g++) {
 		const struct kp_miss *m = &p->miss[g];
@@ -514,18 +1011,37 @@ static gint kp_by_pc(gconstpointer a, gconstpointer b)
 	return x->pc < y->pc ? -1 : x->pc > y->pc;
 }
 
-/* count=tb: each block's entries become its instructions' counts */
+/*
+ * Each run's count, over all windows (the open one included), becomes that
+ * of every instruction in it, and each memory site's accesses its PC's.
+ * Once, at the end.
+ */
 static void kp_tb_fold(void)
 {
-	guint i;
-	size_t j;
+	GHashTableIter it;
+	gpointer key;
+	uint32_t i;
 
-	for (i = 0; kp.tbs && i < kp.tbs->len; i++) {
-		struct kp_tb *t = g_ptr_array_index(kp.tbs, i);
-		uint64_t n = t->sum + (kp.active ? t->entries - t->base : 0);
+	g_hash_table_iter_init(&it, kp.tbs);
+	while (g_hash_table_iter_next(&it, &key, NULL)) {
+		struct kp_tb *t = key;
 
-		for (j = 0; j < t->n; j++)
-			t->pcs[j]->sum += n;
+		for (i = 0; i < t->n; i++) {
+			const struct kp_insn *in = &t->insn[i];
+
+			if (!in->marker)
+				in->pc->sum += t->sum[in->run] +
+					       (kp.active ? t->cnt[in->run] - t->base[in->run] : 0);
+		}
+		for (i = 0; i < t->nmem; i++) {
+			struct kp_miss *m = t->ms[i].pc->miss;
+			int g;
+
+			for (g = 0; g < kp.sim.ngeom; g++) {
+				m[g].d1_read += t->ms[i].rw[0];
+				m[g].d1_write += t->ms[i].rw[1];
+			}
+		}
 	}
 }
 
@@ -574,7 +1090,7 @@ static void kp_write_row(FILE *f, const struct kp_pc *p)
 {
 	int g;
 
-	fprintf(f, "0x%" PRIx64 " %" PRIu64, p->pc, kp_pc_insns(p));
+	fprintf(f, "0x%" PRIx64 " %" PRIu64, p->pc, p->sum);
 	for (g = 0; g < kp.sim.ngeom; g++) {
 		const struct kp_miss *m = &p->miss[g];
 
@@ -700,6 +1216,24 @@ static bool kp_parse_args(int argc, char **argv)
 	return true;
 }
 
+/* the D1 sets' recent lines, when sets can be told by virtual address */
+static void kp_vmru_init(void)
+{
+	int g;
+
+	kp.vmru_on = true;
+	for (g = 0; g < kp.sim.ngeom; g++) {
+		const struct kp_cache *c = &kp.sim.geom[g].d1;
+
+		kp.vmru[g] = g_new0(struct kp_vmru, c->set_mask + 1);
+		if (c->line_bits + __builtin_ctzll(c->set_mask + 1) > KP_PAGE_BITS)
+			kp.vmru_on = false;
+	}
+	kp.vmru0 = kp.vmru[0];
+	kp.d1_bits = kp.sim.geom[0].d1.line_bits;
+	kp.d1_sets = kp.sim.geom[0].d1.set_mask;
+}
+
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc,
 					   char **argv)
 {
@@ -713,15 +1247,16 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 		return -1;
 	}
 	kp_sim_init(&kp.sim);
-	kp.last_vpage = KP_NO_TAG;
+	kp.tlb_gen = 1;
+	kp_tlb_match();
+	kp_vmru_init();
 	/* whole host cache lines, so that a PC's hot fields share one */
 	kp.pc_size =
 		(sizeof(struct kp_pc) + kp.sim.ngeom * sizeof(struct kp_miss) + 63) & ~(size_t)63;
 	kp.by_pc = g_hash_table_new(g_int64_hash, g_int64_equal);
 	kp.by_mark = g_hash_table_new(kp_mark_hash, kp_mark_equal);
 	kp.chunks = g_ptr_array_new();
-	if (kp.count == KP_PER_TB)
-		kp.tbs = g_ptr_array_new();
+	kp.tbs = g_hash_table_new(kp_tb_hash, kp_tb_equal);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, kp_trans_markers);
 	qemu_plugin_register_atexit_cb(id, kp_atexit, NULL);
 	return 0;
