@@ -82,8 +82,7 @@ static void maps_free(struct model_map_list *l)
 }
 
 /* A user PC of the file at path: through the mapping that holds it, at its file offset. */
-static int user_place(struct model_ann *a, __u64 pc, const char *path,
-		      const struct sym_result **r)
+static int user_place(struct model_ann *a, __u64 pc, const char *path, const struct sym_result **r)
 {
 	const struct model_map *m = NULL;
 	size_t i;
@@ -103,8 +102,7 @@ static int user_place(struct model_ann *a, __u64 pc, const char *path,
 	return user_file_symbolize(&a->uf, pc - m->start + m->pgoff, r);
 }
 
-int model_pc_place(struct model_ann *a, __u64 pc, const char *module,
-		   const struct sym_result **r)
+int model_pc_place(struct model_ann *a, __u64 pc, const char *module, const struct sym_result **r)
 {
 	int err;
 
@@ -135,8 +133,10 @@ static int pick(struct model_ann *a, const char *note, char *why, size_t len)
 	}
 	a->kernel = !strcmp(a->fn->module, "[kernel]");
 	if (a->kernel && !a->kd) {
-		snprintf(why, len, "%s is a kernel function: its lines and blocks need the kernel's "
-			 "DWARF: %s", name, note && *note ? note : "none found");
+		snprintf(why, len,
+			 "%s is a kernel function: its lines and blocks need the kernel's "
+			 "DWARF: %s",
+			 name, note && *note ? note : "none found");
 		return -ENOKEY;
 	}
 	return 0;

@@ -27,13 +27,13 @@ struct model_blocks {
 	struct file_cfg *fc;
 	struct cfg_text text; /* link-time */
 	struct cfg *g;
-	__u64 slide;	     /* runtime - link-time */
-	__u64 *counts;	     /* per block: its first instruction's count */
-	__u64 *edges;	     /* per edge: derived, or CFG_UNKNOWN */
-	struct model_func *sum; /* per block: over its PCs */
+	__u64 slide;		   /* runtime - link-time */
+	__u64 *counts;		   /* per block: its first instruction's count */
+	__u64 *edges;		   /* per edge: derived, or CFG_UNKNOWN */
+	struct model_func *sum;	   /* per block: over its PCs */
 	struct model_func outside; /* counted at PCs of no block */
 	size_t noutside;
-	int flow; /* cfg_edge_counts()'s answer: edges left open, or -EDOM */
+	int flow;      /* cfg_edge_counts()'s answer: edges left open, or -EDOM */
 	char why[256]; /* no graph: why */
 };
 
@@ -183,7 +183,10 @@ static void block_text(struct model_ann *a, int k)
 	printf("%5d %8s %14llu", k, off, (unsigned long long)b->counts[k]);
 	b->sum[k].name = b->sum[k].module = NULL;
 	model_cols_text(stdout, a->mc.cache, &b->sum[k], a->fn->insns);
-	esc_printf(stdout, " %8s  %-28s %s\n", ratio, at, p.inl ?: "");
+	if (p.inl && *p.inl)
+		esc_printf(stdout, " %8s  %-28s %s\n", ratio, at, p.inl);
+	else
+		esc_printf(stdout, " %8s  %s\n", ratio, at);
 	free(p.inl);
 }
 
@@ -198,8 +201,8 @@ static void loop_text(struct model_ann *a, int l)
 
 	free(p.inl);
 	where(&p, at, sizeof(at));
-	esc_printf(stdout, "loop %d: head block %d at %s, depth %d, %zu blocks: ", l, lp->head,
-		   at, lp->depth, lp->nbody);
+	esc_printf(stdout, "loop %d: head block %d at %s, depth %d, %zu blocks: ", l, lp->head, at,
+		   lp->depth, lp->nbody);
 	if (err == -EDOM)
 		printf("irreducible, no trip count\n");
 	else if (err)
@@ -251,8 +254,8 @@ static void blocks_text(struct model_ann *a)
 }
 
 static const char *const edge_kinds[] = {
-	"entry", "fall", "jump", "taken", "not_taken", "return", "tail", "indirect",
-	"noreturn", "trap",
+	"entry",  "fall", "jump",     "taken",	  "not_taken",
+	"return", "tail", "indirect", "noreturn", "trap",
 };
 
 static void succ_json(struct model_ann *a, const struct cfg_block *bl)

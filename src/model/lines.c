@@ -136,7 +136,9 @@ static void line_text(struct model_ann *a, const struct model_line *l, __u64 who
 
 	snprintf(where, sizeof(where), "%s:%d", l->file, l->line);
 	model_cols_text(stdout, a->mc.cache, &l->c, whole);
-	if (a->fn)
+	if (a->fn && !*l->inlined)
+		esc_printf(stdout, "  %s\n", where);
+	else if (a->fn)
 		esc_printf(stdout, "  %-32s %s\n", where, l->inlined);
 	else
 		esc_printf(stdout, "  %-32s %s  %s  %s\n", where, l->c.name, l->c.module,

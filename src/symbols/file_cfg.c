@@ -85,8 +85,8 @@ static void load_bugs(struct file_cfg *f)
 
 	if (debuginfo_symbol(f->di, "__start___bug_table", &start) ||
 	    debuginfo_symbol(f->di, "__stop___bug_table", &stop) || stop < start ||
-	    (stop - start) % BUG_ENTRY_SIZE ||
-	    inlines_ctx_bytes(f->ctx, start, &f->bugs, &avail) || avail < stop - start) {
+	    (stop - start) % BUG_ENTRY_SIZE || inlines_ctx_bytes(f->ctx, start, &f->bugs, &avail) ||
+	    avail < stop - start) {
 		f->bugs = NULL;
 		return;
 	}
