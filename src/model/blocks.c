@@ -16,6 +16,7 @@
 
 #include "model/annotate_int.h"
 #include "model/report.h"
+#include "protect/sites.h"
 #include "symbols/cfg.h"
 #include "symbols/file_cfg.h"
 #include "symbols/kernel_dwarf.h"
@@ -52,12 +53,25 @@ void model_blocks_free(struct model_ann *a)
 	a->blk = NULL;
 }
 
+/* A call or jump to name, as record --blocks sees it: any return thunk the boot may pick. */
+static enum cfg_callee by_name(const char *name)
+{
+	switch (sites_target_kind(name, false)) {
+	case SITES_RETURN_THUNK:
+		return CFG_CALLEE_RETURN;
+	case SITES_RETPOLINE:
+		return CFG_CALLEE_INDIRECT;
+	default:
+		return cfg_noreturn_name(name) ? CFG_CALLEE_NORETURN : CFG_CALLEE_FUNC;
+	}
+}
+
 /* The function's text and graph, or why not in b->why (-ENOENT etc.); -ENOMEM. */
 static int graph(struct model_ann *a, struct model_blocks *b)
 {
 	struct cfg_env env;
 	char w[200] = "";
-	int err = file_cfg_open(&b->fc, kernel_dwarf_debuginfo(a->kd));
+	int err = file_cfg_open(&b->fc, kernel_dwarf_debuginfo(a->kd), by_name);
 
 	if (err) {
 		snprintf(b->why, sizeof(b->why), "cannot read the text of %s: %s",

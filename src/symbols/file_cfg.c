@@ -6,7 +6,6 @@
 #include <gelf.h>
 #include <elfutils/libdwfl.h>
 
-#include "protect/sites.h"
 #include "symbols/debuginfo.h"
 #include "symbols/file_cfg.h"
 #include "symbols/inline_ctx.h"
@@ -20,6 +19,7 @@ struct file_cfg {
 	const __u8 *bugs;	 /* __bug_table, NULL when the file has none */
 	__u64 bugs_at;
 	size_t nbugs;
+	enum cfg_callee (*by_name)(const char *name);
 };
 
 static enum cfg_callee callee(void *arg, __u64 addr)
@@ -38,15 +38,9 @@ static enum cfg_callee callee(void *arg, __u64 addr)
 	name = dwfl_module_addrinfo(mod, addr + bias, &off, &sym, NULL, NULL, NULL);
 	if (!name || off)
 		return CFG_CALLEE_FUNC;
-	/* any return thunk: __x86_return_thunk, retbleed_return_thunk, ... */
-	switch (sites_target_kind(name, false)) {
-	case SITES_RETURN_THUNK:
-		return CFG_CALLEE_RETURN;
-	case SITES_RETPOLINE:
-		return CFG_CALLEE_INDIRECT;
-	default:
-		return cfg_noreturn_name(name) ? CFG_CALLEE_NORETURN : CFG_CALLEE_FUNC;
-	}
+	if (f->by_name)
+		return f->by_name(name);
+	return cfg_noreturn_name(name) ? CFG_CALLEE_NORETURN : CFG_CALLEE_FUNC;
 }
 
 static bool site(void *arg, __u64 addr, __u64 *target)
@@ -94,7 +88,8 @@ static void load_bugs(struct file_cfg *f)
 	f->nbugs = (stop - start) / BUG_ENTRY_SIZE;
 }
 
-int file_cfg_open(struct file_cfg **out, struct debuginfo *di)
+int file_cfg_open(struct file_cfg **out, struct debuginfo *di,
+		  enum cfg_callee (*by_name)(const char *name))
 {
 	struct file_cfg *f = calloc(1, sizeof(*f));
 	int err;
@@ -103,6 +98,7 @@ int file_cfg_open(struct file_cfg **out, struct debuginfo *di)
 	if (!f)
 		return -ENOMEM;
 	f->di = di;
+	f->by_name = by_name;
 	err = inlines_ctx_open(&f->ctx, di);
 	if (err) {
 		free(f);

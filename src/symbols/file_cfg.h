@@ -17,8 +17,14 @@
 struct debuginfo;
 struct file_cfg;
 
-/* What the graphs of di's functions need, read once; di stays open until file_cfg_close(). */
-int file_cfg_open(struct file_cfg **out, struct debuginfo *di);
+/*
+ * What the graphs of di's functions need, read once; di stays open until
+ * file_cfg_close().  by_name (NULL: only cfg_noreturn_name()) says what a
+ * call or jump to the function symbol name is, past the thunks the file's
+ * own symbols show (__x86_return_thunk, __x86_indirect_thunk_*).
+ */
+int file_cfg_open(struct file_cfg **out, struct debuginfo *di,
+		  enum cfg_callee (*by_name)(const char *name));
 void file_cfg_close(struct file_cfg *f);
 /*
  * The text of the function symbol name, at its DWARF (link-time) address,
