@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "data/datafile.h"
+#include "model/annotate.h"
 #include "model/annotate_int.h"
 #include "model/report.h"
 #include "symbols/kernel_dwarf.h"

@@ -7,11 +7,11 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#include "model/annotate.h"
 #include "model/rows.h"
 #include "symbols/user_frames.h"
 
 struct json;
+struct model_annotate_opts;
 struct model_blocks;
 struct sym_result;
 

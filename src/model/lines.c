@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/annotate.h"
 #include "model/annotate_int.h"
 #include "model/report.h"
 #include "symbols/symbolize.h"
