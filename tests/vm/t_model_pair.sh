@@ -118,15 +118,17 @@ off = b["blocks"][bl["head"]]["start"] - b["addr"]
 ml = [l for l in m["loops"] if m["blocks"][l["head"]]["offset"] == off]
 assert len(ml) == 1, (off, m["loops"])
 ml = ml[0]
-trips = sorted({v["value"] for c in bl["trips_per_call"] for v in c["values"]})
-objs = sorted({v["bound"] for c in bl["bound"]["values"] for v in c["values"]})
-assert trips == [o - 1 for o in objs], (trips, objs)
+# per cache: trips = the bound's value + the relation's offset, in every call
+rel = bl["bound"]["relation"]["offset"]
+vals = [v for c in bl["bound"]["values"] for v in c["values"]]
+assert vals and all(v["trips"] == v["bound"] + rel for v in vals), (rel, vals)
+trips = sorted({v["trips"] for v in vals})
 head, entry = m["blocks"][ml["head"]], m["blocks"][0]
 assert ml["iterations"] == head["count"] > 0 and ml["entries"] == entry["count"], (ml, entry)
 per = ml["iterations"] / ml["entries"]
 assert trips[0] <= per <= trips[-1], (per, trips)
 print("model vs --blocks: allocate_slab's freelist loop at +0x%x in both; model: %d entries, "
-      "%d iterations, %.2f per entry; --blocks: %.2f per call, objects - 1 in every call "
+      "%d iterations, %.2f per entry; --blocks: %.2f per call, %s%+d in every call "
       "(%d to %d by cache)" % (off, ml["entries"], ml["iterations"], per,
-      bl["iterations"] / bl["entries"], trips[0], trips[-1]))
+      bl["iterations"] / bl["entries"], bl["bound"]["expr"], rel, trips[0], trips[-1]))
 EOF
