@@ -124,7 +124,11 @@ int model_lines_collect(struct model_ann *a)
 
 	if (err)
 		return err;
-	qsort(a->pcs, a->npcs, sizeof(*a->pcs), by_pc);
+	/* qsort() of no array: NULL, which it must not be given */
+	if (a->npcs)
+		qsort(a->pcs, a->npcs, sizeof(*a->pcs), by_pc);
+	if (!a->nlines)
+		return 0;
 	merge(a);
 	if (!a->fn)
 		qsort(a->lines, a->nlines, sizeof(*a->lines), by_insns);
