@@ -128,7 +128,8 @@ assert ml["iterations"] == head["count"] > 0 and ml["entries"] == entry["count"]
 per = ml["iterations"] / ml["entries"]
 assert trips[0] <= per <= trips[-1], (per, trips)
 print("model vs --blocks: allocate_slab's freelist loop at +0x%x in both; model: %d entries, "
-      "%d iterations, %.2f per entry; --blocks: %.2f per call, %s%+d in every call "
+      "%d iterations, %.2f per entry; --blocks: %.2f per call, %s%s in every call "
       "(%d to %d by cache)" % (off, ml["entries"], ml["iterations"], per,
-      bl["iterations"] / bl["entries"], bl["bound"]["expr"], rel, trips[0], trips[-1]))
+      bl["iterations"] / bl["entries"], bl["bound"]["expr"], " %+d" % rel if rel else "",
+      trips[0], trips[-1]))
 EOF
