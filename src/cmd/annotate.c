@@ -10,8 +10,10 @@
 #include "cmd/options.h"
 #include "data/datafile.h"
 #include "data/samples.h"
+#include "model/annotate.h"
 #include "report/annotate.h"
 #include "symbols/kernel_dwarf.h"
+#include "util/esc.h"
 
 struct annotate_opts {
 	const char *input;
@@ -19,15 +21,24 @@ struct annotate_opts {
 	const char *vmlinux;
 	const char *symfs; /* --symfs */
 	bool json;
+	bool model;
+	unsigned int geom;
+	size_t top;
 };
 
-enum { O_VMLINUX = OPTIONS_LONG_ONLY, O_SYMFS, O_JSON };
+enum { O_VMLINUX = OPTIONS_LONG_ONLY, O_SYMFS, O_JSON, O_MODEL, O_GEOM };
 
 static const struct options_entry entries[] = {
 	{'f', "func", "NAME", "kernel function (as kallsyms names it; clones too) or user"},
 	{O_VMLINUX, "vmlinux", "PATH", CLI_VMLINUX_HELP},
 	{O_SYMFS, "symfs", "DIR", CLI_SYMFS_HELP},
 	{'i', "input", "FILE", "the data file (same as the FILE argument)"},
+	{O_MODEL, "model", NULL,
+	 "the machine model's counts (record --model in the VM) per\n"
+	 "source line and, for a kernel function, per basic block\n"
+	 "and loop; without --func, the hottest lines of all"},
+	{O_GEOM, "geom", "K", CLI_GEOM_HELP},
+	{'n', "top", "N", "with --model and no --func: lines shown (default 30)"},
 	{O_JSON, "json", NULL, "as one JSON object"},
 	{},
 };
@@ -35,19 +46,24 @@ static const struct options_entry entries[] = {
 static const struct options_example examples[] = {
 	{"kprotperf annotate --func allocate_slab k.data",
 	 "allocate_slab's samples per source line and inline range"},
+	{"kprotperf annotate --model --func allocate_slab m.data",
+	 "the model's instructions and misses per line and block"},
 	{},
 };
 
 const struct options_cmd annotate_options = {
 	.name = "annotate",
 	.head = "Usage: kprotperf annotate --func NAME [OPTIONS] [FILE]\n"
+		"       kprotperf annotate --model [--func NAME] [OPTIONS] [FILE]\n"
 		"Where the CPU samples of a recording (FILE, default kprotperf.data) fell inside\n"
 		"function NAME: per source line (SELF: the sampled pc is on the line; TOTAL:\n"
 		"also in the functions called from it), with the functions inlined at that\n"
 		"line. A kernel function needs the recorded kernel's DWARF (Debian:\n"
 		"linux-image-RELEASE-dbg) and also gets per address range of each inline\n"
 		"instance in NAME; a user function (one only inlined too) needs its file's\n"
-		"DWARF (built with -g, its -dbg package, or under --symfs).\n",
+		"DWARF (built with -g, its -dbg package, or under --symfs). With --model: the\n"
+		"machine model's instructions and simulated misses per source line, as\n"
+		"cg_annotate shows them, and for a kernel function per basic block and loop.\n",
 	.column = 21,
 	.examples = examples,
 	.opts = entries,
@@ -56,6 +72,8 @@ const struct options_cmd annotate_options = {
 static int set_opt(void *ctx, int key, const char *arg)
 {
 	struct annotate_opts *o = ctx;
+	double top = 0;
+	int err;
 
 	switch (key) {
 	case 'f':
@@ -73,6 +91,15 @@ static int set_opt(void *ctx, int key, const char *arg)
 	case O_JSON:
 		o->json = true;
 		break;
+	case O_MODEL:
+		o->model = true;
+		break;
+	case O_GEOM:
+		return cli_geom("annotate", arg, &o->geom);
+	case 'n':
+		err = options_num(&annotate_options, &options_top, arg, &top);
+		o->top = top;
+		return err;
 	}
 	return 0;
 }
@@ -82,11 +109,15 @@ static int parse(int argc, char **argv, struct annotate_opts *o)
 {
 	int err;
 
-	*o = (struct annotate_opts){.input = "kprotperf.data"};
+	*o = (struct annotate_opts){.input = "kprotperf.data", .top = 30};
 	err = options_parse(&annotate_options, argc, argv, set_opt, o);
 	if (err)
 		return err;
-	if (!o->func) {
+	if (!o->model && (o->geom || o->top != 30)) {
+		fputs("kprotperf annotate: --geom and --top go with --model\n", stderr);
+		return -EINVAL;
+	}
+	if (!o->func && !o->model) {
 		fputs("kprotperf annotate: which function? give --func NAME (see kprotperf "
 		      "annotate --help)\n",
 		      stderr);
@@ -144,6 +175,25 @@ static int annotate_user(const struct annotate_opts *o, struct datafile *df)
 	return err ? 1 : 0;
 }
 
+/* annotate --model: with the kernel's DWARF when it is found, needed for a kernel function */
+static int annotate_model(const struct annotate_opts *o, struct datafile *df)
+{
+	struct model_annotate_opts mo = {o->func, o->geom, o->top, o->json};
+	struct kernel_dwarf *kd = NULL;
+	char note[1024] = "", why[1024] = "";
+	int err;
+
+	if (cli_kernel_dwarf("annotate", df, o->vmlinux, NULL, &kd, note, sizeof(note)))
+		return 1;
+	err = model_annotate(df, kd, note, &mo, why, sizeof(why));
+	kernel_dwarf_close(kd);
+	if (err && *why)
+		esc_printf(stderr, "kprotperf annotate: %s: %s\n", o->input, why);
+	else if (err)
+		cli_read_error("annotate", o->input, df, err);
+	return err ? 1 : 0;
+}
+
 int cmd_annotate(int argc, char **argv)
 {
 	struct annotate_opts o;
@@ -155,6 +205,11 @@ int cmd_annotate(int argc, char **argv)
 		return err > 0 ? 0 : 2;
 	if (cli_open("annotate", o.input, o.symfs, &df))
 		return 1;
+	if (o.model) {
+		err = annotate_model(&o, df);
+		datafile_close(df);
+		return err;
+	}
 	/* nothing to annotate, whatever the DWARF: say that, not that the DWARF is missing */
 	if (cli_no_samples("annotate", o.input, df))
 		err = 1;

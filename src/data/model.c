@@ -146,6 +146,35 @@ int model_each_pc(struct datafile *df, unsigned int geom, model_row_fn fn, void 
 			  model_row, &w, "i", (long long)geom);
 }
 
+struct map_walk {
+	model_map_fn fn;
+	void *ctx;
+};
+
+static int map_row(sqlite3_stmt *st, void *ctx)
+{
+	struct map_walk *w = ctx;
+	struct model_map m = {
+		.start = sqlite3_column_int64(st, 0),
+		.end = sqlite3_column_int64(st, 1),
+		.pgoff = sqlite3_column_int64(st, 2),
+		.path = query_str(st, 3),
+		.build_id = query_str(st, 4),
+	};
+
+	return w->fn(&m, w->ctx);
+}
+
+int model_maps(struct datafile *df, model_map_fn fn, void *ctx)
+{
+	struct map_walk w = {fn, ctx};
+
+	return query_each(df,
+			  "SELECT DISTINCT start, end, pgoff, path, COALESCE(build_id, '') FROM maps"
+			  " WHERE path IS NOT NULL AND end > start ORDER BY path, start",
+			  map_row, &w, "");
+}
+
 static int any_row(sqlite3_stmt *st, void *ctx)
 {
 	*(bool *)ctx = true;

@@ -75,6 +75,14 @@ typedef int (*model_row_fn)(const struct model_row *r, void *ctx);
 int model_functions(struct datafile *df, unsigned int geom, model_row_fn fn, void *ctx);
 /* Each counted PC with its function's name, by PC. */
 int model_each_pc(struct datafile *df, unsigned int geom, model_row_fn fn, void *ctx);
+/* A mapping of CMD's files, to turn a user PC into a file offset. */
+struct model_map {
+	__u64 start, end, pgoff;
+	const char *path, *build_id;
+};
+typedef int (*model_map_fn)(const struct model_map *m, void *ctx);
+/* Each distinct mapping of a file (any process's), by path and start. */
+int model_maps(struct datafile *df, model_map_fn fn, void *ctx);
 /* Whether the recording holds the model's counts. */
 bool model_present(struct datafile *df);
 

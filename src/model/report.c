@@ -44,15 +44,28 @@ void model_header_text(FILE *f, const struct model_counts *c)
 		fprintf(f, "# misses of geometry %u\n", c->geom);
 }
 
-/* The column heads of a function row, or its values. */
-static void row_text(FILE *f, const struct model_counts *c, const struct model_func *r)
+void model_heads_text(FILE *f, bool cache)
 {
-	double share = c->total.insns ? 100.0 * r->insns / c->total.insns : 0;
+	fprintf(f, "%14s %7s", "insns", "share");
+	if (cache)
+		fprintf(f, " %11s %11s %11s %11s %11s %11s", "i1_misses", "d1_reads", "d1_rd_miss",
+			"d1_writes", "d1_wr_miss", "ll_misses");
+}
+
+void model_cols_text(FILE *f, bool cache, const struct model_func *r, __u64 whole)
+{
+	double share = whole ? 100.0 * r->insns / whole : 0;
 	int i;
 
 	fprintf(f, "%14llu %6.2f%%", (unsigned long long)r->insns, share);
-	for (i = 0; c->cache && i < MODEL_STATS; i++)
+	for (i = 0; cache && i < MODEL_STATS; i++)
 		fprintf(f, " %11llu", (unsigned long long)r->v[i]);
+}
+
+/* A function row: its values, its name and module. */
+static void row_text(FILE *f, const struct model_counts *c, const struct model_func *r)
+{
+	model_cols_text(f, c->cache, r, c->total.insns);
 	esc_printf(f, "  %s  %s\n", r->name, r->module);
 }
 
@@ -61,11 +74,8 @@ static void table_text(FILE *f, const struct model_counts *c, const char *title,
 {
 	size_t i, n = nr < top ? nr : top;
 
-	fprintf(f, "\n%s by instructions (%zu of %zu):\n%14s %7s", title, n, nr, "insns",
-		"share");
-	if (c->cache)
-		fprintf(f, " %11s %11s %11s %11s %11s %11s", "i1_misses", "d1_reads", "d1_rd_miss",
-			"d1_writes", "d1_wr_miss", "ll_misses");
+	fprintf(f, "\n%s by instructions (%zu of %zu):\n", title, n, nr);
+	model_heads_text(f, c->cache);
 	fprintf(f, "  %s\n", what);
 	for (i = 0; i < n; i++)
 		row_text(f, c, &r[i]);

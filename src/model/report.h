@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <linux/types.h>
 
 struct datafile;
 struct json;
@@ -30,8 +31,11 @@ int model_report(struct datafile *df, struct kernel_dwarf *kd, const struct mode
 int model_diff(struct datafile *base, struct kernel_dwarf *kb, struct datafile *hard,
 	       struct kernel_dwarf *kh, const struct model_view_opts *o, char *why, size_t len);
 
-/* Shared by the two: the header lines, a function's JSON fields. */
+/* Shared by the views: the header lines, a function's JSON fields. */
 void model_header_text(FILE *f, const struct model_counts *c);
+/* The column heads of a row of counts (with cache, the misses'), or its values: share of whole. */
+void model_heads_text(FILE *f, bool cache);
+void model_cols_text(FILE *f, bool cache, const struct model_func *r, __u64 whole);
 void model_header_json(struct json *j, const struct model_counts *c);
 void model_func_json(struct json *j, const struct model_counts *c, const struct model_func *r);
 

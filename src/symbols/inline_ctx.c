@@ -150,7 +150,9 @@ static int scan_symbols(struct inlines_ctx *c, struct debuginfo *di, __u64 *star
 		else if (!strncmp(s, INDIRECT_THUNK, strlen(INDIRECT_THUNK)))
 			err = add_thunk(c, &cap, a - bias, false);
 	}
-	qsort(c->thunks, c->nthunks, sizeof(*c->thunks), cmp_key);
+	/* a file without thunks has none to sort, and qsort() must not be given NULL */
+	if (c->nthunks)
+		qsort(c->thunks, c->nthunks, sizeof(*c->thunks), cmp_key);
 	return err;
 }
 

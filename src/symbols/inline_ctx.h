@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The per-file state behind struct inlines_ctx, private to symbols/inline_*.c:
- * inline_ctx.c reads it once per file so that inline_exits.c, disassembling
- * instance after instance, never goes back to the symbol table or the ELF
- * section headers for it.
+ * The per-file state behind struct inlines_ctx, private to symbols/inline_*.c
+ * and file_cfg.c: inline_ctx.c reads it once per file so that inline_exits.c,
+ * disassembling instance after instance, and file_cfg.c, building a
+ * function's graph, never go back to the symbol table or the ELF section
+ * headers for it.
  */
 #ifndef KP_INLINE_CTX_H
 #define KP_INLINE_CTX_H

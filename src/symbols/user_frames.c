@@ -15,26 +15,18 @@
 #include "symbols/symbolize.h"
 #include "symbols/user_frames.h"
 
-/* The file the frames being named are in: they come by path and build id. */
-struct ufile {
-	char *path, *bid;	 /* as recorded; NULL before the first frame */
-	struct elfsym *segs;	 /* its segments, to turn file offsets into addresses */
-	struct debuginfo *di;	 /* NULL: no DWARF to be had, its frames stay as they are */
-	struct symbolizer *sym;
-};
-
-static void ufile_close(struct ufile *f)
+void user_file_close(struct user_file *f)
 {
 	symbolizer_free(f->sym);
 	debuginfo_close(f->di);
 	elfsym_free(f->segs);
 	free(f->bid);
 	free(f->path);
-	*f = (struct ufile){};
+	*f = (struct user_file){};
 }
 
 /* The DWARF of the file: its debug file by build id (under symfs), else its own. */
-static int open_dwarf(struct ufile *f, const char *file, const char *symfs)
+static int open_dwarf(struct user_file *f, const char *file, const char *symfs)
 {
 	char dbg[PATH_MAX];
 
@@ -58,18 +50,13 @@ int user_frames_path(const char *symfs, const char *path, char *out, size_t len)
 	return ret < 0 || (size_t)ret >= len ? -ENAMETOOLONG : 0;
 }
 
-/*
- * f for the file recorded at path: its DWARF when the file is there (under
- * symfs, when not NULL), is the recorded build (elfsym_open refuses another
- * build id) and has any.
- */
-static int ufile_open(struct ufile *f, const char *path, const char *bid, const char *symfs)
+int user_file_open(struct user_file *f, const char *path, const char *bid, const char *symfs)
 {
 	char file[PATH_MAX];
 	struct stat st;
 	int err;
 
-	ufile_close(f);
+	user_file_close(f);
 	f->path = strdup(path);
 	f->bid = strdup(bid);
 	if (!f->path || !f->bid)
@@ -84,31 +71,44 @@ static int ufile_open(struct ufile *f, const char *path, const char *bid, const 
 	return open_dwarf(f, file, symfs);
 }
 
+bool user_file_is(const struct user_file *f, const char *path, const char *bid)
+{
+	return f->path && !strcmp(f->path, path) && !strcmp(f->bid, bid);
+}
+
+int user_file_symbolize(struct user_file *f, __u64 off, const struct sym_result **r)
+{
+	__u64 vaddr;
+
+	/* an offset in no segment of the file is no address of its code */
+	if (!f->sym || !elfsym_vaddr(f->segs, off, &vaddr))
+		return -ENOENT;
+	return symbolize(f->sym, vaddr, r);
+}
+
 struct unamer {
 	struct datafile *df;
 	const char *symfs; /* datafile_symfs(df) */
-	struct ufile f;
+	struct user_file f;
 };
 
 static int name_uframe(const struct samples_uframe *u, void *ctx)
 {
 	struct unamer *n = ctx;
-	struct ufile *f = &n->f;
+	struct user_file *f = &n->f;
 	struct samples_frame at = {.user = true, .stack = u->stack, .depth = u->depth};
 	const struct sym_result *r;
 	const struct sym_frame *fn;
-	__u64 vaddr;
 	int err;
 
-	if (!f->path || strcmp(f->path, u->path) || strcmp(f->bid, u->bid)) {
-		err = ufile_open(f, u->path, u->bid, n->symfs);
+	if (!user_file_is(f, u->path, u->bid)) {
+		err = user_file_open(f, u->path, u->bid, n->symfs);
 		if (err)
 			return err;
 	}
-	/* an offset in no segment of the file is no address of its code */
-	if (!f->sym || !elfsym_vaddr(f->segs, u->off, &vaddr))
+	err = user_file_symbolize(f, u->off, &r);
+	if (err == -ENOENT)
 		return 0;
-	err = symbolize(f->sym, vaddr, &r);
 	if (err || !r->n)
 		return err;
 	/* the function itself, whose row is named by the recorded symbol */
@@ -125,6 +125,6 @@ int user_frames_name(struct datafile *df)
 	struct unamer n = {.df = df, .symfs = datafile_symfs(df)};
 	int err = samples_uframes(df, name_uframe, &n);
 
-	ufile_close(&n.f);
+	user_file_close(&n.f);
 	return err;
 }

@@ -12,9 +12,36 @@
 #ifndef KP_USER_FRAMES_H
 #define KP_USER_FRAMES_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <linux/types.h>
 
 struct datafile;
+struct debuginfo;
+struct elfsym;
+struct sym_result;
+struct symbolizer;
+
+/* One mapped file, known by its recorded path and build id, and its DWARF. */
+struct user_file {
+	char *path, *bid;	/* as recorded; NULL before the first open */
+	struct elfsym *segs;	/* its segments, to turn file offsets into addresses */
+	struct debuginfo *di;	/* NULL: no DWARF to be had */
+	struct symbolizer *sym; /* NULL with di */
+};
+
+/*
+ * f (closed first) for the file recorded at path: its DWARF when the file
+ * is there (under symfs, when not NULL), is the recorded build (elfsym_open
+ * refuses another build id) and has any.  0 also when it has none (f->sym
+ * NULL); -ENOMEM.
+ */
+int user_file_open(struct user_file *f, const char *path, const char *bid, const char *symfs);
+void user_file_close(struct user_file *f);
+/* Whether f is open for the file recorded at path with build id bid. */
+bool user_file_is(const struct user_file *f, const char *path, const char *bid);
+/* The inline chain at file offset off: -ENOENT without DWARF or outside the file's segments. */
+int user_file_symbolize(struct user_file *f, __u64 off, const struct sym_result **r);
 
 /*
  * The file to read for path, a mapped file's as the data file recorded it,

@@ -15,7 +15,7 @@
 #include "data/datafile.h"
 #include "symbols/cfg.h"
 #include "symbols/debuginfo.h"
-#include "symbols/inline_ctx.h"
+#include "symbols/file_cfg.h"
 #include "symbols/inlines.h"
 #include "symbols/ksyms.h"
 #include "testutil.h"
@@ -297,97 +297,25 @@ struct ksyms *tu_ksyms(const char *const *names, size_t n)
 	return ks;
 }
 
-#define BUG_ENTRY_SIZE	12
-#define BUGFLAG_WARNING 1
-
-static enum cfg_callee k_callee(void *arg, __u64 addr)
-{
-	struct tu_kernel *k = arg;
-	const struct thunk *t = inlines_ctx_thunk(k->ctx, addr);
-	const char *name;
-
-	if (t)
-		return t->ret ? CFG_CALLEE_RETURN : CFG_CALLEE_INDIRECT;
-	name = dwfl_module_addrname(debuginfo_module(k->di), addr);
-	return name && cfg_noreturn_name(name) ? CFG_CALLEE_NORETURN : CFG_CALLEE_FUNC;
-}
-
-static bool k_site(void *arg, __u64 addr, __u64 *target)
-{
-	struct tu_kernel *k = arg;
-	size_t i = inlines_ctx_first_site(k->ctx, addr);
-
-	if (i == k->ctx->nsites || k->ctx->sites[i].code != addr)
-		return false;
-	*target = k->ctx->sites[i].target;
-	return true;
-}
-
-static bool k_warn(void *arg, __u64 addr)
-{
-	struct tu_kernel *k = arg;
-	__s32 rel;
-	__u16 flags;
-	size_t i;
-
-	for (i = 0; i < k->nbugs; i++) {
-		memcpy(&rel, k->bugs + i * BUG_ENTRY_SIZE, sizeof(rel));
-		if (k->bugs_at + i * BUG_ENTRY_SIZE + rel != addr)
-			continue;
-		memcpy(&flags, k->bugs + i * BUG_ENTRY_SIZE + 10, sizeof(flags));
-		return flags & BUGFLAG_WARNING;
-	}
-	return false;
-}
-
 void tu_kernel_open(struct tu_kernel *k, const char *path)
 {
-	__u64 start, stop;
-	size_t avail;
-
 	*k = (struct tu_kernel){0};
 	assert_int_equal(debuginfo_open(&k->di, path), 0);
-	assert_int_equal(inlines_ctx_open(&k->ctx, k->di), 0);
-	/* a file without a __bug_table has no WARN */
-	if (debuginfo_symbol(k->di, "__start___bug_table", &start) ||
-	    debuginfo_symbol(k->di, "__stop___bug_table", &stop))
-		return;
-	assert_int_equal((stop - start) % BUG_ENTRY_SIZE, 0);
-	assert_int_equal(inlines_ctx_bytes(k->ctx, start, &k->bugs, &avail), 0);
-	k->bugs_at = start;
-	k->nbugs = (stop - start) / BUG_ENTRY_SIZE;
+	assert_int_equal(file_cfg_open(&k->fc, k->di, NULL), 0);
 }
 
 void tu_kernel_close(struct tu_kernel *k)
 {
-	inlines_ctx_close(k->ctx);
+	file_cfg_close(k->fc);
 	debuginfo_close(k->di);
 }
 
 void tu_kernel_text(const struct tu_kernel *k, const char *name, struct cfg_text *t)
 {
-	Dwfl_Module *mod = debuginfo_module(k->di);
-	int i, n = dwfl_module_getsymtab(mod);
-	Dwarf_Addr bias;
-	const char *s;
-	GElf_Addr a;
-	GElf_Sym sym;
-	size_t avail;
-
-	debuginfo_dwarf(k->di, &bias);
-	for (i = 1; i < n; i++) {
-		s = dwfl_module_getsym_info(mod, i, &sym, &a, NULL, NULL, NULL);
-		if (s && !strcmp(s, name) && GELF_ST_TYPE(sym.st_info) == STT_FUNC)
-			break;
-	}
-	assert_true(i < n);
-	t->addr = a - bias;
-	t->len = sym.st_size;
-	assert_int_equal(inlines_ctx_bytes(k->ctx, t->addr, &t->code, &avail), 0);
-	assert_true(avail >= t->len);
+	assert_int_equal(file_cfg_text(k->fc, name, t), 0);
 }
 
 struct cfg_env tu_kernel_env(struct tu_kernel *k)
 {
-	return (struct cfg_env){k_callee, k_site, k_warn, k};
+	return file_cfg_env(k->fc);
 }

@@ -106,21 +106,17 @@ void *tu_fixture(void **state);
 struct cfg_env;
 struct cfg_text;
 struct debuginfo;
-struct inlines_ctx;
-
+struct file_cfg;
 /*
  * An ELF file with DWARF (a vmlinux, or a fixture) for control-flow graph
- * tests: its text, thunks and jump-label sites (symbols/inline_ctx.h), and
- * its __bug_table when it has one, whose WARN entries resume after their ud2.
+ * tests: its DWARF, and its functions' text and what cfg_build() asks of
+ * its symbol table (symbols/file_cfg.h: thunks, noreturn callees,
+ * jump-label sites, the WARNs of its __bug_table).
  */
 struct tu_kernel {
 	struct debuginfo *di;
-	struct inlines_ctx *ctx;
-	const unsigned char *bugs; /* struct bug_entry {s32 addr, file; u16 line, flags} */
-	unsigned long long bugs_at;
-	size_t nbugs;
+	struct file_cfg *fc;
 };
-
 void tu_kernel_open(struct tu_kernel *k, const char *path);
 void tu_kernel_close(struct tu_kernel *k);
 /* The text of the function called name, at its DWARF addresses, from the symbol table. */
