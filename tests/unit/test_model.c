@@ -235,28 +235,26 @@ static const char *sweep(const char *name, const char *const *geoms, unsigned in
 	return path;
 }
 
-/* The base: D1 32K and 16K with an 8M LL, and D1 32K with a 1M LL. */
-static const char *sweep_base(void)
+/*
+ * The base (side 0): D1 32K and 16K with an 8M LL, and D1 32K with a 1M
+ * LL; the hardened (1): the base's 1M and 32K geometries in another order,
+ * and D1 8K of its own.
+ */
+static const char *sweep_side(int side)
 {
-	static const char *const g[] = {G32_8M, G16_8M, G32_1M};
+	static const char *const g[2][3] = {{G32_8M, G16_8M, G32_1M}, {G32_1M, G32_8M, G8_8M}};
+	static const char *const rows[2] = {
+		"0x401000 10 1 2 1 0 0 1 1 2 2 0 0 1 1 2 1 0 0 1\n"
+		"0x401010 5 0 0 0 3 1 0 0 0 0 3 1 0 0 0 0 3 1 1\n"
+		"0xffffffff81000100 700 10 400 20 100 5 3 10 400 40 100 9 3 10 400 20 100 5 9\n"
+		"0xffffffff81000300 300 4 150 10 50 2 1 4 150 15 50 3 1 4 150 10 50 2 4\n",
+		"0x401000 10 1 2 1 0 0 1 1 2 1 0 0 1 1 2 3 0 0 1\n"
+		"0x401010 5 0 0 0 3 1 1 0 0 0 3 1 0 0 0 0 3 2 0\n"
+		"0xffffffff81000100 760 12 430 30 110 6 14 12 430 30 110 6 4 12 430 70 110 12 4\n"
+		"0xffffffff81000300 300 4 150 10 50 2 4 4 150 10 50 2 1 4 150 20 50 4 1\n",
+	};
 
-	return sweep("base.data", g, 3,
-		     "0x401000 10 1 2 1 0 0 1 1 2 2 0 0 1 1 2 1 0 0 1\n"
-		     "0x401010 5 0 0 0 3 1 0 0 0 0 3 1 0 0 0 0 3 1 1\n"
-		     "0xffffffff81000100 700 10 400 20 100 5 3 10 400 40 100 9 3 10 400 20 100 5 9\n"
-		     "0xffffffff81000300 300 4 150 10 50 2 1 4 150 15 50 3 1 4 150 10 50 2 4\n");
-}
-
-/* The hardened: the base's 1M and 32K geometries in another order, and D1 8K of its own. */
-static const char *sweep_hard(void)
-{
-	static const char *const g[] = {G32_1M, G32_8M, G8_8M};
-
-	return sweep("hard.data", g, 3,
-		     "0x401000 10 1 2 1 0 0 1 1 2 1 0 0 1 1 2 3 0 0 1\n"
-		     "0x401010 5 0 0 0 3 1 1 0 0 0 3 1 0 0 0 0 3 2 0\n"
-		     "0xffffffff81000100 760 12 430 30 110 6 14 12 430 30 110 6 4 12 430 70 110 12 4\n"
-		     "0xffffffff81000300 300 4 150 10 50 2 4 4 150 10 50 2 1 4 150 20 50 4 1\n");
+	return sweep(side ? "hard.data" : "base.data", g[side], 3, rows[side]);
 }
 
 /* out golden as name, and its JSON (with json) parsed and pretty-printed as name-json. */
@@ -283,7 +281,7 @@ static void golden_json(const char *name, int (*cmd)(int, char **), char **argv)
 /* report --model of a sweep: a line per geometry, kernel and user, text and JSON. */
 static void test_sweep_report(void **state)
 {
-	const char *data = sweep_base();
+	const char *data = sweep_side(0);
 	char *text[] = {"report", "--model", (char *)data, NULL};
 	char *json[] = {"report", "--model", "--json", (char *)data, NULL};
 
@@ -296,8 +294,8 @@ static void test_sweep_diff(void **state)
 {
 	char base[128], hard[128];
 
-	snprintf(base, sizeof(base), "%s", sweep_base());
-	snprintf(hard, sizeof(hard), "%s", sweep_hard());
+	snprintf(base, sizeof(base), "%s", sweep_side(0));
+	snprintf(hard, sizeof(hard), "%s", sweep_side(1));
 	{
 		char *text[] = {"diff", "--model", base, hard, NULL};
 		char *json[] = {"diff", "--model", "--json", base, hard, NULL};
