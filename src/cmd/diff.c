@@ -65,8 +65,15 @@ static const struct options_entry entries[] = {
 	{O_MODEL, "model", NULL,
 	 "the machine model's counts (record --model in the VM) per\n"
 	 "function, matched by name, by the change in misses (or in\n"
-	 "instructions without simulated caches)"},
-	{O_GEOM, "geom", "K", CLI_GEOM_HELP},
+	 "instructions without simulated caches); with several cache\n"
+	 "geometries first the kernel's change in I1, D1 and LL misses\n"
+	 "in each, the two recordings' geometries matched by size,\n"
+	 "ways and line (in JSON each with its functions)"},
+	{O_GEOM, "geom", "K",
+	 "with --model: the function tables in the base's cache\n"
+	 "geometry K (0 by default), against the hardened\n"
+	 "recording's geometry of the same size, ways and line (by\n"
+	 "instructions alone when it has none)"},
 	{O_JSON, "json", NULL, "everything as one JSON object"},
 	{},
 };

@@ -74,7 +74,9 @@ static const struct options_entry entries[] = {
 	{O_MODEL, "model", NULL,
 	 "the machine model's counts (record --model in the VM):\n"
 	 "instructions and, with simulated caches, I1, D1 and LL misses\n"
-	 "per kernel and user function"},
+	 "per kernel and user function; with several cache geometries\n"
+	 "first a line each: the kernel's and the user's misses and\n"
+	 "miss rates"},
 	{O_GEOM, "geom", "K", CLI_GEOM_HELP},
 	{O_JSON, "json", NULL, "everything as one JSON object"},
 	{},

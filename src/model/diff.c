@@ -15,6 +15,7 @@
 #include "data/datafile.h"
 #include "model/report.h"
 #include "model/rows.h"
+#include "model/sweep.h"
 #include "util/esc.h"
 #include "util/json.h"
 
@@ -159,29 +160,40 @@ static void table_json(struct json *j, const char *key, const struct model_count
 	json_close(j, ']');
 }
 
-/* Whether both sides simulated the same caches: their misses compare. */
-static bool same_caches(const struct model_counts *b, const struct model_counts *h)
+/* The top rows of b's and h's functions (one geometry) as JSON, by the change in misses. */
+static int funcs_json(struct json *j, const char *key, const struct model_counts *b,
+		      const struct model_counts *h, size_t top)
 {
-	return b->cache && h->cache && b->ngeom == h->ngeom &&
-	       !memcmp(b->geoms, h->geoms, b->ngeom * sizeof(*b->geoms));
+	struct pair *p = NULL;
+	size_t n = 0;
+	int err = pairs_make((struct side_rows){b->funcs, b->nfuncs},
+			     (struct side_rows){h->funcs, h->nfuncs}, true, &p, &n);
+
+	if (!err)
+		table_json(j, key, b, h, p, n, top, true);
+	free(p);
+	return err;
 }
 
-static int read_side(struct datafile *df, const char *side, const struct model_view_opts *o,
+static int read_side(struct datafile *df, const char *side, unsigned int geom,
 		     struct model_counts *c, char *why, size_t len)
 {
 	char what[400];
-	int err = model_counts_read(df, o->geom, c, what, sizeof(what));
+	int err = model_counts_read(df, geom, c, what, sizeof(what));
 
 	if (err && what[0])
 		snprintf(why, len, "the %s recording: %s", side, what);
 	return err;
 }
 
-/* The function and, with both kernels' DWARF, inline tables, as text or JSON. */
+/*
+ * The geometries side by side (s, NULL: one each), then the function and,
+ * with both kernels' DWARF, inline tables, as text or JSON.
+ */
 static int show(const struct model_counts *b, const struct model_counts *h,
-		const struct model_view_opts *o)
+		const struct model_sweep *s, const struct model_view_opts *o)
 {
-	bool cache = same_caches(b, h), inl = b->have_inlines && h->have_inlines;
+	bool cache = model_sweep_same(b, h), inl = b->have_inlines && h->have_inlines;
 	struct pair *p = NULL, *q = NULL;
 	size_t n = 0, m = 0;
 	struct json j;
@@ -200,6 +212,8 @@ static int show(const struct model_counts *b, const struct model_counts *h,
 		json_open(&j, "hardened", '{');
 		model_header_json(&j, h);
 		json_close(&j, '}');
+		if (s)
+			err = model_sweep_diff_json(&j, s, o->top, funcs_json);
 		table_json(&j, "functions", b, h, p, n, o->top, cache);
 		if (inl)
 			table_json(&j, "inlines", b, h, q, m, o->top, cache);
@@ -210,6 +224,13 @@ static int show(const struct model_counts *b, const struct model_counts *h,
 		model_header_text(stdout, b);
 		fputs("# hardened\n", stdout);
 		model_header_text(stdout, h);
+		if (s)
+			model_sweep_diff_text(stdout, s);
+		if (b->cache && h->cache && !cache)
+			fprintf(stdout,
+				"# the base's geometry %u is not in the hardened recording:"
+				" its functions by instructions\n",
+				b->geom);
 		table_text(stdout, "Functions", "function  module", p, n, o->top, cache);
 		if (inl)
 			table_text(stdout, "Inlined kernel functions", "function  inlined in", q,
@@ -224,11 +245,19 @@ int model_diff(struct datafile *base, struct kernel_dwarf *kb, struct datafile *
 	       struct kernel_dwarf *kh, const struct model_view_opts *o, char *why, size_t len)
 {
 	struct model_counts b, h = {0};
-	int err = read_side(base, "base", o, &b, why, len);
+	struct model_sweep *s = NULL;
+	unsigned int hg = 0;
+	int err = read_side(base, "base", o->geom, &b, why, len);
 
-	err = err ?: read_side(hard, "hardened", o, &h, why, len);
+	err = err ?: model_sweep_match(hard, &b, &hg);
+	err = err ?: read_side(hard, "hardened", hg, &h, why, len);
 	err = err ?: model_counts_inlines(base, kb, &b) ?: model_counts_inlines(hard, kh, &h);
-	err = err ?: show(&b, &h, o);
+	/* the geometries side by side: with several on a side, or in JSON with any */
+	if (!err && ((b.cache && b.ngeom > 1) || (h.cache && h.ngeom > 1) ||
+		     (o->json && (b.cache || h.cache))))
+		err = model_sweep_read(base, hard, &s, why, len);
+	err = err ?: show(&b, &h, s, o);
+	model_sweep_free(s);
 	model_counts_free(&h);
 	model_counts_free(&b);
 	return err;

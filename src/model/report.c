@@ -12,6 +12,7 @@
 #include "data/datafile.h"
 #include "model/report.h"
 #include "model/rows.h"
+#include "model/sweep.h"
 #include "util/esc.h"
 #include "util/fmt.h"
 #include "util/json.h"
@@ -136,13 +137,16 @@ static void rows_json(struct json *j, const char *key, const struct model_counts
 	json_close(j, ']');
 }
 
-static void report_json(FILE *f, const struct model_counts *c, size_t top)
+static void report_json(FILE *f, const struct model_counts *c, const struct model_sweep *s,
+			size_t top)
 {
 	struct json j;
 
 	json_begin(&j, f);
 	json_open(&j, NULL, '{');
 	model_header_json(&j, c);
+	if (s)
+		model_sweep_report_json(&j, s);
 	rows_json(&j, "functions", c, c->funcs, c->nfuncs, top);
 	if (c->have_inlines)
 		rows_json(&j, "inlines", c, c->inlines, c->ninlines, top);
@@ -154,18 +158,25 @@ int model_report(struct datafile *df, struct kernel_dwarf *kd, const struct mode
 		 char *why, size_t len)
 {
 	struct model_counts c;
+	struct model_sweep *s = NULL;
 	int err = model_counts_read(df, o->geom, &c, why, len) ?: model_counts_inlines(df, kd, &c);
 
+	/* the geometries side by side: with several, or in JSON with any */
+	if (!err && c.cache && (c.ngeom > 1 || o->json))
+		err = model_sweep_read(df, NULL, &s, why, len);
 	if (!err && o->json) {
-		report_json(stdout, &c, o->top);
+		report_json(stdout, &c, s, o->top);
 	} else if (!err) {
 		model_header_text(stdout, &c);
+		if (s)
+			model_sweep_report_text(stdout, s);
 		table_text(stdout, &c, "Functions", "function  module", c.funcs, c.nfuncs, o->top);
 		row_text(stdout, &c, &c.total);
 		if (c.have_inlines)
 			table_text(stdout, &c, "Inlined kernel functions (inclusive)",
 				   "function  inlined in", c.inlines, c.ninlines, o->top);
 	}
+	model_sweep_free(s);
 	model_counts_free(&c);
 	return err;
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd/cmds.h"
 #include "data/datafile.h"
 #include "data/model.h"
 #include "data/provenance.h"
@@ -116,15 +117,15 @@ static void test_table_bad(void **state)
 	}
 }
 
-/* A recording as record --model leaves it: meta, a kernel symbol, a user one. */
-static const char *recording(void)
+/* A recording as record --model leaves it: meta, kernel symbols, a user one. */
+static const char *recording(const char *name)
 {
 	static char path[128];
 	struct kv_list meta = {};
 	struct datafile *df;
 	char why[256];
 
-	snprintf(path, sizeof(path), "%s/k.data", dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	unlink(path);
 	assert_int_equal(datafile_create(&df, path, (uid_t)-1, why, sizeof(why)), 0);
 	assert_int_equal(kv_add(&meta, "kernel.build_id", "abcd"), 0);
@@ -134,6 +135,7 @@ static const char *recording(void)
 	assert_int_equal(recording_put_ksym(df, 0xffffffff81000000ULL, "_stext", ""), 0);
 	assert_int_equal(recording_put_ksym(df, 0xffffffff81000100ULL, "kfunc", ""), 0);
 	assert_int_equal(recording_put_ksym(df, 0xffffffff81000200ULL, "unused", ""), 0);
+	assert_int_equal(recording_put_ksym(df, 0xffffffff81000300ULL, "kslow", ""), 0);
 	assert_int_equal(model_put_usym(df, 0x401000, 0x20, "ufunc", "/bin/prog"), 0);
 	assert_int_equal(datafile_commit(df, (uid_t)-1, (gid_t)-1, why, sizeof(why)), 0);
 	kv_list_free(&meta);
@@ -153,7 +155,7 @@ static int func_row(const struct model_row *r, void *ctx)
 
 static void test_inject(void **state)
 {
-	const char *data = recording();
+	const char *data = recording("k.data");
 	char why[256], got[512] = "", table[128];
 	struct datafile *df;
 
@@ -177,7 +179,7 @@ static void test_inject(void **state)
 
 static void test_inject_refused(void **state)
 {
-	const char *data = recording();
+	const char *data = recording("k.data");
 	char why[256], copy[160];
 
 	snprintf(copy, sizeof(copy), "%s.orig", data);
@@ -201,6 +203,148 @@ static void test_inject_refused(void **state)
 	assert_int_equal(tu_run("cmp -s %s %s", data, copy), 0);
 }
 
+/* Three cache geometries, as vm-run.sh --D1/--LL repeated writes them */
+#define G32_8M "i1=32768:8:64 d1=32768:8:64 ll=8388608:16:64"
+#define G16_8M "i1=32768:8:64 d1=16384:8:64 ll=8388608:16:64"
+#define G32_1M "i1=32768:8:64 d1=32768:8:64 ll=1048576:16:64"
+#define G8_8M  "i1=32768:8:64 d1=8192:8:64 ll=8388608:16:64"
+
+/* A recording named name with the counts of a sweep merged: geometries and rows as the plugin writes. */
+static const char *sweep(const char *name, const char *const *geoms, unsigned int n,
+			 const char *rows)
+{
+	static char path[128];
+	char text[4096], why[256];
+	size_t len = snprintf(text, sizeof(text),
+			      "# kp_model 1\n# kernel_build_id abcd\n# mode cache\n# qemu 7\n"
+			      "# window complete\n# windows opened 1 closed 1 restarts 0"
+			      " stray_stops 0\n");
+	unsigned int g;
+
+	for (g = 0; g < n; g++)
+		len += snprintf(text + len, sizeof(text) - len, "# geom %u %s\n", g, geoms[g]);
+	len += snprintf(text + len, sizeof(text) - len, "# columns pc insns");
+	for (g = 0; g < n; g++)
+		len += snprintf(text + len, sizeof(text) - len,
+				" i1_miss.%u d1_read.%u d1_read_miss.%u d1_write.%u"
+				" d1_write_miss.%u ll_miss.%u",
+				g, g, g, g, g, g);
+	snprintf(text + len, sizeof(text) - len, "\n%s", rows);
+	snprintf(path, sizeof(path), "%s", recording(name));
+	assert_int_equal(model_inject(file("sweep.txt", text), path, why, sizeof(why)), 0);
+	return path;
+}
+
+/*
+ * The base (side 0): D1 32K and 16K with an 8M LL, and D1 32K with a 1M
+ * LL; the hardened (1): the base's 1M and 32K geometries in another order,
+ * and D1 8K of its own.
+ */
+static const char *sweep_side(int side)
+{
+	static const char *const g[2][3] = {{G32_8M, G16_8M, G32_1M}, {G32_1M, G32_8M, G8_8M}};
+	static const char *const rows[2] = {
+		"0x401000 10 1 2 1 0 0 1 1 2 2 0 0 1 1 2 1 0 0 1\n"
+		"0x401010 5 0 0 0 3 1 0 0 0 0 3 1 0 0 0 0 3 1 1\n"
+		"0xffffffff81000100 700 10 400 20 100 5 3 10 400 40 100 9 3 10 400 20 100 5 9\n"
+		"0xffffffff81000300 300 4 150 10 50 2 1 4 150 15 50 3 1 4 150 10 50 2 4\n",
+		"0x401000 10 1 2 1 0 0 1 1 2 1 0 0 1 1 2 3 0 0 1\n"
+		"0x401010 5 0 0 0 3 1 1 0 0 0 3 1 0 0 0 0 3 2 0\n"
+		"0xffffffff81000100 760 12 430 30 110 6 14 12 430 30 110 6 4 12 430 70 110 12 4\n"
+		"0xffffffff81000300 300 4 150 10 50 2 4 4 150 10 50 2 1 4 150 20 50 4 1\n",
+	};
+
+	return sweep(side ? "hard.data" : "base.data", g[side], 3, rows[side]);
+}
+
+/* out golden as name, and its JSON (with json) parsed and pretty-printed as name-json. */
+static void golden_json(const char *name, int (*cmd)(int, char **), char **argv)
+{
+	char path[160], gname[64], *out = tu_output(cmd, argv), *pretty;
+
+	snprintf(path, sizeof(path), "%s/out.json", dir);
+	assert_int_equal(tu_write_file(path, out), 0);
+	assert_int_equal(tu_run("python3 -c 'import json, sys; d = json.load(open(sys.argv[1]));"
+				" open(sys.argv[1] + \".pretty\", \"w\").write("
+				"json.dumps(d, indent=1) + \"\\n\")' %s",
+				path),
+			 0);
+	snprintf(path + strlen(path), sizeof(path) - strlen(path), ".pretty");
+	pretty = tu_read_file(path);
+	assert_non_null(pretty);
+	snprintf(gname, sizeof(gname), "%s-json", name);
+	tu_golden(gname, pretty);
+	free(pretty);
+	free(out);
+}
+
+/* report --model of a sweep: a line per geometry, kernel and user, text and JSON. */
+static void test_sweep_report(void **state)
+{
+	const char *data = sweep_side(0);
+	char *text[] = {"report", "--model", (char *)data, NULL};
+	char *json[] = {"report", "--model", "--json", (char *)data, NULL};
+
+	tu_golden_output("model-sweep-report", cmd_report, text);
+	golden_json("model-sweep-report", cmd_report, json);
+}
+
+/* diff --model of two sweeps: geometries matched by value, each side's own listed as such. */
+static void test_sweep_diff(void **state)
+{
+	char base[128], hard[128];
+
+	snprintf(base, sizeof(base), "%s", sweep_side(0));
+	snprintf(hard, sizeof(hard), "%s", sweep_side(1));
+	{
+		char *text[] = {"diff", "--model", base, hard, NULL};
+		char *json[] = {"diff", "--model", "--json", base, hard, NULL};
+		char *ll1m[] = {"diff", "--model", "--geom", "2", base, hard, NULL};
+		char *d16k[] = {"diff", "--model", "--geom", "1", base, hard, NULL};
+
+		tu_golden_output("model-sweep-diff", cmd_diff, text);
+		golden_json("model-sweep-diff", cmd_diff, json);
+		/* matched by size, ways and line, not by index; the kernel's change of each */
+		assert_int_equal(tu_run("python3 -c 'import json, sys; d = json.load(open(sys.argv[1]));"
+					" g = d[\"geometries\"];"
+					" assert [(x[\"base_geometry\"], x[\"hardened_geometry\"],"
+					" x[\"only\"]) for x in g] == [(0, 1, None), (1, None, \"base\"),"
+					" (2, 0, None), (None, 2, \"hardened\")], g;"
+					" assert [x[\"kernel\"].get(\"delta_ll_misses\") for x in g]"
+					" == [1, None, 5, None], g' %s/out.json",
+					dir),
+				 0);
+		/* the base's geometry 2 is the hardened's 0: its functions by misses */
+		tu_golden_output("model-sweep-diff-geom2", cmd_diff, ll1m);
+		/* the base's geometry 1 is not in the hardened recording: by instructions */
+		tu_golden_output("model-sweep-diff-geom1", cmd_diff, d16k);
+	}
+}
+
+/* One geometry on each side: diff and report as before sweeps, no table of geometries. */
+static void test_sweep_one(void **state)
+{
+	static const char *const g[] = {G32_8M};
+	char base[128], hard[128], *out;
+
+	snprintf(base, sizeof(base), "%s",
+		 sweep("one-base.data", g, 1, "0xffffffff81000100 700 10 400 20 100 5 3\n"));
+	snprintf(hard, sizeof(hard), "%s",
+		 sweep("one-hard.data", g, 1, "0xffffffff81000100 760 12 430 30 110 6 4\n"));
+	{
+		char *diff[] = {"diff", "--model", base, hard, NULL};
+		char *report[] = {"report", "--model", base, NULL};
+
+		out = tu_output(cmd_diff, diff);
+		assert_null(strstr(out, "per cache geometry"));
+		assert_non_null(strstr(out, "\n           700            760 "));
+		free(out);
+		out = tu_output(cmd_report, report);
+		assert_null(strstr(out, "per cache geometry"));
+		free(out);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +352,9 @@ int main(void)
 		cmocka_unit_test(test_table_bad),
 		cmocka_unit_test(test_inject),
 		cmocka_unit_test(test_inject_refused),
+		cmocka_unit_test(test_sweep_report),
+		cmocka_unit_test(test_sweep_diff),
+		cmocka_unit_test(test_sweep_one),
 	};
 	int rc;
 

@@ -11,6 +11,15 @@
 #     within 5 % (the same program on the same kernel: what differs is the
 #     slab caches' state and the timer's interrupts, not the code);
 #   - diff --json has every field the docs promise for each function;
+#   - the baseline's and the hardened boot simulate a second geometry, LL
+#     1M instead of 8M, of the same access stream: diff --model matches
+#     the two geometries by size and, per function on each side, counts
+#     the same instructions, D1 reads and writes and I1 and D1 misses in
+#     both (the L1s are equal) and no fewer LL misses at 1M than at 8M
+#     (LRU, sets picked by address bits, one line size and associativity,
+#     the same references: each set of the 8M cache sees a subset of one
+#     set's of the 1M cache, so a hit at 1M is one at 8M); base2's one
+#     geometry leaves the baseline's second one listed as its own;
 #   - inject refuses the hardened run's table on a baseline recording
 #     (another kernel build), and a recording merged once;
 #   - the kernel half of t_model (issue 29, item 6), here because this is
@@ -39,10 +48,10 @@ vm_need_plugin
 KHARD=$(vm_kbuild hard)
 KBASE=$(vm_kbuild base)
 
-run() {	# $1 label, $2 kernel folder, $3 what the guest runs after the window
+run() {	# $1 label, $2 kernel folder, $3 what the guest runs after the window, $4... vm-run.sh's geometries
 	local start=$SECONDS rc=0
 	# the warm-up run outside the window: slab caches grown, code translated
-	KP="$KP" "$VR" --kernel "$2" --model cache --out "$TMP/$1" --timeout 900 -- sh -c \
+	KP="$KP" "$VR" --kernel "$2" --model cache "${@:4}" --out "$TMP/$1" --timeout 900 -- sh -c \
 		"big-fork $FORKS >/dev/null; kprotperf record --model -q -o m.data -- big-fork $FORKS${3:+; $3}" \
 		>"$TMP/$1.out" 2>"$TMP/$1.err" </dev/null || rc=$?
 	[ "$rc" -eq 0 ] || fail "$1: vm-run exited $rc: $(tail -3 "$TMP/$1.err")"
@@ -52,9 +61,12 @@ run() {	# $1 label, $2 kernel folder, $3 what the guest runs after the window
 		fail "$1: the window is not complete"
 	echo "model pair: $1 booted, ran and merged in $((SECONDS - start)) s"
 }
-run base "$KBASE" "kprotperf record --blocks allocate_slab -q -o b.data -- big-fork $FORKS"
+# a second geometry, LL 1M, in two of the boots (the first is vm-run.sh's default)
+# shellcheck disable=SC2054 # the commas are within each option's value
+SWEEP=(--LL=8388608,16,64 --LL=1048576,16,64)
+run base "$KBASE" "kprotperf record --blocks allocate_slab -q -o b.data -- big-fork $FORKS" "${SWEEP[@]}"
 run base2 "$KBASE"
-run hard "$KHARD"
+run hard "$KHARD" "" "${SWEEP[@]}"
 
 J=$TMP/diff.json
 "$KP" diff --model --json -n 100000 "$TMP/base/m.data" "$TMP/hard/m.data" >"$J" ||
@@ -76,6 +88,28 @@ print("diff --model: shuffle_freelist %d instructions, hardened only (inlined in
       ", ".join("%s %+d" % (r["name"], r["delta_misses"]) for r in top)))
 EOF
 
+python3 - "$J" <<'EOF' || fail "diff --model base hard: the geometries disagree where one access stream makes them agree"
+import json, sys
+g = json.load(open(sys.argv[1]))["geometries"]
+assert [(x["base_geometry"], x["hardened_geometry"], x["ll"]["size"]) for x in g] == \
+    [(0, 0, 8388608), (1, 1, 1048576)], g
+same = ("insns", "d1_reads", "d1_writes", "i1_misses", "d1_read_misses", "d1_write_misses")
+bad = []
+for s in ("base", "hardened"):
+    at = [{r["name"] + " " + r["module"]: r[s] for r in x["functions"] if r[s]} for x in g]
+    assert at[0].keys() == at[1].keys() and len(at[0]) > 100, (s, len(at[0]), len(at[1]))
+    for name, r8 in at[0].items():
+        r1 = at[1][name]
+        bad += [(s, name, k, r8[k], r1[k]) for k in same if r8[k] != r1[k]]
+        if r1["ll_misses"] < r8["ll_misses"]:
+            bad.append((s, name, "ll_misses 1M < 8M", r1["ll_misses"], r8["ll_misses"]))
+assert not bad, bad[:10]
+k = [x["kernel"] for x in g]
+print("geometries: LL 8M and 1M matched, %d functions agree; the kernel's change in LL misses"
+      " %+d at 8M, %+d at 1M (of %d, %d)" % (len(at[0]), k[0]["delta_ll_misses"],
+      k[1]["delta_ll_misses"], k[0]["base"]["ll_misses"], k[1]["base"]["ll_misses"]))
+EOF
+
 "$KP" diff --model --json -n 100000 "$TMP/base/m.data" "$TMP/base2/m.data" >"$J" ||
 	fail "diff --model base base2 failed"
 python3 - "$J" <<'EOF' || fail "the two baseline runs differ in allocate_slab's instructions"
@@ -85,6 +119,8 @@ r = [r for r in d["functions"] if r["name"] == "allocate_slab"][0]
 b, h = r["base"]["insns"], r["hardened"]["insns"]
 assert b > 0 and abs(h - b) <= 0.05 * b, (b, h)
 print("null pair: allocate_slab %d and %d instructions (%+.2f%%)" % (b, h, 100.0 * (h - b) / b))
+g = [(x["base_geometry"], x["hardened_geometry"], x["only"]) for x in d["geometries"]]
+assert g == [(0, 0, None), (1, None, "base")], g
 EOF
 
 # the hardened boot's table onto a baseline recording: another kernel build
