@@ -45,6 +45,8 @@ enum rule {
 	R_SITE_LEN,   /* a protected site's bytes: 1 to PROTECT_SITE_MAX */
 	R_GEOM,	      /* a cache geometry's index: 0 to MODEL_GEOMS_MAX - 1 */
 	R_POW2,	      /* a cache's size, ways or line: a power of two up to 2^32 */
+	R_NS_NULL,    /* a time or NULL: unknown */
+	R_RET,	      /* an initcall's return value: a negative errno to 2^31-1 */
 };
 
 #define STR(x)	   #x
@@ -88,6 +90,8 @@ static const struct {
 		    "a geometry index below " XSTR(MODEL_GEOMS_MAX)},
 	[R_POW2] = {IS_INT " OR %1$s NOT BETWEEN 1 AND 4294967296 OR (%1$s & (%1$s - 1)) != 0",
 		    "a power of two up to 2^32"},
+	[R_NS_NULL] = {OR_NULL(RANGE("1152921504606846976")), "NULL or a time from 0 to 2^60 ns"},
+	[R_RET] = {IS_INT " OR %1$s NOT BETWEEN -2147483648 AND 2147483647", "a 32-bit integer"},
 };
 
 struct column {
@@ -288,6 +292,34 @@ static const struct table {
 	  {"ll_assoc", R_POW2},
 	  {"ll_line", R_POW2}}},
 	{"usyms", {{"addr", R_INT}, {"size", R_COUNT}, {"name", R_NAME}, {"module", R_NAME}}},
+	/* schema 10: kprotperf boot */
+	{"boot_runs",
+	 {{"run", R_ID},
+	  {"clock_offset_ns", R_NS_NULL},
+	  {"initcalls_end_ns", R_NS_NULL},
+	  {"first_user_ns", R_NS_NULL},
+	  {"entry_insns", R_COUNT_NULL},
+	  {"first_user_insns", R_COUNT_NULL},
+	  {"initcalls", R_COUNT}}},
+	{"boot_initcalls",
+	 {{"run", R_ID},
+	  {"seq", R_ID},
+	  {"name", R_NAME},
+	  {"start_ns", R_NS},
+	  {"ns", R_NS},
+	  {"ret", R_RET}}},
+	{"boot_funcs", {{"run", R_ID}, {"name", R_NAME}, {"module", R_NAME}, {"insns", R_COUNT}}},
+	{"boot_func_misses",
+	 {{"run", R_ID},
+	  {"name", R_NAME},
+	  {"module", R_NAME},
+	  {"geom", R_GEOM},
+	  {"i1_misses", R_COUNT},
+	  {"d1_reads", R_COUNT},
+	  {"d1_read_misses", R_COUNT},
+	  {"d1_writes", R_COUNT},
+	  {"d1_write_misses", R_COUNT},
+	  {"ll_misses", R_COUNT}}},
 };
 
 /* "SELECT rowid, CASE WHEN bad0 THEN 0 WHEN bad1 THEN 1 ... END AS c FROM t WHERE c NOT NULL" */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "data/blocks_tables.h"
+#include "data/boot.h"
 #include "data/model.h"
 #include "data/protect.h"
 #include "data/check.h"
@@ -96,7 +97,9 @@ static const char schema[] =
 	/* schema 8: the compiler-inserted protections of the code that ran */
 	PROTECT_TABLES("")
 	/* schema 9: the machine model's counts (record --model, inject --model) */
-	MODEL_TABLES("");
+	MODEL_TABLES("")
+	/* schema 10: kprotperf boot */
+	BOOT_TABLES("");
 
 static struct datafile *df_alloc(const char *path)
 {
@@ -429,6 +432,8 @@ static int validate(struct datafile *df, char *why, size_t len)
 		err = query_exec(df, PROTECT_TABLES("TEMP "));
 	if (!err && df->schema < 9)
 		err = query_exec(df, MODEL_TABLES("TEMP "));
+	if (!err && df->schema < 10)
+		err = query_exec(df, BOOT_TABLES("TEMP "));
 	if (err) {
 		snprintf(why, len, "cannot create the temporary tables an older data file lacks");
 		return err;
