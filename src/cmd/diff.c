@@ -10,9 +10,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cmd/boot_view.h"
 #include "cmd/cli.h"
 #include "cmd/cmds.h"
 #include "cmd/options.h"
+#include "data/boot_read.h"
 #include "data/datafile.h"
 #include "data/features.h"
 #include "diff/diff.h"
@@ -277,9 +279,13 @@ static int open_inputs(const struct diff_opts *o, struct diff_inputs *in)
 {
 	int err = o->folded || o->model ? 0 : cli_features("diff", o->features, &in->feat);
 
-	return err ?: cli_open("diff", o->path[0], o->symfs, &in->df[0])
+	err = err ?: cli_open("diff", o->path[0], o->symfs, &in->df[0])
 		?: cli_open("diff", o->path[1], o->symfs, &in->df[1]) ?: check_same(o)
-		?: check_arch(in->df) ?: open_debug(o, in);
+		?: check_arch(in->df);
+	/* a boot recording has no kernel stacks to name */
+	if (err || boot_present(in->df[0]) || boot_present(in->df[1]))
+		return err;
+	return open_debug(o, in);
 }
 
 static void close_inputs(struct diff_inputs *in)
@@ -325,8 +331,21 @@ static int blocks(const struct diff_opts *o, const struct diff_inputs *in)
 	return err;
 }
 
+/* diff of boot recordings: its own view, by the model's counts when they are there */
+static int boot(const struct diff_opts *o, const struct diff_inputs *in)
+{
+	if (o->blocks || o->folded || o->features)
+		return usage_error("BASE and HARDENED are boot recordings (kprotperf boot): --blocks,"
+				   " --folded and --features compare workloads' recordings");
+	return cli_boot_diff(in->df, o->path, &(struct model_view_opts){o->geom, o->top, o->json})
+		       ? -EINVAL
+		       : 0;
+}
+
 static int compare(const struct diff_opts *o, const struct diff_inputs *in)
 {
+	if (boot_present(in->df[0]) || boot_present(in->df[1]))
+		return boot(o, in);
 	if (o->blocks)
 		return blocks(o, in);
 	if (o->model)

@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd/boot_view.h"
 #include "cmd/cli.h"
 #include "cmd/cmds.h"
 #include "cmd/options.h"
+#include "data/boot_read.h"
 #include "data/datafile.h"
 #include "data/features.h"
 #include "protect/inventory.h"
@@ -130,6 +132,12 @@ static int recorded(const struct features_opts *o)
 	if (cli_features("features", o->map, &feat))
 		return 1;
 	err = cli_open("features", o->input[0], NULL, &df);
+	if (!err && boot_present(df)) {
+		err = cli_boot_features(df, o->input[0], feat, o->json);
+		datafile_close(df);
+		features_free(feat);
+		return err;
+	}
 	/* inline frames: a feature may name a function inlined (shuffle_freelist) */
 	if (!err && cli_kernel_dwarf("features", df, NULL, NULL, &kd, note, sizeof(note))) {
 		datafile_close(df);
@@ -182,6 +190,22 @@ static void say_error(const struct features_opts *o, struct datafile *df[2], int
 		strerror(-err));
 }
 
+/* The map's refusals of boot recordings, said; false for the other errors. */
+static bool boot_refused(const struct features_opts *o, int err)
+{
+	if (err == -EINVAL)
+		fprintf(stderr,
+			"kprotperf features: %s and %s are not of a kind: the map compares two boot"
+			" recordings (kprotperf boot) or two workloads' (kprotperf record)\n",
+			o->input[0], o->input[1]);
+	else if (err == -ENODATA)
+		fprintf(stderr,
+			"kprotperf features: %s or %s has no per-function counts: boot both with"
+			" --model insns for the map of boot costs\n",
+			o->input[0], o->input[1]);
+	return err == -EINVAL || err == -ENODATA;
+}
+
 /* features --svg|--json BASE HARDENED: the protection map. */
 static int map(const struct features_opts *o)
 {
@@ -193,13 +217,16 @@ static int map(const struct features_opts *o)
 
 	if (cli_features("features", o->map, &feat))
 		return 1;
+	/* a boot recording's functions are named already: no DWARF to look for */
 	for (i = 0, err = 0; i < 2 && !err; i++)
 		err = cli_open("features", o->input[i], NULL, &df[i])
-			      ?: cli_kernel_dwarf("features", df[i], NULL, NULL, &kd[i], note[i],
-						  sizeof(note[i]));
+			      ?: boot_present(df[i]) ? 0
+						     : cli_kernel_dwarf("features", df[i], NULL, NULL,
+									&kd[i], note[i],
+									sizeof(note[i]));
 	if (!err) {
 		err = protection_map(df, kd, o->input, feat, o->svg, stdout);
-		if (err)
+		if (err && !boot_refused(o, err))
 			say_error(o, df, err);
 	}
 	close_pair(df, kd);

@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd/boot_view.h"
 #include "cmd/cli.h"
 #include "cmd/cmds.h"
 #include "cmd/options.h"
+#include "data/boot_read.h"
 #include "data/datafile.h"
 #include "data/latency.h"
 #include "report/folded.h"
@@ -210,6 +212,16 @@ static int model(struct datafile *df, const struct folded_opts *o)
 	return err ? 1 : 0;
 }
 
+static int usage_boot(const char *path)
+{
+	fprintf(stderr,
+		"kprotperf folded: %s is a boot recording (kprotperf boot): its initcalls, or its"
+		" functions with --model W; -K, -U, --func and --weight fold a workload's"
+		" recording\n",
+		path);
+	return 1;
+}
+
 int cmd_folded(int argc, char **argv)
 {
 	struct folded_opts o;
@@ -223,6 +235,13 @@ int cmd_folded(int argc, char **argv)
 		return err > 0 ? 0 : 2;
 	if (cli_open("folded", o.input, o.symfs, &df))
 		return 1;
+	if (boot_present(df)) {
+		err = o.func || o.weight == W_LATENCY || !o.fr.kernel || !o.fr.user
+			      ? usage_boot(o.input)
+			      : cli_boot_folded(df, o.input, o.model, o.geom);
+		datafile_close(df);
+		return err;
+	}
 	if (o.model >= 0) {
 		err = model(df, &o);
 		datafile_close(df);

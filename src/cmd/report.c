@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/boot_view.h"
 #include "cmd/cli.h"
 #include "data/features.h"
 #include "cmd/cmds.h"
 #include "cmd/options.h"
+#include "data/boot_read.h"
 #include "data/datafile.h"
 #include "model/report.h"
 #include "report/report.h"
@@ -214,6 +216,20 @@ static int blocks(struct datafile *df, const struct report_args *a)
 	return err ? 1 : 0;
 }
 
+/* report of a boot recording: its own view; the options of a workload's recording refused */
+static int boot(struct datafile *df, const struct report_args *a)
+{
+	if (a->blocks || a->o.hist || a->o.inline_table) {
+		fprintf(stderr,
+			"kprotperf report: %s is a boot recording (kprotperf boot): --blocks, --hist"
+			" and --inline are views of a workload's recording\n",
+			a->o.input);
+		return 1;
+	}
+	return cli_boot_report(df, a->o.input,
+			       &(struct model_view_opts){a->geom, a->o.top, a->o.json});
+}
+
 /* report --model: with the kernel's DWARF when it is found, for the inline table */
 static int model(struct datafile *df, const struct report_args *a)
 {
@@ -248,8 +264,8 @@ int cmd_report(int argc, char **argv)
 		features_free(feat);
 		return 1;
 	}
-	if (a.blocks || a.model) {
-		err = a.blocks ? blocks(df, &a) : model(df, &a);
+	if (a.blocks || a.model || boot_present(df)) {
+		err = boot_present(df) ? boot(df, &a) : a.blocks ? blocks(df, &a) : model(df, &a);
 		datafile_close(df);
 		features_free(feat);
 		return err;

@@ -3,13 +3,18 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "boot/features.h"
+#include "boot/load.h"
+#include "data/boot_read.h"
 #include "data/datafile.h"
 #include "data/features.h"
 #include "data/runs.h"
 #include "diff/metrics.h"
 #include "diff/protection_map.h"
+#include "diff/stats.h"
 #include "symbols/stacks.h"
 #include "util/esc.h"
 #include "util/json.h"
@@ -19,19 +24,34 @@ static const char *const positions[] = {"code", "data", "layout"};
 #define NTYPES	   (sizeof(types) / sizeof(types[0]))
 #define NPOSITIONS (sizeof(positions) / sizeof(positions[0]))
 
+/* What the map measures: CPU time per run (workloads), instructions per boot (boots). */
+struct unit {
+	const char *json;  /* the JSON keys' suffix */
+	const char *text;  /* a value's unit, as text shows it in millions */
+	const char *per;   /* "run", "boot" */
+	const char *about; /* the legend's measure */
+	const char *base;  /* what the share is of */
+};
+
+static const struct unit time_unit = {"_ns", "ms", "run", "CPU time per run", "kernel's time"};
+static const struct unit insns_unit = {"_insns", "M insns", "boot", "instructions per boot",
+				       "boot's instructions"};
+
+/* One feature's cost on each side, its change and the change's 95% interval (NAN: none). */
+struct cost {
+	double base, hard, delta, lo, hi;
+	bool placed; /* on the map: boots place only what ran at boot, or is type boot */
+};
+
 struct map {
 	const struct features *feat;
-	struct metric_set set;
-	double base_ns;			 /* the base kernel's CPU time per run: every feature's */
-	double cell[NTYPES][NPOSITIONS]; /* change per run, ns */
+	const struct unit *u;
+	struct cost *cost;		 /* per feature, in the mapping's order */
+	double base_ns;			 /* the base kernel's: CPU time per run, or boot's insns */
+	double cell[NTYPES][NPOSITIONS]; /* change per run (boot) */
 	int nfeat[NTYPES][NPOSITIONS];
 	double scale_pct; /* the legend's end: the largest cell, rounded up */
 };
-
-static const struct metric *metric_of(const struct map *m, const char *name)
-{
-	return metrics_find(&m->set, name);
-}
 
 static int index_of(const char *const *v, size_t n, const char *s)
 {
@@ -51,23 +71,25 @@ static double nice(double x)
 	return x <= p ? p : x <= 2 * p ? 2 * p : x <= 5 * p ? 5 * p : 10 * p;
 }
 
+/* Feature i's cell (type and position); false when it has none or is not placed. */
+static bool cell_of(const struct map *m, size_t i, int *t, int *p)
+{
+	*t = index_of(types, NTYPES, features_class(m->feat, i, FEATURES_TYPE));
+	*p = index_of(positions, NPOSITIONS, features_class(m->feat, i, FEATURES_POSITION));
+	return *t >= 0 && *p >= 0 && m->cost[i].placed;
+}
+
 static void place(struct map *m)
 {
-	const struct metric *mt;
 	double max = 0;
 	size_t i;
 	int t, p;
 
-	for (i = 0; i < m->set.n; i++)
-		m->base_ns += m->set.v[i]->r.base_run;
 	for (i = 0; i < features_count(m->feat); i++) {
-		t = index_of(types, NTYPES, features_class(m->feat, i, FEATURES_TYPE));
-		p = index_of(positions, NPOSITIONS, features_class(m->feat, i, FEATURES_POSITION));
-		if (t < 0 || p < 0)
+		if (!cell_of(m, i, &t, &p))
 			continue;
-		mt = metric_of(m, features_name(m->feat, i));
 		m->nfeat[t][p]++;
-		m->cell[t][p] += mt ? mt->r.delta_run : 0;
+		m->cell[t][p] += m->cost[i].delta;
 	}
 	for (t = 0; t < (int)NTYPES; t++)
 		for (p = 0; p < (int)NPOSITIONS; p++)
@@ -75,8 +97,31 @@ static void place(struct map *m)
 	m->scale_pct = nice(m->base_ns > 0 ? 100 * max / m->base_ns : 0);
 }
 
-static int load(struct map *m, struct datafile *const df[2], struct kernel_dwarf *const kd[2])
+/* Each feature's change of CPU time per run from the metrics diff computes. */
+static void record_costs(struct map *m, const struct metric_set *set)
 {
+	const struct metric *mt;
+	size_t i;
+
+	for (i = 0; i < set->n; i++)
+		m->base_ns += set->v[i]->r.base_run;
+	for (i = 0; i < features_count(m->feat); i++) {
+		mt = metrics_find(set, features_name(m->feat, i));
+		m->cost[i] = (struct cost){.lo = NAN, .hi = NAN, .placed = true};
+		if (!mt)
+			continue;
+		m->cost[i].base = mt->r.base_run;
+		m->cost[i].hard = mt->r.hard_run;
+		m->cost[i].delta = mt->r.delta_run;
+		m->cost[i].lo = mt->r.delta_lo;
+		m->cost[i].hi = mt->r.delta_hi;
+	}
+}
+
+static int load_record(struct map *m, struct datafile *const df[2],
+		       struct kernel_dwarf *const kd[2])
+{
+	struct metric_set set;
 	size_t runs[2];
 	double period[2];
 	int side, err = 0;
@@ -87,11 +132,80 @@ static int load(struct map *m, struct datafile *const df[2], struct kernel_dwarf
 	}
 	if (err)
 		return err;
-	metrics_init(&m->set, NULL, NULL, runs, period);
+	metrics_init(&set, NULL, NULL, runs, period);
 	for (side = 0; side < 2 && !err; side++)
 		err = stacks_name_frames(df[side], kd[side])
-			      ?: metrics_load_features(&m->set, side, df[side], m->feat);
-	err = err ?: metrics_finish(&m->set, df, INT_MAX);
+			      ?: metrics_load_features(&set, side, df[side], m->feat);
+	err = err ?: metrics_finish(&set, df, INT_MAX);
+	if (!err)
+		record_costs(m, &set);
+	metrics_free(&set);
+	return err;
+}
+
+/* Feature i's instructions per boot on each side (v: its values per boot), and their change. */
+static void boot_cost(struct map *m, size_t i, const struct boot_rec *b, double *const v[2],
+		      const bool *const ran[2])
+{
+	const double *x = v[0] + i * b[0].runs, *y = v[1] + i * b[1].runs;
+	struct cost *c = &m->cost[i];
+	const char *type = features_class(m->feat, i, FEATURES_TYPE);
+
+	*c = (struct cost){.base = boot_mean(x, b[0].runs), .hard = boot_mean(y, b[1].runs),
+			   .lo = NAN, .hi = NAN};
+	c->delta = c->hard - c->base;
+	c->placed = ran[0][i] || ran[1][i] || (type && !strcmp(type, "boot"));
+	if (b[0].runs > 1 && b[1].runs > 1)
+		stats_welch(x, b[0].runs, y, b[1].runs, &c->lo, &c->hi);
+}
+
+static int boot_costs(struct map *m, const struct boot_rec *b)
+{
+	size_t nf = features_count(m->feat), i;
+	double *v[2] = {calloc(nf * b[0].runs + 1, sizeof(double)),
+			calloc(nf * b[1].runs + 1, sizeof(double))};
+	bool *ran[2] = {calloc(nf + 1, sizeof(bool)), calloc(nf + 1, sizeof(bool))};
+	int side, err = v[0] && v[1] && ran[0] && ran[1] ? 0 : -ENOMEM;
+
+	for (side = 0; side < 2 && !err; side++)
+		boot_feature_insns(&b[side], m->feat, v[side], ran[side]);
+	for (i = 0; !err && i < nf; i++)
+		boot_cost(m, i, b, v, (const bool *const *)ran);
+	m->base_ns = boot_insns(&b[0]);
+	for (side = 1; side >= 0; side--) {
+		free(ran[side]);
+		free(v[side]);
+	}
+	return err;
+}
+
+/* Two boot recordings: each feature by the instructions its functions ran at boot. */
+static int load_boot(struct map *m, struct datafile *const df[2], const char *const path[2])
+{
+	struct boot_rec b[2] = {{0}, {0}};
+	int err = boot_load(df[0], path[0], &b[0]) ?: boot_load(df[1], path[1], &b[1]);
+
+	if (!err && (!b[0].model || !b[1].model))
+		err = -ENODATA;
+	err = err ?: boot_costs(m, b);
+	boot_free(&b[1]);
+	boot_free(&b[0]);
+	return err;
+}
+
+static int load(struct map *m, struct datafile *const df[2], struct kernel_dwarf *const kd[2],
+		const char *const path[2])
+{
+	bool boot = boot_present(df[0]);
+	int err;
+
+	m->cost = calloc(features_count(m->feat) + 1, sizeof(*m->cost));
+	if (!m->cost)
+		return -ENOMEM;
+	if (boot != boot_present(df[1]))
+		return -EINVAL;
+	m->u = boot ? &insns_unit : &time_unit;
+	err = boot ? load_boot(m, df, path) : load_record(m, df, kd);
 	if (!err)
 		place(m);
 	return err;
@@ -120,22 +234,26 @@ static void colour(const struct map *m, int t, int p, char buf[8])
 	snprintf(buf, 8, "#%02x%02x%02x", r, g, b);
 }
 
-static void json_feature(const struct map *m, const char *name, struct json *j)
+/* key with the map's unit: "delta" -> "delta_ns" (workloads), "delta_insns" (boots) */
+static const char *key(const struct map *m, const char *k, char *buf, size_t len)
 {
-	const struct metric *mt = metric_of(m, name);
+	snprintf(buf, len, "%s%s", k, m->u->json);
+	return buf;
+}
+
+static void json_feature(const struct map *m, size_t i, struct json *j)
+{
+	const struct cost *c = &m->cost[i];
+	char k[32];
 
 	json_open(j, NULL, '{');
-	json_str(j, "name", name);
-	json_double(j, "delta_ns", mt ? mt->r.delta_run : 0);
-	if (mt && !isnan(mt->r.delta_lo)) {
-		json_double(j, "ci_low_ns", mt->r.delta_lo);
-		json_double(j, "ci_high_ns", mt->r.delta_hi);
-	} else {
-		json_str(j, "ci_low_ns", NULL);
-		json_str(j, "ci_high_ns", NULL);
-	}
-	json_double(j, "base_ns", mt ? mt->r.base_run : 0);
-	json_double(j, "hardened_ns", mt ? mt->r.hard_run : 0);
+	json_str(j, "name", features_name(m->feat, i));
+	json_double(j, key(m, "delta", k, sizeof(k)), c->delta);
+	/* NAN: null */
+	json_double(j, key(m, "ci_low", k, sizeof(k)), c->lo);
+	json_double(j, key(m, "ci_high", k, sizeof(k)), c->hi);
+	json_double(j, key(m, "base", k, sizeof(k)), c->base);
+	json_double(j, key(m, "hardened", k, sizeof(k)), c->hard);
 	json_close(j, '}');
 }
 
@@ -144,10 +262,10 @@ static long nth(const struct map *m, int t, int p, int k)
 {
 	size_t i;
 
+	int ft, fp;
+
 	for (i = 0; i < features_count(m->feat); i++) {
-		if (index_of(types, NTYPES, features_class(m->feat, i, FEATURES_TYPE)) != t ||
-		    index_of(positions, NPOSITIONS,
-			     features_class(m->feat, i, FEATURES_POSITION)) != p)
+		if (!cell_of(m, i, &ft, &fp) || ft != t || fp != p)
 			continue;
 		if (!k--)
 			return i;
@@ -157,7 +275,7 @@ static long nth(const struct map *m, int t, int p, int k)
 
 static void json_cell(const struct map *m, int t, int p, struct json *j)
 {
-	char c[8];
+	char c[8], key_[32];
 	long i;
 	int k;
 
@@ -166,11 +284,11 @@ static void json_cell(const struct map *m, int t, int p, struct json *j)
 	json_str(j, "type", types[t]);
 	json_str(j, "position", positions[p]);
 	json_str(j, "color", c);
-	json_double(j, "delta_ns", m->cell[t][p]);
+	json_double(j, key(m, "delta", key_, sizeof(key_)), m->cell[t][p]);
 	json_double(j, "delta_pct", pct(m, m->cell[t][p]));
 	json_open(j, "features", '[');
 	for (k = 0; (i = nth(m, t, p, k)) >= 0; k++)
-		json_feature(m, features_name(m->feat, i), j);
+		json_feature(m, i, j);
 	json_close(j, ']');
 	json_close(j, '}');
 }
@@ -184,8 +302,13 @@ static void print_json(const struct map *m, const char *const path[2], FILE *f)
 	json_open(&j, NULL, '{');
 	json_str(&j, "base", path[0]);
 	json_str(&j, "hardened", path[1]);
-	json_str(&j, "unit", "change of CPU time per run, % of the base kernel's");
-	json_double(&j, "base_kernel_ns_per_run", m->base_ns);
+	if (m->u == &time_unit) {
+		json_str(&j, "unit", "change of CPU time per run, % of the base kernel's");
+		json_double(&j, "base_kernel_ns_per_run", m->base_ns);
+	} else {
+		json_str(&j, "unit", "change of instructions per boot, % of the base boot's");
+		json_double(&j, "base_boot_insns", m->base_ns);
+	}
 	json_double(&j, "scale_pct", m->scale_pct);
 	json_open(&j, "cells", '[');
 	for (t = 0; t < NTYPES; t++)
@@ -200,22 +323,23 @@ enum { LEFT = 110, TOP = 110, CW = 230, CH = 132, LINES = 5 };
 
 static void svg_tooltip(const struct map *m, int t, int p, FILE *f)
 {
-	const struct metric *mt;
+	const struct unit *u = m->u;
+	const struct cost *c;
 	long i;
 	int k;
 
-	fprintf(f, "<title>%s, %s: %+.2f ms per run (%+.2f%% of the base kernel's time)", types[t],
-		positions[p], m->cell[t][p] / 1e6, pct(m, m->cell[t][p]));
+	fprintf(f, "<title>%s, %s: %+.2f %s per %s (%+.2f%% of the base %s)", types[t],
+		positions[p], m->cell[t][p] / 1e6, u->text, u->per, pct(m, m->cell[t][p]),
+		u->base);
 	for (k = 0; (i = nth(m, t, p, k)) >= 0; k++) {
-		mt = metric_of(m, features_name(m->feat, i));
+		c = &m->cost[i];
 		fputc('\n', f);
 		esc_fputs(f, features_name(m->feat, i), ESC_XML);
-		fprintf(f, ": %+.2f ms per run", mt ? mt->r.delta_run / 1e6 : 0.0);
-		if (mt && !isnan(mt->r.delta_lo))
-			fprintf(f, " [%+.2f, %+.2f] 95%% CI", mt->r.delta_lo / 1e6,
-				mt->r.delta_hi / 1e6);
-		fprintf(f, " (base %.2f ms, hardened %.2f ms): ", mt ? mt->r.base_run / 1e6 : 0.0,
-			mt ? mt->r.hard_run / 1e6 : 0.0);
+		fprintf(f, ": %+.2f %s per %s", c->delta / 1e6, u->text, u->per);
+		if (!isnan(c->lo))
+			fprintf(f, " [%+.2f, %+.2f] 95%% CI", c->lo / 1e6, c->hi / 1e6);
+		fprintf(f, " (base %.2f %s, hardened %.2f %s): ", c->base / 1e6, u->text,
+			c->hard / 1e6, u->text);
 		esc_fputs(f, features_about(m->feat, i), ESC_XML);
 	}
 	fputs("</title>\n", f);
@@ -224,7 +348,6 @@ static void svg_tooltip(const struct map *m, int t, int p, FILE *f)
 static void svg_cell(const struct map *m, int t, int p, FILE *f)
 {
 	int x = LEFT + p * CW, y = TOP + t * CH, k;
-	const struct metric *mt;
 	char c[8];
 	long i;
 
@@ -240,13 +363,12 @@ static void svg_cell(const struct map *m, int t, int p, FILE *f)
 			x + 8, y + 20);
 		return;
 	}
-	fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">%+.2f%% (%+.2f ms/run)</text>\n",
-		x + 8, y + 20, pct(m, m->cell[t][p]), m->cell[t][p] / 1e6);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">%+.2f%% (%+.2f %s/%s)</text>\n",
+		x + 8, y + 20, pct(m, m->cell[t][p]), m->cell[t][p] / 1e6, m->u->text, m->u->per);
 	for (k = 0; k < LINES && (i = nth(m, t, p, k)) >= 0; k++) {
-		mt = metric_of(m, features_name(m->feat, i));
 		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">", x + 8, y + 40 + 15 * k);
 		esc_fputs(f, features_name(m->feat, i), ESC_XML);
-		fprintf(f, " %+.2f ms</text>\n", mt ? mt->r.delta_run / 1e6 : 0.0);
+		fprintf(f, " %+.2f %s</text>\n", m->cost[i].delta / 1e6, m->u->text);
 	}
 	if (m->nfeat[t][p] > LINES)
 		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">and %d more</text>\n", x + 8,
@@ -272,11 +394,12 @@ static void svg_legend(const struct map *m, FILE *f)
 	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%+.1f%%</text>\n", LEFT + w, y + 32,
 		m->scale_pct);
 	fprintf(f,
-		"<text x=\"%d\" y=\"%d\" font-size=\"12\">change of CPU time per run (hardened"
-		" minus base), %% of the base kernel's %.2f ms per run;</text>\n"
+		"<text x=\"%d\" y=\"%d\" font-size=\"12\">change of %s (hardened"
+		" minus base), %% of the base %s %.2f %s per %s;</text>\n"
 		"<text x=\"%d\" y=\"%d\" font-size=\"12\">red: the hardened kernel spends more,"
 		" blue: less; grey: no feature of that type and position</text>\n",
-		LEFT, y + 52, m->base_ns / 1e6, LEFT, y + 68);
+		LEFT, y + 52, m->u->about, m->u == &time_unit ? "kernel's" : "boot's",
+		m->base_ns / 1e6, m->u->text, m->u->per, LEFT, y + 68);
 }
 
 static void print_svg(const struct map *m, const char *const path[2], FILE *f)
@@ -300,9 +423,9 @@ static void print_svg(const struct map *m, const char *const path[2], FILE *f)
 	esc_fputs(f, path[1], ESC_XML);
 	fprintf(f,
 		"</text>\n<text x=\"%d\" y=\"68\" font-size=\"12\">each cell: its"
-		" features' change of CPU time per run (hover: each feature, its 95%%"
+		" features' change of %s (hover: each feature, its 95%%"
 		" interval, what it is)</text>\n",
-		LEFT);
+		LEFT, m->u->about);
 	for (p = 0; p < NPOSITIONS; p++)
 		fprintf(f,
 			"<text x=\"%zu\" y=\"%d\" text-anchor=\"middle\""
@@ -323,12 +446,12 @@ int protection_map(struct datafile *const df[2], struct kernel_dwarf *const kd[2
 		   const char *const path[2], const struct features *feat, bool svg, FILE *f)
 {
 	struct map m = {.feat = feat};
-	int err = load(&m, df, kd);
+	int err = load(&m, df, kd, path);
 
 	if (!err && svg)
 		print_svg(&m, path, f);
 	else if (!err)
 		print_json(&m, path, f);
-	metrics_free(&m.set);
+	free(m.cost);
 	return err;
 }

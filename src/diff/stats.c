@@ -90,6 +90,49 @@ static double t975(size_t df)
 	return df <= 30 ? t[df - 1] : Z95 + 2.4 / df;
 }
 
+/* The mean and the variance of the mean (sample variance / n) of v[0..n), n >= 2. */
+static void mean_var(const double *v, size_t n, double *mean, double *var)
+{
+	double sum = 0, ss = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sum += v[i];
+	*mean = sum / n;
+	for (i = 0; i < n; i++)
+		ss += (v[i] - *mean) * (v[i] - *mean);
+	*var = ss / (n - 1) / n;
+}
+
+void stats_mean_interval(const double *v, size_t n, double *mean, double *lo, double *hi)
+{
+	double var, half;
+
+	*mean = *lo = *hi = NAN;
+	if (n == 1)
+		*mean = v[0];
+	if (n < 2)
+		return;
+	mean_var(v, n, mean, &var);
+	half = t975(n - 1) * sqrt(var);
+	*lo = *mean - half;
+	*hi = *mean + half;
+}
+
+void stats_welch(const double *b, size_t nb, const double *h, size_t nh, double *lo, double *hi)
+{
+	double mb, vb, mh, vh, df, half = 0;
+
+	mean_var(b, nb, &mb, &vb);
+	mean_var(h, nh, &mh, &vh);
+	if (vb + vh > 0) {
+		df = (vb + vh) * (vb + vh) / (vb * vb / (nb - 1) + vh * vh / (nh - 1));
+		half = t975(df < 1 ? 1 : (size_t)df) * sqrt(vb + vh);
+	}
+	*lo = mh - mb - half;
+	*hi = mh - mb + half;
+}
+
 /*
  * The percentile interval of a bootstrap over few runs is too narrow: it
  * sees the runs' spread as if it were the population's (divisor n, not

@@ -72,6 +72,17 @@ void stats_poisson(size_t nb, double period_b, size_t nh, double period_h, struc
  */
 void stats_poisson_rate(double cb, double eb, double wb, double ch, double eh, double wh,
 			double delta, struct stats_result *r);
+/*
+ * The mean of v[0..n) and its 95% interval (Student's t, the runs' spread):
+ * the interval NAN with fewer than 2 values.  n 0: all NAN.
+ */
+void stats_mean_interval(const double *v, size_t n, double *mean, double *lo, double *hi);
+/*
+ * Welch's 95% interval of mean(h) - mean(b) (nb, nh >= 2; unequal
+ * variances, Welch-Satterthwaite's degrees of freedom) into lo and hi: the
+ * point itself when neither side varies.
+ */
+void stats_welch(const double *b, size_t nb, const double *h, size_t nh, double *lo, double *hi);
 const char *stats_method_name(enum stats_method m);
 
 #endif

@@ -257,27 +257,6 @@ static const char *sweep_side(int side)
 	return sweep(side ? "hard.data" : "base.data", g[side], 3, rows[side]);
 }
 
-/* out golden as name, and its JSON (with json) parsed and pretty-printed as name-json. */
-static void golden_json(const char *name, int (*cmd)(int, char **), char **argv)
-{
-	char path[160], gname[64], *out = tu_output(cmd, argv), *pretty;
-
-	snprintf(path, sizeof(path), "%s/out.json", dir);
-	assert_int_equal(tu_write_file(path, out), 0);
-	assert_int_equal(tu_run("python3 -c 'import json, sys; d = json.load(open(sys.argv[1]));"
-				" open(sys.argv[1] + \".pretty\", \"w\").write("
-				"json.dumps(d, indent=1) + \"\\n\")' %s",
-				path),
-			 0);
-	snprintf(path + strlen(path), sizeof(path) - strlen(path), ".pretty");
-	pretty = tu_read_file(path);
-	assert_non_null(pretty);
-	snprintf(gname, sizeof(gname), "%s-json", name);
-	tu_golden(gname, pretty);
-	free(pretty);
-	free(out);
-}
-
 /* report --model of a sweep: a line per geometry, kernel and user, text and JSON. */
 static void test_sweep_report(void **state)
 {
@@ -286,7 +265,7 @@ static void test_sweep_report(void **state)
 	char *json[] = {"report", "--model", "--json", (char *)data, NULL};
 
 	tu_golden_output("model-sweep-report", cmd_report, text);
-	golden_json("model-sweep-report", cmd_report, json);
+	tu_golden_json("model-sweep-report", dir, cmd_report, json);
 }
 
 /* diff --model of two sweeps: geometries matched by value, each side's own listed as such. */
@@ -303,7 +282,7 @@ static void test_sweep_diff(void **state)
 		char *d16k[] = {"diff", "--model", "--geom", "1", base, hard, NULL};
 
 		tu_golden_output("model-sweep-diff", cmd_diff, text);
-		golden_json("model-sweep-diff", cmd_diff, json);
+		tu_golden_json("model-sweep-diff", dir, cmd_diff, json);
 		/* matched by size, ways and line, not by index; the kernel's change of each */
 		assert_int_equal(tu_run("python3 -c 'import json, sys; d = json.load(open(sys.argv[1]));"
 					" g = d[\"geometries\"];"

@@ -188,6 +188,27 @@ char *tu_output(int (*cmd)(int, char **), char **argv)
 	return out;
 }
 
+void tu_golden_json(const char *name, const char *dir, int (*cmd)(int, char **), char **argv)
+{
+	char path[PATH_MAX], gname[128], *out = tu_output(cmd, argv), *pretty;
+	const char *const mask[] = {dir, "DIR", NULL};
+
+	snprintf(path, sizeof(path), "%s/out.json", dir);
+	assert_int_equal(tu_write_file(path, out), 0);
+	assert_int_equal(tu_run("python3 -c 'import json, sys; d = json.load(open(sys.argv[1]));"
+				" open(sys.argv[1] + \".pretty\", \"w\").write("
+				"json.dumps(d, indent=1) + \"\\n\")' %s",
+				path),
+			 0);
+	snprintf(path + strlen(path), sizeof(path) - strlen(path), ".pretty");
+	pretty = tu_read_file(path);
+	assert_non_null(pretty);
+	snprintf(gname, sizeof(gname), "%s-json", name);
+	tu_golden_mask(gname, pretty, mask);
+	free(pretty);
+	free(out);
+}
+
 void tu_expect(int (*cmd)(int, char **), char **argv, int fd, int status, const char *want)
 {
 	int ret;

@@ -72,6 +72,14 @@ void tu_golden_mask(const char *name, const char *out, const char *const *pairs)
 /* tu_golden on the stdout of cmd on argv, which must succeed. */
 void tu_golden_output(const char *name, int (*cmd)(int, char **), char **argv);
 
+/*
+ * The stdout of cmd on argv (which must succeed), JSON, parsed and
+ * pretty-printed by python3 into dir/out.json.pretty (the output itself
+ * left in dir/out.json for more checks), golden as NAME-json with dir
+ * masked as DIR.
+ */
+void tu_golden_json(const char *name, const char *dir, int (*cmd)(int, char **), char **argv);
+
 /* Runs cmd on argv: it exits with status and writes exactly want to fd. */
 void tu_expect(int (*cmd)(int, char **), char **argv, int fd, int status, const char *want);
 

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A boot recording (kprotperf boot) loaded for its views (report, folded,
+ * diff, features, the protection map): its header, per boot its phases and
+ * instruction counts, and each initcall and kernel function with its value
+ * in every boot, so that the views can take means and intervals over boots.
+ */
+#ifndef KP_BOOT_LOAD_H
+#define KP_BOOT_LOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "data/model.h"
+
+struct datafile;
+
+/* Times from reset: the kernel clock's start, the end of the initcalls, the first user process. */
+enum boot_phase { BOOT_CLOCK_START, BOOT_INITCALLS_END, BOOT_FIRST_USER, BOOT_PHASES };
+/* Their names in JSON (diff's interface): clock_start, initcalls_end, first_user. */
+extern const char *const boot_phase_names[BOOT_PHASES];
+/* What each measures, for text: "reset -> kernel clock start", ... */
+extern const char *const boot_phase_about[BOOT_PHASES];
+
+/* An initcall (module "") or a function: its value in each boot, 0 in those without it. */
+struct boot_series {
+	char *name, *module;
+	double *v;    /* per run: ns (initcalls), instructions (functions) */
+	double mean;  /* over all runs */
+	size_t nruns; /* the runs it was seen in */
+	__u64 (*miss)[MODEL_STATS]; /* functions with cache: per geometry, summed over runs */
+};
+
+struct boot_rec {
+	const char *path;
+	struct datafile *df;
+	size_t runs;
+	const char *release, *build_id, *cmdline, *append, *mode; /* NULL: not said */
+	double *phase[BOOT_PHASES]; /* per run, ns from reset; NAN: unknown */
+	double *first_initcall;	    /* per run, the first initcall's start from reset; NAN */
+	double *entry_insns, *user_insns; /* per run, reset -> kernel entry, -> first user; NAN */
+	/* sorted by name (and module): boot_find() */
+	struct boot_series *calls, *funcs;
+	size_t ncalls, nfuncs;
+	bool model, cache; /* per-function counts; misses too */
+	unsigned int ngeom;
+	struct model_geom geoms[MODEL_GEOMS_MAX];
+};
+
+/*
+ * Load the boot recording df, opened from path: -ENODATA when it is not one
+ * (no meta boot.runs), -EBADMSG for a bad value (said as data/'s readers
+ * say it), -ENOMEM.
+ */
+int boot_load(struct datafile *df, const char *path, struct boot_rec *b);
+void boot_free(struct boot_rec *b);
+/* The series of that name and module in s[0..n); NULL: none. */
+const struct boot_series *boot_find(const struct boot_series *s, size_t n, const char *name,
+				    const char *module);
+/* The mean of the values of v[0..n) that are known (not NAN); NAN when none. */
+double boot_mean(const double *v, size_t n);
+/* The known values of v[0..n) packed to the front of out; how many. */
+size_t boot_known(const double *v, size_t n, double *out);
+/* Pointers to s[0..n) sorted by mean, largest first, then by name (caller frees); NULL: no memory. */
+const struct boot_series **boot_by_mean(const struct boot_series *s, size_t n);
+/* The sum over runs of f's misses that folded --model i1|d1|ll and diff weigh: I1 + D1 + LL. */
+__u64 boot_misses(const __u64 *v);
+
+#endif

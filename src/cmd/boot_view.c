@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The reading commands' side of a boot recording (boot_view.h): loaded, shown, errors said. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/boot_view.h"
+#include "boot/diff.h"
+#include "boot/features.h"
+#include "boot/folded.h"
+#include "boot/load.h"
+#include "boot/report.h"
+#include "cmd/cli.h"
+#include "data/boot_read.h"
+#include "model/report.h"
+#include "util/esc.h"
+
+int cli_boot_load(const char *cmd, struct datafile *df, const char *path, struct boot_rec *b)
+{
+	int err = boot_load(df, path, b);
+
+	if (!err)
+		return 0;
+	cli_read_error(cmd, path, df, err);
+	boot_free(b);
+	return 1;
+}
+
+/* A view's failure: why it said, else the reading error. */
+static int said(const char *cmd, struct datafile *df, const char *path, int err, const char *why)
+{
+	if (err && why[0])
+		esc_printf(stderr, "kprotperf %s: %s: %s\n", cmd, path, why);
+	else if (err)
+		cli_read_error(cmd, path, df, err);
+	return err ? 1 : 0;
+}
+
+int cli_boot_report(struct datafile *df, const char *path, const struct model_view_opts *o)
+{
+	struct boot_rec b;
+	char why[256] = "";
+	int err;
+
+	if (cli_boot_load("report", df, path, &b))
+		return 1;
+	err = boot_report(&b, o, stdout, why, sizeof(why));
+	boot_free(&b);
+	return said("report", df, path, err, why);
+}
+
+int cli_boot_folded(struct datafile *df, const char *path, int w, unsigned int geom)
+{
+	struct boot_rec b;
+	char why[256] = "";
+	int err;
+
+	if (cli_boot_load("folded", df, path, &b))
+		return 1;
+	err = boot_folded(&b, w, geom, stdout, why, sizeof(why));
+	boot_free(&b);
+	return said("folded", df, path, err, why);
+}
+
+int cli_boot_diff(struct datafile *const df[2], const char *const path[2],
+		  const struct model_view_opts *o)
+{
+	struct boot_rec b[2];
+	bool boot[2] = {boot_present(df[0]), boot_present(df[1])};
+	char why[256] = "";
+	int err, side;
+
+	if (boot[0] != boot[1]) {
+		esc_printf(stderr,
+			   "kprotperf diff: %s is a boot recording (kprotperf boot) and %s a"
+			   " recording of a workload (kprotperf record): diff compares two of a"
+			   " kind\n",
+			   path[!boot[0]], path[boot[0]]);
+		return 1;
+	}
+	if (cli_boot_load("diff", df[0], path[0], &b[0]))
+		return 1;
+	if (cli_boot_load("diff", df[1], path[1], &b[1])) {
+		boot_free(&b[0]);
+		return 1;
+	}
+	err = boot_diff(b, o, stdout, why, sizeof(why));
+	for (side = 1; side >= 0; side--)
+		boot_free(&b[side]);
+	if (err && why[0])
+		esc_printf(stderr, "kprotperf diff: %s\n", why);
+	else if (err)
+		fprintf(stderr, "kprotperf diff: reading %s and %s: %s\n", path[0], path[1],
+			strerror(-err));
+	return err ? 1 : 0;
+}
+
+int cli_boot_features(struct datafile *df, const char *path, const struct features *feat,
+		      bool json)
+{
+	struct boot_rec b;
+	int err;
+
+	if (cli_boot_load("features", df, path, &b))
+		return 1;
+	err = boot_features(&b, feat, stdout, json);
+	boot_free(&b);
+	return said("features", df, path, err, "");
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The readers of a boot recording's tables (boot.h, schema 10): whether a
+ * file is one, and its runs, initcalls, functions and their misses, row by
+ * row, for the views of src/boot/.  Every run a row names is checked to be
+ * one of the recording's (meta boot.runs); a bad one is -EBADMSG with the
+ * problem kept for cli_read_error().
+ */
+#ifndef KP_DATA_BOOT_READ_H
+#define KP_DATA_BOOT_READ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+#include "data/model.h"
+
+struct datafile;
+
+/* the most boots one recording may hold: each run's values are kept per run */
+#define BOOT_RUNS_MAX 10000
+
+/* Whether df is a boot recording (its meta has boot.runs). */
+bool boot_present(struct datafile *df);
+/* meta boot.runs into *runs: 1 to BOOT_RUNS_MAX, else -EBADMSG (said as query_bad). */
+int boot_nruns(struct datafile *df, size_t *runs);
+
+/* One boot: its times (ns) and instruction counts; -1 where the recording has none. */
+struct boot_run_row {
+	size_t run;
+	long long clock_offset_ns, initcalls_end_ns, first_user_ns;
+	long long entry_insns, first_user_insns;
+	long long initcalls;
+};
+typedef int (*boot_run_fn)(const struct boot_run_row *r, void *ctx);
+/* Each row of boot_runs, by run; non-zero from fn stops the walk and is returned. */
+int boot_runs_each(struct datafile *df, boot_run_fn fn, void *ctx);
+
+struct boot_initcall_row {
+	size_t run;
+	const char *name;
+	long long start_ns, ns, ret;
+};
+typedef int (*boot_initcall_fn)(const struct boot_initcall_row *r, void *ctx);
+/* Each initcall of each run, by run and sequence. */
+int boot_initcalls_each(struct datafile *df, boot_initcall_fn fn, void *ctx);
+
+struct boot_func_row {
+	size_t run;
+	const char *name, *module;
+	__u64 insns;
+};
+typedef int (*boot_func_fn)(const struct boot_func_row *r, void *ctx);
+/* Each function of each run, by name, module and run. */
+int boot_funcs_each(struct datafile *df, boot_func_fn fn, void *ctx);
+
+struct boot_miss_row {
+	const char *name, *module;
+	__u64 v[MODEL_STATS]; /* summed over the runs */
+};
+typedef int (*boot_miss_fn)(const struct boot_miss_row *r, void *ctx);
+/* Per function, its misses in geometry geom summed over the runs, by name and module. */
+int boot_misses_each(struct datafile *df, unsigned int geom, boot_miss_fn fn, void *ctx);
+
+#endif

@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The views of a boot recording (src/boot/): report, folded, diff,
+ * features and the protection map on boot recordings made here as
+ * kprotperf boot writes them (schema 10's tables), whole outputs against
+ * goldens, the JSON parsed; a diff against a workload's recording refused,
+ * a recording naming a run it does not have refused, and a hostile
+ * function name kept off the terminal and out of the JSON's syntax.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmds.h"
+#include "data/boot.h"
+#include "data/datafile.h"
+#include "data/model.h"
+#include "data/query.h"
+#include "data/recording.h"
+#include "testutil.h"
+#include "util/kv.h"
+
+static char dir[64];
+
+/* One side of the fixture: what differs between the base and the hardened boots. */
+struct side {
+	const char *name, *cmdline, *mode;
+	unsigned int runs;
+	bool hostile; /* a function whose name holds a terminal escape */
+};
+
+static void put_meta(struct datafile *df, const struct side *s)
+{
+	struct kv_list meta = {}, config = {};
+
+	assert_int_equal(kv_add(&meta, "boot.runs", "%u", s->runs), 0);
+	assert_int_equal(kv_add(&meta, "boot.append", "%s", s->cmdline + 14), 0);
+	assert_int_equal(kv_add(&meta, "boot.kernel", "linux-image-amd64"), 0);
+	assert_int_equal(kv_add(&meta, "boot.accel", "icount"), 0);
+	assert_int_equal(kv_add(&meta, "kernel.release", "6.1.0-26-amd64"), 0);
+	assert_int_equal(kv_add(&meta, "kernel.build_id", "abcd"), 0);
+	assert_int_equal(kv_add(&meta, "kernel.cmdline", "%s", s->cmdline), 0);
+	assert_int_equal(kv_add(&meta, "arch", "x86_64"), 0);
+	if (s->mode) {
+		assert_int_equal(kv_add(&meta, "model.mode", "%s", s->mode), 0);
+		assert_int_equal(kv_add(&meta, "model.qemu", "1:7.2"), 0);
+		assert_int_equal(kv_add(&meta, "model.window", "boot"), 0);
+	}
+	assert_int_equal(recording_put_meta(df, &meta), 0);
+	assert_int_equal(kv_add(&config, "CONFIG_SHUFFLE_PAGE_ALLOCATOR", "y"), 0);
+	assert_int_equal(kv_add(&config, "CONFIG_RETHUNK", "y"), 0);
+	assert_int_equal(kv_add(&config, "CONFIG_INIT_ON_ALLOC_DEFAULT_ON", "y"), 0);
+	assert_int_equal(recording_put_config(df, &config), 0);
+	kv_list_free(&meta);
+	kv_list_free(&config);
+}
+
+#define RUN_SQL "INSERT INTO boot_runs VALUES(?,?,?,?,?,?,?)"
+#define CALL_SQL "INSERT INTO boot_initcalls VALUES(?,?,?,?,?,?)"
+#define FUNC_SQL "INSERT INTO boot_funcs VALUES(?,?,?,?)"
+#define MISS_SQL "INSERT INTO boot_func_misses VALUES(?,?,?,?,?,?,?,?,?,?)"
+
+/*
+ * Run r of side h (0 base, 1 hardened): the hardened boot is slower by
+ * its shuffling, has shuffle_free_memory's initcall and function where the
+ * base has an old one's, and every run differs a little from the other.
+ */
+static void put_run(struct datafile *df, const struct side *s, int h, unsigned int r)
+{
+	long long j = 1000 * r, off = 2000000 + j;
+	long long ins = s->mode ? 1 : 0;
+
+	assert_int_equal(query_insert(df, RUN_SQL, "iiiiiii", (long long)r, off,
+				      40000000LL + 3000000 * h + 7 * j, 45000000LL + 3000000 * h + j,
+				      ins ? 500000 + j : -1, ins ? 47000000LL + 3000000 * h + j : -1,
+				      3LL),
+			 0);
+	/* the NULLs of a boot without the model */
+	if (!ins)
+		assert_int_equal(query_exec(df, "UPDATE boot_runs SET entry_insns = NULL,"
+						" first_user_insns = NULL"),
+				 0);
+	assert_int_equal(query_insert(df, CALL_SQL, "iitiii", (long long)r, 0LL, "pci_subsys_init",
+				      1000000LL, 20000000LL + 10 * j, 0LL),
+			 0);
+	assert_int_equal(query_insert(df, CALL_SQL, "iitiii", (long long)r, 1LL,
+				      h ? "shuffle_init" : "old_init", 21000000LL, 1000000LL + j,
+				      0LL),
+			 0);
+	assert_int_equal(query_insert(df, CALL_SQL, "iitiii", (long long)r, 2LL, "net_dev_init",
+				      23000000LL, 5000000LL + 2000000 * h + j, 0LL),
+			 0);
+	if (!ins)
+		return;
+	assert_int_equal(query_insert(df, FUNC_SQL, "itti", (long long)r, BOOT_PRE_KERNEL,
+				      "[boot]", 500000LL + j),
+			 0);
+	assert_int_equal(query_insert(df, FUNC_SQL, "itti", (long long)r, "start_kernel",
+				      "[kernel]", 30000000LL + j),
+			 0);
+	assert_int_equal(query_insert(df, FUNC_SQL, "itti", (long long)r, "__x86_return_thunk",
+				      "[kernel]", 1000000LL + 400000 * h + j),
+			 0);
+	assert_int_equal(query_insert(df, FUNC_SQL, "itti", (long long)r,
+				      h ? "shuffle_free_memory" : "old_func", "[kernel]",
+				      2000000LL + j),
+			 0);
+	assert_int_equal(query_insert(df, FUNC_SQL, "itti", (long long)r, "e1000_probe", "e1000",
+				      70000LL),
+			 0);
+	if (s->hostile)
+		assert_int_equal(query_insert(df, FUNC_SQL, "itti", (long long)r,
+					      "evil\x1b]0;owned\x07\"\\name;x", "[kernel]", 3000000LL),
+				 0);
+	if (strcmp(s->mode, "cache"))
+		return;
+	assert_int_equal(query_insert(df, MISS_SQL, "ittiiiiiii", (long long)r, "start_kernel",
+				      "[kernel]", 0LL, 100LL, 5000LL, 300LL, 2000LL, 50LL, 20LL),
+			 0);
+	assert_int_equal(query_insert(df, MISS_SQL, "ittiiiiiii", (long long)r,
+				      "__x86_return_thunk", "[kernel]", 0LL, 10LL + 40 * h, 10LL, 1LL,
+				      0LL, 0LL, 1LL + h),
+			 0);
+}
+
+/* A boot recording of side s at dir/NAME. */
+static const char *boot_recording(const struct side *s, int h)
+{
+	static char path[2][128];
+	struct datafile *df;
+	char why[256];
+	unsigned int r;
+
+	snprintf(path[h], sizeof(path[h]), "%s/%s", dir, s->name);
+	unlink(path[h]);
+	assert_int_equal(datafile_create(&df, path[h], (uid_t)-1, why, sizeof(why)), 0);
+	put_meta(df, s);
+	if (s->mode && !strcmp(s->mode, "cache"))
+		assert_int_equal(model_put_geom(df, 0,
+						&(struct model_geom){{{32768, 8, 64},
+								      {32768, 8, 64},
+								      {8388608, 16, 64}}}),
+				 0);
+	for (r = 0; r < s->runs; r++)
+		put_run(df, s, h, r);
+	assert_int_equal(datafile_commit(df, (uid_t)-1, (gid_t)-1, why, sizeof(why)), 0);
+	return path[h];
+}
+
+#define BASE_CMD "console=ttyS0 quiet"
+#define HARD_CMD "console=ttyS0 quiet page_alloc.shuffle=1 init_on_alloc=1"
+
+static const char *base(void)
+{
+	return boot_recording(&(struct side){"base.data", BASE_CMD, "cache", 2}, 0);
+}
+
+static const char *hard(void)
+{
+	return boot_recording(&(struct side){"hard.data", HARD_CMD, "cache", 2}, 1);
+}
+
+static const char *const mask[] = {dir, "DIR", NULL};
+
+/* The stdout of cmd on argv golden as name, the fixture's folder masked. */
+static void golden(const char *name, int (*cmd)(int, char **), char **argv)
+{
+	char *out = tu_output(cmd, argv);
+
+	tu_golden_mask(name, out, mask);
+	free(out);
+}
+
+static void test_report(void **state)
+{
+	char b[128];
+
+	snprintf(b, sizeof(b), "%s", base());
+	{
+		char *text[] = {"report", b, NULL};
+		char *json[] = {"report", "--json", b, NULL};
+
+		golden("boot-report", cmd_report, text);
+		tu_golden_json("boot-report", dir, cmd_report, json);
+	}
+}
+
+/* Without the model: phases and initcalls, one boot, no interval, a line saying why no functions. */
+static void test_report_plain(void **state)
+{
+	char *text[] = {"report",
+			(char *)boot_recording(&(struct side){"plain.data", BASE_CMD, NULL, 1}, 0),
+			NULL};
+
+	golden("boot-report-plain", cmd_report, text);
+}
+
+static void test_folded(void **state)
+{
+	char b[128];
+
+	snprintf(b, sizeof(b), "%s", base());
+	{
+		char *times[] = {"folded", b, NULL};
+		char *insns[] = {"folded", "--model", "insns", b, NULL};
+		char *ll[] = {"folded", "--model", "ll", b, NULL};
+		char *out = tu_output(cmd_folded, times);
+
+		golden("boot-folded", cmd_folded, times);
+		/* the widths add up to reset -> first user process: 2000500 + 45000500 ns */
+		assert_int_equal(tu_run("test \"$(awk '{s += $NF} END {print s}' <<'EOF'\n%sEOF\n)\""
+					" = 47001000",
+					out),
+				 0);
+		free(out);
+		golden("boot-folded-insns", cmd_folded, insns);
+		golden("boot-folded-ll", cmd_folded, ll);
+	}
+}
+
+static void test_diff(void **state)
+{
+	char b[128], h[128];
+
+	snprintf(b, sizeof(b), "%s", base());
+	snprintf(h, sizeof(h), "%s", hard());
+	{
+		char *text[] = {"diff", b, h, NULL};
+		char *json[] = {"diff", "--json", b, h, NULL};
+
+		golden("boot-diff", cmd_diff, text);
+		tu_golden_json("boot-diff", dir, cmd_diff, json);
+		/* interface D: one side only is new or gone, intervals with 2 boots a side */
+		assert_int_equal(
+			tu_run("python3 -c 'import json, sys; d = json.load(open(sys.argv[1]));"
+			       " f = {x[\"name\"]: x for x in d[\"functions\"]};"
+			       " i = {x[\"name\"]: x for x in d[\"initcalls\"]};"
+			       " assert f[\"shuffle_free_memory\"][\"status\"] == \"new\";"
+			       " assert f[\"shuffle_free_memory\"][\"base_insns\"] is None;"
+			       " assert f[\"old_func\"][\"status\"] == \"gone\";"
+			       " assert i[\"shuffle_init\"][\"status\"] == \"new\";"
+			       " assert i[\"old_init\"][\"status\"] == \"gone\";"
+			       " p = {x[\"name\"]: x for x in d[\"phases\"]};"
+			       " assert p[\"first_user\"][\"delta_ns\"] == 3000000;"
+			       " assert p[\"first_user\"][\"significant\"] is True;"
+			       " assert p[\"clock_start\"][\"significant\"] is False;"
+			       " assert d[\"base\"][\"runs\"] == 2' %s/out.json",
+			       dir),
+			0);
+	}
+}
+
+/* One boot a side: no interval (null), nothing significant or not. */
+static void test_diff_one_run(void **state)
+{
+	char b[128], h[128];
+
+	snprintf(b, sizeof(b), "%s",
+		 boot_recording(&(struct side){"b1.data", BASE_CMD, "insns", 1}, 0));
+	snprintf(h, sizeof(h), "%s",
+		 boot_recording(&(struct side){"h1.data", HARD_CMD, "insns", 1}, 1));
+	{
+		char *text[] = {"diff", b, h, NULL};
+		char *json[] = {"diff", "--json", b, h, NULL};
+
+		golden("boot-diff-one", cmd_diff, text);
+		tu_golden_json("boot-diff-one", dir, cmd_diff, json);
+		assert_int_equal(
+			tu_run("python3 -c 'import json, sys; d = json.load(open(sys.argv[1]));"
+			       " r = d[\"phases\"] + d[\"initcalls\"] + d[\"functions\"];"
+			       " assert all(x[k] is None for x in r for k in x"
+			       " if k.startswith(\"ci_\") or k == \"significant\"), r;"
+			       " assert \"misses\" not in d[\"functions\"][0]' %s/out.json",
+			       dir),
+			0);
+	}
+}
+
+static void test_features(void **state)
+{
+	char b[128], h[128];
+
+	snprintf(b, sizeof(b), "%s", base());
+	snprintf(h, sizeof(h), "%s", hard());
+	{
+		char *text[] = {"features", h, NULL};
+		char *json[] = {"features", "--json", h, NULL};
+		char *plain[] = {"features",
+				 (char *)boot_recording(
+					 &(struct side){"plain.data", BASE_CMD, NULL, 1}, 0),
+				 NULL};
+
+		golden("boot-features", cmd_features, text);
+		tu_golden_json("boot-features", dir, cmd_features, json);
+		golden("boot-features-plain", cmd_features, plain);
+	}
+}
+
+/* The protection map of two boots: placed by instructions per boot, the SVG well-formed. */
+static void test_map(void **state)
+{
+	char b[128], h[128];
+
+	snprintf(b, sizeof(b), "%s", base());
+	snprintf(h, sizeof(h), "%s", hard());
+	{
+		char *json[] = {"features", "--json", b, h, NULL};
+		char *svg[] = {"features", "--svg", b, h, NULL};
+		char path[160], *out = tu_output(cmd_features, svg);
+
+		tu_golden_json("boot-map", dir, cmd_features, json);
+		snprintf(path, sizeof(path), "%s/map.svg", dir);
+		assert_int_equal(tu_write_file(path, out), 0);
+		assert_int_equal(tu_run("python3 -c 'import sys, xml.etree.ElementTree as E;"
+					" E.parse(sys.argv[1])' %s",
+					path),
+				 0);
+		assert_non_null(strstr(out, "page_alloc_shuffle +2.00 M insns"));
+		free(out);
+	}
+}
+
+/* A workload's recording: meta only, as record leaves one with nothing sampled. */
+static const char *workload(void)
+{
+	static char path[128];
+	struct kv_list meta = {};
+	struct datafile *df;
+	char why[256];
+
+	snprintf(path, sizeof(path), "%s/k.data", dir);
+	unlink(path);
+	assert_int_equal(datafile_create(&df, path, (uid_t)-1, why, sizeof(why)), 0);
+	assert_int_equal(kv_add(&meta, "kernel.release", "6.1.0-26-amd64"), 0);
+	assert_int_equal(recording_put_meta(df, &meta), 0);
+	assert_int_equal(datafile_commit(df, (uid_t)-1, (gid_t)-1, why, sizeof(why)), 0);
+	kv_list_free(&meta);
+	return path;
+}
+
+static void test_refused(void **state)
+{
+	char b[128], k[128], want[512], *out;
+	int ret;
+
+	snprintf(b, sizeof(b), "%s", base());
+	snprintf(k, sizeof(k), "%s", workload());
+	{
+		char *diff[] = {"diff", b, k, NULL};
+		char *map[] = {"features", "--json", k, b, NULL};
+		char *folded[] = {"folded", "--model", "i1", b, NULL};
+
+		snprintf(want, sizeof(want),
+			 "kprotperf diff: %s is a boot recording (kprotperf boot) and %s a recording"
+			 " of a workload (kprotperf record): diff compares two of a kind\n",
+			 b, k);
+		tu_expect(cmd_diff, diff, 2, 1, want);
+		snprintf(want, sizeof(want),
+			 "kprotperf features: %s and %s are not of a kind: the map compares two boot"
+			 " recordings (kprotperf boot) or two workloads' (kprotperf record)\n",
+			 k, b);
+		tu_expect(cmd_features, map, 2, 1, want);
+		out = tu_run_fd(cmd_folded, folded, 1, &ret);
+		assert_int_equal(ret, 0);
+		free(out);
+	}
+	/* a run the recording does not have: one line naming the table and the run */
+	assert_int_equal(tu_run("sqlite3 %s 'UPDATE boot_initcalls SET run = 7 WHERE seq = 2"
+				" AND run = 1'",
+				b),
+			 0);
+	{
+		char *report[] = {"report", b, NULL};
+
+		out = tu_run_fd(cmd_report, report, 2, &ret);
+		assert_int_equal(ret, 1);
+		assert_non_null(strstr(out, "table boot_initcalls: run 7, but the recording has 2"
+					    " boots (meta boot.runs)"));
+		assert_ptr_equal(strchr(out, '\n') + 1, out + strlen(out));
+		free(out);
+	}
+}
+
+/* A function's name with an OSC escape, a BEL, a quote, a backslash and a ';'. */
+static void test_hostile(void **state)
+{
+	char b[128], h[128], *out;
+
+	snprintf(b, sizeof(b), "%s", base());
+	snprintf(h, sizeof(h), "%s",
+		 boot_recording(&(struct side){"evil.data", HARD_CMD, "cache", 2, true}, 1));
+	{
+		char *report[] = {"report", h, NULL};
+		char *diff[] = {"diff", b, h, NULL};
+		char *folded[] = {"folded", "--model", "insns", h, NULL};
+		char *json[] = {"diff", "--json", b, h, NULL};
+		char *rjson[] = {"report", "--json", h, NULL};
+		char **text[] = {report, diff, folded};
+		int (*cmd[])(int, char **) = {cmd_report, cmd_diff, cmd_folded};
+		size_t i;
+
+		for (i = 0; i < 3; i++) {
+			out = tu_output(cmd[i], text[i]);
+			assert_null(strchr(out, '\x1b'));
+			assert_null(strchr(out, '\x07'));
+			assert_non_null(strstr(out, "evil\\x1b]0"));
+			free(out);
+		}
+		tu_golden_json("boot-hostile-diff", dir, cmd_diff, json);
+		tu_golden_json("boot-hostile-report", dir, cmd_report, rjson);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_report),	 cmocka_unit_test(test_report_plain),
+		cmocka_unit_test(test_folded),	 cmocka_unit_test(test_diff),
+		cmocka_unit_test(test_diff_one_run), cmocka_unit_test(test_features),
+		cmocka_unit_test(test_map),	 cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_hostile),
+	};
+	int rc;
+
+	strcpy(dir, "/tmp/kp-boot-XXXXXX");
+	if (!mkdtemp(dir))
+		return 1;
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	tu_run("rm -rf %s", dir);
+	return rc;
+}
