@@ -9,6 +9,7 @@
 #include "boot/features.h"
 #include "boot/folded.h"
 #include "boot/load.h"
+#include "boot/map.h"
 #include "boot/report.h"
 #include "cmd/cli.h"
 #include "data/boot_read.h"
@@ -62,35 +63,70 @@ int cli_boot_folded(struct datafile *df, const char *path, int w, unsigned int g
 	return said("folded", df, path, err, why);
 }
 
+/* Both of df[2] loaded into b when both are boot recordings: 0, or 1 after saying why. */
+static int load_pair(const char *cmd, struct datafile *const df[2], const char *const path[2],
+		     struct boot_rec b[2])
+{
+	bool boot[2] = {boot_present(df[0]), boot_present(df[1])};
+
+	if (boot[0] != boot[1]) {
+		esc_printf(stderr,
+			   "kprotperf %s: %s is a boot recording (kprotperf boot) and %s a"
+			   " recording of a workload (kprotperf record): %s compares two of a"
+			   " kind\n",
+			   cmd, path[!boot[0]], path[boot[0]], cmd);
+		return 1;
+	}
+	if (cli_boot_load(cmd, df[0], path[0], &b[0]))
+		return 1;
+	if (!cli_boot_load(cmd, df[1], path[1], &b[1]))
+		return 0;
+	boot_free(&b[0]);
+	return 1;
+}
+
+static void free_pair(struct boot_rec b[2])
+{
+	boot_free(&b[1]);
+	boot_free(&b[0]);
+}
+
 int cli_boot_diff(struct datafile *const df[2], const char *const path[2],
 		  const struct model_view_opts *o)
 {
 	struct boot_rec b[2];
-	bool boot[2] = {boot_present(df[0]), boot_present(df[1])};
 	char why[256] = "";
-	int err, side;
+	int err;
 
-	if (boot[0] != boot[1]) {
-		esc_printf(stderr,
-			   "kprotperf diff: %s is a boot recording (kprotperf boot) and %s a"
-			   " recording of a workload (kprotperf record): diff compares two of a"
-			   " kind\n",
-			   path[!boot[0]], path[boot[0]]);
+	if (load_pair("diff", df, path, b))
 		return 1;
-	}
-	if (cli_boot_load("diff", df[0], path[0], &b[0]))
-		return 1;
-	if (cli_boot_load("diff", df[1], path[1], &b[1])) {
-		boot_free(&b[0]);
-		return 1;
-	}
 	err = boot_diff(b, o, stdout, why, sizeof(why));
-	for (side = 1; side >= 0; side--)
-		boot_free(&b[side]);
+	free_pair(b);
 	if (err && why[0])
 		esc_printf(stderr, "kprotperf diff: %s\n", why);
 	else if (err)
 		fprintf(stderr, "kprotperf diff: reading %s and %s: %s\n", path[0], path[1],
+			strerror(-err));
+	return err ? 1 : 0;
+}
+
+int cli_boot_map(struct datafile *const df[2], const char *const path[2],
+		 const struct features *feat, bool svg)
+{
+	struct boot_rec b[2];
+	int err;
+
+	if (load_pair("features", df, path, b))
+		return 1;
+	err = boot_map(b, feat, path, svg, stdout);
+	free_pair(b);
+	if (err == -ENODATA)
+		fprintf(stderr,
+			"kprotperf features: %s or %s has no per-function counts: boot both with"
+			" --model insns for the map of boot costs\n",
+			path[0], path[1]);
+	else if (err)
+		fprintf(stderr, "kprotperf features: reading %s and %s: %s\n", path[0], path[1],
 			strerror(-err));
 	return err ? 1 : 0;
 }

@@ -23,6 +23,9 @@ int cli_boot_folded(struct datafile *df, const char *path, int w, unsigned int g
 /* diff of two boot recordings (path[0] the base); refused when only one is. */
 int cli_boot_diff(struct datafile *const df[2], const char *const path[2],
 		  const struct model_view_opts *o);
+/* features --svg|--json BASE HARDENED of boot recordings; refused when only one is. */
+int cli_boot_map(struct datafile *const df[2], const char *const path[2],
+		 const struct features *feat, bool svg);
 /* features FILE of a boot recording, feat the feature mapping. */
 int cli_boot_features(struct datafile *df, const char *path, const struct features *feat,
 		      bool json);

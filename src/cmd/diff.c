@@ -103,7 +103,12 @@ const struct options_cmd diff_options = {
 		"Intervals: a bootstrap over runs (record --repeat N) with 2 runs or more per\n"
 		"side; with one run on a side, the latency histograms (delta method) and\n"
 		"the sample counts (Poisson). With --blocks, what record --blocks counted,\n"
-		"its blocks matched by source line (each side's vmlinux).\n",
+		"its blocks matched by source line (each side's vmlinux).\n"
+		"\n"
+		"Two boot recordings (kprotperf boot): the phases, the initcalls that changed\n"
+		"and, with the machine model, the kernel functions by the change of\n"
+		"instructions (and misses) per boot, with Welch's 95% interval over the boots;\n"
+		"then the initcalls and functions on one side only (-n, --geom, --json apply).\n",
 	.column = 27,
 	.examples = examples,
 	.opts = entries,

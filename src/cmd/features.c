@@ -87,7 +87,12 @@ const struct options_cmd features_options = {
 		"numbers.\n"
 		"\n"
 		"With --vmlinux twice: the two kernels' inventories side by side (a config\n"
-		"pair that changes a compiler-inserted protection).\n",
+		"pair that changes a compiler-inserted protection).\n"
+		"\n"
+		"Boot recordings (kprotperf boot): FILE's features with their state in that\n"
+		"boot and the instructions per boot their functions ran (with the model);\n"
+		"the map of two places the features that ran at boot, or are switched at boot,\n"
+		"by the change of those instructions per boot.\n",
 	.column = 23,
 	.examples = examples,
 	.opts = entries,
@@ -190,22 +195,6 @@ static void say_error(const struct features_opts *o, struct datafile *df[2], int
 		strerror(-err));
 }
 
-/* The map's refusals of boot recordings, said; false for the other errors. */
-static bool boot_refused(const struct features_opts *o, int err)
-{
-	if (err == -EINVAL)
-		fprintf(stderr,
-			"kprotperf features: %s and %s are not of a kind: the map compares two boot"
-			" recordings (kprotperf boot) or two workloads' (kprotperf record)\n",
-			o->input[0], o->input[1]);
-	else if (err == -ENODATA)
-		fprintf(stderr,
-			"kprotperf features: %s or %s has no per-function counts: boot both with"
-			" --model insns for the map of boot costs\n",
-			o->input[0], o->input[1]);
-	return err == -EINVAL || err == -ENODATA;
-}
-
 /* features --svg|--json BASE HARDENED: the protection map. */
 static int map(const struct features_opts *o)
 {
@@ -224,9 +213,11 @@ static int map(const struct features_opts *o)
 						     : cli_kernel_dwarf("features", df[i], NULL, NULL,
 									&kd[i], note[i],
 									sizeof(note[i]));
-	if (!err) {
+	if (!err && (boot_present(df[0]) || boot_present(df[1]))) {
+		err = cli_boot_map(df, o->input, feat, o->svg);
+	} else if (!err) {
 		err = protection_map(df, kd, o->input, feat, o->svg, stdout);
-		if (err && !boot_refused(o, err))
+		if (err)
 			say_error(o, df, err);
 	}
 	close_pair(df, kd);

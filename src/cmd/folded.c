@@ -77,7 +77,10 @@ const struct options_cmd folded_options = {
 		"With --weight latency, the kernel stacks the functions probed by record --func\n"
 		"were entered from instead: function;kernel frames NS, weighted by the ns spent\n"
 		"in the function:\n"
-		"  kprotperf folded --weight latency k.data | flamegraph.pl --countname ns > f.svg\n",
+		"  kprotperf folded --weight latency k.data | flamegraph.pl --countname ns > f.svg\n"
+		"Of a boot recording (kprotperf boot): the boot's phases and initcalls in ns,\n"
+		"mean per boot (boot;initcalls;NAME NS), as wide as reset -> the first user\n"
+		"process; with --model W its functions (boot;[kernel];NAME COUNT).\n",
 	.column = 21,
 	.examples = examples,
 	.opts = entries,

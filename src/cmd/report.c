@@ -90,6 +90,7 @@ static const struct options_example examples[] = {
 	{"kprotperf report --inline --vmlinux vmlinux k.data",
 	 "samples per inline instance, from the kernel's DWARF"},
 	{"kprotperf report --json k.data | jq .syscalls", "the syscall table as JSON"},
+	{"kprotperf report boot.data", "a boot recording's phases, initcalls and functions"},
 	{},
 };
 
@@ -100,7 +101,12 @@ const struct options_cmd report_options = {
 		"provenance, per-syscall latency (calls, total, on-CPU, off-CPU, avg, p50,\n"
 		"p90, p99, max), the latency of the functions probed with record --func and\n"
 		"its split by syscall and slab cache, and the kernel and user functions that\n"
-		"took the CPU samples (self: the sample's leaf; total: anywhere on its stack).\n",
+		"took the CPU samples (self: the sample's leaf; total: anywhere on its stack).\n"
+		"\n"
+		"A boot recording (kprotperf boot): its phases (reset -> the kernel clock's\n"
+		"start, -> the end of the initcalls, -> the first user process; mean over the\n"
+		"boots, 95% interval), its initcalls by mean time and, with the machine model,\n"
+		"its kernel functions by instructions per boot (-n, --geom and --json apply).\n",
 	.column = 21,
 	.examples = examples,
 	.opts = entries,

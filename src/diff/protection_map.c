@@ -6,15 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "boot/features.h"
-#include "boot/load.h"
-#include "data/boot_read.h"
 #include "data/datafile.h"
 #include "data/features.h"
 #include "data/runs.h"
 #include "diff/metrics.h"
 #include "diff/protection_map.h"
-#include "diff/stats.h"
 #include "symbols/stacks.h"
 #include "util/esc.h"
 #include "util/json.h"
@@ -37,16 +33,10 @@ static const struct unit time_unit = {"_ns", "ms", "run", "CPU time per run", "k
 static const struct unit insns_unit = {"_insns", "M insns", "boot", "instructions per boot",
 				       "boot's instructions"};
 
-/* One feature's cost on each side, its change and the change's 95% interval (NAN: none). */
-struct cost {
-	double base, hard, delta, lo, hi;
-	bool placed; /* on the map: boots place only what ran at boot, or is type boot */
-};
-
 struct map {
 	const struct features *feat;
 	const struct unit *u;
-	struct cost *cost;		 /* per feature, in the mapping's order */
+	const struct map_cost *cost;	 /* per feature, in the mapping's order */
 	double base_ns;			 /* the base kernel's: CPU time per run, or boot's insns */
 	double cell[NTYPES][NPOSITIONS]; /* change per run (boot) */
 	int nfeat[NTYPES][NPOSITIONS];
@@ -97,8 +87,8 @@ static void place(struct map *m)
 	m->scale_pct = nice(m->base_ns > 0 ? 100 * max / m->base_ns : 0);
 }
 
-/* Each feature's change of CPU time per run from the metrics diff computes. */
-static void record_costs(struct map *m, const struct metric_set *set)
+/* Each feature's change of CPU time per run from the metrics diff computes, into cost. */
+static void record_costs(struct map *m, const struct metric_set *set, struct map_cost *cost)
 {
 	const struct metric *mt;
 	size_t i;
@@ -107,19 +97,19 @@ static void record_costs(struct map *m, const struct metric_set *set)
 		m->base_ns += set->v[i]->r.base_run;
 	for (i = 0; i < features_count(m->feat); i++) {
 		mt = metrics_find(set, features_name(m->feat, i));
-		m->cost[i] = (struct cost){.lo = NAN, .hi = NAN, .placed = true};
+		cost[i] = (struct map_cost){.lo = NAN, .hi = NAN, .placed = true};
 		if (!mt)
 			continue;
-		m->cost[i].base = mt->r.base_run;
-		m->cost[i].hard = mt->r.hard_run;
-		m->cost[i].delta = mt->r.delta_run;
-		m->cost[i].lo = mt->r.delta_lo;
-		m->cost[i].hi = mt->r.delta_hi;
+		cost[i].base = mt->r.base_run;
+		cost[i].hard = mt->r.hard_run;
+		cost[i].delta = mt->r.delta_run;
+		cost[i].lo = mt->r.delta_lo;
+		cost[i].hi = mt->r.delta_hi;
 	}
 }
 
-static int load_record(struct map *m, struct datafile *const df[2],
-		       struct kernel_dwarf *const kd[2])
+static int load(struct map *m, struct datafile *const df[2], struct kernel_dwarf *const kd[2],
+		struct map_cost *cost)
 {
 	struct metric_set set;
 	size_t runs[2];
@@ -138,76 +128,8 @@ static int load_record(struct map *m, struct datafile *const df[2],
 			      ?: metrics_load_features(&set, side, df[side], m->feat);
 	err = err ?: metrics_finish(&set, df, INT_MAX);
 	if (!err)
-		record_costs(m, &set);
+		record_costs(m, &set, cost);
 	metrics_free(&set);
-	return err;
-}
-
-/* Feature i's instructions per boot on each side (v: its values per boot), and their change. */
-static void boot_cost(struct map *m, size_t i, const struct boot_rec *b, double *const v[2],
-		      const bool *const ran[2])
-{
-	const double *x = v[0] + i * b[0].runs, *y = v[1] + i * b[1].runs;
-	struct cost *c = &m->cost[i];
-	const char *type = features_class(m->feat, i, FEATURES_TYPE);
-
-	*c = (struct cost){.base = boot_mean(x, b[0].runs), .hard = boot_mean(y, b[1].runs),
-			   .lo = NAN, .hi = NAN};
-	c->delta = c->hard - c->base;
-	c->placed = ran[0][i] || ran[1][i] || (type && !strcmp(type, "boot"));
-	if (b[0].runs > 1 && b[1].runs > 1)
-		stats_welch(x, b[0].runs, y, b[1].runs, &c->lo, &c->hi);
-}
-
-static int boot_costs(struct map *m, const struct boot_rec *b)
-{
-	size_t nf = features_count(m->feat), i;
-	double *v[2] = {calloc(nf * b[0].runs + 1, sizeof(double)),
-			calloc(nf * b[1].runs + 1, sizeof(double))};
-	bool *ran[2] = {calloc(nf + 1, sizeof(bool)), calloc(nf + 1, sizeof(bool))};
-	int side, err = v[0] && v[1] && ran[0] && ran[1] ? 0 : -ENOMEM;
-
-	for (side = 0; side < 2 && !err; side++)
-		boot_feature_insns(&b[side], m->feat, v[side], ran[side]);
-	for (i = 0; !err && i < nf; i++)
-		boot_cost(m, i, b, v, (const bool *const *)ran);
-	m->base_ns = boot_insns(&b[0]);
-	for (side = 1; side >= 0; side--) {
-		free(ran[side]);
-		free(v[side]);
-	}
-	return err;
-}
-
-/* Two boot recordings: each feature by the instructions its functions ran at boot. */
-static int load_boot(struct map *m, struct datafile *const df[2], const char *const path[2])
-{
-	struct boot_rec b[2] = {{0}, {0}};
-	int err = boot_load(df[0], path[0], &b[0]) ?: boot_load(df[1], path[1], &b[1]);
-
-	if (!err && (!b[0].model || !b[1].model))
-		err = -ENODATA;
-	err = err ?: boot_costs(m, b);
-	boot_free(&b[1]);
-	boot_free(&b[0]);
-	return err;
-}
-
-static int load(struct map *m, struct datafile *const df[2], struct kernel_dwarf *const kd[2],
-		const char *const path[2])
-{
-	bool boot = boot_present(df[0]);
-	int err;
-
-	m->cost = calloc(features_count(m->feat) + 1, sizeof(*m->cost));
-	if (!m->cost)
-		return -ENOMEM;
-	if (boot != boot_present(df[1]))
-		return -EINVAL;
-	m->u = boot ? &insns_unit : &time_unit;
-	err = boot ? load_boot(m, df, path) : load_record(m, df, kd);
-	if (!err)
-		place(m);
 	return err;
 }
 
@@ -243,7 +165,7 @@ static const char *key(const struct map *m, const char *k, char *buf, size_t len
 
 static void json_feature(const struct map *m, size_t i, struct json *j)
 {
-	const struct cost *c = &m->cost[i];
+	const struct map_cost *c = &m->cost[i];
 	char k[32];
 
 	json_open(j, NULL, '{');
@@ -324,7 +246,7 @@ enum { LEFT = 110, TOP = 110, CW = 230, CH = 132, LINES = 5 };
 static void svg_tooltip(const struct map *m, int t, int p, FILE *f)
 {
 	const struct unit *u = m->u;
-	const struct cost *c;
+	const struct map_cost *c;
 	long i;
 	int k;
 
@@ -442,16 +364,32 @@ static void print_svg(const struct map *m, const char *const path[2], FILE *f)
 	fputs("</svg>\n", f);
 }
 
+static void print(struct map *m, const char *const path[2], bool svg, FILE *f)
+{
+	place(m);
+	if (svg)
+		print_svg(m, path, f);
+	else
+		print_json(m, path, f);
+}
+
 int protection_map(struct datafile *const df[2], struct kernel_dwarf *const kd[2],
 		   const char *const path[2], const struct features *feat, bool svg, FILE *f)
 {
-	struct map m = {.feat = feat};
-	int err = load(&m, df, kd, path);
+	struct map_cost *cost = calloc(features_count(feat) + 1, sizeof(*cost));
+	struct map m = {.feat = feat, .u = &time_unit, .cost = cost};
+	int err = cost ? load(&m, df, kd, cost) : -ENOMEM;
 
-	if (!err && svg)
-		print_svg(&m, path, f);
-	else if (!err)
-		print_json(&m, path, f);
-	free(m.cost);
+	if (!err)
+		print(&m, path, svg, f);
+	free(cost);
 	return err;
+}
+
+void protection_map_boot(const struct features *feat, const struct map_cost *cost, double base,
+			 const char *const path[2], bool svg, FILE *f)
+{
+	struct map m = {.feat = feat, .u = &insns_unit, .cost = cost, .base_ns = base};
+
+	print(&m, path, svg, f);
 }

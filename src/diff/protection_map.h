@@ -20,12 +20,22 @@ struct datafile;
 struct features;
 struct kernel_dwarf;
 
-/*
- * path: the two recordings' names, as the figure shows them.  -EINVAL: one
- * is a boot recording and the other not; -ENODATA: boot recordings without
- * the model's per-function counts.
- */
+/* path: the two recordings' names, as the figure shows them. */
 int protection_map(struct datafile *const df[2], struct kernel_dwarf *const kd[2],
 		   const char *const path[2], const struct features *feat, bool svg, FILE *f);
+
+/* A feature's cost on each side, its change, and the change's 95% interval (NAN: none). */
+struct map_cost {
+	double base, hard, delta, lo, hi;
+	bool placed; /* false: left off the map */
+};
+
+/*
+ * The map of two boot recordings (boot/map.c measures them): cost[i] the
+ * instructions per boot of feature i of feat, base the base boot's
+ * instructions per boot.
+ */
+void protection_map_boot(const struct features *feat, const struct map_cost *cost, double base,
+			 const char *const path[2], bool svg, FILE *f);
 
 #endif

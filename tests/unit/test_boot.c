@@ -362,9 +362,10 @@ static void test_refused(void **state)
 			 b, k);
 		tu_expect(cmd_diff, diff, 2, 1, want);
 		snprintf(want, sizeof(want),
-			 "kprotperf features: %s and %s are not of a kind: the map compares two boot"
-			 " recordings (kprotperf boot) or two workloads' (kprotperf record)\n",
-			 k, b);
+			 "kprotperf features: %s is a boot recording (kprotperf boot) and %s a"
+			 " recording of a workload (kprotperf record): features compares two of a"
+			 " kind\n",
+			 b, k);
 		tu_expect(cmd_features, map, 2, 1, want);
 		out = tu_run_fd(cmd_folded, folded, 1, &ret);
 		assert_int_equal(ret, 0);
