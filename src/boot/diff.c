@@ -86,10 +86,10 @@ static void row_set(struct row *r, const struct boot_rec *b, unsigned int g[2])
 	r->c = change_of(r->s[0] ? r->s[0]->v : NULL, r->s[0] ? b[0].runs : 0,
 			 r->s[1] ? r->s[1]->v : NULL, r->s[1] ? b[1].runs : 0);
 	for (side = 0; side < 2; side++)
-		r->miss[side] = r->s[side] && r->s[side]->miss
-					? (double)boot_misses(r->s[side]->miss[g[side]]) /
-						  b[side].runs
-					: 0;
+		r->miss[side] =
+			r->s[side] && r->s[side]->miss
+				? (double)boot_misses(r->s[side]->miss[g[side]]) / b[side].runs
+				: 0;
 }
 
 static int cmp_name(const struct boot_series *x, const struct boot_series *y)
@@ -311,7 +311,9 @@ static void change_text(FILE *f, const struct change *c, bool ns)
 	if (has_ci(c))
 		snprintf(ci, sizeof(ci), "%s .. %s", lo, hi);
 	fprintf(f, "%12s %12s %12s %28s %3s", b, h, d, ci,
-		!has_ci(c) ? "-" : significant(c) ? "yes" : "no");
+		!has_ci(c)	 ? "-"
+		: significant(c) ? "yes"
+				 : "no");
 }
 
 static void heads_text(FILE *f, const char *what)
@@ -368,7 +370,8 @@ static void calls_text(FILE *f, const struct diff *d, size_t top)
 	size_t n = count(d->calls, d->ncalls, changed);
 
 	fprintf(f, "\nInitcalls %s, by |delta| (%zu of %zu):\n",
-		ci ? "that changed significantly" : "that changed (no interval: one boot on a side)",
+		ci ? "that changed significantly"
+		   : "that changed (no interval: one boot on a side)",
 		n < top ? n : top, n);
 	heads_text(f, "initcall");
 	rows_text(f, d->calls, d->ncalls, top, false);

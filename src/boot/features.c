@@ -18,8 +18,7 @@
 #include "util/json.h"
 #include "util/kv.h"
 
-void boot_feature_insns(const struct boot_rec *b, const struct features *feat, double *v,
-			bool *ran)
+void boot_feature_insns(const struct boot_rec *b, const struct features *feat, double *v, bool *ran)
 {
 	size_t nf = features_count(feat), i, r;
 	const char *name;
@@ -137,8 +136,9 @@ int boot_features(const struct boot_rec *b, const struct features *feat, FILE *f
 			json_str(&j, "kernel_release", b->release);
 			json_u64(&j, "runs", b->runs);
 		} else {
-			esc_printf(f, "# kprotperf features of %s: boot recording, kernel %s, %zu"
-				      " boot%s\n",
+			esc_printf(f,
+				   "# kprotperf features of %s: boot recording, kernel %s, %zu"
+				   " boot%s\n",
 				   b->path, b->release ?: "?", b->runs, b->runs == 1 ? "" : "s");
 		}
 		list(b, feat, v, &k, f, json ? &j : NULL);

@@ -85,8 +85,7 @@ static int funcs(const struct boot_rec *b, int w, unsigned int geom, FILE *f)
 	return 0;
 }
 
-int boot_folded(const struct boot_rec *b, int w, unsigned int geom, FILE *f, char *why,
-		size_t len)
+int boot_folded(const struct boot_rec *b, int w, unsigned int geom, FILE *f, char *why, size_t len)
 {
 	if (w < 0) {
 		times(b, f);

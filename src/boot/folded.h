@@ -14,7 +14,6 @@
 struct boot_rec;
 
 /* w: an enum model_weight, or -1 for the phases and initcalls; -ENODATA/-ERANGE with why. */
-int boot_folded(const struct boot_rec *b, int w, unsigned int geom, FILE *f, char *why,
-		size_t len);
+int boot_folded(const struct boot_rec *b, int w, unsigned int geom, FILE *f, char *why, size_t len);
 
 #endif

@@ -98,7 +98,8 @@ static struct boot_series *series_add(struct series_list *l, const char *name, c
 	if (array_reserve((void **)&l->s, &l->cap, l->n + 1, sizeof(*l->s)))
 		return NULL;
 	s = &l->s[l->n];
-	*s = (struct boot_series){.name = strdup(name), .module = strdup(module),
+	*s = (struct boot_series){.name = strdup(name),
+				  .module = strdup(module),
 				  .v = calloc(l->runs, sizeof(double))};
 	if (!s->name || !s->module || !s->v) {
 		free(s->name);
@@ -126,8 +127,8 @@ static void series_free(struct boot_series *s, size_t n)
 /* Per-run arrays of the header, NAN until a row fills them. */
 static int runs_alloc(struct boot_rec *b)
 {
-	double **a[] = {&b->phase[0], &b->phase[1], &b->phase[2], &b->first_initcall,
-			&b->entry_insns, &b->user_insns};
+	double **a[] = {&b->phase[0],	    &b->phase[1],    &b->phase[2],
+			&b->first_initcall, &b->entry_insns, &b->user_insns};
 	size_t i, r;
 
 	for (i = 0; i < sizeof(a) / sizeof(a[0]); i++) {
@@ -150,7 +151,8 @@ static int run_row(const struct boot_run_row *r, void *ctx)
 	struct boot_rec *b = ctx;
 	double off = known(r->clock_offset_ns);
 
-	/* the kernel's times count from its clock's start: without its offset, from nothing known */
+	/* the kernel's times count from its clock's start: without its offset, from nothing known
+	 */
 	b->phase[BOOT_CLOCK_START][r->run] = off;
 	b->phase[BOOT_INITCALLS_END][r->run] = off + known(r->initcalls_end_ns);
 	b->phase[BOOT_FIRST_USER][r->run] = off + known(r->first_user_ns);

@@ -26,9 +26,9 @@ extern const char *const boot_phase_about[BOOT_PHASES];
 /* An initcall (module "") or a function: its value in each boot, 0 in those without it. */
 struct boot_series {
 	char *name, *module;
-	double *v;    /* per run: ns (initcalls), instructions (functions) */
-	double mean;  /* over all runs */
-	size_t nruns; /* the runs it was seen in */
+	double *v;		    /* per run: ns (initcalls), instructions (functions) */
+	double mean;		    /* over all runs */
+	size_t nruns;		    /* the runs it was seen in */
 	__u64 (*miss)[MODEL_STATS]; /* functions with cache: per geometry, summed over runs */
 };
 
@@ -37,8 +37,8 @@ struct boot_rec {
 	struct datafile *df;
 	size_t runs;
 	const char *release, *build_id, *cmdline, *append, *mode; /* NULL: not said */
-	double *phase[BOOT_PHASES]; /* per run, ns from reset; NAN: unknown */
-	double *first_initcall;	    /* per run, the first initcall's start from reset; NAN */
+	double *phase[BOOT_PHASES];	  /* per run, ns from reset; NAN: unknown */
+	double *first_initcall;		  /* per run, the first initcall's start from reset; NAN */
 	double *entry_insns, *user_insns; /* per run, reset -> kernel entry, -> first user; NAN */
 	/* sorted by name (and module): boot_find() */
 	struct boot_series *calls, *funcs;
@@ -62,7 +62,8 @@ const struct boot_series *boot_find(const struct boot_series *s, size_t n, const
 double boot_mean(const double *v, size_t n);
 /* The known values of v[0..n) packed to the front of out; how many. */
 size_t boot_known(const double *v, size_t n, double *out);
-/* Pointers to s[0..n) sorted by mean, largest first, then by name (caller frees); NULL: no memory. */
+/* Pointers to s[0..n) sorted by mean, largest first, then by name (caller frees); NULL: no memory.
+ */
 const struct boot_series **boot_by_mean(const struct boot_series *s, size_t n);
 /* The sum over runs of f's misses that folded --model i1|d1|ll and diff weigh: I1 + D1 + LL. */
 __u64 boot_misses(const __u64 *v);

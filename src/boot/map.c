@@ -23,8 +23,10 @@ static void cost_of(struct map_cost *c, const struct features *feat, size_t i,
 	const double *x = v[0] + i * b[0].runs, *y = v[1] + i * b[1].runs;
 	const char *type = features_class(feat, i, FEATURES_TYPE);
 
-	*c = (struct map_cost){.base = boot_mean(x, b[0].runs), .hard = boot_mean(y, b[1].runs),
-			       .lo = NAN, .hi = NAN};
+	*c = (struct map_cost){.base = boot_mean(x, b[0].runs),
+			       .hard = boot_mean(y, b[1].runs),
+			       .lo = NAN,
+			       .hi = NAN};
 	c->delta = c->hard - c->base;
 	c->placed = ran[0][i] || ran[1][i] || (type && !strcmp(type, "boot"));
 	if (b[0].runs > 1 && b[1].runs > 1)

@@ -114,8 +114,7 @@ static void phases_text(FILE *f, const struct boot_rec *b)
 	}
 }
 
-static void calls_text(FILE *f, const struct boot_rec *b, const struct boot_series **s,
-		       size_t top)
+static void calls_text(FILE *f, const struct boot_rec *b, const struct boot_series **s, size_t top)
 {
 	size_t i, n = b->ncalls < top ? b->ncalls : top;
 	struct estimate e;

@@ -19,7 +19,8 @@ struct model_view_opts;
 int boot_report(const struct boot_rec *b, const struct model_view_opts *o, FILE *f, char *why,
 		size_t len);
 
-/* Shared with diff: the header lines of a recording, and its JSON fields (path, kernel_release, ...). */
+/* Shared with diff: the header lines of a recording, and its JSON fields (path, kernel_release,
+ * ...). */
 void boot_header_text(FILE *f, const char *side, const struct boot_rec *b);
 void boot_header_json(struct json *j, const struct boot_rec *b);
 /* geom checked against b's geometries: 0, or -ERANGE with why. */

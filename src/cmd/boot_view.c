@@ -131,8 +131,7 @@ int cli_boot_map(struct datafile *const df[2], const char *const path[2],
 	return err ? 1 : 0;
 }
 
-int cli_boot_features(struct datafile *df, const char *path, const struct features *feat,
-		      bool json)
+int cli_boot_features(struct datafile *df, const char *path, const struct features *feat, bool json)
 {
 	struct boot_rec b;
 	int err;

@@ -340,8 +340,9 @@ static int blocks(const struct diff_opts *o, const struct diff_inputs *in)
 static int boot(const struct diff_opts *o, const struct diff_inputs *in)
 {
 	if (o->blocks || o->folded || o->features)
-		return usage_error("BASE and HARDENED are boot recordings (kprotperf boot): --blocks,"
-				   " --folded and --features compare workloads' recordings");
+		return usage_error(
+			"BASE and HARDENED are boot recordings (kprotperf boot): --blocks,"
+			" --folded and --features compare workloads' recordings");
 	return cli_boot_diff(in->df, o->path, &(struct model_view_opts){o->geom, o->top, o->json})
 		       ? -EINVAL
 		       : 0;

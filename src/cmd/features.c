@@ -209,10 +209,10 @@ static int map(const struct features_opts *o)
 	/* a boot recording's functions are named already: no DWARF to look for */
 	for (i = 0, err = 0; i < 2 && !err; i++)
 		err = cli_open("features", o->input[i], NULL, &df[i])
-			      ?: boot_present(df[i]) ? 0
-						     : cli_kernel_dwarf("features", df[i], NULL, NULL,
-									&kd[i], note[i],
-									sizeof(note[i]));
+			      ?: boot_present(df[i])
+				 ? 0
+				 : cli_kernel_dwarf("features", df[i], NULL, NULL, &kd[i], note[i],
+						    sizeof(note[i]));
 	if (!err && (boot_present(df[0]) || boot_present(df[1]))) {
 		err = cli_boot_map(df, o->input, feat, o->svg);
 	} else if (!err) {

@@ -24,8 +24,8 @@ int boot_nruns(struct datafile *df, size_t *runs)
 	errno = 0;
 	n = strtoul(s, &end, 10);
 	if (errno || end == s || *end || *s < '0' || *s > '9' || n < 1 || n > BOOT_RUNS_MAX)
-		return query_bad(df, "meta boot.runs: '%s' is not a number of boots from 1 to %d", s,
-				 BOOT_RUNS_MAX);
+		return query_bad(df, "meta boot.runs: '%s' is not a number of boots from 1 to %d",
+				 s, BOOT_RUNS_MAX);
 	*runs = n;
 	return 0;
 }
@@ -44,8 +44,9 @@ static int run_of(struct walk *w, sqlite3_stmt *st, size_t *run)
 	long long r = sqlite3_column_int64(st, 0);
 
 	if (r < 0 || (size_t)r >= w->runs)
-		return query_bad(w->df, "table %s: run %lld, but the recording has %zu boots (meta"
-					" boot.runs)",
+		return query_bad(w->df,
+				 "table %s: run %lld, but the recording has %zu boots (meta"
+				 " boot.runs)",
 				 w->table, r, w->runs);
 	*run = r;
 	return 0;
@@ -83,10 +84,11 @@ int boot_runs_each(struct datafile *df, boot_run_fn fn, void *ctx)
 	struct walk w;
 
 	return walk_init(&w, df, "boot_runs", fn, ctx)
-		?: query_each(df,
-			      "SELECT run, clock_offset_ns, initcalls_end_ns, first_user_ns,"
-			      " entry_insns, first_user_insns, initcalls FROM boot_runs ORDER BY run",
-			      run_row, &w, "");
+		       ?: query_each(
+				  df,
+				  "SELECT run, clock_offset_ns, initcalls_end_ns, first_user_ns,"
+				  " entry_insns, first_user_insns, initcalls FROM boot_runs ORDER BY run",
+				  run_row, &w, "");
 }
 
 static int initcall_row(sqlite3_stmt *st, void *ctx)
@@ -107,10 +109,10 @@ int boot_initcalls_each(struct datafile *df, boot_initcall_fn fn, void *ctx)
 	struct walk w;
 
 	return walk_init(&w, df, "boot_initcalls", fn, ctx)
-		?: query_each(df,
-			      "SELECT run, name, start_ns, ns, ret FROM boot_initcalls"
-			      " ORDER BY run, seq",
-			      initcall_row, &w, "");
+		       ?: query_each(df,
+				     "SELECT run, name, start_ns, ns, ret FROM boot_initcalls"
+				     " ORDER BY run, seq",
+				     initcall_row, &w, "");
 }
 
 static int func_row(sqlite3_stmt *st, void *ctx)
@@ -130,10 +132,10 @@ int boot_funcs_each(struct datafile *df, boot_func_fn fn, void *ctx)
 	struct walk w;
 
 	return walk_init(&w, df, "boot_funcs", fn, ctx)
-		?: query_each(df,
-			      "SELECT run, name, module, insns FROM boot_funcs"
-			      " ORDER BY name, module, run",
-			      func_row, &w, "");
+		       ?: query_each(df,
+				     "SELECT run, name, module, insns FROM boot_funcs"
+				     " ORDER BY name, module, run",
+				     func_row, &w, "");
 }
 
 static int miss_row(sqlite3_stmt *st, void *ctx)
@@ -154,10 +156,10 @@ int boot_misses_each(struct datafile *df, unsigned int geom, boot_miss_fn fn, vo
 
 	/* MAX(run): the check that every row's run is the recording's */
 	return walk_init(&w, df, "boot_func_misses", fn, ctx)
-		?: query_each(df,
-			      "SELECT MAX(run), name, module, SUM(i1_misses), SUM(d1_reads),"
-			      " SUM(d1_read_misses), SUM(d1_writes), SUM(d1_write_misses),"
-			      " SUM(ll_misses) FROM boot_func_misses WHERE geom = ?1"
-			      " GROUP BY name, module ORDER BY name, module",
-			      miss_row, &w, "i", (long long)geom);
+		       ?: query_each(df,
+				     "SELECT MAX(run), name, module, SUM(i1_misses), SUM(d1_reads),"
+				     " SUM(d1_read_misses), SUM(d1_writes), SUM(d1_write_misses),"
+				     " SUM(ll_misses) FROM boot_func_misses WHERE geom = ?1"
+				     " GROUP BY name, module ORDER BY name, module",
+				     miss_row, &w, "i", (long long)geom);
 }

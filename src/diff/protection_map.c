@@ -251,8 +251,7 @@ static void svg_tooltip(const struct map *m, int t, int p, FILE *f)
 	int k;
 
 	fprintf(f, "<title>%s, %s: %+.2f %s per %s (%+.2f%% of the base %s)", types[t],
-		positions[p], m->cell[t][p] / 1e6, u->text, u->per, pct(m, m->cell[t][p]),
-		u->base);
+		positions[p], m->cell[t][p] / 1e6, u->text, u->per, pct(m, m->cell[t][p]), u->base);
 	for (k = 0; (i = nth(m, t, p, k)) >= 0; k++) {
 		c = &m->cost[i];
 		fputc('\n', f);

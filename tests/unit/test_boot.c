@@ -61,7 +61,7 @@ static void put_meta(struct datafile *df, const struct side *s)
 	kv_list_free(&config);
 }
 
-#define RUN_SQL "INSERT INTO boot_runs VALUES(?,?,?,?,?,?,?)"
+#define RUN_SQL	 "INSERT INTO boot_runs VALUES(?,?,?,?,?,?,?)"
 #define CALL_SQL "INSERT INTO boot_initcalls VALUES(?,?,?,?,?,?)"
 #define FUNC_SQL "INSERT INTO boot_funcs VALUES(?,?,?,?)"
 #define MISS_SQL "INSERT INTO boot_func_misses VALUES(?,?,?,?,?,?,?,?,?,?)"
@@ -77,9 +77,9 @@ static void put_run(struct datafile *df, const struct side *s, int h, unsigned i
 	long long ins = s->mode ? 1 : 0;
 
 	assert_int_equal(query_insert(df, RUN_SQL, "iiiiiii", (long long)r, off,
-				      40000000LL + 3000000 * h + 7 * j, 45000000LL + 3000000 * h + j,
-				      ins ? 500000 + j : -1, ins ? 47000000LL + 3000000 * h + j : -1,
-				      3LL),
+				      40000000LL + 3000000 * h + 7 * j,
+				      45000000LL + 3000000 * h + j, ins ? 500000 + j : -1,
+				      ins ? 47000000LL + 3000000 * h + j : -1, 3LL),
 			 0);
 	/* the NULLs of a boot without the model */
 	if (!ins)
@@ -98,8 +98,8 @@ static void put_run(struct datafile *df, const struct side *s, int h, unsigned i
 			 0);
 	if (!ins)
 		return;
-	assert_int_equal(query_insert(df, FUNC_SQL, "itti", (long long)r, BOOT_PRE_KERNEL,
-				      "[boot]", 500000LL + j),
+	assert_int_equal(query_insert(df, FUNC_SQL, "itti", (long long)r, BOOT_PRE_KERNEL, "[boot]",
+				      500000LL + j),
 			 0);
 	assert_int_equal(query_insert(df, FUNC_SQL, "itti", (long long)r, "start_kernel",
 				      "[kernel]", 30000000LL + j),
@@ -111,12 +111,13 @@ static void put_run(struct datafile *df, const struct side *s, int h, unsigned i
 				      h ? "shuffle_free_memory" : "old_func", "[kernel]",
 				      2000000LL + j),
 			 0);
-	assert_int_equal(query_insert(df, FUNC_SQL, "itti", (long long)r, "e1000_probe", "e1000",
-				      70000LL),
-			 0);
+	assert_int_equal(
+		query_insert(df, FUNC_SQL, "itti", (long long)r, "e1000_probe", "e1000", 70000LL),
+		0);
 	if (s->hostile)
 		assert_int_equal(query_insert(df, FUNC_SQL, "itti", (long long)r,
-					      "evil\x1b]0;owned\x07\"\\name;x", "[kernel]", 3000000LL),
+					      "evil\x1b]0;owned\x07\"\\name;x", "[kernel]",
+					      3000000LL),
 				 0);
 	if (strcmp(s->mode, "cache"))
 		return;
@@ -124,8 +125,8 @@ static void put_run(struct datafile *df, const struct side *s, int h, unsigned i
 				      "[kernel]", 0LL, 100LL, 5000LL, 300LL, 2000LL, 50LL, 20LL),
 			 0);
 	assert_int_equal(query_insert(df, MISS_SQL, "ittiiiiiii", (long long)r,
-				      "__x86_return_thunk", "[kernel]", 0LL, 10LL + 40 * h, 10LL, 1LL,
-				      0LL, 0LL, 1LL + h),
+				      "__x86_return_thunk", "[kernel]", 0LL, 10LL + 40 * h, 10LL,
+				      1LL, 0LL, 0LL, 1LL + h),
 			 0);
 }
 
@@ -191,7 +192,8 @@ static void test_report(void **state)
 	}
 }
 
-/* Without the model: phases and initcalls, one boot, no interval, a line saying why no functions. */
+/* Without the model: phases and initcalls, one boot, no interval, a line saying why no functions.
+ */
 static void test_report_plain(void **state)
 {
 	char *text[] = {"report",
@@ -214,72 +216,65 @@ static void test_folded(void **state)
 
 		golden("boot-folded", cmd_folded, times);
 		/* the widths add up to reset -> first user process: 2000500 + 45000500 ns */
-		assert_int_equal(tu_run("test \"$(awk '{s += $NF} END {print s}' <<'EOF'\n%sEOF\n)\""
-					" = 47001000",
-					out),
-				 0);
+		assert_int_equal(
+			tu_run("test \"$(awk '{s += $NF} END {print s}' <<'EOF'\n%sEOF\n)\""
+			       " = 47001000",
+			       out),
+			0);
 		free(out);
 		golden("boot-folded-insns", cmd_folded, insns);
 		golden("boot-folded-ll", cmd_folded, ll);
 	}
 }
 
+/* diff of b and h, text and JSON golden as name, the JSON then checked by the python check. */
+static void diff_case(const char *name, const char *b, const char *h, const char *check)
+{
+	char *text[] = {"diff", (char *)b, (char *)h, NULL};
+	char *json[] = {"diff", "--json", (char *)b, (char *)h, NULL};
+
+	golden(name, cmd_diff, text);
+	tu_golden_json(name, dir, cmd_diff, json);
+	assert_int_equal(tu_run("python3 -c 'import json, sys; d = json.load(open(sys.argv[1]));"
+				" %s' %s/out.json",
+				check, dir),
+			 0);
+}
+
+/* interface D: one side only is new or gone, intervals with 2 boots a side */
 static void test_diff(void **state)
 {
-	char b[128], h[128];
+	char b[128];
 
 	snprintf(b, sizeof(b), "%s", base());
-	snprintf(h, sizeof(h), "%s", hard());
-	{
-		char *text[] = {"diff", b, h, NULL};
-		char *json[] = {"diff", "--json", b, h, NULL};
-
-		golden("boot-diff", cmd_diff, text);
-		tu_golden_json("boot-diff", dir, cmd_diff, json);
-		/* interface D: one side only is new or gone, intervals with 2 boots a side */
-		assert_int_equal(
-			tu_run("python3 -c 'import json, sys; d = json.load(open(sys.argv[1]));"
-			       " f = {x[\"name\"]: x for x in d[\"functions\"]};"
-			       " i = {x[\"name\"]: x for x in d[\"initcalls\"]};"
-			       " assert f[\"shuffle_free_memory\"][\"status\"] == \"new\";"
-			       " assert f[\"shuffle_free_memory\"][\"base_insns\"] is None;"
-			       " assert f[\"old_func\"][\"status\"] == \"gone\";"
-			       " assert i[\"shuffle_init\"][\"status\"] == \"new\";"
-			       " assert i[\"old_init\"][\"status\"] == \"gone\";"
-			       " p = {x[\"name\"]: x for x in d[\"phases\"]};"
-			       " assert p[\"first_user\"][\"delta_ns\"] == 3000000;"
-			       " assert p[\"first_user\"][\"significant\"] is True;"
-			       " assert p[\"clock_start\"][\"significant\"] is False;"
-			       " assert d[\"base\"][\"runs\"] == 2' %s/out.json",
-			       dir),
-			0);
-	}
+	diff_case("boot-diff", b, hard(),
+		  "f = {x[\"name\"]: x for x in d[\"functions\"]};"
+		  " i = {x[\"name\"]: x for x in d[\"initcalls\"]};"
+		  " assert f[\"shuffle_free_memory\"][\"status\"] == \"new\";"
+		  " assert f[\"shuffle_free_memory\"][\"base_insns\"] is None;"
+		  " assert f[\"old_func\"][\"status\"] == \"gone\";"
+		  " assert i[\"shuffle_init\"][\"status\"] == \"new\";"
+		  " assert i[\"old_init\"][\"status\"] == \"gone\";"
+		  " p = {x[\"name\"]: x for x in d[\"phases\"]};"
+		  " assert p[\"first_user\"][\"delta_ns\"] == 3000000;"
+		  " assert p[\"first_user\"][\"significant\"] is True;"
+		  " assert p[\"clock_start\"][\"significant\"] is False;"
+		  " assert d[\"base\"][\"runs\"] == 2");
 }
 
 /* One boot a side: no interval (null), nothing significant or not. */
 static void test_diff_one_run(void **state)
 {
-	char b[128], h[128];
+	char b[128];
 
 	snprintf(b, sizeof(b), "%s",
 		 boot_recording(&(struct side){"b1.data", BASE_CMD, "insns", 1}, 0));
-	snprintf(h, sizeof(h), "%s",
-		 boot_recording(&(struct side){"h1.data", HARD_CMD, "insns", 1}, 1));
-	{
-		char *text[] = {"diff", b, h, NULL};
-		char *json[] = {"diff", "--json", b, h, NULL};
-
-		golden("boot-diff-one", cmd_diff, text);
-		tu_golden_json("boot-diff-one", dir, cmd_diff, json);
-		assert_int_equal(
-			tu_run("python3 -c 'import json, sys; d = json.load(open(sys.argv[1]));"
-			       " r = d[\"phases\"] + d[\"initcalls\"] + d[\"functions\"];"
-			       " assert all(x[k] is None for x in r for k in x"
-			       " if k.startswith(\"ci_\") or k == \"significant\"), r;"
-			       " assert \"misses\" not in d[\"functions\"][0]' %s/out.json",
-			       dir),
-			0);
-	}
+	diff_case("boot-diff-one", b,
+		  boot_recording(&(struct side){"h1.data", HARD_CMD, "insns", 1}, 1),
+		  "r = d[\"phases\"] + d[\"initcalls\"] + d[\"functions\"];"
+		  " assert all(x[k] is None for x in r for k in x"
+		  " if k.startswith(\"ci_\") or k == \"significant\"), r;"
+		  " assert \"misses\" not in d[\"functions\"][0]");
 }
 
 static void test_features(void **state)
@@ -291,10 +286,10 @@ static void test_features(void **state)
 	{
 		char *text[] = {"features", h, NULL};
 		char *json[] = {"features", "--json", h, NULL};
-		char *plain[] = {"features",
-				 (char *)boot_recording(
-					 &(struct side){"plain.data", BASE_CMD, NULL, 1}, 0),
-				 NULL};
+		char *plain[] = {
+			"features",
+			(char *)boot_recording(&(struct side){"plain.data", BASE_CMD, NULL, 1}, 0),
+			NULL};
 
 		golden("boot-features", cmd_features, text);
 		tu_golden_json("boot-features", dir, cmd_features, json);
@@ -356,10 +351,11 @@ static void test_refused(void **state)
 		char *map[] = {"features", "--json", k, b, NULL};
 		char *folded[] = {"folded", "--model", "i1", b, NULL};
 
-		snprintf(want, sizeof(want),
-			 "kprotperf diff: %s is a boot recording (kprotperf boot) and %s a recording"
-			 " of a workload (kprotperf record): diff compares two of a kind\n",
-			 b, k);
+		snprintf(
+			want, sizeof(want),
+			"kprotperf diff: %s is a boot recording (kprotperf boot) and %s a recording"
+			" of a workload (kprotperf record): diff compares two of a kind\n",
+			b, k);
 		tu_expect(cmd_diff, diff, 2, 1, want);
 		snprintf(want, sizeof(want),
 			 "kprotperf features: %s is a boot recording (kprotperf boot) and %s a"
@@ -421,10 +417,10 @@ static void test_hostile(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_report),	 cmocka_unit_test(test_report_plain),
-		cmocka_unit_test(test_folded),	 cmocka_unit_test(test_diff),
+		cmocka_unit_test(test_report),	     cmocka_unit_test(test_report_plain),
+		cmocka_unit_test(test_folded),	     cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_diff_one_run), cmocka_unit_test(test_features),
-		cmocka_unit_test(test_map),	 cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_map),	     cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_hostile),
 	};
 	int rc;
