@@ -182,6 +182,9 @@ static int diff_make(struct diff *d, const struct model_view_opts *o, char *why,
 	d->funcs = rows_make(d->b, true, d->g, &d->nfuncs);
 	if (!d->calls || !d->funcs)
 		return -ENOMEM;
+	/* a side without the model counted no function: none is new or gone */
+	if (!d->b[0].model || !d->b[1].model)
+		d->nfuncs = 0;
 	qsort(d->calls, d->ncalls, sizeof(*d->calls), by_delta);
 	qsort(d->funcs, d->nfuncs, sizeof(*d->funcs), by_delta);
 	return 0;

@@ -277,6 +277,19 @@ static void test_diff_one_run(void **state)
 		  " assert \"misses\" not in d[\"functions\"][0]");
 }
 
+/* The model on one side only: no function is new or gone, the phases and initcalls compared. */
+static void test_diff_no_model(void **state)
+{
+	char b[128];
+
+	snprintf(b, sizeof(b), "%s",
+		 boot_recording(&(struct side){"plain.data", BASE_CMD, NULL, 1}, 0));
+	diff_case("boot-diff-nomodel", b,
+		  boot_recording(&(struct side){"h1.data", HARD_CMD, "insns", 1}, 1),
+		  "assert d[\"functions\"] == [];"
+		  " assert len(d[\"initcalls\"]) == 4 and len(d[\"phases\"]) == 3");
+}
+
 static void test_features(void **state)
 {
 	char b[128], h[128];
@@ -419,9 +432,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report),	     cmocka_unit_test(test_report_plain),
 		cmocka_unit_test(test_folded),	     cmocka_unit_test(test_diff),
-		cmocka_unit_test(test_diff_one_run), cmocka_unit_test(test_features),
-		cmocka_unit_test(test_map),	     cmocka_unit_test(test_refused),
-		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_diff_one_run), cmocka_unit_test(test_diff_no_model),
+		cmocka_unit_test(test_features),     cmocka_unit_test(test_map),
+		cmocka_unit_test(test_refused),	     cmocka_unit_test(test_hostile),
 	};
 	int rc;
 
