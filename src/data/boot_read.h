@@ -17,8 +17,8 @@
 
 struct datafile;
 
-/* the most boots one recording may hold: each run's values are kept per run */
-#define BOOT_RUNS_MAX 10000
+/* the most boots one recording may hold: the views keep every function's value per boot */
+#define BOOT_RUNS_MAX 100
 
 /* Whether df is a boot recording (its meta has boot.runs). */
 bool boot_present(struct datafile *df);

@@ -394,6 +394,17 @@ static void test_refused(void **state)
 					    " boots (meta boot.runs)"));
 		assert_ptr_equal(strchr(out, '\n') + 1, out + strlen(out));
 		free(out);
+		/* more boots than the views keep */
+		assert_int_equal(tu_run("sqlite3 %s \"UPDATE meta SET value = '101' WHERE key ="
+					" 'boot.runs'\"",
+					b),
+				 0);
+		out = tu_run_fd(cmd_report, report, 2, &ret);
+		assert_int_equal(ret, 1);
+		assert_non_null(strstr(out, "meta boot.runs: '101' is not a number of boots from 1"
+					    " to 100"));
+		assert_ptr_equal(strchr(out, '\n') + 1, out + strlen(out));
+		free(out);
 	}
 }
 
