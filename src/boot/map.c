@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "boot/map.h"
 #include "boot/features.h"
 #include "boot/load.h"
-#include "boot/map.h"
 #include "data/features.h"
 #include "diff/protection_map.h"
 #include "diff/stats.h"

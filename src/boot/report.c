@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "boot/report.h"
 #include "boot/features.h"
 #include "boot/load.h"
-#include "boot/report.h"
 #include "data/datafile.h"
 #include "diff/stats.h"
 #include "model/report.h"
