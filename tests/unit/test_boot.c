@@ -354,6 +354,20 @@ static const char *workload(void)
 	return path;
 }
 
+/* After sql on the recording at path, report refuses it in one line holding want. */
+static void report_refused(const char *path, const char *sql, const char *want)
+{
+	char *report[] = {"report", (char *)path, NULL}, *out;
+	int ret;
+
+	assert_int_equal(tu_run("sqlite3 %s \"%s\"", path, sql), 0);
+	out = tu_run_fd(cmd_report, report, 2, &ret);
+	assert_int_equal(ret, 1);
+	assert_non_null(strstr(out, want));
+	assert_ptr_equal(strchr(out, '\n') + 1, out + strlen(out));
+	free(out);
+}
+
 static void test_refused(void **state)
 {
 	char b[128], k[128], want[512], *out;
@@ -383,31 +397,12 @@ static void test_refused(void **state)
 		free(out);
 	}
 	/* a run the recording does not have: one line naming the table and the run */
-	assert_int_equal(tu_run("sqlite3 %s 'UPDATE boot_initcalls SET run = 7 WHERE seq = 2"
-				" AND run = 1'",
-				b),
-			 0);
-	{
-		char *report[] = {"report", b, NULL};
-
-		out = tu_run_fd(cmd_report, report, 2, &ret);
-		assert_int_equal(ret, 1);
-		assert_non_null(strstr(out, "table boot_initcalls: run 7, but the recording has 2"
-					    " boots (meta boot.runs)"));
-		assert_ptr_equal(strchr(out, '\n') + 1, out + strlen(out));
-		free(out);
-		/* more boots than the views keep */
-		assert_int_equal(tu_run("sqlite3 %s \"UPDATE meta SET value = '101' WHERE key ="
-					" 'boot.runs'\"",
-					b),
-				 0);
-		out = tu_run_fd(cmd_report, report, 2, &ret);
-		assert_int_equal(ret, 1);
-		assert_non_null(strstr(out, "meta boot.runs: '101' is not a number of boots from 1"
-					    " to 100"));
-		assert_ptr_equal(strchr(out, '\n') + 1, out + strlen(out));
-		free(out);
-	}
+	report_refused(
+		b, "UPDATE boot_initcalls SET run = 7 WHERE seq = 2 AND run = 1",
+		"table boot_initcalls: run 7, but the recording has 2 boots (meta boot.runs)");
+	/* more boots than the views keep */
+	report_refused(b, "UPDATE meta SET value = 101 WHERE key = 'boot.runs'",
+		       "meta boot.runs: '101' is not a number of boots from 1 to 100");
 }
 
 /* A function's name with an OSC escape, a BEL, a quote, a backslash and a ';'. */
