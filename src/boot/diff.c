@@ -155,18 +155,19 @@ struct diff {
 };
 
 /* The base's geometry o->geom in the hardened recording (the same caches); false: none. */
+/* The hardened recording's geometry of the same caches as the base's geom into *k; false: none. */
+static bool geom_match(const struct boot_rec *b, unsigned int geom, unsigned int *k)
+{
+	for (*k = 0; b[0].cache && b[1].cache && *k < b[1].ngeom; (*k)++)
+		if (!memcmp(&b[0].geoms[geom], &b[1].geoms[*k], sizeof(b[1].geoms[*k])))
+			return true;
+	return false;
+}
+
 static bool match_geom(struct diff *d, unsigned int geom)
 {
-	const struct boot_rec *b = d->b;
-	unsigned int k;
-
 	d->g[0] = geom;
-	for (k = 0; b[0].cache && b[1].cache && k < b[1].ngeom; k++)
-		if (!memcmp(&b[0].geoms[geom], &b[1].geoms[k], sizeof(b[1].geoms[k]))) {
-			d->g[1] = k;
-			return true;
-		}
-	return false;
+	return geom_match(d->b, geom, &d->g[1]);
 }
 
 static int diff_make(struct diff *d, const struct model_view_opts *o, char *why, size_t len)
@@ -212,20 +213,22 @@ static void change_json(struct json *j, const struct change *c, const char *unit
 		json_str(j, "significant", NULL);
 }
 
-/* A function's misses per boot in the two sides' geometries, report --model --json's names. */
-static void misses_json(struct json *j, const struct diff *d, const struct row *r)
+/* A function's misses per boot in geometries g[2] of the sides, report --model --json's names. */
+static void geom_json(struct json *j, const struct diff *d, const struct row *r,
+		      const unsigned int g[2])
 {
 	const char *side[2] = {"base_", "hardened_"};
 	char k[64];
 	double v[2];
 	int i, s;
 
-	json_u64(j, "geometry", d->g[0]);
-	json_u64(j, "hardened_geometry", d->g[1]);
+	json_open(j, NULL, '{');
+	json_u64(j, "geometry", g[0]);
+	json_u64(j, "hardened_geometry", g[1]);
 	for (i = 0; i < MODEL_STATS; i++) {
 		for (s = 0; s < 2; s++) {
 			v[s] = r->s[s] && r->s[s]->miss
-				       ? (double)r->s[s]->miss[d->g[s]][i] / d->b[s].runs
+				       ? (double)r->s[s]->miss[g[s]][i] / d->b[s].runs
 				       : 0;
 			snprintf(k, sizeof(k), "%s%s", side[s], model_stat_names[i]);
 			json_double(j, k, r->s[s] ? v[s] : NAN);
@@ -233,6 +236,19 @@ static void misses_json(struct json *j, const struct diff *d, const struct row *
 		snprintf(k, sizeof(k), "delta_%s", model_stat_names[i]);
 		json_double(j, k, v[1] - v[0]);
 	}
+	json_close(j, '}');
+}
+
+/* Its misses in each base geometry the hardened recording simulated too. */
+static void misses_json(struct json *j, const struct diff *d, const struct row *r)
+{
+	unsigned int g[2];
+
+	json_open(j, "misses", '[');
+	for (g[0] = 0; g[0] < d->b[0].ngeom; g[0]++)
+		if (geom_match(d->b, g[0], &g[1]))
+			geom_json(j, d, r, g);
+	json_close(j, ']');
 }
 
 static void rows_json(struct json *j, const struct diff *d, bool funcs)
@@ -248,11 +264,8 @@ static void rows_json(struct json *j, const struct diff *d, bool funcs)
 			json_str(j, "module", any(&r[i])->module);
 		json_str(j, "status", status_names[r[i].st]);
 		change_json(j, &r[i].c, funcs ? "_insns" : "_ns");
-		if (funcs && d->cache) {
-			json_open(j, "misses", '{');
+		if (funcs && d->b[0].cache && d->b[1].cache)
 			misses_json(j, d, &r[i]);
-			json_close(j, '}');
-		}
 		json_close(j, '}');
 	}
 	json_close(j, ']');
