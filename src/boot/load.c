@@ -188,6 +188,8 @@ static void calls_merge(struct series_list *l)
 {
 	size_t i, r, n = 0;
 
+	if (!l->n)
+		return;
 	qsort(l->s, l->n, sizeof(*l->s), cmp_series);
 	for (i = 0; i < l->n; i++) {
 		struct boot_series *d = &l->s[n - (n > 0)];
