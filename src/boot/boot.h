@@ -18,7 +18,7 @@ struct boot_opts {
 	const char *model;	     /* insns, cache or NULL: no model */
 	unsigned int repeat;
 	unsigned int timeout; /* seconds per boot; 0: vm-run.sh's default */
-	const char *caches[BOOT_CACHE_ARGS_MAX]; /* "--I1=S,A,L", ... as given */
+	char caches[BOOT_CACHE_ARGS_MAX][48]; /* "--I1=S,A,L", ... as given */
 	unsigned int ncaches;
 };
 
