@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* kprotperf boot (boot.h): the boots, each into a raw folder of a scratch folder, then the recording. */
+/* kprotperf boot (boot.h): the boots, each into a raw folder of a scratch folder, then the
+ * recording. */
 #include "boot/boot.h"
 
 #include <errno.h>
@@ -134,7 +135,8 @@ int boot_run(const struct boot_opts *o)
 	b.dirs = calloc(o->repeat, sizeof(*b.dirs));
 	err = b.dirs ? scratch_make(b.scratch, sizeof(b.scratch), NULL, "boot") : -ENOMEM;
 	if (err) {
-		fprintf(stderr, "kprotperf boot: cannot make a scratch folder: %s\n", strerror(-err));
+		fprintf(stderr, "kprotperf boot: cannot make a scratch folder: %s\n",
+			strerror(-err));
 		free(b.dirs);
 		return 1;
 	}

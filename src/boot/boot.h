@@ -7,20 +7,7 @@
 #ifndef KP_BOOT_BOOT_H
 #define KP_BOOT_BOOT_H
 
-#include "data/model.h"
-
-/* --I1, --D1 and --LL given, each up to a sweep's geometries */
-#define BOOT_CACHE_ARGS_MAX (3 * MODEL_GEOMS_MAX)
-
-struct boot_opts {
-	const char *output;
-	const char *kernel, *append; /* as given; NULL: vm-run.sh's defaults */
-	const char *model;	     /* insns, cache or NULL: no model */
-	unsigned int repeat;
-	unsigned int timeout; /* seconds per boot; 0: vm-run.sh's default */
-	char caches[BOOT_CACHE_ARGS_MAX][48]; /* "--I1=S,A,L", ... as given */
-	unsigned int ncaches;
-};
+#include "boot/opts.h"
 
 /* Boot o->repeat times and write the recording: kprotperf's exit status (125: a boot failed). */
 int boot_run(const struct boot_opts *o);

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "boot/boot.h"
+#include "boot/opts.h"
 #include "boot/dmesg.h"
 #include "boot/funcs.h"
 #include "data/boot_write.h"
@@ -82,16 +82,15 @@ static int provenance(struct collect *c, const char *dir, unsigned int run)
 		memcpy(c->build_id, id, sizeof(id));
 	} else if (strcmp(id, c->build_id)) {
 		snprintf(c->why, c->len,
-			 "run %u booted another kernel than run 0 (build id %s, not %s): refused", run,
-			 id, c->build_id);
+			 "run %u booted another kernel than run 0 (build id %s, not %s): refused",
+			 run, id, c->build_id);
 		return -EINVAL;
 	}
 	return 0;
 }
 
 /* dmesg.txt: the initcalls and the phases' times into row. */
-static int initcalls(struct collect *c, const char *dir, unsigned int run,
-		     struct boot_run_row *row)
+static int initcalls(struct collect *c, const char *dir, unsigned int run, struct boot_run_row *row)
 {
 	char p[PATH_MAX], msg[256];
 	struct boot_dmesg d;
@@ -106,8 +105,10 @@ static int initcalls(struct collect *c, const char *dir, unsigned int run,
 		err = boot_put_initcall(c->df, run, i, d.ic[i].name, d.ic[i].start_ns, d.ic[i].ns,
 					d.ic[i].ret);
 	if (!err && !d.n)
-		esc_printf(stderr, "kprotperf boot: run %u: no initcall in %s (initcall_debug not "
-				   "honoured?)\n", run, p);
+		esc_printf(stderr,
+			   "kprotperf boot: run %u: no initcall in %s (initcall_debug not "
+			   "honoured?)\n",
+			   run, p);
 	if (!err && !d.has_clock_offset)
 		esc_printf(stderr, "kprotperf boot: run %u: no clock offset: %s\n", run,
 			   d.why_no_offset);
@@ -126,13 +127,12 @@ static int initcalls(struct collect *c, const char *dir, unsigned int run,
 static int same_model(struct collect *c, const struct model_table *t, const char *p,
 		      unsigned int run)
 {
-	const char *what = strcmp(t->mode, c->o->model)		   ? "--model mode"
-			   : c->build_id[0] && t->kernel[0] &&
-					   strcmp(t->kernel, c->build_id) ? "kernel"
-			   : run && (t->ngeom != c->t0.ngeom ||
-				     memcmp(t->geom, c->t0.geom, sizeof(t->geom)))
-				   ? "cache geometries"
-				   : NULL;
+	const char *what =
+		strcmp(t->mode, c->o->model)					   ? "--model mode"
+		: c->build_id[0] && t->kernel[0] && strcmp(t->kernel, c->build_id) ? "kernel"
+		: run && (t->ngeom != c->t0.ngeom || memcmp(t->geom, c->t0.geom, sizeof(t->geom)))
+			? "cache geometries"
+			: NULL;
 
 	if (!what)
 		return 0;
@@ -159,8 +159,7 @@ static int put_funcs(struct collect *c, const struct boot_funcs *bf, const struc
 }
 
 /* model.txt with kallsyms.txt: the instructions per function, and the window's two marks. */
-static int functions(struct collect *c, const char *dir, unsigned int run,
-		     struct boot_run_row *row)
+static int functions(struct collect *c, const char *dir, unsigned int run, struct boot_run_row *row)
 {
 	char model[PATH_MAX], kallsyms[PATH_MAX];
 	struct boot_funcs *bf;
@@ -177,8 +176,10 @@ static int functions(struct collect *c, const char *dir, unsigned int run,
 	if (err)
 		return err;
 	if (strcmp(t.window, "complete"))
-		esc_printf(stderr, "kprotperf boot: run %u: the model's window is %s: the boot "
-				   "never reached user mode\n", run, t.window);
+		esc_printf(stderr,
+			   "kprotperf boot: run %u: the model's window is %s: the boot "
+			   "never reached user mode\n",
+			   run, t.window);
 	if (!run)
 		c->t0 = t;
 	row->has_entry = t.has_entry;

@@ -12,10 +12,10 @@
 /* printk's lines are at most 1 KiB; a longer one is no line the kernel wrote */
 #define LINE_MAX_BYTES 1024
 /* a time or count a data file can hold (check.c's R_NS: 2^60) */
-#define NS_MAX	       (1ULL << 60)
-#define USEC_MAX       (NS_MAX / 1000)
+#define NS_MAX	 (1ULL << 60)
+#define USEC_MAX (NS_MAX / 1000)
 /* the seconds of a timestamp: 2^60 ns is ~36 years */
-#define SEC_MAX	       1000000000ULL
+#define SEC_MAX 1000000000ULL
 
 /* What reading one log needs besides its result. */
 struct scan {
@@ -74,8 +74,7 @@ static size_t word(const char *s, char *out, size_t len)
 	return n;
 }
 
-static int add_initcall(struct boot_dmesg *d, const char *sym, __u64 start_ns, __u64 usecs,
-			int ret)
+static int add_initcall(struct boot_dmesg *d, const char *sym, __u64 start_ns, __u64 usecs, int ret)
 {
 	struct boot_initcall *ic;
 

@@ -15,7 +15,7 @@
 /* a kallsyms with every module loaded is ~20 MiB; at boot there are none */
 #define KALLSYMS_MAX (256ULL << 20)
 /* the largest count a data file holds (check.c's R_COUNT: 2^40) */
-#define SUM_MAX	     (1ULL << 40)
+#define SUM_MAX (1ULL << 40)
 
 struct entry {
 	const char *name, *module;
@@ -32,12 +32,15 @@ struct boot_funcs {
 
 static int load_kallsyms(struct boot_funcs *bf, const char *path, char *why, size_t len)
 {
+	char msg[128] = "";
 	struct stat st;
 	int fd, err;
 
-	fd = safeio_open_regular(path, &st, why, len);
-	if (fd < 0)
+	fd = safeio_open_regular(path, &st, msg, sizeof(msg));
+	if (fd < 0) {
+		snprintf(why, len, "%s: %s", path, msg[0] ? msg : strerror(-fd));
 		return fd;
+	}
 	err = (unsigned long long)st.st_size > KALLSYMS_MAX ? -EFBIG : ksyms_load_fd(&bf->ks, fd);
 	close(fd);
 	if (err == -EFBIG)

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "boot/boot.h"
+#include "boot/opts.h"
 #include "util/esc.h"
 #include "util/safeio.h"
 
@@ -37,8 +37,8 @@ int boot_vmrun_find(char *path, size_t len)
 	}
 	if (!access(path, X_OK))
 		return 0;
-	esc_printf(stderr, "kprotperf boot: no scripts/vm-run.sh at %s: set KP_VM_RUN to its path\n",
-		   path);
+	esc_printf(stderr,
+		   "kprotperf boot: no scripts/vm-run.sh at %s: set KP_VM_RUN to its path\n", path);
 	return -ENOENT;
 }
 

@@ -143,8 +143,10 @@ static int set_opt(void *ctx, int c, const char *arg)
 static int check(const struct boot_opts *o, int argc, char **argv)
 {
 	if (optind < argc) {
-		esc_printf(stderr, "kprotperf boot: no operand is taken, not '%s' (the recording "
-				   "is -o FILE)\n", argv[optind]);
+		esc_printf(stderr,
+			   "kprotperf boot: no operand is taken, not '%s' (the recording "
+			   "is -o FILE)\n",
+			   argv[optind]);
 		return -EINVAL;
 	}
 	if (!o->output) {

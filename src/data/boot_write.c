@@ -8,15 +8,16 @@
 
 int boot_put_run(struct datafile *df, unsigned int run, const struct boot_run_row *r)
 {
-	return query_insert(df,
-			    "INSERT INTO boot_runs VALUES(?1, " OR_NULL(2, 3) ", " OR_NULL(
-				    4, 5) ", " OR_NULL(6, 7) ", " OR_NULL(8, 9) ", " OR_NULL(10, 11) ", ?12)",
-			    "iiiiiiiiiiii", (long long)run, (long long)r->has_clock_offset,
-			    (long long)r->clock_offset_ns, (long long)r->has_initcalls_end,
-			    (long long)r->initcalls_end_ns, (long long)r->has_first_user,
-			    (long long)r->first_user_ns, (long long)r->has_entry,
-			    (long long)r->entry_insns, (long long)r->has_first_user_insns,
-			    (long long)r->first_user_insns, (long long)r->initcalls);
+	return query_insert(
+		df,
+		"INSERT INTO boot_runs VALUES(?1, " OR_NULL(2, 3) ", " OR_NULL(4, 5) ", " OR_NULL(
+			6, 7) ", " OR_NULL(8, 9) ", " OR_NULL(10, 11) ", ?12)",
+		"iiiiiiiiiiii", (long long)run, (long long)r->has_clock_offset,
+		(long long)r->clock_offset_ns, (long long)r->has_initcalls_end,
+		(long long)r->initcalls_end_ns, (long long)r->has_first_user,
+		(long long)r->first_user_ns, (long long)r->has_entry, (long long)r->entry_insns,
+		(long long)r->has_first_user_insns, (long long)r->first_user_insns,
+		(long long)r->initcalls);
 }
 
 int boot_put_initcall(struct datafile *df, unsigned int run, unsigned int seq, const char *name,
