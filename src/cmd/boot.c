@@ -22,37 +22,38 @@ enum {
 
 static const struct options_entry entries[] = {
 	{'o', "output", "FILE",
-	 "the recording to write (required; replaced atomically, only\n"
-	 "when every boot went well): absent or a regular file"},
+	 "the recording to write (required; replaced atomically,\n"
+	 "only when every boot went well): absent or a regular file"},
 	{OPT_KERNEL, "kernel", "DIR|PACKAGE",
-	 "the kernel to boot, as scripts/vm-run.sh --kernel takes it: a\n"
-	 "folder of scripts/kernel-build.sh or a Debian kernel package\n"
-	 "(default: vm-run.sh's, Debian 12's 6.1)"},
+	 "the kernel to boot, as scripts/vm-run.sh --kernel\n"
+	 "takes it: a folder of scripts/kernel-build.sh or a\n"
+	 "Debian kernel package (default: Debian 12's 6.1)"},
 	{OPT_APPEND, "append", "CMDLINE",
-	 "added to the kernel command line (after vm-run.sh's own and\n"
-	 "initcall_debug log_buf_len=4M)"},
+	 "added to the kernel command line (after vm-run.sh's\n"
+	 "own and initcall_debug log_buf_len=4M)"},
 	{'r', "repeat", "N", "boot N times, each a run of the recording (default 1)"},
 	{OPT_MODEL, "model", "MODE",
-	 "insns or cache: also count, with kprotperf's machine model, the\n"
-	 "instructions (cache: and simulated cache misses) per kernel\n"
-	 "function from reset to the first user-mode instruction"},
+	 "insns or cache: also count, with kprotperf's machine\n"
+	 "model, the instructions (cache: and simulated cache\n"
+	 "misses) per kernel function from reset to the first\n"
+	 "user-mode instruction"},
 	{OPT_I1, "I1", "SIZE,ASSOC,LINE",
-	 "with --model cache: the L1 instruction cache's geometry (bytes,\n"
+	 "with --model cache: the L1 instruction cache (bytes,\n"
 	 "ways, bytes; repeat for a sweep), as vm-run.sh takes it"},
 	{OPT_D1, "D1", "SIZE,ASSOC,LINE", "the same for the L1 data cache"},
 	{OPT_LL, "LL", "SIZE,ASSOC,LINE", "the same for the last-level cache"},
 	{OPT_TIMEOUT, "timeout", "S",
-	 "give up on a boot after S seconds (default: vm-run.sh's, 180;\n"
-	 "600 with --model cache)"},
+	 "give up on a boot after S seconds (default: vm-run.sh's,\n"
+	 "180; 600 with --model cache)"},
 	{},
 };
 
 static const struct options_example examples[] = {
 	{"kprotperf boot --model insns -r 2 -o base.data",
 	 "two boots of Debian's 6.1 with the instructions per function"},
-	{"kprotperf boot --model insns -r 2 --append page_alloc.shuffle=1 -o shuffle.data",
+	{"kprotperf boot --model insns -r 2 --append page_alloc.shuffle=1 -o s.data",
 	 "the same with the page allocator's shuffling on, for kprotperf\n"
-	 "diff base.data shuffle.data"},
+	 "diff base.data s.data"},
 	{},
 };
 
@@ -67,11 +68,12 @@ const struct options_cmd boot_options = {
 		"read the recording.\n",
 	.foot = "vm-run.sh is $KP_VM_RUN, else scripts/vm-run.sh beside the kprotperf binary.\n"
 		"Each boot's raw folder goes to a private scratch folder, removed at the end.\n",
-	.status = "0 when the recording was written, 125 when a boot failed (the console's\n"
-		  "last lines and vm-run.sh's reason on stderr; nothing written), 1 when\n"
-		  "anything else failed (one line on stderr says why), 2 for a usage error.\n",
+	.status = "0 when the recording was written, 125 when a boot failed (the\n"
+		  "console's last lines and vm-run.sh's reason on stderr; nothing written),\n"
+		  "1 when anything else failed (one line on stderr says why), 2 for a usage\n"
+		  "error.\n",
 	.examples = examples,
-	.column = 27,
+	.column = 23,
 	.opts = entries,
 };
 
