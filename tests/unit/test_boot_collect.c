@@ -297,6 +297,17 @@ static void test_collect_no_model(void **state)
 	free(out);
 }
 
+/* The test's folder varies: DIR stands for it in s. */
+static void mask_dir(char *s)
+{
+	char *p;
+
+	while ((p = strstr(s, dir))) {
+		memmove(p + 3, p + strlen(dir), strlen(p + strlen(dir)) + 1);
+		memcpy(p, "DIR", 3);
+	}
+}
+
 /* One bad run: refused with one line naming it, and no file written. */
 static void expect_refused(const char *kallsyms, const char *model, const char *id,
 			   const char *want)
@@ -310,14 +321,8 @@ static void expect_refused(const char *kallsyms, const char *model, const char *
 	strcpy(d1, raw_folder("bad-1", kallsyms, model, id));
 	if (!collect(dirs, 2, "cache", why, sizeof(why)))
 		fail_msg("not refused: %s", want);
-	/* the folders' paths vary: DIR stands for them */
 	snprintf(got, sizeof(got), "%s", why);
-	while (strstr(got, dir)) {
-		char *p = strstr(got, dir);
-
-		memmove(p + 3, p + strlen(dir), strlen(p + strlen(dir)) + 1);
-		memcpy(p, "DIR", 3);
-	}
+	mask_dir(got);
 	assert_string_equal(got, want);
 	assert_int_equal(access(output(), F_OK), -1);
 }
@@ -388,6 +393,121 @@ static void test_cli_refusals(void **state)
 	unsetenv("KP_VM_RUN");
 }
 
+/*
+ * A stand-in for vm-run.sh at DIR/vm-run.sh: it logs its arguments (the
+ * --out folder left out: it is in the scratch folder) to DIR/args and
+ * copies DIR/run-0 into --out; with fail, leaves a console.log of 12 lines
+ * (one with an escape sequence) and its reason, and exits 125.
+ */
+static const char *fake_vmrun(bool fail)
+{
+	static char path[PATH_MAX];
+	char *text;
+
+	assert_true(asprintf(&text,
+			     "#!/bin/sh\n"
+			     "[ \"$1 $2\" = '--boot --out' ] || exit 99\n"
+			     "out=$3; shift 3; echo \"$*\" >>'%1$s/args'; mkdir -p \"$out\"\n"
+			     "%2$s",
+			     dir,
+			     fail ? "i=1; while [ $i -le 12 ]; do echo \"console $i\"; i=$((i+1)); "
+				    "done >\"$out/console.log\"\n"
+				    "printf 'panic \\033[2J\\n' >>\"$out/console.log\"\n"
+				    "echo 'vm-run: the guest kernel panicked' >&2; exit 125\n"
+				  : "") > 0);
+	snprintf(path, sizeof(path), "%s/vm-run.sh", dir);
+	file("vm-run.sh", text);
+	free(text);
+	if (!fail) {
+		snprintf(path, sizeof(path), "%s/vm-run.sh", dir);
+		assert_int_equal(tu_run("printf 'cp \"%%s\"/run-0/* \"$out\"/\\n' '%s' >>'%s'", dir,
+					path), 0);
+	}
+	assert_int_equal(chmod(path, 0700), 0);
+	setenv("KP_VM_RUN", path, 1);
+	setenv("TMPDIR", dir, 1);
+	unlink(file("args", ""));
+	return path;
+}
+
+/* "done in 12.3 s": the time masked */
+static void mask_times(char *s)
+{
+	char *p, *end;
+
+	for (p = s; (p = strstr(p, "done in ")); p += 8) {
+		end = strstr(p, " s\n");
+		if (!end)
+			return;
+		p[8] = 'T';
+		memmove(p + 9, end, strlen(end) + 1);
+	}
+}
+
+/* kprotperf boot end to end over the stand-in: two boots, vm-run.sh's arguments, the file. */
+static void test_boot_command(void **state)
+{
+	char *argv[] = {"boot",	     "--kernel",  "linux-image-amd64", "--append", "a b",
+			"-r",	     "2",	  "--timeout",	       "30",	   "--model",
+			"insns",     "-o",	  (char *)output(),    NULL};
+	char *err, *args, *out, path[PATH_MAX];
+	int ret;
+
+	raw_folder("run-0", KALLSYMS("ffffffff81"),
+		   "# kp_model 1\n# mode insns\n# qemu 8.2.2\n# window complete\n"
+		   "# boot entry_insns 5\n# boot first_user_insns 9\n# columns pc insns\n"
+		   "0x100000 5\n0xffffffff81000100 4\n",
+		   "abcd1234\n");
+	fake_vmrun(false);
+	unlink(output());
+	err = tu_run_fd(cmd_boot, argv, 2, &ret);
+	mask_times(err);
+	mask_dir(err);
+	assert_string_equal(err, "kprotperf boot: boot 1/2...\n"
+				 "kprotperf boot: boot 1/2 done in T s\n"
+				 "kprotperf boot: boot 2/2...\n"
+				 "kprotperf boot: boot 2/2 done in T s\n"
+				 "kprotperf: wrote DIR/boot.data: 2 boots\n");
+	assert_int_equal(ret, 0);
+	free(err);
+	args = tu_read_file(strcat(strcpy(path, dir), "/args"));
+	assert_non_null(args);
+	assert_string_equal(args, "--kernel linux-image-amd64 --append a b --timeout 30 --model insns\n"
+				  "--kernel linux-image-amd64 --append a b --timeout 30 --model insns\n");
+	free(args);
+	out = dump_recording(output());
+	assert_non_null(strstr(out, "-- SELECT * FROM boot_runs ORDER BY run\n"
+				    "0|150750750|300002000|500000000|5|9|3\n"
+				    "1|150750750|300002000|500000000|5|9|3\n-- "));
+	/* the scratch folder (in TMPDIR, the test's folder) is gone */
+	assert_int_equal(tu_run("! ls -d '%s'/kprotperf-boot.* 2>/dev/null", dir), 0);
+	free(out);
+}
+
+/* A boot vm-run.sh could not make: 125, the console's last 10 lines escaped, its reason, no file. */
+static void test_boot_failed(void **state)
+{
+	char *argv[] = {"boot", "-o", (char *)output(), NULL};
+	char *err;
+	int ret;
+
+	fake_vmrun(true);
+	unlink(output());
+	err = tu_run_fd(cmd_boot, argv, 2, &ret);
+	assert_int_equal(ret, 125);
+	assert_string_equal(err, "kprotperf boot: boot 1/1...\n"
+				 "kprotperf boot: boot 1/1 failed; the console's last lines:\n"
+				 "  | console 4\n  | console 5\n  | console 6\n  | console 7\n"
+				 "  | console 8\n  | console 9\n  | console 10\n  | console 11\n"
+				 "  | console 12\n  | panic \\x1b[2J\n"
+				 "kprotperf boot: vm-run.sh: vm-run: the guest kernel panicked\n");
+	assert_int_equal(access(output(), F_OK), -1);
+	assert_int_equal(tu_run("! ls -d '%s'/kprotperf-boot.* 2>/dev/null", dir), 0);
+	free(err);
+	unsetenv("KP_VM_RUN");
+	unsetenv("TMPDIR");
+}
+
 static int setup(void **state)
 {
 	return tu_mkdtemp(dir, sizeof(dir), "boot-collect");
@@ -409,6 +529,8 @@ int main(void)
 		cmocka_unit_test(test_collect_no_model),
 		cmocka_unit_test(test_collect_refused),
 		cmocka_unit_test(test_cli_refusals),
+		cmocka_unit_test(test_boot_command),
+		cmocka_unit_test(test_boot_failed),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
