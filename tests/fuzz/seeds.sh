@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=${1:?usage: seeds.sh DIR}
-rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"/{datafile,ranges,features,funcmatch,sideband,symbolize,model_table}
+rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"/{datafile,ranges,features,funcmatch,sideband,symbolize,model_table,boot_dmesg}
 out=$dir.tmp
 
 # a program with inlined functions and an _stext, for symbolize and as a vmlinux
@@ -75,6 +75,18 @@ printf '%s\n' '# kp_model 1' '# mode insns' '# qemu 1:7.2' '# window complete' \
 	'# windows opened 1 closed 1 restarts 0 stray_stops 0' '# boot entry_insns 1000' \
 	'# boot first_user_insns 5000' '# columns pc insns' '0x100000 1000' \
 	'0xffffffff81000000 4000' >"$out/model_table/boot"
+
+# a boot's kernel log (kprotperf boot): initcalls, the tsc and init lines, one unpaired
+printf '%s\n' '[    0.000000] Linux version 6.1.0-test' \
+	'[    0.001000] tsc: Detected 2400.000 MHz processor' \
+	'[    0.100000] calling  init_a+0x0/0x40 @ 1' \
+	'[    0.100500] initcall init_a+0x0/0x40 returned 0 after 400 usecs' \
+	'[    0.200000] calling  init_b+0x0/0x20 @ 1' \
+	'[    0.300000] calling  init_c+0x0/0x10 @ 1' \
+	'[    0.300002] initcall init_c+0x0/0x10 returned -19 after 2 usecs' \
+	'[    0.500000] Run /init as init process' \
+	'[    0.600000] kprotperf-boot: tsc 1800000000' \
+	'[    1.500000] tsc: Refined TSC clocksource calibration: 2399.999 MHz' >"$out/boot_dmesg/boot"
 
 n=0
 for p in allocate_slab 'new_*' $'*slab*\nshuffle_freelist' do_sys_open ext4_map_blocks \
