@@ -98,7 +98,7 @@ static int boots_record(struct boots *b)
 
 	for (run = 0; !ret && run < b->o->repeat; run++) {
 		ret = one_boot(b, run);
-		if (!ret && interrupted()) {
+		if (interrupted()) {
 			fprintf(stderr, "kprotperf boot: interrupted: nothing written\n");
 			ret = 130;
 		}

@@ -123,22 +123,25 @@ static int initcalls(struct collect *c, const char *dir, unsigned int run, struc
 	return err;
 }
 
-/* The table of run > 0 must have been counted as run 0's was. */
+/* The table must be of the mode asked for, the kernel that booted, and run 0's geometries. */
 static int same_model(struct collect *c, const struct model_table *t, const char *p,
 		      unsigned int run)
 {
-	const char *what =
-		strcmp(t->mode, c->o->model)					   ? "--model mode"
-		: c->build_id[0] && t->kernel[0] && strcmp(t->kernel, c->build_id) ? "kernel"
-		: run && (t->ngeom != c->t0.ngeom || memcmp(t->geom, c->t0.geom, sizeof(t->geom)))
-			? "cache geometries"
-			: NULL;
-
-	if (!what)
-		return 0;
-	snprintf(c->why, c->len, "%s: counted with another %s than %s", p, what,
-		 run ? "run 0's" : "kprotperf boot asked for");
-	return -EINVAL;
+	if (strcmp(t->mode, c->o->model)) {
+		snprintf(c->why, c->len, "%s: counted in mode %s, not the --model %s asked for", p,
+			 t->mode, c->o->model);
+		return -EINVAL;
+	}
+	if (t->kernel[0] && strcmp(t->kernel, c->build_id)) {
+		snprintf(c->why, c->len, "%s: counted on kernel build %s, not the %s that booted",
+			 p, t->kernel, c->build_id);
+		return -EINVAL;
+	}
+	if (run && (t->ngeom != c->t0.ngeom || memcmp(t->geom, c->t0.geom, sizeof(t->geom)))) {
+		snprintf(c->why, c->len, "%s: counted with other cache geometries than run 0's", p);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static int put_funcs(struct collect *c, const struct boot_funcs *bf, const struct model_table *t,

@@ -344,7 +344,8 @@ static void test_collect_refused(void **state)
 		       "abcd1234\n",
 		       "DIR/bad-1/kallsyms.txt: a line is not 'ADDRESS TYPE NAME [MODULE]'");
 	expect_refused(ks, MODEL_HEAD("ffff") MODEL_ROWS("ffffffff81"), "abcd1234\n",
-		       "DIR/bad-1/model.txt: counted with another kernel than run 0's");
+		       "DIR/bad-1/model.txt: counted on kernel build ffff, not the abcd1234 that "
+		       "booted");
 	expect_refused(ks,
 		       MODEL_HEAD("abcd1234") "0x100000 1099511627776 0 0 0 0 0 0\n"
 					      "0x100001 1 0 0 0 0 0 0\n",
@@ -362,8 +363,8 @@ static void test_collect_refused(void **state)
 		       "# columns pc insns\n"
 		       "0x100000 1\n",
 		       "abcd1234\n",
-		       "DIR/bad-1/model.txt: counted with another --model mode than "
-		       "run 0's");
+		       "DIR/bad-1/model.txt: counted in mode insns, not the --model cache asked "
+		       "for");
 }
 
 /* The refusals before anything runs: usage errors (2), vm-run.sh not found (1). */
@@ -420,8 +421,9 @@ static const char *fake_vmrun(bool fail)
 	free(text);
 	if (!fail) {
 		snprintf(path, sizeof(path), "%s/vm-run.sh", dir);
-		assert_int_equal(tu_run("printf 'cp \"%%s\"/run-0/* \"$out\"/\\n' '%s' >>'%s'", dir,
-					path), 0);
+		assert_int_equal(
+			tu_run("printf 'cp \"%%s\"/run-0/* \"$out\"/\\n' '%s' >>'%s'", dir, path),
+			0);
 	}
 	assert_int_equal(chmod(path, 0700), 0);
 	setenv("KP_VM_RUN", path, 1);
@@ -447,9 +449,9 @@ static void mask_times(char *s)
 /* kprotperf boot end to end over the stand-in: two boots, vm-run.sh's arguments, the file. */
 static void test_boot_command(void **state)
 {
-	char *argv[] = {"boot",	     "--kernel",  "linux-image-amd64", "--append", "a b",
-			"-r",	     "2",	  "--timeout",	       "30",	   "--model",
-			"insns",     "-o",	  (char *)output(),    NULL};
+	char *argv[] = {"boot",	 "--kernel", "linux-image-amd64", "--append", "a b",
+			"-r",	 "2",	     "--timeout",	  "30",	      "--model",
+			"insns", "-o",	     (char *)output(),	  NULL};
 	char *err, *args, *out, path[PATH_MAX];
 	int ret;
 
@@ -472,8 +474,9 @@ static void test_boot_command(void **state)
 	free(err);
 	args = tu_read_file(strcat(strcpy(path, dir), "/args"));
 	assert_non_null(args);
-	assert_string_equal(args, "--kernel linux-image-amd64 --append a b --timeout 30 --model insns\n"
-				  "--kernel linux-image-amd64 --append a b --timeout 30 --model insns\n");
+	assert_string_equal(args,
+			    "--kernel linux-image-amd64 --append a b --timeout 30 --model insns\n"
+			    "--kernel linux-image-amd64 --append a b --timeout 30 --model insns\n");
 	free(args);
 	out = dump_recording(output());
 	assert_non_null(strstr(out, "-- SELECT * FROM boot_runs ORDER BY run\n"
@@ -484,7 +487,8 @@ static void test_boot_command(void **state)
 	free(out);
 }
 
-/* A boot vm-run.sh could not make: 125, the console's last 10 lines escaped, its reason, no file. */
+/* A boot vm-run.sh could not make: 125, the console's last 10 lines escaped, its reason, no file.
+ */
 static void test_boot_failed(void **state)
 {
 	char *argv[] = {"boot", "-o", (char *)output(), NULL};
