@@ -31,7 +31,9 @@ static const struct options_entry entries[] = {
 	{OPT_APPEND, "append", "CMDLINE",
 	 "added to the kernel command line (after vm-run.sh's\n"
 	 "own and initcall_debug log_buf_len=4M)"},
-	{'r', "repeat", "N", "boot N times, each a run of the recording (default 1)"},
+	{'r', "repeat", "N",
+	 "boot N times, each a run of the recording (default 1, at\n"
+	 "most 100)"},
 	{OPT_MODEL, "model", "MODE",
 	 "insns or cache: also count, with kprotperf's machine\n"
 	 "model, the instructions (cache: and simulated cache\n"
@@ -77,8 +79,8 @@ const struct options_cmd boot_options = {
 	.opts = entries,
 };
 
-static const struct options_number num_repeat = {"--repeat", 1, 100000, true,
-						 "expected a number of boots, 1..100000"};
+static const struct options_number num_repeat = {"--repeat", 1, 100, true,
+						 "expected a number of boots, 1..100"};
 static const struct options_number num_timeout = {"--timeout", 1, 86400, true,
 						  "expected whole seconds, 1..86400"};
 

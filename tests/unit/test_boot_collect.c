@@ -379,11 +379,11 @@ static void test_cli_refusals(void **state)
 
 	tu_expect(cmd_boot, no_o, 2, 2, "kprotperf boot: give -o FILE, the recording to write\n");
 	tu_expect(cmd_boot, zero, 2, 2,
-		  "kprotperf boot: invalid --repeat '0': expected a number of boots, 1..100000\n");
+		  "kprotperf boot: invalid --repeat '0': expected a number of boots, 1..100\n");
 	tu_expect(cmd_boot, word, 2, 2,
-		  "kprotperf boot: invalid --repeat 'x': expected a number of boots, 1..100000\n");
+		  "kprotperf boot: invalid --repeat 'x': expected a number of boots, 1..100\n");
 	tu_expect(cmd_boot, neg, 2, 2,
-		  "kprotperf boot: invalid --repeat '-3': expected a number of boots, 1..100000\n");
+		  "kprotperf boot: invalid --repeat '-3': expected a number of boots, 1..100\n");
 	tu_expect(cmd_boot, cache, 2, 2,
 		  "kprotperf boot: invalid --LL '1,2': expected SIZE,ASSOC,LINE (bytes, ways, "
 		  "bytes)\n");
