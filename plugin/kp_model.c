@@ -45,10 +45,23 @@
  * flushes its TLB (a write to a control register, invlpg, invpcid): the
  * guest must flush after changing a mapping, on real hardware too.
  *
+ * window=boot counts a kernel's boot instead (scripts/vm-run.sh --boot): the
+ * window is open from the plugin's install, so from reset, with everything
+ * instrumented, and closes at the first user-mode instruction (a PC below
+ * KP_USER_END) executed after the kernel's entry (the first instruction
+ * executed at a PC from KP_KERNEL_START).  The two moments are caught
+ * without a per-instruction test: only a block translated while its stage
+ * is awaited, and whose start PC lies in the next stage, gets a one-shot
+ * callback, which sums the counters (see kp_boot_cb).  In mode=cache the
+ * offset of instruction fetches is taken from the first block translated
+ * at a PC in RAM before the kernel's entry, where virtual addresses are
+ * physical ones (paging off, or the decompressor's identity map).
+ *
  * Arguments (comma-separated after -plugin FILE): mode=insns|cache,
  * out=PATH, geom=I1/D1/LL (each SIZE:ASSOC:LINE, repeatable: one access
  * stream through several cache geometries), or i1=, d1=, ll= for a single
- * geometry, count=insn|tb, qemu=VERSION (written to the header).
+ * geometry, count=insn|tb, window=markers|boot, qemu=VERSION (written to
+ * the header).
  */
 #include <errno.h>
 #include <glib.h>
@@ -79,6 +92,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 #define KP_HOT_CHUNK  (2u << 20) /* a huge page of blocks' counters and sites */
 #define KP_GEN_MAX    KP_PAGE_MASK
 #define KP_MEMO_SIZE  64 /* memory access kinds remembered */
+/* window=boot: the kernel's half of the address space, and the user's */
+#define KP_KERNEL_START 0xffff800000000000ull
+#define KP_USER_END	0x0000800000000000ull
+/* window=boot, mode=cache: RAM where the boot runs identity-mapped (-m 2G) */
+#define KP_CALIB_LOW  0x100000ull
+#define KP_CALIB_HIGH 0xc0000000ull
 #define likely(x)     __builtin_expect(!!(x), 1)
 #define unlikely(x)   __builtin_expect(!!(x), 0)
 
@@ -89,6 +108,8 @@ static const uint8_t kp_marker[2][KP_MARKER_LEN] = {
 
 enum kp_mode { KP_INSNS, KP_CACHE };
 enum kp_count { KP_PER_INSN, KP_PER_TB };
+/* window=boot: what the boot awaits next (off: nothing, or no boot window) */
+enum kp_boot { KP_BOOT_OFF, KP_BOOT_ENTRY, KP_BOOT_USER };
 
 /* One guest PC: its instructions over closed windows, and its misses. */
 struct kp_pc {
@@ -214,6 +235,11 @@ struct kp_ctx {
 	bool full; /* every block is instrumented, not just the markers */
 	unsigned int opened, closed, restarts, stray_stops;
 
+	bool boot_window;	  /* window=boot */
+	enum kp_boot boot;	  /* its stage */
+	uint64_t boot_entry;	  /* instructions from reset to the kernel's entry */
+	uint64_t boot_first_user; /* to the first user-mode instruction */
+
 	bool calibrated;
 	uint64_t calib_vaddr, calib_haddr;
 	uint64_t io_accesses, unresolved; /* data accesses skipped */
@@ -310,6 +336,31 @@ static void kp_close_sum(uint64_t *cnt, uint64_t *base, uint64_t *sum)
 {
 	*sum += *cnt - *base;
 	*base = *cnt;
+}
+
+/* how often run r of block t ran in every window so far, the open one included */
+static uint64_t kp_run_count(const struct kp_tb *t, uint32_t r)
+{
+	return t->sum[r] + (kp.active ? t->cnt[r] - t->base[r] : 0);
+}
+
+/* the instructions counted so far: each run's count times its instructions */
+static uint64_t kp_count_all(void)
+{
+	GHashTableIter it;
+	gpointer key;
+	uint64_t n = 0;
+	uint32_t i;
+
+	g_hash_table_iter_init(&it, kp.tbs);
+	while (g_hash_table_iter_next(&it, &key, NULL)) {
+		const struct kp_tb *t = key;
+
+		for (i = 0; i < t->n; i++)
+			if (!t->insn[i].marker)
+				n += kp_run_count(t, t->insn[i].run);
+	}
+	return n;
 }
 
 /* ---- x86 instructions ---- */
@@ -720,6 +771,29 @@ static void kp_marker_cb(unsigned int vcpu, void *udata)
 		kp_start(m);
 }
 
+/*
+ * window=boot: a block that may be the kernel's entry or the first user-mode
+ * one (udata: the stage it ends) starts to run.  Callbacks come before the
+ * inline counters of the same instruction (QEMU 7.2's plugin-gen), so the
+ * sum is of the instructions before this block's first.  Blocks translated
+ * before the stage moved on keep the callback: it returns at once.
+ */
+static void kp_boot_cb(unsigned int vcpu, void *udata)
+{
+	enum kp_boot stage = (uintptr_t)udata;
+
+	if (stage != kp.boot)
+		return;
+	if (stage == KP_BOOT_ENTRY) {
+		kp.boot_entry = kp_count_all();
+		kp.boot = KP_BOOT_USER;
+		return;
+	}
+	kp.boot_first_user = kp_count_all();
+	kp.boot = KP_BOOT_OFF;
+	kp_stop();
+}
+
 /* ---- translation ---- */
 
 /* a marker's location, two 64-bit words, as a hash key */
@@ -966,10 +1040,33 @@ static void kp_instrument_cache(struct qemu_plugin_insn *insn, struct kp_tb *t,
 						 QEMU_PLUGIN_MEM_RW, &t->ms[in->mem]);
 }
 
+/*
+ * window=boot: the block gets kp_boot_cb when it starts the stage awaited.
+ * In mode=cache, the first block in RAM before the kernel's entry runs
+ * where virtual addresses are physical (the firmware's flat mode, the
+ * decompressor's identity map): it calibrates instruction fetches as the
+ * start marker's load does (see the top).
+ */
+static void kp_boot_watch(struct qemu_plugin_tb *tb, const struct kp_tb *t)
+{
+	if (kp.boot == KP_BOOT_ENTRY && kp.mode == KP_CACHE && !kp.calibrated && t->n &&
+	    t->insn[0].haddr && t->vaddr >= KP_CALIB_LOW && t->vaddr < KP_CALIB_HIGH) {
+		kp.calib_haddr = t->insn[0].haddr;
+		kp_calibrate(t->vaddr);
+	}
+	if ((kp.boot == KP_BOOT_ENTRY && t->vaddr >= KP_KERNEL_START) ||
+	    (kp.boot == KP_BOOT_USER && t->vaddr < KP_USER_END))
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, kp_boot_cb, QEMU_PLUGIN_CB_NO_REGS,
+						     (void *)(uintptr_t)kp.boot);
+}
+
 static void kp_trans_full(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	struct kp_tb *t = kp_tb_get(tb);
 	uint32_t i;
+
+	if (kp.boot != KP_BOOT_OFF)
+		kp_boot_watch(tb, t);
 
 	for (i = 0; i < t->n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
@@ -1030,8 +1127,7 @@ static void kp_tb_fold(void)
 			const struct kp_insn *in = &t->insn[i];
 
 			if (!in->marker)
-				in->pc->sum += t->sum[in->run] +
-					       (kp.active ? t->cnt[in->run] - t->base[in->run] : 0);
+				in->pc->sum += kp_run_count(t, in->run);
 		}
 		for (i = 0; i < t->nmem; i++) {
 			struct kp_miss *m = t->ms[i].pc->miss;
@@ -1063,6 +1159,11 @@ static void kp_write_header(FILE *f)
 		QEMU_PLUGIN_VERSION);
 	fprintf(f, "# window %s\n# windows opened %u closed %u restarts %u stray_stops %u\n",
 		kp_window(), kp.opened, kp.closed, kp.restarts, kp.stray_stops);
+	/* the stages the boot reached, none at all when it never entered the kernel */
+	if (kp.boot_window && kp.boot != KP_BOOT_ENTRY)
+		fprintf(f, "# boot entry_insns %" PRIu64 "\n", kp.boot_entry);
+	if (kp.boot_window && kp.boot == KP_BOOT_OFF)
+		fprintf(f, "# boot first_user_insns %" PRIu64 "\n", kp.boot_first_user);
 	for (g = 0; g < kp.sim.ngeom; g++) {
 		const struct kp_geom *k = &kp.sim.geom[g];
 
@@ -1179,6 +1280,12 @@ static bool kp_parse_arg(const char *arg, const char **one)
 			return false;
 		}
 		kp.count = strcmp(v, "tb") ? KP_PER_INSN : KP_PER_TB;
+	} else if (klen == 6 && !strncmp(arg, "window", 6)) {
+		if (strcmp(v, "markers") && strcmp(v, "boot")) {
+			fprintf(stderr, "kp_model: window=%s: want markers or boot\n", v);
+			return false;
+		}
+		kp.boot_window = !strcmp(v, "boot");
 	} else if (klen == 4 && !strncmp(arg, "geom", 4)) {
 		return kp_sim_add_geom(&kp.sim, v);
 	} else if (klen == 2 &&
@@ -1257,7 +1364,13 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	kp.by_mark = g_hash_table_new(kp_mark_hash, kp_mark_equal);
 	kp.chunks = g_ptr_array_new();
 	kp.tbs = g_hash_table_new(kp_tb_hash, kp_tb_equal);
-	qemu_plugin_register_vcpu_tb_trans_cb(id, kp_trans_markers);
+	if (kp.boot_window) {
+		/* the window is open from reset, every block instrumented */
+		kp.boot = KP_BOOT_ENTRY;
+		kp.active = kp.full = true;
+		kp.opened = 1;
+	}
+	qemu_plugin_register_vcpu_tb_trans_cb(id, kp.full ? kp_trans_full : kp_trans_markers);
 	qemu_plugin_register_atexit_cb(id, kp_atexit, NULL);
 	return 0;
 }

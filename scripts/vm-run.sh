@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # Runs one command in a VM booted with a given kernel, with kprotperf and
-# the workloads on PATH, and copies its files back: see usage below and
-# README.md, "Running in a VM".  The harness is scripts/lib/vm.sh, which the
+# the workloads on PATH, and copies its files back, or (--boot) records the
+# boot itself for `kprotperf boot`: see usage below and README.md, "Running
+# in a VM".  The harness is scripts/lib/vm.sh, which the
 # vm test tier uses too.
 set -euo pipefail
 
@@ -13,6 +14,9 @@ usage: scripts/vm-run.sh [--kernel DIR|PACKAGE] [--append CMDLINE] [--out DIR]
                          [--model insns|cache [--I1=SIZE,ASSOC,LINE]
                           [--D1=SIZE,ASSOC,LINE] [--LL=SIZE,ASSOC,LINE]
                           [--model-out FILE]] -- CMD [ARG...]
+       scripts/vm-run.sh --boot [--kernel DIR|PACKAGE] [--append CMDLINE]
+                         [--out DIR] [--timeout SECONDS] [--model insns|cache
+                          [--I1=...] [--D1=...] [--LL=...]]
 
 Boots a kernel in QEMU (KVM when the CPU has VMX/SVM, else TCG), runs CMD as
 root in the guest, prints its output, copies the files it left back and
@@ -45,6 +49,17 @@ exits with CMD's exit status.
                         for a sweep simulated side by side in one boot: the
                         k-th geometry takes the k-th of each, or the last
                         given (--LL=1048576,16,64 --LL=4194304,16,64: two)
+  --boot                no command: one boot, recorded for `kprotperf boot`
+                        (README.md, "Boot: kprotperf boot").  Runs under
+                        icount (KP_VM_ACCEL=icount), appends 'initcall_debug
+                        log_buf_len=4M' to the command line, and leaves in
+                        --out the boot's raw folder: dmesg.txt (the log as
+                        busybox dmesg prints it, read first thing by the
+                        guest, with a 'kprotperf-boot: tsc TICKS' line
+                        boot-clock wrote), kallsyms.txt, cmdline, release,
+                        build-id (hex), config (the kernel's .config) and,
+                        with --model, model.txt: the model counts from reset
+                        to the first user-mode instruction (window=boot)
   --model-out FILE      where the model's raw table goes (default
                         OUT/model.txt): a header of '#' lines (mode,
                         geometries, QEMU version, window complete or not),
@@ -54,7 +69,7 @@ exits with CMD's exit status.
 
 In the guest CMD runs in a scratch folder (tmpfs); afterwards the files there
 and in /mnt/host (the share) are copied to --out.  On PATH: kprotperf,
-big-fork, syscall-loop, cpu-burn, alloc-free, model-window and busybox.  A
+big-fork, syscall-loop, cpu-burn, alloc-free, model-window, boot-clock and busybox.  A
 kernel folder is at /mnt/kernel; its vmlinux, at /boot/vmlinux-RELEASE,
 gives kprotperf the kernel's DWARF.  The static binaries come from `make static` (OUTPUT/static,
 OUTPUT defaulting to build).
@@ -74,6 +89,7 @@ Examples:
       kprotperf record -r 3 --func vfs_read -o k.data -- syscall-loop 10000
   scripts/vm-run.sh --model cache --LL=2097152,16,64 --LL=8388608,16,64 \
       --out m -- model-window -- big-fork 100
+  scripts/vm-run.sh --boot --model insns --append init_on_alloc=1 --out b1
 EOF
 }
 
@@ -122,11 +138,12 @@ model_geoms() {
 	done
 }
 
-kernel='' append='' out=vm-out ro='' timeout=${KP_VM_TIMEOUT:-} model='' model_out=''
+kernel='' append='' out=vm-out ro='' timeout=${KP_VM_TIMEOUT:-} model='' model_out='' boot=''
 i1s=() d1s=() lls=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h | --help) usage; exit 0 ;;
+	--boot) boot=1; shift ;;
 	--I1=* | --D1=* | --LL=* | --I1 | --D1 | --LL)
 		if [[ $1 == *=* ]]; then
 			o=${1%%=*} v=${1#*=}
@@ -164,7 +181,16 @@ esac
 [ -n "$model" ] || [ -z "$model_out" ] || die "--model-out needs --model"
 # a boot with the cache simulation is slower
 [ -n "$timeout" ] || timeout=$([ "$model" = cache ] && echo 600 || echo 180)
-[ $# -gt 0 ] || die "no command: scripts/vm-run.sh [options] -- CMD [ARG...] (--help)"
+if [ -n "$boot" ]; then
+	[ $# -eq 0 ] || die "--boot runs no command (the boot is what is recorded): drop '-- $*'"
+	[ -z "$model_out" ] || die "--boot leaves the model's table in --out as model.txt: drop --model-out"
+	# instructions for time: a boot's phases then cost what the guest executed
+	export KP_VM_ACCEL=icount
+	# every initcall's start and return, none lost from the log buffer
+	append="${append:+$append }initcall_debug log_buf_len=4M"
+else
+	[ $# -gt 0 ] || die "no command: scripts/vm-run.sh [options] -- CMD [ARG...] (--help)"
+fi
 [[ $timeout =~ ^[1-9][0-9]*$ ]] || die "--timeout '$timeout': want whole seconds"
 [ -z "$ro" ] || [ -d "$ro" ] || die "--ro $ro: no such folder"
 [ ! -e "$out" ] || [ -d "$out" ] || die "--out $out: exists and is not a folder"
@@ -189,7 +215,7 @@ model_setup() {
 	qv=$(dpkg-query -W -f='${Version}' qemu-system-x86 2>/dev/null || true)
 	model_tab=$VM_TMP/model.txt
 	# QEMU's option syntax: a comma in a value is doubled
-	VM_QEMU_ARGS=(-plugin "${so//,/,,},mode=$model,out=${model_tab//,/,,}${qv:+,qemu=$qv}$([ "$model" != cache ] || model_geoms)${KP_MODEL_ARGS:+,$KP_MODEL_ARGS}")
+	VM_QEMU_ARGS=(-plugin "${so//,/,,},mode=$model,out=${model_tab//,/,,}${qv:+,qemu=$qv}$([ "$model" != cache ] || model_geoms)${boot:+,window=boot}${KP_MODEL_ARGS:+,$KP_MODEL_ARGS}")
 	VM_ACCEL="$VM_ACCEL, model $model"
 }
 
@@ -228,24 +254,58 @@ model_result() {
 	[ -z "$bid" ] || sed -i "1a # kernel_build_id $bid" "$model_tab"
 	cp "$model_tab" "$dest" || die "cannot copy the model's table to $dest"
 	window=$(sed -n 's/^# window //p' "$model_tab")
-	case $window in
-	none) echo "vm-run: the model's window never opened: nothing was counted (run the command as model-window -- CMD)" >&2 ;;
-	incomplete) echo "vm-run: the model's window was never closed: counted up to the power-off, marked incomplete in $dest" >&2 ;;
+	case $window:$boot in
+	none:) echo "vm-run: the model's window never opened: nothing was counted (run the command as model-window -- CMD)" >&2 ;;
+	incomplete:) echo "vm-run: the model's window was never closed: counted up to the power-off, marked incomplete in $dest" >&2 ;;
+	incomplete:1) echo "vm-run: the boot never reached a user-mode instruction: counted up to the power-off, marked incomplete in $dest" >&2 ;;
 	esac
 	echo "vm-run: model table ($model, window $window): $dest" >&2
 	[ ${#model_data[@]} -eq 0 ] || "${KP:-$VM_ROOT/kprotperf}" inject --model "$dest" "${model_data[@]}" ||
 		echo "vm-run: the model's counts were not merged into ${model_data[*]}" >&2
 }
 
+# --boot: the guest's part of the boot's raw folder (README.md, "Boot:
+# kprotperf boot"), written to the share.  The log is read first, so that
+# it ends a few lines after the first user process started, boot-clock's
+# line among them.
+boot_guest() {
+	cat <<'GUEST'
+set -o pipefail
+boot-clock
+dmesg >/mnt/host/dmesg.txt
+cat /proc/kallsyms >/mnt/host/kallsyms.txt
+cat /proc/cmdline >/mnt/host/cmdline
+uname -r >/mnt/host/release
+od -An -v -tx1 /sys/kernel/notes | tr -d ' \n' >/mnt/host/.vm/notes.hex
+GUEST
+}
+
+# --boot: the host's part of the raw folder, the build id and the .config;
+# a guest that could not write its part fails the boot
+boot_result() {
+	local bid
+	[ "$rc" -eq 0 ] || vm_fail "kernel $VM_KV: the guest could not write the boot's files (status $rc; its output is above)"
+	bid=$(notes_build_id "$(cat "$VM_SHARE/.vm/notes.hex" 2>/dev/null)")
+	[ -n "$bid" ] || vm_fail "kernel $VM_KV: no GNU build id in the guest's /sys/kernel/notes"
+	echo "$bid" >"$out/build-id" && cp "$VM_KCONFIG" "$out/config" ||
+		die "cannot write the boot's build-id and config to --out $out (disk full?)"
+	echo "vm-run: the boot's raw folder: $out" >&2
+}
+
 vm_need_host
 vm_accel
 [ -z "$model" ] || model_setup
 vm_kernel "$kernel"
+[ -z "$boot" ] || [ -n "$VM_KCONFIG" ] ||
+	die "--boot: the kernel folder $VM_KFOLDER has no .config, which the boot's raw folder needs"
 vm_initramfs
 mkdir -p "$out" || die "cannot create --out $out"
 echo "vm-run: booting $VM_KV ($VM_ACCEL)" >&2
 rc=0
-vm_run "$append" <<GUEST || rc=$?
+if [ -n "$boot" ]; then
+	vm_run "$append" < <(boot_guest) || rc=$?
+else
+	vm_run "$append" <<GUEST || rc=$?
 export HOME=/tmp/work
 mkdir -p /tmp/work
 cd /tmp/work
@@ -256,12 +316,14 @@ cp -R /tmp/work/. /mnt/host/
 $([ -z "$model" ] || echo "od -An -v -tx1 /sys/kernel/notes | tr -d ' \\n' >/mnt/host/.vm/notes.hex")
 exit \$rc
 GUEST
+fi
 # the recordings the guest left, for the model's counts
 model_data=()
-[ -z "$model" ] || mapfile -t model_data < <(find "$VM_SHARE" -mindepth 1 -maxdepth 1 -name '*.data' -type f -printf "$out/%f\n")
+[ -z "$model" ] || [ -n "$boot" ] || mapfile -t model_data < <(find "$VM_SHARE" -mindepth 1 -maxdepth 1 -name '*.data' -type f -printf "$out/%f\n")
 # everything in the share but the harness's own files (with +, find fails
 # when cp does)
 find "$VM_SHARE" -mindepth 1 -maxdepth 1 ! -name .vm -exec cp -a -t "$out/" {} + ||
 	die "cannot copy the guest's files to --out $out (disk full?)"
 [ -z "$model" ] || model_result
+[ -z "$boot" ] || boot_result
 exit "$rc"

@@ -11,7 +11,6 @@
  * state outside its stack.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,6 +24,7 @@
 #include <unistd.h>
 
 #include "explore/scenario_int.h"
+#include "util/scratch.h"
 
 /* Where the scratch folder's entries are removed from: at most this many directories open. */
 #define FTW_FDS 16
@@ -87,37 +87,26 @@ void scn_tmpdir_note(const char *cmd)
 
 static int make_scratch(const struct scn_limits *lim, char *dir, size_t len)
 {
-	const char *parent = lim->dir, *tmp = getenv("TMPDIR");
-	int n;
+	int err;
 
-	if (!parent && !lim->quiet)
+	if (!lim->dir && !lim->quiet)
 		scn_tmpdir_note("scenario");
-	if (!parent)
-		parent = tmp && *tmp ? tmp : "/tmp";
-	n = snprintf(dir, len, "%s/kprotperf-scenario.XXXXXX", parent);
-	/* the error when dir cannot hold the name; mkdtemp sets its own */
-	errno = ENAMETOOLONG;
-	/* mkdtemp makes it with mode 0700 */
-	if (n > 0 && (size_t)n < len && mkdtemp(dir))
+	err = scratch_make(dir, len, lim->dir, "scenario");
+	if (!err)
 		return 0;
-	fprintf(stderr, "kprotperf scenario: cannot make a scratch folder in %s: %s\n", parent,
-		strerror(errno));
+	fprintf(stderr, "kprotperf scenario: cannot make a scratch folder in %s: %s\n",
+		lim->dir ? lim->dir : "$TMPDIR or /tmp", strerror(-err));
 	return -1;
-}
-
-static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
-	return remove(path) ? errno : 0;
 }
 
 static int remove_scratch(const char *dir)
 {
-	int err = nftw(dir, remove_entry, FTW_FDS, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+	int err = scratch_remove(dir);
 
 	if (!err)
 		return 0;
 	fprintf(stderr, "kprotperf scenario: cannot remove the scratch folder %s: %s\n", dir,
-		strerror(err > 0 ? err : errno));
+		strerror(-err));
 	return -1;
 }
 

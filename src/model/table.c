@@ -92,6 +92,28 @@ static bool columns_ok(const struct model_table *t, const char *s)
 	return !strcmp(s, want);
 }
 
+/* "# boot KEY N" of the boot window (a count each, at most once) */
+static bool boot_line(struct model_table *t, const char *s)
+{
+	bool *has = !strncmp(s, "entry_insns ", 12)	   ? &t->has_entry
+		    : !strncmp(s, "first_user_insns ", 17) ? &t->has_first_user
+							   : NULL;
+	__u64 *v = has == &t->has_entry ? &t->entry_insns : &t->first_user_insns;
+	char *end;
+
+	if (!has || *has)
+		return false;
+	s = strchr(s, ' ') + 1;
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	if (errno || *end || *v > COUNT_MAX)
+		return false;
+	*has = true;
+	return true;
+}
+
 /* One '#' line of the header; false when it is malformed. */
 static bool header_line(struct reader *r, struct model_table *t, const char *s)
 {
@@ -112,6 +134,8 @@ static bool header_line(struct reader *r, struct model_table *t, const char *s)
 		return word(s + 16, t->kernel, sizeof(t->kernel));
 	if (!strncmp(s, "iaddr ", 6))
 		return word(s + 6, t->iaddr, sizeof(t->iaddr));
+	if (!strncmp(s, "boot ", 5))
+		return boot_line(t, s + 5);
 	if (!strncmp(s, "geom ", 5))
 		return !r->have_columns && parse_geom(t, s + 5);
 	if (!strncmp(s, "columns ", 8)) {
@@ -174,6 +198,10 @@ static int header_done(const struct model_table *t, char *why, size_t len)
 {
 	if (!t->mode[0] || !t->window[0] || !t->qemu[0]) {
 		snprintf(why, len, "the header lacks its mode, window or qemu line");
+		return -EBADMSG;
+	}
+	if (t->has_entry && t->has_first_user && t->entry_insns > t->first_user_insns) {
+		snprintf(why, len, "the boot window reached user mode before the kernel's entry");
 		return -EBADMSG;
 	}
 	if (!strcmp(t->mode, "cache") != (t->ngeom > 0)) {

@@ -21,6 +21,9 @@ struct model_table {
 	char kernel[129];  /* the build id of the kernel that ran, "" when not said */
 	char iaddr[16];	   /* cache: physical, or host when never calibrated */
 	unsigned int opened, closed, restarts, stray_stops;
+	/* the boot window's (window=boot): reset -> the kernel's entry, -> the first user insn */
+	bool has_entry, has_first_user;
+	__u64 entry_insns, first_user_insns;
 	unsigned int ngeom;
 	struct model_geom geom[MODEL_GEOMS_MAX];
 };

@@ -428,34 +428,40 @@ static int load_text(struct ksyms *ks, char *p)
 	return 0;
 }
 
-int ksyms_load(struct ksyms **out, const char *path)
+int ksyms_load_fd(struct ksyms **out, int fd)
 {
 	struct ksyms *ks;
 	struct chunk *c;
+	int ret;
+
+	ret = ksyms_new(&ks);
+	if (ret)
+		return ret;
+	ret = read_chunk(fd, &c);
+	if (ret)
+		goto err;
+	c->next = NULL;
+	ks->chunks = c;
+	ret = load_text(ks, c->data);
+	if (ret)
+		goto err;
+	ksyms_sort(ks);
+	*out = ks;
+	return 0;
+
+err:
+	ksyms_free(ks);
+	return ret;
+}
+
+int ksyms_load(struct ksyms **out, const char *path)
+{
 	int fd, ret;
 
 	fd = open(path ? path : KALLSYMS_PATH, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	ret = ksyms_new(&ks);
-	if (ret)
-		goto err_fd;
-	ret = read_chunk(fd, &c);
-	if (ret)
-		goto err_ks;
-	c->next = NULL;
-	ks->chunks = c;
-	ret = load_text(ks, c->data);
-	if (ret)
-		goto err_ks;
-	close(fd);
-	ksyms_sort(ks);
-	*out = ks;
-	return 0;
-
-err_ks:
-	ksyms_free(ks);
-err_fd:
+	ret = ksyms_load_fd(out, fd);
 	close(fd);
 	return ret;
 }

@@ -16,6 +16,8 @@ struct ksyms;
 int ksyms_new(struct ksyms **out);
 /* Load a kallsyms-format file (NULL: /proc/kallsyms); -EPERM when addresses are hidden. */
 int ksyms_load(struct ksyms **out, const char *path);
+/* The same from fd, read to its end (the caller bounds what it may hold); fd stays open. */
+int ksyms_load_fd(struct ksyms **out, int fd);
 int ksyms_add(struct ksyms *ks, __u64 addr, const char *name, const char *module);
 /* Sort after the last ksyms_add; ksyms_load does it itself. */
 void ksyms_sort(struct ksyms *ks);

@@ -45,6 +45,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (err && !why[0] && err != -EFBIG)
 		abort();
+	if (!err && (t.entry_insns > (1ULL << 40) || t.first_user_insns > (1ULL << 40) ||
+		     (t.has_entry && t.has_first_user && t.entry_insns > t.first_user_insns)))
+		abort();
 	for (g = 0; !err && g < t.ngeom; g++)
 		if (t.geom[g].cache[1][1] * t.geom[g].cache[1][2] > t.geom[g].cache[1][0])
 			abort();

@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=${1:?usage: seeds.sh DIR}
-rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"/{datafile,ranges,features,funcmatch,sideband,symbolize,model_table}
+rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"/{datafile,ranges,features,funcmatch,sideband,symbolize,model_table,boot_dmesg}
 out=$dir.tmp
 
 # a program with inlined functions and an _stext, for symbolize and as a vmlinux
@@ -60,7 +60,7 @@ cp share/features.conf "$out/features/features.conf"
 # one process: head closing the pipe early would kill grep (pipefail)
 awk '!/^#/ && n++ < 12' share/features.conf >"$out/features/head"
 
-# the model's tables: both modes, a sweep of two geometries, a window left open
+# the model's tables: both modes, a sweep of two geometries, a window left open, a boot
 printf '%s\n' '# kp_model 1' '# kernel_build_id ab12' '# mode insns' '# qemu 1:7.2' \
 	'# window complete' '# windows opened 1 closed 1 restarts 0 stray_stops 0' \
 	'# columns pc insns' '0x401000 3' '0x401004 3' '0xffffffff81000000 12' >"$out/model_table/insns"
@@ -70,6 +70,23 @@ printf '%s\n' '# kp_model 1' '# mode cache' '# qemu 1:7.2' '# window incomplete'
 	'# geom 1 i1=32768:8:64 d1=32768:8:64 ll=8388608:16:64' '# iaddr physical' \
 	'# columns pc insns i1_miss.0 d1_read.0 d1_read_miss.0 d1_write.0 d1_write_miss.0 ll_miss.0 i1_miss.1 d1_read.1 d1_read_miss.1 d1_write.1 d1_write_miss.1 ll_miss.1' \
 	'0x401000 10 1 2 1 0 0 1 1 2 1 0 0 0' '0xffffffff81000100 7 0 4 2 3 1 2 0 4 2 3 1 1' >"$out/model_table/cache"
+# a boot window's (kprotperf boot): its two boot lines
+printf '%s\n' '# kp_model 1' '# mode insns' '# qemu 1:7.2' '# window complete' \
+	'# windows opened 1 closed 1 restarts 0 stray_stops 0' '# boot entry_insns 1000' \
+	'# boot first_user_insns 5000' '# columns pc insns' '0x100000 1000' \
+	'0xffffffff81000000 4000' >"$out/model_table/boot"
+
+# a boot's kernel log (kprotperf boot): initcalls, the tsc and init lines, one unpaired
+printf '%s\n' '[    0.000000] Linux version 6.1.0-test' \
+	'[    0.001000] tsc: Detected 2400.000 MHz processor' \
+	'[    0.100000] calling  init_a+0x0/0x40 @ 1' \
+	'[    0.100500] initcall init_a+0x0/0x40 returned 0 after 400 usecs' \
+	'[    0.200000] calling  init_b+0x0/0x20 @ 1' \
+	'[    0.300000] calling  init_c+0x0/0x10 @ 1' \
+	'[    0.300002] initcall init_c+0x0/0x10 returned -19 after 2 usecs' \
+	'[    0.500000] Run /init as init process' \
+	'[    0.600000] kprotperf-boot: tsc 1800000000' \
+	'[    1.500000] tsc: Refined TSC clocksource calibration: 2399.999 MHz' >"$out/boot_dmesg/boot"
 
 n=0
 for p in allocate_slab 'new_*' $'*slab*\nshuffle_freelist' do_sys_open ext4_map_blocks \

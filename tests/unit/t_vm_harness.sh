@@ -10,7 +10,12 @@
 # doubled in -virtfs (QEMU's option syntax); a truncated package download
 # (its size not the index's; or, when the index no longer has its version,
 # one dpkg-deb cannot unpack) refused in one line, removed, nothing marked
-# complete; the whole package unpacked, marked and booted.
+# complete; the whole package unpacked, marked and booted.  --boot: a
+# command after it refused, a kernel folder without .config refused; the
+# QEMU command line whole (icount, the append, the plugin's window=boot);
+# the guest script run on the host (the share for /mnt/host, fake
+# boot-clock and dmesg) leaves the raw folder's files, build-id and
+# config added on the host, no inject.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 VR=$ROOT/scripts/vm-run.sh
@@ -22,7 +27,7 @@ for t in cpio dpkg-deb depmod strip; do
 done
 export FAKE=$TMP/fake
 mkdir -p "$FAKE/bin" "$TMP/build/static" "$TMP/tmp" "$TMP/ro,dir" "$TMP/k,1"
-for f in kprotperf big-fork syscall-loop cpu-burn alloc-free model-window; do
+for f in kprotperf big-fork syscall-loop cpu-burn alloc-free model-window boot-clock; do
 	cp /bin/true "$TMP/build/static/$f"
 done
 # not an ELF file, so vm.sh takes it for a static busybox
@@ -43,6 +48,13 @@ done
 case $FAKE_QEMU in
 fail) echo "qemu-system-x86_64: -virtfs: a fake failure" >&2; exit 1 ;;
 panic) echo "[    0.512] Kernel panic - not syncing: a fake panic" >"$serial" ;;
+boot)
+	# the guest script, /mnt/host being the share, the host's /proc and /sys
+	printf '# kp_model 1\n# window complete\n0x1000 7\n' >"$table"
+	sed "s|/mnt/host|$share|g" "$share/.vm/guest.sh" >"$FAKE/guest.sh"
+	PATH=$FAKE/guest:$PATH bash -e "$FAKE/guest.sh" >"$share/.vm/guest.log" 2>&1
+	echo $? >"$share/.vm/status"
+	;;
 model)
 	printf '# kp_model 1\n# window incomplete\n0x1000 7\n' >"$table"
 	;&
@@ -74,7 +86,10 @@ show)
 	;;
 esac
 FAKEAPT
-chmod +x "$FAKE/bin"/*
+mkdir "$FAKE/guest"
+printf '#!/bin/sh\necho "[    1.250000] kprotperf-boot: tsc 1250000000" >"$FAKE/kmsg"\n' >"$FAKE/guest/boot-clock"
+printf '#!/bin/sh\necho "[    0.100000] calling  pci_init+0x0/0x40 @ 1"\ncat "$FAKE/kmsg"\n' >"$FAKE/guest/dmesg"
+chmod +x "$FAKE/bin"/* "$FAKE/guest"/*
 kv=0.0.1-kp-amd64
 mkdir -p "$TMP/pkg/DEBIAN" "$TMP/pkg/boot" "$TMP/pkg/lib/modules/$kv"
 printf 'Package: linux-image-%s\nVersion: 0.0.1-1\nArchitecture: amd64\nMaintainer: kprotperf <kp@example.org>\nDescription: a fake kernel\n' \
@@ -173,3 +188,55 @@ want="$TMP/build/plugin/kp_model.so,mode=cache,out=$TMP/tmp/kp-vm.*/model.txt,qe
 [ "$(sed -n 3p "$TMP/o8.txt")" = "0x1000 7" ] || fail "--model-out: $(cat "$TMP/o8.txt" 2>&1)"
 grep -q "the model's window was never closed" "$TMP/err" || fail "--model: no line for the open window"
 echo "vm-run --model: a missing plugin is one line; TCG single-threaded, one vCPU, the plugin's arguments, its table back"
+
+# --boot: no command after it; a kernel folder without .config refused
+run boot --kernel "$K" --boot --out "$TMP/b0" -- true
+expect 125 "vm-run: --boot runs no command (the boot is what is recorded): drop '-- true'"
+run boot --kernel "$K" --boot --out "$TMP/b0"
+expect 125 "vm-run: --boot: the kernel folder $K has no .config, which the boot's raw folder needs"
+[ -z "$(ls -A "$TMP/b0" 2>/dev/null)" ] || fail "--boot refused, yet left: $(ls -A "$TMP/b0")"
+echo CONFIG_KP_FAKE=y >"$K/.config"
+# the whole QEMU command line (the work folder's random name as WORK): icount
+# whatever KP_VM_ACCEL says, one vCPU, the user's append then the boot's
+run boot --kernel "$K" --boot --model insns --append "nokaslr a=b" --out "$TMP/b1"
+[ "$rc" -eq 0 ] || fail "--boot: exit $rc: $(tail -3 "$TMP/err")"
+qv=$(dpkg-query -W -f='${Version}' qemu-system-x86 2>/dev/null || true)
+printf '%s\n' -accel tcg -icount shift=0,sleep=off -cpu max -smp 1 -m 2G -nographic -nodefaults \
+	-no-reboot -monitor none -serial file:WORK/run1/serial.log -kernel "$K/bzImage" \
+	-initrd WORK/initramfs.cpio -append \
+	"console=ttyS0 panic=-1 quiet nokaslr a=b initcall_debug log_buf_len=4M" \
+	-virtfs local,path=WORK/share,mount_tag=host,security_model=none \
+	-virtfs "local,path=${K//,/,,},mount_tag=kernel,security_model=none,readonly=on" \
+	-plugin "$TMP/build/plugin/kp_model.so,mode=insns,out=WORK/model.txt${qv:+,qemu=$qv},window=boot" \
+	>"$TMP/want"
+sed -E "s|$TMP/tmp/kp-vm\.[A-Za-z0-9]+|WORK|g" "$FAKE/qemu-args" >"$TMP/got"
+diff -u "$TMP/want" "$TMP/got" || fail "--boot's QEMU command line"
+# the raw folder: the guest's files, the host's build-id and config
+for f in dmesg.txt kallsyms.txt cmdline release build-id config model.txt; do
+	[ -f "$TMP/b1/$f" ] || fail "--boot left no $f in --out: $(ls "$TMP/b1")"
+done
+printf '%s\n' "[    0.100000] calling  pci_init+0x0/0x40 @ 1" \
+	"[    1.250000] kprotperf-boot: tsc 1250000000" | diff -u - "$TMP/b1/dmesg.txt" || fail "dmesg.txt"
+cmp -s /proc/cmdline "$TMP/b1/cmdline" || fail "cmdline: $(cat "$TMP/b1/cmdline")"
+[ "$(cat "$TMP/b1/release")" = "$(uname -r)" ] || fail "release: $(cat "$TMP/b1/release")"
+[ "$(wc -l <"$TMP/b1/kallsyms.txt")" -gt 1000 ] || fail "kallsyms.txt: $(wc -l <"$TMP/b1/kallsyms.txt") lines"
+[ "$(cat "$TMP/b1/config")" = CONFIG_KP_FAKE=y ] || fail "config: $(cat "$TMP/b1/config")"
+# the running kernel's build id, read from the same notes by python
+want=$(python3 -c '
+import struct, sys
+d = open("/sys/kernel/notes", "rb").read()
+o = 0
+while o + 12 <= len(d):
+    n, s, t = struct.unpack_from("<III", d, o)
+    o += 12
+    name = d[o:o + n]
+    o += (n + 3) // 4 * 4
+    if t == 3 and name == b"GNU\0":
+        print(d[o:o + s].hex())
+        sys.exit()
+    o += (s + 3) // 4 * 4')
+[[ $want =~ ^[0-9a-f]{40}$ ]] || fail "python found no build id in /sys/kernel/notes: '$want'"
+[ "$(cat "$TMP/b1/build-id")" = "$want" ] || fail "build-id: $(cat "$TMP/b1/build-id"), want $want"
+[ "$(sed -n 2p "$TMP/b1/model.txt")" = "# kernel_build_id $want" ] || fail "model.txt: $(head -3 "$TMP/b1/model.txt")"
+! grep -q "merged\|never opened" "$TMP/err" || fail "--boot ran inject or spoke of markers: $(cat "$TMP/err")"
+echo "vm-run --boot: a command and a folder without .config refused; icount, the append and window=boot on QEMU's command line; the raw folder's files back"

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Running scripts/vm-run.sh --boot (vmrun.h): fork and execv, no shell. */
+#include "boot/vmrun.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "boot/opts.h"
+#include "util/esc.h"
+#include "util/safeio.h"
+
+/* vm-run.sh's arguments: the fixed ones, the options' and the caches' */
+#define ARGS_MAX (16 + BOOT_CACHE_ARGS_MAX)
+/* a console line is cut here when printed */
+#define TAIL_LINE 256
+
+int boot_vmrun_find(char *path, size_t len)
+{
+	const char *env = getenv("KP_VM_RUN");
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (env && *env) {
+		snprintf(path, len, "%s", env);
+	} else {
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = '\0';
+		snprintf(path, len, "%s/scripts/vm-run.sh", dirname(exe));
+	}
+	if (!access(path, X_OK))
+		return 0;
+	esc_printf(stderr,
+		   "kprotperf boot: no scripts/vm-run.sh at %s: set KP_VM_RUN to its path\n", path);
+	return -ENOENT;
+}
+
+static void build_argv(const char **argv, const char *vmrun, const struct boot_opts *o,
+		       const char *dir, char *timeout)
+{
+	unsigned int n = 0, i;
+
+	argv[n++] = vmrun;
+	argv[n++] = "--boot";
+	argv[n++] = "--out";
+	argv[n++] = dir;
+	if (o->kernel) {
+		argv[n++] = "--kernel";
+		argv[n++] = o->kernel;
+	}
+	if (o->append) {
+		argv[n++] = "--append";
+		argv[n++] = o->append;
+	}
+	if (o->timeout) {
+		argv[n++] = "--timeout";
+		argv[n++] = timeout;
+	}
+	if (o->model) {
+		argv[n++] = "--model";
+		argv[n++] = o->model;
+	}
+	for (i = 0; i < o->ncaches; i++)
+		argv[n++] = o->caches[i];
+	argv[n] = NULL;
+}
+
+/* In the child: output into log, stdin from /dev/null, signals as they were, then vm-run.sh. */
+static void child(const char *const *argv, int logfd)
+{
+	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	sigset_t none;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (null < 0 || dup2(null, 0) < 0 || dup2(logfd, 1) < 0 || dup2(logfd, 2) < 0)
+		_exit(126);
+	execv(argv[0], (char *const *)argv);
+	dprintf(2, "kprotperf boot: cannot run %s: %s\n", argv[0], strerror(errno));
+	_exit(126);
+}
+
+int boot_vmrun(const char *vmrun, const struct boot_opts *o, const char *dir, const char *log)
+{
+	const char *argv[ARGS_MAX];
+	char timeout[16];
+	int logfd, status;
+	pid_t pid;
+
+	snprintf(timeout, sizeof(timeout), "%u", o->timeout);
+	build_argv(argv, vmrun, o, dir, timeout);
+	logfd = open(log, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (logfd < 0) {
+		esc_printf(stderr, "kprotperf boot: cannot create %s: %s\n", log, strerror(errno));
+		return -errno;
+	}
+	pid = fork();
+	if (!pid)
+		child(argv, logfd);
+	close(logfd);
+	if (pid < 0) {
+		fprintf(stderr, "kprotperf boot: cannot start vm-run.sh: %s\n", strerror(errno));
+		return -errno;
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+void boot_print_tail(const char *path, unsigned int max, const char *indent)
+{
+	char ring[10][TAIL_LINE], why[256];
+	unsigned int n = 0, i;
+	FILE *f = safeio_fopen_text(path, why, sizeof(why));
+	char *line = NULL;
+	size_t cap = 0;
+
+	if (!f)
+		return;
+	if (max > 10)
+		max = 10;
+	while (max && getline(&line, &cap, f) > 0) {
+		line[strcspn(line, "\r\n")] = '\0';
+		snprintf(ring[n++ % max], TAIL_LINE, "%s", line);
+	}
+	for (i = n > max ? n - max : 0; i < n; i++)
+		esc_printf(stderr, "%s%s\n", indent, ring[i % max]);
+	free(line);
+	fclose(f);
+}
