@@ -178,7 +178,8 @@ static void tsc_line(struct scan *sc, const char *s, __u64 ns)
 	}
 }
 
-/* reset -> the kernel's clock start: the TSC's ticks (since reset) in ns less the line's time */
+/* where printk's clock stands against reset: the TSC's ticks (since reset) in ns less the line's
+ * time */
 static void clock_offset(struct scan *sc)
 {
 	struct boot_dmesg *d = sc->d;
@@ -199,7 +200,7 @@ static void clock_offset(struct scan *sc)
 	ns = (unsigned __int128)sc->tsc_ticks * 1000000 / khz;
 	if (ns < sc->tsc_line_ns || ns - sc->tsc_line_ns > NS_MAX) {
 		snprintf(d->why_no_offset, sizeof(d->why_no_offset),
-			 "the TSC's %llu ticks at %llu kHz are not after the kernel's clock start",
+			 "the TSC's %llu ticks at %llu kHz come before the line's own time",
 			 (unsigned long long)sc->tsc_ticks, (unsigned long long)khz);
 		return;
 	}

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * folded of a boot recording (folded.h).  The time lines add up to the
- * boot from reset to the first user process: before the kernel clock's
- * start, up to the first initcall, the initcalls (each, and the time
+ * boot from reset to the first user process: before the kernel's entry
+ * (with the model), up to the first initcall, the initcalls (each, and the time
  * between them), after them.  Means per boot, rounded to whole ns.
  */
 #include <errno.h>
@@ -30,7 +30,7 @@ static void line(FILE *f, const char *stack, const char *name, double v)
 
 static void times(const struct boot_rec *b, FILE *f)
 {
-	double start = boot_mean(b->phase[BOOT_CLOCK_START], b->runs);
+	double entry = boot_mean(b->phase[BOOT_KERNEL_ENTRY], b->runs);
 	double first = boot_mean(b->first_initcall, b->runs);
 	double end = boot_mean(b->phase[BOOT_INITCALLS_END], b->runs);
 	double user = boot_mean(b->phase[BOOT_FIRST_USER], b->runs), calls = 0;
@@ -38,8 +38,9 @@ static void times(const struct boot_rec *b, FILE *f)
 
 	for (i = 0; i < b->ncalls; i++)
 		calls += b->calls[i].mean;
-	line(f, "boot;before_clock", NULL, start);
-	line(f, "boot;before_initcalls", NULL, first - start);
+	/* the entry is the model's: without it, the time before the initcalls is one bar */
+	line(f, "boot;before_kernel_entry", NULL, entry);
+	line(f, "boot;before_initcalls", NULL, first - (isnan(entry) ? 0 : entry));
 	for (i = 0; i < b->ncalls; i++)
 		line(f, "boot;initcalls;", b->calls[i].name, b->calls[i].mean);
 	/* printk and the scheduling between them: the initcalls' span that none of them took */

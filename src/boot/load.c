@@ -11,9 +11,9 @@
 #include "data/datafile.h"
 #include "util/array.h"
 
-const char *const boot_phase_names[BOOT_PHASES] = {"clock_start", "initcalls_end", "first_user"};
+const char *const boot_phase_names[BOOT_PHASES] = {"kernel_entry", "initcalls_end", "first_user"};
 const char *const boot_phase_about[BOOT_PHASES] = {
-	"reset -> kernel clock start",
+	"reset -> kernel entry",
 	"reset -> end of initcalls",
 	"reset -> first user process",
 };
@@ -127,8 +127,8 @@ static void series_free(struct boot_series *s, size_t n)
 /* Per-run arrays of the header, NAN until a row fills them. */
 static int runs_alloc(struct boot_rec *b)
 {
-	double **a[] = {&b->phase[0],	    &b->phase[1],    &b->phase[2],
-			&b->first_initcall, &b->entry_insns, &b->user_insns};
+	double **a[] = {&b->phase[0],	 &b->phase[1],	 &b->phase[2],	  &b->first_initcall,
+			&b->entry_insns, &b->user_insns, &b->clock_offset};
 	size_t i, r;
 
 	for (i = 0; i < sizeof(a) / sizeof(a[0]); i++) {
@@ -151,9 +151,9 @@ static int run_row(const struct boot_run_row *r, void *ctx)
 	struct boot_rec *b = ctx;
 	double off = known(r->clock_offset_ns);
 
-	/* the kernel's times count from its clock's start: without its offset, from nothing known
-	 */
-	b->phase[BOOT_CLOCK_START][r->run] = off;
+	/* the kernel's times count from printk's time 0: without its offset, from nothing known */
+	b->clock_offset[r->run] = off;
+	b->phase[BOOT_KERNEL_ENTRY][r->run] = known(r->entry_insns);
 	b->phase[BOOT_INITCALLS_END][r->run] = off + known(r->initcalls_end_ns);
 	b->phase[BOOT_FIRST_USER][r->run] = off + known(r->first_user_ns);
 	b->entry_insns[r->run] = known(r->entry_insns);
@@ -172,7 +172,7 @@ static int call_row(const struct boot_initcall_row *r, void *ctx)
 	struct call_walk *w = ctx;
 	struct boot_series *s = series_add(&w->l, r->name, "");
 	double *first = &w->b->first_initcall[r->run];
-	double start = w->b->phase[BOOT_CLOCK_START][r->run] + r->start_ns;
+	double start = w->b->clock_offset[r->run] + r->start_ns;
 
 	if (!s)
 		return -ENOMEM;
@@ -309,6 +309,7 @@ void boot_free(struct boot_rec *b)
 	for (i = 0; i < BOOT_PHASES; i++)
 		free(b->phase[i]);
 	free(b->first_initcall);
+	free(b->clock_offset);
 	free(b->entry_insns);
 	free(b->user_insns);
 	series_free(b->calls, b->ncalls);

@@ -16,11 +16,18 @@
 
 struct datafile;
 
-/* Times from reset: the kernel clock's start, the end of the initcalls, the first user process. */
-enum boot_phase { BOOT_CLOCK_START, BOOT_INITCALLS_END, BOOT_FIRST_USER, BOOT_PHASES };
-/* Their names in JSON (diff's interface): clock_start, initcalls_end, first_user. */
+/*
+ * Times from reset: the kernel's entry (the model's instructions, 1 ns each
+ * under icount; unknown without the model), the end of the initcalls, the
+ * first user process (the kernel's clock, placed on reset's by the boot's
+ * clock offset).  No phase ends at the kernel clock's start: printk's clock
+ * is re-based while it settles ("sched_clock: Marking stable"), so its
+ * offset against reset holds from there on, not at its zero.
+ */
+enum boot_phase { BOOT_KERNEL_ENTRY, BOOT_INITCALLS_END, BOOT_FIRST_USER, BOOT_PHASES };
+/* Their names in JSON (diff's interface): kernel_entry, initcalls_end, first_user. */
 extern const char *const boot_phase_names[BOOT_PHASES];
-/* What each measures, for text: "reset -> kernel clock start", ... */
+/* What each measures, for text: "reset -> kernel entry", ... */
 extern const char *const boot_phase_about[BOOT_PHASES];
 
 /* An initcall (module "") or a function: its value in each boot, 0 in those without it. */
@@ -38,6 +45,7 @@ struct boot_rec {
 	size_t runs;
 	const char *release, *build_id, *cmdline, *append, *mode; /* NULL: not said */
 	double *phase[BOOT_PHASES];	  /* per run, ns from reset; NAN: unknown */
+	double *clock_offset;		  /* per run, reset -> printk's time 0 (boot.h); NAN */
 	double *first_initcall;		  /* per run, the first initcall's start from reset; NAN */
 	double *entry_insns, *user_insns; /* per run, reset -> kernel entry, -> first user; NAN */
 	/* sorted by name (and module): boot_find() */

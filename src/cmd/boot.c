@@ -64,10 +64,10 @@ const struct options_cmd boot_options = {
 	.head = "Usage: kprotperf boot [OPTIONS] -o FILE\n"
 		"Boot a kernel N times in QEMU (scripts/vm-run.sh --boot: TCG with icount, one\n"
 		"vCPU, the guest's clock counting instructions) and record each boot: its\n"
-		"phases (reset to the kernel's clock start, the initcalls' end, the first user\n"
-		"process), every initcall's time and return value, and with --model the\n"
-		"instructions per kernel function. kprotperf report, folded, diff and features\n"
-		"read the recording.\n",
+		"phases (reset to the kernel's entry with --model, to the initcalls' end and to\n"
+		"the first user process), every initcall's time and return value, and with\n"
+		"--model the instructions per kernel function. kprotperf report, folded, diff\n"
+		"and features read the recording.\n",
 	.foot = "vm-run.sh is $KP_VM_RUN, else scripts/vm-run.sh beside the kprotperf binary.\n"
 		"Each boot's raw folder goes to a private scratch folder, removed at the end.\n",
 	.status = "0 when the recording was written, 125 when a boot failed (the\n"

@@ -103,9 +103,9 @@ const struct options_cmd report_options = {
 		"its split by syscall and slab cache, and the kernel and user functions that\n"
 		"took the CPU samples (self: the sample's leaf; total: anywhere on its stack).\n"
 		"\n"
-		"A boot recording (kprotperf boot): its phases (reset -> the kernel clock's\n"
-		"start, -> the end of the initcalls, -> the first user process; mean over the\n"
-		"boots, 95% interval), its initcalls by mean time and, with the machine model,\n"
+		"A boot recording (kprotperf boot): its phases (reset -> the kernel's entry\n"
+		"with the model, -> the end of the initcalls, -> the first user process; mean\n"
+		"over the boots, 95% interval), its initcalls by mean time and, with the model,\n"
 		"its kernel functions by instructions per boot (-n, --geom and --json apply).\n",
 	.column = 21,
 	.examples = examples,

@@ -258,7 +258,7 @@ static void test_diff(void **state)
 		  " p = {x[\"name\"]: x for x in d[\"phases\"]};"
 		  " assert p[\"first_user\"][\"delta_ns\"] == 3000000;"
 		  " assert p[\"first_user\"][\"significant\"] is True;"
-		  " assert p[\"clock_start\"][\"significant\"] is False;"
+		  " assert p[\"kernel_entry\"][\"significant\"] is False;"
 		  " assert d[\"base\"][\"runs\"] == 2");
 }
 

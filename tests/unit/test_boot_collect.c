@@ -151,14 +151,14 @@ static void test_dmesg_no_initcalls(void **state)
 		     "writes it)\n");
 }
 
-/* The TSC read before the kernel's clock started: no offset, said why. */
+/* A TSC that reads less than printk's time of its own line: no offset, said why. */
 static void test_dmesg_tsc_before_clock(void **state)
 {
 	expect_dmesg("[    5.000000] tsc: Detected 1000.000 MHz processor\n"
 		     "[    5.000000] kprotperf-boot: tsc 1000\n",
 		     "unpaired 0\n"
-		     "no clock offset: the TSC's 1000 ticks at 1000000 kHz are not after the "
-		     "kernel's clock start\n");
+		     "no clock offset: the TSC's 1000 ticks at 1000000 kHz come before the "
+		     "line's own time\n");
 }
 
 #define KALLSYMS(base)                                                                       \

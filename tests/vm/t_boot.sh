@@ -64,7 +64,7 @@ new = sorted(n for n, f in seen.items() if f["status"] == "new")
 assert new, "no shuffle function is new: %s" % seen
 assert all(f["status"] == "new" and f["base_insns"] is None for f in seen.values()), seen
 phases = {p["name"]: p for p in d["phases"]}
-assert set(phases) == {"clock_start", "initcalls_end", "first_user"}, phases
+assert set(phases) == {"kernel_entry", "initcalls_end", "first_user"}, phases
 assert any(i["status"] == "both" for i in d["initcalls"]), d["initcalls"][:3]
 for n in new:
     print("boot: %s new with page_alloc.shuffle=1: %.0f instructions a boot" %
