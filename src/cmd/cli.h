@@ -34,8 +34,8 @@ int cli_geom(const char *cmd, const char *arg, unsigned int *geom);
 struct model_view_opts;
 /*
  * report --model (hard NULL) of the recording opened as base from path, or
- * diff --model of base and hard, each with its kernel's DWARF (or NULL): the exit status, 0 or 1 after one line
- * saying why.
+ * diff --model of base and hard, each with its kernel's DWARF (or NULL): the exit status, 0 or 1
+ * after one line saying why.
  */
 int cli_model_view(const char *cmd, struct datafile *base, struct kernel_dwarf *kb,
 		   const char *path, struct datafile *hard, struct kernel_dwarf *kh,

@@ -27,8 +27,8 @@ const struct command commands[] = {
 	 &features_options},
 	{"inject", cmd_inject, "--model TABLE FILE...",
 	 "the machine model's counts into a record --model file", &inject_options},
-	{"boot", cmd_boot, "[OPTIONS] -o FILE",
-	 "record a kernel's boot in QEMU: phases, initcalls", &boot_options},
+	{"boot", cmd_boot, "[OPTIONS] -o FILE", "record a kernel's boot in QEMU: phases, initcalls",
+	 &boot_options},
 	{"help", cmd_help, "[COMMAND]", "COMMAND's man page (kprotperf-COMMAND(1))", &help_options},
 };
 

@@ -355,7 +355,8 @@ static int compare(const struct diff_opts *o, const struct diff_inputs *in)
 	if (o->blocks)
 		return blocks(o, in);
 	if (o->model)
-		return cli_model_view("diff", in->df[0], in->kd[0], o->path[0], in->df[1], in->kd[1],
+		return cli_model_view("diff", in->df[0], in->kd[0], o->path[0], in->df[1],
+				      in->kd[1],
 				      &(struct model_view_opts){o->geom, o->top, o->json})
 			       ? -EINVAL
 			       : 0;

@@ -71,7 +71,8 @@ int cmd_inject(int argc, char **argv)
 	if (ret)
 		return ret > 0 ? 0 : 2;
 	if (!table || optind == argc) {
-		fprintf(stderr, "kprotperf inject: give --model TABLE and the recordings (FILE...)\n");
+		fprintf(stderr,
+			"kprotperf inject: give --model TABLE and the recordings (FILE...)\n");
 		return 2;
 	}
 	for (i = optind; i < argc; i++) {

@@ -40,8 +40,8 @@ struct options_cmd {
 	/* the exit status when not options_status_default, e.g. the workload's */
 	const char *status;
 	const struct options_example *examples; /* ends with a NULL line; NULL: none */
-	int column;	  /* where the options' help texts start */
-	bool in_order;	  /* options end at the first operand (record's -- CMD [ARGS...]) */
+	int column;				/* where the options' help texts start */
+	bool in_order; /* options end at the first operand (record's -- CMD [ARGS...]) */
 	const struct options_entry *opts; /* ends with an entry whose name is NULL */
 };
 

@@ -27,8 +27,8 @@ int model_put_geom(struct datafile *df, unsigned int geom, const struct model_ge
 {
 	const __u32(*c)[3] = g->cache;
 
-	return query_insert(df, "INSERT INTO model_geoms VALUES(?,?,?,?,?,?,?,?,?,?)",
-			    "iiiiiiiiii", (long long)geom, (long long)c[0][0], (long long)c[0][1],
+	return query_insert(df, "INSERT INTO model_geoms VALUES(?,?,?,?,?,?,?,?,?,?)", "iiiiiiiiii",
+			    (long long)geom, (long long)c[0][0], (long long)c[0][1],
 			    (long long)c[0][2], (long long)c[1][0], (long long)c[1][1],
 			    (long long)c[1][2], (long long)c[2][0], (long long)c[2][1],
 			    (long long)c[2][2]);
@@ -48,13 +48,15 @@ int model_put_usym(struct datafile *df, __u64 addr, __u64 size, const char *name
 int model_prune_symbols(struct datafile *df)
 {
 	/* NOT IN with a NULL in its list is never true: the NULLs are left out */
-	return query_exec(df,
-			  "DELETE FROM ksyms WHERE name NOT IN ('_stext', '_text') AND addr NOT IN"
-			  " (SELECT s FROM (SELECT " KSYM_OF("p.pc") " AS s FROM model_pcs p"
-			  " WHERE p.pc < 0) WHERE s IS NOT NULL);"
-			  "DELETE FROM usyms WHERE addr NOT IN"
-			  " (SELECT s FROM (SELECT " USYM_OF("p.pc") " AS s FROM model_pcs p"
-			  " WHERE p.pc >= 0) WHERE s IS NOT NULL);");
+	return query_exec(
+		df, "DELETE FROM ksyms WHERE name NOT IN ('_stext', '_text') AND addr NOT IN"
+		    " (SELECT s FROM (SELECT " KSYM_OF(
+			    "p.pc") " AS s FROM model_pcs p"
+				    " WHERE p.pc < 0) WHERE s IS NOT NULL);"
+				    "DELETE FROM usyms WHERE addr NOT IN"
+				    " (SELECT s FROM (SELECT " USYM_OF(
+					    "p.pc") " AS s FROM model_pcs p"
+						    " WHERE p.pc >= 0) WHERE s IS NOT NULL);");
 }
 
 struct geom_walk {
@@ -110,29 +112,32 @@ static int model_row(sqlite3_stmt *st, void *ctx)
 }
 
 /* Each PC with its stats in geometry ?1 and the symbol that holds it. */
-#define MODEL_PCS                                                                               \
-	"WITH p AS (SELECT m.pc AS pc, m.insns AS insns,"                                       \
-	" COALESCE(x.i1_misses, 0) AS s0, COALESCE(x.d1_reads, 0) AS s1,"                      \
-	" COALESCE(x.d1_read_misses, 0) AS s2, COALESCE(x.d1_writes, 0) AS s3,"               \
-	" COALESCE(x.d1_write_misses, 0) AS s4, COALESCE(x.ll_misses, 0) AS s5"               \
-	" FROM model_pcs m LEFT JOIN model_misses x ON x.pc = m.pc AND x.geom = ?1),"          \
-	" s AS (SELECT p.*, CASE WHEN p.pc < 0 THEN " KSYM_OF("p.pc") " END AS k,"             \
-	" CASE WHEN p.pc >= 0 THEN " USYM_OF("p.pc") " END AS u FROM p),"                      \
-	" n AS (SELECT s.*, COALESCE(ks.name, us.name, '[unknown]') AS name,"                 \
-	" CASE WHEN s.pc < 0 THEN COALESCE(NULLIF(ks.module, ''), '[kernel]')"                 \
-	" ELSE COALESCE(us.module, '[unknown]') END AS module,"                                \
-	" COALESCE(ks.addr, us.addr, s.pc) AS start FROM s"                                       \
-	" LEFT JOIN ksyms ks ON ks.addr = s.k"                                                 \
-	" LEFT JOIN usyms us ON us.addr = s.u AND s.pc < us.addr + us.size) "
+#define MODEL_PCS                                                                                              \
+	"WITH p AS (SELECT m.pc AS pc, m.insns AS insns,"                                                      \
+	" COALESCE(x.i1_misses, 0) AS s0, COALESCE(x.d1_reads, 0) AS s1,"                                      \
+	" COALESCE(x.d1_read_misses, 0) AS s2, COALESCE(x.d1_writes, 0) AS s3,"                                \
+	" COALESCE(x.d1_write_misses, 0) AS s4, COALESCE(x.ll_misses, 0) AS s5"                                \
+	" FROM model_pcs m LEFT JOIN model_misses x ON x.pc = m.pc AND x.geom = ?1),"                          \
+	" s AS (SELECT p.*, CASE WHEN p.pc < 0 THEN " KSYM_OF(                                                 \
+		"p.pc") " END AS k,"                                                                           \
+			" CASE WHEN p.pc >= 0 THEN " USYM_OF(                                                  \
+				"p.pc") " END AS u FROM p),"                                                   \
+					" n AS (SELECT s.*, COALESCE(ks.name, us.name, '[unknown]') AS name,"  \
+					" CASE WHEN s.pc < 0 THEN COALESCE(NULLIF(ks.module, ''), '[kernel]')" \
+					" ELSE COALESCE(us.module, '[unknown]') END AS module,"                \
+					" COALESCE(ks.addr, us.addr, s.pc) AS start FROM s"                    \
+					" LEFT JOIN ksyms ks ON ks.addr = s.k"                                 \
+					" LEFT JOIN usyms us ON us.addr = s.u AND s.pc < us.addr + us.size) "
 
 int model_functions(struct datafile *df, unsigned int geom, model_row_fn fn, void *ctx)
 {
 	struct row_walk w = {fn, ctx};
 
 	return query_each(df,
-			  MODEL_PCS "SELECT name, module, MIN(start), SUM(insns), SUM(s0), SUM(s1),"
-				    " SUM(s2), SUM(s3), SUM(s4), SUM(s5) FROM n GROUP BY name, module"
-				    " ORDER BY 4 DESC, name, module",
+			  MODEL_PCS
+			  "SELECT name, module, MIN(start), SUM(insns), SUM(s0), SUM(s1),"
+			  " SUM(s2), SUM(s3), SUM(s4), SUM(s5) FROM n GROUP BY name, module"
+			  " ORDER BY 4 DESC, name, module",
 			  model_row, &w, "i", (long long)geom);
 }
 
@@ -169,10 +174,11 @@ int model_maps(struct datafile *df, model_map_fn fn, void *ctx)
 {
 	struct map_walk w = {fn, ctx};
 
-	return query_each(df,
-			  "SELECT DISTINCT start, end, pgoff, path, COALESCE(build_id, '') FROM maps"
-			  " WHERE path IS NOT NULL AND end > start ORDER BY path, start",
-			  map_row, &w, "");
+	return query_each(
+		df,
+		"SELECT DISTINCT start, end, pgoff, path, COALESCE(build_id, '') FROM maps"
+		" WHERE path IS NOT NULL AND end > start ORDER BY path, start",
+		map_row, &w, "");
 }
 
 static int any_row(sqlite3_stmt *st, void *ctx)

@@ -22,8 +22,8 @@ struct diff_opts {
 	const char *symfs;    /* --symfs DIR, of both recordings; NULL: / */
 	int top;
 	bool json, folded, normalize, blocks;
-	bool model;	    /* --model: the machine model's counts */
-	unsigned int geom;  /* --geom: the cache geometry of --model */
+	bool model;	   /* --model: the machine model's counts */
+	unsigned int geom; /* --geom: the cache geometry of --model */
 };
 
 /* What the front-end opened and checked, by DM_BASE and DM_HARD. */

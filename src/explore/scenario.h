@@ -109,11 +109,10 @@ void scn_tmpdir_note(const char *cmd);
  * Run s in a sandbox this process makes: a worker process in a process
  * group of its own (this one stays in the caller's), the limits, a new
  * scratch folder as its working directory (removed at the end), and every
- * process it starts killed when it ends or its time is up.  The exit status: 0 when every step ran, 1 when a step
- * failed (a syscall's error is no failure: it is counted and said on
- * stderr), 124 when its time was up, 128 + N when signal N (SIGINT,
- * SIGTERM, SIGHUP) stopped it.  It reaps every child of this process (it
- * is their subreaper while it runs): call it where there are none.
+ * process it starts killed when it ends or its time is up.  The exit status: 0 when every step ran,
+ * 1 when a step failed (a syscall's error is no failure: it is counted and said on stderr), 124
+ * when its time was up, 128 + N when signal N (SIGINT, SIGTERM, SIGHUP) stopped it.  It reaps every
+ * child of this process (it is their subreaper while it runs): call it where there are none.
  */
 int scenario_run(const struct scn_templates *t, const struct scenario *s,
 		 const struct scn_limits *lim);

@@ -54,8 +54,7 @@ struct model_ann {
 /* a += b, saturated: the counts are read from a file and may be anything. */
 void model_func_add(struct model_func *a, const struct model_func *b);
 /* The source place of PC pc of a function in module: 0 with *r, -ENOENT none, -ENOMEM. */
-int model_pc_place(struct model_ann *a, __u64 pc, const char *module,
-		   const struct sym_result **r);
+int model_pc_place(struct model_ann *a, __u64 pc, const char *module, const struct sym_result **r);
 /* The functions inlined at r, outermost first, joined by ';' (caller frees; "" none). */
 char *model_inlined_chain(const struct sym_result *r);
 

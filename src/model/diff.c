@@ -111,8 +111,8 @@ static void pair_text(FILE *f, const struct pair *p, bool cache)
 	esc_printf(f, "  %s  %s\n", p->name, p->module);
 }
 
-static void table_text(FILE *f, const char *title, const char *what, const struct pair *p,
-		       size_t n, size_t top, bool cache)
+static void table_text(FILE *f, const char *title, const char *what, const struct pair *p, size_t n,
+		       size_t top, bool cache)
 {
 	size_t i;
 
@@ -149,7 +149,10 @@ static void table_json(struct json *j, const char *key, const struct model_count
 		json_open(j, NULL, '{');
 		json_str(j, "name", p[i].name);
 		json_str(j, "module", p[i].module);
-		json_str(j, "only", p[i].base && p[i].hard ? NULL : p[i].base ? "base" : "hardened");
+		json_str(j, "only",
+			 p[i].base && p[i].hard ? NULL
+			 : p[i].base		? "base"
+						: "hardened");
 		json_i64(j, "delta_insns", p[i].d_insns);
 		if (cache)
 			json_i64(j, "delta_misses", p[i].d_misses);
@@ -233,8 +236,8 @@ static int show(const struct model_counts *b, const struct model_counts *h,
 				b->geom);
 		table_text(stdout, "Functions", "function  module", p, n, o->top, cache);
 		if (inl)
-			table_text(stdout, "Inlined kernel functions", "function  inlined in", q,
-				   m, o->top, cache);
+			table_text(stdout, "Inlined kernel functions", "function  inlined in", q, m,
+				   o->top, cache);
 	}
 	free(q);
 	free(p);

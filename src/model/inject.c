@@ -29,9 +29,10 @@ static int matches(struct datafile *df, const struct model_table *t, char *why, 
 		return -EINVAL;
 	}
 	if (!t->kernel[0]) {
-		snprintf(why, len,
-			 "the table does not say which kernel it counted (scripts/vm-run.sh --model "
-			 "adds its '# kernel_build_id' line)");
+		snprintf(
+			why, len,
+			"the table does not say which kernel it counted (scripts/vm-run.sh --model "
+			"adds its '# kernel_build_id' line)");
 		return -EINVAL;
 	}
 	if (!kernel || strcmp(kernel, t->kernel)) {

@@ -70,8 +70,8 @@ static void row_text(FILE *f, const struct model_counts *c, const struct model_f
 	esc_printf(f, "  %s  %s\n", r->name, r->module);
 }
 
-static void table_text(FILE *f, const struct model_counts *c, const char *title,
-		       const char *what, const struct model_func *r, size_t nr, size_t top)
+static void table_text(FILE *f, const struct model_counts *c, const char *title, const char *what,
+		       const struct model_func *r, size_t nr, size_t top)
 {
 	size_t i, n = nr < top ? nr : top;
 

@@ -50,13 +50,14 @@ static int func_row(const struct model_row *r, void *ctx)
 	return r->addr >= MODEL_KERNEL_START ? add(&c->kernel, r) : 0;
 }
 
-int model_counts_read(struct datafile *df, unsigned int geom, struct model_counts *c,
-		      char *why, size_t len)
+int model_counts_read(struct datafile *df, unsigned int geom, struct model_counts *c, char *why,
+		      size_t len)
 {
 	const char *state = datafile_meta(df, "model.state");
 	int err;
 
-	*c = (struct model_counts){.geom = geom, .total = {.name = (char *)"total", .module = (char *)""}};
+	*c = (struct model_counts){.geom = geom,
+				   .total = {.name = (char *)"total", .module = (char *)""}};
 	if (!state || strcmp(state, "counted")) {
 		snprintf(why, len, "%s",
 			 state ? "the model's counts were never merged into it: run it under "
@@ -98,8 +99,8 @@ void model_counts_free(struct model_counts *c)
 	c->nfuncs = c->ninlines = 0;
 }
 
-const struct model_func *model_counts_find(const struct model_func *f, size_t n,
-					   const char *name, const char *module)
+const struct model_func *model_counts_find(const struct model_func *f, size_t n, const char *name,
+					   const char *module)
 {
 	size_t i;
 

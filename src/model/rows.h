@@ -30,7 +30,7 @@ struct model_counts {
 	/* kernel functions inlined, by name and the function they are inlined in, inclusive */
 	struct model_func *inlines;
 	size_t ninlines;
-	bool have_inlines; /* the kernel's DWARF was there to find them */
+	bool have_inlines;		 /* the kernel's DWARF was there to find them */
 	struct model_func total, kernel; /* all PCs, the kernel's */
 };
 
@@ -39,14 +39,14 @@ struct model_counts {
  * (not recorded with --model, or the counts never merged), -ERANGE when it
  * has no geometry geom; otherwise as data/ readers fail.
  */
-int model_counts_read(struct datafile *df, unsigned int geom, struct model_counts *c,
-		      char *why, size_t len);
+int model_counts_read(struct datafile *df, unsigned int geom, struct model_counts *c, char *why,
+		      size_t len);
 void model_counts_free(struct model_counts *c);
 struct kernel_dwarf;
 /* c's inlines from the kernel PCs' inline chains in kd (NULL: none found, no table). */
 int model_counts_inlines(struct datafile *df, struct kernel_dwarf *kd, struct model_counts *c);
 /* The row of f[0..n) with that name and module; NULL: none. */
-const struct model_func *model_counts_find(const struct model_func *f, size_t n,
-					   const char *name, const char *module);
+const struct model_func *model_counts_find(const struct model_func *f, size_t n, const char *name,
+					   const char *module);
 
 #endif

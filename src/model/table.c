@@ -56,8 +56,8 @@ static bool parse_geom(struct model_table *t, const char *s)
 	unsigned int k;
 	int n = 0;
 
-	if (sscanf(s, "%u %63s %63s %63s%n", &k, i1, d1, ll, &n) != 4 || s[n] ||
-	    k != t->ngeom || k >= MODEL_GEOMS_MAX)
+	if (sscanf(s, "%u %63s %63s %63s%n", &k, i1, d1, ll, &n) != 4 || s[n] || k != t->ngeom ||
+	    k >= MODEL_GEOMS_MAX)
 		return false;
 	if (!parse_cache(i1, "i1=", t->geom[k].cache[0]) ||
 	    !parse_cache(d1, "d1=", t->geom[k].cache[1]) ||
@@ -70,7 +70,8 @@ static bool parse_geom(struct model_table *t, const char *s)
 /* a word of letters, digits and .:+~_- into out, as the plugin and vm-run write them */
 static bool word(const char *s, char *out, size_t len)
 {
-	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.:+~_-");
+	size_t n =
+		strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.:+~_-");
 
 	if (!n || s[n] || n >= len)
 		return false;
@@ -227,7 +228,8 @@ static int read_all(struct reader *r, struct model_table *t, model_table_fn fn, 
 	int err = next_line(r);
 
 	if (err <= 0 || strcmp(r->line, "# kp_model 1")) {
-		snprintf(why, len, "not a table of kprotperf's machine model (no '# kp_model 1' line)");
+		snprintf(why, len,
+			 "not a table of kprotperf's machine model (no '# kp_model 1' line)");
 		return -EBADMSG;
 	}
 	while ((err = next_line(r)) > 0) {

@@ -15,11 +15,11 @@
 #include "data/model.h"
 
 struct model_table {
-	char mode[8];	   /* insns or cache */
-	char window[16];   /* complete, incomplete or none */
-	char qemu[128];	   /* the QEMU version the plugin ran in */
-	char kernel[129];  /* the build id of the kernel that ran, "" when not said */
-	char iaddr[16];	   /* cache: physical, or host when never calibrated */
+	char mode[8];	  /* insns or cache */
+	char window[16];  /* complete, incomplete or none */
+	char qemu[128];	  /* the QEMU version the plugin ran in */
+	char kernel[129]; /* the build id of the kernel that ran, "" when not said */
+	char iaddr[16];	  /* cache: physical, or host when never calibrated */
 	unsigned int opened, closed, restarts, stray_stops;
 	/* the boot window's (window=boot): reset -> the kernel's entry, -> the first user insn */
 	bool has_entry, has_first_user;

@@ -25,14 +25,15 @@ struct cfg_text;
 struct debuginfo;
 
 struct loopbound {
-	int loop;	       /* index into cfg.loops */
-	int block;	       /* the block ending in the exit branch: its head's probe reads fetch */
-	__u64 cmp;	       /* the instruction setting the flags the branch tests */
-	__u64 jcc;	       /* the exit branch */
+	int loop;  /* index into cfg.loops */
+	int block; /* the block ending in the exit branch: its head's probe reads fetch */
+	__u64 cmp; /* the instruction setting the flags the branch tests */
+	__u64 jcc; /* the exit branch */
 	struct kp_fetch fetch; /* the bound's value, from the registers at block's head */
-	char bound[128];   /* in C from DWARF, "slab->objects"; else "*(u16 *)(%r15 + 0x2a) & 0x7fff" */
-	char counter[64];  /* the side that moves: "idx"; else "%r14"; "" when not one register */
-	char cond[256];	   /* what keeps the loop going, in C: "idx < slab->objects" */
+	char bound[128];  /* in C from DWARF, "slab->objects"; else "*(u16 *)(%r15 + 0x2a) & 0x7fff"
+			   */
+	char counter[64]; /* the side that moves: "idx"; else "%r14"; "" when not one register */
+	char cond[256];	  /* what keeps the loop going, in C: "idx < slab->objects" */
 };
 
 /*

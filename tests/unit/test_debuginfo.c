@@ -281,11 +281,11 @@ static void test_real_vmlinux(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_inlined_only),  cmocka_unit_test(test_symbol),
-		cmocka_unit_test(test_relocatable),   cmocka_unit_test(test_open_nodebug),
-		cmocka_unit_test(test_open_not_regular),
-		cmocka_unit_test(test_find_explicit), cmocka_unit_test(test_find_search),
-		cmocka_unit_test(test_find_cache),    cmocka_unit_test(test_real_vmlinux),
+		cmocka_unit_test(test_inlined_only),	 cmocka_unit_test(test_symbol),
+		cmocka_unit_test(test_relocatable),	 cmocka_unit_test(test_open_nodebug),
+		cmocka_unit_test(test_open_not_regular), cmocka_unit_test(test_find_explicit),
+		cmocka_unit_test(test_find_search),	 cmocka_unit_test(test_find_cache),
+		cmocka_unit_test(test_real_vmlinux),
 	};
 
 	return cmocka_run_group_tests(tests, setup, tu_fixture_teardown);

@@ -544,8 +544,8 @@ static int run_row(const struct runs_value *v, void *ctx)
 	struct run_rows *r = ctx;
 
 	assert_true(r->n < 16);
-	snprintf(r->line[r->n++], sizeof(r->line[0]), "%lld %s %.0f/%.0f", v->run,
-		 v->name ?: "-", v->num, v->den);
+	snprintf(r->line[r->n++], sizeof(r->line[0]), "%lld %s %.0f/%.0f", v->run, v->name ?: "-",
+		 v->num, v->den);
 	return 0;
 }
 

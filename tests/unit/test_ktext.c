@@ -118,10 +118,8 @@ static void test_vmlinux_not_elf(void **state)
 {
 	unsigned char buf[16];
 
-	assert_int_equal(ktext_vmlinux("/proc/self/status", 0, 0, buf, sizeof(buf)),
-			 -ENOEXEC);
-	assert_int_equal(ktext_vmlinux("/nonexistent/vmlinux", 0, 0, buf, sizeof(buf)),
-			 -ENOENT);
+	assert_int_equal(ktext_vmlinux("/proc/self/status", 0, 0, buf, sizeof(buf)), -ENOEXEC);
+	assert_int_equal(ktext_vmlinux("/nonexistent/vmlinux", 0, 0, buf, sizeof(buf)), -ENOENT);
 }
 
 int main(void)

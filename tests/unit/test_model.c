@@ -25,13 +25,12 @@
 #include "model/table.h"
 #include "testutil.h"
 
-#define HEAD                                                                                       \
-	"# kp_model 1\n# kernel_build_id abcd\n# mode cache\n# count insn\n# qemu 1:7.2\n"        \
-	"# window complete\n# windows opened 1 closed 1 restarts 0 stray_stops 0\n"              \
-	"# geom 0 i1=32768:8:64 d1=32768:8:64 ll=8388608:16:64\n# iaddr physical\n"              \
+#define HEAD                                                                               \
+	"# kp_model 1\n# kernel_build_id abcd\n# mode cache\n# count insn\n# qemu 1:7.2\n" \
+	"# window complete\n# windows opened 1 closed 1 restarts 0 stray_stops 0\n"        \
+	"# geom 0 i1=32768:8:64 d1=32768:8:64 ll=8388608:16:64\n# iaddr physical\n"        \
 	"# columns pc insns i1_miss.0 d1_read.0 d1_read_miss.0 d1_write.0 d1_write_miss.0 ll_miss.0\n"
-#define ROWS                                                                                       \
-	"0x401000 10 1 2 1 0 0 1\n0x401010 5 0 0 0 3 1 0\nffffffff81000100 0 0 0 0 0 0 0\n"
+#define ROWS "0x401000 10 1 2 1 0 0 1\n0x401010 5 0 0 0 3 1 0\nffffffff81000100 0 0 0 0 0 0 0\n"
 #define KROW "0xffffffff81000100 7 0 4 2 0 0 2\n"
 
 static char dir[64];
@@ -84,7 +83,8 @@ static void test_table_bad(void **state)
 	static const struct {
 		const char *text, *why;
 	} bad[] = {
-		{"# kp_model 2\n", "not a table of kprotperf's machine model (no '# kp_model 1' line)"},
+		{"# kp_model 2\n",
+		 "not a table of kprotperf's machine model (no '# kp_model 1' line)"},
 		{HEAD "0x401010 1 0 0 0 0 0 0\n0x401000 1 0 0 0 0 0 0\n",
 		 "line 12 is not what the model writes there"},
 		{HEAD "0x401000 1 0 0 0 0 0\n", "line 11 is not what the model writes there"},
@@ -146,9 +146,8 @@ static int func_row(const struct model_row *r, void *ctx)
 {
 	char *out = ctx;
 
-	snprintf(out + strlen(out), 512 - strlen(out), "%s %s %llu %llu %llu;", r->name,
-		 r->module, (unsigned long long)r->insns,
-		 (unsigned long long)r->v[MODEL_D1_READ_MISSES],
+	snprintf(out + strlen(out), 512 - strlen(out), "%s %s %llu %llu %llu;", r->name, r->module,
+		 (unsigned long long)r->insns, (unsigned long long)r->v[MODEL_D1_READ_MISSES],
 		 (unsigned long long)r->v[MODEL_LL_MISSES]);
 	return 0;
 }
@@ -159,8 +158,9 @@ static void test_inject(void **state)
 	char why[256], got[512] = "", table[128];
 	struct datafile *df;
 
-	snprintf(table, sizeof(table), "%s", file("m.txt", HEAD "0x401000 10 1 2 1 0 0 1\n"
-							  "0x401010 5 0 0 0 3 1 0\n" KROW));
+	snprintf(table, sizeof(table), "%s",
+		 file("m.txt", HEAD "0x401000 10 1 2 1 0 0 1\n"
+				    "0x401010 5 0 0 0 3 1 0\n" KROW));
 	assert_int_equal(model_inject(table, data, why, sizeof(why)), 0);
 	assert_int_equal(datafile_open(&df, data, why, sizeof(why)), 0);
 	assert_string_equal(datafile_meta(df, "model.state"), "counted");
@@ -209,7 +209,8 @@ static void test_inject_refused(void **state)
 #define G32_1M "i1=32768:8:64 d1=32768:8:64 ll=1048576:16:64"
 #define G8_8M  "i1=32768:8:64 d1=8192:8:64 ll=8388608:16:64"
 
-/* A recording named name with the counts of a sweep merged: geometries and rows as the plugin writes. */
+/* A recording named name with the counts of a sweep merged: geometries and rows as the plugin
+ * writes. */
 static const char *sweep(const char *name, const char *const *geoms, unsigned int n,
 			 const char *rows)
 {
@@ -284,15 +285,16 @@ static void test_sweep_diff(void **state)
 		tu_golden_output("model-sweep-diff", cmd_diff, text);
 		tu_golden_json("model-sweep-diff", dir, cmd_diff, json);
 		/* matched by size, ways and line, not by index; the kernel's change of each */
-		assert_int_equal(tu_run("python3 -c 'import json, sys; d = json.load(open(sys.argv[1]));"
-					" g = d[\"geometries\"];"
-					" assert [(x[\"base_geometry\"], x[\"hardened_geometry\"],"
-					" x[\"only\"]) for x in g] == [(0, 1, None), (1, None, \"base\"),"
-					" (2, 0, None), (None, 2, \"hardened\")], g;"
-					" assert [x[\"kernel\"].get(\"delta_ll_misses\") for x in g]"
-					" == [1, None, 5, None], g' %s/out.json",
-					dir),
-				 0);
+		assert_int_equal(
+			tu_run("python3 -c 'import json, sys; d = json.load(open(sys.argv[1]));"
+			       " g = d[\"geometries\"];"
+			       " assert [(x[\"base_geometry\"], x[\"hardened_geometry\"],"
+			       " x[\"only\"]) for x in g] == [(0, 1, None), (1, None, \"base\"),"
+			       " (2, 0, None), (None, 2, \"hardened\")], g;"
+			       " assert [x[\"kernel\"].get(\"delta_ll_misses\") for x in g]"
+			       " == [1, None, 5, None], g' %s/out.json",
+			       dir),
+			0);
 		/* the base's geometry 2 is the hardened's 0: its functions by misses */
 		tu_golden_output("model-sweep-diff-geom2", cmd_diff, ll1m);
 		/* the base's geometry 1 is not in the hardened recording: by instructions */
@@ -327,12 +329,9 @@ static void test_sweep_one(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_table_good),
-		cmocka_unit_test(test_table_bad),
-		cmocka_unit_test(test_inject),
-		cmocka_unit_test(test_inject_refused),
-		cmocka_unit_test(test_sweep_report),
-		cmocka_unit_test(test_sweep_diff),
+		cmocka_unit_test(test_table_good),   cmocka_unit_test(test_table_bad),
+		cmocka_unit_test(test_inject),	     cmocka_unit_test(test_inject_refused),
+		cmocka_unit_test(test_sweep_report), cmocka_unit_test(test_sweep_diff),
 		cmocka_unit_test(test_sweep_one),
 	};
 	int rc;

@@ -228,10 +228,11 @@ static void test_blocks_json(void **state)
 	recording();
 	golden("model-annotate-json", argv);
 	/* it parses, and the derived numbers are those of the 10 calls */
-	check_json("kp_loop", "[x[\"count\"] for x in f[\"blocks\"]] == [10, 35, 7, 3]"
-			      " and [x.get(\"taken\") for x in f[\"blocks\"]] == [0.3, 0.8, None, None]"
-			      " and (f[\"loops\"][0][\"entries\"], f[\"loops\"][0][\"iterations\"])"
-			      " == (7, 35) and f[\"insns\"] == 183 and f[\"d1_read_misses\"] == 7");
+	check_json("kp_loop",
+		   "[x[\"count\"] for x in f[\"blocks\"]] == [10, 35, 7, 3]"
+		   " and [x.get(\"taken\") for x in f[\"blocks\"]] == [0.3, 0.8, None, None]"
+		   " and (f[\"loops\"][0][\"entries\"], f[\"loops\"][0][\"iterations\"])"
+		   " == (7, 35) and f[\"insns\"] == 183 and f[\"d1_read_misses\"] == 7");
 }
 
 /* kp_inner's code in kp_outer counts at kp_inner's own line, with it as the inlined chain. */
