@@ -395,6 +395,32 @@ static void test_cli_refusals(void **state)
 }
 
 /*
+ * A real log: Debian 12's 6.1.0 booted by vm-run.sh --boot (icount), kept
+ * in tests/unit/boot/.  Its summary whole, and its first and last initcall.
+ */
+static void test_dmesg_real(void **state)
+{
+	struct boot_dmesg d;
+	char why[256], line[512];
+	size_t n;
+
+	assert_int_equal(
+		boot_dmesg_read("tests/unit/boot/debian-6.1-dmesg.txt", &d, why, sizeof(why)), 0);
+	n = snprintf(line, sizeof(line), "%zu initcalls, %lu unpaired; first %s at %llu; last %s",
+		     d.n, d.unpaired, d.ic[0].name, (unsigned long long)d.ic[0].start_ns,
+		     d.ic[d.n - 1].name);
+	snprintf(line + n, sizeof(line) - n, "; end %llu, first user %llu, offset %llu",
+		 (unsigned long long)d.initcalls_end_ns, (unsigned long long)d.first_user_ns,
+		 (unsigned long long)d.clock_offset_ns);
+	assert_true(d.has_initcalls_end && d.has_first_user && d.has_clock_offset);
+	/* PCI quirks' "pci ...: calling  quirk_...": no initcall, not counted */
+	assert_string_equal(line, "670 initcalls, 0 unpaired; first con_init at 112453000; last "
+				  "genpd_power_off_unused; end 1682219000, first user 1827069000, "
+				  "offset 4396650850");
+	boot_dmesg_free(&d);
+}
+
+/*
  * A stand-in for vm-run.sh at DIR/vm-run.sh: it logs its arguments (the
  * --out folder left out: it is in the scratch folder) to DIR/args and
  * copies DIR/run-0 into --out; with fail, leaves a console.log of 12 lines
@@ -529,6 +555,7 @@ int main(void)
 		cmocka_unit_test(test_dmesg_hostile),
 		cmocka_unit_test(test_dmesg_no_initcalls),
 		cmocka_unit_test(test_dmesg_tsc_before_clock),
+		cmocka_unit_test(test_dmesg_real),
 		cmocka_unit_test(test_collect_two_runs),
 		cmocka_unit_test(test_collect_no_model),
 		cmocka_unit_test(test_collect_refused),
