@@ -119,6 +119,21 @@ static void list(const struct boot_rec *b, const struct features *feat, const do
 		json_close(j, ']');
 }
 
+int boot_feature_states(const struct boot_rec *b, const struct features *feat,
+			enum features_state *st, char *why)
+{
+	struct kv_list config = {0};
+	struct features_facts k = {.config = config_of, .ctx = &config, .cmdline = b->cmdline};
+	int err = meta_each(b->df, META_CONFIG_SHORT, config_pair, &config);
+	size_t i;
+
+	k.config_known = config.n > 0;
+	for (i = 0; !err && i < features_count(feat); i++)
+		st[i] = features_state(feat, i, &k, why + i * BOOT_WHY_LEN, BOOT_WHY_LEN);
+	kv_list_free(&config);
+	return err;
+}
+
 int boot_features(const struct boot_rec *b, const struct features *feat, FILE *f, bool json)
 {
 	struct kv_list config = {0};

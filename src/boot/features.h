@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "data/features.h"
+
 struct boot_rec;
 struct features;
 
@@ -24,6 +26,13 @@ void boot_feature_insns(const struct boot_rec *b, const struct features *feat, d
 			bool *ran);
 /* The boot's instructions per boot: reset -> first user instruction, else the functions' sum. */
 double boot_insns(const struct boot_rec *b);
+/*
+ * Each feature's state in the boot b and why (st: one per feature of feat;
+ * why: BOOT_WHY_LEN bytes per feature): 0 or -errno.
+ */
+#define BOOT_WHY_LEN 512
+int boot_feature_states(const struct boot_rec *b, const struct features *feat,
+			enum features_state *st, char *why);
 /* The list, text or JSON (json) to f. */
 int boot_features(const struct boot_rec *b, const struct features *feat, FILE *f, bool json);
 

@@ -33,6 +33,50 @@ static void cost_of(struct map_cost *c, const struct features *feat, size_t i,
 		stats_welch(x, b[0].runs, y, b[1].runs, &c->lo, &c->hi);
 }
 
+/*
+ * The one feature whose state, or what sets it, the two boots differ in
+ * (page_alloc.shuffle=1 turns one on; init_on_free=1 leaves
+ * init_on_alloc_free on but now by the command line): its functions miss
+ * what it makes shared code do (init_on_free zeroes in clear_page_erms, as
+ * every zeroing does), and the boots differ in nothing else the features
+ * know, so the whole boot's change is its cost.  -1: none, or more than one.
+ */
+static long sole_switched(const struct boot_rec *b, const struct features *feat)
+{
+	size_t nf = features_count(feat), i;
+	enum features_state *st[2] = {calloc(nf + 1, sizeof(*st[0])),
+				      calloc(nf + 1, sizeof(*st[1]))};
+	char *why[2] = {calloc(nf + 1, BOOT_WHY_LEN), calloc(nf + 1, BOOT_WHY_LEN)};
+	long sole = -1, n = 0;
+
+	if (st[0] && st[1] && why[0] && why[1] &&
+	    !boot_feature_states(&b[0], feat, st[0], why[0]) &&
+	    !boot_feature_states(&b[1], feat, st[1], why[1]))
+		for (i = 0; i < nf; i++)
+			if ((st[0][i] != st[1][i] ||
+			     strcmp(why[0] + i * BOOT_WHY_LEN, why[1] + i * BOOT_WHY_LEN)) &&
+			    n++ == 0)
+				sole = i;
+	free(why[1]);
+	free(why[0]);
+	free(st[1]);
+	free(st[0]);
+	return n == 1 ? sole : -1;
+}
+
+static void whole_boot(struct map_cost *c, const struct boot_rec *b)
+{
+	*c = (struct map_cost){.base = boot_mean(b[0].user_insns, b[0].runs),
+			       .hard = boot_mean(b[1].user_insns, b[1].runs),
+			       .lo = NAN,
+			       .hi = NAN,
+			       .placed = true,
+			       .whole = true};
+	c->delta = c->hard - c->base;
+	if (b[0].runs > 1 && b[1].runs > 1)
+		stats_welch(b[0].user_insns, b[0].runs, b[1].user_insns, b[1].runs, &c->lo, &c->hi);
+}
+
 int boot_map(const struct boot_rec *b, const struct features *feat, const char *const path[2],
 	     bool svg, FILE *f)
 {
@@ -42,6 +86,7 @@ int boot_map(const struct boot_rec *b, const struct features *feat, const char *
 			calloc(nf * b[1].runs + 1, sizeof(double))};
 	bool *ran[2] = {calloc(nf + 1, sizeof(bool)), calloc(nf + 1, sizeof(bool))};
 	int side, err = cost && v[0] && v[1] && ran[0] && ran[1] ? 0 : -ENOMEM;
+	long sole;
 
 	if (!err && (!b[0].model || !b[1].model))
 		err = -ENODATA;
@@ -49,6 +94,8 @@ int boot_map(const struct boot_rec *b, const struct features *feat, const char *
 		boot_feature_insns(&b[side], feat, v[side], ran[side]);
 	for (i = 0; !err && i < nf; i++)
 		cost_of(&cost[i], feat, i, b, v, ran);
+	if (!err && (sole = sole_switched(b, feat)) >= 0)
+		whole_boot(&cost[sole], b);
 	if (!err)
 		protection_map_boot(feat, cost, boot_insns(&b[0]), path, svg, f);
 	for (side = 1; side >= 0; side--) {

@@ -176,6 +176,8 @@ static void json_feature(const struct map *m, size_t i, struct json *j)
 	json_double(j, key(m, "ci_high", k, sizeof(k)), c->hi);
 	json_double(j, key(m, "base", k, sizeof(k)), c->base);
 	json_double(j, key(m, "hardened", k, sizeof(k)), c->hard);
+	if (m->u == &insns_unit)
+		json_str(j, "measured", c->whole ? "whole boot" : "functions");
 	json_close(j, '}');
 }
 

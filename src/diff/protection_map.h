@@ -28,6 +28,7 @@ int protection_map(struct datafile *const df[2], struct kernel_dwarf *const kd[2
 struct map_cost {
 	double base, hard, delta, lo, hi;
 	bool placed; /* false: left off the map */
+	bool whole;  /* the whole boot's change: the one protection the two boots switch */
 };
 
 /*

@@ -336,6 +336,35 @@ static void test_map(void **state)
 	}
 }
 
+/*
+ * Boots that differ in init_on_free=1 alone: init_on_alloc_free stays on
+ * (by the config) but is now set by the command line, its own functions ran
+ * in neither boot, and the map charges it the whole boot's change (3 M
+ * instructions in the fixture), every other feature its functions'.
+ */
+static void test_map_sole_switch(void **state)
+{
+	char b[128], h[128];
+
+	snprintf(b, sizeof(b), "%s", base());
+	snprintf(h, sizeof(h), "%s",
+		 boot_recording(&(struct side){"iof.data", BASE_CMD " init_on_free=1", "cache", 2},
+				1));
+	{
+		char *json[] = {"features", "--json", b, h, NULL};
+
+		tu_golden_json("boot-map-sole", dir, cmd_features, json);
+		assert_int_equal(
+			tu_run("python3 -c 'import json, sys; d = json.load(open(sys.argv[1]));"
+			       " f = [x for c in d[\"cells\"] for x in c[\"features\"]];"
+			       " w = [x for x in f if x[\"measured\"] == \"whole boot\"];"
+			       " assert [x[\"name\"] for x in w] == [\"init_on_alloc_free\"], w;"
+			       " assert w[0][\"delta_insns\"] == 3000000, w' %s/out.json",
+			       dir),
+			0);
+	}
+}
+
 /* A workload's recording: meta only, as record leaves one with nothing sampled. */
 static const char *workload(void)
 {
@@ -441,8 +470,8 @@ int main(void)
 		cmocka_unit_test(test_report),	     cmocka_unit_test(test_report_plain),
 		cmocka_unit_test(test_folded),	     cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_diff_one_run), cmocka_unit_test(test_features),
-		cmocka_unit_test(test_map),	     cmocka_unit_test(test_refused),
-		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_map),	     cmocka_unit_test(test_map_sole_switch),
+		cmocka_unit_test(test_refused),	     cmocka_unit_test(test_hostile),
 	};
 	int rc;
 
