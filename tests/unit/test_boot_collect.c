@@ -285,6 +285,25 @@ static void test_collect_two_runs(void **state)
 	free(out);
 }
 
+/*
+ * A real boot's raw folder, trimmed (tests/unit/boot/README): Debian 12's
+ * 6.1 under vm-run.sh --boot --model insns, KASLR on, symbolized by its own
+ * kallsyms.
+ */
+static void test_collect_real(void **state)
+{
+	const char *d = "tests/unit/boot";
+	char why[512], *out;
+	struct datafile *df;
+
+	assert_int_equal(collect(&d, 1, "insns", why, sizeof(why)), 0);
+	assert_int_equal(datafile_open(&df, output(), why, sizeof(why)), 0);
+	datafile_close(df);
+	out = dump_recording(output());
+	tu_golden("boot-collect-real", out);
+	free(out);
+}
+
 /* Without --model: the log's rows alone, no function. */
 static void test_collect_no_model(void **state)
 {
@@ -557,6 +576,7 @@ int main(void)
 		cmocka_unit_test(test_dmesg_tsc_before_clock),
 		cmocka_unit_test(test_dmesg_real),
 		cmocka_unit_test(test_collect_two_runs),
+		cmocka_unit_test(test_collect_real),
 		cmocka_unit_test(test_collect_no_model),
 		cmocka_unit_test(test_collect_refused),
 		cmocka_unit_test(test_cli_refusals),
