@@ -30,7 +30,7 @@ SRC_HDRS := $(wildcard src/*/*.h)
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
-WORKLOADS := big-fork syscall-loop cpu-burn alloc-free model-window boot-clock
+WORKLOADS := big-fork syscall-loop cpu-burn alloc-free model-window boot-clock core-ops
 # workloads keep frame pointers so user stacks unwind through them
 WL_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall
 
@@ -115,7 +115,7 @@ $(OUTPUT)/libkp.a: $(LIB_OBJS)
 $(BIN): $(OUTPUT)/main.o $(OUTPUT)/libkp.a
 	$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
 
-$(WORKLOADS): %: tests/workloads/%.c tests/workloads/count_arg.h include/model_marker.h
+$(WORKLOADS): %: tests/workloads/%.c tests/workloads/*.h include/model_marker.h include/core_ops.h
 	$(CC) $(WL_CFLAGS) $< -o $@
 
 $(STATIC_DIR):
@@ -127,7 +127,7 @@ $(STATIC_DIR):
 $(STATIC_DIR)/kprotperf: $(OUTPUT)/main.o $(OUTPUT)/libkp.a | $(STATIC_DIR)
 	$(CC) $(CFLAGS) -static $^ -o $@ $(LDFLAGS) $(STATIC_LDLIBS)
 
-$(STATIC_DIR)/%: tests/workloads/%.c tests/workloads/count_arg.h include/model_marker.h | $(STATIC_DIR)
+$(STATIC_DIR)/%: tests/workloads/%.c tests/workloads/*.h include/model_marker.h include/core_ops.h | $(STATIC_DIR)
 	$(CC) $(WL_CFLAGS) -static $< -o $@
 
 # helpers every unit test links in; testutil.c includes symbols/inlines.h
