@@ -97,6 +97,22 @@ kb_source_own() {
 	SRC_DESC="$SRC ($state)"
 }
 
+# Each word of --cmdline must name a parameter this version documents:
+# the kernel hands one it does not know to init without a word, and a
+# misspelt protection would measure nothing.
+kb_check_cmdline() {
+	local doc=$SRC/Documentation/admin-guide/kernel-parameters.txt w key
+	[ -n "$CMDLINE" ] || return 0
+	[[ $CMDLINE != *[[:cntrl:]]* ]] || die "--cmdline: a control character in it: the parameters are one line"
+	[ -f "$doc" ] || die "--cmdline: $doc is missing: the parameters cannot be checked"
+	for w in $CMDLINE; do
+		key=${w%%=*}
+		[[ $key =~ ^[A-Za-z0-9_.-]+$ ]] || die "--cmdline $w: '$key' is not a parameter name"
+		grep -qE "^"$'\t'"${key//./\\.}(=|\\[|[[:space:]]|\$)" "$doc" ||
+			die "--cmdline $w: linux $KVERSION documents no parameter $key (Documentation/admin-guide/kernel-parameters.txt): check its spelling (the kernel hands a parameter it does not know to init)"
+	done
+}
+
 # kb_make TARGET...: make in the build tree, output to the log.
 kb_make() {
 	make -C "$SRC" O="$WORK" "$@" >>"$LOG" 2>&1
