@@ -24,7 +24,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Iinc
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
-SRC_DIRS := cmd explore record data symbols report diff protect model boot util
+SRC_DIRS := cmd sweep explore record data symbols report diff protect model boot util
 LIB_SRCS := $(foreach d,$(SRC_DIRS),$(wildcard src/$(d)/*.c))
 SRC_HDRS := $(wildcard src/*/*.h)
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
