@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* A sweep's cell from two recordings, by diff's measures (sweep_cell.h). */
+#include "sweep/sweep_cell.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/datafile.h"
+#include "data/runs.h"
+#include "diff/metrics.h"
+#include "diff/prov.h"
+#include "model/report.h"
+#include "model/rows.h"
+#include "model/sweep.h"
+#include "symbols/stacks.h"
+
+/* The two recordings, opened and checked; a reason in c->why when not. */
+static int open_both(const char *const path[2], struct datafile *df[2], struct sweep_cell *c)
+{
+	char why[400];
+	int side, err = 0;
+
+	for (side = 0; side < 2 && !err; side++) {
+		*why = '\0';
+		err = datafile_open(&df[side], path[side], why, sizeof(why));
+		if (err == -EBADMSG && df[side])
+			datafile_why(df[side], why, sizeof(why));
+		if (err)
+			snprintf(c->why, sizeof(c->why), "%s: %s", path[side],
+				 *why ? why : strerror(-err));
+	}
+	for (side = 0; side < 2 && !err; side++) {
+		err = runs_prepare(df[side], &c->runs[side]);
+		if (err)
+			snprintf(c->why, sizeof(c->why), "%s: its runs: %s", path[side],
+				 strerror(-err));
+	}
+	return err;
+}
+
+/* Welch's p value on the logs of the runs' wall times. */
+static double log_p(const struct metric *m, const size_t runs[2])
+{
+	double *v[2];
+	size_t side, i;
+	double p = NAN;
+
+	v[0] = calloc(runs[0] + runs[1] + 1, sizeof(double));
+	if (!v[0])
+		return NAN;
+	v[1] = v[0] + runs[0];
+	for (side = 0; side < 2; side++)
+		for (i = 0; i < runs[side]; i++)
+			v[side][i] = m->run[side][i].num > 0 ? log(m->run[side][i].num) : NAN;
+	for (side = 0; side < 2; side++)
+		for (i = 0; i < runs[side]; i++)
+			if (isnan(v[side][i]))
+				goto out;
+	p = stats_welch_p(v[0], runs[0], v[1], runs[1]);
+out:
+	free(v[0]);
+	return p;
+}
+
+static int wall(struct datafile *df[2], struct sweep_cell *c)
+{
+	struct metric_set s;
+	struct metric *m;
+	int side, err = 0;
+
+	metrics_init(&s, NULL, NULL, c->runs, NULL);
+	for (side = 0; side < 2 && !err; side++)
+		err = metrics_load_wall(&s, side, df[side]);
+	err = err ?: metrics_finish(&s, df, 1);
+	m = err ? NULL : metrics_find(&s, "wall");
+	if (m && m->seen[DM_BASE] && m->seen[DM_HARD]) {
+		c->wall = m->r;
+		c->p = log_p(m, c->runs);
+		c->ok = true;
+	} else if (!err) {
+		snprintf(c->why, sizeof(c->why), "no wall time in %s",
+			 m && m->seen[DM_BASE] ? "the variant's recording"
+					       : "the base's recording");
+	} else if (err != -ENOMEM) {
+		snprintf(c->why, sizeof(c->why), "reading the wall times: %s", strerror(-err));
+	}
+	metrics_free(&s);
+	return err == -ENOMEM ? err : 0;
+}
+
+/* The kernel functions whose self CPU time per run changed most, as diff's table has them. */
+static int sampled(struct datafile *df[2], size_t top, struct sweep_cell *c)
+{
+	double period[2] = {datafile_sample_period_ns(df[0]), datafile_sample_period_ns(df[1])};
+	struct metric_set self, total;
+	const struct metric *m;
+	int side, err = 0;
+	size_t i;
+
+	metrics_init(&self, NULL, NULL, c->runs, period);
+	metrics_init(&total, NULL, NULL, c->runs, period);
+	for (side = 0; side < 2 && !err; side++)
+		err = stacks_name_frames(df[side], NULL)
+			      ?: metrics_load_kernel_functions(&self, &total, side, df[side]);
+	err = err ?: metrics_finish(&self, df, top);
+	for (i = 0; !err && i < self.shown && c->ntop < top; i++) {
+		m = self.v[i];
+		if (!m->r.delta_run)
+			continue;
+		snprintf(c->top[c->ntop].name, sizeof(c->top[0].name), "%s", m->name);
+		c->top[c->ntop].delta = m->r.delta_run;
+		c->top[c->ntop++].sig = m->r.sig;
+	}
+	metrics_free(&self);
+	metrics_free(&total);
+	return err;
+}
+
+/* The model's counts: the kernel's per run, and its functions by the change. */
+static int modelled(struct datafile *df[2], size_t top, struct sweep_cell *c)
+{
+	struct model_counts mc[2] = {};
+	struct model_pair *pairs = NULL;
+	char why[400];
+	size_t n = 0, i;
+	int side, err = 0;
+
+	for (side = 0; side < 2 && !err; side++)
+		err = model_counts_read(df[side], 0, &mc[side], why, sizeof(why));
+	if (err) {
+		snprintf(c->why, sizeof(c->why), "the %s's model counts: %s",
+			 side == 1 ? "base" : "variant", why);
+		c->ok = false;
+		goto out;
+	}
+	c->model = true;
+	c->cache = model_sweep_same(&mc[0], &mc[1]);
+	for (side = 0; side < 2; side++) {
+		c->insns[side] = (double)mc[side].kernel.insns / (c->runs[side] ?: 1);
+		c->misses[side] =
+			(double)model_func_misses(&mc[side].kernel) / (c->runs[side] ?: 1);
+	}
+	err = model_diff_pairs(&mc[0], &mc[1], c->cache, &pairs, &n);
+	for (i = 0; !err && i < n && c->ntop < top; i++) {
+		if (pairs[i].module[0] == '/' || !(c->cache ? pairs[i].d_misses : pairs[i].d_insns))
+			continue;
+		snprintf(c->top[c->ntop].name, sizeof(c->top[0].name), "%s", pairs[i].name);
+		c->top[c->ntop++].delta =
+			(double)(c->cache ? pairs[i].d_misses : pairs[i].d_insns) /
+			(c->runs[0] ?: 1);
+	}
+	free(pairs);
+out:
+	model_counts_free(&mc[0]);
+	model_counts_free(&mc[1]);
+	return err == -ENOMEM ? err : 0;
+}
+
+/* A reading error: a bad value named by its recording, any other as such. */
+static void say_error(const char *const path[2], struct datafile *df[2], int err,
+		      struct sweep_cell *c)
+{
+	char why[400];
+	int side;
+
+	c->ok = false;
+	for (side = 0; side < 2; side++)
+		if (err == -EBADMSG && datafile_why(df[side], why, sizeof(why))) {
+			snprintf(c->why, sizeof(c->why), "%s: %s", path[side], why);
+			return;
+		}
+	snprintf(c->why, sizeof(c->why), "reading %s and %s: %s", path[0], path[1], strerror(-err));
+}
+
+int sweep_cell_compare(const char *base, const char *variant, bool model, size_t top,
+		       struct sweep_cell *c)
+{
+	const char *path[2] = {base, variant};
+	struct datafile *df[2] = {};
+	int err;
+
+	*c = (struct sweep_cell){.p = NAN};
+	if (top > SWEEP_TOP_MAX)
+		top = SWEEP_TOP_MAX;
+	err = open_both(path, df, c);
+	err = err ? 0 : wall(df, c);
+	if (!err && c->ok)
+		err = model ? modelled(df, top, c) : sampled(df, top, c);
+	if (err && err != -ENOMEM) {
+		say_error(path, df, err, c);
+		err = 0;
+	}
+	if (df[0])
+		datafile_close(df[0]);
+	if (df[1])
+		datafile_close(df[1]);
+	return err;
+}
+
+/* Each "#   WHAT" line of text, without its prefix, into a new array. */
+static int lines_of(const char *text, char ***lines, size_t *n)
+{
+	const char *s, *end;
+	char **v = NULL, **grown;
+
+	*n = 0;
+	for (s = text; *s; s = *end ? end + 1 : end) {
+		end = s + strcspn(s, "\n");
+		if (strncmp(s, "#   ", 4))
+			continue;
+		grown = realloc(v, (*n + 1) * sizeof(*v));
+		if (!grown || !(grown[*n] = strndup(s + 4, end - s - 4))) {
+			v = grown ?: v;
+			while (*n)
+				free(v[--*n]);
+			free(v);
+			return -ENOMEM;
+		}
+		v = grown;
+		(*n)++;
+	}
+	*lines = v;
+	return 0;
+}
+
+int sweep_differs(const char *base, const char *variant, const struct features *feat, char ***lines,
+		  size_t *n)
+{
+	const char *path[2] = {base, variant};
+	struct sweep_cell c = {};
+	struct datafile *df[2] = {};
+	char *text = NULL;
+	size_t size;
+	FILE *f;
+	int err = open_both(path, df, &c);
+
+	*lines = NULL;
+	*n = 0;
+	f = err ? NULL : open_memstream(&text, &size);
+	if (!err && !f)
+		err = -ENOMEM;
+	if (f) {
+		err = prov_print(df, feat, f, NULL);
+		fclose(f);
+	}
+	if (!err)
+		err = lines_of(text, lines, n);
+	free(text);
+	if (df[0])
+		datafile_close(df[0]);
+	if (df[1])
+		datafile_close(df[1]);
+	return err;
+}
