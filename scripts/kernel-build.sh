@@ -80,7 +80,10 @@ kb_parse_sets
 kb_need_tools
 kb_source
 kb_check_cmdline
-kb_configure
+if ! kb_remembered; then
+	kb_configure
+	kb_remember
+fi
 if $CHECK; then
 	echo "$KEY"
 	exit 0
