@@ -34,6 +34,7 @@ struct job {
 	char tmp[PATH_MAX];
 	char kb[PATH_MAX], vmrun[PATH_MAX];
 	char kernel[SWEEP_FIELD_MAX];
+	char final[PATH_MAX]; /* DIR/VARIANT */
 	struct sweep_jobfile j;
 };
 
@@ -72,6 +73,9 @@ int sweep_dir_prepare(const char *dir, const struct sweep_plan *p)
 		return -errno;
 	}
 	fd = safeio_dir(dir, (uid_t)-1, why, sizeof(why));
+	if (fd < 0 && !*why)
+		snprintf(why, sizeof(why), "-o %s: %s", dir,
+			 fd == -ENOTDIR ? "exists and is not a folder: give a folder" : strerror(-fd));
 	if (fd < 0) {
 		esc_printf(stderr, WHO ": %s\n", why);
 		return fd;
@@ -105,7 +109,10 @@ static void last_line(const char *path, const char *prefix, bool raw, char *buf,
 			continue;
 		if (raw)
 			snprintf(buf, len, "%s", line);
-		m = raw ? NULL : fmemopen(buf, len, "w");
+		if (!raw)
+			memset(buf, 0, len);
+		/* one byte kept: a full memory stream writes no NUL */
+		m = raw ? NULL : fmemopen(buf, len - 1, "w");
 		if (m) {
 			esc_fputs(m, line, ESC_TEXT);
 			fclose(m);
@@ -116,12 +123,31 @@ static void last_line(const char *path, const char *prefix, bool raw, char *buf,
 		fclose(f);
 }
 
+/* s with the scratch folder's name, where the job's files are until they are placed, as DIR/VARIANT
+ */
+static void placed(const struct job *jb, const char *s, char *out, size_t len)
+{
+	const char *at = strstr(s, jb->tmp);
+	FILE *f;
+
+	memset(out, 0, len);
+	f = fmemopen(out, len - 1, "w");
+	if (!f)
+		return;
+	if (at)
+		fprintf(f, "%.*s%s%s", (int)(at - s), s, jb->final, at + strlen(jb->tmp));
+	else
+		fputs(s, f);
+	fclose(f);
+}
+
 static int fail(struct job *jb, const char *step, const char *log, const char *prefix)
 {
-	char line[SWEEP_FIELD_MAX - 64];
+	char line[SWEEP_FIELD_MAX - 64], where[SWEEP_FIELD_MAX - 64];
 
 	last_line(log, prefix, false, line, sizeof(line));
-	snprintf(jb->j.reason, sizeof(jb->j.reason), "%s: %s", step, line);
+	placed(jb, line, where, sizeof(where));
+	snprintf(jb->j.reason, sizeof(jb->j.reason), "%s: %s", step, where);
 	snprintf(jb->j.status, sizeof(jb->j.status), "failed");
 	esc_printf(stderr, WHO ": %s: %s\n", jb->v->name, jb->j.reason);
 	return 1;
@@ -169,13 +195,13 @@ static int build(struct job *jb)
 /* The guest's script: each operation warmed up, then recorded; its status beside it. */
 static void script(const struct job *jb, const char *const *ops, size_t n, char *buf, size_t len)
 {
-	FILE *f = fmemopen(buf, len, "w");
+	FILE *f;
 	size_t i;
 
-	if (!f) {
-		*buf = '\0';
+	memset(buf, 0, len);
+	f = fmemopen(buf, len - 1, "w");
+	if (!f)
 		return;
-	}
 	/* a parameter the kernel does not know would measure nothing: stop at once */
 	fputs("dmesg | grep -o 'Unknown kernel command line parameters.*' && exit 3\n"
 	      "ip link set lo up 2>/dev/null\nfor op in",
@@ -258,15 +284,11 @@ static int boots(struct job *jb)
 static void describe(struct job *jb)
 {
 	struct sweep_jobfile *j = &jb->j;
-	FILE *f = fmemopen(j->setup, sizeof(j->setup), "w");
 	size_t i, used = 0;
 
 	*j = (struct sweep_jobfile){.repeat = jb->o->repeat, .build_s = -1, .boot_s = -1};
 	snprintf(j->variant, sizeof(j->variant), "%s", jb->v->name);
-	if (f) {
-		sweep_setup_print(&jb->s, f);
-		fclose(f);
-	}
+	sweep_setup_line(&jb->s, j->setup, sizeof(j->setup));
 	for (i = 0; i < jb->o->nops && used < sizeof(j->ops); i++)
 		used += snprintf(j->ops + used, sizeof(j->ops) - used, "%s%s", i ? " " : "",
 				 jb->o->ops[i]);
@@ -336,7 +358,6 @@ int sweep_job_run(const struct sweep_opts *o, const struct sweep_plan *p,
 		  const struct sweep_variant *v)
 {
 	struct job *jb = calloc(1, sizeof(*jb));
-	char final[PATH_MAX];
 	int err;
 
 	if (!jb)
@@ -344,12 +365,12 @@ int sweep_job_run(const struct sweep_opts *o, const struct sweep_plan *p,
 	*jb = (struct job){.o = o, .v = v};
 	sweep_setup_of(p, v, &jb->s);
 	describe(jb);
-	snprintf(final, sizeof(final), "%s/%s", o->dir, v->name);
+	snprintf(jb->final, sizeof(jb->final), "%s/%s", o->dir, v->name);
 	err = sweep_dir_prepare(o->dir, p);
-	if (!err && done_already(jb, final))
-		esc_printf(stderr, WHO ": %s: done already (%s/job)\n", v->name, final);
+	if (!err && done_already(jb, jb->final))
+		esc_printf(stderr, WHO ": %s: done already (%s/job)\n", v->name, jb->final);
 	else if (!err)
-		err = find_scripts(jb) ?: work(jb, final);
+		err = find_scripts(jb) ?: work(jb, jb->final);
 	free(jb);
 	return err;
 }

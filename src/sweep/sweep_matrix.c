@@ -22,7 +22,6 @@ static bool job_of(const struct sweep_matrix *m, const struct sweep_variant *v,
 {
 	char path[PATH_MAX], setup[SWEEP_FIELD_MAX], problem[SWEEP_FIELD_MAX];
 	struct sweep_setup s;
-	FILE *f;
 	int err;
 
 	snprintf(path, sizeof(path), "%s/%s/job", m->dir, v->name);
@@ -35,11 +34,7 @@ static bool job_of(const struct sweep_matrix *m, const struct sweep_variant *v,
 	if (err)
 		return false;
 	sweep_setup_of(&m->plan, v, &s);
-	f = fmemopen(setup, sizeof(setup), "w");
-	if (f) {
-		sweep_setup_print(&s, f);
-		fclose(f);
-	}
+	sweep_setup_line(&s, setup, sizeof(setup));
 	if (strcmp(j->variant, v->name) || strcmp(j->setup, setup)) {
 		snprintf(why, len,
 			 "%.400s is of another setup than the plan's (%.500s): run its job again",

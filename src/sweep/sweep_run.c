@@ -162,13 +162,9 @@ static int check_build(const char *kb, const char *tmp, const char *plan,
 static void build_key(const struct sweep_setup *s, char *buf, size_t len)
 {
 	struct sweep_setup b = *s;
-	FILE *f = fmemopen(buf, len, "w");
 
 	b.timeout = NULL;
-	if (f) {
-		sweep_setup_print(&b, f);
-		fclose(f);
-	}
+	sweep_setup_line(&b, buf, len);
 }
 
 static int check_all(const struct sweep_opts *o, const struct sweep_plan *p, const char *tmp)

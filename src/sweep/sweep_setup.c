@@ -130,3 +130,15 @@ void sweep_setup_print(const struct sweep_setup *s, FILE *f)
 	if (s->timeout)
 		fprintf(f, "; timeout %s", s->timeout);
 }
+
+void sweep_setup_line(const struct sweep_setup *s, char *buf, size_t len)
+{
+	/* one byte kept: a full memory stream writes no NUL */
+	FILE *f = len > 1 ? fmemopen(buf, len - 1, "w") : NULL;
+
+	memset(buf, 0, len);
+	if (!f)
+		return;
+	sweep_setup_print(s, f);
+	fclose(f);
+}

@@ -36,6 +36,8 @@ bool sweep_setup_cmdline(const struct sweep_setup *s, char *buf, size_t len);
  * shell-quoted where needed.
  */
 void sweep_setup_print(const struct sweep_setup *s, FILE *f);
+/* sweep_setup_print()'s line into buf, cut to fit. */
+void sweep_setup_line(const struct sweep_setup *s, char *buf, size_t len);
 /* w to f, in single quotes when a shell would read it otherwise. */
 void sweep_shell_word(const char *w, FILE *f);
 
