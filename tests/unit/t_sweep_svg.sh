@@ -17,22 +17,15 @@ KP=${KP:-$ROOT/kprotperf}
 TMP=$(mktemp -d /tmp/kp-sweep-svg.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
-command -v chromium >/dev/null || { echo "skipped: no chromium (Debian package chromium)"; exit 77; }
-command -v xmllint >/dev/null || { echo "skipped: no xmllint (Debian package libxml2-utils)"; exit 77; }
+# shellcheck source=tests/lib/chromium.sh
+. "$ROOT/tests/lib/chromium.sh"
+chromium_need
 cd "$TMP" || fail "cd $TMP"
 "$OUTPUT/tests/test_sweep" --fixture "$TMP/d" || fail "test_sweep --fixture exited $?"
 rc=0
 "$KP" sweep --merge d --svg m.svg --json >m.json 2>err || rc=$?
 [ "$rc" = 1 ] || fail "sweep --merge: exit $rc, want 1 (rows not compared): $(cat err)"
-xmllint --noout m.svg || fail "m.svg is not well-formed XML"
-
-chrome() {
-	timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
-		--user-data-dir="$TMP/profile" "$@" 2>chromium.err
-}
-chrome --dump-dom "file://$TMP/m.svg" >dom.txt || fail "chromium exited $?: $(tail -3 chromium.err)"
-! grep -q "parsererror\|This page contains the following errors" dom.txt ||
-	fail "chromium could not parse m.svg: $(head -c 600 dom.txt)"
+svg_parses m.svg
 
 # what Chromium computes for each cell and band, written into the page it dumps
 {

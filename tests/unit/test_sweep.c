@@ -98,20 +98,6 @@ static void stacks(struct datafile *df)
 	OK(query_insert(df, kf, "iii", 2LL, 2LL, K(0x2010)));
 }
 
-static void sample(struct datafile *df, long long kstack, const long long *per_run)
-{
-	long long sum = 0;
-	int r;
-
-	for (r = 0; r < RUNS; r++) {
-		OK(query_insert(df, "INSERT INTO run_samples VALUES(?,?,0,?)", "iii",
-				(long long)r + 1, kstack, per_run[r]));
-		sum += per_run[r];
-	}
-	OK(query_insert(df, "INSERT INTO samples VALUES(10,10,'core-ops',?,0,?)", "ii", kstack,
-			sum));
-}
-
 static void recording(const char *path, const struct spec *s, const char *op, double op_ns)
 {
 	static const long long wall[RUNS] = {0, 30000, -20000, 10000, -10000};
@@ -126,8 +112,8 @@ static void recording(const char *path, const struct spec *s, const char *op, do
 		OK(query_insert(df, "INSERT INTO runs VALUES(?,?,0,'exited')", "ii",
 				(long long)r + 1,
 				(long long)((op_ns + wall[(r + s->shift) % RUNS]) * s->scale)));
-	sample(df, 1, copy);
-	sample(df, 2, s->clear);
+	tu_run_samples(df, 1, copy, RUNS, "core-ops");
+	tu_run_samples(df, 2, s->clear, RUNS, "core-ops");
 	OK(datafile_commit(df, (uid_t)-1, (gid_t)-1, NULL, 0));
 }
 
@@ -146,15 +132,11 @@ static void job(const struct sweep_plan *p, const char *name, const char *reason
 	const struct sweep_variant *v = sweep_plan_find(p, name);
 	char path[PATH_MAX];
 	struct sweep_setup s;
-	FILE *f;
 	int fd;
 
 	assert_non_null(v);
 	sweep_setup_of(p, v, &s);
-	f = fmemopen(j.setup, sizeof(j.setup), "w");
-	assert_non_null(f);
-	sweep_setup_print(&s, f);
-	fclose(f);
+	sweep_setup_line(&s, j.setup, sizeof(j.setup));
 	snprintf(j.variant, sizeof(j.variant), "%s", name);
 	snprintf(j.ops, sizeof(j.ops), "null fork");
 	snprintf(j.model, sizeof(j.model), "none");
@@ -402,6 +384,19 @@ static void golden_file(const char *name)
 	free(text);
 }
 
+/* cmd_sweep on argv exits want; its stdout (JSON) into dir/m.json. */
+static void json_of(char **argv, int want)
+{
+	char path[PATH_MAX], *out;
+	int ret;
+
+	out = tu_run_fd(cmd_sweep, argv, 1, &ret);
+	assert_int_equal(ret, want);
+	snprintf(path, sizeof(path), "%s/m.json", dir);
+	OK(tu_write_file(path, out));
+	free(out);
+}
+
 /*
  * Every row: slow's cells significant, null's not, failed's and missing's
  * reasons, oprc's fork cell saying how core-ops failed, garbage's job file
@@ -413,7 +408,6 @@ static void test_merge(void **unused)
 	char *argv[] = {"sweep", "--merge", dir, "--csv", csv, "--svg", svg, NULL};
 	char *json[] = {"sweep", "--merge", dir, "--json", NULL};
 	const char *const mask[] = {dir, "DIR", NULL};
-	char path[PATH_MAX];
 	int ret;
 
 	snprintf(csv, sizeof(csv), "%s/m.csv", dir);
@@ -424,14 +418,10 @@ static void test_merge(void **unused)
 	free(out);
 	golden_file("csv");
 	golden_file("svg");
-	out = tu_run_fd(cmd_sweep, json, 1, &ret);
-	assert_int_equal(ret, 1);
-	snprintf(path, sizeof(path), "%s/m.json", dir);
-	OK(tu_write_file(path, out));
-	free(out);
+	json_of(json, 1);
 	OK(tu_run("python3 -c 'import json, sys; d = json.load(open(sys.argv[1]));"
-		  " print(json.dumps(d, indent=1))' '%s' > '%s/m.pretty'",
-		  path, dir));
+		  " print(json.dumps(d, indent=1))' '%s/m.json' > '%s/m.pretty'",
+		  dir, dir));
 	golden_file("pretty");
 }
 
@@ -442,19 +432,14 @@ static void test_merge(void **unused)
  */
 static void test_merge_whole(void **unused)
 {
-	char saved[sizeof(dir)], path[PATH_MAX], *out;
+	char saved[sizeof(dir)];
 	char *argv[] = {"sweep", "--merge", dir, "--json", NULL};
-	int ret;
 
 	memcpy(saved, dir, sizeof(dir));
 	OK(tu_mkdtemp(dir, sizeof(dir), "kp-sweep-whole"));
 	fixture(true);
-	out = tu_run_fd(cmd_sweep, argv, 1, &ret);
-	assert_int_equal(ret, 0);
-	snprintf(path, sizeof(path), "%s/m.json", dir);
-	OK(tu_write_file(path, out));
-	free(out);
-	OK(tu_run("python3 - '%s' <<'EOF'\n"
+	json_of(argv, 0);
+	OK(tu_run("python3 - '%s/m.json' <<'EOF'\n"
 		  "import json, sys\n"
 		  "d = json.load(open(sys.argv[1]))\n"
 		  "rows = {r['variant']: r for r in d['rows']}\n"
@@ -468,7 +453,7 @@ static void test_merge_whole(void **unused)
 		  " (freelist_random)'], rows['slow']['differs']\n"
 		  "assert rows['null']['differs'][0].startswith('nothing'), rows['null']\n"
 		  "EOF",
-		  path));
+		  dir));
 	OK(tu_run("rm -rf '%s'", dir));
 	memcpy(dir, saved, sizeof(dir));
 }
