@@ -16,6 +16,7 @@
 #include "model/rows.h"
 #include "model/sweep.h"
 #include "symbols/stacks.h"
+#include "sweep/sweep_optime.h"
 
 /* The two recordings, opened and checked; a reason in c->why when not. */
 static int open_both(const char *const path[2], struct datafile *df[2], struct sweep_cell *c)
@@ -41,30 +42,6 @@ static int open_both(const char *const path[2], struct datafile *df[2], struct s
 	return err;
 }
 
-/* Welch's p value on the logs of the runs' wall times. */
-static double log_p(const struct metric *m, const size_t runs[2])
-{
-	double *v[2];
-	size_t side, i;
-	double p = NAN;
-
-	v[0] = calloc(runs[0] + runs[1] + 1, sizeof(double));
-	if (!v[0])
-		return NAN;
-	v[1] = v[0] + runs[0];
-	for (side = 0; side < 2; side++)
-		for (i = 0; i < runs[side]; i++)
-			v[side][i] = m->run[side][i].num > 0 ? log(m->run[side][i].num) : NAN;
-	for (side = 0; side < 2; side++)
-		for (i = 0; i < runs[side]; i++)
-			if (isnan(v[side][i]))
-				goto out;
-	p = stats_welch_p(v[0], runs[0], v[1], runs[1]);
-out:
-	free(v[0]);
-	return p;
-}
-
 static int wall(struct datafile *df[2], struct sweep_cell *c)
 {
 	struct metric_set s;
@@ -78,7 +55,6 @@ static int wall(struct datafile *df[2], struct sweep_cell *c)
 	m = err ? NULL : metrics_find(&s, "wall");
 	if (m && m->seen[DM_BASE] && m->seen[DM_HARD]) {
 		c->wall = m->r;
-		c->p = log_p(m, c->runs);
 		c->ok = true;
 	} else if (!err) {
 		snprintf(c->why, sizeof(c->why), "no wall time in %s",
@@ -175,20 +151,19 @@ static void say_error(const char *const path[2], struct datafile *df[2], int err
 	snprintf(c->why, sizeof(c->why), "reading %s and %s: %s", path[0], path[1], strerror(-err));
 }
 
-int sweep_cell_compare(const char *base, const char *variant, bool model, size_t top,
-		       struct sweep_cell *c)
+/*
+ * The two recordings of path opened and checked, fn run on them, closed;
+ * what goes wrong in c->why (c->ok false).  -ENOMEM, else 0.
+ */
+static int on_pair(const char *const path[2], size_t top, struct sweep_cell *c,
+		   int (*fn)(struct datafile *df[2], size_t top, struct sweep_cell *c))
 {
-	const char *path[2] = {base, variant};
 	struct datafile *df[2] = {};
-	int err;
+	int err = open_both(path, df, c);
 
-	*c = (struct sweep_cell){.p = NAN};
-	if (top > SWEEP_TOP_MAX)
-		top = SWEEP_TOP_MAX;
-	err = open_both(path, df, c);
-	err = err ? 0 : wall(df, c);
-	if (!err && c->ok)
-		err = model ? modelled(df, top, c) : sampled(df, top, c);
+	if (err)
+		c->ok = false;
+	err = err ? 0 : fn(df, top, c);
 	if (err && err != -ENOMEM) {
 		say_error(path, df, err, c);
 		err = 0;
@@ -197,6 +172,68 @@ int sweep_cell_compare(const char *base, const char *variant, bool model, size_t
 		datafile_close(df[0]);
 	if (df[1])
 		datafile_close(df[1]);
+	return err;
+}
+
+static int timed(struct datafile *df[2], size_t top, struct sweep_cell *c)
+{
+	return wall(df, c);
+}
+
+static int timed_modelled(struct datafile *df[2], size_t top, struct sweep_cell *c)
+{
+	int err = wall(df, c);
+
+	return err || !c->ok ? err : modelled(df, top, c);
+}
+
+/* The functions of the sampled recordings; why not in c->funcs_why. */
+static int functions(const char *const samples[2], size_t top, struct sweep_cell *c)
+{
+	struct sweep_cell s = {.ok = true};
+	int err = on_pair(samples, top, &s, sampled);
+
+	memcpy(c->top, s.top, sizeof(s.top));
+	c->ntop = s.ntop;
+	if (!err && !s.ok)
+		snprintf(c->funcs_why, sizeof(c->funcs_why), "%s", s.why);
+	return err;
+}
+
+/* The time per operation from core-ops' lines, one a run of each timed recording. */
+static int op_time(const struct sweep_cell_files *f, const char *op, struct sweep_cell *c)
+{
+	double v[2][SWEEP_RUNS_MAX];
+	char why[400];
+	int side, n;
+
+	for (side = 0; side < 2; side++) {
+		n = sweep_optime_read(f->out[side], op, v[side], why, sizeof(why));
+		if (n >= 0 && (size_t)n != c->runs[side])
+			snprintf(why, sizeof(why), "%s: %d runs' lines, and its recording %zu runs",
+				 f->out[side], n, c->runs[side]);
+		if (n < 0 || (size_t)n != c->runs[side]) {
+			snprintf(c->why, sizeof(c->why), "%s", why);
+			c->ok = false;
+			return 0;
+		}
+	}
+	return sweep_optime_compare(v[0], c->runs[0], v[1], c->runs[1], &c->op, &c->p);
+}
+
+int sweep_cell_compare(const struct sweep_cell_files *f, const char *op, size_t top,
+		       struct sweep_cell *c)
+{
+	int err;
+
+	*c = (struct sweep_cell){.p = NAN};
+	if (top > SWEEP_TOP_MAX)
+		top = SWEEP_TOP_MAX;
+	err = on_pair(f->time, top, c, f->samples[0] ? timed : timed_modelled);
+	if (!err && c->ok)
+		err = op_time(f, op, c);
+	if (!err && c->ok && f->samples[0])
+		err = functions(f->samples, top, c);
 	return err;
 }
 

@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * One cell of a sweep's matrix: a core operation recorded on the base and
- * on a variant, compared with kprotperf diff's measures and statistics
- * (diff/metrics.h): the change of the wall time per run with its 95%
- * interval, a p value for the matrix's own verdict (Welch's t test on the
- * log of each run's time), and the kernel functions whose time per run
- * changed most; with the machine model (record --model) the kernel's
- * instructions and misses per run besides, and the functions by the change
- * in misses (or in instructions without caches) instead.
+ * on a variant, compared with kprotperf diff's statistics (diff/stats.h):
+ * the change of the operation's own time (core-ops' mean time per
+ * operation in each run, sweep_optime.h) with its 95% interval and a p
+ * value for the matrix's own verdict (Welch's t test on the logarithms),
+ * from runs with nothing attached (record --model); the change of the
+ * runs' wall time as diff measures it (diff/metrics.h); and the kernel
+ * functions whose CPU time per run changed most, from recordings sampled
+ * apart, whose samples would cost the times measured.  With the machine
+ * model, the kernel's instructions and misses per run besides, and the
+ * functions by the change in misses (or in instructions without caches)
+ * instead.
  */
 #ifndef KP_SWEEP_CELL_H
 #define KP_SWEEP_CELL_H
@@ -28,9 +32,11 @@ struct sweep_func {
 struct sweep_cell {
 	bool ok; /* compared; else why says why not */
 	char why[512];
-	struct stats_result wall; /* diff's "wall" row: base, hard, ratio, lo, hi, sig */
+	char funcs_why[512];	  /* why the cell has no functions: its sampled recordings */
+	struct stats_result op;	  /* the time per operation: base, hard, ratio, lo, hi, sig */
+	struct stats_result wall; /* diff's "wall" row of the runs: the same */
 	size_t runs[2];
-	double p; /* Welch's p value of log(wall time per run); NAN: none */
+	double p; /* Welch's p value of the log of the time per operation; NAN: none */
 	bool sig; /* significant over the whole matrix (set by the matrix) */
 	struct sweep_func top[SWEEP_TOP_MAX];
 	size_t ntop;
@@ -38,13 +44,19 @@ struct sweep_cell {
 	double insns[2], misses[2]; /* the kernel's per run, base and variant */
 };
 
+/* What a cell is made of, base's ([0]) and the variant's ([1]). */
+struct sweep_cell_files {
+	const char *out[2];	/* core-ops' lines of the timed runs (OP.out) */
+	const char *time[2];	/* the timed recordings (record --model) */
+	const char *samples[2]; /* the sampled ones; NULL: the model's counts instead */
+};
+
 /*
- * The cell of the recordings base and variant (untrusted files), with at
- * most top functions (<= SWEEP_TOP_MAX); model: by the model's counts.
- * A recording that cannot be compared makes c->ok false and c->why say why;
- * -ENOMEM otherwise.
+ * The cell of those files, untrusted, with at most top functions (<=
+ * SWEEP_TOP_MAX).  What cannot be compared makes c->ok false and c->why
+ * say why (the functions' alone: c->funcs_why); -ENOMEM otherwise.
  */
-int sweep_cell_compare(const char *base, const char *variant, bool model, size_t top,
+int sweep_cell_compare(const struct sweep_cell_files *files, const char *op, size_t top,
 		       struct sweep_cell *c);
 
 struct features;

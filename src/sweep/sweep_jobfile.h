@@ -19,6 +19,7 @@ struct sweep_jobfile {
 	char setup[SWEEP_FIELD_MAX];  /* sweep_setup_print()'s line */
 	char ops[SWEEP_FIELD_MAX];    /* the operations, space-separated */
 	char model[16];		      /* insns, cache or none */
+	char record[SWEEP_FIELD_MAX]; /* what the guest ran for each operation $op */
 	char kernel[SWEEP_FIELD_MAX]; /* the kernel booted: a folder or a package */
 	char status[16];	      /* ok or failed */
 	char reason[SWEEP_FIELD_MAX]; /* failed: why, one line */

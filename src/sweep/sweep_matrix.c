@@ -99,21 +99,35 @@ static const char *op_failed(const struct sweep_matrix *m, const char *variant, 
 	return buf;
 }
 
+/* The file of operation op of variant name, ".data", ".samples.data" or ".out", into buf. */
+static const char *of(const struct sweep_matrix *m, const char *name, const char *op,
+		      const char *kind, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s/%s%s", m->dir, name, op, kind);
+	return buf;
+}
+
 /* The cell of operation k of row r. */
 static int cell(const struct sweep_matrix *m, struct sweep_row *r, size_t k, size_t top)
 {
 	struct sweep_cell *c = &r->cells[k];
-	char path[2][PATH_MAX];
-	const char *why;
+	const char *op = m->ops[k], *name[2] = {"base", r->v->name};
+	struct sweep_cell_files f = {};
+	char path[2][3][PATH_MAX];
+	int side;
 
 	*c = (struct sweep_cell){.p = NAN};
-	why = op_failed(m, "base", m->ops[k], c->why, sizeof(c->why))
-		      ?: op_failed(m, r->v->name, m->ops[k], c->why, sizeof(c->why));
-	if (why)
+	if (op_failed(m, "base", op, c->why, sizeof(c->why)) ||
+	    op_failed(m, r->v->name, op, c->why, sizeof(c->why)))
 		return 0;
-	snprintf(path[0], sizeof(path[0]), "%s/base/%s.data", m->dir, m->ops[k]);
-	snprintf(path[1], sizeof(path[1]), "%s/%s/%s.data", m->dir, r->v->name, m->ops[k]);
-	return sweep_cell_compare(path[0], path[1], m->model, top, c);
+	for (side = 0; side < 2; side++) {
+		f.time[side] = of(m, name[side], op, ".data", path[side][0], PATH_MAX);
+		f.out[side] = of(m, name[side], op, ".out", path[side][1], PATH_MAX);
+		f.samples[side] =
+			m->model ? NULL
+				 : of(m, name[side], op, ".samples.data", path[side][2], PATH_MAX);
+	}
+	return sweep_cell_compare(&f, op, top, c);
 }
 
 /* What differs from base, from the first operation both recorded. */
@@ -122,19 +136,17 @@ static int differs(const struct sweep_matrix *m, struct sweep_row *r, const stru
 	char path[2][PATH_MAX];
 	size_t k;
 
-	for (k = 0; k < m->nops; k++) {
-		if (!r->cells[k].ok)
-			continue;
-		snprintf(path[0], sizeof(path[0]), "%s/base/%s.data", m->dir, m->ops[k]);
-		snprintf(path[1], sizeof(path[1]), "%s/%s/%s.data", m->dir, r->v->name, m->ops[k]);
-		return sweep_differs(path[0], path[1], feat, &r->differs, &r->ndiffers);
-	}
+	for (k = 0; k < m->nops; k++)
+		if (r->cells[k].ok)
+			return sweep_differs(
+				of(m, "base", m->ops[k], ".data", path[0], sizeof(path[0])),
+				of(m, r->v->name, m->ops[k], ".data", path[1], sizeof(path[1])),
+				feat, &r->differs, &r->ndiffers);
 	return 0;
 }
 
 static int row(struct sweep_matrix *m, struct sweep_row *r, size_t top, const struct features *feat)
 {
-	char model[16];
 	size_t k;
 	int err = 0;
 
@@ -144,11 +156,12 @@ static int row(struct sweep_matrix *m, struct sweep_row *r, size_t top, const st
 	r->ok = m->base_ok && job_of(m, r->v, &r->job, r->why, sizeof(r->why));
 	if (!m->base_ok)
 		snprintf(r->why, sizeof(r->why), "base: %.1000s", m->base_why);
-	snprintf(model, sizeof(model), "%s", r->job.model);
-	if (r->ok && strcmp(model, m->base.model)) {
+	if (r->ok &&
+	    (strcmp(r->job.model, m->base.model) || strcmp(r->job.record, m->base.record))) {
 		snprintf(r->why, sizeof(r->why),
-			 "recorded with model %s and the base with %s: not comparable", model,
-			 m->base.model);
+			 "recorded otherwise than base (model %s, base's %s; or another"
+			 " kprotperf's recording): not comparable: run its job again",
+			 r->job.model, m->base.model);
 		r->ok = false;
 	}
 	for (k = 0; r->ok && k < m->nops && !err; k++)
@@ -174,7 +187,7 @@ static int verdicts(struct sweep_matrix *m)
 	for (i = 0, t = 0; !err && i < m->nrows; i++)
 		for (k = 0; k < m->nops; k++, t++)
 			if (m->rows[i].cells)
-				m->rows[i].cells[k].sig = sig[t] && m->rows[i].cells[k].wall.sig;
+				m->rows[i].cells[k].sig = sig[t] && m->rows[i].cells[k].op.sig;
 	free(p);
 	free(sig);
 	return err;

@@ -48,7 +48,7 @@ static void short_cell(char *buf, size_t len, const struct sweep_row *r, size_t 
 	else if (!c->ok)
 		snprintf(buf, len, "(failed)");
 	else
-		snprintf(buf, len, "%+.2f%%%s", sweep_pct(c->wall.ratio), c->sig ? " *" : "");
+		snprintf(buf, len, "%+.2f%%%s", sweep_pct(c->op.ratio), c->sig ? " *" : "");
 }
 
 static void head_text(const struct sweep_matrix *m, FILE *f)
@@ -58,8 +58,8 @@ static void head_text(const struct sweep_matrix *m, FILE *f)
 		"# kprotperf sweep of %s: %zu variants x %zu operations against base (line %u)\n",
 		m->dir, m->nrows, m->nops, m->plan.v[m->plan.base].line);
 	esc_printf(f, "# base: %s\n", m->base_ok ? m->base.setup : m->base_why);
-	fputs("# a cell: the change of the operation's wall time per run on the variant, against"
-	      " base;\n",
+	fputs("# a cell: the change of the operation's own time (core-ops' mean per operation) on"
+	      " the variant, against base;\n",
 	      f);
 	fprintf(f,
 		"# * significant: its 95%% interval excludes no change and Holm's procedure over the"
@@ -103,17 +103,19 @@ static void cell_text(const struct sweep_cell *c, const char *op, FILE *f)
 		esc_printf(f, "  %-12s %s\n", op, c->why);
 		return;
 	}
-	fmt_ns(b, sizeof(b), c->wall.base);
-	fmt_ns(h, sizeof(h), c->wall.hard);
-	fprintf(f, "  %-12s %10s %10s  %+7.2f%% [%+.2f%%, %+.2f%%]  p %-8.2g %s", op, b, h,
-		sweep_pct(c->wall.ratio), sweep_pct(c->wall.lo), sweep_pct(c->wall.hi), c->p,
-		c->sig ? "yes" : "no");
+	fmt_ns(b, sizeof(b), c->op.base);
+	fmt_ns(h, sizeof(h), c->op.hard);
+	fprintf(f, "  %-12s %10s %10s  %+7.2f%% [%+.2f%%, %+.2f%%]  p %-8.2g %-3s  run %+.2f%%", op,
+		b, h, sweep_pct(c->op.ratio), sweep_pct(c->op.lo), sweep_pct(c->op.hi), c->p,
+		c->sig ? "yes" : "no", sweep_pct(c->wall.ratio));
 	for (i = 0; c->model && i < (c->cache ? 2u : 1u); i++)
 		fprintf(f, "  %s %+.2f%%", model_unit[i], model_pct(c, i));
 	for (i = 0; i < c->ntop; i++) {
 		fmt_delta(d, sizeof(d), c, c->top[i].delta);
 		esc_printf(f, "%s%s %s", i ? ", " : "  ", c->top[i].name, d);
 	}
+	if (c->funcs_why[0])
+		esc_printf(f, "  (no functions: %s)", c->funcs_why);
 	fputc('\n', f);
 }
 
@@ -142,8 +144,9 @@ void sweep_out_text(const struct sweep_matrix *m, FILE *f)
 	head_text(m, f);
 	matrix_text(m, f);
 	fprintf(f,
-		"\nPer variant: OPERATION BASE VARIANT (wall time per run) CHANGE [95%% CI] P SIG%s"
-		" and the kernel functions whose %s changed most\n",
+		"\nPer variant: OPERATION BASE VARIANT (time per operation) CHANGE [95%% CI] P SIG,"
+		" RUN (the change of the runs' wall time)%s and the kernel functions whose %s"
+		" changed most\n",
 		m->model ? " INSNS MISSES (the kernel's per run)" : "",
 		m->model ? "misses (instructions)" : "CPU time per run");
 	rows_text(m, f);
@@ -159,15 +162,20 @@ static void cell_json(const struct sweep_cell *c, const char *op, struct json *j
 	json_bool(j, "ok", c->ok);
 	json_str(j, "why", c->ok ? NULL : c->why);
 	if (c->ok) {
-		json_double(j, "base_ns", c->wall.base);
-		json_double(j, "variant_ns", c->wall.hard);
-		json_double(j, "ratio", c->wall.ratio);
-		json_double(j, "change_pct", sweep_pct(c->wall.ratio));
-		json_double(j, "ci_low_pct", sweep_pct(c->wall.lo));
-		json_double(j, "ci_high_pct", sweep_pct(c->wall.hi));
-		json_bool(j, "interval_excludes_no_change", c->wall.sig);
+		json_double(j, "base_ns", c->op.base);
+		json_double(j, "variant_ns", c->op.hard);
+		json_double(j, "ratio", c->op.ratio);
+		json_double(j, "change_pct", sweep_pct(c->op.ratio));
+		json_double(j, "ci_low_pct", sweep_pct(c->op.lo));
+		json_double(j, "ci_high_pct", sweep_pct(c->op.hi));
+		json_bool(j, "interval_excludes_no_change", c->op.sig);
 		json_double(j, "p", c->p);
 		json_bool(j, "significant", c->sig);
+		json_double(j, "run_base_ns", c->wall.base);
+		json_double(j, "run_variant_ns", c->wall.hard);
+		json_double(j, "run_change_pct", sweep_pct(c->wall.ratio));
+		json_double(j, "run_ci_low_pct", sweep_pct(c->wall.lo));
+		json_double(j, "run_ci_high_pct", sweep_pct(c->wall.hi));
 		json_open(j, "runs", '[');
 		json_u64(j, NULL, c->runs[0]);
 		json_u64(j, NULL, c->runs[1]);
@@ -189,6 +197,7 @@ static void cell_json(const struct sweep_cell *c, const char *op, struct json *j
 			json_close(j, '}');
 		}
 		json_close(j, ']');
+		json_str(j, "functions_why", c->funcs_why[0] ? c->funcs_why : NULL);
 	}
 	json_close(j, '}');
 }
@@ -283,22 +292,26 @@ static void csv_cell(const struct sweep_row *r, size_t k, bool model, FILE *f)
 	FILE *m;
 
 	if (!r->ok || !c->ok) {
-		fputs(",,,,,,", f);
+		fputs(",,,,,,,", f);
 		if (r->ok)
 			csv_text(c->why, f);
 		fputs(model ? ",," : "", f);
 		return;
 	}
-	csv_num(sweep_pct(c->wall.ratio), "%.4f", f);
-	csv_num(sweep_pct(c->wall.lo), "%.4f", f);
-	csv_num(sweep_pct(c->wall.hi), "%.4f", f);
+	csv_num(sweep_pct(c->op.ratio), "%.4f", f);
+	csv_num(sweep_pct(c->op.lo), "%.4f", f);
+	csv_num(sweep_pct(c->op.hi), "%.4f", f);
 	csv_num(c->p, "%.4g", f);
-	fprintf(f, ",%s,", c->sig ? "yes" : "no");
+	fprintf(f, ",%s", c->sig ? "yes" : "no");
+	csv_num(sweep_pct(c->wall.ratio), "%.4f", f);
+	fputc(',', f);
 	m = open_memstream(&names, &n);
 	for (i = 0; m && i < c->ntop; i++) {
 		fmt_delta(d, sizeof(d), c, c->top[i].delta);
 		fprintf(m, "%s%s %s", i ? "; " : "", c->top[i].name, d);
 	}
+	if (m && c->funcs_why[0])
+		fprintf(m, "(no functions: %s)", c->funcs_why);
 	if (m)
 		fclose(m);
 	csv_text(names ?: "", f);
@@ -324,14 +337,16 @@ static void csv_differs(const struct sweep_row *r, FILE *f)
 
 void sweep_out_csv(const struct sweep_matrix *m, FILE *f)
 {
-	static const char *const cols[] = {"change %",	  "low %",     "high %",  "p",
-					   "significant", "functions", "insns %", "misses %"};
+	static const char *const cols[] = {
+		"change %",	"low %",     "high %",	"p",	    "significant",
+		"run change %", "functions", "insns %", "misses %",
+	};
 	const struct sweep_row *r;
 	size_t i, k, c;
 
 	fputs("variant,line,options,ok,why,differs", f);
 	for (k = 0; k < m->nops; k++)
-		for (c = 0; c < (m->model ? 8u : 6u); c++)
+		for (c = 0; c < (m->model ? 9u : 7u); c++)
 			fprintf(f, ",%s %s", m->ops[k], cols[c]);
 	fputs("\r\n", f);
 	for (i = 0; i < m->nrows; i++) {

@@ -76,29 +76,29 @@ static void cell_title(const struct svg *g, const struct sweep_row *r, size_t k)
 		fputs("</title>\n", g->f);
 		return;
 	}
-	fmt_ns(b, sizeof(b), c->wall.base);
-	fmt_ns(h, sizeof(h), c->wall.hard);
+	fmt_ns(b, sizeof(b), c->op.base);
+	fmt_ns(h, sizeof(h), c->op.hard);
 	fprintf(g->f,
-		"%+.2f%% [%+.2f%%, %+.2f%%] 95%% CI, p %.2g, %s over the matrix; wall time per run"
-		" %s on base, %s on the variant (%zu and %zu runs)",
-		sweep_pct(c->wall.ratio), sweep_pct(c->wall.lo), sweep_pct(c->wall.hi), c->p,
-		c->sig ? "significant" : "not significant", b, h, c->runs[0], c->runs[1]);
+		"%+.2f%% [%+.2f%%, %+.2f%%] 95%% CI, p %.2g, %s over the matrix; time per"
+		" operation %s on base, %s on the variant (%zu and %zu runs); the runs' wall time"
+		" %+.2f%%",
+		sweep_pct(c->op.ratio), sweep_pct(c->op.lo), sweep_pct(c->op.hi), c->p,
+		c->sig ? "significant" : "not significant", b, h, c->runs[0], c->runs[1],
+		sweep_pct(c->wall.ratio));
 	if (c->model)
 		fprintf(g->f, "; the kernel's instructions per run %+.2f%%, misses %+.2f%%",
 			c->insns[0] > 0 ? sweep_pct(c->insns[1] / c->insns[0]) : NAN,
 			c->cache && c->misses[0] > 0 ? sweep_pct(c->misses[1] / c->misses[0])
 						     : NAN);
+	if (c->funcs_why[0]) {
+		fputs("\nno functions: ", g->f);
+		text(g->f, c->funcs_why);
+	}
 	for (i = 0; i < c->ntop; i++) {
-		if (c->model)
-			snprintf(d, sizeof(d), "%+.0f %s", c->top[i].delta,
-				 c->cache ? "misses" : "insns");
-		else if (c->top[i].delta >= 0 && (d[0] = '+'))
-			fmt_ns(d + 1, sizeof(d) - 1, c->top[i].delta);
-		else
-			fmt_ns(d, sizeof(d), c->top[i].delta);
+		delta(d, sizeof(d), c, c->top[i].delta);
 		fputs(i ? "\n" : "\nthe kernel functions that changed most, per run:\n", g->f);
 		text(g->f, c->top[i].name);
-		fprintf(g->f, " %s%s", d, c->top[i].sig ? " (significant)" : "");
+		fprintf(g->f, " %s", d);
 	}
 	fputs("</title>\n", g->f);
 }
@@ -111,7 +111,7 @@ static void cell(const struct svg *g, size_t i, size_t k)
 	char colour[8] = "#e0e0e0", d[40];
 
 	if (c->ok)
-		protection_map_colour(sweep_pct(c->wall.ratio) / g->scale_pct, colour);
+		protection_map_colour(sweep_pct(c->op.ratio) / g->scale_pct, colour);
 	fprintf(g->f, "<g class=\"cell\" id=\"cell-%zu-%zu\" data-variant=\"", i, k);
 	text(g->f, r->v->name);
 	fprintf(g->f, "\" data-operation=\"%s\">\n", g->m->ops[k]);
@@ -127,7 +127,7 @@ static void cell(const struct svg *g, size_t i, size_t k)
 		return;
 	}
 	fprintf(g->f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">%+.2f%%%s</text>\n", x + 8,
-		y + 22, sweep_pct(c->wall.ratio), c->sig ? " *" : "");
+		y + 22, sweep_pct(c->op.ratio), c->sig ? " *" : "");
 	if (c->ntop) {
 		fprintf(g->f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">", x + 8, y + 42);
 		cut(g->f, c->top[0].name);
@@ -211,9 +211,9 @@ static void legend(const struct svg *g)
 	fprintf(g->f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%+.1f%%</text>\n", g->left + w,
 		y + 32, g->scale_pct);
 	fprintf(g->f,
-		"<text x=\"%d\" y=\"%d\" font-size=\"12\">change of the operation's wall time per"
-		" run on the variant against base; red: slower, blue: faster, grey: not"
-		" compared</text>\n<text x=\"%d\" y=\"%d\" font-size=\"12\">* significant: its 95%%"
+		"<text x=\"%d\" y=\"%d\" font-size=\"12\">change of the operation's own time (core-ops'"
+		" mean per operation) on the variant against base; red: slower, blue: faster, grey:"
+		" not compared</text>\n<text x=\"%d\" y=\"%d\" font-size=\"12\">* significant: its 95%%"
 		" interval excludes no change, and Holm's procedure over the %zu cells keeps any false"
 		" * under %g%%</text>\n",
 		g->left, y + 52, g->left, y + 68, g->m->tests, 100 * SWEEP_ALPHA);
@@ -227,8 +227,8 @@ static double scale(const struct sweep_matrix *m)
 
 	for (i = 0; i < m->nrows; i++)
 		for (k = 0; m->rows[i].ok && k < m->nops; k++)
-			if (m->rows[i].cells[k].ok && isfinite(m->rows[i].cells[k].wall.ratio))
-				max = fmax(max, fabs(sweep_pct(m->rows[i].cells[k].wall.ratio)));
+			if (m->rows[i].cells[k].ok && isfinite(m->rows[i].cells[k].op.ratio))
+				max = fmax(max, fabs(sweep_pct(m->rows[i].cells[k].op.ratio)));
 	return protection_map_scale(max);
 }
 

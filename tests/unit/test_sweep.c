@@ -7,8 +7,12 @@
  * answer is known: "slow" takes 10% longer on every operation and spends
  * twice the samples in clear_page_erms, "null" has base's runs in another
  * order (no change at all), "failed" left a job file saying its boot
- * failed, "missing" left nothing, "oprc" recorded fork with an error, and
- * "garbage" left a job file that is none.  Outputs are compared whole with
+ * failed, "missing" left nothing, "oprc" recorded fork with an error and
+ * lost null's sampled recording, and "garbage" left a job file that is
+ * none; slow's fork lost a run's line of core-ops.  Each operation has
+ * core-ops' lines (the operation 90% of the run), a timed recording and a
+ * sampled one, whose runs are a tenth longer: the cells' times are the
+ * lines', the runs' the timed recording's.  Outputs are compared whole with
  * golden files (tests/unit/golden/sweep-*), the folder masked.
  *
  * test_sweep --fixture DIR makes the folder of the merge tests in DIR and
@@ -98,7 +102,14 @@ static void stacks(struct datafile *df)
 	OK(query_insert(df, kf, "iii", 2LL, 2LL, K(0x2010)));
 }
 
-static void recording(const char *path, const struct spec *s, const char *op, double op_ns)
+/*
+ * An operation's recording: timed with nothing attached, or sampled, whose
+ * runs the samples make a tenth longer (the cells' times must not be those).
+ * The operation is 90% of a run, its start and end the rest, which no
+ * variant changes.
+ */
+static void recording(const char *path, const struct spec *s, const char *op, double op_ns,
+		      bool sampled)
 {
 	static const long long wall[RUNS] = {0, 30000, -20000, 10000, -10000};
 	const long long copy[RUNS] = {3, 3, 3, 3, 3};
@@ -111,10 +122,33 @@ static void recording(const char *path, const struct spec *s, const char *op, do
 	for (r = 0; r < RUNS; r++)
 		OK(query_insert(df, "INSERT INTO runs VALUES(?,?,0,'exited')", "ii",
 				(long long)r + 1,
-				(long long)((op_ns + wall[(r + s->shift) % RUNS]) * s->scale)));
-	tu_run_samples(df, 1, copy, RUNS, "core-ops");
-	tu_run_samples(df, 2, s->clear, RUNS, "core-ops");
+				(long long)((op_ns + wall[(r + s->shift) % RUNS]) *
+					    (0.9 * s->scale + 0.1) * (sampled ? 1.1 : 1))));
+	if (sampled) {
+		tu_run_samples(df, 1, copy, RUNS, "core-ops");
+		tu_run_samples(df, 2, s->clear, RUNS, "core-ops");
+	}
 	OK(datafile_commit(df, (uid_t)-1, (gid_t)-1, NULL, 0));
+}
+
+/* core-ops' lines of an operation's timed runs: 1000 operations, 90% of each run. */
+static void out_lines(const char *variant, const struct spec *s, const char *op, double op_ns,
+		      int runs)
+{
+	static const long long wall[RUNS] = {0, 30000, -20000, 10000, -10000};
+	char path[PATH_MAX];
+	FILE *f;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/%s/%s.out", dir, variant, op);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	for (r = 0; r < runs; r++)
+		fprintf(f,
+			"core-ops %s: 1000 operations in 50 batches: mean %.1f ns, kbest(5, 5%%) 1.0"
+			" ns (spread 0.0%%, within tolerance)\n",
+			op, 0.9 * (op_ns + wall[(r + s->shift) % RUNS]) * s->scale / 1000);
+	OK(fclose(f));
 }
 
 static void file(const char *variant, const char *name, const char *text)
@@ -160,7 +194,10 @@ static void recorded(const char *name, const struct spec *s)
 
 	for (k = 0; k < 2; k++) {
 		snprintf(path, sizeof(path), "%s/%s/%s.data", dir, name, fixture_ops[k]);
-		recording(path, s, fixture_ops[k], op_ns[k]);
+		recording(path, s, fixture_ops[k], op_ns[k], false);
+		snprintf(path, sizeof(path), "%s/%s/%s.samples.data", dir, name, fixture_ops[k]);
+		recording(path, s, fixture_ops[k], op_ns[k], true);
+		out_lines(name, s, fixture_ops[k], op_ns[k], RUNS);
 		snprintf(f, sizeof(f), "%s.rc", fixture_ops[k]);
 		file(name, f, "0\n");
 	}
@@ -201,6 +238,11 @@ static void fixture(bool whole)
 	job(&p, "oprc", NULL);
 	recorded("oprc", &oprc);
 	file("oprc", "fork.rc", "1\n");
+	/* slow's fork: a run's line lost */
+	out_lines("slow", &slow, "fork", 30e6, RUNS - 1);
+	/* its null operation timed, but its sampled recording lost */
+	snprintf(path, sizeof(path), "%s/oprc/null.samples.data", dir);
+	OK(unlink(path));
 	file("oprc", "fork.err", "core-ops fork: fork: Cannot allocate memory\n");
 	job(&p, "garbage", NULL);
 	file("garbage", "job", "variant=garbage\nthis is no job file\n");
