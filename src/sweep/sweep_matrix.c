@@ -156,14 +156,16 @@ static int row(struct sweep_matrix *m, struct sweep_row *r, size_t top, const st
 	r->ok = m->base_ok && job_of(m, r->v, &r->job, r->why, sizeof(r->why));
 	if (!m->base_ok)
 		snprintf(r->why, sizeof(r->why), "base: %.1000s", m->base_why);
-	if (r->ok &&
-	    (strcmp(r->job.model, m->base.model) || strcmp(r->job.record, m->base.record))) {
+	if (r->ok && strcmp(r->job.model, m->base.model))
 		snprintf(r->why, sizeof(r->why),
-			 "recorded otherwise than base (model %s, base's %s; or another"
-			 " kprotperf's recording): not comparable: run its job again",
-			 r->job.model, m->base.model);
-		r->ok = false;
-	}
+			 "recorded with model %s and base with %s: not comparable", r->job.model,
+			 m->base.model);
+	else if (r->ok && strcmp(r->job.record, m->base.record))
+		snprintf(r->why, sizeof(r->why),
+			 "recorded otherwise than base (its job file's record line): not"
+			 " comparable: run both jobs with one kprotperf");
+	r->ok = r->ok && !strcmp(r->job.model, m->base.model) &&
+		!strcmp(r->job.record, m->base.record);
 	for (k = 0; r->ok && k < m->nops && !err; k++)
 		err = cell(m, r, k, top);
 	return err ?: (r->ok ? differs(m, r, feat) : 0);
