@@ -10,11 +10,11 @@
 CO=$ROOT/core-ops
 [ -x "$CO" ] || fail "$CO missing: run make"
 cd "$TMP" || fail "cd $TMP"
-"$CO" list >list || fail "core-ops list exited $?"
-"$CO" all >all 2>err || fail "core-ops all exited $?: $(cat err)"
-names=$(awk '{print $1}' list)
-measured=$(sed -E 's/^core-ops ([a-z-]+): [0-9]+ operations in [0-9]+ batches: mean [0-9.]+ ns, kbest\(5, 5%\) [0-9.]+ ns \(spread [0-9.]+%, (NOT )?within tolerance\)$/\1/' all)
-[ "$measured" = "$names" ] || fail "core-ops all measured: $(cat all) (list: $names)"
+"$CO" list >list.txt || fail "core-ops list exited $?"
+"$CO" all >all.txt 2>err || fail "core-ops all exited $?: $(cat err)"
+names=$(awk '{print $1}' list.txt)
+measured=$(sed -E 's/^core-ops ([a-z-]+): [0-9]+ operations in [0-9]+ batches: mean [0-9.]+ ns, kbest\(5, 5%\) [0-9.]+ ns \(spread [0-9.]+%, (NOT )?within tolerance\)$/\1/' all.txt)
+[ "$measured" = "$names" ] || fail "core-ops all measured: $(cat all.txt) (list: $names)"
 [ ! -s err ] || fail "core-ops all wrote on stderr: $(cat err)"
 # a bad operation or count: exit 2, one line
 "$CO" nope >out 2>err && fail "core-ops nope exited 0"
@@ -46,4 +46,4 @@ counts read-small pread64
 counts write-small pwrite64
 counts fork clone
 counts unix sendto recvfrom
-echo "core-ops: $(wc -l <list) operations measured; null, read-small, write-small, fork and unix made $N of their system call"
+echo "core-ops: $(wc -l <list.txt) operations measured; null, read-small, write-small, fork and unix made $N of their system call"
