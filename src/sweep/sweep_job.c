@@ -49,16 +49,15 @@ static int write_plan(FILE *f, void *p)
 static int same_plan(int dirfd, const struct sweep_plan *p)
 {
 	int fd = openat(dirfd, "sweep.plan", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	char *buf = malloc(p->size + 1);
-	ssize_t n = -1;
+	char *buf;
+	ssize_t n;
 
-	if (fd >= 0 && buf)
-		n = read(fd, buf, p->size + 1);
-	if (fd >= 0)
-		close(fd);
-	n = fd < 0 && errno == ENOENT			       ? 0
-	    : (size_t)n == p->size && !memcmp(buf, p->text, n) ? 1
-							       : -EEXIST;
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	buf = malloc(p->size + 1);
+	n = buf ? read(fd, buf, p->size + 1) : -1;
+	close(fd);
+	n = n == (ssize_t)p->size && !memcmp(buf, p->text, p->size) ? 1 : -EEXIST;
 	free(buf);
 	return n;
 }
@@ -87,6 +86,8 @@ int sweep_dir_prepare(const char *dir, const struct sweep_plan *p)
 			   WHO ": %s holds the results of another plan (its sweep.plan is not this"
 			       " one): give another -o DIR\n",
 			   dir);
+	else if (same < 0)
+		esc_printf(stderr, WHO ": cannot read %s/sweep.plan: %s\n", dir, strerror(-same));
 	else if (!same)
 		err = safeio_write(fd, "sweep.plan", 0644, write_plan, (void *)p);
 	if (err)
@@ -108,12 +109,13 @@ static void last_line(const char *path, const char *prefix, bool raw, char *buf,
 		line[strcspn(line, "\r\n")] = '\0';
 		if (!*line || strncmp(line, prefix, strlen(prefix)))
 			continue;
-		if (raw)
+		if (raw) {
 			snprintf(buf, len, "%s", line);
-		if (!raw)
-			memset(buf, 0, len);
+			continue;
+		}
+		memset(buf, 0, len);
 		/* one byte kept: a full memory stream writes no NUL */
-		m = raw ? NULL : fmemopen(buf, len - 1, "w");
+		m = fmemopen(buf, len - 1, "w");
 		if (m) {
 			esc_fputs(m, line, ESC_TEXT);
 			fclose(m);
