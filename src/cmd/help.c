@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * kprotperf help: a command's man page, like perf help; and, for the build
- * and for shell completion, the man pages' source and the lists of commands
- * and options, all from the same tables as --help.
+ * kprotperf help: a command's man page, like perf help; and, for the build,
+ * shell completion and the documentation's check, the man pages' source, the
+ * lists of commands and options and a command line parsed without running
+ * it, all from the same tables as --help.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +24,7 @@
 
 extern char **environ;
 
-enum { O_LIST_CMDS = OPTIONS_LONG_ONLY, O_LIST_OPTS, O_SCDOC };
+enum { O_LIST_CMDS = OPTIONS_LONG_ONLY, O_LIST_OPTS, O_SCDOC, O_PARSE };
 
 enum help_mode { H_MAN, H_LIST_CMDS, H_LIST_OPTS, H_SCDOC };
 
@@ -35,12 +36,18 @@ static const struct options_entry entries[] = {
 	{O_LIST_OPTS, "list-opts", NULL,
 	 "print COMMAND's options, one a line: its spellings, then\n"
 	 "the name of its argument if it takes one (for completion)"},
+	{O_PARSE, "parse", NULL,
+	 "as the first argument, COMMAND and its arguments after it:\n"
+	 "parse them with COMMAND's options and run nothing (how\n"
+	 "tests/unit/t_docs.sh checks the documentation's commands)"},
 	{},
 };
 
 static const struct options_example examples[] = {
 	{"kprotperf help record", "record's man page, kprotperf-record(1)"},
 	{"kprotperf help --list-opts diff", "diff's options, for a completion script"},
+	{"kprotperf help --parse record -F 999 -- ./big-fork 100",
+	 "whether record takes these options, without recording"},
 	{},
 };
 
@@ -49,11 +56,13 @@ const struct options_cmd help_options = {
 	.head = "Usage: kprotperf help [COMMAND]\n"
 		"       kprotperf help --scdoc|--list-opts [COMMAND]\n"
 		"       kprotperf help --list-cmds\n"
+		"       kprotperf help --parse COMMAND [ARGS...]\n"
 		"Open COMMAND's man page, kprotperf-COMMAND(1), with man(1) (no COMMAND:\n"
 		"kprotperf(1)). An installed kprotperf, PREFIX/bin/kprotperf, looks in the\n"
 		"man pages installed with it first: PREFIX/share/man.\n",
 	.status = "man's: 0 when it showed the page, 16 when there is no such page\n"
-		  "(said in one line), 1 when man cannot run; 2 for a usage error.\n",
+		  "(said in one line), 1 when man cannot run; 2 for a usage error, with\n"
+		  "--parse also COMMAND's (said as COMMAND says it), else 0.\n",
 	.column = 19,
 	.examples = examples,
 	.opts = entries,
@@ -63,6 +72,12 @@ static int set_opt(void *ctx, int key, const char *arg)
 {
 	enum help_mode *mode = ctx;
 
+	if (key == O_PARSE) {
+		fputs("kprotperf help: --parse comes first: kprotperf help --parse COMMAND "
+		      "[ARGS...]\n",
+		      stderr);
+		return -EINVAL;
+	}
 	*mode = key == O_SCDOC ? H_SCDOC : key == O_LIST_CMDS ? H_LIST_CMDS : H_LIST_OPTS;
 	return 0;
 }
@@ -146,11 +161,24 @@ static int open_page(char *page, const char *cmd)
 	return ret;
 }
 
+/* The command called name, or NULL after saying there is none. */
+static const struct command *find_command(const char *name)
+{
+	const struct command *c = commands_find(name);
+	size_t i;
+
+	if (c)
+		return c;
+	fprintf(stderr, "kprotperf help: no command '%s' (commands:", name);
+	for (i = 0; i < n_commands; i++)
+		fprintf(stderr, " %s", commands[i].name);
+	fputs(")\n", stderr);
+	return NULL;
+}
+
 /* The command named by the operand, if any, into *c; -EINVAL (said) for an unknown one. */
 static int operand(int argc, char **argv, const struct command **c)
 {
-	size_t i;
-
 	*c = NULL;
 	if (optind == argc)
 		return 0;
@@ -160,14 +188,34 @@ static int operand(int argc, char **argv, const struct command **c)
 			argv[optind + 1]);
 		return -EINVAL;
 	}
-	*c = commands_find(argv[optind]);
-	if (*c)
-		return 0;
-	fprintf(stderr, "kprotperf help: no command '%s' (commands:", argv[optind]);
-	for (i = 0; i < n_commands; i++)
-		fprintf(stderr, " %s", commands[i].name);
-	fputs(")\n", stderr);
-	return -EINVAL;
+	*c = find_command(argv[optind]);
+	return *c ? 0 : -EINVAL;
+}
+
+static int ignore_opt(void *ctx, int key, const char *arg)
+{
+	return 0;
+}
+
+/*
+ * help --parse COMMAND [ARGS...]: ARGS through COMMAND's option table
+ * alone, as the command would parse them (record's stop at CMD), none
+ * acted on: an unknown option or one missing its argument is the usage
+ * error the command prints, exit status 2; --help prints its text, 0.
+ */
+static int parse_only(int argc, char **argv)
+{
+	const struct command *c;
+
+	if (argc < 3) {
+		fputs("kprotperf help: --parse needs a COMMAND (see kprotperf help --help)\n",
+		      stderr);
+		return 2;
+	}
+	c = find_command(argv[2]);
+	if (!c)
+		return 2;
+	return options_parse(c->opts, argc - 2, argv + 2, ignore_opt, NULL) < 0 ? 2 : 0;
 }
 
 int cmd_help(int argc, char **argv)
@@ -176,8 +224,12 @@ int cmd_help(int argc, char **argv)
 	const struct command *c;
 	char page[64], hint[64];
 	size_t i;
-	int err = options_parse(&help_options, argc, argv, set_opt, &mode);
+	int err;
 
+	/* before help's own options: COMMAND's follow it, which help's getopt would take */
+	if (argc > 1 && !strcmp(argv[1], "--parse"))
+		return parse_only(argc, argv);
+	err = options_parse(&help_options, argc, argv, set_opt, &mode);
 	if (err)
 		return err > 0 ? 0 : 2;
 	if (operand(argc, argv, &c))

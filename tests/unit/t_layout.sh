@@ -1,5 +1,5 @@
 #!/bin/bash
-# The layout README.md describes, checked: each folder of src/ includes only
+# The layout docs/developing.md describes, checked: each folder of src/ includes only
 # its own headers and those of folders below it, no two files include each
 # other (directly or around a loop), SQL and sqlite3 appear only in
 # src/data/ and only src/data/ includes its SQL machinery (data/query.h), no
