@@ -15,7 +15,7 @@
 
 #include "data/blocks_read.h"
 #include "diff/stats.h"
-#include "symbols/blocks_src.h"
+#include "analysis/blocks_src.h"
 
 struct json;
 

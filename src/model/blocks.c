@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * annotate --model per basic block of a kernel function (annotate_int.h):
- * its graph built from the vmlinux file as linked (symbols/file_cfg.h), as
+ * its graph built from the vmlinux file as linked (analysis/file_cfg.h), as
  * record --blocks builds it from the running text, and the model's exact
  * counts laid on it.  A block's count is that of its first instruction; its
  * instructions and misses are summed over the PCs in it.  Edge counts
@@ -17,8 +17,8 @@
 #include "model/annotate_int.h"
 #include "model/report.h"
 #include "protect/sites.h"
-#include "symbols/cfg.h"
-#include "symbols/file_cfg.h"
+#include "analysis/cfg.h"
+#include "analysis/file_cfg.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/symbolize.h"
 #include "util/esc.h"

@@ -17,7 +17,7 @@
 #include "protect/inventory.h"
 #include "symbols/debuginfo.h"
 #include "symbols/ksyms.h"
-#include "symbols/ktext.h"
+#include "analysis/ktext.h"
 #include "util/array.h"
 #include "util/kv.h"
 #include "util/safeio.h"

@@ -23,9 +23,9 @@
 #include "record/blocks.h"
 #include "record/blocks_func.h"
 #include "record/links.h"
-#include "symbols/cfg.h"
+#include "analysis/cfg.h"
 #include "symbols/debuginfo.h"
-#include "symbols/loopbound.h"
+#include "analysis/loopbound.h"
 
 static int reuse(struct bpf_map *dst, const struct bpf_map *src)
 {

@@ -22,8 +22,8 @@
 #include "record/collect.h"
 #include "record/links.h"
 #include "record/stackstore.h"
-#include "symbols/cfg.h"
-#include "symbols/loopbound.h"
+#include "analysis/cfg.h"
+#include "analysis/loopbound.h"
 #include "util/array.h"
 
 static const char *const edge_kinds[] = {

@@ -12,6 +12,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "analysis/inline_ctx.h"
+#include "analysis/inline_exits.h"
 #include "util/array.h"
 #include "data/recording.h"
 #include "symbols/debuginfo.h"

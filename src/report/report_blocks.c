@@ -2,7 +2,7 @@
 /*
  * report --blocks: each --blocks function of a recording (data/blocks_read.h)
  * block by block, each block's instructions disassembled from the recorded
- * kernel's vmlinux (symbols/blocks_src.h) with their source lines and inline
+ * kernel's vmlinux (analysis/blocks_src.h) with their source lines and inline
  * chains, then its loops with their trip counts per call and bounds
  * (report_blocks_loops.c), the instructions executed per source line, and
  * its calls by syscall and kernel stack (report_blocks_ctx.c).  Without the

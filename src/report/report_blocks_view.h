@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "symbols/blocks_src.h"
+#include "analysis/blocks_src.h"
 
 struct blocks_func;
 struct datafile;

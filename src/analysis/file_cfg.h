@@ -12,7 +12,7 @@
 
 #include <linux/types.h>
 
-#include "symbols/cfg.h"
+#include "analysis/cfg.h"
 
 struct debuginfo;
 struct file_cfg;

@@ -16,7 +16,7 @@
 #include <gelf.h>
 
 #include "data/blocks_read.h"
-#include "symbols/blocks_src.h"
+#include "analysis/blocks_src.h"
 #include "symbols/debuginfo.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/symbolize.h"

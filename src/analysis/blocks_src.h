@@ -3,7 +3,7 @@
  * A --blocks function (data/blocks_read.h) in source terms, for report
  * --blocks and diff --blocks: each block's instructions as the recorded
  * kernel's vmlinux has them (found by build-id, KASLR undone by the
- * recorded _stext; symbols/kernel_dwarf.h), each with its source line, and
+ * recorded _stext: symbols/kernel_dwarf.h), each with its source line, and
  * the function's source lines with the blocks that have code on each; and
  * its loops' bounds, as text and JSON.
  */

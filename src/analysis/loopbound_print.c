@@ -18,7 +18,7 @@
 
 #include "symbols/debuginfo.h"
 #include "symbols/dwarf_fetch.h"
-#include "symbols/loopbound.h"
+#include "analysis/loopbound.h"
 
 /* loads, shifts, masks and extensions between a member's value and the load reading it */
 #define MAX_CHAIN 8

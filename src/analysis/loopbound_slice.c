@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <capstone/capstone.h>
 
-#include "symbols/loopbound.h"
+#include "analysis/loopbound.h"
 
 /* Each register's 64, 32, 16 and 8-bit names; the high bytes (ah...) stand for the whole too. */
 static const struct {

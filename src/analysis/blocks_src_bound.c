@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "data/blocks_read.h"
-#include "symbols/blocks_src.h"
+#include "analysis/blocks_src.h"
 #include "util/esc.h"
 #include "util/fmt.h"
 #include "util/json.h"

@@ -31,8 +31,8 @@
 #include <capstone/capstone.h>
 
 #include "util/array.h"
-#include "symbols/cfg.h"
-#include "symbols/loopbound.h"
+#include "analysis/cfg.h"
+#include "analysis/loopbound.h"
 
 #define FLAGS (1u << KP_FREG_FLAGS)
 /* what a call may leave changed (the psABI's caller-saved registers) */

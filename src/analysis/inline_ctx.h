@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The per-file state behind struct inlines_ctx, private to symbols/inline_*.c
- * and file_cfg.c: inline_ctx.c reads it once per file so that inline_exits.c,
- * disassembling instance after instance, and file_cfg.c, building a
- * function's graph, never go back to the symbol table or the ELF section
- * headers for it.
+ * What inlines_exits() (inline_exits.h) and file_cfg.c read of a file once,
+ * however many instances or graphs follow: inline_ctx.c reads it so that
+ * inline_exits.c, disassembling instance after instance, and file_cfg.c,
+ * building a function's graph, never go back to the symbol table or the ELF
+ * section headers for it.  Its state is theirs alone.
  */
 #ifndef KP_INLINE_CTX_H
 #define KP_INLINE_CTX_H
@@ -44,6 +44,16 @@ struct inlines_ctx {
 	struct thunk *thunks; /* sorted by addr */
 	size_t nthunks;
 };
+
+struct debuginfo;
+
+/*
+ * What inlines_exits() reads of di once for all instances: its text, a
+ * disassembler, its jump-label sites and thunk symbols.  di must stay open
+ * until inlines_ctx_close().  -ENODATA when di has no text to read.
+ */
+int inlines_ctx_open(struct inlines_ctx **out, struct debuginfo *di);
+void inlines_ctx_close(struct inlines_ctx *c);
 
 /* The file's bytes from DWARF address addr to the end of the section holding them. */
 int inlines_ctx_bytes(const struct inlines_ctx *c, __u64 addr, const uint8_t **out, size_t *len);

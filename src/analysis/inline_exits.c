@@ -41,9 +41,10 @@
 #include <stdlib.h>
 #include <capstone/capstone.h>
 
-#include "util/array.h"
-#include "symbols/inline_ctx.h"
+#include "analysis/inline_exits.h"
+#include "analysis/inline_ctx.h"
 #include "symbols/inlines.h"
+#include "util/array.h"
 
 /* instructions followed to see a way out come back in: a few scheduled in between */
 #define REJOIN_BUDGET 8

@@ -7,8 +7,8 @@
 #include <elfutils/libdwfl.h>
 
 #include "symbols/debuginfo.h"
-#include "symbols/file_cfg.h"
-#include "symbols/inline_ctx.h"
+#include "analysis/file_cfg.h"
+#include "analysis/inline_ctx.h"
 
 #define BUG_ENTRY_SIZE	12 /* struct bug_entry {s32 addr, file; u16 line, flags} */
 #define BUGFLAG_WARNING 1

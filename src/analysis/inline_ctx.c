@@ -18,7 +18,7 @@
 
 #include "util/array.h"
 #include "symbols/debuginfo.h"
-#include "symbols/inline_ctx.h"
+#include "analysis/inline_ctx.h"
 
 #define RETURN_THUNK	"__x86_return_thunk"
 #define INDIRECT_THUNK	"__x86_indirect_thunk_"

@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "util/array.h"
-#include "symbols/cfg.h"
+#include "analysis/cfg.h"
 
 /* Reverse postorder from the entry: order[k] is the k-th block, num[b] its rank. */
 static int rpo(const struct cfg *g, int *order, int *num)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What bounds a loop of a function's control-flow graph (symbols/cfg.h):
+ * What bounds a loop of a function's control-flow graph (analysis/cfg.h):
  * the compare whose outcome decides at a loop exit whether the loop goes
  * on, its two sides as expressions of the registers at the head of the
  * compare's block and of kernel memory, which side stays the same through
@@ -50,7 +50,7 @@ int loopbound_find(const struct cfg *g, const struct cfg_text *text, size_t ntex
 		   struct debuginfo *di, __s64 slide, struct loopbound **out, size_t *n);
 
 /*
- * Shared by symbols/loopbound*.c only: loopbound.c follows loops, exits,
+ * Shared by loopbound*.c only: loopbound.c follows loops, exits,
  * compares and what the loop writes; loopbound_slice.c makes a value within
  * a block an expression of the registers at its head; loopbound_print.c
  * makes that expression a fetch program and C.

@@ -28,7 +28,7 @@
 #include <capstone/capstone.h>
 
 #include "util/array.h"
-#include "symbols/cfg.h"
+#include "analysis/cfg.h"
 
 enum ins_kind {
 	I_PLAIN,   /* runs on into the next instruction: calls and WARN's ud2 included */

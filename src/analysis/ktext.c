@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "symbols/ktext.h"
+#include "analysis/ktext.h"
 #include "util/safeio.h"
 
 /* segments kcore has: a few per memory range; more means a corrupt file */
