@@ -16,7 +16,7 @@
 #include <sys/mman.h>
 #include <elfutils/libdwfl.h>
 
-#include "symbols/unwind.h"
+#include "record/unwind.h"
 
 /* Dwfls kept: the address spaces unwound into last */
 #define UNW_SPACES 64
