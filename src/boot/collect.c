@@ -15,7 +15,7 @@
 #include "boot/funcs.h"
 #include "data/boot_write.h"
 #include "data/datafile.h"
-#include "data/provenance.h"
+#include "system/provenance.h"
 #include "data/recording.h"
 #include "util/esc.h"
 #include "util/kv.h"

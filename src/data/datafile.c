@@ -23,9 +23,9 @@
 #include "data/protect.h"
 #include "data/check.h"
 #include "data/datafile.h"
-#include "data/provenance.h"
 #include "data/query.h"
 #include "util/funcname.h"
+#include "util/kv.h"
 #include "util/safeio.h"
 
 struct datafile {

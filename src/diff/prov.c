@@ -12,7 +12,7 @@
 #include "data/datafile.h"
 #include "data/features.h"
 #include "data/meta.h"
-#include "data/provenance.h"
+#include "system/provenance.h"
 #include "diff/metrics.h"
 #include "diff/prov.h"
 #include "util/esc.h"

@@ -12,8 +12,8 @@
 
 #include "data/datafile.h"
 #include "data/model.h"
-#include "data/provenance.h"
 #include "data/recording.h"
+#include "util/kv.h"
 #include "model/inject.h"
 #include "model/table.h"
 

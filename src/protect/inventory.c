@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "data/provenance.h"
+#include "system/provenance.h"
 #include "protect/inventory.h"
 #include "symbols/debuginfo.h"
 #include "symbols/ksyms.h"

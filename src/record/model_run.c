@@ -29,8 +29,8 @@
 
 #include "data/datafile.h"
 #include "data/model.h"
-#include "data/provenance.h"
 #include "data/recording.h"
+#include "util/kv.h"
 #include "model_marker.h"
 #include "record/model_run.h"
 #include "record/procs.h"

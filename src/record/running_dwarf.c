@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The running kernel's DWARF and KASLR slide (running_dwarf.h). */
-#include "data/provenance.h"
+#include "system/provenance.h"
 #include "record/running_dwarf.h"
 #include "symbols/debuginfo.h"
 #include "symbols/ksyms.h"

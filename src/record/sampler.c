@@ -11,7 +11,7 @@
 #include <bpf/libbpf.h>
 
 #include "record/sampler.h"
-#include "util/cpus.h"
+#include "system/cpus.h"
 
 static int open_clock(int cpu, unsigned int freq)
 {

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <bpf/libbpf.h>
 
-#include "data/provenance.h"
+#include "system/provenance.h"
 #include "data/recording.h"
 #include "record/blocks.h"
 #include "record/collect.h"

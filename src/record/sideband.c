@@ -20,7 +20,7 @@
 
 #include "record/sideband.h"
 #include "util/array.h"
-#include "util/cpus.h"
+#include "system/cpus.h"
 
 /* a 5000-fork burst is ~10k fork/exit records: 1 MiB per CPU holds it */
 #define RING_PAGES     256

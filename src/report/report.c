@@ -14,7 +14,7 @@
 #include "data/datafile.h"
 #include "data/latency.h"
 #include "data/meta.h"
-#include "data/provenance.h"
+#include "system/provenance.h"
 #include "data/samples.h"
 #include "report/own_cost.h"
 #include "report/report.h"

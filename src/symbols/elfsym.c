@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 
 #include "symbols/elfsym.h"
-#include "data/provenance.h"
+#include "system/provenance.h"
 #include "util/safeio.h"
 
 #define DEBUG_DIR "/usr/lib/debug/.build-id/"

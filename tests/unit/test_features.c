@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "data/features.h"
-#include "data/provenance.h"
+#include "system/provenance.h"
 #include "testutil.h"
 
 static char dir[256];

@@ -19,7 +19,7 @@
 #include "cmd/cmds.h"
 #include "data/datafile.h"
 #include "data/model.h"
-#include "data/provenance.h"
+#include "system/provenance.h"
 #include "data/recording.h"
 #include "model/inject.h"
 #include "model/table.h"

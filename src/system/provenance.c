@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "data/provenance.h"
+#include "system/provenance.h"
 
 #define NT_GNU_BUILD_ID	 3
 #define NOTE_HDR_SIZE	 12

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/cpus.h"
+#include "system/cpus.h"
 
 /* Parses /sys/devices/system/cpu/online ("0-3,5,7-8"). */
 int cpus_online(unsigned char *mask, int max)
