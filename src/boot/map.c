@@ -97,7 +97,7 @@ int boot_map(const struct boot_rec *b, const struct features *feat, const char *
 	if (!err && (sole = sole_switched(b, feat)) >= 0)
 		whole_boot(&cost[sole], b);
 	if (!err)
-		protection_map_boot(feat, cost, boot_insns(&b[0]), path, svg, f);
+		protection_map(feat, cost, boot_insns(&b[0]), MAP_INSNS, path, svg, f);
 	for (side = 1; side >= 0; side--) {
 		free(ran[side]);
 		free(v[side]);

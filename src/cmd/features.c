@@ -18,7 +18,7 @@
 #include "data/features.h"
 #include "protect/inventory.h"
 #include "protect/inventory_print.h"
-#include "diff/protection_map.h"
+#include "diff/diff_map.h"
 #include "report/report_features.h"
 #include "symbols/kernel_dwarf.h"
 #include "util/esc.h"
@@ -216,7 +216,7 @@ static int map(const struct features_opts *o)
 	if (!err && (boot_present(df[0]) || boot_present(df[1]))) {
 		err = cli_boot_map(df, o->input, feat, o->svg);
 	} else if (!err) {
-		err = protection_map(df, kd, o->input, feat, o->svg, stdout);
+		err = diff_map(df, kd, o->input, feat, o->svg, stdout);
 		if (err)
 			say_error(o, df, err);
 	}

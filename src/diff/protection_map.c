@@ -1,17 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The protection map (protection_map.h): the cells' numbers, then SVG or JSON. */
-#include <errno.h>
-#include <limits.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "data/datafile.h"
-#include "data/features.h"
-#include "data/runs.h"
-#include "diff/metrics.h"
 #include "diff/protection_map.h"
-#include "symbols/stacks.h"
+#include "data/features.h"
 #include "util/esc.h"
 #include "util/json.h"
 
@@ -85,52 +78,6 @@ static void place(struct map *m)
 		for (p = 0; p < (int)NPOSITIONS; p++)
 			max = fmax(max, fabs(m->cell[t][p]));
 	m->scale_pct = nice(m->base_ns > 0 ? 100 * max / m->base_ns : 0);
-}
-
-/* Each feature's change of CPU time per run from the metrics diff computes, into cost. */
-static void record_costs(struct map *m, const struct metric_set *set, struct map_cost *cost)
-{
-	const struct metric *mt;
-	size_t i;
-
-	for (i = 0; i < set->n; i++)
-		m->base_ns += set->v[i]->r.base_run;
-	for (i = 0; i < features_count(m->feat); i++) {
-		mt = metrics_find(set, features_name(m->feat, i));
-		cost[i] = (struct map_cost){.lo = NAN, .hi = NAN, .placed = true};
-		if (!mt)
-			continue;
-		cost[i].base = mt->r.base_run;
-		cost[i].hard = mt->r.hard_run;
-		cost[i].delta = mt->r.delta_run;
-		cost[i].lo = mt->r.delta_lo;
-		cost[i].hi = mt->r.delta_hi;
-	}
-}
-
-static int load(struct map *m, struct datafile *const df[2], struct kernel_dwarf *const kd[2],
-		struct map_cost *cost)
-{
-	struct metric_set set;
-	size_t runs[2];
-	double period[2];
-	int side, err = 0;
-
-	for (side = 0; side < 2 && !err; side++) {
-		err = runs_prepare(df[side], &runs[side]);
-		period[side] = datafile_sample_period_ns(df[side]);
-	}
-	if (err)
-		return err;
-	metrics_init(&set, NULL, NULL, runs, period);
-	for (side = 0; side < 2 && !err; side++)
-		err = stacks_name_frames(df[side], kd[side])
-			      ?: metrics_load_features(&set, side, df[side], m->feat);
-	err = err ?: metrics_finish(&set, df, INT_MAX);
-	if (!err)
-		record_costs(m, &set, cost);
-	metrics_free(&set);
-	return err;
 }
 
 static double pct(const struct map *m, double ns)
@@ -365,32 +312,17 @@ static void print_svg(const struct map *m, const char *const path[2], FILE *f)
 	fputs("</svg>\n", f);
 }
 
-static void print(struct map *m, const char *const path[2], bool svg, FILE *f)
+void protection_map(const struct features *feat, const struct map_cost *cost, double base,
+		    enum map_unit unit, const char *const path[2], bool svg, FILE *f)
 {
-	place(m);
+	struct map m = {.feat = feat,
+			.u = unit == MAP_INSNS ? &insns_unit : &time_unit,
+			.cost = cost,
+			.base_ns = base};
+
+	place(&m);
 	if (svg)
-		print_svg(m, path, f);
+		print_svg(&m, path, f);
 	else
-		print_json(m, path, f);
-}
-
-int protection_map(struct datafile *const df[2], struct kernel_dwarf *const kd[2],
-		   const char *const path[2], const struct features *feat, bool svg, FILE *f)
-{
-	struct map_cost *cost = calloc(features_count(feat) + 1, sizeof(*cost));
-	struct map m = {.feat = feat, .u = &time_unit, .cost = cost};
-	int err = cost ? load(&m, df, kd, cost) : -ENOMEM;
-
-	if (!err)
-		print(&m, path, svg, f);
-	free(cost);
-	return err;
-}
-
-void protection_map_boot(const struct features *feat, const struct map_cost *cost, double base,
-			 const char *const path[2], bool svg, FILE *f)
-{
-	struct map m = {.feat = feat, .u = &insns_unit, .cost = cost, .base_ns = base};
-
-	print(&m, path, svg, f);
+		print_json(&m, path, f);
 }

@@ -16,13 +16,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-struct datafile;
 struct features;
-struct kernel_dwarf;
-
-/* path: the two recordings' names, as the figure shows them. */
-int protection_map(struct datafile *const df[2], struct kernel_dwarf *const kd[2],
-		   const char *const path[2], const struct features *feat, bool svg, FILE *f);
 
 /* A feature's cost on each side, its change, and the change's 95% interval (NAN: none). */
 struct map_cost {
@@ -31,12 +25,17 @@ struct map_cost {
 	bool whole;  /* the whole boot's change: the one protection the two boots switch */
 };
 
+/* What the costs are: CPU time per run (two workloads' recordings), instructions per boot. */
+enum map_unit { MAP_TIME, MAP_INSNS };
+
 /*
- * The map of two boot recordings (boot/map.c measures them): cost[i] the
- * instructions per boot of feature i of feat, base the base boot's
- * instructions per boot.
+ * The map of cost[i], the cost of feature i of feat in unit (ns, or
+ * instructions), base the base side's whole (the kernel's CPU time per run,
+ * or the boot's instructions); path: the two recordings' names, as the
+ * figure shows them.  diff/diff_map.h measures two workloads' recordings,
+ * boot/map.h two boot recordings.
  */
-void protection_map_boot(const struct features *feat, const struct map_cost *cost, double base,
-			 const char *const path[2], bool svg, FILE *f);
+void protection_map(const struct features *feat, const struct map_cost *cost, double base,
+		    enum map_unit unit, const char *const path[2], bool svg, FILE *f);
 
 #endif

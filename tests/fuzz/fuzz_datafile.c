@@ -18,7 +18,7 @@
 #include "data/features.h"
 #include "diff/diff.h"
 #include "diff/diff_folded.h"
-#include "diff/protection_map.h"
+#include "diff/diff_map.h"
 #include "report/annotate.h"
 #include "report/folded.h"
 #include "report/report.h"
@@ -125,7 +125,7 @@ static void diffs(const char *path, size_t v)
 	if (v % 4 == 2)
 		diff_folded(in.df[0], in.kd[0], in.df[1], in.kd[1], true, stdout);
 	else if (v % 4 == 3)
-		protection_map(in.df, in.kd, o.path, feat, v & 4, stdout);
+		diff_map(in.df, in.kd, o.path, feat, v & 4, stdout);
 	else
 		diff_tables(&o, &in, stdout);
 	done(in.df[0], in.kd[0]);
