@@ -2,7 +2,7 @@
 /*
  * features FILE of a boot recording (features.h).  A feature's state comes
  * from what the recording says of the booted kernel, as features FILE of a
- * workload's recording has it (data/features.h's features_state), minus
+ * workload's recording has it (features/features.h's features_state), minus
  * the compiler-inserted sites: a boot recording scans none.
  */
 #include <errno.h>
@@ -12,7 +12,7 @@
 
 #include "boot/features.h"
 #include "boot/load.h"
-#include "data/features.h"
+#include "features/features.h"
 #include "data/meta.h"
 #include "util/esc.h"
 #include "util/json.h"

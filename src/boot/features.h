@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "data/features.h"
+#include "features/features.h"
 
 struct boot_rec;
 struct features;

@@ -12,8 +12,8 @@
 #include "boot/map.h"
 #include "boot/features.h"
 #include "boot/load.h"
-#include "data/features.h"
-#include "diff/protection_map.h"
+#include "features/features.h"
+#include "features/protection_map.h"
 #include "diff/stats.h"
 
 /* Feature i's instructions per boot on each side (v: per feature, per boot), and the change. */

@@ -11,12 +11,12 @@
 #include <sys/stat.h>
 
 #include "cmd/cli.h"
-#include "data/features.h"
+#include "features/features.h"
 #include "data/datafile.h"
 #include "data/model.h"
 #include "data/samples.h"
 #include "model/report.h"
-#include "protect/sites.h"
+#include "features/sites.h"
 #include "symbols/kernel_dwarf.h"
 #include "util/esc.h"
 
@@ -105,7 +105,7 @@ bool cli_bad_data(const char *cmd, const char *path, struct datafile *df)
 	return say(cmd, path, df, datafile_why);
 }
 
-/* The first feature whose 'sites =' names no pattern of protect/sites.h; -1: none. */
+/* The first feature whose 'sites =' names no pattern of features/sites.h; -1: none. */
 static long unknown_sites(const struct features *f)
 {
 	const char *s;

@@ -16,7 +16,7 @@
 #include "cmd/options.h"
 #include "data/boot_read.h"
 #include "data/datafile.h"
-#include "data/features.h"
+#include "features/features.h"
 #include "diff/diff.h"
 #include "diff/diff_blocks.h"
 #include "diff/diff_folded.h"

@@ -7,7 +7,7 @@
 
 #include "cmd/boot_view.h"
 #include "cmd/cli.h"
-#include "data/features.h"
+#include "features/features.h"
 #include "cmd/cmds.h"
 #include "cmd/options.h"
 #include "data/boot_read.h"

@@ -7,10 +7,10 @@
 
 #include "diff/diff_map.h"
 #include "data/datafile.h"
-#include "data/features.h"
+#include "features/features.h"
 #include "data/runs.h"
 #include "diff/metrics.h"
-#include "diff/protection_map.h"
+#include "features/protection_map.h"
 #include "symbols/stacks.h"
 
 /* Each feature's change of CPU time per run from the metrics diff computes, into cost. */

@@ -3,7 +3,7 @@
  * The protection map of two workloads' recordings (kprotperf features
  * --svg|--json BASE HARDENED): each feature's change of CPU time per run,
  * with its interval, as diff measures it (metrics.h), drawn by
- * diff/protection_map.h.
+ * features/protection_map.h.
  */
 #ifndef KP_DIFF_MAP_H
 #define KP_DIFF_MAP_H

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "util/array.h"
-#include "data/features.h"
+#include "features/features.h"
 #include "data/runs.h"
 #include "diff/metrics.h"
 #include "symbols/recorded_inlines.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "data/datafile.h"
-#include "data/features.h"
+#include "features/features.h"
 #include "data/meta.h"
 #include "system/provenance.h"
 #include "diff/metrics.h"

@@ -6,7 +6,7 @@
 
 #include "util/fmt.h"
 #include "diff/tables.h"
-#include "data/features.h"
+#include "features/features.h"
 #include "util/esc.h"
 #include "util/json.h"
 #include "util/kv.h"

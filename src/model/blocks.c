@@ -16,7 +16,7 @@
 
 #include "model/annotate_int.h"
 #include "model/report.h"
-#include "protect/sites.h"
+#include "features/sites.h"
 #include "analysis/cfg.h"
 #include "analysis/file_cfg.h"
 #include "symbols/kernel_dwarf.h"

@@ -21,7 +21,7 @@
 #include <bpf/btf.h>
 #include <capstone/capstone.h>
 
-#include "protect/sites.h"
+#include "features/sites.h"
 #include "record/blocks.h"
 #include "record/blocks_func.h"
 #include "record/running_dwarf.h"

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "data/protect.h"
-#include "protect/inventory.h"
+#include "features/inventory.h"
 #include "record/sites_save.h"
 #include "util/kv.h"
 

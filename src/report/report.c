@@ -18,7 +18,7 @@
 #include "data/samples.h"
 #include "report/own_cost.h"
 #include "report/report.h"
-#include "report/report_features.h"
+#include "features/feature_costs.h"
 #include "report/report_inline.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/stacks.h"

@@ -15,14 +15,14 @@
 
 #include "fuzz.h"
 #include "data/datafile.h"
-#include "data/features.h"
+#include "features/features.h"
 #include "diff/diff.h"
 #include "diff/diff_folded.h"
 #include "diff/diff_map.h"
 #include "report/annotate.h"
 #include "report/folded.h"
 #include "report/report.h"
-#include "report/report_features.h"
+#include "features/feature_costs.h"
 #include "symbols/kernel_dwarf.h"
 
 static struct features *feat;

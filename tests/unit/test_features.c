@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "data/features.h"
+#include "features/features.h"
 #include "system/provenance.h"
 #include "testutil.h"
 

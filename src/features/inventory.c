@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "system/provenance.h"
-#include "protect/inventory.h"
+#include "features/inventory.h"
 #include "symbols/debuginfo.h"
 #include "symbols/ksyms.h"
 #include "analysis/ktext.h"

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#include "protect/sites.h"
+#include "features/sites.h"
 
 struct ksyms;
 

@@ -34,7 +34,7 @@ const char *features_config(const struct features *f, size_t i, size_t k);
 const char *features_of_config(const struct features *f, const char *option);
 /* Feature i's type, position or when; NULL: the file does not say. */
 const char *features_class(const struct features *f, size_t i, enum features_class c);
-/* The compiler-inserted sites (a protect/sites.h kind name) that are feature i's; NULL: none. */
+/* The compiler-inserted sites (a sites.h kind name) that are feature i's; NULL: none. */
 const char *features_sites(const struct features *f, size_t i);
 /* The feature whose 'sites =' is kind; NULL: none. */
 const char *features_of_site(const struct features *f, const char *kind);

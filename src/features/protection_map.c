@@ -3,8 +3,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "diff/protection_map.h"
-#include "data/features.h"
+#include "features/protection_map.h"
+#include "features/features.h"
 #include "util/esc.h"
 #include "util/json.h"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "util/array.h"
-#include "data/features.h"
+#include "features/features.h"
 #include "data/runs.h"
 #include "util/safeio.h"
 #include "util/textline.h"
@@ -35,7 +35,7 @@ struct feature {
 	struct words globs;
 	struct words configs;		   /* Kconfig options without CONFIG_ */
 	const char *cls[FEATURES_CLASSES]; /* type, position, when: a value of class_values */
-	char *sites;			   /* a protect/sites.h kind name */
+	char *sites;			   /* a sites.h kind name */
 	struct words on, off, dflt;	   /* command-line words; "on", "off" or options */
 	bool patched;
 };
@@ -211,7 +211,7 @@ static int set_class(struct parser *p, struct feature *ft, int c, const char *va
 		   class_values[c][3] ? ", " : "", class_values[c][3] ?: "");
 }
 
-/* One kind name; which ones kprotperf knows is protect/'s to say (cli_features). */
+/* One kind name; which ones kprotperf knows is sites.h's to say (cli_features). */
 static int set_sites(struct parser *p, struct feature *ft, const char *value)
 {
 	if (!*value || value[strspn(value, CONFIG_CHARS)])

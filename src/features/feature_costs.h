@@ -21,7 +21,7 @@ int report_features(struct datafile *df, const struct features *feat, FILE *f, s
 /*
  * Every feature of feat (frames named with kd's inline frames; kd NULL:
  * none) with what it is (type, position, when), its state
- * on the recorded kernel (data/features.h's features_state, from the
+ * on the recorded kernel (features/features.h's features_state, from the
  * recorded config, command line and sites) and its measured cost: its
  * share of the kernel samples and CPU time per run.
  */

@@ -3,8 +3,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "protect/inventory.h"
-#include "protect/inventory_print.h"
+#include "features/inventory.h"
+#include "features/inventory_print.h"
 #include "util/esc.h"
 #include "util/json.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <capstone/capstone.h>
 
-#include "protect/sites.h"
+#include "features/sites.h"
 
 /* The fixed offset of the canary in the per-CPU area (x86_64, before 6.15). */
 #define CANARY_GS_OFFSET 0x28
