@@ -161,7 +161,7 @@ static int recorded(const struct features_opts *o)
 		esc_printf(stdout, "# kprotperf features of %s: kernel %s\n", o->input[0],
 			   datafile_meta(df, "kernel.release") ?: "?");
 	}
-	err = report_feature_list(df, kd, feat, stdout, o->json ? &j : NULL);
+	err = feature_costs_list(df, kd, feat, stdout, o->json ? &j : NULL);
 	if (o->json) {
 		json_close(&j, '}');
 		json_end(&j);

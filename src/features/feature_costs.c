@@ -271,7 +271,7 @@ static void rows_free(struct rows *r)
 	free(r->v);
 }
 
-int report_features(struct datafile *df, const struct features *feat, FILE *f, struct json *j)
+int feature_costs_rollup(struct datafile *df, const struct features *feat, FILE *f, struct json *j)
 {
 	struct rows r = {.feat = feat};
 	int err = collect(df, &r);
@@ -386,8 +386,8 @@ static void list(const struct list_out *o, struct facts *k)
 		json_close(o->j, ']');
 }
 
-int report_feature_list(struct datafile *df, struct kernel_dwarf *kd, const struct features *feat,
-			FILE *f, struct json *j)
+int feature_costs_list(struct datafile *df, struct kernel_dwarf *kd, const struct features *feat,
+		       FILE *f, struct json *j)
 {
 	struct rows r = {.feat = feat};
 	struct facts k = {.r = &r};

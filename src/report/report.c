@@ -634,7 +634,7 @@ static int report_json(const struct report_ctx *c)
 		err = probed_functions(df, o->top, stdout, &j)
 			      ?: functions(df, "k", o, stdout, &j)
 			      ?: functions(df, "u", o, stdout, &j)
-			      ?: report_features(df, c->feat, stdout, &j);
+			      ?: feature_costs_rollup(df, c->feat, stdout, &j);
 	}
 	json_close(&j, '}');
 	json_end(&j);
@@ -672,7 +672,7 @@ static int report_text(const struct report_ctx *c)
 		return 0;
 	}
 	return functions(df, "k", o, stdout, NULL) ?: functions(df, "u", o, stdout, NULL)
-		?: report_features(df, c->feat, stdout, NULL);
+		?: feature_costs_rollup(df, c->feat, stdout, NULL);
 }
 
 int report_sort_key(const char *name)

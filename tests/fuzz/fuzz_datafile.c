@@ -84,7 +84,7 @@ static void reports(const char *path, size_t v)
 		return;
 	/* one way in six: features FILE's list instead */
 	if (v % 6 == 5)
-		report_feature_list(df, kd, feat, stdout, NULL);
+		feature_costs_list(df, kd, feat, stdout, NULL);
 	else
 		report_show(df, kd, "", feat, &opts[v % (sizeof(opts) / sizeof(opts[0]))]);
 	done(df, kd);
