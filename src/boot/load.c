@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "boot/load.h"
-#include "data/boot.h"
+#include "data/boot_schema.h"
 #include "data/boot_read.h"
 #include "data/datafile.h"
 #include "util/array.h"

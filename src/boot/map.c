@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "boot/map.h"
-#include "boot/features.h"
+#include "boot/boot_features.h"
 #include "boot/load.h"
 #include "features/features.h"
 #include "features/protection_map.h"

@@ -15,7 +15,7 @@
 #include "data/datafile.h"
 #include "data/model.h"
 #include "data/samples.h"
-#include "model/report.h"
+#include "model/model_report.h"
 #include "features/sites.h"
 #include "symbols/kernel_dwarf.h"
 #include "util/esc.h"

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "data/blocks_tables.h"
-#include "data/boot.h"
+#include "data/boot_schema.h"
 #include "data/model.h"
 #include "data/protect.h"
 #include "data/check.h"

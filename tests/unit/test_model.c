@@ -21,7 +21,7 @@
 #include "data/model.h"
 #include "system/provenance.h"
 #include "data/recording.h"
-#include "model/inject.h"
+#include "model/model_inject.h"
 #include "model/table.h"
 #include "testutil.h"
 

@@ -2,7 +2,7 @@
 /*
  * annotate --model: the machine model's counts per source line, as
  * cg_annotate shows them, and for a kernel function per basic block of its
- * control-flow graph (annotate.c, lines.c, blocks.c).
+ * control-flow graph (model_annotate.c, model_lines.c, model_blocks.c).
  */
 #ifndef KP_MODEL_ANNOTATE_H
 #define KP_MODEL_ANNOTATE_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The geometries of a cache sweep side by side (sweep.h): report --model's
+ * The geometries of a cache sweep side by side (model_sweep.h): report --model's
  * misses and miss rates per geometry, diff --model's change in the kernel's
  * misses per geometry, the two recordings' geometries matched by value.
  * Miss rates as cachegrind's: I1 misses of instructions, D1 misses of D1
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "data/datafile.h"
-#include "model/sweep.h"
+#include "model/model_sweep.h"
 #include "util/json.h"
 
 static const char *const side_name[2] = {"base", "hardened"};

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/folded.h"
+#include "model/model_folded.h"
 #include "model/rows.h"
 #include "util/esc.h"
 

@@ -7,7 +7,7 @@
 
 #include "cmd/cmds.h"
 #include "cmd/options.h"
-#include "model/inject.h"
+#include "model/model_inject.h"
 #include "util/esc.h"
 
 static const struct options_entry entries[] = {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* A boot's model table per kernel function (funcs.h). */
-#include "boot/funcs.h"
+/* A boot's model table per kernel function (boot_funcs.h). */
+#include "boot/boot_funcs.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "data/boot.h"
+#include "data/boot_schema.h"
 #include "symbols/ksyms.h"
 #include "util/safeio.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * annotate --model per basic block of a kernel function (annotate_int.h):
+ * annotate --model per basic block of a kernel function (model_annotate_int.h):
  * its graph built from the vmlinux file as linked (analysis/file_cfg.h), as
  * record --blocks builds it from the running text, and the model's exact
  * counts laid on it.  A block's count is that of its first instruction; its
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/annotate_int.h"
-#include "model/report.h"
+#include "model/model_annotate_int.h"
+#include "model/model_report.h"
 #include "features/sites.h"
 #include "analysis/cfg.h"
 #include "analysis/file_cfg.h"

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "report/folded.h"
+#include "report/report_folded.h"
 #include "symbols/folded_stacks.h"
 #include "symbols/stacks.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * annotate --model per source line (annotate_int.h): each counted PC placed
+ * annotate --model per source line (model_annotate_int.h): each counted PC placed
  * at the innermost line of its inline chain, so that inlined code counts
  * at its own file:line, and the PCs of one line (and inline chain) merged.
  * With a function: its lines by file and line, as cg_annotate shows a
@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/annotate.h"
-#include "model/annotate_int.h"
-#include "model/report.h"
+#include "model/model_annotate.h"
+#include "model/model_annotate_int.h"
+#include "model/model_report.h"
 #include "symbols/symbolize.h"
 #include "util/array.h"
 #include "util/esc.h"

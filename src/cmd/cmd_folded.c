@@ -12,8 +12,8 @@
 #include "data/boot_read.h"
 #include "data/datafile.h"
 #include "data/latency.h"
-#include "report/folded.h"
-#include "model/folded.h"
+#include "report/report_folded.h"
+#include "model/model_folded.h"
 #include "symbols/kernel_dwarf.h"
 #include "util/esc.h"
 

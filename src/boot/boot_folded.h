@@ -3,7 +3,7 @@
  * folded FILE of a boot recording, for flamegraph.pl: by default the boot's
  * time to the first user process, its phases and its initcalls
  * ("boot;initcalls;NAME NS", mean per boot); with --model W one line per
- * function ("boot;[kernel];NAME N"), weighted by W (model/folded.h's).
+ * function ("boot;[kernel];NAME N"), weighted by W (model/model_folded.h's).
  */
 #ifndef KP_BOOT_FOLDED_H
 #define KP_BOOT_FOLDED_H

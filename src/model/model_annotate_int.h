@@ -58,12 +58,12 @@ int model_pc_place(struct model_ann *a, __u64 pc, const char *module, const stru
 /* The functions inlined at r, outermost first, joined by ';' (caller frees; "" none). */
 char *model_inlined_chain(const struct sym_result *r);
 
-/* lines.c: a's lines from its PCs (fn's, or all), merged by place, then printed. */
+/* model_lines.c: a's lines from its PCs (fn's, or all), merged by place, then printed. */
 int model_lines_collect(struct model_ann *a);
 void model_lines_print(struct model_ann *a);
 void model_lines_free(struct model_ann *a);
 /*
- * blocks.c: fn's basic blocks and loops from the kernel's file, the counts
+ * model_blocks.c: fn's basic blocks and loops from the kernel's file, the counts
  * laid on them (a graph that cannot be built is said when printed: only
  * -ENOMEM fails), printed (text or a->j), freed.
  */

@@ -12,7 +12,7 @@
 #include "cmd/options.h"
 #include "data/boot_read.h"
 #include "data/datafile.h"
-#include "model/report.h"
+#include "model/model_report.h"
 #include "report/report.h"
 #include "report/report_blocks.h"
 #include "symbols/kernel_dwarf.h"
@@ -31,7 +31,7 @@ enum {
 	O_GEOM
 };
 
-/* report's options, and the --blocks ones that report.h's need not know of */
+/* report's options, and the --blocks ones that report/report.h's need not know of */
 struct report_args {
 	struct report_opts o;
 	bool blocks;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * report FILE of a boot recording (report.h).  Times are means over the
+ * report FILE of a boot recording (boot_report.h).  Times are means over the
  * boots, each with the 95% interval of the mean (Student's t over the
  * boots) when there are two or more; with the machine model, instructions
  * per boot, exact per boot (the model counts every one).
@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "boot/report.h"
-#include "boot/features.h"
+#include "boot/boot_report.h"
+#include "boot/boot_features.h"
 #include "boot/load.h"
 #include "data/datafile.h"
 #include "diff/stats.h"
-#include "model/report.h"
+#include "model/model_report.h"
 #include "model/rows.h"
 #include "util/esc.h"
 #include "util/fmt.h"
@@ -128,7 +128,7 @@ static void calls_text(FILE *f, const struct boot_rec *b, const struct boot_seri
 	}
 }
 
-/* A function's means per boot as model/report.h's row, for its columns. */
+/* A function's means per boot as model/model_report.h's row, for its columns. */
 static struct model_func per_boot(const struct boot_rec *b, const struct boot_series *s,
 				  unsigned int geom)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* folded --model: the model's counts per function as folded lines (folded.c). */
+/* folded --model: the model's counts per function as folded lines (model_folded.c). */
 #ifndef KP_MODEL_FOLDED_H
 #define KP_MODEL_FOLDED_H
 

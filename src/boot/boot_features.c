@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * features FILE of a boot recording (features.h).  A feature's state comes
+ * features FILE of a boot recording (boot_features.h).  A feature's state comes
  * from what the recording says of the booted kernel, as features FILE of a
  * workload's recording has it (features/features.h's features_state), minus
  * the compiler-inserted sites: a boot recording scans none.
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "boot/features.h"
+#include "boot/boot_features.h"
 #include "boot/load.h"
 #include "features/features.h"
 #include "data/meta.h"

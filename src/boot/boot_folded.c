@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * folded of a boot recording (folded.h).  The time lines add up to the
+ * folded of a boot recording (boot_folded.h).  The time lines add up to the
  * boot from reset to the first user process: before the kernel's entry
  * (with the model), up to the first initcall, the initcalls (each, and the time
  * between them), after them.  Means per boot, rounded to whole ns.
@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "boot/folded.h"
+#include "boot/boot_folded.h"
 #include "boot/load.h"
-#include "boot/report.h"
-#include "data/boot.h"
-#include "model/folded.h"
+#include "boot/boot_report.h"
+#include "data/boot_schema.h"
+#include "model/model_folded.h"
 #include "util/esc.h"
 
 /* A line of the graph; nothing for a value unknown or below 1. */

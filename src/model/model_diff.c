@@ -13,9 +13,9 @@
 #include <string.h>
 
 #include "data/datafile.h"
-#include "model/report.h"
+#include "model/model_report.h"
 #include "model/rows.h"
-#include "model/sweep.h"
+#include "model/model_sweep.h"
 #include "util/esc.h"
 #include "util/json.h"
 

@@ -22,7 +22,7 @@
 #include "diff/diff_folded.h"
 #include "diff/metrics.h"
 #include "diff/prov.h"
-#include "model/report.h"
+#include "model/model_report.h"
 #include "symbols/kernel_dwarf.h"
 #include "util/esc.h"
 

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* report --model and diff --model: the machine model's counts per function (report.c, diff.c). */
+/*
+ * report --model and diff --model: the machine model's counts per function
+ * (model_report.c, model_diff.c).
+ */
 #ifndef KP_MODEL_REPORT_H
 #define KP_MODEL_REPORT_H
 

@@ -10,8 +10,8 @@
 #include "cmd/options.h"
 #include "data/datafile.h"
 #include "data/samples.h"
-#include "model/annotate.h"
-#include "report/annotate.h"
+#include "model/model_annotate.h"
+#include "report/report_annotate.h"
 #include "symbols/kernel_dwarf.h"
 #include "util/esc.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * report --model: the machine model's counts per function, kernel and user
- * (report.h), as text or JSON.  Like cg_annotate's function table: exact
+ * (model_report.h), as text or JSON.  Like cg_annotate's function table: exact
  * instructions, and with simulated caches the I1, D1 and LL misses charged
  * to each function's instructions, reads and writes apart.
  */
@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "data/datafile.h"
-#include "model/report.h"
+#include "model/model_report.h"
 #include "model/rows.h"
-#include "model/sweep.h"
+#include "model/model_sweep.h"
 #include "util/esc.h"
 #include "util/fmt.h"
 #include "util/json.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * kprotperf inject --model (inject.h).  The table and the recording must be
+ * kprotperf inject --model (model_inject.h).  The table and the recording must be
  * of one run: the same kernel build (the build id vm-run.sh stamps on the
  * table, from the booted guest, against the recording's), as many windows
  * counted as the recording opened, counts not merged before.
@@ -14,7 +14,7 @@
 #include "data/model.h"
 #include "data/recording.h"
 #include "util/kv.h"
-#include "model/inject.h"
+#include "model/model_inject.h"
 #include "model/table.h"
 
 /* Whether the table belongs to the recording; why says why not. */

@@ -2,7 +2,7 @@
 /*
  * The raw folders of a kernel's boots (scripts/vm-run.sh --boot --out DIR:
  * dmesg.txt, kallsyms.txt, cmdline, release, build-id, config, model.txt;
- * all untrusted) into one new recording (data/boot.h), written whole or
+ * all untrusted) into one new recording (data/boot_schema.h), written whole or
  * not at all.
  */
 #ifndef KP_BOOT_COLLECT_H

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * annotate --model (annotate.h): the function picked, each counted PC
+ * annotate --model (model_annotate.h): the function picked, each counted PC
  * placed at its source line (kernel PCs through the kernel's DWARF, user
  * PCs through the mapping that holds them and their file's DWARF), then
- * the lines (lines.c) and, for a kernel function, its blocks (blocks.c).
+ * the lines (model_lines.c) and, for a kernel function, its blocks (model_blocks.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "data/datafile.h"
-#include "model/annotate.h"
-#include "model/annotate_int.h"
-#include "model/report.h"
+#include "model/model_annotate.h"
+#include "model/model_annotate_int.h"
+#include "model/model_report.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/symbolize.h"
 #include "util/array.h"

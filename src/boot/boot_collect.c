@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Raw boot folders into a recording (collect.h). */
-#include "boot/collect.h"
+/* Raw boot folders into a recording (boot_collect.h). */
+#include "boot/boot_collect.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -12,7 +12,7 @@
 
 #include "boot/opts.h"
 #include "boot/dmesg.h"
-#include "boot/funcs.h"
+#include "boot/boot_funcs.h"
 #include "data/boot_write.h"
 #include "data/datafile.h"
 #include "system/provenance.h"
@@ -200,7 +200,7 @@ static int collect_run(struct collect *c, const char *dir, unsigned int run)
 	       (c->o->model ? functions(c, dir, run, &row) : 0) ?: boot_put_run(c->df, run, &row);
 }
 
-/* The keys of data/boot.h's recording, with the provenance record writes. */
+/* The keys of data/boot_schema.h's recording, with the provenance record writes. */
 static int put_meta(struct collect *c, unsigned int n, bool no_config)
 {
 	const struct boot_opts *o = c->o;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * diff of two boot recordings (diff.h).  An initcall or a function on one
+ * diff of two boot recordings (boot_diff.h).  An initcall or a function on one
  * side only is listed as such ("new": only the hardened kernel ran it,
  * "gone": only the base), its change the whole of its cost; those are what
  * a user looks for first when a hardened kernel boots slower.
@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "boot/diff.h"
+#include "boot/boot_diff.h"
 #include "boot/load.h"
-#include "boot/report.h"
+#include "boot/boot_report.h"
 #include "diff/stats.h"
-#include "model/report.h"
+#include "model/model_report.h"
 #include "util/esc.h"
 #include "util/fmt.h"
 #include "util/json.h"

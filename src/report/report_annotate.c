@@ -12,7 +12,7 @@
 
 #include "data/datafile.h"
 #include "data/samples.h"
-#include "report/annotate.h"
+#include "report/report_annotate.h"
 #include "symbols/inlines.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/stacks.h"
