@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * annotate --model (model_annotate.h): the function picked, each counted PC
- * placed at its source line (kernel PCs through the kernel's DWARF, user
- * PCs through the mapping that holds them and their file's DWARF), then
- * the lines (model_lines.c) and, for a kernel function, its blocks (model_blocks.c).
+ * placed at its source line (model_place.c), then the lines (model_lines.c)
+ * and, for a kernel function, its blocks (model_blocks.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,107 +14,8 @@
 #include "model/model_annotate_int.h"
 #include "model/model_report.h"
 #include "symbols/kernel_dwarf.h"
-#include "symbols/symbolize.h"
-#include "util/array.h"
 #include "util/esc.h"
 #include "util/json.h"
-
-static __u64 sat_add(__u64 a, __u64 b)
-{
-	return a + b < a ? (__u64)-1 : a + b;
-}
-
-void model_func_add(struct model_func *a, const struct model_func *b)
-{
-	int i;
-
-	a->insns = sat_add(a->insns, b->insns);
-	for (i = 0; i < MODEL_STATS; i++)
-		a->v[i] = sat_add(a->v[i], b->v[i]);
-}
-
-char *model_inlined_chain(const struct sym_result *r)
-{
-	size_t len = 1, at = 0;
-	unsigned int i;
-	char *s;
-
-	for (i = 0; i + 1 < r->n; i++)
-		len += strlen(r->frames[i].func ?: "?") + 1;
-	s = malloc(len);
-	if (!s)
-		return NULL;
-	*s = 0;
-	for (i = r->n > 1 ? r->n - 1 : 0; i-- > 0;)
-		at += snprintf(s + at, len - at, "%s%s", at ? ";" : "", r->frames[i].func ?: "?");
-	return s;
-}
-
-static int map_row(const struct model_map *m, void *ctx)
-{
-	struct model_map_list *l = ctx;
-	struct model_map *d;
-
-	if (array_reserve((void **)&l->m, &l->cap, l->n + 1, sizeof(*l->m)))
-		return -ENOMEM;
-	d = &l->m[l->n];
-	*d = *m;
-	d->path = strdup(m->path);
-	d->build_id = strdup(m->build_id);
-	if (!d->path || !d->build_id) {
-		free((char *)d->path);
-		free((char *)d->build_id);
-		return -ENOMEM;
-	}
-	l->n++;
-	return 0;
-}
-
-static void maps_free(struct model_map_list *l)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++) {
-		free((char *)l->m[i].path);
-		free((char *)l->m[i].build_id);
-	}
-	free(l->m);
-}
-
-/* A user PC of the file at path: through the mapping that holds it, at its file offset. */
-static int user_place(struct model_ann *a, __u64 pc, const char *path, const struct sym_result **r)
-{
-	const struct model_map *m = NULL;
-	size_t i;
-	int err;
-
-	for (i = 0; i < a->maps.n && !m; i++)
-		if (pc >= a->maps.m[i].start && pc < a->maps.m[i].end &&
-		    !strcmp(a->maps.m[i].path, path))
-			m = &a->maps.m[i];
-	if (!m)
-		return -ENOENT;
-	if (!user_file_is(&a->uf, m->path, m->build_id)) {
-		err = user_file_open(&a->uf, m->path, m->build_id, datafile_symfs(a->df));
-		if (err)
-			return err;
-	}
-	return user_file_symbolize(&a->uf, pc - m->start + m->pgoff, r);
-}
-
-int model_pc_place(struct model_ann *a, __u64 pc, const char *module, const struct sym_result **r)
-{
-	int err;
-
-	if (pc >= MODEL_KERNEL_START) {
-		if (!a->kd || strcmp(module, "[kernel]"))
-			return -ENOENT;
-		err = kernel_dwarf_symbolize(a->kd, pc, r);
-	} else {
-		err = *module == '/' ? user_place(a, pc, module, r) : -ENOENT;
-	}
-	return err;
-}
 
 /* o->func's row: the kernel's when both the kernel and a user file have one. */
 static int pick(struct model_ann *a, const char *note, char *why, size_t len)
@@ -220,7 +120,7 @@ int model_annotate(struct datafile *df, struct kernel_dwarf *kd, const char *not
 
 	if (!err && o->func)
 		err = pick(&a, note, why, len);
-	err = err ?: model_maps(df, map_row, &a.maps);
+	err = err ?: model_place_open(&a);
 	err = err ?: model_lines_collect(&a) ?: no_lines(&a, why, len);
 	if (!err && a.kernel)
 		err = model_blocks_build(&a);
@@ -230,8 +130,7 @@ int model_annotate(struct datafile *df, struct kernel_dwarf *kd, const char *not
 		show_text(&a, note);
 	model_blocks_free(&a);
 	model_lines_free(&a);
-	user_file_close(&a.uf);
-	maps_free(&a.maps);
+	model_place_close(&a);
 	model_counts_free(&a.mc);
 	return err;
 }

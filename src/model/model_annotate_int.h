@@ -51,8 +51,13 @@ struct model_ann {
 	struct json *j;		    /* NULL: text */
 };
 
-/* a += b, saturated: the counts are read from a file and may be anything. */
-void model_func_add(struct model_func *a, const struct model_func *b);
+/*
+ * model_place.c: the recording's maps read (-ENOMEM, or as data/ readers
+ * fail), so that model_pc_place() places user PCs; closed with what it
+ * opened of the user files.
+ */
+int model_place_open(struct model_ann *a);
+void model_place_close(struct model_ann *a);
 /* The source place of PC pc of a function in module: 0 with *r, -ENOENT none, -ENOMEM. */
 int model_pc_place(struct model_ann *a, __u64 pc, const char *module, const struct sym_result **r);
 /* The functions inlined at r, outermost first, joined by ';' (caller frees; "" none). */
