@@ -263,15 +263,6 @@ static int supervise(struct scn_run *r, const char *dir, const struct scn_limits
 	return outcome(r, sig, &end, lim->seconds);
 }
 
-/* What is pending of set thrown away: a late alarm, a stop meant for the caller's group. */
-void scn_discard(const sigset_t *set)
-{
-	const struct timespec zero = {0, 0};
-
-	while (sigtimedwait(set, NULL, &zero) > 0)
-		;
-}
-
 int scenario_run(const struct scn_templates *t, const struct scenario *s,
 		 const struct scn_limits *lim)
 {

@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "explore/scenario_int.h"
@@ -60,6 +61,15 @@ static int limits(const struct scn_limits *lim)
 		?: limit(RLIMIT_NPROC, "RLIMIT_NPROC", lim->procs)
 		?: limit(RLIMIT_NOFILE, "RLIMIT_NOFILE", lim->files)
 		?: limit(RLIMIT_CORE, "RLIMIT_CORE", 0);
+}
+
+/* What is pending of set thrown away: a late alarm, a stop meant for the caller's group. */
+void scn_discard(const sigset_t *set)
+{
+	const struct timespec zero = {0, 0};
+
+	while (sigtimedwait(set, NULL, &zero) > 0)
+		;
 }
 
 /*
