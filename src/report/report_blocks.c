@@ -25,23 +25,6 @@
 #include "util/esc.h"
 #include "util/json.h"
 
-void report_blocks_json_count(struct json *j, const char *key, long long v)
-{
-	if (v < 0)
-		json_str(j, key, NULL);
-	else
-		json_u64(j, key, v);
-}
-
-const char *report_blocks_count_text(char *buf, size_t len, long long v)
-{
-	if (v < 0)
-		snprintf(buf, len, "?");
-	else
-		snprintf(buf, len, "%lld", v);
-	return buf;
-}
-
 /* The inlined frames at a position, outermost first: "a > b", "" when none. */
 static void chain_of(const struct sym_result *r, char *buf, size_t len)
 {
