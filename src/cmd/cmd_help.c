@@ -146,8 +146,9 @@ static int open_page(char *page, const char *cmd)
 	return ret;
 }
 
-/* The command named by the operand, if any, into *c; -EINVAL (said) for an unknown one. */
-static int operand(int argc, char **argv, const struct command **c)
+/* The command of cmds named by the operand, if any, into *c; -EINVAL (said) for an unknown one. */
+static int operand(int argc, char **argv, const struct command *cmds, size_t n,
+		   const struct command **c)
 {
 	size_t i;
 
@@ -160,17 +161,19 @@ static int operand(int argc, char **argv, const struct command **c)
 			argv[optind + 1]);
 		return -EINVAL;
 	}
-	*c = commands_find(argv[optind]);
+	for (i = 0; i < n && !*c; i++)
+		if (!strcmp(argv[optind], cmds[i].name))
+			*c = &cmds[i];
 	if (*c)
 		return 0;
 	fprintf(stderr, "kprotperf help: no command '%s' (commands:", argv[optind]);
-	for (i = 0; i < n_commands; i++)
-		fprintf(stderr, " %s", commands[i].name);
+	for (i = 0; i < n; i++)
+		fprintf(stderr, " %s", cmds[i].name);
 	fputs(")\n", stderr);
 	return -EINVAL;
 }
 
-int cmd_help(int argc, char **argv)
+int cmd_help(int argc, char **argv, const struct command *cmds, size_t n)
 {
 	enum help_mode mode = H_MAN;
 	const struct command *c;
@@ -180,7 +183,7 @@ int cmd_help(int argc, char **argv)
 
 	if (err)
 		return err > 0 ? 0 : 2;
-	if (operand(argc, argv, &c))
+	if (operand(argc, argv, cmds, n, &c))
 		return 2;
 	if ((mode == H_LIST_OPTS && !c) || (mode == H_LIST_CMDS && c)) {
 		fprintf(stderr, "kprotperf help: --list-%s (see kprotperf help --help)\n",
@@ -189,14 +192,14 @@ int cmd_help(int argc, char **argv)
 	}
 	switch (mode) {
 	case H_LIST_CMDS:
-		for (i = 0; i < n_commands; i++)
-			puts(commands[i].name);
+		for (i = 0; i < n; i++)
+			puts(cmds[i].name);
 		return 0;
 	case H_LIST_OPTS:
 		list_opts(c);
 		return 0;
 	case H_SCDOC:
-		manpage_write(stdout, c);
+		manpage_write(stdout, c, cmds, n);
 		return 0;
 	case H_MAN:
 		break;
