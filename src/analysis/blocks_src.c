@@ -6,6 +6,8 @@
  * block may decode to another number of instructions than the running
  * kernel's, which the callers then say.
  */
+#include "analysis/blocks_src.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
@@ -16,7 +18,6 @@
 #include <gelf.h>
 
 #include "data/blocks_read.h"
-#include "analysis/blocks_src.h"
 #include "symbols/debuginfo.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/symbolize.h"

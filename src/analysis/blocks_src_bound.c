@@ -6,13 +6,14 @@
  * values per slab cache.  The expressions and cache names come from the
  * data file: escaped.
  */
+#include "analysis/blocks_src.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "data/blocks_read.h"
-#include "analysis/blocks_src.h"
 #include "util/esc.h"
 #include "util/fmt.h"
 #include "util/json.h"

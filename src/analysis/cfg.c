@@ -20,6 +20,8 @@
  *
  * Dominators, loops and flow are cfg_flow.c's.
  */
+#include "analysis/cfg.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -28,7 +30,6 @@
 #include <capstone/capstone.h>
 
 #include "util/array.h"
-#include "analysis/cfg.h"
 
 enum ins_kind {
 	I_PLAIN,   /* runs on into the next instruction: calls and WARN's ud2 included */

@@ -16,6 +16,8 @@
  * them closes; or it bridges two such cycles, which this peeling leaves
  * open although solving the whole linear system would give it.
  */
+#include "analysis/cfg.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -23,7 +25,6 @@
 #include <string.h>
 
 #include "util/array.h"
-#include "analysis/cfg.h"
 
 /* Reverse postorder from the entry: order[k] is the k-th block, num[b] its rank. */
 static int rpo(const struct cfg *g, int *order, int *num)

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* A kernel function's graph from its vmlinux file (file_cfg.h). */
+#include "analysis/file_cfg.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <gelf.h>
 #include <elfutils/libdwfl.h>
 
-#include "symbols/debuginfo.h"
-#include "analysis/file_cfg.h"
 #include "analysis/inline_ctx.h"
+#include "symbols/debuginfo.h"
 
 #define BUG_ENTRY_SIZE	12 /* struct bug_entry {s32 addr, file; u16 line, flags} */
 #define BUGFLAG_WARNING 1

@@ -7,6 +7,8 @@
  * __x86_return_thunk is a return and one to __x86_indirect_thunk_* an
  * indirect jump, neither a tail call.
  */
+#include "analysis/inline_ctx.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -16,9 +18,8 @@
 #include <capstone/capstone.h>
 #include <elfutils/libdwfl.h>
 
-#include "util/array.h"
 #include "symbols/debuginfo.h"
-#include "analysis/inline_ctx.h"
+#include "util/array.h"
 
 #define RETURN_THUNK	"__x86_return_thunk"
 #define INDIRECT_THUNK	"__x86_indirect_thunk_"

@@ -36,12 +36,13 @@
  * - Relocatable objects (modules) are read without relocating their text:
  *   their calls and jumps to other sections resolve wrong.
  */
+#include "analysis/inline_exits.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <capstone/capstone.h>
 
-#include "analysis/inline_exits.h"
 #include "analysis/inline_ctx.h"
 #include "symbols/inlines.h"
 #include "util/array.h"

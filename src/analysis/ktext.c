@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* A function's text from /proc/kcore or from the vmlinux file (ktext.h). */
+#include "analysis/ktext.h"
+
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -9,7 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/ktext.h"
 #include "util/safeio.h"
 
 /* segments kcore has: a few per memory range; more means a corrupt file */

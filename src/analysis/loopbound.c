@@ -23,6 +23,8 @@
  * A call is taken to change the registers the ABI lets it (the kernel's
  * -pg builds keep GCC from using what it knows of its callees' registers).
  */
+#include "analysis/loopbound.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -30,9 +32,8 @@
 #include <string.h>
 #include <capstone/capstone.h>
 
-#include "util/array.h"
 #include "analysis/cfg.h"
-#include "analysis/loopbound.h"
+#include "util/array.h"
 
 #define FLAGS (1u << KP_FREG_FLAGS)
 /* what a call may leave changed (the psABI's caller-saved registers) */

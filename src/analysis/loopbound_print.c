@@ -7,6 +7,8 @@
  * bitfield's bits), else in the registers' own terms:
  * "*(u16 *)(%r15 + 0x2a) & 0x7fff".
  */
+#include "analysis/loopbound.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -18,7 +20,6 @@
 
 #include "symbols/debuginfo.h"
 #include "symbols/dwarf_fetch.h"
-#include "analysis/loopbound.h"
 
 /* loads, shifts, masks and extensions between a member's value and the load reading it */
 #define MAX_CHAIN 8

@@ -15,11 +15,11 @@
  * head what they read where they are: stores in the block are assumed not
  * to alias them.
  */
+#include "analysis/loopbound.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <capstone/capstone.h>
-
-#include "analysis/loopbound.h"
 
 /* Each register's 64, 32, 16 and 8-bit names; the high bytes (ah...) stand for the whole too. */
 static const struct {

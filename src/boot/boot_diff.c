@@ -5,14 +5,15 @@
  * "gone": only the base), its change the whole of its cost; those are what
  * a user looks for first when a hardened kernel boots slower.
  */
+#include "boot/boot_diff.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "boot/boot_diff.h"
-#include "boot/load.h"
 #include "boot/boot_report.h"
+#include "boot/load.h"
 #include "diff/stats.h"
 #include "model/model_report.h"
 #include "util/esc.h"

@@ -5,15 +5,16 @@
  * workload's recording has it (features/features.h's features_state), minus
  * the compiler-inserted sites: a boot recording scans none.
  */
+#include "boot/boot_features.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "boot/boot_features.h"
 #include "boot/load.h"
-#include "features/features.h"
 #include "data/meta.h"
+#include "features/features.h"
 #include "util/esc.h"
 #include "util/json.h"
 #include "util/kv.h"

@@ -5,14 +5,15 @@
  * (with the model), up to the first initcall, the initcalls (each, and the time
  * between them), after them.  Means per boot, rounded to whole ns.
  */
+#include "boot/boot_folded.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "boot/boot_folded.h"
-#include "boot/load.h"
 #include "boot/boot_report.h"
+#include "boot/load.h"
 #include "data/boot_schema.h"
 #include "model/model_folded.h"
 #include "util/esc.h"

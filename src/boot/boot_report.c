@@ -5,12 +5,13 @@
  * boots) when there are two or more; with the machine model, instructions
  * per boot, exact per boot (the model counts every one).
  */
+#include "boot/boot_report.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "boot/boot_report.h"
 #include "boot/boot_features.h"
 #include "boot/load.h"
 #include "data/datafile.h"

@@ -4,17 +4,18 @@
  * functions ran in neither boot costs nothing there, and saying so on the
  * map would read as measured: it is left off unless the boot switches it.
  */
+#include "boot/map.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "boot/map.h"
 #include "boot/boot_features.h"
 #include "boot/load.h"
+#include "diff/stats.h"
 #include "features/features.h"
 #include "features/protection_map.h"
-#include "diff/stats.h"
 
 /* Feature i's instructions per boot on each side (v: per feature, per boot), and the change. */
 static void cost_of(struct map_cost *c, const struct features *feat, size_t i,

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* kprotperf annotate: its options, the recording and its kernel's DWARF opened, then the tables. */
+#include "cmd/cmds.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/cli.h"
-#include "cmd/cmds.h"
 #include "cmd/options.h"
 #include "data/datafile.h"
 #include "data/samples.h"

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* kprotperf boot: its options, checked before anything runs, then the boots. */
+#include "cmd/cmds.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "boot/boot.h"
-#include "cmd/cmds.h"
 #include "cmd/options.h"
 #include "util/esc.h"
 

@@ -3,6 +3,8 @@
  * kprotperf diff: its options checked, the two recordings, their kernels'
  * DWARF and the feature mapping opened and checked, then the comparison.
  */
+#include "cmd/cmds.h"
+
 #include <errno.h>
 #include <getopt.h> /* optind */
 #include <stdio.h>
@@ -12,16 +14,15 @@
 
 #include "cmd/boot_view.h"
 #include "cmd/cli.h"
-#include "cmd/cmds.h"
 #include "cmd/options.h"
 #include "data/boot_read.h"
 #include "data/datafile.h"
-#include "features/features.h"
 #include "diff/diff.h"
 #include "diff/diff_blocks.h"
 #include "diff/diff_folded.h"
 #include "diff/metrics.h"
 #include "diff/prov.h"
+#include "features/features.h"
 #include "model/model_report.h"
 #include "symbols/kernel_dwarf.h"
 #include "util/esc.h"

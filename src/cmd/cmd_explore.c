@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* kprotperf explore: its options, then the search or the replay. */
+#include "cmd/cmds.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -9,7 +11,6 @@
 #include <string.h>
 
 #include "cmd/cli.h"
-#include "cmd/cmds.h"
 #include "cmd/options.h"
 #include "explore/explore.h"
 

@@ -3,6 +3,8 @@
  * kprotperf features: its options, then the inventory of a kernel's text
  * built and printed or, given a recording, every feature's state and cost.
  */
+#include "cmd/cmds.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
@@ -11,15 +13,14 @@
 
 #include "cmd/boot_view.h"
 #include "cmd/cli.h"
-#include "cmd/cmds.h"
 #include "cmd/options.h"
 #include "data/boot_read.h"
 #include "data/datafile.h"
+#include "diff/diff_map.h"
+#include "features/feature_costs.h"
 #include "features/features.h"
 #include "features/inventory.h"
 #include "features/inventory_print.h"
-#include "diff/diff_map.h"
-#include "features/feature_costs.h"
 #include "symbols/kernel_dwarf.h"
 #include "util/esc.h"
 #include "util/json.h"

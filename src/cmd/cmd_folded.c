@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* kprotperf folded: its options checked, then folded stacks for flamegraph.pl. */
+#include "cmd/cmds.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -7,13 +9,12 @@
 
 #include "cmd/boot_view.h"
 #include "cmd/cli.h"
-#include "cmd/cmds.h"
 #include "cmd/options.h"
 #include "data/boot_read.h"
 #include "data/datafile.h"
 #include "data/latency.h"
-#include "report/report_folded.h"
 #include "model/model_folded.h"
+#include "report/report_folded.h"
 #include "symbols/kernel_dwarf.h"
 #include "util/esc.h"
 

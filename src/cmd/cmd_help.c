@@ -4,6 +4,8 @@
  * and for shell completion, the man pages' source and the lists of commands
  * and options, all from the same tables as --help.
  */
+#include "cmd/cmds.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -16,7 +18,6 @@
 #include <unistd.h>
 
 #include "cmd/cli.h"
-#include "cmd/cmds.h"
 #include "cmd/commands.h"
 #include "cmd/manpage.h"
 #include "cmd/options.h"

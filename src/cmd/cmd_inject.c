@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* kprotperf inject: its options, then each recording given the model's counts. */
+#include "cmd/cmds.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd/cmds.h"
 #include "cmd/options.h"
 #include "model/model_inject.h"
 #include "util/esc.h"

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* kprotperf record: its options, checked, then the recording session. */
+#include "cmd/cmds.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cmds.h"
 #include "cmd/options.h"
 #include "data/datafile.h"
 #include "record/model_run.h"

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* kprotperf report: its options, the recording and its kernel's DWARF opened, then the tables. */
+#include "cmd/cmds.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,11 +9,10 @@
 
 #include "cmd/boot_view.h"
 #include "cmd/cli.h"
-#include "features/features.h"
-#include "cmd/cmds.h"
 #include "cmd/options.h"
 #include "data/boot_read.h"
 #include "data/datafile.h"
+#include "features/features.h"
 #include "model/model_report.h"
 #include "report/report.h"
 #include "report/report_blocks.h"

@@ -4,6 +4,8 @@
  * read, then the scenario run in its sandbox, whose exit status it exits
  * with.  kprotperf explore runs each scenario it tries this way.
  */
+#include "cmd/cmds.h"
+
 #include <errno.h>
 #include <getopt.h> /* optind */
 #include <limits.h>
@@ -12,7 +14,6 @@
 #include <string.h>
 
 #include "cmd/cli.h"
-#include "cmd/cmds.h"
 #include "cmd/options.h"
 #include "explore/scenario.h"
 #include "util/esc.h"

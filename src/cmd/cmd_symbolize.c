@@ -3,6 +3,8 @@
  * kprotperf symbolize: its options, the vmlinux opened, then each address
  * printed in eu-addr2line's format by symbols/addr2line.c.
  */
+#include "cmd/cmds.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -10,7 +12,6 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "cmd/cmds.h"
 #include "cmd/options.h"
 #include "symbols/addr2line.h"
 #include "symbols/debuginfo.h"

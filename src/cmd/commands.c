@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The subcommands' table and kprotperf --help. */
+#include "cmd/commands.h"
+
 #include <string.h>
 
 #include "cmd/cmds.h"
-#include "cmd/commands.h"
 #include "cmd/options.h"
 
 static int help(int argc, char **argv);

@@ -3,12 +3,13 @@
  * The man pages' scdoc source, written from the commands' table and their
  * option tables: what --help says, the man page says (kprotperf help --scdoc).
  */
+#include "cmd/manpage.h"
+
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/commands.h"
-#include "cmd/manpage.h"
 #include "cmd/options.h"
 
 /* s up to end, each character of special escaped with a backslash. */

@@ -8,12 +8,13 @@
  * blocks_read_contexts.c's and blocks_read_runs.c's, each column read
  * through blocks_reader.c.
  */
+#include "data/blocks_read.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "data/blocks_read.h"
 #include "data/blocks_read_int.h"
 
 #define MAX_BLOCKS 65536

@@ -5,9 +5,10 @@
  * names a loop without another bound and a block, a bound value a loop that
  * has a bound.
  */
+#include "data/blocks_read_int.h"
+
 #include <errno.h>
 
-#include "data/blocks_read_int.h"
 #include "data/blocks_read.h"
 
 static int bound_row(sqlite3_stmt *st, void *ctx)

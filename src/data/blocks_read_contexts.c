@@ -4,10 +4,11 @@
  * blocks_read.h): by syscall, kernel stack at entry and slab cache, each
  * stack one of table kstack_frames.
  */
+#include "data/blocks_read_int.h"
+
 #include <errno.h>
 #include <limits.h>
 
-#include "data/blocks_read_int.h"
 #include "data/blocks_read.h"
 
 static int context_row(sqlite3_stmt *st, void *ctx)

@@ -5,11 +5,12 @@
  * entry is the function's address, its ranges sum to the function's size
  * and hold every block.
  */
+#include "data/blocks_read_int.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 
-#include "data/blocks_read_int.h"
 #include "data/blocks_read.h"
 #include "data/inline_tables.h"
 

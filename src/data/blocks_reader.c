@@ -4,12 +4,13 @@
  * goes through (blocks_read_int.h): a bad value is said naming its table,
  * row, function and column, with what it should be.
  */
+#include "data/blocks_read_int.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "data/blocks_read_int.h"
 #include "data/blocks_read.h"
 
 /* Column i of the current row is bad: say which, with its value, and what it should be. */

@@ -5,6 +5,8 @@
  * version, the SQL functions readers use).  Its statements run through
  * data/query.c, on the connection it holds (datafile_int.h).
  */
+#include "data/datafile.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -19,11 +21,10 @@
 
 #include "data/blocks_tables.h"
 #include "data/boot_schema.h"
+#include "data/check.h"
+#include "data/datafile_int.h"
 #include "data/model.h"
 #include "data/protect.h"
-#include "data/check.h"
-#include "data/datafile.h"
-#include "data/datafile_int.h"
 #include "data/query.h"
 #include "util/funcname.h"
 #include "util/kv.h"

@@ -4,12 +4,13 @@
  * binding, stepping, scalars, histograms, scripts, and SQLite's result codes
  * as negative errno.
  */
+#include "data/query.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "data/query.h"
 #include "data/datafile_int.h"
 
 int query_errno(int rc)

@@ -6,6 +6,8 @@
  * diff_blocks_loops.c) before anything is printed (diff_blocks_print.c),
  * after the header, provenance and notes the other diff prints.
  */
+#include "diff/diff_blocks.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +16,6 @@
 #include "data/datafile.h"
 #include "data/runs.h"
 #include "diff/diff.h"
-#include "diff/diff_blocks.h"
 #include "diff/diff_blocks_int.h"
 #include "diff/metrics.h"
 #include "diff/prov.h"

@@ -5,10 +5,11 @@
  * branches (by the branch's line) paired across the two sides, never by
  * address, each with its measure (diff_blocks_measure.c).
  */
+#include "diff/diff_blocks_int.h"
+
 #include <errno.h>
 #include <stdlib.h>
 
-#include "diff/diff_blocks_int.h"
 #include "diff/metrics.h"
 
 /* The whole function: instructions executed per call. */

@@ -6,12 +6,13 @@
  * in each, else the counts as Poisson variates, else no interval; and the
  * orders the matched rows sort in (by change, by source line).
  */
+#include "diff/diff_blocks_int.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "diff/diff_blocks_int.h"
 #include "diff/metrics.h"
 
 /* One side of a measure: num over den in each run and in all, and the events num counts. */

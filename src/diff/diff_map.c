@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The protection map of two workloads' recordings (diff_map.h): the costs, then the map. */
+#include "diff/diff_map.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 
-#include "diff/diff_map.h"
 #include "data/datafile.h"
-#include "features/features.h"
 #include "data/runs.h"
 #include "diff/metrics.h"
+#include "features/features.h"
 #include "features/protection_map.h"
 #include "symbols/stacks.h"
 

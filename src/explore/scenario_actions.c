@@ -4,9 +4,9 @@
  * found by name (their steps are scenario_act_*.c's, what the steps share
  * scenario_step.c's).
  */
-#include <string.h>
-
 #include "explore/scenario_int.h"
+
+#include <string.h>
 
 #define MIB (1024LL * 1024)
 

@@ -10,6 +10,8 @@
  * for signals with sigwaitinfo() rather than handlers, so it keeps no
  * state outside its stack.
  */
+#include "explore/scenario.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>

@@ -4,14 +4,14 @@
  * failing, buffers, memory and descriptors for the step, and pumping bytes
  * through a channel.
  */
+#include "explore/scenario_int.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include "explore/scenario_int.h"
 
 /* The most pumped at once: a pipe's default capacity. */
 #define PUMP_PIECE 65536

@@ -4,6 +4,8 @@
  * (process group, signals, capabilities, descriptors, working directory,
  * limits), running the steps.
  */
+#include "explore/scenario_int.h"
+
 #include <errno.h>
 #include <linux/capability.h>
 #include <signal.h>
@@ -15,8 +17,6 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "explore/scenario_int.h"
 
 /* The bytes of address space this process has mapped (0 when /proc does not say). */
 static unsigned long long mapped_now(void)

@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* report's feature roll-up and features FILE (feature_costs.h). */
+#include "features/feature_costs.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "data/datafile.h"
-#include "features/features.h"
 #include "data/meta.h"
 #include "data/protect.h"
 #include "data/runs.h"
-#include "features/feature_costs.h"
+#include "features/features.h"
 #include "symbols/stacks.h"
 #include "util/array.h"
 #include "util/esc.h"

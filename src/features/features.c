@@ -3,6 +3,8 @@
  * The feature mapping: share/features.conf (its header documents the format
  * and the roll-up rule), compiled in, or a user's file in its place.
  */
+#include "features/features.h"
+
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdarg.h>
@@ -11,12 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/array.h"
-#include "features/features.h"
 #include "data/runs.h"
+#include "features_conf.h"
+#include "util/array.h"
 #include "util/safeio.h"
 #include "util/textline.h"
-#include "features_conf.h"
 
 /* kallsyms' KSYM_NAME_LEN: no function name is longer */
 #define NAME_MAX_LEN 512

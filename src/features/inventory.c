@@ -4,6 +4,8 @@
  * its text read whole, once, then cut into functions at its symbols (a
  * function ends where the next symbol starts, as kallsyms has no sizes).
  */
+#include "features/inventory.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -13,11 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "system/provenance.h"
-#include "features/inventory.h"
+#include "analysis/ktext.h"
 #include "symbols/debuginfo.h"
 #include "symbols/ksyms.h"
-#include "analysis/ktext.h"
+#include "system/provenance.h"
 #include "util/array.h"
 #include "util/kv.h"
 #include "util/safeio.h"

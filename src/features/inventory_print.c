@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* What kprotperf features prints of an inventory (inventory_print.h). */
+#include "features/inventory_print.h"
+
 #include <errno.h>
 #include <string.h>
 
 #include "features/inventory.h"
-#include "features/inventory_print.h"
 #include "util/esc.h"
 #include "util/json.h"
 

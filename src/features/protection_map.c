@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The protection map (protection_map.h): the cells' numbers, then SVG or JSON. */
+#include "features/protection_map.h"
+
 #include <math.h>
 #include <string.h>
 
-#include "features/protection_map.h"
 #include "features/features.h"
 #include "util/esc.h"
 #include "util/json.h"

@@ -4,14 +4,14 @@
  * linear pass: a kernel function's text holds no data, and a byte no
  * instruction decodes from is skipped and counted.
  */
+#include "features/sites.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <capstone/capstone.h>
-
-#include "features/sites.h"
 
 /* The fixed offset of the canary in the per-CPU area (x86_64, before 6.15). */
 #define CANARY_GS_OFFSET 0x28

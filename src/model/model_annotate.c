@@ -4,13 +4,14 @@
  * placed at its source line (model_place.c), then the lines (model_lines.c)
  * and, for a kernel function, its blocks (model_blocks.c).
  */
+#include "model/model_annotate.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "data/datafile.h"
-#include "model/model_annotate.h"
 #include "model/model_annotate_int.h"
 #include "model/model_report.h"
 #include "symbols/kernel_dwarf.h"

@@ -9,16 +9,17 @@
  * and from them a conditional branch's taken ratio and each loop's entries
  * and trips.
  */
+#include "model/model_annotate_int.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/model_annotate_int.h"
-#include "model/model_report.h"
-#include "features/sites.h"
 #include "analysis/cfg.h"
 #include "analysis/file_cfg.h"
+#include "features/sites.h"
+#include "model/model_report.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/symbolize.h"
 #include "util/esc.h"

@@ -7,15 +7,16 @@
  * instructions.  Counts are totals over each recording's windows: compare
  * recordings of as many runs.
  */
+#include "model/model_report.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "data/datafile.h"
-#include "model/model_report.h"
-#include "model/rows.h"
 #include "model/model_sweep.h"
+#include "model/rows.h"
 #include "util/esc.h"
 #include "util/json.h"
 

@@ -5,11 +5,12 @@
  * instructions or by one cache's misses: the model counts per PC, not per
  * stack, so the graph is two levels deep.
  */
+#include "model/model_folded.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "model/model_folded.h"
 #include "model/rows.h"
 #include "util/esc.h"
 

@@ -5,6 +5,8 @@
  * table, from the booted guest, against the recording's), as many windows
  * counted as the recording opened, counts not merged before.
  */
+#include "model/model_inject.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,9 +15,8 @@
 #include "data/datafile.h"
 #include "data/model.h"
 #include "data/recording.h"
-#include "util/kv.h"
-#include "model/model_inject.h"
 #include "model/table.h"
+#include "util/kv.h"
 
 /* Whether the table belongs to the recording; why says why not. */
 static int matches(struct datafile *df, const struct model_table *t, char *why, size_t len)

@@ -7,13 +7,14 @@
  * source file; without: the hottest lines of all functions, by
  * instructions.
  */
+#include "model/model_annotate_int.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/model_annotate.h"
-#include "model/model_annotate_int.h"
 #include "model/model_report.h"
 #include "symbols/symbolize.h"
 #include "util/array.h"

@@ -4,12 +4,13 @@
  * through the kernel's DWARF, user PCs through the mapping that holds them
  * (the recording's maps, read once) and their file's DWARF.
  */
+#include "model/model_annotate_int.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/model_annotate_int.h"
 #include "data/datafile.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/symbolize.h"

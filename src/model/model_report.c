@@ -5,14 +5,15 @@
  * instructions, and with simulated caches the I1, D1 and LL misses charged
  * to each function's instructions, reads and writes apart.
  */
+#include "model/model_report.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "data/datafile.h"
-#include "model/model_report.h"
-#include "model/rows.h"
 #include "model/model_sweep.h"
+#include "model/rows.h"
 #include "util/esc.h"
 #include "util/fmt.h"
 #include "util/json.h"

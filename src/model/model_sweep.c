@@ -6,13 +6,14 @@
  * Miss rates as cachegrind's: I1 misses of instructions, D1 misses of D1
  * reads and writes, LL misses of all three.
  */
+#include "model/model_sweep.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "data/datafile.h"
-#include "model/model_sweep.h"
 #include "util/json.h"
 
 static const char *const side_name[2] = {"base", "hardened"};

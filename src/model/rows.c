@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* A recording's machine-model counts, read for the views (rows.h). */
+#include "model/rows.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "data/datafile.h"
-#include "model/rows.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/symbolize.h"
 #include "util/array.h"

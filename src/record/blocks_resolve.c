@@ -13,6 +13,8 @@
  * function, each loop's bound (analysis/loopbound.h) and, when the function
  * works on a slab cache, where the struct kmem_cache * is at the entry.
  */
+#include "record/blocks_func.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,17 +23,16 @@
 #include <bpf/btf.h>
 #include <capstone/capstone.h>
 
+#include "analysis/cfg.h"
+#include "analysis/ktext.h"
+#include "analysis/loopbound.h"
 #include "features/sites.h"
 #include "record/blocks.h"
-#include "record/blocks_func.h"
 #include "record/running_dwarf.h"
-#include "analysis/cfg.h"
 #include "symbols/debuginfo.h"
 #include "symbols/dwarf_fetch.h"
 #include "symbols/inlines.h"
 #include "symbols/ksyms.h"
-#include "analysis/ktext.h"
-#include "analysis/loopbound.h"
 #include "util/array.h"
 #include "util/funcname.h"
 

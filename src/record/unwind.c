@@ -6,6 +6,8 @@
  * reported as frames land in them, from the caller's map table.  Memory is
  * the sample's stack copy and nothing else.
  */
+#include "record/unwind.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -15,8 +17,6 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <elfutils/libdwfl.h>
-
-#include "record/unwind.h"
 
 /* Dwfls kept: the address spaces unwound into last */
 #define UNW_SPACES 64

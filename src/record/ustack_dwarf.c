@@ -5,11 +5,12 @@
  * side-band records left them.  One sample that cannot be unwound is
  * counted and never stops the recording.
  */
+#include "record/ustack_dwarf.h"
+
 #include <errno.h>
 #include <stdlib.h>
 
 #include "record/procs.h"
-#include "record/ustack_dwarf.h"
 #include "record/unwind.h"
 
 struct ustack_dwarf {

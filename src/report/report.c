@@ -6,6 +6,8 @@
  * syscalls and slab caches it went to), and the kernel and user functions
  * that took the samples.
  */
+#include "report/report.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,14 +16,13 @@
 #include "data/datafile.h"
 #include "data/latency.h"
 #include "data/meta.h"
-#include "system/provenance.h"
 #include "data/samples.h"
-#include "report/own_cost.h"
-#include "report/report.h"
 #include "features/feature_costs.h"
+#include "report/own_cost.h"
 #include "report/report_inline.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/stacks.h"
+#include "system/provenance.h"
 #include "util/esc.h"
 #include "util/fmt.h"
 #include "util/hist.h"

@@ -6,13 +6,14 @@
  * kernel function needs the kernel's DWARF, a user one its file's (read
  * when naming the user frames, symbols/user_frames.h).
  */
+#include "report/report_annotate.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 
 #include "data/datafile.h"
 #include "data/samples.h"
-#include "report/report_annotate.h"
 #include "symbols/inlines.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/stacks.h"

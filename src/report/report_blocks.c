@@ -9,6 +9,8 @@
  * vmlinux the blocks are listed by address only, and the output says what
  * is missing.
  */
+#include "report/report_blocks.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +18,6 @@
 
 #include "data/blocks_read.h"
 #include "data/samples.h"
-#include "report/report_blocks.h"
 #include "report/report_blocks_view.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/stacks.h"

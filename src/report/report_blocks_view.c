@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* A --blocks count as every part of report --blocks prints it (report_blocks_view.h). */
+#include "report/report_blocks_view.h"
+
 #include <stdio.h>
 
-#include "report/report_blocks_view.h"
 #include "util/json.h"
 
 void report_blocks_json_count(struct json *j, const char *key, long long v)

@@ -5,10 +5,11 @@
  * or with --weight latency the ns spent in a probed function entered from
  * that kernel stack (the line then starts with the function's name).
  */
+#include "report/report_folded.h"
+
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "report/report_folded.h"
 #include "symbols/folded_stacks.h"
 #include "symbols/stacks.h"
 

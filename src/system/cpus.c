@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The machine's CPUs: the one reader of which are online. */
+#include "system/cpus.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "system/cpus.h"
 
 /* Parses /sys/devices/system/cpu/online ("0-3,5,7-8"). */
 int cpus_online(unsigned char *mask, int max)

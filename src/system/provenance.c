@@ -4,6 +4,8 @@
  * CPU's vulnerability state, kept as key/value lists so that a report or diff
  * made later on another machine can tell what was actually measured.
  */
+#include "system/provenance.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,8 +18,6 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <zlib.h>
-
-#include "system/provenance.h"
 
 #define NT_GNU_BUILD_ID	 3
 #define NOTE_HDR_SIZE	 12
