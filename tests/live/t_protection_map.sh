@@ -9,7 +9,7 @@
 # well-formed XML, every type x position cell is there with its tooltip,
 # and the fill Chromium computes for each cell is the colour --json gives
 # it, which itself follows from the cell's change and the legend's scale
-# (the formula of src/diff/protection_map.c, recomputed here).
+# (the formula of src/features/protection_map.c, recomputed here).
 . "$(dirname "$0")/lib.sh"
 command -v chromium >/dev/null || skip "no chromium (Debian package chromium)"
 command -v xmllint >/dev/null || skip "no xmllint (Debian package libxml2-utils)"

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "symbols/elfsym.h"
-#include "symbols/unwind.h"
+#include "record/unwind.h"
 #include "testutil.h"
 
 /*
