@@ -30,7 +30,7 @@
  * an instruction (interrupts are taken between blocks), and the counts are
  * those of a counter per instruction, a faulting attempt included.  Which
  * x86 instructions cannot leave early is decided from their bytes, in
- * kp_stays: register-only arithmetic, moves, lea, nops; anything else ends
+ * kp_x86.c: register-only arithmetic, moves, lea, nops; anything else ends
  * its run.  count=tb counts whole blocks, inexactly.  A block translated
  * again with the same bytes at the same addresses reuses its counters.
  *
@@ -76,6 +76,7 @@
 #include <qemu-plugin.h>
 
 #include "kp_cache.h"
+#include "kp_x86.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
@@ -130,7 +131,7 @@ struct kp_insn {
 	uint16_t mem;	   /* mode=cache: its memory site, or KP_NONE */
 	uint8_t run_start; /* its run's counter is bumped here */
 	uint8_t marker;	   /* a marker: not counted, no PC */
-	uint8_t stays;	   /* it cannot leave its block early (kp_stays) */
+	uint8_t stays;	   /* it cannot leave its block early (kp_x86.h) */
 	uint8_t flushes;   /* mode=cache: it may change the guest's mappings */
 	uint8_t line;	   /* mode=cache: it starts an I1 line in its block */
 	uint8_t spans;	   /* mode=cache: it spans two I1 lines (or may) */
@@ -361,138 +362,6 @@ static uint64_t kp_count_all(void)
 				n += kp_run_count(t, t->insn[i].run);
 	}
 	return n;
-}
-
-/* ---- x86 instructions ---- */
-
-/* a legacy prefix that means nothing to an instruction kp_stays accepts */
-static bool kp_harmless_prefix(uint8_t b)
-{
-	/* operand size, segment overrides (no memory operand is accessed) */
-	return b == 0x66 || b == 0x26 || b == 0x2e || b == 0x36 || b == 0x3e || b == 0x64 ||
-	       b == 0x65;
-}
-
-/*
- * Opcodes that touch registers only when their ModRM names a register
- * (mod 3), whatever its reg field: after 0f, bt, shld, bts, shrd, imul, btr,
- * movzx, btc, bsf, bsr, movsx (cmovcc and setcc are ranges); alone,
- * movsxd, imul, arithmetic with an immediate, test, xchg, mov, shifts
- * (add, or, adc, sbb, and, sub, xor, cmp are a pattern).
- */
-static const uint8_t kp_rr_0f[] = {0xa3, 0xa4, 0xa5, 0xab, 0xac, 0xad, 0xaf, 0xb3,
-				   0xb6, 0xb7, 0xbb, 0xbc, 0xbd, 0xbe, 0xbf};
-static const uint8_t kp_rr_1[] = {0x63, 0x69, 0x6b, 0x80, 0x81, 0x83, 0x84, 0x85, 0x86, 0x87,
-				  0x88, 0x89, 0x8a, 0x8b, 0xc0, 0xc1, 0xd0, 0xd1, 0xd2, 0xd3};
-/* and without a ModRM: test al/eax, jmp, cmc, clc, stc, cld, std */
-static const uint8_t kp_rr_none[] = {0xa8, 0xa9, 0xe9, 0xeb, 0xf5, 0xf8, 0xf9, 0xfc, 0xfd};
-
-static bool kp_in(uint8_t op, const uint8_t *ops, size_t n)
-{
-	return memchr(ops, op, n);
-}
-
-/* 0f xx with ModRM m: true when it touches registers only */
-static bool kp_stays_0f(uint8_t op, uint8_t m)
-{
-	if (m >> 6 != 3) /* a memory operand */
-		return false;
-	if ((op >= 0x40 && op <= 0x4f) || (op >= 0x90 && op <= 0x9f)) /* cmovcc, setcc */
-		return true;
-	if (op == 0xba) /* bt, bts, btr, btc with an immediate (/0-/3 are undefined) */
-		return ((m >> 3) & 7) >= 4;
-	return kp_in(op, kp_rr_0f, sizeof(kp_rr_0f));
-}
-
-/* a one-byte opcode with ModRM m: true when it touches registers only */
-static bool kp_stays_modrm(uint8_t op, uint8_t m)
-{
-	unsigned int mod = m >> 6, reg = (m >> 3) & 7;
-
-	if (op == 0x8d) /* lea: computes an address, accesses none */
-		return mod != 3;
-	if (mod != 3)
-		return false;
-	if (op < 0x40) /* add, or, adc, sbb, and, sub, xor, cmp */
-		return (op & 7) < 4;
-	if (op == 0xc6 || op == 0xc7) /* mov immediate (/7: xabort, xbegin) */
-		return reg == 0;
-	if (op == 0xf6 || op == 0xf7) /* test, not, neg, mul, imul (/6, /7: div, idiv fault) */
-		return reg < 6;
-	if (op == 0xfe || op == 0xff) /* inc, dec (the others: call, jmp, push) */
-		return reg < 2;
-	return kp_in(op, kp_rr_1, sizeof(kp_rr_1));
-}
-
-/*
- * True when the instruction cannot end its block's run early under TCG: it
- * touches registers only, through code TCG generates without a helper that
- * could raise an exception.  Anything not recognised may (false): that only
- * costs a counter.  Prefixes other than the harmless ones (lock, rep, an
- * address size) make it unrecognised, but for the hint nops (endbr64 is one),
- * and so do more than four: none of the forms accepted is then longer than
- * 15 bytes, which QEMU would cut short and fault.
- */
-static bool kp_stays(const uint8_t *b, size_t len)
-{
-	const uint8_t *p = b, *end = b + len;
-	bool rep = false;
-	uint8_t op;
-
-	while (p < end && (kp_harmless_prefix(*p) || *p == 0xf3)) {
-		rep |= *p == 0xf3;
-		if (++p - b > 4)
-			return false;
-	}
-	/* a REX prefix, last: in 32-bit code 0x40-0x4f is inc or dec, alone */
-	if (p < end && (*p & 0xf0) == 0x40)
-		p++;
-	if (p >= end)
-		return false;
-	op = *p++;
-	if (op == 0x0f) {
-		if (p >= end)
-			return false;
-		op = *p++;
-		/* hint nops, whatever their operand (QEMU: gen_nop_modrm) */
-		if (op == 0x19 || (op >= 0x1c && op <= 0x1f))
-			return true;
-		if (rep)
-			return false;
-		if ((op >= 0x80 && op <= 0x8f) || (op >= 0xc8 && op <= 0xcf)) /* jcc, bswap */
-			return true;
-		return p < end && kp_stays_0f(op, *p);
-	}
-	if (rep)
-		return false;
-	if (op < 0x40 && ((op & 7) == 4 || (op & 7) == 5)) /* arithmetic on al/eax, immediate */
-		return true;
-	if ((op >= 0x70 && op <= 0x7f) || (op >= 0x90 && op <= 0x99) || (op >= 0xb0 && op <= 0xbf))
-		return true; /* jcc, xchg with eax, cbw, cwd, mov immediate */
-	if (kp_in(op, kp_rr_none, sizeof(kp_rr_none)))
-		return true;
-	return p < end && kp_stays_modrm(op, *p);
-}
-
-/*
- * True when the instruction may change what a virtual address maps to, or
- * tells the CPU that it did: mov to a control register, invlpg, invpcid,
- * invlpgb, rsm.  The plugin's TLB is emptied before it runs.
- */
-static bool kp_flushes_tlb(const uint8_t *b, size_t len)
-{
-	const uint8_t *p = b, *end = b + len;
-
-	while (p < end && (kp_harmless_prefix(*p) || *p == 0xf0 || *p == 0xf2 || *p == 0xf3 ||
-			   *p == 0x67 || (*p & 0xf0) == 0x40))
-		p++;
-	if (end - p < 2 || p[0] != 0x0f)
-		return false;
-	if (p[1] == 0x22 || p[1] == 0xaa) /* mov to crN, rsm */
-		return true;
-	if (p[1] == 0x01 && end - p >= 3) /* invlpg (a memory operand), invlpgb */
-		return (((p[2] >> 3) & 7) == 7 && p[2] >> 6 != 3) || p[2] == 0xfe;
-	return end - p >= 3 && p[1] == 0x38 && p[2] == 0x82; /* invpcid */
 }
 
 /* ---- run-time callbacks ---- */
@@ -976,8 +845,8 @@ static struct kp_tb *kp_tb_new(struct qemu_plugin_tb *tb)
 		in->haddr = (uintptr_t)qemu_plugin_insn_haddr(insn);
 		in->fetch = in->mem = KP_NONE;
 		in->marker = kp_marker_kind(insn) >= 0;
-		in->stays = kp_stays(b, in->size);
-		in->flushes = kp.mode == KP_CACHE && kp_flushes_tlb(b, in->size);
+		in->stays = kp_x86_regs_only(b, in->size);
+		in->flushes = kp.mode == KP_CACHE && kp_x86_flushes_tlb(b, in->size);
 		memcpy(t->bytes + t->nbytes, b, in->size);
 		t->nbytes += in->size;
 		kp_tb_run(t, i, va, &run, &open);
