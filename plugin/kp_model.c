@@ -30,9 +30,11 @@
  * an instruction (interrupts are taken between blocks), and the counts are
  * those of a counter per instruction, a faulting attempt included.  Which
  * x86 instructions cannot leave early is decided from their bytes, in
- * kp_x86.c: register-only arithmetic, moves, lea, nops; anything else ends
- * its run.  count=tb counts whole blocks, inexactly.  A block translated
- * again with the same bytes at the same addresses reuses its counters.
+ * kp_x86.c: register-only arithmetic, moves, lea, nops, and in the
+ * kernel's half plain accesses to the stack, per-CPU and rip-relative data,
+ * which Linux keeps mapped; anything else ends its run.  count=tb counts
+ * whole blocks, inexactly.  A block translated again with the same bytes
+ * at the same addresses reuses its counters.
  *
  * Instruction fetches have no physical address in API 1, only QEMU's host
  * address of the guest RAM, which is a constant offset from the physical
@@ -93,9 +95,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 #define KP_HOT_CHUNK  (2u << 20) /* a huge page of blocks' counters and sites */
 #define KP_GEN_MAX    KP_PAGE_MASK
 #define KP_MEMO_SIZE  64 /* memory access kinds remembered */
-/* window=boot: the kernel's half of the address space, and the user's */
-#define KP_KERNEL_START 0xffff800000000000ull
-#define KP_USER_END	0x0000800000000000ull
+/* window=boot: the user's half of the address space (the kernel's: kp_x86.h) */
+#define KP_USER_END 0x0000800000000000ull
 /* window=boot, mode=cache: RAM where the boot runs identity-mapped (-m 2G) */
 #define KP_CALIB_LOW  0x100000ull
 #define KP_CALIB_HIGH 0xc0000000ull
@@ -132,6 +133,7 @@ struct kp_insn {
 	uint8_t run_start; /* its run's counter is bumped here */
 	uint8_t marker;	   /* a marker: not counted, no PC */
 	uint8_t stays;	   /* it cannot leave its block early (kp_x86.h) */
+	uint8_t regs;	   /* it touches registers only: no memory site */
 	uint8_t flushes;   /* mode=cache: it may change the guest's mappings */
 	uint8_t line;	   /* mode=cache: it starts an I1 line in its block */
 	uint8_t spans;	   /* mode=cache: it spans two I1 lines (or may) */
@@ -814,7 +816,7 @@ static void kp_tb_sites(struct kp_tb *t)
 			if (in->haddr)
 				in->fetch = t->nfetch++;
 		}
-		if (!in->stays)
+		if (!in->regs)
 			in->mem = t->nmem++;
 	}
 }
@@ -845,7 +847,8 @@ static struct kp_tb *kp_tb_new(struct qemu_plugin_tb *tb)
 		in->haddr = (uintptr_t)qemu_plugin_insn_haddr(insn);
 		in->fetch = in->mem = KP_NONE;
 		in->marker = kp_marker_kind(insn) >= 0;
-		in->stays = kp_x86_regs_only(b, in->size);
+		in->regs = kp_x86_regs_only(b, in->size);
+		in->stays = va >= KP_KERNEL_START ? kp_x86_kernel_stays(b, in->size) : in->regs;
 		in->flushes = kp.mode == KP_CACHE && kp_x86_flushes_tlb(b, in->size);
 		memcpy(t->bytes + t->nbytes, b, in->size);
 		t->nbytes += in->size;

@@ -47,6 +47,9 @@ static bool kp_plain_0f(uint8_t op, uint8_t m)
 	/* cmpxchg, xadd: plain loads and stores without a lock prefix */
 	if (op == 0xb0 || op == 0xb1 || op == 0xc0 || op == 0xc1)
 		return true;
+	/* with a register's bit offset, bt and co. address memory beyond the operand */
+	if (m >> 6 != 3 && (op == 0xa3 || op == 0xab || op == 0xb3 || op == 0xbb))
+		return false;
 	return kp_in(op, kp_rr_0f, sizeof(kp_rr_0f));
 }
 
@@ -117,6 +120,68 @@ bool kp_x86_regs_only(const uint8_t *b, size_t len)
 	if (p < end && op == 0x8d) /* lea: computes an address, accesses none */
 		return *p >> 6 != 3;
 	return p < end && *p >> 6 == 3 && kp_plain_1(op, *p);
+}
+
+/*
+ * The operand of ModRM p[0] (and SIB p[1]) is a register, or memory Linux
+ * keeps mapped for its kernel: per-CPU data (any address through %gs),
+ * rip-relative data (the kernel's or a module's own), the stack through
+ * %rsp with no index.  rex is the instruction's REX prefix, or 0.
+ */
+static bool kp_kernel_operand(const uint8_t *p, const uint8_t *end, bool gs, uint8_t rex)
+{
+	uint8_t mod = p[0] >> 6, rm = p[0] & 7;
+
+	if (mod == 3 || gs)
+		return true;
+	if (mod == 0 && rm == 5)
+		return true;
+	/* a SIB: base rsp (r12 with REX.B), index none (r12 with REX.X) */
+	return rm == 4 && p + 1 < end && (p[1] & 7) == 4 && ((p[1] >> 3) & 7) == 4 && !(rex & 3);
+}
+
+/*
+ * True when the instruction cannot end its block's run early when it runs
+ * in the Linux kernel: registers only, or push, pop, or an operation
+ * kp_x86_regs_only accepts on registers, on memory that never faults there.
+ * A kernel whose stack, per-CPU area or own data faulted would have
+ * overflowed its stack or written its read-only data: a bug that stops it.
+ * %fs is the user's in the kernel, and lock, rep or an address size
+ * prefix makes the instruction unrecognised.
+ */
+bool kp_x86_kernel_stays(const uint8_t *b, size_t len)
+{
+	const uint8_t *p = b, *end = b + len;
+	uint8_t op, rex = 0;
+	bool gs = false;
+
+	if (kp_x86_regs_only(b, len))
+		return true;
+	while (p < end && kp_harmless_prefix(*p) && *p != 0x64) {
+		gs |= *p == 0x65;
+		if (++p - b > 4)
+			return false;
+	}
+	if (p < end && (*p & 0xf0) == 0x40)
+		rex = *p++;
+	if (p >= end)
+		return false;
+	op = *p++;
+	/* push, pop a register or push an immediate: the stack */
+	if ((op >= 0x50 && op <= 0x5f) || op == 0x68 || op == 0x6a)
+		return true;
+	if (op == 0x0f) {
+		if (p + 1 >= end)
+			return false;
+		op = *p++;
+		return kp_plain_0f(op, *p) && kp_kernel_operand(p, end, gs, rex);
+	}
+	if (p >= end)
+		return false;
+	/* push or pop an operand: it and the stack */
+	if ((op == 0xff && ((*p >> 3) & 7) == 6) || (op == 0x8f && ((*p >> 3) & 7) == 0))
+		return kp_kernel_operand(p, end, gs, rex);
+	return kp_plain_1(op, *p) && kp_kernel_operand(p, end, gs, rex);
 }
 
 /*

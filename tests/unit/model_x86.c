@@ -2,10 +2,12 @@
 /*
  * The machine model's x86 instruction classes (plugin/kp_x86.c) on
  * instructions the host's assembler encodes: for each, whether it touches
- * registers only (R), may change address translation (T), against what
- * QEMU 7.2's translator does with it (target/i386/tcg/translate.c).  A
- * false R costs a counter; a true one that is wrong would make counts
- * inexact, so memory forms, lock and rep, and the encodings QEMU refuses
+ * registers only (R), cannot leave its block early in the Linux kernel (K),
+ * may change address translation (T), against what QEMU 7.2's translator
+ * does with it (target/i386/tcg/translate.c).  A false R or K costs a
+ * counter; a true one that is wrong would make counts inexact, so the
+ * memory forms Linux may fault on, the prefixes that change an address
+ * (%fs, an address size), lock and rep, and the encodings QEMU refuses
  * (f6 /1) must all be false.
  */
 #include <stdio.h>
@@ -14,6 +16,7 @@
 #include "kp_x86.h"
 
 #define R 1
+#define K 2
 #define T 4
 
 #define STR(x)	#x
@@ -33,46 +36,47 @@ struct kpx {
 };
 
 /* registers only */
-I(R, "add %rbx, %rax");
-I(R, "mov $1, %eax");
-I(R, "lea 8(%rax,%rbx,4), %rcx");
-I(R, "nopl 0(%rax)");
-I(R, "endbr64");
-I(R, "cmovne %rbx, %rax");
-I(R, "imul %rbx, %rax");
-I(R, "test %eax, %eax");
-I(R, "shl $3, %rax");
-I(R, "xchg %rax, %rbx");
-I(R, "cmpxchg %rbx, %rcx");
-I(R, "bt %rax, %rbx");
-I(R, "negq %rax");
-I(R, "jne .+2");
-/* memory */
-I(0, "push %rbx");
-I(0, "pop %r12");
-I(0, "pushq $1");
-I(0, "pushw %ax");
-I(0, "mov 8(%rsp), %rax");
-I(0, "mov %rax, 0x10(%rsp)");
-I(0, "movw %ax, 0x200(%rsp)");
-I(0, "addq $1, (%rsp)");
-I(0, "movzbl 3(%rsp), %eax");
-I(0, "cmove 8(%rsp), %rax");
-I(0, "sete 7(%rsp)");
-I(0, "btsq $3, 8(%rsp)");
-I(0, "pushq 8(%rsp)");
-I(0, "popq 16(%rsp)");
-I(0, "mov %gs:0x1234, %rax");
-I(0, "mov %gs:(%rax), %rdx");
-I(0, "incl %gs:8(%rbx,%rcx,8)");
-I(0, "cmpxchg %rbx, %gs:(%rax)");
-I(0, "pushq %gs:0x10");
-I(0, "mov 0x100(%rip), %rax");
-I(0, "mov %eax, 0x10(%rip)");
-I(0, "cmpb $0, 0x20(%rip)");
-I(0, "xadd %eax, 0x10(%rip)");
-I(0, "notq 0x10(%rip)");
-I(0, "mulq 8(%rsp)");
+I(R | K, "add %rbx, %rax");
+I(R | K, "mov $1, %eax");
+I(R | K, "lea 8(%rax,%rbx,4), %rcx");
+I(R | K, "nopl 0(%rax)");
+I(R | K, "endbr64");
+I(R | K, "cmovne %rbx, %rax");
+I(R | K, "imul %rbx, %rax");
+I(R | K, "test %eax, %eax");
+I(R | K, "shl $3, %rax");
+I(R | K, "xchg %rax, %rbx");
+I(R | K, "cmpxchg %rbx, %rcx");
+I(R | K, "bt %rax, %rbx");
+I(R | K, "negq %rax");
+I(R | K, "jne .+2");
+/* the stack, per-CPU data, rip-relative data */
+I(K, "push %rbx");
+I(K, "pop %r12");
+I(K, "pushq $1");
+I(K, "pushw %ax");
+I(K, "mov 8(%rsp), %rax");
+I(K, "mov %rax, 0x10(%rsp)");
+I(K, "movw %ax, 0x200(%rsp)");
+I(K, "addq $1, (%rsp)");
+I(K, "movzbl 3(%rsp), %eax");
+I(K, "cmove 8(%rsp), %rax");
+I(K, "sete 7(%rsp)");
+I(K, "btsq $3, 8(%rsp)");
+I(K, "pushq 8(%rsp)");
+I(K, "popq 16(%rsp)");
+I(K, "mov %gs:0x1234, %rax");
+I(K, "mov %gs:(%rax), %rdx");
+I(K, "incl %gs:8(%rbx,%rcx,8)");
+I(K, "cmpxchg %rbx, %gs:(%rax)");
+I(K, "pushq %gs:0x10");
+I(K, "mov 0x100(%rip), %rax");
+I(K, "mov %eax, 0x10(%rip)");
+I(K, "cmpb $0, 0x20(%rip)");
+I(K, "xadd %eax, 0x10(%rip)");
+I(K, "notq 0x10(%rip)");
+I(K, "mulq 8(%rsp)");
+/* memory that may fault, or an operation that may raise */
 I(0, "mov (%rax), %rbx");
 I(0, "mov 8(%rsp,%rax,8), %rbx");
 I(0, "mov 8(%r12), %rax");
@@ -109,7 +113,8 @@ extern const struct kpx __start_kpx[], __stop_kpx[];
 
 static unsigned long classes(const unsigned char *b, size_t len)
 {
-	return (kp_x86_regs_only(b, len) ? R : 0) | (kp_x86_flushes_tlb(b, len) ? T : 0);
+	return (kp_x86_regs_only(b, len) ? R : 0) | (kp_x86_kernel_stays(b, len) ? K : 0) |
+	       (kp_x86_flushes_tlb(b, len) ? T : 0);
 }
 
 int main(void)
@@ -121,9 +126,9 @@ int main(void)
 		unsigned long got = classes(e->start, e->end - e->start);
 
 		if (got != e->classes) {
-			printf("%-32s got%s%s, want%s%s\n", e->text, got & R ? " R" : "",
-			       got & T ? " T" : "", e->classes & R ? " R" : "",
-			       e->classes & T ? " T" : "");
+			printf("%-32s got%s%s%s, want%s%s%s\n", e->text, got & R ? " R" : "",
+			       got & K ? " K" : "", got & T ? " T" : "", e->classes & R ? " R" : "",
+			       e->classes & K ? " K" : "", e->classes & T ? " T" : "");
 			bad++;
 		}
 	}

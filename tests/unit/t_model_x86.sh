@@ -1,8 +1,8 @@
 #!/bin/bash
 # The machine model's x86 instruction classes (plugin/kp_x86.c, no QEMU
 # needed) on instructions the host's assembler encodes: registers only,
-# changes address translation, each as QEMU 7.2 runs it
-# (tests/unit/model_x86.c says what it covers).
+# cannot leave its block in the kernel, changes address translation, each
+# as QEMU 7.2 runs it (tests/unit/model_x86.c says what it covers).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TMP=$(mktemp -d /tmp/kp-x86.XXXXXX)
