@@ -10,16 +10,16 @@
  * (multi-byte nops no compiler emits):
  *	start  nopw 0x4b505201(%rax,%rax,1)  66 0f 1f 84 00 01 52 50 4b
  *	stop   nopw 0x4b505202(%rax,%rax,1)  66 0f 1f 84 00 02 52 50 4b
- * Outside a window only the markers are instrumented, so the boot runs at
- * plain TCG speed.  A start marker resets the plugin (qemu_plugin_reset:
- * QEMU flushes its translations) and everything translated from then on is
- * instrumented: counting begins with the first translation block after the
- * marker's own, so a marker followed by a call or jump starts the window
- * exactly at its target.  A stop marker closes the window at once and, in
- * mode=insns, drops the instrumentation again (mode=cache keeps it: see
- * kp_stop; its later windows start right after the marker).  Windows add
- * up; one still open at exit is written as incomplete.  The caches keep
- * their lines from one window to the next: they start cold at the first.
+ * Until the first window only the markers are instrumented, so the boot
+ * runs at plain TCG speed.  The first start marker resets the plugin
+ * (qemu_plugin_reset: QEMU flushes its translations) and everything
+ * translated from then on is instrumented: counting begins with the first
+ * translation block after the marker's own, so a marker followed by a call
+ * or jump starts the window exactly at its target.  A stop marker closes
+ * the window at once; the instrumentation stays (see kp_stop), and later
+ * windows start right after their marker.  Windows add up; one still open
+ * at exit is written as incomplete.  The caches keep their lines from one
+ * window to the next: they start cold at the first.
  *
  * Instructions are counted by the run of a block, not one by one: a block
  * is cut into runs, each ending after an instruction that may leave the
@@ -574,22 +574,19 @@ static void kp_mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t va
 
 /*
  * QEMU has flushed its translations (and dropped every callback): from here
- * on, instrument everything while a window is open, else the markers only.
- * Decided now, not when asked: a stop may follow a start before QEMU gets
- * to the reset, which it then does once.  mode=cache never goes back to the
- * markers only (see kp_stop).
+ * on, instrument everything, never the markers only again (see kp_stop).
  */
 static void kp_reset_done(qemu_plugin_id_t id)
 {
-	kp.full = kp.active || kp.mode == KP_CACHE;
-	qemu_plugin_register_vcpu_tb_trans_cb(id, kp.full ? kp_trans_full : kp_trans_markers);
+	kp.full = true;
+	qemu_plugin_register_vcpu_tb_trans_cb(id, kp_trans_full);
 	qemu_plugin_register_atexit_cb(id, kp_atexit, NULL);
 }
 
 /*
- * Until QEMU's reset the inline counters do not move (a closed window's
- * blocks are gone, or going, and the marker's own is not instrumented), so
- * the snapshot is taken here.
+ * The snapshot is exact here: a marker ends its block's run, so the counters
+ * of what follows it move later (at the first start, none moves before
+ * QEMU's reset: only the markers are instrumented).
  */
 static void kp_start(const struct kp_mark *m)
 {
@@ -610,8 +607,10 @@ static void kp_start(const struct kp_mark *m)
 }
 
 /*
- * In mode=cache the blocks stay instrumented (their callbacks return at
- * once outside a window): QEMU 7.2 can leave its pointer to an
+ * The blocks stay instrumented after a window (their counters move, their
+ * callbacks return at once).  In mode=insns that is cheaper than flushing:
+ * QEMU would translate again what runs next, and at the next start.  In
+ * mode=cache it is needed: QEMU 7.2 can leave its pointer to an
  * instruction's memory callbacks set when that instruction ends a block
  * in a helper (syscall, iret, ...), and a flush frees what it points to, so
  * the next interrupt's stack pushes would read freed memory (QEMU aborts in
@@ -628,8 +627,6 @@ static void kp_stop(void)
 	kp_each_counter(kp_close_sum);
 	kp.active = false;
 	kp.closed++;
-	if (kp.mode != KP_CACHE)
-		qemu_plugin_reset(kp.id, kp_reset_done);
 }
 
 static void kp_marker_cb(unsigned int vcpu, void *udata)
