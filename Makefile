@@ -19,15 +19,18 @@ CFLAGS += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 # headers are named by folder ("report/report.h"), so #include lines show
 # which capability depends on which
 CPPFLAGS += -DKPROTPERF_VERSION=\"0.1.0\" -D_GNU_SOURCE -Iinclude -iquote src -I$(OUTPUT)
+# each object's .d names the headers it included (-MP: a deleted one is no error)
+DEPFLAGS = -MMD -MP
 LDLIBS := -lbpf -ldw -lelf -lz -lsqlite3 -lcapstone -lm
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Iinclude -Wall
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
-SRC_DIRS := cmd sweep explore record data symbols report diff protect model boot util
-LIB_SRCS := $(foreach d,$(SRC_DIRS),$(wildcard src/$(d)/*.c))
-SRC_HDRS := $(wildcard src/*/*.h)
+LIB_SRCS := $(wildcard src/*/*.c)
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
+# what the C files include from $(OUTPUT): made before the first compile,
+# then each object depends on those its .d names
+GEN_HDRS := $(SKELS) $(OUTPUT)/syscall_names.h $(OUTPUT)/features_conf.h $(OUTPUT)/explore_conf.h
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 WORKLOADS := big-fork syscall-loop cpu-burn alloc-free model-window boot-clock core-ops
@@ -36,8 +39,30 @@ WL_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall
 
 # keep the BPF objects and skeletons between builds: the C files include them
 .SECONDARY:
+# a recipe that fails leaves no half-written target to pass for a built one
+.DELETE_ON_ERROR:
 
-.PHONY: all deps static plugin plugin-missing test test-unit test-live test-vm test-asan asan fuzz fuzz-build bench demo \
+# "  CC      src/x.c" per step; V=1 prints the commands themselves, make -s nothing
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+ifneq ($(findstring s,$(firstword -$(MAKEFLAGS))),)
+msg :=
+else
+msg = @printf '  %-7s %s\n' '$(1)' '$(2)';
+endif
+endif
+
+# The oldest libbpf with every function the tool calls: bpf_program__set_autoattach
+# is libbpf 1.0's (Debian 12 has 1.1).  Checked on the headers the build
+# compiles against, before anything compiles, so that an older libbpf is one
+# clear line rather than a screen of implicit declarations.
+LIBBPF_MIN_MAJOR := 1
+LIBBPF_MIN_MINOR := 0
+
+.PHONY: all deps static plugin plugin-missing libbpf-check test test-unit test-live test-vm test-asan asan fuzz fuzz-build bench demo \
 	clean format man install uninstall
 # kprotperf's QEMU TCG plugin, the machine model (plugin/kp_model.c), is
 # built against the plugin header of the installed QEMU: Debian ships it
@@ -67,9 +92,11 @@ plugin: $(if $(PLUGIN_WHY),plugin-missing,$(PLUGIN))
 plugin-missing:
 	$(error make plugin: $(PLUGIN_WHY))
 
-$(PLUGIN): plugin/kp_model.c plugin/kp_cache.c plugin/kp_cache.h $(QEMU_SRC)/VERSION
+$(PLUGIN): plugin/kp_model.c plugin/kp_cache.c plugin/kp_cache.h plugin/kp_x86.c plugin/kp_x86.h \
+	   $(QEMU_SRC)/VERSION
 	@mkdir -p $(@D)
-	$(CC) $(PLUGIN_CFLAGS) plugin/kp_model.c plugin/kp_cache.c -o $@
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(PLUGIN_CFLAGS) plugin/kp_model.c plugin/kp_cache.c plugin/kp_x86.c -o $@
 
 # Statically linked tool and workloads for the vm test tier: the guest's
 # initramfs has no /usr/lib. libdw/libelf's decompressors and sqlite's libm,
@@ -84,39 +111,59 @@ deps:
 $(OUTPUT) $(OUTPUT)/tests:
 	mkdir -p $@
 
+# Runs whenever an object is to be made (a phony order-only prerequisite):
+# one preprocessor run, silent when the libbpf is new enough.
+libbpf-check:
+	@v=$$(printf '#include <bpf/libbpf_version.h>\nLIBBPF_MAJOR_VERSION LIBBPF_MINOR_VERSION\n' | \
+		$(CC) $(CPPFLAGS) -E -P - 2>/dev/null | tail -n 1); \
+	set -- $$v; \
+	case "$$1.$$2" in [0-9]*.[0-9]*) ;; *) \
+		echo "make: no libbpf headers (bpf/libbpf_version.h): libbpf $(LIBBPF_MIN_MAJOR).$(LIBBPF_MIN_MINOR) or newer is needed: apt-get install libbpf-dev (or scripts/install-deps.sh)" >&2; \
+		exit 1 ;; esac; \
+	if [ "$$1" -lt $(LIBBPF_MIN_MAJOR) ] || \
+	   { [ "$$1" -eq $(LIBBPF_MIN_MAJOR) ] && [ "$$2" -lt $(LIBBPF_MIN_MINOR) ]; }; then \
+		echo "make: libbpf $$1.$$2 is older than the $(LIBBPF_MIN_MAJOR).$(LIBBPF_MIN_MINOR) kprotperf needs (bpf_program__set_autoattach): install libbpf-dev $(LIBBPF_MIN_MAJOR).$(LIBBPF_MIN_MINOR) or newer (Debian 12 has 1.1)" >&2; \
+		exit 1; \
+	fi
+
 $(OUTPUT)/syscall_names.h: scripts/gen-syscall-names.sh | $(OUTPUT)
-	scripts/gen-syscall-names.sh > $@.tmp && mv $@.tmp $@
+	$(call msg,GEN,$@)
+	$(Q)scripts/gen-syscall-names.sh > $@.tmp && mv $@.tmp $@
 
 # share/NAME.conf built in as one C string, kp_NAME_conf, so kprotperf needs no file beside it
 $(OUTPUT)/%_conf.h: share/%.conf | $(OUTPUT)
-	{ echo '/* generated from $< by the Makefile */'; \
+	$(call msg,GEN,$@)
+	$(Q){ echo '/* generated from $< by the Makefile */'; \
 	  echo 'static const char kp_$*_conf[] ='; \
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/\t"/' -e 's/$$/\\n"/' $<; \
 	  echo ';'; } > $@.tmp && mv $@.tmp $@
 
-$(OUTPUT)/data/features.o: $(OUTPUT)/features_conf.h
-$(OUTPUT)/explore/scenario_conf.o: $(OUTPUT)/explore_conf.h
-
-$(OUTPUT)/%.bpf.o: bpf/%.bpf.c bpf/*.h include/*.h | $(OUTPUT)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c | $(OUTPUT) libbpf-check
+	$(call msg,BPF,$<)
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # the skeleton embeds the object: without DWARF it is ~10x smaller and opens faster
 $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
-	$(LLVM_STRIP) -g -o $(OUTPUT)/$*.stripped.o $<
-	$(BPFTOOL) gen skeleton $(OUTPUT)/$*.stripped.o name $*_bpf > $@.tmp && mv $@.tmp $@
+	$(call msg,GEN,$@)
+	$(Q)$(LLVM_STRIP) -g -o $(OUTPUT)/$*.stripped.o $<
+	$(Q)$(BPFTOOL) gen skeleton $(OUTPUT)/$*.stripped.o name $*_bpf > $@.tmp && mv $@.tmp $@
 
-$(OUTPUT)/%.o: src/%.c $(SRC_HDRS) include/*.h $(SKELS) $(OUTPUT)/syscall_names.h | $(OUTPUT)
+$(OUTPUT)/%.o: src/%.c | $(GEN_HDRS) libbpf-check
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(CPPFLAGS) $(DEPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(OUTPUT)/libkp.a: $(LIB_OBJS)
-	rm -f $@ && $(AR) rcs $@ $^
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(BIN): $(OUTPUT)/main.o $(OUTPUT)/libkp.a
-	$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
 
 $(WORKLOADS): %: tests/workloads/%.c tests/workloads/*.h include/model_marker.h include/core_ops.h
-	$(CC) $(WL_CFLAGS) $< -o $@
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(WL_CFLAGS) $< -o $@
 
 $(STATIC_DIR):
 	mkdir -p $@
@@ -125,19 +172,26 @@ $(STATIC_DIR):
 # libraries at run time: expected, only the sudo path and sqlite's extension
 # loading use them, and neither runs in the vm tier.
 $(STATIC_DIR)/kprotperf: $(OUTPUT)/main.o $(OUTPUT)/libkp.a | $(STATIC_DIR)
-	$(CC) $(CFLAGS) -static $^ -o $@ $(LDFLAGS) $(STATIC_LDLIBS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -static $^ -o $@ $(LDFLAGS) $(STATIC_LDLIBS)
 
 $(STATIC_DIR)/%: tests/workloads/%.c tests/workloads/*.h include/model_marker.h include/core_ops.h | $(STATIC_DIR)
-	$(CC) $(WL_CFLAGS) -static $< -o $@
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(WL_CFLAGS) -static $< -o $@
 
-# helpers every unit test links in; testutil.c includes symbols/inlines.h
-UNIT_UTIL := $(OUTPUT)/tests/testutil.o
+# The unit suites' objects (with testutil.o, the helpers every suite links
+# in) apart from the suites, which tests/run.sh finds as $(OUTPUT)/tests/test_*.
+UNIT_OBJ := $(OUTPUT)/tests/obj
+UNIT_UTIL := $(UNIT_OBJ)/testutil.o
 
-$(UNIT_UTIL): tests/unit/testutil.c tests/unit/testutil.h $(SRC_HDRS) include/*.h | $(OUTPUT)/tests
-	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) -c $< -o $@
+$(UNIT_OBJ)/%.o: tests/unit/%.c | $(GEN_HDRS) libbpf-check
+	@mkdir -p $(@D)
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(CPPFLAGS) -Itests/unit $(DEPFLAGS) $(CFLAGS) -c $< -o $@
 
-$(OUTPUT)/tests/%: tests/unit/%.c tests/unit/testutil.h $(UNIT_UTIL) $(OUTPUT)/libkp.a | $(OUTPUT)/tests
-	$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $< $(UNIT_UTIL) $(OUTPUT)/libkp.a -o $@ $(LDFLAGS) $(LDLIBS) -lcmocka
+$(OUTPUT)/tests/%: $(UNIT_OBJ)/%.o $(UNIT_UTIL) $(OUTPUT)/libkp.a | $(OUTPUT)/tests
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS) -lcmocka
 
 # The man pages: each command's scdoc source written by kprotperf from the
 # option tables --help prints (kprotperf help --scdoc), made roff by scdoc.
@@ -206,9 +260,15 @@ fuzz-build:
 	CFLAGS="$(FUZZ_CFLAGS)" $(MAKE) CC=$(CLANG) OUTPUT=$(FUZZ_OUT) BIN=$(FUZZ_OUT)/kprotperf \
 		$(patsubst tests/fuzz/%.c,$(FUZZ_OUT)/%,$(FUZZ_SRCS))
 
-$(OUTPUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(OUTPUT)/libkp.a
-	$(CC) $(CPPFLAGS) -Itests/fuzz $(CFLAGS) -fsanitize=fuzzer $< $(OUTPUT)/libkp.a -o $@ \
-		$(LDFLAGS) $(LDLIBS)
+# the targets' objects apart from the targets: tests/run.sh runs each $(OUTPUT)/fuzz_*
+$(OUTPUT)/tests/fuzz_%.o: tests/fuzz/fuzz_%.c | $(GEN_HDRS) libbpf-check
+	@mkdir -p $(@D)
+	$(call msg,CC,$<)
+	$(Q)$(CC) $(CPPFLAGS) -Itests/fuzz $(DEPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(OUTPUT)/fuzz_%: $(OUTPUT)/tests/fuzz_%.o $(OUTPUT)/libkp.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -fsanitize=fuzzer $^ -o $@ $(LDFLAGS) $(LDLIBS)
 
 fuzz: fuzz-build
 	OUTPUT=$(OUTPUT) FUZZ_TIME=$(FUZZ_TIME) FUZZ_RUNS=$(FUZZ_RUNS) tests/fuzz/run.sh
@@ -232,3 +292,7 @@ format:
 
 clean:
 	rm -rf $(OUTPUT) $(BIN) $(WORKLOADS)
+
+# the headers each object included, as its last compile found them
+-include $(wildcard $(LIB_OBJS:.o=.d) $(OUTPUT)/main.d $(SKELS:.skel.h=.bpf.d) \
+	$(UNIT_OBJ)/*.d $(OUTPUT)/tests/fuzz_*.d)

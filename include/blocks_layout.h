@@ -25,7 +25,7 @@
 /*
  * A value read at a probe from the registers the probe saved and from
  * kernel memory: a postfix program, run by the probe's BPF program.  Built
- * by user space from the text (symbols/loopbound.h: a loop's bound, read at
+ * by user space from the text (analysis/loopbound.h: a loop's bound, read at
  * the head of the block that compares against it) or from a DWARF location
  * (symbols/dwarf_fetch.h: an inline instance's struct kmem_cache *).
  */

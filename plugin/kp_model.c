@@ -10,16 +10,16 @@
  * (multi-byte nops no compiler emits):
  *	start  nopw 0x4b505201(%rax,%rax,1)  66 0f 1f 84 00 01 52 50 4b
  *	stop   nopw 0x4b505202(%rax,%rax,1)  66 0f 1f 84 00 02 52 50 4b
- * Outside a window only the markers are instrumented, so the boot runs at
- * plain TCG speed.  A start marker resets the plugin (qemu_plugin_reset:
- * QEMU flushes its translations) and everything translated from then on is
- * instrumented: counting begins with the first translation block after the
- * marker's own, so a marker followed by a call or jump starts the window
- * exactly at its target.  A stop marker closes the window at once and, in
- * mode=insns, drops the instrumentation again (mode=cache keeps it: see
- * kp_stop; its later windows start right after the marker).  Windows add
- * up; one still open at exit is written as incomplete.  The caches keep
- * their lines from one window to the next: they start cold at the first.
+ * Until the first window only the markers are instrumented, so the boot
+ * runs at plain TCG speed.  The first start marker resets the plugin
+ * (qemu_plugin_reset: QEMU flushes its translations) and everything
+ * translated from then on is instrumented: counting begins with the first
+ * translation block after the marker's own, so a marker followed by a call
+ * or jump starts the window exactly at its target.  A stop marker closes
+ * the window at once; the instrumentation stays (see kp_stop), and later
+ * windows start right after their marker.  Windows add up; one still open
+ * at exit is written as incomplete.  The caches keep their lines from one
+ * window to the next: they start cold at the first.
  *
  * Instructions are counted by the run of a block, not one by one: a block
  * is cut into runs, each ending after an instruction that may leave the
@@ -30,9 +30,11 @@
  * an instruction (interrupts are taken between blocks), and the counts are
  * those of a counter per instruction, a faulting attempt included.  Which
  * x86 instructions cannot leave early is decided from their bytes, in
- * kp_stays: register-only arithmetic, moves, lea, nops; anything else ends
- * its run.  count=tb counts whole blocks, inexactly.  A block translated
- * again with the same bytes at the same addresses reuses its counters.
+ * kp_x86.c: register-only arithmetic, moves, lea, nops, and in the
+ * kernel's half plain accesses to the stack, per-CPU and rip-relative data,
+ * which Linux keeps mapped; anything else ends its run.  count=tb counts
+ * whole blocks, inexactly.  A block translated again with the same bytes
+ * at the same addresses reuses its counters.
  *
  * Instruction fetches have no physical address in API 1, only QEMU's host
  * address of the guest RAM, which is a constant offset from the physical
@@ -76,6 +78,7 @@
 #include <qemu-plugin.h>
 
 #include "kp_cache.h"
+#include "kp_x86.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
@@ -92,9 +95,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 #define KP_HOT_CHUNK  (2u << 20) /* a huge page of blocks' counters and sites */
 #define KP_GEN_MAX    KP_PAGE_MASK
 #define KP_MEMO_SIZE  64 /* memory access kinds remembered */
-/* window=boot: the kernel's half of the address space, and the user's */
-#define KP_KERNEL_START 0xffff800000000000ull
-#define KP_USER_END	0x0000800000000000ull
+/* window=boot: the user's half of the address space (the kernel's: kp_x86.h) */
+#define KP_USER_END 0x0000800000000000ull
 /* window=boot, mode=cache: RAM where the boot runs identity-mapped (-m 2G) */
 #define KP_CALIB_LOW  0x100000ull
 #define KP_CALIB_HIGH 0xc0000000ull
@@ -130,7 +132,8 @@ struct kp_insn {
 	uint16_t mem;	   /* mode=cache: its memory site, or KP_NONE */
 	uint8_t run_start; /* its run's counter is bumped here */
 	uint8_t marker;	   /* a marker: not counted, no PC */
-	uint8_t stays;	   /* it cannot leave its block early (kp_stays) */
+	uint8_t stays;	   /* it cannot leave its block early (kp_x86.h) */
+	uint8_t regs;	   /* it touches registers only: no memory site */
 	uint8_t flushes;   /* mode=cache: it may change the guest's mappings */
 	uint8_t line;	   /* mode=cache: it starts an I1 line in its block */
 	uint8_t spans;	   /* mode=cache: it spans two I1 lines (or may) */
@@ -363,138 +366,6 @@ static uint64_t kp_count_all(void)
 	return n;
 }
 
-/* ---- x86 instructions ---- */
-
-/* a legacy prefix that means nothing to an instruction kp_stays accepts */
-static bool kp_harmless_prefix(uint8_t b)
-{
-	/* operand size, segment overrides (no memory operand is accessed) */
-	return b == 0x66 || b == 0x26 || b == 0x2e || b == 0x36 || b == 0x3e || b == 0x64 ||
-	       b == 0x65;
-}
-
-/*
- * Opcodes that touch registers only when their ModRM names a register
- * (mod 3), whatever its reg field: after 0f, bt, shld, bts, shrd, imul, btr,
- * movzx, btc, bsf, bsr, movsx (cmovcc and setcc are ranges); alone,
- * movsxd, imul, arithmetic with an immediate, test, xchg, mov, shifts
- * (add, or, adc, sbb, and, sub, xor, cmp are a pattern).
- */
-static const uint8_t kp_rr_0f[] = {0xa3, 0xa4, 0xa5, 0xab, 0xac, 0xad, 0xaf, 0xb3,
-				   0xb6, 0xb7, 0xbb, 0xbc, 0xbd, 0xbe, 0xbf};
-static const uint8_t kp_rr_1[] = {0x63, 0x69, 0x6b, 0x80, 0x81, 0x83, 0x84, 0x85, 0x86, 0x87,
-				  0x88, 0x89, 0x8a, 0x8b, 0xc0, 0xc1, 0xd0, 0xd1, 0xd2, 0xd3};
-/* and without a ModRM: test al/eax, jmp, cmc, clc, stc, cld, std */
-static const uint8_t kp_rr_none[] = {0xa8, 0xa9, 0xe9, 0xeb, 0xf5, 0xf8, 0xf9, 0xfc, 0xfd};
-
-static bool kp_in(uint8_t op, const uint8_t *ops, size_t n)
-{
-	return memchr(ops, op, n);
-}
-
-/* 0f xx with ModRM m: true when it touches registers only */
-static bool kp_stays_0f(uint8_t op, uint8_t m)
-{
-	if (m >> 6 != 3) /* a memory operand */
-		return false;
-	if ((op >= 0x40 && op <= 0x4f) || (op >= 0x90 && op <= 0x9f)) /* cmovcc, setcc */
-		return true;
-	if (op == 0xba) /* bt, bts, btr, btc with an immediate (/0-/3 are undefined) */
-		return ((m >> 3) & 7) >= 4;
-	return kp_in(op, kp_rr_0f, sizeof(kp_rr_0f));
-}
-
-/* a one-byte opcode with ModRM m: true when it touches registers only */
-static bool kp_stays_modrm(uint8_t op, uint8_t m)
-{
-	unsigned int mod = m >> 6, reg = (m >> 3) & 7;
-
-	if (op == 0x8d) /* lea: computes an address, accesses none */
-		return mod != 3;
-	if (mod != 3)
-		return false;
-	if (op < 0x40) /* add, or, adc, sbb, and, sub, xor, cmp */
-		return (op & 7) < 4;
-	if (op == 0xc6 || op == 0xc7) /* mov immediate (/7: xabort, xbegin) */
-		return reg == 0;
-	if (op == 0xf6 || op == 0xf7) /* test, not, neg, mul, imul (/6, /7: div, idiv fault) */
-		return reg < 6;
-	if (op == 0xfe || op == 0xff) /* inc, dec (the others: call, jmp, push) */
-		return reg < 2;
-	return kp_in(op, kp_rr_1, sizeof(kp_rr_1));
-}
-
-/*
- * True when the instruction cannot end its block's run early under TCG: it
- * touches registers only, through code TCG generates without a helper that
- * could raise an exception.  Anything not recognised may (false): that only
- * costs a counter.  Prefixes other than the harmless ones (lock, rep, an
- * address size) make it unrecognised, but for the hint nops (endbr64 is one),
- * and so do more than four: none of the forms accepted is then longer than
- * 15 bytes, which QEMU would cut short and fault.
- */
-static bool kp_stays(const uint8_t *b, size_t len)
-{
-	const uint8_t *p = b, *end = b + len;
-	bool rep = false;
-	uint8_t op;
-
-	while (p < end && (kp_harmless_prefix(*p) || *p == 0xf3)) {
-		rep |= *p == 0xf3;
-		if (++p - b > 4)
-			return false;
-	}
-	/* a REX prefix, last: in 32-bit code 0x40-0x4f is inc or dec, alone */
-	if (p < end && (*p & 0xf0) == 0x40)
-		p++;
-	if (p >= end)
-		return false;
-	op = *p++;
-	if (op == 0x0f) {
-		if (p >= end)
-			return false;
-		op = *p++;
-		/* hint nops, whatever their operand (QEMU: gen_nop_modrm) */
-		if (op == 0x19 || (op >= 0x1c && op <= 0x1f))
-			return true;
-		if (rep)
-			return false;
-		if ((op >= 0x80 && op <= 0x8f) || (op >= 0xc8 && op <= 0xcf)) /* jcc, bswap */
-			return true;
-		return p < end && kp_stays_0f(op, *p);
-	}
-	if (rep)
-		return false;
-	if (op < 0x40 && ((op & 7) == 4 || (op & 7) == 5)) /* arithmetic on al/eax, immediate */
-		return true;
-	if ((op >= 0x70 && op <= 0x7f) || (op >= 0x90 && op <= 0x99) || (op >= 0xb0 && op <= 0xbf))
-		return true; /* jcc, xchg with eax, cbw, cwd, mov immediate */
-	if (kp_in(op, kp_rr_none, sizeof(kp_rr_none)))
-		return true;
-	return p < end && kp_stays_modrm(op, *p);
-}
-
-/*
- * True when the instruction may change what a virtual address maps to, or
- * tells the CPU that it did: mov to a control register, invlpg, invpcid,
- * invlpgb, rsm.  The plugin's TLB is emptied before it runs.
- */
-static bool kp_flushes_tlb(const uint8_t *b, size_t len)
-{
-	const uint8_t *p = b, *end = b + len;
-
-	while (p < end && (kp_harmless_prefix(*p) || *p == 0xf0 || *p == 0xf2 || *p == 0xf3 ||
-			   *p == 0x67 || (*p & 0xf0) == 0x40))
-		p++;
-	if (end - p < 2 || p[0] != 0x0f)
-		return false;
-	if (p[1] == 0x22 || p[1] == 0xaa) /* mov to crN, rsm */
-		return true;
-	if (p[1] == 0x01 && end - p >= 3) /* invlpg (a memory operand), invlpgb */
-		return (((p[2] >> 3) & 7) == 7 && p[2] >> 6 != 3) || p[2] == 0xfe;
-	return end - p >= 3 && p[1] == 0x38 && p[2] == 0x82; /* invpcid */
-}
-
 /* ---- run-time callbacks ---- */
 
 /*
@@ -703,22 +574,19 @@ static void kp_mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t va
 
 /*
  * QEMU has flushed its translations (and dropped every callback): from here
- * on, instrument everything while a window is open, else the markers only.
- * Decided now, not when asked: a stop may follow a start before QEMU gets
- * to the reset, which it then does once.  mode=cache never goes back to the
- * markers only (see kp_stop).
+ * on, instrument everything, never the markers only again (see kp_stop).
  */
 static void kp_reset_done(qemu_plugin_id_t id)
 {
-	kp.full = kp.active || kp.mode == KP_CACHE;
-	qemu_plugin_register_vcpu_tb_trans_cb(id, kp.full ? kp_trans_full : kp_trans_markers);
+	kp.full = true;
+	qemu_plugin_register_vcpu_tb_trans_cb(id, kp_trans_full);
 	qemu_plugin_register_atexit_cb(id, kp_atexit, NULL);
 }
 
 /*
- * Until QEMU's reset the inline counters do not move (a closed window's
- * blocks are gone, or going, and the marker's own is not instrumented), so
- * the snapshot is taken here.
+ * The snapshot is exact here: a marker ends its block's run, so the counters
+ * of what follows it move later (at the first start, none moves before
+ * QEMU's reset: only the markers are instrumented).
  */
 static void kp_start(const struct kp_mark *m)
 {
@@ -739,8 +607,10 @@ static void kp_start(const struct kp_mark *m)
 }
 
 /*
- * In mode=cache the blocks stay instrumented (their callbacks return at
- * once outside a window): QEMU 7.2 can leave its pointer to an
+ * The blocks stay instrumented after a window (their counters move, their
+ * callbacks return at once).  In mode=insns that is cheaper than flushing:
+ * QEMU would translate again what runs next, and at the next start.  In
+ * mode=cache it is needed: QEMU 7.2 can leave its pointer to an
  * instruction's memory callbacks set when that instruction ends a block
  * in a helper (syscall, iret, ...), and a flush frees what it points to, so
  * the next interrupt's stack pushes would read freed memory (QEMU aborts in
@@ -757,8 +627,6 @@ static void kp_stop(void)
 	kp_each_counter(kp_close_sum);
 	kp.active = false;
 	kp.closed++;
-	if (kp.mode != KP_CACHE)
-		qemu_plugin_reset(kp.id, kp_reset_done);
 }
 
 static void kp_marker_cb(unsigned int vcpu, void *udata)
@@ -945,7 +813,7 @@ static void kp_tb_sites(struct kp_tb *t)
 			if (in->haddr)
 				in->fetch = t->nfetch++;
 		}
-		if (!in->stays)
+		if (!in->regs)
 			in->mem = t->nmem++;
 	}
 }
@@ -976,8 +844,9 @@ static struct kp_tb *kp_tb_new(struct qemu_plugin_tb *tb)
 		in->haddr = (uintptr_t)qemu_plugin_insn_haddr(insn);
 		in->fetch = in->mem = KP_NONE;
 		in->marker = kp_marker_kind(insn) >= 0;
-		in->stays = kp_stays(b, in->size);
-		in->flushes = kp.mode == KP_CACHE && kp_flushes_tlb(b, in->size);
+		in->regs = kp_x86_regs_only(b, in->size);
+		in->stays = va >= KP_KERNEL_START ? kp_x86_kernel_stays(b, in->size) : in->regs;
+		in->flushes = kp.mode == KP_CACHE && kp_x86_flushes_tlb(b, in->size);
 		memcpy(t->bytes + t->nbytes, b, in->size);
 		t->nbytes += in->size;
 		kp_tb_run(t, i, va, &run, &open);

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Runs one command in a VM booted with a given kernel, with kprotperf and
 # the workloads on PATH, and copies its files back, or (--boot) records the
-# boot itself for `kprotperf boot`: see usage below and README.md, "Running
-# in a VM".  The harness is scripts/lib/vm.sh, which the
+# boot itself for `kprotperf boot`: see usage below and docs/kernels.md,
+# "Running in a VM".  The harness is scripts/lib/vm.sh, which the
 # vm test tier uses too.
 set -euo pipefail
 
@@ -50,8 +50,8 @@ exits with CMD's exit status.
                         k-th geometry takes the k-th of each, or the last
                         given (--LL=1048576,16,64 --LL=4194304,16,64: two)
   --boot                no command: one boot, recorded for `kprotperf boot`
-                        (README.md, "Boot: kprotperf boot").  Runs under
-                        icount (KP_VM_ACCEL=icount), appends 'initcall_debug
+                        (docs/boot.md).  Runs under icount
+                        (KP_VM_ACCEL=icount), appends 'initcall_debug
                         log_buf_len=4M' to the command line, and leaves in
                         --out the boot's raw folder: dmesg.txt (the log as
                         busybox dmesg prints it, read first thing by the
@@ -264,8 +264,8 @@ model_result() {
 		echo "vm-run: the model's counts were not merged into ${model_data[*]}" >&2
 }
 
-# --boot: the guest's part of the boot's raw folder (README.md, "Boot:
-# kprotperf boot"), written to the share.  The log is read first, so that
+# --boot: the guest's part of the boot's raw folder (docs/boot.md),
+# written to the share.  The log is read first, so that
 # it ends a few lines after the first user process started, boot-clock's
 # line among them.
 boot_guest() {

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "boot/collect.h"
+#include "boot/boot_collect.h"
 #include "boot/vmrun.h"
 #include "data/datafile.h"
 #include "util/esc.h"

@@ -2,7 +2,7 @@
 /*
  * kprotperf boot: a kernel booted N times under scripts/vm-run.sh --boot
  * (QEMU, icount), each boot's raw folder parsed into one recording of
- * schema 10 (data/boot.h).
+ * schema 10 (data/boot_schema.h).
  */
 #ifndef KP_BOOT_BOOT_H
 #define KP_BOOT_BOOT_H

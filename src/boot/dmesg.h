@@ -3,7 +3,7 @@
  * The guest kernel's log of one boot (a raw folder's dmesg.txt, busybox
  * dmesg's "[    1.234567] text" lines), read as untrusted input: the
  * initcalls initcall_debug printed, paired, up to the first user process,
- * and the times of the boot's phases (data/boot.h).
+ * and the times of the boot's phases (data/boot_schema.h).
  */
 #ifndef KP_BOOT_DMESG_H
 #define KP_BOOT_DMESG_H

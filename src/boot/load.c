@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* A boot recording loaded for its views (load.h), through data/boot_read.h. */
+#include "boot/load.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "boot/load.h"
-#include "data/boot.h"
 #include "data/boot_read.h"
+#include "data/boot_schema.h"
 #include "data/datafile.h"
 #include "util/array.h"
 

@@ -4,17 +4,18 @@
  * functions ran in neither boot costs nothing there, and saying so on the
  * map would read as measured: it is left off unless the boot switches it.
  */
+#include "boot/map.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "boot/map.h"
-#include "boot/features.h"
+#include "boot/boot_features.h"
 #include "boot/load.h"
-#include "data/features.h"
-#include "diff/protection_map.h"
 #include "diff/stats.h"
+#include "features/features.h"
+#include "features/protection_map.h"
 
 /* Feature i's instructions per boot on each side (v: per feature, per boot), and the change. */
 static void cost_of(struct map_cost *c, const struct features *feat, size_t i,
@@ -97,7 +98,7 @@ int boot_map(const struct boot_rec *b, const struct features *feat, const char *
 	if (!err && (sole = sole_switched(b, feat)) >= 0)
 		whole_boot(&cost[sole], b);
 	if (!err)
-		protection_map_boot(feat, cost, boot_insns(&b[0]), path, svg, f);
+		protection_map(feat, cost, boot_insns(&b[0]), MAP_INSNS, path, svg, f);
 	for (side = 1; side >= 0; side--) {
 		free(ran[side]);
 		free(v[side]);

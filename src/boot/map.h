@@ -3,7 +3,7 @@
  * The protection map of two boot recordings (features --svg|--json BASE
  * HARDENED given boot recordings): the features that ran at boot, or are
  * switched at boot (type boot), placed by the change of the instructions
- * their functions executed per boot (diff/protection_map.h draws it).
+ * their functions executed per boot (features/protection_map.h draws it).
  */
 #ifndef KP_BOOT_MAP_H
 #define KP_BOOT_MAP_H

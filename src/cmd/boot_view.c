@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The reading commands' side of a boot recording (boot_view.h): loaded, shown, errors said. */
+#include "cmd/boot_view.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd/boot_view.h"
-#include "boot/diff.h"
-#include "boot/features.h"
-#include "boot/folded.h"
+#include "boot/boot_diff.h"
+#include "boot/boot_features.h"
+#include "boot/boot_folded.h"
+#include "boot/boot_report.h"
 #include "boot/load.h"
 #include "boot/map.h"
-#include "boot/report.h"
 #include "cmd/cli.h"
 #include "data/boot_read.h"
-#include "model/report.h"
+#include "model/model_report.h"
 #include "util/esc.h"
 
 int cli_boot_load(const char *cmd, struct datafile *df, const char *path, struct boot_rec *b)

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* What the reading commands share: their FILE operand, opening it, and its kernel's DWARF. */
+#include "cmd/cli.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
@@ -10,13 +12,12 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "cmd/cli.h"
-#include "data/features.h"
 #include "data/datafile.h"
 #include "data/model.h"
 #include "data/samples.h"
-#include "model/report.h"
-#include "protect/sites.h"
+#include "features/features.h"
+#include "features/sites.h"
+#include "model/model_report.h"
 #include "symbols/kernel_dwarf.h"
 #include "util/esc.h"
 
@@ -105,7 +106,7 @@ bool cli_bad_data(const char *cmd, const char *path, struct datafile *df)
 	return say(cmd, path, df, datafile_why);
 }
 
-/* The first feature whose 'sites =' names no pattern of protect/sites.h; -1: none. */
+/* The first feature whose 'sites =' names no pattern of features/sites.h; -1: none. */
 static long unknown_sites(const struct features *f)
 {
 	const char *s;

@@ -5,13 +5,14 @@
  * job list (--dry-run), one job (--job), or the matrix of a DIR the jobs
  * filled (--merge).
  */
+#include "cmd/cmds.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd/cmds.h"
 #include "cmd/options.h"
 #include "sweep/sweep_job.h"
 #include "sweep/sweep_matrix.h"

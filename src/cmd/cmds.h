@@ -7,6 +7,9 @@
 #ifndef KP_CMDS_H
 #define KP_CMDS_H
 
+#include <stddef.h>
+
+struct command;
 struct options_cmd;
 struct record_opts;
 
@@ -19,7 +22,8 @@ int cmd_diff(int argc, char **argv);
 int cmd_scenario(int argc, char **argv);
 int cmd_explore(int argc, char **argv);
 int cmd_features(int argc, char **argv);
-int cmd_help(int argc, char **argv);
+/* help is handed the table of commands it lists and describes (commands.h). */
+int cmd_help(int argc, char **argv, const struct command *cmds, size_t n);
 int cmd_inject(int argc, char **argv);
 int cmd_boot(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);

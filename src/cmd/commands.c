@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The subcommands' table and kprotperf --help. */
+#include "cmd/commands.h"
+
 #include <string.h>
 
 #include "cmd/cmds.h"
-#include "cmd/commands.h"
 #include "cmd/options.h"
 
-const struct command commands[] = {
+static int help(int argc, char **argv);
+
+static const struct command commands[] = {
 	{"record", cmd_record, "[OPTIONS] -- CMD [ARGS...]",
 	 "record CMD's process tree (also -p PID, -a)", &record_options},
 	{"report", cmd_report, "[OPTIONS] [FILE]",
@@ -31,10 +34,16 @@ const struct command commands[] = {
 	 &boot_options},
 	{"sweep", cmd_sweep, "[OPTIONS] -o DIR PLAN",
 	 "each protection's cost on each core operation: a matrix", &sweep_options},
-	{"help", cmd_help, "[COMMAND]", "COMMAND's man page (kprotperf-COMMAND(1))", &help_options},
+	{"help", help, "[COMMAND]", "COMMAND's man page (kprotperf-COMMAND(1))", &help_options},
 };
 
-const size_t n_commands = sizeof(commands) / sizeof(commands[0]);
+static const size_t n_commands = sizeof(commands) / sizeof(commands[0]);
+
+/* help describes this table: it is handed it rather than reaching for it */
+static int help(int argc, char **argv)
+{
+	return cmd_help(argc, argv, commands, n_commands);
+}
 
 /* Where the commands' summaries start in kprotperf --help. */
 #define SUMMARY_COLUMN 37

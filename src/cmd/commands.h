@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * kprotperf's subcommands as one table: main() dispatches through it, and
- * kprotperf --help, kprotperf help (man pages, completion lists) read it.
+ * kprotperf's subcommands as one table: main() dispatches through it and
+ * kprotperf --help lists it; kprotperf help (man pages, completion lists)
+ * is handed it.
  */
 #ifndef KP_COMMANDS_H
 #define KP_COMMANDS_H
@@ -18,9 +19,6 @@ struct command {
 	const char *summary; /* what it does, for kprotperf --help and its man page's NAME */
 	const struct options_cmd *opts;
 };
-
-extern const struct command commands[];
-extern const size_t n_commands;
 
 /* The command called name, or NULL. */
 const struct command *commands_find(const char *name);

@@ -3,12 +3,13 @@
  * The man pages' scdoc source, written from the commands' table and their
  * option tables: what --help says, the man page says (kprotperf help --scdoc).
  */
+#include "cmd/manpage.h"
+
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/commands.h"
-#include "cmd/manpage.h"
 #include "cmd/options.h"
 
 /* s up to end, each character of special escaped with a backslash. */
@@ -132,20 +133,20 @@ static void put_examples(FILE *f, const struct options_example *ex)
 }
 
 /* SEE ALSO: kprotperf(1) and every command's page but self's (NULL: kprotperf(1)). */
-static void put_see_also(FILE *f, const struct command *self)
+static void put_see_also(FILE *f, const struct command *self, const struct command *cmds, size_t n)
 {
 	size_t i;
 
 	fputs("# SEE ALSO\n\n", f);
 	if (self)
 		fputs("*kprotperf*(1), ", f);
-	for (i = 0; i < n_commands; i++)
-		if (&commands[i] != self)
-			fprintf(f, "*kprotperf-%s*(1), ", commands[i].name);
+	for (i = 0; i < n; i++)
+		if (&cmds[i] != self)
+			fprintf(f, "*kprotperf-%s*(1), ", cmds[i].name);
 	fputs("*perf*(1), *bpftrace*(8), *flamegraph.pl*\n", f);
 }
 
-static void put_command_page(FILE *f, const struct command *c)
+static void put_command_page(FILE *f, const struct command *c, const struct command *cmds, size_t n)
 {
 	const struct options_cmd *o = c->opts;
 	const char *description;
@@ -168,18 +169,18 @@ static void put_command_page(FILE *f, const struct command *c)
 	fputs("# EXIT STATUS\n\n", f);
 	put_lines(f, o->status ?: options_status_default, "");
 	fputc('\n', f);
-	put_see_also(f, c);
+	put_see_also(f, c, cmds, n);
 }
 
 /* kprotperf(1): what kprotperf does, its commands, then what no one command owns. */
-static void put_main_page(FILE *f)
+static void put_main_page(FILE *f, const struct command *cmds, size_t n)
 {
 	size_t i;
 
 	fprintf(f, "kprotperf(1) \"kprotperf %s\"\n\n%s", KPROTPERF_VERSION, manpage_main_head);
-	for (i = 0; i < n_commands; i++) {
-		fprintf(f, "*kprotperf-%s*(1)\n\t", commands[i].name);
-		put_str(f, commands[i].summary);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "*kprotperf-%s*(1)\n\t", cmds[i].name);
+		put_str(f, cmds[i].summary);
 		fputs("\n\n", f);
 	}
 	fputs(manpage_main_rest, f);
@@ -188,13 +189,13 @@ static void put_main_page(FILE *f)
 	fputs("*kprotperf record* exits with the recorded command's status: see "
 	      "*kprotperf-record*(1).\n\n",
 	      f);
-	put_see_also(f, NULL);
+	put_see_also(f, NULL, cmds, n);
 }
 
-void manpage_write(FILE *f, const struct command *c)
+void manpage_write(FILE *f, const struct command *c, const struct command *cmds, size_t n)
 {
 	if (c)
-		put_command_page(f, c);
+		put_command_page(f, c, cmds, n);
 	else
-		put_main_page(f);
+		put_main_page(f, cmds, n);
 }

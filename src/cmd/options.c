@@ -3,13 +3,13 @@
  * The subcommands' option tables: getopt_long's arrays built from them,
  * --help printed from them, and the usage errors every command shares.
  */
+#include "cmd/options.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "cmd/options.h"
 
 /* Options in a table at most, -h, --help included. */
 #define OPTIONS_MAX 32

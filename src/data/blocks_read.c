@@ -4,14 +4,17 @@
  * as it is read, by type and range and against the other tables (a block,
  * edge or loop index must name one that is there), and the instructions
  * executed are bounded, so that a report's sums never overflow.  The
- * schema-7 tables are blocks_read_v7.c's.
+ * schema-7 tables are blocks_read_inline.c's, blocks_read_bounds.c's,
+ * blocks_read_contexts.c's and blocks_read_runs.c's, each column read
+ * through blocks_reader.c.
  */
+#include "data/blocks_read.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "data/blocks_read.h"
 #include "data/blocks_read_int.h"
 
 #define MAX_BLOCKS 65536
@@ -33,61 +36,6 @@ static const char *const tables[] = {"blocks", "block_edges", "block_loops", "bl
 const char *blocks_edge_kind_name(enum blocks_edge_kind k)
 {
 	return kind_names[k];
-}
-
-/* Column i of the current row is bad: say which, with its value, and what it should be. */
-int blocks_bad(struct reader *r, sqlite3_stmt *st, int i, const char *want)
-{
-	const char *col = sqlite3_column_name(st, i);
-	long long row = sqlite3_column_int64(st, 0);
-	char value[64];
-
-	switch (sqlite3_column_type(st, i)) {
-	case SQLITE_NULL:
-		snprintf(value, sizeof(value), "NULL");
-		break;
-	case SQLITE_INTEGER:
-		snprintf(value, sizeof(value), "%lld", sqlite3_column_int64(st, i));
-		break;
-	default:
-		snprintf(value, sizeof(value), "'%.40s'", query_str(st, i));
-	}
-	return query_bad(r->df, "table %s, row %lld (function %s): %s is %s, not %s", r->table, row,
-			 r->f->name, col, value, want);
-}
-
-/* Column i as an integer from lo to hi (NULL too when null, as BLOCKS_UNKNOWN). */
-int blocks_num(struct reader *r, sqlite3_stmt *st, int i, long long lo, long long hi, bool null,
-	       const char *want, long long *v)
-{
-	int type = sqlite3_column_type(st, i);
-
-	if (type == SQLITE_NULL && null) {
-		*v = BLOCKS_UNKNOWN;
-		return 0;
-	}
-	*v = sqlite3_column_int64(st, i);
-	if (type != SQLITE_INTEGER || *v < lo || *v > hi)
-		return blocks_bad(r, st, i, want);
-	return 0;
-}
-
-int blocks_count(struct reader *r, sqlite3_stmt *st, int i, bool null, long long *v)
-{
-	return blocks_num(r, st, i, 0, BLOCKS_COUNT_MAX, null,
-			  null ? "NULL or a count from 0 to 2^40" : "a count from 0 to 2^40", v);
-}
-
-/* Column i as text of at most max bytes without NUL, copied into *out. */
-int blocks_text(struct reader *r, sqlite3_stmt *st, int i, int max, char **out)
-{
-	const char *s = query_text(st, i);
-
-	if (sqlite3_column_type(st, i) != SQLITE_TEXT || !s ||
-	    (int)strlen(s) != sqlite3_column_bytes(st, i) || sqlite3_column_bytes(st, i) > max)
-		return blocks_bad(r, st, i, "text without NUL, not too long");
-	*out = strdup(s);
-	return *out ? 0 : -ENOMEM;
 }
 
 /* The row's own index (column 1) must be the next one: the tables number from 0 up. */
@@ -246,40 +194,6 @@ static int value_row(sqlite3_stmt *st, void *ctx)
 	return err;
 }
 
-static int count_row(sqlite3_stmt *st, void *ctx)
-{
-	*(size_t *)ctx = sqlite3_column_int64(st, 0);
-	return 1;
-}
-
-/* Room for the rows of table for f, at most max of them. */
-int blocks_alloc_rows(struct reader *r, const char *table, size_t max, size_t size, void **arr,
-		      size_t *n)
-{
-	char sql[96];
-	int err;
-
-	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s WHERE func = ?", table);
-	err = query_each(r->df, sql, count_row, n, "t", r->f->name);
-	if (err < 0)
-		return err;
-	if (*n > max)
-		return query_bad(r->df, "table %s: function %s has %zu rows, more than %zu", table,
-				 r->f->name, *n, max);
-	*arr = calloc(*n ?: 1, size);
-	return *arr ? 0 : -ENOMEM;
-}
-
-int blocks_read_rows(struct reader *r, const char *table, const char *sql, query_row_fn fn)
-{
-	int err;
-
-	r->table = table;
-	r->i = 0;
-	err = query_each(r->df, sql, fn, r, "t", r->f->name);
-	return err < 0 ? err : 0;
-}
-
 /* Instructions executed over all blocks stay below INSNS_TOTAL_MAX: sums of them cannot overflow.
  */
 static int check_total(struct reader *r)
@@ -297,6 +211,32 @@ static int check_total(struct reader *r)
 					 "instructions",
 					 f->name);
 		total += f->b[i].count * f->b[i].insns;
+	}
+	return 0;
+}
+
+/* Calls by bound value (per loop) and by context add up to at most the complete calls. */
+static int check_calls(struct reader *r)
+{
+	const struct blocks_func *f = r->f;
+	long long sum = 0;
+	size_t i;
+
+	for (i = 0; i < f->ncx; i++)
+		sum += f->cx[i].calls;
+	if (sum > f->complete)
+		return query_bad(r->df,
+				 "table block_contexts: function %s has %lld calls, more than"
+				 " its %lld complete ones",
+				 f->name, sum, f->complete);
+	for (i = 0, sum = 0; i < f->nbv; i++) {
+		sum = i && f->bv[i].loop == f->bv[i - 1].loop ? sum + f->bv[i].count
+							      : f->bv[i].count;
+		if (sum > f->complete)
+			return query_bad(r->df,
+					 "table block_bound_values: function %s, loop %d: more"
+					 " calls than its %lld complete ones",
+					 f->name, f->bv[i].loop, f->complete);
 	}
 	return 0;
 }
@@ -340,7 +280,8 @@ static int load_rows(struct reader *r)
 				 "SELECT rowid, what, loop, ctx, value, count FROM block_values"
 				 " WHERE func = ? ORDER BY what, loop, ctx, value",
 				 value_row);
-	return err ?: check_total(r) ?: blocks_load_v7(r);
+	return err ?: check_total(r) ?: blocks_load_inline(r) ?: blocks_load_bounds(r)
+		?: blocks_load_contexts(r) ?: check_calls(r) ?: blocks_load_runs(r);
 }
 
 int blocks_load(struct datafile *df, const char *name, struct blocks_func *out)
@@ -369,7 +310,24 @@ void blocks_func_free(struct blocks_func *f)
 {
 	size_t i;
 
-	blocks_free_v7(f);
+	for (i = 0; f->runs && i < f->nruns; i++) {
+		free(f->runs[i].b);
+		free(f->runs[i].e);
+	}
+	free(f->runs);
+	for (i = 0; f->cx && i < f->ncx; i++)
+		free(f->cx[i].ctx);
+	free(f->cx);
+	for (i = 0; f->bv && i < f->nbv; i++)
+		free(f->bv[i].ctx);
+	free(f->bv);
+	if (f->inl) {
+		free(f->inl->name);
+		free(f->inl->parent);
+		free(f->inl->call_file);
+		free(f->inl->ranges);
+		free(f->inl);
+	}
 	for (i = 0; f->v && i < f->nv; i++)
 		free(f->v[i].ctx);
 	free(f->v);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Internal to data/blocks_read*.c: the reader of one function's rows, and
- * the checks each column goes through (blocks_read.h says what is read).
- * blocks_read.c reads the schema-6 tables, blocks_read_v7.c the schema-7
- * ones but for the runs' counts, blocks_read_runs.c's.
+ * the checks each column goes through (blocks_reader.c), and the readers of
+ * the schema-7 tables (blocks_read.h says what is read).  blocks_read.c
+ * reads the schema-6 tables and calls the others in turn.
  */
 #ifndef KP_BLOCKS_READ_INT_H
 #define KP_BLOCKS_READ_INT_H
@@ -47,11 +47,15 @@ int blocks_alloc_rows(struct reader *r, const char *table, size_t max, size_t si
 /* fn on each row of sql (one parameter: the function's name), r->table and r->i set. */
 int blocks_read_rows(struct reader *r, const char *table, const char *sql, query_row_fn fn);
 
-/* The schema-7 tables (block_inlines ... block_run_calls) of r->f, after the others. */
-int blocks_load_v7(struct reader *r);
-/* Each run's counts (block_runs, block_run_edges, block_run_calls) of r->f. */
+/*
+ * The schema-7 tables of r->f, after the schema-6 ones: its inline instance
+ * (block_inlines), its loops' bounds and calls by bound value (block_bounds,
+ * block_bound_values), its calls by context (block_contexts), each run's
+ * counts (block_runs, block_run_edges, block_run_calls).
+ */
+int blocks_load_inline(struct reader *r);
+int blocks_load_bounds(struct reader *r);
+int blocks_load_contexts(struct reader *r);
 int blocks_load_runs(struct reader *r);
-/* Frees what blocks_load_v7 allocated in f. */
-void blocks_free_v7(struct blocks_func *f);
 
 #endif

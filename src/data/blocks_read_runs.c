@@ -7,13 +7,14 @@
  * the runs' counts sum to the total where every run's is known, and never
  * past it.  A function without any such row (schema 6) has no runs.
  */
+#include "data/blocks_read_int.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "data/blocks_read.h"
-#include "data/blocks_read_int.h"
 
 /* per-run counts a function may have: runs x (blocks + edges) */
 #define MAX_RUN_CELLS (1LL << 23)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* record --blocks: rows of the blocks tables (blocks_tables.h). */
 #include "data/blocks_tables.h"
+
 #include "data/query.h"
 
 int blocks_tables_put_func(struct datafile *df, const char *func, const struct blocks_func_row *r)

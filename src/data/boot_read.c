@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The readers of a boot recording (boot_read.h): their SQL. */
+#include "data/boot_read.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <sqlite3.h>
 
-#include "data/boot_read.h"
 #include "data/datafile.h"
 #include "data/query.h"
 

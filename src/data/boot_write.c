@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The boot tables' writers (boot_write.h): their SQL. */
 #include "data/boot_write.h"
+
 #include "data/query.h"
 
 /* ?1 run, then (flag, value) pairs: a value whose flag is 0 stores NULL */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The rows kprotperf boot writes into a new data file (datafile_create),
- * one writer per table of data/boot.h; the meta and config tables go
+ * one writer per table of data/boot_schema.h; the meta and config tables go
  * through data/recording.h, the cache geometries through data/model.h.
  */
 #ifndef KP_BOOT_WRITE_H

@@ -8,12 +8,13 @@
  * arithmetic that follows far from overflow: a count is at most 2^40, a
  * time at most 2^60 ns.
  */
+#include "data/check.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <linux/types.h>
 
-#include "data/check.h"
 #include "data/inline_tables.h"
 #include "data/model.h"
 #include "data/protect.h"

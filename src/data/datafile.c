@@ -3,8 +3,10 @@
  * The data file itself: creating it (schema, stamp), committing it atomically
  * or dropping it, and opening one for reading (validation, meta, schema
  * version, the SQL functions readers use).  Its statements run through
- * data/query.c, which holds its connection.
+ * data/query.c, on the connection it holds (datafile_int.h).
  */
+#include "data/datafile.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,28 +20,15 @@
 #include <unistd.h>
 
 #include "data/blocks_tables.h"
-#include "data/boot.h"
+#include "data/boot_schema.h"
+#include "data/check.h"
+#include "data/datafile_int.h"
 #include "data/model.h"
 #include "data/protect.h"
-#include "data/check.h"
-#include "data/datafile.h"
-#include "data/provenance.h"
 #include "data/query.h"
 #include "util/funcname.h"
+#include "util/kv.h"
 #include "util/safeio.h"
-
-struct datafile {
-	struct query_conn conn;
-	char *path; /* final name */
-	char *tmp;  /* name while writing; NULL when opened for reading */
-	/* while writing: the folder (checked once, util/safeio.h), the file, their names in it */
-	int dir, fd;
-	const char *name;
-	char tmp_name[NAME_MAX + 1];
-	struct kv_list meta;
-	long long schema;  /* PRAGMA user_version */
-	const char *symfs; /* datafile_set_symfs()'s, NULL: the recorded paths as they are */
-};
 
 /* Documented in README.md ("The data file"); bump KP_SCHEMA_VERSION on any change. */
 #define RUN_TABLES(temp)                                                                         \
@@ -647,9 +636,4 @@ bool datafile_why(struct datafile *df, char *why, size_t len)
 	}
 	snprintf(why, len, "corrupt data file: %s: record it again", df->conn.bad);
 	return true;
-}
-
-struct query_conn *query_conn(struct datafile *df)
-{
-	return &df->conn;
 }

@@ -78,7 +78,7 @@ long long datafile_schema(struct datafile *df);
  * The folder the files the recording names (mapped files, their debug
  * files) are read under when reading it, as perf's --symfs: NULL (the
  * default) for the host's own.  A setting of the reader's, kept with the
- * recording so that every reader of it (symbols/user_frames.h) sees it;
+ * recording so that every reader of it sees it;
  * dir is not copied and must outlive df.
  */
 void datafile_set_symfs(struct datafile *df, const char *dir);

@@ -3,10 +3,11 @@
  * The queries on the inlines table and the inline_* TEMP tables, and the
  * format of its ranges column (see inline_tables.h).
  */
+#include "data/inline_tables.h"
+
 #include <errno.h>
 #include <string.h>
 
-#include "data/inline_tables.h"
 #include "data/query.h"
 
 /* At most so many ranges to one instance: a function inlined in pieces, not a table. */

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The queries on the latency tables and those of record --func (see latency.h). */
+#include "data/latency.h"
+
 #include <errno.h>
 #include <stdbool.h>
 
 #include "data/datafile.h"
-#include "data/latency.h"
 #include "data/query.h"
 #include "data/samples.h"
 #include "util/hist.h"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The queries on what a recording says about itself (see meta.h). */
 #include "data/meta.h"
+
 #include "data/query.h"
 
 static const char *const list_sql[] = {

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The machine model's tables (model.h): their SQL. */
+#include "data/model.h"
+
 #include <errno.h>
 #include <sqlite3.h>
 
-#include "data/model.h"
 #include "data/query.h"
 
 const char *const model_stat_names[MODEL_STATS] = {

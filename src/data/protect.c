@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The protect_funcs and protect_sites tables (protect.h): their SQL. */
+#include "data/protect.h"
+
 #include <sqlite3.h>
 
-#include "data/protect.h"
 #include "data/query.h"
 
 int protect_put_func(struct datafile *df, __u64 addr, const char *name, __u64 size)

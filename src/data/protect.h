@@ -2,7 +2,7 @@
 /*
  * The compiler-inserted protections of the code a recording ran (schema 8):
  * the kernel functions on its sampled stacks and its --blocks functions,
- * scanned at record time in the running text (protect/sites.h), and their
+ * scanned at record time in the running text (features/sites.h), and their
  * sites.  What the roll-ups read to charge a sample or a block execution
  * to a compiler-inserted feature.
  */

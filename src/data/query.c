@@ -4,12 +4,14 @@
  * binding, stepping, scalars, histograms, scripts, and SQLite's result codes
  * as negative errno.
  */
+#include "data/query.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "data/query.h"
+#include "data/datafile_int.h"
 
 int query_errno(int rc)
 {
@@ -40,9 +42,9 @@ int query_errno(int rc)
 
 int query_vbad(struct datafile *df, const char *fmt, va_list ap)
 {
-	char *c, *bad = query_conn(df)->bad;
+	char *c, *bad = df->conn.bad;
 
-	vsnprintf(bad, sizeof(query_conn(df)->bad), fmt, ap);
+	vsnprintf(bad, sizeof(df->conn.bad), fmt, ap);
 	/* it quotes what the file holds: no byte of it may drive the terminal */
 	for (c = bad; *c; c++)
 		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
@@ -63,7 +65,7 @@ int query_bad(struct datafile *df, const char *fmt, ...)
 
 sqlite3 *query_db(struct datafile *df)
 {
-	return query_conn(df)->db;
+	return df->conn.db;
 }
 
 int query_conn_close(struct query_conn *conn)
@@ -136,7 +138,7 @@ int query_insert(struct datafile *df, const char *sql, const char *types, ...)
 {
 	sqlite3_stmt *st;
 	va_list ap;
-	int rc, err = cached_stmt(query_conn(df), sql, &st);
+	int rc, err = cached_stmt(&df->conn, sql, &st);
 
 	if (err)
 		return err;

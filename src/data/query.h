@@ -15,22 +15,8 @@
 #include <stddef.h>
 
 struct datafile;
+struct query_conn;
 
-/* distinct INSERTs a recording makes; more is a programming error (-ENOSPC) */
-#define QUERY_CACHE_SIZE 48
-
-/* A data file's database and the statements query_insert cached on it, by SQL text. */
-struct query_conn {
-	sqlite3 *db;
-	struct {
-		const char *sql;
-		sqlite3_stmt *stmt;
-	} cache[QUERY_CACHE_SIZE];
-	char bad[512]; /* the bad value a reader found (query_bad), "" if none */
-};
-
-/* The connection of df: datafile.c holds it. */
-struct query_conn *query_conn(struct datafile *df);
 sqlite3 *query_db(struct datafile *df);
 /* Finalize the cached statements and close the database: 0 or -errno. */
 int query_conn_close(struct query_conn *conn);

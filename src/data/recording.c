@@ -3,9 +3,10 @@
  * Every row kprotperf record writes: the SQL of the recording side of the
  * data file, one typed writer per table (statements cached by query_insert).
  */
-#include "data/provenance.h"
-#include "data/query.h"
 #include "data/recording.h"
+
+#include "data/query.h"
+#include "util/kv.h"
 
 static int put_kvs(struct datafile *df, const char *sql, const struct kv_list *l)
 {

@@ -3,12 +3,13 @@
  * The per-run views of a recording and the queries of kprotperf diff's
  * measures on them (see runs.h); the rows handed over typed.
  */
+#include "data/runs.h"
+
 #include <stdio.h>
 #include <string.h>
 
-#include "data/query.h"
 #include "data/protect.h"
-#include "data/runs.h"
+#include "data/query.h"
 
 /*
  * An empty runs table is an older or single-run recording: its totals are

@@ -57,7 +57,7 @@ int runs_inline_keys(struct datafile *df, size_t n, const char *(*key)(size_t i,
 /* Per run, the kernel samples by key: self with a pc in the instance, else anywhere. */
 int runs_inline_samples(struct datafile *df, bool self, runs_value_fn fn, void *ctx);
 
-/* How samples map to features (data/features.h): by frame name, by site kind; NULL: none. */
+/* How samples map to features (features/features.h): by frame name, by site kind; NULL: none. */
 struct runs_feature_map {
 	const char *(*of_frame)(const char *name, void *ctx);
 	const char *(*of_site)(const char *kind, void *ctx);

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The queries on the samples, their stacks and the TEMP tables built on them (see samples.h). */
+#include "data/samples.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "data/datafile.h"
 #include "data/query.h"
-#include "data/samples.h"
 #include "util/fmt.h"
 
 long long samples_rows(struct datafile *df)

@@ -3,10 +3,18 @@
  * The CPU samples of a recording and their stacks, as the data file holds
  * them (samples, kstack_frames, ustack_frames, ksyms), and the TEMP tables
  * the readers build on them:
- *   frames(space TEXT, stack INTEGER, depth INTEGER, sub INTEGER, name TEXT,
- *          inl INTEGER, file TEXT, line INTEGER, die INTEGER, leaf INTEGER,
- *          pc INTEGER, func_die INTEGER): the named frames (symbols/stacks.h
- *          says what each column means);
+ *   frames(space TEXT 'k'|'u', stack INTEGER, depth INTEGER, sub INTEGER,
+ *          name TEXT, inl INTEGER, file TEXT, line INTEGER, die INTEGER,
+ *          leaf INTEGER, pc INTEGER, func_die INTEGER): the named frames,
+ *          filled by the symbolizer.  depth 0 is the leaf.  A frame is its
+ *          function (sub 0) followed by the functions inlined there,
+ *          outermost first (sub 1, 2, ...; inl 1); file:line is where each
+ *          one's code is or calls the next, die identifies an inline
+ *          instance, and leaf marks the innermost row of a depth, where the
+ *          address itself is.  Every kernel row of a depth has its pc, the
+ *          address looked up (a return address less one: the call), and
+ *          func_die, the DWARF offset of the out-of-line function there (0
+ *          when unknown); user rows have pc NULL;
  *   kstack_samples(stack INTEGER PRIMARY KEY, n INTEGER): samples per kernel stack;
  *   folded(line TEXT, n INTEGER): folded stacks before they are merged;
  *   hit(space TEXT, stack INTEGER, depth INTEGER, sub INTEGER, count INTEGER,

@@ -4,6 +4,8 @@
  * (load.c), estimates the changes (metrics.c, stats.c) and prints them
  * (out.c) after the provenance and the notes (prov.c).
  */
+#include "diff/diff.h"
+
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,10 +15,9 @@
 #include "data/meta.h"
 #include "data/runs.h"
 #include "data/samples.h"
-#include "diff/diff.h"
 #include "diff/oneside.h"
-#include "diff/tables.h"
 #include "diff/prov.h"
+#include "diff/tables.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/stacks.h"
 #include "util/esc.h"

@@ -2,10 +2,12 @@
 /*
  * diff --blocks (diff_blocks.h): the --blocks functions of both recordings,
  * matched by name, each loaded whole with its blocks' source lines from its
- * side's vmlinux (symbols/blocks_src.h) and compared (diff_blocks_match.c,
+ * side's vmlinux (analysis/blocks_src.h) and compared (diff_blocks_match.c,
  * diff_blocks_loops.c) before anything is printed (diff_blocks_print.c),
  * after the header, provenance and notes the other diff prints.
  */
+#include "diff/diff_blocks.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +16,6 @@
 #include "data/datafile.h"
 #include "data/runs.h"
 #include "diff/diff.h"
-#include "diff/diff_blocks.h"
 #include "diff/diff_blocks_int.h"
 #include "diff/metrics.h"
 #include "diff/prov.h"

@@ -2,9 +2,9 @@
 /*
  * Internal to diff/diff_blocks*.c: one --blocks function of both sides and
  * what is compared of it.  diff_blocks.c loads and matches the functions,
- * diff_blocks_match.c estimates each measure and matches their lines,
- * diff_blocks_loops.c their loops and branches, diff_blocks_print.c prints
- * them.
+ * diff_blocks_measure.c estimates each measure, diff_blocks_match.c
+ * matches their lines, diff_blocks_loops.c their loops and branches,
+ * diff_blocks_print.c prints them.
  */
 #ifndef KP_DIFF_BLOCKS_INT_H
 #define KP_DIFF_BLOCKS_INT_H
@@ -15,7 +15,7 @@
 
 #include "data/blocks_read.h"
 #include "diff/stats.h"
-#include "symbols/blocks_src.h"
+#include "analysis/blocks_src.h"
 
 struct json;
 

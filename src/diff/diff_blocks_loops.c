@@ -7,12 +7,13 @@
  * instruction's line (the blocks ending on one line summed), and kept when
  * its direction flipped: its taken ratio crossed 50%.
  */
+#include "diff/diff_blocks_int.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "diff/diff_blocks_int.h"
 #include "diff/metrics.h"
 
 /* ctx names shown in a cause, the most calls first */

@@ -7,11 +7,12 @@
  * Names, files and bound expressions come from the data files and DWARF:
  * escaped.
  */
+#include "diff/diff_blocks_int.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "diff/diff_blocks_int.h"
 #include "diff/metrics.h"
 #include "diff/prov.h"
 #include "diff/tables.h"

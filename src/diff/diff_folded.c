@@ -4,12 +4,13 @@
  * kprotperf folded folds it, kernel frames without clone suffix, the two
  * merged line by line (both in byte order).
  */
+#include "diff/diff_folded.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "data/datafile.h"
-#include "diff/diff_folded.h"
 #include "symbols/folded_stacks.h"
 #include "symbols/stacks.h"
 #include "util/array.h"

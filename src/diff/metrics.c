@@ -3,15 +3,16 @@
  * kprotperf diff's measures: the per-run values of both sides gathered by
  * name, sorted by their change, and the intervals of the rows shown.
  */
+#include "diff/metrics.h"
+
 #include <errno.h>
 #include <math.h>
 #include <search.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/array.h"
 #include "data/runs.h"
-#include "diff/metrics.h"
+#include "util/array.h"
 
 void metrics_init(struct metric_set *s, const char *kind, const char *clock, const size_t runs[2],
 		  const double *period)

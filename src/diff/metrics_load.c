@@ -3,17 +3,18 @@
  * kprotperf diff's loaders: one recording's per-run values of each measure,
  * by the names that match across kernels (clone suffixes stripped).
  */
+#include "diff/metrics.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/array.h"
-#include "data/features.h"
 #include "data/runs.h"
-#include "diff/metrics.h"
+#include "features/features.h"
 #include "symbols/recorded_inlines.h"
+#include "util/array.h"
 
 static int add(struct metric_set *s, int side, struct datafile *df,
 	       int (*reader)(struct datafile *df, runs_value_fn fn, void *ctx))

@@ -3,6 +3,8 @@
  * What one recording's kernel has and the other's lacks (oneside.h), from
  * the funcs, func_absent and inlines tables of both sides.
  */
+#include "diff/oneside.h"
+
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
@@ -12,7 +14,6 @@
 #include "data/inline_tables.h"
 #include "data/latency.h"
 #include "diff/metrics.h"
-#include "diff/oneside.h"
 #include "diff/prov.h"
 #include "util/array.h"
 #include "util/esc.h"

@@ -3,6 +3,8 @@
  * kprotperf diff's header: on what the two recordings differ (kernel build,
  * cmdline knobs, config, vulnerabilities) and the notes and warnings.
  */
+#include "diff/prov.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -10,11 +12,10 @@
 #include <string.h>
 
 #include "data/datafile.h"
-#include "data/features.h"
 #include "data/meta.h"
-#include "data/provenance.h"
 #include "diff/metrics.h"
-#include "diff/prov.h"
+#include "features/features.h"
+#include "system/provenance.h"
 #include "util/esc.h"
 #include "util/json.h"
 

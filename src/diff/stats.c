@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The estimators of diff/stats.h: point values, bootstrap, delta method, Poisson. */
+#include "diff/stats.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
-#include "diff/stats.h"
 #include "util/hist.h"
 
 /* two-sided 95% normal quantile */

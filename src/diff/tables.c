@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* kprotperf diff's tables and its inlining section printed, as text or as JSON. */
+#include "diff/tables.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "util/fmt.h"
-#include "diff/tables.h"
-#include "data/features.h"
+#include "features/features.h"
 #include "util/esc.h"
+#include "util/fmt.h"
 #include "util/json.h"
 #include "util/kv.h"
 

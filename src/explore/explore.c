@@ -6,6 +6,8 @@
  * would.  What is kept is written at once, so that an interrupted search
  * leaves its corpus whole.
  */
+#include "explore/explore.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -17,7 +19,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "explore/explore.h"
 #include "explore/explore_out.h"
 #include "explore/scenario.h"
 #include "explore/search.h"

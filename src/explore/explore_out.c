@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* What kprotperf explore prints (explore_out.h). */
+#include "explore/explore_out.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "explore/explore_out.h"
 #include "explore/scenario.h"
 #include "explore/search.h"
 #include "util/esc.h"

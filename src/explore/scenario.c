@@ -4,12 +4,12 @@
  * Everything here follows from the generator's seed and the inputs alone
  * (no time, pid or address), so that a search can be run again.
  */
+#include "explore/scenario.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "explore/scenario.h"
 
 /* splitmix64 (Vigna), which xoroshiro's authors advise for seeding it. */
 static __u64 splitmix64(__u64 *x)

@@ -8,6 +8,8 @@
  * is private (mkdtemp, 0700) and each file new, so O_EXCL | O_NOFOLLOW
  * only make sure that nothing there is followed or reused.
  */
+#include "explore/scenario_int.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -18,8 +20,6 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
-
-#include "explore/scenario_int.h"
 
 /* Room for a name and 64 levels of "/d". */
 #define PATH_LEN 256

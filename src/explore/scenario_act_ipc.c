@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The actions on event and message objects: eventfd, epoll and msg (System V queues). */
+#include "explore/scenario_int.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
@@ -7,8 +9,6 @@
 #include <sys/msg.h>
 #include <unistd.h>
 #include <linux/types.h>
-
-#include "explore/scenario_int.h"
 
 /* Events taken by one epoll_wait: any number will do, all stay ready. */
 #define EVENTS 64

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The actions on the address space: mmap (kept), munmap (mapped, then unmapped) and brk. */
+#include "explore/scenario_int.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-#include "explore/scenario_int.h"
 
 /* A byte written to every page of size bytes at p: each page faulted in. */
 static void touch(char *p, long long size)

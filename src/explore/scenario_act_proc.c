@@ -4,6 +4,8 @@
  * forks) and clone_threads, each optionally holding what it started alive
  * together, blocked on a pipe, for hold ms.
  */
+#include "explore/scenario_int.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -11,8 +13,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "explore/scenario_int.h"
 
 /* The exit code of a chain one of whose processes was killed; errnos stay below it. */
 #define CHAIN_KILLED 125

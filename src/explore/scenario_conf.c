@@ -4,16 +4,17 @@
  * compiled in, or a user's file in its place, each block checked against
  * the action C implements under its name.
  */
+#include "explore/scenario_int.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "explore/scenario_int.h"
+#include "explore_conf.h"
 #include "util/array.h"
 #include "util/esc.h"
 #include "util/safeio.h"
-#include "explore_conf.h"
 
 #define PARAM_FORM "expected 'MIN..MAX default DEFAULT', then 'pow2' for sizes"
 

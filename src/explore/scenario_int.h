@@ -100,6 +100,8 @@ struct scn_run {
 	unsigned long long room;
 };
 
+/* What the steps share (scenario_step.c). */
+
 /* Counts call's failure with err (an errno) in the step under way. */
 void scn_err(struct scn_run *r, const char *call, int err);
 /* Says on stderr why the step under way failed: -1. */
@@ -141,7 +143,7 @@ int scn_act_eventfd(struct scn_run *r, const long long *a);
 int scn_act_epoll(struct scn_run *r, const long long *a);
 int scn_act_msg(struct scn_run *r, const long long *a);
 
-/* What is pending of set taken and thrown away. */
+/* What is pending of set taken and thrown away (scenario_worker.c, the supervisor's too). */
 void scn_discard(const sigset_t *set);
 
 /*

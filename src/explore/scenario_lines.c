@@ -3,13 +3,14 @@
  * Reading the line-based files of scenarios (explore.conf, scenario files):
  * comments, blanks, whole numbers, and errors that name their line.
  */
+#include "explore/scenario_int.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "explore/scenario_int.h"
 #include "util/textline.h"
 
 /* No value of any action comes near it, and twice it still fits a long long. */

@@ -10,6 +10,8 @@
  * for signals with sigwaitinfo() rather than handlers, so it keeps no
  * state outside its stack.
  */
+#include "explore/scenario.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -261,15 +263,6 @@ static int supervise(struct scn_run *r, const char *dir, const struct scn_limits
 	alarm(0);
 	kill_group(w);
 	return outcome(r, sig, &end, lim->seconds);
-}
-
-/* What is pending of set thrown away: a late alarm, a stop meant for the caller's group. */
-void scn_discard(const sigset_t *set)
-{
-	const struct timespec zero = {0, 0};
-
-	while (sigtimedwait(set, NULL, &zero) > 0)
-		;
 }
 
 int scenario_run(const struct scn_templates *t, const struct scenario *s,

@@ -5,6 +5,8 @@
  * '#' starts a comment.  Written in the templates' order of parameters, so
  * that reading what was written gives the same scenario.
  */
+#include "explore/scenario.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

@@ -4,6 +4,8 @@
  * (process group, signals, capabilities, descriptors, working directory,
  * limits), running the steps.
  */
+#include "explore/scenario_int.h"
+
 #include <errno.h>
 #include <linux/capability.h>
 #include <signal.h>
@@ -13,9 +15,8 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
-
-#include "explore/scenario_int.h"
 
 /* The bytes of address space this process has mapped (0 when /proc does not say). */
 static unsigned long long mapped_now(void)
@@ -60,6 +61,15 @@ static int limits(const struct scn_limits *lim)
 		?: limit(RLIMIT_NPROC, "RLIMIT_NPROC", lim->procs)
 		?: limit(RLIMIT_NOFILE, "RLIMIT_NOFILE", lim->files)
 		?: limit(RLIMIT_CORE, "RLIMIT_CORE", 0);
+}
+
+/* What is pending of set thrown away: a late alarm, a stop meant for the caller's group. */
+void scn_discard(const sigset_t *set)
+{
+	const struct timespec zero = {0, 0};
+
+	while (sigtimedwait(set, NULL, &zero) > 0)
+		;
 }
 
 /*

@@ -5,12 +5,13 @@
  * most any run made of each location.  Nothing here reads the clock or the
  * kernel: the driver hands in what a run did.
  */
+#include "explore/search.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "explore/search.h"
 #include "util/array.h"
 
 /* a time per call this much above the best is a new maximum, not noise */

@@ -1,15 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* A recording's machine-model counts, read for the views (rows.h). */
+#include "model/rows.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "data/datafile.h"
-#include "model/rows.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/symbolize.h"
 #include "util/array.h"
+
+static __u64 sat_add(__u64 a, __u64 b)
+{
+	return a + b < a ? (__u64)-1 : a + b;
+}
+
+void model_func_add(struct model_func *a, const struct model_func *b)
+{
+	int i;
+
+	a->insns = sat_add(a->insns, b->insns);
+	for (i = 0; i < MODEL_STATS; i++)
+		a->v[i] = sat_add(a->v[i], b->v[i]);
+}
 
 static int add(struct model_func *sum, const struct model_row *r)
 {

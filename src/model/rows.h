@@ -20,6 +20,9 @@ struct model_func {
 	__u64 v[MODEL_STATS];
 };
 
+/* a += b, saturated: the counts are read from a file and may be anything. */
+void model_func_add(struct model_func *a, const struct model_func *b);
+
 struct model_counts {
 	const char *mode, *window, *qemu;
 	bool cache; /* misses were simulated */

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The model's raw table (table.h), parsed as untrusted input. */
+#include "model/table.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,7 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "model/table.h"
 #include "util/safeio.h"
 
 /* a row of 16 geometries is under 2.2 KB; a table of every guest PC under 1 GiB */

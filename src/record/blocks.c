@@ -10,6 +10,8 @@
  * and returns take one link each, as --func's do.  What the probes count is
  * written by blocks_save.c.
  */
+#include "record/blocks.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,12 +22,11 @@
 #include "blocks.skel.h"
 #include "record.skel.h"
 
-#include "record/blocks.h"
+#include "analysis/cfg.h"
+#include "analysis/loopbound.h"
 #include "record/blocks_func.h"
 #include "record/links.h"
-#include "symbols/cfg.h"
 #include "symbols/debuginfo.h"
-#include "symbols/loopbound.h"
 
 static int reuse(struct bpf_map *dst, const struct bpf_map *src)
 {

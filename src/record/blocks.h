@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * record --blocks FUNC: a kprobe at every basic block head of FUNC (its
- * control-flow graph from the running text, symbols/cfg.h), and per call
+ * control-flow graph from the running text, analysis/cfg.h), and per call
  * the instructions executed and each loop's trips; collected into the
  * blocks tables of the data file (data/blocks_tables.h).
  */

@@ -10,9 +10,11 @@
  * elsewhere (the compiler may start an instance's body from more than one
  * place) gets a side-entry probe, so that calls so entered are counted as
  * missed rather than mixed into others.  Then, for every --blocks
- * function, each loop's bound (symbols/loopbound.h) and, when the function
+ * function, each loop's bound (analysis/loopbound.h) and, when the function
  * works on a slab cache, where the struct kmem_cache * is at the entry.
  */
+#include "record/blocks_func.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,17 +23,16 @@
 #include <bpf/btf.h>
 #include <capstone/capstone.h>
 
-#include "protect/sites.h"
+#include "analysis/cfg.h"
+#include "analysis/ktext.h"
+#include "analysis/loopbound.h"
+#include "features/sites.h"
 #include "record/blocks.h"
-#include "record/blocks_func.h"
 #include "record/running_dwarf.h"
-#include "symbols/cfg.h"
 #include "symbols/debuginfo.h"
 #include "symbols/dwarf_fetch.h"
 #include "symbols/inlines.h"
 #include "symbols/ksyms.h"
-#include "symbols/ktext.h"
-#include "symbols/loopbound.h"
 #include "util/array.h"
 #include "util/funcname.h"
 

@@ -7,6 +7,8 @@
  * its bound's value) and the calls by context come from the hash maps the
  * probes fill at each call's end.
  */
+#include "record/blocks_func.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,14 +18,13 @@
 
 #include "blocks.skel.h"
 
+#include "analysis/cfg.h"
+#include "analysis/loopbound.h"
 #include "data/blocks_tables.h"
 #include "data/recording.h"
-#include "record/blocks_func.h"
 #include "record/collect.h"
 #include "record/links.h"
 #include "record/stackstore.h"
-#include "symbols/cfg.h"
-#include "symbols/loopbound.h"
 #include "util/array.h"
 
 static const char *const edge_kinds[] = {

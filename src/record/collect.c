@@ -5,6 +5,8 @@
  * raw addresses plus the kallsyms symbols they need; user frames are resolved
  * now, while the binaries of exited processes are still known.
  */
+#include "record/collect.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +17,6 @@
 #include "kprotperf.h"
 
 #include "data/recording.h"
-#include "record/collect.h"
 #include "record/procs.h"
 #include "record/stackstore.h"
 #include "record/ustack_dwarf.h"

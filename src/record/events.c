@@ -4,6 +4,8 @@
  * the target's exit and the side-band records of its processes, with the
  * progress line on a terminal once a second.
  */
+#include "record/session.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <time.h>
@@ -13,13 +15,12 @@
 #include <poll.h>
 #include <bpf/libbpf.h>
 
+#include "record.skel.h"
 #include "record/collect.h"
 #include "record/procs.h"
 #include "record/record.h"
-#include "record/session.h"
 #include "record/stackstore.h"
 #include "record/ustack_dwarf.h"
-#include "record.skel.h"
 
 enum { SRC_SIGNAL, SRC_TARGET, SRC_PROCS, SRC_RING };
 

@@ -3,12 +3,13 @@
  * --func patterns matched over the kernel's symbols: the targets they name,
  * clones folded in (util/funcname.h), and suggestions for a name matching nothing.
  */
+#include "record/funcmatch.h"
+
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "record/funcmatch.h"
 #include "symbols/ksyms.h"
 #include "util/funcname.h"
 

@@ -5,12 +5,13 @@
  * compiled out of it), which record notes and goes on, unless nothing
  * matches at all or --strict asks it to refuse.
  */
+#include "record/funcresolve.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "record/funcmatch.h"
-#include "record/funcresolve.h"
 #include "record/inline_probes.h"
 
 static const char inlined_hint[] =

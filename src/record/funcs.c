@@ -5,6 +5,8 @@
  * the kernel has kprobe.multi).  Every probe of one function, clones included,
  * carries the same function id, so all its calls meet in one histogram.
  */
+#include "record/funcs.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +25,6 @@
 #include "record/collect.h"
 #include "record/funcmatch.h"
 #include "record/funcresolve.h"
-#include "record/funcs.h"
 #include "record/inline_probes.h"
 #include "record/links.h"
 #include "record/stackstore.h"

@@ -5,6 +5,8 @@
  * addresses where one instance ends and another begins share a probe whose
  * action closes the first before opening the second.
  */
+#include "record/inline_probes.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,14 +14,15 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "util/array.h"
+#include "analysis/inline_ctx.h"
+#include "analysis/inline_exits.h"
 #include "data/recording.h"
-#include "symbols/debuginfo.h"
 #include "func_layout.h"
-#include "record/inline_probes.h"
 #include "record/running_dwarf.h"
+#include "symbols/debuginfo.h"
 #include "symbols/inlines.h"
 #include "symbols/ksyms.h"
+#include "util/array.h"
 
 struct inline_probes {
 	struct debuginfo *di;

@@ -5,12 +5,13 @@
  * available before a single map is created.  Preallocated maps take their
  * whole size at load time, from memory nothing can swap out.
  */
+#include "record/limits.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <bpf/libbpf.h>
 
-#include "record/limits.h"
 #include "record.skel.h"
 
 /* The kernel's own bookkeeping per hash element (approximate). */

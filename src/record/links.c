@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The BPF links of --func and --blocks: kept, cut back and destroyed in one way. */
+#include "record/links.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -8,7 +10,6 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "record/links.h"
 #include "util/array.h"
 
 int links_add(struct links *ls, struct bpf_link *l)

@@ -4,6 +4,8 @@
  * maps count from the recording's start, so each take keeps what it read to
  * subtract it from the next.
  */
+#include "record/measures.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +15,6 @@
 #include "record/blocks.h"
 #include "record/collect.h"
 #include "record/funcs.h"
-#include "record/measures.h"
 #include "util/array.h"
 
 /*

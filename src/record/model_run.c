@@ -17,6 +17,8 @@
  * marker right after the wait returns, so that of kprotperf's own user code
  * only a few instructions around the markers are counted.
  */
+#include "record/model_run.h"
+
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,16 +31,15 @@
 
 #include "data/datafile.h"
 #include "data/model.h"
-#include "data/provenance.h"
 #include "data/recording.h"
 #include "model_marker.h"
-#include "record/model_run.h"
 #include "record/procs.h"
 #include "record/record.h"
 #include "record/session.h"
 #include "record/workload.h"
 #include "symbols/elfsym.h"
 #include "symbols/ksyms.h"
+#include "util/kv.h"
 
 struct model_session {
 	const struct record_opts *o;

@@ -5,6 +5,8 @@
  * instead of surfacing as EPERM from a later step (or, for kallsyms, as
  * kernel functions silently left unnamed).
  */
+#include "record/privileges.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <linux/capability.h>
@@ -16,8 +18,6 @@
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-
-#include "record/privileges.h"
 
 /* Not in older uapi headers; their numbers are fixed. */
 #define KP_CAP_PERFMON 38

@@ -7,6 +7,8 @@
  * points at the parent's, limited to the mappings that existed at the fork.
  * ELF files are read only when a frame is resolved, once per file (elfsym.c).
  */
+#include "record/procs.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -17,10 +19,9 @@
 #include <sys/mman.h>
 #include <linux/perf_event.h>
 
-#include "util/array.h"
-#include "symbols/elfsym.h"
-#include "record/procs.h"
 #include "record/sideband.h"
+#include "symbols/elfsym.h"
+#include "util/array.h"
 
 #define BID_LEN 20 /* the kernel's BUILD_ID_SIZE_MAX */
 #define BID_HEX (2 * BID_LEN + 1)

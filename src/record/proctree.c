@@ -5,6 +5,8 @@
  * and their end: waiting for a run's processes, killing stragglers, and
  * reaping the command.
  */
+#include "record/session.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <poll.h>
@@ -16,11 +18,10 @@
 #include <sys/wait.h>
 #include <bpf/libbpf.h>
 
+#include "record.skel.h"
 #include "record/collect.h"
 #include "record/procs.h"
 #include "record/record.h"
-#include "record/session.h"
-#include "record.skel.h"
 
 /*
  * Processes a run left running this long after its CMD exited are killed

@@ -5,6 +5,8 @@
  * whole process tree into the data file.  This file owns the session from
  * start to end and what is said when it fails; its parts are in session.h.
  */
+#include "record/record.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,18 +18,17 @@
 #include <bpf/libbpf.h>
 
 #include "data/datafile.h"
+#include "record.skel.h"
 #include "record/blocks.h"
 #include "record/collect.h"
 #include "record/funcs.h"
-#include "record/measures.h"
 #include "record/limits.h"
+#include "record/measures.h"
 #include "record/privileges.h"
 #include "record/procs.h"
-#include "record/record.h"
 #include "record/session.h"
 #include "record/stackstore.h"
 #include "record/ustack_dwarf.h"
-#include "record.skel.h"
 #include "symbols/ksyms.h"
 
 static const char *const stage_names[] = {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* kprotperf record as cmd/record.c calls it: its options, and the whole recording. */
+/* kprotperf record as cmd/cmd_record.c calls it: its options, and the whole recording. */
 #ifndef KP_RECORD_H
 #define KP_RECORD_H
 

@@ -3,18 +3,19 @@
  * The runs of a recording (record --repeat): each run of CMD, how it ended,
  * its row and what it added to the BPF maps, and starting the next one.
  */
+#include "record/session.h"
+
 #include <errno.h>
 #include <sys/wait.h>
 #include <bpf/libbpf.h>
 
 #include "data/recording.h"
+#include "record.skel.h"
 #include "record/blocks.h"
 #include "record/collect.h"
 #include "record/funcs.h"
 #include "record/measures.h"
 #include "record/record.h"
-#include "record/session.h"
-#include "record.skel.h"
 
 static const char *const run_end_names[] = {"exited", "interrupted", "failed", "duration"};
 

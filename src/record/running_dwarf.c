@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The running kernel's DWARF and KASLR slide (running_dwarf.h). */
-#include "data/provenance.h"
 #include "record/running_dwarf.h"
+
 #include "symbols/debuginfo.h"
 #include "symbols/ksyms.h"
+#include "system/provenance.h"
 #include "util/kv.h"
 
 int running_dwarf_open(struct debuginfo **di, __s64 *slide, const char *vmlinux,

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* CPU-clock sampling: one perf event per online CPU, each running the BPF sampler. */
+#include "record/sampler.h"
+
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -10,8 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "record/sampler.h"
-#include "util/cpus.h"
+#include "system/cpus.h"
 
 static int open_clock(int cpu, unsigned int freq)
 {

@@ -4,6 +4,8 @@
  * counters, latencies and samples the BPF maps hold, the --func results,
  * the recording's own meta, and the processes and mappings it saw.
  */
+#include "record/session.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,19 +13,18 @@
 #include <time.h>
 #include <bpf/libbpf.h>
 
-#include "data/provenance.h"
 #include "data/recording.h"
+#include "record.skel.h"
 #include "record/blocks.h"
 #include "record/collect.h"
 #include "record/funcs.h"
 #include "record/procs.h"
 #include "record/record.h"
-#include "record/session.h"
+#include "record/sites_save.h"
 #include "record/stackstore.h"
 #include "record/ustack_dwarf.h"
-#include "record.skel.h"
-#include "record/sites_save.h"
 #include "symbols/ksyms.h"
+#include "system/provenance.h"
 #include "util/syscalls.h"
 
 static const char *const end_names[] = {"exited", "interrupted", "duration"};

@@ -7,6 +7,8 @@
  * records carry a time stamp and are handed over in time order across rings;
  * records stamped after the drain started wait for the next drain.
  */
+#include "record/sideband.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,9 +20,8 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
-#include "record/sideband.h"
+#include "system/cpus.h"
 #include "util/array.h"
-#include "util/cpus.h"
 
 /* a 5000-fork burst is ~10k fork/exit records: 1 MiB per CPU holds it */
 #define RING_PAGES     256

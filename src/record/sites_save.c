@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The sites of the code a recording ran (sites_save.h). */
+#include "record/sites_save.h"
+
 #include <errno.h>
 #include <string.h>
 
 #include "data/protect.h"
-#include "protect/inventory.h"
-#include "record/sites_save.h"
+#include "features/inventory.h"
 #include "util/kv.h"
 
 struct scan {

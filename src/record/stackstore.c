@@ -4,6 +4,8 @@
  * that grow: stacks by the hash of their frames (the same FNV-1a the BPF
  * side names them by), samples by their whole key.
  */
+#include "record/stackstore.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -11,7 +13,6 @@
 #include <string.h>
 #include <bpf/libbpf.h>
 
-#include "record/stackstore.h"
 #include "record/ustack_dwarf.h"
 #include "util/array.h"
 

@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * record --call-graph dwarf: a sample's user registers and stack bytes,
- * unwound at once with symbols/unwind.c over the process's mappings as the
+ * unwound at once with unwind.c over the process's mappings as the
  * side-band records left them.  One sample that cannot be unwound is
  * counted and never stops the recording.
  */
+#include "record/ustack_dwarf.h"
+
 #include <errno.h>
 #include <stdlib.h>
 
 #include "record/procs.h"
-#include "record/ustack_dwarf.h"
-#include "symbols/unwind.h"
+#include "record/unwind.h"
 
 struct ustack_dwarf {
 	struct procs *procs;

@@ -6,6 +6,8 @@
  * here counts: its pid is in the traced tree as pending until its exec
  * (record.bpf.c's kp_exec), and execvp's failed PATH attempts come before.
  */
+#include "record/workload.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -19,8 +21,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "record/workload.h"
 
 static bool parse_id(const char *s, unsigned long *v)
 {

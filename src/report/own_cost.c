@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* kprotperf's own cost, as report shows it (own_cost.h). */
+#include "report/own_cost.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
@@ -8,7 +10,6 @@
 
 #include "data/meta.h"
 #include "data/samples.h"
-#include "report/own_cost.h"
 #include "symbols/stacks.h"
 #include "util/esc.h"
 #include "util/fmt.h"

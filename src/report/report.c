@@ -6,6 +6,8 @@
  * syscalls and slab caches it went to), and the kernel and user functions
  * that took the samples.
  */
+#include "report/report.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,14 +16,13 @@
 #include "data/datafile.h"
 #include "data/latency.h"
 #include "data/meta.h"
-#include "data/provenance.h"
 #include "data/samples.h"
+#include "features/feature_costs.h"
 #include "report/own_cost.h"
-#include "report/report.h"
-#include "report/report_features.h"
 #include "report/report_inline.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/stacks.h"
+#include "system/provenance.h"
 #include "util/esc.h"
 #include "util/fmt.h"
 #include "util/hist.h"
@@ -634,7 +635,7 @@ static int report_json(const struct report_ctx *c)
 		err = probed_functions(df, o->top, stdout, &j)
 			      ?: functions(df, "k", o, stdout, &j)
 			      ?: functions(df, "u", o, stdout, &j)
-			      ?: report_features(df, c->feat, stdout, &j);
+			      ?: feature_costs_rollup(df, c->feat, stdout, &j);
 	}
 	json_close(&j, '}');
 	json_end(&j);
@@ -672,7 +673,7 @@ static int report_text(const struct report_ctx *c)
 		return 0;
 	}
 	return functions(df, "k", o, stdout, NULL) ?: functions(df, "u", o, stdout, NULL)
-		?: report_features(df, c->feat, stdout, NULL);
+		?: feature_costs_rollup(df, c->feat, stdout, NULL);
 }
 
 int report_sort_key(const char *name)

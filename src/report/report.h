@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kprotperf report: the tables of one recording (report.c), and the options
- * that choose them, as cmd/report.c fills them in.
+ * that choose them, as cmd/cmd_report.c fills them in.
  */
 #ifndef KP_REPORT_H
 #define KP_REPORT_H

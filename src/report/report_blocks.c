@@ -2,13 +2,15 @@
 /*
  * report --blocks: each --blocks function of a recording (data/blocks_read.h)
  * block by block, each block's instructions disassembled from the recorded
- * kernel's vmlinux (symbols/blocks_src.h) with their source lines and inline
+ * kernel's vmlinux (analysis/blocks_src.h) with their source lines and inline
  * chains, then its loops with their trip counts per call and bounds
  * (report_blocks_loops.c), the instructions executed per source line, and
  * its calls by syscall and kernel stack (report_blocks_ctx.c).  Without the
  * vmlinux the blocks are listed by address only, and the output says what
  * is missing.
  */
+#include "report/report_blocks.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +18,6 @@
 
 #include "data/blocks_read.h"
 #include "data/samples.h"
-#include "report/report_blocks.h"
 #include "report/report_blocks_view.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/stacks.h"
@@ -24,23 +25,6 @@
 #include "util/array.h"
 #include "util/esc.h"
 #include "util/json.h"
-
-void report_blocks_json_count(struct json *j, const char *key, long long v)
-{
-	if (v < 0)
-		json_str(j, key, NULL);
-	else
-		json_u64(j, key, v);
-}
-
-const char *report_blocks_count_text(char *buf, size_t len, long long v)
-{
-	if (v < 0)
-		snprintf(buf, len, "?");
-	else
-		snprintf(buf, len, "%lld", v);
-	return buf;
-}
 
 /* The inlined frames at a position, outermost first: "a > b", "" when none. */
 static void chain_of(const struct sym_result *r, char *buf, size_t len)

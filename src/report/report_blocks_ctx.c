@@ -5,6 +5,8 @@
  * by the kernel stack they were entered from (record --func-stacks), the
  * stacks named as report names sampled ones (symbols/stacks.h), root first.
  */
+#include "report/report_blocks_view.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +15,6 @@
 #include "data/blocks_read.h"
 #include "data/datafile.h"
 #include "data/samples.h"
-#include "report/report_blocks_view.h"
 #include "symbols/stacks.h"
 #include "util/esc.h"
 #include "util/fmt.h"

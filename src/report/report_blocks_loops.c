@@ -5,13 +5,14 @@
  * cache and, where record --blocks found one, its bound and how the trips
  * follow it.
  */
+#include "report/report_blocks_view.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "data/blocks_read.h"
-#include "report/report_blocks_view.h"
 #include "util/esc.h"
 #include "util/json.h"
 

@@ -4,7 +4,7 @@
  * needs, and the parts each file prints.  report_blocks.c prints the
  * function's header, blocks and source lines, report_blocks_loops.c its
  * per-call distributions and loops, report_blocks_ctx.c its calls by
- * syscall and kernel stack.
+ * syscall and kernel stack; report_blocks_view.c how each prints a count.
  */
 #ifndef KP_REPORT_BLOCKS_VIEW_H
 #define KP_REPORT_BLOCKS_VIEW_H
@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "symbols/blocks_src.h"
+#include "analysis/blocks_src.h"
 
 struct blocks_func;
 struct datafile;

@@ -4,6 +4,8 @@
  * sorted and printed, with their share of their parent's samples and, when
  * record --func timed the parent, an estimate of their time per parent call.
  */
+#include "report/report_inline.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +13,6 @@
 
 #include "data/datafile.h"
 #include "data/inline_tables.h"
-#include "report/report_inline.h"
 #include "symbols/inlines.h"
 #include "symbols/recorded_inlines.h"
 #include "util/esc.h"

@@ -12,9 +12,9 @@
 #include "data/runs.h"
 #include "diff/metrics.h"
 #include "diff/prov.h"
-#include "model/report.h"
+#include "model/model_report.h"
 #include "model/rows.h"
-#include "model/sweep.h"
+#include "model/model_sweep.h"
 #include "symbols/stacks.h"
 #include "sweep/sweep_optime.h"
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data/features.h"
+#include "features/features.h"
 #include "diff/stats.h"
 #include "sweep/sweep_ops.h"
 #include "sweep/sweep_setup.h"

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "diff/protection_map.h"
+#include "features/protection_map.h"
 #include "sweep/sweep_matrix.h"
 #include "sweep/sweep_out.h"
 #include "util/esc.h"

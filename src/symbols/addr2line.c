@@ -4,12 +4,13 @@
  * the columns): from the symbolizer, and the ELF symbols for what its
  * DWARF does not cover.
  */
+#include "symbols/addr2line.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "symbols/addr2line.h"
 #include "symbols/debuginfo.h"
 #include "symbols/elfsym.h"
 #include "symbols/symbolize.h"

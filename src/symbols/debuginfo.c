@@ -7,6 +7,8 @@
  * address queries (DIEs, source lines) are what symbolize.c and inlines.c
  * need.
  */
+#include "symbols/debuginfo.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +24,6 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
-#include "symbols/debuginfo.h"
 #include "symbols/elfsym.h"
 #include "util/safeio.h"
 

@@ -16,6 +16,8 @@
  * has the registers of the moment only, not the frame base's expression
  * nor the values at the function's entry.
  */
+#include "symbols/dwarf_fetch.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -25,7 +27,6 @@
 #include <elfutils/libdw.h>
 
 #include "symbols/debuginfo.h"
-#include "symbols/dwarf_fetch.h"
 
 /* anonymous members nest a few deep; more is a corrupt file */
 #define MAX_NESTING 8

@@ -6,6 +6,8 @@
  * them into the link-time addresses the symbols use.  A debug file has the
  * symbols but not valid segments, so those always come from the file itself.
  */
+#include "symbols/elfsym.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -16,8 +18,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "symbols/elfsym.h"
-#include "data/provenance.h"
+#include "system/provenance.h"
 #include "util/safeio.h"
 
 #define DEBUG_DIR "/usr/lib/debug/.build-id/"

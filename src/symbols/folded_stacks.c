@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Folding a recording's stacks into lines (folded_stacks.h). */
+#include "symbols/folded_stacks.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -8,7 +10,6 @@
 
 #include "data/latency.h"
 #include "data/samples.h"
-#include "symbols/folded_stacks.h"
 #include "util/esc.h"
 
 struct folder {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The frames table's rows of what was inlined at a frame (inline_rows.h). */
-#include "data/samples.h"
 #include "symbols/inline_rows.h"
+
+#include "data/samples.h"
 #include "symbols/symbolize.h"
 
 int inline_rows_put(struct datafile *df, const struct samples_frame *at, const struct sym_result *r)

@@ -10,6 +10,8 @@
  * is the outermost concrete DW_TAG_subprogram, however deep the chain of
  * inline expansions between them; its DWARF ranges include its .cold part.
  */
+#include "symbols/inlines.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -17,9 +19,8 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 
-#include "util/array.h"
 #include "symbols/debuginfo.h"
-#include "symbols/inlines.h"
+#include "util/array.h"
 
 #define MAX_ORIGIN_HOPS 8
 

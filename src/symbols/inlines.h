@@ -5,8 +5,8 @@
  * and every address where control leaves it, found by disassembling its
  * ranges with capstone.  What record --func uses to time an inlined-only
  * function with kprobes at those addresses, and what report --inline and
- * annotate show.  inlines.c finds the instances, inline_exits.c their
- * exits, with what inline_ctx.c reads of the file once.
+ * annotate show.  inlines.c finds the instances, analysis/inline_exits.c
+ * their exits.
  */
 #ifndef KP_INLINES_H
 #define KP_INLINES_H
@@ -15,7 +15,6 @@
 #include <linux/types.h>
 
 struct debuginfo;
-struct inlines_ctx;
 
 struct inline_range {
 	__u64 lo, hi; /* [lo, hi), link-time addresses */
@@ -61,19 +60,6 @@ struct inline_instance {
  * *n == 0 when it is never inlined.
  */
 int inlines_find(struct debuginfo *di, const char *name, struct inline_instance **out, size_t *n);
-/*
- * What inlines_exits() reads of di once for all instances: its text, a
- * disassembler, its jump-label sites and thunk symbols.  di must stay open
- * until inlines_ctx_close().  -ENODATA when di has no text to read.
- */
-int inlines_ctx_open(struct inlines_ctx **out, struct debuginfo *di);
-void inlines_ctx_close(struct inlines_ctx *c);
-/*
- * Fill in->exits, unresolved and cond_exits by disassembling in's ranges
- * from the file's text.  FALLTHROUGH and BRANCH exits lie outside the
- * ranges, RETURN and TAIL_CALL exits are the instructions inside them.
- */
-int inlines_exits(struct inlines_ctx *c, struct inline_instance *in);
 /*
  * The one instance at DWARF offset die, as inlines_find() gives it: -ENOENT
  * when die is no inlined instance, -ENODATA when it has no code.  func_die

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The DWARF of a recording's kernel, placed where it ran (kernel_dwarf.h). */
+#include "symbols/kernel_dwarf.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -9,7 +11,6 @@
 #include "data/datafile.h"
 #include "data/samples.h"
 #include "symbols/debuginfo.h"
-#include "symbols/kernel_dwarf.h"
 #include "symbols/symbolize.h"
 
 struct kernel_dwarf {

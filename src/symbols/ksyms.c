@@ -5,14 +5,14 @@
  * out stay valid while more symbols are added) and module names are interned.
  * A loaded file becomes one chunk itself, its names terminated in place.
  */
+#include "symbols/ksyms.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include "symbols/ksyms.h"
 
 #define ARENA_CHUNK   (256 * 1024)
 #define KALLSYMS_PATH "/proc/kallsyms"

@@ -3,6 +3,7 @@
 #ifndef KP_KSYMS_H
 #define KP_KSYMS_H
 
+#include <stddef.h>
 #include <linux/types.h>
 
 struct ksym {

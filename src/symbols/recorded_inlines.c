@@ -7,6 +7,8 @@
  * without (no DWARF, or none that matches what was recorded) that test is
  * made on the recorded ranges.
  */
+#include "symbols/recorded_inlines.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +19,6 @@
 #include "data/latency.h"
 #include "symbols/inlines.h"
 #include "symbols/kernel_dwarf.h"
-#include "symbols/recorded_inlines.h"
 #include "symbols/symbolize.h"
 #include "util/array.h"
 #include "util/hist.h"

@@ -3,6 +3,8 @@
  * Naming the frames of a recording (stacks.h): kernel frames by the recorded
  * kallsyms and, when there is DWARF, with the functions inlined there.
  */
+#include "symbols/stacks.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -14,7 +16,6 @@
 #include "symbols/inline_rows.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/ksyms.h"
-#include "symbols/stacks.h"
 #include "symbols/symbolize.h"
 #include "symbols/user_frames.h"
 #include "util/array.h"

@@ -1,23 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Names for the frames of a recording: a TEMP table
- *   frames(space TEXT 'k'|'u', stack INTEGER, depth INTEGER, sub INTEGER,
- *          name TEXT, inl INTEGER, file TEXT, line INTEGER, die INTEGER,
- *          leaf INTEGER, pc INTEGER, func_die INTEGER)
- * that report, folded and annotate query (through data/samples.h and
- * data/inline_tables.h).  depth 0 is the leaf.  With the kernel's DWARF a
- * kernel frame is its function (sub 0, named as kallsyms
- * names it) followed by the functions inlined there, outermost first (sub 1,
- * 2, ...; inl 1); file:line is where each one's code is or calls the next,
- * die identifies an inline instance, and leaf marks the innermost row of a
- * depth, where the address itself is.  Without DWARF, sub 0 only.  User
- * frames are named the same way from the DWARF of their mapped file (or of
- * its debug file; sub 0 by the recorded symbol).  Every
- * kernel row of a depth has its pc, the address looked up (a return
- * address less one: the call), and func_die, the DWARF offset of the
- * out-of-line function there (0 when unknown); user rows have pc NULL.
- * Also kstack_samples(stack INTEGER PRIMARY KEY, n INTEGER): the samples
- * taken with each kernel stack.
+ * Names for the frames of a recording: the TEMP table frames (data/samples.h
+ * says what each column holds) that report, folded and annotate query
+ * (through data/samples.h and data/inline_tables.h), and kstack_samples.
+ * With the kernel's DWARF a kernel frame is its function (sub 0, named as
+ * kallsyms names it) followed by the functions inlined there; without it,
+ * sub 0 only.  User frames are named the same way from the DWARF of their
+ * mapped file (or of its debug file; sub 0 by the recorded symbol).
  *
  * kprotperf's own probes are cut out of the kernel stacks: from where the
  * probe begins (stacks_probe_cut: its BPF programs and the kernel code that

@@ -10,6 +10,8 @@
  * the interval enclosing it.  An address is then a binary search and a few
  * steps outwards; only the frames of the answer are read from the DWARF.
  */
+#include "symbols/symbolize.h"
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,9 +19,8 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 
-#include "util/array.h"
 #include "symbols/debuginfo.h"
-#include "symbols/symbolize.h"
+#include "util/array.h"
 
 #define NONE	      UINT32_MAX
 #define CHUNK_RESULTS 512

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The functions inlined at user frames, from each mapped file's DWARF (user_frames.h). */
+#include "symbols/user_frames.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -13,7 +15,6 @@
 #include "symbols/elfsym.h"
 #include "symbols/inline_rows.h"
 #include "symbols/symbolize.h"
-#include "symbols/user_frames.h"
 
 void user_file_close(struct user_file *f)
 {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Growable arrays: one growth rule, doubling, for every list the tree builds up. */
+#include "util/array.h"
+
 #include <errno.h>
 #include <stdlib.h>
-
-#include "util/array.h"
 
 int array_reserve(void **arr, size_t *cap, size_t need, size_t size)
 {

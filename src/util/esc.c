@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Escaping text from a data file for a terminal or a folded line (esc.h). */
+#include "util/esc.h"
+
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "util/esc.h"
 
 /* the longest escape of one unit: U+FFFE in XML, "\xef\xbf\xbe" */
 #define ESC_UNIT 13

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Numbers as the tables print them. */
+#include "util/fmt.h"
+
 #include <math.h>
 #include <stdio.h>
-
-#include "util/fmt.h"
 
 /*
  * Sums and products of a data file's numbers (2^40 samples times a period)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The naming rules of kernel function symbols: which part of a name is the function. */
-#include <string.h>
-
 #include "util/funcname.h"
+
+#include <string.h>
 
 size_t funcname_clone_base_len(const char *sym)
 {

@@ -4,10 +4,11 @@
  * memory, and each nesting level remembers whether its next member needs a
  * comma.
  */
+#include "util/json.h"
+
 #include <math.h>
 
 #include "util/esc.h"
-#include "util/json.h"
 
 void json_begin(struct json *j, FILE *f)
 {

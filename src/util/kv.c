@@ -3,6 +3,8 @@
  * Key-value lists: what a recording says about its kernel and machine is
  * gathered as one before it is written, and read back as one by diff.
  */
+#include "util/kv.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,7 +12,6 @@
 #include <string.h>
 
 #include "util/array.h"
-#include "util/kv.h"
 
 int kv_add(struct kv_list *l, const char *key, const char *fmt, ...)
 {

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Reading and writing files at paths a user gives (safeio.h). */
+#include "util/safeio.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -8,8 +10,6 @@
 #include <sys/param.h>
 #include <sys/random.h>
 #include <unistd.h>
-
-#include "util/safeio.h"
 
 /* how many fresh temporary names are tried before giving up */
 #define TMP_TRIES 64

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Syscall names and numbers of this ABI, from the table generated at build time. */
+#include "util/syscalls.h"
+
 #include <stdio.h>
 #include <string.h>
 
-#include "util/syscalls.h"
 #include "syscall_names.h"
 
 #define NNAMES (sizeof(kp_syscall_names) / sizeof(kp_syscall_names[0]))

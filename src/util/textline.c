@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* What the readers of line-based files share (textline.h). */
+#include "util/textline.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-
-#include "util/textline.h"
 
 char *textline_trim(char *s)
 {

@@ -15,14 +15,14 @@
 
 #include "fuzz.h"
 #include "data/datafile.h"
-#include "data/features.h"
+#include "features/features.h"
 #include "diff/diff.h"
 #include "diff/diff_folded.h"
-#include "diff/protection_map.h"
-#include "report/annotate.h"
-#include "report/folded.h"
+#include "diff/diff_map.h"
+#include "report/report_annotate.h"
+#include "report/report_folded.h"
 #include "report/report.h"
-#include "report/report_features.h"
+#include "features/feature_costs.h"
 #include "symbols/kernel_dwarf.h"
 
 static struct features *feat;
@@ -84,7 +84,7 @@ static void reports(const char *path, size_t v)
 		return;
 	/* one way in six: features FILE's list instead */
 	if (v % 6 == 5)
-		report_feature_list(df, kd, feat, stdout, NULL);
+		feature_costs_list(df, kd, feat, stdout, NULL);
 	else
 		report_show(df, kd, "", feat, &opts[v % (sizeof(opts) / sizeof(opts[0]))]);
 	done(df, kd);
@@ -125,7 +125,7 @@ static void diffs(const char *path, size_t v)
 	if (v % 4 == 2)
 		diff_folded(in.df[0], in.kd[0], in.df[1], in.kd[1], true, stdout);
 	else if (v % 4 == 3)
-		protection_map(in.df, in.kd, o.path, feat, v & 4, stdout);
+		diff_map(in.df, in.kd, o.path, feat, v & 4, stdout);
 	else
 		diff_tables(&o, &in, stdout);
 	done(in.df[0], in.kd[0]);

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * diff --features FILE: the input is the file (seeds: share/features.conf),
- * loaded by data/features.c, then matched against function names with and
+ * loaded by features/features.c, then matched against function names with and
  * without clone suffixes and listed as diff's roll-up lists it.
  */
 #include <stdint.h>
 #include <string.h>
 
 #include "fuzz.h"
-#include "data/features.h"
+#include "features/features.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

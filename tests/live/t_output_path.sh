@@ -1,7 +1,7 @@
 #!/bin/bash
 # -o is checked before CMD starts: only an absent path or a regular file is
 # written (replaced atomically); a directory, a symbolic link (not followed:
-# documented in README.md), a device node, an unwritable directory or one
+# documented in docs/record.md), a device node, an unwritable directory or one
 # other users can write (not sticky) is refused with one line, exit 1, CMD
 # never run and the path left as it was.
 . "$(dirname "$0")/lib.sh"

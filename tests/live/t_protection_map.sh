@@ -9,7 +9,7 @@
 # well-formed XML, every type x position cell is there with its tooltip,
 # and the fill Chromium computes for each cell is the colour --json gives
 # it, which itself follows from the cell's change and the legend's scale
-# (the formula of src/diff/protection_map.c, recomputed here).
+# (the formula of src/features/protection_map.c, recomputed here).
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tests/lib/chromium.sh
 . "$ROOT/tests/lib/chromium.sh"

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "cmd/cmds.h"
-#include "data/boot.h"
+#include "data/boot_schema.h"
 #include "data/datafile.h"
 #include "data/model.h"
 #include "data/query.h"

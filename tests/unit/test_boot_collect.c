@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * kprotperf boot's reading of raw boot folders (boot/dmesg.c, boot/funcs.c,
- * boot/collect.c) on synthetic folders made here, hostile ones included:
+ * kprotperf boot's reading of raw boot folders (boot/dmesg.c, boot/boot_funcs.c,
+ * boot/boot_collect.c) on synthetic folders made here, hostile ones included:
  * the parsed log and the recording's rows compared whole; and the command's
  * refusals before anything runs.
  */
@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "boot/opts.h"
-#include "boot/collect.h"
+#include "boot/boot_collect.h"
 #include "boot/dmesg.h"
 #include "cmd/cmds.h"
 #include "data/datafile.h"

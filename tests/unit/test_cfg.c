@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "symbols/cfg.h"
+#include "analysis/cfg.h"
 #include "symbols/debuginfo.h"
-#include "symbols/inline_ctx.h"
+#include "analysis/inline_ctx.h"
 #include "testutil.h"
 
 /*

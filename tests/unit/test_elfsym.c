@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 
 #include "symbols/elfsym.h"
-#include "data/provenance.h"
+#include "system/provenance.h"
 #include "testutil.h"
 
 /* This binary as loaded: where it lies and the build id of its loaded notes. */

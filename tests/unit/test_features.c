@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "data/features.h"
-#include "data/provenance.h"
+#include "features/features.h"
+#include "system/provenance.h"
 #include "testutil.h"
 
 static char dir[256];

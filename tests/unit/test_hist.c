@@ -42,7 +42,7 @@ static void test_buckets_cover_values(void **state)
 	assert_int_equal(kp_hist_bucket(1ULL << 40), KP_HIST_BUCKETS - KP_HIST_SUB);
 }
 
-/* Bucket width is at most 1/8 of its lower bound: the resolution the README promises. */
+/* Bucket width is at most 1/8 of its lower bound: the resolution docs/method.md promises. */
 static void test_relative_width(void **state)
 {
 	__u32 b;

@@ -29,7 +29,7 @@
 #include "data/datafile.h"
 #include "data/query.h"
 #include "symbols/elfsym.h"
-#include "report/folded.h"
+#include "report/report_folded.h"
 #include "util/hist.h"
 #include "symbols/inlines.h"
 #include "report/report.h"

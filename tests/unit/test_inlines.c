@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis/inline_ctx.h"
+#include "analysis/inline_exits.h"
 #include "symbols/debuginfo.h"
 #include "symbols/inlines.h"
 #include "symbols/symbolize.h"

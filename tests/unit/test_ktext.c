@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "symbols/ktext.h"
+#include "analysis/ktext.h"
 #include "testutil.h"
 
 #define SEG0 0xffffffff81000000ULL

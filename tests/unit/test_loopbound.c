@@ -14,10 +14,10 @@
 #include <gelf.h>
 #include <elfutils/libdwfl.h>
 
-#include "symbols/cfg.h"
+#include "analysis/cfg.h"
 #include "symbols/debuginfo.h"
-#include "symbols/inline_ctx.h"
-#include "symbols/loopbound.h"
+#include "analysis/inline_ctx.h"
+#include "analysis/loopbound.h"
 #include "testutil.h"
 
 /* where the hand-written functions are put: any address does, a kernel one reads true */

@@ -19,9 +19,9 @@
 #include "cmd/cmds.h"
 #include "data/datafile.h"
 #include "data/model.h"
-#include "data/provenance.h"
+#include "system/provenance.h"
 #include "data/recording.h"
-#include "model/inject.h"
+#include "model/model_inject.h"
 #include "model/table.h"
 #include "testutil.h"
 

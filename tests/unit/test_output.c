@@ -19,7 +19,7 @@
 
 #include "data/datafile.h"
 #include "data/query.h"
-#include "report/folded.h"
+#include "report/report_folded.h"
 #include "util/hist.h"
 #include "report/report.h"
 #include "cmd/cmds.h"

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "data/provenance.h"
+#include "system/provenance.h"
 #include "testutil.h"
 
 static const unsigned char build_id[20] = {

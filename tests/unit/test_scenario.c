@@ -94,7 +94,7 @@ static char *read_text(const char *path)
 	return buf;
 }
 
-/* The built-in templates are share/explore.conf's, and README.md lists them as --list does. */
+/* The built-in templates are share/explore.conf's, and docs/explore.md lists them as --list. */
 static void test_builtin(void **state)
 {
 	static const char *const names[N_ACTIONS] = {
@@ -114,9 +114,9 @@ static void test_builtin(void **state)
 	b = printed(file, scn_templates_print);
 	assert_string_equal(a, b);
 	tu_golden("scenario-templates", a);
-	readme = read_text("README.md");
+	readme = read_text("docs/explore.md");
 	if (!strstr(readme, a))
-		fail_msg("README.md's list of actions is not kprotperf scenario --list's output");
+		fail_msg("docs/explore.md's list of actions is not scenario --list's output");
 	free(readme);
 	free(a);
 	free(b);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The compiler-inserted protection patterns (src/protect/sites.c) on real
+ * The compiler-inserted protection patterns (src/features/sites.c) on real
  * code.  The kernel functions are the bytes of Debian 12's 6.1.0-56-amd64
  * vmlinux (linux-image-6.1.0-56-amd64-dbg), as linked; the expected sites
  * are the lines of `objdump -d` of that file that show them (quoted at each
@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "protect/sites.h"
+#include "features/sites.h"
 #include "testutil.h"
 
 static const __u8 sys_off_notify[] = {

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "symbols/elfsym.h"
-#include "symbols/unwind.h"
+#include "record/unwind.h"
 #include "testutil.h"
 
 /*
@@ -584,7 +584,7 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Unwinds per second of a ~20-frame stack: printed, for the README's numbers. */
+/* Unwinds per second of a ~20-frame stack: printed, for the docs' numbers (docs/record.md). */
 static void test_speed(void **state)
 {
 	__u64 ips[MAX_FRAMES];

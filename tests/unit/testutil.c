@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "data/datafile.h"
+#include "analysis/cfg.h"
 #include "data/query.h"
-#include "symbols/cfg.h"
 #include "symbols/debuginfo.h"
-#include "symbols/file_cfg.h"
+#include "analysis/file_cfg.h"
 #include "symbols/inlines.h"
 #include "symbols/ksyms.h"
 #include "testutil.h"

@@ -124,7 +124,7 @@ struct file_cfg;
 /*
  * An ELF file with DWARF (a vmlinux, or a fixture) for control-flow graph
  * tests: its DWARF, and its functions' text and what cfg_build() asks of
- * its symbol table (symbols/file_cfg.h: thunks, noreturn callees,
+ * its symbol table (analysis/file_cfg.h: thunks, noreturn callees,
  * jump-label sites, the WARNs of its __bug_table).
  */
 struct tu_kernel {

@@ -1,6 +1,6 @@
 #!/bin/bash
 # scripts/vm-run.sh --boot --model insns on Debian's 6.1 kernel, one boot:
-# the raw folder `kprotperf boot` reads (README.md, "Running in a VM").
+# the raw folder `kprotperf boot` reads (docs/kernels.md, "Running in a VM").
 # Checked: every file there; dmesg.txt has initcall_debug's "calling" and
 # "initcall ... returned" lines and boot-clock's tsc line; cmdline ends
 # with what --boot appends; build-id is hex; model.txt's boot window is

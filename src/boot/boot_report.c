@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * report FILE of a boot recording (boot_report.h).  Times are means over the
+ * boots, each with the 95% interval of the mean (Student's t over the
+ * boots) when there are two or more; with the machine model, instructions
+ * per boot, exact per boot (the model counts every one).
+ */
+#include "boot/boot_report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "boot/boot_features.h"
+#include "boot/load.h"
+#include "data/datafile.h"
+#include "diff/stats.h"
+#include "model/model_report.h"
+#include "model/rows.h"
+#include "util/esc.h"
+#include "util/fmt.h"
+#include "util/json.h"
+
+void boot_header_text(FILE *f, const char *side, const struct boot_rec *b)
+{
+	esc_printf(f, "# %s%s: kernel %s, build id %s, %zu boot%s\n", side, b->path,
+		   b->release ?: "?", b->build_id ?: "?", b->runs, b->runs == 1 ? "" : "s");
+	esc_printf(f, "#   cmdline: %s\n", b->cmdline ?: "?");
+	if (b->append && b->append[0])
+		esc_printf(f, "#   append: %s\n", b->append);
+	if (b->model)
+		esc_printf(f, "#   machine model: %s (QEMU %s)\n", b->mode ?: "?",
+			   datafile_meta(b->df, "model.qemu") ?: "?");
+	else
+		fputs("#   no machine model: no per-function counts (boot with --model insns)\n",
+		      f);
+}
+
+void boot_header_json(struct json *j, const struct boot_rec *b)
+{
+	json_str(j, "path", b->path);
+	json_str(j, "kernel_release", b->release);
+	json_str(j, "build_id", b->build_id);
+	json_u64(j, "runs", b->runs);
+	json_str(j, "cmdline", b->cmdline);
+}
+
+int boot_check_geom(const struct boot_rec *b, unsigned int geom, char *why, size_t len)
+{
+	if (!b->cache || geom < b->ngeom)
+		return 0;
+	snprintf(why, len, "no cache geometry %u: the recording has %u (0 to %u)", geom, b->ngeom,
+		 b->ngeom - 1);
+	return -ERANGE;
+}
+
+/* One measure over the boots: its mean and interval (NAN: none). */
+struct estimate {
+	double mean, lo, hi;
+};
+
+static struct estimate estimate(const double *v, size_t runs)
+{
+	struct estimate e;
+	double *k = malloc(runs * sizeof(*k));
+
+	if (!k)
+		return (struct estimate){boot_mean(v, runs), NAN, NAN};
+	stats_mean_interval(k, boot_known(v, runs, k), &e.mean, &e.lo, &e.hi);
+	free(k);
+	return e;
+}
+
+/* A mean and its interval, in columns: times (ns) or counts. */
+static void estimate_text(FILE *f, const struct estimate *e, bool ns)
+{
+	char m[32] = "-", lo[32], hi[32], ci[80] = "";
+
+	if (ns) {
+		fmt_ns(m, sizeof(m), e->mean);
+		fmt_ns(lo, sizeof(lo), e->lo);
+		fmt_ns(hi, sizeof(hi), e->hi);
+	} else if (!isnan(e->mean)) {
+		snprintf(m, sizeof(m), "%.0f", e->mean);
+		snprintf(lo, sizeof(lo), "%.0f", e->lo);
+		snprintf(hi, sizeof(hi), "%.0f", e->hi);
+	}
+	if (!isnan(e->lo))
+		snprintf(ci, sizeof(ci), "%s .. %s", lo, hi);
+	fprintf(f, "%12s %25s", m, ci);
+}
+
+static void phases_text(FILE *f, const struct boot_rec *b)
+{
+	static const char *const insns[] = {"reset -> kernel entry (instructions)",
+					    "reset -> first user instruction (instructions)"};
+	double *v[] = {b->entry_insns, b->user_insns};
+	struct estimate e;
+	int p;
+
+	fprintf(f, "\nPhases (mean over %zu boot%s):\n%12s %25s  %s\n", b->runs,
+		b->runs == 1 ? "" : "s", "mean", b->runs > 1 ? "95% interval" : "", "phase");
+	for (p = 0; p < BOOT_PHASES; p++) {
+		e = estimate(b->phase[p], b->runs);
+		estimate_text(f, &e, true);
+		fprintf(f, "  %s\n", boot_phase_about[p]);
+	}
+	for (p = 0; p < 2; p++) {
+		e = estimate(v[p], b->runs);
+		if (isnan(e.mean))
+			continue;
+		estimate_text(f, &e, false);
+		fprintf(f, "  %s\n", insns[p]);
+	}
+}
+
+static void calls_text(FILE *f, const struct boot_rec *b, const struct boot_series **s, size_t top)
+{
+	size_t i, n = b->ncalls < top ? b->ncalls : top;
+	struct estimate e;
+
+	fprintf(f, "\nInitcalls by mean time (%zu of %zu):\n%12s %25s %6s  %s\n", n, b->ncalls,
+		"mean", b->runs > 1 ? "95% interval" : "", "boots", "initcall");
+	for (i = 0; i < n; i++) {
+		e = estimate(s[i]->v, b->runs);
+		estimate_text(f, &e, true);
+		esc_printf(f, " %6zu  %s\n", s[i]->nruns, s[i]->name);
+	}
+}
+
+/* A function's means per boot as model/model_report.h's row, for its columns. */
+static struct model_func per_boot(const struct boot_rec *b, const struct boot_series *s,
+				  unsigned int geom)
+{
+	struct model_func m = {.name = s->name, .module = s->module, .insns = llround(s->mean)};
+	int i;
+
+	for (i = 0; s->miss && i < MODEL_STATS; i++)
+		m.v[i] = llround((double)s->miss[geom][i] / b->runs);
+	return m;
+}
+
+static void funcs_text(FILE *f, const struct boot_rec *b, const struct boot_series **s,
+		       const struct model_view_opts *o)
+{
+	size_t i, n = b->nfuncs < o->top ? b->nfuncs : o->top;
+	double whole = boot_insns(b);
+	struct model_func m;
+
+	fprintf(f, "\nFunctions by instructions per boot (%zu of %zu", n, b->nfuncs);
+	if (b->cache)
+		fprintf(f, "; misses of geometry %u", o->geom);
+	fputs("):\n", f);
+	model_heads_text(f, b->cache);
+	fputs("  function  module\n", f);
+	for (i = 0; i < n; i++) {
+		m = per_boot(b, s[i], o->geom);
+		model_cols_text(f, b->cache, &m, whole);
+		esc_printf(f, "  %s  %s\n", m.name, m.module);
+	}
+}
+
+static void estimate_json(struct json *j, const char *key, const struct estimate *e,
+			  const char *unit)
+{
+	char k[64];
+
+	snprintf(k, sizeof(k), "%s%s", key, unit);
+	json_double(j, k, e->mean);
+	snprintf(k, sizeof(k), "ci_low%s", unit);
+	json_double(j, k, e->lo);
+	snprintf(k, sizeof(k), "ci_high%s", unit);
+	json_double(j, k, e->hi);
+}
+
+static void phases_json(struct json *j, const struct boot_rec *b)
+{
+	struct estimate e;
+	int p;
+
+	json_open(j, "phases", '[');
+	for (p = 0; p < BOOT_PHASES; p++) {
+		e = estimate(b->phase[p], b->runs);
+		json_open(j, NULL, '{');
+		json_str(j, "name", boot_phase_names[p]);
+		estimate_json(j, "mean", &e, "_ns");
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+	e = estimate(b->entry_insns, b->runs);
+	json_open(j, "entry", '{');
+	estimate_json(j, "insns", &e, "");
+	json_close(j, '}');
+	e = estimate(b->user_insns, b->runs);
+	json_open(j, "first_user", '{');
+	estimate_json(j, "insns", &e, "");
+	json_close(j, '}');
+}
+
+static void calls_json(struct json *j, const struct boot_rec *b, const struct boot_series **s,
+		       size_t top)
+{
+	struct estimate e;
+	size_t i;
+
+	json_open(j, "initcalls", '[');
+	for (i = 0; i < b->ncalls && i < top; i++) {
+		e = estimate(s[i]->v, b->runs);
+		json_open(j, NULL, '{');
+		json_str(j, "name", s[i]->name);
+		estimate_json(j, "mean", &e, "_ns");
+		json_u64(j, "runs", s[i]->nruns);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+}
+
+static void funcs_json(struct json *j, const struct boot_rec *b, const struct boot_series **s,
+		       const struct model_view_opts *o)
+{
+	size_t i;
+	int k;
+
+	if (!b->model) {
+		json_str(j, "functions", NULL);
+		return;
+	}
+	json_double(j, "insns", boot_insns(b));
+	if (b->cache)
+		json_u64(j, "geometry", o->geom);
+	json_open(j, "functions", '[');
+	for (i = 0; i < b->nfuncs && i < o->top; i++) {
+		json_open(j, NULL, '{');
+		json_str(j, "name", s[i]->name);
+		json_str(j, "module", s[i]->module);
+		json_double(j, "insns", s[i]->mean);
+		for (k = 0; b->cache && k < MODEL_STATS; k++)
+			json_double(j, model_stat_names[k],
+				    s[i]->miss ? (double)s[i]->miss[o->geom][k] / b->runs : 0);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+}
+
+static void report_json(FILE *f, const struct boot_rec *b, const struct boot_series **c,
+			const struct boot_series **s, const struct model_view_opts *o)
+{
+	struct json j;
+
+	json_begin(&j, f);
+	json_open(&j, NULL, '{');
+	boot_header_json(&j, b);
+	json_str(&j, "append", b->append);
+	json_str(&j, "model_mode", b->model ? b->mode : NULL);
+	phases_json(&j, b);
+	calls_json(&j, b, c, o->top);
+	funcs_json(&j, b, s, o);
+	json_close(&j, '}');
+	json_end(&j);
+}
+
+int boot_report(const struct boot_rec *b, const struct model_view_opts *o, FILE *f, char *why,
+		size_t len)
+{
+	const struct boot_series **c = boot_by_mean(b->calls, b->ncalls);
+	const struct boot_series **s = boot_by_mean(b->funcs, b->nfuncs);
+	int err = !c || !s ? -ENOMEM : boot_check_geom(b, o->geom, why, len);
+
+	if (!err && o->json) {
+		report_json(f, b, c, s, o);
+	} else if (!err) {
+		boot_header_text(f, "boot recording ", b);
+		phases_text(f, b);
+		calls_text(f, b, c, o->top);
+		if (b->model)
+			funcs_text(f, b, s, o);
+	}
+	free(s);
+	free(c);
+	return err;
+}

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * folded --model: the machine model's counts as flame-graph lines, one per
+ * function ("[kernel];NAME COUNT", "BINARY;NAME COUNT"), weighted by
+ * instructions or by one cache's misses: the model counts per PC, not per
+ * stack, so the graph is two levels deep.
+ */
+#include "model/model_folded.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model/rows.h"
+#include "util/esc.h"
+
+static const char *const weight_names[] = {"insns", "i1", "d1", "ll"};
+
+int model_folded_weight(const char *arg)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(weight_names) / sizeof(weight_names[0]); i++)
+		if (!strcmp(arg, weight_names[i]))
+			return i;
+	return -EINVAL;
+}
+
+static __u64 weight(const struct model_func *f, enum model_weight w)
+{
+	switch (w) {
+	case MW_I1:
+		return f->v[MODEL_I1_MISSES];
+	case MW_D1:
+		return f->v[MODEL_D1_READ_MISSES] + f->v[MODEL_D1_WRITE_MISSES];
+	case MW_LL:
+		return f->v[MODEL_LL_MISSES];
+	default:
+		return f->insns;
+	}
+}
+
+int model_folded(struct datafile *df, enum model_weight w, unsigned int geom, bool kernel,
+		 bool user, FILE *f, char *why, size_t len)
+{
+	struct model_counts c;
+	bool k;
+	size_t i;
+	int err = model_counts_read(df, geom, &c, why, len);
+
+	if (!err && w != MW_INSNS && !c.cache) {
+		snprintf(why, len, "the model counted instructions only (mode insns): no misses");
+		err = -ENODATA;
+	}
+	for (i = 0; !err && i < c.nfuncs; i++) {
+		const struct model_func *r = &c.funcs[i];
+
+		/* a user binary's path starts with '/'; the kernel and its modules do not */
+		k = r->module[0] != '/' && strcmp(r->module, "[unknown]");
+		if (!weight(r, w) || (k ? !kernel : !user))
+			continue;
+		esc_fputs(f, r->module, ESC_FRAME);
+		fputc(';', f);
+		esc_fputs(f, r->name, ESC_FRAME);
+		fprintf(f, " %llu\n", (unsigned long long)weight(r, w));
+	}
+	model_counts_free(&c);
+	return err;
+}

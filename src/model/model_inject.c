@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kprotperf inject --model (model_inject.h).  The table and the recording must be
+ * of one run: the same kernel build (the build id vm-run.sh stamps on the
+ * table, from the booted guest, against the recording's), as many windows
+ * counted as the recording opened, counts not merged before.
+ */
+#include "model/model_inject.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/datafile.h"
+#include "data/model.h"
+#include "data/recording.h"
+#include "model/table.h"
+#include "util/kv.h"
+
+/* Whether the table belongs to the recording; why says why not. */
+static int matches(struct datafile *df, const struct model_table *t, char *why, size_t len)
+{
+	const char *windows = datafile_meta(df, "model.windows");
+	const char *state = datafile_meta(df, "model.state");
+	const char *kernel = datafile_meta(df, "kernel.build_id");
+
+	if (!windows || !state) {
+		snprintf(why, len, "not recorded with record --model: nothing to add counts to");
+		return -EINVAL;
+	}
+	if (!t->kernel[0]) {
+		snprintf(
+			why, len,
+			"the table does not say which kernel it counted (scripts/vm-run.sh --model "
+			"adds its '# kernel_build_id' line)");
+		return -EINVAL;
+	}
+	if (!kernel || strcmp(kernel, t->kernel)) {
+		snprintf(why, len,
+			 "the table counted kernel build %.40s, the recording was made on %.40s: "
+			 "merge the table of the boot that made the recording",
+			 t->kernel, kernel ? kernel : "an unknown build");
+		return -EINVAL;
+	}
+	if (strtoul(windows, NULL, 10) != t->opened) {
+		snprintf(why, len,
+			 "the table counted %u windows, the recording opened %s: other windows "
+			 "(model-window, another record --model) ran in that boot",
+			 t->opened, windows);
+		return -EINVAL;
+	}
+	if (strcmp(state, "awaiting")) {
+		snprintf(why, len, "it holds the model's counts already");
+		return -EEXIST;
+	}
+	return 0;
+}
+
+static int put_row(__u64 pc, __u64 insns, const __u64 *v, void *ctx)
+{
+	void **c = ctx;
+	struct datafile *df = c[0];
+	const struct model_table *t = c[1];
+	unsigned int g;
+	int err = model_put_pc(df, pc, insns);
+
+	for (g = 0; g < t->ngeom && !err; g++)
+		err = model_put_misses(df, pc, g, v + g * MODEL_STATS);
+	return err;
+}
+
+static int put_meta(struct datafile *df, const struct model_table *t)
+{
+	bool whole = !strcmp(t->window, "complete") && t->opened == t->closed;
+	struct kv_list meta = {};
+	int err;
+
+	err = kv_add(&meta, "model.state", "counted");
+	err = err ?: kv_add(&meta, "model.mode", "%s", t->mode);
+	err = err ?: kv_add(&meta, "model.qemu", "%s", t->qemu);
+	err = err ?: kv_add(&meta, "model.window", "%s", whole ? "complete" : "incomplete");
+	err = err ?: kv_add(&meta, "model.windows_closed", "%u", t->closed);
+	if (!err && t->iaddr[0])
+		err = kv_add(&meta, "model.iaddr", "%s", t->iaddr);
+	err = err ?: recording_set_meta(df, &meta);
+	kv_list_free(&meta);
+	return err;
+}
+
+static int merge(struct datafile *df, const char *table_path, struct model_table *t, char *why,
+		 size_t len)
+{
+	void *ctx[2] = {df, t};
+	unsigned int g;
+	int err = matches(df, t, why, len);
+
+	for (g = 0; g < t->ngeom && !err; g++)
+		err = model_put_geom(df, g, &t->geom[g]);
+	/* read again: rows go straight into the file, and the file may have changed */
+	err = err ?: model_table_read(table_path, t, put_row, ctx, why, len);
+	err = err ?: matches(df, t, why, len);
+	err = err ?: model_prune_symbols(df) ?: put_meta(df, t);
+	if (err && !*why)
+		datafile_why(df, why, len);
+	return err;
+}
+
+int model_inject(const char *table_path, const char *data_path, char *why, size_t len)
+{
+	struct model_table t;
+	struct datafile *df;
+	uid_t uid;
+	gid_t gid;
+	int err;
+
+	err = model_table_read(table_path, &t, NULL, NULL, why, len);
+	if (err)
+		return err;
+	err = datafile_update(&df, data_path, &uid, &gid, why, len);
+	if (err)
+		return err;
+	err = merge(df, table_path, &t, why, len);
+	if (err) {
+		datafile_abort(df);
+		return err;
+	}
+	return datafile_commit(df, uid, gid, why, len);
+}

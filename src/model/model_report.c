@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * report --model: the machine model's counts per function, kernel and user
+ * (model_report.h), as text or JSON.  Like cg_annotate's function table: exact
+ * instructions, and with simulated caches the I1, D1 and LL misses charged
+ * to each function's instructions, reads and writes apart.
+ */
+#include "model/model_report.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "data/datafile.h"
+#include "model/model_sweep.h"
+#include "model/rows.h"
+#include "util/esc.h"
+#include "util/fmt.h"
+#include "util/json.h"
+
+static void geom_text(FILE *f, unsigned int g, const struct model_geom *m)
+{
+	static const char *const names[] = {"I1", "D1", "LL"};
+	int c;
+
+	fprintf(f, "# geometry %u:", g);
+	for (c = 0; c < 3; c++)
+		fprintf(f, " %s %u,%u,%u", names[c], m->cache[c][0], m->cache[c][1],
+			m->cache[c][2]);
+	fputc('\n', f);
+}
+
+void model_header_text(FILE *f, const struct model_counts *c)
+{
+	unsigned int g;
+	double kshare = c->total.insns ? 100.0 * c->kernel.insns / c->total.insns : 0;
+
+	esc_printf(f, "# machine model: %s, window %s, QEMU %s\n", c->mode, c->window, c->qemu);
+	fprintf(f,
+		"# counted machine-wide from CMD's exec to its end: %llu instructions, %.1f%% in "
+		"the kernel\n",
+		(unsigned long long)c->total.insns, kshare);
+	for (g = 0; g < c->ngeom; g++)
+		geom_text(f, g, &c->geoms[g]);
+	if (c->cache)
+		fprintf(f, "# misses of geometry %u\n", c->geom);
+}
+
+void model_heads_text(FILE *f, bool cache)
+{
+	fprintf(f, "%14s %7s", "insns", "share");
+	if (cache)
+		fprintf(f, " %11s %11s %11s %11s %11s %11s", "i1_misses", "d1_reads", "d1_rd_miss",
+			"d1_writes", "d1_wr_miss", "ll_misses");
+}
+
+void model_cols_text(FILE *f, bool cache, const struct model_func *r, __u64 whole)
+{
+	double share = whole ? 100.0 * r->insns / whole : 0;
+	int i;
+
+	fprintf(f, "%14llu %6.2f%%", (unsigned long long)r->insns, share);
+	for (i = 0; cache && i < MODEL_STATS; i++)
+		fprintf(f, " %11llu", (unsigned long long)r->v[i]);
+}
+
+/* A function row: its values, its name and module. */
+static void row_text(FILE *f, const struct model_counts *c, const struct model_func *r)
+{
+	model_cols_text(f, c->cache, r, c->total.insns);
+	esc_printf(f, "  %s  %s\n", r->name, r->module);
+}
+
+static void table_text(FILE *f, const struct model_counts *c, const char *title, const char *what,
+		       const struct model_func *r, size_t nr, size_t top)
+{
+	size_t i, n = nr < top ? nr : top;
+
+	fprintf(f, "\n%s by instructions (%zu of %zu):\n", title, n, nr);
+	model_heads_text(f, c->cache);
+	fprintf(f, "  %s\n", what);
+	for (i = 0; i < n; i++)
+		row_text(f, c, &r[i]);
+}
+
+void model_func_json(struct json *j, const struct model_counts *c, const struct model_func *r)
+{
+	int i;
+
+	json_str(j, "name", r->name);
+	json_str(j, "module", r->module);
+	json_u64(j, "insns", r->insns);
+	for (i = 0; c->cache && i < MODEL_STATS; i++)
+		json_u64(j, model_stat_names[i], r->v[i]);
+}
+
+void model_header_json(struct json *j, const struct model_counts *c)
+{
+	static const char *const names[] = {"i1", "d1", "ll"};
+	unsigned int g;
+	int k;
+
+	json_open(j, "model", '{');
+	json_str(j, "mode", c->mode);
+	json_str(j, "window", c->window);
+	json_str(j, "qemu", c->qemu);
+	json_u64(j, "insns", c->total.insns);
+	json_u64(j, "kernel_insns", c->kernel.insns);
+	json_open(j, "geometries", '[');
+	for (g = 0; g < c->ngeom; g++) {
+		json_open(j, NULL, '{');
+		for (k = 0; k < 3; k++) {
+			json_open(j, names[k], '{');
+			json_u64(j, "size", c->geoms[g].cache[k][0]);
+			json_u64(j, "assoc", c->geoms[g].cache[k][1]);
+			json_u64(j, "line", c->geoms[g].cache[k][2]);
+			json_close(j, '}');
+		}
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+	if (c->cache)
+		json_u64(j, "geometry", c->geom);
+	json_close(j, '}');
+}
+
+static void rows_json(struct json *j, const char *key, const struct model_counts *c,
+		      const struct model_func *r, size_t n, size_t top)
+{
+	size_t i;
+
+	json_open(j, key, '[');
+	for (i = 0; i < n && i < top; i++) {
+		json_open(j, NULL, '{');
+		model_func_json(j, c, &r[i]);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+}
+
+static void report_json(FILE *f, const struct model_counts *c, const struct model_sweep *s,
+			size_t top)
+{
+	struct json j;
+
+	json_begin(&j, f);
+	json_open(&j, NULL, '{');
+	model_header_json(&j, c);
+	if (s)
+		model_sweep_report_json(&j, s);
+	rows_json(&j, "functions", c, c->funcs, c->nfuncs, top);
+	if (c->have_inlines)
+		rows_json(&j, "inlines", c, c->inlines, c->ninlines, top);
+	json_close(&j, '}');
+	json_end(&j);
+}
+
+int model_report(struct datafile *df, struct kernel_dwarf *kd, const struct model_view_opts *o,
+		 char *why, size_t len)
+{
+	struct model_counts c;
+	struct model_sweep *s = NULL;
+	int err = model_counts_read(df, o->geom, &c, why, len) ?: model_counts_inlines(df, kd, &c);
+
+	/* the geometries side by side: with several, or in JSON with any */
+	if (!err && c.cache && (c.ngeom > 1 || o->json))
+		err = model_sweep_read(df, NULL, &s, why, len);
+	if (!err && o->json) {
+		report_json(stdout, &c, s, o->top);
+	} else if (!err) {
+		model_header_text(stdout, &c);
+		if (s)
+			model_sweep_report_text(stdout, s);
+		table_text(stdout, &c, "Functions", "function  module", c.funcs, c.nfuncs, o->top);
+		row_text(stdout, &c, &c.total);
+		if (c.have_inlines)
+			table_text(stdout, &c, "Inlined kernel functions (inclusive)",
+				   "function  inlined in", c.inlines, c.ninlines, o->top);
+	}
+	model_sweep_free(s);
+	model_counts_free(&c);
+	return err;
+}
