@@ -33,7 +33,7 @@ LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 GEN_HDRS := $(SKELS) $(OUTPUT)/syscall_names.h $(OUTPUT)/features_conf.h $(OUTPUT)/explore_conf.h
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
-WORKLOADS := big-fork syscall-loop cpu-burn alloc-free model-window boot-clock
+WORKLOADS := big-fork syscall-loop cpu-burn alloc-free model-window boot-clock core-ops
 # workloads keep frame pointers so user stacks unwind through them
 WL_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall
 
@@ -161,7 +161,7 @@ $(BIN): $(OUTPUT)/main.o $(OUTPUT)/libkp.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
 
-$(WORKLOADS): %: tests/workloads/%.c tests/workloads/count_arg.h include/model_marker.h
+$(WORKLOADS): %: tests/workloads/%.c tests/workloads/*.h include/model_marker.h include/core_ops.h
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(WL_CFLAGS) $< -o $@
 
@@ -175,7 +175,7 @@ $(STATIC_DIR)/kprotperf: $(OUTPUT)/main.o $(OUTPUT)/libkp.a | $(STATIC_DIR)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) -static $^ -o $@ $(LDFLAGS) $(STATIC_LDLIBS)
 
-$(STATIC_DIR)/%: tests/workloads/%.c tests/workloads/count_arg.h include/model_marker.h | $(STATIC_DIR)
+$(STATIC_DIR)/%: tests/workloads/%.c tests/workloads/*.h include/model_marker.h include/core_ops.h | $(STATIC_DIR)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(WL_CFLAGS) -static $< -o $@
 

@@ -12,7 +12,7 @@ PROG=kernel-build
 usage() {
 	cat <<'EOF'
 usage: scripts/kernel-build.sh [--version 6.1|6.12] [--src DIR] [--set OPT=VALUE]...
-                               [-o DIR] [-j N] [--check] [-q]
+                               [--cmdline WORDS] [-o DIR] [-j N] [--check] [-q]
 
 Builds a small kernel for kprotperf's VM: tinyconfig, plus what kprotperf
 needs (scripts/kconfig/kprotperf.config: serial console, virtio and 9p,
@@ -25,6 +25,9 @@ DWARF 5, SLUB with freelist randomization), plus your --set options.
   --set OPT=VALUE  change a config option on top (repeatable), with or
                    without CONFIG_: --set SLAB_FREELIST_RANDOM=n
                    VALUE: y, n, m, a number or a "string"
+  --cmdline WORDS  kernel command-line parameters the kernel will boot with:
+                   each must be one this version documents (Documentation/
+                   admin-guide/kernel-parameters.txt), else it is refused
   -o DIR           also put the result in DIR (made, or replaced when it
                    holds an earlier kernel-build result)
   -j N             parallel jobs (default: the number of CPUs)
@@ -50,13 +53,14 @@ die() {
 }
 say() { $QUIET || echo "$PROG: $*" >&2; }
 
-VERSION=6.1 SRC_DIR= OUT= JOBS=$(nproc) CHECK=false QUIET=false
+VERSION=6.1 SRC_DIR= OUT= JOBS=$(nproc) CHECK=false QUIET=false CMDLINE=
 SETS=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--version) [ $# -ge 2 ] || die "--version needs a value (6.1 or 6.12)"; VERSION=$2; shift ;;
 	--src) [ $# -ge 2 ] || die "--src needs a directory"; SRC_DIR=$2; shift ;;
 	--set) [ $# -ge 2 ] || die "--set needs OPT=VALUE"; SETS+=("$2"); shift ;;
+	--cmdline) [ $# -ge 2 ] || die "--cmdline needs the parameters"; CMDLINE=$2; shift ;;
 	-o | --output) [ $# -ge 2 ] || die "-o needs a directory"; OUT=$2; shift ;;
 	-j) [ $# -ge 2 ] || die "-j needs a number"; JOBS=$2; shift ;;
 	--check) CHECK=true ;;
@@ -75,7 +79,11 @@ done
 kb_parse_sets
 kb_need_tools
 kb_source
-kb_configure
+kb_check_cmdline
+if ! kb_remembered; then
+	kb_configure
+	kb_remember
+fi
 if $CHECK; then
 	echo "$KEY"
 	exit 0

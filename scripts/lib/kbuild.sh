@@ -12,6 +12,10 @@
 #   out/<key>/       finished results, key = sha256(source id + final .config);
 #                    made under a temporary name and renamed when complete, so
 #                    a failed or interrupted build leaves nothing to trust
+#   requests/<id>    the key a request's .config had: id = sha256 of what the
+#                    .config follows from (source, fragments, --set options,
+#                    these scripts, the compiler, binutils and pahole), so
+#                    that a request made before needs no configuring
 
 KCONFIG_DIR=$ROOT/scripts/kconfig
 
@@ -95,6 +99,58 @@ kb_source_own() {
 	fi
 	SRCID=own-$(printf '%s' "$SRC" | sha256sum | cut -c1-16)
 	SRC_DESC="$SRC ($state)"
+}
+
+# Each word of --cmdline must name a parameter this version documents:
+# the kernel hands one it does not know to init without a word, and a
+# misspelt protection would measure nothing.
+kb_check_cmdline() {
+	local doc=$SRC/Documentation/admin-guide/kernel-parameters.txt w key
+	[ -n "$CMDLINE" ] || return 0
+	[[ $CMDLINE != *[[:cntrl:]]* ]] || die "--cmdline: a control character in it: the parameters are one line"
+	[ -f "$doc" ] || die "--cmdline: $doc is missing: the parameters cannot be checked"
+	for w in $CMDLINE; do
+		key=${w%%=*}
+		[[ $key =~ ^[A-Za-z0-9_.-]+$ ]] || die "--cmdline $w: '$key' is not a parameter name"
+		grep -qE "^"$'\t'"${key//./\\.}(=|\\[|[[:space:]]|\$)" "$doc" ||
+			die "--cmdline $w: linux $KVERSION documents no parameter $key (Documentation/admin-guide/kernel-parameters.txt): check its spelling (the kernel hands a parameter it does not know to init)"
+	done
+}
+
+# What the final .config follows from: the source, the fragments, the
+# --set options, these scripts and the tools whose versions Kconfig reads
+# (the compiler's, the linker's, pahole's).
+kb_request_id() {
+	local frag=$KCONFIG_DIR/kprotperf-$(cut -d. -f1,2 <<<"$KVERSION").config
+	{
+		echo "$SRC_DESC"
+		cat "$KCONFIG_DIR/kprotperf.config" "$ROOT/scripts/kernel-build.sh" "$ROOT/scripts/lib/kbuild.sh"
+		[ ! -f "$frag" ] || cat "$frag"
+		printf '%s\n' "${SETS[@]}"
+		gcc --version | head -1
+		ld --version | head -1
+		pahole --version
+	} | sha256sum | cut -c1-24
+}
+
+# A request made before: its key without configuring, when its result is
+# built (or only --check is asked); configuring takes seconds, and the lock.
+kb_remembered() {
+	local f
+	REQUEST=$(kb_request_id)
+	f=$CACHE/requests/$REQUEST
+	[ -f "$f" ] || return 1
+	KEY=$(cat "$f")
+	[[ $KEY =~ ^[0-9a-f]{24}$ ]] || return 1
+	$CHECK || [ -f "$CACHE/out/$KEY/.complete" ]
+}
+
+# After a configure that passed kb_verify: its key, for the next request
+# (written whole under a temporary name; a failure to write only costs speed).
+kb_remember() {
+	local tmp=$CACHE/requests/.$REQUEST.$$
+	mkdir -p "$CACHE/requests" && echo "$KEY" >"$tmp" && mv "$tmp" "$CACHE/requests/$REQUEST" ||
+		rm -f "$tmp"
 }
 
 # kb_make TARGET...: make in the build tree, output to the log.

@@ -141,7 +141,7 @@ _kprotperf_operand()
 {
 	case $1 in
 	report | folded | annotate | diff | features) _kprotperf_files "$2" data ;;
-	scenario) _kprotperf_files "$2" f ;;
+	scenario | sweep) _kprotperf_files "$2" f ;;
 	help) mapfile -t COMPREPLY < <(compgen -W "$("$3" help --list-cmds 2> /dev/null)" -- "$2") ;;
 	esac
 }

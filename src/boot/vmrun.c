@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Running scripts/vm-run.sh --boot (vmrun.h): fork and execv, no shell. */
+/* Running kprotperf's scripts (vmrun.h), vm-run.sh --boot among them: fork and execv, no shell. */
 #include "boot/vmrun.h"
 
 #include <errno.h>
@@ -22,24 +22,28 @@
 /* a console line is cut here when printed */
 #define TAIL_LINE 256
 
-int boot_vmrun_find(char *path, size_t len)
+int vmrun_find(const char *who, const char *env, const char *rel, char *path, size_t len)
 {
-	const char *env = getenv("KP_VM_RUN");
+	const char *set = getenv(env);
 	char exe[PATH_MAX];
 	ssize_t n;
 
-	if (env && *env) {
-		snprintf(path, len, "%s", env);
+	if (set && *set) {
+		snprintf(path, len, "%s", set);
 	} else {
 		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 		exe[n > 0 ? n : 0] = '\0';
-		snprintf(path, len, "%s/scripts/vm-run.sh", dirname(exe));
+		snprintf(path, len, "%s/%s", dirname(exe), rel);
 	}
 	if (!access(path, X_OK))
 		return 0;
-	esc_printf(stderr,
-		   "kprotperf boot: no scripts/vm-run.sh at %s: set KP_VM_RUN to its path\n", path);
+	esc_printf(stderr, "%s: no %s at %s: set %s to its path\n", who, rel, path, env);
 	return -ENOENT;
+}
+
+int boot_vmrun_find(char *path, size_t len)
+{
+	return vmrun_find("kprotperf boot", "KP_VM_RUN", "scripts/vm-run.sh", path, len);
 }
 
 static void build_argv(const char **argv, const char *vmrun, const struct boot_opts *o,
@@ -72,47 +76,56 @@ static void build_argv(const char **argv, const char *vmrun, const struct boot_o
 	argv[n] = NULL;
 }
 
-/* In the child: output into log, stdin from /dev/null, signals as they were, then vm-run.sh. */
-static void child(const char *const *argv, int logfd)
+/* In the child: env set, output into log, stdin from /dev/null, signals as they were, then argv. */
+static void child(const char *who, const char *const *argv, const char *const *env, int logfd)
 {
 	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	sigset_t none;
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	for (; env && *env; env++)
+		if (putenv((char *)*env))
+			_exit(126);
 	if (null < 0 || dup2(null, 0) < 0 || dup2(logfd, 1) < 0 || dup2(logfd, 2) < 0)
 		_exit(126);
 	execv(argv[0], (char *const *)argv);
-	dprintf(2, "kprotperf boot: cannot run %s: %s\n", argv[0], strerror(errno));
+	dprintf(2, "%s: cannot run %s: %s\n", who, argv[0], strerror(errno));
 	_exit(126);
 }
 
-int boot_vmrun(const char *vmrun, const struct boot_opts *o, const char *dir, const char *log)
+int vmrun_spawn(const char *who, const char *const *argv, const char *const *env, const char *log)
 {
-	const char *argv[ARGS_MAX];
-	char timeout[16];
 	int logfd, status;
 	pid_t pid;
 
-	snprintf(timeout, sizeof(timeout), "%u", o->timeout);
-	build_argv(argv, vmrun, o, dir, timeout);
 	logfd = open(log, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (logfd < 0) {
-		esc_printf(stderr, "kprotperf boot: cannot create %s: %s\n", log, strerror(errno));
+		esc_printf(stderr, "%s: cannot create %s: %s\n", who, log, strerror(errno));
 		return -errno;
 	}
 	pid = fork();
 	if (!pid)
-		child(argv, logfd);
+		child(who, argv, env, logfd);
 	close(logfd);
 	if (pid < 0) {
-		fprintf(stderr, "kprotperf boot: cannot start vm-run.sh: %s\n", strerror(errno));
+		esc_printf(stderr, "%s: cannot start %s: %s\n", who, argv[0], strerror(errno));
 		return -errno;
 	}
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return -errno;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int boot_vmrun(const char *vmrun, const struct boot_opts *o, const char *dir, const char *log)
+{
+	const char *argv[ARGS_MAX];
+	char timeout[16];
+
+	snprintf(timeout, sizeof(timeout), "%u", o->timeout);
+	build_argv(argv, vmrun, o, dir, timeout);
+	return vmrun_spawn("kprotperf boot", argv, NULL, log);
 }
 
 void boot_print_tail(const char *path, unsigned int max, const char *indent)

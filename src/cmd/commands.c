@@ -32,6 +32,8 @@ static const struct command commands[] = {
 	 "the machine model's counts into a record --model file", &inject_options},
 	{"boot", cmd_boot, "[OPTIONS] -o FILE", "record a kernel's boot in QEMU: phases, initcalls",
 	 &boot_options},
+	{"sweep", cmd_sweep, "[OPTIONS] -o DIR PLAN",
+	 "each protection's cost on each core operation: a matrix", &sweep_options},
 	{"help", help, "[COMMAND]", "COMMAND's man page (kprotperf-COMMAND(1))", &help_options},
 };
 

@@ -135,6 +135,94 @@ void stats_welch(const double *b, size_t nb, const double *h, size_t nh, double 
 }
 
 /*
+ * The regularized incomplete beta function's continued fraction (modified
+ * Lentz), which converges fast for x < (a + 1) / (a + b + 2).
+ */
+static double beta_fraction(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h, num, step;
+	int m, k;
+
+	d = 1 / (fabs(d) < tiny ? tiny : d);
+	h = d;
+	for (m = 1; m <= 300; m++)
+		for (k = 0; k < 2; k++) {
+			/* the even term of step m, then the odd one */
+			num = k ? -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
+				: m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
+			d = 1 + num * d;
+			d = 1 / (fabs(d) < tiny ? tiny : d);
+			c = 1 + num / c;
+			c = fabs(c) < tiny ? tiny : c;
+			step = d * c;
+			h *= step;
+			if (k && fabs(step - 1) < 1e-15)
+				return h;
+		}
+	return h;
+}
+
+/* I_x(a, b), the regularized incomplete beta function. */
+static double beta_regularized(double a, double b, double x)
+{
+	double front;
+
+	if (x <= 0 || x >= 1)
+		return x <= 0 ? 0 : 1;
+	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+	if (x < (a + 1) / (a + b + 2))
+		return front * beta_fraction(a, b, x) / a;
+	return 1 - front * beta_fraction(b, a, 1 - x) / b;
+}
+
+double stats_welch_p(const double *b, size_t nb, const double *h, size_t nh)
+{
+	double mb, vb, mh, vh, df, t;
+
+	if (nb < 2 || nh < 2)
+		return NAN;
+	mean_var(b, nb, &mb, &vb);
+	mean_var(h, nh, &mh, &vh);
+	if (vb + vh <= 0)
+		return mh == mb ? 1 : 0;
+	df = (vb + vh) * (vb + vh) / (vb * vb / (nb - 1) + vh * vh / (nh - 1));
+	t = (mh - mb) / sqrt(vb + vh);
+	/* two-sided: P(|T| > |t|) = I_{df / (df + t^2)}(df / 2, 1 / 2) */
+	return beta_regularized(df / 2, 0.5, df / (df + t * t));
+}
+
+static int cmp_p(const void *a, const void *b, void *p)
+{
+	double x = ((const double *)p)[*(const size_t *)a],
+	       y = ((const double *)p)[*(const size_t *)b];
+
+	/* NAN last: no test, never significant */
+	if (isnan(x) || isnan(y))
+		return isnan(x) - isnan(y);
+	return x < y ? -1 : x > y;
+}
+
+int stats_holm(const double *p, size_t n, double alpha, bool *sig)
+{
+	size_t *order = malloc((n ?: 1) * sizeof(*order)), i, m = 0;
+
+	if (!order)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		order[i] = i;
+		sig[i] = false;
+		m += !isnan(p[i]);
+	}
+	qsort_r(order, n, sizeof(*order), cmp_p, (void *)p);
+	/* step down: the k-th smallest p against alpha / (m - k), until one is not below */
+	for (i = 0; i < m && p[order[i]] <= alpha / (m - i); i++)
+		sig[order[i]] = true;
+	free(order);
+	return 0;
+}
+
+/*
  * The percentile interval of a bootstrap over few runs is too narrow: it
  * sees the runs' spread as if it were the population's (divisor n, not
  * n - 1) and with normal tails, not Student's.  Hesterberg's expanded

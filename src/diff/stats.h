@@ -83,6 +83,17 @@ void stats_mean_interval(const double *v, size_t n, double *mean, double *lo, do
  * point itself when neither side varies.
  */
 void stats_welch(const double *b, size_t nb, const double *h, size_t nh, double *lo, double *hi);
+/*
+ * The two-sided p value of Welch's t test of mean(h) = mean(b) (nb, nh >=
+ * 2; NAN otherwise): 0 or 1 when neither side varies.
+ */
+double stats_welch_p(const double *b, size_t nb, const double *h, size_t nh);
+/*
+ * Holm's step-down procedure over n tests of p values p (NAN: no test):
+ * sig[i] when test i is rejected with the family-wise error held at alpha.
+ * -ENOMEM or 0.
+ */
+int stats_holm(const double *p, size_t n, double alpha, bool *sig);
 const char *stats_method_name(enum stats_method m);
 
 #endif

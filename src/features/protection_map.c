@@ -47,8 +47,7 @@ static int index_of(const char *const *v, size_t n, const char *s)
 	return -1;
 }
 
-/* 1, 2 or 5 times a power of ten, at least x (and at least 0.1%). */
-static double nice(double x)
+double protection_map_scale(double x)
 {
 	double p = pow(10, floor(log10(fmax(x, 0.1))));
 
@@ -78,7 +77,7 @@ static void place(struct map *m)
 	for (t = 0; t < (int)NTYPES; t++)
 		for (p = 0; p < (int)NPOSITIONS; p++)
 			max = fmax(max, fabs(m->cell[t][p]));
-	m->scale_pct = nice(m->base_ns > 0 ? 100 * max / m->base_ns : 0);
+	m->scale_pct = protection_map_scale(m->base_ns > 0 ? 100 * max / m->base_ns : 0);
 }
 
 static double pct(const struct map *m, double ns)
@@ -86,22 +85,28 @@ static double pct(const struct map *m, double ns)
 	return m->base_ns > 0 ? 100 * ns / m->base_ns : 0;
 }
 
-/* Red for a cost, blue for a saving, white for none; grey: no feature in the cell. */
-static void colour(const struct map *m, int t, int p, char buf[8])
+void protection_map_colour(double x, char buf[8])
 {
-	double x = m->scale_pct > 0 ? pct(m, m->cell[t][p]) / m->scale_pct : 0;
 	int r, g, b;
 
-	if (!m->nfeat[t][p]) {
-		strcpy(buf, "#e0e0e0");
-		return;
-	}
 	x = fmax(-1, fmin(1, x));
 	/* white to #b2182b, or to #2166ac */
 	r = x >= 0 ? 255 - lround(x * (255 - 0xb2)) : 255 - lround(-x * (255 - 0x21));
 	g = x >= 0 ? 255 - lround(x * (255 - 0x18)) : 255 - lround(-x * (255 - 0x66));
 	b = x >= 0 ? 255 - lround(x * (255 - 0x2b)) : 255 - lround(-x * (255 - 0xac));
 	snprintf(buf, 8, "#%02x%02x%02x", r, g, b);
+}
+
+/* Red for a cost, blue for a saving, white for none; grey: no feature in the cell. */
+static void colour(const struct map *m, int t, int p, char buf[8])
+{
+	double x = m->scale_pct > 0 ? pct(m, m->cell[t][p]) / m->scale_pct : 0;
+
+	if (!m->nfeat[t][p]) {
+		strcpy(buf, "#e0e0e0");
+		return;
+	}
+	protection_map_colour(x, buf);
 }
 
 /* key with the map's unit: "delta" -> "delta_ns" (workloads), "delta_insns" (boots) */

@@ -38,4 +38,13 @@ enum map_unit { MAP_TIME, MAP_INSNS };
 void protection_map(const struct features *feat, const struct map_cost *cost, double base,
 		    enum map_unit unit, const char *const path[2], bool svg, FILE *f);
 
+/*
+ * The maps' colour of x, a change as a share of the scale's end, clamped to
+ * -1..1: white at 0, to #b2182b (red, a cost) at 1 and #2166ac (blue, a
+ * saving) at -1; "#rrggbb" into buf.
+ */
+void protection_map_colour(double x, char buf[8]);
+/* The scale's end for changes up to x%: 1, 2 or 5 times a power of ten, at least x and 0.1. */
+double protection_map_scale(double x);
+
 #endif

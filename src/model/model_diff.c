@@ -20,15 +20,9 @@
 #include "util/esc.h"
 #include "util/json.h"
 
-struct pair {
-	const char *name, *module;
-	const struct model_func *base, *hard; /* NULL: absent on that side */
-	long long d_insns, d_misses;
-};
-
 static const struct model_func none;
 
-static long long misses(const struct model_func *f)
+long long model_func_misses(const struct model_func *f)
 {
 	return f->v[MODEL_I1_MISSES] + f->v[MODEL_D1_READ_MISSES] + f->v[MODEL_D1_WRITE_MISSES] +
 	       f->v[MODEL_LL_MISSES];
@@ -42,7 +36,7 @@ static long long labs_ll(long long v)
 /* by the change in misses, then in instructions, then by name: a stable order */
 static int by_change(const void *a, const void *b, void *cache)
 {
-	const struct pair *x = a, *y = b;
+	const struct model_pair *x = a, *y = b;
 	long long dx = labs_ll(x->d_misses), dy = labs_ll(y->d_misses);
 
 	if (*(bool *)cache && dx != dy)
@@ -54,14 +48,14 @@ static int by_change(const void *a, const void *b, void *cache)
 	return strcmp(x->name, y->name) ?: strcmp(x->module, y->module);
 }
 
-static void pair_set(struct pair *p)
+static void pair_set(struct model_pair *p)
 {
 	const struct model_func *b = p->base ?: &none, *h = p->hard ?: &none;
 
 	p->name = (p->base ?: p->hard)->name;
 	p->module = (p->base ?: p->hard)->module;
 	p->d_insns = (long long)h->insns - (long long)b->insns;
-	p->d_misses = misses(h) - misses(b);
+	p->d_misses = model_func_misses(h) - model_func_misses(b);
 }
 
 /* One table's rows of the two sides: functions, or inline instances. */
@@ -71,10 +65,10 @@ struct side_rows {
 };
 
 /* Every row of either side once, matched by name and module, by the change. */
-static int pairs_make(struct side_rows b, struct side_rows h, bool cache, struct pair **out,
+static int pairs_make(struct side_rows b, struct side_rows h, bool cache, struct model_pair **out,
 		      size_t *n)
 {
-	struct pair *p = calloc(b.n + h.n + 1, sizeof(*p));
+	struct model_pair *p = calloc(b.n + h.n + 1, sizeof(*p));
 	size_t i, m = 0;
 
 	if (!p)
@@ -96,7 +90,14 @@ static int pairs_make(struct side_rows b, struct side_rows h, bool cache, struct
 	return 0;
 }
 
-static void pair_text(FILE *f, const struct pair *p, bool cache)
+int model_diff_pairs(const struct model_counts *b, const struct model_counts *h, bool cache,
+		     struct model_pair **out, size_t *n)
+{
+	return pairs_make((struct side_rows){b->funcs, b->nfuncs},
+			  (struct side_rows){h->funcs, h->nfuncs}, cache, out, n);
+}
+
+static void pair_text(FILE *f, const struct model_pair *p, bool cache)
 {
 	const struct model_func *b = p->base ?: &none, *h = p->hard ?: &none;
 	double pct = b->insns ? 100.0 * p->d_insns / b->insns : 0;
@@ -108,12 +109,13 @@ static void pair_text(FILE *f, const struct pair *p, bool cache)
 	else
 		fprintf(f, "%9s", p->base ? "base" : "hardened");
 	if (cache)
-		fprintf(f, " %12lld %12lld %+12lld", misses(b), misses(h), p->d_misses);
+		fprintf(f, " %12lld %12lld %+12lld", model_func_misses(b), model_func_misses(h),
+			p->d_misses);
 	esc_printf(f, "  %s  %s\n", p->name, p->module);
 }
 
-static void table_text(FILE *f, const char *title, const char *what, const struct pair *p, size_t n,
-		       size_t top, bool cache)
+static void table_text(FILE *f, const char *title, const char *what, const struct model_pair *p,
+		       size_t n, size_t top, bool cache)
 {
 	size_t i;
 
@@ -140,8 +142,8 @@ static void side_json(struct json *j, const char *key, const struct model_counts
 }
 
 static void table_json(struct json *j, const char *key, const struct model_counts *b,
-		       const struct model_counts *h, const struct pair *p, size_t n, size_t top,
-		       bool cache)
+		       const struct model_counts *h, const struct model_pair *p, size_t n,
+		       size_t top, bool cache)
 {
 	size_t i;
 
@@ -168,7 +170,7 @@ static void table_json(struct json *j, const char *key, const struct model_count
 static int funcs_json(struct json *j, const char *key, const struct model_counts *b,
 		      const struct model_counts *h, size_t top)
 {
-	struct pair *p = NULL;
+	struct model_pair *p = NULL;
 	size_t n = 0;
 	int err = pairs_make((struct side_rows){b->funcs, b->nfuncs},
 			     (struct side_rows){h->funcs, h->nfuncs}, true, &p, &n);
@@ -198,7 +200,7 @@ static int show(const struct model_counts *b, const struct model_counts *h,
 		const struct model_sweep *s, const struct model_view_opts *o)
 {
 	bool cache = model_sweep_same(b, h), inl = b->have_inlines && h->have_inlines;
-	struct pair *p = NULL, *q = NULL;
+	struct model_pair *p = NULL, *q = NULL;
 	size_t n = 0, m = 0;
 	struct json j;
 	int err = pairs_make((struct side_rows){b->funcs, b->nfuncs},

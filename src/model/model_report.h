@@ -34,6 +34,23 @@ int model_report(struct datafile *df, struct kernel_dwarf *kd, const struct mode
 int model_diff(struct datafile *base, struct kernel_dwarf *kb, struct datafile *hard,
 	       struct kernel_dwarf *kh, const struct model_view_opts *o, char *why, size_t len);
 
+/* A function of two recordings' counts, matched by name and module. */
+struct model_pair {
+	const char *name, *module;
+	const struct model_func *base, *hard; /* NULL: absent on that side */
+	long long d_insns, d_misses;	      /* hardened minus base */
+};
+
+/*
+ * The functions of b and h, each once, by the change in misses (when cache:
+ * both simulated the same caches), then in instructions, into a new *out of
+ * *n (the caller frees it; it points into b and h).  -ENOMEM.
+ */
+int model_diff_pairs(const struct model_counts *b, const struct model_counts *h, bool cache,
+		     struct model_pair **out, size_t *n);
+/* A row's misses of all caches: I1, D1 read and write, LL. */
+long long model_func_misses(const struct model_func *f);
+
 /* Shared by the views: the header lines, a function's JSON fields. */
 void model_header_text(FILE *f, const struct model_counts *c);
 /* The column heads of a row of counts (with cache, the misses'), or its values: share of whole. */

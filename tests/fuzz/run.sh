@@ -19,7 +19,7 @@ runs=${FUZZ_RUNS:-}
 
 # seeds made anew when seeds.sh or the files they come from changed
 seeds=$out/seeds
-if [ ! -d "$seeds" ] || [ -n "$(find tests/fuzz/seeds.sh tests/golden share/features.conf \
+if [ ! -d "$seeds" ] || [ -n "$(find tests/fuzz/seeds.sh tests/golden share/features.conf docs/sweep \
 	-newer "$seeds" -print -quit)" ]; then
 	tests/fuzz/seeds.sh "$seeds" || { echo "fuzz: seeds.sh failed"; exit 1; }
 fi

@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=${1:?usage: seeds.sh DIR}
-rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"/{datafile,ranges,features,funcmatch,sideband,symbolize,model_table,boot_dmesg}
+rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"/{datafile,ranges,features,funcmatch,sideband,symbolize,model_table,boot_dmesg,sweep_plan}
 out=$dir.tmp
 
 # a program with inlined functions and an _stext, for symbolize and as a vmlinux
@@ -87,6 +87,17 @@ printf '%s\n' '[    0.000000] Linux version 6.1.0-test' \
 	'[    0.500000] Run /init as init process' \
 	'[    0.600000] kprotperf-boot: tsc 1800000000' \
 	'[    1.500000] tsc: Refined TSC clocksource calibration: 2399.999 MHz' >"$out/boot_dmesg/boot"
+
+# sweep plans (a first byte of 0) and a job file (1): the docs' plan, each kind of refusal
+{ printf '\0'; cat docs/sweep/plan-6.1.txt; } >"$out/sweep_plan/docs"
+n=0
+for p in 'base: --set A=n\nx: --set A=y --append "a=1 b"\nnull:\n' ': --set A=y' \
+	'base:\nx:\nx:' 'base: --set A=y --set A=n\nx:' "base: --append 'a=1\nx:" \
+	'base: --kernel linux-image-amd64\nv: --version 6.12 --timeout 900\n'; do
+	printf "\\0$p" >"$out/sweep_plan/p$((n++))"
+done
+printf '\1variant=x\nsetup=kernel-build.sh --set A=y\nops=null fork\nmodel=none\nstatus=ok\nreason=\nrepeat=5\nbuild_seconds=3\nboot_seconds=20\n' \
+	>"$out/sweep_plan/job"
 
 n=0
 for p in allocate_slab 'new_*' $'*slab*\nshuffle_freelist' do_sys_open ext4_map_blocks \

@@ -11,8 +11,9 @@
 # it, which itself follows from the cell's change and the legend's scale
 # (the formula of src/features/protection_map.c, recomputed here).
 . "$(dirname "$0")/lib.sh"
-command -v chromium >/dev/null || skip "no chromium (Debian package chromium)"
-command -v xmllint >/dev/null || skip "no xmllint (Debian package libxml2-utils)"
+# shellcheck source=tests/lib/chromium.sh
+. "$ROOT/tests/lib/chromium.sh"
+chromium_need
 data=$ROOT/tests/golden/data
 cd "$TMP"
 cat > map.conf <<'EOF'
@@ -36,16 +37,7 @@ EOF
 	fail "features --svg exited $?"
 "$KP" features --features map.conf --json "$data/bf-a.data" "$data/bf-b.data" > map.json ||
 	fail "features --json exited $?"
-xmllint --noout map.svg || fail "map.svg is not well-formed XML"
-
-# Chromium's own reading of the file: a parse error would show as a page of errors
-chrome() {
-	timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
-		--user-data-dir="$TMP/profile" "$@" 2> chromium.err
-}
-chrome --dump-dom "file://$TMP/map.svg" > dom.txt || fail "chromium exited $?: $(tail -3 chromium.err)"
-grep -q "parsererror\|This page contains the following errors" dom.txt &&
-	fail "chromium could not parse map.svg: $(head -c 600 dom.txt)"
+svg_parses map.svg
 
 # Each cell's fill as Chromium computes it, written into the page it dumps
 {

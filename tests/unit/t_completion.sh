@@ -119,6 +119,9 @@ suite() {
 	check "a.data${nl}b.txt${nl}sub" explore -o ''
 	check "a.data${nl}b.txt${nl}sub" features --features ''
 	check "sub" scenario --dir ''
+	check "sub" sweep -o ''
+	check "sub" sweep --merge ''
+	check "a.data${nl}b.txt${nl}sub" sweep --svg ''
 	# option arguments: none to offer, and no options instead
 	check "" report -n ''
 	check "" report -n -
@@ -143,6 +146,7 @@ suite() {
 	check "a.data" folded a
 	check "" annotate b
 	check "a.data${nl}b.txt${nl}sub" scenario ''
+	check "a.data${nl}b.txt${nl}sub" sweep -o out ''
 	check "" symbolize ''
 	# record's CMD after --
 	includes echo record -- ech

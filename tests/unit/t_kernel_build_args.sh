@@ -29,4 +29,33 @@ expect "kernel-build: --set LOCALVERSION: a newline or another control character
 	'LOCALVERSION="-kp'$'\r''"'
 expect "kernel-build: --set SLUB=yes: value 'yes' is not y, n, m, a number or a \"string\"" SLUB=yes
 expect "kernel-build: --set SLAB_FREELIST_RANDOM: want OPT=VALUE, e.g. --set SLAB_FREELIST_RANDOM=n" SLAB_FREELIST_RANDOM
-echo "kernel-build.sh: 4 --set refusals, each one line before any source is read"
+
+# --cmdline: each parameter must be one the source documents, checked before
+# anything is configured.  A fake tree: its make prints a version, its
+# kernel-parameters.txt documents two parameters; anything past the check
+# fails at make tinyconfig.
+for t in make gcc flex bison bc pahole xz sha256sum; do
+	command -v "$t" >/dev/null || { echo "kernel-build.sh: 4 --set refusals; --cmdline skipped: no $t"; exit 0; }
+done
+mkdir -p "$TMP/fake/Documentation/admin-guide"
+printf 'kernelversion:\n\t@echo 6.1.0\n' >"$TMP/fake/Makefile"
+: >"$TMP/fake/Kconfig"
+printf '\tinit_on_alloc=\t[MM] Fill newly allocated pages\n\tpage_alloc.shuffle=\n\t\t\tRandomize\n' \
+	>"$TMP/fake/Documentation/admin-guide/kernel-parameters.txt"
+cmdline() {	# $1: --cmdline's value; stderr's last line into $TMP/last
+	local rc=0
+	KP_KBUILD_CACHE=$TMP/cache2 "$ROOT/scripts/kernel-build.sh" -q --check --src "$TMP/fake" \
+		--cmdline "$1" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	[ "$rc" -eq 1 ] || fail "--cmdline ${1@Q}: exit $rc, want 1: $(cat "$TMP/err")"
+	tail -1 "$TMP/err" >"$TMP/last"
+}
+doc="(Documentation/admin-guide/kernel-parameters.txt): check its spelling (the kernel hands a parameter it does not know to init)"
+for w in init_on_aloc=1 pagexalloc.shuffle=1 Randomize; do
+	cmdline "init_on_alloc=1 $w"
+	echo "kernel-build: --cmdline $w: linux 6.1.0 documents no parameter ${w%%=*} $doc" |
+		diff -u - "$TMP/err" || fail "--cmdline $w: stderr"
+done
+cmdline "init_on_alloc=1 page_alloc.shuffle=1"
+grep -q "^kernel-build: make tinyconfig failed" "$TMP/last" ||
+	fail "--cmdline of documented parameters did not get past the check: $(cat "$TMP/err")"
+echo "kernel-build.sh: 4 --set refusals, each one line before any source is read; 3 undocumented --cmdline parameters refused"

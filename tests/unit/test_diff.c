@@ -134,20 +134,6 @@ static void stacks(struct datafile *df, bool hardened)
 	}
 }
 
-static void sample(struct datafile *df, long long kstack, const long long *per_run)
-{
-	long long sum = 0;
-	int r;
-
-	for (r = 0; r < RUNS; r++) {
-		OK(query_insert(df, "INSERT INTO run_samples VALUES(?,?,0,?)", "iii",
-				(long long)r + 1, kstack, per_run[r]));
-		sum += per_run[r];
-	}
-	OK(query_insert(df, "INSERT INTO samples VALUES(10,10,'big-fork',?,0,?)", "ii", kstack,
-			sum));
-}
-
 static void samples(struct datafile *df, bool hardened)
 {
 	const long long copy[RUNS] = {10, 11, 9, 10, 10}, shuffle[RUNS] = {5, 4, 6, 5, 5};
@@ -160,9 +146,9 @@ static void samples(struct datafile *df, bool hardened)
 				(long long)r + 1,
 				1000000000LL + (hardened ? 200000000LL : 0) + 1000000LL * r));
 	}
-	sample(df, 1, copy);
-	sample(df, 2, clear);
-	sample(df, 3, shuffle);
+	tu_run_samples(df, 1, copy, RUNS, "big-fork");
+	tu_run_samples(df, 2, clear, RUNS, "big-fork");
+	tu_run_samples(df, 3, shuffle, RUNS, "big-fork");
 	if (!hardened)
 		return;
 	/* record --func found shuffle_freelist inlined: sampled, not timed */

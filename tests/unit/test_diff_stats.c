@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "diff/stats.h"
@@ -215,6 +216,46 @@ static void test_poisson(void **unused)
 	assert_float_equal(r.delta_hi - r.delta_run, 1.959964 * sqrt(3000) * 1e7, 1e4);
 }
 
+/*
+ * Welch's t test against closed forms: two runs a side of equal spread have
+ * 2 degrees of freedom, P(|T| > t) = 1 - t / sqrt(2 + t^2); five a side 8,
+ * whose 2.5% and 0.5% quantiles are tabled: 2.306004 and 3.355387.
+ */
+static void test_welch_p(void **unused)
+{
+	const double b2[2] = {0, 2}, h2[2] = {2, 4}, h10[2] = {10, 12};
+	const double b5[5] = {1, 2, 3, 4, 5}, three[2] = {3, 3}, five[2] = {5, 5};
+	double h5[5];
+	int i;
+
+	assert_float_equal(stats_welch_p(b2, 2, h2, 2), 1 - sqrt(2) / 2, 1e-9);
+	assert_float_equal(stats_welch_p(b2, 2, h10, 2), 1 - sqrt(50) / sqrt(52), 1e-9);
+	for (i = 0; i < 5; i++)
+		h5[i] = b5[i] + 2.306004;
+	assert_float_equal(stats_welch_p(b5, 5, h5, 5), 0.05, 1e-6);
+	for (i = 0; i < 5; i++)
+		h5[i] = b5[i] - 3.355387;
+	assert_float_equal(stats_welch_p(b5, 5, h5, 5), 0.01, 1e-6);
+	assert_float_equal(stats_welch_p(b5, 5, b5, 5), 1, 1e-12);
+	/* neither side varies: certain either way; one run: no test */
+	assert_float_equal(stats_welch_p(three, 2, five, 2), 0, 0);
+	assert_float_equal(stats_welch_p(three, 2, three, 2), 1, 0);
+	assert_true(isnan(stats_welch_p(b5, 1, h5, 5)));
+}
+
+/* Holm's steps: 0.005 <= 0.05/4 and 0.01 <= 0.05/3 go, 0.03 > 0.05/2 stops them. */
+static void test_holm(void **unused)
+{
+	const double p[5] = {0.01, 0.04, 0.03, NAN, 0.005};
+	bool sig[5], one;
+
+	assert_int_equal(stats_holm(p, 5, 0.05, sig), 0);
+	assert_true(sig[0] && !sig[1] && !sig[2] && !sig[3] && sig[4]);
+	assert_int_equal(stats_holm(&p[1], 1, 0.05, &one), 0);
+	assert_true(one);
+	assert_int_equal(stats_holm(p, 0, 0.05, sig), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +267,8 @@ int main(void)
 		cmocka_unit_test(test_bootstrap_no_change_and_2x),
 		cmocka_unit_test(test_bootstrap_new),
 		cmocka_unit_test(test_poisson),
+		cmocka_unit_test(test_welch_p),
+		cmocka_unit_test(test_holm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,6 +14,7 @@
 
 #include "data/datafile.h"
 #include "analysis/cfg.h"
+#include "data/query.h"
 #include "symbols/debuginfo.h"
 #include "analysis/file_cfg.h"
 #include "symbols/inlines.h"
@@ -304,6 +305,23 @@ void tu_recording(char *tmpl, void (*fill)(struct datafile *df))
 	assert_int_equal(datafile_create(&df, tmpl, (uid_t)-1, NULL, 0), 0);
 	fill(df);
 	assert_int_equal(datafile_commit(df, (uid_t)-1, (gid_t)-1, NULL, 0), 0);
+}
+
+void tu_run_samples(struct datafile *df, long long kstack, const long long *per_run, size_t runs,
+		    const char *comm)
+{
+	long long sum = 0;
+	size_t r;
+
+	for (r = 0; r < runs; r++) {
+		assert_int_equal(query_insert(df, "INSERT INTO run_samples VALUES(?,?,0,?)", "iii",
+					      (long long)r + 1, kstack, per_run[r]),
+				 0);
+		sum += per_run[r];
+	}
+	assert_int_equal(query_insert(df, "INSERT INTO samples VALUES(10,10,?,?,0,?)", "tii", comm,
+				      kstack, sum),
+			 0);
 }
 
 struct ksyms *tu_ksyms(const char *const *names, size_t n)

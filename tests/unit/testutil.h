@@ -45,6 +45,12 @@ int tu_cmp_range(const void *a, const void *b);
 struct datafile;
 /* A synthetic recording at the mkstemp() template tmpl, its rows written by fill. */
 void tu_recording(char *tmpl, void (*fill)(struct datafile *df));
+/*
+ * Kernel stack kstack sampled per_run[r] times in run r + 1 of runs (pid and
+ * tid 10, comm), and their sum in the samples table.
+ */
+void tu_run_samples(struct datafile *df, long long kstack, const long long *per_run, size_t runs,
+		    const char *comm);
 
 /*
  * Runs a subcommand on the NULL-terminated argv with fd 1 (stdout) or 2

@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kprotperf sweep without a VM: the plan's refusals (each the whole line it
+ * says, with the plan's line number), what each variant is (base's options
+ * with its own on top), the job list of --dry-run, and the matrix --merge
+ * makes of what jobs left in a folder, here synthetic recordings whose
+ * answer is known: "slow" takes 10% longer on every operation and spends
+ * twice the samples in clear_page_erms, "null" has base's runs in another
+ * order (no change at all), "failed" left a job file saying its boot
+ * failed, "missing" left nothing, "oprc" recorded fork with an error and
+ * lost null's sampled recording, and "garbage" left a job file that is
+ * none; slow's fork lost a run's line of core-ops.  Each operation has
+ * core-ops' lines (the operation 90% of the run), a timed recording and a
+ * sampled one, whose runs are a tenth longer: the cells' times are the
+ * lines', the runs' the timed recording's.  Outputs are compared whole with
+ * golden files (tests/unit/golden/sweep-*), the folder masked.
+ *
+ * test_sweep --fixture DIR makes the folder of the merge tests in DIR and
+ * exits (tests/unit/t_sweep_svg.sh draws its heat map in Chromium).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd/cmds.h"
+#include "data/datafile.h"
+#include "data/query.h"
+#include "sweep/sweep_jobfile.h"
+#include "sweep/sweep_plan.h"
+#include "sweep/sweep_setup.h"
+#include "testutil.h"
+
+#define K(off)	 ((long long)(0xffffffff81000000ULL + (off)))
+#define OK(expr) assert_int_equal((expr), 0)
+#define RUNS	 5
+
+static char dir[256];
+
+static const char fixture_plan[] = "# a plan of the merge tests\n"
+				   "base: --set SLAB_FREELIST_RANDOM=n\n"
+				   "slow: --set SLAB_FREELIST_RANDOM=y\n"
+				   "null:\n"
+				   "failed: --append init_on_free=1\n"
+				   "missing: --append init_on_alloc=1\n"
+				   "oprc: --append page_alloc.shuffle=1\n"
+				   "garbage: --append slab_nomerge\n";
+
+static const char *const fixture_ops[] = {"null", "fork"};
+
+/* What one synthetic recording is: its kernel, its runs' wall times and samples. */
+struct spec {
+	const char *build_id, *cmdline, *freelist;
+	double scale; /* of base's wall times */
+	int shift;    /* base's runs in another order */
+	long long clear[RUNS];
+};
+
+static void meta(struct datafile *df, const char *key, const char *value)
+{
+	OK(query_insert(df, "INSERT INTO meta VALUES(?,?)", "tt", key, value));
+}
+
+static void provenance(struct datafile *df, const struct spec *s, const char *op)
+{
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "core-ops %s", op);
+	meta(df, "kernel.release", "6.1.192");
+	meta(df, "kernel.build_id", s->build_id);
+	meta(df, "kernel.cmdline", s->cmdline);
+	meta(df, "arch", "x86_64");
+	meta(df, "record.command", cmd);
+	meta(df, "sampling.freq_hz", "1000");
+	OK(query_insert(df, "INSERT INTO config VALUES('CONFIG_SLAB_FREELIST_RANDOM', ?)", "t",
+			s->freelist));
+}
+
+/* Stack 1: copy_process under kernel_clone; 2: clear_page_erms called from it. */
+static void stacks(struct datafile *df)
+{
+	static const char kf[] = "INSERT INTO kstack_frames VALUES(?,?,?)";
+	static const char ksym[] = "INSERT INTO ksyms VALUES(?,?,'')";
+
+	OK(query_insert(df, ksym, "it", K(0x2000), "kernel_clone"));
+	OK(query_insert(df, ksym, "it", K(0x3000), "copy_process"));
+	OK(query_insert(df, ksym, "it", K(0x5000), "clear_page_erms"));
+	OK(query_insert(df, kf, "iii", 1LL, 0LL, K(0x3020)));
+	OK(query_insert(df, kf, "iii", 1LL, 1LL, K(0x2010)));
+	OK(query_insert(df, kf, "iii", 2LL, 0LL, K(0x5020)));
+	OK(query_insert(df, kf, "iii", 2LL, 1LL, K(0x3030)));
+	OK(query_insert(df, kf, "iii", 2LL, 2LL, K(0x2010)));
+}
+
+/*
+ * An operation's recording: timed with nothing attached, or sampled, whose
+ * runs the samples make a tenth longer (the cells' times must not be those).
+ * The operation is 90% of a run, its start and end the rest, which no
+ * variant changes.
+ */
+static void recording(const char *path, const struct spec *s, const char *op, double op_ns,
+		      bool sampled)
+{
+	static const long long wall[RUNS] = {0, 30000, -20000, 10000, -10000};
+	const long long copy[RUNS] = {3, 3, 3, 3, 3};
+	struct datafile *df;
+	int r;
+
+	OK(datafile_create(&df, path, (uid_t)-1, NULL, 0));
+	provenance(df, s, op);
+	stacks(df);
+	for (r = 0; r < RUNS; r++)
+		OK(query_insert(df, "INSERT INTO runs VALUES(?,?,0,'exited')", "ii",
+				(long long)r + 1,
+				(long long)((op_ns + wall[(r + s->shift) % RUNS]) *
+					    (0.9 * s->scale + 0.1) * (sampled ? 1.1 : 1))));
+	if (sampled) {
+		tu_run_samples(df, 1, copy, RUNS, "core-ops");
+		tu_run_samples(df, 2, s->clear, RUNS, "core-ops");
+	}
+	OK(datafile_commit(df, (uid_t)-1, (gid_t)-1, NULL, 0));
+}
+
+/* core-ops' lines of an operation's timed runs: 1000 operations, 90% of each run. */
+static void out_lines(const char *variant, const struct spec *s, const char *op, double op_ns,
+		      int runs)
+{
+	static const long long wall[RUNS] = {0, 30000, -20000, 10000, -10000};
+	char path[PATH_MAX];
+	FILE *f;
+	int r;
+
+	snprintf(path, sizeof(path), "%s/%s/%s.out", dir, variant, op);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	for (r = 0; r < runs; r++)
+		fprintf(f,
+			"core-ops %s: 1000 operations in 50 batches: mean %.1f ns, kbest(5, 5%%) 1.0"
+			" ns (spread 0.0%%, within tolerance)\n",
+			op, 0.9 * (op_ns + wall[(r + s->shift) % RUNS]) * s->scale / 1000);
+	OK(fclose(f));
+}
+
+static void file(const char *variant, const char *name, const char *text)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s/%s", dir, variant, name);
+	OK(tu_write_file(path, text));
+}
+
+/* DIR/NAME/job as NAME's job would write it, with status and reason. */
+static void job(const struct sweep_plan *p, const char *name, const char *reason)
+{
+	struct sweep_jobfile j = {.repeat = RUNS, .build_s = 60, .boot_s = 20};
+	const struct sweep_variant *v = sweep_plan_find(p, name);
+	char path[PATH_MAX];
+	struct sweep_setup s;
+	int fd;
+
+	assert_non_null(v);
+	sweep_setup_of(p, v, &s);
+	sweep_setup_line(&s, j.setup, sizeof(j.setup));
+	snprintf(j.variant, sizeof(j.variant), "%s", name);
+	snprintf(j.ops, sizeof(j.ops), "null fork");
+	snprintf(j.model, sizeof(j.model), "none");
+	snprintf(j.kernel, sizeof(j.kernel), "/cache/kbuild/out/%s", name);
+	snprintf(j.status, sizeof(j.status), "%s", reason ? "failed" : "ok");
+	snprintf(j.reason, sizeof(j.reason), "%s", reason ?: "");
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	OK(mkdir(path, 0755));
+	fd = open(path, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	OK(sweep_jobfile_write(fd, &j));
+	close(fd);
+}
+
+/* A variant's recordings of both operations, each with its status. */
+static void recorded(const char *name, const struct spec *s)
+{
+	static const double op_ns[] = {20e6, 30e6};
+	char path[PATH_MAX], f[32];
+	size_t k;
+
+	for (k = 0; k < 2; k++) {
+		snprintf(path, sizeof(path), "%s/%s/%s.data", dir, name, fixture_ops[k]);
+		recording(path, s, fixture_ops[k], op_ns[k], false);
+		snprintf(path, sizeof(path), "%s/%s/%s.samples.data", dir, name, fixture_ops[k]);
+		recording(path, s, fixture_ops[k], op_ns[k], true);
+		out_lines(name, s, fixture_ops[k], op_ns[k], RUNS);
+		snprintf(f, sizeof(f), "%s.rc", fixture_ops[k]);
+		file(name, f, "0\n");
+	}
+}
+
+/* The variants of fixture_plan, each as its job left it; whole: the first three alone. */
+static void fixture(bool whole)
+{
+	const struct spec base = {"aaaa", "console=ttyS0 quiet", "n", 1, 0, {5, 6, 4, 5, 5}};
+	const struct spec slow = {"bbbb", "console=ttyS0 quiet", "y", 1.1, 0, {10, 11, 9, 10, 10}};
+	const struct spec null = {"aaaa", "console=ttyS0 quiet", "n", 1, 2, {5, 5, 6, 4, 5}};
+	const struct spec oprc = {
+		"aaaa", "console=ttyS0 quiet page_alloc.shuffle=1", "n", 1.02, 1, {5, 6, 4, 5, 5}};
+	char why[256], path[PATH_MAX];
+	struct sweep_plan p;
+
+	/* the whole plan: its first four lines */
+	size_t len = whole ? (size_t)(strstr(fixture_plan, "failed:") - fixture_plan)
+			   : strlen(fixture_plan);
+	char text[sizeof(fixture_plan)];
+
+	memcpy(text, fixture_plan, len);
+	text[len] = '\0';
+	OK(sweep_plan_parse("plan", text, len, &p, why, sizeof(why)));
+	snprintf(path, sizeof(path), "%s/sweep.plan", dir);
+	OK(tu_write_file(path, text));
+	job(&p, "base", NULL);
+	recorded("base", &base);
+	job(&p, "slow", NULL);
+	recorded("slow", &slow);
+	job(&p, "null", NULL);
+	recorded("null", &null);
+	if (whole) {
+		sweep_plan_free(&p);
+		return;
+	}
+	job(&p, "failed", "boot: vm-run: kernel 6.1.192: Kernel panic - not syncing: \x1b[31mVFS");
+	job(&p, "oprc", NULL);
+	recorded("oprc", &oprc);
+	file("oprc", "fork.rc", "1\n");
+	/* slow's fork: a run's line lost */
+	out_lines("slow", &slow, "fork", 30e6, RUNS - 1);
+	/* its null operation timed, but its sampled recording lost */
+	snprintf(path, sizeof(path), "%s/oprc/null.samples.data", dir);
+	OK(unlink(path));
+	file("oprc", "fork.err", "core-ops fork: fork: Cannot allocate memory\n");
+	job(&p, "garbage", NULL);
+	file("garbage", "job", "variant=garbage\nthis is no job file\n");
+	sweep_plan_free(&p);
+}
+
+/* Each plan is refused with exactly that line; NULL: accepted. */
+static void test_plan_refusals(void **unused)
+{
+	static const char known[] =
+		"a variant takes --version, --src, --set, --kernel, --append and --timeout";
+	static const struct {
+		const char *plan, *why;
+	} cases[] = {
+		{"base: --version 6.1\nx: --set A=y\n", NULL},
+		{"base: --set A=y --set CONFIG_A=y\nx:", NULL},
+		{": --set A=y\n",
+		 "plan:1: no variant name: a line is NAME: OPTIONS (e.g. base: --version 6.1)"},
+		{"base:\n--set A=y\n",
+		 "plan:2: no variant name: a line is NAME: OPTIONS (e.g. base: --version 6.1)"},
+		{"base:\n# c\n\nhard: --set A=y\nhard: --set B=y\n",
+		 "plan:5: a second variant named 'hard' (the first is on line 4): give each variant its"
+		 " own name"},
+		{"base: --set A=y --set A=n\nx:",
+		 "plan:1: --set A given twice, A=y and A=n: give it once"},
+		{"base: --version 6.1 --version=6.12\nx:",
+		 "plan:1: --version given twice, 6.1 and 6.12: give it once"},
+		{"base:\nx: --append 'a=1 b' --append a=2",
+		 "plan:2: --append a given twice, a=1 and a=2: give it once"},
+		{"base:\nx: --kernel a --kernel b",
+		 "plan:2: --kernel given twice, a and b: give it once"},
+		{"base: --foo 1\nx:", NULL},
+		{"base: 6.1\nx:", NULL},
+		{"base: --set\nx:", "plan:1: --set needs a value"},
+		{"base: --set A\nx:",
+		 "plan:1: --set A: want OPT=VALUE, e.g. --set SLAB_FREELIST_RANDOM=n"},
+		{"base: --set A-B=y\nx:", "plan:1: --set A-B=y: 'A-B' is not a config option name"},
+		{"base: --set A=yes\nx:",
+		 "plan:1: --set A=yes: value 'yes' is not y, n, m, a number or a \"string\""},
+		{"base: --set 'A=\"x\"' --set B=0x1f --set C=-3\nx:", NULL},
+		{"base: --version 6\nx:",
+		 "plan:1: --version 6: want a version such as 6.1 or 6.12"},
+		{"base: --timeout 0\nx:", "plan:1: --timeout 0: want whole seconds, 1..99999"},
+		{"base: --kernel linux-image-amd64 --set A=y\nx:",
+		 "plan:1: --kernel boots a kernel as it is, --version, --src and --set build one: give"
+		 " one or the other"},
+		{"base: --append \"a=1\nx:", "plan:1: a double quote that does not end"},
+		{"x: --set A=y\n",
+		 "plan: no base line: a plan compares its variants with the one named base (base:"
+		 " OPTIONS)"},
+		{"base: --set A=y\n", "plan: no variant besides base: add a line NAME: OPTIONS"},
+		{"",
+		 "plan: no base line: a plan compares its variants with the one named base (base:"
+		 " OPTIONS)"},
+		{"base:\nbad name: --set A=y",
+		 "plan:2: variant name 'bad name': letters, digits, '_', '-' and '+' only, at most 47"
+		 " of them (it names a folder)"},
+		{"base:\nx.y:",
+		 "plan:2: variant name 'x.y': letters, digits, '_', '-' and '+' only,"
+		 " at most 47 of them (it names a folder)"},
+		{"base:\x01\nx:", "plan:1: a control character in the line"},
+	};
+	char why[512], want[512];
+	struct sweep_plan p;
+	size_t i;
+	int err;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		*why = '\0';
+		err = sweep_plan_parse("plan", cases[i].plan, strlen(cases[i].plan), &p, why,
+				       sizeof(why));
+		snprintf(want, sizeof(want), "%s", cases[i].why ?: "");
+		if (i == 9)
+			snprintf(want, sizeof(want), "plan:1: unknown option '--foo': %s", known);
+		if (i == 10)
+			snprintf(want, sizeof(want), "plan:1: '6.1' is no option: %s", known);
+		if (*want)
+			assert_int_equal(err, -EINVAL);
+		else
+			assert_int_equal(err, 0);
+		assert_string_equal(why, want);
+		sweep_plan_free(&p);
+	}
+}
+
+/* What each variant is: base's options with its own on top. */
+static void test_setups(void **unused)
+{
+	static const char plan[] = "base: --version 6.1 --set A=n --append 'a=1 b'\n"
+				   "x: --set A=y --set B=m --append a=2 --append c\n"
+				   "k: --kernel linux-image-amd64 --append d --timeout 900\n"
+				   "v: --version 6.12\n"
+				   "null:\n";
+	static const char *const want[] = {
+		"kernel-build.sh --version 6.1 --set A=n; append 'a=1 b'",
+		"kernel-build.sh --version 6.1 --set A=y --set B=m; append 'a=2 b c'",
+		"kernel linux-image-amd64; append 'a=1 b d'; timeout 900",
+		"kernel-build.sh --version 6.12 --set A=n; append 'a=1 b'",
+		"kernel-build.sh --version 6.1 --set A=n; append 'a=1 b'",
+	};
+	char why[256], *out = NULL;
+	struct sweep_setup s;
+	struct sweep_plan p;
+	size_t i, n;
+	FILE *f;
+
+	OK(sweep_plan_parse("plan", plan, strlen(plan), &p, why, sizeof(why)));
+	assert_int_equal(p.n, 5);
+	for (i = 0; i < p.n; i++) {
+		f = open_memstream(&out, &n);
+		sweep_setup_of(&p, &p.v[i], &s);
+		sweep_setup_print(&s, f);
+		fclose(f);
+		assert_string_equal(out, want[i]);
+		assert_int_equal(sweep_setup_builds(&s), i != 2);
+		free(out);
+	}
+	sweep_plan_free(&p);
+}
+
+static char *self(void)
+{
+	static char path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+
+	assert_true(n > 0);
+	path[n] = '\0';
+	return path;
+}
+
+/*
+ * --dry-run: every variant checked (kernel folders here: no build to
+ * check), then one job a line; a folder without vmlinux refused by line.
+ */
+static void test_dry_run(void **unused)
+{
+	char plan[PATH_MAX], out[PATH_MAX], *want, *text;
+	char *argv[] = {"sweep",   "--dry-run", "-r", "3", "--ops", "null,fork",
+			"--model", "insns",	"-o", out, plan,    NULL};
+	const char *const mask[] = {self(), "KP", dir, "DIR", NULL};
+	int ret;
+
+	snprintf(plan, sizeof(plan), "%s/dry.plan", dir);
+	snprintf(out, sizeof(out), "%s/out", dir);
+	OK(tu_run(
+		"mkdir -p '%s/k1' '%s/k2' && touch '%s/k1/bzImage' '%s/k1/vmlinux' '%s/k2/bzImage'",
+		dir, dir, dir, dir, dir));
+	assert_true(asprintf(&text,
+			     "base: --kernel %s/k1\npkg: --kernel linux-image-amd64 --append x=1\n",
+			     dir) > 0);
+	OK(tu_write_file(plan, text));
+	free(text);
+	text = tu_run_fd(cmd_sweep, argv, 1, &ret);
+	assert_int_equal(ret, 0);
+	tu_golden_mask("sweep-dry-run", text, mask);
+	free(text);
+	/* a folder that is no kernel-build.sh result: refused, nothing printed */
+	OK(tu_run("printf 'k2v: --kernel %s/k2\\n' >> '%s'", dir, plan));
+	assert_true(asprintf(&want,
+			     "kprotperf sweep: %s:3: k2v: --kernel %s/k2 has no vmlinux: give a"
+			     " folder of scripts/kernel-build.sh\nkprotperf sweep: %s: 3 variants"
+			     " checked (kernel-build.sh --check run 0 times): refused\n",
+			     plan, dir, plan) > 0);
+	tu_expect(cmd_sweep, argv, 2, 1, want);
+	tu_expect(cmd_sweep, argv, 1, 1, "");
+	free(want);
+	assert_int_equal(access(out, F_OK), -1);
+}
+
+/* The file at dir/name, golden as sweep-NAME with dir masked. */
+static void golden_file(const char *name)
+{
+	const char *const mask[] = {dir, "DIR", NULL};
+	char path[PATH_MAX], gname[64], *text;
+
+	snprintf(path, sizeof(path), "%s/m.%s", dir, name);
+	text = tu_read_file(path);
+	assert_non_null(text);
+	snprintf(gname, sizeof(gname), "sweep-%s", name);
+	tu_golden_mask(gname, text, mask);
+	free(text);
+}
+
+/* cmd_sweep on argv exits want; its stdout (JSON) into dir/m.json. */
+static void json_of(char **argv, int want)
+{
+	char path[PATH_MAX], *out;
+	int ret;
+
+	out = tu_run_fd(cmd_sweep, argv, 1, &ret);
+	assert_int_equal(ret, want);
+	snprintf(path, sizeof(path), "%s/m.json", dir);
+	OK(tu_write_file(path, out));
+	free(out);
+}
+
+/*
+ * Every row: slow's cells significant, null's not, failed's and missing's
+ * reasons, oprc's fork cell saying how core-ops failed, garbage's job file
+ * refused by line.  Not whole: exit 1.
+ */
+static void test_merge(void **unused)
+{
+	char csv[PATH_MAX], svg[PATH_MAX], *out;
+	char *argv[] = {"sweep", "--merge", dir, "--csv", csv, "--svg", svg, NULL};
+	char *json[] = {"sweep", "--merge", dir, "--json", NULL};
+	const char *const mask[] = {dir, "DIR", NULL};
+	int ret;
+
+	snprintf(csv, sizeof(csv), "%s/m.csv", dir);
+	snprintf(svg, sizeof(svg), "%s/m.svg", dir);
+	out = tu_run_fd(cmd_sweep, argv, 1, &ret);
+	assert_int_equal(ret, 1);
+	tu_golden_mask("sweep-text", out, mask);
+	free(out);
+	golden_file("csv");
+	golden_file("svg");
+	json_of(json, 1);
+	OK(tu_run("python3 -c 'import json, sys; d = json.load(open(sys.argv[1]));"
+		  " print(json.dumps(d, indent=1))' '%s/m.json' > '%s/m.pretty'",
+		  dir, dir));
+	golden_file("pretty");
+}
+
+/*
+ * A matrix of every cell: exit 0, and what the recordings make certain:
+ * slow +10.00% on both operations, significant over the 4 cells; null no
+ * change, not significant; both with a diff of the kernel that says so.
+ */
+static void test_merge_whole(void **unused)
+{
+	char saved[sizeof(dir)];
+	char *argv[] = {"sweep", "--merge", dir, "--json", NULL};
+
+	memcpy(saved, dir, sizeof(dir));
+	OK(tu_mkdtemp(dir, sizeof(dir), "kp-sweep-whole"));
+	fixture(true);
+	json_of(argv, 0);
+	OK(tu_run("python3 - '%s/m.json' <<'EOF'\n"
+		  "import json, sys\n"
+		  "d = json.load(open(sys.argv[1]))\n"
+		  "rows = {r['variant']: r for r in d['rows']}\n"
+		  "assert d['tests'] == 4 and d['operations'] == ['null', 'fork'], d\n"
+		  "for c in rows['slow']['cells']:\n"
+		  "    assert abs(c['change_pct'] - 10) < 1e-9 and c['significant'], c\n"
+		  "    assert c['functions'][0]['name'] == 'clear_page_erms', c\n"
+		  "for c in rows['null']['cells']:\n"
+		  "    assert abs(c['change_pct']) < 1e-9 and not c['significant'], c\n"
+		  "assert rows['slow']['differs'] == ['config SLAB_FREELIST_RANDOM: n -> y"
+		  " (freelist_random)'], rows['slow']['differs']\n"
+		  "assert rows['null']['differs'][0].startswith('nothing'), rows['null']\n"
+		  "EOF",
+		  dir));
+	OK(tu_run("rm -rf '%s'", dir));
+	memcpy(dir, saved, sizeof(dir));
+}
+
+static int setup(void **state)
+{
+	if (tu_mkdtemp(dir, sizeof(dir), "kp-sweep"))
+		return -1;
+	fixture(false);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	if (!getenv("KEEP"))
+		tu_run("rm -rf '%s'", dir);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plan_refusals), cmocka_unit_test(test_setups),
+		cmocka_unit_test(test_dry_run),	      cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_merge_whole),
+	};
+
+	if (argc == 3 && !strcmp(argv[1], "--fixture")) {
+		snprintf(dir, sizeof(dir), "%s", argv[2]);
+		if (mkdir(dir, 0700)) {
+			fprintf(stderr, "test_sweep --fixture: cannot make %s: %s\n", dir,
+				strerror(errno));
+			return 1;
+		}
+		fixture(false);
+		return 0;
+	}
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
