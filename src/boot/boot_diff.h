@@ -3,7 +3,7 @@
  * diff of two boot recordings: the phases, the initcalls and, with the
  * machine model, the kernel functions of the base (b[0]) and the hardened
  * (b[1]) boots, matched by name (and module), means per boot with Welch's
- * 95% interval of the change over the boots; text or JSON (README.md's
+ * 95% interval of the change over the boots; text or JSON (docs/boot.md's
  * "Views of a boot recording" gives the JSON's keys).
  */
 #ifndef KP_BOOT_DIFF_H

@@ -46,7 +46,7 @@ static const struct options_entry entries[] = {
 	{'n', "top", "N", "rows per table (default 20)"},
 	{O_FEATURES, "features", "FILE",
 	 "the function-to-feature mapping instead of the\n"
-	 "built-in one (format: see README.md)"},
+	 "built-in one (format: docs/features.md)"},
 	{O_FOLDED, "folded", NULL,
 	 "'stack base_count hardened_count' lines for\n"
 	 "flamegraph.pl's differential flame graphs instead"},

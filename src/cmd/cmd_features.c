@@ -44,7 +44,7 @@ static const struct options_entry entries[] = {
 	{'f', "func", "NAME", "the sites in function NAME, one a line"},
 	{O_FEATURES, "features", "MAP",
 	 "with FILE: the feature mapping instead of the built-in\n"
-	 "one (format: see README.md)"},
+	 "one (format: docs/features.md)"},
 	{O_SVG, "svg", NULL, "with BASE and HARDENED: the protection map as SVG"},
 	{O_JSON, "json", NULL, "as one JSON object"},
 	{},

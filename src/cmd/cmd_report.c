@@ -73,7 +73,7 @@ static const struct options_entry entries[] = {
 	{O_SYMFS, "symfs", "DIR", CLI_SYMFS_HELP},
 	{O_FEATURES, "features", "FILE",
 	 "the feature mapping of the hardening features table\n"
-	 "instead of the built-in one (format: see README.md)"},
+	 "instead of the built-in one (format: docs/features.md)"},
 	{O_MODEL, "model", NULL,
 	 "the machine model's counts (record --model in the VM):\n"
 	 "instructions and, with simulated caches, I1, D1 and LL misses\n"

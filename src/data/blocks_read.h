@@ -3,8 +3,8 @@
  * What record --blocks measured, read back from the data file's tables
  * blocks, block_edges, block_loops, block_values and block_funcs (schema 6)
  * and block_inlines, block_bounds, block_bound_values, block_contexts,
- * block_runs, block_run_edges and block_run_calls (schema 7; README.md's
- * "The data file"): one function at a time, every value checked against the
+ * block_runs, block_run_edges and block_run_calls (schema 7;
+ * docs/datafile.md): one function at a time, every value checked against the
  * others (indices in range, counts not negative, each run's counts summing
  * to the totals), since data files travel.  Files older than 6 have none of
  * these tables: no --blocks data; schema-6 files read the newer ones empty.

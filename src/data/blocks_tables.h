@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * record --blocks in the data file (schema 6), the write side: the blocks,
- * block_edges, block_loops, block_values and block_funcs tables (README.md,
- * "The data file").  A count below 0 handed in is stored as NULL: unknown.
+ * block_edges, block_loops, block_values and block_funcs tables
+ * (docs/datafile.md).  A count below 0 handed in is stored as NULL: unknown.
  * data/blocks_read.h reads them.
  */
 #ifndef KP_BLOCKS_TABLES_H

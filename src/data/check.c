@@ -100,7 +100,7 @@ struct column {
 	enum rule rule;
 };
 
-/* The tables and columns of README.md's "The data file", as record writes them. */
+/* The tables and columns of docs/datafile.md, as record writes them. */
 static const struct table {
 	const char *name;
 	struct column cols[11]; /* up to the first without a name */

@@ -30,7 +30,7 @@
 #include "util/kv.h"
 #include "util/safeio.h"
 
-/* Documented in README.md ("The data file"); bump KP_SCHEMA_VERSION on any change. */
+/* Documented in docs/datafile.md; bump KP_SCHEMA_VERSION on any change. */
 #define RUN_TABLES(temp)                                                                         \
 	"CREATE " temp "TABLE runs(run INTEGER PRIMARY KEY, wall_ns INTEGER, exit_code INTEGER," \
 	" end TEXT);"                                                                            \

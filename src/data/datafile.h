@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The data file's public API: one SQLite database per recording (schema in
- * README.md), created, committed or aborted by record, opened and closed by
- * the readers, with its meta and schema version at hand.  Everything else is
+ * docs/datafile.md), created, committed or aborted by record, opened and
+ * closed by the readers, with its meta and schema version at hand.  Everything else is
  * read and written through data/'s typed functions (data/samples.h,
  * data/latency.h, ...); the SQL lives behind them, in data/ alone.
  *

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The rows kprotperf record writes into a new data file (datafile_create), one
- * writer per table; the schema is in README.md ("The data file").  Integer
+ * writer per table; the schema is in docs/datafile.md.  Integer
  * columns that may be NULL take a pointer: NULL stores NULL.
  */
 #ifndef KP_RECORDING_H

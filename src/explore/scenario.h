@@ -62,7 +62,7 @@ size_t scn_template_nparams(const struct scn_templates *t, size_t i);
 /* Parameter k of template i, in the template's order: that of scn_step.v. */
 const struct scn_param *scn_template_param(const struct scn_templates *t, size_t i, size_t k);
 /*
- * The templates to f, for kprotperf scenario --list and the README: per
+ * The templates to f, for kprotperf scenario --list and docs/explore.md: per
  * template a line "NAME  PARAM=MIN..MAX[ pow2] (DEFAULT) ...", then its
  * about text wrapped and indented by four spaces.
  */

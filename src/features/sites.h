@@ -4,8 +4,8 @@
  * by instruction pattern in a function's text: pure, like cfg.h, the caller
  * hands in the bytes (the running kernel's, or the vmlinux file's) and,
  * through struct sites_env, the names of direct branch targets.  Every
- * pattern is documented at its kind below and in README.md ("kprotperf
- * features"); what looks like a protection but matches no pattern is
+ * pattern is documented at its kind below and in docs/features.md ("The
+ * compiler-inserted protections"); what looks like a protection but matches no pattern is
  * counted as unclassified, never guessed.
  */
 #ifndef KP_SITES_H
