@@ -131,18 +131,20 @@ run_dir() {	# $1: live or vm, $2: each script's time limit
 # written to a log of its own and fails the tier, even from a command whose
 # failure a test expects; halt_on_error stops at the first one.
 run_asan() {
-	local out logs f n
-	out=${OUTPUT:-build}/asan
-	if [ ! -x "$out/kprotperf" ]; then
-		fail=$((fail + 1)); failed+=("asan: no $out/kprotperf (make asan)")
+	local dir kp logs f n
+	dir=${OUTPUT:-build}/asan
+	if [ ! -x "$dir/kprotperf" ]; then
+		fail=$((fail + 1)); failed+=("asan: no $dir/kprotperf (make asan)")
 		return
 	fi
+	# before run_unit: timed() sets the global $out (a test's output)
+	kp=$(realpath "$dir/kprotperf")
 	logs=$(mktemp -d /tmp/kp-asan.XXXXXX)
 	export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:log_path=$logs/asan"
 	export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$logs/ubsan"
 	prefix="asan "
-	OUTPUT=$out KP=$(realpath "$out/kprotperf") run_unit 600
-	KP=$(realpath "$out/kprotperf") run_dir live 600
+	OUTPUT=$dir KP=$kp run_unit 600
+	KP=$kp KP_ASAN=1 run_dir live 600
 	prefix=
 	unset ASAN_OPTIONS UBSAN_OPTIONS
 	n=0

@@ -3,6 +3,11 @@
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 KP=${KP:-$ROOT/kprotperf}
+# the asan tier's live tests must run the sanitized build, not the plain one
+if [ "${KP_ASAN:-0}" = 1 ] && ! grep -qa __asan_init "$KP"; then
+	echo "FAIL: KP_ASAN=1 but $KP is not an AddressSanitizer build" >&2
+	exit 1
+fi
 TMP=$(mktemp -d /tmp/kp-test.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
