@@ -31,7 +31,7 @@ cc -O0 -g -o "$out/symbolize/o0" "$out/prog.c"
 cc -O2 -g -c -o "$out/symbolize/reloc.o" "$out/prog.c"
 bid=$(readelf -n "$out/vmlinux.elf" | awk '/Build ID/ { print $3 }')
 
-for f in tests/golden/data/*.data tests/golden/vm/data/*.data; do
+for f in tests/golden/data/*.data tests/golden/data/old/*.data tests/golden/vm/data/*.data; do
 	s=$out/datafile/$(basename "$f" .data)
 	cp "$f" "$s"
 	sqlite3 "$s" 'PRAGMA page_size = 512; VACUUM;'

@@ -2,10 +2,11 @@
 /*
  * Strings from a data file never reach a terminal, a folded line or JSON
  * raw: util/esc.c and util/json.c on crafted strings, then a copy of
- * tests/golden/data/sl.data given an escape sequence in a comm, ';' and a
- * newline in a user symbol, invalid UTF-8 in a kernel symbol, the command
- * and the CPU model, through report, folded, diff and their --json; and the
- * protection map's SVG and JSON of a hostile path and feature description.
+ * tests/golden/data/old/v4-sl.data (kept as it is: the lines below quote it)
+ * given an escape sequence in a comm, ';' and a newline in a user symbol,
+ * invalid UTF-8 in a kernel symbol, the command and the CPU model, through
+ * report, folded, diff and their --json; and the protection map's SVG and
+ * JSON of a hostile path and feature description.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -166,7 +167,7 @@ static void test_json_strings(void **state)
 }
 
 /*
- * The crafted recording, and sl.data as it is; sl.data under a name that
+ * The crafted recording, and v4-sl.data as it is; it under a name that
  * is no text, and a feature mapping whose description is none either.
  */
 struct fixture {
@@ -181,7 +182,7 @@ struct fixture {
 	"\\x01\\x1b[2J \\xff\\xc0\\xaf \\xed\\xa0\\x80 \\xef\\xbf\\xbe \\xef\\xbf\\xbf &amp; &lt; " \
 	"&gt; &quot; '"
 
-#define SL "tests/golden/data/sl.data"
+#define SL "tests/golden/data/old/v4-sl.data"
 
 static int build(void *p)
 {
