@@ -39,6 +39,17 @@ static inline const char *fuzz_tmpdir(void)
 	return access("/dev/shm", W_OK | X_OK) ? "/tmp" : "/dev/shm";
 }
 
+/* fuzz_dir made on first use: a private folder for the input or an empty --symfs. */
+static inline const char *fuzz_folder(void)
+{
+	if (!fuzz_dir[0]) {
+		snprintf(fuzz_dir, sizeof(fuzz_dir), "%s/kp-fuzz.XXXXXX", fuzz_tmpdir());
+		if (!mkdtemp(fuzz_dir))
+			abort(); /* the harness's own failure, not a finding: stop loudly */
+	}
+	return fuzz_dir;
+}
+
 /* data written to fuzz_path (suffix: its name's ending, e.g. ".data"); NULL on failure. */
 static inline const char *fuzz_file(const uint8_t *data, size_t size, const char *suffix)
 {
@@ -46,10 +57,7 @@ static inline const char *fuzz_file(const uint8_t *data, size_t size, const char
 	ssize_t n;
 
 	if (!fuzz_path[0]) {
-		snprintf(fuzz_dir, sizeof(fuzz_dir), "%s/kp-fuzz.XXXXXX", fuzz_tmpdir());
-		if (!mkdtemp(fuzz_dir))
-			abort(); /* the harness's own failure, not a finding: stop loudly */
-		snprintf(fuzz_path, sizeof(fuzz_path), "%s/input%s", fuzz_dir, suffix);
+		snprintf(fuzz_path, sizeof(fuzz_path), "%s/input%s", fuzz_folder(), suffix);
 		fuzz_fd = open(fuzz_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 			       0600);
 		if (fuzz_fd < 0)
@@ -67,11 +75,12 @@ static inline const char *fuzz_file(const uint8_t *data, size_t size, const char
 
 static void fuzz_cleanup(void)
 {
-	if (!fuzz_path[0])
-		return;
-	close(fuzz_fd);
-	unlink(fuzz_path);
-	rmdir(fuzz_dir);
+	if (fuzz_path[0]) {
+		close(fuzz_fd);
+		unlink(fuzz_path);
+	}
+	if (fuzz_dir[0])
+		rmdir(fuzz_dir);
 }
 
 /* stdout to /dev/null, the input file removed at exit. */
