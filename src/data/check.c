@@ -11,6 +11,7 @@
 #include "data/check.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <linux/types.h>
@@ -443,18 +444,21 @@ static int ranges_row(sqlite3_stmt *st, void *df)
 				       query_str(st, 2), NULL, NULL);
 }
 
-/*
- * Every column a reader sums (a count or a time) summed whole: all its values
- * are >= 0, so no reader's SUM() over part of them can overflow either.
- */
-static int check_sums(struct datafile *df, const struct table *t)
+/* The columns readers add up: counts and times. */
+static bool summed(const struct column *c)
+{
+	return c->rule == R_COUNT || c->rule == R_COUNT_NULL || c->rule == R_NS;
+}
+
+/* Which of t's summed columns sums past 2^63-1: each summed alone. */
+static int find_overflow(struct datafile *df, const struct table *t)
 {
 	const struct column *c;
 	char sql[160];
 	int err = 0;
 
 	for (c = t->cols; c->name && !err; c++) {
-		if (c->rule != R_COUNT && c->rule != R_COUNT_NULL && c->rule != R_NS)
+		if (!summed(c))
 			continue;
 		snprintf(sql, sizeof(sql), "SELECT SUM(%s) FROM %s", c->name, t->name);
 		err = query_each(df, sql, NULL, NULL, "");
@@ -463,6 +467,33 @@ static int check_sums(struct datafile *df, const struct table *t)
 					c->name);
 	}
 	return err;
+}
+
+/*
+ * Every column a reader sums (a count or a time) summed whole: all its values
+ * are >= 0, so no reader's SUM() over part of them can overflow either.  All
+ * of a table's in one statement, one pass over its rows; only when one
+ * overflows are they summed again one by one, to name it.
+ */
+static int check_sums(struct datafile *df, const struct table *t)
+{
+	const struct column *c;
+	char sql[1024];
+	size_t n = 0;
+	int err;
+
+	for (c = t->cols; c->name && n < sizeof(sql); c++)
+		if (summed(c))
+			n += snprintf(sql + n, sizeof(sql) - n, "%sSUM(%s)",
+				      n ? ", " : "SELECT ", c->name);
+	if (!n)
+		return 0;
+	if (n < sizeof(sql))
+		n += snprintf(sql + n, sizeof(sql) - n, " FROM %s", t->name);
+	if (n >= sizeof(sql))
+		return -ENAMETOOLONG;
+	err = query_each(df, sql, NULL, NULL, "");
+	return err == -EBADMSG ? find_overflow(df, t) ?: err : err;
 }
 
 /* A view or trigger runs SQL the file chose (a view named samples may never end). */

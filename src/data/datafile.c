@@ -457,14 +457,26 @@ static int add_functions(sqlite3 *db)
 		func_base, NULL, NULL));
 }
 
+/* The first n bytes of a file of size bytes: 0 if they begin as an SQLite database does. */
+static int magic_ok(const void *head, size_t n, size_t size, char *why, size_t len)
+{
+	static const char magic[16] = "SQLite format 3";
+
+	if (n >= sizeof(magic) && !memcmp(head, magic, sizeof(magic)))
+		return 0;
+	snprintf(why, len, "%s",
+		 size ? "not a kprotperf data file (not an SQLite database)"
+		      : "empty file, not a kprotperf data file");
+	return -EBADMSG;
+}
+
 /*
  * A regular file that begins as an SQLite database does; whatever else
  * SQLite might make of a file is no data file (and a FIFO would block it).
  */
 static int check_magic(const char *path, char *why, size_t len)
 {
-	static const char magic[16] = "SQLite format 3";
-	char head[sizeof(magic)];
+	char head[16];
 	struct stat st;
 	int fd = safeio_open_regular(path, &st, why, len);
 	ssize_t n;
@@ -475,12 +487,7 @@ static int check_magic(const char *path, char *why, size_t len)
 	close(fd);
 	if (n < 0)
 		return -errno;
-	if (n == sizeof(head) && !memcmp(head, magic, sizeof(magic)))
-		return 0;
-	snprintf(why, len, "%s",
-		 st.st_size ? "not a kprotperf data file (not an SQLite database)"
-			    : "empty file, not a kprotperf data file");
-	return -EBADMSG;
+	return magic_ok(head, n, st.st_size, why, len);
 }
 
 /* The file's own SQL (its schema) may not call our functions or write the file's pages. */
@@ -490,6 +497,21 @@ static int distrust(struct datafile *df)
 		sqlite3_db_config(df->conn.db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL));
 
 	return err ?: query_exec(df, "PRAGMA trusted_schema = OFF");
+}
+
+/*
+ * What a reader's connection gets before anyone reads it, whoever holds the
+ * bytes (the file, or memory for datafile_load).  One read transaction for
+ * the connection's life: the file is locked, checked for a journal and its
+ * header read once, not at every statement (~8 system calls each, most of
+ * the time an open took); and every reader sees the same file.  The
+ * readers' TEMP tables (named frames, older schemas' empty tables) are kept
+ * in memory.
+ */
+static int open_checked(struct datafile *df, char *why, size_t len)
+{
+	return distrust(df) ?: query_exec(df, "PRAGMA temp_store = MEMORY; BEGIN") ?:
+		       validate(df, why, len) ?: add_functions(df->conn.db);
 }
 
 int datafile_open(struct datafile **out, const char *path, char *why, size_t len)
@@ -506,16 +528,52 @@ int datafile_open(struct datafile **out, const char *path, char *why, size_t len
 		return -ENOMEM;
 	errno = 0;
 	err = query_errno(sqlite3_open_v2(path, &df->conn.db, SQLITE_OPEN_READONLY, NULL));
-	/*
-	 * One read transaction for the connection's life: the file is locked,
-	 * checked for a journal and its header read once, not at every
-	 * statement (~8 system calls each, most of the time an open took); and
-	 * every reader sees the same file.  The readers' TEMP tables (named
-	 * frames, older schemas' empty tables) are kept in memory.
-	 */
-	if (!err)
-		err = distrust(df) ?: query_exec(df, "PRAGMA temp_store = MEMORY; BEGIN") ?:
-			      validate(df, why, len) ?: add_functions(df->conn.db);
+	err = err ?: open_checked(df, why, len);
+	if (err) {
+		df_free(df);
+		return err;
+	}
+	*out = df;
+	return 0;
+}
+
+/*
+ * The bytes into an in-memory database of df's connection, read-only.
+ * SQLite gets a copy of its own: the caller's bytes may not outlive df.
+ */
+static int deserialize(struct datafile *df, const void *data, size_t size)
+{
+	unsigned char *copy;
+	int err = query_errno(sqlite3_open_v2(":memory:", &df->conn.db,
+					      SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL));
+
+	if (err)
+		return err;
+	copy = sqlite3_malloc64(size);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, data, size);
+	/* freed by SQLite, on failure too */
+	return query_errno(sqlite3_deserialize(
+		df->conn.db, "main", copy, size, size,
+		SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY));
+}
+
+int datafile_load(struct datafile **out, const char *name, const void *data, size_t size,
+		  char *why, size_t len)
+{
+	struct datafile *df;
+	int err;
+
+	*why = '\0';
+	err = magic_ok(data, size, size, why, len);
+	if (err)
+		return err;
+	df = df_alloc(name);
+	if (!df)
+		return -ENOMEM;
+	errno = 0;
+	err = deserialize(df, data, size) ?: open_checked(df, why, len);
 	if (err) {
 		df_free(df);
 		return err;

@@ -17,38 +17,70 @@
 /*
  * This process's input file, "" until fuzz_file() first runs: inside a
  * directory of its own (mkdtemp, mode 0700), so that nobody can put a
- * symbolic link where the fuzzer, often root, writes.
+ * symbolic link where the fuzzer, often root, writes.  fuzz_fd stays open
+ * on it: each input is written over the last (pwrite, then ftruncate to
+ * its size), not the file created and truncated anew.
  */
 static char fuzz_dir[64], fuzz_path[96];
+static int fuzz_fd = -1;
+
+/*
+ * $TMPDIR, else /dev/shm (tmpfs) when there is one, else /tmp.  Not a
+ * disk: an ext4 /tmp wrote every input back to the disk (the file written
+ * over after a truncation is flushed at close): most of a small parser's
+ * time, model_table's 1,810 inputs a second against 17,000 on tmpfs.
+ */
+static inline const char *fuzz_tmpdir(void)
+{
+	const char *dir = getenv("TMPDIR");
+
+	if (dir && *dir)
+		return dir;
+	return access("/dev/shm", W_OK | X_OK) ? "/tmp" : "/dev/shm";
+}
+
+/* fuzz_dir made on first use: a private folder for the input or an empty --symfs. */
+static inline const char *fuzz_folder(void)
+{
+	if (!fuzz_dir[0]) {
+		snprintf(fuzz_dir, sizeof(fuzz_dir), "%s/kp-fuzz.XXXXXX", fuzz_tmpdir());
+		if (!mkdtemp(fuzz_dir))
+			abort(); /* the harness's own failure, not a finding: stop loudly */
+	}
+	return fuzz_dir;
+}
 
 /* data written to fuzz_path (suffix: its name's ending, e.g. ".data"); NULL on failure. */
 static inline const char *fuzz_file(const uint8_t *data, size_t size, const char *suffix)
 {
-	FILE *f;
+	size_t done = 0;
+	ssize_t n;
 
 	if (!fuzz_path[0]) {
-		snprintf(fuzz_dir, sizeof(fuzz_dir), "%s/kp-fuzz.XXXXXX",
-			 getenv("TMPDIR") ?: "/tmp");
-		if (!mkdtemp(fuzz_dir))
-			abort(); /* the harness's own failure, not a finding: stop loudly */
-		snprintf(fuzz_path, sizeof(fuzz_path), "%s/input%s", fuzz_dir, suffix);
+		snprintf(fuzz_path, sizeof(fuzz_path), "%s/input%s", fuzz_folder(), suffix);
+		fuzz_fd = open(fuzz_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			       0600);
+		if (fuzz_fd < 0)
+			abort();
 	}
-	f = fopen(fuzz_path, "w");
-	if (!f)
-		abort();
-	if (size && fwrite(data, 1, size, f) != size)
-		abort();
-	if (fclose(f))
+	for (; done < size; done += n) {
+		n = pwrite(fuzz_fd, data + done, size - done, done);
+		if (n <= 0)
+			abort();
+	}
+	if (ftruncate(fuzz_fd, size))
 		abort();
 	return fuzz_path;
 }
 
 static void fuzz_cleanup(void)
 {
-	if (!fuzz_path[0])
-		return;
-	unlink(fuzz_path);
-	rmdir(fuzz_dir);
+	if (fuzz_path[0]) {
+		close(fuzz_fd);
+		unlink(fuzz_path);
+	}
+	if (fuzz_dir[0])
+		rmdir(fuzz_dir);
 }
 
 /* stdout to /dev/null, the input file removed at exit. */

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * A data file from anyone: the input is the file's bytes (seeds: the golden
- * recordings), opened as report, folded, annotate, diff and features open it
- * and read by one of those commands' printers, chosen by a hash of the input
- * (opening a file checks it whole, the slow part: one command per input),
- * output to /dev/null.  KP_FUZZ_VMLINUX, when set, is a small ELF file with
+ * recordings), checked as report, folded, annotate, diff and features check
+ * a file they open (datafile_load: the same checks, from memory rather than
+ * a file written anew per input) and read by one of those commands'
+ * printers, chosen by a hash of the input (opening checks the file whole,
+ * the slow part: one command per input), output to /dev/null.  KP_FUZZ_VMLINUX, when set, is a small ELF file with
  * DWARF standing in for the recorded kernel (the seeds carry its build id),
  * so that the paths with kernel DWARF run too.
  */
@@ -28,8 +29,8 @@
 static struct features *feat;
 /*
  * Where the recorded user binaries are looked for (--symfs): KP_FUZZ_SYMFS
- * (seeds.sh's symfs/, one small ELF file at a path a seed records), else the
- * input's own folder.  Never the host's files: they are not the input, and
+ * (seeds.sh's symfs/, one small ELF file at a path a seed records), else an
+ * empty folder of the process's own.  Never the host's files: they are not the input, and
  * reading libc's compressed debug file took a quarter of the target's time.
  */
 static const char *symfs;
@@ -39,21 +40,28 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	char why[256];
 
 	fuzz_init();
-	symfs = getenv("KP_FUZZ_SYMFS");
+	symfs = getenv("KP_FUZZ_SYMFS") ?: fuzz_folder();
 	if (features_load(&feat, NULL, why, sizeof(why)))
 		abort();
 	return 0;
 }
 
-/* The file opened anew for each reader: some leave TEMP tables behind. */
-static struct datafile *open_df(const char *path, struct kernel_dwarf **kd)
+/* The input's bytes, and the name that stands for its path. */
+struct input {
+	const uint8_t *data;
+	size_t size;
+	const char *path;
+};
+
+/* The input checked anew for each reader: some leave TEMP tables behind. */
+static struct datafile *open_df(const struct input *in, struct kernel_dwarf **kd)
 {
 	const char *vmlinux = getenv("KP_FUZZ_VMLINUX");
 	struct datafile *df;
 	char why[512];
 
 	*kd = NULL;
-	if (datafile_open(&df, path, why, sizeof(why)))
+	if (datafile_load(&df, in->path, in->data, in->size, why, sizeof(why)))
 		return NULL;
 	datafile_set_symfs(df, symfs);
 	if (vmlinux && kernel_dwarf_open(kd, df, vmlinux, why, sizeof(why)))
@@ -68,7 +76,7 @@ static void done(struct datafile *df, struct kernel_dwarf *kd)
 }
 
 /* One of report's ways, chosen by v. */
-static void reports(const char *path, size_t v)
+static void reports(const struct input *in, size_t v)
 {
 	static const struct report_opts opts[] = {
 		{.sort = S_TOTAL, .top = 20, .inlines = true},
@@ -78,7 +86,7 @@ static void reports(const char *path, size_t v)
 		{.hist = "getppid", .sort = S_TOTAL, .top = 20},
 	};
 	struct kernel_dwarf *kd;
-	struct datafile *df = open_df(path, &kd);
+	struct datafile *df = open_df(in, &kd);
 
 	if (!df)
 		return;
@@ -90,14 +98,14 @@ static void reports(const char *path, size_t v)
 	done(df, kd);
 }
 
-static void folded(const char *path, size_t v)
+static void folded(const struct input *in, size_t v)
 {
 	static const struct folded_frames fr[] = {
 		{.user = true, .kernel = true, .inlines = true},
 		{.kernel = true, .inlines = true, .srcline = true},
 	};
 	struct kernel_dwarf *kd;
-	struct datafile *df = open_df(path, &kd);
+	struct datafile *df = open_df(in, &kd);
 
 	if (!df)
 		return;
@@ -110,13 +118,13 @@ static void folded(const char *path, size_t v)
 }
 
 /* The file against itself: diff's tables, their JSON, --folded or the protection map. */
-static void diffs(const char *path, size_t v)
+static void diffs(const struct input *input, size_t v)
 {
-	struct diff_opts o = {.path = {path, path}, .top = 10, .json = v % 4 == 1};
+	struct diff_opts o = {.path = {input->path, input->path}, .top = 10, .json = v % 4 == 1};
 	struct diff_inputs in = {.feat = feat};
 
-	in.df[0] = open_df(path, &in.kd[0]);
-	in.df[1] = in.df[0] ? open_df(path, &in.kd[1]) : NULL;
+	in.df[0] = open_df(input, &in.kd[0]);
+	in.df[1] = in.df[0] ? open_df(input, &in.kd[1]) : NULL;
 	if (!in.df[1]) {
 		if (in.df[0])
 			done(in.df[0], in.kd[0]);
@@ -134,25 +142,23 @@ static void diffs(const char *path, size_t v)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const char *path = fuzz_file(data, size, ".data");
+	const struct input in = {data, size, "input.data"};
 	size_t v = 0, i;
 
 	/* which of each command's ways: a hash of the input, as mutations change it */
 	for (i = 0; i < size; i += 61)
 		v = v * 31 + data[i];
 	v += size;
-	if (!symfs)
-		symfs = fuzz_dir;
 	/* one command's way per input: each opens and checks the file whole, the slow part */
 	switch (v % 3) {
 	case 0:
-		reports(path, v / 3);
+		reports(&in, v / 3);
 		break;
 	case 1:
-		folded(path, v / 3);
+		folded(&in, v / 3);
 		break;
 	default:
-		diffs(path, v / 3);
+		diffs(&in, v / 3);
 	}
 	return 0;
 }

@@ -110,6 +110,44 @@ static void test_create_in_missing_dir(void **state)
 			 -ENOENT);
 }
 
+/* The file's bytes (malloc'd, *size of them), or NULL when there is no file. */
+static void *bytes_of(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	assert_true(n >= 0);
+	rewind(f);
+	buf = malloc(n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, n, f), (size_t)n);
+	fclose(f);
+	*size = n;
+	return buf;
+}
+
+/* datafile_load of the file's bytes: as datafile_open, the same error and why. */
+static void expect_load_same(const char *path, int err, const char *why_open)
+{
+	char why[256];
+	struct datafile *df;
+	size_t size;
+	void *data = bytes_of(path, &size);
+
+	if (!data)
+		return;
+	assert_int_equal(datafile_load(&df, path, data, size, why, sizeof(why)), err);
+	free(data);
+	assert_string_equal(why, why_open);
+	if (!err)
+		datafile_close(df);
+}
+
 static void expect_bad(const char *path, int err, const char *why_part)
 {
 	char why[256];
@@ -120,6 +158,7 @@ static void expect_bad(const char *path, int err, const char *why_part)
 		assert_non_null(strstr(why, why_part));
 	else
 		assert_string_equal(why, "");
+	expect_load_same(path, err, why);
 }
 
 static void sh(const char *fmt, const char *a, const char *b)
@@ -142,6 +181,16 @@ static void test_bad_files(void **state)
 	snprintf(p, sizeof(p), "%s/foreign", fx->dir);
 	sh("sqlite3 %s 'CREATE TABLE t(x)'%s", p, "");
 	expect_bad(p, -EBADMSG, "foreign");
+	/* a value the checks refuse, and SQL record never writes */
+	write_file(fx->path, "v");
+	snprintf(p, sizeof(p), "%s/negative", fx->dir);
+	sh("cp %s %s", fx->path, p);
+	sh("sqlite3 %s 'UPDATE counters SET value = -1'%s", p, "");
+	expect_bad(p, -EBADMSG, "table counters, row 1: value is -1");
+	snprintf(p, sizeof(p), "%s/view", fx->dir);
+	sh("cp %s %s", fx->path, p);
+	sh("sqlite3 %s 'CREATE VIEW v AS SELECT 1'%s", p, "");
+	expect_bad(p, -EBADMSG, "holds a view v");
 }
 
 static void test_newer_and_truncated(void **state)
@@ -168,10 +217,45 @@ static void test_newer_and_truncated(void **state)
 	expect_bad(p, -EBADMSG, "corrupt or truncated");
 }
 
+/* The same file from memory: the same meta, schema and counters. */
+static void test_load(void **state)
+{
+	struct fixture *fx = *state;
+	long long samples = 0;
+	struct datafile *df;
+	char why[256];
+	size_t size;
+	void *data;
+
+	write_file(fx->path, "v1");
+	data = bytes_of(fx->path, &size);
+	assert_non_null(data);
+	assert_int_equal(datafile_load(&df, fx->path, data, size, why, sizeof(why)), 0);
+	/* the database holds a copy: the caller's bytes may go */
+	memset(data, 0, size);
+	free(data);
+	assert_string_equal(datafile_meta(df, "k"), "v1");
+	assert_int_equal(datafile_schema(df), KP_SCHEMA_VERSION);
+	assert_true(query_each(df, "SELECT value FROM counters WHERE name = 'samples'",
+			       query_int_row, &samples, "") >= 0);
+	assert_int_equal(samples, 42);
+	datafile_close(df);
+	assert_int_equal(datafile_load(&df, fx->path, "", 0, why, sizeof(why)), -EBADMSG);
+	assert_string_equal(why, "empty file, not a kprotperf data file");
+	/* marked as a WAL database: refused from memory (datafile.h) */
+	data = bytes_of(fx->path, &size);
+	assert_non_null(data);
+	((unsigned char *)data)[18] = ((unsigned char *)data)[19] = 2;
+	assert_int_equal(datafile_load(&df, fx->path, data, size, why, sizeof(why)), -EBADMSG);
+	assert_string_equal(why, "not a kprotperf data file (not an SQLite database)");
+	free(data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_load, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commit_replaces_abort_keeps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_in_missing_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_files, setup, teardown),
