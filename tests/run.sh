@@ -80,41 +80,93 @@ run_unit() {	# $1: each script's time limit
 	for s in tests/unit/t_*.sh; do run_script "$s" "$1"; done
 }
 
-# The vm tier's fixture (tests/vm/fixture.sh) builds, once, every kernel its
-# selected tests name on a "# kernels:" line and fetches the Debian kernels
-# it boots: the builds' and downloads' time is the fixture's, not a test's.
-# It starts in the background, niced, when a run that includes the vm tier
-# begins, so that a cold run builds while the other tiers test, and the vm
-# tier waits for it.
-fixture_start() {
-	local s n=0 kernels=()
-	for s in tests/vm/t_*.sh; do
-		selected "${s#tests/}" || continue
-		n=$((n + 1))
-		mapfile -t -O ${#kernels[@]} kernels < <(sed -n 's/^# kernels: *//p' "$s" | tr ' ' '\n')
-	done
-	[ "$n" -gt 0 ] || return 0
-	fx_log=$(mktemp /tmp/kp-fixture.XXXXXX)
-	fx_t0=$SECONDS
-	timeout -k 10 "${KP_TEST_TIMEOUT:-3600}" nice -n 10 bash tests/vm/fixture.sh "${kernels[@]}" >"$fx_log" 2>&1 &
-	fx_pid=$!
+# The vm tier's fixture: the kernels its selected tests name on a
+# "# kernels:" line, built once (tests/vm/kernels.sh, in the background),
+# and the Debian kernels it boots, fetched (tests/vm/fixture.sh): the
+# builds' and downloads' time is the fixture's, not a test's.  The tier then
+# runs each test as soon as the kernels it names are built, those naming
+# none first: the guests boot while the builds compile, so that a cold run
+# pays for the builds beside the tests, not before them.
+kernels_of() {	# $1: a test script: the kernels it names, one per line
+	sed -n 's/^# kernels: *//p' "$1" | tr ' ' '\n' | sed '/^$/d'
 }
 
-fixture_wait() {
+kernels_start() {	# $@: the selected vm tests
+	local s kernels=()
+	mapfile -t kernels < <(for s in "$@"; do kernels_of "$s"; done | awk '!seen[$0]++')
+	kb_log=$(mktemp /tmp/kp-kernels.XXXXXX)
+	kb_t0=$SECONDS kb_pid=
+	[ ${#kernels[@]} -gt 0 ] || return 0
+	# niced: the tests beside them (the other tiers', the guests) first
+	timeout -k 10 "${KP_TEST_TIMEOUT:-3600}" nice -n 10 bash tests/vm/kernels.sh build "${kernels[@]}" >"$kb_log" 2>&1 &
+	kb_pid=$!
+}
+
+# kernels_ready SCRIPT: the builds SCRIPT needs are done (or all builds
+# ended: a test whose kernel failed to build then fails by name)
+kernels_ready() {
+	local k
+	[ -n "$kb_pid" ] || return 0
+	while read -r k; do
+		grep -q "^kernel $k: " "$kb_log" || return 1
+	done < <(kernels_of "$1")
+}
+
+kernels_wait() {	# reaps the builds and prints their line
 	rc=0
-	wait "$fx_pid" || rc=$?
-	out=$(cat "$fx_log")
-	rm -f "$fx_log"
-	took=$((SECONDS - fx_t0))
-	times+=("$took vm/fixture.sh (background)")
+	[ -n "$kb_pid" ] || { rm -f "$kb_log"; return 0; }
+	wait "$kb_pid" || rc=$?
+	kb_pid=
+	out=$(cat "$kb_log")
+	rm -f "$kb_log"
+	took=$((SECONDS - kb_t0))
+	times+=("$took vm/kernels.sh build (background)")
 	case $rc in
-	0) echo "PASS vm/fixture.sh: $(printf '%s\n' "$out" | tail -1) (started $took s ago)" ;;
-	77) echo "SKIP vm/fixture.sh: $(printf '%s\n' "$out" | grep -m1 -i 'skipped')" ;;
-	*) fail=$((fail + 1)); failed+=("vm/fixture.sh"); echo "FAIL vm/fixture.sh ($(status_text), $took s)"; printf '%s\n' "$out" | tail -25 | sed 's/^/    /' ;;
+	0) echo "PASS vm/kernels.sh: $(printf '%s\n' "$out" | tail -1) (started $took s ago)" ;;
+	77) echo "SKIP vm/kernels.sh: $(printf '%s\n' "$out" | grep -m1 -i 'skipped')" ;;
+	*) fail=$((fail + 1)); failed+=("vm/kernels.sh"); echo "FAIL vm/kernels.sh ($(status_text), $took s)"; printf '%s\n' "$out" | tail -25 | sed 's/^/    /' ;;
 	esac
 }
 
-run_dir() {	# $1: live or vm, $2: each script's time limit
+# fixture_fetch: the Debian kernels, in the foreground; a machine where the
+# tier cannot run skips it whole (its builds stopped)
+fixture_fetch() {
+	timed "${KP_TEST_TIMEOUT:-3600}" vm/fixture.sh bash tests/vm/fixture.sh
+	case $rc in
+	0) echo "PASS vm/fixture.sh: $(printf '%s\n' "$out" | tail -1)"; return 0 ;;
+	77) echo "SKIP vm: $(printf '%s\n' "$out" | grep -m1 -i 'skipped')" ;;
+	*) echo "FAIL vm/fixture.sh ($(status_text), $took s)"; printf '%s\n' "$out" | tail -25 | sed 's/^/    /' ;;
+	esac
+	[ -z "$kb_pid" ] || kill_tree "$kb_pid"
+	kernels_wait >/dev/null
+	if [ "$rc" -eq 77 ] && [ "${KP_REQUIRE_VM:-0}" != 1 ]; then
+		skip=$((skip + 1))
+	else
+		fail=$((fail + 1)); failed+=("vm/fixture.sh")
+	fi
+	return 1
+}
+
+run_vm() {	# $1: each test's time limit
+	local s pending=() waiting
+	for s in tests/vm/t_*.sh; do selected "${s#tests/}" && pending+=("$s"); done
+	[ ${#pending[@]} -gt 0 ] || return 0
+	kernels_start "${pending[@]}"
+	fixture_fetch || return 0
+	while [ ${#pending[@]} -gt 0 ]; do
+		waiting=()
+		for s in "${pending[@]}"; do
+			if kernels_ready "$s"; then run_script "$s" "$1"; else waiting+=("$s"); fi
+		done
+		pending=("${waiting[@]}")
+		[ ${#pending[@]} -gt 0 ] || break
+		# none could run: wait for the next build (or the builds' end)
+		if kill -0 "$kb_pid" 2>/dev/null; then sleep 5; else kernels_wait; fi
+	done
+	[ -z "$kb_pid" ] || kernels_wait
+}
+
+run_dir() {	# $1: the tier (live), $2: each script's time limit
 	local s scripts
 	shopt -s nullglob
 	scripts=(tests/$1/t_*.sh)
@@ -122,7 +174,6 @@ run_dir() {	# $1: live or vm, $2: each script's time limit
 		echo "SKIP $1: skipped: no tests in this tier yet"
 		skip=$((skip + 1))
 	fi
-	[ "$1" != vm ] || [ -z "${fx_pid:-}" ] || fixture_wait
 	for s in "${scripts[@]}"; do run_script "$s" "$2"; done
 }
 
@@ -189,8 +240,8 @@ slowest() {
 	printf '%s\n' "${times[@]}" | sort -rn | head -10 | awk '{ t = $1; $1 = ""; printf "%6d %s\n", t, substr($0, 2) }'
 }
 
-# The vm tier (its fixture, then its tests) runs from the start, beside the
-# other tiers: its guests mostly wait on one CPU for TCG, the other tiers
+# The vm tier (its builds, fixture and tests) runs from the start, beside
+# the other tiers: its guests mostly wait on one CPU for TCG, the other tiers
 # mostly run on one, and a warm run took the sum of both (its guests are
 # clocked by instructions where a test measures time, so the host's load
 # does not move what they assert).  Its lines are kept and printed, and its
@@ -205,8 +256,7 @@ vm_start() {
 	(
 		pass=0 fail=0 skip=0 ran=0
 		failed=() times=()
-		fixture_start
-		run_dir vm 1200
+		run_vm 1200
 		printf 'vm_pass=%d vm_fail=%d vm_skip=%d vm_ran=%d\n' "$pass" "$fail" "$skip" "$ran"
 		printf 'vm_failed=(%s)\nvm_times=(%s)\n' "$(quoted "${failed[@]}")" \
 			"$(quoted "${times[@]}")"

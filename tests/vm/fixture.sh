@@ -1,21 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# The vm tier's fixture: builds the kernels NAME... (tests/vm/kernels.sh) and
-# fetches the Debian kernels the tier boots (6.1 with its -dbg vmlinux, and
-# 6.12) into the cache, booting nothing, so that no test's time or time limit
-# pays for a build or a download.  tests/run.sh starts it in the background
-# when a run that includes the vm tier begins, and waits for it when that
-# tier starts.  Prints one line per kernel, then what is ready; exit 77
-# (skipped, with the reason) where the tier cannot run.
-#
-#   tests/vm/fixture.sh [NAME...]
+# The vm tier's fixture: fetches the Debian kernels the tier boots (6.1 with
+# its -dbg vmlinux, and 6.12) into the cache, booting nothing, so that no
+# test's time or time limit pays for a download.  tests/run.sh runs it when
+# the vm tier starts, while the kernels its tests name build in the
+# background (tests/vm/kernels.sh build).  Prints one line per kernel, then
+# what is ready; exit 77 (skipped, with the reason) where the tier cannot
+# run.
 # shellcheck source=tests/vm/vm.sh
 . "$(dirname "$0")/vm.sh"
 vm_need_host_test
-t0=$SECONDS
-if [ $# -gt 0 ]; then
-	bash "$ROOT/tests/vm/kernels.sh" build "$@" || exit 1
-fi
 start=$SECONDS
 # the default kernel last: vm_dbg_vmlinux fetches the -dbg of the current one
 for k in linux-image-6.12-amd64 linux-image-amd64; do
@@ -24,4 +18,3 @@ for k in linux-image-6.12-amd64 linux-image-amd64; do
 done
 vm_dbg_vmlinux
 echo "debian kernels and the $VM_KV -dbg vmlinux fetched in $((SECONDS - start)) s"
-echo "fixture ready in $((SECONDS - t0)) s"
