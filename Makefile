@@ -62,7 +62,7 @@ endif
 LIBBPF_MIN_MAJOR := 1
 LIBBPF_MIN_MINOR := 0
 
-.PHONY: all deps static plugin plugin-missing libbpf-check test test-unit test-live test-vm test-asan asan fuzz fuzz-build bench demo \
+.PHONY: all deps static plugin plugin-missing libbpf-check test test-build test-unit test-live test-vm test-asan asan fuzz fuzz-build bench demo \
 	clean format man install uninstall
 # kprotperf's QEMU TCG plugin, the machine model (plugin/kp_model.c), is
 # built against the plugin header of the installed QEMU: Debian ships it
@@ -220,9 +220,13 @@ uninstall:
 	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" BIN="$(BIN)" OUTPUT="$(OUTPUT)" \
 		WORKLOADS="$(WORKLOADS)" scripts/install.sh uninstall
 
-# the vm tier last: its fixture (kernel builds, downloads) runs in the
+# what every tier needs, built apart so that `make -j2 test-build` builds it
+# on both CPUs (.ci/run): the tests themselves run one at a time
+test-build: all static man $(UNIT_BINS) asan fuzz-build
+
+# the vm tier last: it runs (kernel builds, downloads, guests) in the
 # background while the other tiers test
-test: all static man $(UNIT_BINS) asan fuzz-build
+test: test-build
 	OUTPUT=$(OUTPUT) tests/run.sh unit live asan fuzz vm
 
 test-unit: $(UNIT_BINS) $(BIN) man
