@@ -32,7 +32,8 @@ DWARF 5, SLUB with freelist randomization), plus your --set options.
                    holds an earlier kernel-build result)
   -j N             parallel jobs (default: the number of CPUs)
   --check          configure and check the options, print the config's
-                   cache key, build nothing
+                   cache key, build nothing (in a tree of its own: it does
+                   not wait for a build running)
   -q               no progress line
 
 Refuses, before building, an option that this version does not have or that
@@ -41,7 +42,9 @@ source version + final .config in $KP_KBUILD_CACHE (default
 ~/.cache/kprotperf/kbuild): the same request never builds twice, and one
 build tree per source is kept, so toggling one option rebuilds only what it
 changes.  The last line on stdout is the result folder: bzImage, vmlinux
-(with DWARF), System.map, .config and manifest (release, source version,
+(with DWARF and BTF, unless your --set options drop them: --set
+DEBUG_INFO_NONE=y --set DEBUG_INFO_DWARF5=n --set DEBUG_INFO_BTF=n compiles
+each file about a third faster), System.map, .config and manifest (release, source version,
 options changed).
 EOF
 }

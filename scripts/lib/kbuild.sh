@@ -159,9 +159,12 @@ kb_make() {
 }
 
 # A fresh config every time: tinyconfig, the fragments, the --set options.
+# --check configures in a tree of its own: the build tree's lock is held for
+# a whole build, and a check (the sweep's, a test's) need not wait for one.
 kb_configure() {
 	local frag lock
 	WORK=$CACHE/work/$SRCID
+	! $CHECK || WORK+=.check
 	mkdir -p "$WORK"
 	exec {lock}>"$WORK.lock"
 	flock "$lock" || die "cannot lock $WORK.lock"
@@ -292,6 +295,8 @@ kb_build_cached() {
 # annotate, diff): the kernels built here need no --vmlinux.
 kb_register_debug() {
 	local bid dir=${XDG_CACHE_HOME:-$HOME/.cache}/kprotperf/debug/.build-id
+	# a vmlinux without DWARF would stand in for one with it
+	grep -qx 'CONFIG_DEBUG_INFO=y' "$RESULT/.config" || return 0
 	bid=$(readelf -n "$RESULT/vmlinux" | awk '/Build ID:/ && !n++ { print $3 }')
 	[ -n "$bid" ] || die "$RESULT/vmlinux has no build id"
 	mkdir -p "$dir/${bid:0:2}"
@@ -313,9 +318,14 @@ kb_build() {
 	# the section list is read whole first: `readelf | grep -q` under
 	# pipefail fails when grep exits before readelf has written everything
 	sections=$(readelf -S "$WORK/vmlinux") || die "readelf cannot read $WORK/vmlinux"
-	[[ $sections == *' .debug_info '* ]] || die "$WORK/vmlinux has no DWARF: the config lost DEBUG_INFO"
-	[[ $sections == *' .BTF '* ]] || die "$WORK/vmlinux has no BTF: is pahole (dwarves) installed?"
+	# what the config asks for (--set DEBUG_INFO_NONE=y asks for neither)
+	! kb_enabled DEBUG_INFO || [[ $sections == *' .debug_info '* ]] ||
+		die "$WORK/vmlinux has no DWARF: the config lost DEBUG_INFO"
+	! kb_enabled DEBUG_INFO_BTF || [[ $sections == *' .BTF '* ]] ||
+		die "$WORK/vmlinux has no BTF: is pahole (dwarves) installed?"
 }
+
+kb_enabled() { grep -qx "CONFIG_$1=y" "$WORK/.config"; }
 
 # The progress line: the step the log shows and the time so far.
 kb_progress() {
