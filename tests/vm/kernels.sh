@@ -18,8 +18,12 @@ KERNELS=(
 	"hard:"
 	# its baseline, differing in that option alone
 	"base: --set SLAB_FREELIST_RANDOM=n"
-	# the compiler-inserted pair's hardened side: base + zeroed call-used registers
-	"zcur: --set SLAB_FREELIST_RANDOM=n --set ZERO_CALL_USED_REGS=y"
+	# the compiler-inserted pair's hardened side: base + zeroed call-used
+	# registers.  Never booted, only inventoried (features --vmlinux reads
+	# code and symbols), so built without DWARF and BTF: -g does not change
+	# the code gcc emits, and each file of this full rebuild compiles about
+	# a third faster
+	"zcur: --set SLAB_FREELIST_RANDOM=n --set ZERO_CALL_USED_REGS=y --set DEBUG_INFO_NONE=y --set DEBUG_INFO_DWARF5=n --set DEBUG_INFO_BTF=n"
 )
 
 # kernels_args NAME: prints kernel-build.sh's arguments of NAME, one per line;

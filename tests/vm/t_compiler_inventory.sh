@@ -20,7 +20,6 @@
 # shows its cost per run with an interval above zero.  And each records
 # --blocks __task_pid_nr_ns under syscall-loop: every call leaves through
 # one return, so with the thunks on their sites run exactly once a call.
-# kernels: base zcur
 export KP_VM_CPU=${KP_VM_CPU:-max,family=21}
 # shellcheck source=tests/vm/vm.sh
 . "$(dirname "$0")/vm.sh"
@@ -123,25 +122,4 @@ assert rt["delta_ci_low_ns"] is not None and rt["delta_ci_low_ns"] > 0, rt
 print("return_thunk: %d sites in the code that ran, %.1f%% of kernel samples; diff +%.1f ms"
       " per run [%.1f, %.1f]" % (d["return_thunk"]["sites"], d["return_thunk"]["kernel_pct"],
       rt["delta_per_run_ns"] / 1e6, rt["delta_ci_low_ns"] / 1e6, rt["delta_ci_high_ns"] / 1e6))
-PY
-
-# The config pair (scripts/kernel-build.sh, no boot: the vmlinux files as
-# linked): the baseline build and the same with CONFIG_ZERO_CALL_USED_REGS=y.
-# The inventories differ in zero_call_used_regs alone.
-KB=$(vm_kbuild base)
-KZ=$(vm_kbuild zcur)
-[ -f "$KB/vmlinux" ] && [ -f "$KZ/vmlinux" ] || fail "the builds left no vmlinux: $KB $KZ"
-"$KP" features --json --vmlinux "$KB/vmlinux" --vmlinux "$KZ/vmlinux" >"$TMP/pair.json" ||
-	fail "features --vmlinux --vmlinux exited $?"
-"$KP" features --vmlinux "$KB/vmlinux" --vmlinux "$KZ/vmlinux" | sed 's/^/    /'
-python3 - "$TMP/pair.json" <<'PY' || fail "the inventory diff does not show ZERO_CALL_USED_REGS"
-import json, sys
-p = json.load(open(sys.argv[1]))
-f = {x["feature"]: x for x in p["features"]}
-z = f["zero_call_used_regs"]
-# every function that returns zeroes its registers: most of the kernel's
-assert z["base_sites"] == 0 and z["hardened_functions"] > p["hardened"]["functions"] / 2, (z, p["hardened"])
-assert all(x["change"] == 0 for k, x in f.items() if k != "zero_call_used_regs"), f
-print("config pair: zero_call_used_regs 0 -> %d sites in %d of %d functions"
-      % (z["hardened_sites"], z["hardened_functions"], p["hardened"]["functions"]))
 PY

@@ -1,0 +1,30 @@
+#!/bin/bash
+# kprotperf features --vmlinux BASE --vmlinux HARDENED on a config pair
+# (scripts/kernel-build.sh, no boot: the vmlinux files as linked): the
+# baseline build and the same with CONFIG_ZERO_CALL_USED_REGS=y.  The
+# inventories differ in zero_call_used_regs alone: most functions zero their
+# call-used registers before returning on the hardened side, none on the
+# base side, and the tinyconfig-based builds have no other compiler-inserted
+# protection.  (Debian builds no kernel with ZERO_CALL_USED_REGS, so the
+# pair is built; the boots of t_compiler_inventory.sh need no build.)
+# kernels: base zcur
+# shellcheck source=tests/vm/vm.sh
+. "$(dirname "$0")/vm.sh"
+vm_need_host_test
+KB=$(vm_kbuild base)
+KZ=$(vm_kbuild zcur)
+[ -f "$KB/vmlinux" ] && [ -f "$KZ/vmlinux" ] || fail "the builds left no vmlinux: $KB $KZ"
+"$KP" features --json --vmlinux "$KB/vmlinux" --vmlinux "$KZ/vmlinux" >"$TMP/pair.json" ||
+	fail "features --vmlinux --vmlinux exited $?"
+"$KP" features --vmlinux "$KB/vmlinux" --vmlinux "$KZ/vmlinux" | sed 's/^/    /'
+python3 - "$TMP/pair.json" <<'PY' || fail "the inventory diff does not show ZERO_CALL_USED_REGS"
+import json, sys
+p = json.load(open(sys.argv[1]))
+f = {x["feature"]: x for x in p["features"]}
+z = f["zero_call_used_regs"]
+# every function that returns zeroes its registers: most of the kernel's
+assert z["base_sites"] == 0 and z["hardened_functions"] > p["hardened"]["functions"] / 2, (z, p["hardened"])
+assert all(x["change"] == 0 for k, x in f.items() if k != "zero_call_used_regs"), f
+print("config pair: zero_call_used_regs 0 -> %d sites in %d of %d functions"
+      % (z["hardened_sites"], z["hardened_functions"], p["hardened"]["functions"]))
+PY
