@@ -32,9 +32,23 @@
  * x86 instructions cannot leave early is decided from their bytes, in
  * kp_x86.c: register-only arithmetic, moves, lea, nops, and in the
  * kernel's half plain accesses to the stack, per-CPU and rip-relative data,
- * which Linux keeps mapped; anything else ends its run.  count=tb counts
- * whole blocks, inexactly.  A block translated again with the same bytes
- * at the same addresses reuses its counters.
+ * which Linux keeps mapped; anything else ends its run.  Given the booted
+ * kernel's image (vmlinux=), any plain load or store of the kernel's text
+ * stays in its run too, but at the sites of its exception table: Linux
+ * lets no other access of its own text fault (user memory, *_nofault
+ * reads: all are fixed up through the table; any other fault is an oops),
+ * and TCG leaves a block from a plain access only by a fault (a
+ * store into the code of its own block would too: the kernel writes none).
+ * Not under icount, where an access to device memory also ends the block
+ * (QEMU translates it again to end there): vmlinux= is for TCG without.
+ * The instruction's bytes must be those of the image at its address, so
+ * the kernel must run where it was linked (nokaslr), and what was patched
+ * keeps the rule without the image; so does code outside that text
+ * (modules, BPF programs, with exception tables of their own).  In
+ * big-fork that bumps a counter per 2.8 instructions instead of 2.0 (the
+ * blocks run there are short, 2.9 on average: that is the floor).  count=tb
+ * counts whole blocks, inexactly.  A block translated again with the same
+ * bytes at the same addresses reuses its counters.
  *
  * Instruction fetches have no physical address in API 1, only QEMU's host
  * address of the guest RAM, which is a constant offset from the physical
@@ -63,9 +77,11 @@
  * out=PATH, geom=I1/D1/LL (each SIZE:ASSOC:LINE, repeatable: one access
  * stream through several cache geometries), or i1=, d1=, ll= for a single
  * geometry, count=insn|tb, window=markers|boot, qemu=VERSION (written to
- * the header).
+ * the header), vmlinux=PATH (the booted kernel's ELF image, see above).
  */
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <glib.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -74,6 +90,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <qemu-plugin.h>
 
@@ -247,6 +265,12 @@ struct kp_ctx {
 	uint64_t calib_vaddr, calib_haddr;
 	uint64_t io_accesses, unresolved; /* data accesses skipped */
 	uint64_t fetch_no_haddr;	  /* fetch sites QEMU gave no host address */
+
+	/* vmlinux=: the kernel's .text as linked, and its fault sites, sorted */
+	uint64_t text, text_end;
+	uint8_t *text_bytes;
+	uint64_t *faults;
+	size_t nfaults;
 };
 
 static struct kp_ctx kp __attribute__((aligned(64)));
@@ -818,6 +842,29 @@ static void kp_tb_sites(struct kp_tb *t)
 	}
 }
 
+static int kp_u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A kernel instruction cannot end its run early (see the top): when it
+ * touches only what Linux keeps mapped, or, with vmlinux=, when it is a
+ * plain access at no fault site of the kernel's own text, which runs
+ * unpatched (the same bytes as linked, so not moved by KASLR either).
+ */
+static bool kp_kernel_stays(uint64_t va, const uint8_t *b, uint32_t size)
+{
+	if (kp_x86_kernel_stays(b, size))
+		return true;
+	if (va < kp.text || va + size > kp.text_end || !kp_x86_kernel_plain(b, size) ||
+	    memcmp(b, kp.text_bytes + (va - kp.text), size))
+		return false;
+	return !bsearch(&va, kp.faults, kp.nfaults, sizeof(*kp.faults), kp_u64_cmp);
+}
+
 /*
  * A block as QEMU translated it: its instructions, their bytes, runs and
  * sites; no PCs or counters yet (see kp_tb_get).
@@ -845,7 +892,7 @@ static struct kp_tb *kp_tb_new(struct qemu_plugin_tb *tb)
 		in->fetch = in->mem = KP_NONE;
 		in->marker = kp_marker_kind(insn) >= 0;
 		in->regs = kp_x86_regs_only(b, in->size);
-		in->stays = va >= KP_KERNEL_START ? kp_x86_kernel_stays(b, in->size) : in->regs;
+		in->stays = va >= KP_KERNEL_START ? kp_kernel_stays(va, b, in->size) : in->regs;
 		in->flushes = kp.mode == KP_CACHE && kp_x86_flushes_tlb(b, in->size);
 		memcpy(t->bytes + t->nbytes, b, in->size);
 		t->nbytes += in->size;
@@ -1114,6 +1161,106 @@ static void kp_atexit(qemu_plugin_id_t id, void *udata)
 
 /* ---- arguments ---- */
 
+/* an x86-64 ELF image's PROGBITS section called name, or NULL */
+static const Elf64_Shdr *kp_elf_section(const uint8_t *img, size_t len, const char *name)
+{
+	const Elf64_Ehdr *eh = (const void *)img;
+	const Elf64_Shdr *sh, *names;
+	size_t nlen = strlen(name) + 1;
+	unsigned int i;
+
+	if (len < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_machine != EM_X86_64 ||
+	    eh->e_shoff > len || (len - eh->e_shoff) / sizeof(*sh) < eh->e_shnum ||
+	    eh->e_shstrndx >= eh->e_shnum)
+		return NULL;
+	sh = (const void *)(img + eh->e_shoff);
+	names = &sh[eh->e_shstrndx];
+	if (names->sh_offset > len || len - names->sh_offset < names->sh_size)
+		return NULL;
+	for (i = 0; i < eh->e_shnum; i++) {
+		if (sh[i].sh_name >= names->sh_size || names->sh_size - sh[i].sh_name < nlen ||
+		    memcmp(img + names->sh_offset + sh[i].sh_name, name, nlen))
+			continue;
+		if (sh[i].sh_type != SHT_PROGBITS || sh[i].sh_offset > len ||
+		    len - sh[i].sh_offset < sh[i].sh_size)
+			return NULL;
+		return &sh[i];
+	}
+	return NULL;
+}
+
+/* true when addr is in one of the (checked) image's executable sections */
+static bool kp_elf_exec(const uint8_t *img, uint64_t addr)
+{
+	const Elf64_Ehdr *eh = (const void *)img;
+	const Elf64_Shdr *sh = (const void *)(img + eh->e_shoff);
+	unsigned int i;
+
+	for (i = 0; i < eh->e_shnum; i++)
+		if ((sh[i].sh_flags & SHF_EXECINSTR) && addr - sh[i].sh_addr < sh[i].sh_size)
+			return true;
+	return false;
+}
+
+/*
+ * The instructions __ex_table fixes faults of: its entries are three int32
+ * (the instruction, the fixup, data, each relative to its own address) in
+ * Linux 4.6 and later.  Every one must be code: else the table is not that.
+ */
+static bool kp_vmlinux_faults(const uint8_t *img, const Elf64_Shdr *ex)
+{
+	size_t i;
+
+	if (ex->sh_size % 12)
+		return false;
+	kp.nfaults = ex->sh_size / 12;
+	kp.faults = g_new(uint64_t, kp.nfaults);
+	for (i = 0; i < kp.nfaults; i++) {
+		int32_t rel;
+
+		memcpy(&rel, img + ex->sh_offset + i * 12, sizeof(rel));
+		kp.faults[i] = ex->sh_addr + i * 12 + (int64_t)rel;
+		if (!kp_elf_exec(img, kp.faults[i]))
+			return false;
+	}
+	qsort(kp.faults, kp.nfaults, sizeof(*kp.faults), kp_u64_cmp);
+	return true;
+}
+
+/* vmlinux=PATH: the booted kernel's .text, kept, and its fault sites (see the top) */
+static bool kp_vmlinux_load(const char *path)
+{
+	const Elf64_Shdr *text, *ex;
+	struct stat st;
+	uint8_t *img;
+	bool ok;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st) ||
+	    (img = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
+		fprintf(stderr, "kp_model: vmlinux=%s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	close(fd);
+	text = kp_elf_section(img, st.st_size, ".text");
+	ex = kp_elf_section(img, st.st_size, "__ex_table");
+	ok = text && ex && kp_vmlinux_faults(img, ex);
+	if (ok) {
+		kp.text = text->sh_addr;
+		kp.text_end = text->sh_addr + text->sh_size;
+		kp.text_bytes = g_memdup2(img + text->sh_offset, text->sh_size);
+	} else {
+		fprintf(stderr,
+			"kp_model: vmlinux=%s: no x86-64 Linux image with .text and __ex_table\n",
+			path);
+	}
+	munmap(img, st.st_size);
+	return ok;
+}
+
 /* i1=, d1=, ll=: one geometry, cachegrind's usual defaults for the rest */
 static bool kp_single_geom(const char *i1, const char *d1, const char *ll)
 {
@@ -1155,6 +1302,8 @@ static bool kp_parse_arg(const char *arg, const char **one)
 			return false;
 		}
 		kp.boot_window = !strcmp(v, "boot");
+	} else if (klen == 7 && !strncmp(arg, "vmlinux", 7)) {
+		return kp_vmlinux_load(v);
 	} else if (klen == 4 && !strncmp(arg, "geom", 4)) {
 		return kp_sim_add_geom(&kp.sim, v);
 	} else if (klen == 2 &&

@@ -141,22 +141,17 @@ static bool kp_kernel_operand(const uint8_t *p, const uint8_t *end, bool gs, uin
 }
 
 /*
- * True when the instruction cannot end its block's run early when it runs
- * in the Linux kernel: registers only, or push, pop, or an operation
- * kp_x86_regs_only accepts on registers, on memory that never faults there.
- * A kernel whose stack, per-CPU area or own data faulted would have
- * overflowed its stack or written its read-only data: a bug that stops it.
- * %fs is the user's in the kernel, and lock, rep or an address size
- * prefix makes the instruction unrecognised.
+ * push, pop, or an operation kp_x86_regs_only accepts on registers, on its
+ * operand: anywhere, or (!anywhere) where kp_kernel_operand says.  %fs is
+ * the user's in the kernel, and lock, rep or an address size prefix makes
+ * the instruction unrecognised.
  */
-bool kp_x86_kernel_stays(const uint8_t *b, size_t len)
+static bool kp_kernel_access(const uint8_t *b, size_t len, bool anywhere)
 {
 	const uint8_t *p = b, *end = b + len;
 	uint8_t op, rex = 0;
 	bool gs = false;
 
-	if (kp_x86_regs_only(b, len))
-		return true;
 	while (p < end && kp_harmless_prefix(*p) && *p != 0x64) {
 		gs |= *p == 0x65;
 		if (++p - b > 4)
@@ -174,14 +169,32 @@ bool kp_x86_kernel_stays(const uint8_t *b, size_t len)
 		if (p + 1 >= end)
 			return false;
 		op = *p++;
-		return kp_plain_0f(op, *p) && kp_kernel_operand(p, end, gs, rex);
+		return kp_plain_0f(op, *p) && (anywhere || kp_kernel_operand(p, end, gs, rex));
 	}
 	if (p >= end)
 		return false;
 	/* push or pop an operand: it and the stack */
 	if ((op == 0xff && ((*p >> 3) & 7) == 6) || (op == 0x8f && ((*p >> 3) & 7) == 0))
-		return kp_kernel_operand(p, end, gs, rex);
-	return kp_plain_1(op, *p) && kp_kernel_operand(p, end, gs, rex);
+		return anywhere || kp_kernel_operand(p, end, gs, rex);
+	return kp_plain_1(op, *p) && (anywhere || kp_kernel_operand(p, end, gs, rex));
+}
+
+/*
+ * True when the instruction cannot end its block's run early when it runs
+ * in the Linux kernel: registers only, or an access kp_kernel_access
+ * accepts to memory that never faults there.  A kernel whose stack,
+ * per-CPU area or own data faulted would have overflowed its stack or
+ * written its read-only data: a bug that stops it.
+ */
+bool kp_x86_kernel_stays(const uint8_t *b, size_t len)
+{
+	return kp_x86_regs_only(b, len) || kp_kernel_access(b, len, false);
+}
+
+/* the same, whatever memory the operand is */
+bool kp_x86_kernel_plain(const uint8_t *b, size_t len)
+{
+	return kp_x86_regs_only(b, len) || kp_kernel_access(b, len, true);
 }
 
 /*

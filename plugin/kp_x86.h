@@ -27,6 +27,13 @@ bool kp_x86_regs_only(const uint8_t *b, size_t len);
  */
 bool kp_x86_kernel_stays(const uint8_t *b, size_t len);
 
+/*
+ * it can leave its block early in the Linux kernel only by a fault of its
+ * memory operand, wherever that is: what kp_x86_kernel_stays accepts, on
+ * any memory (see kp_model.c for where a kernel access cannot fault)
+ */
+bool kp_x86_kernel_plain(const uint8_t *b, size_t len);
+
 /* it may change what a virtual address maps to, or tells the CPU it did */
 bool kp_x86_flushes_tlb(const uint8_t *b, size_t len);
 

@@ -41,7 +41,9 @@ exits with CMD's exit status.
                         between the guest's start and stop markers counts:
                         wrap the command in `model-window -- CMD`.  TCG
                         single-threaded, one vCPU (icount too, with
-                        KP_VM_ACCEL=icount); never KVM
+                        KP_VM_ACCEL=icount); never KVM.  Without icount
+                        the kernel boots with nokaslr and the plugin reads
+                        its image, for fewer counters (docs/model.md)
   --I1=, --D1=, --LL=SIZE,ASSOC,LINE
                         a cache's geometry in bytes, ways, bytes (each a
                         power of two, ASSOC x LINE <= SIZE; defaults
@@ -219,6 +221,19 @@ model_setup() {
 	VM_ACCEL="$VM_ACCEL, model $model"
 }
 
+# --model without icount: the kernel's image as the plugin's vmlinux=, for
+# fewer counters in the kernel (plugin/kp_model.c), which it needs running
+# where it was linked: nokaslr.  Under icount an access to device memory
+# may end a block early anywhere, so the plugin goes without.
+model_kernel() {
+	local elf
+	[[ $VM_ACCEL != icount* ]] || return 0
+	elf=$(vm_vmlinux_elf)
+	[ -n "$elf" ] || return 0
+	VM_QEMU_ARGS[1]+=",vmlinux=${elf//,/,,}"
+	append="${append:+$append }nokaslr"
+}
+
 # 'it'\''s': each argument single-quoted for the guest's busybox sh
 quote() {
 	local a
@@ -296,6 +311,7 @@ vm_need_host
 vm_accel
 [ -z "$model" ] || model_setup
 vm_kernel "$kernel"
+[ -z "$model" ] || model_kernel
 [ -z "$boot" ] || [ -n "$VM_KCONFIG" ] ||
 	die "--boot: the kernel folder $VM_KFOLDER has no .config, which the boot's raw folder needs"
 vm_initramfs

@@ -18,6 +18,7 @@
 #   vm_kernel [KERNEL]            a folder or package: VM_KERNEL, VM_KV, ...
 #   vm_initramfs                  the initramfs for that kernel
 #   vm_run [CMDLINE...] <script   one boot; returns the script's status
+#   vm_vmlinux_elf                the kernel's ELF image (the model's vmlinux=)
 #
 # A kernel is a folder holding bzImage, vmlinux and .config (its release
 # from the folder's manifest, `release=...`, else from bzImage's header;
@@ -179,6 +180,27 @@ vm_bzimage_release() {
 	[ "$(dd if="$1" bs=1 skip=514 count=4 status=none 2>/dev/null)" = HdrS ] || return 0
 	off=$(od -An -tu2 -j 526 -N 2 "$1" | tr -d ' ')
 	dd if="$1" bs=1 skip=$((off + 512)) count=256 status=none | tr '\0' '\n' | head -1 | awk '{print $1}'
+}
+
+# vm_vmlinux_elf: the kernel's ELF image, for the machine model's vmlinux=
+# (plugin/kp_model.c): a folder's vmlinux, or the one compressed in a
+# package's bzImage (xz, zstd or gzip: the first stream that decompresses
+# to an ELF file), decompressed into the work folder once.  Prints its path,
+# or nothing when there is none.
+vm_vmlinux_elf() {
+	local elf=$VM_TMP/vmlinux off tool
+	[ -z "$VM_KFOLDER" ] || { echo "$VM_KFOLDER/vmlinux"; return 0; }
+	[ -s "$elf" ] || for off in $(LC_ALL=C grep -obUaP '\xfd7zXZ|\x28\xb5\x2f\xfd|\x1f\x8b\x08' "$VM_KERNEL" | cut -d: -f1); do
+		case $(od -An -tx1 -j "$off" -N 2 "$VM_KERNEL" | tr -d ' ') in
+		fd37) tool=xz ;;
+		1f8b) tool=gzip ;;
+		*) tool=zstd ;;
+		esac
+		{ tail -c +$((off + 1)) "$VM_KERNEL" | "$tool" -dc >"$elf"; } 2>/dev/null || true
+		[ "$(head -c 4 "$elf" | od -An -tx1 | tr -d ' ')" = 7f454c46 ] && break
+		rm -f "$elf"
+	done
+	[ ! -s "$elf" ] || echo "$elf"
 }
 
 vm_depends() {

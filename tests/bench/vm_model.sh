@@ -3,7 +3,8 @@
 # The VM part of `make bench` for the machine model (plugin/kp_model.c): what
 # its QEMU TCG plugin costs the guest, in one run of interleaved boots of
 # Debian's 6.1 kernel, all under the same TCG (single-threaded, one vCPU,
-# -cpu max, no icount: the guest's clock is the host's), each running
+# -cpu max, no icount: the guest's clock is the host's; nokaslr, as
+# scripts/vm-run.sh --model boots), each running
 # `model-window -- big-fork N` once:
 #   plain     no plugin (the markers are nops)
 #   insns     --model insns
@@ -87,10 +88,13 @@ vm_prepare
 	VM_ACCEL_ARGS=(-accel tcg,thread=single -cpu "${KP_VM_CPU:-max}")
 	VM_SMP=1
 }
+# the kernel's image for the plugin's vmlinux= (plugin/kp_model.c), as
+# scripts/vm-run.sh --model passes it; every boot has nokaslr, which it needs
+VMLINUX=$(vm_vmlinux_elf)
 
 # plugin_args CONFIG TABLE: the -plugin option of a configuration, or none
 plugin_args() {
-	local kp="$PLUGIN,out=$2${QV:+,qemu=$QV}" g=${GEOM//\// }
+	local kp="$PLUGIN,out=$2${QV:+,qemu=$QV}${VMLINUX:+,vmlinux=$VMLINUX}" g=${GEOM//\// }
 	case $1 in
 	plain) ;;
 	insns) echo "$kp,mode=insns" ;;
@@ -127,7 +131,7 @@ run() {
 	VM_QEMU_ARGS=()
 	[ -z "$arg" ] || VM_QEMU_ARGS=(-plugin "$arg")
 	[ "$c" != contrib ] || VM_QEMU_ARGS+=(-d plugin -D "$TMP/contrib-$2.report")
-	guest | vm_run >"$log" || fail "$c: the guest exited $?: $(tail -3 "$log")"
+	guest | vm_run nokaslr >"$log" || fail "$c: the guest exited $?: $(tail -3 "$log")"
 	case $c in
 	insns | tb | cache)
 		grep -qx '# window complete' "$tab" 2>/dev/null ||

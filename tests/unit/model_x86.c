@@ -3,7 +3,8 @@
  * The machine model's x86 instruction classes (plugin/kp_x86.c) on
  * instructions the host's assembler encodes: for each, whether it touches
  * registers only (R), cannot leave its block early in the Linux kernel (K),
- * may change address translation (T), against what QEMU 7.2's translator
+ * may leave it there only by a fault of its memory operand (P), may change
+ * address translation (T), against what QEMU 7.2's translator
  * does with it (target/i386/tcg/translate.c).  A false R or K costs a
  * counter; a true one that is wrong would make counts inexact, so the
  * memory forms Linux may fault on, the prefixes that change an address
@@ -18,6 +19,7 @@
 #define R 1
 #define K 2
 #define T 4
+#define P 8
 
 #define STR(x)	#x
 #define XSTR(x) STR(x)
@@ -36,55 +38,62 @@ struct kpx {
 };
 
 /* registers only */
-I(R | K, "add %rbx, %rax");
-I(R | K, "mov $1, %eax");
-I(R | K, "lea 8(%rax,%rbx,4), %rcx");
-I(R | K, "nopl 0(%rax)");
-I(R | K, "endbr64");
-I(R | K, "cmovne %rbx, %rax");
-I(R | K, "imul %rbx, %rax");
-I(R | K, "test %eax, %eax");
-I(R | K, "shl $3, %rax");
-I(R | K, "xchg %rax, %rbx");
-I(R | K, "cmpxchg %rbx, %rcx");
-I(R | K, "bt %rax, %rbx");
-I(R | K, "negq %rax");
-I(R | K, "jne .+2");
+I(R | K | P, "add %rbx, %rax");
+I(R | K | P, "mov $1, %eax");
+I(R | K | P, "lea 8(%rax,%rbx,4), %rcx");
+I(R | K | P, "nopl 0(%rax)");
+I(R | K | P, "endbr64");
+I(R | K | P, "cmovne %rbx, %rax");
+I(R | K | P, "imul %rbx, %rax");
+I(R | K | P, "test %eax, %eax");
+I(R | K | P, "shl $3, %rax");
+I(R | K | P, "xchg %rax, %rbx");
+I(R | K | P, "cmpxchg %rbx, %rcx");
+I(R | K | P, "bt %rax, %rbx");
+I(R | K | P, "negq %rax");
+I(R | K | P, "jne .+2");
 /* the stack, per-CPU data, rip-relative data */
-I(K, "push %rbx");
-I(K, "pop %r12");
-I(K, "pushq $1");
-I(K, "pushw %ax");
-I(K, "mov 8(%rsp), %rax");
-I(K, "mov %rax, 0x10(%rsp)");
-I(K, "movw %ax, 0x200(%rsp)");
-I(K, "addq $1, (%rsp)");
-I(K, "movzbl 3(%rsp), %eax");
-I(K, "cmove 8(%rsp), %rax");
-I(K, "sete 7(%rsp)");
-I(K, "btsq $3, 8(%rsp)");
-I(K, "pushq 8(%rsp)");
-I(K, "popq 16(%rsp)");
-I(K, "mov %gs:0x1234, %rax");
-I(K, "mov %gs:(%rax), %rdx");
-I(K, "incl %gs:8(%rbx,%rcx,8)");
-I(K, "cmpxchg %rbx, %gs:(%rax)");
-I(K, "pushq %gs:0x10");
-I(K, "mov 0x100(%rip), %rax");
-I(K, "mov %eax, 0x10(%rip)");
-I(K, "cmpb $0, 0x20(%rip)");
-I(K, "xadd %eax, 0x10(%rip)");
-I(K, "notq 0x10(%rip)");
-I(K, "mulq 8(%rsp)");
+I(K | P, "push %rbx");
+I(K | P, "pop %r12");
+I(K | P, "pushq $1");
+I(K | P, "pushw %ax");
+I(K | P, "mov 8(%rsp), %rax");
+I(K | P, "mov %rax, 0x10(%rsp)");
+I(K | P, "movw %ax, 0x200(%rsp)");
+I(K | P, "addq $1, (%rsp)");
+I(K | P, "movzbl 3(%rsp), %eax");
+I(K | P, "cmove 8(%rsp), %rax");
+I(K | P, "sete 7(%rsp)");
+I(K | P, "btsq $3, 8(%rsp)");
+I(K | P, "pushq 8(%rsp)");
+I(K | P, "popq 16(%rsp)");
+I(K | P, "mov %gs:0x1234, %rax");
+I(K | P, "mov %gs:(%rax), %rdx");
+I(K | P, "incl %gs:8(%rbx,%rcx,8)");
+I(K | P, "cmpxchg %rbx, %gs:(%rax)");
+I(K | P, "pushq %gs:0x10");
+I(K | P, "mov 0x100(%rip), %rax");
+I(K | P, "mov %eax, 0x10(%rip)");
+I(K | P, "cmpb $0, 0x20(%rip)");
+I(K | P, "xadd %eax, 0x10(%rip)");
+I(K | P, "notq 0x10(%rip)");
+I(K | P, "mulq 8(%rsp)");
 /* memory that may fault, or an operation that may raise */
-I(0, "mov (%rax), %rbx");
-I(0, "mov 8(%rsp,%rax,8), %rbx");
-I(0, "mov 8(%r12), %rax");
-I(0, "mov 8(%rbp), %rax");
+I(P, "mov (%rax), %rbx");
+I(P, "mov 8(%rsp,%rax,8), %rbx");
+I(P, "mov 8(%r12), %rax");
+I(P, "mov 8(%rbp), %rax");
 I(0, "mov %fs:0x28, %rax");
 I(0, "mov %fs:8(%rsp), %rax");
 I(0, "mov %fs:0x10(%rip), %rax");
+I(P, "mov %rax, (%rdi)");
+I(P, "addl $1, 8(%rbx)");
+I(P, "cmpxchg %rbx, (%rax)");
+I(P, "pushq (%rax)");
+I(P, "movzbl (%rsi,%rcx), %eax");
 I(0, "lock incl 8(%rsp)");
+I(0, "lock cmpxchg %rbx, (%rax)");
+I(0, "bt %rax, (%rbx)");
 I(0, "bt %rax, 8(%rsp)");
 I(0, "btsq %rax, %gs:8");
 I(0, "divq 8(%rsp)");
@@ -114,7 +123,7 @@ extern const struct kpx __start_kpx[], __stop_kpx[];
 static unsigned long classes(const unsigned char *b, size_t len)
 {
 	return (kp_x86_regs_only(b, len) ? R : 0) | (kp_x86_kernel_stays(b, len) ? K : 0) |
-	       (kp_x86_flushes_tlb(b, len) ? T : 0);
+	       (kp_x86_kernel_plain(b, len) ? P : 0) | (kp_x86_flushes_tlb(b, len) ? T : 0);
 }
 
 int main(void)
@@ -126,9 +135,10 @@ int main(void)
 		unsigned long got = classes(e->start, e->end - e->start);
 
 		if (got != e->classes) {
-			printf("%-32s got%s%s%s, want%s%s%s\n", e->text, got & R ? " R" : "",
-			       got & K ? " K" : "", got & T ? " T" : "", e->classes & R ? " R" : "",
-			       e->classes & K ? " K" : "", e->classes & T ? " T" : "");
+			printf("%-32s got%s%s%s%s, want%s%s%s%s\n", e->text, got & R ? " R" : "",
+			       got & K ? " K" : "", got & P ? " P" : "", got & T ? " T" : "",
+			       e->classes & R ? " R" : "", e->classes & K ? " K" : "",
+			       e->classes & P ? " P" : "", e->classes & T ? " T" : "");
 			bad++;
 		}
 	}

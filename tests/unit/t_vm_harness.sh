@@ -182,12 +182,15 @@ run model --kernel "$K" --model cache --D1=65536,4,128 --LL 1048576,16,64 --LL=4
 grep -qx -- 'tcg,thread=single' "$FAKE/qemu-args" || fail "--model: not single-threaded TCG: $(tr '\n' ' ' <"$FAKE/qemu-args")"
 [ "$(sed -n '/^-smp$/{n;p}' "$FAKE/qemu-args")" = 1 ] || fail "--model: not one vCPU"
 got=$(sed -n '/^-plugin$/{n;p}' "$FAKE/qemu-args")
-want="$TMP/build/plugin/kp_model.so,mode=cache,out=$TMP/tmp/kp-vm.*/model.txt,qemu=$(dpkg-query -W -f='${Version}' qemu-system-x86 2>/dev/null),geom=32768:8:64/65536:4:128/1048576:16:64,geom=32768:8:64/65536:4:128/4194304:16:64"
+want="$TMP/build/plugin/kp_model.so,mode=cache,out=$TMP/tmp/kp-vm.*/model.txt,qemu=$(dpkg-query -W -f='${Version}' qemu-system-x86 2>/dev/null),geom=32768:8:64/65536:4:128/1048576:16:64,geom=32768:8:64/65536:4:128/4194304:16:64,vmlinux=${K//,/,,}/vmlinux"
 # shellcheck disable=SC2053 # a pattern: the work folder's name is random
 [[ $got == $want ]] || fail "--model's -plugin argument:"$'\n'"  got:  $got"$'\n'"  want: $want"
+# the kernel's image for the plugin needs it where it was linked
+sed -n '/^-append$/{n;p}' "$FAKE/qemu-args" | grep -qw nokaslr ||
+	fail "--model: no nokaslr with vmlinux=: $(sed -n '/^-append$/{n;p}' "$FAKE/qemu-args")"
 [ "$(sed -n 3p "$TMP/o8.txt")" = "0x1000 7" ] || fail "--model-out: $(cat "$TMP/o8.txt" 2>&1)"
 grep -q "the model's window was never closed" "$TMP/err" || fail "--model: no line for the open window"
-echo "vm-run --model: a missing plugin is one line; TCG single-threaded, one vCPU, the plugin's arguments, its table back"
+echo "vm-run --model: a missing plugin is one line; TCG single-threaded, one vCPU, the plugin's arguments (the kernel's image, nokaslr), its table back"
 
 # --boot: no command after it; a kernel folder without .config refused
 run boot --kernel "$K" --boot --out "$TMP/b0" -- true
