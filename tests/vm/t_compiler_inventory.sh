@@ -21,6 +21,9 @@
 # --blocks __task_pid_nr_ns under syscall-loop: every call leaves through
 # one return, so with the thunks on their sites run exactly once a call.
 export KP_VM_CPU=${KP_VM_CPU:-max,family=21}
+# each boot records six times: ~130 s on a quiet 2-core host, over the
+# default 180 s when the tier's kernel builds and the other tiers share it
+KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-600}
 # shellcheck source=tests/vm/vm.sh
 . "$(dirname "$0")/vm.sh"
 vm_prepare
