@@ -8,8 +8,9 @@
 # test_diff, vm/t_kernel_pair.sh, fuzz datafile, ...) contains it run
 # (`make test T=kernel_pair`); none matching fails.  KP_TEST_TIMEOUT
 # overrides each test's time limit in seconds (unit and live 300, the asan
-# tier 600, vm 1200, the vm tier's kernel builds 3600): a test that
-# outlives it is killed with its process group and fails by name.
+# tier 600, vm 1200, the vm tier's fixture 3600, its kernel builds 5400):
+# a test that outlives it is killed with its process group and fails by
+# name.
 set -u
 cd "$(dirname "$0")/.."
 pass=0 fail=0 skip=0 ran=0
@@ -98,7 +99,7 @@ kernels_start() {	# $@: the selected vm tests
 	kb_t0=$SECONDS kb_pid=
 	[ ${#kernels[@]} -gt 0 ] || return 0
 	# niced: the tests beside them (the other tiers', the guests) first
-	timeout -k 10 "${KP_TEST_TIMEOUT:-3600}" nice -n 10 bash tests/vm/kernels.sh build "${kernels[@]}" >"$kb_log" 2>&1 &
+	timeout -k 10 "${KP_TEST_TIMEOUT:-5400}" nice -n 10 bash tests/vm/kernels.sh build "${kernels[@]}" >"$kb_log" 2>&1 &
 	kb_pid=$!
 }
 
