@@ -371,6 +371,18 @@ static int meta_row(sqlite3_stmt *st, void *meta)
 	return kv_add(meta, query_text(st, 0), "%s", query_text(st, 1));
 }
 
+/* Every value checked before meta is read and anyone reads the rest. */
+static int check_values(struct datafile *df, char *why, size_t len)
+{
+	int err = check_tables(df);
+
+	if (!err && query_each(df, "SELECT key, value FROM meta", meta_row, &df->meta, ""))
+		err = query_bad(df, "table meta cannot be read");
+	if (err == -EBADMSG)
+		datafile_why(df, why, len);
+	return err;
+}
+
 /* Checks that the file is a kprotperf recording this version can read. */
 static int validate(struct datafile *df, char *why, size_t len)
 {
@@ -427,13 +439,7 @@ static int validate(struct datafile *df, char *why, size_t len)
 		snprintf(why, len, "cannot create the temporary tables an older data file lacks");
 		return err;
 	}
-	/* every value checked before meta is read and anyone reads the rest */
-	err = check_tables(df);
-	if (!err && query_each(df, "SELECT key, value FROM meta", meta_row, &df->meta, ""))
-		err = query_bad(df, "table meta cannot be read");
-	if (err == -EBADMSG)
-		datafile_why(df, why, len);
-	return err;
+	return check_values(df, why, len);
 }
 
 /* kp_func_base(name): name without its clone suffix (.isra.0, .cold, ...): util/funcname.h. */
@@ -538,8 +544,10 @@ int datafile_open(struct datafile **out, const char *path, char *why, size_t len
 }
 
 /*
- * The bytes into an in-memory database of df's connection, read-only.
- * SQLite gets a copy of its own: the caller's bytes may not outlive df.
+ * The bytes into an in-memory database of df's connection, writable (and
+ * growing) for datafile_recheck's callers: nothing of data/ writes to a
+ * file opened for reading.  SQLite gets a copy of its own: the caller's
+ * bytes may not outlive df.
  */
 static int deserialize(struct datafile *df, const void *data, size_t size)
 {
@@ -556,7 +564,7 @@ static int deserialize(struct datafile *df, const void *data, size_t size)
 	/* freed by SQLite, on failure too */
 	return query_errno(sqlite3_deserialize(
 		df->conn.db, "main", copy, size, size,
-		SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_READONLY));
+		SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE));
 }
 
 int datafile_load(struct datafile **out, const char *name, const void *data, size_t size,
@@ -572,6 +580,7 @@ int datafile_load(struct datafile **out, const char *name, const void *data, siz
 	df = df_alloc(name);
 	if (!df)
 		return -ENOMEM;
+	df->conn.keep_each = true;
 	errno = 0;
 	err = deserialize(df, data, size) ?: open_checked(df, why, len);
 	if (err) {
@@ -580,6 +589,14 @@ int datafile_load(struct datafile **out, const char *name, const void *data, siz
 	}
 	*out = df;
 	return 0;
+}
+
+int datafile_recheck(struct datafile *df, char *why, size_t len)
+{
+	*why = '\0';
+	df->conn.bad[0] = '\0';
+	kv_list_free(&df->meta);
+	return check_values(df, why, len);
 }
 
 /* The bytes of the file at in (a regular file, checked by the caller) into fd. */

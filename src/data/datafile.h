@@ -74,10 +74,19 @@ int datafile_open(struct datafile **out, const char *path, char *why, size_t len
  * One difference: SQLite holds no WAL database in memory, so bytes marked
  * as one (header bytes 18 and 19 = 2; record never writes them) are "not
  * an SQLite database" here, where datafile_open reads the file through
- * its (empty) WAL.
+ * its (empty) WAL.  The copy in memory may be written (data/query.h) by
+ * a caller that then calls datafile_recheck before reading it.
  */
 int datafile_load(struct datafile **out, const char *name, const void *data, size_t size,
 		  char *why, size_t len);
+/*
+ * The values of df checked again as opening checks them, after its caller
+ * changed rows (the rows fuzzer: any values a file could hold): the same
+ * errors and why, meta read anew and the last bad value forgotten.  The
+ * schema version and the file's integrity (PRAGMA quick_check) are not
+ * checked again: changing rows through SQLite leaves both as they were.
+ */
+int datafile_recheck(struct datafile *df, char *why, size_t len);
 void datafile_close(struct datafile *df);
 /* The value of a meta key, NULL when absent. */
 const char *datafile_meta(struct datafile *df, const char *key);

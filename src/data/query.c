@@ -8,6 +8,8 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -76,6 +78,12 @@ int query_conn_close(struct query_conn *conn)
 		sqlite3_finalize(conn->cache[i].stmt);
 		conn->cache[i].stmt = NULL;
 		conn->cache[i].sql = NULL;
+	}
+	for (i = 0; i < QUERY_EACH_SLOTS; i++) {
+		sqlite3_finalize(conn->each[i].stmt);
+		free(conn->each[i].sql);
+		conn->each[i].stmt = NULL;
+		conn->each[i].sql = NULL;
 	}
 	err = query_errno(sqlite3_close(conn->db));
 	conn->db = NULL;
@@ -150,18 +158,89 @@ int query_insert(struct datafile *df, const char *sql, const char *types, ...)
 	return query_errno(rc);
 }
 
-/* sql prepared, its parameters bound; finalized again on failure. */
-static int prepare_bound(struct datafile *df, const char *sql, sqlite3_stmt **st, const char *types,
-			 va_list ap)
-{
-	int rc = sqlite3_prepare_v2(query_db(df), sql, -1, st, NULL);
+/* the slots a statement may take: its hash's and the next ones */
+#define EACH_WAYS 4
 
+/*
+ * The SQL text's first slot among query_each's kept statements: FNV-1a of
+ * its length and every 8th byte, enough to tell ~200 statements apart (the
+ * slot's own text is compared whole); all of them took a tenth of a check
+ * of a small file's values under the sanitizers.
+ */
+static unsigned int each_hash(const char *sql)
+{
+	size_t i, n = strlen(sql);
+	unsigned int h = 2166136261u ^ (unsigned int)n;
+
+	for (i = 0; i < n; i += 8)
+		h = (h ^ (unsigned char)sql[i]) * 16777619u;
+	return h;
+}
+
+/* sql's slot: the one holding it, else an empty one, else the first; -1 when it is in use. */
+static int each_slot(struct query_conn *conn, const char *sql, bool *found)
+{
+	unsigned int h = each_hash(sql);
+	int i, slot = -1;
+
+	for (i = 0; i < EACH_WAYS; i++) {
+		int s = (h + i) % QUERY_EACH_SLOTS;
+
+		*found = conn->each[s].sql && !strcmp(conn->each[s].sql, sql);
+		if (*found)
+			/* a caller up the stack steps it: not handed out twice */
+			return sqlite3_stmt_busy(conn->each[s].stmt) ? -1 : s;
+		if (slot < 0 && !conn->each[s].sql)
+			slot = s;
+	}
+	slot = slot < 0 ? (int)(h % QUERY_EACH_SLOTS) : slot;
+	return conn->each[slot].stmt && sqlite3_stmt_busy(conn->each[slot].stmt) ? -1 : slot;
+}
+
+/*
+ * The statement of sql for query_each, kept on a file that keeps them
+ * (*kept: reset it after use) or not (finalize it).  Compiling is most of
+ * a short query's time, and the checks a caller of datafile_recheck runs
+ * again are ~90 statements; SQLite prepares a kept statement again itself
+ * when the schema (a TEMP table) changed.
+ */
+static int each_stmt(struct query_conn *conn, const char *sql, sqlite3_stmt **st, bool *kept)
+{
+	int slot = -1, rc;
+	char *copy;
+
+	*kept = false;
+	if (conn->keep_each)
+		slot = each_slot(conn, sql, kept);
+	if (slot >= 0 && *kept) {
+		*st = conn->each[slot].stmt;
+		return 0;
+	}
+	*kept = false;
+	rc = sqlite3_prepare_v3(conn->db, sql, -1, slot >= 0 ? SQLITE_PREPARE_PERSISTENT : 0, st,
+				NULL);
 	if (rc != SQLITE_OK)
 		return query_errno(rc);
-	rc = bind(*st, types, ap);
-	if (rc != SQLITE_OK)
-		sqlite3_finalize(*st);
-	return query_errno(rc);
+	copy = slot >= 0 && *st ? strdup(sql) : NULL;
+	if (!copy)
+		return 0;
+	sqlite3_finalize(conn->each[slot].stmt);
+	free(conn->each[slot].sql);
+	conn->each[slot].sql = copy;
+	conn->each[slot].stmt = *st;
+	*kept = true;
+	return 0;
+}
+
+/* A statement of each_stmt done with: reset for the next caller, or finalized. */
+static void each_done(sqlite3_stmt *st, bool kept)
+{
+	if (!kept) {
+		sqlite3_finalize(st);
+		return;
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
 }
 
 static int step_rows(sqlite3_stmt *st, query_row_fn fn, void *ctx)
@@ -178,15 +257,16 @@ static int each_va(struct datafile *df, const char *sql, query_row_fn fn, void *
 		   const char *types, va_list ap)
 {
 	sqlite3_stmt *st;
-	int err = prepare_bound(df, sql, &st, types, ap);
+	bool kept;
+	int err = each_stmt(&df->conn, sql, &st, &kept);
 
 	if (err)
 		return err;
-	err = step_rows(st, fn, ctx);
+	err = query_errno(bind(st, types, ap)) ?: step_rows(st, fn, ctx);
 	/* a statement that ran into the file's values: SUM() overflowing, ... */
 	if (err == -EIO && sqlite3_errcode(query_db(df)) == SQLITE_ERROR)
 		err = query_bad(df, "%s", sqlite3_errmsg(query_db(df)));
-	sqlite3_finalize(st);
+	each_done(st, kept);
 	return err;
 }
 

@@ -23,7 +23,7 @@ if [ ! -d "$seeds" ] || [ -n "$(find tests/fuzz/seeds.sh tests/golden share/feat
 	-newer "$seeds" -print -quit)" ]; then
 	tests/fuzz/seeds.sh "$seeds" || { echo "fuzz: seeds.sh failed"; exit 1; }
 fi
-export KP_FUZZ_VMLINUX=$seeds/vmlinux.elf KP_FUZZ_SYMFS=$seeds/symfs
+export KP_FUZZ_VMLINUX=$seeds/vmlinux.elf KP_FUZZ_SYMFS=$seeds/symfs KP_FUZZ_RECORDINGS=$seeds/recordings
 
 fuzz_one() {	# $1: target
 	local t=$1 bin=$out/fuzz_$1 regs=tests/fuzz/regressions/$1 log execs rate

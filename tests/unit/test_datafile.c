@@ -251,11 +251,92 @@ static void test_load(void **state)
 	free(data);
 }
 
+/* Rows changed in the loaded copy: checked again as opening checks them, meta read anew. */
+static void test_recheck(void **state)
+{
+	struct fixture *fx = *state;
+	struct datafile *df;
+	char why[256];
+	size_t size;
+	void *data;
+
+	write_file(fx->path, "v1");
+	data = bytes_of(fx->path, &size);
+	assert_non_null(data);
+	assert_int_equal(datafile_load(&df, fx->path, data, size, why, sizeof(why)), 0);
+	free(data);
+	assert_int_equal(query_exec(df, "UPDATE meta SET value = 'v2' WHERE key = 'k'"), 0);
+	assert_int_equal(datafile_recheck(df, why, sizeof(why)), 0);
+	assert_string_equal(datafile_meta(df, "k"), "v2");
+	assert_int_equal(query_exec(df, "UPDATE counters SET value = -1"), 0);
+	assert_int_equal(datafile_recheck(df, why, sizeof(why)), -EBADMSG);
+	assert_non_null(strstr(why, "table counters, row 1: value is -1"));
+	/* the bad value found before is forgotten once the values pass again */
+	assert_int_equal(query_exec(df, "UPDATE counters SET value = 42"), 0);
+	assert_int_equal(datafile_recheck(df, why, sizeof(why)), 0);
+	assert_string_equal(why, "");
+	assert_false(datafile_why(df, why, sizeof(why)));
+	datafile_close(df);
+}
+
+static int count_row(sqlite3_stmt *st, void *n)
+{
+	(void)st;
+	++*(int *)n;
+	return 0;
+}
+
+/* Each row of the statement runs it whole again, from inside its own walk. */
+static int nested_row(sqlite3_stmt *st, void *ctx)
+{
+	void **c = ctx;
+
+	(void)st;
+	return query_each(c[0], "SELECT value FROM counters", count_row, c[1], "");
+}
+
+/*
+ * query_each keeps its statements on a loaded file: the same SQL again, from
+ * a buffer of the caller's, run inside its own walk, and after a TEMP table
+ * changed the schema, with new parameters each time.
+ */
+static void test_each_kept(void **state)
+{
+	struct fixture *fx = *state;
+	struct datafile *df;
+	char why[256], sql[64];
+	size_t size;
+	int n = 0;
+	void *ctx[2], *data;
+
+	write_file(fx->path, "v1");
+	data = bytes_of(fx->path, &size);
+	assert_non_null(data);
+	assert_int_equal(datafile_load(&df, fx->path, data, size, why, sizeof(why)), 0);
+	free(data);
+	ctx[0] = df;
+	ctx[1] = &n;
+	assert_int_equal(query_each(df, "SELECT value FROM counters", nested_row, ctx, ""), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(query_exec(df, "CREATE TEMP TABLE t(a); INSERT INTO t VALUES(1), (2)"), 0);
+	for (n = 0; n < 3; n++) {
+		long long v = -1;
+
+		snprintf(sql, sizeof(sql), "SELECT count(*) + ? FROM %s",
+			 n == 1 ? "t" : "counters");
+		assert_true(query_each(df, sql, query_int_row, &v, "i", (long long)n) >= 0);
+		assert_int_equal(v, (n == 1 ? 2 : 1) + n);
+	}
+	datafile_close(df);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recheck, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_each_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commit_replaces_abort_keeps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_in_missing_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_files, setup, teardown),
