@@ -254,7 +254,8 @@ test-asan: asan $(WORKLOADS)
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c) over a libkp.a of their own under
 # $(OUTPUT)/fuzz; `make fuzz` runs each FUZZ_TIME seconds (make test: 20), or
-# FUZZ_RUNS executions when given (`make fuzz FUZZ_RUNS=10000000`)
+# FUZZ_RUNS executions when given (`make fuzz FUZZ_RUNS=10000000`), in
+# FUZZ_FORK processes at once when given (libFuzzer's -fork)
 FUZZ_OUT := $(OUTPUT)/fuzz
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
@@ -275,7 +276,8 @@ $(OUTPUT)/fuzz_%: $(OUTPUT)/tests/fuzz_%.o $(OUTPUT)/libkp.a
 	$(Q)$(CC) $(CFLAGS) -fsanitize=fuzzer $^ -o $@ $(LDFLAGS) $(LDLIBS)
 
 fuzz: fuzz-build
-	OUTPUT=$(OUTPUT) FUZZ_TIME=$(FUZZ_TIME) FUZZ_RUNS=$(FUZZ_RUNS) tests/fuzz/run.sh
+	OUTPUT=$(OUTPUT) FUZZ_TIME=$(FUZZ_TIME) FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_FORK=$(FUZZ_FORK) \
+		tests/fuzz/run.sh
 
 bench: all static
 	tests/bench/run.sh

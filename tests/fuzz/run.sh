@@ -4,7 +4,9 @@
 # each first replays its regression inputs (tests/fuzz/regressions/TARGET/,
 # every crash ever found), then fuzzes FUZZ_TIME seconds (default 60), or
 # FUZZ_RUNS executions when that is set (no time limit then), from its seeds
-# (seeds.sh) and the corpus it grew before ($OUTPUT/fuzz/corpus/).
+# (seeds.sh) and the corpus it grew before ($OUTPUT/fuzz/corpus/); with
+# FUZZ_FORK=N, in N processes at once (libFuzzer's -fork=N: the executions
+# and the limits are the campaign's, summed over its processes).
 # Prints one line per target with its executions; exits non-zero on any
 # crash, leak, timeout or sanitizer report, whose input is kept under
 # $OUTPUT/fuzz/crashes/TARGET/.
@@ -14,7 +16,9 @@ cd "$(dirname "$0")/../.."
 out=$(realpath -m "${OUTPUT:-build}/fuzz")
 time=${FUZZ_TIME:-60}
 runs=${FUZZ_RUNS:-}
+fork=${FUZZ_FORK:-}
 [[ -z $runs || $runs =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: FUZZ_RUNS must be a positive integer"; exit 1; }
+[[ -z $fork || $fork =~ ^[1-9][0-9]?$ ]] || { echo "fuzz: FUZZ_FORK must be a number of processes, 1 to 99"; exit 1; }
 [[ $time =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: FUZZ_TIME must be a positive integer"; exit 1; }
 
 # seeds made anew when seeds.sh or the files they come from changed
@@ -40,6 +44,7 @@ fuzz_one() {	# $1: target
 	fi
 	limit=(-max_total_time="$time")
 	[ -z "$runs" ] || limit=(-runs="$runs")
+	[ -z "$fork" ] || limit+=(-fork="$fork")
 	start=$SECONDS
 	"$bin" "${limit[@]}" -timeout=60 -close_fd_mask=2 -print_final_stats=1 \
 		-artifact_prefix="$crashes/" "$corpus" "$seeds/$t" >"$log" 2>&1
@@ -47,6 +52,11 @@ fuzz_one() {	# $1: target
 	secs=$((SECONDS - start))
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
+	# -fork's parent prints no final stats: its last progress line counts all processes
+	if [ -n "$fork" ]; then
+		execs=$(sed -n 's/^#\([0-9]*\): cov:.*/\1/p' "$log" | tail -1)
+		rate=$(( ${execs:-0} / (secs > 0 ? secs : 1) ))
+	fi
 	if [ $status -eq 0 ]; then
 		echo "PASS fuzz $t: ${execs:-0} executions in ${secs}s (${rate:-0}/s), no crash," \
 			"corpus $(ls "$corpus" | wc -l)"
