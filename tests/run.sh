@@ -10,7 +10,8 @@
 # overrides each test's time limit in seconds (unit and live 300, the asan
 # tier 600, vm 1200, the vm tier's fixture 3600, its kernel builds 5400):
 # a test that outlives it is killed with its process group and fails by
-# name.
+# name.  KP_VM_JOBS: how many vm tests run at once when that tier runs
+# alone (default: the CPUs).
 set -u
 cd "$(dirname "$0")/.."
 pass=0 fail=0 skip=0 ran=0
@@ -22,16 +23,33 @@ selected() {	# $1: a test's name
 	[ -z "$FILTER" ] || [[ $1 == *"$FILTER"* ]]
 }
 
+# children_ticks: $ticks, the CPU time (user + system, in clock ticks) of
+# the children this shell has reaped, with what they reaped: a test's own
+# and its processes', guests and compilers included.  Bash reaps a child
+# when it ends, so around a command run in the foreground it is that
+# command's (and the vm tier runs each test in a shell of its own).  A
+# variable, not output: $(...) would read its own subshell's.
+HZ=$(getconf CLK_TCK)
+children_ticks() {
+	local stat
+	read -r stat <"/proc/$BASHPID/stat"
+	# shellcheck disable=SC2086 # the fields after "pid (comm) ", split
+	set -- ${stat##*) }
+	ticks=$((${14} + ${15}))
+}
+
 # timed LIMIT NAME CMD...: CMD under LIMIT seconds (KP_TEST_TIMEOUT wins),
 # its output in $out, its status in $rc, its time in $took, and a line in
-# the table of times.  timeout(1) signals CMD's whole process group, so a
-# hung guest's QEMU goes with its test.
+# the table of times (seconds, CPU seconds).  timeout(1) signals CMD's
+# whole process group, so a hung guest's QEMU goes with its test.
 timed() {
-	local limit=${KP_TEST_TIMEOUT:-$1} name=$2 t0=$SECONDS
+	local limit=${KP_TEST_TIMEOUT:-$1} name=$2 t0=$SECONDS ticks t1
 	shift 2
+	children_ticks; t1=$ticks
 	out=$(timeout -k 10 "$limit" "$@" 2>&1); rc=$?
 	took=$((SECONDS - t0))
-	times+=("$took $name")
+	children_ticks
+	times+=("$took $(((ticks - t1) / HZ)) $name")
 	ran=$((ran + 1))
 	if { [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; } && [ "$took" -ge "$limit" ]; then
 		out+=$'\n'"timed out after $limit s (KP_TEST_TIMEOUT)"
@@ -113,7 +131,10 @@ kernels_ready() {
 	done < <(kernels_of "$1")
 }
 
-kernels_wait() {	# reaps the builds and prints their line
+# reaps the builds and prints their line; their CPU time is that of each
+# build's line (bash reaps a background job when it ends, not at wait)
+kernels_wait() {
+	local cpu
 	rc=0
 	[ -n "$kb_pid" ] || { rm -f "$kb_log"; return 0; }
 	wait "$kb_pid" || rc=$?
@@ -121,7 +142,8 @@ kernels_wait() {	# reaps the builds and prints their line
 	out=$(cat "$kb_log")
 	rm -f "$kb_log"
 	took=$((SECONDS - kb_t0))
-	times+=("$took vm/kernels.sh build (background)")
+	cpu=$(printf '%s\n' "$out" | sed -n 's/^kernel .*, \([0-9]*\) CPU s)$/\1/p' | awk '{ c += $1 } END { print c + 0 }')
+	times+=("$took $cpu vm/kernels.sh build (background)")
 	case $rc in
 	0) echo "PASS vm/kernels.sh: $(printf '%s\n' "$out" | tail -1) (started $took s ago)" ;;
 	77) echo "SKIP vm/kernels.sh: $(printf '%s\n' "$out" | grep -m1 -i 'skipped')" ;;
@@ -149,22 +171,61 @@ fixture_fetch() {
 }
 
 run_vm() {	# $1: each test's time limit
-	local s pending=() waiting
+	local s pending=() waiting jobdir running=()
 	for s in tests/vm/t_*.sh; do selected "${s#tests/}" && pending+=("$s"); done
 	[ ${#pending[@]} -gt 0 ] || return 0
 	kernels_start "${pending[@]}"
 	fixture_fetch || return 0
-	while [ ${#pending[@]} -gt 0 ]; do
+	jobdir=$(mktemp -d /tmp/kp-vmjobs.XXXXXX)
+	while [ $((${#pending[@]} + ${#running[@]})) -gt 0 ]; do
 		waiting=()
 		for s in "${pending[@]}"; do
-			if kernels_ready "$s"; then run_script "$s" "$1"; else waiting+=("$s"); fi
+			if [ ${#running[@]} -lt "$(vm_slots)" ] && kernels_ready "$s"; then
+				vm_launch "$s" "$1"
+			else
+				waiting+=("$s")
+			fi
 		done
 		pending=("${waiting[@]}")
-		[ ${#pending[@]} -gt 0 ] || break
-		# none could run: wait for the next build (or the builds' end)
-		if kill -0 "$kb_pid" 2>/dev/null; then sleep 5; else kernels_wait; fi
+		# a test's end, the next build, the builds' end or the other tiers'
+		sleep 1
+		vm_reap
+		[ -z "$kb_pid" ] || kill -0 "$kb_pid" 2>/dev/null || kernels_wait
 	done
+	rm -rf "$jobdir"
 	[ -z "$kb_pid" ] || kernels_wait
+}
+
+# How many vm tests run at once: one while the other tiers test beside the
+# tier or its kernels build (a guest's CPU beside theirs), $KP_VM_JOBS
+# (default: the CPUs) once the tier has the machine to itself: a guest
+# runs on one CPU (TCG), so one at a time left the others idle.
+vm_slots() {
+	if [ -e "$vm_alone" ] && [ -z "$kb_pid" ]; then echo "${KP_VM_JOBS:-$(nproc)}"; else echo 1; fi
+}
+
+# vm_launch SCRIPT LIMIT: run_script in the background (in run_vm's
+# $running, by pid), its lines and counts kept in a file for vm_reap
+vm_launch() {
+	local f=$jobdir/${1##*/}
+	# shellcheck disable=SC2030 # the job's own counts, for counts_add
+	(
+		pass=0 fail=0 skip=0 ran=0
+		failed=() times=()
+		run_script "$1" "$2"
+		counts_out
+	) >"$f" 2>&1 &
+	running[$!]=$f
+}
+
+vm_reap() {	# the ended tests of $running: their lines printed, counts added
+	local pid
+	for pid in "${!running[@]}"; do
+		! kill -0 "$pid" 2>/dev/null || continue
+		wait "$pid"
+		counts_add "${running[$pid]}"
+		unset "running[$pid]"
+	done
 }
 
 run_dir() {	# $1: the tier (live), $2: each script's time limit
@@ -223,8 +284,8 @@ run_fuzz() {
 		[ -x "$t" ] || continue
 		name=${t##*/fuzz_}
 		selected "fuzz $name" || continue
-		timed $((${FUZZ_TIME:-20} + 120)) "fuzz $name" \
-			env OUTPUT="${OUTPUT:-build}" FUZZ_TIME="${FUZZ_TIME:-20}" FUZZ_RUNS= tests/fuzz/run.sh "$name"
+		timed $((${FUZZ_TIME:-10} + 120)) "fuzz $name" \
+			env OUTPUT="${OUTPUT:-build}" FUZZ_TIME="${FUZZ_TIME:-10}" FUZZ_RUNS= tests/fuzz/run.sh "$name"
 		printf '%s\n' "$out"
 		if [ "$rc" -eq 0 ]; then
 			pass=$((pass + 1))
@@ -234,50 +295,71 @@ run_fuzz() {
 	done
 }
 
-# The ten slowest tests, so that the budget's spending shows in CI's log.
+# The ten slowest tests, so that the budget's spending shows in CI's log,
+# and the CPU time of all of them: on a machine of few CPUs it, more than
+# their seconds, bounds a run's length.
 slowest() {
 	[ ${#times[@]} -gt 0 ] || return 0
-	echo "== slowest tests (s)"
-	printf '%s\n' "${times[@]}" | sort -rn | head -10 | awk '{ t = $1; $1 = ""; printf "%6d %s\n", t, substr($0, 2) }'
+	echo "== slowest tests (s, CPU s)"
+	printf '%s\n' "${times[@]}" | sort -rn | head -10 |
+		awk '{ t = $1; c = $2; $1 = $2 = ""; printf "%6d %6d %s\n", t, c, substr($0, 3) }'
+	printf '%s\n' "${times[@]}" | awk '{ c += $2 } END { printf "CPU time in all: %d s\n", c }'
 }
 
 # The vm tier (its builds, fixture and tests) runs from the start, beside
 # the other tiers: its guests mostly wait on one CPU for TCG, the other tiers
 # mostly run on one, and a warm run took the sum of both (its guests are
 # clocked by instructions where a test measures time, so the host's load
-# does not move what they assert).  Its lines are kept and printed, and its
-# counts added, where the vm tier comes in the order of the tiers.
+# does not move what they assert); once they are done, it runs a test per
+# CPU (vm_slots).  Its lines are kept and printed, and its counts added,
+# where the vm tier comes in the order of the tiers.
 quoted() {	# the arguments as shell words, for an array's ( ... )
 	[ $# -eq 0 ] || printf '%q ' "$@"
 }
 
+# counts_out: this shell's counts, as the lines counts_add reads
+counts_out() {
+	printf 'kp_counts_pass=%d kp_counts_fail=%d kp_counts_skip=%d kp_counts_ran=%d\n' \
+		"$pass" "$fail" "$skip" "$ran"
+	printf 'kp_counts_failed=(%s)\nkp_counts_times=(%s)\n' "$(quoted "${failed[@]}")" \
+		"$(quoted "${times[@]}")"
+}
+
+# counts_add FILE: prints FILE, a subshell's output, but for counts_out's
+# lines, whose counts it adds to this shell's
+# shellcheck disable=SC2031 # the parent's own counts, which the subshell's add to
+counts_add() {
+	local kp_counts_pass=0 kp_counts_fail=0 kp_counts_skip=0 kp_counts_ran=0
+	local kp_counts_failed=() kp_counts_times=()
+	grep -vE '^kp_counts_(pass|failed|times)=' "$1"
+	# shellcheck disable=SC1090 # written by counts_out, with printf %q
+	. <(grep -E '^kp_counts_(pass|failed|times)=' "$1")
+	pass=$((pass + kp_counts_pass)); fail=$((fail + kp_counts_fail))
+	skip=$((skip + kp_counts_skip)); ran=$((ran + kp_counts_ran))
+	failed+=("${kp_counts_failed[@]}"); times+=("${kp_counts_times[@]}")
+}
+
+# vm_alone, made when the run gets to the vm tier in the order of the
+# tiers: from then on the other tiers are done and the tier runs alone
 vm_start() {
 	vm_log=$(mktemp /tmp/kp-vmtier.XXXXXX)
+	vm_alone=$vm_log.alone
 	# shellcheck disable=SC2030 # the subshell's own counts, printed at its end
 	(
 		pass=0 fail=0 skip=0 ran=0
 		failed=() times=()
 		run_vm 1200
-		printf 'vm_pass=%d vm_fail=%d vm_skip=%d vm_ran=%d\n' "$pass" "$fail" "$skip" "$ran"
-		printf 'vm_failed=(%s)\nvm_times=(%s)\n' "$(quoted "${failed[@]}")" \
-			"$(quoted "${times[@]}")"
+		counts_out
 	) >"$vm_log" 2>&1 &
 	vm_pid=$!
 }
 
-# shellcheck disable=SC2031 # the parent's own counts, which the subshell's add to
 vm_finish() {
-	local vm_pass=0 vm_fail=0 vm_skip=0 vm_ran=0 vm_failed=() vm_times=()
+	touch "$vm_alone"
 	wait "$vm_pid"
 	vm_pid=
-	# the counts' lines are the subshell's own last lines: not for the log
-	grep -vE '^vm_(pass|failed|times)=' "$vm_log"
-	# shellcheck disable=SC1090 # written above, by printf %q
-	. <(grep -E '^vm_(pass|failed|times)=' "$vm_log")
-	rm -f "$vm_log"
-	pass=$((pass + vm_pass)); fail=$((fail + vm_fail)); skip=$((skip + vm_skip))
-	ran=$((ran + vm_ran))
-	failed+=("${vm_failed[@]}"); times+=("${vm_times[@]}")
+	counts_add "$vm_log"
+	rm -f "$vm_log" "$vm_alone"
 }
 
 # a run stopped early (^C, CI's limit) takes the vm tier's guests with it:
