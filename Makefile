@@ -253,7 +253,7 @@ test-asan: asan $(WORKLOADS)
 	OUTPUT=$(OUTPUT) tests/run.sh asan
 
 # libFuzzer targets (tests/fuzz/fuzz_*.c) over a libkp.a of their own under
-# $(OUTPUT)/fuzz; `make fuzz` runs each FUZZ_TIME seconds (make test: 20), or
+# $(OUTPUT)/fuzz; `make fuzz` runs each FUZZ_TIME seconds (make test: 10), or
 # FUZZ_RUNS executions when given (`make fuzz FUZZ_RUNS=10000000`), in
 # FUZZ_FORK processes at once when given (libFuzzer's -fork)
 FUZZ_OUT := $(OUTPUT)/fuzz
