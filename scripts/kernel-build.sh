@@ -82,6 +82,7 @@ done
 kb_parse_sets
 kb_need_tools
 kb_source
+kb_check_sets
 kb_check_cmdline
 if ! kb_remembered; then
 	kb_configure

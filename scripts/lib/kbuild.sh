@@ -183,11 +183,20 @@ kb_configure() {
 	KEY=$( { echo "$SRC_DESC"; grep -v '^#' "$WORK/.config" | grep -v '^$'; } | sha256sum | cut -c1-24)
 }
 
+# Each --set option must be one the version declares: refused before
+# configuring, which takes seconds and the build tree's lock.
+kb_check_sets() {
+	local i
+	for i in "${!SET_NAMES[@]}"; do
+		kb_defined "${SET_NAMES[$i]}" ||
+			die "--set ${SET_NAMES[$i]}=${SET_VALUES[$i]}: linux $KVERSION has no option CONFIG_${SET_NAMES[$i]}"
+	done
+}
+
 kb_apply_sets() {
 	local i name value args=()
 	for i in "${!SET_NAMES[@]}"; do
 		name=${SET_NAMES[$i]} value=${SET_VALUES[$i]}
-		kb_defined "$name" || die "--set $name=$value: linux $KVERSION has no option CONFIG_$name"
 		case $value in
 		y) args+=(--enable "$name") ;;
 		n) args+=(--disable "$name") ;;

@@ -48,19 +48,23 @@ kernels_names() {
 	echo "${names[*]}"
 }
 
-kernels_build() {	# NAME...: builds each (in KERNELS' order), one line each
-	local k name args want=" $* " start n=0 t0=$SECONDS
+# NAME...: builds each (in KERNELS' order), one line each with its seconds
+# and CPU seconds (what a cold run pays for it)
+kernels_build() {
+	local k name args want=" $* " start n=0 t0=$SECONDS TIMEFORMAT='%0U %0S'
 	for name in "$@"; do kernels_args "$name" >/dev/null || return 1; done
 	for k in "${KERNELS[@]}"; do
 		name=${k%%:*}
 		[[ $want == *" $name "* ]] || continue
 		mapfile -t args < <(kernels_args "$name")
 		start=$SECONDS
-		"$ROOT/scripts/kernel-build.sh" -q "${args[@]}" >"$TMP_KB/out" 2>"$TMP_KB/err" || {
+		{ time "$ROOT/scripts/kernel-build.sh" -q "${args[@]}" >"$TMP_KB/out" 2>"$TMP_KB/err"; } \
+			2>"$TMP_KB/time" || {
 			echo "kernel $name (kernel-build.sh ${args[*]}) failed: $(tail -1 "$TMP_KB/err")"
 			return 1
 		}
-		echo "kernel $name: $(tail -1 "$TMP_KB/out") ($((SECONDS - start)) s)"
+		echo "kernel $name: $(tail -1 "$TMP_KB/out") ($((SECONDS - start)) s," \
+			"$(awk '{ print $1 + $2 }' "$TMP_KB/time") CPU s)"
 		n=$((n + 1))
 	done
 	echo "$n kernels ready in $((SECONDS - t0)) s"
