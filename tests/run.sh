@@ -113,9 +113,9 @@ kernels_of() {	# $1: a test script: the kernels it names, one per line
 kernels_start() {	# $@: the selected vm tests
 	local s kernels=()
 	mapfile -t kernels < <(for s in "$@"; do kernels_of "$s"; done | awk '!seen[$0]++')
-	kb_log=$(mktemp /tmp/kp-kernels.XXXXXX)
 	kb_t0=$SECONDS kb_pid=
 	[ ${#kernels[@]} -gt 0 ] || return 0
+	kb_log=$(mktemp /tmp/kp-kernels.XXXXXX)
 	# niced: the tests beside them (the other tiers', the guests) first
 	timeout -k 10 "${KP_TEST_TIMEOUT:-5400}" nice -n 10 bash tests/vm/kernels.sh build "${kernels[@]}" >"$kb_log" 2>&1 &
 	kb_pid=$!
@@ -136,7 +136,7 @@ kernels_ready() {
 kernels_wait() {
 	local cpu
 	rc=0
-	[ -n "$kb_pid" ] || { rm -f "$kb_log"; return 0; }
+	[ -n "$kb_pid" ] || return 0
 	wait "$kb_pid" || rc=$?
 	kb_pid=
 	out=$(cat "$kb_log")
