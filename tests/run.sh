@@ -142,7 +142,7 @@ kernels_wait() {
 	out=$(cat "$kb_log")
 	rm -f "$kb_log"
 	took=$((SECONDS - kb_t0))
-	cpu=$(printf '%s\n' "$out" | sed -n 's/^kernel .*, \([0-9]*\) CPU s)$/\1/p' | awk '{ c += $1 } END { print c + 0 }')
+	cpu=$(printf '%s\n' "$out" | awk -F', ' '/^kernel .* CPU s\)$/ { c += $NF } END { print c + 0 }')
 	times+=("$took $cpu vm/kernels.sh build (background)")
 	case $rc in
 	0) echo "PASS vm/kernels.sh: $(printf '%s\n' "$out" | tail -1) (started $took s ago)" ;;
