@@ -49,12 +49,17 @@ static int file_symbols(const char *path, struct ksyms *ks)
 	elf_version(EV_CURRENT);
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	while (e && (scn = elf_nextscn(e, scn))) {
-		Elf_Data *d = elf_getdata(scn, NULL);
+		Elf_Data *d;
 		GElf_Shdr sh;
 		GElf_Sym sym;
 		size_t i;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !d || !sh.sh_entsize)
+		/* the header first: elf_getdata() reads the section, and a -dbg
+		 * vmlinux has 600 MB of DWARF beside its symbols */
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d)
 			continue;
 		err = 0;
 		for (i = 0; !err && i < sh.sh_size / sh.sh_entsize; i++) {
