@@ -5,6 +5,7 @@
 # the broken .config line it made was blamed on olddefconfig), a value that
 # is no Kconfig value, OPT without =VALUE.  --src names an empty folder, so
 # a refusal that came too late would fail there, not build.
+# runs no kprotperf
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TMP=$(mktemp -d /tmp/kp-kbargs.XXXXXX)

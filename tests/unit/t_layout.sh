@@ -7,6 +7,7 @@
 # anything else, SQL and sqlite3 appear only in src/data/ and only
 # src/data/ includes its SQL machinery (data/query.h), no source file has
 # over 800 lines and no function over 80.
+# runs no kprotperf
 cd "$(dirname "$0")/../.." || exit 1
 exec python3 - <<'PY'
 import collections, glob, os, re, sys

@@ -3,6 +3,7 @@
 # against a plain reference on three million pseudo-random fetches and
 # accesses through four geometries at once: every count equal; bad
 # geometries refused (tests/unit/model_sim.c says what it covers).
+# runs no kprotperf
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TMP=$(mktemp -d /tmp/kp-sim.XXXXXX)

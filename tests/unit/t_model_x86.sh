@@ -3,6 +3,7 @@
 # needed) on instructions the host's assembler encodes: registers only,
 # cannot leave its block in the kernel, changes address translation, each
 # as QEMU 7.2 runs it (tests/unit/model_x86.c says what it covers).
+# runs no kprotperf
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TMP=$(mktemp -d /tmp/kp-x86.XXXXXX)

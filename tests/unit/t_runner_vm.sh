@@ -9,6 +9,7 @@
 # runs (t_p.sh, beside live/t_l.sh), two at once (KP_VM_JOBS=2) once the
 # tier runs alone (t_q.sh and t_r.sh each wait for the other to start).
 # The whole outputs are compared, times masked.
+# runs no kprotperf
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # the runner's settings are the inner run's own (`make test T=runner_vm`)

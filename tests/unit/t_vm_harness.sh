@@ -16,6 +16,7 @@
 # the guest script run on the host (the share for /mnt/host, fake
 # boot-clock and dmesg) leaves the raw folder's files, build-id and
 # config added on the host, no inject.
+# runs no kprotperf
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 VR=$ROOT/scripts/vm-run.sh
