@@ -514,7 +514,7 @@ vm_report() {
 # A path in -virtfs's option list has its commas doubled: QEMU reads ",," as a
 # comma and a single one as the start of the next option.
 vm_boot() {
-	local log=$VM_TMP/run$VM_RUNS pid shares=()
+	local log=$VM_TMP/run$VM_RUNS pid tick n=0 shares=()
 	[ -z "$VM_RO_SHARE" ] ||
 		shares+=(-virtfs "local,path=${VM_RO_SHARE//,/,,},mount_tag=ro,security_model=none,readonly=on")
 	[ -z "$VM_KFOLDER" ] ||
@@ -528,11 +528,19 @@ vm_boot() {
 		"${shares[@]}" "${VM_QEMU_ARGS[@]}" \
 		</dev/null >"$log/qemu.log" 2>&1 &
 	pid=$!
+	# QEMU's end looked for each second, the console every fifth: a fork
+	# costs milliseconds of CPU on a loaded host, beside the guest's.  The
+	# second is waited by read -t on a pipe whose writer we hold, so that
+	# it never ends (sleep would be a fork too)
+	exec {tick}<> <(:)
 	while kill -0 "$pid" 2>/dev/null; do
-		VM_LOCKUP=$(grep -m1 -ao 'BUG: soft lockup.*' "$log/serial.log" 2>/dev/null | tr -d '\r' || true)
-		[ -z "$VM_LOCKUP" ] || { kill "$pid"; break; }
-		sleep 1
+		if [ $((++n % 5)) -eq 0 ]; then
+			VM_LOCKUP=$(grep -m1 -ao 'BUG: soft lockup.*' "$log/serial.log" 2>/dev/null | tr -d '\r' || true)
+			[ -z "$VM_LOCKUP" ] || { kill "$pid"; break; }
+		fi
+		read -rt 1 -u "$tick" || true
 	done
+	exec {tick}<&-
 	wait "$pid" || VM_RC=$?
 	# an int3 no kprobe claims: under multi-threaded TCG a vCPU has run
 	# code the kernel had already patched back (the guest goes on)
