@@ -18,12 +18,23 @@ KERNELS=(
 	"hard:"
 	# its baseline, differing in that option alone
 	"base: --set SLAB_FREELIST_RANDOM=n"
-	# the compiler-inserted pair's hardened side: base + zeroed call-used
-	# registers.  Never booted, only inventoried (features --vmlinux reads
-	# code and symbols), so built without DWARF and BTF: -g does not change
-	# the code gcc emits, and each file of this full rebuild compiles about
-	# a third faster
-	"zcur: --set SLAB_FREELIST_RANDOM=n --set ZERO_CALL_USED_REGS=y --set DEBUG_INFO_NONE=y --set DEBUG_INFO_DWARF5=n --set DEBUG_INFO_BTF=n"
+	# the compiler-inserted pair's hardened side: zeroed call-used
+	# registers, on a kernel only inventoried (features --vmlinux reads code
+	# and symbols), never booted.  A compiler flag recompiles every file, so
+	# this build leaves out what only the VM needs (ACPI, PCI, virtio, the
+	# network and 9p, BPF, probes, ftrace, modules) and DWARF and BTF (-g
+	# does not change the code gcc emits): half of base's files, each
+	# compiled a third faster (756 CPU s, where base's config took 1,405)
+	"zcur: --set SLAB_FREELIST_RANDOM=n --set ZERO_CALL_USED_REGS=y --set ACPI=n
+		--set DEBUG_INFO_NONE=y --set DEBUG_INFO_DWARF5=n --set DEBUG_INFO_BTF=n
+		--set PCI=n --set VIRTIO_MENU=n --set VIRTIO=n --set VIRTIO_PCI=n
+		--set NET=n --set INET=n --set NET_9P=n --set NET_9P_VIRTIO=n
+		--set NETWORK_FILESYSTEMS=n --set 9P_FS=n
+		--set BPF_SYSCALL=n --set BPF_JIT=n --set BPF_JIT_ALWAYS_ON=n --set BPF_EVENTS=n
+		--set KPROBES=n --set KRETPROBES=n --set KPROBE_EVENTS=n --set FTRACE=n
+		--set FUNCTION_TRACER=n --set DYNAMIC_FTRACE=n --set FTRACE_SYSCALLS=n
+		--set FPROBE=n --set DEBUG_FS=n --set MODULES=n --set IKCONFIG=n
+		--set IKCONFIG_PROC=n --set KALLSYMS_ALL=n --set PROC_KCORE=n"
 )
 
 # kernels_args NAME: prints kernel-build.sh's arguments of NAME, one per line;
