@@ -45,7 +45,7 @@ expect 1 "kernel-build: --src $TMP: not a kernel source tree (no Makefile and Kc
 expect 2 "kernel-build: unknown argument '--frobnicate' (see --help)" -- --frobnicate
 
 # A full disk during the build: the cache on an 8 MB tmpfs (full after
-# ~25 objects: configuring takes 1 MB), the unpacked
+# ~30 objects and the host tools: configuring takes 1 MB), the unpacked
 # source borrowed from the real cache through a symlink.
 real=${KP_KBUILD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kprotperf/kbuild}
 "$KB" -q --check >/dev/null 2>&1 || fail "kernel-build.sh --check fails on the real cache"
