@@ -2,7 +2,7 @@
 # kprotperf features --vmlinux BASE --vmlinux HARDENED on two builds
 # (scripts/kernel-build.sh, no boot: the vmlinux files as linked): the
 # baseline and zcur, CONFIG_ZERO_CALL_USED_REGS=y on a kernel without what
-# only the VM needs (tests/vm/kernels.sh says why).  The inventories differ
+# only the VM and a userland need (tests/vm/kernels.sh says why).  The inventories differ
 # in zero_call_used_regs alone: most functions zero their call-used
 # registers before returning on the hardened side, none on the base side,
 # and the tinyconfig-based builds have no other compiler-inserted
