@@ -2,10 +2,10 @@
 # kprotperf features --vmlinux BASE --vmlinux HARDENED on two builds
 # (scripts/kernel-build.sh, no boot: the vmlinux files as linked): the
 # baseline and zcur, CONFIG_ZERO_CALL_USED_REGS=y on a kernel without what
-# only the VM and a userland need (tests/vm/kernels.sh says why).  The inventories differ
-# in zero_call_used_regs alone: most functions zero their call-used
-# registers before returning on the hardened side, none on the base side,
-# and the tinyconfig-based builds have no other compiler-inserted
+# only the VM and a userland need (tests/vm/kernels.sh says why).  The
+# inventories differ in zero_call_used_regs alone: most functions zero their
+# call-used registers before returning on the hardened side, none on the
+# base side, and the tinyconfig-based builds have no other compiler-inserted
 # protection.  (Debian builds no kernel with ZERO_CALL_USED_REGS, so the
 # pair is built; the boots of t_compiler_inventory.sh need no build.)
 # kernels: base zcur
