@@ -30,7 +30,8 @@ LIB_SRCS := $(wildcard src/*/*.c)
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 # what the C files include from $(OUTPUT): made before the first compile,
 # then each object depends on those its .d names
-GEN_HDRS := $(SKELS) $(OUTPUT)/syscall_names.h $(OUTPUT)/features_conf.h $(OUTPUT)/explore_conf.h
+GEN_HDRS := $(SKELS) $(OUTPUT)/syscall_names.h $(OUTPUT)/features_conf.h $(OUTPUT)/explore_conf.h \
+	$(OUTPUT)/compat_image.h
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 WORKLOADS := big-fork syscall-loop cpu-burn alloc-free model-window boot-clock core-ops
@@ -129,6 +130,17 @@ libbpf-check:
 $(OUTPUT)/syscall_names.h: scripts/gen-syscall-names.sh | $(OUTPUT)
 	$(call msg,GEN,$@)
 	$(Q)scripts/gen-syscall-names.sh > $@.tmp && mv $@.tmp $@
+
+# the empty tables an older recording lacks, as a database's bytes (src/data/compat.c),
+# by a program of the build machine's compiler: no sanitizer or fuzzer flags
+HOSTCC ?= cc
+$(OUTPUT)/compat_image.h: scripts/gen-compat-image.c src/data/schema.c src/data/schema.h \
+		src/data/blocks_tables.h src/data/boot_schema.h src/data/model.h src/data/protect.h \
+		| $(OUTPUT)
+	$(call msg,GEN,$@)
+	$(Q)$(HOSTCC) -D_GNU_SOURCE -Iinclude -iquote src -o $(OUTPUT)/gen-compat-image \
+		scripts/gen-compat-image.c src/data/schema.c -lsqlite3
+	$(Q)$(OUTPUT)/gen-compat-image > $@.tmp && mv $@.tmp $@
 
 # share/NAME.conf built in as one C string, kp_NAME_conf, so kprotperf needs no file beside it
 $(OUTPUT)/%_conf.h: share/%.conf | $(OUTPUT)

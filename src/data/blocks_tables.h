@@ -13,46 +13,46 @@
 struct datafile;
 
 /* The tables, for datafile.c: the schema's, or TEMP and empty for a file older than 6. */
-#define BLOCKS_TABLES(temp)                                                                       \
-	"CREATE " temp "TABLE blocks(func TEXT NOT NULL, block INTEGER NOT NULL,"                 \
-	" start INTEGER NOT NULL, end INTEGER NOT NULL, insns INTEGER NOT NULL, count INTEGER,"   \
-	" probed INTEGER NOT NULL, loop INTEGER, PRIMARY KEY(func, block));"                      \
-	"CREATE " temp "TABLE block_edges(func TEXT NOT NULL, edge INTEGER NOT NULL,"             \
-	" src INTEGER NOT NULL, dst INTEGER NOT NULL, kind TEXT NOT NULL, count INTEGER,"         \
-	" PRIMARY KEY(func, edge));"                                                              \
-	"CREATE " temp "TABLE block_loops(func TEXT NOT NULL, loop INTEGER NOT NULL,"             \
-	" head INTEGER NOT NULL, parent INTEGER, depth INTEGER NOT NULL,"                         \
-	" irreducible INTEGER NOT NULL, entries INTEGER, iterations INTEGER,"                     \
-	" PRIMARY KEY(func, loop));"                                                              \
-	"CREATE " temp "TABLE block_values(func TEXT NOT NULL, what TEXT NOT NULL,"               \
-	" loop INTEGER NOT NULL, ctx TEXT NOT NULL, value INTEGER NOT NULL,"                      \
-	" count INTEGER NOT NULL, PRIMARY KEY(func, what, loop, ctx, value));"                    \
-	"CREATE " temp "TABLE block_funcs(func TEXT NOT NULL PRIMARY KEY, addr INTEGER NOT NULL," \
-	" size INTEGER NOT NULL, calls INTEGER NOT NULL, complete INTEGER NOT NULL,"              \
+#define BLOCKS_TABLES                                                                           \
+	"CREATE TABLE blocks(func TEXT NOT NULL, block INTEGER NOT NULL,"                       \
+	" start INTEGER NOT NULL, end INTEGER NOT NULL, insns INTEGER NOT NULL, count INTEGER," \
+	" probed INTEGER NOT NULL, loop INTEGER, PRIMARY KEY(func, block));"                    \
+	"CREATE TABLE block_edges(func TEXT NOT NULL, edge INTEGER NOT NULL,"                   \
+	" src INTEGER NOT NULL, dst INTEGER NOT NULL, kind TEXT NOT NULL, count INTEGER,"       \
+	" PRIMARY KEY(func, edge));"                                                            \
+	"CREATE TABLE block_loops(func TEXT NOT NULL, loop INTEGER NOT NULL,"                   \
+	" head INTEGER NOT NULL, parent INTEGER, depth INTEGER NOT NULL,"                       \
+	" irreducible INTEGER NOT NULL, entries INTEGER, iterations INTEGER,"                   \
+	" PRIMARY KEY(func, loop));"                                                            \
+	"CREATE TABLE block_values(func TEXT NOT NULL, what TEXT NOT NULL,"                     \
+	" loop INTEGER NOT NULL, ctx TEXT NOT NULL, value INTEGER NOT NULL,"                    \
+	" count INTEGER NOT NULL, PRIMARY KEY(func, what, loop, ctx, value));"                  \
+	"CREATE TABLE block_funcs(func TEXT NOT NULL PRIMARY KEY, addr INTEGER NOT NULL,"       \
+	" size INTEGER NOT NULL, calls INTEGER NOT NULL, complete INTEGER NOT NULL,"            \
 	" lost INTEGER NOT NULL, unprobed TEXT NOT NULL);"
 
 /*
  * Schema 7: inline instances as --blocks functions, loop bounds and their
  * values per call, calls split by context, and each run's block counts.
  */
-#define BLOCKS7_TABLES(temp)                                                                       \
-	"CREATE " temp "TABLE block_inlines(func TEXT NOT NULL PRIMARY KEY, name TEXT NOT NULL,"   \
+#define BLOCKS7_TABLES                                                                             \
+	"CREATE TABLE block_inlines(func TEXT NOT NULL PRIMARY KEY, name TEXT NOT NULL,"           \
 	" parent TEXT NOT NULL, call_file TEXT NOT NULL, call_line INTEGER NOT NULL,"              \
 	" entry INTEGER NOT NULL, ranges TEXT NOT NULL);"                                          \
-	"CREATE " temp "TABLE block_bounds(func TEXT NOT NULL, loop INTEGER NOT NULL,"             \
+	"CREATE TABLE block_bounds(func TEXT NOT NULL, loop INTEGER NOT NULL,"                     \
 	" block INTEGER NOT NULL, bound TEXT NOT NULL, counter TEXT NOT NULL, cond TEXT NOT NULL," \
 	" PRIMARY KEY(func, loop));"                                                               \
-	"CREATE " temp "TABLE block_bound_values(func TEXT NOT NULL, loop INTEGER NOT NULL,"       \
+	"CREATE TABLE block_bound_values(func TEXT NOT NULL, loop INTEGER NOT NULL,"               \
 	" ctx TEXT NOT NULL, bound INTEGER NOT NULL, trips INTEGER NOT NULL,"                      \
 	" count INTEGER NOT NULL, PRIMARY KEY(func, loop, ctx, bound, trips));"                    \
-	"CREATE " temp "TABLE block_contexts(func TEXT NOT NULL, syscall INTEGER NOT NULL,"        \
+	"CREATE TABLE block_contexts(func TEXT NOT NULL, syscall INTEGER NOT NULL,"                \
 	" kstack INTEGER NOT NULL, ctx TEXT NOT NULL, calls INTEGER NOT NULL,"                     \
 	" insns INTEGER NOT NULL, PRIMARY KEY(func, syscall, kstack, ctx));"                       \
-	"CREATE " temp "TABLE block_runs(func TEXT NOT NULL, run INTEGER NOT NULL,"                \
+	"CREATE TABLE block_runs(func TEXT NOT NULL, run INTEGER NOT NULL,"                        \
 	" block INTEGER NOT NULL, count INTEGER, PRIMARY KEY(func, run, block));"                  \
-	"CREATE " temp "TABLE block_run_edges(func TEXT NOT NULL, run INTEGER NOT NULL,"           \
+	"CREATE TABLE block_run_edges(func TEXT NOT NULL, run INTEGER NOT NULL,"                   \
 	" edge INTEGER NOT NULL, count INTEGER, PRIMARY KEY(func, run, edge));"                    \
-	"CREATE " temp "TABLE block_run_calls(func TEXT NOT NULL, run INTEGER NOT NULL,"           \
+	"CREATE TABLE block_run_calls(func TEXT NOT NULL, run INTEGER NOT NULL,"                   \
 	" calls INTEGER NOT NULL, complete INTEGER NOT NULL, lost INTEGER NOT NULL,"               \
 	" PRIMARY KEY(func, run));"
 

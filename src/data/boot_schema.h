@@ -20,16 +20,16 @@
 /* "name" of the code run before the kernel's entry (firmware, boot loader, decompressor) */
 #define BOOT_PRE_KERNEL "[before kernel entry]"
 
-#define BOOT_TABLES(temp)                                                                          \
-	"CREATE " temp "TABLE boot_runs(run INTEGER PRIMARY KEY, clock_offset_ns INTEGER,"         \
+#define BOOT_TABLES                                                                                \
+	"CREATE TABLE boot_runs(run INTEGER PRIMARY KEY, clock_offset_ns INTEGER,"                 \
 	" initcalls_end_ns INTEGER, first_user_ns INTEGER, entry_insns INTEGER,"                   \
 	" first_user_insns INTEGER, initcalls INTEGER NOT NULL);"                                  \
-	"CREATE " temp "TABLE boot_initcalls(run INTEGER NOT NULL, seq INTEGER NOT NULL,"          \
+	"CREATE TABLE boot_initcalls(run INTEGER NOT NULL, seq INTEGER NOT NULL,"                  \
 	" name TEXT NOT NULL, start_ns INTEGER NOT NULL, ns INTEGER NOT NULL,"                     \
 	" ret INTEGER NOT NULL, PRIMARY KEY(run, seq));"                                           \
-	"CREATE " temp "TABLE boot_funcs(run INTEGER NOT NULL, name TEXT NOT NULL,"                \
+	"CREATE TABLE boot_funcs(run INTEGER NOT NULL, name TEXT NOT NULL,"                        \
 	" module TEXT NOT NULL, insns INTEGER NOT NULL, PRIMARY KEY(run, name, module));"          \
-	"CREATE " temp "TABLE boot_func_misses(run INTEGER NOT NULL, name TEXT NOT NULL,"          \
+	"CREATE TABLE boot_func_misses(run INTEGER NOT NULL, name TEXT NOT NULL,"                  \
 	" module TEXT NOT NULL, geom INTEGER NOT NULL, i1_misses INTEGER NOT NULL,"                \
 	" d1_reads INTEGER NOT NULL, d1_read_misses INTEGER NOT NULL, d1_writes INTEGER NOT NULL," \
 	" d1_write_misses INTEGER NOT NULL, ll_misses INTEGER NOT NULL,"                           \

@@ -11,11 +11,15 @@
 #include "data/check.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/types.h>
 
+#include "data/compat.h"
+#include "data/datafile_int.h"
 #include "data/inline_tables.h"
 #include "data/model.h"
 #include "data/protect.h"
@@ -23,7 +27,7 @@
 #include "kprotperf.h"
 #include "util/hist.h"
 
-/* What a column may hold: each is an SQL test true on a bad value. */
+/* What a column may hold, checked in C on each row (check_row). */
 enum rule {
 	R_INT,	    /* any integer: addresses, pids, stack ids (< 0: lost) */
 	R_INT_NULL, /* an integer or NULL */
@@ -51,49 +55,61 @@ enum rule {
 	R_RET,	      /* an initcall's return value: a negative errno to 2^31-1 */
 };
 
-#define STR(x)	   #x
-#define XSTR(x)	   STR(x)
-#define IS_INT	   "typeof(%1$s) != 'integer'"
-#define RANGE(hi)  IS_INT " OR %1$s NOT BETWEEN 0 AND " hi
-#define NO_NUL	   " OR instr(CAST(%1$s AS BLOB), x'00')"
-#define LEN(max)   "typeof(%1$s) != 'text' OR length(CAST(%1$s AS BLOB)) > " max NO_NUL
-#define OR_NULL(t) "%1$s IS NOT NULL AND (" t ")"
+#define STR(x)	  #x
+#define XSTR(x)	  STR(x)
+#define ID_MAX	  2147483647LL
+#define COUNT_MAX (1LL << 40)
+#define NS_MAX	  (1LL << 60)
 
-static const struct {
-	const char *bad;  /* a printf format: the column is %1$s, the last bucket %2$d */
+static const char *const edge_kinds[] = {"entry",     "fall",	"jump", "taken",
+					 "not_taken", "return", "tail", "indirect",
+					 "noreturn",  "trap",	NULL};
+static const char *const whats[] = {"insns", "trips", NULL};
+
+/*
+ * A column's rule: an integer from lo to hi (a power of two if pow2), text
+ * of at most hi bytes without NUL, or one of words; NULL only if null_ok.
+ * Text is measured as stored (the bytes CAST AS BLOB gives), as readers
+ * bound their buffers by it.
+ */
+static const struct rule_def {
+	enum { T_INT, T_TEXT, T_WORD } type;
+	bool null_ok, pow2;
+	long long lo, hi;
+	const char *const *words;
 	const char *want; /* a printf format: the last bucket is %d */
 } rules[] = {
-	[R_INT] = {IS_INT, "an integer"},
-	[R_INT_NULL] = {OR_NULL(IS_INT), "an integer or NULL"},
-	[R_ID] = {RANGE("2147483647"), "an id from 0 to 2^31-1"},
-	[R_LINE] = {RANGE("2147483647"), "a line from 0 to 2^31-1"},
-	[R_COUNT] = {RANGE("1099511627776"), "a count from 0 to 2^40"},
-	[R_NS] = {RANGE("1152921504606846976"), "a time from 0 to 2^60 ns"},
-	[R_DEPTH] = {RANGE(XSTR(KP_STACK_DEPTH)), "a depth from 0 to " XSTR(KP_STACK_DEPTH)},
-	[R_BUCKET] = {IS_INT " OR %1$s NOT BETWEEN 0 AND %2$d", "a histogram bucket from 0 to %d"},
-	[R_NAME] = {LEN("4096"), "text of at most 4096 bytes without NUL"},
-	[R_NAME_NULL] = {OR_NULL(LEN("4096")), "NULL or text of at most 4096 bytes without NUL"},
-	[R_TEXT] = {LEN("1048576"), "text of at most 1 MiB without NUL"},
-	[R_TEXT_NULL] = {OR_NULL(LEN("1048576")), "NULL or text of at most 1 MiB without NUL"},
-	[R_COUNT_NULL] = {OR_NULL(RANGE("1099511627776")), "NULL or a count from 0 to 2^40"},
-	[R_ID_NULL] = {OR_NULL(RANGE("2147483647")), "NULL or an index from 0 to 2^31-1"},
-	[R_BLOCK_END] = {IS_INT " OR %1$s NOT BETWEEN -2 AND 2147483647",
-			 "a block index, -1 or -2"},
-	[R_BOOL] = {IS_INT " OR %1$s NOT IN (0, 1)", "0 or 1"},
-	[R_EDGE_KIND] = {"typeof(%1$s) != 'text' OR %1$s NOT IN ('entry', 'fall', 'jump', 'taken',"
-			 " 'not_taken', 'return', 'tail', 'indirect', 'noreturn', 'trap')",
+	[R_INT] = {T_INT, false, false, LLONG_MIN, LLONG_MAX, NULL, "an integer"},
+	[R_INT_NULL] = {T_INT, true, false, LLONG_MIN, LLONG_MAX, NULL, "an integer or NULL"},
+	[R_ID] = {T_INT, false, false, 0, ID_MAX, NULL, "an id from 0 to 2^31-1"},
+	[R_LINE] = {T_INT, false, false, 0, ID_MAX, NULL, "a line from 0 to 2^31-1"},
+	[R_COUNT] = {T_INT, false, false, 0, COUNT_MAX, NULL, "a count from 0 to 2^40"},
+	[R_NS] = {T_INT, false, false, 0, NS_MAX, NULL, "a time from 0 to 2^60 ns"},
+	[R_DEPTH] = {T_INT, false, false, 0, KP_STACK_DEPTH, NULL,
+		     "a depth from 0 to " XSTR(KP_STACK_DEPTH)},
+	[R_BUCKET] = {T_INT, false, false, 0, KP_HIST_BUCKETS - 1, NULL,
+		      "a histogram bucket from 0 to %d"},
+	[R_NAME] = {T_TEXT, false, false, 0, 4096, NULL, "text of at most 4096 bytes without NUL"},
+	[R_NAME_NULL] = {T_TEXT, true, false, 0, 4096, NULL,
+			 "NULL or text of at most 4096 bytes without NUL"},
+	[R_TEXT] = {T_TEXT, false, false, 0, 1048576, NULL, "text of at most 1 MiB without NUL"},
+	[R_TEXT_NULL] = {T_TEXT, true, false, 0, 1048576, NULL,
+			 "NULL or text of at most 1 MiB without NUL"},
+	[R_COUNT_NULL] = {T_INT, true, false, 0, COUNT_MAX, NULL, "NULL or a count from 0 to 2^40"},
+	[R_ID_NULL] = {T_INT, true, false, 0, ID_MAX, NULL, "NULL or an index from 0 to 2^31-1"},
+	[R_BLOCK_END] = {T_INT, false, false, -2, ID_MAX, NULL, "a block index, -1 or -2"},
+	[R_BOOL] = {T_INT, false, false, 0, 1, NULL, "0 or 1"},
+	[R_EDGE_KIND] = {T_WORD, false, false, 0, 0, edge_kinds,
 			 "an edge kind (entry, fall, jump, taken, ...)"},
-	[R_WHAT] = {"typeof(%1$s) != 'text' OR %1$s NOT IN ('insns', 'trips')", "insns or trips"},
-	[R_ID_OR_NONE] = {IS_INT " OR %1$s NOT BETWEEN -1 AND 2147483647",
-			  "an id from 0 to 2^31-1, or -1"},
-	[R_SITE_LEN] = {IS_INT " OR %1$s NOT BETWEEN 1 AND " XSTR(PROTECT_SITE_MAX),
+	[R_WHAT] = {T_WORD, false, false, 0, 0, whats, "insns or trips"},
+	[R_ID_OR_NONE] = {T_INT, false, false, -1, ID_MAX, NULL, "an id from 0 to 2^31-1, or -1"},
+	[R_SITE_LEN] = {T_INT, false, false, 1, PROTECT_SITE_MAX, NULL,
 			"a length from 1 to " XSTR(PROTECT_SITE_MAX)},
-	[R_GEOM] = {IS_INT " OR %1$s NOT BETWEEN 0 AND " XSTR(MODEL_GEOMS_MAX) " - 1",
+	[R_GEOM] = {T_INT, false, false, 0, MODEL_GEOMS_MAX - 1, NULL,
 		    "a geometry index below " XSTR(MODEL_GEOMS_MAX)},
-	[R_POW2] = {IS_INT " OR %1$s NOT BETWEEN 1 AND 4294967296 OR (%1$s & (%1$s - 1)) != 0",
-		    "a power of two up to 2^32"},
-	[R_NS_NULL] = {OR_NULL(RANGE("1152921504606846976")), "NULL or a time from 0 to 2^60 ns"},
-	[R_RET] = {IS_INT " OR %1$s NOT BETWEEN -2147483648 AND 2147483647", "a 32-bit integer"},
+	[R_POW2] = {T_INT, false, true, 1, 1LL << 32, NULL, "a power of two up to 2^32"},
+	[R_NS_NULL] = {T_INT, true, false, 0, NS_MAX, NULL, "NULL or a time from 0 to 2^60 ns"},
+	[R_RET] = {T_INT, false, false, INT_MIN, INT_MAX, NULL, "a 32-bit integer"},
 };
 
 struct column {
@@ -101,12 +117,28 @@ struct column {
 	enum rule rule;
 };
 
+/*
+ * What is checked only once every value is good, found on the way: the
+ * first row breaking a rule of several columns, -1 when none.
+ */
+struct later {
+	long long meta_row, block_row;
+	size_t meta_rule;
+};
+
+static void meta_later(sqlite3_stmt *st, struct later *later);
+static void blocks_later(sqlite3_stmt *st, struct later *later);
+
+#define COLS_MAX 11
+
 /* The tables and columns of docs/datafile.md, as record writes them. */
 static const struct table {
 	const char *name;
-	struct column cols[11]; /* up to the first without a name */
+	struct column cols[COLS_MAX]; /* up to the first without a name */
+	/* a check of the whole row, its columns good (the row: rowid, then cols) */
+	void (*later)(sqlite3_stmt *st, struct later *later);
 } tables[] = {
-	{"meta", {{"key", R_NAME}, {"value", R_TEXT}}},
+	{"meta", {{"key", R_NAME}, {"value", R_TEXT}}, meta_later},
 	{"config", {{"option", R_NAME}, {"value", R_TEXT}}},
 	{"vulnerabilities", {{"name", R_NAME}, {"status", R_TEXT}}},
 	{"counters", {{"name", R_NAME}, {"value", R_NS}}},
@@ -197,7 +229,8 @@ static const struct table {
 	  {"insns", R_COUNT},
 	  {"count", R_COUNT_NULL},
 	  {"probed", R_BOOL},
-	  {"loop", R_ID_NULL}}},
+	  {"loop", R_ID_NULL}},
+	 blocks_later},
 	{"block_edges",
 	 {{"func", R_NAME},
 	  {"edge", R_ID},
@@ -324,34 +357,82 @@ static const struct table {
 	  {"ll_misses", R_COUNT}}},
 };
 
-/* "SELECT rowid, CASE WHEN bad0 THEN 0 WHEN bad1 THEN 1 ... END AS c FROM t WHERE c NOT NULL" */
-static int check_sql(const struct table *t, char *sql, size_t len)
-{
-	size_t n = snprintf(sql, len, "SELECT rowid, CASE");
-	const struct column *c;
+#define NTABLES (sizeof(tables) / sizeof(tables[0]))
 
-	for (c = t->cols; c->name && n < len; c++) {
-		n += snprintf(sql + n, len - n, " WHEN ");
-		if (n < len)
-			n += snprintf(sql + n, len - n, rules[c->rule].bad, c->name,
-				      KP_HIST_BUCKETS - 1);
-		if (n < len)
-			n += snprintf(sql + n, len - n, " THEN %d", (int)(c - t->cols));
-	}
-	if (n < len)
-		n += snprintf(sql + n, len - n, " END AS c FROM %s WHERE c IS NOT NULL LIMIT 1",
-			      t->name);
-	return n < len ? 0 : -ENAMETOOLONG;
+static bool word_ok(const char *const *words, const void *b, int n)
+{
+	for (; *words; words++)
+		if ((size_t)n == strlen(*words) && !memcmp(b, *words, n))
+			return true;
+	return false;
 }
 
-/* The first bad row: rowid and column index, both -1 when none. */
-static int bad_row(sqlite3_stmt *st, void *ctx)
+/* Whether the row's column i keeps rule r. */
+static bool value_ok(const struct rule_def *r, sqlite3_stmt *st, int i)
 {
-	long long *found = ctx;
+	int type = sqlite3_column_type(st, i), n;
+	const void *b;
+	long long v;
 
-	found[0] = sqlite3_column_int64(st, 0);
-	found[1] = sqlite3_column_int64(st, 1);
-	return 1;
+	if (type == SQLITE_NULL)
+		return r->null_ok;
+	if (r->type == T_INT) {
+		v = sqlite3_column_int64(st, i);
+		return type == SQLITE_INTEGER && v >= r->lo && v <= r->hi &&
+		       (!r->pow2 || !(v & (v - 1)));
+	}
+	if (type != SQLITE_TEXT)
+		return false;
+	/* the bytes as stored, not converted (a UTF-16 file's NULs count) */
+	b = sqlite3_column_blob(st, i);
+	n = sqlite3_column_bytes(st, i);
+	if (r->type == T_WORD)
+		return word_ok(r->words, b, n);
+	return n <= r->hi && (!n || !memchr(b, 0, n));
+}
+
+/* The columns readers add up: counts and times. */
+static bool summed(const struct column *c)
+{
+	return c->rule == R_COUNT || c->rule == R_COUNT_NULL || c->rule == R_NS;
+}
+
+/* One table's walk: its first bad value, its sums, and what waits for later. */
+struct scan {
+	const struct table *t;
+	long long row; /* the first bad value's rowid, -1 when none */
+	int col;
+	unsigned int overflow; /* one bit a column: its sum passed 2^63-1 */
+	long long sums[COLS_MAX];
+	struct later *later;
+};
+
+/*
+ * A row (rowid, then the table's columns): every value kept to its
+ * column's rule, and every column a reader sums summed whole, as SQLite's
+ * SUM() would, so that no reader's SUM() over part of them overflows (all
+ * are >= 0).
+ */
+static int check_row(sqlite3_stmt *st, void *ctx)
+{
+	struct scan *s = ctx;
+	const struct column *c;
+	int i;
+
+	for (c = s->t->cols, i = 0; c->name; c++, i++) {
+		if (!value_ok(&rules[c->rule], st, i + 1)) {
+			s->row = sqlite3_column_int64(st, 0);
+			s->col = i;
+			return 1;
+		}
+		if (summed(c) && !(s->overflow & 1U << i) &&
+		    __builtin_add_overflow(s->sums[i], sqlite3_column_int64(st, i + 1),
+					   &s->sums[i]))
+			s->overflow |= 1U << i;
+	}
+	if (s->t->later)
+		s->t->later(st, s->later);
+	return 0;
 }
 
 /* The bad value, quoted as SQL would, cut short (query_bad makes it printable). */
@@ -363,92 +444,118 @@ static int quote_row(sqlite3_stmt *st, void *ctx)
 	return 1;
 }
 
-static int say_bad(struct datafile *df, const struct table *t, long long row, int col)
+/* Table's row holds in col the bad value of what; want: what it should be. */
+static int say_bad(struct datafile *df, const char *table, long long row, const char *col,
+		   const char *what, const char *want)
 {
-	const struct column *c = &t->cols[col];
-	char sql[160], value[48] = "?", want[80];
+	char sql[160], value[48] = "?";
 
-	snprintf(sql, sizeof(sql), "SELECT substr(quote(%s), 1, 40) FROM %s WHERE rowid = ?",
-		 c->name, t->name);
+	snprintf(sql, sizeof(sql), "SELECT substr(quote(%s), 1, 40) FROM %s WHERE rowid = ?", col,
+		 table);
 	query_each(df, sql, quote_row, value, "i", row);
-	snprintf(want, sizeof(want), rules[c->rule].want, KP_HIST_BUCKETS - 1);
-	return query_bad(df, "table %s, row %lld: %s is %s, not %s", t->name, row, c->name, value,
-			 want);
+	return query_bad(df, "table %s, row %lld: %s is %s, not %s", table, row, what, value, want);
 }
 
-#define NTABLES (sizeof(tables) / sizeof(tables[0]))
-
-/*
- * t's check_sql, made once: the same for every file, and printf's
- * positional arguments were a fifth of a check of a small file's values.
- */
-static const char *table_sql(const struct table *t)
+/* "SELECT rowid, COL, ... FROM TABLE": a missing table or column fails to compile. */
+static int table_sql(const struct table *t, char *sql, size_t len)
 {
-	static char *made[NTABLES];
-	char sql[4096];
+	size_t n = snprintf(sql, len, "SELECT rowid");
+	const struct column *c;
 
-	if (!made[t - tables] && !check_sql(t, sql, sizeof(sql)))
-		made[t - tables] = strdup(sql);
-	return made[t - tables];
+	for (c = t->cols; c->name && n < len; c++)
+		n += snprintf(sql + n, len - n, ", %s", c->name);
+	if (n < len)
+		n += snprintf(sql + n, len - n, " FROM %s", t->name);
+	return n < len ? 0 : -ENAMETOOLONG;
 }
 
-static int check_table(struct datafile *df, const struct table *t)
+/* Every value of t, in one pass over its rows: one statement, checked in C. */
+static int check_table(struct datafile *df, const struct table *t, struct later *later)
 {
-	long long found[2] = {-1, -1};
-	const char *sql = table_sql(t);
-	int err = sql ? query_each(df, sql, bad_row, found, "") : -ENOMEM;
+	struct scan s = {.t = t, .row = -1, .later = later};
+	char sql[512], want[80];
+	int err = table_sql(t, sql, sizeof(sql)) ?: query_each(df, sql, check_row, &s, ""), i;
 
 	if (err < 0)
 		/* a table or column missing: the schema is not the one record writes */
 		return query_bad(df, "table %s: %s", t->name, sqlite3_errmsg(query_db(df)));
-	if (found[0] < 0 && found[1] < 0)
-		return 0;
-	return say_bad(df, t, found[0], (int)found[1]);
+	if (s.row >= 0) {
+		snprintf(want, sizeof(want), rules[t->cols[s.col].rule].want, KP_HIST_BUCKETS - 1);
+		return say_bad(df, t->name, s.row, t->cols[s.col].name, t->cols[s.col].name, want);
+	}
+	for (i = 0; s.overflow; i++)
+		if (s.overflow & 1U << i)
+			return query_bad(df, "table %s: %s sums to more than 2^63-1", t->name,
+					 t->cols[i].name);
+	return 0;
 }
 
-/* What some meta values must be: each is an SQL test true on a bad value. */
-#define DIGITS(max)  "value = '' OR value GLOB '*[^0-9]*' OR length(value) > " max
-#define UINT(lo, hi) DIGITS("19") " OR CAST(value AS INTEGER) NOT BETWEEN " lo " AND " hi
+/* Whether s is 1 to max of the characters of set, and only those. */
+static bool span_ok(const char *s, const char *set, size_t max)
+{
+	size_t n = strlen(s);
+
+	return n && n <= max && strspn(s, set) == n;
+}
+
+#define DIGITS "0123456789"
+
+/* What some meta values must be: up to 19 digits from lo to hi, or an address. */
 static const struct {
-	const char *key, *bad, *want;
+	const char *key;
+	unsigned long long lo, hi; /* hi 0: an address 0x and 1 to 16 hex digits */
+	const char *want;
 } meta_rules[] = {
-	{"record.wall_ns", UINT("0", "1152921504606846976"), "a time from 0 to 2^60 ns"},
-	{"sampling.freq_hz", UINT("1", "100000"), "a frequency from 1 to 100000"},
-	{"cpu.count", UINT("1", "65536"), "a number of CPUs from 1 to 65536"},
-	{"record.repeat", UINT("1", "100000"), "a number of runs from 1 to 100000"},
-	{"record.exit_code", UINT("0", "255"), "an exit status from 0 to 255"},
-	{"kernel.stext",
-	 "value NOT GLOB '0x?*' OR substr(value, 3) GLOB '*[^0-9a-f]*' OR"
-	 " length(value) > 18",
-	 "an address 0x and 1 to 16 hex digits"},
+	{"record.wall_ns", 0, NS_MAX, "a time from 0 to 2^60 ns"},
+	{"sampling.freq_hz", 1, 100000, "a frequency from 1 to 100000"},
+	{"cpu.count", 1, 65536, "a number of CPUs from 1 to 65536"},
+	{"record.repeat", 1, 100000, "a number of runs from 1 to 100000"},
+	{"record.exit_code", 0, 255, "an exit status from 0 to 255"},
+	{"kernel.stext", 0, 0, "an address 0x and 1 to 16 hex digits"},
 };
 
-/* The first meta row breaking its key's rule: rowid and rule, -1 when none. */
-static int meta_sql(char *sql, size_t len)
+static bool meta_ok(size_t rule, const char *value)
 {
-	size_t i, n = snprintf(sql, len, "SELECT rowid, CASE");
+	unsigned long long v;
 
-	for (i = 0; i < sizeof(meta_rules) / sizeof(meta_rules[0]) && n < len; i++)
-		n += snprintf(sql + n, len - n, " WHEN key = '%s' AND (%s) THEN %zu",
-			      meta_rules[i].key, meta_rules[i].bad, i);
-	if (n < len)
-		n += snprintf(sql + n, len - n, " END AS c FROM meta WHERE c IS NOT NULL LIMIT 1");
-	return n < len ? 0 : -ENAMETOOLONG;
+	if (!meta_rules[rule].hi)
+		return !strncmp(value, "0x", 2) && span_ok(value + 2, DIGITS "abcdef", 16);
+	if (!span_ok(value, DIGITS, 19))
+		return false;
+	v = strtoull(value, NULL, 10);
+	return v >= meta_rules[rule].lo && v <= meta_rules[rule].hi;
 }
 
-static int check_meta(struct datafile *df)
+/* A meta row (rowid, key, value), both text: its key's rule, if it has one. */
+static void meta_later(sqlite3_stmt *st, struct later *later)
 {
-	long long found[2] = {-1, -1};
-	char sql[2048], value[48] = "?";
-	int err = meta_sql(sql, sizeof(sql));
+	const char *key = query_str(st, 1);
+	size_t i;
 
-	err = err ?: query_each(df, sql, bad_row, found, "");
-	if (err < 0 || found[0] < 0)
-		return err < 0 ? err : 0;
-	query_each(df, "SELECT substr(quote(value), 1, 40) FROM meta WHERE rowid = ?", quote_row,
-		   value, "i", found[0]);
-	return query_bad(df, "table meta, row %lld: %s is %s, not %s", found[0],
-			 meta_rules[found[1]].key, value, meta_rules[found[1]].want);
+	for (i = 0; i < sizeof(meta_rules) / sizeof(meta_rules[0]) && later->meta_row < 0; i++)
+		if (!strcmp(key, meta_rules[i].key) && !meta_ok(i, query_str(st, 2))) {
+			later->meta_row = sqlite3_column_int64(st, 0);
+			later->meta_rule = i;
+		}
+}
+
+/* A block (rowid, func, block, start, end, ...) is a range [start, end). */
+static void blocks_later(sqlite3_stmt *st, struct later *later)
+{
+	if (later->block_row < 0 && sqlite3_column_int64(st, 3) >= sqlite3_column_int64(st, 4))
+		later->block_row = sqlite3_column_int64(st, 0);
+}
+
+/* What waited for every value to be good: report --blocks sizes and finds addresses by it. */
+static int check_later(struct datafile *df, const struct later *later)
+{
+	if (later->meta_row >= 0)
+		return say_bad(df, "meta", later->meta_row, "value",
+			       meta_rules[later->meta_rule].key, meta_rules[later->meta_rule].want);
+	if (later->block_row >= 0)
+		return query_bad(df, "table blocks, row %lld: start is not below end",
+				 later->block_row);
+	return 0;
 }
 
 /* Row (rowid, table, ranges) of an inline instance's ranges. */
@@ -456,58 +563,6 @@ static int ranges_row(sqlite3_stmt *st, void *df)
 {
 	return inline_tables_ranges_of(df, query_str(st, 1), sqlite3_column_int64(st, 0),
 				       query_str(st, 2), NULL, NULL);
-}
-
-/* The columns readers add up: counts and times. */
-static bool summed(const struct column *c)
-{
-	return c->rule == R_COUNT || c->rule == R_COUNT_NULL || c->rule == R_NS;
-}
-
-/* Which of t's summed columns sums past 2^63-1: each summed alone. */
-static int find_overflow(struct datafile *df, const struct table *t)
-{
-	const struct column *c;
-	char sql[160];
-	int err = 0;
-
-	for (c = t->cols; c->name && !err; c++) {
-		if (!summed(c))
-			continue;
-		snprintf(sql, sizeof(sql), "SELECT SUM(%s) FROM %s", c->name, t->name);
-		err = query_each(df, sql, NULL, NULL, "");
-		if (err == -EBADMSG)
-			err = query_bad(df, "table %s: %s sums to more than 2^63-1", t->name,
-					c->name);
-	}
-	return err;
-}
-
-/*
- * Every column a reader sums (a count or a time) summed whole: all its values
- * are >= 0, so no reader's SUM() over part of them can overflow either.  All
- * of a table's in one statement, one pass over its rows; only when one
- * overflows are they summed again one by one, to name it.
- */
-static int check_sums(struct datafile *df, const struct table *t)
-{
-	const struct column *c;
-	char sql[1024];
-	size_t n = 0;
-	int err;
-
-	for (c = t->cols; c->name && n < sizeof(sql); c++)
-		if (summed(c))
-			n += snprintf(sql + n, sizeof(sql) - n, "%sSUM(%s)",
-				      n ? ", " : "SELECT ", c->name);
-	if (!n)
-		return 0;
-	if (n < sizeof(sql))
-		n += snprintf(sql + n, sizeof(sql) - n, " FROM %s", t->name);
-	if (n >= sizeof(sql))
-		return -ENAMETOOLONG;
-	err = query_each(df, sql, NULL, NULL, "");
-	return err == -EBADMSG ? find_overflow(df, t) ?: err : err;
 }
 
 /* A view or trigger runs SQL the file chose (a view named samples may never end). */
@@ -526,58 +581,50 @@ static int check_schema(struct datafile *df)
 	return *found ? query_bad(df, "it holds a %s, which record never writes", found) : 0;
 }
 
-/* A block is a range [start, end): report --blocks sizes and finds addresses by it. */
-static int check_blocks(struct datafile *df)
+_Static_assert(NTABLES <= 64, "one bit per table in compat_tables()");
+
+static int compat_row(sqlite3_stmt *st, void *ctx)
 {
-	long long row = -1;
-	int err = query_each(df, "SELECT rowid FROM blocks WHERE start >= end LIMIT 1",
-			     query_int_row, &row, "");
-
-	if (err < 0 || row < 0)
-		return err < 0 ? err : 0;
-	return query_bad(df, "table blocks, row %lld: start is not below end", row);
-}
-
-_Static_assert(NTABLES <= 64, "one bit per table in temp_tables()");
-
-static int temp_row(sqlite3_stmt *st, void *ctx)
-{
-	unsigned long long *temp = ctx;
+	unsigned long long *compat = ctx;
 	const char *name = query_str(st, 0);
 	size_t i;
 
 	for (i = 0; i < NTABLES; i++)
 		if (!strcmp(tables[i].name, name))
-			*temp |= 1ULL << i;
+			*compat |= 1ULL << i;
 	return 0;
 }
 
 /*
- * The tables opening made in TEMP, one bit each: those an older schema
- * lacks, which read as empty and hide any table of that name in the file.
- * Nothing in them to check, nor statements to compile for them (23 of the
- * tables for a schema-4 file).
+ * The tables an older schema lacks, one bit each: the empty ones data/compat.c
+ * attached, where the file has none of that name (a table the file has is
+ * found first, and checked, whatever its schema says).  Nothing in them to
+ * check, nor statements to compile for them (23 for a schema-4 file).
  */
-static unsigned long long temp_tables(struct datafile *df)
+static unsigned long long compat_tables(struct datafile *df)
 {
-	unsigned long long temp = 0;
+	unsigned long long compat = 0;
 
-	if (query_each(df, "SELECT name FROM temp.sqlite_master WHERE type = 'table'", temp_row,
-		       &temp, ""))
+	if (!df->compat ||
+	    query_each(df,
+		       "SELECT name FROM " COMPAT_DB ".sqlite_schema WHERE type = 'table' AND name"
+		       " NOT IN (SELECT name FROM main.sqlite_schema)",
+		       compat_row, &compat, ""))
 		return 0;
-	return temp;
+	return compat;
 }
 
 int check_tables(struct datafile *df)
 {
-	unsigned long long temp = temp_tables(df);
+	struct later later = {.meta_row = -1, .block_row = -1};
+	unsigned long long compat = compat_tables(df);
 	size_t i;
 	int err = check_schema(df);
 
 	for (i = 0; i < NTABLES && !err; i++)
-		if (!(temp & 1ULL << i))
-			err = check_table(df, &tables[i]) ?: check_sums(df, &tables[i]);
-	err = err ?: check_meta(df) ?: check_blocks(df);
+		if (!(compat & 1ULL << i))
+			err = check_table(df, &tables[i], &later);
+	err = err ?: check_later(df, &later);
 	return err
 		       ?: query_each(
 				  df,

@@ -7,6 +7,7 @@
  */
 #include "data/datafile.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -19,76 +20,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "data/blocks_tables.h"
-#include "data/boot_schema.h"
 #include "data/check.h"
+#include "data/compat.h"
 #include "data/datafile_int.h"
-#include "data/model.h"
-#include "data/protect.h"
 #include "data/query.h"
+#include "data/schema.h"
 #include "util/funcname.h"
 #include "util/kv.h"
 #include "util/safeio.h"
-
-/* Documented in docs/datafile.md; bump KP_SCHEMA_VERSION on any change. */
-#define RUN_TABLES(temp)                                                                         \
-	"CREATE " temp "TABLE runs(run INTEGER PRIMARY KEY, wall_ns INTEGER, exit_code INTEGER," \
-	" end TEXT);"                                                                            \
-	"CREATE " temp "TABLE run_latency(run INTEGER, kind TEXT, id INTEGER, calls INTEGER,"    \
-	" done INTEGER, total_ns INTEGER, oncpu_ns INTEGER, offcpu_ns INTEGER,"                  \
-	" PRIMARY KEY(run, kind, id));"                                                          \
-	"CREATE " temp "TABLE run_samples(run INTEGER, kstack INTEGER, ustack INTEGER,"          \
-	" count INTEGER);"
-#define FUNC_ABSENT_TABLE "func_absent(pattern TEXT PRIMARY KEY)"
-#define INLINES_TABLE                                                                    \
-	"inlines(func INTEGER PRIMARY KEY, name TEXT, parent TEXT,"                      \
-	" call_file TEXT, call_line INTEGER, entry INTEGER, ranges TEXT, bytes INTEGER," \
-	" exits TEXT)"
-static const char schema[] =
-	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-	"CREATE TABLE config(option TEXT PRIMARY KEY, value TEXT NOT NULL);"
-	"CREATE TABLE vulnerabilities(name TEXT PRIMARY KEY, status TEXT NOT NULL);"
-	"CREATE TABLE counters(name TEXT PRIMARY KEY, value INTEGER NOT NULL);"
-	"CREATE TABLE latency(kind TEXT, id INTEGER, name TEXT, calls INTEGER, done INTEGER,"
-	" total_ns INTEGER, oncpu_ns INTEGER, offcpu_ns INTEGER, max_ns INTEGER,"
-	" PRIMARY KEY(kind, id));"
-	"CREATE TABLE latency_hist(kind TEXT, id INTEGER, clock TEXT, bucket INTEGER,"
-	" lo_ns INTEGER, hi_ns INTEGER, count INTEGER, PRIMARY KEY(kind, id, clock, bucket));"
-	"CREATE TABLE tasks(pid INTEGER, ppid INTEGER, comm TEXT, exited INTEGER);"
-	"CREATE TABLE maps(pid INTEGER, start INTEGER, end INTEGER, pgoff INTEGER, path TEXT,"
-	" build_id TEXT);"
-	"CREATE TABLE samples(pid INTEGER, tid INTEGER, comm TEXT, kstack INTEGER,"
-	" ustack INTEGER, count INTEGER);"
-	"CREATE TABLE kstack_frames(stack INTEGER, depth INTEGER, addr INTEGER,"
-	" PRIMARY KEY(stack, depth));"
-	"CREATE TABLE ksyms(addr INTEGER PRIMARY KEY, name TEXT, module TEXT);"
-	"CREATE TABLE ustack_frames(stack INTEGER, depth INTEGER, addr INTEGER, module TEXT,"
-	" symbol TEXT, offset INTEGER, PRIMARY KEY(stack, depth));"
-	/* schema 2: record --func */
-	"CREATE TABLE funcs(id INTEGER PRIMARY KEY, name TEXT, symbol TEXT, addr INTEGER,"
-	" module TEXT, method TEXT);"
-	"CREATE TABLE func_syscalls(func INTEGER, nr INTEGER, calls INTEGER, total_ns INTEGER,"
-	" PRIMARY KEY(func, nr));"
-	"CREATE TABLE func_stacks(func INTEGER, kstack INTEGER, calls INTEGER, total_ns INTEGER,"
-	" PRIMARY KEY(func, kstack));"
-	"CREATE TABLE func_contexts(func INTEGER, context TEXT, calls INTEGER, total_ns INTEGER,"
-	" PRIMARY KEY(func, context));"
-	/* schema 3: record --func on inlined functions */
-	"CREATE TABLE " INLINES_TABLE ";"
-	/* schema 4: record --repeat */
-	RUN_TABLES("")
-	/* schema 5: --func patterns that match nothing on the recorded kernel */
-	"CREATE TABLE " FUNC_ABSENT_TABLE ";"
-	/* schema 6: record --blocks */
-	BLOCKS_TABLES("")
-	/* schema 7: --blocks of inline instances, loop bounds, contexts, runs */
-	BLOCKS7_TABLES("")
-	/* schema 8: the compiler-inserted protections of the code that ran */
-	PROTECT_TABLES("")
-	/* schema 9: the machine model's counts (record --model, inject --model) */
-	MODEL_TABLES("")
-	/* schema 10: kprotperf boot */
-	BOOT_TABLES("");
 
 static struct datafile *df_alloc(const char *path)
 {
@@ -279,13 +218,12 @@ int datafile_create(struct datafile **out, const char *path, uid_t owner, char *
 		goto err_free;
 	errno = 0;
 	/* NOFOLLOW: a link put in place of the file made is not followed */
-	err = query_errno(sqlite3_open_v2(df->tmp, &df->conn.db,
-					  SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL));
+	err = query_conn_open(&df->conn, df->tmp, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW);
 	if (err)
 		goto err_unlink;
 	/* durability comes from fsync + rename in datafile_commit, not from a journal */
 	err = query_exec(df, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;")
-		?: query_exec(df, schema) ?: stamp(df);
+		?: query_exec(df, schema_base) ?: query_exec(df, schema_added) ?: stamp(df);
 	if (err)
 		goto err_unlink;
 	*out = df;
@@ -417,26 +355,9 @@ static int validate(struct datafile *df, char *why, size_t len)
 		snprintf(why, len, "corrupt or truncated data file: record it again");
 		return -EBADMSG;
 	}
-	/* what older schemas lack reads as empty, from tables beside the read-only file */
-	err = 0;
-	if (df->schema < 3)
-		err = query_exec(df, "CREATE TEMP TABLE " INLINES_TABLE);
-	if (!err && df->schema < 4)
-		err = query_exec(df, RUN_TABLES("TEMP "));
-	if (!err && df->schema < 5)
-		err = query_exec(df, "CREATE TEMP TABLE " FUNC_ABSENT_TABLE);
-	if (!err && df->schema < 6)
-		err = query_exec(df, BLOCKS_TABLES("TEMP "));
-	if (!err && df->schema < 7)
-		err = query_exec(df, BLOCKS7_TABLES("TEMP "));
-	if (!err && df->schema < 8)
-		err = query_exec(df, PROTECT_TABLES("TEMP "));
-	if (!err && df->schema < 9)
-		err = query_exec(df, MODEL_TABLES("TEMP "));
-	if (!err && df->schema < 10)
-		err = query_exec(df, BOOT_TABLES("TEMP "));
+	err = df->schema < KP_SCHEMA_VERSION ? compat_attach(df) : 0;
 	if (err) {
-		snprintf(why, len, "cannot create the temporary tables an older data file lacks");
+		snprintf(why, len, "cannot make the empty tables an older data file lacks");
 		return err;
 	}
 	return check_values(df, why, len);
@@ -520,9 +441,42 @@ static int open_checked(struct datafile *df, char *why, size_t len)
 		       validate(df, why, len) ?: add_functions(df->conn.db);
 }
 
+/*
+ * path as an SQLite URI that opens the file's bytes alone, immutable: no
+ * lock taken, no -wal, -shm or -journal file made, read or removed beside
+ * it (a WAL-marked file made SQLite create two), whoever's folder it is in.
+ * Every byte but [A-Za-z0-9/._-] is escaped, so none is read as the URI's
+ * query or fragment; "file://" before an absolute path, whose "//" would
+ * otherwise start an authority.
+ */
+static char *immutable_uri(const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = strlen(path);
+	char *uri = malloc(sizeof("file://?immutable=1") + 3 * n), *u;
+
+	if (!uri)
+		return NULL;
+	u = stpcpy(uri, *path == '/' ? "file://" : "file:");
+	for (; *path; path++) {
+		unsigned char c = *path;
+
+		if (isalnum(c) || strchr("/._-", c)) {
+			*u++ = c;
+			continue;
+		}
+		*u++ = '%';
+		*u++ = hex[c >> 4];
+		*u++ = hex[c & 15];
+	}
+	strcpy(u, "?immutable=1");
+	return uri;
+}
+
 int datafile_open(struct datafile **out, const char *path, char *why, size_t len)
 {
 	struct datafile *df;
+	char *uri;
 	int err;
 
 	*why = '\0';
@@ -530,10 +484,16 @@ int datafile_open(struct datafile **out, const char *path, char *why, size_t len
 	if (err)
 		return err;
 	df = df_alloc(path);
-	if (!df)
+	uri = immutable_uri(path);
+	if (!df || !uri) {
+		free(uri);
+		if (df)
+			df_free(df);
 		return -ENOMEM;
+	}
 	errno = 0;
-	err = query_errno(sqlite3_open_v2(path, &df->conn.db, SQLITE_OPEN_READONLY, NULL));
+	err = query_conn_open(&df->conn, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+	free(uri);
 	err = err ?: open_checked(df, why, len);
 	if (err) {
 		df_free(df);
@@ -552,8 +512,8 @@ int datafile_open(struct datafile **out, const char *path, char *why, size_t len
 static int deserialize(struct datafile *df, const void *data, size_t size)
 {
 	unsigned char *copy;
-	int err = query_errno(sqlite3_open_v2(":memory:", &df->conn.db,
-					      SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL));
+	int err =
+		query_conn_open(&df->conn, ":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY);
 
 	if (err)
 		return err;
@@ -561,14 +521,21 @@ static int deserialize(struct datafile *df, const void *data, size_t size)
 	if (!copy)
 		return -ENOMEM;
 	memcpy(copy, data, size);
+	/*
+	 * Bytes marked WAL (header bytes 18 and 19 = 2) read as the file's own
+	 * pages, as datafile_open's immutable file does: SQLite holds no WAL
+	 * database in memory.
+	 */
+	if (size > 19 && copy[18] == 2 && copy[19] == 2)
+		copy[18] = copy[19] = 1;
 	/* freed by SQLite, on failure too */
-	return query_errno(sqlite3_deserialize(
-		df->conn.db, "main", copy, size, size,
-		SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE));
+	return query_errno(sqlite3_deserialize(df->conn.db, "main", copy, size, size,
+					       SQLITE_DESERIALIZE_FREEONCLOSE |
+						       SQLITE_DESERIALIZE_RESIZEABLE));
 }
 
-int datafile_load(struct datafile **out, const char *name, const void *data, size_t size,
-		  char *why, size_t len)
+int datafile_load(struct datafile **out, const char *name, const void *data, size_t size, char *why,
+		  size_t len)
 {
 	struct datafile *df;
 	int err;
@@ -627,8 +594,7 @@ static int update_copy(struct datafile *df, char *why, size_t len)
 	if (err)
 		return err;
 	errno = 0;
-	err = query_errno(sqlite3_open_v2(df->tmp, &df->conn.db,
-					  SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL));
+	err = query_conn_open(&df->conn, df->tmp, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW);
 	err = err ?: distrust(df)
 		?: query_exec(df, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
 				  " PRAGMA temp_store = MEMORY; BEGIN")

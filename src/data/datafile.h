@@ -63,22 +63,23 @@ int datafile_update(struct datafile **out, const char *path, uid_t *uid, gid_t *
 void datafile_abort(struct datafile *df);
 
 /*
- * Open for reading.  On failure, why says what is wrong with the file, or is
- * "" when the error (-errno: -ENOENT, ...) says it all.
+ * Open for reading: the file's bytes alone, immutable (no lock, and no
+ * journal, -wal or -shm file read, made or removed beside it).  On failure,
+ * why says what is wrong with the file, or is "" when the error (-errno:
+ * -ENOENT, ...) says it all.
  */
 int datafile_open(struct datafile **out, const char *path, char *why, size_t len);
 /*
  * A data file's size bytes, opened from memory and checked as datafile_open
  * checks a file, with the same errors and why; name stands for its path.
  * The fuzzer's way in: a fresh file per input costs more than the check.
- * One difference: SQLite holds no WAL database in memory, so bytes marked
- * as one (header bytes 18 and 19 = 2; record never writes them) are "not
- * an SQLite database" here, where datafile_open reads the file through
- * its (empty) WAL.  The copy in memory may be written (data/query.h) by
- * a caller that then calls datafile_recheck before reading it.
+ * As datafile_open, it reads bytes marked WAL (record never writes them)
+ * as the database's own pages, without a WAL.  The copy in memory may be
+ * written (data/query.h) by a caller that then calls datafile_recheck
+ * before reading it.
  */
-int datafile_load(struct datafile **out, const char *name, const void *data, size_t size,
-		  char *why, size_t len);
+int datafile_load(struct datafile **out, const char *name, const void *data, size_t size, char *why,
+		  size_t len);
 /*
  * The values of df checked again as opening checks them, after its caller
  * changed rows (the rows fuzzer: any values a file could hold): the same

@@ -53,6 +53,7 @@ struct datafile {
 	char tmp_name[NAME_MAX + 1];
 	struct kv_list meta;
 	long long schema;  /* PRAGMA user_version */
+	bool compat;	   /* data/compat.c attached what an older schema lacks */
 	const char *symfs; /* datafile_set_symfs()'s, NULL: the recorded paths as they are */
 };
 

@@ -18,16 +18,16 @@ struct datafile;
 /* geometries one recording may hold (the plugin's sweep) */
 #define MODEL_GEOMS_MAX 16
 
-#define MODEL_TABLES(temp)                                                                         \
-	"CREATE " temp "TABLE model_pcs(pc INTEGER PRIMARY KEY, insns INTEGER NOT NULL);"          \
-	"CREATE " temp "TABLE model_misses(pc INTEGER NOT NULL, geom INTEGER NOT NULL,"            \
+#define MODEL_TABLES                                                                               \
+	"CREATE TABLE model_pcs(pc INTEGER PRIMARY KEY, insns INTEGER NOT NULL);"                  \
+	"CREATE TABLE model_misses(pc INTEGER NOT NULL, geom INTEGER NOT NULL,"                    \
 	" i1_misses INTEGER NOT NULL, d1_reads INTEGER NOT NULL, d1_read_misses INTEGER NOT NULL," \
 	" d1_writes INTEGER NOT NULL, d1_write_misses INTEGER NOT NULL,"                           \
 	" ll_misses INTEGER NOT NULL, PRIMARY KEY(pc, geom));"                                     \
-	"CREATE " temp "TABLE model_geoms(geom INTEGER PRIMARY KEY, i1_size INTEGER,"              \
+	"CREATE TABLE model_geoms(geom INTEGER PRIMARY KEY, i1_size INTEGER,"                      \
 	" i1_assoc INTEGER, i1_line INTEGER, d1_size INTEGER, d1_assoc INTEGER,"                   \
 	" d1_line INTEGER, ll_size INTEGER, ll_assoc INTEGER, ll_line INTEGER);"                   \
-	"CREATE " temp "TABLE usyms(addr INTEGER PRIMARY KEY, size INTEGER NOT NULL,"              \
+	"CREATE TABLE usyms(addr INTEGER PRIMARY KEY, size INTEGER NOT NULL,"                      \
 	" name TEXT NOT NULL, module TEXT NOT NULL);"
 
 /* The misses of one PC in one geometry, in the raw table's column order. */

@@ -17,10 +17,10 @@ struct datafile;
 #define PROTECT_SITE_MAX 64
 
 /* The tables, for datafile.c: the schema's, or TEMP and empty for a file older than 8. */
-#define PROTECT_TABLES(temp)                                                               \
-	"CREATE " temp "TABLE protect_funcs(addr INTEGER PRIMARY KEY, name TEXT NOT NULL," \
-	" size INTEGER NOT NULL);"                                                         \
-	"CREATE " temp "TABLE protect_sites(addr INTEGER NOT NULL, len INTEGER NOT NULL,"  \
+#define PROTECT_TABLES                                                             \
+	"CREATE TABLE protect_funcs(addr INTEGER PRIMARY KEY, name TEXT NOT NULL," \
+	" size INTEGER NOT NULL);"                                                 \
+	"CREATE TABLE protect_sites(addr INTEGER NOT NULL, len INTEGER NOT NULL,"  \
 	" kind TEXT NOT NULL, PRIMARY KEY(addr, kind));"
 
 /* Record side: a function scanned, and one of its sites. */

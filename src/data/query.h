@@ -18,6 +18,11 @@ struct datafile;
 struct query_conn;
 
 sqlite3 *query_db(struct datafile *df);
+/*
+ * Open conn's database at path (sqlite3_open_v2's flags): one thread per
+ * connection, so no mutex; 0 or -errno.
+ */
+int query_conn_open(struct query_conn *conn, const char *path, int flags);
 /* Finalize the cached statements and close the database: 0 or -errno. */
 int query_conn_close(struct query_conn *conn);
 
