@@ -134,8 +134,10 @@ qemu_plugin_header() {
 	fi
 	enable_deb_src || rc=$?
 	[ "$rc" -ne 2 ] || return 0
-	# new deb-src entry, or lists that do not know the wanted version yet
-	if [ "$rc" -eq 0 ] || ! apt-cache showsrc qemu 2>/dev/null | grep -qxF "Version: $want"; then
+	# new deb-src entry, or lists that do not know the wanted version yet (the
+	# records read whole: `apt-cache | grep -q` under pipefail fails when grep
+	# exits at its match before apt-cache has written everything)
+	if [ "$rc" -eq 0 ] || ! grep -qxF "Version: $want" <<<"$(apt-cache showsrc qemu 2>/dev/null)"; then
 		as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q >"$log" 2>&1 ||
 			{ cat "$log" >&2; echo "install-deps: apt-get update failed" >&2; exit 1; }
 	fi

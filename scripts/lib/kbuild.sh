@@ -117,6 +117,14 @@ kb_check_cmdline() {
 	done
 }
 
+# The first line CMD... prints, its output read whole: under pipefail,
+# `CMD | head -1` fails when head exits before CMD has written everything.
+kb_first_line() {
+	local out
+	out=$("$@") || return
+	printf '%s\n' "${out%%$'\n'*}"
+}
+
 # What the final .config follows from: the source, the fragments, the
 # --set options, these scripts and the tools whose versions Kconfig reads
 # (the compiler's, the linker's, pahole's).
@@ -127,8 +135,8 @@ kb_request_id() {
 		cat "$KCONFIG_DIR/kprotperf.config" "$ROOT/scripts/kernel-build.sh" "$ROOT/scripts/lib/kbuild.sh"
 		[ ! -f "$frag" ] || cat "$frag"
 		printf '%s\n' "${SETS[@]}"
-		gcc --version | head -1
-		ld --version | head -1
+		kb_first_line gcc --version
+		kb_first_line ld --version
 		pahole --version
 	} | sha256sum | cut -c1-24
 }
@@ -263,12 +271,13 @@ kb_check_one() {
 }
 
 # Why Kconfig refused an option: its "depends on" lines, each symbol in them
-# with its value here.
+# with its value here.  awk takes the first entry's and reads on to the end:
+# an exit there would kill grep with SIGPIPE, which pipefail reports.
 kb_why() {
 	local deps sym vals=()
 	deps=$(grep -rhsE --include='Kconfig*' -A40 "^[[:space:]]*(menu)?config[[:space:]]+$1[[:space:]]*\$" "$SRC" |
-		awk 'NR > 1 && /^[[:space:]]*(config|menuconfig|choice|endchoice|menu|endmenu|if|endif|source|comment)([[:space:]]|$)/ { exit }
-		     /^[[:space:]]*depends on/ { sub(/^[[:space:]]*depends on[[:space:]]*/, ""); print }' |
+		awk 'NR > 1 && /^[[:space:]]*(config|menuconfig|choice|endchoice|menu|endmenu|if|endif|source|comment)([[:space:]]|$)/ { done = 1 }
+		     !done && /^[[:space:]]*depends on/ { sub(/^[[:space:]]*depends on[[:space:]]*/, ""); print }' |
 		paste -sd'&' | sed 's/&/ \&\& /g')
 	if [ -z "$deps" ]; then
 		echo "it has no 'depends on'; a choice, a 'select' or an enclosing 'if' decides it (see $LOG)"
@@ -367,7 +376,7 @@ kb_manifest() {
 	done
 	echo "built=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "build_seconds=$BUILD_SECONDS"
-	echo "compiler=$(gcc --version | head -1)"
+	echo "compiler=$(kb_first_line gcc --version)"
 }
 
 kb_store() {

@@ -106,8 +106,10 @@ vm_need_tools() {
 vm_need_host() {
 	local f
 	vm_need_tools qemu-system-x86_64 busybox cpio
-	# Debian's dynamic busybox needs a libc the initramfs does not have
-	! readelf -l "$(command -v busybox)" 2>/dev/null | grep -q 'program interpreter' ||
+	# Debian's dynamic busybox needs a libc the initramfs does not have (the
+	# headers read whole: `readelf | grep -q` under pipefail fails when grep
+	# exits before readelf has written everything)
+	[[ $(readelf -l "$(command -v busybox)" 2>/dev/null) != *'program interpreter'* ]] ||
 		vm_skip "busybox is not statically linked: install the busybox-static package"
 	for f in kprotperf "${VM_WORKLOADS[@]}"; do
 		[ -x "$VM_STATIC/$f" ] || vm_fail "$VM_STATIC/$f missing: run 'make${OUTPUT:+ OUTPUT=$OUTPUT} static'"
@@ -164,7 +166,7 @@ vm_kernel_folder() {
 		[ -s "$d/$f" ] ||
 			vm_fail "kernel folder $d has no $f: not an output folder of scripts/kernel-build.sh, or its build did not finish"
 	done
-	[ ! -f "$d/manifest" ] || VM_KV=$(sed -n 's/^release=//p' "$d/manifest" | head -1)
+	[ ! -f "$d/manifest" ] || VM_KV=$(sed -n '/^release=/{s///p;q}' "$d/manifest")
 	[ -n "$VM_KV" ] || VM_KV=$(vm_bzimage_release "$d/bzImage" 2>/dev/null)
 	[ -n "$VM_KV" ] || vm_fail "$d/bzImage: no Linux boot header, so no kernel release in it"
 	VM_KFOLDER=$d
@@ -179,7 +181,7 @@ vm_bzimage_release() {
 	local off
 	[ "$(dd if="$1" bs=1 skip=514 count=4 status=none 2>/dev/null)" = HdrS ] || return 0
 	off=$(od -An -tu2 -j 526 -N 2 "$1" | tr -d ' ')
-	dd if="$1" bs=1 skip=$((off + 512)) count=256 status=none | tr '\0' '\n' | head -1 | awk '{print $1}'
+	dd if="$1" bs=1 skip=$((off + 512)) count=256 status=none | tr '\0' '\n' | awk 'NR == 1 {print $1}'
 }
 
 # vm_vmlinux_elf: the kernel's ELF image, for the machine model's vmlinux=
@@ -331,8 +333,8 @@ vm_deb_check() {
 	ver=${ver#"$2"_}
 	ver=${ver%_*}
 	index=$(apt-cache show --no-all-versions "$2=${ver//%3a/:}" 2>/dev/null) || return 0
-	size=$(sed -n 's/^Size: //p' <<<"$index" | head -1)
-	sum=$(sed -n 's/^SHA256: //p' <<<"$index" | head -1)
+	size=$(sed -n '/^Size: /{s///p;q}' <<<"$index")
+	sum=$(sed -n '/^SHA256: /{s///p;q}' <<<"$index")
 	got=$(stat -c %s "$deb")
 	if [ -n "$size" ] && [ "$got" != "$size" ]; then
 		echo "$got bytes where apt's index says $size: a damaged download"

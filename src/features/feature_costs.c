@@ -169,8 +169,6 @@ static void print_text(struct datafile *df, const struct rows *r, FILE *f)
 		fputs("note: no compiler-inserted site located: the recording is older than"
 		      " schema 8\n",
 		      f);
-	else if (!strncmp(src, "none: ", 6))
-		esc_printf(f, "note: no compiler-inserted site located: %s\n", src + 6);
 }
 
 static void json_funcs(const struct feature_row *e, struct json *j)
@@ -221,7 +219,8 @@ static void json_row(const struct rows *r, const struct feature_row *e, double p
 	json_close(j, '}');
 }
 
-static void print_json(struct datafile *df, const struct rows *r, struct json *j)
+/* rows null when the table is left out (sites_unknown()): sites_source says why. */
+static void print_json(struct datafile *df, const struct rows *r, bool shown, struct json *j)
 {
 	double period = datafile_sample_period_ns(df);
 	size_t i;
@@ -229,11 +228,30 @@ static void print_json(struct datafile *df, const struct rows *r, struct json *j
 	json_open(j, "features", '{');
 	json_str(j, "sites_source", datafile_meta(df, "protect.source"));
 	json_i64(j, "kernel_samples", r->kernel);
-	json_open(j, "rows", '[');
-	for (i = 0; i < r->n; i++)
-		json_row(r, &r->v[i], period, j);
-	json_close(j, ']');
+	if (!shown) {
+		json_str(j, "rows", NULL);
+	} else {
+		json_open(j, "rows", '[');
+		for (i = 0; i < r->n; i++)
+			json_row(r, &r->v[i], period, j);
+		json_close(j, ']');
+	}
 	json_close(j, '}');
+}
+
+/*
+ * Why no site is known when record could not read the kernel's text
+ * (protect.source "none: WHY"), else NULL.  Without the sites, the samples
+ * on them count for no compiler-inserted feature, most of them as
+ * (unmapped): a table of those shares would mislead, so it is left out.  A
+ * recording older than schema 8 keeps its table and note: its
+ * frame-named features are all it ever had.
+ */
+static const char *sites_unknown(struct datafile *df)
+{
+	const char *src = datafile_meta(df, "protect.source");
+
+	return src && !strncmp(src, "none: ", 6) ? src + 6 : NULL;
 }
 
 /* Functions come by feature, most samples first: the first TOP_FUNCS are kept. */
@@ -275,13 +293,20 @@ static void rows_free(struct rows *r)
 int feature_costs_rollup(struct datafile *df, const struct features *feat, FILE *f, struct json *j)
 {
 	struct rows r = {.feat = feat};
+	const char *unknown = sites_unknown(df);
 	int err = collect(df, &r);
 
 	if (!err) {
 		if (r.n)
 			qsort(r.v, r.n, sizeof(*r.v), cmp_rows);
 		if (j)
-			print_json(df, &r, j);
+			print_json(df, &r, !unknown, j);
+		else if (unknown)
+			esc_printf(
+				f,
+				"\n# hardening features: not shown: no compiler-inserted site is"
+				" known, so the table would miss the samples on them (record: %s)\n",
+				unknown);
 		else
 			print_text(df, &r, f);
 	}

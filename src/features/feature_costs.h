@@ -16,7 +16,11 @@ struct features;
 struct kernel_dwarf;
 struct json;
 
-/* Once per df, after stacks_name_frames(); j NULL: text to f. */
+/*
+ * Once per df, after stacks_name_frames(); j NULL: text to f.  When record
+ * could not read the kernel's text (no site known), the table is left out:
+ * one line saying why in text, rows null in JSON.
+ */
 int feature_costs_rollup(struct datafile *df, const struct features *feat, FILE *f, struct json *j);
 
 /*

@@ -250,7 +250,8 @@ start_bystander() {
 	"$KP" record -q "$@" -o "$TMPD/by.data" -- sleep 600 >"$TMPD/by.log" 2>&1 &
 	BY_PID=$!
 	for ((i = 0; i < 300; i++)); do
-		bpftool perf show 2>/dev/null | grep -q "^pid $BY_PID .* sys_exit$" && return 0
+		# read whole: under pipefail, grep -q's exit at its match can kill bpftool
+		grep -q "^pid $BY_PID .* sys_exit$" <<<"$(bpftool perf show 2>/dev/null)" && return 0
 		if ! kill -0 "$BY_PID" 2>/dev/null; then
 			BY_PID=
 			cat "$TMPD/by.log" >&2
@@ -483,7 +484,9 @@ fi
 # floor_ns sys_enter|sys_exit: ns per run of the floor loader's program there
 floor_ns() {
 	local id
-	id=$(bpftool perf show 2>/dev/null | awk -v p="$FLOOR_PID" -v t="$1" '$2 == p && $NF == t { print $6; exit }')
+	# the first match, awk reading on: an exit would kill bpftool (pipefail)
+	id=$(bpftool perf show 2>/dev/null |
+		awk -v p="$FLOOR_PID" -v t="$1" '!found && $2 == p && $NF == t { print $6; found = 1 }')
 	[ -n "$id" ] || die "the floor loader's $1 program not found"
 	bpftool prog show id "$id" | awk '
 		{ for (i = 1; i < NF; i++) { if ($i == "run_time_ns") t = $(i + 1); if ($i == "run_cnt") c = $(i + 1) } }

@@ -72,7 +72,10 @@ expect report 0 "$KP" report e1.data
 import json, sys
 d = json.load(sys.stdin)
 assert d["counters"]["samples"] == 0 and d["syscalls"] is None, d["counters"]
-assert d["kernel_functions"] == d["user_functions"] == d["features"]["rows"] == [], d
+assert d["kernel_functions"] == d["user_functions"] == [], d
+# the feature rows are null where record could not read the kernel text
+f = d["features"]
+assert f["rows"] == ([] if f["sites_source"] == "/proc/kcore" else None), f
 assert int(d["meta"]["record.wall_ns"]) > 0 and d["meta"]["record.exit_code"] == "0"
 ' || fail "report --json of the empty recording"
 

@@ -187,8 +187,8 @@ want="$TMP/build/plugin/kp_model.so,mode=cache,out=$TMP/tmp/kp-vm.*/model.txt,qe
 # shellcheck disable=SC2053 # a pattern: the work folder's name is random
 [[ $got == $want ]] || fail "--model's -plugin argument:"$'\n'"  got:  $got"$'\n'"  want: $want"
 # the kernel's image for the plugin needs it where it was linked
-sed -n '/^-append$/{n;p}' "$FAKE/qemu-args" | grep -qw nokaslr ||
-	fail "--model: no nokaslr with vmlinux=: $(sed -n '/^-append$/{n;p}' "$FAKE/qemu-args")"
+append=$(sed -n '/^-append$/{n;p}' "$FAKE/qemu-args")
+grep -qw nokaslr <<<"$append" || fail "--model: no nokaslr with vmlinux=: $append"
 [ "$(sed -n 3p "$TMP/o8.txt")" = "0x1000 7" ] || fail "--model-out: $(cat "$TMP/o8.txt" 2>&1)"
 grep -q "the model's window was never closed" "$TMP/err" || fail "--model: no line for the open window"
 echo "vm-run --model: a missing plugin is one line; TCG single-threaded, one vCPU, the plugin's arguments (the kernel's image, nokaslr), its table back"

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * folded and report on synthetic recordings whose right output is known: one
- * with CPU samples and record --func data, one with the samples alone, and
- * one where a syscall and a probed function share a name.  Outputs are
- * compared whole: inline, or with golden files (tests/unit/golden/output-*).
+ * with CPU samples and record --func data, one with the samples alone (and
+ * it again with its compiler-inserted sites known, and with record unable to
+ * read the kernel's text), and one where a syscall and a probed function
+ * share a name.  Outputs are compared whole: inline, or with golden files
+ * (tests/unit/golden/output-*).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +20,7 @@
 #include <unistd.h>
 
 #include "data/datafile.h"
+#include "data/protect.h"
 #include "data/query.h"
 #include "report/report_folded.h"
 #include "util/hist.h"
@@ -34,6 +37,8 @@ static char nofunc_path[] = "/tmp/kp-out-nofunc-XXXXXX";
 static char clash_path[] = "/tmp/kp-out-clash-XXXXXX";
 static char unknown_path[] = "/tmp/kp-out-unknown-XXXXXX";
 static char huge_path[] = "/tmp/kp-out-huge-XXXXXX";
+static char sites_path[] = "/tmp/kp-out-sites-XXXXXX";
+static char nosites_path[] = "/tmp/kp-out-nosites-XXXXXX";
 
 static void sample(struct datafile *df, int tid, const char *kstack, long long count)
 {
@@ -194,6 +199,31 @@ static void fill_huge(struct datafile *df)
 	sample(df, 10, "5", 1LL << 40);
 }
 
+/*
+ * fill_samples' recording with its kernel text scanned at record time:
+ * __x64_sys_getppid holds two return-thunk sites, one at the pc of stack
+ * 5's 3 samples.
+ */
+static void fill_sites(struct datafile *df)
+{
+	fill_samples(df);
+	OK(query_insert(df, "INSERT INTO meta VALUES('protect.source','/proc/kcore')", ""));
+	OK(protect_put_func(df, K(0x2000), "__x64_sys_getppid", 0x100));
+	OK(protect_put_site(df, K(0x2010), 5, "return_thunk"));
+	OK(protect_put_site(df, K(0x2080), 5, "return_thunk"));
+}
+
+/* The same made where record could not read the kernel's text: no site known. */
+static void fill_no_sites(struct datafile *df)
+{
+	fill_samples(df);
+	OK(query_insert(df,
+			"INSERT INTO meta VALUES('protect.source', 'none: the running kernel''s"
+			" text cannot be read (/proc/kallsyms, /proc/kcore): No such file or"
+			" directory')",
+			""));
+}
+
 static int make_recordings(void **state)
 {
 	tu_recording(path, fill_all);
@@ -201,6 +231,8 @@ static int make_recordings(void **state)
 	tu_recording(nofunc_path, fill_samples);
 	tu_recording(clash_path, fill_clash);
 	tu_recording(huge_path, fill_huge);
+	tu_recording(sites_path, fill_sites);
+	tu_recording(nosites_path, fill_no_sites);
 	return 0;
 }
 
@@ -212,6 +244,8 @@ static int drop_recordings(void **state)
 		unlink(clash_path);
 		unlink(unknown_path);
 		unlink(huge_path);
+		unlink(sites_path);
+		unlink(nosites_path);
 	}
 	return 0;
 }
@@ -348,6 +382,20 @@ static void test_report_without_funcs(void **state)
 	tu_golden_output("output-report-nofunc-json", cmd_report, json);
 }
 
+/* With the sites known, the table and its for: line; without, one line instead (rows null). */
+static void test_report_features(void **state)
+{
+	char *text[] = {"report", sites_path, NULL},
+	     *json[] = {"report", "--json", sites_path, NULL},
+	     *none_text[] = {"report", nosites_path, NULL},
+	     *none_json[] = {"report", "--json", nosites_path, NULL};
+
+	tu_golden_output("output-report-sites", cmd_report, text);
+	tu_golden_output("output-report-sites-json", cmd_report, json);
+	tu_golden_output("output-report-nosites", cmd_report, none_text);
+	tu_golden_output("output-report-nosites-json", cmd_report, none_json);
+}
+
 static void test_report_hist_func(void **state)
 {
 	char *text[] = {"report", "--hist", "allocate_slab", path, NULL};
@@ -462,6 +510,7 @@ int main(void)
 		cmocka_unit_test(test_folded_latency_errors),
 		cmocka_unit_test(test_report_text),
 		cmocka_unit_test(test_report_without_funcs),
+		cmocka_unit_test(test_report_features),
 		cmocka_unit_test(test_report_hist_func),
 		cmocka_unit_test(test_report_hist_clash_and_unknown),
 		cmocka_unit_test(test_fmt_ns),

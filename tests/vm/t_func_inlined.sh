@@ -126,4 +126,4 @@ on_lines=$(awk '/^Per source line/ {t = 1} /^Per inline range/ {t = 0} t && $4 ~
 	fail "annotate: $on_lines samples on lines of the ${own:-?} in allocate_slab's own code: $A"
 grep -qE '^ +[1-9][0-9]* +[0-9.]+% +[0-9]+  mm/sl[au]b\.[ch]:[0-9]+' <<<"$A" ||
 	fail "annotate attributes no samples to mm/slub.c or mm/slab.h lines: $A"
-echo "$A" | head -20
+head -20 <<<"$A"

@@ -12,7 +12,7 @@ kprotperf record -q -F 499 -o /mnt/host/k.data -- big-fork 30
 EOF
 D=$VM_SHARE/k.data
 [ -s "$D" ] || fail "the guest wrote no data file"
-q "$D" "SELECT value FROM meta WHERE key = 'kernel.cmdline'" | grep -qw nokaslr &&
+grep -qw nokaslr <<<"$(q "$D" "SELECT value FROM meta WHERE key = 'kernel.cmdline'")" &&
 	fail "the guest ran with nokaslr"
 stext=$(q "$D" "SELECT value FROM meta WHERE key = 'kernel.stext'")
 [ -n "$stext" ] || fail "no kernel.stext in meta"

@@ -16,7 +16,7 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "skipped: $*"; exit 77; }
 [ "$(id -u)" -eq 0 ] || skip "needs root (mounts a small tmpfs to fill)"
-dpkg-query -W -f='${db:Status-Status}' linux-source-6.1 2>/dev/null | grep -qx installed ||
+[ "$(dpkg-query -W -f='${db:Status-Status}' linux-source-6.1 2>/dev/null)" = installed ] ||
 	fail "linux-source-6.1 is not installed: run scripts/install-deps.sh"
 
 # expect STATUS LINE -- ARGS...: the exit status and the whole last line of stderr
@@ -49,7 +49,7 @@ expect 2 "kernel-build: unknown argument '--frobnicate' (see --help)" -- --frobn
 # 58), the unpacked source borrowed from the real cache through a symlink.
 real=${KP_KBUILD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kprotperf/kbuild}
 "$KB" -q --check >/dev/null 2>&1 || fail "kernel-build.sh --check fails on the real cache"
-srcid=$(find "$real/src" -mindepth 1 -maxdepth 1 -name 'linux-source-6.1_*' -printf '%f\n' | head -1)
+srcid=$(find "$real/src" -mindepth 1 -maxdepth 1 -name 'linux-source-6.1_*' -printf '%f\n' -quit)
 mkdir -p "$TMP/small"
 mount -t tmpfs -o size=2m tmpfs "$TMP/small"
 mkdir -p "$TMP/small/src"

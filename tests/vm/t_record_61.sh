@@ -16,7 +16,7 @@ release=$(q "$D" "SELECT value FROM meta WHERE key = 'kernel.release'")
 stext=$(q "$D" "SELECT value FROM meta WHERE key = 'kernel.stext'")
 [ -n "$stext" ] || fail "no kernel.stext in meta"
 # the command line vm_run was given reached the guest kernel
-q "$D" "SELECT value FROM meta WHERE key = 'kernel.cmdline'" | grep -qw nokaslr ||
+grep -qw nokaslr <<<"$(q "$D" "SELECT value FROM meta WHERE key = 'kernel.cmdline'")" ||
 	fail "kernel.cmdline lacks nokaslr"
 read -r calls returned < <(q "$D" "SELECT calls, done FROM latency WHERE name = 'getppid'" | tr '|' ' ')
 [ "${calls:-}" = $N ] || fail "getppid calls '${calls:-}', want $N"

@@ -60,7 +60,7 @@ want=$(printf '%s both\n' "${FUNCS[@]}" | sort | paste -sd' ')
 [ "$got" = "$want" ] || fail "diff's probed functions: '$got', want '$want'"
 "$KP" diff "$A" "$B" >"$TMP/diff.txt" || fail "diff exited $?"
 grep -qxF "#   kernel release: ${releases[0]} -> ${releases[1]}" "$TMP/diff.txt" ||
-	fail "diff's provenance lacks the release change: $(grep '^#' "$TMP/diff.txt" | head -20)"
+	fail "diff's provenance lacks the release change: $(grep -m 20 '^#' "$TMP/diff.txt")"
 table=$(sed -n '/^Probed functions/,/^$/p' "$TMP/diff.txt")
 for f in "${FUNCS[@]}"; do
 	grep -qE "^$f +[0-9]" <<<"$table" || fail "diff's probed-function table lacks $f: $table"
