@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# kprotperf: `make` builds the tool and the workloads, `make test` runs every
-# test tier (the sanitizer build's and short fuzzing runs included: `make
-# test-asan`, `make fuzz` alone), `make bench` the benchmarks, `make demo` the
-# whole tour, `make install` (PREFIX, DESTDIR) installs it with its man pages.
+# kprotperf: `make` builds the tool, the workloads and (with scdoc) the man
+# pages, `make test` runs every test tier (the sanitizer build's and short
+# fuzzing runs included: `make test-asan`, `make fuzz` alone), `make bench`
+# the benchmarks, `make demo` the whole tour, `make install` (PREFIX,
+# DESTDIR) installs it with its man pages.
 
 OUTPUT ?= build
 # the tool; tests use ./kprotperf, a private build (OUTPUT=/tmp/x BIN=/tmp/x/kprotperf) its own
@@ -86,7 +87,10 @@ PLUGIN_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -fPIC -shared \
 		 $(shell pkg-config --cflags glib-2.0 2>/dev/null) -I$(QEMU_SRC)/tree/include/qemu \
 		 -DKP_QEMU_HEADER_VERSION='"$(QEMU_HDR_VERSION)"'
 
-all: $(BIN) $(WORKLOADS) $(if $(PLUGIN_WHY),,$(PLUGIN))
+# the man pages too when scdoc is installed, so that ./kprotperf help COMMAND
+# shows them before make install; without scdoc, make man says what is missing
+SCDOC := $(shell command -v scdoc 2>/dev/null)
+all: $(BIN) $(WORKLOADS) $(if $(PLUGIN_WHY),,$(PLUGIN)) $(if $(SCDOC),man)
 
 plugin: $(if $(PLUGIN_WHY),plugin-missing,$(PLUGIN))
 
@@ -208,6 +212,7 @@ $(OUTPUT)/tests/%: $(UNIT_OBJ)/%.o $(UNIT_UTIL) $(OUTPUT)/libkp.a | $(OUTPUT)/te
 # The man pages: each command's scdoc source written by kprotperf from the
 # option tables --help prints (kprotperf help --scdoc), made roff by scdoc.
 # Their date is the last commit's, so that a rebuild makes the same pages.
+# kprotperf help finds them as build/man beside ./kprotperf (cmd_help.c).
 MAN_DIR := $(OUTPUT)/man
 MAN_DATE := $(shell git log -1 --format=%ct 2>/dev/null)
 man: $(MAN_DIR)/kprotperf.1
@@ -215,8 +220,9 @@ man: $(MAN_DIR)/kprotperf.1
 $(MAN_DIR)/kprotperf.1: $(BIN) | $(OUTPUT)
 	@command -v scdoc > /dev/null || { echo "make man: scdoc is missing: apt-get install scdoc (or scripts/install-deps.sh)" >&2; exit 1; }
 	@mkdir -p $(MAN_DIR)
-	rm -f $(MAN_DIR)/*.1
-	set -e; for c in '' $$($(abspath $(BIN)) help --list-cmds); do \
+	$(call msg,MAN,$(MAN_DIR))
+	$(Q)rm -f $(MAN_DIR)/*.1
+	$(Q)set -e; for c in '' $$($(abspath $(BIN)) help --list-cmds); do \
 		page=kprotperf$${c:+-$$c}; \
 		$(abspath $(BIN)) help --scdoc $$c > $(MAN_DIR)/$$page.scd; \
 		SOURCE_DATE_EPOCH=$(MAN_DATE) scdoc < $(MAN_DIR)/$$page.scd > $(MAN_DIR)/$$page.1.tmp; \

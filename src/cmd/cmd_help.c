@@ -10,11 +10,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
 #include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,8 +25,12 @@
 #include "cmd/commands.h"
 #include "cmd/manpage.h"
 #include "cmd/options.h"
+#include "util/safeio.h"
 
 extern char **environ;
+
+/* where make writes the man pages, relative to the folder of the binary it builds */
+#define BUILD_MAN_DIR "build/man"
 
 enum { O_LIST_CMDS = OPTIONS_LONG_ONLY, O_LIST_OPTS, O_SCDOC, O_PARSE };
 
@@ -60,10 +67,14 @@ const struct options_cmd help_options = {
 		"       kprotperf help --parse COMMAND [ARGS...]\n"
 		"Open COMMAND's man page, kprotperf-COMMAND(1), with man(1) (no COMMAND:\n"
 		"kprotperf(1)). An installed kprotperf, PREFIX/bin/kprotperf, looks in the\n"
-		"man pages installed with it first: PREFIX/share/man.\n",
-	.status = "man's: 0 when it showed the page, 16 when there is no such page\n"
-		  "(said in one line), 1 when man cannot run; 2 for a usage error, with\n"
-		  "--parse also COMMAND's (said as COMMAND says it), else 0.\n",
+		"man pages installed with it first: PREFIX/share/man. With none installed,\n"
+		"it shows the page make built beside the binary, build/man/PAGE.1 (man -l;\n"
+		"said on stderr), read through no symbolic link and only if no user but\n"
+		"root and the binary's owner could have changed it.\n",
+	.status = "man's: 0 when it showed the page, 16 when there is no such page,\n"
+		  "installed or built (said in one line), 1 when man cannot run; 2 for a\n"
+		  "usage error, with --parse also COMMAND's (said as COMMAND says it),\n"
+		  "else 0.\n",
 	.column = 19,
 	.examples = examples,
 	.opts = entries,
@@ -112,9 +123,11 @@ static int prefix_manpath(void)
 	return err;
 }
 
-/* man's exit status (ARGS after "man"), its output to /dev/null when quiet; -errno when it cannot
- * run. */
-static int man(char *const args[], bool quiet)
+/*
+ * man's exit status (ARGS after "man"), with in (>= 0) as its input, its
+ * output to /dev/null when quiet; -errno when it cannot run.
+ */
+static int man(char *const args[], int in, bool quiet)
 {
 	char *argv[4] = {"man"};
 	posix_spawn_file_actions_t fa;
@@ -124,6 +137,8 @@ static int man(char *const args[], bool quiet)
 	for (i = 0; args[i] && i < 2; i++)
 		argv[i + 1] = args[i];
 	err = posix_spawn_file_actions_init(&fa);
+	if (!err && in >= 0)
+		err = posix_spawn_file_actions_adddup2(&fa, in, 0);
 	if (!err && quiet)
 		err = posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0)
 			      ?: posix_spawn_file_actions_adddup2(&fa, 1, 2);
@@ -137,22 +152,79 @@ static int man(char *const args[], bool quiet)
 }
 
 /*
+ * The man page called page that make built beside this binary, in
+ * BUILD_MAN_DIR, opened: fd (its path into path), or -errno, and why when
+ * it is there but refused.  The current folder plays no part: kprotperf
+ * runs as root, often from folders others can write.
+ */
+static int build_tree_page(const char *page, char *path, size_t plen, char *why, size_t wlen)
+{
+	char exe[PATH_MAX], rel[128];
+	const char *dir;
+	struct stat st;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int fd;
+
+	*why = '\0';
+	snprintf(rel, sizeof(rel), "%s/%s.1", BUILD_MAN_DIR, page);
+	snprintf(path, plen, "%s", rel);
+	if (n <= 0 || stat("/proc/self/exe", &st))
+		return -ENOENT;
+	exe[n] = '\0';
+	dir = dirname(exe);
+	snprintf(path, plen, "%s/%s", dir, rel);
+	/* the binary's owner, who could change what runs, may own its build tree too */
+	fd = safeio_open_beneath(dir, rel, st.st_uid, why, wlen);
+	if (fd < 0 && fd != -ENOENT && !*why)
+		snprintf(why, wlen, "%s: %s", path, strerror(-fd));
+	return fd;
+}
+
+/*
+ * No page installed: the build tree's, said on stderr, then shown by man -l
+ * from the file opened (on its input: no name is looked up again); man's
+ * exit status.  None: 16 after one line naming the way out.
+ */
+static int build_tree_man(const char *page, const char *cmd)
+{
+	char path[PATH_MAX + 160], why[PATH_MAX + 320];
+	int fd = build_tree_page(page, path, sizeof(path), why, sizeof(why)), ret;
+
+	if (fd == -ENOENT) {
+		fprintf(stderr,
+			"kprotperf help: no man page %s installed, nor %s: make man builds it there "
+			"(make install installs the pages); %s --help has the same options\n",
+			page, path, cmd);
+		return 16;
+	}
+	if (fd < 0) {
+		fprintf(stderr,
+			"kprotperf help: no man page %s installed, and the build tree's is not "
+			"read: %s: make install installs the pages; %s --help has the same "
+			"options\n",
+			page, why, cmd);
+		return 16;
+	}
+	fprintf(stderr, "kprotperf help: showing the build tree's page %s (not installed)\n", path);
+	ret = man((char *[]){"-l", "-", NULL}, fd, false);
+	close(fd);
+	return ret;
+}
+
+/*
  * man PAGE: man's exit status.  Whether there is such a page is asked
- * first (man -w, silenced), so that a missing one is said in one line.
+ * first (man -w, silenced): an installed one is shown, else the build
+ * tree's.
  */
 static int open_page(char *page, const char *cmd)
 {
 	int ret = prefix_manpath();
 
-	ret = ret ?: man((char *[]){"-w", page, NULL}, true);
-	if (ret == 16) {
-		fprintf(stderr,
-			"kprotperf help: no man page %s here: make install puts them in "
-			"PREFIX/share/man; %s --help has the same options\n",
-			page, cmd);
-		return ret;
-	}
-	ret = ret ?: man((char *[]){page, NULL}, false);
+	ret = ret ?: man((char *[]){"-w", page, NULL}, -1, true);
+	if (ret == 16)
+		ret = build_tree_man(page, cmd);
+	else
+		ret = ret ?: man((char *[]){page, NULL}, -1, false);
 	if (ret < 0) {
 		fprintf(stderr,
 			"kprotperf help: cannot run man: %s: install man-db, or see %s --help\n",

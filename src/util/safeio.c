@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/param.h>
@@ -117,6 +118,23 @@ FILE *safeio_fopen_text(const char *path, char *why, size_t len)
 	return f;
 }
 
+enum trust { TRUSTED, OTHER_OWNER, OTHERS_WRITE };
+
+/*
+ * Whether someone but root, this process's user and owner could change the
+ * file or folder st: its owner, or, with write permission, its group or
+ * anyone (a sticky folder lets them add entries only, under their own name).
+ */
+static enum trust trust_of(const struct stat *st, uid_t owner)
+{
+	if (st->st_uid && st->st_uid != geteuid() && st->st_uid != owner)
+		return OTHER_OWNER;
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) &&
+	    !(S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX)))
+		return OTHERS_WRITE;
+	return TRUSTED;
+}
+
 /* Whether someone but root, this process's user and owner could change what dir holds. */
 static int check_dir(int fd, const char *dir, uid_t owner, char *why, size_t len)
 {
@@ -126,21 +144,93 @@ static int check_dir(int fd, const char *dir, uid_t owner, char *why, size_t len
 		return -errno;
 	if (!S_ISDIR(st.st_mode))
 		return -ENOTDIR;
-	if (st.st_uid && st.st_uid != geteuid() && st.st_uid != owner) {
+	switch (trust_of(&st, owner)) {
+	case OTHER_OWNER:
 		snprintf(why, len,
 			 "folder '%s' belongs to another user (uid %u): write into a folder of "
 			 "your own",
 			 dir, (unsigned int)st.st_uid);
 		return -EPERM;
-	}
-	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {
+	case OTHERS_WRITE:
 		snprintf(why, len,
 			 "folder '%s' can be written by other users (mode %04o, not sticky): "
 			 "write into a folder only you can write",
 			 dir, (unsigned int)(st.st_mode & 07777));
 		return -EPERM;
+	case TRUSTED:
+		break;
 	}
 	return 0;
+}
+
+/*
+ * Why path, opened at fd with O_PATH | O_NOFOLLOW, is not to be read through
+ * as a folder (is_file false) or read as a file: -EINVAL or -EPERM and why,
+ * else 0.
+ */
+static int check_part(int fd, const char *path, bool is_file, uid_t owner, char *why, size_t len)
+{
+	struct stat st;
+	const char *bad = NULL;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (S_ISLNK(st.st_mode))
+		bad = "is a symbolic link";
+	else if (is_file ? !S_ISREG(st.st_mode) : !S_ISDIR(st.st_mode))
+		bad = is_file ? "is not a regular file" : "is not a folder";
+	if (bad) {
+		snprintf(why, len, "'%s' %s", path, bad);
+		return -EINVAL;
+	}
+	switch (trust_of(&st, owner)) {
+	case OTHER_OWNER:
+		snprintf(why, len, "'%s' belongs to another user (uid %u)", path,
+			 (unsigned int)st.st_uid);
+		return -EPERM;
+	case OTHERS_WRITE:
+		snprintf(why, len, "'%s' can be written by other users (mode %04o)", path,
+			 (unsigned int)(st.st_mode & 07777));
+		return -EPERM;
+	case TRUSTED:
+		break;
+	}
+	return 0;
+}
+
+int safeio_open_beneath(const char *dir, const char *rel, uid_t owner, char *why, size_t len)
+{
+	char parts[PATH_MAX], path[PATH_MAX], *part, *next, *save;
+	int fd, sub, err;
+
+	if (len)
+		*why = '\0';
+	if (snprintf(parts, sizeof(parts), "%s", rel) >= (int)sizeof(parts))
+		return -ENAMETOOLONG;
+	part = strtok_r(parts, "/", &save);
+	if (!part || strstr(rel, ".."))
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%s", dir);
+	/* O_PATH: nothing is opened for reading, no device or FIFO, before it is checked */
+	fd = open(dir, O_PATH | O_CLOEXEC);
+	err = fd < 0 ? -errno : check_part(fd, path, false, owner, why, len);
+	for (; !err && part; part = next) {
+		next = strtok_r(NULL, "/", &save);
+		snprintf(path + strlen(path), sizeof(path) - strlen(path), "/%s", part);
+		sub = openat(fd, part, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		err = sub < 0 ? -errno : check_part(sub, path, !next, owner, why, len);
+		if (!err && !next) {
+			/* its folder is checked: no one else can have replaced it since */
+			close(sub);
+			sub = openat(fd, part, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+			err = sub < 0 ? -errno : 0;
+		}
+		close(fd);
+		fd = sub;
+	}
+	if (err && fd >= 0)
+		close(fd);
+	return err ?: fd;
 }
 
 int safeio_dir(const char *dir, uid_t owner, char *why, size_t len)

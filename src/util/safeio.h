@@ -7,7 +7,9 @@
  * - an output goes into a folder no other user can write (one could
  *   replace or redirect what is written there), under a fresh temporary
  *   name made with O_EXCL | O_NOFOLLOW (a link planted there is never
- *   followed), renamed into place once complete (no half-written file).
+ *   followed), renamed into place once complete (no half-written file);
+ * - a file kprotperf finds beside itself is read through no link, and only
+ *   when no other user could have put it or a folder on its way there.
  * Errors: -errno, and why, one line naming the file or folder, when errno
  * alone would not say it.
  */
@@ -27,6 +29,14 @@
  * or -errno; why says "not a regular file" for -EINVAL, the one it sets.
  */
 int safeio_open_regular(const char *path, struct stat *st, char *why, size_t len);
+/*
+ * dir/rel (names, no "..") opened for reading, O_CLOEXEC, if a regular
+ * file: fd, or -errno and why (the part refused) when a folder under dir or
+ * the file is a symbolic link (none is followed) or of the wrong type, or
+ * when someone but root, this process's user and owner could change dir,
+ * a folder on the way or the file.
+ */
+int safeio_open_beneath(const char *dir, const char *rel, uid_t owner, char *why, size_t len);
 /* A regular file of at most SAFEIO_TEXT_MAX bytes as a stream in memory; NULL, errno set. */
 FILE *safeio_fopen_text(const char *path, char *why, size_t len);
 

@@ -3,8 +3,10 @@
  * Files at paths a user gives (util/safeio.h): outputs never written
  * through a link planted beside them nor into a folder another user can
  * write; text inputs refused at once, in one line, when they are no
- * regular file or larger than 16 MiB; and the text such files hold escaped
- * before it reaches a terminal (scenario --list, features --features).
+ * regular file or larger than 16 MiB; a file kprotperf finds beside itself
+ * read through no link and no part others could change; and the text such
+ * files hold escaped before it reaches a terminal (scenario --list,
+ * features --features).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -124,6 +126,54 @@ static void test_shared_folders(void **state)
 	expect_dir(theirs, 65534, NULL);
 }
 
+/* dir/rel through safeio_open_beneath: its first line, or -errno and why (exact). */
+static void expect_beneath(const char *rel, int err, const char *want)
+{
+	char why[512], line[64] = "";
+	int fd = safeio_open_beneath(dir, rel, (uid_t)-1, why, sizeof(why));
+
+	if (err) {
+		assert_int_equal(fd, err);
+		assert_string_equal(why, want);
+		return;
+	}
+	assert_true(fd >= 0);
+	assert_true(read(fd, line, sizeof(line) - 1) > 0);
+	close(fd);
+	assert_string_equal(line, want);
+}
+
+/* A file beside the binary (help's build tree): no link, no stranger's part on the way. */
+static void test_open_beneath(void **state)
+{
+	char p[PATH_MAX], want[PATH_MAX + 64];
+
+	assert_int_equal(mkdir(at(p, sizeof(p), "b"), 0755), 0);
+	assert_int_equal(tu_write_file(at(p, sizeof(p), "b/page.1"), "page\n"), 0);
+	expect_beneath("b/page.1", 0, "page\n");
+	expect_beneath("b//page.1", 0, "page\n");
+	expect_beneath("b/none.1", -ENOENT, "");
+	expect_beneath("b/../b/page.1", -EINVAL, "");
+	expect_beneath("", -EINVAL, "");
+	snprintf(want, sizeof(want), "'%s/b/page.1' is not a folder", dir);
+	expect_beneath("b/page.1/x", -EINVAL, want);
+	snprintf(want, sizeof(want), "'%s/b' is not a regular file", dir);
+	expect_beneath("b", -EINVAL, want);
+	assert_int_equal(symlink("b", at(p, sizeof(p), "l")), 0);
+	snprintf(want, sizeof(want), "'%s/l' is a symbolic link", dir);
+	expect_beneath("l/page.1", -EINVAL, want);
+	/* the group could rewrite it; a sticky folder keeps the file its owner's */
+	assert_int_equal(chmod(at(p, sizeof(p), "b/page.1"), 0664), 0);
+	snprintf(want, sizeof(want), "'%s/b/page.1' can be written by other users (mode 0664)",
+		 dir);
+	expect_beneath("b/page.1", -EPERM, want);
+	assert_int_equal(chmod(p, 0644) || chmod(at(p, sizeof(p), "b"), 01777), 0);
+	expect_beneath("b/page.1", 0, "page\n");
+	assert_int_equal(chmod(p, 0777), 0);
+	snprintf(want, sizeof(want), "'%s/b' can be written by other users (mode 0777)", dir);
+	expect_beneath("b/page.1", -EPERM, want);
+}
+
 /* A recording is refused in a shared folder before anything is made there. */
 static void test_datafile_shared(void **state)
 {
@@ -232,6 +282,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_write_not_through_links),
 		cmocka_unit_test(test_shared_folders),
+		cmocka_unit_test(test_open_beneath),
 		cmocka_unit_test(test_datafile_shared),
 		cmocka_unit_test(test_text_inputs),
 		cmocka_unit_test(test_commands_refuse),
