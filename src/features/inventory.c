@@ -126,14 +126,14 @@ static int read_text(struct inventory *inv, const char *vmlinux, char *why, size
 		return -ENOEXEC;
 	}
 	inv->stext = s->addr;
-	inv->text_bytes = e->addr - s->addr;
-	inv->text = malloc(inv->text_bytes);
+	inv->text_len = e->addr - s->addr;
+	inv->text = malloc(inv->text_len);
 	if (!inv->text)
 		return -ENOMEM;
 	if (vmlinux)
-		err = ktext_vmlinux(vmlinux, s->addr, s->addr, inv->text, inv->text_bytes);
+		err = ktext_vmlinux(vmlinux, s->addr, s->addr, inv->text, inv->text_len);
 	else
-		err = ktext_kcore(inv->source, s->addr, inv->text, inv->text_bytes);
+		err = ktext_kcore(inv->source, s->addr, inv->text, inv->text_len);
 	if (err && vmlinux)
 		snprintf(why, len, "--vmlinux %s: cannot read its text: %s", vmlinux,
 			 strerror(-err));
@@ -143,7 +143,7 @@ static int read_text(struct inventory *inv, const char *vmlinux, char *why, size
 			 "without CONFIG_PROC_KCORE, or locked down): give its vmlinux with "
 			 "--vmlinux, inventoried as linked, before the boot's patching",
 			 strerror(-err));
-	if (!err && !vmlinux && zeros(inv->text, inv->text_bytes < 4096 ? inv->text_bytes : 4096)) {
+	if (!err && !vmlinux && zeros(inv->text, inv->text_len < 4096 ? inv->text_len : 4096)) {
 		snprintf(why, len,
 			 "/proc/kcore gives zeros for the kernel's text at _stext, not"
 			 " its code (a locked-down kernel?)");
@@ -155,7 +155,7 @@ static int read_text(struct inventory *inv, const char *vmlinux, char *why, size
 /* The functions: each symbol in the text up to the next one, aliases once. */
 static int cut_functions(struct inventory *inv)
 {
-	__u64 end = inv->stext + inv->text_bytes;
+	__u64 end = inv->stext + inv->text_len;
 	const struct ksym *k, *next;
 	size_t i, cap = 0;
 
@@ -200,7 +200,9 @@ static void scan_all(struct inventory *inv)
 			inv->funcs[k] += f->found.n[k] > 0;
 		}
 		inv->canary_checks += f->found.canary_checks;
+		inv->zeroing_bytes += f->found.zeroing;
 		inv->bad += f->found.bad;
+		inv->text_bytes += f->found.code;
 	}
 }
 

@@ -31,15 +31,21 @@ struct inventory {
 	char note[1024];   /* why a vmlinux stands in for /proc/kcore; "" when none does */
 	struct inventory_func *f;
 	size_t n;
+	/*
+	 * the functions' code: each function's bytes up to the end of its last
+	 * instruction that is no fill (struct sites_found's code), summed
+	 */
 	__u64 text_bytes;
 	unsigned int sites[SITES_KINDS];
 	unsigned int funcs[SITES_KINDS]; /* functions with at least one site of the kind */
 	unsigned int canary_checks;
-	size_t bad;	  /* bytes no instruction decodes from */
-	struct ksyms *ks; /* names of the text's symbols, for branch targets */
+	__u64 zeroing_bytes; /* the xors of the zero_call_used_regs sites */
+	size_t bad;	     /* bytes no instruction decodes from */
+	struct ksyms *ks;    /* names of the text's symbols, for branch targets */
 	struct sites_scanner *sc;
-	__u8 *text;
+	__u8 *text; /* _stext to _etext, the fill between functions too */
 	__u64 stext;
+	__u64 text_len; /* of text */
 };
 
 /*

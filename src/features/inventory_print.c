@@ -32,6 +32,8 @@ static void print_table(FILE *f, const struct inventory *inv)
 		fprintf(f, "%-22s %9u %10u\n", sites_kind_name(k), inv->sites[k], inv->funcs[k]);
 	fprintf(f, "# stack_canary: %u of its sites check the canary, the others load it\n",
 		inv->canary_checks);
+	fprintf(f, "# zero_call_used_regs: %llu bytes of xors before the returns\n",
+		(unsigned long long)inv->zeroing_bytes);
 }
 
 static void json_table(struct json *j, const struct inventory *inv)
@@ -48,6 +50,7 @@ static void json_table(struct json *j, const struct inventory *inv)
 	}
 	json_close(j, ']');
 	json_u64(j, "canary_checks", inv->canary_checks);
+	json_u64(j, "zeroing_bytes", inv->zeroing_bytes);
 }
 
 struct site_out {
@@ -141,6 +144,9 @@ static void diff_text(FILE *f, struct inventory *const inv[2])
 			(long long)inv[1]->sites[k] - inv[0]->sites[k], inv[0]->funcs[k],
 			inv[1]->funcs[k]);
 	fputs("BASE, HARDENED: sites; FUNCS: the functions with one, base then hardened\n", f);
+	fprintf(f, "text: %+lld bytes; zero_call_used_regs' xors: %+lld bytes\n",
+		(long long)(inv[1]->text_bytes - inv[0]->text_bytes),
+		(long long)(inv[1]->zeroing_bytes - inv[0]->zeroing_bytes));
 }
 
 static void diff_json(FILE *f, struct inventory *const inv[2])
@@ -157,6 +163,7 @@ static void diff_json(FILE *f, struct inventory *const inv[2])
 		json_bool(&j, "as_linked", inv[i]->from_file);
 		json_u64(&j, "functions", inv[i]->n);
 		json_u64(&j, "text_bytes", inv[i]->text_bytes);
+		json_u64(&j, "zeroing_bytes", inv[i]->zeroing_bytes);
 		json_close(&j, '}');
 	}
 	json_open(&j, "features", '[');

@@ -233,8 +233,10 @@ static void found(struct pass *p, __u64 addr, __u64 end, enum sites_kind k)
 /* A return: ret, or a jmp to a return thunk; the xors before it decide zero_call_used_regs. */
 static void at_return(struct pass *p, const cs_insn *in)
 {
-	if (p->zeroed == 2)
-		found(p, p->zero_from, in->address + in->size, SITES_ZERO_REGS);
+	if (p->zeroed != 2)
+		return;
+	found(p, p->zero_from, in->address + in->size, SITES_ZERO_REGS);
+	p->found->zeroing += in->address - p->zero_from;
 }
 
 static void one(struct pass *p, const cs_insn *in, bool first)
@@ -265,12 +267,21 @@ static void one(struct pass *p, const cs_insn *in, bool first)
 	p->kcfi_mov_at = kcfi_mov(in) ? in->address : 0;
 }
 
+/*
+ * What pads between functions: gas's alignment in code is nops, the
+ * kernel's linker script fills between sections with int3 (0xcc).
+ */
+static bool is_fill(const cs_insn *in)
+{
+	return in->id == X86_INS_NOP || in->id == X86_INS_INT3;
+}
+
 void sites_scan(struct sites_scanner *sc, const struct sites_env *env, __u64 addr, const __u8 *code,
 		size_t len, sites_cb *cb, void *arg, struct sites_found *out)
 {
 	struct pass p = {.sc = sc, .env = env, .cb = cb, .arg = arg, .found = out};
 	const __u8 *c = code;
-	size_t left = len;
+	size_t left = len, end = 0; /* where the last instruction that is no fill ends */
 	uint64_t pc = addr;
 
 	while (left) {
@@ -282,9 +293,14 @@ void sites_scan(struct sites_scanner *sc, const struct sites_env *env, __u64 add
 			pc++;
 			p.zeroed = 0;
 			p.kcfi_mov_at = 0;
+			/* no fill either */
+			end = c - code;
 			continue;
 		}
 		one(&p, sc->insn, c - code == sc->insn->size);
 		out->insns++;
+		if (!is_fill(sc->insn))
+			end = c - code;
 	}
+	out->code += end;
 }

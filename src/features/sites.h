@@ -78,8 +78,15 @@ struct sites_env {
 struct sites_found {
 	unsigned int n[SITES_KINDS];
 	unsigned int canary_checks; /* of n[SITES_CANARY]: the reads that compare */
+	size_t zeroing;		    /* of the n[SITES_ZERO_REGS] sites: their xors' bytes */
 	size_t insns;		    /* instructions decoded */
 	size_t bad;		    /* bytes no instruction decodes from: skipped */
+	/*
+	 * the function's code: its bytes up to the end of its last instruction
+	 * that is no fill (nop, int3), the alignment the assembler and linker
+	 * put after it left out
+	 */
+	size_t code;
 };
 
 /*
