@@ -18,6 +18,7 @@
 #include "diff/oneside.h"
 #include "diff/prov.h"
 #include "diff/tables.h"
+#include "features/feature_costs.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/stacks.h"
 #include "util/esc.h"
@@ -90,7 +91,21 @@ struct diff_ctx {
 	struct kv_list config[2]; /* CONFIG_ cut, for the feature table */
 };
 
-/* Before the warnings: an older schema, a side without DWARF. */
+/*
+ * Whether the features table is left out, as report leaves it out (the
+ * sites of a side unknown): 0, or 1 + that side.
+ */
+static int features_hidden(const struct diff_ctx *c)
+{
+	int side;
+
+	for (side = 0; side < 2; side++)
+		if (feature_costs_sites_unknown(c->df[side]))
+			return side + 1;
+	return 0;
+}
+
+/* Before the warnings: an older schema, a side without DWARF, no sites known. */
 static void input_notes(struct diff_ctx *c)
 {
 	long long b = datafile_schema(c->df[DM_BASE]), h = datafile_schema(c->df[DM_HARD]);
@@ -112,6 +127,13 @@ static void input_notes(struct diff_ctx *c)
 		if (samples_none(c->df[side], none, sizeof(none)))
 			prov_note(&c->notes, "note: %s: %s", prov_side_name[side], none);
 	}
+	if (features_hidden(c))
+		prov_note(
+			&c->notes,
+			"note: hardening features not shown: no compiler-inserted site is known"
+			" on the %s, so the table would miss the samples on them (record: %.800s)",
+			prov_side_name[features_hidden(c) - 1],
+			feature_costs_sites_unknown(c->df[features_hidden(c) - 1]));
 }
 
 static void init_tables(struct diff_ctx *c)
@@ -201,7 +223,8 @@ static int print_text(struct diff_ctx *c, FILE *f)
 		esc_printf(f, "# %s\n", c->notes.v[n]);
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		/* no probed functions on either side: no table to show */
-		if (order[i] == T_FUNCS && !c->t[T_FUNCS].set.n)
+		if ((order[i] == T_FUNCS && !c->t[T_FUNCS].set.n) ||
+		    (order[i] == T_FEATURES && features_hidden(c)))
 			continue;
 		tables_text(&c->t[order[i]], f);
 	}
@@ -231,7 +254,10 @@ static int print_json(struct diff_ctx *c, FILE *f)
 		json_str(&j, NULL, c->notes.v[i]);
 	json_close(&j, ']');
 	for (i = 0; i < T_N; i++)
-		tables_json(&c->t[i], &j);
+		if (i == T_FEATURES && features_hidden(c))
+			json_str(&j, defs[i].key, NULL);
+		else
+			tables_json(&c->t[i], &j);
 	oneside_json(&c->only, &j);
 	tables_inlining_json(c->inl, c->ninl, c->o->top, &j);
 	json_close(&j, '}');

@@ -219,7 +219,7 @@ static void json_row(const struct rows *r, const struct feature_row *e, double p
 	json_close(j, '}');
 }
 
-/* rows null when the table is left out (sites_unknown()): sites_source says why. */
+/* rows null when the table is left out (feature_costs_sites_unknown()): sites_source says why. */
 static void print_json(struct datafile *df, const struct rows *r, bool shown, struct json *j)
 {
 	double period = datafile_sample_period_ns(df);
@@ -240,14 +240,10 @@ static void print_json(struct datafile *df, const struct rows *r, bool shown, st
 }
 
 /*
- * Why no site is known when record could not read the kernel's text
- * (protect.source "none: WHY"), else NULL.  Without the sites, the samples
- * on them count for no compiler-inserted feature, most of them as
- * (unmapped): a table of those shares would mislead, so it is left out.  A
- * recording older than schema 8 keeps its table and note: its
- * frame-named features are all it ever had.
+ * A recording older than schema 8 is not one: it keeps its table and note,
+ * its frame-named features being all it ever had.
  */
-static const char *sites_unknown(struct datafile *df)
+const char *feature_costs_sites_unknown(struct datafile *df)
 {
 	const char *src = datafile_meta(df, "protect.source");
 
@@ -293,7 +289,7 @@ static void rows_free(struct rows *r)
 int feature_costs_rollup(struct datafile *df, const struct features *feat, FILE *f, struct json *j)
 {
 	struct rows r = {.feat = feat};
-	const char *unknown = sites_unknown(df);
+	const char *unknown = feature_costs_sites_unknown(df);
 	int err = collect(df, &r);
 
 	if (!err) {

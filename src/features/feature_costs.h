@@ -24,6 +24,13 @@ struct json;
 int feature_costs_rollup(struct datafile *df, const struct features *feat, FILE *f, struct json *j);
 
 /*
+ * Why no compiler-inserted site is known in df (record could not read the
+ * kernel's text: protect.source "none: WHY"), else NULL: then a table of
+ * the features' shares would count the samples on the sites as (unmapped).
+ */
+const char *feature_costs_sites_unknown(struct datafile *df);
+
+/*
  * Every feature of feat (frames named with kd's inline frames; kd NULL:
  * none) with what it is (type, position, when), its state
  * on the recorded kernel (features.h's features_state, from the
