@@ -119,9 +119,11 @@ struct column {
 
 /*
  * What is checked only once every value is good, found on the way: the
- * first row breaking a rule of several columns, -1 when none.
+ * first row breaking a rule of several columns (a rowid may be any
+ * integer, negative too: whether one was found is said apart).
  */
 struct later {
+	bool meta_bad, block_bad;
 	long long meta_row, block_row;
 	size_t meta_rule;
 };
@@ -400,8 +402,8 @@ static bool summed(const struct column *c)
 /* One table's walk: its first bad value, its sums, and what waits for later. */
 struct scan {
 	const struct table *t;
-	long long row; /* the first bad value's rowid, -1 when none */
-	int col;
+	long long row; /* the first bad value's rowid (any integer) */
+	int col;       /* and its column, -1 when none */
 	unsigned int overflow; /* one bit a column: its sum passed 2^63-1 */
 	long long sums[COLS_MAX];
 	struct later *later;
@@ -472,14 +474,14 @@ static int table_sql(const struct table *t, char *sql, size_t len)
 /* Every value of t, in one pass over its rows: one statement, checked in C. */
 static int check_table(struct datafile *df, const struct table *t, struct later *later)
 {
-	struct scan s = {.t = t, .row = -1, .later = later};
+	struct scan s = {.t = t, .col = -1, .later = later};
 	char sql[512], want[80];
 	int err = table_sql(t, sql, sizeof(sql)) ?: query_each(df, sql, check_row, &s, ""), i;
 
 	if (err < 0)
 		/* a table or column missing: the schema is not the one record writes */
 		return query_bad(df, "table %s: %s", t->name, sqlite3_errmsg(query_db(df)));
-	if (s.row >= 0) {
+	if (s.col >= 0) {
 		snprintf(want, sizeof(want), rules[t->cols[s.col].rule].want, KP_HIST_BUCKETS - 1);
 		return say_bad(df, t->name, s.row, t->cols[s.col].name, t->cols[s.col].name, want);
 	}
@@ -532,8 +534,9 @@ static void meta_later(sqlite3_stmt *st, struct later *later)
 	const char *key = query_str(st, 1);
 	size_t i;
 
-	for (i = 0; i < sizeof(meta_rules) / sizeof(meta_rules[0]) && later->meta_row < 0; i++)
+	for (i = 0; i < sizeof(meta_rules) / sizeof(meta_rules[0]) && !later->meta_bad; i++)
 		if (!strcmp(key, meta_rules[i].key) && !meta_ok(i, query_str(st, 2))) {
+			later->meta_bad = true;
 			later->meta_row = sqlite3_column_int64(st, 0);
 			later->meta_rule = i;
 		}
@@ -542,17 +545,19 @@ static void meta_later(sqlite3_stmt *st, struct later *later)
 /* A block (rowid, func, block, start, end, ...) is a range [start, end). */
 static void blocks_later(sqlite3_stmt *st, struct later *later)
 {
-	if (later->block_row < 0 && sqlite3_column_int64(st, 3) >= sqlite3_column_int64(st, 4))
+	if (!later->block_bad && sqlite3_column_int64(st, 3) >= sqlite3_column_int64(st, 4)) {
+		later->block_bad = true;
 		later->block_row = sqlite3_column_int64(st, 0);
+	}
 }
 
 /* What waited for every value to be good: report --blocks sizes and finds addresses by it. */
 static int check_later(struct datafile *df, const struct later *later)
 {
-	if (later->meta_row >= 0)
+	if (later->meta_bad)
 		return say_bad(df, "meta", later->meta_row, "value",
 			       meta_rules[later->meta_rule].key, meta_rules[later->meta_rule].want);
-	if (later->block_row >= 0)
+	if (later->block_bad)
 		return query_bad(df, "table blocks, row %lld: start is not below end",
 				 later->block_row);
 	return 0;
@@ -616,7 +621,7 @@ static unsigned long long compat_tables(struct datafile *df)
 
 int check_tables(struct datafile *df)
 {
-	struct later later = {.meta_row = -1, .block_row = -1};
+	struct later later = {0};
 	unsigned long long compat = compat_tables(df);
 	size_t i;
 	int err = check_schema(df);

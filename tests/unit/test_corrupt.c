@@ -273,6 +273,31 @@ static void test_meta_values(void **state)
 	}
 }
 
+/*
+ * A rowid may be negative: the first bad value's row was once told from
+ * "none found" by its sign, and a NULL name at rowid -5 passed the checks
+ * (the datafile fuzzer's find: a reader then handed NULL to strcmp).
+ */
+static void test_negative_rowids(void **state)
+{
+	char p[PATH_MAX];
+	const char *f = craft(p, sizeof(p), "negative.data", SL,
+			      "INSERT INTO ksyms VALUES(-5, NULL, NULL)");
+
+	expect_line(cmd_report, (char *[]){"report", (char *)f, NULL}, CORRUPT, "report", f,
+		    "table ksyms, row -5: name is NULL, not text of at most 4096 bytes without NUL");
+	f = craft(p, sizeof(p), "negative.data", SL,
+		  "UPDATE meta SET rowid = -7, value = 'x' WHERE key = 'record.repeat'");
+	expect_line(cmd_report, (char *[]){"report", (char *)f, NULL}, CORRUPT, "report", f,
+		    "table meta, row -7: record.repeat is 'x', not a number of runs from 1 to"
+		    " 100000");
+	f = craft(p, sizeof(p), "negative.data", "tests/golden/data/sl.data",
+		  "INSERT INTO blocks VALUES('f', 0, 9, 9, 1, 1, 0, NULL);"
+		  " UPDATE blocks SET rowid = -3");
+	expect_line(cmd_report, (char *[]){"report", (char *)f, NULL}, CORRUPT, "report", f,
+		    "table blocks, row -3: start is not below end");
+}
+
 /* Nine lost counters of 2^60 each overflowed SUM(): the report said "lost: ... nothing". */
 static void test_sum_overflow(void **state)
 {
@@ -362,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_views_and_triggers),
 		cmocka_unit_test(test_meta_values),
 		cmocka_unit_test(test_sum_overflow),
+		cmocka_unit_test(test_negative_rowids),
 		cmocka_unit_test(test_arch_escaped),
 		cmocka_unit_test(test_negative_calls),
 		cmocka_unit_test(test_negative_samples),
