@@ -302,6 +302,7 @@ bench: all static
 	tests/bench/vm_funcs.sh
 	tests/bench/vm_blocks.sh
 	tests/bench/symbolize.sh
+	tests/bench/open.sh
 	tests/bench/stacks.sh
 	tests/bench/vm_model.sh || [ $$? -eq 77 ]
 
