@@ -402,8 +402,8 @@ static bool summed(const struct column *c)
 /* One table's walk: its first bad value, its sums, and what waits for later. */
 struct scan {
 	const struct table *t;
-	long long row; /* the first bad value's rowid (any integer) */
-	int col;       /* and its column, -1 when none */
+	long long row;	       /* the first bad value's rowid (any integer) */
+	int col;	       /* and its column, -1 when none */
 	unsigned int overflow; /* one bit a column: its sum passed 2^63-1 */
 	long long sums[COLS_MAX];
 	struct later *later;

@@ -7,7 +7,6 @@
  */
 #include "data/datafile.h"
 
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -461,7 +460,9 @@ static char *immutable_uri(const char *path)
 	for (; *path; path++) {
 		unsigned char c = *path;
 
-		if (isalnum(c) || strchr("/._-", c)) {
+		/* ASCII alone: isalnum() would follow the locale */
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    strchr("/._-", c)) {
 			*u++ = c;
 			continue;
 		}

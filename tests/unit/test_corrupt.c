@@ -284,8 +284,9 @@ static void test_negative_rowids(void **state)
 	const char *f = craft(p, sizeof(p), "negative.data", SL,
 			      "INSERT INTO ksyms VALUES(-5, NULL, NULL)");
 
-	expect_line(cmd_report, (char *[]){"report", (char *)f, NULL}, CORRUPT, "report", f,
-		    "table ksyms, row -5: name is NULL, not text of at most 4096 bytes without NUL");
+	expect_line(
+		cmd_report, (char *[]){"report", (char *)f, NULL}, CORRUPT, "report", f,
+		"table ksyms, row -5: name is NULL, not text of at most 4096 bytes without NUL");
 	f = craft(p, sizeof(p), "negative.data", SL,
 		  "UPDATE meta SET rowid = -7, value = 'x' WHERE key = 'record.repeat'");
 	expect_line(cmd_report, (char *[]){"report", (char *)f, NULL}, CORRUPT, "report", f,
