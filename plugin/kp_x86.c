@@ -338,6 +338,15 @@ enum kp_ev kp_x86_event(const uint8_t *b, size_t len)
 	return KP_EV_NONE;
 }
 
+int kp_x86_mov_to_cr(const uint8_t *b, size_t len)
+{
+	struct kp_dec d;
+
+	if (!kp_dec_prefixes(&d, b, len) || d.end - d.p < 3 || d.p[0] != 0x0f || d.p[1] != 0x22)
+		return -1;
+	return ((d.p[2] >> 3) & 7) | (d.rex & 4) << 1;
+}
+
 void kp_x86_sym_init(struct kp_x86_sym *s)
 {
 	memset(s, 0, sizeof(*s));

@@ -74,6 +74,9 @@ extern const char *const kp_ev_names[KP_EV_KINDS];
 
 enum kp_ev kp_x86_event(const uint8_t *b, size_t len);
 
+/* a MOV to a control register: its number (CR8 and up with REX.R), else -1 */
+int kp_x86_mov_to_cr(const uint8_t *b, size_t len);
+
 /*
  * The tiny symbolic evaluation of a block's instructions before a MOV to
  * CR3 (the plugin reads no registers): per general register, whether its
