@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * kp_model: kprotperf's machine model, a QEMU TCG plugin (plugin API 1,
- * QEMU 7.2).  A dumb, fast counter: per guest PC, the instructions executed
- * and, in mode=cache, the I1, D1 and LL misses of simulated caches fed by
- * every instruction fetch and every load and store.  It writes a raw table
- * of PCs at QEMU's normal exit; kprotperf does symbols and reports.
+ * QEMU 7.2).  A dumb, fast counter: per guest PC, the instructions executed,
+ * its kind (kp_x86.h's events) and how often it flushed the simulated TLBs
+ * and, in mode=cache, the I1, D1 and LL misses of simulated caches and the
+ * I-TLB and D-TLB misses of simulated TLBs, fed by every instruction fetch
+ * and every load and store (docs/model.md, "The TLBs and the events", says
+ * how the TLBs are tagged and flushed without reading a register).  It
+ * writes a raw table of PCs (format 2) at QEMU's normal exit; kprotperf
+ * does symbols and reports.
  *
  * What is counted is bracketed by the guest with two marker instructions
  * (multi-byte nops no compiler emits):
  *	start  nopw 0x4b505201(%rax,%rax,1)  66 0f 1f 84 00 01 52 50 4b
  *	stop   nopw 0x4b505202(%rax,%rax,1)  66 0f 1f 84 00 02 52 50 4b
+ * and a hint, executed before a start: nopw 0x4b5053NN(%rax,%rax,1), NN =
+ * 0x80 | PTI on | PCID in use << 1 (the guest's; the last one counts).
  * Until the first window only the markers are instrumented, so the boot
  * runs at plain TCG speed.  The first start marker resets the plugin
  * (qemu_plugin_reset: QEMU flushes its translations) and everything
@@ -74,8 +80,9 @@
  * physical ones (paging off, or the decompressor's identity map).
  *
  * Arguments (comma-separated after -plugin FILE): mode=insns|cache,
- * out=PATH, geom=I1/D1/LL (each SIZE:ASSOC:LINE, repeatable: one access
- * stream through several cache geometries), or i1=, d1=, ll= for a single
+ * out=PATH, geom=I1/D1/LL[/ITLB/DTLB] (caches SIZE:ASSOC:LINE, TLBs
+ * ENTRIES:ASSOC, default 128:8 and 64:4; repeatable: one access stream
+ * through several geometries), or i1=, d1=, ll=, itlb=, dtlb= for a single
  * geometry, count=insn|tb, window=markers|boot, qemu=VERSION (written to
  * the header), vmlinux=PATH (the booted kernel's ELF image, see above).
  */
