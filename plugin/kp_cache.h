@@ -204,7 +204,8 @@ static inline bool kp_tlbent_match(const struct kp_tlbent *e, uint64_t vpage, ui
  * vpage looked up under tag, at ppage (KP_TLB_ANY: not known): true on a
  * miss.  A hit moves its entry first; a miss puts a new one first (global
  * when asked), dropping the stale entry of the page and tag if there is
- * one, else the least recently used.  gen is noted in the first entry.
+ * one, else the least recently used.  gen is noted in the first entry
+ * when its physical page was checked (not KP_TLB_ANY), else 0.
  */
 static inline bool kp_tlb_ref(struct kp_tlb *t, uint64_t vpage, uint64_t tag, uint64_t ppage,
 			      bool global, uint64_t gen)
@@ -213,6 +214,8 @@ static inline bool kp_tlb_ref(struct kp_tlb *t, uint64_t vpage, uint64_t tag, ui
 	unsigned int w;
 	bool hit;
 
+	if (ppage == KP_TLB_ANY)
+		gen = 0;
 	if (kp_likely(kp_tlbent_match(&prev, vpage, tag))) {
 		hit = prev.ppage == ppage || ppage == KP_TLB_ANY || prev.ppage == KP_TLB_ANY;
 		if (!hit)
@@ -240,16 +243,17 @@ static inline bool kp_tlb_ref(struct kp_tlb *t, uint64_t vpage, uint64_t tag, ui
 }
 
 /*
- * true when vpage's entry is the first of its set and was looked up in
- * generation gen: the caller's promise that neither the tag nor the
- * page's physical page changed since, so a lookup would hit and change
- * nothing
+ * true when vpage's entry is the first of its set, with its physical page
+ * known, and was looked up in generation gen: the caller's promise that
+ * neither the tag nor the page's physical page changed since, so a lookup
+ * would hit and change nothing (one of an unknown physical page would
+ * learn it)
  */
 static inline bool kp_tlb_mru(const struct kp_tlb *t, uint64_t vpage, uint64_t gen)
 {
 	const struct kp_tlbent *e = kp_tlb_set(t, vpage);
 
-	return e->vpage == vpage && e->gen == gen;
+	return e->vpage == vpage && e->gen == gen && e->ppage != KP_TLB_ANY;
 }
 
 /* whether the TLBs keep vpage's entry over a CR3 write */

@@ -9,6 +9,14 @@
  * associative, lines of 16 to 128 bytes.  Every count must be equal.  And
  * geometries that are not powers of two, or whose ways of lines exceed the
  * cache, are refused.
+ *
+ * Then the TLBs (kp_tlb_ref, kp_sim_tlb, kp_sim_itlb, kp_sim_cr3,
+ * kp_sim_tlb_flush, the kp_tlb_mru shortcut) against a plain reference:
+ * per set a list of entries, most recent first.  A pseudo-random stream of
+ * fetches and accesses over user and kernel pages whose physical pages
+ * sometimes change, accesses across two pages, CR3 writes derived or not,
+ * with bit 63 or without, flushes of every kind, with and without PCID and
+ * PTI, through three geometries.  Every count must be equal.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -75,6 +83,208 @@ static const char *geoms[NGEOM] = {
 	"512:8:64/512:8:64/4096:64:64", /* fully associative L1s */
 	"32768:8:64/32768:8:64/262144:16:64",
 };
+
+/* the reference TLB: per set, entries most recent first, n of them */
+struct rtlb {
+	unsigned int assoc;
+	uint64_t sets;
+	struct kp_tlbent *e; /* gen unused */
+	unsigned int *n;
+};
+
+static void rtlb_init(struct rtlb *r, const struct kp_tlb *t)
+{
+	r->assoc = t->assoc;
+	r->sets = t->entries / t->assoc;
+	r->e = calloc(t->entries, sizeof(*r->e));
+	r->n = calloc(r->sets, sizeof(*r->n));
+}
+
+/* vpage under tag at ppage (KP_TLB_ANY: not known): 1 on a miss */
+static int rtlb_ref(struct rtlb *r, uint64_t vpage, uint64_t tag, uint64_t ppage, int global)
+{
+	struct kp_tlbent *set = r->e + (vpage % r->sets) * r->assoc, e;
+	unsigned int *n = &r->n[vpage % r->sets], i;
+	int miss = 1;
+
+	e = (struct kp_tlbent){vpage, global ? tag | KP_TLB_GLOBAL : tag, ppage, 0};
+	for (i = 0; i < *n; i++) {
+		int usable = (set[i].tag & KP_TLB_GLOBAL) || set[i].tag == tag;
+
+		if (set[i].vpage != vpage || !usable)
+			continue;
+		if (set[i].ppage == ppage || ppage == KP_TLB_ANY || set[i].ppage == KP_TLB_ANY) {
+			miss = 0;
+			e.tag = set[i].tag;
+			if (ppage == KP_TLB_ANY)
+				e.ppage = set[i].ppage;
+		}
+		memmove(set + i, set + i + 1, (*n - i - 1) * sizeof(*set));
+		--*n;
+		break;
+	}
+	if (*n == r->assoc)
+		--*n;
+	memmove(set + 1, set, *n * sizeof(*set));
+	set[0] = e;
+	++*n;
+	return miss;
+}
+
+/* how: KP_FLUSH_ALL, _NONGLOBAL, _TAG (of tag) */
+static void rtlb_flush(struct rtlb *r, enum kp_tlb_flush how, uint64_t tag)
+{
+	uint64_t s;
+	unsigned int i, k;
+
+	for (s = 0; s < r->sets; s++) {
+		struct kp_tlbent *set = r->e + s * r->assoc;
+
+		for (i = k = 0; i < r->n[s]; i++) {
+			int global = !!(set[i].tag & KP_TLB_GLOBAL);
+
+			if (how == KP_FLUSH_ALL ||
+			    (!global && (how == KP_FLUSH_NONGLOBAL || set[i].tag == tag)))
+				continue;
+			set[k++] = set[i];
+		}
+		r->n[s] = k;
+	}
+}
+
+#define NTGEOM 3
+static const char *tgeoms[NTGEOM] = {
+	"1024:2:32/2048:4:64/16384:8:64/16:4/8:1",
+	"1024:2:32/2048:4:64/16384:8:64/64:64/32:2", /* a fully associative I-TLB */
+	"1024:2:32/2048:4:64/16384:8:64/128:8/64:4",
+};
+
+/*
+ * a page of the stream: mostly one of a small working set, now and then a
+ * new one into it; user pages low, kernel ones from 0xffff8...
+ */
+static uint64_t tpage(void)
+{
+	static uint64_t ws[12];
+	unsigned int i = next(12);
+	uint64_t p;
+
+	if (ws[i] && next(16))
+		return ws[i];
+	p = next(400);
+	ws[i] = p < 300 ? 0x400 + p : (0xffff800000000000ull >> KP_TLB_PAGE) + p;
+	return ws[i];
+}
+
+/* one run of the TLB stream with the guest's pti and pcid: 0 when equal */
+static int tlb_run(int pti, int pcid)
+{
+	static uint64_t frame[1024];
+	static struct kp_sim s;
+	struct kp_miss got[NTGEOM] = {0}, want[NTGEOM] = {0};
+	struct rtlb ri[NTGEOM], rd[NTGEOM];
+	uint64_t epoch = 0, pcid_bits = 0, tag = 0, gen = 1, last_ip = KP_NO_TAG;
+	long k;
+	int g, bad = 0;
+
+	memset(&s, 0, sizeof(s));
+	for (g = 0; g < NTGEOM; g++) {
+		if (!kp_sim_add_geom(&s, tgeoms[g]))
+			return 1;
+		rtlb_init(&ri[g], &s.geom[g].itlb);
+		rtlb_init(&rd[g], &s.geom[g].dtlb);
+	}
+	kp_sim_init(&s);
+	s.pti = pti;
+	s.pcid = pcid;
+	for (k = 0; k < 1024; k++)
+		frame[k] = 0x1000 + k;
+	for (k = 0; k < 1000000; k++) {
+		uint64_t vp = tpage(), pa, va;
+		int op = next(100), global = !pti && vp >= 0xffff800000000000ull >> KP_TLB_PAGE;
+		unsigned int size = next(8) ? 4 : 4096; /* now and then across two pages */
+
+		if (op == 0) { /* a CR3 write */
+			int derived = next(2), flush = next(2);
+			uint64_t mask = next(1u << 12), val = next(1u << 12);
+
+			kp_sim_cr3(&s, derived, mask, val, flush);
+			if (!derived) {
+				epoch++;
+				pcid_bits = 0;
+			} else if (pcid) {
+				pcid_bits = (pcid_bits & ~mask) | (val & mask);
+			}
+			tag = epoch << 12 | (pcid ? pcid_bits : 0);
+			for (g = 0; g < NTGEOM && flush; g++) {
+				rtlb_flush(&ri[g], pcid ? KP_FLUSH_TAG : KP_FLUSH_NONGLOBAL, tag);
+				rtlb_flush(&rd[g], pcid ? KP_FLUSH_TAG : KP_FLUSH_NONGLOBAL, tag);
+			}
+			gen++;
+			last_ip = KP_NO_TAG;
+			continue;
+		}
+		if (op == 1) { /* CR4, INVPCID */
+			enum kp_tlb_flush how = next(2) ? KP_FLUSH_ALL : KP_FLUSH_NONGLOBAL;
+
+			kp_sim_tlb_flush(&s, how);
+			for (g = 0; g < NTGEOM; g++) {
+				rtlb_flush(&ri[g], how, tag);
+				rtlb_flush(&rd[g], how, tag);
+			}
+			gen++;
+			last_ip = KP_NO_TAG;
+			continue;
+		}
+		if (op == 2) { /* a page remapped, and the generation with it */
+			frame[vp % 1024] = 0x100000 + next(1 << 20);
+			gen++;
+			continue;
+		}
+		va = vp << KP_TLB_PAGE | (size == 4 ? next(4092) : 0x800);
+		pa = frame[vp % 1024] << KP_TLB_PAGE | (va & 0xfff);
+		if (op < 50) {
+			kp_sim_itlb(&s, got, va, pa, size, gen);
+		} else {
+			int mru = size == 4;
+
+			for (g = 0; g < NTGEOM; g++)
+				mru &= kp_tlb_mru(&s.geom[g].dtlb, vp, gen);
+			if (!mru)
+				kp_sim_tlb(&s, got, false, va, pa, size, gen);
+		}
+		for (g = 0; g < NTGEOM; g++) {
+			struct rtlb *r = op < 50 ? &ri[g] : &rd[g];
+			uint64_t end = (va + size - 1) >> KP_TLB_PAGE;
+			int miss;
+
+			/* the page fetched last hits, unchanged (the simulator's shortcut) */
+			if (op < 50 && vp == last_ip && end == vp)
+				continue;
+			miss = rtlb_ref(r, vp, tag, pa >> KP_TLB_PAGE, global);
+			if (end != vp)
+				miss |= rtlb_ref(r, end, tag, KP_TLB_ANY, global);
+			if (op < 50)
+				want[g].itlb_miss += miss;
+			else
+				want[g].dtlb_miss += miss;
+		}
+		if (op < 50)
+			last_ip = (va + size - 1) >> KP_TLB_PAGE;
+	}
+	for (g = 0; g < NTGEOM; g++) {
+		printf("tlb pti %d pcid %d %s: itlb_miss %" PRIu64 " dtlb_miss %" PRIu64 "\n", pti,
+		       pcid, tgeoms[g], got[g].itlb_miss, got[g].dtlb_miss);
+		if (got[g].itlb_miss != want[g].itlb_miss ||
+		    got[g].dtlb_miss != want[g].dtlb_miss) {
+			printf("FAIL: the reference has itlb_miss %" PRIu64 " dtlb_miss %" PRIu64
+			       "\n",
+			       want[g].itlb_miss, want[g].dtlb_miss);
+			bad = 1;
+		}
+	}
+	return bad;
+}
 
 static int refused(const char *spec)
 {
@@ -149,9 +359,14 @@ int main(void)
 	if (!refused("24576:8:64/32768:8:64/8388608:16:64") ||
 	    !refused("32768:8:64/4096:1:8192/8388608:16:64") ||
 	    !refused("32768:8:64/32768:16:4096/8388608:16:64") ||
-	    !refused("32768:8:64/32768:8:64") || !refused("32768:8:64/32768:8:64/8388608:16:64x")) {
+	    !refused("32768:8:64/32768:8:64") || !refused("32768:8:64/32768:8:64/8388608:16:64x") ||
+	    !refused("32768:8:64/32768:8:64/8388608:16:64/100:4/64:4") ||
+	    !refused("32768:8:64/32768:8:64/8388608:16:64/128:8/4:8") ||
+	    !refused("32768:8:64/32768:8:64/8388608:16:64/128:8") ||
+	    !refused("32768:8:64/32768:8:64/8388608:16:64/128:8/64")) {
 		printf("FAIL: a bad geometry was accepted\n");
 		bad = 1;
 	}
+	bad |= tlb_run(0, 0) | tlb_run(1, 0) | tlb_run(0, 1) | tlb_run(1, 1);
 	return bad;
 }
