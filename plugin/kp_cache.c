@@ -60,7 +60,10 @@ static bool kp_tlb_parse(struct kp_tlb *t, const char *what, const char *s)
 		return false;
 	}
 	t->e = malloc(entries * sizeof(*t->e));
-	if (!t->e) {
+	t->mru = calloc(entries / assoc, sizeof(*t->mru));
+	if (!t->e || !t->mru) {
+		free(t->mru);
+		free(t->e);
 		fprintf(stderr, "kp_model: %s %s: out of memory\n", what, s);
 		return false;
 	}
@@ -123,6 +126,7 @@ static void kp_tlb_flush(struct kp_tlb *t, enum kp_tlb_flush how, uint64_t tag)
 		}
 		for (; k < t->assoc; k++)
 			e[k] = (struct kp_tlbent){KP_NO_TAG, 0, KP_TLB_ANY, 0};
+		t->mru[set] = e[0].vpage == KP_NO_TAG ? 0 : kp_tlb_key(e[0].vpage, e[0].gen);
 	}
 }
 
@@ -168,6 +172,8 @@ void kp_sim_tlb_forget_gen(struct kp_sim *s)
 			s->geom[g].itlb.e[i].gen = 0;
 		for (i = 0; i < s->geom[g].dtlb.entries; i++)
 			s->geom[g].dtlb.e[i].gen = 0;
+		memset(s->geom[g].itlb.mru, 0, (s->geom[g].itlb.set_mask + 1) * sizeof(uint64_t));
+		memset(s->geom[g].dtlb.mru, 0, (s->geom[g].dtlb.set_mask + 1) * sizeof(uint64_t));
 	}
 }
 

@@ -30,7 +30,7 @@ struct kp_cache {
  * A TLB entry: a virtual page, the tag it was filled under (KP_TLB_GLOBAL
  * set: a global page, any tag matches), its physical page (KP_TLB_ANY: not
  * known, any matches) and the caller's generation when it was last looked
- * up (see kp_tlb_mru).  An empty one has vpage KP_NO_TAG.
+ * up (see kp_tlb_fast).  An empty one has vpage KP_NO_TAG.
  */
 struct kp_tlbent {
 	uint64_t vpage, tag, ppage, gen;
@@ -44,12 +44,20 @@ struct kp_tlbent {
  * One LRU TLB: e[set * assoc + way], most recently used way first, the
  * empty ways last.  A lookup hits an entry of its virtual page whose tag
  * is the current one or global, and whose physical page is the access's.
+ * mru[set]: its first entry's kp_tlb_key, dense for kp_tlb_fast.
  */
 struct kp_tlb {
 	unsigned int assoc, assoc_bits;
 	uint64_t set_mask, entries;
 	struct kp_tlbent *e;
+	uint64_t *mru;
 };
+
+/* a page and a generation (1..4095; 0: none) as one word */
+static inline uint64_t kp_tlb_key(uint64_t vpage, uint64_t gen)
+{
+	return vpage << KP_TLB_PAGE | gen;
+}
 
 struct kp_geom {
 	struct kp_cache i1, d1, ll;
@@ -216,6 +224,8 @@ static inline bool kp_tlb_ref(struct kp_tlb *t, uint64_t vpage, uint64_t tag, ui
 
 	if (ppage == KP_TLB_ANY)
 		gen = 0;
+	/* whatever happens, vpage's entry ends up first, gen noted */
+	t->mru[vpage & t->set_mask] = kp_tlb_key(vpage, gen);
 	if (kp_likely(kp_tlbent_match(&prev, vpage, tag))) {
 		hit = prev.ppage == ppage || ppage == KP_TLB_ANY || prev.ppage == KP_TLB_ANY;
 		if (!hit)
@@ -243,17 +253,30 @@ static inline bool kp_tlb_ref(struct kp_tlb *t, uint64_t vpage, uint64_t tag, ui
 }
 
 /*
- * true when vpage's entry is the first of its set, with its physical page
- * known, and was looked up in generation gen: the caller's promise that
- * neither the tag nor the page's physical page changed since, so a lookup
- * would hit and change nothing (one of an unknown physical page would
- * learn it)
+ * true when vpage's entry is the first or second of its set, with its
+ * physical page known, and was looked up in generation gen: the caller's
+ * promise that neither the tag nor the page's physical page changed since.
+ * A lookup would then hit, and change nothing but (the second) swap the
+ * two: done here.  (One of an unknown physical page would learn it.)
  */
-static inline bool kp_tlb_mru(const struct kp_tlb *t, uint64_t vpage, uint64_t gen)
+static inline bool kp_tlb_second(struct kp_tlb *t, uint64_t vpage, uint64_t gen)
 {
-	const struct kp_tlbent *e = kp_tlb_set(t, vpage);
+	struct kp_tlbent *e = kp_tlb_set(t, vpage), first;
 
-	return e->vpage == vpage && e->gen == gen && e->ppage != KP_TLB_ANY;
+	if (t->assoc < 2 || e[1].vpage != vpage || e[1].gen != gen || e[1].ppage == KP_TLB_ANY)
+		return false;
+	first = e[0];
+	e[0] = e[1];
+	e[1] = first;
+	t->mru[vpage & t->set_mask] = kp_tlb_key(vpage, gen);
+	return true;
+}
+
+/* the first entry's check first, from the dense mru[] (gen 0 never matches) */
+static inline bool kp_tlb_fast(struct kp_tlb *t, uint64_t vpage, uint64_t gen)
+{
+	return kp_likely(t->mru[vpage & t->set_mask] == kp_tlb_key(vpage, gen)) ||
+	       kp_tlb_second(t, vpage, gen);
 }
 
 /* whether the TLBs keep vpage's entry over a CR3 write */

@@ -177,6 +177,7 @@ struct kp_insn {
 /* an instruction whose fetch is simulated: it starts a line in its block */
 struct kp_fetch {
 	uint64_t haddr;
+	uint64_t vaddr; /* its PC, here for the I-TLB: its record is touched on a miss only */
 	uint32_t size;
 	struct kp_pc *pc; /* its misses */
 };
@@ -246,10 +247,11 @@ struct kp_ctx {
 	bool active;		/* a window is open */
 	bool calib_pending;	/* waiting for the calibration load (see the top) */
 	bool vmru_on;		/* every D1's ways are no larger than a page */
-	unsigned int d1_bits;	/* geometry 0's D1 line bits, and its set mask, */
+	uint8_t d1_bits;	/* geometry 0's D1 line bits, and its set mask, */
+	uint32_t dtlb_sets;	/* geometry 0's D-TLB set mask, */
 	uint64_t d1_sets;	/* for kp_mem_cb */
 	struct kp_vmru *vmru0;	/* vmru[0] */
-	struct kp_tlb *dtlb0;	/* geometry 0's D-TLB */
+	uint64_t *dmru0;	/* geometry 0's D-TLB's mru[] */
 	uint64_t tlb_match;	/* tlb_gen, or KP_GEN_MAX + 1 when pending: nothing matches */
 	uint64_t ioff;		/* host address - physical address of guest RAM */
 	const void *last_fetch; /* the fetch site simulated last, if within one line */
@@ -425,7 +427,7 @@ static __attribute__((noinline)) void kp_fetch(void *udata)
 	const struct kp_fetch *f = (void *)((uintptr_t)udata & ~(uintptr_t)1);
 
 	kp_sim_fetch(&kp.sim, f->pc->miss, f->haddr - kp.ioff, f->size);
-	kp_sim_itlb(&kp.sim, f->pc->miss, f->pc->pc, f->haddr - kp.ioff, f->size, kp.tlb_gen);
+	kp_sim_itlb(&kp.sim, f->pc->miss, f->vaddr, f->haddr - kp.ioff, f->size, kp.tlb_gen);
 	kp.last_fetch = (uintptr_t)udata & 1 ? NULL : udata;
 }
 
@@ -601,17 +603,19 @@ static __attribute__((noinline)) void kp_mem_full(qemu_plugin_meminfo_t info, ui
 
 /*
  * kp_vmru_hit for geometry 0, from the first host cache line of kp, and
- * the access's page the most recent of its D-TLB set, looked up since the
- * last change of mappings or tag (a new generation): a hit that changes
- * nothing (within one line, so within one page)
+ * the access's page one of the two most recent of its D-TLB set, looked up
+ * since the last change of mappings or tag (a new generation): a hit that
+ * changes nothing but their order (within one line, so within one page)
  */
 static inline bool kp_vmru_hit0(uint64_t vaddr, unsigned int size)
 {
-	uint64_t vl = vaddr >> kp.d1_bits;
+	uint64_t vl = vaddr >> kp.d1_bits, vp = vaddr >> KP_TLB_PAGE;
 	const struct kp_vmru *e = &kp.vmru0[vl & kp.d1_sets];
 
+	/* the D1 check first: a tlb_match of KP_GEN_MAX + 1 fails it (no key has it) */
 	return e->vline == vl && e->gen == kp.tlb_match && (vaddr + size - 1) >> kp.d1_bits == vl &&
-	       kp_tlb_mru(kp.dtlb0, vaddr >> KP_TLB_PAGE, kp.tlb_match);
+	       (kp_likely(kp.dmru0[vp & kp.dtlb_sets] == kp_tlb_key(vp, kp.tlb_match)) ||
+		kp_tlb_second(&kp.sim.geom[0].dtlb, vp, kp.tlb_match));
 }
 
 /* kp_mem_cb with more than one geometry, the first hit */
@@ -622,7 +626,7 @@ static __attribute__((noinline)) void kp_mem_more(qemu_plugin_meminfo_t info, ui
 
 	for (g = 1; g < kp.sim.ngeom; g++) {
 		if (!kp_vmru_hit(vaddr, m->size, g) ||
-		    !kp_tlb_mru(&kp.sim.geom[g].dtlb, vaddr >> KP_TLB_PAGE, kp.tlb_match)) {
+		    !kp_tlb_fast(&kp.sim.geom[g].dtlb, vaddr >> KP_TLB_PAGE, kp.tlb_match)) {
 			kp_mem_full(info, vaddr, ms, m);
 			return;
 		}
@@ -1040,7 +1044,8 @@ static struct kp_tb *kp_tb_get(struct qemu_plugin_tb *tb)
 		in->pc = kp_pc_get(qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, i)));
 		in->pc->ev = in->ev;
 		if (in->fetch != KP_NONE)
-			t->fs[in->fetch] = (struct kp_fetch){in->haddr, in->size, in->pc};
+			t->fs[in->fetch] =
+				(struct kp_fetch){in->haddr, in->pc->pc, in->size, in->pc};
 		if (in->mem != KP_NONE)
 			t->ms[in->mem].pc = in->pc;
 	}
@@ -1489,7 +1494,8 @@ static void kp_vmru_init(void)
 			kp.vmru_on = false;
 	}
 	kp.vmru0 = kp.vmru[0];
-	kp.dtlb0 = &kp.sim.geom[0].dtlb;
+	kp.dmru0 = kp.sim.geom[0].dtlb.mru;
+	kp.dtlb_sets = kp.sim.geom[0].dtlb.set_mask;
 	kp.d1_bits = kp.sim.geom[0].d1.line_bits;
 	kp.d1_sets = kp.sim.geom[0].d1.set_mask;
 }
