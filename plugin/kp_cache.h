@@ -215,8 +215,9 @@ static inline bool kp_tlbent_match(const struct kp_tlbent *e, uint64_t vpage, ui
  * one, else the least recently used.  gen is noted in the first entry
  * when its physical page was checked (not KP_TLB_ANY), else 0.
  */
-static inline bool kp_tlb_ref(struct kp_tlb *t, uint64_t vpage, uint64_t tag, uint64_t ppage,
-			      bool global, uint64_t gen)
+static inline __attribute__((always_inline)) bool kp_tlb_ref(struct kp_tlb *t, uint64_t vpage,
+							     uint64_t tag, uint64_t ppage,
+							     bool global, uint64_t gen)
 {
 	struct kp_tlbent *set = kp_tlb_set(t, vpage), prev = set[0], cur;
 	unsigned int w;
@@ -288,7 +289,9 @@ static inline bool kp_tlb_global(const struct kp_sim *s, uint64_t vpage)
 /*
  * An access of size bytes at va, pa through the tlb picked by itlb, in
  * every geometry: m[g]'s misses.  An access across two pages looks up
- * both, the second at a physical page not known.
+ * both, the second at a physical page not known.  gen: the caller's
+ * generation, which must change whenever the tag does or a page's
+ * physical page may have (see kp_tlb_fast).
  */
 static inline void kp_sim_tlb(struct kp_sim *s, struct kp_miss *m, bool itlb, uint64_t va,
 			      uint64_t pa, unsigned int size, uint64_t gen)
@@ -299,8 +302,12 @@ static inline void kp_sim_tlb(struct kp_sim *s, struct kp_miss *m, bool itlb, ui
 
 	for (g = 0; g < s->ngeom; g++) {
 		struct kp_tlb *t = itlb ? &s->geom[g].itlb : &s->geom[g].dtlb;
-		bool miss = kp_tlb_ref(t, vp, s->tag, pa >> KP_TLB_PAGE, global, gen);
+		bool miss;
 
+		/* first in its set, checked in this generation: a hit that changes nothing */
+		if (kp_likely(end == vp && t->mru[vp & t->set_mask] == kp_tlb_key(vp, gen)))
+			continue;
+		miss = kp_tlb_ref(t, vp, s->tag, pa >> KP_TLB_PAGE, global, gen);
 		if (kp_unlikely(end != vp))
 			miss |= kp_tlb_ref(t, end, s->tag, KP_TLB_ANY, global, gen);
 		if (!miss)

@@ -492,15 +492,17 @@ static void kp_tlb_cb(unsigned int vcpu, void *udata)
 	}
 }
 
-/* the guest's calibration load: see the comment at the top */
+/*
+ * the guest's calibration load: see the comment at the top.  Fetches'
+ * physical pages change meaning: a new generation for the TLBs' shortcuts.
+ */
 static void kp_calibrate(uint64_t pa)
 {
 	kp.ioff = kp.calib_haddr - pa;
 	kp_sim_forget_fetch(&kp.sim);
-	kp.last_fetch = NULL;
 	kp.calib_pending = false;
 	kp.calibrated = true;
-	kp_tlb_match();
+	kp_tlb_flush();
 }
 
 /* where an access's size and direction are remembered, QEMU asked once per kind */

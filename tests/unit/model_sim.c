@@ -11,7 +11,7 @@
  * cache, are refused.
  *
  * Then the TLBs (kp_tlb_ref, kp_sim_tlb, kp_sim_itlb, kp_sim_cr3,
- * kp_sim_tlb_flush, the kp_tlb_mru shortcut) against a plain reference:
+ * kp_sim_tlb_flush, the kp_tlb_fast shortcut) against a plain reference:
  * per set a list of entries, most recent first.  A pseudo-random stream of
  * fetches and accesses over user and kernel pages whose physical pages
  * sometimes change, accesses across two pages, CR3 writes derived or not,
@@ -176,6 +176,15 @@ static uint64_t tpage(void)
 	return ws[i];
 }
 
+/* the next generation, 1..4095 as the plugin's (kp_model.c's KP_GEN_MAX) */
+static uint64_t next_gen(struct kp_sim *s, uint64_t gen)
+{
+	if (gen < 4095)
+		return gen + 1;
+	kp_sim_tlb_forget_gen(s);
+	return 1;
+}
+
 /* one run of the TLB stream with the guest's pti and pcid: 0 when equal */
 static int tlb_run(int pti, int pcid)
 {
@@ -220,7 +229,7 @@ static int tlb_run(int pti, int pcid)
 				rtlb_flush(&ri[g], pcid ? KP_FLUSH_TAG : KP_FLUSH_NONGLOBAL, tag);
 				rtlb_flush(&rd[g], pcid ? KP_FLUSH_TAG : KP_FLUSH_NONGLOBAL, tag);
 			}
-			gen++;
+			gen = next_gen(&s, gen);
 			last_ip = KP_NO_TAG;
 			continue;
 		}
@@ -232,13 +241,13 @@ static int tlb_run(int pti, int pcid)
 				rtlb_flush(&ri[g], how, tag);
 				rtlb_flush(&rd[g], how, tag);
 			}
-			gen++;
+			gen = next_gen(&s, gen);
 			last_ip = KP_NO_TAG;
 			continue;
 		}
 		if (op == 2) { /* a page remapped, and the generation with it */
 			frame[vp % 1024] = 0x100000 + next(1 << 20);
-			gen++;
+			gen = next_gen(&s, gen);
 			continue;
 		}
 		va = vp << KP_TLB_PAGE | (size == 4 ? next(4092) : 0x800);
@@ -249,7 +258,7 @@ static int tlb_run(int pti, int pcid)
 			int mru = size == 4;
 
 			for (g = 0; g < NTGEOM; g++)
-				mru &= kp_tlb_mru(&s.geom[g].dtlb, vp, gen);
+				mru &= kp_tlb_fast(&s.geom[g].dtlb, vp, gen);
 			if (!mru)
 				kp_sim_tlb(&s, got, false, va, pa, size, gen);
 		}

@@ -16,4 +16,5 @@ cc -O2 -Wall -Wextra -I"$ROOT/plugin" "$ROOT/tests/unit/model_sim.c" "$ROOT/plug
 	-o "$TMP/model_sim" 2>"$TMP/cc.err" || fail "cc: $(cat "$TMP/cc.err")"
 "$TMP/model_sim" >"$TMP/out" 2>&1 || fail "$(cat "$TMP/out")"
 echo "model cache simulator: $(grep -c "^geom" "$TMP/out") geometries over 3M accesses equal the reference's counts;" \
-	"TLBs: $(grep -c "^tlb" "$TMP/out") runs over 1M accesses and flushes equal; bad geometries refused"
+	"TLBs of $(grep -c "^tlb pti 0 pcid 0" "$TMP/out") geometries, PTI and PCID on and off, over 1M accesses and flushes equal;" \
+	"bad geometries refused"
