@@ -319,6 +319,7 @@ bench: all static
 	tests/bench/open.sh
 	tests/bench/stacks.sh
 	tests/bench/vm_model.sh || [ $$? -eq 77 ]
+	tests/bench/model_est.sh || [ $$? -eq 77 ]
 
 demo:
 	scripts/install-deps.sh --if-missing

@@ -58,11 +58,13 @@ void calib_mix(void *ctx, long n)
 	     : "r8", "r9", "r10", "r11", "cc", "memory");
 }
 
+/* ctx: where the chase is, kept between calls so that one goes on where the last stopped */
 void calib_chase(void *ctx, long n)
 {
-	void *p = ctx;
+	void *p = *(void **)ctx;
 
 	LOOP("mov (%[p]), %[p]\n", , [p] "+r"(p) : : "memory");
+	*(void **)ctx = p;
 }
 
 /* A call of generated code: its chain of jumps n times (calibrate's JIT, calib_mem.c). */

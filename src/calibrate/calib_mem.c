@@ -14,7 +14,7 @@
 #include <time.h>
 
 /* Repeats of each measurement, the fastest kept: a busy machine only adds time. */
-#define REPEATS 11
+#define REPEATS 31
 
 /* xorshift64: the same order every run, no state kept between calls */
 static uint64_t next_rand(uint64_t *s)

@@ -54,7 +54,7 @@ static double chase(struct calib *k, size_t size, bool per_page, long n)
 
 	if (!m)
 		return -1;
-	c = cycles(k, calib_chase, start, n, CALIB_BODIES);
+	c = cycles(k, calib_chase, &start, n, CALIB_BODIES);
 	munmap(m, size);
 	return c;
 }
@@ -85,11 +85,11 @@ static int memory(struct calib *k)
 	r->l1_cycles = chase(k, 16 * KIB, false, 1L << 16);
 	r->l2_cycles = chase(k, 256 * KIB, false, 1L << 16);
 	l3 = chase(k, 4 * MIB, false, 1L << 16);
-	tlb = chase(k, 256 * MIB, true, 1L << 15);
-	ll = chase(k, 256 * MIB, false, 1L << 18);
+	tlb = chase(k, 256 * MIB, true, 1L << 14);
+	ll = chase(k, 256 * MIB, false, 1L << 15);
 	jsmall = jumps(k, 4 * KIB, false, 1L << 14);
 	jbig = jumps(k, 256 * KIB, false, 1L << 8);
-	jpages = jumps(k, 256 * MIB, true, 1L << 3);
+	jpages = jumps(k, 256 * MIB, true, 1);
 	if (r->l1_cycles < 0 || r->l2_cycles < 0 || l3 < 0 || tlb < 0 || ll < 0 || jsmall < 0 ||
 	    jbig < 0 || jpages < 0)
 		return -ENOMEM;

@@ -463,26 +463,38 @@ static int complete(struct parser *ps)
 int model_costs_parse(const char *text, size_t n, const char *origin, struct model_costs *c,
 		      struct model_cost_sources *src, char *why, size_t len)
 {
-	struct parser ps = {.text = text,
-			    .p = text,
-			    .end = text + n,
+	/* a copy with a NUL after it: esc_utf8 reads up to a NUL, never past n */
+	char *copy = n <= MODEL_COSTS_MAX ? malloc(n + 1) : NULL;
+	struct parser ps = {.text = copy,
+			    .p = copy,
+			    .end = copy + n,
 			    .why = why,
 			    .len = len,
 			    .c = c,
 			    .src = src};
+	int err;
 
 	memset(c, 0, sizeof(*c));
 	if (src)
 		memset(src, 0, sizeof(*src));
 	snprintf(c->path, sizeof(c->path), "%s", origin);
-	if (memchr(text, '\0', n))
-		return fail(&ps, "a NUL byte: not a JSON text");
-	if (object(&ps, top_member, 0))
-		return -EINVAL;
+	if (!copy) {
+		snprintf(why, len, "%s",
+			 n > MODEL_COSTS_MAX ? "larger than 64 KiB" : strerror(ENOMEM));
+		return n > MODEL_COSTS_MAX ? -EFBIG : -ENOMEM;
+	}
+	memcpy(copy, text, n);
+	copy[n] = '\0';
+	if (memchr(copy, '\0', n))
+		err = fail(&ps, "a NUL byte: not a JSON text");
+	else
+		err = object(&ps, top_member, 0);
 	skip_ws(&ps);
-	if (ps.p != ps.end)
-		return fail(&ps, "text after the table's closing '}'");
-	return complete(&ps);
+	if (!err && ps.p != ps.end)
+		err = fail(&ps, "text after the table's closing '}'");
+	err = err ?: complete(&ps);
+	free(copy);
+	return err;
 }
 
 /* The whole of fd (at most MODEL_COSTS_MAX bytes) into buf: its length, or -errno. */

@@ -94,7 +94,8 @@ int model_costs_load_fd(int fd, const char *path, struct model_costs *c,
 			struct model_cost_sources *src);
 /*
  * A table's text (n bytes, from origin, as errors name it) read: 0, or
- * -EINVAL with why set to the problem and the way out (no "kprotperf:").
+ * -EINVAL with why set to the problem and the way out (no "kprotperf:");
+ * -EFBIG over MODEL_COSTS_MAX bytes, -ENOMEM.
  */
 int model_costs_parse(const char *text, size_t n, const char *origin, struct model_costs *c,
 		      struct model_cost_sources *src, char *why, size_t len);

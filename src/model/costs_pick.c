@@ -128,9 +128,13 @@ static int native(struct model_costs *c, struct model_cost_sources *src, bool qu
 			   "kprotperf: no cost table calibrated on this machine (%s): run "
 			   "kprotperf calibrate\n",
 			   path);
+	else if (fd < 0 && *why)
+		esc_printf(stderr,
+			   "kprotperf: calibrated cost table not read: %s (kprotperf calibrate "
+			   "writes it anew)\n",
+			   why);
 	else if (fd < 0)
-		esc_printf(stderr, "kprotperf: cost table %s: %s\n", path,
-			   *why ? why : strerror(-fd));
+		esc_printf(stderr, "kprotperf: cost table %s: %s\n", path, strerror(-fd));
 	if (fd < 0 || (fd = model_costs_load_fd(fd, path, c, src)))
 		return fd;
 	model_costs_this_cpu(&here);

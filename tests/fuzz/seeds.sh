@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=${1:?usage: seeds.sh DIR}
-rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"/{datafile,datafile_rows,ranges,features,funcmatch,sideband,symbolize,model_table,boot_dmesg,sweep_plan}
+rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"/{datafile,datafile_rows,ranges,features,funcmatch,sideband,symbolize,model_table,boot_dmesg,sweep_plan,costs}
 out=$dir.tmp
 
 # a program with inlined functions and an _stext, for symbolize and as a vmlinux
@@ -103,6 +103,11 @@ printf '%s\n' '# kp_model 1' '# mode insns' '# qemu 1:7.2' '# window complete' \
 	'# windows opened 1 closed 1 restarts 0 stray_stops 0' '# boot entry_insns 1000' \
 	'# boot first_user_insns 5000' '# columns pc insns' '0x100000 1000' \
 	'0xffffffff81000000 4000' >"$out/model_table/boot"
+
+# cost tables: the shipped ones, one cut short, one with escapes and notes
+cp share/costs/*.json "$out/costs/"
+head -c 600 share/costs/skylake.json >"$out/costs/cut"
+sed -e 's/"name": "/"_n": 1, "name": "\\u00e9\\ud83d\\ude00 /' share/costs/epyc-rome.json >"$out/costs/escapes"
 
 # a boot's kernel log (kprotperf boot): initcalls, the tsc and init lines, one unpaired
 printf '%s\n' '[    0.000000] Linux version 6.1.0-test' \
