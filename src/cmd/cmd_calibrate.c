@@ -143,33 +143,29 @@ static int native_dir(char *path, size_t len)
 	return fd;
 }
 
-/* text (the table, checked) written to --out FILE or the native table. */
-static int save(const struct calibrate_opts *o, const char *text, char *path, size_t len)
+/*
+ * The folder the table goes into, --out FILE's or the native table's,
+ * opened before anything is measured: fd (*name: the file's name in it,
+ * path: the whole) or -errno, said.
+ */
+static int destination(const struct calibrate_opts *o, const char **name, char *path, size_t len)
 {
-	const char *name = MODEL_COSTS_NATIVE;
 	char why[512] = "";
-	int dirfd, err;
+	int dirfd;
 
-	if (o->out) {
-		snprintf(path, len, "%s", o->out);
-		dirfd = safeio_dir_of(o->out, -1, &name, why, sizeof(why));
-		if (dirfd < 0) {
-			esc_printf(stderr, "kprotperf calibrate: %s: %s\n", o->out,
-				   *why ? why : strerror(-dirfd));
-			return dirfd;
-		}
-	} else {
+	*name = MODEL_COSTS_NATIVE;
+	if (!o->out) {
 		dirfd = native_dir(path, len);
-		if (dirfd < 0)
-			return dirfd;
-		snprintf(path + strlen(path), len - strlen(path), "/%s", name);
+		if (dirfd >= 0)
+			snprintf(path + strlen(path), len - strlen(path), "/%s", *name);
+		return dirfd;
 	}
-	err = safeio_write(dirfd, name, 0644, fill, (void *)text);
-	close(dirfd);
-	if (err)
-		esc_printf(stderr, "kprotperf calibrate: cannot write %s: %s\n", path,
-			   strerror(-err));
-	return err;
+	snprintf(path, len, "%s", o->out);
+	dirfd = safeio_dir_of(o->out, -1, name, why, sizeof(why));
+	if (dirfd < 0)
+		esc_printf(stderr, "kprotperf calibrate: %s: %s\n", o->out,
+			   *why ? why : strerror(-dirfd));
+	return dirfd;
 }
 
 /* The table measured, as JSON in memory, read back as model_costs_load would: 0 or -errno. */
@@ -214,9 +210,10 @@ static int show(const struct calibrate_opts *o)
 int cmd_calibrate(int argc, char **argv)
 {
 	struct calibrate_opts o = {0};
-	struct calib_result *r;
+	struct calib_result *r = NULL;
 	char path[PATH_MAX + 32], *text = NULL;
-	int err;
+	const char *name;
+	int err, dirfd;
 
 	err = options_parse(&calibrate_options, argc, argv, set_opt, &o);
 	if (err)
@@ -225,12 +222,19 @@ int cmd_calibrate(int argc, char **argv)
 		return 2;
 	if (o.show)
 		return show(&o);
+	dirfd = destination(&o, &name, path, sizeof(path));
+	if (dirfd < 0)
+		return 1;
 	r = malloc(sizeof(*r));
 	err = r ? calib_measure(r, o.json ? NULL : stderr) : -ENOMEM;
 	if (!err)
 		err = table_text(r, &text);
-	if (!err)
-		err = save(&o, text, path, sizeof(path));
+	if (!err) {
+		err = safeio_write(dirfd, name, 0644, fill, text);
+		if (err)
+			esc_printf(stderr, "kprotperf calibrate: cannot write %s: %s\n", path,
+				   strerror(-err));
+	}
 	if (!err) {
 		snprintf(r->costs.path, sizeof(r->costs.path), "%s", path);
 		if (o.json)
@@ -238,6 +242,7 @@ int cmd_calibrate(int argc, char **argv)
 		else
 			calib_show(stdout, &r->costs, &r->src);
 	}
+	close(dirfd);
 	free(text);
 	free(r);
 	return err ? 1 : 0;

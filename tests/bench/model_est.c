@@ -8,8 +8,9 @@
  *   model-est fence N       N rounds of a store, LFENCE, an add, MFENCE
  *   model-est retpoline N   N calls through a retpoline thunk built as
  *                           Linux's __x86_indirect_thunk_rax (named so)
- * Each prints nothing.  The loop (a noinline function of its own, kp_est_*,
- * which report --model's rows name) runs between the model's markers,
+ * Each prints nothing.  The loop (noinline functions of their own, which
+ * report --model's rows name: kp_est_chase; kp_est_fence; kp_est_retpoline,
+ * the thunk and kp_est_target) runs between the model's markers,
  * plain nops natively; N = 0 runs the setup alone, so that the loop's
  * native time is time(N) - time(0).  Built statically for the VM.
  */
@@ -39,7 +40,9 @@ asm(".text\n"
     "	int3\n"
     ".size __x86_indirect_thunk_rax, .-__x86_indirect_thunk_rax\n"
     ".p2align 4\n"
-    "kp_est_target: ret\n");
+    ".type kp_est_target, @function\n"
+    "kp_est_target: ret\n"
+    ".size kp_est_target, .-kp_est_target\n");
 
 __attribute__((noinline)) void *kp_est_chase(void *p, long n)
 {

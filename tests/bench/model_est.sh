@@ -12,12 +12,14 @@
 #               __x86_indirect_thunk_rax) to a function that returns
 # Natively: each program pinned to one CPU, BENCH_EST_RUNS (default 5)
 # interleaved runs of its loop of N iterations and of its setup alone (N =
-# 0); the loop's time is the best of the first less the best of the
-# second.  In the VM: one boot per program, `scripts/vm-run.sh --model
+# 0), each timed by its CPU time (user + system: what else ran on the CPU
+# is left out); the loop's time is the best of the first less the best of
+# the second.  In the VM: one boot per program, `scripts/vm-run.sh --model
 # cache -- kprotperf record --model -- model-est KIND N`, then `kprotperf
-# report --model --json --costs native`: the est_cycles of the loop's own
-# function (kp_est_KIND; totals.user.est_cycles shown beside it, which
-# adds the setup).  Per iteration: est_cycles / ghz (the table's) against
+# report --model --json --costs native`: the est_cycles of the loop's
+# functions (kp_est_chase; kp_est_fence; kp_est_retpoline, the thunk
+# __x86_indirect_thunk_rax and its target kp_est_target), summed;
+# totals.user.est_cycles shown beside it, which adds the setup.  Per iteration: est_cycles / ghz (the table's) against
 # the native ns, the ratio printed with the goal, within 25% (0.75..1.25;
 # a miss prints MISSED, not a failure).
 #
@@ -37,6 +39,9 @@ KINDS=(chase fence retpoline)
 # iterations natively (~1 s, 0.4 s and 0.2 s here) and in the VM (est_cycles is per iteration)
 declare -A N=([chase]=4194304 [fence]=16777216 [retpoline]=33554432)
 declare -A NVM=([chase]=1048576 [fence]=1048576 [retpoline]=1048576)
+# the functions the loop runs in
+declare -A FUNCS=([chase]=kp_est_chase [fence]=kp_est_fence
+	[retpoline]="kp_est_retpoline __x86_indirect_thunk_rax kp_est_target")
 
 die() {
 	echo "model_est: $*" >&2
@@ -80,13 +85,22 @@ PY
 
 # the last CPU: the loops pinned where the machine's interrupts are fewest
 CPU=$(($(nproc) - 1))
-# run_ns KIND N: the program's wall time in ns
+# run_ns KIND N: the program's CPU time (user + system, from wait4's
+# rusage, to the microsecond) in ns: the time other processes ran on its
+# CPU meanwhile is not its own, as wall time would count it on a busy machine
 run_ns() {
-	local s e
-	s=$EPOCHREALTIME
-	taskset -c "$CPU" "$BIN" "$1" "$2" || die "model-est $1 $2 exited $?"
-	e=$EPOCHREALTIME
-	awk -v s="$s" -v e="$e" 'BEGIN { printf "%.0f\n", (e - s) * 1e9 }'
+	python3 - "$CPU" "$BIN" "$1" "$2" <<'PY' || die "model-est $1 $2 failed"
+import os, sys
+cpu, argv = int(sys.argv[1]), sys.argv[2:]
+pid = os.fork()
+if pid == 0:
+    os.sched_setaffinity(0, {cpu})
+    os.execv(argv[0], argv)
+_, status, ru = os.wait4(pid, 0)
+if os.waitstatus_to_exitcode(status):
+    sys.exit(1)
+print(round((ru.ru_utime + ru.ru_stime) * 1e9))
+PY
 }
 
 declare -A BEST0 BEST1
@@ -100,7 +114,7 @@ for ((r = 0; r < RUNS; r++)); do
 	done
 done
 
-# vm_est KIND: "FUNCTION_EST USER_EST" of the loop's function and of all user code, or why not
+# vm_est KIND: "FUNCTIONS_EST USER_EST" of the loop's functions and of all user code, or why not
 vm_est() {
 	local k=$1 d=$TMP/vm-$1
 	scripts/vm-run.sh --model cache --ro "$(dirname "$BIN")" --out "$d" -- \
@@ -108,9 +122,10 @@ vm_est() {
 		>"$TMP/vm-$k.log" 2>&1 || { echo "scripts/vm-run.sh: $(tail -1 "$TMP/vm-$k.log")"; return 1; }
 	"$KP" report --model --json --costs native -n 1000000 "$d/est.data" >"$TMP/report-$k.json" \
 		2>"$TMP/report-$k.err" || { echo "kprotperf report: $(tail -1 "$TMP/report-$k.err")"; return 1; }
-	python3 - "$TMP/report-$k.json" "kp_est_$k" <<'PY'
+	# shellcheck disable=SC2086 # a list of names
+	python3 - "$TMP/report-$k.json" ${FUNCS[$k]} <<'PY'
 import json, sys
-doc, name = json.load(open(sys.argv[1])), sys.argv[2]
+doc, names = json.load(open(sys.argv[1])), sys.argv[2:]
 def rows(v):
     if isinstance(v, dict):
         yield v
@@ -119,12 +134,16 @@ def rows(v):
     elif isinstance(v, list):
         for x in v:
             yield from rows(x)
-fn = [r["est_cycles"] for r in rows(doc) if r.get("name") == name and isinstance(r.get("est_cycles"), (int, float))]
+est = {}
+for r in rows(doc):
+    if r.get("name") in names and isinstance(r.get("est_cycles"), (int, float)):
+        est.setdefault(r["name"], r["est_cycles"])
 user = doc.get("totals", {}).get("user", {}).get("est_cycles")
-if not fn:
-    print(f"report --model --json has no est_cycles for the function {name}")
+missing = [n for n in names if n not in est]
+if missing:
+    print(f"report --model --json has no est_cycles for the function {missing[0]}")
     sys.exit(1)
-print(fn[0], user if isinstance(user, (int, float)) else "NA")
+print(sum(est.values()), user if isinstance(user, (int, float)) else "NA")
 PY
 }
 
@@ -136,7 +155,7 @@ if [ "$VM" = 1 ]; then
 			VM_WHY=$out
 			break
 		fi
-		read -r EST[$k] USER[$k] <<<"$out"
+		read -r "EST[$k]" "USER[$k]" <<<"$out"
 	done
 else
 	VM_WHY="BENCH_EST_VM=0"
@@ -159,13 +178,13 @@ fi
 			printf "%10.1f %9.2f %10.2f  %s\n", c, e, r, (r >= 0.75 && r <= 1.25) ? "met" : "MISSED"
 		}'
 	done
-	echo "native: best of $RUNS runs of N iterations less the best of $RUNS of the setup alone" \
+	echo "native: CPU time, best of $RUNS runs of N iterations less the best of $RUNS of the setup alone" \
 		"(chase ${N[chase]}, fence ${N[fence]}, retpoline ${N[retpoline]}); loop_s: that difference in s"
 	echo "table_cyc: the table's cycles for the events each loop makes by construction; table/nat: over ghz, against native"
 	if [ -n "$VM_WHY" ]; then
 		echo "VM half not run: $VM_WHY"
 	else
-		echo "VM: est_cycles of kp_est_KIND over ${NVM[chase]} iterations (all user code, setup included:" \
+		echo "VM: est_cycles of the loops' functions over ${NVM[chase]} iterations (all user code, setup included:" \
 			"chase ${USER[chase]}, fence ${USER[fence]}, retpoline ${USER[retpoline]})"
 	fi
 } | tee "$OUT/model_est.txt"
