@@ -287,8 +287,8 @@ static int note(struct parser *ps, const char *key)
 	return number(ps, key, -1e300, 1e300, &v);
 }
 
-/* An object whose members fn reads (notes aside), depth: how many objects it is inside. */
-static int object(struct parser *ps, member_fn *fn, int depth)
+/* An object whose members fn reads (notes aside). */
+static int object(struct parser *ps, member_fn *fn)
 {
 	char key[64];
 	int err;
@@ -417,15 +417,15 @@ static int top_member(struct parser *ps, const char *key)
 	case T_NAME:
 		return string(ps, ps->c->name, sizeof(ps->c->name), key);
 	case T_CPU:
-		return object(ps, cpu_member, 1);
+		return object(ps, cpu_member);
 	case T_GHZ:
 		return number(ps, key, 0.05, 20, &ps->c->ghz);
 	case T_CPI:
 		return number(ps, key, 0.01, 100, &ps->c->cpi);
 	case T_COSTS:
-		return object(ps, cost_member, 1);
+		return object(ps, cost_member);
 	default:
-		return object(ps, source_member, 1);
+		return object(ps, source_member);
 	}
 }
 
@@ -488,7 +488,7 @@ int model_costs_parse(const char *text, size_t n, const char *origin, struct mod
 	if (memchr(copy, '\0', n))
 		err = fail(&ps, "a NUL byte: not a JSON text");
 	else
-		err = object(&ps, top_member, 0);
+		err = object(&ps, top_member);
 	skip_ws(&ps);
 	if (!err && ps.p != ps.end)
 		err = fail(&ps, "text after the table's closing '}'");
