@@ -117,18 +117,32 @@ static double now_ns(void)
 	return t.tv_sec * 1e9 + t.tv_nsec;
 }
 
+void calib_time_rr(struct calib_job *j, size_t n)
+{
+	double t;
+	size_t i;
+	int r;
+
+	for (i = 0; i < n; i++)
+		j[i].best = 1e300;
+	for (r = 0; r < REPEATS; r++)
+		for (i = 0; i < n; i++) {
+			/* warm-up: its caches, predictors and TLB as the others left them, the clock */
+			j[i].fn(j[i].ctx, j[i].n);
+			t = now_ns();
+			j[i].fn(j[i].ctx, j[i].n);
+			t = now_ns() - t;
+			if (t < j[i].best)
+				j[i].best = t;
+		}
+	for (i = 0; i < n; i++)
+		j[i].best /= j[i].n;
+}
+
 double calib_time(calib_loop_fn *fn, void *ctx, long n)
 {
-	double best = 1e300, t;
-	int i;
+	struct calib_job j = {fn, ctx, n, 0};
 
-	fn(ctx, n); /* warm-up: caches, predictors, the clock's frequency */
-	for (i = 0; i < REPEATS; i++) {
-		t = now_ns();
-		fn(ctx, n);
-		t = now_ns() - t;
-		if (t < best)
-			best = t;
-	}
-	return best / n;
+	calib_time_rr(&j, 1);
+	return j.best;
 }

@@ -46,53 +46,65 @@ static void set(struct calib *k, enum model_cost_key key, double v, const char *
 			k->r->costs.c[key]);
 }
 
-/* A chase of size bytes: cycles per load, or -1 (errno) when its memory cannot be had. */
-static double chase(struct calib *k, size_t size, bool per_page, long n)
-{
-	void *start, *m = calib_chase_new(size, false, per_page, &start);
-	double c;
-
-	if (!m)
-		return -1;
-	c = cycles(k, calib_chase, &start, n, CALIB_BODIES);
-	munmap(m, size);
-	return c;
-}
-
-/* Generated code's chain of jumps: cycles per jump, or -1. */
-static double jumps(struct calib *k, size_t size, bool per_page, long rounds)
-{
-	long slots;
-	void *entry, *m = calib_jit_new(size, per_page, &slots, &entry);
-	double c;
-
-	if (!m)
-		return -1;
-	c = cycles(k, calib_jit, entry, rounds, (double)slots);
-	munmap(m, size);
-	return c;
-}
-
 #define KIB (1UL << 10)
 #define MIB (1UL << 20)
 
 /* The memory hierarchy: d1_miss, ll_miss, dtlb_miss, i1_miss, itlb_miss. */
+/* Regions of memory or code to measure, each of size bytes, one line per page or all. */
+struct region {
+	size_t size;
+	bool per_page;
+	long n;
+};
+
+/*
+ * The regions as pointer chases (code: chains of jumps), timed round
+ * robin: cycles per load (jump) into c; -ENOMEM when one cannot be mapped.
+ */
+static int regions(struct calib *k, const struct region *g, size_t n, bool code, double *c)
+{
+	struct calib_job j[8];
+	void *m[8], *start[8];
+	long slots[8];
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < n; i++) {
+		slots[i] = CALIB_BODIES;
+		m[i] = code ? calib_jit_new(g[i].size, g[i].per_page, &slots[i], &start[i])
+			    : calib_chase_new(g[i].size, false, g[i].per_page, &start[i]);
+		if (!m[i])
+			err = -ENOMEM;
+		j[i] = (struct calib_job){code ? calib_jit : calib_chase,
+					  code ? start[i] : (void *)&start[i], g[i].n, 0};
+	}
+	if (!err)
+		calib_time_rr(j, n);
+	for (i = 0; i < n; i++) {
+		c[i] = j[i].best / slots[i] * k->ghz;
+		if (m[i])
+			munmap(m[i], g[i].size);
+	}
+	return err;
+}
+
+/* The memory hierarchy: d1_miss, ll_miss, dtlb_miss, i1_miss, itlb_miss. */
 static int memory(struct calib *k)
 {
+	static const struct region data[] = {
+		{16 * KIB, false, 1L << 16},  {256 * KIB, false, 1L << 16},
+		{4 * MIB, false, 1L << 16},   {256 * MIB, true, 1L << 14},
+		{256 * MIB, false, 1L << 15},
+	};
+	static const struct region code[] = {
+		{4 * KIB, false, 1L << 14}, {256 * KIB, false, 1L << 8}, {256 * MIB, true, 1}};
 	struct calib_result *r = k->r;
-	double l3, ll, tlb, jsmall, jbig, jpages;
+	double d[5], c[3], l3, ll, tlb, jsmall, jbig, jpages;
 
-	r->l1_cycles = chase(k, 16 * KIB, false, 1L << 16);
-	r->l2_cycles = chase(k, 256 * KIB, false, 1L << 16);
-	l3 = chase(k, 4 * MIB, false, 1L << 16);
-	tlb = chase(k, 256 * MIB, true, 1L << 14);
-	ll = chase(k, 256 * MIB, false, 1L << 15);
-	jsmall = jumps(k, 4 * KIB, false, 1L << 14);
-	jbig = jumps(k, 256 * KIB, false, 1L << 8);
-	jpages = jumps(k, 256 * MIB, true, 1);
-	if (r->l1_cycles < 0 || r->l2_cycles < 0 || l3 < 0 || tlb < 0 || ll < 0 || jsmall < 0 ||
-	    jbig < 0 || jpages < 0)
+	if (regions(k, data, 5, false, d) || regions(k, code, 3, true, c))
 		return -ENOMEM;
+	r->l1_cycles = d[0], r->l2_cycles = d[1], l3 = d[2], tlb = d[3], ll = d[4];
+	jsmall = c[0], jbig = c[1], jpages = c[2];
 	r->ll_raw_cycles = ll;
 	r->tlb_raw_cycles = tlb;
 	set(k, MC_D1_MISS, r->l2_cycles - r->l1_cycles,
@@ -106,8 +118,12 @@ static int memory(struct calib *k)
 	    tlb, l3);
 	set(k, MC_LL_MISS, ll - r->l2_cycles - r->costs.c[MC_DTLB_MISS],
 	    "measured: random pointer chase over 256 MiB, 4 KiB pages (MADV_NOHUGEPAGE) %.1f "
-	    "cycles a load, less the L2 latency %.1f and dtlb_miss %.1f",
-	    ll, r->l2_cycles, r->costs.c[MC_DTLB_MISS]);
+	    "cycles a load, less the L2 latency %.1f and dtlb_miss %.1f%s",
+	    ll, r->l2_cycles, r->costs.c[MC_DTLB_MISS],
+	    ll < r->l2_cycles + r->costs.c[MC_DTLB_MISS]
+		    ? " (below 0, taken as 0: here the page walk, not the line, is what a load "
+		      "missing everything waits for)"
+		    : "");
 	set(k, MC_I1_MISS, jbig - jsmall,
 	    "measured: a random chain of jumps through 256 KiB of generated code, one a 64-byte "
 	    "line, %.1f cycles a jump, less the same in 4 KiB %.1f",

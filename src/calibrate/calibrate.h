@@ -47,6 +47,20 @@ void *calib_jit_new(size_t size, bool per_page, long *slots, void **entry);
 /* The minimum over repeats of fn(ctx, n)'s time per call of the body (n bodies), in ns. */
 double calib_time(calib_loop_fn *fn, void *ctx, long n);
 
+/* A loop to time among others: best, its calib_time. */
+struct calib_job {
+	calib_loop_fn *fn;
+	void *ctx;
+	long n;
+	double best;
+};
+/*
+ * Loops timed round robin, each repeat running every one twice, warming
+ * up then timed: a load that comes and goes weighs on all alike, so that
+ * their differences, the costs, stay true to one another.
+ */
+void calib_time_rr(struct calib_job *j, size_t n);
+
 /* What calibrate found, costs and their sources (measured or cited), and what it measured raw. */
 struct calib_result {
 	struct model_costs costs;
