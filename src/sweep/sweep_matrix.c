@@ -171,6 +171,20 @@ static int row(struct sweep_matrix *m, struct sweep_row *r, size_t top, const st
 	return err ?: (r->ok ? differs(m, r, feat) : 0);
 }
 
+/*
+ * A cell's mark: Holm's verdict and its own interval's.  An unmarked cell
+ * names no function: what changed most in a change the matrix cannot call
+ * is as likely noise (a sample or two per run) as its cause.
+ */
+static void unmarked_unnamed(struct sweep_cell *c, bool holm)
+{
+	c->sig = holm && c->op.sig;
+	if (c->sig || !c->ok || (!c->ntop && c->funcs_why[0]))
+		return;
+	c->ntop = 0;
+	snprintf(c->funcs_why, sizeof(c->funcs_why), "the change is not significant");
+}
+
 /* Holm over every cell with a p value; a cell's mark also needs its own interval's verdict. */
 static int verdicts(struct sweep_matrix *m)
 {
@@ -189,7 +203,7 @@ static int verdicts(struct sweep_matrix *m)
 	for (i = 0, t = 0; !err && i < m->nrows; i++)
 		for (k = 0; k < m->nops; k++, t++)
 			if (m->rows[i].cells)
-				m->rows[i].cells[k].sig = sig[t] && m->rows[i].cells[k].op.sig;
+				unmarked_unnamed(&m->rows[i].cells[k], sig[t]);
 	free(p);
 	free(sig);
 	return err;
