@@ -104,6 +104,10 @@ printf '%s\n' '# kp_model 1' '# mode insns' '# qemu 1:7.2' '# window complete' \
 	'# boot first_user_insns 5000' '# columns pc insns' '0x100000 1000' \
 	'0xffffffff81000000 4000' >"$out/model_table/boot"
 
+# format 2 (TLBs and events): the unit tests' fixtures, cache and insns
+cp tests/unit/model/table2-base.txt "$out/model_table/tlb"
+cp tests/unit/model/table2-insns.txt "$out/model_table/events"
+
 # a boot's kernel log (kprotperf boot): initcalls, the tsc and init lines, one unpaired
 printf '%s\n' '[    0.000000] Linux version 6.1.0-test' \
 	'[    0.001000] tsc: Detected 2400.000 MHz processor' \
