@@ -127,6 +127,7 @@ static int cell(const struct sweep_matrix *m, struct sweep_row *r, size_t k, siz
 			m->model ? NULL
 				 : of(m, name[side], op, ".samples.data", path[side][2], PATH_MAX);
 	}
+	f.costs = m->costed ? &m->costs : NULL;
 	return sweep_cell_compare(&f, op, top, c);
 }
 
@@ -209,6 +210,26 @@ static int verdicts(struct sweep_matrix *m)
 	return err;
 }
 
+/*
+ * With the model, est_cycles' table for base's guest CPU, from its first
+ * recorded operation: one table for the whole matrix, so that its cells
+ * compare.  None found is said once (model_costs_pick) and leaves the
+ * cells without est_cycles.
+ */
+static void costs_of(struct sweep_matrix *m)
+{
+	char path[PATH_MAX];
+	size_t k;
+
+	for (k = 0; m->model && m->base_ok && k < m->nops; k++) {
+		if (op_failed(m, "base", m->ops[k], path, sizeof(path)))
+			continue;
+		m->costed = !sweep_cell_costs(of(m, "base", m->ops[k], ".data", path, sizeof(path)),
+					      &m->costs);
+		return;
+	}
+}
+
 static int base_of(struct sweep_matrix *m, char *why, size_t len)
 {
 	const struct sweep_variant *b = &m->plan.v[m->plan.base];
@@ -231,6 +252,8 @@ int sweep_matrix_load(const char *dir, size_t top, struct sweep_matrix *m, char 
 	if (err == -ENOENT)
 		snprintf(why, len, "%s: no sweep there (no sweep.plan: its jobs write it)", dir);
 	err = err ?: base_of(m, why, len) ?: features_load(&feat, NULL, fwhy, sizeof(fwhy));
+	if (!err)
+		costs_of(m);
 	m->rows = err ? NULL : calloc(m->plan.n, sizeof(*m->rows));
 	if (!err && !m->rows)
 		err = -ENOMEM;
