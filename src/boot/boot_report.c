@@ -146,17 +146,18 @@ static void funcs_text(FILE *f, const struct boot_rec *b, const struct boot_seri
 {
 	size_t i, n = b->nfuncs < o->top ? b->nfuncs : o->top;
 	double whole = boot_insns(b);
+	struct model_counts c = {.cache = b->cache};
 	struct model_func m;
 
 	fprintf(f, "\nFunctions by instructions per boot (%zu of %zu", n, b->nfuncs);
 	if (b->cache)
 		fprintf(f, "; misses of geometry %u", o->geom);
 	fputs("):\n", f);
-	model_heads_text(f, b->cache);
+	model_heads_text(f, &c);
 	fputs("  function  module\n", f);
 	for (i = 0; i < n; i++) {
 		m = per_boot(b, s[i], o->geom);
-		model_cols_text(f, b->cache, &m, whole);
+		model_cols_text(f, &c, &m, whole);
 		esc_printf(f, "  %s  %s\n", m.name, m.module);
 	}
 }

@@ -134,6 +134,10 @@ def rows(v):
     elif isinstance(v, list):
         for x in v:
             yield from rows(x)
+if doc.get("tlb") is False or doc.get("events") is False:
+    fmt = doc.get("model", {}).get("format", "?")
+    print(f"the model counted no TLB misses or events (a table of format {fmt}: a plugin without them)")
+    sys.exit(1)
 est = {}
 for r in rows(doc):
     if r.get("name") in names and isinstance(r.get("est_cycles"), (int, float)):
