@@ -394,6 +394,8 @@ static void test_cli_refusals(void **state)
 	char *word[] = {"boot", "--repeat", "x", "-o", "x.data", NULL};
 	char *neg[] = {"boot", "--repeat=-3", "-o", "x.data", NULL};
 	char *cache[] = {"boot", "--model", "insns", "--LL=1,2", "-o", "x.data", NULL};
+	char *cpu[] = {"boot", "--cpu", "Skylake Client", "-o", "x.data", NULL};
+	char *dash[] = {"boot", "--cpu=-x", "-o", "x.data", NULL};
 	char *ok[] = {"boot", "-o", "x.data", NULL};
 
 	tu_expect(cmd_boot, no_o, 2, 2, "kprotperf boot: give -o FILE, the recording to write\n");
@@ -406,6 +408,12 @@ static void test_cli_refusals(void **state)
 	tu_expect(cmd_boot, cache, 2, 2,
 		  "kprotperf boot: invalid --LL '1,2': expected SIZE,ASSOC,LINE (bytes, ways, "
 		  "bytes)\n");
+	tu_expect(cmd_boot, cpu, 2, 2,
+		  "kprotperf boot: invalid --cpu 'Skylake Client': expected a QEMU CPU model such"
+		  " as Skylake-Client-v1 (qemu-system-x86_64 -cpu help)\n");
+	tu_expect(cmd_boot, dash, 2, 2,
+		  "kprotperf boot: invalid --cpu '-x': expected a QEMU CPU model such as"
+		  " Skylake-Client-v1 (qemu-system-x86_64 -cpu help)\n");
 	setenv("KP_VM_RUN", "/nonexistent/vm-run.sh", 1);
 	tu_expect(cmd_boot, ok, 2, 1,
 		  "kprotperf boot: no scripts/vm-run.sh at /nonexistent/vm-run.sh: set KP_VM_RUN "
@@ -496,7 +504,8 @@ static void test_boot_command(void **state)
 {
 	char *argv[] = {"boot",	 "--kernel", "linux-image-amd64", "--append", "a b",
 			"-r",	 "2",	     "--timeout",	  "30",	      "--model",
-			"insns", "-o",	     (char *)output(),	  NULL};
+			"insns", "--cpu",    "Skylake-Client-v1", "-o",	      (char *)output(),
+			NULL};
 	char *err, *args, *out, path[PATH_MAX];
 	int ret;
 
@@ -519,9 +528,10 @@ static void test_boot_command(void **state)
 	free(err);
 	args = tu_read_file(strcat(strcpy(path, dir), "/args"));
 	assert_non_null(args);
-	assert_string_equal(args,
-			    "--kernel linux-image-amd64 --append a b --timeout 30 --model insns\n"
-			    "--kernel linux-image-amd64 --append a b --timeout 30 --model insns\n");
+	assert_string_equal(args, "--kernel linux-image-amd64 --append a b --timeout 30 --cpu "
+				  "Skylake-Client-v1 --model insns\n"
+				  "--kernel linux-image-amd64 --append a b --timeout 30 --cpu "
+				  "Skylake-Client-v1 --model insns\n");
 	free(args);
 	out = dump_recording(output());
 	assert_non_null(strstr(out, "-- SELECT * FROM boot_runs ORDER BY run\n"
