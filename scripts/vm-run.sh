@@ -75,7 +75,9 @@ exits with CMD's exit status.
                         busybox dmesg prints it, read first thing by the
                         guest, with a 'kprotperf-boot: tsc TICKS' line
                         boot-clock wrote), kallsyms.txt, cmdline, release,
-                        build-id (hex), config (the kernel's .config) and,
+                        build-id (hex), config (the kernel's .config),
+                        cpu-model (/proc/cpuinfo's model name),
+                        vulnerabilities/ (the kernel's files) and,
                         with --model, model.txt: the model counts from reset
                         to the first user-mode instruction (window=boot)
   --model-out FILE      where the model's raw table goes (default
@@ -323,6 +325,13 @@ cat /proc/kallsyms >/mnt/host/kallsyms.txt
 cat /proc/cmdline >/mnt/host/cmdline
 uname -r >/mnt/host/release
 od -An -v -tx1 /sys/kernel/notes | tr -d ' \n' >/mnt/host/.vm/notes.hex
+# the CPU the guest saw (--cpu) and what its kernel made of it
+grep -m1 '^model name' /proc/cpuinfo | sed 's/^[^:]*: *//' >/mnt/host/cpu-model
+v=/sys/devices/system/cpu/vulnerabilities
+if [ -d $v ]; then
+	mkdir /mnt/host/vulnerabilities
+	for f in $v/*; do cat "$f" >"/mnt/host/vulnerabilities/${f##*/}"; done
+fi
 GUEST
 }
 

@@ -216,6 +216,7 @@ static char *dump_recording(const char *path)
 		"SELECT * FROM boot_func_misses ORDER BY run, name, module, geom",
 		"SELECT * FROM model_geoms",
 		"SELECT * FROM config ORDER BY option",
+		"SELECT * FROM vulnerabilities ORDER BY name",
 		"SELECT * FROM meta WHERE key NOT IN ('tool.version') ORDER BY key",
 	};
 	char *out = NULL;
@@ -252,12 +253,13 @@ static const char *output(void)
 	return path;
 }
 
-static int collect(const char *const *dirs, unsigned int n, const char *model, char *why,
-		   size_t len)
+static int collect_on(const char *const *dirs, unsigned int n, const char *model, const char *cpu,
+		      char *why, size_t len)
 {
 	struct boot_opts o = {.output = output(),
 			      .kernel = "linux-image-amd64",
 			      .append = "page_alloc.shuffle=1",
+			      .cpu = cpu,
 			      .model = model,
 			      .repeat = n};
 
@@ -265,7 +267,16 @@ static int collect(const char *const *dirs, unsigned int n, const char *model, c
 	return boot_collect(&o, dirs, n, why, len);
 }
 
-/* Two boots at two KASLR offsets, each symbolized with its own kallsyms. */
+static int collect(const char *const *dirs, unsigned int n, const char *model, char *why,
+		   size_t len)
+{
+	return collect_on(dirs, n, model, NULL, why, len);
+}
+
+/*
+ * Two boots at two KASLR offsets, each symbolized with its own kallsyms, on
+ * --cpu Skylake-Client-v1: run 0's cpu-model and vulnerabilities/ kept.
+ */
 static void test_collect_two_runs(void **state)
 {
 	char d0[PATH_MAX], d1[PATH_MAX], why[512], *out;
@@ -276,13 +287,20 @@ static void test_collect_two_runs(void **state)
 			      MODEL_HEAD("abcd1234") MODEL_ROWS("ffffffff81"), "abcd1234\n"));
 	strcpy(d1, raw_folder("run-1", KALLSYMS("ffffffff93"),
 			      MODEL_HEAD("abcd1234") MODEL_ROWS("ffffffff93"), "abcd1234\n"));
-	assert_int_equal(collect(dirs, 2, "cache", why, sizeof(why)), 0);
+	file("run-0/cpu-model", "Intel Core Processor (Skylake)\n");
+	assert_int_equal(tu_run("mkdir -p '%s/run-0/vulnerabilities'", dir), 0);
+	file("run-0/vulnerabilities/meltdown", "Mitigation: PTI\n");
+	file("run-0/vulnerabilities/tsa", "Not affected\n");
+	assert_int_equal(collect_on(dirs, 2, "cache", "Skylake-Client-v1", why, sizeof(why)), 0);
 	/* every value within what a data file may hold (data/check.c) */
 	assert_int_equal(datafile_open(&df, output(), why, sizeof(why)), 0);
 	datafile_close(df);
 	out = dump_recording(output());
 	tu_golden("boot-collect", out);
 	free(out);
+	/* the other tests' run-0 is without them */
+	assert_int_equal(tu_run("rm -r '%s/run-0/cpu-model' '%s/run-0/vulnerabilities'", dir, dir),
+			 0);
 }
 
 /*
@@ -314,6 +332,20 @@ static void test_collect_no_model(void **state)
 	out = dump_recording(output());
 	tu_golden("boot-collect-no-model", out);
 	free(out);
+}
+
+/* A raw folder's vulnerabilities/ that is a link (to the host's, say): refused, nothing written. */
+static void test_collect_vulns_link(void **state)
+{
+	char why[512], want[PATH_MAX + 64];
+	const char *d = raw_folder("run-link", NULL, NULL, "abcd1234\n");
+
+	assert_int_equal(
+		tu_run("ln -s /sys/devices/system/cpu/vulnerabilities '%s/vulnerabilities'", d), 0);
+	assert_int_equal(collect(&d, 1, NULL, why, sizeof(why)), -ENOTDIR);
+	snprintf(want, sizeof(want), "%s/vulnerabilities: Not a directory", d);
+	assert_string_equal(why, want);
+	assert_int_equal(access(output(), F_OK), -1);
 }
 
 /* The test's folder varies: DIR stands for it in s. */
@@ -587,6 +619,7 @@ int main(void)
 		cmocka_unit_test(test_dmesg_real),
 		cmocka_unit_test(test_collect_two_runs),
 		cmocka_unit_test(test_collect_real),
+		cmocka_unit_test(test_collect_vulns_link),
 		cmocka_unit_test(test_collect_no_model),
 		cmocka_unit_test(test_collect_refused),
 		cmocka_unit_test(test_cli_refusals),
