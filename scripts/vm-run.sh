@@ -18,6 +18,7 @@ usage: scripts/vm-run.sh [--kernel DIR|PACKAGE] [--append CMDLINE] [--out DIR]
                          [--out DIR] [--timeout SECONDS] [--cpu MODEL]
                          [--model insns|cache
                           [--I1=...] [--D1=...] [--LL=...]]
+       scripts/vm-run.sh --check --cpu MODEL
 
 Boots a kernel in QEMU (KVM when the CPU has VMX/SVM, else TCG), runs CMD as
 root in the guest, prints its output, copies the files it left back and
@@ -49,6 +50,8 @@ exits with CMD's exit status.
                         stderr, as the guest goes without them.  Never
                         KVM: with --cpu the accelerator is TCG unless
                         KP_VM_ACCEL says icount
+  --check               with --cpu and nothing else: try the model and exit
+                        (0, or 125 with the line), nothing booted
   --model insns|cache   run kprotperf's machine model, a QEMU TCG plugin
                         (`make plugin`): exact instruction counts per guest
                         PC, and with cache also simulated I1, D1 and LL
@@ -162,12 +165,13 @@ model_geoms() {
 }
 
 kernel='' append='' out=vm-out ro='' timeout=${KP_VM_TIMEOUT:-} model='' model_out='' boot=''
-cpu='' cpu_set=''
+cpu='' cpu_set='' check=''
 i1s=() d1s=() lls=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h | --help) usage; exit 0 ;;
 	--boot) boot=1; shift ;;
+	--check) check=1; shift ;;
 	--I1=* | --D1=* | --LL=* | --I1 | --D1 | --LL)
 		if [[ $1 == *=* ]]; then
 			o=${1%%=*} v=${1#*=}
@@ -206,7 +210,10 @@ esac
 [ -n "$model" ] || [ -z "$model_out" ] || die "--model-out needs --model"
 # a boot with the cache simulation is slower
 [ -n "$timeout" ] || timeout=$([ "$model" = cache ] && echo 600 || echo 180)
-if [ -n "$boot" ]; then
+if [ -n "$check" ]; then
+	[ -n "$cpu_set" ] || die "--check tries a CPU model: give --cpu MODEL"
+	[ $# -eq 0 ] && [ -z "$boot" ] || die "--check tries the --cpu model and boots nothing: drop the rest"
+elif [ -n "$boot" ]; then
 	[ $# -eq 0 ] || die "--boot runs no command (the boot is what is recorded): drop '-- $*'"
 	[ -z "$model_out" ] || die "--boot leaves the model's table in --out as model.txt: drop --model-out"
 	# instructions for time: a boot's phases then cost what the guest executed
@@ -352,6 +359,7 @@ vm_accel
 # is looked for: a wrong one is said at once
 if [ -n "$cpu" ]; then
 	vm_cpu_check "--cpu $cpu"
+	[ -z "$check" ] || exit 0
 elif [ -n "${KP_VM_CPU:-}" ] && [ "$VM_ACCEL" != kvm ]; then
 	vm_cpu_check "KP_VM_CPU=$KP_VM_CPU"
 fi

@@ -6,7 +6,8 @@
 # each refused with their whole one line on stderr and exit 125.  A model
 # TCG runs passes the check, names the features TCG drops, and the run
 # goes on to what it needs next, the static binaries, which OUTPUT points
-# at an empty folder for: nothing is booted.  The QEMU command line of a
+# at an empty folder for: nothing is booted.  --check tries the model
+# alone: 0 for one TCG runs, its refusal else.  The QEMU command line of a
 # boot is tests/unit/t_vm_harness.sh's (its fake QEMU).
 # runs no kprotperf
 set -euo pipefail
@@ -55,4 +56,22 @@ expect "vm-run: --cpu Skylake-Client-v1: TCG cannot emulate pcid x2apic tsc-dead
 vm-run: $static" "$VR" --cpu Skylake-Client-v1
 expect "vm-run: --cpu EPYC-Rome-v1: TCG cannot emulate rdseed sha-ni rdpid fxsr-opt misalignsse 3dnowprefetch osvw topoext perfctr-core clzero xsaveerptr wbnoinvd ibpb amd-stibp nrip-save xsavec xsaves: QEMU drops them, the guest does not see them
 vm-run: $static" "$VR" --cpu EPYC-Rome-v1
-echo "ok: --cpu's refusals and checks"
+# --check: the model tried alone, nothing else looked for (OUTPUT has no binaries)
+check() {	# WANT-STATUS WANT-STDERR ARGS...
+	local want=$1 line=$2 rc=0
+	shift 2
+	env -u KP_VM_KEEP OUTPUT="$TMP/build" TMPDIR="$TMP/tmp" "$VR" "$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	[ "$rc" -eq "$want" ] || fail "--check ${*@Q}: exit $rc, want $want: $(cat "$TMP/err")"
+	printf '%s' "$line" | diff -u - "$TMP/err" || fail "--check ${*@Q}: stderr"
+	[ -z "$(ls "$TMP/tmp")" ] || fail "--check ${*@Q}: left $(ls "$TMP/tmp")"
+}
+check 0 "" --check --cpu max
+check 0 "vm-run: --cpu Cascadelake-Server-v1: TCG cannot emulate pcid x2apic tsc-deadline hle invpcid rtm avx512f avx512dq rdseed avx512cd avx512bw avx512vl avx512vnni spec-ctrl ssbd 3dnowprefetch xsavec: QEMU drops them, the guest does not see them
+" --check --cpu Cascadelake-Server-v1
+check 125 "vm-run: --cpu NoSuchModel: QEMU cannot run it under TCG: unable to find CPU model 'NoSuchModel' $help
+" --check --cpu NoSuchModel
+check 125 "vm-run: --check tries a CPU model: give --cpu MODEL
+" --check
+check 125 "vm-run: --check tries the --cpu model and boots nothing: drop the rest
+" --check --cpu max -- true
+echo "ok: --cpu's refusals and checks, --check"

@@ -457,6 +457,52 @@ static void test_dry_run(void **unused)
 	assert_int_equal(access(out, F_OK), -1);
 }
 
+/*
+ * --dry-run tries each CPU model of the plan once with vm-run.sh --check
+ * --cpu (a stand-in, KP_VM_RUN, that knows no NoSuchModel and logs each
+ * call): a model it refuses is said with its line, nothing printed.
+ */
+static void test_dry_run_cpu(void **unused)
+{
+	char plan[PATH_MAX], out[PATH_MAX], fake[PATH_MAX], *text, *want;
+	char *argv[] = {"sweep", "--dry-run", "--ops", "null", "-o", out, plan, NULL};
+
+	snprintf(plan, sizeof(plan), "%s/cpu-dry.plan", dir);
+	snprintf(out, sizeof(out), "%s/cpu-dry", dir);
+	snprintf(fake, sizeof(fake), "%s/fake-check.sh", dir);
+	OK(tu_write_file(plan, "base: --kernel linux-image-amd64 --cpu EPYC-Rome-v1\n"
+			       "sky: --cpu Skylake-Client-v1\n"
+			       "bad: --cpu NoSuchModel\n"
+			       "sky2: --cpu Skylake-Client-v1 --append pti=off\n"));
+	assert_true(asprintf(&text,
+			     "#!/bin/sh\necho \"$*\" >>'%s/checks'\n"
+			     "[ \"$3\" != NoSuchModel ] && exit 0\n"
+			     "echo \"vm-run: --cpu $3: QEMU cannot run it under TCG: unable to find"
+			     " CPU model '$3'\" >&2\nexit 125\n",
+			     dir) > 0);
+	OK(tu_write_file(fake, text));
+	free(text);
+	OK(chmod(fake, 0700));
+	setenv("KP_VM_RUN", fake, 1);
+	assert_true(
+		asprintf(&want,
+			 "kprotperf sweep: %s:3: bad: vm-run: --cpu NoSuchModel: QEMU cannot run"
+			 " it under TCG: unable to find CPU model 'NoSuchModel'\n"
+			 "kprotperf sweep: %s: 4 variants checked (kernel-build.sh --check run 0"
+			 " times): refused\n",
+			 plan, plan) > 0);
+	tu_expect(cmd_sweep, argv, 2, 1, want);
+	free(want);
+	unsetenv("KP_VM_RUN");
+	snprintf(fake, sizeof(fake), "%s/checks", dir);
+	text = tu_read_file(fake);
+	assert_non_null(text);
+	assert_string_equal(text, "--check --cpu EPYC-Rome-v1\n--check --cpu Skylake-Client-v1\n"
+				  "--check --cpu NoSuchModel\n");
+	free(text);
+	assert_int_equal(access(out, F_OK), -1);
+}
+
 /* The file at dir/name, golden as sweep-NAME with dir masked. */
 static void golden_file(const char *name)
 {
@@ -667,8 +713,9 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan_refusals), cmocka_unit_test(test_setups),
 		cmocka_unit_test(test_setup_cpu),     cmocka_unit_test(test_dry_run),
-		cmocka_unit_test(test_merge),	      cmocka_unit_test(test_merge_whole),
-		cmocka_unit_test(test_merge_cpu),     cmocka_unit_test(test_job_cpu),
+		cmocka_unit_test(test_dry_run_cpu),   cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_merge_whole),   cmocka_unit_test(test_merge_cpu),
+		cmocka_unit_test(test_job_cpu),
 	};
 
 	if (argc == 3 && !strcmp(argv[1], "--fixture")) {
