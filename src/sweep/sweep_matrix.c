@@ -131,6 +131,40 @@ static int cell(const struct sweep_matrix *m, struct sweep_row *r, size_t k, siz
 	return sweep_cell_compare(&f, op, top, c);
 }
 
+/*
+ * The plan's --cpu when base's and the variant's differ, as one more line of
+ * what differs (the recordings' cpu.model, QEMU's model name, is alike for
+ * two versions of a model: Cascadelake-Server-v1 and -v2); it replaces a
+ * "nothing: ..." line.
+ */
+static int plan_cpu(const struct sweep_matrix *m, struct sweep_row *r)
+{
+	const char *cpu[2];
+	struct sweep_setup s[2];
+	char **grown;
+	size_t k;
+
+	sweep_setup_of(&m->plan, &m->plan.v[m->plan.base], &s[0]);
+	sweep_setup_of(&m->plan, r->v, &s[1]);
+	for (k = 0; k < 2; k++)
+		cpu[k] = s[k].cpu ?: "(not set)";
+	if (!strcmp(cpu[0], cpu[1]))
+		return 0;
+	for (k = 0; k < r->ndiffers; k++)
+		if (!strncmp(r->differs[k], "nothing:", 8)) {
+			free(r->differs[k]);
+			r->differs[k] = r->differs[--r->ndiffers];
+		}
+	grown = realloc(r->differs, (r->ndiffers + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	r->differs = grown;
+	if (asprintf(&grown[r->ndiffers], "cpu --cpu: %s -> %s (the plan's)", cpu[0], cpu[1]) < 0)
+		return -ENOMEM;
+	r->ndiffers++;
+	return 0;
+}
+
 /* What differs from base, from the first operation both recorded. */
 static int differs(const struct sweep_matrix *m, struct sweep_row *r, const struct features *feat)
 {
@@ -140,9 +174,11 @@ static int differs(const struct sweep_matrix *m, struct sweep_row *r, const stru
 	for (k = 0; k < m->nops; k++)
 		if (r->cells[k].ok)
 			return sweep_differs(
-				of(m, "base", m->ops[k], ".data", path[0], sizeof(path[0])),
-				of(m, r->v->name, m->ops[k], ".data", path[1], sizeof(path[1])),
-				feat, &r->differs, &r->ndiffers);
+				       of(m, "base", m->ops[k], ".data", path[0], sizeof(path[0])),
+				       of(m, r->v->name, m->ops[k], ".data", path[1],
+					  sizeof(path[1])),
+				       feat, &r->differs, &r->ndiffers)
+				       ?: plan_cpu(m, r);
 	return 0;
 }
 
