@@ -24,9 +24,15 @@
 
 #include "costs_tables.h"
 
-/* QEMU's CPU model names (their start, any case) and the shipped table of each. */
+/*
+ * The words of the guest's CPU model (any case, anywhere in it) that pick a
+ * shipped table: a recording's cpu.model is the guest's model name, as its
+ * /proc/cpuinfo gives it ("Intel Core Processor (Skylake)", "Intel Xeon
+ * Processor (Cascadelake)", "AMD EPYC-Rome Processor"), or QEMU's name
+ * (Skylake-Client-v1).
+ */
 static const struct {
-	const char *prefix, *file;
+	const char *word, *file;
 } shipped[] = {
 	{"Skylake", "skylake.json"},
 	{"Cascadelake", "cascadelake.json"},
@@ -214,7 +220,7 @@ int model_costs_pick_sources(const char *given, const char *guest_cpu_model, str
 	if (given)
 		return model_costs_load_sources(given, c, src);
 	for (i = 0; guest_cpu_model && i < sizeof(shipped) / sizeof(shipped[0]); i++)
-		if (!strncasecmp(guest_cpu_model, shipped[i].prefix, strlen(shipped[i].prefix)))
+		if (strcasestr(guest_cpu_model, shipped[i].word))
 			return shipped_table(shipped[i].file, c, src);
 	err = native(c, src, true);
 	if (err != -ENOENT)

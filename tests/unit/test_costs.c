@@ -269,6 +269,16 @@ static void test_shipped(void **state)
 	argv[2] = "skylake-server";
 	said(pick_cmd, argv, 0,
 	     "Intel Skylake client (shipped) | built-in share/costs/skylake.json\n");
+	/* as recordings keep it: the guest's model name */
+	argv[2] = "Intel Core Processor (Skylake)";
+	said(pick_cmd, argv, 0,
+	     "Intel Skylake client (shipped) | built-in share/costs/skylake.json\n");
+	argv[2] = "Intel Xeon Processor (Cascadelake)";
+	said(pick_cmd, argv, 0,
+	     "Intel Cascade Lake server (shipped) | built-in share/costs/cascadelake.json\n");
+	argv[2] = "AMD EPYC-Rome Processor";
+	said(pick_cmd, argv, 0,
+	     "AMD EPYC Rome, Zen 2 (shipped) | built-in share/costs/epyc-rome.json\n");
 }
 
 /* this machine's table under XDG_CACHE_HOME=dir/cache: absent, another CPU's, its own */
