@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=${1:?usage: seeds.sh DIR}
-rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"/{datafile,datafile_rows,ranges,features,funcmatch,sideband,symbolize,model_table,boot_dmesg,sweep_plan}
+rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"/{datafile,datafile_rows,ranges,features,funcmatch,sideband,symbolize,model_table,boot_dmesg,sweep_plan,costs}
 out=$dir.tmp
 
 # a program with inlined functions and an _stext, for symbolize and as a vmlinux
@@ -127,6 +127,12 @@ printf '%s\n' '# kp_model 1' '# mode insns' '# qemu 1:7.2' '# window complete' \
 # format 2 (TLBs and events): the unit tests' fixtures, cache and insns
 cp tests/unit/model/table2-base.txt "$out/model_table/tlb"
 cp tests/unit/model/table2-insns.txt "$out/model_table/events"
+
+# cost tables: the shipped ones, one cut short, one with escapes and notes
+cp share/costs/*.json "$out/costs/"
+cp tests/unit/model/costs.json "$out/costs/unit"
+head -c 600 share/costs/skylake.json >"$out/costs/cut"
+sed -e 's/"name": "/"_n": 1, "name": "\\u00e9\\ud83d\\ude00 /' share/costs/epyc-rome.json >"$out/costs/escapes"
 
 # a boot's kernel log (kprotperf boot): initcalls, the tsc and init lines, one unpaired
 printf '%s\n' '[    0.000000] Linux version 6.1.0-test' \
