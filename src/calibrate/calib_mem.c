@@ -127,7 +127,8 @@ void calib_time_rr(struct calib_job *j, size_t n)
 		j[i].best = 1e300;
 	for (r = 0; r < REPEATS; r++)
 		for (i = 0; i < n; i++) {
-			/* warm-up: its caches, predictors and TLB as the others left them, the clock */
+			/* warm-up: its caches, predictors and TLB as the others left them, the
+			 * clock */
 			j[i].fn(j[i].ctx, j[i].n);
 			t = now_ns();
 			j[i].fn(j[i].ctx, j[i].n);

@@ -167,33 +167,35 @@ static int model_row(sqlite3_stmt *st, void *ctx)
  * and the symbol that holds it.  rp: the entries of a retpoline thunk it
  * begins (a thunk the boot patched to an indirect jmp, or to lfence and
  * one, is the jump it executes, not a retpoline: its first instruction
- * then has a kind); rt: those of a return thunk.
+ * then has a kind); rt: those of a return thunk.  The kernel's thunks and
+ * a user program's of the same names (gcc -mindirect-branch=thunk and
+ * -mfunction-return=thunk emit them so) alike.
  */
-#define MODEL_PCS                                                                                                                \
-	"WITH p AS (SELECT m.pc AS pc, m.insns AS insns,"                                                                        \
-	" COALESCE(x.i1_misses, 0) AS s0, COALESCE(x.d1_reads, 0) AS s1,"                                                        \
-	" COALESCE(x.d1_read_misses, 0) AS s2, COALESCE(x.d1_writes, 0) AS s3,"                                                  \
-	" COALESCE(x.d1_write_misses, 0) AS s4, COALESCE(x.ll_misses, 0) AS s5,"                                                 \
-	" COALESCE(t.itlb_misses, 0) AS t0, COALESCE(t.dtlb_misses, 0) AS t1,"                                                   \
-	" COALESCE(e.flushes, 0) AS fl, COALESCE(e.kind, '-') AS kind"                                                           \
-	" FROM model_pcs m LEFT JOIN model_misses x ON x.pc = m.pc AND x.geom = ?1"                                              \
-	" LEFT JOIN model_tlb t ON t.pc = m.pc AND t.geom = ?1"                                                                  \
-	" LEFT JOIN model_events e ON e.pc = m.pc),"                                                                             \
-	" s AS (SELECT p.*, CASE WHEN p.pc < 0 THEN " KSYM_OF(                                                                   \
-		"p.pc") " END AS k,"                                                                                             \
-			" CASE WHEN p.pc >= 0 THEN " USYM_OF(                                                                    \
-				"p.pc") " END AS u FROM p),"                                                                     \
-					" n AS (SELECT s.*, COALESCE(ks.name, us.name, '[unknown]') AS name,"                    \
-					" CASE WHEN s.pc < 0 THEN COALESCE(NULLIF(ks.module, ''), '[kernel]')"                   \
-					" ELSE COALESCE(us.module, '[unknown]') END AS module,"                                  \
-					" COALESCE(ks.addr, us.addr, s.pc) AS start,"                                            \
-					" CASE WHEN ks.addr = s.pc AND s.kind = '-' AND (ks.name GLOB '__x86_indirect_thunk_*'"  \
-					" OR ks.name GLOB '__x86_indirect_call_thunk_*'"                                         \
-					" OR ks.name GLOB '__x86_indirect_jump_thunk_*') THEN s.insns ELSE 0 END AS rp,"         \
-					" CASE WHEN ks.addr = s.pc AND (ks.name IN ('__x86_return_thunk', 'zen_untrain_ret',"    \
-					" 'srso_return_thunk', 'srso_untrain_ret', 'retbleed_return_thunk', 'its_return_thunk'," \
-					" 'entry_untrain_ret') OR ks.name GLOB 'srso_alias_*') THEN s.insns ELSE 0 END AS rt"    \
-					" FROM s LEFT JOIN ksyms ks ON ks.addr = s.k"                                            \
+#define MODEL_PCS                                                                                                                                                     \
+	"WITH p AS (SELECT m.pc AS pc, m.insns AS insns,"                                                                                                             \
+	" COALESCE(x.i1_misses, 0) AS s0, COALESCE(x.d1_reads, 0) AS s1,"                                                                                             \
+	" COALESCE(x.d1_read_misses, 0) AS s2, COALESCE(x.d1_writes, 0) AS s3,"                                                                                       \
+	" COALESCE(x.d1_write_misses, 0) AS s4, COALESCE(x.ll_misses, 0) AS s5,"                                                                                      \
+	" COALESCE(t.itlb_misses, 0) AS t0, COALESCE(t.dtlb_misses, 0) AS t1,"                                                                                        \
+	" COALESCE(e.flushes, 0) AS fl, COALESCE(e.kind, '-') AS kind"                                                                                                \
+	" FROM model_pcs m LEFT JOIN model_misses x ON x.pc = m.pc AND x.geom = ?1"                                                                                   \
+	" LEFT JOIN model_tlb t ON t.pc = m.pc AND t.geom = ?1"                                                                                                       \
+	" LEFT JOIN model_events e ON e.pc = m.pc),"                                                                                                                  \
+	" s AS (SELECT p.*, CASE WHEN p.pc < 0 THEN " KSYM_OF(                                                                                                        \
+		"p.pc") " END AS k,"                                                                                                                                  \
+			" CASE WHEN p.pc >= 0 THEN " USYM_OF(                                                                                                         \
+				"p.pc") " END AS u FROM p),"                                                                                                          \
+					" n AS (SELECT s.*, COALESCE(ks.name, us.name, '[unknown]') AS name,"                                                         \
+					" CASE WHEN s.pc < 0 THEN COALESCE(NULLIF(ks.module, ''), '[kernel]')"                                                        \
+					" ELSE COALESCE(us.module, '[unknown]') END AS module,"                                                                       \
+					" COALESCE(ks.addr, us.addr, s.pc) AS start,"                                                                                 \
+					" CASE WHEN COALESCE(ks.addr, us.addr) = s.pc AND s.kind = '-' AND (COALESCE(ks.name, us.name) GLOB '__x86_indirect_thunk_*'" \
+					" OR COALESCE(ks.name, us.name) GLOB '__x86_indirect_call_thunk_*'"                                                           \
+					" OR COALESCE(ks.name, us.name) GLOB '__x86_indirect_jump_thunk_*') THEN s.insns ELSE 0 END AS rp,"                           \
+					" CASE WHEN COALESCE(ks.addr, us.addr) = s.pc AND (COALESCE(ks.name, us.name) IN ('__x86_return_thunk', 'zen_untrain_ret',"   \
+					" 'srso_return_thunk', 'srso_untrain_ret', 'retbleed_return_thunk', 'its_return_thunk',"                                      \
+					" 'entry_untrain_ret') OR COALESCE(ks.name, us.name) GLOB 'srso_alias_*') THEN s.insns ELSE 0 END AS rt"                      \
+					" FROM s LEFT JOIN ksyms ks ON ks.addr = s.k"                                                                                 \
 					" LEFT JOIN usyms us ON us.addr = s.u AND s.pc < us.addr + us.size) "
 
 /* The executions of each kind, per PC or summed */

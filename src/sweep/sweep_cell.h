@@ -52,9 +52,9 @@ struct sweep_cell {
 
 /* What a cell is made of, base's ([0]) and the variant's ([1]). */
 struct sweep_cell_files {
-	const char *out[2];	/* core-ops' lines of the timed runs (OP.out) */
-	const char *time[2];	/* the timed recordings (record --model) */
-	const char *samples[2]; /* the sampled ones; NULL: the model's counts instead */
+	const char *out[2];		 /* core-ops' lines of the timed runs (OP.out) */
+	const char *time[2];		 /* the timed recordings (record --model) */
+	const char *samples[2];		 /* the sampled ones; NULL: the model's counts instead */
 	const struct model_costs *costs; /* est_cycles' table for the model's; NULL: none */
 };
 

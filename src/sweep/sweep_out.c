@@ -163,10 +163,10 @@ void sweep_out_text(const struct sweep_matrix *m, FILE *f)
 		"\nPer variant: OPERATION BASE VARIANT (time per operation) CHANGE [95%% CI] P SIG,"
 		" RUN (the change of the runs' wall time)%s and the kernel functions whose %s"
 		" changed most\n",
-		!m->model    ? ""
+		!m->model   ? ""
 		: m->costed ? " INSNS MISSES EST (the kernel's per run)"
 			    : " INSNS MISSES (the kernel's per run)",
-		!m->model    ? "CPU time per run"
+		!m->model   ? "CPU time per run"
 		: m->costed ? "est_cycles"
 			    : "misses (instructions)");
 	rows_text(m, f);
@@ -216,7 +216,10 @@ static void cell_json(const struct sweep_cell *c, const char *op, struct json *j
 		for (i = 0; i < c->ntop; i++) {
 			json_open(j, NULL, '{');
 			json_str(j, "name", c->top[i].name);
-			json_double(j, delta_key[!c->model ? 0 : c->costed ? 3 : 1 + c->cache],
+			json_double(j,
+				    delta_key[!c->model	  ? 0
+					      : c->costed ? 3
+							  : 1 + c->cache],
 				    c->top[i].delta);
 			json_bool(j, "diff_significant", c->top[i].sig);
 			json_close(j, '}');

@@ -39,7 +39,9 @@ static void delta(char *buf, size_t len, const struct sweep_cell *c, double v)
 {
 	if (c->model)
 		snprintf(buf, len, "%+.0f %s", v,
-			 c->costed ? "est_cycles" : c->cache ? "misses" : "insns");
+			 c->costed  ? "est_cycles"
+			 : c->cache ? "misses"
+				    : "insns");
 	else if (v >= 0 && (buf[0] = '+'))
 		fmt_ns(buf + 1, len - 1, v);
 	else
