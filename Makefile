@@ -32,7 +32,7 @@ LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 # what the C files include from $(OUTPUT): made before the first compile,
 # then each object depends on those its .d names
 GEN_HDRS := $(SKELS) $(OUTPUT)/syscall_names.h $(OUTPUT)/features_conf.h $(OUTPUT)/explore_conf.h \
-	$(OUTPUT)/compat_image.h
+	$(OUTPUT)/compat_image.h $(OUTPUT)/costs_tables.h
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 WORKLOADS := big-fork syscall-loop cpu-burn alloc-free model-window boot-clock core-ops
@@ -153,6 +153,20 @@ $(OUTPUT)/%_conf.h: share/%.conf | $(OUTPUT)
 	  echo 'static const char kp_$*_conf[] ='; \
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/\t"/' -e 's/$$/\\n"/' $<; \
 	  echo ';'; } > $@.tmp && mv $@.tmp $@
+
+# share/costs/NAME.json built in (model/costs_pick.c): kp_costs_builtin, {file, text, n} each
+COSTS_JSON := $(sort $(wildcard share/costs/*.json))
+$(OUTPUT)/costs_tables.h: $(COSTS_JSON) | $(OUTPUT)
+	$(call msg,GEN,$@)
+	$(Q){ echo '/* generated from share/costs/NAME.json by the Makefile */'; \
+	  for f in $(COSTS_JSON); do \
+	    echo "static const char kp_costs_$$(basename $$f .json | tr -c 'a-z0-9\n' _)[] ="; \
+	    sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/\t"/' -e 's/$$/\\n"/' $$f; echo ';'; \
+	  done; \
+	  echo 'static const struct { const char *file, *text; size_t n; } kp_costs_builtin[] = {'; \
+	  for f in $(COSTS_JSON); do n=$$(basename $$f .json | tr -c 'a-z0-9\n' _); \
+	    echo "	{\"$$(basename $$f)\", kp_costs_$$n, sizeof(kp_costs_$$n) - 1},"; done; \
+	  echo '};'; } > $@.tmp && mv $@.tmp $@
 
 $(OUTPUT)/%.bpf.o: bpf/%.bpf.c | $(OUTPUT) libbpf-check
 	$(call msg,BPF,$<)
@@ -305,6 +319,7 @@ bench: all static
 	tests/bench/open.sh
 	tests/bench/stacks.sh
 	tests/bench/vm_model.sh || [ $$? -eq 77 ]
+	tests/bench/model_est.sh || [ $$? -eq 77 ]
 
 demo:
 	scripts/install-deps.sh --if-missing

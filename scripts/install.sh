@@ -37,6 +37,9 @@ files() {
 	echo "$BIN bin/kprotperf 755"
 	echo "share/features.conf share/kprotperf/features.conf 644"
 	echo "share/explore.conf share/kprotperf/explore.conf 644"
+	for f in share/costs/*.json; do
+		echo "$f share/kprotperf/costs/${f##*/} 644"
+	done
 	echo "share/completion/kprotperf.bash share/bash-completion/completions/kprotperf 644"
 	for f in "$OUTPUT"/man/*.1; do
 		[ ! -e "$f" ] || echo "$f share/man/man1/${f##*/} 644"
@@ -170,7 +173,7 @@ do_uninstall() {
 		rm -f "$root/$MANIFEST" || die "cannot remove $root/$MANIFEST"
 		n=$((n + 1))
 	fi
-	rmdir "$root/share/kprotperf" "$root/libexec/kprotperf" 2> /dev/null || true
+	rmdir "$root/share/kprotperf/costs" "$root/share/kprotperf" "$root/libexec/kprotperf" 2> /dev/null || true
 	echo "removed $n files of kprotperf from $root"
 }
 

@@ -10,15 +10,17 @@ set -euo pipefail
 usage() {
 	cat <<'EOF'
 usage: scripts/vm-run.sh [--kernel DIR|PACKAGE] [--append CMDLINE] [--out DIR]
-                         [--ro DIR] [--timeout SECONDS]
+                         [--ro DIR] [--timeout SECONDS] [--cpu MODEL]
                          [--model insns|cache [--I1=SIZE,ASSOC,LINE]
                           [--D1=SIZE,ASSOC,LINE] [--LL=SIZE,ASSOC,LINE]
                           [--ITLB=ENTRIES,ASSOC] [--DTLB=ENTRIES,ASSOC]
                           [--model-out FILE]] -- CMD [ARG...]
        scripts/vm-run.sh --boot [--kernel DIR|PACKAGE] [--append CMDLINE]
-                         [--out DIR] [--timeout SECONDS] [--model insns|cache
+                         [--out DIR] [--timeout SECONDS] [--cpu MODEL]
+                         [--model insns|cache
                           [--I1=...] [--D1=...] [--LL=...] [--ITLB=...]
                           [--DTLB=...]]
+       scripts/vm-run.sh --check --cpu MODEL
 
 Boots a kernel in QEMU (KVM when the CPU has VMX/SVM, else TCG), runs CMD as
 root in the guest, prints its output, copies the files it left back and
@@ -35,6 +37,23 @@ exits with CMD's exit status.
   --ro DIR              a host folder the guest sees read-only at /mnt/ro
   --timeout SECONDS     give up on a boot after this long (default 180, or
                         KP_VM_TIMEOUT; 600 with --model cache)
+  --cpu MODEL           the CPU QEMU emulates (TCG; default max, or
+                        KP_VM_CPU): one of its named models
+                        (qemu-system-x86_64 -cpu help), e.g.
+                        Skylake-Client-v1, Cascadelake-Server-v1,
+                        EPYC-Rome-v1, whose vulnerabilities the guest
+                        kernel then reports and mitigates (PTI, MDS buffer
+                        clearing, ...: docs/kernels.md), optionally with
+                        QEMU's properties (max,family=21).  Tried before
+                        the boot: a model QEMU cannot run under TCG (an
+                        unknown name, host, a CPU without long mode) is
+                        refused in one line; the features TCG cannot
+                        emulate (Skylake's pcid and invpcid) are named on
+                        stderr, as the guest goes without them.  Never
+                        KVM: with --cpu the accelerator is TCG unless
+                        KP_VM_ACCEL says icount
+  --check               with --cpu and nothing else: try the model and exit
+                        (0, or 125 with the line), nothing booted
   --model insns|cache   run kprotperf's machine model, a QEMU TCG plugin
                         (`make plugin`): exact instruction counts per guest
                         PC, and with cache also simulated I1, D1 and LL
@@ -69,7 +88,9 @@ exits with CMD's exit status.
                         busybox dmesg prints it, read first thing by the
                         guest, with a 'kprotperf-boot: tsc TICKS' line
                         boot-clock wrote), kallsyms.txt, cmdline, release,
-                        build-id (hex), config (the kernel's .config) and,
+                        build-id (hex), config (the kernel's .config),
+                        cpu-model (/proc/cpuinfo's model name),
+                        vulnerabilities/ (the kernel's files) and,
                         with --model, model.txt: the model counts from reset
                         to the first user-mode instruction (window=boot)
   --model-out FILE      where the model's raw table goes (default
@@ -90,7 +111,8 @@ OUTPUT defaulting to build).
 Environment: KP_VM_ACCEL=kvm|tcg|icount (default kvm when the CPU has
 VMX/SVM, else tcg; icount: TCG whose clock counts executed instructions,
 1 ns each, one vCPU, so latencies are instruction counts the host's load
-cannot move), KP_VM_KEEP=1 keeps the work folder, KP_MODEL_ARGS more
+cannot move), KP_VM_CPU the TCG CPU model when there is no --cpu (default
+max), KP_VM_KEEP=1 keeps the work folder, KP_MODEL_ARGS more
 arguments for the model plugin (count=tb: per-block counting, faster and
 not exact; see plugin/kp_model.c).
 
@@ -103,6 +125,8 @@ Examples:
   scripts/vm-run.sh --model cache --LL=2097152,16,64 --LL=8388608,16,64 \
       --out m -- model-window -- big-fork 100
   scripts/vm-run.sh --boot --model insns --append init_on_alloc=1 --out b1
+  scripts/vm-run.sh --cpu Skylake-Client-v1 --out sky -- \
+      kprotperf record -o k.data -- syscall-loop 10000
 EOF
 }
 
@@ -165,11 +189,13 @@ model_geoms() {
 }
 
 kernel='' append='' out=vm-out ro='' timeout=${KP_VM_TIMEOUT:-} model='' model_out='' boot=''
+cpu='' cpu_set='' check=''
 i1s=() d1s=() lls=() itlbs=() dtlbs=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h | --help) usage; exit 0 ;;
 	--boot) boot=1; shift ;;
+	--check) check=1; shift ;;
 	--I1=* | --D1=* | --LL=* | --I1 | --D1 | --LL)
 		if [[ $1 == *=* ]]; then
 			o=${1%%=*} v=${1#*=}
@@ -194,9 +220,10 @@ while [ $# -gt 0 ]; do
 		v=$(model_tlb "$o" "$v") || exit 125
 		case $o in --ITLB) itlbs+=("$v") ;; *) dtlbs+=("$v") ;; esac
 		;;
-	--kernel | --append | --out | --ro | --timeout | --model | --model-out)
+	--kernel | --append | --out | --ro | --timeout | --model | --model-out | --cpu)
 		[ $# -ge 2 ] || die "$1 needs a value (--help)"
 		case $1 in
+		--cpu) cpu=$2 cpu_set=1 ;;
 		--kernel) kernel=$2 ;;
 		--append) append=$2 ;;
 		--out) out=$2 ;;
@@ -221,7 +248,10 @@ esac
 [ -n "$model" ] || [ -z "$model_out" ] || die "--model-out needs --model"
 # a boot with the cache simulation is slower
 [ -n "$timeout" ] || timeout=$([ "$model" = cache ] && echo 600 || echo 180)
-if [ -n "$boot" ]; then
+if [ -n "$check" ]; then
+	[ -n "$cpu_set" ] || die "--check tries a CPU model: give --cpu MODEL"
+	[ $# -eq 0 ] && [ -z "$boot" ] || die "--check tries the --cpu model and boots nothing: drop the rest"
+elif [ -n "$boot" ]; then
 	[ $# -eq 0 ] || die "--boot runs no command (the boot is what is recorded): drop '-- $*'"
 	[ -z "$model_out" ] || die "--boot leaves the model's table in --out as model.txt: drop --model-out"
 	# instructions for time: a boot's phases then cost what the guest executed
@@ -234,9 +264,19 @@ fi
 [[ $timeout =~ ^[1-9][0-9]*$ ]] || die "--timeout '$timeout': want whole seconds"
 [ -z "$ro" ] || [ -d "$ro" ] || die "--ro $ro: no such folder"
 [ ! -e "$out" ] || [ -d "$out" ] || die "--out $out: exists and is not a folder"
+# --cpu: an emulated CPU, so TCG (KVM would run the host's, -cpu host)
+if [ -n "$cpu_set" ]; then
+	if [ -z "$cpu" ] || [[ $cpu == -* ]]; then
+		die "--cpu '$cpu': want a CPU model (qemu-system-x86_64 -cpu help)"
+	fi
+	[ "${KP_VM_ACCEL:-}" != kvm ] ||
+		die "--cpu $cpu is a CPU QEMU emulates (TCG), and KP_VM_ACCEL=kvm runs the host's: drop one"
+	export KP_VM_ACCEL=${KP_VM_ACCEL:-tcg}
+fi
 
 VM_PREFIX=vm-run
 VM_VERBOSE=0
+VM_CPU=$cpu
 VM_RO_SHARE=$ro
 export KP_VM_TIMEOUT=$timeout
 # shellcheck source=scripts/lib/vm.sh
@@ -249,7 +289,7 @@ model_setup() {
 	[ -f "$so" ] || die "$so missing: run 'make${OUTPUT:+ OUTPUT=$OUTPUT} plugin'"
 	case $VM_ACCEL in
 	icount) ;;
-	*) VM_ACCEL=tcg VM_ACCEL_ARGS=(-accel tcg,thread=single -cpu "${KP_VM_CPU:-max}") ;;
+	*) VM_ACCEL=tcg VM_ACCEL_ARGS=(-accel tcg,thread=single -cpu "${VM_CPU:-${KP_VM_CPU:-max}}") ;;
 	esac
 	VM_SMP=1
 	qv=$(dpkg-query -W -f='${Version}' qemu-system-x86 2>/dev/null || true)
@@ -330,6 +370,13 @@ cat /proc/kallsyms >/mnt/host/kallsyms.txt
 cat /proc/cmdline >/mnt/host/cmdline
 uname -r >/mnt/host/release
 od -An -v -tx1 /sys/kernel/notes | tr -d ' \n' >/mnt/host/.vm/notes.hex
+# the CPU the guest saw (--cpu) and what its kernel made of it
+grep -m1 '^model name' /proc/cpuinfo | sed 's/^[^:]*: *//' >/mnt/host/cpu-model
+v=/sys/devices/system/cpu/vulnerabilities
+if [ -d $v ]; then
+	mkdir /mnt/host/vulnerabilities
+	for f in $v/*; do cat "$f" >"/mnt/host/vulnerabilities/${f##*/}"; done
+fi
 GUEST
 }
 
@@ -345,8 +392,16 @@ boot_result() {
 	echo "vm-run: the boot's raw folder: $out" >&2
 }
 
-vm_need_host
 vm_accel
+# a CPU model named (the default, max, is QEMU's own) before anything else
+# is looked for: a wrong one is said at once
+if [ -n "$cpu" ]; then
+	vm_cpu_check "--cpu $cpu"
+	[ -z "$check" ] || exit 0
+elif [ -n "${KP_VM_CPU:-}" ] && [ "$VM_ACCEL" != kvm ]; then
+	vm_cpu_check "KP_VM_CPU=$KP_VM_CPU"
+fi
+vm_need_host
 [ -z "$model" ] || model_setup
 vm_kernel "$kernel"
 [ -z "$model" ] || model_kernel

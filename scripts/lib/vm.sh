@@ -15,6 +15,7 @@
 #
 #   vm_need_host                  QEMU, busybox and the static binaries
 #   vm_accel                      KVM or TCG: VM_ACCEL, VM_ACCEL_ARGS
+#   vm_cpu_check WHAT             TCG's CPU model tried before the boot
 #   vm_kernel [KERNEL]            a folder or package: VM_KERNEL, VM_KV, ...
 #   vm_initramfs                  the initramfs for that kernel
 #   vm_run [CMDLINE...] <script   one boot; returns the script's status
@@ -31,7 +32,8 @@
 #
 # Environment: OUTPUT (build folder, static binaries in OUTPUT/static;
 # default build), KP_VM_ACCEL=kvm|tcg|icount, KP_VM_TIMEOUT seconds per boot
-# (default 180), KP_VM_CPU the TCG CPU model (default max), KP_VM_KEEP=1
+# (default 180), KP_VM_CPU the TCG CPU model (default max; VM_CPU, which
+# scripts/vm-run.sh --cpu sets, before it), KP_VM_KEEP=1
 # keeps the work directory (made in TMPDIR, default /tmp).  Packages are cached
 # in ${XDG_CACHE_HOME:-$HOME/.cache}/kprotperf: one point release per series
 # and flavour (6.1 and 6.12 are both kept).
@@ -130,7 +132,7 @@ vm_accel() {
 	VM_SMP=2
 	# KP_VM_CPU=max,family=21 (AMD family 15h): retbleed applies, so the
 	# boot keeps the return thunks QEMU's own family 15 would let it drop
-	local cpu=${KP_VM_CPU:-max}
+	local cpu=${VM_CPU:-${KP_VM_CPU:-max}}
 	case $VM_ACCEL in
 	kvm) VM_ACCEL_ARGS=(-accel kvm -cpu host) ;;
 	tcg) VM_ACCEL_ARGS=(-accel "tcg,thread=multi" -cpu "$cpu") ;;
@@ -143,6 +145,36 @@ vm_accel() {
 		;;
 	*) vm_fail "KP_VM_ACCEL=$VM_ACCEL: want kvm, tcg or icount" ;;
 	esac
+}
+
+# vm_cpu_check WHAT: the TCG CPU model (VM_CPU, else KP_VM_CPU, else max;
+# WHAT names where it came from, "--cpu NAME") tried before the boot: QEMU
+# started paused with it, asked over QMP whether it has long mode, and quit
+# (30 ms).  A model QEMU refuses under TCG (a name not in `-cpu help`,
+# "host", which needs KVM, a property it does not have) is vm_fail'ed with
+# QEMU's reason, one without long mode (486, pentium, ...) too: an x86-64
+# kernel cannot boot on it.  The features TCG cannot emulate, which QEMU
+# drops with a warning each (Skylake-Client-v1: pcid, invpcid, ...), are
+# named in one line on stderr: the guest does not see them.
+vm_cpu_check() {
+	local what=$1 cpu=${VM_CPU:-${KP_VM_CPU:-max}} out err lm why dropped
+	vm_need_tools qemu-system-x86_64
+	err=$VM_TMP/cpu-check.log
+	out=$(printf '%s\n' '{"execute":"qmp_capabilities"}' \
+		'{"execute":"qom-get","arguments":{"path":"/machine/unattached/device[0]","property":"lm"}}' \
+		'{"execute":"quit"}' |
+		timeout 30 qemu-system-x86_64 -accel tcg -cpu "$cpu" -S -nodefaults -display none \
+			-qmp stdio 2>"$err") || true
+	lm=$(sed -n 's/^{"return": \(true\|false\)}.*/\1/p' <<<"$out")
+	if [ -z "$lm" ]; then
+		why=$(grep -v 'warning:' "$err" | grep -m1 . | sed 's/^qemu-system-x86_64: //' || true)
+		vm_fail "$what: QEMU cannot run it under TCG: ${why:-no answer within 30 s} (qemu-system-x86_64 -cpu help lists the models)"
+	fi
+	[ "$lm" = true ] ||
+		vm_fail "$what: a CPU without long mode (lm): an x86-64 kernel cannot boot on it"
+	dropped=$(sed -n "s/.*TCG doesn't support requested feature: CPUID\.[^:]*:[A-Z]*\.\(.*\) \[bit .*/\1/p" "$err" | tr '\n' ' ')
+	[ -z "$dropped" ] ||
+		echo "$VM_PREFIX: $what: TCG cannot emulate ${dropped% }: QEMU drops them, the guest does not see them" >&2
 }
 
 # vm_kernel [KERNEL]: sets VM_KERNEL (the image to boot), VM_KV (its

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "boot/opts.h"
@@ -26,6 +27,7 @@ struct collect {
 	const struct boot_opts *o;
 	struct datafile *df;
 	char release[65], build_id[129], cmdline[4096], qemu[128];
+	char cpu_model[128]; /* the guest's /proc/cpuinfo model name; "": none */
 	struct model_table t0;
 	char *why;
 	size_t len;
@@ -61,6 +63,16 @@ static int small_file(struct collect *c, const char *dir, const char *name, char
 	return 0;
 }
 
+/* Whether the folder has name at all: the files vm-run.sh added later are optional. */
+static bool has(const char *dir, const char *name)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	path_of(p, dir, name);
+	return !lstat(p, &st) || errno != ENOENT;
+}
+
 /* release, build-id and cmdline; a run of another kernel than run 0's is refused. */
 static int provenance(struct collect *c, const char *dir, unsigned int run)
 {
@@ -69,7 +81,10 @@ static int provenance(struct collect *c, const char *dir, unsigned int run)
 
 	err = small_file(c, dir, "release", release, sizeof(release)) ?:
 	      small_file(c, dir, "build-id", id, sizeof(id)) ?:
-	      (run ? 0 : small_file(c, dir, "cmdline", c->cmdline, sizeof(c->cmdline)));
+	      (run ? 0 : small_file(c, dir, "cmdline", c->cmdline, sizeof(c->cmdline))) ?:
+	      (run || !has(dir, "cpu-model")
+		       ? 0
+		       : small_file(c, dir, "cpu-model", c->cpu_model, sizeof(c->cpu_model)));
 	if (err)
 		return err;
 	if (strspn(id, "0123456789abcdef") != strlen(id)) {
@@ -216,6 +231,9 @@ static int put_meta(struct collect *c, unsigned int n, bool no_config)
 	err = err ?: kv_add(&meta, "kernel.build_id", "%s", c->build_id);
 	err = err ?: kv_add(&meta, "kernel.cmdline", "%s", c->cmdline);
 	err = err ?: kv_add(&meta, "arch", "x86_64");
+	err = err ?: kv_add(&meta, "boot.cpu", "%s", o->cpu ? o->cpu : "");
+	if (!err && *c->cpu_model)
+		err = kv_add(&meta, "cpu.model", "%s", c->cpu_model);
 	if (!err && no_config)
 		err = kv_add(&meta, "kernel.config", "unavailable");
 	if (!err && o->model) {
@@ -225,6 +243,30 @@ static int put_meta(struct collect *c, unsigned int n, bool no_config)
 	}
 	err = err ?: recording_put_meta(c->df, &meta);
 	kv_list_free(&meta);
+	return err;
+}
+
+/* vulnerabilities/: the guest kernel's files (a real folder, not a link; none: nothing kept). */
+static int put_vulns(struct collect *c, const char *dir)
+{
+	struct kv_list v = {};
+	char p[PATH_MAX];
+	struct stat st;
+	int err = 0;
+
+	path_of(p, dir, "vulnerabilities");
+	if (lstat(p, &st) && errno == ENOENT)
+		return 0;
+	if (!S_ISDIR(st.st_mode))
+		err = -ENOTDIR;
+	err = err ?: provenance_vulns(&v, p);
+	if (!err && v.n > 64)
+		err = -E2BIG;
+	if (err)
+		snprintf(c->why, c->len, "%s: %s", p,
+			 err == -E2BIG ? "more than 64 files: not a kernel's" : strerror(-err));
+	err = err ?: recording_put_vulns(c->df, &v);
+	kv_list_free(&v);
 	return err;
 }
 
@@ -245,7 +287,8 @@ static int put_config(struct collect *c, const char *dir, unsigned int n)
 		if (err)
 			snprintf(c->why, c->len, "%s: %s", p, strerror(-err));
 	}
-	err = err ?: recording_put_config(c->df, &config) ?: put_meta(c, n, fd < 0);
+	err = err ?: recording_put_config(c->df, &config) ?: put_meta(c, n, fd < 0) ?:
+		     put_vulns(c, dir);
 	for (g = 0; !err && c->o->model && g < c->t0.ngeom; g++)
 		err = model_put_geom(c->df, g, &c->t0.geom[g]);
 	kv_list_free(&config);

@@ -97,6 +97,11 @@ int boot_folded(const struct boot_rec *b, int w, unsigned int geom, FILE *f, cha
 		snprintf(why, len, "no per-function counts: boot it with --model insns (or cache)");
 		return -ENODATA;
 	}
+	if (w == MW_EST || w == MW_ITLB || w == MW_DTLB) {
+		snprintf(why, len, "a boot recording keeps no TLB misses or events: no %s",
+			 w == MW_EST ? "est_cycles" : "TLB misses");
+		return -ENODATA;
+	}
 	if (w != MW_INSNS && !b->cache) {
 		snprintf(why, len, "the model counted instructions only (mode insns): no misses");
 		return -ENODATA;

@@ -79,8 +79,10 @@ static int grow(struct boot_funcs *bf)
 }
 
 /* PCs come in increasing order: a function's PCs follow each other, bar same-named ones. */
-static int row(__u64 pc, __u64 insns, const __u64 *v, void *ctx)
+static int row(const struct model_table_row *r, void *ctx)
 {
+	__u64 pc = r->pc, insns = r->insns;
+	const __u64 *v = r->v;
 	struct boot_funcs *bf = ctx;
 	const char *name = BOOT_PRE_KERNEL, *module = "[boot]";
 	const struct ksym *k;

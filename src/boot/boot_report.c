@@ -15,12 +15,49 @@
 #include "boot/boot_features.h"
 #include "boot/load.h"
 #include "data/datafile.h"
+#include "data/meta.h"
 #include "diff/stats.h"
 #include "model/model_report.h"
 #include "model/rows.h"
 #include "util/esc.h"
 #include "util/fmt.h"
 #include "util/json.h"
+
+/* One vulnerability the CPU has, NAME=STATUS, spaces as '_' as report has them; others counted. */
+static int vuln_text(const struct meta_pair *p, void *ctx)
+{
+	void **c = ctx;
+	char *v, *sp;
+
+	if (!strcmp(p->value, "Not affected")) {
+		++*(size_t *)c[1];
+		return 0;
+	}
+	v = strdup(p->value);
+	if (!v)
+		return -ENOMEM;
+	for (sp = v; (sp = strchr(sp, ' ')); sp++)
+		*sp = '_';
+	esc_printf(c[0], " %s=%s", p->key, v);
+	free(v);
+	return 0;
+}
+
+/* The guest's CPU and vulnerabilities (boot --cpu), when the recording has them. */
+static void cpu_text(FILE *f, const struct boot_rec *b)
+{
+	const char *model = datafile_meta(b->df, "cpu.model");
+	const char *cpu = datafile_meta(b->df, "boot.cpu");
+	size_t unaffected = 0;
+	void *ctx[2] = {f, &unaffected};
+
+	if (!model)
+		return;
+	esc_printf(f, "#   cpu: %s (--cpu %s)\n", model, cpu && *cpu ? cpu : "not given: max");
+	fputs("#   cpu vulnerabilities:", f);
+	meta_each(b->df, META_VULNERABILITIES, vuln_text, ctx);
+	fprintf(f, "%s%zu not affected\n", unaffected ? ", " : " ", unaffected);
+}
 
 void boot_header_text(FILE *f, const char *side, const struct boot_rec *b)
 {
@@ -29,6 +66,7 @@ void boot_header_text(FILE *f, const char *side, const struct boot_rec *b)
 	esc_printf(f, "#   cmdline: %s\n", b->cmdline ?: "?");
 	if (b->append && b->append[0])
 		esc_printf(f, "#   append: %s\n", b->append);
+	cpu_text(f, b);
 	if (b->model)
 		esc_printf(f, "#   machine model: %s (QEMU %s)\n", b->mode ?: "?",
 			   datafile_meta(b->df, "model.qemu") ?: "?");
@@ -146,17 +184,18 @@ static void funcs_text(FILE *f, const struct boot_rec *b, const struct boot_seri
 {
 	size_t i, n = b->nfuncs < o->top ? b->nfuncs : o->top;
 	double whole = boot_insns(b);
+	struct model_counts c = {.cache = b->cache};
 	struct model_func m;
 
 	fprintf(f, "\nFunctions by instructions per boot (%zu of %zu", n, b->nfuncs);
 	if (b->cache)
 		fprintf(f, "; misses of geometry %u", o->geom);
 	fputs("):\n", f);
-	model_heads_text(f, b->cache);
+	model_heads_text(f, &c);
 	fputs("  function  module\n", f);
 	for (i = 0; i < n; i++) {
 		m = per_boot(b, s[i], o->geom);
-		model_cols_text(f, b->cache, &m, whole);
+		model_cols_text(f, &c, &m, whole);
 		esc_printf(f, "  %s  %s\n", m.name, m.module);
 	}
 }

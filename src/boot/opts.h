@@ -12,6 +12,7 @@ struct boot_opts {
 	const char *output;
 	const char *kernel, *append; /* as given; NULL: vm-run.sh's defaults */
 	const char *model;	     /* insns, cache or NULL: no model */
+	const char *cpu;	     /* vm-run.sh --cpu MODEL; NULL: its default */
 	unsigned int repeat;
 	unsigned int timeout;		      /* seconds per boot; 0: vm-run.sh's default */
 	char caches[BOOT_CACHE_ARGS_MAX][48]; /* "--I1=S,A,L", ... as given */

@@ -67,6 +67,10 @@ static void build_argv(const char **argv, const char *vmrun, const struct boot_o
 		argv[n++] = "--timeout";
 		argv[n++] = timeout;
 	}
+	if (o->cpu) {
+		argv[n++] = "--cpu";
+		argv[n++] = o->cpu;
+	}
 	if (o->model) {
 		argv[n++] = "--model";
 		argv[n++] = o->model;

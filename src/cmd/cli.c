@@ -18,6 +18,7 @@
 #include "features/features.h"
 #include "features/sites.h"
 #include "model/model_report.h"
+#include "model/rows.h"
 #include "symbols/kernel_dwarf.h"
 #include "util/esc.h"
 
@@ -207,8 +208,8 @@ int cli_model_view(const char *cmd, struct datafile *base, struct kernel_dwarf *
 	int err = hard ? model_diff(base, kb, hard, kh, o, why, sizeof(why))
 		       : model_report(base, kb, o, why, sizeof(why));
 
-	if (!err)
-		return 0;
+	if (!err || err == MODEL_SAID)
+		return !!err;
 	/* diff's why names the side, as "BASE: ..." or "HARDENED: ..." */
 	if (why[0] && hard)
 		esc_printf(stderr, "kprotperf %s: %s\n", cmd, why);

@@ -28,6 +28,12 @@ struct kernel_dwarf;
 	"default; vm-run.sh --I1/--D1/--LL repeated simulate\n" \
 	"several side by side)"
 
+#define CLI_COSTS_HELP                                               \
+	"with --model: the cost table of est_cycles, an estimate\n"  \
+	"(docs/model.md): a JSON file, or native (this machine's,\n" \
+	"from kprotperf calibrate); default: the shipped table of\n" \
+	"the recorded CPU's model, else native"
+
 /* --geom K into *geom: 0, or -EINVAL after saying why. */
 int cli_geom(const char *cmd, const char *arg, unsigned int *geom);
 

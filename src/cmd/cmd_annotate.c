@@ -12,6 +12,7 @@
 #include "data/datafile.h"
 #include "data/samples.h"
 #include "model/model_annotate.h"
+#include "model/rows.h"
 #include "report/report_annotate.h"
 #include "symbols/kernel_dwarf.h"
 #include "util/esc.h"
@@ -25,9 +26,10 @@ struct annotate_opts {
 	bool model;
 	unsigned int geom;
 	size_t top;
+	const char *costs; /* --costs: est_cycles' table */
 };
 
-enum { O_VMLINUX = OPTIONS_LONG_ONLY, O_SYMFS, O_JSON, O_MODEL, O_GEOM };
+enum { O_VMLINUX = OPTIONS_LONG_ONLY, O_SYMFS, O_JSON, O_MODEL, O_GEOM, O_COSTS };
 
 static const struct options_entry entries[] = {
 	{'f', "func", "NAME", "kernel function (as kallsyms names it; clones too) or user"},
@@ -37,8 +39,11 @@ static const struct options_entry entries[] = {
 	{O_MODEL, "model", NULL,
 	 "the machine model's counts (record --model in the VM) per\n"
 	 "source line and, for a kernel function, per basic block\n"
-	 "and loop; without --func, the hottest lines of all"},
+	 "and loop; without --func, the hottest lines of all; with\n"
+	 "est_cycles (an estimate) and, of a table of format 2, the\n"
+	 "TLB misses and the events per line and block"},
 	{O_GEOM, "geom", "K", CLI_GEOM_HELP},
+	{O_COSTS, "costs", "FILE", CLI_COSTS_HELP},
 	{'n', "top", "N", "with --model and no --func: lines shown (default 30)"},
 	{O_JSON, "json", NULL, "as one JSON object"},
 	{},
@@ -97,6 +102,9 @@ static int set_opt(void *ctx, int key, const char *arg)
 		break;
 	case O_GEOM:
 		return cli_geom("annotate", arg, &o->geom);
+	case O_COSTS:
+		o->costs = arg;
+		break;
 	case 'n':
 		err = options_num(&annotate_options, &options_top, arg, &top);
 		o->top = top;
@@ -114,8 +122,8 @@ static int parse(int argc, char **argv, struct annotate_opts *o)
 	err = options_parse(&annotate_options, argc, argv, set_opt, o);
 	if (err)
 		return err;
-	if (!o->model && (o->geom || o->top != 30)) {
-		fputs("kprotperf annotate: --geom and --top go with --model\n", stderr);
+	if (!o->model && (o->geom || o->top != 30 || o->costs)) {
+		fputs("kprotperf annotate: --geom, --top and --costs go with --model\n", stderr);
 		return -EINVAL;
 	}
 	if (!o->func && !o->model) {
@@ -179,7 +187,7 @@ static int annotate_user(const struct annotate_opts *o, struct datafile *df)
 /* annotate --model: with the kernel's DWARF when it is found, needed for a kernel function */
 static int annotate_model(const struct annotate_opts *o, struct datafile *df)
 {
-	struct model_annotate_opts mo = {o->func, o->geom, o->top, o->json};
+	struct model_annotate_opts mo = {o->func, o->geom, o->top, o->json, o->costs};
 	struct kernel_dwarf *kd = NULL;
 	char note[1024] = "", why[1024] = "";
 	int err;
@@ -188,7 +196,9 @@ static int annotate_model(const struct annotate_opts *o, struct datafile *df)
 		return 1;
 	err = model_annotate(df, kd, note, &mo, why, sizeof(why));
 	kernel_dwarf_close(kd);
-	if (err && *why)
+	if (err == MODEL_SAID)
+		;
+	else if (err && *why)
 		esc_printf(stderr, "kprotperf annotate: %s: %s\n", o->input, why);
 	else if (err)
 		cli_read_error("annotate", o->input, df, err);

@@ -14,6 +14,7 @@
 enum {
 	OPT_KERNEL = OPTIONS_LONG_ONLY,
 	OPT_APPEND,
+	OPT_CPU,
 	OPT_MODEL,
 	OPT_I1,
 	OPT_D1,
@@ -32,6 +33,10 @@ static const struct options_entry entries[] = {
 	{OPT_APPEND, "append", "CMDLINE",
 	 "added to the kernel command line (after vm-run.sh's\n"
 	 "own and initcall_debug log_buf_len=4M)"},
+	{OPT_CPU, "cpu", "MODEL",
+	 "the CPU QEMU emulates, as scripts/vm-run.sh --cpu takes\n"
+	 "it: a named model (Skylake-Client-v1, EPYC-Rome-v1, ...;\n"
+	 "default max), whose vulnerabilities the kernel mitigates"},
 	{'r', "repeat", "N",
 	 "boot N times, each a run of the recording (default 1, at\n"
 	 "most 100)"},
@@ -57,6 +62,8 @@ static const struct options_example examples[] = {
 	{"kprotperf boot --model insns -r 2 --append page_alloc.shuffle=1 -o s.data",
 	 "the same with the page allocator's shuffling on, for kprotperf\n"
 	 "diff base.data s.data"},
+	{"kprotperf boot --cpu Skylake-Client-v1 -o sky.data",
+	 "a boot on an emulated Skylake: the kernel turns PTI on"},
 	{},
 };
 
@@ -91,6 +98,20 @@ static int bad_arg(const char *opt, const char *arg, const char *want)
 	return -EINVAL;
 }
 
+/* --cpu: vm-run.sh asks QEMU whether it runs the model; here its form, QEMU's -cpu words. */
+static int set_cpu(struct boot_opts *o, const char *arg)
+{
+	static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				    "0123456789-_.,=+";
+
+	o->cpu = arg;
+	if (!*arg || *arg == '-' || *arg == ',' || strspn(arg, chars) != strlen(arg))
+		return bad_arg("--cpu", arg,
+			       "expected a QEMU CPU model such as Skylake-Client-v1"
+			       " (qemu-system-x86_64 -cpu help)");
+	return 0;
+}
+
 /* --I1, --D1, --LL: passed on to vm-run.sh, which checks the geometry; here its form. */
 static int add_cache(struct boot_opts *o, const char *opt, const char *arg)
 {
@@ -122,6 +143,8 @@ static int set_opt(void *ctx, int c, const char *arg)
 	case OPT_APPEND:
 		o->append = arg;
 		return 0;
+	case OPT_CPU:
+		return set_cpu(o, arg);
 	case 'r':
 		err = options_num(&boot_options, &num_repeat, arg, &v);
 		o->repeat = v;

@@ -40,6 +40,8 @@ enum {
 	O_FUNC,
 	O_MODEL,
 	O_GEOM,
+	O_COSTS,
+	O_SORT,
 };
 
 static const struct options_entry entries[] = {
@@ -77,6 +79,11 @@ static const struct options_entry entries[] = {
 	 "geometry K (0 by default), against the hardened\n"
 	 "recording's geometry of the same size, ways and line (by\n"
 	 "instructions alone when it has none)"},
+	{O_COSTS, "costs", "FILE", CLI_COSTS_HELP},
+	{O_SORT, "sort", "KEY",
+	 "with --model: the function tables by the change in est\n"
+	 "(est_cycles) or misses (default: misses, or instructions\n"
+	 "without simulated caches)"},
 	{O_JSON, "json", NULL, "everything as one JSON object"},
 	{},
 };
@@ -134,6 +141,8 @@ static int check_args(int argc, char **argv, struct diff_opts *o)
 		return usage_error("--blocks and --folded are two different outputs: choose one");
 	if (o->func && !o->blocks)
 		return usage_error("--func goes with --blocks");
+	if ((o->costs || o->by_est) && !o->model)
+		return usage_error("--costs and --sort go with --model");
 	if (o->model && (o->blocks || o->folded || o->features))
 		return usage_error("--model is a view of its own: not with --blocks, --folded or"
 				   " --features");
@@ -188,6 +197,17 @@ static int set_opt(void *ctx, int key, const char *arg)
 		break;
 	case O_GEOM:
 		return cli_geom("diff", arg, &o->geom);
+	case O_COSTS:
+		o->costs = arg;
+		break;
+	case O_SORT:
+		if (strcmp(arg, "est") && strcmp(arg, "misses")) {
+			esc_printf(stderr, "kprotperf diff: --sort '%s': want est or misses\n",
+				   arg);
+			return -EINVAL;
+		}
+		o->by_est = !strcmp(arg, "est");
+		break;
 	}
 	return 0;
 }
@@ -358,7 +378,8 @@ static int compare(const struct diff_opts *o, const struct diff_inputs *in)
 	if (o->model)
 		return cli_model_view("diff", in->df[0], in->kd[0], o->path[0], in->df[1],
 				      in->kd[1],
-				      &(struct model_view_opts){o->geom, o->top, o->json})
+				      &(struct model_view_opts){o->geom, o->top, o->json, o->costs,
+								o->by_est})
 			       ? -EINVAL
 			       : 0;
 	return say_error(o, in,

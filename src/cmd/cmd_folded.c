@@ -14,6 +14,7 @@
 #include "data/datafile.h"
 #include "data/latency.h"
 #include "model/model_folded.h"
+#include "model/rows.h"
 #include "report/report_folded.h"
 #include "symbols/kernel_dwarf.h"
 #include "util/esc.h"
@@ -29,6 +30,7 @@ struct folded_opts {
 	struct folded_frames fr;
 	int model; /* --model: an enum model_weight; -1: CPU samples or latency */
 	unsigned int geom;
+	const char *costs; /* --costs: est_cycles' table */
 };
 
 enum {
@@ -39,7 +41,8 @@ enum {
 	O_VMLINUX,
 	O_SYMFS,
 	O_MODEL,
-	O_GEOM
+	O_GEOM,
+	O_COSTS
 };
 
 static const struct options_entry entries[] = {
@@ -50,9 +53,11 @@ static const struct options_entry entries[] = {
 	{O_FUNC, "func", "NAME", "only probed function NAME (implies --weight latency)"},
 	{O_MODEL, "model", "W",
 	 "the machine model's counts (record --model in the VM), one\n"
-	 "line per function, weighted by W: insns, or the misses of\n"
-	 "i1, d1 or ll"},
+	 "line per function, weighted by W: insns, the misses of\n"
+	 "i1, d1 or ll, est (est_cycles, an estimate), or the\n"
+	 "misses of itlb or dtlb (a table of format 2)"},
 	{O_GEOM, "geom", "K", CLI_GEOM_HELP},
+	{O_COSTS, "costs", "FILE", CLI_COSTS_HELP},
 	{O_NO_INLINE, "no-inline", NULL, "no inline frames"},
 	{O_SRCLINE, "srcline", NULL, "kernel frames as function:file:line"},
 	{O_VMLINUX, "vmlinux", "PATH", CLI_VMLINUX_HELP},
@@ -111,6 +116,8 @@ static int check_opts(struct folded_opts *o)
 		o->weight = o->func ? W_LATENCY : W_SAMPLES;
 	if (model_too)
 		why = "--model weighs the model's counts: not with --weight, --func or --srcline";
+	else if (o->costs && o->model != MW_EST)
+		why = "--costs weighs est_cycles: it goes with --model est";
 	else if (!o->fr.user && !o->fr.kernel)
 		why = "-K and -U exclude each other";
 	else if (o->func && o->weight == W_SAMPLES)
@@ -158,11 +165,16 @@ static int set_opt(void *ctx, int key, const char *arg)
 		o->model = model_folded_weight(arg);
 		if (o->model >= 0)
 			break;
-		esc_printf(stderr, "kprotperf folded: --model '%s': want insns, i1, d1 or ll\n",
-			   arg);
+		esc_printf(
+			stderr,
+			"kprotperf folded: --model '%s': want insns, i1, d1, ll, est, itlb or dtlb\n",
+			arg);
 		return -EINVAL;
 	case O_GEOM:
 		return cli_geom("folded", arg, &o->geom);
+	case O_COSTS:
+		o->costs = arg;
+		break;
 	}
 	return 0;
 }
@@ -206,9 +218,11 @@ static int check_funcs(struct datafile *df, const struct folded_opts *o)
 static int model(struct datafile *df, const struct folded_opts *o)
 {
 	char why[512] = "";
-	int err = model_folded(df, o->model, o->geom, o->fr.kernel, o->fr.user, stdout, why,
-			       sizeof(why));
+	int err = model_folded(df, o->model, o->geom, o->costs, o->fr.kernel, o->fr.user, stdout,
+			       why, sizeof(why));
 
+	if (err == MODEL_SAID)
+		return 1;
 	if (err && why[0])
 		esc_printf(stderr, "kprotperf folded: %s: %s\n", o->input, why);
 	else if (err)

@@ -29,7 +29,8 @@ enum {
 	O_FUNC,
 	O_FEATURES,
 	O_MODEL,
-	O_GEOM
+	O_GEOM,
+	O_COSTS
 };
 
 /* report's options, and the --blocks ones that report/report.h's need not know of */
@@ -39,6 +40,7 @@ struct report_args {
 	bool model;
 	unsigned int geom;
 	const char *func;
+	const char *costs; /* --costs: est_cycles' table of --model */
 	const char *symfs; /* --symfs: for cli_open() */
 };
 
@@ -77,10 +79,14 @@ static const struct options_entry entries[] = {
 	{O_MODEL, "model", NULL,
 	 "the machine model's counts (record --model in the VM):\n"
 	 "instructions and, with simulated caches, I1, D1 and LL misses\n"
-	 "per kernel and user function; with several cache geometries\n"
-	 "first a line each: the kernel's and the user's misses and\n"
-	 "miss rates"},
+	 "per kernel and user function, est_cycles (an estimate), and\n"
+	 "with a table of format 2 the TLB misses, CR3 writes, TLB\n"
+	 "flushes, serializing instructions, indirect branches,\n"
+	 "returns, retpolines and return thunks; with several cache\n"
+	 "geometries first a line each: the kernel's and the user's\n"
+	 "misses and miss rates"},
 	{O_GEOM, "geom", "K", CLI_GEOM_HELP},
+	{O_COSTS, "costs", "FILE", CLI_COSTS_HELP},
 	{O_JSON, "json", NULL, "everything as one JSON object"},
 	{},
 };
@@ -175,6 +181,9 @@ static int set_opt(void *ctx, int key, const char *arg)
 		break;
 	case O_GEOM:
 		return cli_geom("report", arg, &a->geom);
+	case O_COSTS:
+		a->costs = arg;
+		break;
 	}
 	return 0;
 }
@@ -190,6 +199,10 @@ static int parse(int argc, char **argv, struct report_args *a)
 		return err;
 	if (a->model && a->blocks) {
 		fprintf(stderr, "kprotperf report: --model and --blocks are two views: give one\n");
+		return -EINVAL;
+	}
+	if (a->costs && !a->model) {
+		fprintf(stderr, "kprotperf report: --costs goes with --model\n");
 		return -EINVAL;
 	}
 	if (a->func && !a->blocks) {
@@ -246,7 +259,7 @@ static int model(struct datafile *df, const struct report_args *a)
 	if (cli_kernel_dwarf("report", df, a->o.vmlinux, NULL, &kd, NULL, 0))
 		return 1;
 	err = cli_model_view("report", df, kd, a->o.input, NULL, NULL,
-			     &(struct model_view_opts){a->geom, a->o.top, a->o.json});
+			     &(struct model_view_opts){a->geom, a->o.top, a->o.json, a->costs});
 	kernel_dwarf_close(kd);
 	return err;
 }

@@ -27,11 +27,12 @@ int cmd_help(int argc, char **argv, const struct command *cmds, size_t n);
 int cmd_inject(int argc, char **argv);
 int cmd_boot(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 
 /* Their option tables: --help, man pages and completion come from them. */
 extern const struct options_cmd record_options, report_options, folded_options, annotate_options,
 	symbolize_options, diff_options, scenario_options, explore_options, features_options,
-	help_options, inject_options, boot_options, sweep_options;
+	help_options, inject_options, boot_options, sweep_options, calibrate_options;
 
 /* Parse record's options into *o: 0, 1 after --help, or -EINVAL after printing why. */
 int record_parse(int argc, char **argv, struct record_opts *o);

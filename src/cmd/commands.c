@@ -34,6 +34,8 @@ static const struct command commands[] = {
 	 &boot_options},
 	{"sweep", cmd_sweep, "[OPTIONS] -o DIR PLAN",
 	 "each protection's cost on each core operation: a matrix", &sweep_options},
+	{"calibrate", cmd_calibrate, "[OPTIONS]",
+	 "this machine's cost table for est_cycles, measured", &calibrate_options},
 	{"help", help, "[COMMAND]", "COMMAND's man page (kprotperf-COMMAND(1))", &help_options},
 };
 

@@ -53,6 +53,8 @@ enum rule {
 	R_POW2,	      /* a cache's size, ways or line: a power of two up to 2^32 */
 	R_NS_NULL,    /* a time or NULL: unknown */
 	R_RET,	      /* an initcall's return value: a negative errno to 2^31-1 */
+	R_KIND,	      /* an instruction's kind (model_kind_names) or "-" */
+	R_POW2_0,     /* a TLB's entries or ways: 0 (none) or a power of two up to 2^32 */
 };
 
 #define STR(x)	  #x
@@ -65,6 +67,9 @@ static const char *const edge_kinds[] = {"entry",     "fall",	"jump", "taken",
 					 "not_taken", "return", "tail", "indirect",
 					 "noreturn",  "trap",	NULL};
 static const char *const whats[] = {"insns", "trips", NULL};
+#define X(k, s) #k,
+static const char *const kinds[] = {MODEL_KIND_LIST "-", NULL};
+#undef X
 
 /*
  * A column's rule: an integer from lo to hi (a power of two if pow2), text
@@ -110,6 +115,9 @@ static const struct rule_def {
 	[R_POW2] = {T_INT, false, true, 1, 1LL << 32, NULL, "a power of two up to 2^32"},
 	[R_NS_NULL] = {T_INT, true, false, 0, NS_MAX, NULL, "NULL or a time from 0 to 2^60 ns"},
 	[R_RET] = {T_INT, false, false, INT_MIN, INT_MAX, NULL, "a 32-bit integer"},
+	[R_KIND] = {T_WORD, false, false, 0, 0, kinds,
+		    "an instruction's kind (lfence, ret, ...) or -"},
+	[R_POW2_0] = {T_INT, false, true, 0, 1LL << 32, NULL, "0 or a power of two up to 2^32"},
 };
 
 struct column {
@@ -357,6 +365,16 @@ static const struct table {
 	  {"d1_writes", R_COUNT},
 	  {"d1_write_misses", R_COUNT},
 	  {"ll_misses", R_COUNT}}},
+	/* schema 11: the model's TLBs and events */
+	{"model_tlb",
+	 {{"pc", R_INT}, {"geom", R_GEOM}, {"itlb_misses", R_COUNT}, {"dtlb_misses", R_COUNT}}},
+	{"model_events", {{"pc", R_INT}, {"kind", R_KIND}, {"flushes", R_COUNT}}},
+	{"model_tlbs",
+	 {{"geom", R_GEOM},
+	  {"itlb_entries", R_POW2_0},
+	  {"itlb_assoc", R_POW2_0},
+	  {"dtlb_entries", R_POW2_0},
+	  {"dtlb_assoc", R_POW2_0}}},
 };
 
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))
@@ -514,6 +532,7 @@ static const struct {
 	{"record.repeat", 1, 100000, "a number of runs from 1 to 100000"},
 	{"record.exit_code", 0, 255, "an exit status from 0 to 255"},
 	{"kernel.stext", 0, 0, "an address 0x and 1 to 16 hex digits"},
+	{"model.format", 1, 2, "the model's table format, 1 or 2"},
 };
 
 static bool meta_ok(size_t rule, const char *value)

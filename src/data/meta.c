@@ -13,6 +13,9 @@ static const char *const list_sql[] = {
 		"SELECT replace(option, 'CONFIG_', ''), value FROM config ORDER BY option",
 	[META_NOT_MITIGATED] = "SELECT name, replace(status, ' ', '_') FROM vulnerabilities"
 			       " WHERE status LIKE 'Vulnerable%'",
+	[META_MITIGATED] = "SELECT name, replace(status, ' ', '_') FROM vulnerabilities"
+			   " WHERE status NOT LIKE 'Vulnerable%' AND status <> 'Not affected'",
+	[META_NOT_AFFECTED] = "SELECT name, '' FROM vulnerabilities WHERE status = 'Not affected'",
 	[META_LOST] = "SELECT name, value FROM counters WHERE name LIKE 'lost%' AND value > 0",
 	[META_BPF_STATS] =
 		"SELECT name, value FROM counters WHERE name LIKE 'bpf\\_run%' ESCAPE '\\'"

@@ -18,6 +18,10 @@ enum meta_list {
 	META_CONFIG_SHORT,
 	/* the vulnerabilities not fully mitigated (status "Vulnerable..."), spaces as '_' */
 	META_NOT_MITIGATED,
+	/* the others but those not affected (Mitigation..., Unknown...), spaces as '_' */
+	META_MITIGATED,
+	/* the vulnerabilities that do not affect the CPU, status "Not affected": (name, "") */
+	META_NOT_AFFECTED,
 	/* the counters of lost events that are not 0 */
 	META_LOST,
 	/*

@@ -3,6 +3,7 @@
 #include "data/model.h"
 
 #include <errno.h>
+#include <string.h>
 #include <sqlite3.h>
 
 #include "data/query.h"
@@ -10,6 +11,29 @@
 const char *const model_stat_names[MODEL_STATS] = {
 	"i1_misses", "d1_reads", "d1_read_misses", "d1_writes", "d1_write_misses", "ll_misses",
 };
+
+#define X(k, s) #k,
+const char *const model_kind_names[MODEL_KINDS + 1] = {MODEL_KIND_LIST NULL};
+#undef X
+
+bool model_kind_serializing(enum model_kind k)
+{
+#define X(k, s) s,
+	static const bool ser[MODEL_KINDS] = {MODEL_KIND_LIST};
+#undef X
+
+	return (unsigned int)k < MODEL_KINDS && ser[k];
+}
+
+int model_kind_of(const char *s)
+{
+	int k;
+
+	for (k = 0; k < MODEL_KINDS; k++)
+		if (!strcmp(s, model_kind_names[k]))
+			return k;
+	return -1;
+}
 
 int model_put_pc(struct datafile *df, __u64 pc, __u64 insns)
 {
@@ -33,6 +57,25 @@ int model_put_geom(struct datafile *df, unsigned int geom, const struct model_ge
 			    (long long)c[0][2], (long long)c[1][0], (long long)c[1][1],
 			    (long long)c[1][2], (long long)c[2][0], (long long)c[2][1],
 			    (long long)c[2][2]);
+}
+
+int model_put_tlb(struct datafile *df, __u64 pc, unsigned int geom, __u64 itlb, __u64 dtlb)
+{
+	return query_insert(df, "INSERT INTO model_tlb VALUES(?,?,?,?)", "iiii", (long long)pc,
+			    (long long)geom, (long long)itlb, (long long)dtlb);
+}
+
+int model_put_event(struct datafile *df, __u64 pc, const char *kind, __u64 flushes)
+{
+	return query_insert(df, "INSERT INTO model_events VALUES(?,?,?)", "iti", (long long)pc,
+			    kind, (long long)flushes);
+}
+
+int model_put_tlbs(struct datafile *df, unsigned int geom, const struct model_geom *g)
+{
+	return query_insert(df, "INSERT INTO model_tlbs VALUES(?,?,?,?,?)", "iiiii",
+			    (long long)geom, (long long)g->tlb[0][0], (long long)g->tlb[0][1],
+			    (long long)g->tlb[1][0], (long long)g->tlb[1][1]);
 }
 
 int model_put_usym(struct datafile *df, __u64 addr, __u64 size, const char *name,
@@ -77,6 +120,8 @@ static int geom_row(sqlite3_stmt *st, void *ctx)
 	g = &w->g[(*w->n)++];
 	for (c = 0; c < 9; c++)
 		g->cache[c / 3][c % 3] = sqlite3_column_int64(st, c);
+	for (c = 0; c < 4; c++)
+		g->tlb[c / 2][c % 2] = sqlite3_column_int64(st, 9 + c);
 	return 0;
 }
 
@@ -85,10 +130,13 @@ int model_geoms(struct datafile *df, struct model_geom *g, unsigned int max, uns
 	struct geom_walk w = {df, g, max, n};
 
 	*n = 0;
-	return query_each(df,
-			  "SELECT i1_size, i1_assoc, i1_line, d1_size, d1_assoc, d1_line, ll_size,"
-			  " ll_assoc, ll_line FROM model_geoms ORDER BY geom",
-			  geom_row, &w, "");
+	return query_each(
+		df,
+		"SELECT i1_size, i1_assoc, i1_line, d1_size, d1_assoc, d1_line, ll_size,"
+		" ll_assoc, ll_line, COALESCE(t.itlb_entries, 0), COALESCE(t.itlb_assoc, 0),"
+		" COALESCE(t.dtlb_entries, 0), COALESCE(t.dtlb_assoc, 0) FROM model_geoms g"
+		" LEFT JOIN model_tlbs t USING (geom) ORDER BY geom",
+		geom_row, &w, "");
 }
 
 struct row_walk {
@@ -109,47 +157,72 @@ static int model_row(sqlite3_stmt *st, void *ctx)
 
 	for (i = 0; i < MODEL_STATS; i++)
 		r.v[i] = sqlite3_column_int64(st, 4 + i);
+	for (i = 0; i < MODEL_XSTATS; i++)
+		r.x[i] = sqlite3_column_int64(st, 4 + MODEL_STATS + i);
 	return w->fn(&r, w->ctx);
 }
 
-/* Each PC with its stats in geometry ?1 and the symbol that holds it. */
-#define MODEL_PCS                                                                                              \
-	"WITH p AS (SELECT m.pc AS pc, m.insns AS insns,"                                                      \
-	" COALESCE(x.i1_misses, 0) AS s0, COALESCE(x.d1_reads, 0) AS s1,"                                      \
-	" COALESCE(x.d1_read_misses, 0) AS s2, COALESCE(x.d1_writes, 0) AS s3,"                                \
-	" COALESCE(x.d1_write_misses, 0) AS s4, COALESCE(x.ll_misses, 0) AS s5"                                \
-	" FROM model_pcs m LEFT JOIN model_misses x ON x.pc = m.pc AND x.geom = ?1),"                          \
-	" s AS (SELECT p.*, CASE WHEN p.pc < 0 THEN " KSYM_OF(                                                 \
-		"p.pc") " END AS k,"                                                                           \
-			" CASE WHEN p.pc >= 0 THEN " USYM_OF(                                                  \
-				"p.pc") " END AS u FROM p),"                                                   \
-					" n AS (SELECT s.*, COALESCE(ks.name, us.name, '[unknown]') AS name,"  \
-					" CASE WHEN s.pc < 0 THEN COALESCE(NULLIF(ks.module, ''), '[kernel]')" \
-					" ELSE COALESCE(us.module, '[unknown]') END AS module,"                \
-					" COALESCE(ks.addr, us.addr, s.pc) AS start FROM s"                    \
-					" LEFT JOIN ksyms ks ON ks.addr = s.k"                                 \
+/*
+ * Each PC with its stats in geometry ?1, its TLB misses there, its event
+ * and the symbol that holds it.  rp: the entries of a retpoline thunk it
+ * begins (a thunk the boot patched to an indirect jmp, or to lfence and
+ * one, is the jump it executes, not a retpoline: its first instruction
+ * then has a kind); rt: those of a return thunk.  The kernel's thunks and
+ * a user program's of the same names (gcc -mindirect-branch=thunk and
+ * -mfunction-return=thunk emit them so) alike.
+ */
+#define MODEL_PCS                                                                                                                                                     \
+	"WITH p AS (SELECT m.pc AS pc, m.insns AS insns,"                                                                                                             \
+	" COALESCE(x.i1_misses, 0) AS s0, COALESCE(x.d1_reads, 0) AS s1,"                                                                                             \
+	" COALESCE(x.d1_read_misses, 0) AS s2, COALESCE(x.d1_writes, 0) AS s3,"                                                                                       \
+	" COALESCE(x.d1_write_misses, 0) AS s4, COALESCE(x.ll_misses, 0) AS s5,"                                                                                      \
+	" COALESCE(t.itlb_misses, 0) AS t0, COALESCE(t.dtlb_misses, 0) AS t1,"                                                                                        \
+	" COALESCE(e.flushes, 0) AS fl, COALESCE(e.kind, '-') AS kind"                                                                                                \
+	" FROM model_pcs m LEFT JOIN model_misses x ON x.pc = m.pc AND x.geom = ?1"                                                                                   \
+	" LEFT JOIN model_tlb t ON t.pc = m.pc AND t.geom = ?1"                                                                                                       \
+	" LEFT JOIN model_events e ON e.pc = m.pc),"                                                                                                                  \
+	" s AS (SELECT p.*, CASE WHEN p.pc < 0 THEN " KSYM_OF(                                                                                                        \
+		"p.pc") " END AS k,"                                                                                                                                  \
+			" CASE WHEN p.pc >= 0 THEN " USYM_OF(                                                                                                         \
+				"p.pc") " END AS u FROM p),"                                                                                                          \
+					" n AS (SELECT s.*, COALESCE(ks.name, us.name, '[unknown]') AS name,"                                                         \
+					" CASE WHEN s.pc < 0 THEN COALESCE(NULLIF(ks.module, ''), '[kernel]')"                                                        \
+					" ELSE COALESCE(us.module, '[unknown]') END AS module,"                                                                       \
+					" COALESCE(ks.addr, us.addr, s.pc) AS start,"                                                                                 \
+					" CASE WHEN COALESCE(ks.addr, us.addr) = s.pc AND s.kind = '-' AND (COALESCE(ks.name, us.name) GLOB '__x86_indirect_thunk_*'" \
+					" OR COALESCE(ks.name, us.name) GLOB '__x86_indirect_call_thunk_*'"                                                           \
+					" OR COALESCE(ks.name, us.name) GLOB '__x86_indirect_jump_thunk_*') THEN s.insns ELSE 0 END AS rp,"                           \
+					" CASE WHEN COALESCE(ks.addr, us.addr) = s.pc AND (COALESCE(ks.name, us.name) IN ('__x86_return_thunk', 'zen_untrain_ret',"   \
+					" 'srso_return_thunk', 'srso_untrain_ret', 'retbleed_return_thunk', 'its_return_thunk',"                                      \
+					" 'entry_untrain_ret') OR COALESCE(ks.name, us.name) GLOB 'srso_alias_*') THEN s.insns ELSE 0 END AS rt"                      \
+					" FROM s LEFT JOIN ksyms ks ON ks.addr = s.k"                                                                                 \
 					" LEFT JOIN usyms us ON us.addr = s.u AND s.pc < us.addr + us.size) "
+
+/* The executions of each kind, per PC or summed */
+#define X(k, s)	 ", CASE WHEN kind = '" #k "' THEN insns ELSE 0 END"
+#define PC_KINDS MODEL_KIND_LIST
+static const char pc_sql[] = MODEL_PCS "SELECT name, module, pc, insns, s0, s1, s2, s3, s4, s5,"
+				       " t0, t1, fl, rp, rt" PC_KINDS " FROM n ORDER BY pc";
+#undef X
+#define X(k, s) ", SUM(CASE WHEN kind = '" #k "' THEN insns ELSE 0 END)"
+static const char func_sql[] =
+	MODEL_PCS "SELECT name, module, MIN(start), SUM(insns), SUM(s0), SUM(s1), SUM(s2), SUM(s3),"
+		  " SUM(s4), SUM(s5), SUM(t0), SUM(t1), SUM(fl), SUM(rp), SUM(rt)" PC_KINDS
+		  " FROM n GROUP BY name, module ORDER BY 4 DESC, name, module";
+#undef X
 
 int model_functions(struct datafile *df, unsigned int geom, model_row_fn fn, void *ctx)
 {
 	struct row_walk w = {fn, ctx};
 
-	return query_each(df,
-			  MODEL_PCS
-			  "SELECT name, module, MIN(start), SUM(insns), SUM(s0), SUM(s1),"
-			  " SUM(s2), SUM(s3), SUM(s4), SUM(s5) FROM n GROUP BY name, module"
-			  " ORDER BY 4 DESC, name, module",
-			  model_row, &w, "i", (long long)geom);
+	return query_each(df, func_sql, model_row, &w, "i", (long long)geom);
 }
 
 int model_each_pc(struct datafile *df, unsigned int geom, model_row_fn fn, void *ctx)
 {
 	struct row_walk w = {fn, ctx};
 
-	return query_each(df,
-			  MODEL_PCS "SELECT name, module, pc, insns, s0, s1, s2, s3, s4, s5 FROM n"
-				    " ORDER BY pc",
-			  model_row, &w, "i", (long long)geom);
+	return query_each(df, pc_sql, model_row, &w, "i", (long long)geom);
 }
 
 struct map_walk {
@@ -193,5 +266,14 @@ bool model_present(struct datafile *df)
 	bool any = false;
 
 	query_each(df, "SELECT 1 FROM model_pcs LIMIT 1", any_row, &any, "");
+	return any;
+}
+
+bool model_has_tlb(struct datafile *df, unsigned int geom)
+{
+	bool any = false;
+
+	query_each(df, "SELECT 1 FROM model_tlbs WHERE geom = ? AND itlb_entries > 0", any_row,
+		   &any, "i", (long long)geom);
 	return any;
 }

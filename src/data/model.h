@@ -30,6 +30,70 @@ struct datafile;
 	"CREATE TABLE usyms(addr INTEGER PRIMARY KEY, size INTEGER NOT NULL,"                      \
 	" name TEXT NOT NULL, module TEXT NOT NULL);"
 
+/* schema 11: the model's TLBs and the events of each PC (raw table format 2) */
+#define MODEL_TLB_TABLES                                                                       \
+	"CREATE TABLE model_tlb(pc INTEGER NOT NULL, geom INTEGER NOT NULL,"                   \
+	" itlb_misses INTEGER NOT NULL, dtlb_misses INTEGER NOT NULL, PRIMARY KEY(pc, geom));" \
+	"CREATE TABLE model_events(pc INTEGER PRIMARY KEY, kind TEXT NOT NULL,"                \
+	" flushes INTEGER NOT NULL);"                                                          \
+	"CREATE TABLE model_tlbs(geom INTEGER PRIMARY KEY, itlb_entries INTEGER,"              \
+	" itlb_assoc INTEGER, dtlb_entries INTEGER, dtlb_assoc INTEGER);"
+
+/*
+ * The kind of an instruction, as the raw table's EV column names it (format
+ * 2): its executions are its PC's.  X(kind, serializing)
+ */
+#define MODEL_KIND_LIST \
+	X(lfence, 1)    \
+	X(mfence, 1)    \
+	X(sfence, 0)    \
+	X(cpuid, 1)     \
+	X(wrmsr, 1)     \
+	X(rdmsr, 0)     \
+	X(verw, 1)      \
+	X(iret, 1)      \
+	X(sysret, 1)    \
+	X(sysexit, 1)   \
+	X(swapgs, 0)    \
+	X(mov_cr3, 1)   \
+	X(mov_cr, 1)    \
+	X(mov_dr, 1)    \
+	X(invlpg, 1)    \
+	X(invpcid, 1)   \
+	X(wbinvd, 1)    \
+	X(lxdt, 1)      \
+	X(serialize, 1) \
+	X(call_ind, 0)  \
+	X(jmp_ind, 0)   \
+	X(ret, 0)       \
+	X(syscall, 0)
+
+#define X(k, s) MK_##k,
+enum model_kind { MODEL_KIND_LIST MODEL_KINDS };
+#undef X
+
+/* The kinds' names as the raw table spells them; a NULL after the last. */
+extern const char *const model_kind_names[MODEL_KINDS + 1];
+/* Whether executing kind k serializes the pipeline (spec of issue 45, §4). */
+bool model_kind_serializing(enum model_kind k);
+/* The kind named s; -1: none ("-" or unknown). */
+int model_kind_of(const char *s);
+
+/*
+ * What a PC adds beyond its caches' misses (format 2), in one geometry: its
+ * TLB misses, its TLB flushes, the entries of a retpoline or return thunk
+ * it begins, and the executions of its kind.
+ */
+enum model_xstat {
+	MODEL_ITLB_MISSES,
+	MODEL_DTLB_MISSES,
+	MODEL_TLB_FLUSHES,
+	MODEL_RETPOLINES,
+	MODEL_RETURN_THUNKS,
+	MODEL_XKINDS, /* MODEL_XKINDS + k: the executions of kind k */
+	MODEL_XSTATS = MODEL_XKINDS + MODEL_KINDS
+};
+
 /* The misses of one PC in one geometry, in the raw table's column order. */
 enum model_stat {
 	MODEL_I1_MISSES,
@@ -47,12 +111,17 @@ extern const char *const model_stat_names[MODEL_STATS];
 /* A cache geometry: I1, D1 and LL, each size, ways and line in bytes. */
 struct model_geom {
 	__u32 cache[3][3];
+	__u32 tlb[2][2]; /* I-TLB and D-TLB: entries and ways; 0 without TLBs */
 };
 
 /* Writers (inject). */
 int model_put_pc(struct datafile *df, __u64 pc, __u64 insns);
 int model_put_misses(struct datafile *df, __u64 pc, unsigned int geom, const __u64 *v);
 int model_put_geom(struct datafile *df, unsigned int geom, const struct model_geom *g);
+int model_put_tlb(struct datafile *df, __u64 pc, unsigned int geom, __u64 itlb, __u64 dtlb);
+/* kind: a model_kind_names word or "-" */
+int model_put_event(struct datafile *df, __u64 pc, const char *kind, __u64 flushes);
+int model_put_tlbs(struct datafile *df, unsigned int geom, const struct model_geom *g);
 int model_put_usym(struct datafile *df, __u64 addr, __u64 size, const char *name,
 		   const char *module);
 /* Keep only the kernel and user symbols that hold a counted PC (and _stext, _text). */
@@ -68,6 +137,7 @@ struct model_row {
 	__u64 addr; /* the symbol's start (a PC no symbol holds); the PC for model_each_pc */
 	__u64 insns;
 	__u64 v[MODEL_STATS];
+	__u64 x[MODEL_XSTATS];
 };
 typedef int (*model_row_fn)(const struct model_row *r, void *ctx);
 
@@ -85,5 +155,7 @@ typedef int (*model_map_fn)(const struct model_map *m, void *ctx);
 int model_maps(struct datafile *df, model_map_fn fn, void *ctx);
 /* Whether the recording holds the model's counts. */
 bool model_present(struct datafile *df);
+/* Whether geometry geom of the recording simulated TLBs. */
+bool model_has_tlb(struct datafile *df, unsigned int geom);
 
 #endif

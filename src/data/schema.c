@@ -63,4 +63,6 @@ const char schema_added[] =
 				   --model) */
 				MODEL_TABLES
 					/* schema 10: kprotperf boot */
-					BOOT_TABLES;
+					BOOT_TABLES
+						/* schema 11: the model's TLBs and events */
+						MODEL_TLB_TABLES;

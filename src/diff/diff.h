@@ -24,6 +24,8 @@ struct diff_opts {
 	bool json, folded, normalize, blocks;
 	bool model;	   /* --model: the machine model's counts */
 	unsigned int geom; /* --geom: the cache geometry of --model */
+	const char *costs; /* --costs: est_cycles' table of --model; NULL: picked */
+	bool by_est;	   /* --sort est: --model's tables by the change in est_cycles */
 };
 
 /* What the front-end opened and checked, by DM_BASE and DM_HARD. */

@@ -104,7 +104,8 @@ static int how(const char *name, bool inlined, bool out_of_line, void *ctx)
 		e = &l->v[l->n++];
 		*e = key;
 	} else {
-		e = bsearch(&key, l->v, l->n, sizeof(*l->v), cmp_inlining);
+		/* bsearch() of no array: NULL, which it must not be given */
+		e = l->n ? bsearch(&key, l->v, l->n, sizeof(*l->v), cmp_inlining) : NULL;
 		if (!e)
 			return 0;
 	}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * kprotperf diff's header: on what the two recordings differ (kernel build,
- * cmdline knobs, config, vulnerabilities) and the notes and warnings.
+ * CPU model, cmdline knobs, config, vulnerabilities) and the notes and
+ * warnings.
  */
 #include "diff/prov.h"
 
@@ -255,11 +256,34 @@ static void kernel_diff(struct datafile *const df[2], struct differ *d, bool ali
 	}
 }
 
+/*
+ * The CPU's model name (/proc/cpuinfo's, in a VM QEMU's: "Intel Core
+ * Processor (Skylake)" under vm-run.sh --cpu Skylake-Client-v1): text when
+ * it differs, JSON always.
+ */
+static void cpu_diff(struct datafile *const df[2], struct differ *d)
+{
+	const char *b = datafile_meta(df[DM_BASE], "cpu.model");
+	const char *h = datafile_meta(df[DM_HARD], "cpu.model");
+
+	d->what = "cpu";
+	if (!d->j) {
+		if (b || h)
+			one_diff(d, "model", b, h);
+		return;
+	}
+	json_open(d->j, "cpu_model", '{');
+	json_str(d->j, "base", b);
+	json_str(d->j, "hardened", h);
+	json_close(d->j, '}');
+}
+
 static void print_lists(struct datafile *const df[2], struct differ *d, struct kv_list (*l)[2])
 {
 	size_t i;
 
 	kernel_diff(df, d, !lists_differ(&l[0][0], &l[0][1]) && !lists_differ(&l[1][0], &l[1][1]));
+	cpu_diff(df, d);
 	for (i = 0; i < NLISTS; i++) {
 		d->what = lists[i].what;
 		if (d->j)
@@ -300,8 +324,8 @@ int prov_print(struct datafile *const df[2], const struct features *feat, FILE *
 		if (j)
 			json_close(j, '}');
 		else if (!d.n)
-			fputs("#   nothing: same kernel build, hardening knobs, config and CPU"
-			      " vulnerabilities\n",
+			fputs("#   nothing: same kernel build, CPU model, hardening knobs, config"
+			      " and CPU vulnerabilities\n",
 			      f);
 	}
 	for (i = 0; i < NLISTS; i++) {

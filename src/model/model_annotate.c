@@ -95,6 +95,7 @@ static void show_json(struct model_ann *a)
 	json_begin(&j, stdout);
 	json_open(&j, NULL, '{');
 	model_header_json(&j, &a->mc);
+	model_costs_json(&j, &a->mc);
 	if (a->fn) {
 		json_open(&j, "functions", '[');
 		json_open(&j, NULL, '{');
@@ -123,6 +124,8 @@ int model_annotate(struct datafile *df, struct kernel_dwarf *kd, const char *not
 		err = pick(&a, note, why, len);
 	err = err ?: model_place_open(&a);
 	err = err ?: model_lines_collect(&a) ?: no_lines(&a, why, len);
+	/* after the refusals: a missing cost table is said in a line of its own */
+	err = err ?: model_counts_costs(df, o->costs, &a.mc);
 	if (!err && a.kernel)
 		err = model_blocks_build(&a);
 	if (!err && o->json)

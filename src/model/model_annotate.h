@@ -18,6 +18,7 @@ struct model_annotate_opts {
 	unsigned int geom; /* the cache geometry shown (--geom) */
 	size_t top;	   /* lines without func */
 	bool json;
+	const char *costs; /* --costs FILE|native; NULL: picked by the recording's CPU */
 };
 
 /*

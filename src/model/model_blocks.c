@@ -197,7 +197,7 @@ static void block_text(struct model_ann *a, int k)
 	snprintf(off, sizeof(off), "+0x%llx", (unsigned long long)(bl->start - b->text.addr));
 	printf("%5d %8s %14llu", k, off, (unsigned long long)b->counts[k]);
 	b->sum[k].name = b->sum[k].module = NULL;
-	model_cols_text(stdout, a->mc.cache, &b->sum[k], a->fn->insns);
+	model_cols_text(stdout, &a->mc, &b->sum[k], a->fn->insns);
 	if (p.inl && *p.inl)
 		esc_printf(stdout, " %8s  %-28s %s\n", ratio, at, p.inl);
 	else
@@ -257,7 +257,7 @@ static void blocks_text(struct model_ann *a)
 	       b->g->nb, b->g->nloops);
 	notes_text(b);
 	printf("BLOCK   OFFSET          COUNT");
-	model_heads_text(stdout, a->mc.cache);
+	model_heads_text(stdout, &a->mc);
 	printf(" %8s  %-28s %s\n", "TAKEN", "LINE", "INLINED");
 	for (k = 0; k < b->g->nb; k++)
 		block_text(a, k);

@@ -57,16 +57,21 @@ static int matches(struct datafile *df, const struct model_table *t, char *why, 
 	return 0;
 }
 
-static int put_row(__u64 pc, __u64 insns, const __u64 *v, void *ctx)
+static int put_row(const struct model_table_row *r, void *ctx)
 {
 	void **c = ctx;
 	struct datafile *df = c[0];
 	const struct model_table *t = c[1];
 	unsigned int g;
-	int err = model_put_pc(df, pc, insns);
+	int err = model_put_pc(df, r->pc, r->insns);
 
 	for (g = 0; g < t->ngeom && !err; g++)
-		err = model_put_misses(df, pc, g, v + g * MODEL_STATS);
+		err = model_put_misses(df, r->pc, g, r->v + g * MODEL_STATS);
+	for (g = 0; r->tlb && g < t->ngeom && !err; g++)
+		err = model_put_tlb(df, r->pc, g, r->tlb[2 * g], r->tlb[2 * g + 1]);
+	if (!err && (r->kind >= 0 || r->flushes))
+		err = model_put_event(df, r->pc, r->kind >= 0 ? model_kind_names[r->kind] : "-",
+				      r->flushes);
 	return err;
 }
 
@@ -83,6 +88,13 @@ static int put_meta(struct datafile *df, const struct model_table *t)
 	err = err ?: kv_add(&meta, "model.windows_closed", "%u", t->closed);
 	if (!err && t->iaddr[0])
 		err = kv_add(&meta, "model.iaddr", "%s", t->iaddr);
+	err = err ?: kv_add(&meta, "model.format", "%u", t->format);
+	if (!err && t->format >= 2)
+		err = kv_add(&meta, "model.guest_pti", "%s",
+			     t->guest_pti[0] ? t->guest_pti : "unknown");
+	if (!err && t->format >= 2)
+		err = kv_add(&meta, "model.guest_pcid", "%s",
+			     t->guest_pcid[0] ? t->guest_pcid : "unknown");
 	err = err ?: recording_set_meta(df, &meta);
 	kv_list_free(&meta);
 	return err;
@@ -97,6 +109,8 @@ static int merge(struct datafile *df, const char *table_path, struct model_table
 
 	for (g = 0; g < t->ngeom && !err; g++)
 		err = model_put_geom(df, g, &t->geom[g]);
+	for (g = 0; model_table_has_tlb(t) && g < t->ngeom && !err; g++)
+		err = model_put_tlbs(df, g, &t->geom[g]);
 	/* read again: rows go straight into the file, and the file may have changed */
 	err = err ?: model_table_read(table_path, t, put_row, ctx, why, len);
 	err = err ?: matches(df, t, why, len);

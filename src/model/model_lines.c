@@ -71,6 +71,7 @@ static int pc_row(const struct model_row *r, void *ctx)
 	int err;
 
 	memcpy(c.v, r->v, sizeof(c.v));
+	memcpy(c.x, r->x, sizeof(c.x));
 	if (a->fn && (strcmp(r->name, a->fn->name) || strcmp(r->module, a->fn->module)))
 		return 0;
 	err = a->fn ? keep_pc(a, r, &c) : 0;
@@ -141,7 +142,7 @@ static void line_text(struct model_ann *a, const struct model_line *l, __u64 who
 	char where[300];
 
 	snprintf(where, sizeof(where), "%s:%d", l->file, l->line);
-	model_cols_text(stdout, a->mc.cache, &l->c, whole);
+	model_cols_text(stdout, &a->mc, &l->c, whole);
 	if (a->fn && !*l->inlined)
 		esc_printf(stdout, "  %s\n", where);
 	else if (a->fn)
@@ -164,7 +165,7 @@ static void lines_text(struct model_ann *a, size_t n)
 		printf("\nHottest source lines by instructions (%zu of %zu; inlined code at its own "
 		       "line;\nshare of all instructions counted):\n",
 		       n, a->nlines);
-	model_heads_text(stdout, a->mc.cache);
+	model_heads_text(stdout, &a->mc);
 	printf("  %-32s %s\n", "LINE", a->fn ? "INLINED" : "FUNCTION  MODULE  INLINED");
 	for (i = 0; i < n; i++)
 		line_text(a, &a->lines[i], whole);

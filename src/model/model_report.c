@@ -8,6 +8,7 @@
 #include "model/model_report.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -27,7 +28,36 @@ static void geom_text(FILE *f, unsigned int g, const struct model_geom *m)
 	for (c = 0; c < 3; c++)
 		fprintf(f, " %s %u,%u,%u", names[c], m->cache[c][0], m->cache[c][1],
 			m->cache[c][2]);
+	if (m->tlb[0][0])
+		fprintf(f, " ITLB %u,%u DTLB %u,%u", m->tlb[0][0], m->tlb[0][1], m->tlb[1][0],
+			m->tlb[1][1]);
 	fputc('\n', f);
+}
+
+double model_func_est(const struct model_counts *c, const struct model_func *f)
+{
+	return c->costs ? model_est_cycles(c->costs, f) : NAN;
+}
+
+/* What the recording counted beyond instructions and caches, and est_cycles' table. */
+static void extras_text(FILE *f, const struct model_counts *c)
+{
+	if (!c->events)
+		fprintf(f,
+			"# made without a TLB and without events (a table of format %u): no TLB"
+			" misses, instruction kinds or flushes\n",
+			c->format);
+	else if (!c->tlb)
+		fprintf(f, "# made without a TLB (mode %s): no TLB misses\n", c->mode);
+	if (c->events)
+		esc_printf(f, "# guest pti %s pcid %s%s\n", c->guest_pti, c->guest_pcid,
+			   c->tlb ? "; TLBs of 4 KiB pages, LRU" : "");
+	if (c->costs)
+		esc_printf(f, "# est_cycles (estimate, costs: %s, %s)%s\n", c->costs->name,
+			   c->costs->path,
+			   c->events ? "" : ": of instructions and cache misses alone");
+	else
+		fprintf(f, "# est_cycles: no cost table (kprotperf calibrate, or --costs FILE)\n");
 }
 
 void model_header_text(FILE *f, const struct model_counts *c)
@@ -44,30 +74,49 @@ void model_header_text(FILE *f, const struct model_counts *c)
 		geom_text(f, g, &c->geoms[g]);
 	if (c->cache)
 		fprintf(f, "# misses of geometry %u\n", c->geom);
+	extras_text(f, c);
 }
 
-void model_heads_text(FILE *f, bool cache)
+/* the derived fields' column heads, at most 11 characters */
+static const char *const field_heads[MODEL_FIELDS] = {
+	"itlb_misses", "dtlb_misses", "cr3_writes", "tlb_flushes", "serializing",
+	"indirect",    "returns",     "retpolines", "ret_thunks",
+};
+
+void model_heads_text(FILE *f, const struct model_counts *c)
 {
+	int k;
+
 	fprintf(f, "%14s %7s", "insns", "share");
-	if (cache)
+	if (c->cache)
 		fprintf(f, " %11s %11s %11s %11s %11s %11s", "i1_misses", "d1_reads", "d1_rd_miss",
 			"d1_writes", "d1_wr_miss", "ll_misses");
+	if (c->costs)
+		fprintf(f, " %14s", "est_cycles");
+	for (k = 0; k < MODEL_FIELDS; k++)
+		if (model_field_known(c, k))
+			fprintf(f, " %11s", field_heads[k]);
 }
 
-void model_cols_text(FILE *f, bool cache, const struct model_func *r, __u64 whole)
+void model_cols_text(FILE *f, const struct model_counts *c, const struct model_func *r, __u64 whole)
 {
 	double share = whole ? 100.0 * r->insns / whole : 0;
 	int i;
 
 	fprintf(f, "%14llu %6.2f%%", (unsigned long long)r->insns, share);
-	for (i = 0; cache && i < MODEL_STATS; i++)
+	for (i = 0; c->cache && i < MODEL_STATS; i++)
 		fprintf(f, " %11llu", (unsigned long long)r->v[i]);
+	if (c->costs)
+		fprintf(f, " %14.0f", round(model_est_cycles(c->costs, r)));
+	for (i = 0; i < MODEL_FIELDS; i++)
+		if (model_field_known(c, i))
+			fprintf(f, " %11llu", (unsigned long long)model_field(r, i));
 }
 
 /* A function row: its values, its name and module. */
 static void row_text(FILE *f, const struct model_counts *c, const struct model_func *r)
 {
-	model_cols_text(f, c->cache, r, c->total.insns);
+	model_cols_text(f, c, r, c->total.insns);
 	esc_printf(f, "  %s  %s\n", r->name, r->module);
 }
 
@@ -77,21 +126,47 @@ static void table_text(FILE *f, const struct model_counts *c, const char *title,
 	size_t i, n = nr < top ? nr : top;
 
 	fprintf(f, "\n%s by instructions (%zu of %zu):\n", title, n, nr);
-	model_heads_text(f, c->cache);
+	model_heads_text(f, c);
 	fprintf(f, "  %s\n", what);
 	for (i = 0; i < n; i++)
 		row_text(f, c, &r[i]);
 }
 
-void model_func_json(struct json *j, const struct model_counts *c, const struct model_func *r)
+/* A row's counts and what derives from them, without its name. */
+static void counts_json(struct json *j, const struct model_counts *c, const struct model_func *r)
 {
 	int i;
 
-	json_str(j, "name", r->name);
-	json_str(j, "module", r->module);
 	json_u64(j, "insns", r->insns);
 	for (i = 0; c->cache && i < MODEL_STATS; i++)
 		json_u64(j, model_stat_names[i], r->v[i]);
+	for (i = 0; i < MODEL_FIELDS; i++)
+		if (model_field_known(c, i))
+			json_u64(j, model_field_names[i], model_field(r, i));
+		else
+			json_str(j, model_field_names[i], NULL);
+	json_double(j, "est_cycles", round(model_func_est(c, r)));
+}
+
+void model_func_json(struct json *j, const struct model_counts *c, const struct model_func *r)
+{
+	json_str(j, "name", r->name);
+	json_str(j, "module", r->module);
+	counts_json(j, c, r);
+}
+
+void model_costs_json(struct json *j, const struct model_counts *c)
+{
+	if (!c->costs) {
+		json_str(j, "costs", NULL);
+		return;
+	}
+	json_open(j, "costs", '{');
+	json_str(j, "name", c->costs->name);
+	json_str(j, "path", c->costs->path);
+	json_str(j, "est_cycles",
+		 "an estimate: instructions x cpi plus each miss and event x its cost");
+	json_close(j, '}');
 }
 
 void model_header_json(struct json *j, const struct model_counts *c)
@@ -106,6 +181,11 @@ void model_header_json(struct json *j, const struct model_counts *c)
 	json_str(j, "qemu", c->qemu);
 	json_u64(j, "insns", c->total.insns);
 	json_u64(j, "kernel_insns", c->kernel.insns);
+	json_u64(j, "format", c->format);
+	json_bool(j, "tlb", c->tlb);
+	json_bool(j, "events", c->events);
+	json_str(j, "guest_pti", c->events ? c->guest_pti : NULL);
+	json_str(j, "guest_pcid", c->events ? c->guest_pcid : NULL);
 	json_open(j, "geometries", '[');
 	for (g = 0; g < c->ngeom; g++) {
 		json_open(j, NULL, '{');
@@ -114,6 +194,12 @@ void model_header_json(struct json *j, const struct model_counts *c)
 			json_u64(j, "size", c->geoms[g].cache[k][0]);
 			json_u64(j, "assoc", c->geoms[g].cache[k][1]);
 			json_u64(j, "line", c->geoms[g].cache[k][2]);
+			json_close(j, '}');
+		}
+		for (k = 0; k < 2 && c->geoms[g].tlb[0][0]; k++) {
+			json_open(j, k ? "dtlb" : "itlb", '{');
+			json_u64(j, "entries", c->geoms[g].tlb[k][0]);
+			json_u64(j, "assoc", c->geoms[g].tlb[k][1]);
 			json_close(j, '}');
 		}
 		json_close(j, '}');
@@ -146,6 +232,17 @@ static void report_json(FILE *f, const struct model_counts *c, const struct mode
 	json_begin(&j, f);
 	json_open(&j, NULL, '{');
 	model_header_json(&j, c);
+	model_costs_json(&j, c);
+	json_bool(&j, "tlb", c->tlb);
+	json_bool(&j, "events", c->events);
+	json_open(&j, "totals", '{');
+	json_open(&j, "kernel", '{');
+	counts_json(&j, c, &c->kernel);
+	json_close(&j, '}');
+	json_open(&j, "user", '{');
+	counts_json(&j, c, &c->user);
+	json_close(&j, '}');
+	json_close(&j, '}');
 	if (s)
 		model_sweep_report_json(&j, s);
 	rows_json(&j, "functions", c, c->funcs, c->nfuncs, top);
@@ -160,7 +257,8 @@ int model_report(struct datafile *df, struct kernel_dwarf *kd, const struct mode
 {
 	struct model_counts c;
 	struct model_sweep *s = NULL;
-	int err = model_counts_read(df, o->geom, &c, why, len) ?: model_counts_inlines(df, kd, &c);
+	int err = model_counts_read(df, o->geom, &c, why, len) ?: model_counts_costs(df, o->costs, &c)
+								    ?: model_counts_inlines(df, kd, &c);
 
 	/* the geometries side by side: with several, or in JSON with any */
 	if (!err && c.cache && (c.ngeom > 1 || o->json))
@@ -173,6 +271,11 @@ int model_report(struct datafile *df, struct kernel_dwarf *kd, const struct mode
 			model_sweep_report_text(stdout, s);
 		table_text(stdout, &c, "Functions", "function  module", c.funcs, c.nfuncs, o->top);
 		row_text(stdout, &c, &c.total);
+		c.kernel.name = c.user.name = (char *)"total";
+		c.kernel.module = (char *)"kernel";
+		c.user.module = (char *)"user";
+		row_text(stdout, &c, &c.kernel);
+		row_text(stdout, &c, &c.user);
 		if (c.have_inlines)
 			table_text(stdout, &c, "Inlined kernel functions (inclusive)",
 				   "function  inlined in", c.inlines, c.ninlines, o->top);

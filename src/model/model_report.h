@@ -21,6 +21,8 @@ struct model_view_opts {
 	unsigned int geom; /* the cache geometry shown (--geom) */
 	size_t top;	   /* rows per table */
 	bool json;
+	const char *costs; /* --costs FILE|native; NULL: picked by the recording's CPU */
+	bool by_est;	   /* diff: sort by the change in est_cycles */
 };
 
 /*
@@ -39,6 +41,7 @@ struct model_pair {
 	const char *name, *module;
 	const struct model_func *base, *hard; /* NULL: absent on that side */
 	long long d_insns, d_misses;	      /* hardened minus base */
+	double d_est;			      /* est_cycles, hardened minus base; NAN: no costs */
 };
 
 /*
@@ -48,15 +51,24 @@ struct model_pair {
  */
 int model_diff_pairs(const struct model_counts *b, const struct model_counts *h, bool cache,
 		     struct model_pair **out, size_t *n);
+/* A row's est_cycles under c's costs; NAN without a cost table. */
+double model_func_est(const struct model_counts *c, const struct model_func *f);
 /* A row's misses of all caches: I1, D1 read and write, LL. */
 long long model_func_misses(const struct model_func *f);
 
 /* Shared by the views: the header lines, a function's JSON fields. */
 void model_header_text(FILE *f, const struct model_counts *c);
-/* The column heads of a row of counts (with cache, the misses'), or its values: share of whole. */
-void model_heads_text(FILE *f, bool cache);
-void model_cols_text(FILE *f, bool cache, const struct model_func *r, __u64 whole);
+/*
+ * The column heads of a row of counts (with cache, the misses'; with costs,
+ * est_cycles; with TLBs, their misses; with events, the derived counts), or
+ * its values: share of whole.
+ */
+void model_heads_text(FILE *f, const struct model_counts *c);
+void model_cols_text(FILE *f, const struct model_counts *c, const struct model_func *r,
+		     __u64 whole);
 void model_header_json(struct json *j, const struct model_counts *c);
 void model_func_json(struct json *j, const struct model_counts *c, const struct model_func *r);
+/* "costs": the table est_cycles used ({name, path}, null: none). */
+void model_costs_json(struct json *j, const struct model_counts *c);
 
 #endif

@@ -24,7 +24,7 @@ static void sweep_add(struct model_sweep *s, int side, const struct model_geom *
 	unsigned int i;
 
 	for (i = 0; side && i < s->n; i++) {
-		if (s->g[i].at[1] < 0 && !memcmp(&s->g[i].g, g, sizeof(*g))) {
+		if (s->g[i].at[1] < 0 && !memcmp(s->g[i].g.cache, g->cache, sizeof(g->cache))) {
 			s->g[i].at[1] = k;
 			return;
 		}
@@ -107,7 +107,7 @@ int model_sweep_match(struct datafile *hard, const struct model_counts *b, unsig
 		return 0;
 	err = model_geoms(hard, g, MODEL_GEOMS_MAX, &n);
 	for (k = 0; !err && k < n; k++) {
-		if (!memcmp(&g[k], &b->geoms[b->geom], sizeof(*g))) {
+		if (!memcmp(g[k].cache, b->geoms[b->geom].cache, sizeof(g[k].cache))) {
 			*geom = k;
 			break;
 		}
@@ -118,7 +118,7 @@ int model_sweep_match(struct datafile *hard, const struct model_counts *b, unsig
 bool model_sweep_same(const struct model_counts *b, const struct model_counts *h)
 {
 	return b->cache && h->cache && b->geom < b->ngeom && h->geom < h->ngeom &&
-	       !memcmp(&b->geoms[b->geom], &h->geoms[h->geom], sizeof(b->geoms[0]));
+	       !memcmp(b->geoms[b->geom].cache, h->geoms[h->geom].cache, sizeof(b->geoms[0].cache));
 }
 
 /* A cache's size,ways,line, the size in K or M when it is a whole number of them. */

@@ -24,6 +24,8 @@ void model_func_add(struct model_func *a, const struct model_func *b)
 	a->insns = sat_add(a->insns, b->insns);
 	for (i = 0; i < MODEL_STATS; i++)
 		a->v[i] = sat_add(a->v[i], b->v[i]);
+	for (i = 0; i < MODEL_XSTATS; i++)
+		a->x[i] = sat_add(a->x[i], b->x[i]);
 }
 
 static int add(struct model_func *sum, const struct model_row *r)
@@ -33,7 +35,88 @@ static int add(struct model_func *sum, const struct model_row *r)
 	sum->insns += r->insns;
 	for (i = 0; i < MODEL_STATS; i++)
 		sum->v[i] += r->v[i];
+	for (i = 0; i < MODEL_XSTATS; i++)
+		sum->x[i] += r->x[i];
 	return 0;
+}
+
+const char *const model_field_names[MODEL_FIELDS] = {
+	"itlb_misses",	     "dtlb_misses", "cr3_writes", "tlb_flushes",   "serializing",
+	"indirect_branches", "returns",	    "retpolines", "return_thunks",
+};
+
+/* The executions of kind k. */
+static __u64 kind(const struct model_func *f, enum model_kind k)
+{
+	return f->x[MODEL_XKINDS + k];
+}
+
+__u64 model_field(const struct model_func *f, enum model_field k)
+{
+	__u64 n = 0;
+	int i;
+
+	switch (k) {
+	case MF_ITLB_MISSES:
+		return f->x[MODEL_ITLB_MISSES];
+	case MF_DTLB_MISSES:
+		return f->x[MODEL_DTLB_MISSES];
+	case MF_CR3_WRITES:
+		return kind(f, MK_mov_cr3);
+	case MF_TLB_FLUSHES:
+		return f->x[MODEL_TLB_FLUSHES];
+	case MF_SERIALIZING:
+		for (i = 0; i < MODEL_KINDS; i++)
+			n = model_kind_serializing(i) ? sat_add(n, kind(f, i)) : n;
+		return n;
+	case MF_INDIRECT_BRANCHES:
+		return sat_add(sat_add(kind(f, MK_call_ind), kind(f, MK_jmp_ind)),
+			       f->x[MODEL_RETPOLINES]);
+	case MF_RETURNS:
+		return kind(f, MK_ret);
+	case MF_RETPOLINES:
+		return f->x[MODEL_RETPOLINES];
+	case MF_RETURN_THUNKS:
+		return f->x[MODEL_RETURN_THUNKS];
+	default:
+		return 0;
+	}
+}
+
+bool model_field_known(const struct model_counts *c, enum model_field k)
+{
+	return k == MF_ITLB_MISSES || k == MF_DTLB_MISSES ? c->tlb : c->events;
+}
+
+double model_est_cycles(const struct model_costs *costs, const struct model_func *f)
+{
+	const double *c = costs->c;
+	double e =
+		f->insns * costs->cpi + f->v[MODEL_I1_MISSES] * c[MC_I1_MISS] +
+		((double)f->v[MODEL_D1_READ_MISSES] + f->v[MODEL_D1_WRITE_MISSES]) * c[MC_D1_MISS] +
+		f->v[MODEL_LL_MISSES] * c[MC_LL_MISS] + f->x[MODEL_ITLB_MISSES] * c[MC_ITLB_MISS] +
+		f->x[MODEL_DTLB_MISSES] * c[MC_DTLB_MISS] + kind(f, MK_mov_cr3) * c[MC_CR3_WRITE] +
+		f->x[MODEL_TLB_FLUSHES] * c[MC_TLB_FLUSH] +
+		f->x[MODEL_RETPOLINES] * c[MC_RETPOLINE] +
+		f->x[MODEL_RETURN_THUNKS] * c[MC_RETURN_THUNK];
+	int k, key;
+
+	/* each kind's own cost; those charged per CR3 write, flush or thunk above are not */
+	for (k = 0; k < MODEL_KINDS; k++) {
+		key = model_cost_of_kind(model_kind_names[k]);
+		if (key >= 0 && key < MC_KEYS && key != MC_CR3_WRITE && key != MC_TLB_FLUSH &&
+		    key != MC_RETPOLINE && key != MC_RETURN_THUNK)
+			e += kind(f, k) * c[key];
+	}
+	return e;
+}
+
+int model_counts_costs(struct datafile *df, const char *given, struct model_counts *c)
+{
+	int err = model_costs_pick(given, datafile_meta(df, "cpu.model"), &c->costs_buf);
+
+	c->costs = err ? NULL : &c->costs_buf;
+	return given && err ? MODEL_SAID : 0;
 }
 
 static int by_insns(const void *a, const void *b)
@@ -62,7 +145,7 @@ static int func_row(const struct model_row *r, void *ctx)
 	c->nfuncs++;
 	add(f, r);
 	add(&c->total, r);
-	return r->addr >= MODEL_KERNEL_START ? add(&c->kernel, r) : 0;
+	return add(r->addr >= MODEL_KERNEL_START ? &c->kernel : &c->user, r);
 }
 
 int model_counts_read(struct datafile *df, unsigned int geom, struct model_counts *c, char *why,
@@ -85,7 +168,12 @@ int model_counts_read(struct datafile *df, unsigned int geom, struct model_count
 	c->window = datafile_meta(df, "model.window") ?: "?";
 	c->qemu = datafile_meta(df, "model.qemu") ?: "?";
 	c->cache = !strcmp(c->mode, "cache");
+	c->format = strcmp(datafile_meta(df, "model.format") ?: "1", "2") ? 1 : 2;
+	c->events = c->format >= 2;
+	c->guest_pti = datafile_meta(df, "model.guest_pti") ?: "unknown";
+	c->guest_pcid = datafile_meta(df, "model.guest_pcid") ?: "unknown";
 	err = model_geoms(df, c->geoms, MODEL_GEOMS_MAX, &c->ngeom);
+	c->tlb = !err && c->events && c->cache && geom < c->ngeom && c->geoms[geom].tlb[0][0];
 	if (!err && c->cache && geom >= c->ngeom) {
 		snprintf(why, len, "no cache geometry %u: the recording has %u (0 to %u)", geom,
 			 c->ngeom, c->ngeom - 1);

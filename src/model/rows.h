@@ -7,10 +7,12 @@
 #ifndef KP_MODEL_ROWS_H
 #define KP_MODEL_ROWS_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "data/model.h"
+#include "model/costs.h"
 
 struct datafile;
 
@@ -18,7 +20,23 @@ struct model_func {
 	char *name, *module; /* an inline instance's module: the function it is inlined in */
 	__u64 insns;
 	__u64 v[MODEL_STATS];
+	__u64 x[MODEL_XSTATS];
 };
+
+/* What the views derive from a row's counts (format 2), as columns and JSON keys. */
+enum model_field {
+	MF_ITLB_MISSES,
+	MF_DTLB_MISSES,
+	MF_CR3_WRITES,
+	MF_TLB_FLUSHES,
+	MF_SERIALIZING,
+	MF_INDIRECT_BRANCHES,
+	MF_RETURNS,
+	MF_RETPOLINES,
+	MF_RETURN_THUNKS,
+	MODEL_FIELDS
+};
+extern const char *const model_field_names[MODEL_FIELDS];
 
 /* a += b, saturated: the counts are read from a file and may be anything. */
 void model_func_add(struct model_func *a, const struct model_func *b);
@@ -35,7 +53,30 @@ struct model_counts {
 	size_t ninlines;
 	bool have_inlines;		 /* the kernel's DWARF was there to find them */
 	struct model_func total, kernel; /* all PCs, the kernel's */
+	struct model_func user;		 /* the other PCs' */
+	unsigned int format;		 /* of the raw table merged: 1, 2 */
+	bool events;			 /* instruction kinds and TLB flushes counted (format 2) */
+	bool tlb;			 /* geometry geom simulated TLBs */
+	const char *guest_pti, *guest_pcid; /* "0", "1", "unknown" */
+	const struct model_costs *costs;    /* est_cycles' table; NULL: none */
+	struct model_costs costs_buf;
 };
+
+/* A row's derived field k (model_field_names[k]). */
+__u64 model_field(const struct model_func *f, enum model_field k);
+/* Whether c counted what field k derives from: TLBs for the TLB misses, events for the rest. */
+bool model_field_known(const struct model_counts *c, enum model_field k);
+/* A row's estimated cycles under cost table costs (spec §4). */
+double model_est_cycles(const struct model_costs *costs, const struct model_func *f);
+/* model_counts_costs() said why it failed in its line: nothing more to say */
+#define MODEL_SAID (-ECANCELED)
+
+/*
+ * c->costs: the table given (--costs FILE|native: 0 or MODEL_SAID, its line
+ * printed), else the one model_costs_pick() finds for the recording's CPU
+ * (none: c->costs NULL, said in one line).
+ */
+int model_counts_costs(struct datafile *df, const char *given, struct model_counts *c);
 
 /*
  * Read df's counts in geometry geom.  -ENODATA with why when df has none

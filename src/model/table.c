@@ -51,6 +51,60 @@ static bool parse_cache(const char *s, const char *key, __u32 *c)
 	return true;
 }
 
+/* "E:A" of one TLB after key, checked as the plugin checks --ITLB/--DTLB */
+static bool parse_tlb(const char *s, const char *key, __u32 *c)
+{
+	unsigned long long v[2];
+	int n = 0;
+
+	if (strncmp(s, key, strlen(key)))
+		return false;
+	s += strlen(key);
+	if (sscanf(s, "%llu:%llu%n", &v[0], &v[1], &n) != 2 || s[n])
+		return false;
+	if (!pow2(v[0]) || !pow2(v[1]) || v[1] > v[0] || v[0] > UINT32_MAX)
+		return false;
+	c[0] = v[0];
+	c[1] = v[1];
+	return true;
+}
+
+/* "G itlb=E:A dtlb=E:A": geometry G's TLBs, once, after its '# geom G' line */
+static bool parse_tlbs(struct model_table *t, const char *s)
+{
+	char itlb[64], dtlb[64];
+	unsigned int k;
+	int n = 0;
+
+	if (t->format < 2 || sscanf(s, "%u %63s %63s%n", &k, itlb, dtlb, &n) != 3 || s[n] ||
+	    k >= t->ngeom || t->geom[k].tlb[0][0])
+		return false;
+	return parse_tlb(itlb, "itlb=", t->geom[k].tlb[0]) &&
+	       parse_tlb(dtlb, "dtlb=", t->geom[k].tlb[1]);
+}
+
+bool model_table_has_tlb(const struct model_table *t)
+{
+	return t->format >= 2 && t->ngeom > 0;
+}
+
+/* "pti P pcid Q", each 0, 1 or unknown */
+static bool parse_guest(struct model_table *t, const char *s)
+{
+	char pti[16], pcid[16];
+	int n = 0;
+
+	if (t->format < 2 || t->guest_pti[0] ||
+	    sscanf(s, "pti %15s pcid %15s%n", pti, pcid, &n) != 2 || s[n])
+		return false;
+	if ((strcmp(pti, "0") && strcmp(pti, "1") && strcmp(pti, "unknown")) ||
+	    (strcmp(pcid, "0") && strcmp(pcid, "1") && strcmp(pcid, "unknown")))
+		return false;
+	strcpy(t->guest_pti, pti);
+	strcpy(t->guest_pcid, pcid);
+	return true;
+}
+
 static bool parse_geom(struct model_table *t, const char *s)
 {
 	char i1[64], d1[64], ll[64];
@@ -83,14 +137,18 @@ static bool word(const char *s, char *out, size_t len)
 static bool columns_ok(const struct model_table *t, const char *s)
 {
 	char want[LINE_MAX_BYTES];
-	size_t n = snprintf(want, sizeof(want), "pc insns");
+	size_t n = snprintf(want, sizeof(want), "pc insns%s", t->format >= 2 ? " ev flushes" : "");
 	unsigned int g;
 
-	for (g = 0; g < t->ngeom; g++)
+	for (g = 0; g < t->ngeom; g++) {
 		n += snprintf(want + n, sizeof(want) - n,
 			      " i1_miss.%u d1_read.%u d1_read_miss.%u d1_write.%u d1_write_miss.%u"
 			      " ll_miss.%u",
 			      g, g, g, g, g, g);
+		if (t->format >= 2)
+			n += snprintf(want + n, sizeof(want) - n, " itlb_miss.%u dtlb_miss.%u", g,
+				      g);
+	}
 	return !strcmp(s, want);
 }
 
@@ -140,6 +198,10 @@ static bool header_line(struct reader *r, struct model_table *t, const char *s)
 		return boot_line(t, s + 5);
 	if (!strncmp(s, "geom ", 5))
 		return !r->have_columns && parse_geom(t, s + 5);
+	if (!strncmp(s, "tlb ", 4))
+		return !r->have_columns && parse_tlbs(t, s + 4);
+	if (!strncmp(s, "guest ", 6))
+		return parse_guest(t, s + 6);
 	if (!strncmp(s, "columns ", 8)) {
 		r->have_columns = columns_ok(t, s + 8);
 		return r->have_columns;
@@ -148,34 +210,68 @@ static bool header_line(struct reader *r, struct model_table *t, const char *s)
 	return true;
 }
 
+/* " N" (a count up to COUNT_MAX) at *p into *v, *p moved past it */
+static bool count(char **p, __u64 *v)
+{
+	char *s = *p;
+
+	if (*s != ' ' || s[1] < '0' || s[1] > '9')
+		return false;
+	errno = 0;
+	*v = strtoull(s + 1, p, 10);
+	return !errno && *v <= COUNT_MAX;
+}
+
+/* " EV FLUSHES" of format 2: a kind or '-', and flushes only by what may flush */
+static bool event(char **p, struct model_table_row *row)
+{
+	char kind[16], *s = *p;
+	size_t n;
+
+	if (*s != ' ')
+		return false;
+	n = strcspn(s + 1, " ");
+	if (!n || n >= sizeof(kind))
+		return false;
+	memcpy(kind, s + 1, n);
+	kind[n] = '\0';
+	row->kind = model_kind_of(kind);
+	if (row->kind < 0 && strcmp(kind, "-"))
+		return false;
+	*p = s + 1 + n;
+	if (!count(p, &row->flushes) || row->flushes > row->insns)
+		return false;
+	return !row->flushes || row->kind == MK_mov_cr3 || row->kind == MK_mov_cr ||
+	       row->kind == MK_invlpg || row->kind == MK_invpcid;
+}
+
 static int row(struct reader *r, const struct model_table *t, model_table_fn fn, void *ctx)
 {
-	__u64 v[MODEL_GEOMS_MAX * MODEL_STATS], pc, insns;
-	unsigned int i, nv = t->ngeom * MODEL_STATS;
+	__u64 v[MODEL_GEOMS_MAX * MODEL_STATS], tlb[MODEL_GEOMS_MAX * 2];
+	struct model_table_row row = {.kind = -1, .v = v, .tlb = tlb};
+	unsigned int g, i, per = t->format >= 2 ? MODEL_STATS + 2 : MODEL_STATS;
 	char *p = r->line, *end;
 
 	if (strncmp(p, "0x", 2))
 		return -EBADMSG;
 	errno = 0;
-	pc = strtoull(p + 2, &end, 16);
-	if (errno || end == p + 2 || *end != ' ' || (r->any_row && pc <= r->last_pc))
+	row.pc = strtoull(p + 2, &end, 16);
+	if (errno || end == p + 2 || *end != ' ' || (r->any_row && row.pc <= r->last_pc))
 		return -EBADMSG;
-	for (i = 0; i <= nv; i++) {
-		__u64 *dst = i ? &v[i - 1] : &insns;
-
-		p = end;
-		if (*p != ' ' || p[1] < '0' || p[1] > '9')
-			return -EBADMSG;
-		errno = 0;
-		*dst = strtoull(p + 1, &end, 10);
-		if (errno || *dst > COUNT_MAX)
-			return -EBADMSG;
-	}
+	if (!count(&end, &row.insns) || (t->format >= 2 && !event(&end, &row)))
+		return -EBADMSG;
+	for (g = 0; g < t->ngeom; g++)
+		for (i = 0; i < per; i++)
+			if (!count(&end, i < MODEL_STATS ? &v[g * MODEL_STATS + i]
+							 : &tlb[g * 2 + i - MODEL_STATS]))
+				return -EBADMSG;
 	if (*end)
 		return -EBADMSG;
-	r->last_pc = pc;
+	r->last_pc = row.pc;
 	r->any_row = true;
-	return fn ? fn(pc, insns, v, ctx) : 0;
+	if (!model_table_has_tlb(t))
+		row.tlb = NULL;
+	return fn ? fn(&row, ctx) : 0;
 }
 
 /* The next line without its newline into r->line; 0 at the end, -EBADMSG when too long. */
@@ -198,6 +294,8 @@ static int next_line(struct reader *r)
 
 static int header_done(const struct model_table *t, char *why, size_t len)
 {
+	unsigned int g;
+
 	if (!t->mode[0] || !t->window[0] || !t->qemu[0]) {
 		snprintf(why, len, "the header lacks its mode, window or qemu line");
 		return -EBADMSG;
@@ -210,6 +308,11 @@ static int header_done(const struct model_table *t, char *why, size_t len)
 		snprintf(why, len, "mode %s with %u cache geometries", t->mode, t->ngeom);
 		return -EBADMSG;
 	}
+	for (g = 0; t->format >= 2 && g < t->ngeom; g++)
+		if (!t->geom[g].tlb[0][0]) {
+			snprintf(why, len, "geometry %u has no '# tlb %u' line", g, g);
+			return -EBADMSG;
+		}
 	return 0;
 }
 
@@ -228,9 +331,14 @@ static int read_all(struct reader *r, struct model_table *t, model_table_fn fn, 
 {
 	int err = next_line(r);
 
-	if (err <= 0 || strcmp(r->line, "# kp_model 1")) {
-		snprintf(why, len,
-			 "not a table of kprotperf's machine model (no '# kp_model 1' line)");
+	if (err > 0 && !strcmp(r->line, "# kp_model 1"))
+		t->format = 1;
+	else if (err > 0 && !strcmp(r->line, "# kp_model 2"))
+		t->format = 2;
+	if (!t->format) {
+		snprintf(
+			why, len,
+			"not a table of kprotperf's machine model (no '# kp_model 1' or '2' line)");
 		return -EBADMSG;
 	}
 	while ((err = next_line(r)) > 0) {

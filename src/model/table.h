@@ -2,7 +2,9 @@
 /*
  * The raw table plugin/kp_model.c writes at QEMU's exit (and vm-run.sh
  * stamps with the kernel that ran): '#' header lines, then per guest PC its
- * instructions and, per cache geometry, six counts.  Read as untrusted:
+ * instructions and, per cache geometry, six counts.  Format 2 adds to each
+ * row the instruction's kind and how many of its executions flushed TLBs
+ * and, per geometry, its I-TLB and D-TLB misses.  Read as untrusted:
  * every line bounded and checked, PCs strictly increasing.
  */
 #ifndef KP_MODEL_TABLE_H
@@ -15,9 +17,11 @@
 #include "data/model.h"
 
 struct model_table {
-	char mode[8];	  /* insns or cache */
-	char window[16];  /* complete, incomplete or none */
-	char qemu[128];	  /* the QEMU version the plugin ran in */
+	unsigned int format;		  /* 1: no TLBs, no events; 2 */
+	char guest_pti[8], guest_pcid[8]; /* 0, 1 or unknown (format 2), "" (format 1) */
+	char mode[8];			  /* insns or cache */
+	char window[16];		  /* complete, incomplete or none */
+	char qemu[128];			  /* the QEMU version the plugin ran in */
 	char kernel[129]; /* the build id of the kernel that ran, "" when not said */
 	char iaddr[16];	  /* cache: physical, or host when never calibrated */
 	unsigned int opened, closed, restarts, stray_stops;
@@ -28,8 +32,18 @@ struct model_table {
 	struct model_geom geom[MODEL_GEOMS_MAX];
 };
 
-/* One row: pc, its instructions and ngeom x MODEL_STATS counts. */
-typedef int (*model_table_fn)(__u64 pc, __u64 insns, const __u64 *v, void *ctx);
+/* One row. */
+struct model_table_row {
+	__u64 pc, insns;
+	__u64 flushes;	  /* format 2: the executions that flushed TLBs */
+	int kind;	  /* format 2: an enum model_kind; -1: none */
+	const __u64 *v;	  /* ngeom x MODEL_STATS counts */
+	const __u64 *tlb; /* format 2: ngeom x 2, the I-TLB's and the D-TLB's misses */
+};
+typedef int (*model_table_fn)(const struct model_table_row *r, void *ctx);
+
+/* Whether the table's geometries simulated TLBs (format 2, cache). */
+bool model_table_has_tlb(const struct model_table *t);
 
 /*
  * Read the table at path: its header into *t, then fn for each row (fn NULL:

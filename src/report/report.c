@@ -82,6 +82,20 @@ static int print_kv(const struct meta_pair *p, void *ctx)
 	return 0;
 }
 
+/* A name alone ("Not affected" ones), wrapped as print_kv wraps. */
+static int print_key(const struct meta_pair *p, void *ctx)
+{
+	struct wrap *w = ctx;
+	int n = esc_len(p->key, ESC_TEXT) + 1;
+
+	if (w->col + n > 100) {
+		fputs("\n#  ", w->f);
+		w->col = 3;
+	}
+	w->col += esc_printf(w->f, " %s", p->key);
+	return 0;
+}
+
 static int print_counter(const struct meta_pair *p, void *f)
 {
 	esc_printf(f, " %s=%lld", p->key, p->num);
@@ -104,8 +118,13 @@ static int print_header(struct datafile *df, const char *note, FILE *f)
 	print_knobs(f, meta(df, "kernel.cmdline"));
 	fputs("# hardening config:", f);
 	meta_each(df, META_CONFIG_SHORT, print_kv, &(struct wrap){f, 19});
+	/* every vulnerability the kernel reported, the mitigated ones (PTI...) too */
 	fputs("\n# cpu vulnerabilities not fully mitigated:", f);
 	meta_each(df, META_NOT_MITIGATED, print_kv, &(struct wrap){f, 42});
+	fputs("\n# cpu vulnerabilities mitigated (or unknown):", f);
+	meta_each(df, META_MITIGATED, print_kv, &(struct wrap){f, 45});
+	fputs("\n# cpu not affected by:", f);
+	meta_each(df, META_NOT_AFFECTED, print_key, &(struct wrap){f, 22});
 	esc_printf(f, "\n# wall %s, exit code %s, ended: %s; %s Hz %s sampling\n", wall,
 		   meta(df, "record.exit_code"), meta(df, "record.end"),
 		   meta(df, "sampling.freq_hz"), meta(df, "sampling.event"));

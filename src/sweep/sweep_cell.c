@@ -12,6 +12,7 @@
 #include "data/runs.h"
 #include "diff/metrics.h"
 #include "diff/prov.h"
+#include "model/costs.h"
 #include "model/model_report.h"
 #include "model/rows.h"
 #include "model/model_sweep.h"
@@ -95,13 +96,45 @@ static int sampled(struct datafile *df[2], size_t top, struct sweep_cell *c)
 	return err;
 }
 
+/* By the size of the change in est_cycles, the largest first. */
+static int by_est(const void *a, const void *b)
+{
+	double x = fabs(((const struct model_pair *)a)->d_est);
+	double y = fabs(((const struct model_pair *)b)->d_est);
+
+	return (x < y) - (x > y);
+}
+
+/* A pair's change that ranks it: est_cycles with costs, else misses, else instructions. */
+static double pair_delta(const struct sweep_cell *c, const struct model_pair *p)
+{
+	if (c->costed)
+		return p->d_est;
+	return (double)(c->cache ? p->d_misses : p->d_insns);
+}
+
+/* The kernel functions of the pairs whose change ranks them first, per run. */
+static void model_top(const struct model_pair *pairs, size_t n, size_t top, struct sweep_cell *c)
+{
+	size_t i;
+	double d;
+
+	for (i = 0; i < n && c->ntop < top; i++) {
+		d = pair_delta(c, &pairs[i]);
+		if (pairs[i].module[0] == '/' || !d || isnan(d))
+			continue;
+		snprintf(c->top[c->ntop].name, sizeof(c->top[0].name), "%s", pairs[i].name);
+		c->top[c->ntop++].delta = d / (c->runs[0] ?: 1);
+	}
+}
+
 /* The model's counts: the kernel's per run, and its functions by the change. */
 static int modelled(struct datafile *df[2], size_t top, struct sweep_cell *c)
 {
 	struct model_counts mc[2] = {};
 	struct model_pair *pairs = NULL;
 	char why[400];
-	size_t n = 0, i;
+	size_t n = 0;
 	int side, err = 0;
 
 	for (side = 0; side < 2 && !err; side++)
@@ -114,20 +147,22 @@ static int modelled(struct datafile *df[2], size_t top, struct sweep_cell *c)
 	}
 	c->model = true;
 	c->cache = model_sweep_same(&mc[0], &mc[1]);
+	/* estimated only where both sides simulated the same caches and TLBs */
+	c->costed = c->costs && c->cache && mc[0].tlb && mc[1].tlb && mc[0].events && mc[1].events;
 	for (side = 0; side < 2; side++) {
+		mc[side].costs = c->costed ? c->costs : NULL;
 		c->insns[side] = (double)mc[side].kernel.insns / (c->runs[side] ?: 1);
 		c->misses[side] =
 			(double)model_func_misses(&mc[side].kernel) / (c->runs[side] ?: 1);
+		c->est[side] = c->costed ? model_est_cycles(c->costs, &mc[side].kernel) /
+						   (c->runs[side] ?: 1)
+					 : NAN;
 	}
 	err = model_diff_pairs(&mc[0], &mc[1], c->cache, &pairs, &n);
-	for (i = 0; !err && i < n && c->ntop < top; i++) {
-		if (pairs[i].module[0] == '/' || !(c->cache ? pairs[i].d_misses : pairs[i].d_insns))
-			continue;
-		snprintf(c->top[c->ntop].name, sizeof(c->top[0].name), "%s", pairs[i].name);
-		c->top[c->ntop++].delta =
-			(double)(c->cache ? pairs[i].d_misses : pairs[i].d_insns) /
-			(c->runs[0] ?: 1);
-	}
+	if (!err && c->costed)
+		qsort(pairs, n, sizeof(*pairs), by_est);
+	if (!err)
+		model_top(pairs, n, top, c);
 	free(pairs);
 out:
 	model_counts_free(&mc[0]);
@@ -226,7 +261,7 @@ int sweep_cell_compare(const struct sweep_cell_files *f, const char *op, size_t 
 {
 	int err;
 
-	*c = (struct sweep_cell){.p = NAN};
+	*c = (struct sweep_cell){.p = NAN, .costs = f->costs};
 	if (top > SWEEP_TOP_MAX)
 		top = SWEEP_TOP_MAX;
 	err = on_pair(f->time, top, c, f->samples[0] ? timed : timed_modelled);
@@ -234,6 +269,19 @@ int sweep_cell_compare(const struct sweep_cell_files *f, const char *op, size_t 
 		err = op_time(f, op, c);
 	if (!err && c->ok && f->samples[0])
 		err = functions(f->samples, top, c);
+	return err;
+}
+
+int sweep_cell_costs(const char *path, struct model_costs *c)
+{
+	struct datafile *df = NULL;
+	char why[400];
+	int err = datafile_open(&df, path, why, sizeof(why));
+
+	if (!err)
+		err = model_costs_pick(NULL, datafile_meta(df, "cpu.model"), c);
+	if (df)
+		datafile_close(df);
 	return err;
 }
 

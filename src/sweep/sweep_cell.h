@@ -23,6 +23,8 @@
 
 #define SWEEP_TOP_MAX 8
 
+struct model_costs;
+
 struct sweep_func {
 	char name[128];
 	double delta; /* per run: ns of CPU time, or with the model misses (instructions) */
@@ -42,13 +44,18 @@ struct sweep_cell {
 	size_t ntop;
 	bool model, cache; /* model counts read; with simulated caches (the same on both) */
 	double insns[2], misses[2]; /* the kernel's per run, base and variant */
+	/* est_cycles under costs, the kernel's per run; costed: there was a table */
+	const struct model_costs *costs;
+	bool costed;
+	double est[2];
 };
 
 /* What a cell is made of, base's ([0]) and the variant's ([1]). */
 struct sweep_cell_files {
-	const char *out[2];	/* core-ops' lines of the timed runs (OP.out) */
-	const char *time[2];	/* the timed recordings (record --model) */
-	const char *samples[2]; /* the sampled ones; NULL: the model's counts instead */
+	const char *out[2];		 /* core-ops' lines of the timed runs (OP.out) */
+	const char *time[2];		 /* the timed recordings (record --model) */
+	const char *samples[2];		 /* the sampled ones; NULL: the model's counts instead */
+	const struct model_costs *costs; /* est_cycles' table for the model's; NULL: none */
 };
 
 /*
@@ -58,6 +65,13 @@ struct sweep_cell_files {
  */
 int sweep_cell_compare(const struct sweep_cell_files *files, const char *op, size_t top,
 		       struct sweep_cell *c);
+
+/*
+ * The cost table for est_cycles of the guest CPU that recorded path (a
+ * timed recording of base), as report --model picks it, into *c: 0, or
+ * -errno (none: the line saying so was printed).
+ */
+int sweep_cell_costs(const char *path, struct model_costs *c);
 
 struct features;
 /*

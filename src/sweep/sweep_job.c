@@ -254,6 +254,10 @@ static int boot(struct job *jb, const char *const *ops, size_t n, const char *mo
 	snprintf(timeout, sizeof(timeout), "%u", BOOT_BASE_S + BOOT_PER_OP_S * (unsigned int)n);
 	argv[k++] = "--timeout";
 	argv[k++] = jb->s.timeout ?: timeout;
+	if (jb->s.cpu) {
+		argv[k++] = "--cpu";
+		argv[k++] = jb->s.cpu;
+	}
 	if (jb->o->model) {
 		argv[k++] = "--model";
 		argv[k++] = jb->o->model;

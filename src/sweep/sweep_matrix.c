@@ -127,7 +127,42 @@ static int cell(const struct sweep_matrix *m, struct sweep_row *r, size_t k, siz
 			m->model ? NULL
 				 : of(m, name[side], op, ".samples.data", path[side][2], PATH_MAX);
 	}
+	f.costs = m->costed ? &m->costs : NULL;
 	return sweep_cell_compare(&f, op, top, c);
+}
+
+/*
+ * The plan's --cpu when base's and the variant's differ, as one more line of
+ * what differs (the recordings' cpu.model, QEMU's model name, is alike for
+ * two versions of a model: Cascadelake-Server-v1 and -v2); it replaces a
+ * "nothing: ..." line.
+ */
+static int plan_cpu(const struct sweep_matrix *m, struct sweep_row *r)
+{
+	const char *cpu[2];
+	struct sweep_setup s[2];
+	char **grown;
+	size_t k;
+
+	sweep_setup_of(&m->plan, &m->plan.v[m->plan.base], &s[0]);
+	sweep_setup_of(&m->plan, r->v, &s[1]);
+	for (k = 0; k < 2; k++)
+		cpu[k] = s[k].cpu ?: "(not set)";
+	if (!strcmp(cpu[0], cpu[1]))
+		return 0;
+	for (k = 0; k < r->ndiffers; k++)
+		if (!strncmp(r->differs[k], "nothing:", 8)) {
+			free(r->differs[k]);
+			r->differs[k] = r->differs[--r->ndiffers];
+		}
+	grown = realloc(r->differs, (r->ndiffers + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	r->differs = grown;
+	if (asprintf(&grown[r->ndiffers], "cpu --cpu: %s -> %s (the plan's)", cpu[0], cpu[1]) < 0)
+		return -ENOMEM;
+	r->ndiffers++;
+	return 0;
 }
 
 /* What differs from base, from the first operation both recorded. */
@@ -139,9 +174,11 @@ static int differs(const struct sweep_matrix *m, struct sweep_row *r, const stru
 	for (k = 0; k < m->nops; k++)
 		if (r->cells[k].ok)
 			return sweep_differs(
-				of(m, "base", m->ops[k], ".data", path[0], sizeof(path[0])),
-				of(m, r->v->name, m->ops[k], ".data", path[1], sizeof(path[1])),
-				feat, &r->differs, &r->ndiffers);
+				       of(m, "base", m->ops[k], ".data", path[0], sizeof(path[0])),
+				       of(m, r->v->name, m->ops[k], ".data", path[1],
+					  sizeof(path[1])),
+				       feat, &r->differs, &r->ndiffers)
+				       ?: plan_cpu(m, r);
 	return 0;
 }
 
@@ -171,6 +208,20 @@ static int row(struct sweep_matrix *m, struct sweep_row *r, size_t top, const st
 	return err ?: (r->ok ? differs(m, r, feat) : 0);
 }
 
+/*
+ * A cell's mark: Holm's verdict and its own interval's.  An unmarked cell
+ * names no function: what changed most in a change the matrix cannot call
+ * is as likely noise (a sample or two per run) as its cause.
+ */
+static void unmarked_unnamed(struct sweep_cell *c, bool holm)
+{
+	c->sig = holm && c->op.sig;
+	if (c->sig || !c->ok || (!c->ntop && c->funcs_why[0]))
+		return;
+	c->ntop = 0;
+	snprintf(c->funcs_why, sizeof(c->funcs_why), "the change is not significant");
+}
+
 /* Holm over every cell with a p value; a cell's mark also needs its own interval's verdict. */
 static int verdicts(struct sweep_matrix *m)
 {
@@ -189,10 +240,30 @@ static int verdicts(struct sweep_matrix *m)
 	for (i = 0, t = 0; !err && i < m->nrows; i++)
 		for (k = 0; k < m->nops; k++, t++)
 			if (m->rows[i].cells)
-				m->rows[i].cells[k].sig = sig[t] && m->rows[i].cells[k].op.sig;
+				unmarked_unnamed(&m->rows[i].cells[k], sig[t]);
 	free(p);
 	free(sig);
 	return err;
+}
+
+/*
+ * With the model, est_cycles' table for base's guest CPU, from its first
+ * recorded operation: one table for the whole matrix, so that its cells
+ * compare.  None found is said once (model_costs_pick) and leaves the
+ * cells without est_cycles.
+ */
+static void costs_of(struct sweep_matrix *m)
+{
+	char path[PATH_MAX];
+	size_t k;
+
+	for (k = 0; m->model && m->base_ok && k < m->nops; k++) {
+		if (op_failed(m, "base", m->ops[k], path, sizeof(path)))
+			continue;
+		m->costed = !sweep_cell_costs(of(m, "base", m->ops[k], ".data", path, sizeof(path)),
+					      &m->costs);
+		return;
+	}
 }
 
 static int base_of(struct sweep_matrix *m, char *why, size_t len)
@@ -217,6 +288,8 @@ int sweep_matrix_load(const char *dir, size_t top, struct sweep_matrix *m, char 
 	if (err == -ENOENT)
 		snprintf(why, len, "%s: no sweep there (no sweep.plan: its jobs write it)", dir);
 	err = err ?: base_of(m, why, len) ?: features_load(&feat, NULL, fwhy, sizeof(fwhy));
+	if (!err)
+		costs_of(m);
 	m->rows = err ? NULL : calloc(m->plan.n, sizeof(*m->rows));
 	if (!err && !m->rows)
 		err = -ENOMEM;

@@ -19,6 +19,7 @@
 #include "sweep/sweep_jobfile.h"
 #include "sweep/sweep_opts.h"
 #include "sweep/sweep_plan.h"
+#include "model/costs.h"
 
 #define SWEEP_ALPHA 0.05
 
@@ -41,6 +42,9 @@ struct sweep_matrix {
 	const char *ops[SWEEP_OPS_MAX];
 	size_t nops;
 	bool model;
+	/* est_cycles' table, picked for base's guest CPU; costed: one was found */
+	struct model_costs costs;
+	bool costed;
 	struct sweep_row *rows;
 	size_t nrows;
 	size_t tests; /* the cells Holm's procedure counts: those with a p value */

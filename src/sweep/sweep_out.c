@@ -17,14 +17,28 @@ double sweep_pct(double ratio)
 	return 100 * (ratio - 1);
 }
 
-static const char *const model_unit[2] = {"insns", "misses"};
+static const char *const model_unit[3] = {"insns", "misses", "est"};
 
-/* The change of the kernel's instructions (0) or misses (1) per run, in percent; NAN: none. */
+/* The kernel's instructions (0), misses (1) or est_cycles (2) per run, base and variant. */
+static const double *model_v(const struct sweep_cell *c, size_t i)
+{
+	return i == 2 ? c->est : i ? c->misses : c->insns;
+}
+
+/* The change of model_v(c, i) in percent; NAN: none (no caches, no costs). */
 static double model_pct(const struct sweep_cell *c, size_t i)
 {
-	const double *v = i ? c->misses : c->insns;
+	const double *v = model_v(c, i);
 
+	if ((i == 1 && !c->cache) || (i == 2 && !c->costed))
+		return NAN;
 	return v[0] > 0 ? sweep_pct(v[1] / v[0]) : NAN;
+}
+
+/* How many of the model's changes a cell shows: insns, misses with caches, est with costs. */
+static size_t model_shown(const struct sweep_cell *c)
+{
+	return !c->model ? 0 : c->costed ? 3 : c->cache ? 2 : 1;
 }
 
 /* A function's change per run: time, or with the model a count. */
@@ -58,6 +72,8 @@ static void head_text(const struct sweep_matrix *m, FILE *f)
 		"# kprotperf sweep of %s: %zu variants x %zu operations against base (line %u)\n",
 		m->dir, m->nrows, m->nops, m->plan.v[m->plan.base].line);
 	esc_printf(f, "# base: %s\n", m->base_ok ? m->base.setup : m->base_why);
+	if (m->costed)
+		esc_printf(f, "# est: est_cycles, an estimate (costs: %s)\n", m->costs.name);
 	fputs("# a cell: the change of the operation's own time (core-ops' mean per operation) on"
 	      " the variant, against base;\n",
 	      f);
@@ -108,7 +124,7 @@ static void cell_text(const struct sweep_cell *c, const char *op, FILE *f)
 	fprintf(f, "  %-12s %10s %10s  %+7.2f%% [%+.2f%%, %+.2f%%]  p %-8.2g %-3s  run %+.2f%%", op,
 		b, h, sweep_pct(c->op.ratio), sweep_pct(c->op.lo), sweep_pct(c->op.hi), c->p,
 		c->sig ? "yes" : "no", sweep_pct(c->wall.ratio));
-	for (i = 0; c->model && i < (c->cache ? 2u : 1u); i++)
+	for (i = 0; i < model_shown(c); i++)
 		fprintf(f, "  %s %+.2f%%", model_unit[i], model_pct(c, i));
 	for (i = 0; i < c->ntop; i++) {
 		fmt_delta(d, sizeof(d), c, c->top[i].delta);
@@ -147,14 +163,23 @@ void sweep_out_text(const struct sweep_matrix *m, FILE *f)
 		"\nPer variant: OPERATION BASE VARIANT (time per operation) CHANGE [95%% CI] P SIG,"
 		" RUN (the change of the runs' wall time)%s and the kernel functions whose %s"
 		" changed most\n",
-		m->model ? " INSNS MISSES (the kernel's per run)" : "",
-		m->model ? "misses (instructions)" : "CPU time per run");
+		!m->model   ? ""
+		: m->costed ? " INSNS MISSES EST (the kernel's per run)"
+			    : " INSNS MISSES (the kernel's per run)",
+		!m->model   ? "CPU time per run"
+		: m->costed ? "est_cycles"
+			    : "misses (instructions)");
 	rows_text(m, f);
 }
 
 static void cell_json(const struct sweep_cell *c, const char *op, struct json *j)
 {
-	static const char *const delta_key[3] = {"delta_ns", "delta_insns", "delta_misses"};
+	static const char *const delta_key[4] = {"delta_ns", "delta_insns", "delta_misses",
+						 "delta_est_cycles"};
+	static const char *const per_run[3] = {"insns_per_run", "misses_per_run",
+					       "est_cycles_per_run"};
+	static const char *const change[3] = {"insns_change_pct", "misses_change_pct",
+					      "est_cycles_change_pct"};
 	size_t i;
 
 	json_open(j, NULL, '{');
@@ -180,19 +205,22 @@ static void cell_json(const struct sweep_cell *c, const char *op, struct json *j
 		json_u64(j, NULL, c->runs[0]);
 		json_u64(j, NULL, c->runs[1]);
 		json_close(j, ']');
-		for (i = 0; c->model && i < 2; i++) {
-			json_open(j, i ? "misses_per_run" : "insns_per_run", '[');
-			json_double(j, NULL, (i ? c->misses : c->insns)[0]);
-			json_double(j, NULL, (i ? c->misses : c->insns)[1]);
+		for (i = 0; c->model && i < 3; i++) {
+			json_open(j, per_run[i], '[');
+			json_double(j, NULL, model_v(c, i)[0]);
+			json_double(j, NULL, model_v(c, i)[1]);
 			json_close(j, ']');
-			json_double(j, i ? "misses_change_pct" : "insns_change_pct",
-				    i && !c->cache ? NAN : model_pct(c, i));
+			json_double(j, change[i], model_pct(c, i));
 		}
 		json_open(j, "functions", '[');
 		for (i = 0; i < c->ntop; i++) {
 			json_open(j, NULL, '{');
 			json_str(j, "name", c->top[i].name);
-			json_double(j, delta_key[c->model ? 1 + c->cache : 0], c->top[i].delta);
+			json_double(j,
+				    delta_key[!c->model	  ? 0
+					      : c->costed ? 3
+							  : 1 + c->cache],
+				    c->top[i].delta);
 			json_bool(j, "diff_significant", c->top[i].sig);
 			json_close(j, '}');
 		}
@@ -240,6 +268,7 @@ void sweep_out_json(const struct sweep_matrix *m, FILE *f)
 	json_open(&j, NULL, '{');
 	json_str(&j, "dir", m->dir);
 	json_str(&j, "model", m->model ? m->base.model : NULL);
+	json_str(&j, "costs", m->costed ? m->costs.name : NULL);
 	json_double(&j, "alpha", SWEEP_ALPHA);
 	json_str(&j, "correction", "holm");
 	json_u64(&j, "tests", m->tests);
@@ -295,7 +324,7 @@ static void csv_cell(const struct sweep_row *r, size_t k, bool model, FILE *f)
 		fputs(",,,,,,,", f);
 		if (r->ok)
 			csv_text(c->why, f);
-		fputs(model ? ",," : "", f);
+		fputs(model ? ",,," : "", f);
 		return;
 	}
 	csv_num(sweep_pct(c->op.ratio), "%.4f", f);
@@ -316,8 +345,8 @@ static void csv_cell(const struct sweep_row *r, size_t k, bool model, FILE *f)
 		fclose(m);
 	csv_text(names ?: "", f);
 	free(names);
-	for (i = 0; c->model && i < 2; i++)
-		csv_num(i && !c->cache ? NAN : model_pct(c, i), "%.4f", f);
+	for (i = 0; c->model && i < 3; i++)
+		csv_num(model_pct(c, i), "%.4f", f);
 }
 
 /* What differs from base, the lines joined by "; ". */
@@ -339,14 +368,14 @@ void sweep_out_csv(const struct sweep_matrix *m, FILE *f)
 {
 	static const char *const cols[] = {
 		"change %",	"low %",     "high %",	"p",	    "significant",
-		"run change %", "functions", "insns %", "misses %",
+		"run change %", "functions", "insns %", "misses %", "est %",
 	};
 	const struct sweep_row *r;
 	size_t i, k, c;
 
 	fputs("variant,line,options,ok,why,differs", f);
 	for (k = 0; k < m->nops; k++)
-		for (c = 0; c < (m->model ? 9u : 7u); c++)
+		for (c = 0; c < (m->model ? 10u : 7u); c++)
 			fprintf(f, ",%s %s", m->ops[k], cols[c]);
 	fputs("\r\n", f);
 	for (i = 0; i < m->nrows; i++) {

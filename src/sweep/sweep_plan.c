@@ -13,7 +13,7 @@
 #define LINE_MAX_BYTES 4096
 
 static const char options_known[] =
-	"a variant takes --version, --src, --set, --kernel, --append and --timeout";
+	"a variant takes --version, --src, --set, --kernel, --append, --timeout and --cpu";
 
 /* What parsing one line needs: where, and where its words go. */
 struct line_ctx {
@@ -171,6 +171,12 @@ static int check_scalar(const struct line_ctx *c, const char *opt, const char *v
 		return err_at(c, "--version %s: want a version such as 6.1 or 6.12", v);
 	if (!strcmp(opt, "--timeout") && (!all_of(v, DIGITS) || v[0] == '0' || strlen(v) > 5))
 		return err_at(c, "--timeout %s: want whole seconds, 1..99999", v);
+	/* QEMU's -cpu words; whether QEMU runs it, vm-run.sh asks it before the boot */
+	if (!strcmp(opt, "--cpu") && (!all_of(v, ALNUM "-_.,=+") || v[0] == '-' || v[0] == ','))
+		return err_at(c,
+			      "--cpu %s: want a QEMU CPU model such as Skylake-Client-v1"
+			      " (qemu-system-x86_64 -cpu help)",
+			      v);
 	if (!*v)
 		return err_at(c, "%s: an empty value", opt);
 	return 0;
@@ -179,8 +185,9 @@ static int check_scalar(const struct line_ctx *c, const char *opt, const char *v
 /* Option opt (without its "=VALUE") with value v into s. */
 static int one_option(const struct line_ctx *c, struct sweep_setup *s, const char *opt, char *v)
 {
-	static const char *const scalars[] = {"--version", "--src", "--kernel", "--timeout"};
-	const char **slot[] = {&s->version, &s->src, &s->kernel, &s->timeout};
+	static const char *const scalars[] = {"--version", "--src", "--kernel", "--timeout",
+					      "--cpu"};
+	const char **slot[] = {&s->version, &s->src, &s->kernel, &s->timeout, &s->cpu};
 	size_t i;
 
 	if (!strcmp(opt, "--set"))

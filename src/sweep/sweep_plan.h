@@ -2,7 +2,7 @@
 /*
  * A sweep's plan: a text file of kernel variants, one a line, "NAME:
  * OPTIONS", the options those of scripts/kernel-build.sh (--version, --src,
- * --set) and scripts/vm-run.sh (--kernel, --append, --timeout).  The line
+ * --set) and scripts/vm-run.sh (--kernel, --append, --timeout, --cpu).  The line
  * named base is what every other variant is compared with, and each
  * variant is base's options with its own on top.  Blank lines and lines
  * whose first character is '#' are skipped.  Each line is checked whole:
@@ -25,6 +25,7 @@
 /* What a line asks for, or what a variant is (base's options, then its own). */
 struct sweep_setup {
 	const char *version, *src, *kernel, *timeout; /* NULL: not given */
+	const char *cpu;			      /* vm-run.sh --cpu; NULL: not given */
 	const char *sets[SWEEP_WORDS_MAX];	      /* "NAME=VALUE", NAME without CONFIG_ */
 	size_t nsets;
 	const char *params[SWEEP_WORDS_MAX]; /* kernel command-line words */

@@ -164,13 +164,67 @@ static void build_key(const struct sweep_setup *s, char *buf, size_t len)
 	struct sweep_setup b = *s;
 
 	b.timeout = NULL;
+	b.cpu = NULL;
 	sweep_setup_line(&b, buf, len);
+}
+
+/* vm-run.sh --check --cpu: whether QEMU runs the model under TCG; 1 after saying why not. */
+static int check_cpu(const char *vmrun, const char *tmp, const char *plan,
+		     const struct sweep_variant *v, const char *cpu)
+{
+	const char *argv[] = {vmrun, "--check", "--cpu", cpu, NULL};
+	char log[PATH_MAX + 64], why[1024] = "", *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+	int rc;
+
+	snprintf(log, sizeof(log), "%s/cpu-%s.log", tmp, v->name);
+	rc = vmrun_spawn(WHO, argv, NULL, log);
+	if (rc <= 0)
+		return rc;
+	f = fopen(log, "r");
+	while (f && getline(&line, &cap, f) > 0)
+		if (!strncmp(line, "vm-run: ", 8))
+			snprintf(why, sizeof(why), "%s", line);
+	if (f)
+		fclose(f);
+	free(line);
+	why[strcspn(why, "\n")] = '\0';
+	esc_printf(stderr, WHO ": %s:%u: %s: %s\n", plan, v->line, v->name,
+		   *why ? why : "vm-run.sh --check failed, saying nothing");
+	return 1;
+}
+
+/* Each CPU model of the plan tried once (the first variant naming it says a refusal). */
+static int check_cpus(const struct sweep_opts *o, const struct sweep_plan *p, const char *tmp)
+{
+	struct sweep_setup s, t;
+	char vmrun[PATH_MAX];
+	int bad = 0, found = 0, rc;
+	size_t i, k;
+
+	for (i = 0; i < p->n && bad >= 0; i++) {
+		sweep_setup_of(p, &p->v[i], &s);
+		for (k = 0; s.cpu && k < i; k++) {
+			sweep_setup_of(p, &p->v[k], &t);
+			if (t.cpu && !strcmp(t.cpu, s.cpu))
+				break;
+		}
+		if (!s.cpu || k < i)
+			continue;
+		if (!found++ &&
+		    vmrun_find(WHO, "KP_VM_RUN", "scripts/vm-run.sh", vmrun, sizeof(vmrun)))
+			return -ENOENT;
+		rc = check_cpu(vmrun, tmp, o->plan, &p->v[i], s.cpu);
+		bad = rc < 0 ? rc : bad + rc;
+	}
+	return bad;
 }
 
 static int check_all(const struct sweep_opts *o, const struct sweep_plan *p, const char *tmp)
 {
 	char(*key)[2048] = calloc(p->n, sizeof(*key)), kb[PATH_MAX];
-	int *res = calloc(p->n, sizeof(*res)), bad = 0, builds = 0;
+	int *res = calloc(p->n, sizeof(*res)), bad = 0, builds = 0, cpus;
 	struct sweep_setup s;
 	size_t i, k;
 
@@ -195,6 +249,8 @@ static int check_all(const struct sweep_opts *o, const struct sweep_plan *p, con
 			res[i] = check_build(kb, tmp, o->plan, &p->v[i], &s);
 		bad = res[i] < 0 ? res[i] : bad + res[i];
 	}
+	cpus = bad < 0 ? 0 : check_cpus(o, p, tmp);
+	bad = cpus < 0 ? cpus : bad + cpus;
 	if (bad >= 0)
 		esc_printf(
 			stderr,

@@ -44,6 +44,7 @@ void sweep_setup_of(const struct sweep_plan *p, const struct sweep_variant *v,
 	s->version = own->version ?: s->version;
 	s->src = own->src ?: s->src;
 	s->timeout = own->timeout ?: s->timeout;
+	s->cpu = own->cpu ?: s->cpu;
 	merge(s->sets, &s->nsets, own->sets, own->nsets);
 	merge(s->params, &s->nparams, own->params, own->nparams);
 }
@@ -129,6 +130,10 @@ void sweep_setup_print(const struct sweep_setup *s, FILE *f)
 	}
 	if (s->timeout)
 		fprintf(f, "; timeout %s", s->timeout);
+	if (s->cpu) {
+		fputs("; cpu ", f);
+		sweep_shell_word(s->cpu, f);
+	}
 }
 
 void sweep_setup_line(const struct sweep_setup *s, char *buf, size_t len)

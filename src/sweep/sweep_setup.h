@@ -16,7 +16,8 @@
  * What v is: base's options with v's on top.  A variant's --kernel replaces
  * base's kernel, its build options (--version, --src, --set) included; its
  * build options replace base's --kernel.  Its --set NAME replaces base's
- * NAME, its command-line word KEY=... base's KEY.
+ * NAME, its command-line word KEY=... base's KEY, its --version, --src,
+ * --timeout and --cpu base's.
  */
 void sweep_setup_of(const struct sweep_plan *p, const struct sweep_variant *v,
 		    struct sweep_setup *s);
@@ -32,7 +33,7 @@ size_t sweep_setup_build_args(const struct sweep_setup *s, const char **argv, si
 bool sweep_setup_cmdline(const struct sweep_setup *s, char *buf, size_t len);
 /*
  * s as one line: "kernel-build.sh ARGS" or "kernel DIR|PACKAGE", then
- * "; append 'CMDLINE'" and "; timeout S" when given, each word
+ * "; append 'CMDLINE'", "; timeout S" and "; cpu MODEL" when given, each word
  * shell-quoted where needed.
  */
 void sweep_setup_print(const struct sweep_setup *s, FILE *f);

@@ -38,7 +38,10 @@ static void text(FILE *f, const char *s)
 static void delta(char *buf, size_t len, const struct sweep_cell *c, double v)
 {
 	if (c->model)
-		snprintf(buf, len, "%+.0f %s", v, c->cache ? "misses" : "insns");
+		snprintf(buf, len, "%+.0f %s", v,
+			 c->costed  ? "est_cycles"
+			 : c->cache ? "misses"
+				    : "insns");
 	else if (v >= 0 && (buf[0] = '+'))
 		fmt_ns(buf + 1, len - 1, v);
 	else
@@ -90,6 +93,9 @@ static void cell_title(const struct svg *g, const struct sweep_row *r, size_t k)
 			c->insns[0] > 0 ? sweep_pct(c->insns[1] / c->insns[0]) : NAN,
 			c->cache && c->misses[0] > 0 ? sweep_pct(c->misses[1] / c->misses[0])
 						     : NAN);
+	if (c->costed)
+		fprintf(g->f, ", est_cycles (an estimate) %+.2f%%",
+			c->est[0] > 0 ? sweep_pct(c->est[1] / c->est[0]) : NAN);
 	if (c->funcs_why[0]) {
 		fputs("\nno functions: ", g->f);
 		text(g->f, c->funcs_why);
@@ -135,7 +141,10 @@ static void cell(const struct svg *g, size_t i, size_t k)
 		fprintf(g->f, "</text>\n<text x=\"%d\" y=\"%d\" font-size=\"11\">%s</text>\n",
 			x + 8, y + 57, d);
 	}
-	if (c->model && c->cache)
+	if (c->costed)
+		fprintf(g->f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">est %+.2f%%</text>\n",
+			x + 8, y + 74, c->est[0] > 0 ? sweep_pct(c->est[1] / c->est[0]) : 0);
+	else if (c->model && c->cache)
 		fprintf(g->f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">misses %+.2f%%</text>\n",
 			x + 8, y + 74,
 			c->misses[0] > 0 ? sweep_pct(c->misses[1] / c->misses[0]) : 0);

@@ -18,13 +18,14 @@ struct seen {
 	unsigned long rows;
 };
 
-static int row(__u64 pc, __u64 insns, const __u64 *v, void *ctx)
+static int row(const struct model_table_row *r, void *ctx)
 {
 	struct seen *s = ctx;
 
-	if ((s->rows && pc <= s->last) || insns > (1ULL << 40))
+	if ((s->rows && r->pc <= s->last) || r->insns > (1ULL << 40) || r->flushes > r->insns ||
+	    r->kind >= MODEL_KINDS)
 		abort();
-	s->last = pc;
+	s->last = r->pc;
 	s->rows++;
 	return 0;
 }

@@ -2,7 +2,8 @@
 /*
  * The readers the data file targets run on a recording they checked: one of
  * report (text, JSON, --inline, --hist, features FILE's list), folded,
- * annotate and diff (its tables, JSON, --folded, the protection map), chosen
+ * annotate, diff (its tables, JSON, --folded, the protection map) and the
+ * machine model's views (report, annotate, folded and diff --model), chosen
  * by v, a hash of the input.  The recorded kernel's DWARF is KP_FUZZ_VMLINUX
  * (seeds.sh's small ELF file, whose build id some seeds carry) and the
  * recorded user binaries are looked for under KP_FUZZ_SYMFS (its symfs/),
@@ -22,6 +23,9 @@
 #include "diff/diff_map.h"
 #include "features/feature_costs.h"
 #include "features/features.h"
+#include "model/model_annotate.h"
+#include "model/model_folded.h"
+#include "model/model_report.h"
 #include "report/report.h"
 #include "report/report_annotate.h"
 #include "report/report_folded.h"
@@ -59,7 +63,7 @@ static inline void fuzz_readers_init(void)
 /* Whether reader v diffs two recordings (fuzz_read's df[1]) rather than reading one. */
 static inline bool fuzz_read_two(size_t v)
 {
-	return v % 3 == 2;
+	return v % 4 == 2;
 }
 
 /* df as a reader gets it: --symfs set, the kernel's DWARF when its build id is the file's. */
@@ -107,14 +111,35 @@ static inline void fuzz_folded(struct datafile *df, struct kernel_dwarf *kd, siz
 		folded_print(df, kd, &fr[v & 1], v % 4 == 2, NULL);
 }
 
-/* df[0] against df[1]: diff's tables, their JSON, --folded or the protection map. */
+/* The machine model's views of df: report, annotate's hottest lines, folded (by est: no table). */
+static inline void fuzz_model(struct datafile *df, struct kernel_dwarf *kd, size_t v)
+{
+	struct model_view_opts o = {.geom = v & 8 ? 1 : 0, .top = 10, .json = v & 4};
+	struct model_annotate_opts a = {.geom = o.geom, .top = 10, .json = o.json};
+	char why[512];
+
+	if (v % 4 == 0)
+		model_report(df, kd, &o, why, sizeof(why));
+	else if (v % 4 == 1)
+		model_annotate(df, kd, "", &a, why, sizeof(why));
+	else
+		model_folded(df, v % 4 == 2 ? MW_ITLB : MW_EST, o.geom, NULL, true, true, stdout,
+			     why, sizeof(why));
+}
+
+/* df[0] against df[1]: diff's tables, their JSON, --folded, the protection map or --model. */
 static inline void fuzz_diff(struct datafile *const df[2], struct kernel_dwarf *const kd[2],
 			     const char *const path[2], size_t v)
 {
 	struct diff_opts o = {.path = {path[0], path[1]}, .top = 10, .json = v % 4 == 1};
 	struct diff_inputs in = {.feat = fuzz_feat, .df = {df[0], df[1]}, .kd = {kd[0], kd[1]}};
+	char why[512];
 
-	if (v % 4 == 2)
+	if (v % 5 == 4)
+		model_diff(df[0], kd[0], df[1], kd[1],
+			   &(struct model_view_opts){.top = 10, .json = v & 8, .by_est = v & 16},
+			   why, sizeof(why));
+	else if (v % 4 == 2)
 		diff_folded(df[0], kd[0], df[1], kd[1], true, stdout);
 	else if (v % 4 == 3)
 		diff_map(in.df, in.kd, o.path, fuzz_feat, v & 4, stdout);
@@ -130,16 +155,19 @@ static inline void fuzz_read(struct datafile *const df[2], const char *const pat
 {
 	struct kernel_dwarf *kd[2] = {fuzz_dwarf(df[0]), NULL};
 
-	switch (v % 3) {
+	switch (v % 4) {
 	case 0:
-		fuzz_report(df[0], kd[0], v / 3);
+		fuzz_report(df[0], kd[0], v / 4);
 		break;
 	case 1:
-		fuzz_folded(df[0], kd[0], v / 3);
+		fuzz_folded(df[0], kd[0], v / 4);
+		break;
+	case 3:
+		fuzz_model(df[0], kd[0], v / 4);
 		break;
 	default:
 		kd[1] = fuzz_dwarf(df[1]);
-		fuzz_diff(df, kd, path, v / 3);
+		fuzz_diff(df, kd, path, v / 4);
 	}
 	kernel_dwarf_close(kd[0]);
 	kernel_dwarf_close(kd[1]);

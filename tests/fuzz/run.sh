@@ -23,7 +23,7 @@ fork=${FUZZ_FORK:-}
 
 # seeds made anew when seeds.sh or the files they come from changed
 seeds=$out/seeds
-if [ ! -d "$seeds" ] || [ -n "$(find tests/fuzz/seeds.sh tests/golden share/features.conf docs/sweep \
+if [ ! -d "$seeds" ] || [ -n "$(find tests/fuzz/seeds.sh tests/golden share/features.conf share/costs docs/sweep tests/unit/model \
 	-newer "$seeds" -print -quit)" ]; then
 	tests/fuzz/seeds.sh "$seeds" || { echo "fuzz: seeds.sh failed"; exit 1; }
 fi

@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=${1:?usage: seeds.sh DIR}
-rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"/{datafile,datafile_rows,ranges,features,funcmatch,sideband,symbolize,model_table,boot_dmesg,sweep_plan}
+rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"/{datafile,datafile_rows,ranges,features,funcmatch,sideband,symbolize,model_table,boot_dmesg,sweep_plan,costs}
 out=$dir.tmp
 
 # a program with inlined functions and an _stext, for symbolize and as a vmlinux
@@ -64,6 +64,26 @@ done
 # times fewer inputs a second; their pages, tables and readers' paths are
 # the whole ones' (on 2026-11-26: 876 against 183 a second, two runs of 30 s
 # from an empty corpus side by side)
+# the machine model's counts of format 2 (TLBs and events) in a copy of the
+# cut burn (the cut would drop its meta), as inject leaves them: PCs at its
+# kernel symbols of its own, thunks among them, and a user PC
+s=$out/recordings/burn-model
+cp "$out/recordings/burn" "$s"
+sqlite3 "$s" "INSERT INTO meta VALUES ('model.state', 'counted'), ('model.mode', 'cache'),
+	('model.window', 'complete'), ('model.qemu', '7'), ('model.windows', '1'),
+	('model.format', '2'), ('model.guest_pti', '1'), ('model.guest_pcid', 'unknown');
+	INSERT INTO ksyms VALUES (-2130706432, '_stext', ''), (-2130706176, 'kfunc', ''),
+	(-2130705920, '__x86_indirect_thunk_rax', ''), (-2130705888, '__x86_return_thunk', '');
+	INSERT INTO model_geoms VALUES (0, 32768, 8, 64, 32768, 8, 64, 8388608, 16, 64);
+	INSERT INTO model_tlbs VALUES (0, 128, 8, 64, 4);
+	INSERT INTO model_pcs SELECT addr + 4 * k, 7 + k FROM ksyms, (SELECT 0 AS k UNION SELECT 1)
+	WHERE addr < 0;
+	INSERT INTO model_pcs VALUES (4198400, 9);
+	INSERT INTO model_misses SELECT pc, 0, 1, 2, 1, 3, 1, 1 FROM model_pcs;
+	INSERT INTO model_tlb SELECT pc, 0, 1, 2 FROM model_pcs;
+	INSERT INTO model_events SELECT pc, 'mov_cr3', 1 FROM model_pcs LIMIT 1;
+	INSERT INTO model_events SELECT pc, 'ret', 0 FROM model_pcs LIMIT 1 OFFSET 1;"
+
 cp "$out"/recordings/* "$out/datafile/"
 # datafile_rows: each recording as it is (byte 0 picks one, in the order of
 # their names), then a few edits (op, table, row, value)
@@ -103,6 +123,16 @@ printf '%s\n' '# kp_model 1' '# mode insns' '# qemu 1:7.2' '# window complete' \
 	'# windows opened 1 closed 1 restarts 0 stray_stops 0' '# boot entry_insns 1000' \
 	'# boot first_user_insns 5000' '# columns pc insns' '0x100000 1000' \
 	'0xffffffff81000000 4000' >"$out/model_table/boot"
+
+# format 2 (TLBs and events): the unit tests' fixtures, cache and insns
+cp tests/unit/model/table2-base.txt "$out/model_table/tlb"
+cp tests/unit/model/table2-insns.txt "$out/model_table/events"
+
+# cost tables: the shipped ones, one cut short, one with escapes and notes
+cp share/costs/*.json "$out/costs/"
+cp tests/unit/model/costs.json "$out/costs/unit"
+head -c 600 share/costs/skylake.json >"$out/costs/cut"
+sed -e 's/"name": "/"_n": 1, "name": "\\u00e9\\ud83d\\ude00 /' share/costs/epyc-rome.json >"$out/costs/escapes"
 
 # a boot's kernel log (kprotperf boot): initcalls, the tsc and init lines, one unpaired
 printf '%s\n' '[    0.000000] Linux version 6.1.0-test' \

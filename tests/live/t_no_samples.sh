@@ -24,7 +24,7 @@ rec() {
 }
 
 mask() {
-	sed -E -e '/^# (kernel |cmdline |hardening config|cpu vulnerabilities|inline frames)/d' \
+	sed -E -e '/^# (kernel |cmdline |hardening config|cpu vulnerabilities|cpu not affected|inline frames)/d' \
 		-e '/^#   /d' -e '/^# note: [a-z]+: no inline frames/d' \
 		-e 's/[0-9]+(\.[0-9]+)?(ns|us|ms|s)\b/TIME/g' -e 's/[0-9]+\.[0-9]+ s$/TIME s/' \
 		-e 's/recorded [0-9TZ:-]+/recorded DATE/' -e 's/[0-9]+ (page faults|user|kernel)/N \1/g'

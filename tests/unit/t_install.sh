@@ -29,6 +29,7 @@ p=$dest/usr/local
 	echo "755 bin/kprotperf"
 	echo "644 share/bash-completion/completions/kprotperf"
 	echo "644 share/kprotperf/explore.conf"
+	for f in cascadelake epyc-rome skylake; do echo "644 share/kprotperf/costs/$f.json"; done
 	echo "644 share/kprotperf/features.conf"
 	for c in '' $("$KP" help --list-cmds); do echo "644 share/man/man1/kprotperf${c:+-$c}.1"; done
 	for w in alloc-free big-fork boot-clock core-ops cpu-burn model-window syscall-loop; do echo "755 libexec/kprotperf/$w"; done

@@ -16,7 +16,7 @@ import collections, glob, os, re, sys
 # folders, and never a different folder of the same rank
 RANK = {"util": 0, "data": 1, "system": 1, "symbols": 2, "analysis": 3, "features": 4,
         "record": 5, "report": 5, "diff": 5, "model": 5, "explore": 6, "boot": 6,
-        "sweep": 7, "cmd": 8}
+        "sweep": 7, "calibrate": 6, "cmd": 8}
 bad = []
 
 def folder(path):

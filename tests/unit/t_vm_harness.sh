@@ -216,13 +216,20 @@ printf '%s\n' -accel tcg -icount shift=0,sleep=off -cpu max -smp 1 -m 2G -nograp
 sed -E "s|$TMP/tmp/kp-vm\.[A-Za-z0-9]+|WORK|g" "$FAKE/qemu-args" >"$TMP/got"
 diff -u "$TMP/want" "$TMP/got" || fail "--boot's QEMU command line"
 # the raw folder: the guest's files, the host's build-id and config
-for f in dmesg.txt kallsyms.txt cmdline release build-id config model.txt; do
+for f in dmesg.txt kallsyms.txt cmdline release build-id config model.txt cpu-model; do
 	[ -f "$TMP/b1/$f" ] || fail "--boot left no $f in --out: $(ls "$TMP/b1")"
 done
 printf '%s\n' "[    0.100000] calling  pci_init+0x0/0x40 @ 1" \
 	"[    1.250000] kprotperf-boot: tsc 1250000000" | diff -u - "$TMP/b1/dmesg.txt" || fail "dmesg.txt"
 cmp -s /proc/cmdline "$TMP/b1/cmdline" || fail "cmdline: $(cat "$TMP/b1/cmdline")"
 [ "$(cat "$TMP/b1/release")" = "$(uname -r)" ] || fail "release: $(cat "$TMP/b1/release")"
+# the host's CPU and vulnerabilities, as the guest's would be
+[ "$(cat "$TMP/b1/cpu-model")" = "$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')" ] ||
+	fail "cpu-model: $(cat "$TMP/b1/cpu-model")"
+if [ -d /sys/devices/system/cpu/vulnerabilities ]; then
+	diff -r /sys/devices/system/cpu/vulnerabilities "$TMP/b1/vulnerabilities" >/dev/null ||
+		fail "vulnerabilities/: $(ls "$TMP/b1/vulnerabilities" 2>&1)"
+fi
 [ "$(wc -l <"$TMP/b1/kallsyms.txt")" -gt 1000 ] || fail "kallsyms.txt: $(wc -l <"$TMP/b1/kallsyms.txt") lines"
 [ "$(cat "$TMP/b1/config")" = CONFIG_KP_FAKE=y ] || fail "config: $(cat "$TMP/b1/config")"
 # the running kernel's build id, read from the same notes by python

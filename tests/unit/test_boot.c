@@ -32,7 +32,8 @@ static char dir[64];
 struct side {
 	const char *name, *cmdline, *mode;
 	unsigned int runs;
-	bool hostile; /* a function whose name holds a terminal escape */
+	bool hostile;	 /* a function whose name holds a terminal escape */
+	const char *cpu; /* boot --cpu: the guest's CPU model and vulnerabilities kept */
 };
 
 static void put_meta(struct datafile *df, const struct side *s)
@@ -51,6 +52,15 @@ static void put_meta(struct datafile *df, const struct side *s)
 		assert_int_equal(kv_add(&meta, "model.mode", "%s", s->mode), 0);
 		assert_int_equal(kv_add(&meta, "model.qemu", "1:7.2"), 0);
 		assert_int_equal(kv_add(&meta, "model.window", "boot"), 0);
+	}
+	if (s->cpu) {
+		assert_int_equal(kv_add(&meta, "boot.cpu", "%s", s->cpu), 0);
+		assert_int_equal(kv_add(&meta, "cpu.model", "Intel Core Processor (Skylake)"), 0);
+		assert_int_equal(query_exec(df,
+					    "INSERT INTO vulnerabilities VALUES"
+					    "('meltdown', 'Mitigation: PTI'),"
+					    "('retbleed', 'Vulnerable'), ('tsa', 'Not affected')"),
+				 0);
 	}
 	assert_int_equal(recording_put_meta(df, &meta), 0);
 	assert_int_equal(kv_add(&config, "CONFIG_SHUFFLE_PAGE_ALLOCATOR", "y"), 0);
@@ -192,12 +202,16 @@ static void test_report(void **state)
 	}
 }
 
-/* Without the model: phases and initcalls, one boot, no interval, a line saying why no functions.
+/*
+ * Without the model: phases and initcalls, one boot, no interval, a line saying why no functions;
+ * booted with --cpu: the guest's CPU and its vulnerabilities in the header.
  */
 static void test_report_plain(void **state)
 {
 	char *text[] = {"report",
-			(char *)boot_recording(&(struct side){"plain.data", BASE_CMD, NULL, 1}, 0),
+			(char *)boot_recording(&(struct side){"plain.data", BASE_CMD, NULL, 1,
+							      false, "Skylake-Client-v1"},
+					       0),
 			NULL};
 
 	golden("boot-report-plain", cmd_report, text);
@@ -303,7 +317,9 @@ static void test_features(void **state)
 		char *json[] = {"features", "--json", h, NULL};
 		char *plain[] = {
 			"features",
-			(char *)boot_recording(&(struct side){"plain.data", BASE_CMD, NULL, 1}, 0),
+			(char *)boot_recording(&(struct side){"plain.data", BASE_CMD, NULL, 1,
+							      false, "Skylake-Client-v1"},
+					       0),
 			NULL};
 
 		golden("boot-features", cmd_features, text);

@@ -216,6 +216,7 @@ static char *dump_recording(const char *path)
 		"SELECT * FROM boot_func_misses ORDER BY run, name, module, geom",
 		"SELECT * FROM model_geoms",
 		"SELECT * FROM config ORDER BY option",
+		"SELECT * FROM vulnerabilities ORDER BY name",
 		"SELECT * FROM meta WHERE key NOT IN ('tool.version') ORDER BY key",
 	};
 	char *out = NULL;
@@ -252,12 +253,13 @@ static const char *output(void)
 	return path;
 }
 
-static int collect(const char *const *dirs, unsigned int n, const char *model, char *why,
-		   size_t len)
+static int collect_on(const char *const *dirs, unsigned int n, const char *model, const char *cpu,
+		      char *why, size_t len)
 {
 	struct boot_opts o = {.output = output(),
 			      .kernel = "linux-image-amd64",
 			      .append = "page_alloc.shuffle=1",
+			      .cpu = cpu,
 			      .model = model,
 			      .repeat = n};
 
@@ -265,7 +267,16 @@ static int collect(const char *const *dirs, unsigned int n, const char *model, c
 	return boot_collect(&o, dirs, n, why, len);
 }
 
-/* Two boots at two KASLR offsets, each symbolized with its own kallsyms. */
+static int collect(const char *const *dirs, unsigned int n, const char *model, char *why,
+		   size_t len)
+{
+	return collect_on(dirs, n, model, NULL, why, len);
+}
+
+/*
+ * Two boots at two KASLR offsets, each symbolized with its own kallsyms, on
+ * --cpu Skylake-Client-v1: run 0's cpu-model and vulnerabilities/ kept.
+ */
 static void test_collect_two_runs(void **state)
 {
 	char d0[PATH_MAX], d1[PATH_MAX], why[512], *out;
@@ -276,13 +287,20 @@ static void test_collect_two_runs(void **state)
 			      MODEL_HEAD("abcd1234") MODEL_ROWS("ffffffff81"), "abcd1234\n"));
 	strcpy(d1, raw_folder("run-1", KALLSYMS("ffffffff93"),
 			      MODEL_HEAD("abcd1234") MODEL_ROWS("ffffffff93"), "abcd1234\n"));
-	assert_int_equal(collect(dirs, 2, "cache", why, sizeof(why)), 0);
+	file("run-0/cpu-model", "Intel Core Processor (Skylake)\n");
+	assert_int_equal(tu_run("mkdir -p '%s/run-0/vulnerabilities'", dir), 0);
+	file("run-0/vulnerabilities/meltdown", "Mitigation: PTI\n");
+	file("run-0/vulnerabilities/tsa", "Not affected\n");
+	assert_int_equal(collect_on(dirs, 2, "cache", "Skylake-Client-v1", why, sizeof(why)), 0);
 	/* every value within what a data file may hold (data/check.c) */
 	assert_int_equal(datafile_open(&df, output(), why, sizeof(why)), 0);
 	datafile_close(df);
 	out = dump_recording(output());
 	tu_golden("boot-collect", out);
 	free(out);
+	/* the other tests' run-0 is without them */
+	assert_int_equal(tu_run("rm -r '%s/run-0/cpu-model' '%s/run-0/vulnerabilities'", dir, dir),
+			 0);
 }
 
 /*
@@ -314,6 +332,20 @@ static void test_collect_no_model(void **state)
 	out = dump_recording(output());
 	tu_golden("boot-collect-no-model", out);
 	free(out);
+}
+
+/* A raw folder's vulnerabilities/ that is a link (to the host's, say): refused, nothing written. */
+static void test_collect_vulns_link(void **state)
+{
+	char why[512], want[PATH_MAX + 64];
+	const char *d = raw_folder("run-link", NULL, NULL, "abcd1234\n");
+
+	assert_int_equal(
+		tu_run("ln -s /sys/devices/system/cpu/vulnerabilities '%s/vulnerabilities'", d), 0);
+	assert_int_equal(collect(&d, 1, NULL, why, sizeof(why)), -ENOTDIR);
+	snprintf(want, sizeof(want), "%s/vulnerabilities: Not a directory", d);
+	assert_string_equal(why, want);
+	assert_int_equal(access(output(), F_OK), -1);
 }
 
 /* The test's folder varies: DIR stands for it in s. */
@@ -394,6 +426,8 @@ static void test_cli_refusals(void **state)
 	char *word[] = {"boot", "--repeat", "x", "-o", "x.data", NULL};
 	char *neg[] = {"boot", "--repeat=-3", "-o", "x.data", NULL};
 	char *cache[] = {"boot", "--model", "insns", "--LL=1,2", "-o", "x.data", NULL};
+	char *cpu[] = {"boot", "--cpu", "Skylake Client", "-o", "x.data", NULL};
+	char *dash[] = {"boot", "--cpu=-x", "-o", "x.data", NULL};
 	char *ok[] = {"boot", "-o", "x.data", NULL};
 
 	tu_expect(cmd_boot, no_o, 2, 2, "kprotperf boot: give -o FILE, the recording to write\n");
@@ -406,6 +440,12 @@ static void test_cli_refusals(void **state)
 	tu_expect(cmd_boot, cache, 2, 2,
 		  "kprotperf boot: invalid --LL '1,2': expected SIZE,ASSOC,LINE (bytes, ways, "
 		  "bytes)\n");
+	tu_expect(cmd_boot, cpu, 2, 2,
+		  "kprotperf boot: invalid --cpu 'Skylake Client': expected a QEMU CPU model such"
+		  " as Skylake-Client-v1 (qemu-system-x86_64 -cpu help)\n");
+	tu_expect(cmd_boot, dash, 2, 2,
+		  "kprotperf boot: invalid --cpu '-x': expected a QEMU CPU model such as"
+		  " Skylake-Client-v1 (qemu-system-x86_64 -cpu help)\n");
 	setenv("KP_VM_RUN", "/nonexistent/vm-run.sh", 1);
 	tu_expect(cmd_boot, ok, 2, 1,
 		  "kprotperf boot: no scripts/vm-run.sh at /nonexistent/vm-run.sh: set KP_VM_RUN "
@@ -496,7 +536,8 @@ static void test_boot_command(void **state)
 {
 	char *argv[] = {"boot",	 "--kernel", "linux-image-amd64", "--append", "a b",
 			"-r",	 "2",	     "--timeout",	  "30",	      "--model",
-			"insns", "-o",	     (char *)output(),	  NULL};
+			"insns", "--cpu",    "Skylake-Client-v1", "-o",	      (char *)output(),
+			NULL};
 	char *err, *args, *out, path[PATH_MAX];
 	int ret;
 
@@ -519,9 +560,10 @@ static void test_boot_command(void **state)
 	free(err);
 	args = tu_read_file(strcat(strcpy(path, dir), "/args"));
 	assert_non_null(args);
-	assert_string_equal(args,
-			    "--kernel linux-image-amd64 --append a b --timeout 30 --model insns\n"
-			    "--kernel linux-image-amd64 --append a b --timeout 30 --model insns\n");
+	assert_string_equal(args, "--kernel linux-image-amd64 --append a b --timeout 30 --cpu "
+				  "Skylake-Client-v1 --model insns\n"
+				  "--kernel linux-image-amd64 --append a b --timeout 30 --cpu "
+				  "Skylake-Client-v1 --model insns\n");
 	free(args);
 	out = dump_recording(output());
 	assert_non_null(strstr(out, "-- SELECT * FROM boot_runs ORDER BY run\n"
@@ -577,6 +619,7 @@ int main(void)
 		cmocka_unit_test(test_dmesg_real),
 		cmocka_unit_test(test_collect_two_runs),
 		cmocka_unit_test(test_collect_real),
+		cmocka_unit_test(test_collect_vulns_link),
 		cmocka_unit_test(test_collect_no_model),
 		cmocka_unit_test(test_collect_refused),
 		cmocka_unit_test(test_cli_refusals),

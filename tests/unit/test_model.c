@@ -48,13 +48,13 @@ static const char *file(const char *name, const char *text)
 	return path;
 }
 
-static int count_row(__u64 pc, __u64 insns, const __u64 *v, void *ctx)
+static int count_row(const struct model_table_row *r, void *ctx)
 {
 	unsigned long long *sum = ctx;
 
 	sum[0]++;
-	sum[1] += insns;
-	sum[2] += v[MODEL_LL_MISSES];
+	sum[1] += r->insns;
+	sum[2] += r->v[MODEL_LL_MISSES];
 	return 0;
 }
 
@@ -83,8 +83,8 @@ static void test_table_bad(void **state)
 	static const struct {
 		const char *text, *why;
 	} bad[] = {
-		{"# kp_model 2\n",
-		 "not a table of kprotperf's machine model (no '# kp_model 1' line)"},
+		{"# kp_model 3\n",
+		 "not a table of kprotperf's machine model (no '# kp_model 1' or '2' line)"},
 		{HEAD "0x401010 1 0 0 0 0 0 0\n0x401000 1 0 0 0 0 0 0\n",
 		 "line 12 is not what the model writes there"},
 		{HEAD "0x401000 1 0 0 0 0 0\n", "line 11 is not what the model writes there"},
@@ -326,19 +326,390 @@ static void test_sweep_one(void **state)
 	}
 }
 
+/* ---- format 2: TLBs, events, est_cycles (fixtures in tests/unit/model/) ---- */
+
+#define FIX   "tests/unit/model/"
+#define COSTS FIX "costs.json"
+
+/* A recording of a kernel with the mitigations' symbols, awaiting the model's counts. */
+static const char *recording2(const char *name)
+{
+	static const struct {
+		__u64 addr;
+		const char *name;
+	} ks[] = {
+		{0xffffffff81000000ULL, "_stext"},
+		{0xffffffff81000100ULL, "entry_SYSCALL_64"},
+		{0xffffffff81000200ULL, "kfunc"},
+		{0xffffffff81000300ULL, "__x86_indirect_thunk_rax"},
+		{0xffffffff81000320ULL, "__x86_indirect_thunk_rcx"},
+		{0xffffffff81000340ULL, "__x86_return_thunk"},
+		{0xffffffff81000400ULL, "flush_tlb_one"},
+	};
+	static char path[128];
+	struct kv_list meta = {};
+	struct datafile *df;
+	char why[256];
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	unlink(path);
+	assert_int_equal(datafile_create(&df, path, (uid_t)-1, why, sizeof(why)), 0);
+	assert_int_equal(kv_add(&meta, "kernel.build_id", "abcd"), 0);
+	assert_int_equal(kv_add(&meta, "model.windows", "1"), 0);
+	assert_int_equal(kv_add(&meta, "model.state", "awaiting"), 0);
+	assert_int_equal(recording_put_meta(df, &meta), 0);
+	for (i = 0; i < sizeof(ks) / sizeof(ks[0]); i++)
+		assert_int_equal(recording_put_ksym(df, ks[i].addr, ks[i].name, ""), 0);
+	assert_int_equal(model_put_usym(df, 0x401000, 0x20, "ufunc", "/bin/prog"), 0);
+	assert_int_equal(datafile_commit(df, (uid_t)-1, (gid_t)-1, why, sizeof(why)), 0);
+	kv_list_free(&meta);
+	return path;
+}
+
+/* recording2 with table (a fixture) merged */
+static const char *merged2(const char *name, const char *table)
+{
+	const char *path = recording2(name);
+	char why[256];
+
+	assert_int_equal(model_inject(table, path, why, sizeof(why)), 0);
+	return path;
+}
+
+/* Per row: flushes, and the executions of a kind. */
+static int sum2_row(const struct model_table_row *r, void *ctx)
+{
+	unsigned long long *sum = ctx;
+
+	sum[0]++;
+	sum[1] += r->flushes;
+	sum[2] += r->kind >= 0 ? r->insns : 0;
+	sum[3] += r->tlb ? r->tlb[0] + r->tlb[1] : 0;
+	return 0;
+}
+
+static void test_table2_good(void **state)
+{
+	unsigned long long sum[4] = {0};
+	struct model_table t;
+	char why[256];
+
+	assert_int_equal(
+		model_table_read(FIX "table2-base.txt", &t, sum2_row, sum, why, sizeof(why)), 0);
+	assert_int_equal(t.format, 2);
+	assert_string_equal(t.guest_pti, "1");
+	assert_string_equal(t.guest_pcid, "0");
+	assert_int_equal(t.geom[0].tlb[0][0], 128);
+	assert_int_equal(t.geom[0].tlb[1][1], 4);
+	assert_int_equal(sum[0], 16);
+	assert_int_equal(sum[1], 48);
+	assert_int_equal(sum[2], 20 + 400 + 180 + 20 + 25 + 8);
+	assert_int_equal(sum[3], 1 + 2 + 3 + 5 + 4 + 36 + 1);
+	memset(sum, 0, sizeof(sum));
+	assert_int_equal(
+		model_table_read(FIX "table2-insns.txt", &t, sum2_row, sum, why, sizeof(why)), 0);
+	assert_int_equal(t.format, 2);
+	assert_int_equal(t.ngeom, 0);
+	assert_string_equal(t.guest_pcid, "unknown");
+	assert_int_equal(sum[1], 48);
+	assert_int_equal(sum[3], 0);
+}
+
+#define HEAD2_TOP                                                                           \
+	"# kp_model 2\n# kernel_build_id abcd\n# mode cache\n# qemu 7\n# window complete\n" \
+	"# windows opened 1 closed 1 restarts 0 stray_stops 0\n"                            \
+	"# geom 0 i1=32768:8:64 d1=32768:8:64 ll=8388608:16:64\n"
+#define COLS2                                                                         \
+	"# columns pc insns ev flushes i1_miss.0 d1_read.0 d1_read_miss.0 d1_write.0" \
+	" d1_write_miss.0 ll_miss.0 itlb_miss.0 dtlb_miss.0\n"
+#define HEAD2 HEAD2_TOP "# tlb 0 itlb=128:8 dtlb=64:4\n# guest pti 0 pcid 1\n" COLS2
+
+/* Each bad table of format 2 refused with why naming what is wrong. */
+static void test_table2_bad(void **state)
+{
+	static const struct {
+		const char *text, *why;
+	} bad[] = {
+		/* a TLB geometry that is not a power of two, ways above entries, none */
+		{HEAD2_TOP "# tlb 0 itlb=96:8 dtlb=64:4\n",
+		 "line 8 is not what the model writes there"},
+		{HEAD2_TOP "# tlb 0 itlb=128:8 dtlb=4:8\n",
+		 "line 8 is not what the model writes there"},
+		{HEAD2_TOP "# tlb 1 itlb=128:8 dtlb=64:4\n",
+		 "line 8 is not what the model writes there"},
+		{HEAD2_TOP COLS2 "0x1 1 - 0 0 0 0 0 0 0 0 0\n", "geometry 0 has no '# tlb 0' line"},
+		/* format 1's columns in a table of format 2, and the reverse */
+		{HEAD2_TOP "# tlb 0 itlb=128:8 dtlb=64:4\n# columns pc insns i1_miss.0 d1_read.0"
+			   " d1_read_miss.0 d1_write.0 d1_write_miss.0 ll_miss.0\n",
+		 "line 9 is not what the model writes there"},
+		{"# kp_model 1\n# mode insns\n# qemu 7\n# window complete\n# columns pc insns ev"
+		 " flushes\n",
+		 "line 5 is not what the model writes there"},
+		{"# kp_model 1\n# guest pti 1 pcid 1\n",
+		 "line 2 is not what the model writes there"},
+		{HEAD2_TOP "# guest pti yes pcid 1\n", "line 8 is not what the model writes there"},
+		/* a kind not on the list, flushes by what does not flush, more than executed */
+		{HEAD2 "0x1 1 nop 0 0 0 0 0 0 0 0 0\n",
+		 "line 11 is not what the model writes there"},
+		{HEAD2 "0x1 5 lfence 1 0 0 0 0 0 0 0 0\n",
+		 "line 11 is not what the model writes there"},
+		{HEAD2 "0x1 5 mov_cr3 6 0 0 0 0 0 0 0 0\n",
+		 "line 11 is not what the model writes there"},
+		/* a TLB count missing, one too many, one beyond 2^40 */
+		{HEAD2 "0x1 5 - 0 0 0 0 0 0 0 0\n", "line 11 is not what the model writes there"},
+		{HEAD2 "0x1 5 - 0 0 0 0 0 0 0 0 0 0\n",
+		 "line 11 is not what the model writes there"},
+		{HEAD2 "0x1 5 - 0 0 0 0 0 0 0 0 1099511627777\n",
+		 "line 11 is not what the model writes there"},
+	};
+	struct model_table t;
+	unsigned long long sum[4];
+	char why[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(model_table_read(file("t", bad[i].text), &t, sum2_row, sum, why,
+						  sizeof(why)),
+				 -EBADMSG);
+		assert_string_equal(why, bad[i].why);
+	}
+}
+
+/* inject of format 2: the new tables and meta, a bad table leaving the file as it was */
+static void test_inject2(void **state)
+{
+	const char *data = recording2("k2.data");
+	char why[256], copy[160];
+	struct datafile *df;
+
+	snprintf(copy, sizeof(copy), "%s.orig", data);
+	assert_int_equal(tu_run("cp %s %s", data, copy), 0);
+	assert_int_equal(model_inject(file("bad.txt", HEAD2 "0x1 5 - 0 0 0 0 0 0 0 0 x\n"), data,
+				      why, sizeof(why)),
+			 -EBADMSG);
+	assert_string_equal(why, "line 11 is not what the model writes there");
+	assert_int_equal(tu_run("cmp -s %s %s", data, copy), 0);
+	assert_int_equal(model_inject(FIX "table2-base.txt", data, why, sizeof(why)), 0);
+	assert_int_equal(datafile_open(&df, data, why, sizeof(why)), 0);
+	assert_string_equal(datafile_meta(df, "model.format"), "2");
+	assert_string_equal(datafile_meta(df, "model.guest_pti"), "1");
+	assert_string_equal(datafile_meta(df, "model.guest_pcid"), "0");
+	assert_true(model_has_tlb(df, 0));
+	datafile_close(df);
+	assert_int_equal(
+		tu_run("test \"$(sqlite3 %s 'SELECT count(*), sum(flushes), group_concat(kind)"
+		       " FROM (SELECT * FROM model_events ORDER BY pc);"
+		       " SELECT count(*), sum(itlb_misses), sum(dtlb_misses) FROM model_tlb;"
+		       " SELECT * FROM model_tlbs')\" = '12|48|swapgs,mov_cr3,verw,sysret,call_ind,"
+		       "lfence,ret,jmp_ind,ret,invlpg,call_ind,ret\n16|14|38\n0|128|8|64|4'",
+		       data),
+		0);
+}
+
+/* report --model of format 2, text and JSON whole; its totals checked against the formula */
+static void test_report2(void **state)
+{
+	const char *data = merged2("r2.data", FIX "table2-base.txt");
+	char *text[] = {"report", "--model", "--costs", COSTS, (char *)data, NULL};
+	char *json[] = {"report", "--model", "--json", "--costs", COSTS, (char *)data, NULL};
+
+	tu_golden_output("model-tlb-report", cmd_report, text);
+	tu_golden_json("model-tlb-report", dir, cmd_report, json);
+	/* by hand: docs/model.md's formula on the fixture's kernel and user PCs */
+	assert_int_equal(
+		tu_run("python3 -c 'import json, sys; d = json.load(open(sys.argv[1]));"
+		       " k = d[\"totals\"][\"kernel\"]; u = d[\"totals\"][\"user\"];"
+		       " assert d[\"tlb\"] and d[\"events\"], d;"
+		       " assert (k[\"est_cycles\"], u[\"est_cycles\"]) == (100977, 309), (k, u);"
+		       " assert [k[x] for x in (\"insns\", \"itlb_misses\", \"dtlb_misses\","
+		       " \"cr3_writes\", \"tlb_flushes\", \"serializing\", \"indirect_branches\","
+		       " \"returns\", \"retpolines\", \"return_thunks\")]"
+		       " == [1193, 13, 36, 100, 48, 368, 100, 95, 30, 25], k;"
+		       " f = {x[\"name\"]: x for x in d[\"functions\"]};"
+		       " assert f[\"__x86_indirect_thunk_rcx\"][\"retpolines\"] == 0;"
+		       " assert f[\"__x86_indirect_thunk_rcx\"][\"indirect_branches\"] == 20;"
+		       " assert d[\"costs\"][\"path\"] == \"%s\"' %s/out.json",
+		       COSTS, dir),
+		0);
+}
+
+/* diff --model of two recordings of format 2, sorted by the change in est_cycles */
+static void test_diff2(void **state)
+{
+	char base[128], hard[128];
+
+	snprintf(base, sizeof(base), "%s", merged2("b2.data", FIX "table2-base.txt"));
+	snprintf(hard, sizeof(hard), "%s", merged2("h2.data", FIX "table2-hard.txt"));
+	{
+		char *text[] = {"diff", "--model", "--sort", "est", "--costs",
+				COSTS,	base,	   hard,     NULL};
+		char *json[] = {"diff",	   "--model", "--json", "--sort", "est",
+				"--costs", COSTS,     base,	hard,	  NULL};
+
+		tu_golden_output("model-tlb-diff", cmd_diff, text);
+		tu_golden_json("model-tlb-diff", dir, cmd_diff, json);
+		/* entry_SYSCALL_64: 100 more CR3 writes (x 200), 40 more flushes (x 300), +14
+		 * I-TLB and +10 D-TLB misses (x 20, x 25), 100 more instructions (x 0.5) */
+		assert_int_equal(
+			tu_run("python3 -c 'import json, sys; d = json.load(open(sys.argv[1]));"
+			       " f = d[\"functions\"][0];"
+			       " assert (f[\"name\"], f[\"delta_est_cycles\"], f[\"delta_cr3_writes\"])"
+			       " == (\"entry_SYSCALL_64\", 32580, 100), f;"
+			       " t = d[\"totals\"][0];"
+			       " assert (t[\"module\"], t[\"delta_itlb_misses\"], t[\"delta_dtlb_misses\"])"
+			       " == (\"kernel\", 26, 40), t' %s/out.json",
+			       dir),
+			0);
+	}
+}
+
+/* folded --model est, itlb and dtlb: whole outputs */
+static void test_folded2(void **state)
+{
+	const char *data = merged2("f2.data", FIX "table2-base.txt");
+	char *est[] = {"folded", "--model", "est", "--costs", COSTS, (char *)data, NULL};
+	char *itlb[] = {"folded", "--model", "itlb", "-K", (char *)data, NULL};
+	char *dtlb[] = {"folded", "--model", "dtlb", (char *)data, NULL};
+
+	tu_expect(cmd_folded, est, 1, 0,
+		  "[kernel];kfunc 4080\n[kernel];entry_SYSCALL_64 90585\n"
+		  "[kernel];__x86_indirect_thunk_rax 1230\n/bin/prog;ufunc 309\n"
+		  "[kernel];__x86_return_thunk 1163\n[kernel];__x86_indirect_thunk_rcx 50\n"
+		  "[kernel];flush_tlb_one 3869\n");
+	tu_expect(cmd_folded, itlb, 1, 0, "[kernel];kfunc 6\n[kernel];entry_SYSCALL_64 7\n");
+	tu_expect(cmd_folded, dtlb, 1, 0,
+		  "[kernel];kfunc 30\n[kernel];entry_SYSCALL_64 5\n/bin/prog;ufunc 2\n"
+		  "[kernel];flush_tlb_one 1\n");
+	tu_expect(cmd_folded, est, 2, 0,
+		  "kprotperf folded: est_cycles is an estimate (costs: unit-test costs (made-up"
+		  " numbers), " COSTS ")\n");
+}
+
+/*
+ * Made without a TLB: a table of format 1 (no TLB, no events) and one of
+ * mode insns (events, no TLB) say so in a line, null in JSON, never zeros.
+ */
+static void test_no_tlb(void **state)
+{
+	static const char *const g[] = {G32_8M};
+	char one[128], insns[128], two[128], want[256], *out;
+
+	snprintf(one, sizeof(one), "%s",
+		 sweep("f1.data", g, 1, "0xffffffff81000100 700 10 400 20 100 5 3\n"));
+	snprintf(insns, sizeof(insns), "%s", merged2("i2.data", FIX "table2-insns.txt"));
+	snprintf(two, sizeof(two), "%s", merged2("t2.data", FIX "table2-base.txt"));
+	{
+		char *r1[] = {"report", "--model", "--costs", COSTS, one, NULL};
+		char *j1[] = {"report", "--model", "--json", "--costs", COSTS, one, NULL};
+		char *ri[] = {"report", "--model", "--costs", COSTS, insns, NULL};
+		char *ji[] = {"report", "--model", "--json", insns, NULL};
+		char *d12[] = {"diff", "--model", "--costs", COSTS, one, two, NULL};
+		char *f1[] = {"folded", "--model", "itlb", one, NULL};
+
+		tu_golden_output("model-format1-report", cmd_report, r1);
+		tu_golden_json("model-format1-report", dir, cmd_report, j1);
+		assert_int_equal(
+			tu_run("python3 -c 'import json, sys; d = json.load(open(sys.argv[1]));"
+			       " k = d[\"totals\"][\"kernel\"];"
+			       " assert not d[\"tlb\"] and not d[\"events\"], d;"
+			       " assert k[\"itlb_misses\"] is None and k[\"cr3_writes\"] is None, k;"
+			       " assert k[\"est_cycles\"] == 350 + 100 + 25 * 12 + 3 * 150, k' %s/out.json",
+			       dir),
+			0);
+		tu_golden_output("model-insns2-report", cmd_report, ri);
+		tu_golden_json("model-insns2-report", dir, cmd_report, ji);
+		assert_int_equal(
+			tu_run("python3 -c 'import json, sys; d = json.load(open(sys.argv[1]));"
+			       " k = d[\"totals\"][\"kernel\"];"
+			       " assert not d[\"tlb\"] and d[\"events\"], d;"
+			       " assert k[\"itlb_misses\"] is None and k[\"cr3_writes\"] == 100, k;"
+			       " assert k[\"est_cycles\"] is None and d[\"costs\"] is None, k' %s/out.json",
+			       dir),
+			0);
+		/* a format-1 base against a format-2 hardened: no columns of what one lacks */
+		tu_golden_output("model-format1-diff", cmd_diff, d12);
+		snprintf(want, sizeof(want),
+			 "kprotperf folded: %s: made without a TLB: no TLB misses\n", one);
+		tu_expect(cmd_folded, f1, 2, 1, want);
+		out = tu_output(cmd_report, (char *[]){"report", "--model", one, NULL});
+		assert_non_null(strstr(out, "\n# made without a TLB and without events (a table of"
+					    " format 1): no TLB misses, instruction kinds or"
+					    " flushes\n"));
+		free(out);
+		/* a recording of schema 10, before TLBs: the same, its tables lacking read empty */
+		assert_int_equal(
+			tu_run("cp %s %s/s10.data && sqlite3 %s/s10.data 'DROP TABLE model_tlb;"
+			       " DROP TABLE model_events; DROP TABLE model_tlbs;"
+			       " PRAGMA user_version = 10'",
+			       one, dir, dir),
+			0);
+		snprintf(want, sizeof(want), "%s/s10.data", dir);
+		out = tu_output(cmd_report,
+				(char *[]){"report", "--model", "--costs", COSTS, want, NULL});
+		tu_golden("model-format1-report", out);
+		free(out);
+	}
+}
+
+/*
+ * cmd on argv exits 1 after one line on stderr naming the cost table at
+ * path, and shows nothing: the line's words are the cost tables' reader's.
+ */
+static void refused_costs(char **argv, const char *path)
+{
+	char want[256], *err, *out;
+	int ret;
+
+	err = tu_run_fd(cmd_report, argv, 2, &ret);
+	assert_int_equal(ret, 1);
+	snprintf(want, sizeof(want), "kprotperf: cost table %s: ", path);
+	assert_true(!strncmp(err, want, strlen(want)));
+	assert_true(strchr(err, '\n') == err + strlen(err) - 1);
+	free(err);
+	out = tu_run_fd(cmd_report, argv, 1, &ret);
+	assert_string_equal(out, "");
+	free(out);
+}
+
+/* A cost table that is not one (a cost missing, cut short, over 64 KiB): one line, nothing shown */
+static void test_costs_bad(void **state)
+{
+	const char *data = merged2("c2.data", FIX "table2-base.txt");
+	char bad[128], junk[128];
+	char *argv[] = {"report", "--model", "--costs", bad, (char *)data, NULL};
+	char *cut[] = {"report", "--model", "--costs", junk, (char *)data, NULL};
+	char *big[] = {"report", "--model", "--costs", (char *)data, (char *)data, NULL};
+
+	/* file() returns its own buffer: each path copied */
+	snprintf(bad, sizeof(bad), "%s",
+		 file("bad.json", "{\"kprotperf_costs\": 1, \"name\": \"x\", \"cpi\": 1,"
+				  " \"costs\": {\"i1_miss\": 1}}\n"));
+	snprintf(junk, sizeof(junk), "%s", file("junk.json", "{\"kprotperf_costs\": 1,"));
+	refused_costs(argv, bad);
+	refused_costs(cut, junk);
+	refused_costs(big, data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table_good),   cmocka_unit_test(test_table_bad),
 		cmocka_unit_test(test_inject),	     cmocka_unit_test(test_inject_refused),
 		cmocka_unit_test(test_sweep_report), cmocka_unit_test(test_sweep_diff),
-		cmocka_unit_test(test_sweep_one),
+		cmocka_unit_test(test_sweep_one),    cmocka_unit_test(test_table2_good),
+		cmocka_unit_test(test_table2_bad),   cmocka_unit_test(test_inject2),
+		cmocka_unit_test(test_report2),	     cmocka_unit_test(test_diff2),
+		cmocka_unit_test(test_folded2),	     cmocka_unit_test(test_no_tlb),
+		cmocka_unit_test(test_costs_bad),
 	};
 	int rc;
 
 	strcpy(dir, "/tmp/kp-model-XXXXXX");
 	if (!mkdtemp(dir))
 		return 1;
+	/* no calibrated table of this machine: est_cycles only with --costs */
+	setenv("HOME", dir, 1);
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_run("rm -rf %s", dir);
 	return rc;

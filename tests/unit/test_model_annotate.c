@@ -120,10 +120,18 @@ static int build(void *f)
 		       : -1;
 }
 
+/* Whether the recording is of a table of format 2 (TLBs and events), else of format 1. */
+static bool format2;
+
 static void put_meta(struct datafile *df)
 {
 	struct kv_list meta = {};
 
+	if (format2) {
+		assert_int_equal(kv_add(&meta, "model.format", "2"), 0);
+		assert_int_equal(kv_add(&meta, "model.guest_pti", "1"), 0);
+		assert_int_equal(kv_add(&meta, "model.guest_pcid", "1"), 0);
+	}
 	assert_int_equal(kv_add(&meta, "kernel.build_id", "%s", fx->bid), 0);
 	assert_int_equal(kv_add(&meta, "kernel.release", "6.1.0-kp-test"), 0);
 	assert_int_equal(kv_add(&meta, "model.windows", "1"), 0);
@@ -141,7 +149,8 @@ static void put_meta(struct datafile *df)
  */
 static void fill(struct datafile *df)
 {
-	struct model_geom g = {{{32768, 8, 64}, {32768, 8, 64}, {8388608, 16, 64}}};
+	struct model_geom g = {{{32768, 8, 64}, {32768, 8, 64}, {8388608, 16, 64}},
+			       {{128, 8}, {64, 4}}};
 	__u64 v[MODEL_STATS];
 	size_t i;
 
@@ -150,6 +159,8 @@ static void fill(struct datafile *df)
 	assert_int_equal(recording_put_ksym(df, fx->insns[0] + SLIDE, "kp_loop", ""), 0);
 	assert_int_equal(recording_put_ksym(df, fx->insns[NLOOP] + SLIDE, "kp_outer", ""), 0);
 	assert_int_equal(model_put_geom(df, 0, &g), 0);
+	if (format2)
+		assert_int_equal(model_put_tlbs(df, 0, &g), 0);
 	assert_int_equal(model_put_usym(df, 0x401000, 0x20, "ufunc", "/nonexistent/prog"), 0);
 	assert_int_equal(model_put_pc(df, 0x401000, 4), 0);
 	for (i = 0; i < fx->ninsns; i++) {
@@ -163,6 +174,14 @@ static void fill(struct datafile *df)
 		v[MODEL_LL_MISSES] = i == 3 ? 2 : 0;
 		assert_int_equal(model_put_pc(df, fx->insns[i] + SLIDE, n), 0);
 		assert_int_equal(model_put_misses(df, fx->insns[i] + SLIDE, 0, v), 0);
+		if (!format2)
+			continue;
+		/* the guard's fetch misses the I-TLB once, the load the D-TLB every seventh */
+		assert_int_equal(
+			model_put_tlb(df, fx->insns[i] + SLIDE, 0, i == 0, i == 3 ? n / 7 : 0), 0);
+		/* kp_loop's two returns */
+		if (i == 7 || i == 9)
+			assert_int_equal(model_put_event(df, fx->insns[i] + SLIDE, "ret", 0), 0);
 	}
 }
 
@@ -249,6 +268,34 @@ static void test_inlined_line(void **state)
 	check_json("kp_outer", check);
 }
 
+/*
+ * Of a table of format 2, with a cost table: est_cycles, the TLB misses and
+ * the returns per line and per block, text and JSON whole.
+ */
+static void test_blocks_tlb(void **state)
+{
+	char *text[] = {"annotate", "--model", "--costs",   "tests/unit/model/costs.json",
+			"-f",	    "kp_loop", "--vmlinux", fx->vmlinux,
+			fx->data,   NULL};
+	char *json[] = {
+		"annotate", "--model", "--json",    "--costs",	 "tests/unit/model/costs.json",
+		"-f",	    "kp_loop", "--vmlinux", fx->vmlinux, fx->data,
+		NULL};
+	int ret;
+	char *out;
+
+	fx = tu_fixture(state);
+	format2 = true;
+	recording();
+	format2 = false;
+	golden("model-annotate-tlb-text", text);
+	out = tu_run_fd(cmd_annotate, json, 1, &ret);
+	assert_int_equal(ret, 0);
+	tu_golden_mask("model-annotate-tlb-json", out,
+		       (const char *const[]){fx->t.dir, "DIR", NULL});
+	free(out);
+}
+
 static void test_refusals(void **state)
 {
 	char *user[] = {"annotate",  "--model",	  "-f",	    "ufunc",
@@ -284,11 +331,12 @@ static int setup(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_blocks_text),
-		cmocka_unit_test(test_blocks_json),
-		cmocka_unit_test(test_inlined_line),
+		cmocka_unit_test(test_blocks_text),  cmocka_unit_test(test_blocks_json),
+		cmocka_unit_test(test_inlined_line), cmocka_unit_test(test_blocks_tlb),
 		cmocka_unit_test(test_refusals),
 	};
 
+	/* no calibrated table of this machine: est_cycles only with --costs */
+	setenv("HOME", "/nonexistent", 1);
 	return cmocka_run_group_tests(tests, setup, tu_fixture_teardown);
 }

@@ -64,6 +64,7 @@ struct spec {
 	double scale; /* of base's wall times */
 	int shift;    /* base's runs in another order */
 	long long clear[RUNS];
+	const char *cpu, *meltdown; /* cpu.model and a vulnerability's status; NULL: none */
 };
 
 static void meta(struct datafile *df, const char *key, const char *value)
@@ -84,6 +85,11 @@ static void provenance(struct datafile *df, const struct spec *s, const char *op
 	meta(df, "sampling.freq_hz", "1000");
 	OK(query_insert(df, "INSERT INTO config VALUES('CONFIG_SLAB_FREELIST_RANDOM', ?)", "t",
 			s->freelist));
+	if (s->cpu)
+		meta(df, "cpu.model", s->cpu);
+	if (s->meltdown)
+		OK(query_insert(df, "INSERT INTO vulnerabilities VALUES('meltdown', ?)", "t",
+				s->meltdown));
 }
 
 /* Stack 1: copy_process under kernel_clone; 2: clear_page_erms called from it. */
@@ -253,7 +259,7 @@ static void fixture(bool whole)
 static void test_plan_refusals(void **unused)
 {
 	static const char known[] =
-		"a variant takes --version, --src, --set, --kernel, --append and --timeout";
+		"a variant takes --version, --src, --set, --kernel, --append, --timeout and --cpu";
 	static const struct {
 		const char *plan, *why;
 	} cases[] = {
@@ -304,6 +310,18 @@ static void test_plan_refusals(void **unused)
 		 "plan:2: variant name 'x.y': letters, digits, '_', '-' and '+' only,"
 		 " at most 47 of them (it names a folder)"},
 		{"base:\x01\nx:", "plan:1: a control character in the line"},
+		{"base: --cpu max,family=21\nx: --cpu Skylake-Client-v1", NULL},
+		{"base:\nx: --cpu 'Skylake Client'",
+		 "plan:2: --cpu Skylake Client: want a QEMU CPU model such as Skylake-Client-v1"
+		 " (qemu-system-x86_64 -cpu help)"},
+		{"base:\nx: --cpu=-x",
+		 "plan:2: --cpu -x: want a QEMU CPU model such as Skylake-Client-v1"
+		 " (qemu-system-x86_64 -cpu help)"},
+		{"base:\nx: --cpu ''", "plan:2: --cpu : want a QEMU CPU model such as"
+				       " Skylake-Client-v1 (qemu-system-x86_64 -cpu help)"},
+		{"base:\nx: --cpu EPYC-Rome-v1 --cpu=Skylake-Client-v1",
+		 "plan:2: --cpu given twice, EPYC-Rome-v1 and Skylake-Client-v1: give it once"},
+		{"base:\nx: --cpu", "plan:2: --cpu needs a value"},
 	};
 	char why[512], want[512];
 	struct sweep_plan p;
@@ -363,6 +381,33 @@ static void test_setups(void **unused)
 	sweep_plan_free(&p);
 }
 
+/* --cpu: a variant's replaces base's, one without keeps base's, with --kernel too. */
+static void test_setup_cpu(void **unused)
+{
+	static const char plan[] = "base: --version 6.1 --cpu EPYC-Rome-v1\n"
+				   "sky: --cpu Skylake-Client-v1 --append pti=off\n"
+				   "k: --kernel linux-image-amd64\n"
+				   "null:\n";
+	static const char *const want[] = {
+		"kernel-build.sh --version 6.1; cpu EPYC-Rome-v1",
+		"kernel-build.sh --version 6.1; append pti=off; cpu Skylake-Client-v1",
+		"kernel linux-image-amd64; cpu EPYC-Rome-v1",
+		"kernel-build.sh --version 6.1; cpu EPYC-Rome-v1",
+	};
+	char why[256], line[256];
+	struct sweep_setup s;
+	struct sweep_plan p;
+	size_t i;
+
+	OK(sweep_plan_parse("plan", plan, strlen(plan), &p, why, sizeof(why)));
+	for (i = 0; i < p.n; i++) {
+		sweep_setup_of(&p, &p.v[i], &s);
+		sweep_setup_line(&s, line, sizeof(line));
+		assert_string_equal(line, want[i]);
+	}
+	sweep_plan_free(&p);
+}
+
 static char *self(void)
 {
 	static char path[PATH_MAX];
@@ -409,6 +454,52 @@ static void test_dry_run(void **unused)
 	tu_expect(cmd_sweep, argv, 2, 1, want);
 	tu_expect(cmd_sweep, argv, 1, 1, "");
 	free(want);
+	assert_int_equal(access(out, F_OK), -1);
+}
+
+/*
+ * --dry-run tries each CPU model of the plan once with vm-run.sh --check
+ * --cpu (a stand-in, KP_VM_RUN, that knows no NoSuchModel and logs each
+ * call): a model it refuses is said with its line, nothing printed.
+ */
+static void test_dry_run_cpu(void **unused)
+{
+	char plan[PATH_MAX], out[PATH_MAX], fake[PATH_MAX], *text, *want;
+	char *argv[] = {"sweep", "--dry-run", "--ops", "null", "-o", out, plan, NULL};
+
+	snprintf(plan, sizeof(plan), "%s/cpu-dry.plan", dir);
+	snprintf(out, sizeof(out), "%s/cpu-dry", dir);
+	snprintf(fake, sizeof(fake), "%s/fake-check.sh", dir);
+	OK(tu_write_file(plan, "base: --kernel linux-image-amd64 --cpu EPYC-Rome-v1\n"
+			       "sky: --cpu Skylake-Client-v1\n"
+			       "bad: --cpu NoSuchModel\n"
+			       "sky2: --cpu Skylake-Client-v1 --append pti=off\n"));
+	assert_true(asprintf(&text,
+			     "#!/bin/sh\necho \"$*\" >>'%s/checks'\n"
+			     "[ \"$3\" != NoSuchModel ] && exit 0\n"
+			     "echo \"vm-run: --cpu $3: QEMU cannot run it under TCG: unable to find"
+			     " CPU model '$3'\" >&2\nexit 125\n",
+			     dir) > 0);
+	OK(tu_write_file(fake, text));
+	free(text);
+	OK(chmod(fake, 0700));
+	setenv("KP_VM_RUN", fake, 1);
+	assert_true(
+		asprintf(&want,
+			 "kprotperf sweep: %s:3: bad: vm-run: --cpu NoSuchModel: QEMU cannot run"
+			 " it under TCG: unable to find CPU model 'NoSuchModel'\n"
+			 "kprotperf sweep: %s: 4 variants checked (kernel-build.sh --check run 0"
+			 " times): refused\n",
+			 plan, plan) > 0);
+	tu_expect(cmd_sweep, argv, 2, 1, want);
+	free(want);
+	unsetenv("KP_VM_RUN");
+	snprintf(fake, sizeof(fake), "%s/checks", dir);
+	text = tu_read_file(fake);
+	assert_non_null(text);
+	assert_string_equal(text, "--check --cpu EPYC-Rome-v1\n--check --cpu Skylake-Client-v1\n"
+				  "--check --cpu NoSuchModel\n");
+	free(text);
 	assert_int_equal(access(out, F_OK), -1);
 }
 
@@ -500,6 +591,108 @@ static void test_merge_whole(void **unused)
 	memcpy(dir, saved, sizeof(dir));
 }
 
+/*
+ * What differs on another CPU model: sky's recordings have another
+ * cpu.model and meltdown status (each named), and the plan's --cpu;
+ * csl2's recordings are base's (QEMU names Cascadelake-Server-v2 as v1),
+ * so the plan's --cpu alone says it, not "nothing".
+ */
+static void test_merge_cpu(void **unused)
+{
+	static const char plan[] = "base: --set SLAB_FREELIST_RANDOM=n\n"
+				   "sky: --cpu Skylake-Client-v1\n"
+				   "csl2: --cpu Cascadelake-Server-v2\n";
+	const struct spec base = {"aaaa",	   "console=ttyS0 quiet",	"n",	       1, 0,
+				  {5, 6, 4, 5, 5}, "QEMU TCG CPU version 2.5+", "Not affected"};
+	const struct spec sky = {"aaaa",
+				 "console=ttyS0 quiet",
+				 "n",
+				 1.05,
+				 0,
+				 {5, 6, 4, 5, 5},
+				 "Intel Core Processor (Skylake)",
+				 "Mitigation: PTI"};
+	char saved[sizeof(dir)], why[256], path[PATH_MAX];
+	char *argv[] = {"sweep", "--merge", dir, "--json", NULL};
+	struct sweep_plan p;
+
+	memcpy(saved, dir, sizeof(dir));
+	OK(tu_mkdtemp(dir, sizeof(dir), "kp-sweep-cpu"));
+	OK(sweep_plan_parse("plan", plan, strlen(plan), &p, why, sizeof(why)));
+	snprintf(path, sizeof(path), "%s/sweep.plan", dir);
+	OK(tu_write_file(path, plan));
+	job(&p, "base", NULL);
+	recorded("base", &base);
+	job(&p, "sky", NULL);
+	recorded("sky", &sky);
+	job(&p, "csl2", NULL);
+	recorded("csl2", &base);
+	sweep_plan_free(&p);
+	json_of(argv, 0);
+	OK(tu_run(
+		"python3 - '%s/m.json' <<'EOF'\n"
+		"import json, sys\n"
+		"d = json.load(open(sys.argv[1]))\n"
+		"rows = {r['variant']: r for r in d['rows']}\n"
+		"assert rows['sky']['setup'] == 'kernel-build.sh --set SLAB_FREELIST_RANDOM=n;"
+		" cpu Skylake-Client-v1', rows['sky']\n"
+		"assert rows['sky']['differs'] == ['cpu model: QEMU TCG CPU version 2.5+ -> Intel"
+		" Core Processor (Skylake)', 'vulnerability meltdown: Not affected -> Mitigation:"
+		" PTI', \"cpu --cpu: (not set) -> Skylake-Client-v1 (the plan's)\"],"
+		" rows['sky']['differs']\n"
+		"assert rows['csl2']['differs'] == [\"cpu --cpu: (not set) -> Cascadelake-Server-v2"
+		" (the plan's)\"], rows['csl2']['differs']\n"
+		"EOF",
+		dir));
+	OK(tu_run("rm -rf '%s'", dir));
+	memcpy(dir, saved, sizeof(dir));
+}
+
+/*
+ * A job's vm-run.sh command carries the variant's --cpu (base's when it
+ * gives none), and its job file's setup line says it: a stand-in for
+ * vm-run.sh (KP_VM_RUN) logs its options up to "--", --out's scratch
+ * folder left out, and succeeds.
+ */
+static void test_job_cpu(void **unused)
+{
+	static const char plan[] = "base: --kernel linux-image-amd64 --cpu EPYC-Rome-v1\n"
+				   "sky: --cpu Skylake-Client-v1\n";
+	char planf[PATH_MAX], out[PATH_MAX], fake[PATH_MAX], path[PATH_MAX], *text;
+	char *argv[] = {"sweep", "--job", "sky", "-r",	"2", "--ops",
+			"null",	 "-o",	  out,	 planf, NULL};
+	char *base[] = {"sweep", "--job", "base", "-r",	 "2", "--ops",
+			"null",	 "-o",	  out,	  planf, NULL};
+
+	snprintf(planf, sizeof(planf), "%s/cpu.plan", dir);
+	snprintf(out, sizeof(out), "%s/cpu-out", dir);
+	snprintf(fake, sizeof(fake), "%s/fake-vm-run.sh", dir);
+	OK(tu_write_file(planf, plan));
+	assert_true(
+		asprintf(
+			&text,
+			"#!/bin/sh\nwhile [ $# -gt 0 ] && [ \"$1\" != -- ]; do\n"
+			"\t[ \"$1\" = --out ] && shift 2 && continue\n"
+			"\tprintf '%%s ' \"$1\"; shift\ndone >>'%s/vm-args'\necho >>'%s/vm-args'\n",
+			dir, dir) > 0);
+	OK(tu_write_file(fake, text));
+	free(text);
+	OK(chmod(fake, 0700));
+	setenv("KP_VM_RUN", fake, 1);
+	tu_expect(cmd_sweep, argv, 1, 0, "");
+	tu_expect(cmd_sweep, base, 1, 0, "");
+	unsetenv("KP_VM_RUN");
+	snprintf(path, sizeof(path), "%s/vm-args", dir);
+	text = tu_read_file(path);
+	assert_non_null(text);
+	assert_string_equal(text,
+			    "--kernel linux-image-amd64 --timeout 360 --cpu Skylake-Client-v1 \n"
+			    "--kernel linux-image-amd64 --timeout 360 --cpu EPYC-Rome-v1 \n");
+	free(text);
+	OK(tu_run("grep -qx 'setup=kernel linux-image-amd64; cpu Skylake-Client-v1' '%s/sky/job'",
+		  out));
+}
+
 static int setup(void **state)
 {
 	if (tu_mkdtemp(dir, sizeof(dir), "kp-sweep"))
@@ -519,8 +712,10 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan_refusals), cmocka_unit_test(test_setups),
-		cmocka_unit_test(test_dry_run),	      cmocka_unit_test(test_merge),
-		cmocka_unit_test(test_merge_whole),
+		cmocka_unit_test(test_setup_cpu),     cmocka_unit_test(test_dry_run),
+		cmocka_unit_test(test_dry_run_cpu),   cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_merge_whole),   cmocka_unit_test(test_merge_cpu),
+		cmocka_unit_test(test_job_cpu),
 	};
 
 	if (argc == 3 && !strcmp(argv[1], "--fixture")) {

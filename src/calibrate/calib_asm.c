@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The microbenchmarks' loops (calibrate/calibrate.h): each runs its body
+ * n times, 4 copies an iteration, in inline assembly the compiler cannot
+ * reorder or remove.  Loops that call or push move the stack pointer below
+ * the red zone first (the compiler may keep data there).
+ */
+#include "calibrate/calibrate.h"
+
+/* A function that only returns, its return thunk (Linux's __x86_return_thunk:
+ * "ret; int3"), one that returns through it, and a retpoline thunk built as
+ * Linux's __x86_indirect_thunk_rax. */
+asm(".text\n"
+    ".p2align 6\n"
+    "kp_calib_ret_fn: ret\n"
+    ".p2align 6\n"
+    "kp_calib_return_thunk: ret\n int3\n"
+    ".p2align 6\n"
+    "kp_calib_rt_fn: jmp kp_calib_return_thunk\n"
+    ".p2align 6\n"
+    "kp_calib_thunk_rax:\n"
+    "	call 1f\n"
+    "2:	pause\n"
+    "	lfence\n"
+    "	jmp 2b\n"
+    "	.p2align 4\n"
+    "1:	mov %rax, (%rsp)\n"
+    "	ret\n"
+    "	int3\n");
+
+#define REP4(x) x x x x
+/* A loop of n iterations of 4 bodies, the stack moved below the red zone around it. */
+#define LOOP(body, ...)                                      \
+	asm volatile("sub $128, %%rsp\n"                     \
+		     "1:\n" REP4(body) "dec %[n]\n jnz 1b\n" \
+				       "add $128, %%rsp\n"   \
+		     : [n] "+r"(n)__VA_ARGS__)
+
+void calib_add_chain(void *ctx, long n)
+{
+	long x = 0;
+
+	/* 8 dependent adds a body: 32 an iteration */
+	asm volatile(
+		"1:\n" REP4(REP4("add $1, %[x]\n") REP4("add $1, %[x]\n")) "dec %[n]\n jnz 1b\n"
+		: [n] "+r"(n), [x] "+r"(x));
+}
+
+void calib_mix(void *ctx, long n)
+{
+	long *buf = ctx;
+
+	/* 10 instructions a body: loads, a store, ALU work, a branch never taken */
+	LOOP("mov (%[b]), %%r8\n add %%r8, %%r9\n mov %%r9, 8(%[b])\n xor %%r10, %%r11\n"
+	     "lea 1(%%r9), %%r10\n shl $1, %%r11\n or %%r8, %%r10\n cmp %%r9, %%r10\n je 3f\n"
+	     "nop\n 3:\n",
+	     : [b] "r"(buf)
+	     : "r8", "r9", "r10", "r11", "cc", "memory");
+}
+
+/* ctx: where the chase is, kept between calls so that one goes on where the last stopped */
+void calib_chase(void *ctx, long n)
+{
+	void *p = *(void **)ctx;
+
+	LOOP("mov (%[p]), %[p]\n", , [p] "+r"(p) : : "memory");
+	*(void **)ctx = p;
+}
+
+/* A call of generated code: its chain of jumps n times (calibrate's JIT, calib_mem.c). */
+void calib_jit(void *ctx, long n)
+{
+	asm volatile("sub $128, %%rsp\n call *%[f]\n add $128, %%rsp\n"
+		     : "+c"(n)
+		     : [f] "r"(ctx)
+		     : "memory", "cc");
+}
+
+#define FENCE_BENCH(name, ins)                                                        \
+	void calib_##name(void *ctx, long n)                                          \
+	{                                                                             \
+		LOOP("mov %%rdx, (%[b])\n " ins "\n add $1, %%rdx\n add $1, %%rsi\n", \
+		     : [b] "r"(ctx)                                                   \
+		     : "rdx", "rsi", "cc", "memory");                                 \
+	}
+FENCE_BENCH(nofence, "")
+FENCE_BENCH(lfence, "lfence")
+FENCE_BENCH(mfence, "mfence")
+FENCE_BENCH(sfence, "sfence")
+
+void calib_cpuid(void *ctx, long n)
+{
+	LOOP("xor %%eax, %%eax\n xor %%ecx, %%ecx\n cpuid\n",
+	     :
+	     : "rax", "rbx", "rcx", "rdx", "memory");
+}
+
+void calib_nocpuid(void *ctx, long n)
+{
+	LOOP("xor %%eax, %%eax\n xor %%ecx, %%ecx\n", : : "rax", "rbx", "rcx", "rdx", "memory");
+}
+
+void calib_verw(void *ctx, long n)
+{
+	LOOP("verw (%[s])\n", : [s] "r"(ctx) : "cc", "memory");
+}
+
+void calib_empty(void *ctx, long n)
+{
+	LOOP("nop\n", : : "memory");
+}
+
+/* IRETQ to the same ring: SS, RSP, RFLAGS, CS, RIP pushed, then iretq (or popped: the base). */
+#define IRET_FRAME                                                                \
+	"mov %%rsp, %%rax\n mov %%ss, %%ecx\n push %%rcx\n push %%rax\n pushfq\n" \
+	"mov %%cs, %%ecx\n push %%rcx\n lea 2f(%%rip), %%rcx\n push %%rcx\n"
+void calib_iret(void *ctx, long n)
+{
+	LOOP(IRET_FRAME "iretq\n 2:\n", : : "rax", "rcx", "cc", "memory");
+}
+
+void calib_noiret(void *ctx, long n)
+{
+	LOOP(IRET_FRAME "add $40, %%rsp\n jmp 2f\n 2:\n", : : "rax", "rcx", "cc", "memory");
+}
+
+void calib_call_direct(void *ctx, long n)
+{
+	LOOP("call kp_calib_ret_fn\n", : : "rax", "memory");
+}
+
+void calib_call_ind(void *ctx, long n)
+{
+	LOOP("lea kp_calib_ret_fn(%%rip), %%rax\n call *%%rax\n", : : "rax", "memory");
+}
+
+void calib_call_lea(void *ctx, long n)
+{
+	LOOP("lea kp_calib_ret_fn(%%rip), %%rax\n call kp_calib_ret_fn\n", : : "rax", "memory");
+}
+
+void calib_retpoline(void *ctx, long n)
+{
+	LOOP("lea kp_calib_ret_fn(%%rip), %%rax\n call kp_calib_thunk_rax\n", : : "rax", "memory");
+}
+
+void calib_return_thunk(void *ctx, long n)
+{
+	LOOP("call kp_calib_rt_fn\n", : : "rax", "memory");
+}
+
+void calib_jmp_ind(void *ctx, long n)
+{
+	LOOP("lea 2f(%%rip), %%rax\n jmp *%%rax\n 2:\n", : : "rax", "memory");
+}
+
+void calib_jmp_direct(void *ctx, long n)
+{
+	LOOP("lea 2f(%%rip), %%rax\n jmp 2f\n 2:\n", : : "rax", "memory");
+}

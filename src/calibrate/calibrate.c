@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * This machine's costs measured (calibrate/calibrate.h): each microbenchmark
+ * timed against its twin without the instruction measured, converted to
+ * cycles by the dependent add chain's clock, the constants taken from the
+ * shipped table of the machine's vendor.
+ */
+#include "calibrate/calibrate.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+/* The measuring state: the clock's cycles per ns, where progress goes. */
+struct calib {
+	double ghz;
+	FILE *err;
+	struct calib_result *r;
+};
+
+/* fn's cycles per body (bodies: how many one n stands for). */
+static double cycles(struct calib *k, calib_loop_fn *fn, void *ctx, long n, double bodies)
+{
+	return calib_time(fn, ctx, n) / bodies * k->ghz;
+}
+
+/* A cost into the table, never below 0, with its source. */
+static void set(struct calib *k, enum model_cost_key key, double v, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void set(struct calib *k, enum model_cost_key key, double v, const char *fmt, ...)
+{
+	va_list ap;
+
+	k->r->costs.c[key] = v > 0 ? round(v * 10) / 10 : 0;
+	va_start(ap, fmt);
+	vsnprintf(k->r->src.s[key], MODEL_COST_SOURCE_MAX, fmt, ap);
+	va_end(ap);
+	if (k->err)
+		fprintf(k->err, "calibrate: %-12s %8.1f cycles\n", model_cost_names[key],
+			k->r->costs.c[key]);
+}
+
+#define KIB (1UL << 10)
+#define MIB (1UL << 20)
+
+/* The memory hierarchy: d1_miss, ll_miss, dtlb_miss, i1_miss, itlb_miss. */
+/* Regions of memory or code to measure, each of size bytes, one line per page or all. */
+struct region {
+	size_t size;
+	bool per_page;
+	long n;
+};
+
+/*
+ * The regions as pointer chases (code: chains of jumps), timed round
+ * robin: cycles per load (jump) into c; -ENOMEM when one cannot be mapped.
+ */
+static int regions(struct calib *k, const struct region *g, size_t n, bool code, double *c)
+{
+	struct calib_job j[8];
+	void *m[8], *start[8];
+	long slots[8];
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < n; i++) {
+		slots[i] = CALIB_BODIES;
+		m[i] = code ? calib_jit_new(g[i].size, g[i].per_page, &slots[i], &start[i])
+			    : calib_chase_new(g[i].size, false, g[i].per_page, &start[i]);
+		if (!m[i])
+			err = -ENOMEM;
+		j[i] = (struct calib_job){code ? calib_jit : calib_chase,
+					  code ? start[i] : (void *)&start[i], g[i].n, 0};
+	}
+	if (!err)
+		calib_time_rr(j, n);
+	for (i = 0; i < n; i++) {
+		c[i] = j[i].best / slots[i] * k->ghz;
+		if (m[i])
+			munmap(m[i], g[i].size);
+	}
+	return err;
+}
+
+/* The memory hierarchy: d1_miss, ll_miss, dtlb_miss, i1_miss, itlb_miss. */
+static int memory(struct calib *k)
+{
+	static const struct region data[] = {
+		{16 * KIB, false, 1L << 16},  {256 * KIB, false, 1L << 16},
+		{4 * MIB, false, 1L << 16},   {256 * MIB, true, 1L << 14},
+		{256 * MIB, false, 1L << 15},
+	};
+	static const struct region code[] = {
+		{4 * KIB, false, 1L << 14}, {256 * KIB, false, 1L << 8}, {256 * MIB, true, 1}};
+	struct calib_result *r = k->r;
+	double d[5], c[3], l3, ll, tlb, jsmall, jbig, jpages;
+
+	if (regions(k, data, 5, false, d) || regions(k, code, 3, true, c))
+		return -ENOMEM;
+	r->l1_cycles = d[0], r->l2_cycles = d[1], l3 = d[2], tlb = d[3], ll = d[4];
+	jsmall = c[0], jbig = c[1], jpages = c[2];
+	r->ll_raw_cycles = ll;
+	r->tlb_raw_cycles = tlb;
+	set(k, MC_D1_MISS, r->l2_cycles - r->l1_cycles,
+	    "measured: random pointer chase, 256 KiB (L2) %.1f cycles a load less 16 KiB (L1) "
+	    "%.1f",
+	    r->l2_cycles, r->l1_cycles);
+	set(k, MC_DTLB_MISS, tlb - l3,
+	    "measured: random pointer chase, one line in each of 65536 4 KiB pages (every access "
+	    "a TLB miss, its 4 MiB of lines cached) %.1f cycles, less 4 MiB of lines in 1024 pages "
+	    "%.1f",
+	    tlb, l3);
+	set(k, MC_LL_MISS, ll - r->l2_cycles - r->costs.c[MC_DTLB_MISS],
+	    "measured: random pointer chase over 256 MiB, 4 KiB pages (MADV_NOHUGEPAGE) %.1f "
+	    "cycles a load, less the L2 latency %.1f and dtlb_miss %.1f%s",
+	    ll, r->l2_cycles, r->costs.c[MC_DTLB_MISS],
+	    ll < r->l2_cycles + r->costs.c[MC_DTLB_MISS]
+		    ? " (below 0, taken as 0: here the page walk, not the line, is what a load "
+		      "missing everything waits for)"
+		    : "");
+	set(k, MC_I1_MISS, jbig - jsmall,
+	    "measured: a random chain of jumps through 256 KiB of generated code, one a 64-byte "
+	    "line, %.1f cycles a jump, less the same in 4 KiB %.1f",
+	    jbig, jsmall);
+	set(k, MC_ITLB_MISS, jpages - l3 - jsmall,
+	    "measured: a random chain of jumps, one in each of 65536 4 KiB pages of code, %.1f "
+	    "cycles a jump, less the data chase's 4 MiB latency %.1f and a cached jump %.1f",
+	    jpages, l3, jsmall);
+	return 0;
+}
+
+/* The instructions: fences, CPUID, VERW, IRETQ, calls, jumps, returns, thunks. */
+static void instructions(struct calib *k)
+{
+	struct model_costs *c = &k->r->costs;
+	long buf[8] = {0};
+	unsigned short ds;
+	double base, call, ind, pair;
+
+	base = cycles(k, calib_nofence, buf, 1L << 16, CALIB_BODIES);
+	set(k, MC_LFENCE, cycles(k, calib_lfence, buf, 1L << 16, CALIB_BODIES) - base,
+	    "measured: LFENCE between a store and two adds, less the same without it");
+	set(k, MC_MFENCE, cycles(k, calib_mfence, buf, 1L << 15, CALIB_BODIES) - base,
+	    "measured: MFENCE between a store and two adds, less the same without it");
+	set(k, MC_SFENCE, cycles(k, calib_sfence, buf, 1L << 16, CALIB_BODIES) - base,
+	    "measured: SFENCE between a store and two adds, less the same without it");
+	set(k, MC_CPUID,
+	    cycles(k, calib_cpuid, NULL, 1L << 10, CALIB_BODIES) -
+		    cycles(k, calib_nocpuid, NULL, 1L << 10, CALIB_BODIES),
+	    "measured: CPUID leaf 0, less the loop without it (under a hypervisor CPUID traps: "
+	    "this is the trap's cost)");
+	asm("mov %%ss, %0" : "=r"(ds)); /* __USER_DS: 64-bit user mode's %ds is 0 */
+	set(k, MC_VERW,
+	    cycles(k, calib_verw, &ds, 1L << 14, CALIB_BODIES) -
+		    cycles(k, calib_empty, NULL, 1L << 14, CALIB_BODIES),
+	    "measured: VERW of the user data selector (%%ss, %#x) from memory, less an empty loop "
+	    "(buffers cleared only on a CPU whose microcode makes VERW clear them)",
+	    ds);
+	set(k, MC_IRET,
+	    cycles(k, calib_iret, NULL, 1L << 14, CALIB_BODIES) -
+		    cycles(k, calib_noiret, NULL, 1L << 14, CALIB_BODIES),
+	    "measured: IRETQ to the same ring (ring 3) through a frame pushed, less the frame "
+	    "pushed and popped (a return to another ring costs more)");
+	call = cycles(k, calib_call_lea, NULL, 1L << 16, CALIB_BODIES);
+	ind = cycles(k, calib_call_ind, NULL, 1L << 16, CALIB_BODIES);
+	set(k, MC_CALL_IND, ind - call,
+	    "measured: a predicted CALL *%%rax to a RET, less a direct CALL to it");
+	set(k, MC_JMP_IND,
+	    cycles(k, calib_jmp_ind, NULL, 1L << 16, CALIB_BODIES) -
+		    cycles(k, calib_jmp_direct, NULL, 1L << 16, CALIB_BODIES),
+	    "measured: a predicted JMP *%%rax, less a direct JMP");
+	pair = cycles(k, calib_call_direct, NULL, 1L << 16, CALIB_BODIES);
+	set(k, MC_RET, pair - 2 * c->cpi,
+	    "measured: a direct CALL and its predicted RET, %.1f cycles, less two instructions "
+	    "at cpi",
+	    pair);
+	set(k, MC_RETPOLINE,
+	    cycles(k, calib_retpoline, NULL, 1L << 14, CALIB_BODIES) - ind - 3 * c->cpi -
+		    c->c[MC_RET],
+	    "measured: a CALL through a retpoline thunk built as Linux's "
+	    "__x86_indirect_thunk_rax, less a predicted CALL *%%rax, the thunk's three "
+	    "instructions at cpi and its RET's cost");
+	set(k, MC_RETURN_THUNK,
+	    cycles(k, calib_return_thunk, NULL, 1L << 16, CALIB_BODIES) - pair - c->cpi,
+	    "measured: a RET through a return thunk (JMP to 'ret; int3', as Linux's "
+	    "__x86_return_thunk), less a plain RET and the JMP at cpi");
+}
+
+/* The costs user mode cannot measure: the shipped table of this vendor's, each source named. */
+static int constants(struct calib *k)
+{
+	static const enum model_cost_key keys[] = {MC_CR3_WRITE, MC_TLB_FLUSH, MC_WRMSR,  MC_RDMSR,
+						   MC_SYSRET,	 MC_SWAPGS,    MC_MOV_CR, MC_INVLPG,
+						   MC_INVPCID,	 MC_WBINVD,    MC_LXDT};
+	struct model_cost_sources *src = malloc(sizeof(*src));
+	bool amd = !strcmp(k->r->costs.vendor, "AuthenticAMD");
+	const char *file = amd ? "epyc-rome.json" : "skylake.json";
+	struct model_costs ship;
+	size_t i;
+	int err;
+
+	if (!src)
+		return -ENOMEM;
+	err = model_costs_pick_sources(NULL, amd ? "EPYC-Rome" : "Skylake", &ship, src);
+	for (i = 0; !err && i < sizeof(keys) / sizeof(keys[0]); i++)
+		set(k, keys[i], ship.c[keys[i]], "constant (user mode cannot run it), of %s: %s",
+		    file, src->s[keys[i]]);
+	free(src);
+	return err;
+}
+
+/* Pinned to the CPU it runs on: no migration between a loop and its twin. */
+static void pin(void)
+{
+	cpu_set_t set;
+	int cpu = sched_getcpu();
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+int calib_measure(struct calib_result *r, FILE *err)
+{
+	struct calib k = {.err = err, .r = r};
+	struct model_costs *c = &r->costs;
+	long buf[8] = {0};
+	double ns;
+	int e;
+
+	memset(r, 0, sizeof(*r));
+	pin();
+	model_costs_this_cpu(c);
+	snprintf(c->name, sizeof(c->name), "calibrated on %s (this machine)",
+		 *c->model_name ? c->model_name : c->vendor);
+	ns = calib_time(calib_add_chain, NULL, 1L << 17) / CALIB_ADDS;
+	c->ghz = round(1 / ns * 1000) / 1000;
+	k.ghz = c->ghz;
+	c->cpi = round(cycles(&k, calib_mix, buf, 1L << 16, 1) /
+		       (CALIB_BODIES * CALIB_MIX_INSNS + 2) * 1000) /
+		 1000;
+	if (err)
+		fprintf(err, "calibrate: %.3f GHz (a dependent add a cycle), cpi %.3f\n", c->ghz,
+			c->cpi);
+	e = memory(&k);
+	if (e) {
+		fprintf(stderr, "kprotperf calibrate: cannot map the benchmarks' memory: %s\n",
+			strerror(-e));
+		return e;
+	}
+	instructions(&k);
+	return constants(&k);
+}

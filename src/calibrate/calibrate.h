@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * kprotperf calibrate's machinery: this machine's costs measured natively
+ * in user mode by microbenchmarks (pinned to one CPU, warmed up, the
+ * minimum of repeats, each loop's overhead measured by a twin loop without
+ * the instruction and subtracted), the costs user mode cannot measure as
+ * constants with their sources (docs/model.md, "Estimated cycles"), the
+ * table written as model/costs.h reads it and shown.
+ */
+#ifndef KP_CALIBRATE_H
+#define KP_CALIBRATE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "model/costs.h"
+
+/* One loop: its body n times over (4 copies an iteration for the asm ones); ctx its data. */
+typedef void calib_loop_fn(void *ctx, long n);
+
+calib_loop_fn calib_add_chain, calib_mix, calib_chase, calib_jit, calib_nofence, calib_lfence,
+	calib_mfence, calib_sfence, calib_cpuid, calib_nocpuid, calib_verw, calib_empty, calib_iret,
+	calib_noiret, calib_call_direct, calib_call_ind, calib_call_lea, calib_retpoline,
+	calib_return_thunk, calib_jmp_ind, calib_jmp_direct;
+
+/* Instructions of calib_mix's body, adds of calib_add_chain's iteration, bodies an iteration. */
+#define CALIB_MIX_INSNS 10
+#define CALIB_ADDS	32
+#define CALIB_BODIES	4
+
+/*
+ * A random cyclic pointer chase: lines of 64 bytes in a region of size
+ * bytes (huge: MADV_HUGEPAGE, else MADV_NOHUGEPAGE), one line per page at
+ * an offset of its own when per_page, else every line; its first line
+ * into *start.  The region (munmap size bytes) or NULL.
+ */
+void *calib_chase_new(size_t size, bool huge, bool per_page, void **start);
+/*
+ * Generated code: a random cycle of jumps through slots of 64 bytes in a
+ * region of size bytes (one slot per page when per_page), closed by
+ * dec %rcx; jnz; ret, for calib_jit.  NULL (errno) when no executable
+ * memory can be had.  *slots: the jumps a round takes; *entry: where
+ * calib_jit calls it.
+ */
+void *calib_jit_new(size_t size, bool per_page, long *slots, void **entry);
+
+/* The minimum over repeats of fn(ctx, n)'s time per call of the body (n bodies), in ns. */
+double calib_time(calib_loop_fn *fn, void *ctx, long n);
+
+/* A loop to time among others: best, its calib_time. */
+struct calib_job {
+	calib_loop_fn *fn;
+	void *ctx;
+	long n;
+	double best;
+};
+/*
+ * Loops timed round robin, each repeat running every one twice, warming
+ * up then timed: a load that comes and goes weighs on all alike, so that
+ * their differences, the costs, stay true to one another.
+ */
+void calib_time_rr(struct calib_job *j, size_t n);
+
+/* What calibrate found, costs and their sources (measured or cited), and what it measured raw. */
+struct calib_result {
+	struct model_costs costs;
+	struct model_cost_sources src;
+	double l1_cycles, l2_cycles, ll_raw_cycles, tlb_raw_cycles;
+};
+
+/* Measure this machine (progress on err, NULL: silent): 0 or -errno, said. */
+int calib_measure(struct calib_result *r, FILE *err);
+/* r's table as JSON (model/costs.h's format) to f. */
+int calib_write_json(FILE *f, const struct model_costs *c, const struct model_cost_sources *src);
+/* The table shown: one line per key, cycles and source. */
+void calib_show(FILE *f, const struct model_costs *c, const struct model_cost_sources *src);
+
+#endif

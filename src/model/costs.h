@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The cost tables est_cycles weighs the model's counts by: one small JSON
+ * object per CPU (docs/model.md, "Estimated cycles"), every cost in extra
+ * cycles over cpi, every cost with its source.  Shipped tables (share/
+ * costs/NAME.json, built in; an installed kprotperf's PREFIX/share/
+ * kprotperf/costs/NAME.json first) for the guest models the VM runs, and
+ * this machine's, measured by kprotperf calibrate into
+ * ${XDG_CACHE_HOME:-~/.cache}/kprotperf/costs/native.json.
+ *
+ * A table is untrusted input: a regular file of at most 64 KiB opened
+ * through no symbolic link, strict JSON of the one flat format (numbers
+ * and strings only, no duplicate key), every key known (a key starting
+ * with '_' is a note, ignored; any other unknown key is refused: a typo
+ * would leave a cost unset), every cost and its source present, numbers
+ * finite and within bounds.  A bad one is refused in one line naming the
+ * problem and the way out.
+ */
+#ifndef KP_MODEL_COSTS_H
+#define KP_MODEL_COSTS_H
+
+#include <stddef.h>
+
+enum model_cost_key {
+	MC_I1_MISS,
+	MC_D1_MISS,
+	MC_LL_MISS,
+	MC_ITLB_MISS,
+	MC_DTLB_MISS,
+	MC_CR3_WRITE,
+	MC_TLB_FLUSH,
+	MC_LFENCE,
+	MC_MFENCE,
+	MC_SFENCE,
+	MC_CPUID,
+	MC_WRMSR,
+	MC_RDMSR,
+	MC_VERW,
+	MC_IRET,
+	MC_SYSRET,
+	MC_SWAPGS,
+	MC_MOV_CR,
+	MC_INVLPG,
+	MC_INVPCID,
+	MC_WBINVD,
+	MC_LXDT,
+	MC_CALL_IND,
+	MC_JMP_IND,
+	MC_RET,
+	MC_RETPOLINE,
+	MC_RETURN_THUNK,
+	MC_KEYS
+};
+
+struct model_costs {
+	char name[128], path[256], vendor[16], model_name[64];
+	int family, model;
+	double ghz, cpi, c[MC_KEYS];
+};
+
+extern const char *const model_cost_names[MC_KEYS];
+
+/* kind word of the raw table → its cost key, or -1 (no cost of its own) */
+int model_cost_of_kind(const char *kind);
+/* a file (regular, ≤ 64 KiB, no link followed): 0 or -errno with one line printed naming the
+ * problem */
+int model_costs_load(const char *path, struct model_costs *c);
+/*
+ * --costs GIVEN (a path, or "native": this machine's calibrated table, refused when it is of
+ * another CPU), else the shipped table for the guest's cpu.model string (Skylake, Cascadelake,
+ * EPYC-Rome), else this machine's calibrated table, else -ENOENT with one line saying how to get
+ * one
+ */
+int model_costs_pick(const char *given, const char *guest_cpu_model, struct model_costs *c);
+
+/* Beyond the shared API: what kprotperf calibrate needs. */
+
+/* A cost's source as a table gives it, at most this long with its NUL. */
+#define MODEL_COST_SOURCE_MAX 512
+/* Whole tables are at most this long. */
+#define MODEL_COSTS_MAX (64 << 10)
+
+struct model_cost_sources {
+	char s[MC_KEYS][MODEL_COST_SOURCE_MAX];
+};
+
+/* model_costs_load and model_costs_pick that also give each cost's source (src NULL: not). */
+int model_costs_load_sources(const char *path, struct model_costs *c,
+			     struct model_cost_sources *src);
+int model_costs_pick_sources(const char *given, const char *guest_cpu_model, struct model_costs *c,
+			     struct model_cost_sources *src);
+/* The table open at fd (named path; fd closed) read: as model_costs_load. */
+int model_costs_load_fd(int fd, const char *path, struct model_costs *c,
+			struct model_cost_sources *src);
+/*
+ * A table's text (n bytes, from origin, as errors name it) read: 0, or
+ * -EINVAL with why set to the problem and the way out (no "kprotperf:");
+ * -EFBIG over MODEL_COSTS_MAX bytes, -ENOMEM.
+ */
+int model_costs_parse(const char *text, size_t n, const char *origin, struct model_costs *c,
+		      struct model_cost_sources *src, char *why, size_t len);
+/* This machine's CPU (vendor, family, model, model_name from CPUID) into c. */
+void model_costs_this_cpu(struct model_costs *c);
+/* Where calibrate writes this machine's table: its folder and name into buf; NULL without $HOME. */
+const char *model_costs_native_dir(char *buf, size_t len);
+#define MODEL_COSTS_NATIVE "native.json"
+/* Whether c's CPU is this machine's (vendor, family, model and model_name equal). */
+int model_costs_same_cpu(const struct model_costs *c, const struct model_costs *here);
+
+#endif

@@ -1,0 +1,64 @@
+#!/bin/bash
+# kprotperf calibrate on this machine (~10 s): it writes the table to
+# $XDG_CACHE_HOME/kprotperf/costs/native.json (a regular file, mode 0644,
+# no temporary left), shows every one of the 27 costs with a source, the
+# file reads back (--show, --show --json) and as `--costs native`; the
+# measured figures are in the ranges any x86-64 machine gives (the clock
+# 0.5-6 GHz, an L1 hit 2-8 cycles' worth of d1_miss below an L2 hit, the
+# fences and calls finite); the constants say where they come from.
+# Refused in one line, nothing written: the costs folder a symbolic link,
+# a folder others can write, an operand, an unknown option.
+. "$(dirname "$0")/lib.sh"
+command -v python3 > /dev/null || skip "python3 is not installed"
+export XDG_CACHE_HOME=$TMP/cache
+dir=$XDG_CACHE_HOME/kprotperf/costs
+"$KP" calibrate > "$TMP/out" 2> "$TMP/err" || fail "calibrate exited $?: $(tail -3 "$TMP/err")"
+[ -f "$dir/native.json" ] && [ ! -L "$dir/native.json" ] || fail "no $dir/native.json"
+[ "$(stat -c %a "$dir/native.json")" = 644 ] || fail "native.json mode $(stat -c %a "$dir/native.json")"
+[ "$(ls "$dir")" = native.json ] || fail "left in $dir: $(ls "$dir")"
+head -4 "$TMP/out" | grep -q "^# cost table: calibrated on .* (this machine) ($dir/native.json)$" ||
+	fail "the table's header: $(head -1 "$TMP/out")"
+[ "$(grep -c '^[a-z0-9_]* *[0-9.]*  [a-z]' "$TMP/out")" = 27 ] || fail "not 27 costs with a source: $(cat "$TMP/out")"
+"$KP" calibrate --show > "$TMP/show" || fail "calibrate --show"
+cmp -s <(tail -n +2 "$TMP/out") <(tail -n +2 "$TMP/show") || fail "--show is not the table calibrate showed"
+"$KP" calibrate --show --json > "$TMP/json" || fail "calibrate --show --json"
+cmp -s "$TMP/json" "$dir/native.json" || fail "--show --json is not the file"
+python3 - "$TMP/json" <<'PY' || fail "the figures measured"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c, s = d["costs"], d["sources"]
+checks = [
+    (0.5 <= d["ghz"] <= 6, "ghz"), (0.05 <= d["cpi"] <= 2, "cpi"),
+    (2 <= c["d1_miss"] <= 60, "d1_miss"), (c["ll_miss"] >= 0 and c["dtlb_miss"] > 5, "ll/dtlb"),
+    (c["mfence"] > c["sfence"], "mfence > sfence"), (c["retpoline"] > c["call_ind"], "retpoline > call_ind"),
+    (all(v < 1e7 for v in c.values()), "finite"),
+    (all(s[k].startswith("measured: ") for k in ("d1_miss", "ll_miss", "lfence", "verw", "iret", "retpoline")), "measured"),
+    (all(s[k].startswith("constant ") for k in ("cr3_write", "wrmsr", "swapgs", "invlpg", "wbinvd")), "constants"),
+]
+bad = [w for ok, w in checks if not ok]
+if bad:
+    print("out of range:", bad, c, file=sys.stderr)
+    sys.exit(1)
+PY
+
+# expect CODE LINE CMD...: the exit code and stderr, one line, whole
+expect() {
+	local code=$1 line=$2 rc
+	shift 2
+	"$@" > "$TMP/o" 2> "$TMP/e" && rc=0 || rc=$?
+	[ "$rc" = "$code" ] || fail "'$*' exited $rc, want $code: $(cat "$TMP/e")"
+	[ "$(cat "$TMP/e")" = "$line" ] || fail "'$*' said '$(cat "$TMP/e")', want '$line'"
+}
+expect 2 "kprotperf calibrate: unexpected argument 'x' (see kprotperf calibrate --help)" "$KP" calibrate x
+expect 2 "kprotperf calibrate: unknown option '--bogus' (see kprotperf calibrate --help)" "$KP" calibrate --bogus
+mv "$dir" "$TMP/real"
+ln -s "$TMP/real" "$dir"
+expect 1 "kprotperf calibrate: cannot write into $dir: Not a directory (a link, another user's or a folder others can write are refused): give --out FILE" \
+	"$KP" calibrate
+rm "$dir" && mv "$TMP/real" "$dir" && chmod 0777 "$dir"
+expect 1 "kprotperf calibrate: cannot write into $dir: Operation not permitted (a link, another user's or a folder others can write are refused): give --out FILE" \
+	"$KP" calibrate
+chmod 0755 "$dir"
+"$KP" calibrate --out "$TMP/mine.json" --json > "$TMP/mine.out" 2> /dev/null || fail "calibrate --out --json"
+cmp -s "$TMP/mine.out" "$TMP/mine.json" || fail "--json is not the file --out wrote"
+echo "ok: calibrate"
