@@ -19,6 +19,7 @@
  * PTI, through three geometries.  Every count must be equal.
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,110 +186,132 @@ static uint64_t next_gen(struct kp_sim *s, uint64_t gen)
 	return 1;
 }
 
+/* a run of the TLB stream: the simulator, the reference, the guest's state */
+struct trun {
+	struct kp_sim s;
+	uint64_t frame[1024]; /* each page's physical page */
+	struct kp_miss got[NTGEOM], want[NTGEOM];
+	struct rtlb ri[NTGEOM], rd[NTGEOM];
+	uint64_t epoch, pcid_bits, tag, gen, last_ip;
+	int pti, pcid;
+};
+
+/* a CR3 write, derived or not, flushing or not */
+static void tlb_cr3(struct trun *t)
+{
+	int derived = next(2), flush = next(2), g;
+	uint64_t mask = next(1u << 12), val = next(1u << 12);
+
+	kp_sim_cr3(&t->s, derived, mask, val, flush);
+	if (!derived) {
+		t->epoch++;
+		t->pcid_bits = 0;
+	} else if (t->pcid) {
+		t->pcid_bits = (t->pcid_bits & ~mask) | (val & mask);
+	}
+	t->tag = t->epoch << 12 | (t->pcid ? t->pcid_bits : 0);
+	for (g = 0; g < NTGEOM && flush; g++) {
+		rtlb_flush(&t->ri[g], t->pcid ? KP_FLUSH_TAG : KP_FLUSH_NONGLOBAL, t->tag);
+		rtlb_flush(&t->rd[g], t->pcid ? KP_FLUSH_TAG : KP_FLUSH_NONGLOBAL, t->tag);
+	}
+	t->gen = next_gen(&t->s, t->gen);
+	t->last_ip = KP_NO_TAG;
+}
+
+/* a MOV to CR4 or an INVPCID */
+static void tlb_flush(struct trun *t)
+{
+	enum kp_tlb_flush how = next(2) ? KP_FLUSH_ALL : KP_FLUSH_NONGLOBAL;
+	int g;
+
+	kp_sim_tlb_flush(&t->s, how);
+	for (g = 0; g < NTGEOM; g++) {
+		rtlb_flush(&t->ri[g], how, t->tag);
+		rtlb_flush(&t->rd[g], how, t->tag);
+	}
+	t->gen = next_gen(&t->s, t->gen);
+	t->last_ip = KP_NO_TAG;
+}
+
+/* a fetch (I-TLB) or an access (D-TLB, through kp_tlb_fast as kp_model.c) */
+static void tlb_access(struct trun *t, uint64_t vp, bool fetch)
+{
+	unsigned int size = next(8) ? 4 : 4096; /* now and then across two pages */
+	uint64_t va = vp << KP_TLB_PAGE | (size == 4 ? next(4092) : 0x800);
+	uint64_t pa = t->frame[vp % 1024] << KP_TLB_PAGE | (va & 0xfff);
+	uint64_t end = (va + size - 1) >> KP_TLB_PAGE;
+	int global = !t->pti && vp >= 0xffff800000000000ull >> KP_TLB_PAGE, g, fast = size == 4;
+
+	if (fetch) {
+		kp_sim_itlb(&t->s, t->got, va, pa, size, t->gen);
+	} else {
+		for (g = 0; g < NTGEOM; g++)
+			fast &= kp_tlb_fast(&t->s.geom[g].dtlb, vp, t->gen);
+		if (!fast)
+			kp_sim_tlb(&t->s, t->got, false, va, pa, size, t->gen);
+	}
+	/* the page fetched last hits, unchanged (the simulator's shortcut) */
+	if (fetch && vp == t->last_ip && end == vp)
+		return;
+	for (g = 0; g < NTGEOM; g++) {
+		struct rtlb *r = fetch ? &t->ri[g] : &t->rd[g];
+		int miss = rtlb_ref(r, vp, t->tag, pa >> KP_TLB_PAGE, global);
+
+		if (end != vp)
+			miss |= rtlb_ref(r, end, t->tag, KP_TLB_ANY, global);
+		if (fetch)
+			t->want[g].itlb_miss += miss;
+		else
+			t->want[g].dtlb_miss += miss;
+	}
+	if (fetch)
+		t->last_ip = end;
+}
+
 /* one run of the TLB stream with the guest's pti and pcid: 0 when equal */
 static int tlb_run(int pti, int pcid)
 {
-	static uint64_t frame[1024];
-	static struct kp_sim s;
-	struct kp_miss got[NTGEOM] = {0}, want[NTGEOM] = {0};
-	struct rtlb ri[NTGEOM], rd[NTGEOM];
-	uint64_t epoch = 0, pcid_bits = 0, tag = 0, gen = 1, last_ip = KP_NO_TAG;
+	static struct trun t;
 	long k;
 	int g, bad = 0;
 
-	memset(&s, 0, sizeof(s));
+	memset(&t, 0, sizeof(t));
+	t.pti = t.s.pti = pti;
+	t.pcid = t.s.pcid = pcid;
+	t.gen = 1;
+	t.last_ip = KP_NO_TAG;
 	for (g = 0; g < NTGEOM; g++) {
-		if (!kp_sim_add_geom(&s, tgeoms[g]))
+		if (!kp_sim_add_geom(&t.s, tgeoms[g]))
 			return 1;
-		rtlb_init(&ri[g], &s.geom[g].itlb);
-		rtlb_init(&rd[g], &s.geom[g].dtlb);
+		rtlb_init(&t.ri[g], &t.s.geom[g].itlb);
+		rtlb_init(&t.rd[g], &t.s.geom[g].dtlb);
 	}
-	kp_sim_init(&s);
-	s.pti = pti;
-	s.pcid = pcid;
+	kp_sim_init(&t.s);
 	for (k = 0; k < 1024; k++)
-		frame[k] = 0x1000 + k;
+		t.frame[k] = 0x1000 + k;
 	for (k = 0; k < 1000000; k++) {
-		uint64_t vp = tpage(), pa, va;
-		int op = next(100), global = !pti && vp >= 0xffff800000000000ull >> KP_TLB_PAGE;
-		unsigned int size = next(8) ? 4 : 4096; /* now and then across two pages */
+		uint64_t vp = tpage();
+		int op = next(100);
 
-		if (op == 0) { /* a CR3 write */
-			int derived = next(2), flush = next(2);
-			uint64_t mask = next(1u << 12), val = next(1u << 12);
-
-			kp_sim_cr3(&s, derived, mask, val, flush);
-			if (!derived) {
-				epoch++;
-				pcid_bits = 0;
-			} else if (pcid) {
-				pcid_bits = (pcid_bits & ~mask) | (val & mask);
-			}
-			tag = epoch << 12 | (pcid ? pcid_bits : 0);
-			for (g = 0; g < NTGEOM && flush; g++) {
-				rtlb_flush(&ri[g], pcid ? KP_FLUSH_TAG : KP_FLUSH_NONGLOBAL, tag);
-				rtlb_flush(&rd[g], pcid ? KP_FLUSH_TAG : KP_FLUSH_NONGLOBAL, tag);
-			}
-			gen = next_gen(&s, gen);
-			last_ip = KP_NO_TAG;
-			continue;
-		}
-		if (op == 1) { /* CR4, INVPCID */
-			enum kp_tlb_flush how = next(2) ? KP_FLUSH_ALL : KP_FLUSH_NONGLOBAL;
-
-			kp_sim_tlb_flush(&s, how);
-			for (g = 0; g < NTGEOM; g++) {
-				rtlb_flush(&ri[g], how, tag);
-				rtlb_flush(&rd[g], how, tag);
-			}
-			gen = next_gen(&s, gen);
-			last_ip = KP_NO_TAG;
-			continue;
-		}
-		if (op == 2) { /* a page remapped, and the generation with it */
-			frame[vp % 1024] = 0x100000 + next(1 << 20);
-			gen = next_gen(&s, gen);
-			continue;
-		}
-		va = vp << KP_TLB_PAGE | (size == 4 ? next(4092) : 0x800);
-		pa = frame[vp % 1024] << KP_TLB_PAGE | (va & 0xfff);
-		if (op < 50) {
-			kp_sim_itlb(&s, got, va, pa, size, gen);
+		if (op == 0) {
+			tlb_cr3(&t);
+		} else if (op == 1) {
+			tlb_flush(&t);
+		} else if (op == 2) { /* a page remapped, and the generation with it */
+			t.frame[vp % 1024] = 0x100000 + next(1 << 20);
+			t.gen = next_gen(&t.s, t.gen);
 		} else {
-			int mru = size == 4;
-
-			for (g = 0; g < NTGEOM; g++)
-				mru &= kp_tlb_fast(&s.geom[g].dtlb, vp, gen);
-			if (!mru)
-				kp_sim_tlb(&s, got, false, va, pa, size, gen);
+			tlb_access(&t, vp, op < 50);
 		}
-		for (g = 0; g < NTGEOM; g++) {
-			struct rtlb *r = op < 50 ? &ri[g] : &rd[g];
-			uint64_t end = (va + size - 1) >> KP_TLB_PAGE;
-			int miss;
-
-			/* the page fetched last hits, unchanged (the simulator's shortcut) */
-			if (op < 50 && vp == last_ip && end == vp)
-				continue;
-			miss = rtlb_ref(r, vp, tag, pa >> KP_TLB_PAGE, global);
-			if (end != vp)
-				miss |= rtlb_ref(r, end, tag, KP_TLB_ANY, global);
-			if (op < 50)
-				want[g].itlb_miss += miss;
-			else
-				want[g].dtlb_miss += miss;
-		}
-		if (op < 50)
-			last_ip = (va + size - 1) >> KP_TLB_PAGE;
 	}
 	for (g = 0; g < NTGEOM; g++) {
 		printf("tlb pti %d pcid %d %s: itlb_miss %" PRIu64 " dtlb_miss %" PRIu64 "\n", pti,
-		       pcid, tgeoms[g], got[g].itlb_miss, got[g].dtlb_miss);
-		if (got[g].itlb_miss != want[g].itlb_miss ||
-		    got[g].dtlb_miss != want[g].dtlb_miss) {
+		       pcid, tgeoms[g], t.got[g].itlb_miss, t.got[g].dtlb_miss);
+		if (t.got[g].itlb_miss != t.want[g].itlb_miss ||
+		    t.got[g].dtlb_miss != t.want[g].dtlb_miss) {
 			printf("FAIL: the reference has itlb_miss %" PRIu64 " dtlb_miss %" PRIu64
 			       "\n",
-			       want[g].itlb_miss, want[g].dtlb_miss);
+			       t.want[g].itlb_miss, t.want[g].dtlb_miss);
 			bad = 1;
 		}
 	}
