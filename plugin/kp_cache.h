@@ -6,6 +6,8 @@
  * with cachegrind's conventions (cg_sim.c): LRU, write-allocate, the LL
  * looked up on L1 misses only, an access that straddles lines looked up in
  * each and counted as one access, a miss when any of its lines missed.
+ * Beside them an I-TLB and a D-TLB per geometry, looked up by virtual page
+ * (4 KiB) and tag on every fetch and access (see struct kp_tlb).
  */
 #ifndef KP_CACHE_H
 #define KP_CACHE_H
@@ -24,28 +26,86 @@ struct kp_cache {
 	uint64_t size, line; /* as given, for the table's header */
 };
 
+/*
+ * A TLB entry: a virtual page, the tag it was filled under (KP_TLB_GLOBAL
+ * set: a global page, any tag matches), its physical page (KP_TLB_ANY: not
+ * known, any matches) and the caller's generation when it was last looked
+ * up (see kp_tlb_fast).  An empty one has vpage KP_NO_TAG.
+ */
+struct kp_tlbent {
+	uint64_t vpage, tag, ppage, gen;
+};
+
+#define KP_TLB_GLOBAL (1ull << 63)
+#define KP_TLB_ANY    UINT64_MAX
+#define KP_TLB_PAGE   12 /* every translation counts as a 4 KiB page */
+
+/*
+ * One LRU TLB: e[set * assoc + way], most recently used way first, the
+ * empty ways last.  A lookup hits an entry of its virtual page whose tag
+ * is the current one or global, and whose physical page is the access's.
+ * mru[set]: its first entry's kp_tlb_key, dense for kp_tlb_fast.
+ */
+struct kp_tlb {
+	unsigned int assoc, assoc_bits;
+	uint64_t set_mask, entries;
+	struct kp_tlbent *e;
+	uint64_t *mru;
+};
+
+/* a page and a generation (1..4095; 0: none) as one word */
+static inline uint64_t kp_tlb_key(uint64_t vpage, uint64_t gen)
+{
+	return vpage << KP_TLB_PAGE | gen;
+}
+
 struct kp_geom {
 	struct kp_cache i1, d1, ll;
+	struct kp_tlb itlb, dtlb;
 };
 
 /* what one PC was charged in one geometry (the ones counted most first) */
 struct kp_miss {
 	uint64_t d1_read, d1_write, d1_read_miss, d1_write_miss, i1_miss, ll_miss;
+	uint64_t itlb_miss, dtlb_miss;
 };
 
-/* the geometries, and the lines last looked up at the smallest line size */
+/*
+ * The geometries, the lines last looked up at the smallest line size, the
+ * virtual page fetched last, and the TLBs' tag: epoch << 12 | PCID bits
+ * (docs/model.md).  pti, pcid: what the guest said (its hint).
+ */
 struct kp_sim {
 	int ngeom;
 	unsigned int min_i1_bits, min_d1_bits;
-	uint64_t last_iline, last_dline;
+	uint64_t last_iline, last_dline, last_ipage;
+	uint64_t tag, epoch, pcid_bits;
+	bool pti, pcid;
 	struct kp_geom geom[KP_MAX_GEOMS];
 };
 
-/* geometry "I1/D1/LL", each SIZE:ASSOC:LINE; false (and a line on stderr) if bad */
+/*
+ * geometry "I1/D1/LL" (each SIZE:ASSOC:LINE) or "I1/D1/LL/ITLB/DTLB" (the
+ * TLBs ENTRIES:ASSOC, else KP_ITLB_DEFAULT, KP_DTLB_DEFAULT); false (and a
+ * line on stderr) if bad
+ */
+#define KP_ITLB_DEFAULT "128:8"
+#define KP_DTLB_DEFAULT "64:4"
 bool kp_sim_add_geom(struct kp_sim *s, const char *spec);
 void kp_sim_init(struct kp_sim *s);
 /* after the fetch addresses changed meaning (a new offset): nothing is "last" */
 void kp_sim_forget_fetch(struct kp_sim *s);
+
+/* what a flush empties: every entry, the non-global ones, the non-global ones of the tag */
+enum kp_tlb_flush { KP_FLUSH_ALL, KP_FLUSH_NONGLOBAL, KP_FLUSH_TAG };
+void kp_sim_tlb_flush(struct kp_sim *s, enum kp_tlb_flush how);
+/*
+ * A MOV to CR3: derived, the old CR3 with the known bits (mask, val)
+ * changed, else a new epoch; flush: without bit 63 known set
+ */
+void kp_sim_cr3(struct kp_sim *s, bool derived, uint64_t mask, uint64_t val, bool flush);
+/* the entries' generations forgotten: none is known to be up to date */
+void kp_sim_tlb_forget_gen(struct kp_sim *s);
 
 /*
  * The lookups, inline: they run on every fetch and access the guest makes
@@ -134,6 +194,146 @@ static inline void kp_sim_data_miss(struct kp_sim *s, struct kp_miss *m, uint64_
 		if (kp_ref(&s->geom[g].ll, pa, size))
 			m[g].ll_miss++;
 	}
+}
+
+/* the set of vpage, in t */
+static inline struct kp_tlbent *kp_tlb_set(const struct kp_tlb *t, uint64_t vpage)
+{
+	return t->e + ((vpage & t->set_mask) << t->assoc_bits);
+}
+
+/* an entry for vpage, usable under tag (its physical page aside) */
+static inline bool kp_tlbent_match(const struct kp_tlbent *e, uint64_t vpage, uint64_t tag)
+{
+	return e->vpage == vpage && (e->tag == tag || (e->tag & KP_TLB_GLOBAL));
+}
+
+/*
+ * vpage looked up under tag, at ppage (KP_TLB_ANY: not known): true on a
+ * miss.  A hit moves its entry first; a miss puts a new one first (global
+ * when asked), dropping the stale entry of the page and tag if there is
+ * one, else the least recently used.  gen is noted in the first entry
+ * when its physical page was checked (not KP_TLB_ANY), else 0.
+ */
+static inline __attribute__((always_inline)) bool kp_tlb_ref(struct kp_tlb *t, uint64_t vpage,
+							     uint64_t tag, uint64_t ppage,
+							     bool global, uint64_t gen)
+{
+	struct kp_tlbent *set = kp_tlb_set(t, vpage), prev = set[0], cur;
+	unsigned int w;
+	bool hit;
+
+	if (ppage == KP_TLB_ANY)
+		gen = 0;
+	/* whatever happens, vpage's entry ends up first, gen noted */
+	t->mru[vpage & t->set_mask] = kp_tlb_key(vpage, gen);
+	if (kp_likely(kp_tlbent_match(&prev, vpage, tag))) {
+		hit = prev.ppage == ppage || ppage == KP_TLB_ANY || prev.ppage == KP_TLB_ANY;
+		if (!hit)
+			set[0].tag = global ? tag | KP_TLB_GLOBAL : tag;
+		if (ppage != KP_TLB_ANY)
+			set[0].ppage = ppage;
+		set[0].gen = gen;
+		return !hit;
+	}
+	set[0] = (struct kp_tlbent){vpage, global ? tag | KP_TLB_GLOBAL : tag, ppage, gen};
+	for (w = 1; w < t->assoc; w++) {
+		cur = set[w];
+		set[w] = prev;
+		if (kp_tlbent_match(&cur, vpage, tag)) {
+			hit = cur.ppage == ppage || ppage == KP_TLB_ANY || cur.ppage == KP_TLB_ANY;
+			if (hit)
+				set[0] = (struct kp_tlbent){vpage, cur.tag,
+							    ppage == KP_TLB_ANY ? cur.ppage : ppage,
+							    gen};
+			return !hit;
+		}
+		prev = cur;
+	}
+	return true;
+}
+
+/*
+ * true when vpage's entry is the first or second of its set, with its
+ * physical page known, and was looked up in generation gen: the caller's
+ * promise that neither the tag nor the page's physical page changed since.
+ * A lookup would then hit, and change nothing but (the second) swap the
+ * two: done here.  (One of an unknown physical page would learn it.)
+ */
+static inline bool kp_tlb_second(struct kp_tlb *t, uint64_t vpage, uint64_t gen)
+{
+	struct kp_tlbent *e = kp_tlb_set(t, vpage), first;
+
+	if (t->assoc < 2 || e[1].vpage != vpage || e[1].gen != gen || e[1].ppage == KP_TLB_ANY)
+		return false;
+	first = e[0];
+	e[0] = e[1];
+	e[1] = first;
+	t->mru[vpage & t->set_mask] = kp_tlb_key(vpage, gen);
+	return true;
+}
+
+/* the first entry's check first, from the dense mru[] (gen 0 never matches) */
+static inline bool kp_tlb_fast(struct kp_tlb *t, uint64_t vpage, uint64_t gen)
+{
+	return kp_likely(t->mru[vpage & t->set_mask] == kp_tlb_key(vpage, gen)) ||
+	       kp_tlb_second(t, vpage, gen);
+}
+
+/* whether the TLBs keep vpage's entry over a CR3 write */
+static inline bool kp_tlb_global(const struct kp_sim *s, uint64_t vpage)
+{
+	return !s->pti && vpage >= (0xffff800000000000ull >> KP_TLB_PAGE);
+}
+
+/*
+ * An access of size bytes at va, pa through the tlb picked by itlb, in
+ * every geometry: m[g]'s misses.  An access across two pages looks up
+ * both, the second at a physical page not known.  gen: the caller's
+ * generation, which must change whenever the tag does or a page's
+ * physical page may have (see kp_tlb_fast).
+ */
+static inline void kp_sim_tlb(struct kp_sim *s, struct kp_miss *m, bool itlb, uint64_t va,
+			      uint64_t pa, unsigned int size, uint64_t gen)
+{
+	uint64_t vp = va >> KP_TLB_PAGE, end = (va + size - 1) >> KP_TLB_PAGE;
+	bool global = kp_tlb_global(s, vp);
+	int g;
+
+	for (g = 0; g < s->ngeom; g++) {
+		struct kp_tlb *t = itlb ? &s->geom[g].itlb : &s->geom[g].dtlb;
+		bool miss;
+
+		/* first in its set, checked in this generation: a hit that changes nothing */
+		if (kp_likely(end == vp && t->mru[vp & t->set_mask] == kp_tlb_key(vp, gen)))
+			continue;
+		miss = kp_tlb_ref(t, vp, s->tag, pa >> KP_TLB_PAGE, global, gen);
+		if (kp_unlikely(end != vp))
+			miss |= kp_tlb_ref(t, end, s->tag, KP_TLB_ANY, global, gen);
+		if (!miss)
+			continue;
+		if (itlb)
+			m[g].itlb_miss++;
+		else
+			m[g].dtlb_miss++;
+	}
+}
+
+/*
+ * An instruction fetch through the I-TLBs: the page fetched last is the
+ * most recent of its set in every geometry (they see fetches only), so a
+ * fetch within it hits and changes nothing, until a flush or a change of
+ * tag, which forget it (kp_sim_forget_fetch).
+ */
+static inline void kp_sim_itlb(struct kp_sim *s, struct kp_miss *m, uint64_t va, uint64_t pa,
+			       unsigned int size, uint64_t gen)
+{
+	uint64_t vp = va >> KP_TLB_PAGE, end = (va + size - 1) >> KP_TLB_PAGE;
+
+	if (vp == s->last_ipage && end == vp)
+		return;
+	s->last_ipage = end;
+	kp_sim_tlb(s, m, true, va, pa, size, gen);
 }
 
 /* a load or store, counted, and its misses */

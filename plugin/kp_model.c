@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * kp_model: kprotperf's machine model, a QEMU TCG plugin (plugin API 1,
- * QEMU 7.2).  A dumb, fast counter: per guest PC, the instructions executed
- * and, in mode=cache, the I1, D1 and LL misses of simulated caches fed by
- * every instruction fetch and every load and store.  It writes a raw table
- * of PCs at QEMU's normal exit; kprotperf does symbols and reports.
+ * QEMU 7.2).  A dumb, fast counter: per guest PC, the instructions executed,
+ * its kind (kp_x86.h's events) and how often it flushed the simulated TLBs
+ * and, in mode=cache, the I1, D1 and LL misses of simulated caches and the
+ * I-TLB and D-TLB misses of simulated TLBs, fed by every instruction fetch
+ * and every load and store (docs/model.md, "The TLBs and the events", says
+ * how the TLBs are tagged and flushed without reading a register).  It
+ * writes a raw table of PCs (format 2) at QEMU's normal exit; kprotperf
+ * does symbols and reports.
  *
  * What is counted is bracketed by the guest with two marker instructions
  * (multi-byte nops no compiler emits):
  *	start  nopw 0x4b505201(%rax,%rax,1)  66 0f 1f 84 00 01 52 50 4b
  *	stop   nopw 0x4b505202(%rax,%rax,1)  66 0f 1f 84 00 02 52 50 4b
+ * and a hint, executed before a start: nopw 0x4b5053NN(%rax,%rax,1), NN =
+ * 0x80 | PTI on | PCID in use << 1 (the guest's; the last one counts).
  * Until the first window only the markers are instrumented, so the boot
  * runs at plain TCG speed.  The first start marker resets the plugin
  * (qemu_plugin_reset: QEMU flushes its translations) and everything
@@ -74,8 +80,9 @@
  * physical ones (paging off, or the decompressor's identity map).
  *
  * Arguments (comma-separated after -plugin FILE): mode=insns|cache,
- * out=PATH, geom=I1/D1/LL (each SIZE:ASSOC:LINE, repeatable: one access
- * stream through several cache geometries), or i1=, d1=, ll= for a single
+ * out=PATH, geom=I1/D1/LL[/ITLB/DTLB] (caches SIZE:ASSOC:LINE, TLBs
+ * ENTRIES:ASSOC, default 128:8 and 64:4; repeatable: one access stream
+ * through several geometries), or i1=, d1=, ll=, itlb=, dtlb= for a single
  * geometry, count=insn|tb, window=markers|boot, qemu=VERSION (written to
  * the header), vmlinux=PATH (the booted kernel's ELF image, see above).
  */
@@ -131,12 +138,17 @@ enum kp_count { KP_PER_INSN, KP_PER_TB };
 /* window=boot: what the boot awaits next (off: nothing, or no boot window) */
 enum kp_boot { KP_BOOT_OFF, KP_BOOT_ENTRY, KP_BOOT_USER };
 
-/* One guest PC: its instructions over closed windows, and its misses. */
+/* One guest PC: its instructions over closed windows, its kind and flushes, its misses. */
 struct kp_pc {
 	uint64_t pc;
 	uint64_t sum;
+	uint64_t flushes;      /* executions that flushed the simulated TLBs */
+	uint8_t ev;	       /* its kind (enum kp_ev) */
 	struct kp_miss miss[]; /* mode=cache: one per geometry, none else */
 };
+
+/* what an instruction does to the simulated TLBs (see kp_tlb_cb) */
+enum kp_tlbop { KP_OP_NONE, KP_OP_CR3, KP_OP_FLUSH_ALL, KP_OP_FLUSH_NONGLOBAL, KP_OP_INVLPG };
 
 #define KP_NONE UINT16_MAX /* no fetch or memory site */
 
@@ -145,21 +157,27 @@ struct kp_insn {
 	struct kp_pc *pc; /* NULL for a marker */
 	uint64_t haddr;	  /* where QEMU read it from; 0: not RAM */
 	uint32_t size;
-	uint16_t run;	   /* the run it is counted in */
-	uint16_t fetch;	   /* mode=cache: its fetch site, or KP_NONE */
-	uint16_t mem;	   /* mode=cache: its memory site, or KP_NONE */
-	uint8_t run_start; /* its run's counter is bumped here */
-	uint8_t marker;	   /* a marker: not counted, no PC */
-	uint8_t stays;	   /* it cannot leave its block early (kp_x86.h) */
-	uint8_t regs;	   /* it touches registers only: no memory site */
-	uint8_t flushes;   /* mode=cache: it may change the guest's mappings */
-	uint8_t line;	   /* mode=cache: it starts an I1 line in its block */
-	uint8_t spans;	   /* mode=cache: it spans two I1 lines (or may) */
+	uint16_t run;	     /* the run it is counted in */
+	uint16_t fetch;	     /* mode=cache: its fetch site, or KP_NONE */
+	uint16_t mem;	     /* mode=cache: its memory site, or KP_NONE */
+	uint8_t run_start;   /* its run's counter is bumped here */
+	uint8_t marker;	     /* a marker: not counted, no PC */
+	uint8_t stays;	     /* it cannot leave its block early (kp_x86.h) */
+	uint8_t regs;	     /* it touches registers only: no memory site */
+	uint8_t flushes;     /* mode=cache: it may change the guest's mappings */
+	uint8_t line;	     /* mode=cache: it starts an I1 line in its block */
+	uint8_t spans;	     /* mode=cache: it spans two I1 lines (or may) */
+	uint8_t ev;	     /* its kind (enum kp_ev) */
+	uint8_t tlbop;	     /* what it does to the simulated TLBs (enum kp_tlbop) */
+	uint8_t tlbflush;    /* it flushes them (the FLUSHES column): decided here */
+	uint8_t cr3_derived; /* a MOV to CR3: what it writes (struct kp_x86_cr3) */
+	uint64_t cr3_mask, cr3_val;
 };
 
 /* an instruction whose fetch is simulated: it starts a line in its block */
 struct kp_fetch {
 	uint64_t haddr;
+	uint64_t vaddr; /* its PC, here for the I-TLB: its record is touched on a miss only */
 	uint32_t size;
 	struct kp_pc *pc; /* its misses */
 };
@@ -192,9 +210,12 @@ struct kp_tb {
 
 /* a marker instruction: what it does, and where (for the calibration) */
 struct kp_mark {
-	int stop;
+	int kind;     /* KP_MARK_START, _STOP, _HINT */
+	uint8_t hint; /* the hint's byte */
 	uint64_t vaddr, haddr;
 };
+
+enum { KP_MARK_START, KP_MARK_STOP, KP_MARK_HINT };
 
 /* a virtual page's physical one, valid while gen is the TLB's */
 struct kp_tlbe {
@@ -226,9 +247,11 @@ struct kp_ctx {
 	bool active;		/* a window is open */
 	bool calib_pending;	/* waiting for the calibration load (see the top) */
 	bool vmru_on;		/* every D1's ways are no larger than a page */
-	unsigned int d1_bits;	/* geometry 0's D1 line bits, and its set mask, */
+	uint8_t d1_bits;	/* geometry 0's D1 line bits, and its set mask, */
+	uint32_t dtlb_sets;	/* geometry 0's D-TLB set mask, */
 	uint64_t d1_sets;	/* for kp_mem_cb */
 	struct kp_vmru *vmru0;	/* vmru[0] */
+	uint64_t *dmru0;	/* geometry 0's D-TLB's mru[] */
 	uint64_t tlb_match;	/* tlb_gen, or KP_GEN_MAX + 1 when pending: nothing matches */
 	uint64_t ioff;		/* host address - physical address of guest RAM */
 	const void *last_fetch; /* the fetch site simulated last, if within one line */
@@ -254,6 +277,7 @@ struct kp_ctx {
 	GHashTable *by_mark; /* a marker's vaddr and haddr -> struct kp_mark */
 
 	bool full; /* every block is instrumented, not just the markers */
+	int hint;  /* the guest's last hint marker's byte, or -1 */
 	unsigned int opened, closed, restarts, stray_stops;
 
 	bool boot_window;	  /* window=boot */
@@ -403,6 +427,7 @@ static __attribute__((noinline)) void kp_fetch(void *udata)
 	const struct kp_fetch *f = (void *)((uintptr_t)udata & ~(uintptr_t)1);
 
 	kp_sim_fetch(&kp.sim, f->pc->miss, f->haddr - kp.ioff, f->size);
+	kp_sim_itlb(&kp.sim, f->pc->miss, f->vaddr, f->haddr - kp.ioff, f->size, kp.tlb_gen);
 	kp.last_fetch = (uintptr_t)udata & 1 ? NULL : udata;
 }
 
@@ -420,7 +445,11 @@ static void kp_tlb_match(void)
 	kp.tlb_match = kp.calib_pending ? KP_GEN_MAX + 1 : kp.tlb_gen;
 }
 
-/* the plugin's TLB, and the D1 sets' recent lines, forget every page (a new generation) */
+/*
+ * the plugin's TLB, the D1 sets' recent lines and the simulated TLBs'
+ * most recent entries forget every page (a new generation), and so does
+ * the fetch simulated last: it may have flushed the simulated TLBs
+ */
 static void kp_tlb_flush(void)
 {
 	int g;
@@ -430,25 +459,50 @@ static void kp_tlb_flush(void)
 		for (g = 0; g < kp.sim.ngeom; g++)
 			memset(kp.vmru[g], 0,
 			       (kp.sim.geom[g].d1.set_mask + 1) * sizeof(*kp.vmru[g]));
+		kp_sim_tlb_forget_gen(&kp.sim);
 		kp.tlb_gen = 1;
 	}
+	kp.last_fetch = NULL;
+	kp.sim.last_ipage = KP_NO_TAG;
 	kp_tlb_match();
 }
 
-static void kp_tlb_flush_cb(unsigned int vcpu, void *udata)
+/*
+ * udata is the instruction's struct kp_insn: a write to a control register,
+ * invlpg, invpcid... (kp_x86_flushes_tlb).  The simulated TLBs follow the
+ * guest's writes between windows too (only their lookups stop).  INVLPG's
+ * page is not known (a register's value): what it flushes shows as a
+ * physical page that changed at the next lookup (kp_tlb_ref).
+ */
+static void kp_tlb_cb(unsigned int vcpu, void *udata)
 {
+	const struct kp_insn *in = udata;
+
 	kp_tlb_flush();
+	switch (in->tlbop) {
+	case KP_OP_CR3:
+		kp_sim_cr3(&kp.sim, in->cr3_derived, in->cr3_mask, in->cr3_val, in->tlbflush);
+		break;
+	case KP_OP_FLUSH_ALL:
+		kp_sim_tlb_flush(&kp.sim, KP_FLUSH_ALL);
+		break;
+	case KP_OP_FLUSH_NONGLOBAL:
+		kp_sim_tlb_flush(&kp.sim, KP_FLUSH_NONGLOBAL);
+		break;
+	}
 }
 
-/* the guest's calibration load: see the comment at the top */
+/*
+ * the guest's calibration load: see the comment at the top.  Fetches'
+ * physical pages change meaning: a new generation for the TLBs' shortcuts.
+ */
 static void kp_calibrate(uint64_t pa)
 {
 	kp.ioff = kp.calib_haddr - pa;
 	kp_sim_forget_fetch(&kp.sim);
-	kp.last_fetch = NULL;
 	kp.calib_pending = false;
 	kp.calibrated = true;
-	kp_tlb_match();
+	kp_tlb_flush();
 }
 
 /* where an access's size and direction are remembered, QEMU asked once per kind */
@@ -506,10 +560,10 @@ static inline bool kp_vmru_hit(uint64_t vaddr, unsigned int size, int g)
 }
 
 /*
- * An access not known to hit the most recent line of its sets: its
- * physical address from the
+ * An access not known to hit the most recent line of its sets and the
+ * most recent entry of its D-TLB sets: its physical address from the
  * plugin's TLB, else QEMU's lookup (which fills the TLB, and sees the
- * calibration load), then the caches.
+ * calibration load), then the simulated D-TLBs and caches.
  */
 static __attribute__((noinline)) void kp_mem_full(qemu_plugin_meminfo_t info, uint64_t vaddr,
 						  struct kp_mem *ms, struct kp_memo *m)
@@ -544,17 +598,26 @@ static __attribute__((noinline)) void kp_mem_full(qemu_plugin_meminfo_t info, ui
 		}
 	}
 	kp_count_access(ms, m);
+	kp_sim_tlb(&kp.sim, ms->pc->miss, false, vaddr, pa, m->size, kp.tlb_gen);
 	kp_sim_data_miss(&kp.sim, ms->pc->miss, pa, m->size, m->store);
 	kp_vmru_note(vaddr, m->size);
 }
 
-/* kp_vmru_hit for geometry 0, from the first host cache line of kp */
+/*
+ * kp_vmru_hit for geometry 0, from the first host cache line of kp, and
+ * the access's page one of the two most recent of its D-TLB set, looked up
+ * since the last change of mappings or tag (a new generation): a hit that
+ * changes nothing but their order (within one line, so within one page)
+ */
 static inline bool kp_vmru_hit0(uint64_t vaddr, unsigned int size)
 {
-	uint64_t vl = vaddr >> kp.d1_bits;
+	uint64_t vl = vaddr >> kp.d1_bits, vp = vaddr >> KP_TLB_PAGE;
 	const struct kp_vmru *e = &kp.vmru0[vl & kp.d1_sets];
 
-	return e->vline == vl && e->gen == kp.tlb_match && (vaddr + size - 1) >> kp.d1_bits == vl;
+	/* the D1 check first: a tlb_match of KP_GEN_MAX + 1 fails it (no key has it) */
+	return e->vline == vl && e->gen == kp.tlb_match && (vaddr + size - 1) >> kp.d1_bits == vl &&
+	       (kp_likely(kp.dmru0[vp & kp.dtlb_sets] == kp_tlb_key(vp, kp.tlb_match)) ||
+		kp_tlb_second(&kp.sim.geom[0].dtlb, vp, kp.tlb_match));
 }
 
 /* kp_mem_cb with more than one geometry, the first hit */
@@ -564,7 +627,8 @@ static __attribute__((noinline)) void kp_mem_more(qemu_plugin_meminfo_t info, ui
 	int g;
 
 	for (g = 1; g < kp.sim.ngeom; g++) {
-		if (!kp_vmru_hit(vaddr, m->size, g)) {
+		if (!kp_vmru_hit(vaddr, m->size, g) ||
+		    !kp_tlb_fast(&kp.sim.geom[g].dtlb, vaddr >> KP_TLB_PAGE, kp.tlb_match)) {
 			kp_mem_full(info, vaddr, ms, m);
 			return;
 		}
@@ -653,11 +717,21 @@ static void kp_stop(void)
 	kp.closed++;
 }
 
+/* the guest's hint: whether it uses PTI (no global pages) and PCID (tags) */
+static void kp_hint(uint8_t hint)
+{
+	kp.hint = hint;
+	kp.sim.pti = hint & 1;
+	kp.sim.pcid = hint & 2;
+}
+
 static void kp_marker_cb(unsigned int vcpu, void *udata)
 {
 	const struct kp_mark *m = udata;
 
-	if (m->stop)
+	if (m->kind == KP_MARK_HINT)
+		kp_hint(m->hint);
+	else if (m->kind == KP_MARK_STOP)
 		kp_stop();
 	else
 		kp_start(m);
@@ -701,18 +775,25 @@ static gboolean kp_mark_equal(gconstpointer a, gconstpointer b)
 	return !memcmp(a, b, 2 * sizeof(uint64_t));
 }
 
-/* 0 start, 1 stop, -1 no marker */
+/*
+ * KP_MARK_START, _STOP, _HINT (nopw 0x4b5053NN(%rax,%rax,1), NN 0x80-0x83:
+ * bit 0 PTI on, bit 1 PCID in use), -1 no marker
+ */
 static int kp_marker_kind(struct qemu_plugin_insn *insn)
 {
+	static const uint8_t hint[] = {0x66, 0x0f, 0x1f, 0x84, 0x00};
 	const uint8_t *b;
 
 	if (qemu_plugin_insn_size(insn) != KP_MARKER_LEN)
 		return -1;
 	b = qemu_plugin_insn_data(insn);
 	if (!memcmp(b, kp_marker[0], KP_MARKER_LEN))
-		return 0;
+		return KP_MARK_START;
 	if (!memcmp(b, kp_marker[1], KP_MARKER_LEN))
-		return 1;
+		return KP_MARK_STOP;
+	if (!memcmp(b, hint, sizeof(hint)) && (b[5] & 0xfc) == 0x80 && b[6] == 0x53 &&
+	    b[7] == 0x50 && b[8] == 0x4b)
+		return KP_MARK_HINT;
 	return -1;
 }
 
@@ -733,7 +814,8 @@ static bool kp_instrument_marker(struct qemu_plugin_insn *insn)
 		uint64_t *k = g_memdup2(key, sizeof(key));
 
 		m = g_new0(struct kp_mark, 1);
-		m->stop = kind;
+		m->kind = kind;
+		m->hint = ((const uint8_t *)qemu_plugin_insn_data(insn))[5];
 		m->vaddr = key[0];
 		m->haddr = key[1];
 		g_hash_table_insert(kp.by_mark, k, m);
@@ -866,6 +948,35 @@ static bool kp_kernel_stays(uint64_t va, const uint8_t *b, uint32_t size)
 }
 
 /*
+ * Instruction in of a block being read: its kind and what it does to the
+ * simulated TLBs, after the block's instructions before it (sym): a MOV to
+ * CR3 flushes unless bit 63 is known set (kp_x86.h), one to CR4 flushes
+ * all, INVLPG (its page, see kp_tlb_cb) and INVPCID (type in a register:
+ * the non-global entries) too.
+ */
+static void kp_insn_ev(struct kp_insn *in, struct kp_x86_sym *sym, const uint8_t *b)
+{
+	struct kp_x86_cr3 c;
+
+	in->ev = kp_x86_event(b, in->size);
+	if (kp_x86_sym_step(sym, b, in->size, &c)) {
+		in->tlbop = KP_OP_CR3;
+		in->tlbflush = kp_x86_cr3_flushes(&c);
+		in->cr3_derived = c.derived;
+		in->cr3_mask = c.mask;
+		in->cr3_val = c.val;
+	} else if (in->ev == KP_EV_MOV_CR && kp_x86_mov_to_cr(b, in->size) == 4) {
+		in->tlbop = KP_OP_FLUSH_ALL;
+	} else if (in->ev == KP_EV_INVLPG) {
+		in->tlbop = KP_OP_INVLPG;
+	} else if (in->ev == KP_EV_INVPCID) {
+		in->tlbop = KP_OP_FLUSH_NONGLOBAL;
+	}
+	if (in->tlbop != KP_OP_NONE && in->tlbop != KP_OP_CR3)
+		in->tlbflush = 1;
+}
+
+/*
  * A block as QEMU translated it: its instructions, their bytes, runs and
  * sites; no PCs or counters yet (see kp_tb_get).
  */
@@ -874,6 +985,7 @@ static struct kp_tb *kp_tb_new(struct qemu_plugin_tb *tb)
 	uint32_t i, n = qemu_plugin_tb_n_insns(tb), nbytes = 0, run = 0, hash = 2166136261u;
 	uint64_t va;
 	bool open = false;
+	struct kp_x86_sym sym;
 	struct kp_tb *t;
 
 	for (i = 0; i < n; i++)
@@ -882,6 +994,7 @@ static struct kp_tb *kp_tb_new(struct qemu_plugin_tb *tb)
 	t->bytes = (uint8_t *)&t->insn[n];
 	t->n = n;
 	t->vaddr = va = n ? qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, 0)) : 0;
+	kp_x86_sym_init(&sym);
 	for (i = 0; i < n; va += t->insn[i].size, i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		struct kp_insn *in = &t->insn[i];
@@ -894,6 +1007,8 @@ static struct kp_tb *kp_tb_new(struct qemu_plugin_tb *tb)
 		in->regs = kp_x86_regs_only(b, in->size);
 		in->stays = va >= KP_KERNEL_START ? kp_kernel_stays(va, b, in->size) : in->regs;
 		in->flushes = kp.mode == KP_CACHE && kp_x86_flushes_tlb(b, in->size);
+		if (!in->marker)
+			kp_insn_ev(in, &sym, b);
 		memcpy(t->bytes + t->nbytes, b, in->size);
 		t->nbytes += in->size;
 		kp_tb_run(t, i, va, &run, &open);
@@ -929,8 +1044,10 @@ static struct kp_tb *kp_tb_get(struct qemu_plugin_tb *tb)
 		if (in->marker)
 			continue;
 		in->pc = kp_pc_get(qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, i)));
+		in->pc->ev = in->ev;
 		if (in->fetch != KP_NONE)
-			t->fs[in->fetch] = (struct kp_fetch){in->haddr, in->size, in->pc};
+			t->fs[in->fetch] =
+				(struct kp_fetch){in->haddr, in->pc->pc, in->size, in->pc};
 		if (in->mem != KP_NONE)
 			t->ms[in->mem].pc = in->pc;
 	}
@@ -942,15 +1059,16 @@ static struct kp_tb *kp_tb_get(struct qemu_plugin_tb *tb)
 static void kp_instrument_cache(struct qemu_plugin_insn *insn, struct kp_tb *t,
 				const struct kp_insn *in)
 {
-	if (in->flushes)
-		qemu_plugin_register_vcpu_insn_exec_cb(insn, kp_tlb_flush_cb,
-						       QEMU_PLUGIN_CB_NO_REGS, NULL);
+	/* the fetch first: the instruction is fetched before it flushes */
 	if (in->fetch != KP_NONE)
 		qemu_plugin_register_vcpu_insn_exec_cb(
 			insn, kp_fetch_cb, QEMU_PLUGIN_CB_NO_REGS,
 			(void *)((uintptr_t)&t->fs[in->fetch] | in->spans));
 	else if (in->line)
 		kp.fetch_no_haddr++;
+	if (in->flushes || in->tlbop != KP_OP_NONE)
+		qemu_plugin_register_vcpu_insn_exec_cb(insn, kp_tlb_cb, QEMU_PLUGIN_CB_NO_REGS,
+						       (void *)in);
 	if (in->mem != KP_NONE)
 		qemu_plugin_register_vcpu_mem_cb(insn, kp_mem_cb, QEMU_PLUGIN_CB_NO_REGS,
 						 QEMU_PLUGIN_MEM_RW, &t->ms[in->mem]);
@@ -1006,12 +1124,13 @@ static bool kp_pc_empty(const struct kp_pc *p)
 {
 	int g;
 
-	if (p->sum)
+	if (p->sum || p->flushes)
 		return false;
 	for (g = 0; g < kp.sim.ngeom; g++) {
 		const struct kp_miss *m = &p->miss[g];
 
-		if (m->i1_miss || m->d1_read || m->d1_write || m->ll_miss)
+		if (m->i1_miss || m->d1_read || m->d1_write || m->ll_miss || m->itlb_miss ||
+		    m->dtlb_miss)
 			return false;
 	}
 	return true;
@@ -1042,8 +1161,11 @@ static void kp_tb_fold(void)
 		for (i = 0; i < t->n; i++) {
 			const struct kp_insn *in = &t->insn[i];
 
-			if (!in->marker)
-				in->pc->sum += kp_run_count(t, in->run);
+			if (in->marker)
+				continue;
+			in->pc->sum += kp_run_count(t, in->run);
+			if (in->tlbflush)
+				in->pc->flushes += kp_run_count(t, in->run);
 		}
 		for (i = 0; i < t->nmem; i++) {
 			struct kp_miss *m = t->ms[i].pc->miss;
@@ -1068,7 +1190,7 @@ static void kp_write_header(FILE *f)
 {
 	int g;
 
-	fprintf(f, "# kp_model 1\n# mode %s\n# count %s\n", kp.mode == KP_CACHE ? "cache" : "insns",
+	fprintf(f, "# kp_model 2\n# mode %s\n# count %s\n", kp.mode == KP_CACHE ? "cache" : "insns",
 		kp.count == KP_PER_TB ? "tb" : "insn");
 	fprintf(f, "# qemu %s\n# qemu_header %s\n# plugin_api %d\n",
 		kp.qemu_version ? kp.qemu_version : "unknown", KP_QEMU_HEADER_VERSION,
@@ -1088,18 +1210,28 @@ static void kp_write_header(FILE *f)
 			" ll=%" PRIu64 ":%u:%" PRIu64 "\n",
 			g, k->i1.size, k->i1.assoc, k->i1.line, k->d1.size, k->d1.assoc, k->d1.line,
 			k->ll.size, k->ll.assoc, k->ll.line);
+		fprintf(f, "# tlb %d itlb=%" PRIu64 ":%u dtlb=%" PRIu64 ":%u\n", g, k->itlb.entries,
+			k->itlb.assoc, k->dtlb.entries, k->dtlb.assoc);
 	}
+	fprintf(f, "# guest pti %s pcid %s\n",
+		kp.hint < 0   ? "unknown"
+		: kp.hint & 1 ? "1"
+			      : "0",
+		kp.hint < 0   ? "unknown"
+		: kp.hint & 2 ? "1"
+			      : "0");
 	if (kp.mode == KP_CACHE)
 		fprintf(f,
 			"# iaddr %s\n# io_accesses %" PRIu64 "\n# unresolved %" PRIu64
 			"\n# fetch_sites_without_address %" PRIu64 "\n",
 			kp.calibrated ? "physical" : "host", kp.io_accesses, kp.unresolved,
 			kp.fetch_no_haddr);
-	fputs("# columns pc insns", f);
+	fputs("# columns pc insns ev flushes", f);
 	for (g = 0; g < kp.sim.ngeom; g++)
 		fprintf(f,
-			" i1_miss.%d d1_read.%d d1_read_miss.%d d1_write.%d d1_write_miss.%d ll_miss.%d",
-			g, g, g, g, g, g);
+			" i1_miss.%d d1_read.%d d1_read_miss.%d d1_write.%d d1_write_miss.%d ll_miss.%d"
+			" itlb_miss.%d dtlb_miss.%d",
+			g, g, g, g, g, g, g, g);
 	fputc('\n', f);
 }
 
@@ -1107,13 +1239,16 @@ static void kp_write_row(FILE *f, const struct kp_pc *p)
 {
 	int g;
 
-	fprintf(f, "0x%" PRIx64 " %" PRIu64, p->pc, p->sum);
+	fprintf(f, "0x%" PRIx64 " %" PRIu64 " %s %" PRIu64, p->pc, p->sum, kp_ev_names[p->ev],
+		p->flushes);
 	for (g = 0; g < kp.sim.ngeom; g++) {
 		const struct kp_miss *m = &p->miss[g];
 
-		fprintf(f, " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64,
+		fprintf(f,
+			" %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+			" %" PRIu64 " %" PRIu64,
 			m->i1_miss, m->d1_read, m->d1_read_miss, m->d1_write, m->d1_write_miss,
-			m->ll_miss);
+			m->ll_miss, m->itlb_miss, m->dtlb_miss);
 	}
 	fputc('\n', f);
 }
@@ -1261,11 +1396,13 @@ static bool kp_vmlinux_load(const char *path)
 	return ok;
 }
 
-/* i1=, d1=, ll=: one geometry, cachegrind's usual defaults for the rest */
-static bool kp_single_geom(const char *i1, const char *d1, const char *ll)
+/* i1=, d1=, ll=, itlb=, dtlb=: one geometry, cachegrind's and Skylake's defaults for the rest */
+static bool kp_single_geom(const char *const *one)
 {
-	g_autofree char *s = g_strdup_printf("%s/%s/%s", i1 ? i1 : "32768:8:64",
-					     d1 ? d1 : "32768:8:64", ll ? ll : "8388608:16:64");
+	g_autofree char *s = g_strdup_printf(
+		"%s/%s/%s/%s/%s", one[0] ? one[0] : "32768:8:64", one[1] ? one[1] : "32768:8:64",
+		one[2] ? one[2] : "8388608:16:64", one[3] ? one[3] : KP_ITLB_DEFAULT,
+		one[4] ? one[4] : KP_DTLB_DEFAULT);
 
 	return kp_sim_add_geom(&kp.sim, s);
 }
@@ -1309,6 +1446,8 @@ static bool kp_parse_arg(const char *arg, const char **one)
 	} else if (klen == 2 &&
 		   (!strncmp(arg, "i1", 2) || !strncmp(arg, "d1", 2) || !strncmp(arg, "ll", 2))) {
 		one[arg[0] == 'i' ? 0 : arg[0] == 'd' ? 1 : 2] = v;
+	} else if (klen == 4 && (!strncmp(arg, "itlb", 4) || !strncmp(arg, "dtlb", 4))) {
+		one[arg[0] == 'i' ? 3 : 4] = v;
 	} else {
 		fprintf(stderr, "kp_model: unknown argument '%s'\n", arg);
 		return false;
@@ -1318,24 +1457,26 @@ static bool kp_parse_arg(const char *arg, const char **one)
 
 static bool kp_parse_args(int argc, char **argv)
 {
-	const char *one[3] = {NULL, NULL, NULL};
+	const char *one[5] = {NULL, NULL, NULL, NULL, NULL};
+	bool single;
 	int i;
 
 	for (i = 0; i < argc; i++)
 		if (!kp_parse_arg(argv[i], one))
 			return false;
+	single = one[0] || one[1] || one[2] || one[3] || one[4];
 	if (!kp.out) {
 		fprintf(stderr, "kp_model: no out=PATH for the table\n");
 		return false;
 	}
-	if ((one[0] || one[1] || one[2]) && kp.sim.ngeom) {
-		fprintf(stderr, "kp_model: give geom= or i1=/d1=/ll=, not both\n");
+	if (single && kp.sim.ngeom) {
+		fprintf(stderr, "kp_model: give geom= or i1=/d1=/ll=/itlb=/dtlb=, not both\n");
 		return false;
 	}
-	if (kp.mode == KP_CACHE && !kp.sim.ngeom && !kp_single_geom(one[0], one[1], one[2]))
+	if (kp.mode == KP_CACHE && !kp.sim.ngeom && !kp_single_geom(one))
 		return false;
-	if (kp.mode != KP_CACHE && (kp.sim.ngeom || one[0] || one[1] || one[2])) {
-		fprintf(stderr, "kp_model: cache geometries need mode=cache\n");
+	if (kp.mode != KP_CACHE && (kp.sim.ngeom || single)) {
+		fprintf(stderr, "kp_model: cache and TLB geometries need mode=cache\n");
 		return false;
 	}
 	return true;
@@ -1355,6 +1496,8 @@ static void kp_vmru_init(void)
 			kp.vmru_on = false;
 	}
 	kp.vmru0 = kp.vmru[0];
+	kp.dmru0 = kp.sim.geom[0].dtlb.mru;
+	kp.dtlb_sets = kp.sim.geom[0].dtlb.set_mask;
 	kp.d1_bits = kp.sim.geom[0].d1.line_bits;
 	kp.d1_sets = kp.sim.geom[0].d1.set_mask;
 }
@@ -1363,6 +1506,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 					   char **argv)
 {
 	kp.id = id;
+	kp.hint = -1;
 	if (!kp_parse_args(argc, argv))
 		return -1;
 	/* the inline counters are plain adds: one vCPU, or they race */

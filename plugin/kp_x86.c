@@ -7,6 +7,8 @@
 
 #include "kp_x86.h"
 
+#define KP_X86_MAX_LEN 15 /* bytes in an instruction, at most */
+
 /* a legacy prefix that means nothing to an instruction kp_x86_regs_only accepts */
 static bool kp_harmless_prefix(uint8_t b)
 {
@@ -216,4 +218,326 @@ bool kp_x86_flushes_tlb(const uint8_t *b, size_t len)
 	if (p[1] == 0x01 && end - p >= 3) /* invlpg (a memory operand), invlpgb */
 		return (((p[2] >> 3) & 7) == 7 && p[2] >> 6 != 3) || p[2] == 0xfe;
 	return end - p >= 3 && p[1] == 0x38 && p[2] == 0x82; /* invpcid */
+}
+
+/* ---- events and the CR3 evaluation ---- */
+
+const char *const kp_ev_names[KP_EV_KINDS] = {
+	"-",	   "lfence", "mfence",	"sfence",    "cpuid",	 "wrmsr",   "rdmsr",  "verw",
+	"iret",	   "sysret", "sysexit", "swapgs",    "mov_cr3",	 "mov_cr",  "mov_dr", "invlpg",
+	"invpcid", "wbinvd", "lxdt",	"serialize", "call_ind", "jmp_ind", "ret",    "syscall",
+};
+
+/* an instruction's prefixes read: where its opcode starts, and which it had */
+struct kp_dec {
+	const uint8_t *p, *end;
+	uint8_t rex;
+	bool p66, pf2, pf3;
+};
+
+/* false when nothing is left after the prefixes (or there are too many) */
+static bool kp_dec_prefixes(struct kp_dec *d, const uint8_t *b, size_t len)
+{
+	static const uint8_t legacy[] = {0x26, 0x2e, 0x36, 0x3e, 0x64, 0x65,
+					 0x66, 0x67, 0xf0, 0xf2, 0xf3};
+
+	*d = (struct kp_dec){.p = b, .end = b + len};
+	while (d->p < d->end && memchr(legacy, *d->p, sizeof(legacy))) {
+		d->p66 |= *d->p == 0x66;
+		d->pf2 |= *d->p == 0xf2;
+		d->pf3 |= *d->p == 0xf3;
+		if (++d->p - b >= KP_X86_MAX_LEN)
+			return false;
+	}
+	if (d->p < d->end && (*d->p & 0xf0) == 0x40)
+		d->rex = *d->p++;
+	return d->p < d->end;
+}
+
+/* 0f 00, 0f 01 and 0f ae: their ModRM's reg field picks the instruction */
+static enum kp_ev kp_ev_group(const struct kp_dec *d, uint8_t op)
+{
+	uint8_t m = *d->p, reg = (m >> 3) & 7, mod = m >> 6;
+
+	if (op == 0x00) /* sldt, str, lldt, ltr, verr, verw */
+		return reg == 5 ? KP_EV_VERW : reg == 2 || reg == 3 ? KP_EV_LXDT : KP_EV_NONE;
+	if (op == 0x01) {
+		if (m == 0xf8)
+			return KP_EV_SWAPGS;
+		if (m == 0xe8 && !d->pf2 && !d->pf3) /* f2, f3: xsusldtrk, setssbsy */
+			return KP_EV_SERIALIZE;
+		if (mod == 3) /* the register forms are others (monitor, xgetbv, ...) */
+			return KP_EV_NONE;
+		return reg == 7 ? KP_EV_INVLPG : reg == 2 || reg == 3 ? KP_EV_LXDT : KP_EV_NONE;
+	}
+	/* 0f ae: the fences are register forms without 66, f2, f3 (tpause, umwait, ...) */
+	if (mod != 3 || d->p66 || d->pf2 || d->pf3 || reg < 5)
+		return KP_EV_NONE;
+	return reg == 5 ? KP_EV_LFENCE : reg == 6 ? KP_EV_MFENCE : KP_EV_SFENCE;
+}
+
+static enum kp_ev kp_ev_0f(const struct kp_dec *d)
+{
+	uint8_t op = *d->p;
+
+	switch (op) {
+	case 0x05:
+		return KP_EV_SYSCALL;
+	case 0x07:
+		return KP_EV_SYSRET;
+	case 0x09:
+		return KP_EV_WBINVD; /* f3: wbnoinvd */
+	case 0x30:
+		return KP_EV_WRMSR;
+	case 0x32:
+		return KP_EV_RDMSR;
+	case 0x35:
+		return KP_EV_SYSEXIT;
+	case 0xa2:
+		return KP_EV_CPUID;
+	}
+	if (d->end - d->p < 2)
+		return KP_EV_NONE;
+	if (op == 0x22) /* mov to crN: REX.R makes it cr8 and up */
+		return ((d->p[1] >> 3) & 7) == 3 && !(d->rex & 4) ? KP_EV_MOV_CR3 : KP_EV_MOV_CR;
+	if (op == 0x23)
+		return KP_EV_MOV_DR;
+	if (op == 0x38)
+		return d->p[1] == 0x82 && d->p66 ? KP_EV_INVPCID : KP_EV_NONE;
+	if (op == 0x00 || op == 0x01 || op == 0xae) {
+		struct kp_dec m = *d;
+
+		m.p++;
+		return kp_ev_group(&m, op);
+	}
+	return KP_EV_NONE;
+}
+
+enum kp_ev kp_x86_event(const uint8_t *b, size_t len)
+{
+	struct kp_dec d;
+	uint8_t op;
+
+	if (!kp_dec_prefixes(&d, b, len))
+		return KP_EV_NONE;
+	op = *d.p++;
+	if (op == 0x0f)
+		return d.p < d.end ? kp_ev_0f(&d) : KP_EV_NONE;
+	if (op == 0xcf)
+		return KP_EV_IRET;
+	if (op == 0xc2 || op == 0xc3 || op == 0xca || op == 0xcb)
+		return KP_EV_RET;
+	if (op == 0xff && d.p < d.end) {
+		uint8_t reg = (*d.p >> 3) & 7;
+
+		if (reg == 2 || reg == 3)
+			return KP_EV_CALL_IND;
+		if (reg == 4 || reg == 5)
+			return KP_EV_JMP_IND;
+	}
+	return KP_EV_NONE;
+}
+
+int kp_x86_mov_to_cr(const uint8_t *b, size_t len)
+{
+	struct kp_dec d;
+
+	if (!kp_dec_prefixes(&d, b, len) || d.end - d.p < 3 || d.p[0] != 0x0f || d.p[1] != 0x22)
+		return -1;
+	return ((d.p[2] >> 3) & 7) | (d.rex & 4) << 1;
+}
+
+void kp_x86_sym_init(struct kp_x86_sym *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+static void kp_sym_set(struct kp_x86_sym *s, unsigned int r, bool cr3, uint64_t mask, uint64_t val)
+{
+	s->cr3 = cr3 ? s->cr3 | 1u << r : s->cr3 & ~(1u << r);
+	s->mask[r] = mask;
+	s->val[r] = val & mask;
+}
+
+/* a 32-bit operation's result: its upper half zeroed */
+static void kp_sym_zext(struct kp_x86_sym *s, unsigned int r, bool wide)
+{
+	if (wide)
+		return;
+	s->mask[r] |= 0xffffffff00000000ull;
+	s->val[r] &= 0xffffffffull;
+}
+
+/* or (!and: and) with the known value v */
+static void kp_sym_orand(struct kp_x86_sym *s, unsigned int r, bool or, uint64_t v, bool wide)
+{
+	if (or) {
+		s->mask[r] |= v;
+		s->val[r] |= v;
+	} else {
+		s->mask[r] |= ~v;
+		s->val[r] &= v;
+	}
+	kp_sym_zext(s, r, wide);
+}
+
+static uint64_t kp_imm(const uint8_t *p, unsigned int n, bool wide)
+{
+	int64_t v = n == 1 ? (int8_t)p[0]
+			   : (int32_t)(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24);
+
+	return wide ? (uint64_t)v : (uint32_t)v;
+}
+
+/* 81, 83 (or, and, cmp with an immediate) on a register; false: not understood */
+static bool kp_sym_arith(struct kp_x86_sym *s, const struct kp_dec *d, uint8_t op, bool wide)
+{
+	const uint8_t *p = d->p;
+	unsigned int n = op == 0x83 ? 1 : 4, reg = (p[0] >> 3) & 7,
+		     r = (p[0] & 7) | (d->rex & 1) << 3;
+
+	if (p[0] >> 6 != 3 || d->end - p < 1 + n)
+		return false;
+	if (reg == 7) /* cmp: no register written */
+		return true;
+	if (reg != 1 && reg != 4)
+		return false;
+	kp_sym_orand(s, r, reg == 1, kp_imm(p + 1, n, wide), wide);
+	return true;
+}
+
+/* mov between registers (89, 8b), or and and between them (09, 0b, 21, 23) */
+static bool kp_sym_regreg(struct kp_x86_sym *s, const struct kp_dec *d, uint8_t op, bool wide)
+{
+	uint8_t m = d->p[0];
+	unsigned int a = ((m >> 3) & 7) | (d->rex & 4) << 1, b = (m & 7) | (d->rex & 1) << 3;
+	unsigned int dst = op & 2 ? a : b, src = op & 2 ? b : a;
+
+	if (m >> 6 != 3)
+		return false;
+	if ((op | 2) == 0x8b) {
+		kp_sym_set(s, dst, s->cr3 >> src & 1, s->mask[src], s->val[src]);
+		kp_sym_zext(s, dst, wide);
+		return true;
+	}
+	if ((op | 2) == 0x33 && src == dst) { /* xor of a register with itself */
+		kp_sym_set(s, dst, false, ~0ull, 0);
+		return true;
+	}
+	if ((op | 2) != 0x0b && (op | 2) != 0x23)
+		return false;
+	if (s->mask[src] == ~0ull)
+		kp_sym_orand(s, dst, (op | 2) == 0x0b, s->val[src], wide);
+	else
+		kp_sym_set(s, dst, false, 0, 0);
+	return true;
+}
+
+/* 0f xx: mov from and to a control register, bt*, hint nops; false: not understood */
+static bool kp_sym_0f(struct kp_x86_sym *s, const struct kp_dec *d, bool wide,
+		      struct kp_x86_cr3 *out, bool *is_cr3)
+{
+	const uint8_t *p = d->p;
+	uint8_t op = p[0], m = d->end - p > 1 ? p[1] : 0;
+	unsigned int reg = ((m >> 3) & 7) | (d->rex & 4) << 1, r = (m & 7) | (d->rex & 1) << 3;
+
+	if (d->end - p < 2)
+		return false;
+	if (op == 0x20) { /* mov %crN, %reg (always a register) */
+		kp_sym_set(s, r, reg == 3, 0, 0);
+		return true;
+	}
+	if (op == 0x22) {
+		if (reg == 3) {
+			*out = (struct kp_x86_cr3){s->cr3 >> r & 1 || s->mask[r] == ~0ull,
+						   s->mask[r], s->val[r]};
+			*is_cr3 = true;
+		}
+		return true;
+	}
+	if (op == 0xba && m >> 6 == 3 && d->end - p >= 3 && ((m >> 3) & 7) >= 4) {
+		uint64_t bit = 1ull << (p[2] & (wide ? 63 : 31));
+
+		switch ((m >> 3) & 7) {
+		case 4: /* bt */
+			return true;
+		case 5:
+			kp_sym_orand(s, r, true, bit, wide);
+			return true;
+		case 6:
+			kp_sym_orand(s, r, false, ~bit, wide);
+			return true;
+		}
+		/* btc: a known bit flips, an unknown one stays unknown */
+		s->val[r] ^= bit & s->mask[r];
+		kp_sym_zext(s, r, wide);
+		return true;
+	}
+	return false;
+}
+
+/* the one-byte opcodes understood; false: not understood */
+static bool kp_sym_1(struct kp_x86_sym *s, const struct kp_dec *d, uint8_t op, bool wide)
+{
+	const uint8_t *p = d->p;
+	unsigned int r = (op & 7) | (d->rex & 1) << 3;
+
+	if (op == 0x90) /* nop, pause; with REX.B xchg %r8, %rax */
+		return !(d->rex & 1);
+	if (op >= 0xb8 && op <= 0xbf) { /* mov $imm, %reg: 8 bytes with REX.W */
+		if (d->end - p < (wide ? 8 : 4))
+			return false;
+		kp_sym_set(s, r, false, ~0ull,
+			   wide ? (uint64_t)kp_imm(p, 4, false) | (uint64_t)kp_imm(p + 4, 4, false)
+									  << 32
+				: kp_imm(p, 4, false));
+		return true;
+	}
+	if ((op == 0x0d || op == 0x25) && d->end - p >= 4) { /* or, and %rax with imm32 */
+		kp_sym_orand(s, 0, op == 0x0d, kp_imm(p, 4, wide), wide);
+		return true;
+	}
+	if (p >= d->end)
+		return false;
+	if (op == 0x81 || op == 0x83)
+		return kp_sym_arith(s, d, op, wide);
+	if (op == 0xc7 && p[0] >> 6 == 3 && ((p[0] >> 3) & 7) == 0 && d->end - p >= 5) {
+		kp_sym_set(s, (p[0] & 7) | (d->rex & 1) << 3, false, ~0ull, kp_imm(p + 1, 4, wide));
+		return true;
+	}
+	if (op == 0x89 || op == 0x8b || op == 0x09 || op == 0x0b || op == 0x21 || op == 0x23 ||
+	    op == 0x31 || op == 0x33)
+		return kp_sym_regreg(s, d, op, wide);
+	return false;
+}
+
+/*
+ * Anything not understood, or with an operand size prefix, may write any
+ * register: all become unknown.  Understood: nops, mov between registers,
+ * mov of an immediate, or, and, cmp with an immediate, bt, bts, btr, btc
+ * with an immediate, or, and, xor between registers, mov from and to a
+ * control register, each on registers only.
+ */
+bool kp_x86_sym_step(struct kp_x86_sym *s, const uint8_t *b, size_t len, struct kp_x86_cr3 *out)
+{
+	struct kp_dec d;
+	bool ok = false, is_cr3 = false, wide;
+	uint8_t op;
+
+	if (kp_dec_prefixes(&d, b, len) && !d.pf2) {
+		wide = d.rex & 8;
+		op = *d.p++;
+		if (op == 0x0f && d.p < d.end && (*d.p == 0x19 || (*d.p >= 0x1c && *d.p <= 0x1f)))
+			ok = true; /* hint nops, endbr64, whatever their prefixes */
+		else if (op == 0x0f)
+			ok = d.p < d.end && !d.pf3 && !d.p66 &&
+			     kp_sym_0f(s, &d, wide, out, &is_cr3);
+		else if (op == 0x90 && !d.rex)
+			ok = true; /* nop, 66 nop, pause */
+		else
+			ok = !d.p66 && !d.pf3 && kp_sym_1(s, &d, op, wide);
+	}
+	if (!ok)
+		kp_x86_sym_init(s);
+	return is_cr3;
 }

@@ -13,11 +13,13 @@ usage: scripts/vm-run.sh [--kernel DIR|PACKAGE] [--append CMDLINE] [--out DIR]
                          [--ro DIR] [--timeout SECONDS] [--cpu MODEL]
                          [--model insns|cache [--I1=SIZE,ASSOC,LINE]
                           [--D1=SIZE,ASSOC,LINE] [--LL=SIZE,ASSOC,LINE]
+                          [--ITLB=ENTRIES,ASSOC] [--DTLB=ENTRIES,ASSOC]
                           [--model-out FILE]] -- CMD [ARG...]
        scripts/vm-run.sh --boot [--kernel DIR|PACKAGE] [--append CMDLINE]
                          [--out DIR] [--timeout SECONDS] [--cpu MODEL]
                          [--model insns|cache
-                          [--I1=...] [--D1=...] [--LL=...]]
+                          [--I1=...] [--D1=...] [--LL=...] [--ITLB=...]
+                          [--DTLB=...]]
        scripts/vm-run.sh --check --cpu MODEL
 
 Boots a kernel in QEMU (KVM when the CPU has VMX/SVM, else TCG), runs CMD as
@@ -70,6 +72,14 @@ exits with CMD's exit status.
                         for a sweep simulated side by side in one boot: the
                         k-th geometry takes the k-th of each, or the last
                         given (--LL=1048576,16,64 --LL=4194304,16,64: two)
+  --ITLB=, --DTLB=ENTRIES,ASSOC
+                        a TLB's geometry: entries and ways (each a power of
+                        two, ASSOC <= ENTRIES; defaults 128,8 and 64,4, a
+                        Skylake's first-level TLBs), LRU, every translation
+                        counted as a 4 KiB page, tagged by PCID when the
+                        guest uses it (docs/model.md).  Repeatable like
+                        --D1: the k-th geometry takes the k-th, or the last
+                        given (--DTLB=64,4 --DTLB=16,2: two)
   --boot                no command: one boot, recorded for `kprotperf boot`
                         (docs/boot.md).  Runs under icount
                         (KP_VM_ACCEL=icount), appends 'initcall_debug
@@ -86,8 +96,9 @@ exits with CMD's exit status.
   --model-out FILE      where the model's raw table goes (default
                         OUT/model.txt): a header of '#' lines (mode,
                         geometries, QEMU version, window complete or not),
-                        then per PC: pc insns, and per geometry i1_miss
-                        d1_read d1_read_miss d1_write d1_write_miss ll_miss
+                        then per PC: pc insns ev flushes, and per geometry
+                        i1_miss d1_read d1_read_miss d1_write d1_write_miss
+                        ll_miss itlb_miss dtlb_miss
   -h, --help            this text
 
 In the guest CMD runs in a scratch folder (tmpfs); afterwards the files there
@@ -146,12 +157,24 @@ model_cache() {	# $1 option, $2 value
 	echo "$size:$assoc:$line"
 }
 
+# a --ITLB/--DTLB value, ENTRIES,ASSOC, as the plugin takes it
+# (ENTRIES:ASSOC), or vm-run's refusal
+model_tlb() {	# $1 option, $2 value
+	local entries assoc
+	IFS=, read -r entries assoc <<<"$2"
+	pow2 "$entries" && pow2 "$assoc" && [ "$2" = "$entries,$assoc" ] && ((assoc <= entries)) ||
+		die "$1=$2: want ENTRIES,ASSOC, each a power of two, ASSOC <= ENTRIES"
+	echo "$entries:$assoc"
+}
+
 # The plugin's geom= arguments: the k-th geometry of a sweep takes the k-th
-# --I1, --D1 and --LL, or the last one given, or the default.
+# --I1, --D1, --LL, --ITLB and --DTLB, or the last one given, or the default.
 model_geoms() {
 	local n=${#i1s[@]} k
 	[ ${#d1s[@]} -le "$n" ] || n=${#d1s[@]}
 	[ ${#lls[@]} -le "$n" ] || n=${#lls[@]}
+	[ ${#itlbs[@]} -le "$n" ] || n=${#itlbs[@]}
+	[ ${#dtlbs[@]} -le "$n" ] || n=${#dtlbs[@]}
 	[ "$n" -gt 0 ] || n=1
 	pick() {	# $1 k, $2 default, then the list
 		local k=$1 d=$2
@@ -159,14 +182,15 @@ model_geoms() {
 		if [ $# -eq 0 ]; then echo "$d"; elif [ "$k" -lt $# ]; then echo "${@:k+1:1}"; else echo "${@: -1}"; fi
 	}
 	for ((k = 0; k < n; k++)); do
-		printf ',geom=%s/%s/%s' "$(pick $k 32768:8:64 "${i1s[@]}")" \
-			"$(pick $k 32768:8:64 "${d1s[@]}")" "$(pick $k 8388608:16:64 "${lls[@]}")"
+		printf ',geom=%s/%s/%s/%s/%s' "$(pick $k 32768:8:64 "${i1s[@]}")" \
+			"$(pick $k 32768:8:64 "${d1s[@]}")" "$(pick $k 8388608:16:64 "${lls[@]}")" \
+			"$(pick $k 128:8 "${itlbs[@]}")" "$(pick $k 64:4 "${dtlbs[@]}")"
 	done
 }
 
 kernel='' append='' out=vm-out ro='' timeout=${KP_VM_TIMEOUT:-} model='' model_out='' boot=''
 cpu='' cpu_set='' check=''
-i1s=() d1s=() lls=()
+i1s=() d1s=() lls=() itlbs=() dtlbs=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h | --help) usage; exit 0 ;;
@@ -183,6 +207,18 @@ while [ $# -gt 0 ]; do
 		fi
 		v=$(model_cache "$o" "$v") || exit 125
 		case $o in --I1) i1s+=("$v") ;; --D1) d1s+=("$v") ;; *) lls+=("$v") ;; esac
+		;;
+	--ITLB=* | --DTLB=* | --ITLB | --DTLB)
+		if [[ $1 == *=* ]]; then
+			o=${1%%=*} v=${1#*=}
+			shift
+		else
+			[ $# -ge 2 ] || die "$1 needs a value (--help)"
+			o=$1 v=$2
+			shift 2
+		fi
+		v=$(model_tlb "$o" "$v") || exit 125
+		case $o in --ITLB) itlbs+=("$v") ;; *) dtlbs+=("$v") ;; esac
 		;;
 	--kernel | --append | --out | --ro | --timeout | --model | --model-out | --cpu)
 		[ $# -ge 2 ] || die "$1 needs a value (--help)"
@@ -207,6 +243,8 @@ case $model in
 esac
 [ "$model" = cache ] || [ $((${#i1s[@]} + ${#d1s[@]} + ${#lls[@]})) -eq 0 ] ||
 	die "--I1, --D1 and --LL are cache geometries: they need --model cache"
+[ "$model" = cache ] || [ $((${#itlbs[@]} + ${#dtlbs[@]})) -eq 0 ] ||
+	die "--ITLB and --DTLB are TLB geometries: they need --model cache"
 [ -n "$model" ] || [ -z "$model_out" ] || die "--model-out needs --model"
 # a boot with the cache simulation is slower
 [ -n "$timeout" ] || timeout=$([ "$model" = cache ] && echo 600 || echo 180)

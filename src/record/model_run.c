@@ -12,7 +12,8 @@
  * --model` (which scripts/vm-run.sh --model calls) merges them.
  *
  * The window is as tight as the markers can make it.  The child executes
- * the start marker right before its exec; the parent releases the child and
+ * the hint marker (the guest's PTI and PCID) and the start marker right
+ * before its exec; the parent releases the child and
  * waits for it in two system calls back to back and executes the stop
  * marker right after the wait returns, so that of kprotperf's own user code
  * only a few instructions around the markers are counted.
@@ -53,6 +54,13 @@ struct model_session {
 	struct timespec t0;
 };
 
+/* in the child, right before its exec: the guest's hint, then the start marker */
+static void model_open_window(void)
+{
+	model_marker_hint_guest();
+	model_marker_start();
+}
+
 #ifdef __x86_64__
 /* write(go, "g", 1), wait4(pid, status, 0, NULL), the stop marker: the wait's result */
 static long release_and_wait(int go, pid_t pid, int *status)
@@ -90,7 +98,7 @@ static int one_run(struct model_session *m, const sigset_t *blocked)
 	long ret;
 	int err;
 
-	err = workload_start_with(&m->wl, m->o->argv, blocked, model_marker_start);
+	err = workload_start_with(&m->wl, m->o->argv, blocked, model_open_window);
 	err = err ?: procs_follow_alone(m->procs, m->wl.pid);
 	if (err)
 		return err;

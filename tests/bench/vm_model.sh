@@ -9,7 +9,8 @@
 #   plain     no plugin (the markers are nops)
 #   insns     --model insns
 #   cache     --model cache, the default geometry (I1 and D1 32 KiB 8-way,
-#             LL 8 MiB 16-way, 64-byte lines)
+#             LL 8 MiB 16-way, 64-byte lines; I-TLB 128 entries 8-way,
+#             D-TLB 64 4-way) with the TLBs and the events
 #   contrib   QEMU's own contrib/plugins/cache.c with that geometry (an
 #             I1 lookup per instruction, a D1 one per access), built here
 #             from the QEMU source scripts/install-deps.sh keeps, with
@@ -21,7 +22,8 @@
 # is left out, and what the model costs at the window's start (QEMU flushes
 # its translations and translates again with the instrumentation) is in.
 # Boots are interleaved round robin; the table shows medians and their
-# ratios to plain TCG, with the goals: insns <= 1.15x, cache <= 4x (a miss
+# ratios to plain TCG, with the goals: insns <= 1.15x, cache (with the
+# TLBs and events) <= 4.5x on big-fork 300 (issue 45; a miss
 # prints MISSED, not a failure).  contrib, ~30x, boots once (a few minutes).
 #
 # BENCH_MODEL_N (default 100) forks, BENCH_MODEL_ROUNDS (default 3) rounds,
@@ -38,7 +40,7 @@ N=${BENCH_MODEL_N:-100}
 ROUNDS=${BENCH_MODEL_ROUNDS:-3}
 CONTRIB_ROUNDS=${BENCH_MODEL_CONTRIB_ROUNDS:-1}
 read -ra CONFIGS <<<"${BENCH_MODEL_CONFIGS:-plain insns cache contrib}"
-GEOM=32768:8:64/32768:8:64/8388608:16:64
+GEOM=32768:8:64/32768:8:64/8388608:16:64/128:8/64:4
 OUT=${OUTPUT:-$ROOT/build}/bench
 QEMU_SRC=${QEMU_SRC:-${XDG_CACHE_HOME:-$HOME/.cache}/kprotperf/qemu-src}
 [[ $N =~ ^[1-9][0-9]*$ ]] || fail "BENCH_MODEL_N must be a positive integer, not '$N'"
@@ -101,7 +103,7 @@ plugin_args() {
 	tb) echo "$kp,mode=insns,count=tb" ;;
 	cache) echo "$kp,mode=cache,geom=$GEOM" ;;
 	contrib)
-		# shellcheck disable=SC2086 # the three caches' SIZE:ASSOC:LINE
+		# shellcheck disable=SC2086 # the three caches' SIZE:ASSOC:LINE (no TLB there)
 		set -- $g
 		IFS=: read -r is ia il <<<"$1"
 		IFS=: read -r ds da dl <<<"$2"
@@ -167,7 +169,7 @@ base=$(med plain-window)
 		plain) echo "plain TCG (no plugin)" ;;
 		insns) echo "--model insns" ;;
 		tb) echo "--model insns, count=tb (not exact)" ;;
-		cache) echo "--model cache (default geometry)" ;;
+		cache) echo "--model cache (default geometry, TLBs, events)" ;;
 		contrib) echo "QEMU contrib cache plugin, $(rounds contrib)" ;;
 		esac
 	}
@@ -182,7 +184,7 @@ base=$(med plain-window)
 			printf "%s: %.2fx plain TCG (goal <= %.2fx): %s\n", l, x, g, x <= g ? "met" : "MISSED" }'
 	}
 	goal insns 1.15
-	goal cache 4
+	goal cache 4.5
 	if [ -n "$(med contrib-window)" ] && [ -n "$(med cache-window)" ]; then
 		awk -v k="$(med cache-window)" -v q="$(med contrib-window)" 'BEGIN {
 			printf "--model cache / QEMU contrib cache plugin: %.2f\n", k / q }'

@@ -178,12 +178,12 @@ expect 125 "vm-run: $TMP/build/plugin/kp_model.so missing: run 'make OUTPUT=$TMP
 mkdir -p "$TMP/build/plugin"
 cp /bin/true "$TMP/build/plugin/kp_model.so"
 run model --kernel "$K" --model cache --D1=65536,4,128 --LL 1048576,16,64 --LL=4194304,16,64 \
-	--out "$TMP/o8" --model-out "$TMP/o8.txt" -- true
+	--DTLB=16,2 --DTLB 32,4 --ITLB=64,4 --out "$TMP/o8" --model-out "$TMP/o8.txt" -- true
 [ "$rc" -eq 3 ] || fail "--model cache: exit $rc: $(tail -3 "$TMP/err")"
 grep -qx -- 'tcg,thread=single' "$FAKE/qemu-args" || fail "--model: not single-threaded TCG: $(tr '\n' ' ' <"$FAKE/qemu-args")"
 [ "$(sed -n '/^-smp$/{n;p}' "$FAKE/qemu-args")" = 1 ] || fail "--model: not one vCPU"
 got=$(sed -n '/^-plugin$/{n;p}' "$FAKE/qemu-args")
-want="$TMP/build/plugin/kp_model.so,mode=cache,out=$TMP/tmp/kp-vm.*/model.txt,qemu=$(dpkg-query -W -f='${Version}' qemu-system-x86 2>/dev/null),geom=32768:8:64/65536:4:128/1048576:16:64,geom=32768:8:64/65536:4:128/4194304:16:64,vmlinux=${K//,/,,}/vmlinux"
+want="$TMP/build/plugin/kp_model.so,mode=cache,out=$TMP/tmp/kp-vm.*/model.txt,qemu=$(dpkg-query -W -f='${Version}' qemu-system-x86 2>/dev/null),geom=32768:8:64/65536:4:128/1048576:16:64/64:4/16:2,geom=32768:8:64/65536:4:128/4194304:16:64/64:4/32:4,vmlinux=${K//,/,,}/vmlinux"
 # shellcheck disable=SC2053 # a pattern: the work folder's name is random
 [[ $got == $want ]] || fail "--model's -plugin argument:"$'\n'"  got:  $got"$'\n'"  want: $want"
 # the kernel's image for the plugin needs it where it was linked

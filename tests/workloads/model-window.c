@@ -2,7 +2,8 @@
 /*
  * model-window -- CMD [ARG...]: runs CMD inside a counting window of
  * kprotperf's machine model (plugin/kp_model.c, scripts/vm-run.sh --model).
- * It executes the start marker, runs CMD (fork, exec, wait), executes the
+ * It executes the hint marker (the guest's PTI and PCID, for the model's
+ * TLBs) and the start marker, runs CMD (fork, exec, wait), executes the
  * stop marker and exits with CMD's status (128 + the signal that killed it).
  * Outside QEMU with the plugin the markers are plain nops.
  *
@@ -37,6 +38,7 @@ int main(int argc, char **argv)
 	if (argc < 3 || strcmp(argv[1], "--"))
 		return usage(stderr, argv[0], 2);
 	fflush(NULL);
+	model_marker_hint_guest();
 	model_marker_start();
 	pid = fork();
 	if (pid < 0) {
