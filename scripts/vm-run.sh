@@ -196,7 +196,7 @@ while [ $# -gt 0 ]; do
 	-h | --help) usage; exit 0 ;;
 	--boot) boot=1; shift ;;
 	--check) check=1; shift ;;
-	--I1=* | --D1=* | --LL=* | --I1 | --D1 | --LL)
+	--I1=* | --D1=* | --LL=* | --I1 | --D1 | --LL | --ITLB=* | --DTLB=* | --ITLB | --DTLB)
 		if [[ $1 == *=* ]]; then
 			o=${1%%=*} v=${1#*=}
 			shift
@@ -205,20 +205,14 @@ while [ $# -gt 0 ]; do
 			o=$1 v=$2
 			shift 2
 		fi
-		v=$(model_cache "$o" "$v") || exit 125
-		case $o in --I1) i1s+=("$v") ;; --D1) d1s+=("$v") ;; *) lls+=("$v") ;; esac
-		;;
-	--ITLB=* | --DTLB=* | --ITLB | --DTLB)
-		if [[ $1 == *=* ]]; then
-			o=${1%%=*} v=${1#*=}
-			shift
-		else
-			[ $# -ge 2 ] || die "$1 needs a value (--help)"
-			o=$1 v=$2
-			shift 2
-		fi
-		v=$(model_tlb "$o" "$v") || exit 125
-		case $o in --ITLB) itlbs+=("$v") ;; *) dtlbs+=("$v") ;; esac
+		case $o in
+		--ITLB | --DTLB) v=$(model_tlb "$o" "$v") || exit 125 ;;
+		*) v=$(model_cache "$o" "$v") || exit 125 ;;
+		esac
+		case $o in
+		--I1) i1s+=("$v") ;; --D1) d1s+=("$v") ;; --LL) lls+=("$v") ;;
+		--ITLB) itlbs+=("$v") ;; *) dtlbs+=("$v") ;;
+		esac
 		;;
 	--kernel | --append | --out | --ro | --timeout | --model | --model-out | --cpu)
 		[ $# -ge 2 ] || die "$1 needs a value (--help)"

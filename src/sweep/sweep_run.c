@@ -126,15 +126,45 @@ static int check_kernel(const struct sweep_variant *v, const char *plan, const c
 	return 0;
 }
 
+/*
+ * A check argv spawned, its output in log: 1 after saying the last line
+ * of log that starts with prefix (or that it said nothing), as the plan's
+ * line for v; what vmrun_spawn returned when it did not refuse.
+ */
+static int check_spawn(const char *const *argv, const char *log, const char *prefix,
+		       const char *plan, const struct sweep_variant *v)
+{
+	char why[1024] = "", *line = NULL;
+	size_t cap = 0, len = strlen(prefix);
+	int rc = vmrun_spawn(WHO, argv, NULL, log);
+	FILE *f;
+
+	if (rc <= 0)
+		return rc;
+	f = fopen(log, "r");
+	while (f && getline(&line, &cap, f) > 0)
+		if (!strncmp(line, prefix, len))
+			snprintf(why, sizeof(why), "%s", line);
+	if (f)
+		fclose(f);
+	free(line);
+	why[strcspn(why, "\n")] = '\0';
+	if (*why)
+		esc_printf(stderr, WHO ": %s:%u: %s: %s\n", plan, v->line, v->name, why);
+	else
+		esc_printf(stderr, WHO ": %s:%u: %s: %s --check failed, saying nothing\n", plan,
+			   v->line, v->name,
+			   strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0]);
+	return 1;
+}
+
 /* kernel-build.sh --check of a build and its command line; 1 after saying why it refused. */
 static int check_build(const char *kb, const char *tmp, const char *plan,
 		       const struct sweep_variant *v, const struct sweep_setup *s)
 {
 	const char *argv[SWEEP_SETUP_ARGS + 8] = {kb, "-q", "--check"};
-	char log[PATH_MAX + 64], cmdline[8192], why[1024] = "", *line = NULL;
-	size_t n = sweep_setup_build_args(s, argv, 3), cap = 0;
-	FILE *f;
-	int rc;
+	char log[PATH_MAX + 64], cmdline[8192];
+	size_t n = sweep_setup_build_args(s, argv, 3);
 
 	if (sweep_setup_cmdline(s, cmdline, sizeof(cmdline)) && *cmdline) {
 		argv[n++] = "--cmdline";
@@ -142,20 +172,7 @@ static int check_build(const char *kb, const char *tmp, const char *plan,
 		argv[n] = NULL;
 	}
 	snprintf(log, sizeof(log), "%s/check-%s.log", tmp, v->name);
-	rc = vmrun_spawn(WHO, argv, NULL, log);
-	if (rc <= 0)
-		return rc;
-	f = fopen(log, "r");
-	while (f && getline(&line, &cap, f) > 0)
-		if (!strncmp(line, "kernel-build: ", 14))
-			snprintf(why, sizeof(why), "%s", line);
-	if (f)
-		fclose(f);
-	free(line);
-	why[strcspn(why, "\n")] = '\0';
-	esc_printf(stderr, WHO ": %s:%u: %s: %s\n", plan, v->line, v->name,
-		   *why ? why : "kernel-build.sh --check failed, saying nothing");
-	return 1;
+	return check_spawn(argv, log, "kernel-build: ", plan, v);
 }
 
 /* The build part of s (kernel-build.sh's arguments, the command line), for checking each once. */
@@ -173,26 +190,10 @@ static int check_cpu(const char *vmrun, const char *tmp, const char *plan,
 		     const struct sweep_variant *v, const char *cpu)
 {
 	const char *argv[] = {vmrun, "--check", "--cpu", cpu, NULL};
-	char log[PATH_MAX + 64], why[1024] = "", *line = NULL;
-	size_t cap = 0;
-	FILE *f;
-	int rc;
+	char log[PATH_MAX + 64];
 
 	snprintf(log, sizeof(log), "%s/cpu-%s.log", tmp, v->name);
-	rc = vmrun_spawn(WHO, argv, NULL, log);
-	if (rc <= 0)
-		return rc;
-	f = fopen(log, "r");
-	while (f && getline(&line, &cap, f) > 0)
-		if (!strncmp(line, "vm-run: ", 8))
-			snprintf(why, sizeof(why), "%s", line);
-	if (f)
-		fclose(f);
-	free(line);
-	why[strcspn(why, "\n")] = '\0';
-	esc_printf(stderr, WHO ": %s:%u: %s: %s\n", plan, v->line, v->name,
-		   *why ? why : "vm-run.sh --check failed, saying nothing");
-	return 1;
+	return check_spawn(argv, log, "vm-run: ", plan, v);
 }
 
 /* Each CPU model of the plan tried once (the first variant naming it says a refusal). */
