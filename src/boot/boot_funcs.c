@@ -28,6 +28,8 @@ struct boot_funcs {
 	size_t n, cap;
 	__u64 *vals;
 	size_t nvals, capvals, stride;
+	/* where a row's parts start in its stride: TLB misses, executions, flushes; 0: none */
+	size_t tlb, execs, flushes, ngeom;
 };
 
 static int load_kallsyms(struct boot_funcs *bf, const char *path, char *why, size_t len)
@@ -105,11 +107,18 @@ static int row(const struct model_table_row *r, void *ctx)
 		bf->nvals += bf->stride;
 	}
 	/* each count is at most 2^40 (table.c), so a sum overflows SUM_MAX before __u64 */
-	for (i = 0; i < bf->stride; i++) {
+	for (i = 0; i < 1 + bf->ngeom * MODEL_STATS; i++)
 		bf->vals[e->vi + i] += i ? v[i - 1] : insns;
+	for (i = 0; bf->tlb && i < bf->ngeom * 2; i++)
+		bf->vals[e->vi + bf->tlb + i] += r->tlb[i];
+	if (bf->execs) {
+		i = r->kind >= 0 && r->kind < MODEL_KINDS ? (size_t)r->kind : MODEL_KINDS;
+		bf->vals[e->vi + bf->execs + i] += insns;
+		bf->vals[e->vi + bf->flushes + i] += r->flushes;
+	}
+	for (i = 0; i < bf->stride; i++)
 		if (bf->vals[e->vi + i] > SUM_MAX)
 			return -EOVERFLOW;
-	}
 	return 0;
 }
 
@@ -151,7 +160,17 @@ static int read_table(struct boot_funcs *bf, struct model_table *t, const char *
 	int err = model_table_read(model, t, NULL, NULL, msg, sizeof(msg));
 
 	if (!err) {
+		bf->ngeom = t->ngeom;
 		bf->stride = 1 + t->ngeom * MODEL_STATS;
+		if (model_table_has_tlb(t)) {
+			bf->tlb = bf->stride;
+			bf->stride += t->ngeom * 2;
+		}
+		if (t->format >= 2) {
+			bf->execs = bf->stride;
+			bf->flushes = bf->execs + MODEL_KINDS + 1;
+			bf->stride = bf->flushes + MODEL_KINDS + 1;
+		}
 		err = model_table_read(model, t, row, bf, msg, sizeof(msg));
 	}
 	if (err == -EOVERFLOW)
@@ -182,9 +201,14 @@ int boot_funcs_read(struct boot_funcs **out, struct model_table *t, const char *
 
 const struct boot_func *boot_funcs_at(const struct boot_funcs *bf, size_t i, struct boot_func *f)
 {
+	const __u64 *v;
+
 	if (i >= bf->n)
 		return NULL;
-	*f = (struct boot_func){bf->e[i].name, bf->e[i].module, bf->vals + bf->e[i].vi};
+	v = bf->vals + bf->e[i].vi;
+	*f = (struct boot_func){bf->e[i].name, bf->e[i].module, v, bf->tlb ? v + bf->tlb : NULL,
+				bf->execs ? v + bf->execs : NULL,
+				bf->execs ? v + bf->flushes : NULL};
 	return f;
 }
 
