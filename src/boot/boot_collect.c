@@ -268,9 +268,11 @@ static int put_meta(struct collect *c, unsigned int n, bool no_config)
 		err = err ?: kv_add(&meta, "model.format", "%u", c->t0.format);
 	}
 	if (!err && o->model && c->t0.format >= 2) {
-		err = kv_add(&meta, "model.guest_pti", "%s", c->t0.guest_pti[0] ? c->t0.guest_pti : "unknown");
-		err = err ?: kv_add(&meta, "model.guest_pcid", "%s",
-				    c->t0.guest_pcid[0] ? c->t0.guest_pcid : "unknown");
+		err = kv_add(&meta, "model.guest_pti", "%s",
+			     c->t0.guest_pti[0] ? c->t0.guest_pti : "unknown");
+		err = err
+			      ?: kv_add(&meta, "model.guest_pcid", "%s",
+					c->t0.guest_pcid[0] ? c->t0.guest_pcid : "unknown");
 	}
 	err = err ?: recording_put_meta(c->df, &meta);
 	kv_list_free(&meta);
@@ -321,8 +323,10 @@ static int put_config(struct collect *c, const char *dir, unsigned int n)
 	err = err ?: recording_put_config(c->df, &config) ?: put_meta(c, n, fd < 0) ?:
 		     put_vulns(c, dir);
 	for (g = 0; !err && c->o->model && g < c->t0.ngeom; g++)
-		err = model_put_geom(c->df, g, &c->t0.geom[g]) ?:
-		      (model_table_has_tlb(&c->t0) ? model_put_tlbs(c->df, g, &c->t0.geom[g]) : 0);
+		err = model_put_geom(c->df, g, &c->t0.geom[g])
+			      ?: (model_table_has_tlb(&c->t0)
+					  ? model_put_tlbs(c->df, g, &c->t0.geom[g])
+					  : 0);
 	kv_list_free(&config);
 	return err;
 }

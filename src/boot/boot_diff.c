@@ -9,11 +9,13 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "boot/boot_report.h"
 #include "boot/load.h"
+#include "data/datafile.h"
 #include "diff/stats.h"
 #include "model/model_report.h"
 #include "util/esc.h"
@@ -28,12 +30,21 @@ struct change {
 enum status { ST_BOTH, ST_NEW, ST_GONE };
 static const char *const status_names[] = {"both", "new", "gone"};
 
+/* The model's fields of a table of format 2 diff compares per boot, as columns and JSON keys. */
+enum xfield { X_ITLB, X_DTLB, X_CR3, X_FLUSHES, X_SERIALIZING, X_EST, XFIELDS };
+static const char *const xfield_names[XFIELDS] = {
+	"itlb_misses", "dtlb_misses", "cr3_writes", "tlb_flushes", "serializing", "est_cycles",
+};
+static const enum model_field xfield_of[X_EST] = {MF_ITLB_MISSES, MF_DTLB_MISSES, MF_CR3_WRITES,
+						  MF_TLB_FLUSHES, MF_SERIALIZING};
+
 /* An initcall or a function of either side. */
 struct row {
 	const struct boot_series *s[2]; /* NULL: absent on that side */
 	enum status st;
 	struct change c;
-	double miss[2]; /* functions with cache: I1 + D1 + LL misses per boot */
+	double miss[2];		  /* functions with cache: I1 + D1 + LL misses per boot */
+	struct change x[XFIELDS]; /* functions: the model's fields; NAN where unknown */
 };
 
 static bool has_ci(const struct change *c)
@@ -151,8 +162,14 @@ struct diff {
 	struct change phase[BOOT_PHASES];
 	struct row *calls, *funcs;
 	size_t ncalls, nfuncs;
-	unsigned int g[2]; /* the geometry of each side's misses */
-	bool cache;	   /* both sides simulated a geometry of the same caches */
+	unsigned int g[2];	       /* the geometry of each side's misses */
+	bool cache;		       /* both sides simulated a geometry of the same caches */
+	bool xshow;		       /* either side counted TLBs and events: their fields shown */
+	bool xknown[XFIELDS];	       /* the field is known on both sides */
+	struct boot_model m[2];	       /* per boot, each side's counts (xshow) */
+	struct change kernel[XFIELDS]; /* the kernel's fields per boot */
+	const struct model_costs *costs; /* est_cycles' table; NULL: none */
+	struct model_costs costs_buf;
 };
 
 /* The base's geometry o->geom in the hardened recording (the same caches); false: none. */
@@ -171,6 +188,79 @@ static bool match_geom(struct diff *d, unsigned int geom)
 	return geom_match(d->b, geom, &d->g[1]);
 }
 
+/* Side s's field k of function i (nfuncs: the kernel) in run r. */
+static double xvalue(const struct diff *d, int s, size_t i, size_t r, enum xfield k)
+{
+	const struct model_func *f = boot_model_at(&d->m[s], i, r);
+
+	return k == X_EST ? model_est_cycles(d->costs, f) : (double)model_field(f, xfield_of[k]);
+}
+
+/* The change of field k between base function i[0] and hardened i[1] (SIZE_MAX: absent). */
+static int xchange(const struct diff *d, const size_t i[2], enum xfield k, struct change *c)
+{
+	double *v[2] = {calloc(d->b[0].runs, sizeof(double)), calloc(d->b[1].runs, sizeof(double))};
+	size_t r;
+	int s, err = v[0] && v[1] ? 0 : -ENOMEM;
+
+	for (s = 0; !err && s < 2; s++)
+		for (r = 0; i[s] != SIZE_MAX && r < d->b[s].runs; r++)
+			v[s][r] = xvalue(d, s, i[s], r, k);
+	if (!err && d->xknown[k])
+		*c = change_of(i[0] != SIZE_MAX ? v[0] : NULL, i[0] != SIZE_MAX ? d->b[0].runs : 0,
+			       i[1] != SIZE_MAX ? v[1] : NULL, i[1] != SIZE_MAX ? d->b[1].runs : 0);
+	else
+		*c = (struct change){NAN, NAN, NAN, NAN, NAN};
+	free(v[1]);
+	free(v[0]);
+	return err;
+}
+
+/* Whether side s counted field k: TLBs for the TLB misses (of the geometry compared). */
+static bool xside_known(const struct diff *d, int s, enum xfield k)
+{
+	const struct boot_rec *b = &d->b[s];
+
+	if (k == X_ITLB || k == X_DTLB)
+		return b->events && b->tlb && d->cache;
+	return b->events && (k != X_EST || d->costs);
+}
+
+/* The cost table (--costs, else the base's guest CPU, else the hardened's), both sides' counts. */
+static int xmake(struct diff *d, const struct model_view_opts *o, char *why, size_t len)
+{
+	const char *cpu =
+		datafile_meta(d->b[0].df, "cpu.model") ?: datafile_meta(d->b[1].df, "cpu.model");
+	size_t n, i[2], f;
+	int s, k, err = 0;
+
+	d->xshow = d->b[0].model && d->b[1].model && (d->b[0].events || d->b[1].events);
+	if (!d->xshow)
+		return 0;
+	err = model_costs_pick(o->costs, cpu, &d->costs_buf);
+	if (err && o->costs) {
+		snprintf(why, len, "--costs %s: no cost table to weigh est_cycles by", o->costs);
+		return err;
+	}
+	d->costs = err ? NULL : &d->costs_buf;
+	for (k = 0; k < XFIELDS; k++)
+		d->xknown[k] = xside_known(d, 0, k) && xside_known(d, 1, k);
+	for (s = 0, err = 0; !err && s < 2; s++)
+		err = boot_model_load(&d->b[s], d->cache ? d->g[s] : MODEL_GEOMS_MAX, &d->m[s]);
+	i[0] = d->b[0].nfuncs;
+	i[1] = d->b[1].nfuncs;
+	for (k = 0; !err && k < XFIELDS; k++)
+		err = xchange(d, i, k, &d->kernel[k]);
+	for (n = 0; !err && n < d->nfuncs; n++) {
+		for (s = 0; s < 2; s++)
+			i[s] = d->funcs[n].s[s] ? (size_t)(d->funcs[n].s[s] - d->b[s].funcs)
+						: SIZE_MAX;
+		for (f = 0; !err && f < XFIELDS; f++)
+			err = xchange(d, i, f, &d->funcs[n].x[f]);
+	}
+	return err;
+}
+
 static int diff_make(struct diff *d, const struct model_view_opts *o, char *why, size_t len)
 {
 	int p, err = boot_check_geom(&d->b[0], o->geom, why, len);
@@ -187,6 +277,9 @@ static int diff_make(struct diff *d, const struct model_view_opts *o, char *why,
 	/* a side without the model counted no function: none is new or gone */
 	if (!d->b[0].model || !d->b[1].model)
 		d->nfuncs = 0;
+	err = xmake(d, o, why, len);
+	if (err)
+		return err;
 	qsort(d->calls, d->ncalls, sizeof(*d->calls), by_delta);
 	qsort(d->funcs, d->nfuncs, sizeof(*d->funcs), by_delta);
 	return 0;
@@ -252,6 +345,47 @@ static void misses_json(struct json *j, const struct diff *d, const struct row *
 	json_close(j, ']');
 }
 
+/* The model's fields' changes per boot: each null where a side did not count it. */
+static void xfields_json(struct json *j, const char *key, const struct diff *d,
+			 const struct change *x)
+{
+	int k;
+
+	json_open(j, key, '{');
+	for (k = 0; k < XFIELDS; k++) {
+		if (!d->xknown[k]) {
+			json_str(j, xfield_names[k], NULL);
+			continue;
+		}
+		json_open(j, xfield_names[k], '{');
+		json_double(j, "base", x[k].base);
+		json_double(j, "hardened", x[k].hard);
+		json_double(j, "delta", x[k].delta);
+		json_double(j, "ci_low", x[k].lo);
+		json_double(j, "ci_high", x[k].hi);
+		if (has_ci(&x[k]))
+			json_bool(j, "significant", significant(&x[k]));
+		else
+			json_str(j, "significant", NULL);
+		json_close(j, '}');
+	}
+	json_close(j, '}');
+}
+
+/* The cost table, the kernel's fields; null without TLBs and events on either side. */
+static void kernel_json(struct json *j, const struct diff *d)
+{
+	struct model_counts c = {.costs = d->costs};
+
+	if (!d->xshow) {
+		json_str(j, "costs", NULL);
+		json_str(j, "kernel", NULL);
+		return;
+	}
+	model_costs_json(j, &c);
+	xfields_json(j, "kernel", d, d->kernel);
+}
+
 static void rows_json(struct json *j, const struct diff *d, bool funcs)
 {
 	const struct row *r = funcs ? d->funcs : d->calls;
@@ -267,6 +401,8 @@ static void rows_json(struct json *j, const struct diff *d, bool funcs)
 		change_json(j, &r[i].c, funcs ? "_insns" : "_ns");
 		if (funcs && d->b[0].cache && d->b[1].cache)
 			misses_json(j, d, &r[i]);
+		if (funcs && d->xshow)
+			xfields_json(j, "model", d, r[i].x);
 		json_close(j, '}');
 	}
 	json_close(j, ']');
@@ -293,6 +429,7 @@ static void diff_json(FILE *f, const struct diff *d)
 		json_close(&j, '}');
 	}
 	json_close(&j, ']');
+	kernel_json(&j, d);
 	rows_json(&j, d, false);
 	rows_json(&j, d, true);
 	json_close(&j, '}');
@@ -431,6 +568,88 @@ static int misses_text(FILE *f, const struct diff *d, size_t top)
 	return 0;
 }
 
+/* Why a field is unknown: which side lacks what. */
+static const char *xwhy(const struct diff *d, enum xfield k)
+{
+	int s;
+
+	for (s = 0; s < 2; s++)
+		if (!d->b[s].events)
+			return s ? "(hardened: no TLBs or events counted)"
+				 : "(base: no TLBs or events counted)";
+	if (k == X_EST)
+		return "(no cost table: kprotperf calibrate)";
+	if (!d->cache)
+		return "(no cache geometry in common)";
+	return d->b[0].tlb ? "(hardened: no TLB simulated)" : "(base: no TLB simulated)";
+}
+
+/* The kernel's TLB misses, events and est_cycles per boot. */
+static void kernel_text(FILE *f, const struct diff *d)
+{
+	static const struct change none = {NAN, NAN, NAN, NAN, NAN};
+	int k;
+
+	fputs("\nThe kernel's TLB misses and events per boot (mean; 95% interval of the change:"
+	      " Welch's, over the boots):\n",
+	      f);
+	if (d->costs)
+		esc_printf(f, "# est_cycles (estimate, costs: %s, %s)\n", d->costs->name,
+			   d->costs->path);
+	else
+		fputs("# est_cycles: no cost table (kprotperf calibrate, or --costs FILE)\n", f);
+	heads_text(f, "field");
+	for (k = 0; k < XFIELDS; k++) {
+		change_text(f, d->xknown[k] ? &d->kernel[k] : &none, false);
+		fprintf(f, "  %s%s%s%s\n", xfield_names[k], k == X_EST ? " (estimate)" : "",
+			d->xknown[k] ? "" : "  ", d->xknown[k] ? "" : xwhy(d, k));
+	}
+}
+
+static int by_est(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	double dx = fabs(x->x[X_EST].delta), dy = fabs(y->x[X_EST].delta);
+
+	if (isnan(dx) != isnan(dy))
+		return isnan(dx) ? 1 : -1;
+	if (!isnan(dx) && dx != dy)
+		return dx > dy ? -1 : 1;
+	return by_delta(a, b);
+}
+
+static bool est_changed(const struct row *r)
+{
+	const struct change *c = &r->x[X_EST];
+
+	return r->st == ST_BOTH && !isnan(c->delta) && (!has_ci(c) || significant(c)) &&
+	       c->delta != 0;
+}
+
+/* The functions whose estimated cycles changed (significantly, with intervals). */
+static int est_text(FILE *f, const struct diff *d, size_t top)
+{
+	struct row *r = malloc((d->nfuncs + 1) * sizeof(*r));
+	size_t n = count(d->funcs, d->nfuncs, est_changed), i, k;
+
+	if (!r)
+		return -ENOMEM;
+	memcpy(r, d->funcs, d->nfuncs * sizeof(*r));
+	qsort(r, d->nfuncs, sizeof(*r), by_est);
+	fprintf(f, "\nFunctions by |delta| of est_cycles per boot, an estimate (%zu of %zu):\n",
+		n < top ? n : top, n);
+	heads_text(f, "function  module");
+	for (i = k = 0; i < d->nfuncs && k < top; i++) {
+		if (!est_changed(&r[i]))
+			continue;
+		change_text(f, &r[i].x[X_EST], false);
+		esc_printf(f, "  %s  %s\n", any(&r[i])->name, any(&r[i])->module);
+		k++;
+	}
+	free(r);
+	return 0;
+}
+
 static bool one_side(const struct row *r)
 {
 	return r->st != ST_BOTH;
@@ -477,6 +696,10 @@ static int diff_text(FILE *f, const struct diff *d, size_t top)
 		funcs_text(f, d, top);
 	if (d->cache && misses_text(f, d, top))
 		return -ENOMEM;
+	if (d->xshow)
+		kernel_text(f, d);
+	if (d->xshow && d->xknown[X_EST] && est_text(f, d, top))
+		return -ENOMEM;
 	one_side_text(f, d, top);
 	return 0;
 }
@@ -491,6 +714,8 @@ int boot_diff(const struct boot_rec *b, const struct model_view_opts *o, FILE *f
 		diff_json(f, &d);
 	else if (!err)
 		err = diff_text(f, &d, o->top);
+	boot_model_free(&d.m[1]);
+	boot_model_free(&d.m[0]);
 	free(d.funcs);
 	free(d.calls);
 	return err;

@@ -206,7 +206,10 @@ const struct boot_func *boot_funcs_at(const struct boot_funcs *bf, size_t i, str
 	if (i >= bf->n)
 		return NULL;
 	v = bf->vals + bf->e[i].vi;
-	*f = (struct boot_func){bf->e[i].name, bf->e[i].module, v, bf->tlb ? v + bf->tlb : NULL,
+	*f = (struct boot_func){bf->e[i].name,
+				bf->e[i].module,
+				v,
+				bf->tlb ? v + bf->tlb : NULL,
 				bf->execs ? v + bf->execs : NULL,
 				bf->execs ? v + bf->flushes : NULL};
 	return f;

@@ -70,6 +70,19 @@ void boot_header_text(FILE *f, const char *side, const struct boot_rec *b)
 	if (b->model)
 		esc_printf(f, "#   machine model: %s (QEMU %s)\n", b->mode ?: "?",
 			   datafile_meta(b->df, "model.qemu") ?: "?");
+	if (b->model && b->events)
+		esc_printf(
+			f,
+			"#   TLBs and events: %s (model table of format 2, guest pti %s, pcid %s)\n",
+			b->tlb ? "TLB misses, CR3 writes, flushes, serializing"
+			       : "no TLB simulated; CR3 writes, flushes, serializing",
+			datafile_meta(b->df, "model.guest_pti") ?: "unknown",
+			datafile_meta(b->df, "model.guest_pcid") ?: "unknown");
+	else if (b->model)
+		fputs("#   no TLBs or events: a model table of format 1 (or a recording before schema"
+		      " 12): no itlb/dtlb_misses, cr3_writes, tlb_flushes, serializing or"
+		      " est_cycles\n",
+		      f);
 	else
 		fputs("#   no machine model: no per-function counts (boot with --model insns)\n",
 		      f);
@@ -82,6 +95,13 @@ void boot_header_json(struct json *j, const struct boot_rec *b)
 	json_str(j, "build_id", b->build_id);
 	json_u64(j, "runs", b->runs);
 	json_str(j, "cmdline", b->cmdline);
+	if (b->model) {
+		json_bool(j, "events", b->events);
+		json_bool(j, "tlb", b->tlb);
+	} else {
+		json_str(j, "events", NULL);
+		json_str(j, "tlb", NULL);
+	}
 }
 
 int boot_check_geom(const struct boot_rec *b, unsigned int geom, char *why, size_t len)

@@ -43,12 +43,12 @@
  * how many of them flushed TLBs.  A recording of format 2 says so in meta
  * model.format; one without (older, or format 1) has no rows here.
  */
-#define BOOT_MODEL_TABLES                                                                          \
-	"CREATE TABLE boot_func_tlb(run INTEGER NOT NULL, name TEXT NOT NULL,"                     \
-	" module TEXT NOT NULL, geom INTEGER NOT NULL, itlb_misses INTEGER NOT NULL,"              \
-	" dtlb_misses INTEGER NOT NULL, PRIMARY KEY(run, name, module, geom));"                    \
-	"CREATE TABLE boot_func_events(run INTEGER NOT NULL, name TEXT NOT NULL,"                  \
-	" module TEXT NOT NULL, kind TEXT NOT NULL, execs INTEGER NOT NULL,"                       \
+#define BOOT_MODEL_TABLES                                                             \
+	"CREATE TABLE boot_func_tlb(run INTEGER NOT NULL, name TEXT NOT NULL,"        \
+	" module TEXT NOT NULL, geom INTEGER NOT NULL, itlb_misses INTEGER NOT NULL," \
+	" dtlb_misses INTEGER NOT NULL, PRIMARY KEY(run, name, module, geom));"       \
+	"CREATE TABLE boot_func_events(run INTEGER NOT NULL, name TEXT NOT NULL,"     \
+	" module TEXT NOT NULL, kind TEXT NOT NULL, execs INTEGER NOT NULL,"          \
 	" flushes INTEGER NOT NULL, PRIMARY KEY(run, name, module, kind));"
 
 #endif

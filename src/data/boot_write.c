@@ -53,8 +53,8 @@ int boot_put_func_tlb(struct datafile *df, unsigned int run, const char *name, c
 			    (long long)dtlb);
 }
 
-int boot_put_func_event(struct datafile *df, unsigned int run, const char *name,
-			const char *module, const char *kind, __u64 execs, __u64 flushes)
+int boot_put_func_event(struct datafile *df, unsigned int run, const char *name, const char *module,
+			const char *kind, __u64 execs, __u64 flushes)
 {
 	return query_insert(df, "INSERT INTO boot_func_events VALUES(?,?,?,?,?,?)", "itttii",
 			    (long long)run, name, module, kind, (long long)execs,

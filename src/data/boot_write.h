@@ -32,7 +32,7 @@ int boot_put_func_misses(struct datafile *df, unsigned int run, const char *name
 int boot_put_func_tlb(struct datafile *df, unsigned int run, const char *name, const char *module,
 		      unsigned int geom, __u64 itlb, __u64 dtlb);
 /* schema 12: the executions of its PCs of kind (a model_kind_names word or "-"), and flushes */
-int boot_put_func_event(struct datafile *df, unsigned int run, const char *name,
-			const char *module, const char *kind, __u64 execs, __u64 flushes);
+int boot_put_func_event(struct datafile *df, unsigned int run, const char *name, const char *module,
+			const char *kind, __u64 execs, __u64 flushes);
 
 #endif

@@ -179,20 +179,21 @@ static void test_dmesg_tsc_before_clock(void **state)
 	"0x" base "000400 5 0 1 0 0 0 0\n"
 
 /* Format 2 (the TLBs and the events): the same PCs with a kind, flushes and TLB misses each. */
-#define MODEL_HEAD2(id)                                                                            \
-	"# kp_model 2\n# mode cache\n# count insn\n# qemu 8.2.2\n# kernel_build_id " id "\n"       \
-	"# window complete\n# windows opened 1 closed 1 restarts 0 stray_stops 0\n"                \
-	"# boot entry_insns 1000\n# boot first_user_insns 50000\n"                                 \
-	"# geom 0 i1=32768:8:64 d1=32768:8:64 ll=8388608:16:64\n# tlb 0 itlb=128:8 dtlb=64:4\n"    \
-	"# guest pti 1 pcid 0\n# iaddr physical\n"                                                 \
-	"# columns pc insns ev flushes i1_miss.0 d1_read.0 d1_read_miss.0 d1_write.0"              \
+#define MODEL_HEAD2(id)                                                                         \
+	"# kp_model 2\n# mode cache\n# count insn\n# qemu 8.2.2\n# kernel_build_id " id "\n"    \
+	"# window complete\n# windows opened 1 closed 1 restarts 0 stray_stops 0\n"             \
+	"# boot entry_insns 1000\n# boot first_user_insns 50000\n"                              \
+	"# geom 0 i1=32768:8:64 d1=32768:8:64 ll=8388608:16:64\n# tlb 0 itlb=128:8 dtlb=64:4\n" \
+	"# guest pti 1 pcid 0\n# iaddr physical\n"                                              \
+	"# columns pc insns ev flushes i1_miss.0 d1_read.0 d1_read_miss.0 d1_write.0"           \
 	" d1_write_miss.0 ll_miss.0 itlb_miss.0 dtlb_miss.0\n"
-#define MODEL_ROWS2(base, n)                                                                       \
-	"0x100000 600 - 0 1 2 3 4 5 6 1 1\n0x100010 400 cpuid 0 1 1 1 1 1 1 0 0\n"                 \
-	"0xffff888000000000 7 - 0 0 0 0 0 0 0 0 0\n"                                                \
-	"0x" base "000100 100 - 0 1 0 0 0 0 0 2 3\n0x" base "000108 " n " mov_cr3 " n               \
-	" 1 0 0 0 0 0 0 0\n"                                                                        \
-	"0x" base "000200 10 lfence 0 0 1 0 0 0 0 0 1\n0x" base "000300 20 verw 0 0 0 0 0 0 9 1 0\n" \
+#define MODEL_ROWS2(base, n)                                                          \
+	"0x100000 600 - 0 1 2 3 4 5 6 1 1\n0x100010 400 cpuid 0 1 1 1 1 1 1 0 0\n"    \
+	"0xffff888000000000 7 - 0 0 0 0 0 0 0 0 0\n"                                  \
+	"0x" base "000100 100 - 0 1 0 0 0 0 0 2 3\n0x" base "000108 " n " mov_cr3 " n \
+	" 1 0 0 0 0 0 0 0\n"                                                          \
+	"0x" base "000200 10 lfence 0 0 1 0 0 0 0 0 1\n0x" base                       \
+	"000300 20 verw 0 0 0 0 0 0 9 1 0\n"                                          \
 	"0x" base "000400 5 invlpg 5 0 1 0 0 0 0 0 0\n"
 
 /* A raw folder as vm-run.sh --boot leaves it, at DIR/name. */
@@ -336,10 +337,12 @@ static void test_collect_format2(void **state)
 	const char *dirs[] = {d0, d1};
 	struct datafile *df;
 
-	strcpy(d0, raw_folder("run2-0", KALLSYMS("ffffffff81"),
-			      MODEL_HEAD2("abcd1234") MODEL_ROWS2("ffffffff81", "50"), "abcd1234\n"));
-	strcpy(d1, raw_folder("run2-1", KALLSYMS("ffffffff93"),
-			      MODEL_HEAD2("abcd1234") MODEL_ROWS2("ffffffff93", "60"), "abcd1234\n"));
+	strcpy(d0,
+	       raw_folder("run2-0", KALLSYMS("ffffffff81"),
+			  MODEL_HEAD2("abcd1234") MODEL_ROWS2("ffffffff81", "50"), "abcd1234\n"));
+	strcpy(d1,
+	       raw_folder("run2-1", KALLSYMS("ffffffff93"),
+			  MODEL_HEAD2("abcd1234") MODEL_ROWS2("ffffffff93", "60"), "abcd1234\n"));
 	assert_int_equal(collect(dirs, 2, "cache", why, sizeof(why)), 0);
 	assert_int_equal(datafile_open(&df, output(), why, sizeof(why)), 0);
 	datafile_close(df);
