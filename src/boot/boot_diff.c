@@ -30,21 +30,13 @@ struct change {
 enum status { ST_BOTH, ST_NEW, ST_GONE };
 static const char *const status_names[] = {"both", "new", "gone"};
 
-/* The model's fields of a table of format 2 diff compares per boot, as columns and JSON keys. */
-enum xfield { X_ITLB, X_DTLB, X_CR3, X_FLUSHES, X_SERIALIZING, X_EST, XFIELDS };
-static const char *const xfield_names[XFIELDS] = {
-	"itlb_misses", "dtlb_misses", "cr3_writes", "tlb_flushes", "serializing", "est_cycles",
-};
-static const enum model_field xfield_of[X_EST] = {MF_ITLB_MISSES, MF_DTLB_MISSES, MF_CR3_WRITES,
-						  MF_TLB_FLUSHES, MF_SERIALIZING};
-
 /* An initcall or a function of either side. */
 struct row {
 	const struct boot_series *s[2]; /* NULL: absent on that side */
 	enum status st;
 	struct change c;
-	double miss[2];		  /* functions with cache: I1 + D1 + LL misses per boot */
-	struct change x[XFIELDS]; /* functions: the model's fields; NAN where unknown */
+	double miss[2];		       /* functions with cache: I1 + D1 + LL misses per boot */
+	struct change x[BOOT_XFIELDS]; /* functions: the model's fields; NAN where unknown */
 };
 
 static bool has_ci(const struct change *c)
@@ -99,7 +91,7 @@ static void row_set(struct row *r, const struct boot_rec *b, unsigned int g[2])
 			 r->s[1] ? r->s[1]->v : NULL, r->s[1] ? b[1].runs : 0);
 	for (side = 0; side < 2; side++)
 		r->miss[side] =
-			r->s[side] && r->s[side]->miss
+			r->s[side] && r->s[side]->miss && g[side] < b[side].ngeom
 				? (double)boot_misses(r->s[side]->miss[g[side]]) / b[side].runs
 				: 0;
 }
@@ -162,13 +154,13 @@ struct diff {
 	struct change phase[BOOT_PHASES];
 	struct row *calls, *funcs;
 	size_t ncalls, nfuncs;
-	unsigned int g[2];	       /* the geometry of each side's misses */
-	bool cache;		       /* both sides simulated a geometry of the same caches */
-	bool xshow;		       /* either side counted TLBs and events: their fields shown */
-	bool xknown[XFIELDS];	       /* the field is known on both sides */
-	struct boot_model m[2];	       /* per boot, each side's counts (xshow) */
-	struct change kernel[XFIELDS]; /* the kernel's fields per boot */
-	const struct model_costs *costs; /* est_cycles' table; NULL: none */
+	unsigned int g[2];	   /* the geometry of each side's misses */
+	bool cache;		   /* both sides simulated a geometry of the same caches */
+	bool xshow;		   /* either side counted TLBs and events: their fields shown */
+	bool xknown[BOOT_XFIELDS]; /* the field is known on both sides */
+	struct boot_model m[2];	   /* per boot, each side's counts (xshow) */
+	struct change kernel[BOOT_XFIELDS]; /* the kernel's fields per boot */
+	const struct model_costs *costs;    /* est_cycles' table; NULL: none */
 	struct model_costs costs_buf;
 };
 
@@ -177,7 +169,8 @@ struct diff {
 static bool geom_match(const struct boot_rec *b, unsigned int geom, unsigned int *k)
 {
 	for (*k = 0; b[0].cache && b[1].cache && *k < b[1].ngeom; (*k)++)
-		if (!memcmp(&b[0].geoms[geom], &b[1].geoms[*k], sizeof(b[1].geoms[*k])))
+		if (!memcmp(b[0].geoms[geom].cache, b[1].geoms[*k].cache,
+			    sizeof(b[1].geoms[*k].cache)))
 			return true;
 	return false;
 }
@@ -189,15 +182,13 @@ static bool match_geom(struct diff *d, unsigned int geom)
 }
 
 /* Side s's field k of function i (nfuncs: the kernel) in run r. */
-static double xvalue(const struct diff *d, int s, size_t i, size_t r, enum xfield k)
+static double xvalue(const struct diff *d, int s, size_t i, size_t r, enum boot_xfield k)
 {
-	const struct model_func *f = boot_model_at(&d->m[s], i, r);
-
-	return k == X_EST ? model_est_cycles(d->costs, f) : (double)model_field(f, xfield_of[k]);
+	return boot_xvalue(boot_model_at(&d->m[s], i, r), d->costs, k);
 }
 
 /* The change of field k between base function i[0] and hardened i[1] (SIZE_MAX: absent). */
-static int xchange(const struct diff *d, const size_t i[2], enum xfield k, struct change *c)
+static int xchange(const struct diff *d, const size_t i[2], enum boot_xfield k, struct change *c)
 {
 	double *v[2] = {calloc(d->b[0].runs, sizeof(double)), calloc(d->b[1].runs, sizeof(double))};
 	size_t r;
@@ -217,13 +208,13 @@ static int xchange(const struct diff *d, const size_t i[2], enum xfield k, struc
 }
 
 /* Whether side s counted field k: TLBs for the TLB misses (of the geometry compared). */
-static bool xside_known(const struct diff *d, int s, enum xfield k)
+static bool xside_known(const struct diff *d, int s, enum boot_xfield k)
 {
-	const struct boot_rec *b = &d->b[s];
+	/* TLB misses compare in TLBs of the same sizes only */
+	bool same_tlb = d->cache && !memcmp(d->b[0].geoms[d->g[0]].tlb, d->b[1].geoms[d->g[1]].tlb,
+					    sizeof(d->b[0].geoms[0].tlb));
 
-	if (k == X_ITLB || k == X_DTLB)
-		return b->events && b->tlb && d->cache;
-	return b->events && (k != X_EST || d->costs);
+	return boot_xknown(&d->b[s], k, same_tlb, d->costs);
 }
 
 /* The cost table (--costs, else the base's guest CPU, else the hardened's), both sides' counts. */
@@ -243,19 +234,19 @@ static int xmake(struct diff *d, const struct model_view_opts *o, char *why, siz
 		return err;
 	}
 	d->costs = err ? NULL : &d->costs_buf;
-	for (k = 0; k < XFIELDS; k++)
+	for (k = 0; k < BOOT_XFIELDS; k++)
 		d->xknown[k] = xside_known(d, 0, k) && xside_known(d, 1, k);
 	for (s = 0, err = 0; !err && s < 2; s++)
 		err = boot_model_load(&d->b[s], d->cache ? d->g[s] : MODEL_GEOMS_MAX, &d->m[s]);
 	i[0] = d->b[0].nfuncs;
 	i[1] = d->b[1].nfuncs;
-	for (k = 0; !err && k < XFIELDS; k++)
+	for (k = 0; !err && k < BOOT_XFIELDS; k++)
 		err = xchange(d, i, k, &d->kernel[k]);
 	for (n = 0; !err && n < d->nfuncs; n++) {
 		for (s = 0; s < 2; s++)
 			i[s] = d->funcs[n].s[s] ? (size_t)(d->funcs[n].s[s] - d->b[s].funcs)
 						: SIZE_MAX;
-		for (f = 0; !err && f < XFIELDS; f++)
+		for (f = 0; !err && f < BOOT_XFIELDS; f++)
 			err = xchange(d, i, f, &d->funcs[n].x[f]);
 	}
 	return err;
@@ -352,12 +343,12 @@ static void xfields_json(struct json *j, const char *key, const struct diff *d,
 	int k;
 
 	json_open(j, key, '{');
-	for (k = 0; k < XFIELDS; k++) {
+	for (k = 0; k < BOOT_XFIELDS; k++) {
 		if (!d->xknown[k]) {
-			json_str(j, xfield_names[k], NULL);
+			json_str(j, boot_xfield_names[k], NULL);
 			continue;
 		}
-		json_open(j, xfield_names[k], '{');
+		json_open(j, boot_xfield_names[k], '{');
 		json_double(j, "base", x[k].base);
 		json_double(j, "hardened", x[k].hard);
 		json_double(j, "delta", x[k].delta);
@@ -569,7 +560,7 @@ static int misses_text(FILE *f, const struct diff *d, size_t top)
 }
 
 /* Why a field is unknown: which side lacks what. */
-static const char *xwhy(const struct diff *d, enum xfield k)
+static const char *xwhy(const struct diff *d, enum boot_xfield k)
 {
 	int s;
 
@@ -577,10 +568,12 @@ static const char *xwhy(const struct diff *d, enum xfield k)
 		if (!d->b[s].events)
 			return s ? "(hardened: no TLBs or events counted)"
 				 : "(base: no TLBs or events counted)";
-	if (k == X_EST)
+	if (k == BX_EST)
 		return "(no cost table: kprotperf calibrate)";
 	if (!d->cache)
 		return "(no cache geometry in common)";
+	if (d->b[0].tlb && d->b[1].tlb)
+		return "(TLBs of other sizes)";
 	return d->b[0].tlb ? "(hardened: no TLB simulated)" : "(base: no TLB simulated)";
 }
 
@@ -599,9 +592,9 @@ static void kernel_text(FILE *f, const struct diff *d)
 	else
 		fputs("# est_cycles: no cost table (kprotperf calibrate, or --costs FILE)\n", f);
 	heads_text(f, "field");
-	for (k = 0; k < XFIELDS; k++) {
+	for (k = 0; k < BOOT_XFIELDS; k++) {
 		change_text(f, d->xknown[k] ? &d->kernel[k] : &none, false);
-		fprintf(f, "  %s%s%s%s\n", xfield_names[k], k == X_EST ? " (estimate)" : "",
+		fprintf(f, "  %s%s%s%s\n", boot_xfield_names[k], k == BX_EST ? " (estimate)" : "",
 			d->xknown[k] ? "" : "  ", d->xknown[k] ? "" : xwhy(d, k));
 	}
 }
@@ -609,7 +602,7 @@ static void kernel_text(FILE *f, const struct diff *d)
 static int by_est(const void *a, const void *b)
 {
 	const struct row *x = a, *y = b;
-	double dx = fabs(x->x[X_EST].delta), dy = fabs(y->x[X_EST].delta);
+	double dx = fabs(x->x[BX_EST].delta), dy = fabs(y->x[BX_EST].delta);
 
 	if (isnan(dx) != isnan(dy))
 		return isnan(dx) ? 1 : -1;
@@ -620,7 +613,7 @@ static int by_est(const void *a, const void *b)
 
 static bool est_changed(const struct row *r)
 {
-	const struct change *c = &r->x[X_EST];
+	const struct change *c = &r->x[BX_EST];
 
 	return r->st == ST_BOTH && !isnan(c->delta) && (!has_ci(c) || significant(c)) &&
 	       c->delta != 0;
@@ -642,7 +635,7 @@ static int est_text(FILE *f, const struct diff *d, size_t top)
 	for (i = k = 0; i < d->nfuncs && k < top; i++) {
 		if (!est_changed(&r[i]))
 			continue;
-		change_text(f, &r[i].x[X_EST], false);
+		change_text(f, &r[i].x[BX_EST], false);
 		esc_printf(f, "  %s  %s\n", any(&r[i])->name, any(&r[i])->module);
 		k++;
 	}
@@ -698,7 +691,7 @@ static int diff_text(FILE *f, const struct diff *d, size_t top)
 		return -ENOMEM;
 	if (d->xshow)
 		kernel_text(f, d);
-	if (d->xshow && d->xknown[X_EST] && est_text(f, d, top))
+	if (d->xshow && d->xknown[BX_EST] && est_text(f, d, top))
 		return -ENOMEM;
 	one_side_text(f, d, top);
 	return 0;

@@ -390,3 +390,22 @@ void boot_model_free(struct boot_model *m)
 	free(m->f);
 	m->f = NULL;
 }
+
+const char *const boot_xfield_names[BOOT_XFIELDS] = {
+	"itlb_misses", "dtlb_misses", "cr3_writes", "tlb_flushes", "serializing", "est_cycles",
+};
+
+double boot_xvalue(const struct model_func *f, const struct model_costs *costs, enum boot_xfield k)
+{
+	static const enum model_field of[BX_EST] = {MF_ITLB_MISSES, MF_DTLB_MISSES, MF_CR3_WRITES,
+						    MF_TLB_FLUSHES, MF_SERIALIZING};
+
+	return k == BX_EST ? model_est_cycles(costs, f) : (double)model_field(f, of[k]);
+}
+
+bool boot_xknown(const struct boot_rec *b, enum boot_xfield k, bool tlb_geom, bool costs)
+{
+	if (k == BX_ITLB || k == BX_DTLB)
+		return b->events && b->tlb && tlb_geom;
+	return b->events && (k != BX_EST || costs);
+}

@@ -91,6 +91,17 @@ struct boot_model {
 /* b's counts in geometry geom (no geometry of b: instructions and events alone); -ENOMEM. */
 int boot_model_load(const struct boot_rec *b, unsigned int geom, struct boot_model *m);
 void boot_model_free(struct boot_model *m);
+/* The model's fields of a table of format 2 the views show per boot, as columns and JSON keys. */
+enum boot_xfield { BX_ITLB, BX_DTLB, BX_CR3, BX_FLUSHES, BX_SERIALIZING, BX_EST, BOOT_XFIELDS };
+extern const char *const boot_xfield_names[BOOT_XFIELDS];
+/* Field k of f; est_cycles weighed by costs (not NULL for BX_EST). */
+double boot_xvalue(const struct model_func *f, const struct model_costs *costs, enum boot_xfield k);
+/*
+ * Whether b counted field k: its events (TLBs for the TLB misses, in a
+ * geometry of its own: tlb_geom) and, for est_cycles, a cost table.
+ */
+bool boot_xknown(const struct boot_rec *b, enum boot_xfield k, bool tlb_geom, bool costs);
+
 /* Function i's counts in run r (i == m->nfuncs: the kernel's). */
 static inline const struct model_func *boot_model_at(const struct boot_model *m, size_t i, size_t r)
 {

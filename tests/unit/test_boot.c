@@ -351,7 +351,8 @@ static void test_diff_one_run(void **state)
 /*
  * TLB misses and events (format 2) over three boots a side: the kernel's
  * and each function's fields compared with Welch's intervals, est_cycles
- * weighed by the table of the guest's CPU (Skylake), named; against a
+ * weighed by the table of the guest's CPU (Skylake), named (report: the
+ * kernel's and each function's means per boot); against a
  * recording of format 1 the fields are unknown, said, not zero.
  */
 static void test_diff_model(void **state)
@@ -366,6 +367,23 @@ static void test_diff_model(void **state)
 		 boot_recording(&(struct side){"hm.data", HARD_CMD, "cache", 3, false,
 					       "Skylake-Client-v1", true},
 				1));
+	{
+		char *text[] = {"report", b, NULL};
+		char *json[] = {"report", "--json", b, NULL};
+
+		golden("boot-report-model", cmd_report, text);
+		tu_golden_json("boot-report-model", dir, cmd_report, json);
+		assert_int_equal(
+			tu_run("python3 -c 'import json, sys; d = json.load(open(sys.argv[1]));"
+			       " k = d[\"kernel\"]; assert k[\"cr3_writes\"][\"mean\"] == 101;"
+			       " assert k[\"cr3_writes\"][\"ci_low\"] < 101;"
+			       " assert d[\"costs\"][\"name\"];"
+			       " f = {x[\"name\"]: x for x in d[\"functions\"]};"
+			       " assert f[\"start_kernel\"][\"dtlb_misses\"] == 42;"
+			       " assert f[\"start_kernel\"][\"est_cycles\"] > 0' %s/out.json",
+			       dir),
+			0);
+	}
 	diff_case("boot-diff-model", b, h,
 		  "k = d[\"kernel\"]; f = {x[\"name\"]: x for x in d[\"functions\"]};"
 		  " assert d[\"costs\"][\"est_cycles\"].startswith(\"an estimate\");"
@@ -385,6 +403,16 @@ static void test_diff_model(void **state)
 		"boot-diff-model-old", old, h,
 		"assert all(v is None for v in d[\"kernel\"].values());"
 		" assert all(v is None for x in d[\"functions\"] for v in x[\"model\"].values())");
+	/* a recording of schema 11 (before the boot's TLBs and events): read, the fields unknown */
+	assert_int_equal(
+		tu_run("sqlite3 %s \"DROP TABLE boot_func_tlb; DROP TABLE boot_func_events;"
+		       " DELETE FROM meta WHERE key = 'model.format';"
+		       " PRAGMA user_version = 11\"",
+		       old),
+		0);
+	diff_case("boot-diff-model-schema11", old, h,
+		  "assert all(v is None for v in d[\"kernel\"].values());"
+		  " assert d[\"base\"][\"events\"] is False and d[\"hardened\"][\"events\"]");
 }
 
 static void test_features(void **state)
