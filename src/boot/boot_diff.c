@@ -570,11 +570,10 @@ static const char *xwhy(const struct diff *d, enum boot_xfield k)
 				 : "(base: no TLBs or events counted)";
 	if (k == BX_EST)
 		return "(no cost table: kprotperf calibrate)";
-	if (!d->cache)
-		return "(no cache geometry in common)";
-	if (d->b[0].tlb && d->b[1].tlb)
-		return "(TLBs of other sizes)";
-	return d->b[0].tlb ? "(hardened: no TLB simulated)" : "(base: no TLB simulated)";
+	for (s = 0; s < 2; s++)
+		if (!d->b[s].tlb)
+			return s ? "(hardened: no TLB simulated)" : "(base: no TLB simulated)";
+	return d->cache ? "(TLBs of other sizes)" : "(no cache geometry in common)";
 }
 
 /* The kernel's TLB misses, events and est_cycles per boot. */
@@ -591,6 +590,8 @@ static void kernel_text(FILE *f, const struct diff *d)
 			   d->costs->path);
 	else
 		fputs("# est_cycles: no cost table (kprotperf calibrate, or --costs FILE)\n", f);
+	if (d->b[0].cache && d->b[1].cache && !d->cache)
+		fputs("# est_cycles without cache misses: no cache geometry in common\n", f);
 	heads_text(f, "field");
 	for (k = 0; k < BOOT_XFIELDS; k++) {
 		change_text(f, d->xknown[k] ? &d->kernel[k] : &none, false);

@@ -410,6 +410,18 @@ static void test_diff_model(void **state)
 		       " PRAGMA user_version = 11\"",
 		       old),
 		0);
+	/* --model insns of format 2: events, no TLB; est_cycles without cache misses */
+	snprintf(b, sizeof(b), "%s",
+		 boot_recording(&(struct side){"bi.data", BASE_CMD, "insns", 3, false,
+					       "Skylake-Client-v1", true},
+				0));
+	diff_case("boot-diff-model-insns", b,
+		  boot_recording(&(struct side){"hi.data", HARD_CMD, "insns", 3, false,
+						"Skylake-Client-v1", true},
+				 1),
+		  "k = d[\"kernel\"]; assert k[\"itlb_misses\"] is None;"
+		  " assert k[\"cr3_writes\"][\"delta\"] == 100;"
+		  " assert k[\"est_cycles\"][\"significant\"] is True");
 	diff_case("boot-diff-model-schema11", old, h,
 		  "assert all(v is None for v in d[\"kernel\"].values());"
 		  " assert d[\"base\"][\"events\"] is False and d[\"hardened\"][\"events\"]");
