@@ -196,6 +196,15 @@ static void test_dmesg_tsc_before_clock(void **state)
 	"000300 20 verw 0 0 0 0 0 0 9 1 0\n"                                          \
 	"0x" base "000400 5 invlpg 5 0 1 0 0 0 0 0 0\n"
 
+/* Format 2 of --model insns: the events without TLBs or caches. */
+#define MODEL_INSNS2(id, base)                                                               \
+	"# kp_model 2\n# mode insns\n# count insn\n# qemu 8.2.2\n# kernel_build_id " id "\n" \
+	"# window complete\n# windows opened 1 closed 1 restarts 0 stray_stops 0\n"          \
+	"# boot entry_insns 1000\n# boot first_user_insns 50000\n"                           \
+	"# guest pti 0 pcid unknown\n# columns pc insns ev flushes\n"                        \
+	"0x100000 600 cpuid 0\n0x" base "000100 100 - 0\n0x" base "000108 7 mov_cr3 7\n"     \
+	"0x" base "000300 20 verw 0\n"
+
 /* A raw folder as vm-run.sh --boot leaves it, at DIR/name. */
 static const char *raw_folder(const char *name, const char *kallsyms, const char *model,
 			      const char *build_id)
@@ -355,6 +364,13 @@ static void test_collect_format2(void **state)
 	mask_dir(why);
 	assert_string_equal(why, "DIR/run2-1/model.txt: a table of format 1, run 0's of format 2:"
 				 " every boot needs the same plugin");
+	/* --model insns: the events, no TLB row, no TLB geometry */
+	strcpy(d0, raw_folder("run2-0", KALLSYMS("ffffffff81"),
+			      MODEL_INSNS2("abcd1234", "ffffffff81"), "abcd1234\n"));
+	assert_int_equal(collect(dirs, 1, "insns", why, sizeof(why)), 0);
+	out = dump_recording(output());
+	tu_golden("boot-collect-format2-insns", out);
+	free(out);
 }
 
 /*
