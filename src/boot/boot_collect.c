@@ -177,6 +177,9 @@ static int put_events(struct collect *c, const struct boot_func *f, unsigned int
 			err = boot_put_func_event(c->df, run, f->name, f->module,
 						  k < MODEL_KINDS ? model_kind_names[k] : "-",
 						  f->execs[k], f->flushes[k]);
+	if (!err && f->thunks && (f->thunks[0] || f->thunks[1]))
+		err = boot_put_func_thunks(c->df, run, f->name, f->module, f->thunks[0],
+					   f->thunks[1]);
 	return err;
 }
 

@@ -348,6 +348,10 @@ static int model_row(const struct boot_model_row *r, void *ctx)
 			f->x[MODEL_XKINDS + r->kind] += r->v[0];
 		f->x[MODEL_TLB_FLUSHES] += r->v[1];
 		break;
+	case BOOT_ROW_THUNKS:
+		f->x[MODEL_RETPOLINES] = r->v[0];
+		f->x[MODEL_RETURN_THUNKS] = r->v[1];
+		break;
 	}
 	return 0;
 }

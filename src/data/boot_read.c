@@ -176,6 +176,8 @@ static int model_row(sqlite3_stmt *st, void *ctx)
 		r.what = BOOT_ROW_MISSES;
 	else if (!strcmp(w->table, "boot_func_tlb"))
 		r.what = BOOT_ROW_TLB;
+	else if (!strcmp(w->table, "boot_func_thunks"))
+		r.what = BOOT_ROW_THUNKS;
 	else
 		r.what = BOOT_ROW_EVENT;
 	if (r.what == BOOT_ROW_EVENT) {
@@ -208,5 +210,10 @@ int boot_model_each(struct datafile *df, unsigned int geom, boot_model_fn fn, vo
 		       ?: query_each(df,
 				     "SELECT run, name, module, kind, execs, flushes FROM"
 				     " boot_func_events ORDER BY name, module, run, kind",
+				     model_row, &w, "")
+		       ?: walk_init(&w, df, "boot_func_thunks", fn, ctx)
+		       ?: query_each(df,
+				     "SELECT run, name, module, retpolines, return_thunks FROM"
+				     " boot_func_thunks ORDER BY name, module, run",
 				     model_row, &w, "");
 }

@@ -60,3 +60,11 @@ int boot_put_func_event(struct datafile *df, unsigned int run, const char *name,
 			    (long long)run, name, module, kind, (long long)execs,
 			    (long long)flushes);
 }
+
+int boot_put_func_thunks(struct datafile *df, unsigned int run, const char *name,
+			 const char *module, __u64 retpolines, __u64 return_thunks)
+{
+	return query_insert(df, "INSERT INTO boot_func_thunks VALUES(?,?,?,?,?)", "ittii",
+			    (long long)run, name, module, (long long)retpolines,
+			    (long long)return_thunks);
+}

@@ -35,4 +35,8 @@ int boot_put_func_tlb(struct datafile *df, unsigned int run, const char *name, c
 int boot_put_func_event(struct datafile *df, unsigned int run, const char *name, const char *module,
 			const char *kind, __u64 execs, __u64 flushes);
 
+/* schema 12: the entries of a retpoline and of a return thunk its PCs begin */
+int boot_put_func_thunks(struct datafile *df, unsigned int run, const char *name,
+			 const char *module, __u64 retpolines, __u64 return_thunks);
+
 #endif

@@ -390,6 +390,12 @@ static const struct table {
 	  {"kind", R_KIND},
 	  {"execs", R_COUNT},
 	  {"flushes", R_COUNT}}},
+	{"boot_func_thunks",
+	 {{"run", R_ID},
+	  {"name", R_NAME},
+	  {"module", R_NAME},
+	  {"retpolines", R_COUNT},
+	  {"return_thunks", R_COUNT}}},
 };
 
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))

@@ -80,6 +80,7 @@ static void put_meta(struct datafile *df, const struct side *s)
 
 #define TLB_SQL	  "INSERT INTO boot_func_tlb VALUES(?,?,?,?,?,?)"
 #define EVENT_SQL "INSERT INTO boot_func_events VALUES(?,?,?,?,?,?)"
+#define THUNK_SQL "INSERT INTO boot_func_thunks VALUES(?,?,?,?,?)"
 
 /*
  * Run r of side h's TLB misses and events (format 2): the hardened boot
@@ -107,6 +108,9 @@ static void put_events(struct datafile *df, int h, unsigned int r, bool tlb)
 			 0);
 	assert_int_equal(query_insert(df, EVENT_SQL, "itttii", n, "__x86_return_thunk", "[kernel]",
 				      "verw", 10LL + n % 2, 0LL),
+			 0);
+	assert_int_equal(query_insert(df, THUNK_SQL, "ittii", n, "__x86_return_thunk", "[kernel]",
+				      1000000 + 400000LL * h + 1000 * n, 0LL),
 			 0);
 	assert_int_equal(query_insert(df, EVENT_SQL, "itttii", n, BOOT_PRE_KERNEL, "[boot]",
 				      "cpuid", 400LL, 0LL),

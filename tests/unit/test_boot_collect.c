@@ -203,7 +203,7 @@ static void test_dmesg_tsc_before_clock(void **state)
 	"# boot entry_insns 1000\n# boot first_user_insns 50000\n"                           \
 	"# guest pti 0 pcid unknown\n# columns pc insns ev flushes\n"                        \
 	"0x100000 600 cpuid 0\n0x" base "000100 100 - 0\n0x" base "000108 7 mov_cr3 7\n"     \
-	"0x" base "000300 20 verw 0\n"
+	"0x" base "000300 20 verw 0\n0x" base "000600 9 ret 0\n0x" base "000700 4 - 0\n"
 
 /* A raw folder as vm-run.sh --boot leaves it, at DIR/name. */
 static const char *raw_folder(const char *name, const char *kallsyms, const char *model,
@@ -243,6 +243,7 @@ static char *dump_recording(const char *path)
 		"SELECT * FROM boot_func_misses ORDER BY run, name, module, geom",
 		"SELECT * FROM boot_func_tlb ORDER BY run, name, module, geom",
 		"SELECT * FROM boot_func_events ORDER BY run, name, module, kind",
+		"SELECT * FROM boot_func_thunks ORDER BY run, name, module",
 		"SELECT * FROM model_geoms",
 		"SELECT * FROM model_tlbs",
 		"SELECT * FROM config ORDER BY option",
@@ -364,9 +365,12 @@ static void test_collect_format2(void **state)
 	mask_dir(why);
 	assert_string_equal(why, "DIR/run2-1/model.txt: a table of format 1, run 0's of format 2:"
 				 " every boot needs the same plugin");
-	/* --model insns: the events, no TLB row, no TLB geometry */
-	strcpy(d0, raw_folder("run2-0", KALLSYMS("ffffffff81"),
-			      MODEL_INSNS2("abcd1234", "ffffffff81"), "abcd1234\n"));
+	/* --model insns: the events and thunk entries, no TLB row, no TLB geometry */
+	strcpy(d0,
+	       raw_folder("run2-0",
+			  KALLSYMS("ffffffff81") "ffffffff81000600 T __x86_return_thunk\n"
+						 "ffffffff81000700 T __x86_indirect_thunk_rax\n",
+			  MODEL_INSNS2("abcd1234", "ffffffff81"), "abcd1234\n"));
 	assert_int_equal(collect(dirs, 1, "insns", why, sizeof(why)), 0);
 	out = dump_recording(output());
 	tu_golden("boot-collect-format2-insns", out);
