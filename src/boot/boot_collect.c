@@ -152,11 +152,35 @@ static int same_model(struct collect *c, const struct model_table *t, const char
 			 p, t->kernel, c->build_id);
 		return -EINVAL;
 	}
+	if (run && t->format != c->t0.format) {
+		snprintf(c->why, c->len,
+			 "%s: a table of format %u, run 0's of format %u: every boot needs the same"
+			 " plugin",
+			 p, t->format, c->t0.format);
+		return -EINVAL;
+	}
 	if (run && (t->ngeom != c->t0.ngeom || memcmp(t->geom, c->t0.geom, sizeof(t->geom)))) {
 		snprintf(c->why, c->len, "%s: counted with other cache geometries than run 0's", p);
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* A function's kinds of format 2: only those it executed or that flushed TLBs. */
+static int put_events(struct collect *c, const struct boot_func *f, unsigned int run)
+{
+	unsigned int k;
+	int err = 0;
+
+	for (k = 0; !err && f->execs && k <= MODEL_KINDS; k++)
+		if ((k < MODEL_KINDS && f->execs[k]) || f->flushes[k])
+			err = boot_put_func_event(c->df, run, f->name, f->module,
+						  k < MODEL_KINDS ? model_kind_names[k] : "-",
+						  f->execs[k], f->flushes[k]);
+	if (!err && f->thunks && (f->thunks[0] || f->thunks[1]))
+		err = boot_put_func_thunks(c->df, run, f->name, f->module, f->thunks[0],
+					   f->thunks[1]);
+	return err;
 }
 
 static int put_funcs(struct collect *c, const struct boot_funcs *bf, const struct model_table *t,
@@ -172,6 +196,10 @@ static int put_funcs(struct collect *c, const struct boot_funcs *bf, const struc
 		for (g = 0; !err && g < t->ngeom; g++)
 			err = boot_put_func_misses(c->df, run, f.name, f.module, g,
 						   f.v + 1 + g * MODEL_STATS);
+		for (g = 0; !err && f.tlb && g < t->ngeom; g++)
+			err = boot_put_func_tlb(c->df, run, f.name, f.module, g, f.tlb[2 * g],
+						f.tlb[2 * g + 1]);
+		err = err ?: put_events(c, &f, run);
 	}
 	return err;
 }
@@ -240,6 +268,14 @@ static int put_meta(struct collect *c, unsigned int n, bool no_config)
 		err = kv_add(&meta, "model.mode", "%s", o->model);
 		err = err ?: kv_add(&meta, "model.qemu", "%s", c->t0.qemu);
 		err = err ?: kv_add(&meta, "model.window", "boot");
+		err = err ?: kv_add(&meta, "model.format", "%u", c->t0.format);
+	}
+	if (!err && o->model && c->t0.format >= 2) {
+		err = kv_add(&meta, "model.guest_pti", "%s",
+			     c->t0.guest_pti[0] ? c->t0.guest_pti : "unknown");
+		err = err
+			      ?: kv_add(&meta, "model.guest_pcid", "%s",
+					c->t0.guest_pcid[0] ? c->t0.guest_pcid : "unknown");
 	}
 	err = err ?: recording_put_meta(c->df, &meta);
 	kv_list_free(&meta);
@@ -290,7 +326,10 @@ static int put_config(struct collect *c, const char *dir, unsigned int n)
 	err = err ?: recording_put_config(c->df, &config) ?: put_meta(c, n, fd < 0) ?:
 		     put_vulns(c, dir);
 	for (g = 0; !err && c->o->model && g < c->t0.ngeom; g++)
-		err = model_put_geom(c->df, g, &c->t0.geom[g]);
+		err = model_put_geom(c->df, g, &c->t0.geom[g])
+			      ?: (model_table_has_tlb(&c->t0)
+					  ? model_put_tlbs(c->df, g, &c->t0.geom[g])
+					  : 0);
 	kv_list_free(&config);
 	return err;
 }

@@ -9,11 +9,13 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "boot/boot_report.h"
 #include "boot/load.h"
+#include "data/datafile.h"
 #include "diff/stats.h"
 #include "model/model_report.h"
 #include "util/esc.h"
@@ -33,7 +35,8 @@ struct row {
 	const struct boot_series *s[2]; /* NULL: absent on that side */
 	enum status st;
 	struct change c;
-	double miss[2]; /* functions with cache: I1 + D1 + LL misses per boot */
+	double miss[2];		       /* functions with cache: I1 + D1 + LL misses per boot */
+	struct change x[BOOT_XFIELDS]; /* functions: the model's fields; NAN where unknown */
 };
 
 static bool has_ci(const struct change *c)
@@ -88,7 +91,7 @@ static void row_set(struct row *r, const struct boot_rec *b, unsigned int g[2])
 			 r->s[1] ? r->s[1]->v : NULL, r->s[1] ? b[1].runs : 0);
 	for (side = 0; side < 2; side++)
 		r->miss[side] =
-			r->s[side] && r->s[side]->miss
+			r->s[side] && r->s[side]->miss && g[side] < b[side].ngeom
 				? (double)boot_misses(r->s[side]->miss[g[side]]) / b[side].runs
 				: 0;
 }
@@ -151,8 +154,14 @@ struct diff {
 	struct change phase[BOOT_PHASES];
 	struct row *calls, *funcs;
 	size_t ncalls, nfuncs;
-	unsigned int g[2]; /* the geometry of each side's misses */
-	bool cache;	   /* both sides simulated a geometry of the same caches */
+	unsigned int g[2];	   /* the geometry of each side's misses */
+	bool cache;		   /* both sides simulated a geometry of the same caches */
+	bool xshow;		   /* either side counted TLBs and events: their fields shown */
+	bool xknown[BOOT_XFIELDS]; /* the field is known on both sides */
+	struct boot_model m[2];	   /* per boot, each side's counts (xshow) */
+	struct change kernel[BOOT_XFIELDS]; /* the kernel's fields per boot */
+	const struct model_costs *costs;    /* est_cycles' table; NULL: none */
+	struct model_costs costs_buf;
 };
 
 /* The base's geometry o->geom in the hardened recording (the same caches); false: none. */
@@ -160,7 +169,8 @@ struct diff {
 static bool geom_match(const struct boot_rec *b, unsigned int geom, unsigned int *k)
 {
 	for (*k = 0; b[0].cache && b[1].cache && *k < b[1].ngeom; (*k)++)
-		if (!memcmp(&b[0].geoms[geom], &b[1].geoms[*k], sizeof(b[1].geoms[*k])))
+		if (!memcmp(b[0].geoms[geom].cache, b[1].geoms[*k].cache,
+			    sizeof(b[1].geoms[*k].cache)))
 			return true;
 	return false;
 }
@@ -169,6 +179,77 @@ static bool match_geom(struct diff *d, unsigned int geom)
 {
 	d->g[0] = geom;
 	return geom_match(d->b, geom, &d->g[1]);
+}
+
+/* Side s's field k of function i (nfuncs: the kernel) in run r. */
+static double xvalue(const struct diff *d, int s, size_t i, size_t r, enum boot_xfield k)
+{
+	return boot_xvalue(boot_model_at(&d->m[s], i, r), d->costs, k);
+}
+
+/* The change of field k between base function i[0] and hardened i[1] (SIZE_MAX: absent). */
+static int xchange(const struct diff *d, const size_t i[2], enum boot_xfield k, struct change *c)
+{
+	double *v[2] = {calloc(d->b[0].runs, sizeof(double)), calloc(d->b[1].runs, sizeof(double))};
+	size_t r;
+	int s, err = v[0] && v[1] ? 0 : -ENOMEM;
+
+	for (s = 0; !err && s < 2; s++)
+		for (r = 0; i[s] != SIZE_MAX && r < d->b[s].runs; r++)
+			v[s][r] = xvalue(d, s, i[s], r, k);
+	if (!err && d->xknown[k])
+		*c = change_of(i[0] != SIZE_MAX ? v[0] : NULL, i[0] != SIZE_MAX ? d->b[0].runs : 0,
+			       i[1] != SIZE_MAX ? v[1] : NULL, i[1] != SIZE_MAX ? d->b[1].runs : 0);
+	else
+		*c = (struct change){NAN, NAN, NAN, NAN, NAN};
+	free(v[1]);
+	free(v[0]);
+	return err;
+}
+
+/* Whether side s counted field k: TLBs for the TLB misses (of the geometry compared). */
+static bool xside_known(const struct diff *d, int s, enum boot_xfield k)
+{
+	/* TLB misses compare in TLBs of the same sizes only */
+	bool same_tlb = d->cache && !memcmp(d->b[0].geoms[d->g[0]].tlb, d->b[1].geoms[d->g[1]].tlb,
+					    sizeof(d->b[0].geoms[0].tlb));
+
+	return boot_xknown(&d->b[s], k, same_tlb, d->costs);
+}
+
+/* The cost table (--costs, else the base's guest CPU, else the hardened's), both sides' counts. */
+static int xmake(struct diff *d, const struct model_view_opts *o, char *why, size_t len)
+{
+	const char *cpu =
+		datafile_meta(d->b[0].df, "cpu.model") ?: datafile_meta(d->b[1].df, "cpu.model");
+	size_t n, i[2], f;
+	int s, k, err = 0;
+
+	d->xshow = d->b[0].model && d->b[1].model && (d->b[0].events || d->b[1].events);
+	if (!d->xshow)
+		return 0;
+	err = model_costs_pick(o->costs, cpu, &d->costs_buf);
+	if (err && o->costs) {
+		snprintf(why, len, "--costs %s: no cost table to weigh est_cycles by", o->costs);
+		return err;
+	}
+	d->costs = err ? NULL : &d->costs_buf;
+	for (k = 0; k < BOOT_XFIELDS; k++)
+		d->xknown[k] = xside_known(d, 0, k) && xside_known(d, 1, k);
+	for (s = 0, err = 0; !err && s < 2; s++)
+		err = boot_model_load(&d->b[s], d->cache ? d->g[s] : MODEL_GEOMS_MAX, &d->m[s]);
+	i[0] = d->b[0].nfuncs;
+	i[1] = d->b[1].nfuncs;
+	for (k = 0; !err && k < BOOT_XFIELDS; k++)
+		err = xchange(d, i, k, &d->kernel[k]);
+	for (n = 0; !err && n < d->nfuncs; n++) {
+		for (s = 0; s < 2; s++)
+			i[s] = d->funcs[n].s[s] ? (size_t)(d->funcs[n].s[s] - d->b[s].funcs)
+						: SIZE_MAX;
+		for (f = 0; !err && f < BOOT_XFIELDS; f++)
+			err = xchange(d, i, f, &d->funcs[n].x[f]);
+	}
+	return err;
 }
 
 static int diff_make(struct diff *d, const struct model_view_opts *o, char *why, size_t len)
@@ -187,6 +268,9 @@ static int diff_make(struct diff *d, const struct model_view_opts *o, char *why,
 	/* a side without the model counted no function: none is new or gone */
 	if (!d->b[0].model || !d->b[1].model)
 		d->nfuncs = 0;
+	err = xmake(d, o, why, len);
+	if (err)
+		return err;
 	qsort(d->calls, d->ncalls, sizeof(*d->calls), by_delta);
 	qsort(d->funcs, d->nfuncs, sizeof(*d->funcs), by_delta);
 	return 0;
@@ -252,6 +336,47 @@ static void misses_json(struct json *j, const struct diff *d, const struct row *
 	json_close(j, ']');
 }
 
+/* The model's fields' changes per boot: each null where a side did not count it. */
+static void xfields_json(struct json *j, const char *key, const struct diff *d,
+			 const struct change *x)
+{
+	int k;
+
+	json_open(j, key, '{');
+	for (k = 0; k < BOOT_XFIELDS; k++) {
+		if (!d->xknown[k]) {
+			json_str(j, boot_xfield_names[k], NULL);
+			continue;
+		}
+		json_open(j, boot_xfield_names[k], '{');
+		json_double(j, "base", x[k].base);
+		json_double(j, "hardened", x[k].hard);
+		json_double(j, "delta", x[k].delta);
+		json_double(j, "ci_low", x[k].lo);
+		json_double(j, "ci_high", x[k].hi);
+		if (has_ci(&x[k]))
+			json_bool(j, "significant", significant(&x[k]));
+		else
+			json_str(j, "significant", NULL);
+		json_close(j, '}');
+	}
+	json_close(j, '}');
+}
+
+/* The cost table, the kernel's fields; null without TLBs and events on either side. */
+static void kernel_json(struct json *j, const struct diff *d)
+{
+	struct model_counts c = {.costs = d->costs};
+
+	if (!d->xshow) {
+		json_str(j, "costs", NULL);
+		json_str(j, "kernel", NULL);
+		return;
+	}
+	model_costs_json(j, &c);
+	xfields_json(j, "kernel", d, d->kernel);
+}
+
 static void rows_json(struct json *j, const struct diff *d, bool funcs)
 {
 	const struct row *r = funcs ? d->funcs : d->calls;
@@ -267,6 +392,8 @@ static void rows_json(struct json *j, const struct diff *d, bool funcs)
 		change_json(j, &r[i].c, funcs ? "_insns" : "_ns");
 		if (funcs && d->b[0].cache && d->b[1].cache)
 			misses_json(j, d, &r[i]);
+		if (funcs && d->xshow)
+			xfields_json(j, "model", d, r[i].x);
 		json_close(j, '}');
 	}
 	json_close(j, ']');
@@ -293,6 +420,7 @@ static void diff_json(FILE *f, const struct diff *d)
 		json_close(&j, '}');
 	}
 	json_close(&j, ']');
+	kernel_json(&j, d);
 	rows_json(&j, d, false);
 	rows_json(&j, d, true);
 	json_close(&j, '}');
@@ -431,6 +559,91 @@ static int misses_text(FILE *f, const struct diff *d, size_t top)
 	return 0;
 }
 
+/* Why a field is unknown: which side lacks what. */
+static const char *xwhy(const struct diff *d, enum boot_xfield k)
+{
+	int s;
+
+	for (s = 0; s < 2; s++)
+		if (!d->b[s].events)
+			return s ? "(hardened: no TLBs or events counted)"
+				 : "(base: no TLBs or events counted)";
+	if (k == BX_EST)
+		return "(no cost table: kprotperf calibrate)";
+	for (s = 0; s < 2; s++)
+		if (!d->b[s].tlb)
+			return s ? "(hardened: no TLB simulated)" : "(base: no TLB simulated)";
+	return d->cache ? "(TLBs of other sizes)" : "(no cache geometry in common)";
+}
+
+/* The kernel's TLB misses, events and est_cycles per boot. */
+static void kernel_text(FILE *f, const struct diff *d)
+{
+	static const struct change none = {NAN, NAN, NAN, NAN, NAN};
+	int k;
+
+	fputs("\nThe kernel's TLB misses and events per boot (mean; 95% interval of the change:"
+	      " Welch's, over the boots):\n",
+	      f);
+	if (d->costs)
+		esc_printf(f, "# est_cycles (estimate, costs: %s, %s)\n", d->costs->name,
+			   d->costs->path);
+	else
+		fputs("# est_cycles: no cost table (kprotperf calibrate, or --costs FILE)\n", f);
+	if (d->b[0].cache && d->b[1].cache && !d->cache)
+		fputs("# est_cycles without cache misses: no cache geometry in common\n", f);
+	heads_text(f, "field");
+	for (k = 0; k < BOOT_XFIELDS; k++) {
+		change_text(f, d->xknown[k] ? &d->kernel[k] : &none, false);
+		fprintf(f, "  %s%s%s%s\n", boot_xfield_names[k], k == BX_EST ? " (estimate)" : "",
+			d->xknown[k] ? "" : "  ", d->xknown[k] ? "" : xwhy(d, k));
+	}
+}
+
+static int by_est(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	double dx = fabs(x->x[BX_EST].delta), dy = fabs(y->x[BX_EST].delta);
+
+	if (isnan(dx) != isnan(dy))
+		return isnan(dx) ? 1 : -1;
+	if (!isnan(dx) && dx != dy)
+		return dx > dy ? -1 : 1;
+	return by_delta(a, b);
+}
+
+static bool est_changed(const struct row *r)
+{
+	const struct change *c = &r->x[BX_EST];
+
+	return r->st == ST_BOTH && !isnan(c->delta) && (!has_ci(c) || significant(c)) &&
+	       c->delta != 0;
+}
+
+/* The functions whose estimated cycles changed (significantly, with intervals). */
+static int est_text(FILE *f, const struct diff *d, size_t top)
+{
+	struct row *r = malloc((d->nfuncs + 1) * sizeof(*r));
+	size_t n = count(d->funcs, d->nfuncs, est_changed), i, k;
+
+	if (!r)
+		return -ENOMEM;
+	memcpy(r, d->funcs, d->nfuncs * sizeof(*r));
+	qsort(r, d->nfuncs, sizeof(*r), by_est);
+	fprintf(f, "\nFunctions by |delta| of est_cycles per boot, an estimate (%zu of %zu):\n",
+		n < top ? n : top, n);
+	heads_text(f, "function  module");
+	for (i = k = 0; i < d->nfuncs && k < top; i++) {
+		if (!est_changed(&r[i]))
+			continue;
+		change_text(f, &r[i].x[BX_EST], false);
+		esc_printf(f, "  %s  %s\n", any(&r[i])->name, any(&r[i])->module);
+		k++;
+	}
+	free(r);
+	return 0;
+}
+
 static bool one_side(const struct row *r)
 {
 	return r->st != ST_BOTH;
@@ -477,6 +690,10 @@ static int diff_text(FILE *f, const struct diff *d, size_t top)
 		funcs_text(f, d, top);
 	if (d->cache && misses_text(f, d, top))
 		return -ENOMEM;
+	if (d->xshow)
+		kernel_text(f, d);
+	if (d->xshow && d->xknown[BX_EST] && est_text(f, d, top))
+		return -ENOMEM;
 	one_side_text(f, d, top);
 	return 0;
 }
@@ -491,6 +708,8 @@ int boot_diff(const struct boot_rec *b, const struct model_view_opts *o, FILE *f
 		diff_json(f, &d);
 	else if (!err)
 		err = diff_text(f, &d, o->top);
+	boot_model_free(&d.m[1]);
+	boot_model_free(&d.m[0]);
 	free(d.funcs);
 	free(d.calls);
 	return err;

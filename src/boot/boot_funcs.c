@@ -28,6 +28,8 @@ struct boot_funcs {
 	size_t n, cap;
 	__u64 *vals;
 	size_t nvals, capvals, stride;
+	/* where a row's parts start in its stride: TLB misses, executions, flushes; 0: none */
+	size_t tlb, execs, flushes, thunks, ngeom;
 };
 
 static int load_kallsyms(struct boot_funcs *bf, const char *path, char *why, size_t len)
@@ -78,6 +80,25 @@ static int grow(struct boot_funcs *bf)
 	return 0;
 }
 
+/* Whether name is a retpoline thunk (1) or a return thunk (2), as data/model.c's MODEL_PCS. */
+static int thunk_of(const char *name)
+{
+	static const char *const rt[] = {"__x86_return_thunk",	  "zen_untrain_ret",
+					 "srso_return_thunk",	  "srso_untrain_ret",
+					 "retbleed_return_thunk", "its_return_thunk",
+					 "entry_untrain_ret"};
+	size_t i;
+
+	if (!strncmp(name, "__x86_indirect_thunk_", 21) ||
+	    !strncmp(name, "__x86_indirect_call_thunk_", 26) ||
+	    !strncmp(name, "__x86_indirect_jump_thunk_", 26))
+		return 1;
+	for (i = 0; i < sizeof(rt) / sizeof(rt[0]); i++)
+		if (!strcmp(name, rt[i]))
+			return 2;
+	return !strncmp(name, "srso_alias_", 11) ? 2 : 0;
+}
+
 /* PCs come in increasing order: a function's PCs follow each other, bar same-named ones. */
 static int row(const struct model_table_row *r, void *ctx)
 {
@@ -85,7 +106,7 @@ static int row(const struct model_table_row *r, void *ctx)
 	const __u64 *v = r->v;
 	struct boot_funcs *bf = ctx;
 	const char *name = BOOT_PRE_KERNEL, *module = "[boot]";
-	const struct ksym *k;
+	const struct ksym *k = NULL;
 	struct entry *e = bf->n ? &bf->e[bf->n - 1] : NULL;
 	size_t i;
 	int err;
@@ -105,11 +126,22 @@ static int row(const struct model_table_row *r, void *ctx)
 		bf->nvals += bf->stride;
 	}
 	/* each count is at most 2^40 (table.c), so a sum overflows SUM_MAX before __u64 */
-	for (i = 0; i < bf->stride; i++) {
+	for (i = 0; i < 1 + bf->ngeom * MODEL_STATS; i++)
 		bf->vals[e->vi + i] += i ? v[i - 1] : insns;
+	for (i = 0; bf->tlb && i < bf->ngeom * 2; i++)
+		bf->vals[e->vi + bf->tlb + i] += r->tlb[i];
+	if (bf->execs) {
+		i = r->kind >= 0 && r->kind < MODEL_KINDS ? (size_t)r->kind : MODEL_KINDS;
+		bf->vals[e->vi + bf->execs + i] += insns;
+		bf->vals[e->vi + bf->flushes + i] += r->flushes;
+		/* a thunk's entries: its first PC (a retpoline's without a kind: not patched) */
+		i = k && k->addr == pc ? (size_t)thunk_of(k->name) : 0;
+		if (i == 2 || (i == 1 && r->kind < 0))
+			bf->vals[e->vi + bf->thunks + i - 1] += insns;
+	}
+	for (i = 0; i < bf->stride; i++)
 		if (bf->vals[e->vi + i] > SUM_MAX)
 			return -EOVERFLOW;
-	}
 	return 0;
 }
 
@@ -151,7 +183,18 @@ static int read_table(struct boot_funcs *bf, struct model_table *t, const char *
 	int err = model_table_read(model, t, NULL, NULL, msg, sizeof(msg));
 
 	if (!err) {
+		bf->ngeom = t->ngeom;
 		bf->stride = 1 + t->ngeom * MODEL_STATS;
+		if (model_table_has_tlb(t)) {
+			bf->tlb = bf->stride;
+			bf->stride += t->ngeom * 2;
+		}
+		if (t->format >= 2) {
+			bf->execs = bf->stride;
+			bf->flushes = bf->execs + MODEL_KINDS + 1;
+			bf->thunks = bf->flushes + MODEL_KINDS + 1;
+			bf->stride = bf->thunks + 2;
+		}
 		err = model_table_read(model, t, row, bf, msg, sizeof(msg));
 	}
 	if (err == -EOVERFLOW)
@@ -182,9 +225,18 @@ int boot_funcs_read(struct boot_funcs **out, struct model_table *t, const char *
 
 const struct boot_func *boot_funcs_at(const struct boot_funcs *bf, size_t i, struct boot_func *f)
 {
+	const __u64 *v;
+
 	if (i >= bf->n)
 		return NULL;
-	*f = (struct boot_func){bf->e[i].name, bf->e[i].module, bf->vals + bf->e[i].vi};
+	v = bf->vals + bf->e[i].vi;
+	*f = (struct boot_func){bf->e[i].name,
+				bf->e[i].module,
+				v,
+				bf->tlb ? v + bf->tlb : NULL,
+				bf->execs ? v + bf->execs : NULL,
+				bf->execs ? v + bf->flushes : NULL,
+				bf->execs ? v + bf->thunks : NULL};
 	return f;
 }
 

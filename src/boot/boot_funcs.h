@@ -16,10 +16,19 @@
 
 struct boot_funcs;
 
-/* One function's sums: insns, then the table's ngeom x MODEL_STATS counts. */
+/*
+ * One function's sums: insns, then the table's ngeom x MODEL_STATS counts;
+ * with a table of format 2 (else NULL), its ngeom x 2 I-TLB and D-TLB misses
+ * (when the table simulated TLBs) and, per kind (MODEL_KINDS: none, "-"),
+ * the executions of its PCs of that kind and those that flushed TLBs, and
+ * the entries of the retpoline and return thunks its PCs begin.
+ */
 struct boot_func {
 	const char *name, *module;
 	const __u64 *v;
+	const __u64 *tlb;
+	const __u64 *execs, *flushes; /* MODEL_KINDS + 1 each */
+	const __u64 *thunks;	      /* entries of a retpoline, of a return thunk */
 };
 
 /*

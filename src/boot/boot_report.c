@@ -70,6 +70,19 @@ void boot_header_text(FILE *f, const char *side, const struct boot_rec *b)
 	if (b->model)
 		esc_printf(f, "#   machine model: %s (QEMU %s)\n", b->mode ?: "?",
 			   datafile_meta(b->df, "model.qemu") ?: "?");
+	if (b->model && b->events)
+		esc_printf(
+			f,
+			"#   TLBs and events: %s (model table of format 2, guest pti %s, pcid %s)\n",
+			b->tlb ? "TLB misses, CR3 writes, flushes, serializing"
+			       : "no TLB simulated; CR3 writes, flushes, serializing",
+			datafile_meta(b->df, "model.guest_pti") ?: "unknown",
+			datafile_meta(b->df, "model.guest_pcid") ?: "unknown");
+	else if (b->model)
+		fputs("#   no TLBs or events: a model table of format 1 (or a recording before schema"
+		      " 12): no itlb/dtlb_misses, cr3_writes, tlb_flushes, serializing or"
+		      " est_cycles\n",
+		      f);
 	else
 		fputs("#   no machine model: no per-function counts (boot with --model insns)\n",
 		      f);
@@ -82,6 +95,13 @@ void boot_header_json(struct json *j, const struct boot_rec *b)
 	json_str(j, "build_id", b->build_id);
 	json_u64(j, "runs", b->runs);
 	json_str(j, "cmdline", b->cmdline);
+	if (b->model) {
+		json_bool(j, "events", b->events);
+		json_bool(j, "tlb", b->tlb);
+	} else {
+		json_str(j, "events", NULL);
+		json_str(j, "tlb", NULL);
+	}
 }
 
 int boot_check_geom(const struct boot_rec *b, unsigned int geom, char *why, size_t len)
@@ -200,6 +220,71 @@ static void funcs_text(FILE *f, const struct boot_rec *b, const struct boot_seri
 	}
 }
 
+/* The model's per-boot counts and est_cycles' table, for report's kernel fields. */
+struct xview {
+	bool show; /* the recording counted TLBs and events */
+	struct boot_model m;
+	const struct model_costs *costs;
+	struct model_costs costs_buf;
+};
+
+static int xview_make(const struct boot_rec *b, const struct model_view_opts *o, struct xview *x,
+		      char *why, size_t len)
+{
+	int err;
+
+	*x = (struct xview){.show = b->model && b->events};
+	if (!x->show)
+		return 0;
+	err = model_costs_pick(o->costs, datafile_meta(b->df, "cpu.model"), &x->costs_buf);
+	if (err && o->costs) {
+		snprintf(why, len, "--costs %s: no cost table to weigh est_cycles by", o->costs);
+		return err;
+	}
+	x->costs = err ? NULL : &x->costs_buf;
+	return boot_model_load(b, b->cache ? o->geom : MODEL_GEOMS_MAX, &x->m);
+}
+
+/* Field k of function i (b->nfuncs: the kernel) over the boots; NAN when b did not count it. */
+static struct estimate xestimate(const struct boot_rec *b, const struct xview *x, size_t i,
+				 enum boot_xfield k)
+{
+	double *v = malloc(b->runs * sizeof(*v));
+	struct estimate e = {NAN, NAN, NAN};
+	size_t r;
+
+	if (v && boot_xknown(b, k, true, x->costs)) {
+		for (r = 0; r < b->runs; r++)
+			v[r] = boot_xvalue(boot_model_at(&x->m, i, r), x->costs, k);
+		e = estimate(v, b->runs);
+	}
+	free(v);
+	return e;
+}
+
+static void xkernel_text(FILE *f, const struct boot_rec *b, const struct xview *x)
+{
+	struct estimate e;
+	int k;
+
+	fprintf(f, "\nThe kernel's TLB misses and events (mean over %zu boot%s):\n", b->runs,
+		b->runs == 1 ? "" : "s");
+	if (x->costs)
+		esc_printf(f, "# est_cycles (estimate, costs: %s, %s)\n", x->costs->name,
+			   x->costs->path);
+	else
+		fputs("# est_cycles: no cost table (kprotperf calibrate, or --costs FILE)\n", f);
+	fprintf(f, "%12s %25s  %s\n", "mean", b->runs > 1 ? "95% interval" : "", "field");
+	for (k = 0; k < BOOT_XFIELDS; k++) {
+		e = xestimate(b, x, b->nfuncs, k);
+		estimate_text(f, &e, false);
+		fprintf(f, "  %s%s%s\n", boot_xfield_names[k], k == BX_EST ? " (estimate)" : "",
+			!isnan(e.mean) ? ""
+			: k == BX_EST  ? "  (no cost table)"
+				       : "  (no TLB simulated)");
+	}
+}
+
 static void estimate_json(struct json *j, const char *key, const struct estimate *e,
 			  const char *unit)
 {
@@ -255,9 +340,37 @@ static void calls_json(struct json *j, const struct boot_rec *b, const struct bo
 	json_close(j, ']');
 }
 
-static void funcs_json(struct json *j, const struct boot_rec *b, const struct boot_series **s,
-		       const struct model_view_opts *o)
+/* The cost table and the kernel's fields (mean, interval); null without TLBs and events. */
+static void xkernel_json(struct json *j, const struct boot_rec *b, const struct xview *x)
 {
+	struct model_counts c = {.costs = x->costs};
+	struct estimate e;
+	int k;
+
+	if (!x->show) {
+		json_str(j, "costs", NULL);
+		json_str(j, "kernel", NULL);
+		return;
+	}
+	model_costs_json(j, &c);
+	json_open(j, "kernel", '{');
+	for (k = 0; k < BOOT_XFIELDS; k++) {
+		e = xestimate(b, x, b->nfuncs, k);
+		if (isnan(e.mean)) {
+			json_str(j, boot_xfield_names[k], NULL);
+			continue;
+		}
+		json_open(j, boot_xfield_names[k], '{');
+		estimate_json(j, "mean", &e, "");
+		json_close(j, '}');
+	}
+	json_close(j, '}');
+}
+
+static void funcs_json(struct json *j, const struct boot_rec *b, const struct boot_series **s,
+		       const struct model_view_opts *o, const struct xview *x)
+{
+	struct estimate e;
 	size_t i;
 	int k;
 
@@ -277,13 +390,18 @@ static void funcs_json(struct json *j, const struct boot_rec *b, const struct bo
 		for (k = 0; b->cache && k < MODEL_STATS; k++)
 			json_double(j, model_stat_names[k],
 				    s[i]->miss ? (double)s[i]->miss[o->geom][k] / b->runs : 0);
+		for (k = 0; x->show && k < BOOT_XFIELDS; k++) {
+			e = xestimate(b, x, (size_t)(s[i] - b->funcs), k);
+			json_double(j, boot_xfield_names[k], e.mean);
+		}
 		json_close(j, '}');
 	}
 	json_close(j, ']');
 }
 
 static void report_json(FILE *f, const struct boot_rec *b, const struct boot_series **c,
-			const struct boot_series **s, const struct model_view_opts *o)
+			const struct boot_series **s, const struct model_view_opts *o,
+			const struct xview *x)
 {
 	struct json j;
 
@@ -294,7 +412,9 @@ static void report_json(FILE *f, const struct boot_rec *b, const struct boot_ser
 	json_str(&j, "model_mode", b->model ? b->mode : NULL);
 	phases_json(&j, b);
 	calls_json(&j, b, c, o->top);
-	funcs_json(&j, b, s, o);
+	if (b->model)
+		xkernel_json(&j, b, x);
+	funcs_json(&j, b, s, o, x);
 	json_close(&j, '}');
 	json_end(&j);
 }
@@ -305,16 +425,21 @@ int boot_report(const struct boot_rec *b, const struct model_view_opts *o, FILE 
 	const struct boot_series **c = boot_by_mean(b->calls, b->ncalls);
 	const struct boot_series **s = boot_by_mean(b->funcs, b->nfuncs);
 	int err = !c || !s ? -ENOMEM : boot_check_geom(b, o->geom, why, len);
+	struct xview x = {0};
 
+	err = err ?: xview_make(b, o, &x, why, len);
 	if (!err && o->json) {
-		report_json(f, b, c, s, o);
+		report_json(f, b, c, s, o, &x);
 	} else if (!err) {
 		boot_header_text(f, "boot recording ", b);
 		phases_text(f, b);
 		calls_text(f, b, c, o->top);
 		if (b->model)
 			funcs_text(f, b, s, o);
+		if (x.show)
+			xkernel_text(f, b, &x);
 	}
+	boot_model_free(&x.m);
 	free(s);
 	free(c);
 	return err;

@@ -272,7 +272,9 @@ static int load_funcs(struct boot_rec *b)
 		return err;
 	b->model = l.n > 0;
 	b->cache = b->model && b->mode && !strcmp(b->mode, "cache");
+	b->events = b->model && !strcmp(datafile_meta(b->df, "model.format") ?: "1", "2");
 	err = b->cache ? model_geoms(b->df, b->geoms, MODEL_GEOMS_MAX, &b->ngeom) : 0;
+	b->tlb = !err && b->events && b->cache && b->ngeom && b->geoms[0].tlb[0][0];
 	for (w.geom = 0; !err && w.geom < b->ngeom; w.geom++)
 		err = boot_misses_each(b->df, w.geom, miss_row, &w);
 	means(b->funcs, b->nfuncs, b->runs);
@@ -316,4 +318,98 @@ void boot_free(struct boot_rec *b)
 	series_free(b->calls, b->ncalls);
 	series_free(b->funcs, b->nfuncs);
 	*b = (struct boot_rec){0};
+}
+
+struct model_walk {
+	const struct boot_rec *b;
+	struct boot_model *m;
+};
+
+static int model_row(const struct boot_model_row *r, void *ctx)
+{
+	struct model_walk *w = ctx;
+	const struct boot_series *s = boot_find(w->b->funcs, w->b->nfuncs, r->name, r->module);
+	struct model_func *f;
+
+	/* counts of a function that counted no instruction: none to charge them to */
+	if (!s)
+		return 0;
+	f = &w->m->f[(size_t)(s - w->b->funcs) * w->m->runs + r->run];
+	switch (r->what) {
+	case BOOT_ROW_MISSES:
+		memcpy(f->v, r->v, sizeof(f->v));
+		break;
+	case BOOT_ROW_TLB:
+		f->x[MODEL_ITLB_MISSES] = r->v[0];
+		f->x[MODEL_DTLB_MISSES] = r->v[1];
+		break;
+	case BOOT_ROW_EVENT:
+		if (r->kind >= 0 && r->kind < MODEL_KINDS)
+			f->x[MODEL_XKINDS + r->kind] += r->v[0];
+		f->x[MODEL_TLB_FLUSHES] += r->v[1];
+		break;
+	case BOOT_ROW_THUNKS:
+		f->x[MODEL_RETPOLINES] = r->v[0];
+		f->x[MODEL_RETURN_THUNKS] = r->v[1];
+		break;
+	}
+	return 0;
+}
+
+int boot_model_load(const struct boot_rec *b, unsigned int geom, struct boot_model *m)
+{
+	struct model_walk w = {b, m};
+	struct model_func *k;
+	size_t i, r;
+	int err;
+
+	*m = (struct boot_model){.nfuncs = b->nfuncs, .runs = b->runs};
+	m->f = calloc((b->nfuncs + 1) * b->runs, sizeof(*m->f));
+	if (!m->f)
+		return -ENOMEM;
+	for (i = 0; i < b->nfuncs; i++)
+		for (r = 0; r < b->runs; r++) {
+			m->f[i * b->runs + r].name = b->funcs[i].name;
+			m->f[i * b->runs + r].module = b->funcs[i].module;
+			m->f[i * b->runs + r].insns = llround(b->funcs[i].v[r]);
+		}
+	/* a geometry the recording lacks selects no miss or TLB row */
+	err = boot_model_each(b->df, b->cache && geom < b->ngeom ? geom : MODEL_GEOMS_MAX,
+			      model_row, &w);
+	for (r = 0; !err && r < b->runs; r++) {
+		k = &m->f[b->nfuncs * b->runs + r];
+		k->name = "[kernel]";
+		k->module = "[kernel]";
+		for (i = 0; i < b->nfuncs; i++)
+			if (strcmp(b->funcs[i].module, "[boot]"))
+				model_func_add(k, &m->f[i * b->runs + r]);
+	}
+	if (err)
+		boot_model_free(m);
+	return err;
+}
+
+void boot_model_free(struct boot_model *m)
+{
+	free(m->f);
+	m->f = NULL;
+}
+
+const char *const boot_xfield_names[BOOT_XFIELDS] = {
+	"itlb_misses", "dtlb_misses", "cr3_writes", "tlb_flushes", "serializing", "est_cycles",
+};
+
+double boot_xvalue(const struct model_func *f, const struct model_costs *costs, enum boot_xfield k)
+{
+	static const enum model_field of[BX_EST] = {MF_ITLB_MISSES, MF_DTLB_MISSES, MF_CR3_WRITES,
+						    MF_TLB_FLUSHES, MF_SERIALIZING};
+
+	return k == BX_EST ? model_est_cycles(costs, f) : (double)model_field(f, of[k]);
+}
+
+bool boot_xknown(const struct boot_rec *b, enum boot_xfield k, bool tlb_geom, bool costs)
+{
+	if (k == BX_ITLB || k == BX_DTLB)
+		return b->events && b->tlb && tlb_geom;
+	return b->events && (k != BX_EST || costs);
 }

@@ -13,6 +13,7 @@
 #include <linux/types.h>
 
 #include "data/model.h"
+#include "model/rows.h"
 
 struct datafile;
 
@@ -52,6 +53,7 @@ struct boot_rec {
 	struct boot_series *calls, *funcs;
 	size_t ncalls, nfuncs;
 	bool model, cache; /* per-function counts; misses too */
+	bool events, tlb;  /* a model table of format 2: its events; its TLBs (cache) */
 	unsigned int ngeom;
 	struct model_geom geoms[MODEL_GEOMS_MAX];
 };
@@ -75,5 +77,35 @@ size_t boot_known(const double *v, size_t n, double *out);
 const struct boot_series **boot_by_mean(const struct boot_series *s, size_t n);
 /* The sum over runs of f's misses that folded --model i1|d1|ll and diff weigh: I1 + D1 + LL. */
 __u64 boot_misses(const __u64 *v);
+
+/*
+ * Per boot, each function's model counts in one geometry and the kernel's
+ * (every function but the code before the kernel's entry, module
+ * "[boot]"): f[i * runs + r] for b->funcs[i] in run r, f[nfuncs * runs +
+ * r] the kernel's.  Names point into b.
+ */
+struct boot_model {
+	size_t nfuncs, runs;
+	struct model_func *f;
+};
+/* b's counts in geometry geom (no geometry of b: instructions and events alone); -ENOMEM. */
+int boot_model_load(const struct boot_rec *b, unsigned int geom, struct boot_model *m);
+void boot_model_free(struct boot_model *m);
+/* The model's fields of a table of format 2 the views show per boot, as columns and JSON keys. */
+enum boot_xfield { BX_ITLB, BX_DTLB, BX_CR3, BX_FLUSHES, BX_SERIALIZING, BX_EST, BOOT_XFIELDS };
+extern const char *const boot_xfield_names[BOOT_XFIELDS];
+/* Field k of f; est_cycles weighed by costs (not NULL for BX_EST). */
+double boot_xvalue(const struct model_func *f, const struct model_costs *costs, enum boot_xfield k);
+/*
+ * Whether b counted field k: its events (TLBs for the TLB misses, in a
+ * geometry of its own: tlb_geom) and, for est_cycles, a cost table.
+ */
+bool boot_xknown(const struct boot_rec *b, enum boot_xfield k, bool tlb_geom, bool costs);
+
+/* Function i's counts in run r (i == m->nfuncs: the kernel's). */
+static inline const struct model_func *boot_model_at(const struct boot_model *m, size_t i, size_t r)
+{
+	return &m->f[i * m->runs + r];
+}
 
 #endif

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sqlite3.h>
 
 #include "data/datafile.h"
@@ -163,4 +164,56 @@ int boot_misses_each(struct datafile *df, unsigned int geom, boot_miss_fn fn, vo
 				     " SUM(ll_misses) FROM boot_func_misses WHERE geom = ?1"
 				     " GROUP BY name, module ORDER BY name, module",
 				     miss_row, &w, "i", (long long)geom);
+}
+
+static int model_row(sqlite3_stmt *st, void *ctx)
+{
+	struct walk *w = ctx;
+	struct boot_model_row r = {.name = query_str(st, 1), .module = query_str(st, 2)};
+	int i, n = sqlite3_column_count(st) - 3;
+
+	if (!strcmp(w->table, "boot_func_misses"))
+		r.what = BOOT_ROW_MISSES;
+	else if (!strcmp(w->table, "boot_func_tlb"))
+		r.what = BOOT_ROW_TLB;
+	else if (!strcmp(w->table, "boot_func_thunks"))
+		r.what = BOOT_ROW_THUNKS;
+	else
+		r.what = BOOT_ROW_EVENT;
+	if (r.what == BOOT_ROW_EVENT) {
+		r.kind = model_kind_of(query_str(st, 3));
+		r.v[0] = sqlite3_column_int64(st, 4);
+		r.v[1] = sqlite3_column_int64(st, 5);
+	} else {
+		for (i = 0; i < n && i < MODEL_STATS; i++)
+			r.v[i] = sqlite3_column_int64(st, 3 + i);
+	}
+	return run_of(w, st, &r.run) ?: ((boot_model_fn)w->fn)(&r, w->ctx);
+}
+
+int boot_model_each(struct datafile *df, unsigned int geom, boot_model_fn fn, void *ctx)
+{
+	struct walk w;
+
+	return walk_init(&w, df, "boot_func_misses", fn, ctx)
+		       ?: query_each(df,
+				     "SELECT run, name, module, i1_misses, d1_reads, d1_read_misses,"
+				     " d1_writes, d1_write_misses, ll_misses FROM boot_func_misses"
+				     " WHERE geom = ?1 ORDER BY name, module, run",
+				     model_row, &w, "i", (long long)geom)
+		       ?: walk_init(&w, df, "boot_func_tlb", fn, ctx)
+		       ?: query_each(df,
+				     "SELECT run, name, module, itlb_misses, dtlb_misses FROM"
+				     " boot_func_tlb WHERE geom = ?1 ORDER BY name, module, run",
+				     model_row, &w, "i", (long long)geom)
+		       ?: walk_init(&w, df, "boot_func_events", fn, ctx)
+		       ?: query_each(df,
+				     "SELECT run, name, module, kind, execs, flushes FROM"
+				     " boot_func_events ORDER BY name, module, run, kind",
+				     model_row, &w, "")
+		       ?: walk_init(&w, df, "boot_func_thunks", fn, ctx)
+		       ?: query_each(df,
+				     "SELECT run, name, module, retpolines, return_thunks FROM"
+				     " boot_func_thunks ORDER BY name, module, run",
+				     model_row, &w, "");
 }

@@ -62,4 +62,26 @@ typedef int (*boot_miss_fn)(const struct boot_miss_row *r, void *ctx);
 /* Per function, its misses in geometry geom summed over the runs, by name and module. */
 int boot_misses_each(struct datafile *df, unsigned int geom, boot_miss_fn fn, void *ctx);
 
+/* One row of a function's model counts in one run (schema 12 for the TLBs and the events). */
+enum boot_model_what {
+	BOOT_ROW_MISSES, /* v: MODEL_STATS counts of geometry geom */
+	BOOT_ROW_TLB,	 /* v[0], v[1]: I-TLB and D-TLB misses in geometry geom */
+	BOOT_ROW_EVENT,	 /* kind (-1: "-"); v[0] executions, v[1] TLB flushes */
+	BOOT_ROW_THUNKS, /* v[0], v[1]: entries of a retpoline, of a return thunk */
+};
+struct boot_model_row {
+	size_t run;
+	const char *name, *module;
+	enum boot_model_what what;
+	int kind;
+	__u64 v[MODEL_STATS];
+};
+typedef int (*boot_model_fn)(const struct boot_model_row *r, void *ctx);
+/*
+ * Each function's counts per run: its misses and TLB misses in geometry
+ * geom (none when geom is not the recording's), then its events and its
+ * thunks' entries.  A recording older than schema 12 has none of the last three.
+ */
+int boot_model_each(struct datafile *df, unsigned int geom, boot_model_fn fn, void *ctx);
+
 #endif

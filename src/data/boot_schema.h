@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * A recording of a kernel's boot (kprotperf boot), schema 10: per boot (a
+ * A recording of a kernel's boot (kprotperf boot), schema 10 (12: TLBs, events): per boot (a
  * run) its phases, every initcall initcall_debug printed, and with the
  * machine model the instructions (and simulated misses) per kernel function
  * from reset to the first user process.  Functions are stored by name per
@@ -34,5 +34,25 @@
 	" d1_reads INTEGER NOT NULL, d1_read_misses INTEGER NOT NULL, d1_writes INTEGER NOT NULL," \
 	" d1_write_misses INTEGER NOT NULL, ll_misses INTEGER NOT NULL,"                           \
 	" PRIMARY KEY(run, name, module, geom));"
+
+/*
+ * schema 12: with a model table of format 2 (the TLBs and the mitigations'
+ * events), per run and function its I-TLB and D-TLB misses per geometry
+ * (cache mode, geometries that simulated TLBs) and, per instruction kind
+ * (model_kind_names, "-": none), the executions of its PCs of that kind and
+ * how many of them flushed TLBs; and the entries of a retpoline or return
+ * thunk its PCs begin (as data/model.c counts them, by the thunks' names).  A recording of format 2
+ * says so in meta model.format; one without (older, or format 1) has no rows here.
+ */
+#define BOOT_MODEL_TABLES                                                                     \
+	"CREATE TABLE boot_func_tlb(run INTEGER NOT NULL, name TEXT NOT NULL,"                \
+	" module TEXT NOT NULL, geom INTEGER NOT NULL, itlb_misses INTEGER NOT NULL,"         \
+	" dtlb_misses INTEGER NOT NULL, PRIMARY KEY(run, name, module, geom));"               \
+	"CREATE TABLE boot_func_events(run INTEGER NOT NULL, name TEXT NOT NULL,"             \
+	" module TEXT NOT NULL, kind TEXT NOT NULL, execs INTEGER NOT NULL,"                  \
+	" flushes INTEGER NOT NULL, PRIMARY KEY(run, name, module, kind));"                   \
+	"CREATE TABLE boot_func_thunks(run INTEGER NOT NULL, name TEXT NOT NULL,"             \
+	" module TEXT NOT NULL, retpolines INTEGER NOT NULL, return_thunks INTEGER NOT NULL," \
+	" PRIMARY KEY(run, name, module));"
 
 #endif

@@ -44,3 +44,27 @@ int boot_put_func_misses(struct datafile *df, unsigned int run, const char *name
 			    (long long)v[0], (long long)v[1], (long long)v[2], (long long)v[3],
 			    (long long)v[4], (long long)v[5]);
 }
+
+int boot_put_func_tlb(struct datafile *df, unsigned int run, const char *name, const char *module,
+		      unsigned int geom, __u64 itlb, __u64 dtlb)
+{
+	return query_insert(df, "INSERT INTO boot_func_tlb VALUES(?,?,?,?,?,?)", "ittiii",
+			    (long long)run, name, module, (long long)geom, (long long)itlb,
+			    (long long)dtlb);
+}
+
+int boot_put_func_event(struct datafile *df, unsigned int run, const char *name, const char *module,
+			const char *kind, __u64 execs, __u64 flushes)
+{
+	return query_insert(df, "INSERT INTO boot_func_events VALUES(?,?,?,?,?,?)", "itttii",
+			    (long long)run, name, module, kind, (long long)execs,
+			    (long long)flushes);
+}
+
+int boot_put_func_thunks(struct datafile *df, unsigned int run, const char *name,
+			 const char *module, __u64 retpolines, __u64 return_thunks)
+{
+	return query_insert(df, "INSERT INTO boot_func_thunks VALUES(?,?,?,?,?)", "ittii",
+			    (long long)run, name, module, (long long)retpolines,
+			    (long long)return_thunks);
+}

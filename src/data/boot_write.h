@@ -28,4 +28,15 @@ int boot_put_func(struct datafile *df, unsigned int run, const char *name, const
 int boot_put_func_misses(struct datafile *df, unsigned int run, const char *name,
 			 const char *module, unsigned int geom, const __u64 *v);
 
+/* schema 12: a function's I-TLB and D-TLB misses in geometry geom */
+int boot_put_func_tlb(struct datafile *df, unsigned int run, const char *name, const char *module,
+		      unsigned int geom, __u64 itlb, __u64 dtlb);
+/* schema 12: the executions of its PCs of kind (a model_kind_names word or "-"), and flushes */
+int boot_put_func_event(struct datafile *df, unsigned int run, const char *name, const char *module,
+			const char *kind, __u64 execs, __u64 flushes);
+
+/* schema 12: the entries of a retpoline and of a return thunk its PCs begin */
+int boot_put_func_thunks(struct datafile *df, unsigned int run, const char *name,
+			 const char *module, __u64 retpolines, __u64 return_thunks);
+
 #endif

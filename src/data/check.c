@@ -375,6 +375,27 @@ static const struct table {
 	  {"itlb_assoc", R_POW2_0},
 	  {"dtlb_entries", R_POW2_0},
 	  {"dtlb_assoc", R_POW2_0}}},
+	/* schema 12: a boot's TLBs and events */
+	{"boot_func_tlb",
+	 {{"run", R_ID},
+	  {"name", R_NAME},
+	  {"module", R_NAME},
+	  {"geom", R_GEOM},
+	  {"itlb_misses", R_COUNT},
+	  {"dtlb_misses", R_COUNT}}},
+	{"boot_func_events",
+	 {{"run", R_ID},
+	  {"name", R_NAME},
+	  {"module", R_NAME},
+	  {"kind", R_KIND},
+	  {"execs", R_COUNT},
+	  {"flushes", R_COUNT}}},
+	{"boot_func_thunks",
+	 {{"run", R_ID},
+	  {"name", R_NAME},
+	  {"module", R_NAME},
+	  {"retpolines", R_COUNT},
+	  {"return_thunks", R_COUNT}}},
 };
 
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))

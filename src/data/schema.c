@@ -65,4 +65,6 @@ const char schema_added[] =
 					/* schema 10: kprotperf boot */
 					BOOT_TABLES
 						/* schema 11: the model's TLBs and events */
-						MODEL_TLB_TABLES;
+						MODEL_TLB_TABLES
+							/* schema 12: a boot's TLBs and events */
+							BOOT_MODEL_TABLES;

@@ -34,6 +34,7 @@ struct side {
 	unsigned int runs;
 	bool hostile;	 /* a function whose name holds a terminal escape */
 	const char *cpu; /* boot --cpu: the guest's CPU model and vulnerabilities kept */
+	bool events;	 /* a model table of format 2: TLB misses and events (schema 12) */
 };
 
 static void put_meta(struct datafile *df, const struct side *s)
@@ -52,6 +53,7 @@ static void put_meta(struct datafile *df, const struct side *s)
 		assert_int_equal(kv_add(&meta, "model.mode", "%s", s->mode), 0);
 		assert_int_equal(kv_add(&meta, "model.qemu", "1:7.2"), 0);
 		assert_int_equal(kv_add(&meta, "model.window", "boot"), 0);
+		assert_int_equal(kv_add(&meta, "model.format", "%d", s->events ? 2 : 1), 0);
 	}
 	if (s->cpu) {
 		assert_int_equal(kv_add(&meta, "boot.cpu", "%s", s->cpu), 0);
@@ -75,6 +77,45 @@ static void put_meta(struct datafile *df, const struct side *s)
 #define CALL_SQL "INSERT INTO boot_initcalls VALUES(?,?,?,?,?,?)"
 #define FUNC_SQL "INSERT INTO boot_funcs VALUES(?,?,?,?)"
 #define MISS_SQL "INSERT INTO boot_func_misses VALUES(?,?,?,?,?,?,?,?,?,?)"
+
+#define TLB_SQL	  "INSERT INTO boot_func_tlb VALUES(?,?,?,?,?,?)"
+#define EVENT_SQL "INSERT INTO boot_func_events VALUES(?,?,?,?,?,?)"
+#define THUNK_SQL "INSERT INTO boot_func_thunks VALUES(?,?,?,?,?)"
+
+/*
+ * Run r of side h's TLB misses and events (format 2): the hardened boot
+ * writes CR3 twice as often and misses the TLBs more in start_kernel; the
+ * return thunk's VERWs and the code before the kernel's CPUIDs (not the
+ * kernel's) are the same on both sides.
+ */
+static void put_events(struct datafile *df, int h, unsigned int r, bool tlb)
+{
+	long long n = r;
+
+	if (tlb) {
+		assert_int_equal(query_insert(df, TLB_SQL, "ittiii", n, "start_kernel", "[kernel]",
+					      0LL, 20 + 30LL * h + n, 40 + 60LL * h + 2 * n),
+				 0);
+		assert_int_equal(query_insert(df, TLB_SQL, "ittiii", n, "__x86_return_thunk",
+					      "[kernel]", 0LL, 5LL + n % 2, 7LL),
+				 0);
+	}
+	assert_int_equal(query_insert(df, EVENT_SQL, "itttii", n, "start_kernel", "[kernel]",
+				      "mov_cr3", 100 + 100LL * h + n, 100 + 100LL * h + n),
+			 0);
+	assert_int_equal(query_insert(df, EVENT_SQL, "itttii", n, "start_kernel", "[kernel]",
+				      "lfence", 50LL + n, 0LL),
+			 0);
+	assert_int_equal(query_insert(df, EVENT_SQL, "itttii", n, "__x86_return_thunk", "[kernel]",
+				      "verw", 10LL + n % 2, 0LL),
+			 0);
+	assert_int_equal(query_insert(df, THUNK_SQL, "ittii", n, "__x86_return_thunk", "[kernel]",
+				      1000000 + 400000LL * h + 1000 * n, 0LL),
+			 0);
+	assert_int_equal(query_insert(df, EVENT_SQL, "itttii", n, BOOT_PRE_KERNEL, "[boot]",
+				      "cpuid", 400LL, 0LL),
+			 0);
+}
 
 /*
  * Run r of side h (0 base, 1 hardened): the hardened boot is slower by
@@ -129,6 +170,8 @@ static void put_run(struct datafile *df, const struct side *s, int h, unsigned i
 					      "evil\x1b]0;owned\x07\"\\name;x", "[kernel]",
 					      3000000LL),
 				 0);
+	if (s->events)
+		put_events(df, h, r, !strcmp(s->mode, "cache"));
 	if (strcmp(s->mode, "cache"))
 		return;
 	assert_int_equal(query_insert(df, MISS_SQL, "ittiiiiiii", (long long)r, "start_kernel",
@@ -158,6 +201,9 @@ static const char *boot_recording(const struct side *s, int h)
 								      {32768, 8, 64},
 								      {8388608, 16, 64}}}),
 				 0);
+	if (s->mode && !strcmp(s->mode, "cache") && s->events)
+		assert_int_equal(
+			model_put_tlbs(df, 0, &(struct model_geom){.tlb = {{128, 8}, {64, 4}}}), 0);
 	for (r = 0; r < s->runs; r++)
 		put_run(df, s, h, r);
 	assert_int_equal(datafile_commit(df, (uid_t)-1, (gid_t)-1, why, sizeof(why)), 0);
@@ -304,6 +350,85 @@ static void test_diff_one_run(void **state)
 			  boot_recording(&(struct side){"h1.data", HARD_CMD, "insns", 1}, 1),
 			  c[i].check);
 	}
+}
+
+/*
+ * TLB misses and events (format 2) over three boots a side: the kernel's
+ * and each function's fields compared with Welch's intervals, est_cycles
+ * weighed by the table of the guest's CPU (Skylake), named (report: the
+ * kernel's and each function's means per boot); against a
+ * recording of format 1 the fields are unknown, said, not zero.
+ */
+static void test_diff_model(void **state)
+{
+	char b[128], h[128], old[128];
+
+	snprintf(b, sizeof(b), "%s",
+		 boot_recording(&(struct side){"bm.data", BASE_CMD, "cache", 3, false,
+					       "Skylake-Client-v1", true},
+				0));
+	snprintf(h, sizeof(h), "%s",
+		 boot_recording(&(struct side){"hm.data", HARD_CMD, "cache", 3, false,
+					       "Skylake-Client-v1", true},
+				1));
+	{
+		char *text[] = {"report", b, NULL};
+		char *json[] = {"report", "--json", b, NULL};
+
+		golden("boot-report-model", cmd_report, text);
+		tu_golden_json("boot-report-model", dir, cmd_report, json);
+		assert_int_equal(
+			tu_run("python3 -c 'import json, sys; d = json.load(open(sys.argv[1]));"
+			       " k = d[\"kernel\"]; assert k[\"cr3_writes\"][\"mean\"] == 101;"
+			       " assert k[\"cr3_writes\"][\"ci_low\"] < 101;"
+			       " assert d[\"costs\"][\"name\"];"
+			       " f = {x[\"name\"]: x for x in d[\"functions\"]};"
+			       " assert f[\"start_kernel\"][\"dtlb_misses\"] == 42;"
+			       " assert f[\"start_kernel\"][\"est_cycles\"] > 0' %s/out.json",
+			       dir),
+			0);
+	}
+	diff_case("boot-diff-model", b, h,
+		  "k = d[\"kernel\"]; f = {x[\"name\"]: x for x in d[\"functions\"]};"
+		  " assert d[\"costs\"][\"est_cycles\"].startswith(\"an estimate\");"
+		  " assert k[\"cr3_writes\"][\"delta\"] == 100;"
+		  " assert k[\"cr3_writes\"][\"significant\"] is True;"
+		  " assert k[\"serializing\"][\"significant\"] is True;"
+		  " assert abs(k[\"itlb_misses\"][\"delta\"] - 30) < 1e-9;"
+		  " assert k[\"est_cycles\"][\"delta\"] > 0;"
+		  " m = f[\"__x86_return_thunk\"][\"model\"];"
+		  " assert m[\"serializing\"][\"significant\"] is False;"
+		  " assert f[\"start_kernel\"][\"model\"][\"tlb_flushes\"][\"base\"] == 101");
+	snprintf(old, sizeof(old), "%s",
+		 boot_recording(&(struct side){"bo.data", BASE_CMD, "cache", 3, false,
+					       "Skylake-Client-v1", false},
+				0));
+	diff_case(
+		"boot-diff-model-old", old, h,
+		"assert all(v is None for v in d[\"kernel\"].values());"
+		" assert all(v is None for x in d[\"functions\"] for v in x[\"model\"].values())");
+	/* a recording of schema 11 (before the boot's TLBs and events): read, the fields unknown */
+	assert_int_equal(
+		tu_run("sqlite3 %s \"DROP TABLE boot_func_tlb; DROP TABLE boot_func_events;"
+		       " DELETE FROM meta WHERE key = 'model.format';"
+		       " PRAGMA user_version = 11\"",
+		       old),
+		0);
+	/* --model insns of format 2: events, no TLB; est_cycles without cache misses */
+	snprintf(b, sizeof(b), "%s",
+		 boot_recording(&(struct side){"bi.data", BASE_CMD, "insns", 3, false,
+					       "Skylake-Client-v1", true},
+				0));
+	diff_case("boot-diff-model-insns", b,
+		  boot_recording(&(struct side){"hi.data", HARD_CMD, "insns", 3, false,
+						"Skylake-Client-v1", true},
+				 1),
+		  "k = d[\"kernel\"]; assert k[\"itlb_misses\"] is None;"
+		  " assert k[\"cr3_writes\"][\"delta\"] == 100;"
+		  " assert k[\"est_cycles\"][\"significant\"] is True");
+	diff_case("boot-diff-model-schema11", old, h,
+		  "assert all(v is None for v in d[\"kernel\"].values());"
+		  " assert d[\"base\"][\"events\"] is False and d[\"hardened\"][\"events\"]");
 }
 
 static void test_features(void **state)
@@ -483,11 +608,12 @@ static void test_hostile(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_report),	     cmocka_unit_test(test_report_plain),
-		cmocka_unit_test(test_folded),	     cmocka_unit_test(test_diff),
-		cmocka_unit_test(test_diff_one_run), cmocka_unit_test(test_features),
-		cmocka_unit_test(test_map),	     cmocka_unit_test(test_map_sole_switch),
-		cmocka_unit_test(test_refused),	     cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_report),		cmocka_unit_test(test_report_plain),
+		cmocka_unit_test(test_folded),		cmocka_unit_test(test_diff),
+		cmocka_unit_test(test_diff_one_run),	cmocka_unit_test(test_diff_model),
+		cmocka_unit_test(test_features),	cmocka_unit_test(test_map),
+		cmocka_unit_test(test_map_sole_switch), cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_hostile),
 	};
 	int rc;
 

@@ -178,6 +178,33 @@ static void test_dmesg_tsc_before_clock(void **state)
 	"0x" base "000200 10 0 1 0 0 0 0\n0x" base "000300 20 0 0 0 0 0 9\n"                     \
 	"0x" base "000400 5 0 1 0 0 0 0\n"
 
+/* Format 2 (the TLBs and the events): the same PCs with a kind, flushes and TLB misses each. */
+#define MODEL_HEAD2(id)                                                                         \
+	"# kp_model 2\n# mode cache\n# count insn\n# qemu 8.2.2\n# kernel_build_id " id "\n"    \
+	"# window complete\n# windows opened 1 closed 1 restarts 0 stray_stops 0\n"             \
+	"# boot entry_insns 1000\n# boot first_user_insns 50000\n"                              \
+	"# geom 0 i1=32768:8:64 d1=32768:8:64 ll=8388608:16:64\n# tlb 0 itlb=128:8 dtlb=64:4\n" \
+	"# guest pti 1 pcid 0\n# iaddr physical\n"                                              \
+	"# columns pc insns ev flushes i1_miss.0 d1_read.0 d1_read_miss.0 d1_write.0"           \
+	" d1_write_miss.0 ll_miss.0 itlb_miss.0 dtlb_miss.0\n"
+#define MODEL_ROWS2(base, n)                                                          \
+	"0x100000 600 - 0 1 2 3 4 5 6 1 1\n0x100010 400 cpuid 0 1 1 1 1 1 1 0 0\n"    \
+	"0xffff888000000000 7 - 0 0 0 0 0 0 0 0 0\n"                                  \
+	"0x" base "000100 100 - 0 1 0 0 0 0 0 2 3\n0x" base "000108 " n " mov_cr3 " n \
+	" 1 0 0 0 0 0 0 0\n"                                                          \
+	"0x" base "000200 10 lfence 0 0 1 0 0 0 0 0 1\n0x" base                       \
+	"000300 20 verw 0 0 0 0 0 0 9 1 0\n"                                          \
+	"0x" base "000400 5 invlpg 5 0 1 0 0 0 0 0 0\n"
+
+/* Format 2 of --model insns: the events without TLBs or caches. */
+#define MODEL_INSNS2(id, base)                                                               \
+	"# kp_model 2\n# mode insns\n# count insn\n# qemu 8.2.2\n# kernel_build_id " id "\n" \
+	"# window complete\n# windows opened 1 closed 1 restarts 0 stray_stops 0\n"          \
+	"# boot entry_insns 1000\n# boot first_user_insns 50000\n"                           \
+	"# guest pti 0 pcid unknown\n# columns pc insns ev flushes\n"                        \
+	"0x100000 600 cpuid 0\n0x" base "000100 100 - 0\n0x" base "000108 7 mov_cr3 7\n"     \
+	"0x" base "000300 20 verw 0\n0x" base "000600 9 ret 0\n0x" base "000700 4 - 0\n"
+
 /* A raw folder as vm-run.sh --boot leaves it, at DIR/name. */
 static const char *raw_folder(const char *name, const char *kallsyms, const char *model,
 			      const char *build_id)
@@ -214,7 +241,11 @@ static char *dump_recording(const char *path)
 		"SELECT * FROM boot_initcalls ORDER BY run, seq",
 		"SELECT * FROM boot_funcs ORDER BY run, name, module",
 		"SELECT * FROM boot_func_misses ORDER BY run, name, module, geom",
+		"SELECT * FROM boot_func_tlb ORDER BY run, name, module, geom",
+		"SELECT * FROM boot_func_events ORDER BY run, name, module, kind",
+		"SELECT * FROM boot_func_thunks ORDER BY run, name, module",
 		"SELECT * FROM model_geoms",
+		"SELECT * FROM model_tlbs",
 		"SELECT * FROM config ORDER BY option",
 		"SELECT * FROM vulnerabilities ORDER BY name",
 		"SELECT * FROM meta WHERE key NOT IN ('tool.version') ORDER BY key",
@@ -301,6 +332,49 @@ static void test_collect_two_runs(void **state)
 	/* the other tests' run-0 is without them */
 	assert_int_equal(tu_run("rm -r '%s/run-0/cpu-model' '%s/run-0/vulnerabilities'", dir, dir),
 			 0);
+}
+
+/*
+ * A model table of format 2: per run and function its TLB misses and its
+ * kinds' executions and flushes, the TLB geometry and the format in meta;
+ * a run of format 1 after one of format 2 is refused.
+ */
+static void mask_dir(char *s);
+
+static void test_collect_format2(void **state)
+{
+	char d0[PATH_MAX], d1[PATH_MAX], why[512], *out;
+	const char *dirs[] = {d0, d1};
+	struct datafile *df;
+
+	strcpy(d0,
+	       raw_folder("run2-0", KALLSYMS("ffffffff81"),
+			  MODEL_HEAD2("abcd1234") MODEL_ROWS2("ffffffff81", "50"), "abcd1234\n"));
+	strcpy(d1,
+	       raw_folder("run2-1", KALLSYMS("ffffffff93"),
+			  MODEL_HEAD2("abcd1234") MODEL_ROWS2("ffffffff93", "60"), "abcd1234\n"));
+	assert_int_equal(collect(dirs, 2, "cache", why, sizeof(why)), 0);
+	assert_int_equal(datafile_open(&df, output(), why, sizeof(why)), 0);
+	datafile_close(df);
+	out = dump_recording(output());
+	tu_golden("boot-collect-format2", out);
+	free(out);
+	strcpy(d1, raw_folder("run2-1", KALLSYMS("ffffffff93"),
+			      MODEL_HEAD("abcd1234") MODEL_ROWS("ffffffff93"), "abcd1234\n"));
+	assert_int_equal(collect(dirs, 2, "cache", why, sizeof(why)), -EINVAL);
+	mask_dir(why);
+	assert_string_equal(why, "DIR/run2-1/model.txt: a table of format 1, run 0's of format 2:"
+				 " every boot needs the same plugin");
+	/* --model insns: the events and thunk entries, no TLB row, no TLB geometry */
+	strcpy(d0,
+	       raw_folder("run2-0",
+			  KALLSYMS("ffffffff81") "ffffffff81000600 T __x86_return_thunk\n"
+						 "ffffffff81000700 T __x86_indirect_thunk_rax\n",
+			  MODEL_INSNS2("abcd1234", "ffffffff81"), "abcd1234\n"));
+	assert_int_equal(collect(dirs, 1, "insns", why, sizeof(why)), 0);
+	out = dump_recording(output());
+	tu_golden("boot-collect-format2-insns", out);
+	free(out);
 }
 
 /*
@@ -619,6 +693,7 @@ int main(void)
 		cmocka_unit_test(test_dmesg_real),
 		cmocka_unit_test(test_collect_two_runs),
 		cmocka_unit_test(test_collect_real),
+		cmocka_unit_test(test_collect_format2),
 		cmocka_unit_test(test_collect_vulns_link),
 		cmocka_unit_test(test_collect_no_model),
 		cmocka_unit_test(test_collect_refused),
