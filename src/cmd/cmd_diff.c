@@ -364,7 +364,8 @@ static int boot(const struct diff_opts *o, const struct diff_inputs *in)
 		return usage_error(
 			"BASE and HARDENED are boot recordings (kprotperf boot): --blocks,"
 			" --folded and --features compare workloads' recordings");
-	return cli_boot_diff(in->df, o->path, &(struct model_view_opts){o->geom, o->top, o->json})
+	return cli_boot_diff(in->df, o->path,
+			     &(struct model_view_opts){o->geom, o->top, o->json, o->costs})
 		       ? -EINVAL
 		       : 0;
 }

@@ -247,7 +247,7 @@ static int boot(struct datafile *df, const struct report_args *a)
 		return 1;
 	}
 	return cli_boot_report(df, a->o.input,
-			       &(struct model_view_opts){a->geom, a->o.top, a->o.json});
+			       &(struct model_view_opts){a->geom, a->o.top, a->o.json, a->costs});
 }
 
 /* report --model: with the kernel's DWARF when it is found, for the inline table */
