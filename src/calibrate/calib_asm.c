@@ -6,6 +6,7 @@
  * the red zone first (the compiler may keep data there).
  */
 #include "calibrate/calibrate.h"
+#include "retpoline_thunk.h"
 
 /* A function that only returns, its return thunk (Linux's __x86_return_thunk:
  * "ret; int3"), one that returns through it, and a retpoline thunk built as
@@ -18,15 +19,7 @@ asm(".text\n"
     ".p2align 6\n"
     "kp_calib_rt_fn: jmp kp_calib_return_thunk\n"
     ".p2align 6\n"
-    "kp_calib_thunk_rax:\n"
-    "	call 1f\n"
-    "2:	pause\n"
-    "	lfence\n"
-    "	jmp 2b\n"
-    "	.p2align 4\n"
-    "1:	mov %rax, (%rsp)\n"
-    "	ret\n"
-    "	int3\n");
+    "kp_calib_thunk_rax:\n" RETPOLINE_THUNK_RAX);
 
 #define REP4(x) x x x x
 /* A loop of n iterations of 4 bodies, the stack moved below the red zone around it. */

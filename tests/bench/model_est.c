@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 
 #include "../../include/model_marker.h"
+#include "../../include/retpoline_thunk.h"
 
 #define CHASE_BYTES (256UL << 20)
 #define LINES (CHASE_BYTES / 64)
@@ -29,15 +30,7 @@ asm(".text\n"
     ".globl __x86_indirect_thunk_rax\n"
     ".type __x86_indirect_thunk_rax, @function\n"
     ".p2align 5\n"
-    "__x86_indirect_thunk_rax:\n"
-    "	call 1f\n"
-    "2:	pause\n"
-    "	lfence\n"
-    "	jmp 2b\n"
-    "	.p2align 4\n"
-    "1:	mov %rax, (%rsp)\n"
-    "	ret\n"
-    "	int3\n"
+    "__x86_indirect_thunk_rax:\n" RETPOLINE_THUNK_RAX
     ".size __x86_indirect_thunk_rax, .-__x86_indirect_thunk_rax\n"
     ".p2align 4\n"
     ".type kp_est_target, @function\n"

@@ -56,7 +56,7 @@ TMP=$(mktemp -d /tmp/kp-model-est.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
 BIN=$OUT/model-est/model-est
-if [ ! -x "$BIN" ] || [ tests/bench/model_est.c -nt "$BIN" ] || [ include/model_marker.h -nt "$BIN" ]; then
+if [ ! -x "$BIN" ] || [ tests/bench/model_est.c -nt "$BIN" ] || [ include/model_marker.h -nt "$BIN" ] || [ include/retpoline_thunk.h -nt "$BIN" ]; then
 	cc -O2 -g -static -Wall tests/bench/model_est.c -o "$BIN" 2>"$TMP/cc.log" ||
 		die "building model-est failed: $(tail -1 "$TMP/cc.log")"
 fi

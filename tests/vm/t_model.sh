@@ -25,14 +25,7 @@ vm_need_plugin
 command -v cc >/dev/null || skip "no C compiler"
 
 # expect LINE -- ARGS...: vm-run refuses with exit 125 and that line, no boot
-expect() {
-	local want=$1 rc=0 got
-	shift 2
-	"$VR" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null || rc=$?
-	got=$(tail -1 "$TMP/err")
-	[ "$rc" -eq 125 ] || fail "vm-run.sh $*: exit $rc, want 125 ($got)"
-	[ "$got" = "$want" ] || fail "vm-run.sh $*:"$'\n'"  got:  $got"$'\n'"  want: $want"
-}
+expect() { vm_expect 125 "$@"; }
 expect "vm-run: --model cycles: want insns or cache" -- --model cycles -- true
 expect "vm-run: --D1=24576,8,64: want SIZE,ASSOC,LINE in bytes, ways and bytes, each a power of two, ASSOC x LINE <= SIZE" \
 	-- --model cache --D1=24576,8,64 -- true

@@ -41,14 +41,7 @@ vm_need_plugin
 command -v cc >/dev/null || skip "no C compiler"
 
 # expect LINE -- ARGS...: vm-run refuses with exit 125 and that line, no boot
-expect() {
-	local want=$1 rc=0 got
-	shift 2
-	"$VR" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null || rc=$?
-	got=$(tail -1 "$TMP/err")
-	[ "$rc" -eq 125 ] || fail "vm-run.sh $*: exit $rc, want 125 ($got)"
-	[ "$got" = "$want" ] || fail "vm-run.sh $*:"$'\n'"  got:  $got"$'\n'"  want: $want"
-}
+expect() { vm_expect 125 "$@"; }
 expect "vm-run: --DTLB=48,4: want ENTRIES,ASSOC, each a power of two, ASSOC <= ENTRIES" \
 	-- --model cache --DTLB=48,4 -- true
 expect "vm-run: --ITLB=8,16: want ENTRIES,ASSOC, each a power of two, ASSOC <= ENTRIES" \

@@ -14,14 +14,7 @@ vm_need_host_test
 K=$(vm_kbuild hard)
 
 # expect STATUS LINE -- ARGS...: vm-run's exit status and the last line of its stderr
-expect() {
-	local want_rc=$1 want=$2 rc=0 got
-	shift 3
-	"$VR" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null || rc=$?
-	got=$(tail -1 "$TMP/err")
-	[ "$rc" -eq "$want_rc" ] || fail "vm-run.sh $*: exit $rc, want $want_rc ($got)"
-	[ "$got" = "$want" ] || fail "vm-run.sh $*:"$'\n'"  got:  $got"$'\n'"  want: $want"
-}
+expect() { vm_expect "$@"; }
 
 # a command's status, output, files and arguments
 rc=0

@@ -57,6 +57,17 @@ VM_INSTALL_MISSING=1
 	TMP=$VM_TMP
 }
 
+# vm_expect STATUS LINE -- ARGS...: scripts/vm-run.sh ARGS exits STATUS with
+# LINE the whole last line of its stderr
+vm_expect() {
+	local want_rc=$1 want=$2 rc=0 got
+	shift 3
+	"$ROOT/scripts/vm-run.sh" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null || rc=$?
+	got=$(tail -1 "$TMP/err")
+	[ "$rc" -eq "$want_rc" ] || fail "vm-run.sh $*: exit $rc, want $want_rc ($got)"
+	[ "$got" = "$want" ] || fail "vm-run.sh $*:"$'\n'"  got:  $got"$'\n'"  want: $want"
+}
+
 # q FILE SQL: one value from a data file
 q() { sqlite3 -batch -noheader "$1" "$2"; }
 
