@@ -404,7 +404,10 @@ double boot_xvalue(const struct model_func *f, const struct model_costs *costs, 
 	static const enum model_field of[BX_EST] = {MF_ITLB_MISSES, MF_DTLB_MISSES, MF_CR3_WRITES,
 						    MF_TLB_FLUSHES, MF_SERIALIZING};
 
-	return k == BX_EST ? model_est_cycles(costs, f) : (double)model_field(f, of[k]);
+	/* without a cost table there is no estimate (the views say why) */
+	if (k == BX_EST)
+		return costs ? model_est_cycles(costs, f) : NAN;
+	return (double)model_field(f, of[k]);
 }
 
 bool boot_xknown(const struct boot_rec *b, enum boot_xfield k, bool tlb_geom, bool costs)
