@@ -139,7 +139,8 @@ $(OUTPUT)/syscall_names.h: scripts/gen-syscall-names.sh | $(OUTPUT)
 # by a program of the build machine's compiler: no sanitizer or fuzzer flags
 HOSTCC ?= cc
 $(OUTPUT)/compat_image.h: scripts/gen-compat-image.c src/data/schema.c src/data/schema.h \
-		src/data/blocks_tables.h src/data/boot_schema.h src/data/model.h src/data/protect.h \
+		src/data/blocks_tables.h src/data/boot_schema.h src/data/count_tables.h src/data/model.h \
+		src/data/protect.h \
 		| $(OUTPUT)
 	$(call msg,GEN,$@)
 	$(Q)$(HOSTCC) -D_GNU_SOURCE -Iinclude -iquote src -o $(OUTPUT)/gen-compat-image \

@@ -13,6 +13,8 @@
 #define KP_STACK_DEPTH 127
 /* x86_64 syscall numbers stay below this; larger ones are counted as lost */
 #define KP_MAX_SYSCALLS 512
+/* record --count: events counted at once at most */
+#define KP_COUNT_EVENTS_MAX 8
 
 /* Event counters, one per-CPU slot each. */
 enum kp_counter {

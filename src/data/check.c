@@ -19,6 +19,7 @@
 #include <linux/types.h>
 
 #include "data/compat.h"
+#include "data/count_tables.h"
 #include "data/datafile_int.h"
 #include "data/inline_tables.h"
 #include "data/model.h"
@@ -55,18 +56,25 @@ enum rule {
 	R_RET,	      /* an initcall's return value: a negative errno to 2^31-1 */
 	R_KIND,	      /* an instruction's kind (model_kind_names) or "-" */
 	R_POW2_0,     /* a TLB's entries or ways: 0 (none) or a power of two up to 2^32 */
+	R_EVENT,      /* a counted event's index: 0 to KP_COUNT_EVENTS_MAX - 1 */
+	R_EVNAME,     /* an event's name: 1 to 256 printable ASCII bytes, no space */
+	R_U32,	      /* 0 to 2^32 - 1: perf_event_attr.type */
+	R_LATKIND,    /* a latency row's kind: syscall or func */
 };
 
-#define STR(x)	  #x
-#define XSTR(x)	  STR(x)
-#define ID_MAX	  2147483647LL
-#define COUNT_MAX (1LL << 40)
-#define NS_MAX	  (1LL << 60)
+#define STR(x)	   #x
+#define XSTR(x)	   STR(x)
+#define ID_MAX	   2147483647LL
+#define COUNT_MAX  (1LL << 40)
+#define NS_MAX	   (1LL << 60)
+#define EVNAME_MAX 256
+_Static_assert(KP_COUNT_EVENTS_MAX == 8, "R_EVENT's words say 0 to 7");
 
 static const char *const edge_kinds[] = {"entry",     "fall",	"jump", "taken",
 					 "not_taken", "return", "tail", "indirect",
 					 "noreturn",  "trap",	NULL};
 static const char *const whats[] = {"insns", "trips", NULL};
+static const char *const lat_kinds[] = {"syscall", "func", NULL};
 #define X(k, s) #k,
 static const char *const kinds[] = {MODEL_KIND_LIST "-", NULL};
 #undef X
@@ -78,7 +86,7 @@ static const char *const kinds[] = {MODEL_KIND_LIST "-", NULL};
  * bound their buffers by it.
  */
 static const struct rule_def {
-	enum { T_INT, T_TEXT, T_WORD } type;
+	enum { T_INT, T_TEXT, T_WORD, T_PRINT } type;
 	bool null_ok, pow2;
 	long long lo, hi;
 	const char *const *words;
@@ -118,6 +126,12 @@ static const struct rule_def {
 	[R_KIND] = {T_WORD, false, false, 0, 0, kinds,
 		    "an instruction's kind (lfence, ret, ...) or -"},
 	[R_POW2_0] = {T_INT, false, true, 0, 1LL << 32, NULL, "0 or a power of two up to 2^32"},
+	[R_EVENT] = {T_INT, false, false, 0, KP_COUNT_EVENTS_MAX - 1, NULL,
+		     "an event index from 0 to 7"},
+	[R_EVNAME] = {T_PRINT, false, false, 1, EVNAME_MAX, NULL,
+		      "1 to " XSTR(EVNAME_MAX) " printable ASCII bytes without spaces"},
+	[R_U32] = {T_INT, false, false, 0, 0xffffffffLL, NULL, "an integer from 0 to 2^32-1"},
+	[R_LATKIND] = {T_WORD, false, false, 0, 0, lat_kinds, "syscall or func"},
 };
 
 struct column {
@@ -131,13 +145,15 @@ struct column {
  * integer, negative too: whether one was found is said apart).
  */
 struct later {
-	bool meta_bad, block_bad;
-	long long meta_row, block_row;
+	bool meta_bad, block_bad, totals_bad, run_totals_bad;
+	long long meta_row, block_row, totals_row, run_totals_row;
 	size_t meta_rule;
 };
 
 static void meta_later(sqlite3_stmt *st, struct later *later);
 static void blocks_later(sqlite3_stmt *st, struct later *later);
+static void totals_later(sqlite3_stmt *st, struct later *later);
+static void run_totals_later(sqlite3_stmt *st, struct later *later);
 
 #define COLS_MAX 11
 
@@ -396,6 +412,39 @@ static const struct table {
 	  {"module", R_NAME},
 	  {"retpolines", R_COUNT},
 	  {"return_thunks", R_COUNT}}},
+	/* schema 13: record --count and -e */
+	{"count_events",
+	 {{"event", R_EVENT},
+	  {"name", R_EVNAME},
+	  {"type", R_U32},
+	  {"config", R_INT},
+	  {"config1", R_INT},
+	  {"config2", R_INT}}},
+	{"event_totals",
+	 {{"kind", R_LATKIND},
+	  {"id", R_ID},
+	  {"event", R_EVENT},
+	  {"calls", R_COUNT},
+	  {"total", R_NS},
+	  {"enabled_ns", R_NS},
+	  {"running_ns", R_NS}},
+	 totals_later},
+	{"run_event_totals",
+	 {{"run", R_ID},
+	  {"kind", R_LATKIND},
+	  {"id", R_ID},
+	  {"event", R_EVENT},
+	  {"calls", R_COUNT},
+	  {"total", R_NS},
+	  {"enabled_ns", R_NS},
+	  {"running_ns", R_NS}},
+	 run_totals_later},
+	{"sample_weights",
+	 {{"pid", R_INT},
+	  {"tid", R_INT},
+	  {"kstack", R_INT_NULL},
+	  {"ustack", R_INT_NULL},
+	  {"weight", R_NS}}},
 };
 
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))
@@ -406,6 +455,17 @@ static bool word_ok(const char *const *words, const void *b, int n)
 		if ((size_t)n == strlen(*words) && !memcmp(b, *words, n))
 			return true;
 	return false;
+}
+
+/* Whether the n bytes at b are printable ASCII, without spaces (an event's name). */
+static bool print_ok(const unsigned char *b, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (b[i] <= ' ' || b[i] > '~')
+			return false;
+	return true;
 }
 
 /* Whether the row's column i keeps rule r. */
@@ -429,6 +489,8 @@ static bool value_ok(const struct rule_def *r, sqlite3_stmt *st, int i)
 	n = sqlite3_column_bytes(st, i);
 	if (r->type == T_WORD)
 		return word_ok(r->words, b, n);
+	if (r->type == T_PRINT)
+		return n >= r->lo && n <= r->hi && print_ok(b, n);
 	return n <= r->hi && (!n || !memchr(b, 0, n));
 }
 
@@ -554,6 +616,7 @@ static const struct {
 	{"record.exit_code", 0, 255, "an exit status from 0 to 255"},
 	{"kernel.stext", 0, 0, "an address 0x and 1 to 16 hex digits"},
 	{"model.format", 1, 2, "the model's table format, 1 or 2"},
+	{"sampling.period", 1, 1ULL << 40, "a period from 1 to 2^40"},
 };
 
 static bool meta_ok(size_t rule, const char *value)
@@ -591,9 +654,34 @@ static void blocks_later(sqlite3_stmt *st, struct later *later)
 	}
 }
 
+/* An event_totals row (rowid, kind, id, event, calls, total, enabled_ns, running_ns). */
+static void totals_later(sqlite3_stmt *st, struct later *later)
+{
+	if (!later->totals_bad && sqlite3_column_int64(st, 7) > sqlite3_column_int64(st, 6)) {
+		later->totals_bad = true;
+		later->totals_row = sqlite3_column_int64(st, 0);
+	}
+}
+
+/* A run_event_totals row: the same after its run. */
+static void run_totals_later(sqlite3_stmt *st, struct later *later)
+{
+	if (!later->run_totals_bad && sqlite3_column_int64(st, 8) > sqlite3_column_int64(st, 7)) {
+		later->run_totals_bad = true;
+		later->run_totals_row = sqlite3_column_int64(st, 0);
+	}
+}
+
 /* What waited for every value to be good: report --blocks sizes and finds addresses by it. */
 static int check_later(struct datafile *df, const struct later *later)
 {
+	if (later->totals_bad)
+		return query_bad(df, "table event_totals, row %lld: running_ns is above enabled_ns",
+				 later->totals_row);
+	if (later->run_totals_bad)
+		return query_bad(df,
+				 "table run_event_totals, row %lld: running_ns is above enabled_ns",
+				 later->run_totals_row);
 	if (later->meta_bad)
 		return say_bad(df, "meta", later->meta_row, "value",
 			       meta_rules[later->meta_rule].key, meta_rules[later->meta_rule].want);
@@ -669,7 +757,7 @@ int check_tables(struct datafile *df)
 	for (i = 0; i < NTABLES && !err; i++)
 		if (!(compat & 1ULL << i))
 			err = check_table(df, &tables[i], &later);
-	err = err ?: check_later(df, &later);
+	err = err ?: check_later(df, &later) ?: count_tables_check(df);
 	return err
 		       ?: query_each(
 				  df,

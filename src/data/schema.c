@@ -9,6 +9,7 @@
 
 #include "data/blocks_tables.h"
 #include "data/boot_schema.h"
+#include "data/count_tables.h"
 #include "data/model.h"
 #include "data/protect.h"
 
@@ -67,4 +68,7 @@ const char schema_added[] =
 						/* schema 11: the model's TLBs and events */
 						MODEL_TLB_TABLES
 							/* schema 12: a boot's TLBs and events */
-							BOOT_MODEL_TABLES;
+							BOOT_MODEL_TABLES
+								/* schema 13: record --count and -e
+								 */
+								COUNT_TABLES;

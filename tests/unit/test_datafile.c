@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "data/count_tables.h"
 #include "data/datafile.h"
 #include "data/query.h"
 #include "testutil.h"
@@ -286,6 +287,84 @@ static void test_recheck(void **state)
 	datafile_close(df);
 }
 
+/* A recording with --count and -e rows, as record writes them. */
+static void write_counts(const char *path)
+{
+	const struct count_event_row ev[] = {{0, "context-switches", 1, 3, 0, 0},
+					     {1, "cpu/event=0x3c,umask=0x0/", 4, 0x3c, 0, 0}};
+	struct count_total_row t = {"syscall", 35, 0, 10, 11, 5000, 5000};
+	struct datafile *df;
+	__s32 k = 3;
+
+	assert_int_equal(datafile_create(&df, path, (uid_t)-1, NULL, 0), 0);
+	assert_int_equal(count_put_event(df, &ev[0]), 0);
+	assert_int_equal(count_put_event(df, &ev[1]), 0);
+	assert_int_equal(count_put_total(df, &t), 0);
+	t.event = 1;
+	t.running_ns = 2500;
+	assert_int_equal(count_put_run_total(df, 0, &t), 0);
+	assert_int_equal(query_insert(df, "INSERT INTO samples VALUES(7, 7, 'x', 3, 9, 4)", ""), 0);
+	assert_int_equal(query_insert(df, "INSERT INTO samples VALUES(7, 7, 'y', 3, 9, 2)", ""), 0);
+	assert_int_equal(count_put_weight(df, 7, 7, &k, 9, 6), 0);
+	assert_int_equal(count_put_weight(df, 7, 8, NULL, 9, 1), 0);
+	assert_int_equal(datafile_commit(df, (uid_t)-1, (gid_t)-1, NULL, 0), 0);
+}
+
+/* Schema 13's values checked: each broken rule one line naming it. */
+static void test_counts_checked(void **state)
+{
+	static const struct {
+		const char *sql, *why;
+	} cases[] = {
+		{"UPDATE count_events SET name = 'a b' WHERE event = 0",
+		 "table count_events, row 0: name is 'a b', not 1 to 256 printable ASCII bytes"
+		 " without spaces"},
+		{"UPDATE count_events SET name = '' WHERE event = 0",
+		 "table count_events, row 0: name is '', not 1 to 256 printable ASCII bytes"
+		 " without spaces"},
+		{"UPDATE count_events SET type = -1 WHERE event = 1",
+		 "table count_events, row 1: type is -1, not an integer from 0 to 2^32-1"},
+		{"UPDATE event_totals SET event = 8",
+		 "table event_totals, row 1: event is 8, not an event index from 0 to 7"},
+		{"UPDATE event_totals SET kind = 'block'",
+		 "table event_totals, row 1: kind is 'block', not syscall or func"},
+		{"UPDATE event_totals SET running_ns = 5001",
+		 "table event_totals, row 1: running_ns is above enabled_ns"},
+		{"UPDATE run_event_totals SET running_ns = 5001",
+		 "table run_event_totals, row 1: running_ns is above enabled_ns"},
+		{"DELETE FROM count_events WHERE event = 1",
+		 "table run_event_totals, row 1: event is not one of count_events"},
+		{"UPDATE sample_weights SET weight = 5 WHERE tid = 7",
+		 "table sample_weights, row 1: weight is below its samples' count"},
+		{"UPDATE meta SET value = '0' WHERE key = 'sampling.period'",
+		 "table meta, row 1: sampling.period is '0', not a period from 1 to 2^40"},
+	};
+	struct fixture *fx = *state;
+	struct datafile *df;
+	char why[256], want[256];
+	size_t i;
+
+	write_counts(fx->path);
+	assert_int_equal(datafile_open(&df, fx->path, why, sizeof(why)), 0);
+	datafile_close(df);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t size;
+		void *data = bytes_of(fx->path, &size);
+
+		assert_int_equal(datafile_load(&df, fx->path, data, size, why, sizeof(why)), 0);
+		assert_int_equal(query_exec(df, "INSERT INTO meta VALUES('sampling.period', '1')"),
+				 0);
+		assert_int_equal(datafile_recheck(df, why, sizeof(why)), 0);
+		assert_int_equal(query_exec(df, cases[i].sql), 0);
+		assert_int_equal(datafile_recheck(df, why, sizeof(why)), -EBADMSG);
+		snprintf(want, sizeof(want), "corrupt data file: %s: record it again",
+			 cases[i].why);
+		assert_string_equal(why, want);
+		datafile_close(df);
+		free(data);
+	}
+}
+
 static int count_row(sqlite3_stmt *st, void *n)
 {
 	(void)st;
@@ -337,6 +416,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_load, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recheck, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_each_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_counts_checked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commit_replaces_abort_keeps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_in_missing_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_files, setup, teardown),
