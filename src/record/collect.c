@@ -38,6 +38,7 @@ static const char *const counter_names[KP_CNT_MAX] = {
 	[KP_CNT_LOST_FUNC_MAP] = "lost_func_map_full",
 	[KP_CNT_LOST_FUNC_DEPTH] = "lost_func_too_deep",
 	[KP_CNT_FUNC_UNMATCHED] = "lost_func_unmatched_returns",
+	[KP_CNT_LOST_COUNT] = "lost_count",
 };
 
 struct ustack {

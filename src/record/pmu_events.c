@@ -475,7 +475,11 @@ int pmu_event_list(const char *list, const char *opt, struct pmu_event *evs, uns
 			if (*q == '/')
 				in_pmu = !in_pmu;
 		if (*n >= max) {
-			snprintf(why, len, "%s %s: at most %u events at once", opt, list, max);
+			if (max == 1)
+				snprintf(why, len, "%s %s: one event only", opt, list);
+			else
+				snprintf(why, len, "%s %s: more than %u events in all", opt, list,
+					 max);
 			return -EINVAL;
 		}
 		snprintf(name, sizeof(name), "%.*s", (int)(q - p), p);

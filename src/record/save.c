@@ -17,6 +17,7 @@
 #include "record.skel.h"
 #include "record/blocks.h"
 #include "record/collect.h"
+#include "record/counting.h"
 #include "record/funcs.h"
 #include "record/procs.h"
 #include "record/record.h"
@@ -150,6 +151,9 @@ static int write_samples(struct session *s)
 	err = err ?: funcs_collect(s->funcs, s->df, s->stacks, ks);
 	err = err ?: blocks_collect(s->blocks, s->df, s->stacks, ks);
 	err = err ?: sites_save(s->df, &meta);
+	err = err
+		      ?: counting_save(s->counting, s->df, bpf_map__fd(s->skel->maps.syscall_cnt),
+				       funcs_cnt_fd(s->funcs), funcs_count(s->funcs), &meta);
 	err = err ?: record_meta(s, &meta, ks);
 	err = err ?: recording_put_meta(s->df, &meta);
 	kv_list_free(&meta);
