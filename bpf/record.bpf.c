@@ -452,6 +452,7 @@ static __always_inline void sample_dwarf_rec(const struct kp_rec_sample *s)
 	r->pid = s->pid;
 	r->flags = s->flags;
 	r->kstack = s->kstack;
+	r->period = s->period;
 	__builtin_memcpy(r->comm, s->comm, sizeof(r->comm));
 	/* a kernel thread has no user stack */
 	if (task->mm) {
@@ -491,6 +492,8 @@ int kp_sample(struct bpf_perf_event_data *ctx)
 	r.type = KP_REC_SAMPLE;
 	r.flags = 0;
 	r.kstack = 0;
+	/* with -c the period given, with -F the one the kernel has adjusted to */
+	r.period = ctx->sample_period;
 	/* x86_64: kernel addresses are the negative half */
 	if ((long)PT_REGS_IP(&ctx->regs) < 0) {
 		r.kstack = stack_ref(ctx, st, 0, KP_CNT_LOST_KSTACK);

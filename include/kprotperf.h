@@ -142,6 +142,7 @@ struct kp_rec_sample {
 	__u64 kstack; /* 0: the sample hit user mode (or the stack was lost) */
 	__u64 ustack;
 	char comm[KP_COMM_LEN];
+	__u64 period; /* the events it stands for: the sampling event's period then */
 };
 
 /* --call-graph dwarf: user stack bytes copied per sample (perf's default and maximum) */
@@ -162,6 +163,7 @@ struct kp_rec_dwarf {
 	__u32 flags;
 	__u64 kstack;
 	char comm[KP_COMM_LEN];
+	__u64 period;
 	__u64 regs[KP_UREGS];
 	__u32 size;
 	__u32 pad;

@@ -40,7 +40,7 @@ static const char *const stage_names[] = {
 	[STAGE_READ_MAPS] = "reading the process's mappings",
 	[STAGE_WATCH] = "watching events",
 	[STAGE_ATTACH] = "attaching tracepoints",
-	[STAGE_SAMPLING] = "opening CPU-clock sampling events",
+	[STAGE_SAMPLING] = "opening the sampling events",
 	[STAGE_KALLSYMS] = "reading /proc/kallsyms",
 	[STAGE_FUNC] = "--func",
 	[STAGE_BLOCKS] = "--blocks",
@@ -154,7 +154,9 @@ static int prepare(struct session *s)
 	if (err)
 		return err;
 	s->stage = STAGE_SAMPLING;
-	err = sampler_attach(&s->sampler, s->skel->progs.kp_sample, s->o->freq, s->o->bpf_stats);
+	err = sampler_attach(&s->sampler, s->skel->progs.kp_sample,
+			     &(struct sampler_event){&s->o->sample_event, s->o->period, s->o->freq},
+			     s->o->bpf_stats);
 	if (err || (!s->o->func.n && !s->o->blocks.n))
 		return err;
 	s->stage = STAGE_KALLSYMS;

@@ -83,8 +83,11 @@ static int record_meta(struct session *s, struct kv_list *meta, const struct ksy
 	err = err ?: kv_add(meta, "record.pid", "%d", s->target);
 	err = err ?: kv_add(meta, "record.repeat", "%u", o->repeat);
 	err = err ?: kv_add(meta, "record.syscalls", "%s", o->no_syscalls ? "off" : "traced");
-	err = err ?: kv_add(meta, "sampling.event", "cpu-clock");
-	err = err ?: kv_add(meta, "sampling.freq_hz", "%u", o->freq);
+	err = err ?: kv_add(meta, "sampling.event", "%s", o->sample_event.name);
+	if (o->period)
+		err = err ?: kv_add(meta, "sampling.period", "%llu", (unsigned long long)o->period);
+	else
+		err = err ?: kv_add(meta, "sampling.freq_hz", "%u", o->freq);
 	err = err ?: kv_add(meta, "sampling.max_stacks", "%u", o->max_stacks);
 	err = err ?: kv_add(meta, "sampling.ring_mib", "%u", o->ring_mib);
 	if (o->dwarf_size)
@@ -147,7 +150,8 @@ static int write_samples(struct session *s)
 	if (!s->ks)
 		ksyms_load(&s->ks, NULL);
 	ks = s->probed_ks ?: s->ks;
-	err = collect_samples(s->df, s->stacks, s->procs, ks, s->deltas, s->run);
+	err = collect_samples(s->df, s->stacks, s->procs, ks, s->deltas, s->run,
+			      strcmp(s->o->sample_event.name, "cpu-clock"));
 	err = err ?: funcs_collect(s->funcs, s->df, s->stacks, ks);
 	err = err ?: blocks_collect(s->blocks, s->df, s->stacks, ks);
 	err = err ?: sites_save(s->df, &meta);
