@@ -79,6 +79,13 @@ struct {
 
 /* record --count: the events counted (0: none; the code below is then left out) */
 const volatile __u32 count_nev;
+/*
+ * record --count: bit i for a software event, which a CPU never schedules
+ * out: it is enabled and running whenever time passes, so those times are
+ * the clock's, and only its counter is read (half the cost of a read with
+ * times, which makes the kernel compute them).
+ */
+const volatile __u32 count_soft;
 
 /* record --count: event i of CPU c at c * count_nev + i, opened by user space */
 struct {
@@ -300,12 +307,30 @@ static __always_inline __u64 stack_ref(void *ctx, struct kp_rec_stack *r, __u64 
 	return r->hash;
 }
 
-/* Event i on this CPU into v: false when it cannot be read. */
-static __always_inline bool cnt_cpu(__u32 cpu, __u32 i, struct kp_cnt_val *v)
+/* The clock for software events' times (cnt_cpu), 0 when none is counted. */
+static __always_inline __u64 cnt_clock(void)
 {
-	struct bpf_perf_event_value pv;
+	return count_soft ? bpf_ktime_get_ns() : 0;
+}
 
-	if (bpf_perf_event_read_value(&count_pmu, (__u64)cpu * count_nev + i, &pv, sizeof(pv)))
+/* Event i on this CPU into v, its times at now if software: false when it cannot be read. */
+static __always_inline bool cnt_cpu(__u32 cpu, __u32 i, __u64 now, struct kp_cnt_val *v)
+{
+	__u64 index = (__u64)cpu * count_nev + i;
+	struct bpf_perf_event_value pv;
+	long c;
+
+	if (count_soft & (1U << i)) {
+		/* a counter, or a negative errno */
+		c = bpf_perf_event_read(&count_pmu, index);
+		if (c < 0 && c >= -4095)
+			return false;
+		v->counter = c;
+		v->enabled = now;
+		v->running = now;
+		return true;
+	}
+	if (bpf_perf_event_read_value(&count_pmu, index, &pv, sizeof(pv)))
 		return false;
 	v->counter = pv.counter;
 	v->enabled = pv.enabled;
@@ -334,10 +359,11 @@ static __always_inline struct kp_cnt_task *cnt_task(struct task_struct *task, bo
 /* The running thread's slice starts now, on this CPU (it was switched in here). */
 static __always_inline void cnt_snap(struct kp_cnt_task *t, __u32 cpu)
 {
+	__u64 now = cnt_clock();
 	__u32 i;
 
 	for (i = 0; i < KP_COUNT_EVENTS_MAX && i < count_nev; i++)
-		if (!cnt_cpu(cpu, i, &t->snap[i]))
+		if (!cnt_cpu(cpu, i, now, &t->snap[i]))
 			t->fails++;
 	t->cpu = cpu;
 	t->on_cpu = 1;
@@ -367,12 +393,13 @@ static __always_inline struct kp_cnt_task *cnt_current(void)
 static __always_inline bool cnt_now(struct kp_cnt_task *t, struct kp_cnt_val *out)
 {
 	__u32 cpu = bpf_get_smp_processor_id(), i;
+	__u64 now = cnt_clock();
 	struct kp_cnt_val v;
 
 	if (!t->on_cpu || t->cpu != cpu)
 		return false;
 	for (i = 0; i < KP_COUNT_EVENTS_MAX && i < count_nev; i++) {
-		if (!cnt_cpu(cpu, i, &v))
+		if (!cnt_cpu(cpu, i, now, &v))
 			return false;
 		cnt_add(&out[i], &v, &t->snap[i], &t->sum[i]);
 	}

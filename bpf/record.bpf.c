@@ -219,11 +219,13 @@ static __always_inline void cnt_switch(struct task_struct *prev, struct task_str
 	struct kp_cnt_val v;
 
 	if (t && t->live) {
+		__u64 now = cnt_clock();
+
 		/* a slice whose start was not seen: a call under way cannot be counted */
 		if (!t->on_cpu || t->cpu != cpu)
 			t->fails++;
 		for (i = 0; i < KP_COUNT_EVENTS_MAX && i < count_nev && t->on_cpu; i++) {
-			if (cnt_cpu(cpu, i, &v))
+			if (cnt_cpu(cpu, i, now, &v))
 				cnt_add(&t->sum[i], &v, &t->snap[i], &t->sum[i]);
 			else
 				t->fails++;

@@ -69,7 +69,13 @@ int counting_setup(const struct counting *c, struct record_bpf *skel)
 
 	if (ncpu < 0)
 		return ncpu;
+	unsigned int i;
+
 	skel->rodata->count_nev = c ? c->n : 0;
+	skel->rodata->count_soft = 0;
+	for (i = 0; c && i < c->n; i++)
+		if (c->ev[i].type == PERF_TYPE_SOFTWARE)
+			skel->rodata->count_soft |= 1U << i;
 	/* nothing counted: the maps' smallest sizes (the programs leave them alone) */
 	return bpf_map__set_max_entries(skel->maps.count_pmu, c ? ncpu * c->n : 1)
 		       ?: bpf_map__set_max_entries(skel->maps.syscall_cnt, c ? KP_MAX_SYSCALLS : 1);
