@@ -95,13 +95,17 @@ struct {
 	__uint(max_entries, 1);
 } count_pmu SEC(".maps");
 
-/* record --count: the traced threads' virtual counters */
+/*
+ * record --count: the traced threads' virtual counters, at their systab
+ * slot (an array lookup the JIT inlines, where task storage took a helper
+ * call and a lock that could fail); one entry when nothing is counted
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
 	__type(value, struct kp_cnt_task);
-} cnt_tasks SEC(".maps");
+} cnt_sys SEC(".maps");
 
 /* atomic: fentry programs run preemptible and share these slots with raw_tp ones */
 static __always_inline void count_n(__u32 idx, __u64 n)
@@ -131,6 +135,18 @@ static __always_inline __u8 tree_state(__u32 tgid)
 static __always_inline bool in_tree(__u32 tgid)
 {
 	return tree_state(tgid) == KP_TREE_MEMBER;
+}
+
+/* record --count: a systab slot taken by a new thread, whose counters start anew */
+static __always_inline void cnt_reset(__u32 slot)
+{
+	struct kp_cnt_task *t = bpf_map_lookup_elem(&cnt_sys, &slot);
+
+	if (t) {
+		t->live = 0;
+		t->on_cpu = 0;
+		t->entry_ok = 0;
+	}
 }
 
 static __always_inline __u32 sys_home(__u64 regs)
@@ -185,6 +201,9 @@ static __always_inline struct kp_sys *sys_enroll(__u64 regs, bool pending)
 		if (__sync_val_compare_and_swap(&e->owner, 0, regs) == 0) {
 			e->in_syscall = 0;
 			e->pending = pending;
+			e->slot = (h + k) & ((1U << sys_bits) - 1);
+			if (count_nev)
+				cnt_reset(e->slot);
 			__sync_fetch_and_add(&home->homes, 1);
 			return e;
 		}
@@ -347,13 +366,12 @@ static __always_inline void cnt_add(struct kp_cnt_val *d, const struct kp_cnt_va
 	d->running = a->running - b->running + c->running;
 }
 
-/* The thread's counters, NULL when it has none (cheap for tasks without any storage). */
-static __always_inline struct kp_cnt_task *cnt_task(struct task_struct *task, bool create)
+/* The counters of the thread whose systab entry is e. */
+static __always_inline struct kp_cnt_task *cnt_task(const struct kp_sys *e)
 {
-	if (!create && !task->bpf_storage)
-		return NULL;
-	return bpf_task_storage_get(&cnt_tasks, task, 0,
-				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	__u32 slot = e->slot;
+
+	return bpf_map_lookup_elem(&cnt_sys, &slot);
 }
 
 /* The running thread's slice starts now, on this CPU (it was switched in here). */
@@ -370,13 +388,13 @@ static __always_inline void cnt_snap(struct kp_cnt_task *t, __u32 cpu)
 }
 
 /*
- * The current thread's counters, made on its first call (NULL: none to be
- * had), at a call's entry: a slice whose start was not seen here (its first
- * call, or a switch-in missed) starts now.
+ * The counters of the current thread (its systab entry e) at a call's
+ * entry (NULL: none to be had): a slice whose start was not seen here (its
+ * first call, or a switch-in missed) starts now.
  */
-static __always_inline struct kp_cnt_task *cnt_current(void)
+static __always_inline struct kp_cnt_task *cnt_current(const struct kp_sys *e)
 {
-	struct kp_cnt_task *t = cnt_task(bpf_get_current_task_btf(), true);
+	struct kp_cnt_task *t = cnt_task(e);
 	__u32 cpu = bpf_get_smp_processor_id();
 
 	if (!t) {
@@ -406,20 +424,33 @@ static __always_inline bool cnt_now(struct kp_cnt_task *t, struct kp_cnt_val *ou
 	return true;
 }
 
-/* What the thread counted from entry (its values then) to now, added into l: false when lost. */
+/*
+ * What the thread counted from entry (its values then) to now, added into l:
+ * false when lost.  atomic: for fentry programs, which run preemptible and
+ * share l's CPU slot with each other (raw tracepoints' plain adds suffice).
+ */
 static __always_inline bool cnt_account(struct kp_cnt_task *t, const struct kp_cnt_val *entry,
-					struct kp_cnt_lat *l)
+					struct kp_cnt_lat *l, bool atomic)
 {
 	struct kp_cnt_val now[KP_COUNT_EVENTS_MAX];
 	__u32 i;
 
 	if (!cnt_now(t, now))
 		return false;
-	__sync_fetch_and_add(&l->calls, 1);
+	if (atomic)
+		__sync_fetch_and_add(&l->calls, 1);
+	else
+		l->calls++;
 	for (i = 0; i < KP_COUNT_EVENTS_MAX && i < count_nev; i++) {
-		__sync_fetch_and_add(&l->ev[i].counter, now[i].counter - entry[i].counter);
-		__sync_fetch_and_add(&l->ev[i].enabled, now[i].enabled - entry[i].enabled);
-		__sync_fetch_and_add(&l->ev[i].running, now[i].running - entry[i].running);
+		if (atomic) {
+			__sync_fetch_and_add(&l->ev[i].counter, now[i].counter - entry[i].counter);
+			__sync_fetch_and_add(&l->ev[i].enabled, now[i].enabled - entry[i].enabled);
+			__sync_fetch_and_add(&l->ev[i].running, now[i].running - entry[i].running);
+		} else {
+			l->ev[i].counter += now[i].counter - entry[i].counter;
+			l->ev[i].enabled += now[i].enabled - entry[i].enabled;
+			l->ev[i].running += now[i].running - entry[i].running;
+		}
 	}
 	return true;
 }

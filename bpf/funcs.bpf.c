@@ -108,14 +108,15 @@ static __always_inline struct kp_func_call *push(struct kp_thread *s, const stru
 }
 
 /* record --count: the thread's values at the entry of the call at depth d (after the walk) */
-static __always_inline void cnt_push(struct kp_thread *s, struct kp_func_call *c)
+static __always_inline void cnt_push(struct kp_thread *s, struct kp_func_call *c,
+				     const struct kp_sys *sys)
 {
 	__u32 d = s->depth - 1;
 	struct kp_cnt_task *t;
 
 	if (d >= KP_FUNC_DEPTH)
 		return;
-	t = cnt_current();
+	t = cnt_current(sys);
 	if (!t)
 		return;
 	/* a bound the verifier keeps after the spills of the calls between */
@@ -128,7 +129,8 @@ static __always_inline void cnt_push(struct kp_thread *s, struct kp_func_call *c
 /* record --count: what the call at depth d counted */
 static __always_inline void cnt_pop(struct kp_thread *s, __u32 d, const struct kp_func_call *c)
 {
-	struct kp_cnt_task *t = cnt_task(bpf_get_current_task_btf(), false);
+	struct kp_sys *sys = sys_find(task_regs(bpf_get_current_task_btf()));
+	struct kp_cnt_task *t = sys ? cnt_task(sys) : NULL;
 	__u32 func = c->func;
 	struct kp_cnt_lat *l = bpf_map_lookup_elem(&func_cnt, &func);
 
@@ -138,7 +140,7 @@ static __always_inline void cnt_pop(struct kp_thread *s, __u32 d, const struct k
 	}
 	barrier_var(d);
 	d &= KP_FUNC_DEPTH - 1;
-	if (!cnt_account(t, s->cnt[d], l))
+	if (!cnt_account(t, s->cnt[d], l, true))
 		count(KP_CNT_LOST_COUNT);
 }
 
@@ -160,7 +162,7 @@ static __always_inline int enter(__u32 func, void *ctx, struct kmem_cache *arg0)
 		return 0;
 	}
 	if (count_nev)
-		cnt_push(s, c);
+		cnt_push(s, c, sys);
 	/* after the stack walk, which is the probe's time, not the function's */
 	c->ts = bpf_ktime_get_ns();
 	return 0;
@@ -336,7 +338,7 @@ int kp_pc(struct pt_regs *ctx)
 		return 0;
 	c = push(s, sys, a->entry, ctx, NULL);
 	if (c && count_nev)
-		cnt_push(s, c);
+		cnt_push(s, c, sys);
 	/* where one instance ends and the next begins, one instant for both */
 	if (c)
 		c->ts = now ?: bpf_ktime_get_ns();

@@ -90,9 +90,9 @@ static __always_inline struct kp_sys *sys_lazy(__u64 regs)
 }
 
 /* record --count: the thread's values at a syscall's entry */
-static __always_inline void cnt_enter(void)
+static __always_inline void cnt_enter(const struct kp_sys *e)
 {
-	struct kp_cnt_task *t = cnt_current();
+	struct kp_cnt_task *t = cnt_current(e);
 
 	if (!t)
 		return;
@@ -101,15 +101,16 @@ static __always_inline void cnt_enter(void)
 }
 
 /* record --count: what the syscall nr counted, from its entry's values */
-static __always_inline void cnt_exit(__u32 nr)
+static __always_inline void cnt_exit(const struct kp_sys *e)
 {
-	struct kp_cnt_task *t = cnt_task(bpf_get_current_task_btf(), false);
+	struct kp_cnt_task *t = cnt_task(e);
+	__u32 nr = e->nr;
 	struct kp_cnt_lat *l = bpf_map_lookup_elem(&syscall_cnt, &nr);
 	bool ok = t && t->entry_ok && t->fails == t->entry_fails && l;
 
 	if (t)
 		t->entry_ok = 0;
-	if (!ok || !cnt_account(t, t->entry, l))
+	if (!ok || !cnt_account(t, t->entry, l, false))
 		count(KP_CNT_LOST_COUNT);
 }
 
@@ -143,7 +144,7 @@ int BPF_PROG(kp_sys_enter, struct pt_regs *regs, long nr)
 	 * is counted at its return.
 	 */
 	if (count_nev)
-		cnt_enter();
+		cnt_enter(e);
 	return 0;
 }
 
@@ -162,7 +163,7 @@ int BPF_PROG(kp_sys_exit, struct pt_regs *regs, long ret)
 	if (e->pending)
 		return 0;
 	if (count_nev)
-		cnt_exit(e->nr);
+		cnt_exit(e);
 	now = bpf_ktime_get_ns();
 	total = now - e->start_ns;
 	oncpu = e->oncpu_ns + now - e->slice_ns;
@@ -212,9 +213,9 @@ static __always_inline struct kp_sys *switch_find(struct task_struct *task)
  * next's starts now (the switch itself is counted after this tracepoint: a
  * context switch is the slice of the task switched in).
  */
-static __always_inline void cnt_switch(struct task_struct *prev, struct task_struct *next)
+static __always_inline void cnt_switch(const struct kp_sys *prev, const struct kp_sys *next)
 {
-	struct kp_cnt_task *t = cnt_task(prev, false);
+	struct kp_cnt_task *t = prev ? cnt_task(prev) : NULL;
 	__u32 cpu = bpf_get_smp_processor_id(), i;
 	struct kp_cnt_val v;
 
@@ -232,7 +233,7 @@ static __always_inline void cnt_switch(struct task_struct *prev, struct task_str
 		}
 		t->on_cpu = 0;
 	}
-	t = cnt_task(next, false);
+	t = next ? cnt_task(next) : NULL;
 	if (t && t->live) {
 		if (t->on_cpu)
 			t->fails++;
@@ -257,7 +258,7 @@ int BPF_PROG(kp_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	if (n && n->in_syscall)
 		n->slice_ns = now ?: bpf_ktime_get_ns();
 	if (count_nev)
-		cnt_switch(prev, next);
+		cnt_switch(p, n);
 	return 0;
 }
 

@@ -65,7 +65,8 @@ struct kp_cnt_val {
 };
 
 /*
- * record --count: a traced thread's virtual counters, in task storage.
+ * record --count: a traced thread's virtual counters, in cnt_sys at its
+ * kp_sys entry's slot (reset when the entry is given to another thread).
  * The events are per-CPU; a thread's value is sum plus what the CPU counted
  * since snap, taken when it was switched in (or first seen): sum + (now -
  * snap).  At switch-out, (now - snap) goes into sum.  A read that failed
@@ -106,6 +107,8 @@ struct kp_sys {
 	__u32 in_syscall;
 	__u32 pending; /* the command's thread before its exec: nothing of it counts */
 	__u32 homes;   /* traced threads whose first probe is this entry */
+	__u32 slot;    /* this entry's index: its record --count state's too (cnt_sys) */
+	__u32 pad;
 };
 
 /* entries tried from a thread's home (the table is at most half full): more are lost_threads */

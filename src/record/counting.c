@@ -65,20 +65,23 @@ void counting_free(struct counting *c)
 
 int counting_setup(const struct counting *c, struct record_bpf *skel)
 {
-	int ncpu = libbpf_num_possible_cpus();
+	int ncpu = libbpf_num_possible_cpus(), err;
+	unsigned int i;
 
 	if (ncpu < 0)
 		return ncpu;
-	unsigned int i;
-
 	skel->rodata->count_nev = c ? c->n : 0;
 	skel->rodata->count_soft = 0;
 	for (i = 0; c && i < c->n; i++)
 		if (c->ev[i].type == PERF_TYPE_SOFTWARE)
 			skel->rodata->count_soft |= 1U << i;
 	/* nothing counted: the maps' smallest sizes (the programs leave them alone) */
-	return bpf_map__set_max_entries(skel->maps.count_pmu, c ? ncpu * c->n : 1)
-		       ?: bpf_map__set_max_entries(skel->maps.syscall_cnt, c ? KP_MAX_SYSCALLS : 1);
+	err = bpf_map__set_max_entries(skel->maps.count_pmu, c ? ncpu * c->n : 1);
+	err = err ?: bpf_map__set_max_entries(skel->maps.syscall_cnt, c ? KP_MAX_SYSCALLS : 1);
+	/* a thread's counters at its systab slot */
+	return err
+		       ?: bpf_map__set_max_entries(skel->maps.cnt_sys,
+						   c ? 1U << skel->rodata->sys_bits : 1);
 }
 
 static int open_one(const struct pmu_event *ev, int cpu)

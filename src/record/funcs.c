@@ -131,7 +131,7 @@ static int open_copy(struct funcs *f, struct funcs_bpf **out)
 	err = err ?: reuse(o->maps.events, f->rec->maps.events);
 	err = err ?: reuse(o->maps.stacks_sent, f->rec->maps.stacks_sent);
 	err = err ?: reuse(o->maps.count_pmu, f->rec->maps.count_pmu);
-	err = err ?: reuse(o->maps.cnt_tasks, f->rec->maps.cnt_tasks);
+	err = err ?: reuse(o->maps.cnt_sys, f->rec->maps.cnt_sys);
 	if (!err && !f->rec->rodata->count_nev)
 		err = bpf_map__set_max_entries(o->maps.func_cnt, 1);
 	if (!err && f->owner) {
