@@ -114,7 +114,8 @@ int counting_open(struct counting *c, struct record_bpf *skel, char *why, size_t
 		for (i = 0; i < c->n && cpus_has(mask, cpu); i++) {
 			fd = open_one(&c->ev[i], cpu);
 			if (fd < 0) {
-				pmu_event_refusal(&c->ev[i], "--count", fd, -2, why, len);
+				pmu_event_refusal(&c->ev[i], "--count", fd, pmu_events_paranoid(),
+						  why, len);
 				return fd;
 			}
 			key = cpu * c->n + i;

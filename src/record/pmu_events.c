@@ -528,7 +528,7 @@ void pmu_event_refusal(const struct pmu_event *ev, const char *opt, int err, int
 		snprintf(why, len, "%s %s: perf_event_open: %s", opt, ev->name, strerror(-err));
 }
 
-static int paranoid(void)
+int pmu_events_paranoid(void)
 {
 	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
 	int v = -2;
@@ -556,6 +556,6 @@ int pmu_event_probe(const struct pmu_event *ev, const char *opt, char *why, size
 		return 0;
 	}
 	fd = -errno;
-	pmu_event_refusal(ev, opt, fd, paranoid(), why, len);
+	pmu_event_refusal(ev, opt, fd, pmu_events_paranoid(), why, len);
 	return fd;
 }

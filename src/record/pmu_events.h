@@ -59,6 +59,8 @@ int pmu_event_probe(const struct pmu_event *ev, const char *opt, char *why, size
  */
 void pmu_event_refusal(const struct pmu_event *ev, const char *opt, int err, int paranoid,
 		       char *why, size_t len);
+/* /proc/sys/kernel/perf_event_paranoid's value, -2 when it cannot be read. */
+int pmu_events_paranoid(void);
 /* The no-PMU refusal line for ev (needs_cpu_pmu) when the root has no cpu PMU, else "". */
 bool pmu_event_no_pmu(const struct pmu_event *ev, const char *opt, char *why, size_t len);
 
