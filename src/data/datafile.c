@@ -645,8 +645,13 @@ const char *datafile_meta(struct datafile *df, const char *key)
 double datafile_sample_period_ns(struct datafile *df)
 {
 	const char *hz = datafile_meta(df, "sampling.freq_hz");
+	const char *period = datafile_meta(df, "sampling.period");
+	const char *ev = datafile_meta(df, "sampling.event");
 	double f = hz ? atof(hz) : 0;
 
+	/* record -c on a clock: a sample every PERIOD ns (check.c bounds it) */
+	if (period && ev && (!strcmp(ev, "cpu-clock") || !strcmp(ev, "task-clock")))
+		return atof(period);
 	return 1e9 / (f > 0 ? f : KP_DEFAULT_FREQ_HZ);
 }
 

@@ -365,6 +365,40 @@ static void test_counts_checked(void **state)
 	}
 }
 
+/* ns per sample: -F's rate, or -c's period on a clock; none on another event */
+static void test_sample_period(void **state)
+{
+	static const struct {
+		const char *event, *key, *value;
+		double ns;
+	} cases[] = {
+		{"cpu-clock", "sampling.freq_hz", "1000", 1e6},
+		{"cpu-clock", "sampling.period", "2000000", 2e6},
+		{"task-clock", "sampling.period", "500000", 5e5},
+		{"page-faults", "sampling.period", "1", 1e9 / 99},
+		{"cpu-clock", "record.pid", "1", 1e9 / 99},
+	};
+	struct fixture *fx = *state;
+	struct datafile *df;
+	char why[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(datafile_create(&df, fx->path, (uid_t)-1, NULL, 0), 0);
+		assert_int_equal(query_insert(df, "INSERT INTO meta VALUES('sampling.event', ?)",
+					      "t", cases[i].event),
+				 0);
+		assert_int_equal(query_insert(df, "INSERT INTO meta VALUES(?, ?)", "tt",
+					      cases[i].key, cases[i].value),
+				 0);
+		assert_int_equal(datafile_commit(df, (uid_t)-1, (gid_t)-1, NULL, 0), 0);
+		assert_int_equal(datafile_open(&df, fx->path, why, sizeof(why)), 0);
+		assert_true(datafile_sample_period_ns(df) > cases[i].ns * 0.999999 &&
+			    datafile_sample_period_ns(df) < cases[i].ns * 1.000001);
+		datafile_close(df);
+	}
+}
+
 static int count_row(sqlite3_stmt *st, void *n)
 {
 	(void)st;
@@ -417,6 +451,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_recheck, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_each_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_counts_checked, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sample_period, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commit_replaces_abort_keeps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_in_missing_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_files, setup, teardown),
