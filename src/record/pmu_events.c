@@ -541,7 +541,8 @@ int pmu_events_paranoid(void)
 	return v;
 }
 
-int pmu_event_probe(const struct pmu_event *ev, const char *opt, char *why, size_t len)
+int pmu_event_probe(const struct pmu_event *ev, const char *opt, __u64 period, unsigned int freq,
+		    char *why, size_t len)
 {
 	struct perf_event_attr attr;
 	int fd;
@@ -550,6 +551,11 @@ int pmu_event_probe(const struct pmu_event *ev, const char *opt, char *why, size
 		return -ENODEV;
 	pmu_event_attr(ev, &attr);
 	attr.disabled = 1;
+	if (period || freq) {
+		attr.read_format = 0;
+		attr.freq = !period;
+		attr.sample_period = period ?: freq;
+	}
 	fd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd >= 0) {
 		close(fd);

@@ -48,11 +48,13 @@ int pmu_event_list(const char *list, const char *opt, struct pmu_event *evs, uns
 void pmu_event_attr(const struct pmu_event *ev, struct perf_event_attr *attr);
 
 /*
- * Whether ev can be counted here: refused without a cpu PMU when it needs
- * one, else opened on CPU 0 (as the recording would) and closed.  0, or a
- * negative errno with the refusal's line in why.
+ * Whether ev can be counted here, or with period or freq (one of them not
+ * 0) sampled: refused without a cpu PMU when it needs one, else opened on
+ * CPU 0 (as the recording would) and closed.  0, or a negative errno with
+ * the refusal's line in why.
  */
-int pmu_event_probe(const struct pmu_event *ev, const char *opt, char *why, size_t len);
+int pmu_event_probe(const struct pmu_event *ev, const char *opt, __u64 period, unsigned int freq,
+		    char *why, size_t len);
 /*
  * The refusal line of perf_event_open's err (a negative errno) for ev;
  * paranoid: /proc/sys/kernel/perf_event_paranoid's value (for EACCES and EPERM).

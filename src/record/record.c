@@ -373,8 +373,9 @@ static int probe_events(const struct record_opts *o, char *why, size_t len)
 	int err = 0;
 
 	for (i = 0; i < o->ncount && !err; i++)
-		err = pmu_event_probe(&o->count[i], "--count", why, len);
-	return err ?: pmu_event_probe(&o->sample_event, "-e", why, len);
+		err = pmu_event_probe(&o->count[i], "--count", 0, 0, why, len);
+	/* sampled as the sampler will: an event that only counts is refused here */
+	return err ?: pmu_event_probe(&o->sample_event, "-e", o->period, o->freq, why, len);
 }
 
 static int record(struct session *s)

@@ -202,7 +202,7 @@ static void test_refusals(void **state)
 
 	use(fx, "without");
 	assert_int_equal(pmu_event_parse("cycles", "--count", &ev, why, sizeof(why)), 0);
-	assert_int_equal(pmu_event_probe(&ev, "--count", why, sizeof(why)), -ENODEV);
+	assert_int_equal(pmu_event_probe(&ev, "--count", 0, 0, why, sizeof(why)), -ENODEV);
 	snprintf(want, sizeof(want),
 		 "--count cycles: no hardware PMU here (%s/without/cpu is missing: a VM without a"
 		 " virtual PMU?); software events work: cpu-clock, task-clock, page-faults,"
