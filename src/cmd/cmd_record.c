@@ -150,6 +150,10 @@ static const struct options_example examples[] = {
 	 "slab cache"},
 	{"sudo kprotperf record -r 10 -o base.data -- ./big-fork 2000",
 	 "ten runs for kprotperf diff's confidence intervals"},
+	{"sudo kprotperf record --count context-switches,task-clock -- ./count-loop 200 20000 0",
+	 "context switches and task-clock per syscall, per thread"},
+	{"sudo kprotperf record -e page-faults -c 1 -- ./count-loop 0 0 500",
+	 "a stack sample at every page fault"},
 	{"sudo kprotperf record -a -d 5", "the whole system for five seconds"},
 	{},
 };
