@@ -73,6 +73,17 @@ read -r n w < <(q "$TMP/f.data" "SELECT SUM(s.count), (SELECT SUM(w.weight) FROM
 [ "$w" = "$n" ] || fail "touch_pages: weight $w, samples $n (period 1)"
 echo "touch_pages: $n page-fault samples of $P pages"
 
+# -e without -c: at -F's frequency, each sample weighing the period the kernel adjusted to
+"$KP" record -q -o "$TMP/t.data" -e task-clock -F 499 -- "$ROOT/cpu-burn" 0.3 > /dev/null ||
+	fail "record -e task-clock -F 499 exited $?"
+got=$(q "$TMP/t.data" "SELECT key || '=' || value FROM meta WHERE key IN ('sampling.event',
+	'sampling.period', 'sampling.freq_hz') ORDER BY key; SELECT (SELECT COUNT(*) FROM
+	sample_weights) = (SELECT COUNT(*) FROM (SELECT DISTINCT pid, tid, kstack, ustack FROM samples)),
+	(SELECT SUM(weight) FROM sample_weights) > (SELECT SUM(count) FROM samples)")
+[ "$got" = "sampling.event=task-clock
+sampling.freq_hz=499
+1|1" ] || fail "-e task-clock -F 499: $got"
+
 if [ -d /sys/bus/event_source/devices/cpu ] || [ -d /sys/bus/event_source/devices/cpu_core ]; then
 	echo "this machine has a PMU: the no-PMU refusal is not checked"
 	exit 0
