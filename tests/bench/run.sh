@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # What does tracing add to every syscall?  Runs ./syscall-loop (N getppid
-# calls, timed by the workload itself) in six configurations:
+# calls, timed by the workload itself) in seven configurations:
 #   untraced    nothing attached
 #   floor       empty BPF programs on raw_tp sys_enter/sys_exit: the least any
 #               raw-tracepoint syscall tracer can add
@@ -10,12 +10,15 @@
 #               tracer that times syscalls can add
 #   syscount-L  Debian's libbpf-tools `syscount -L`, system-wide
 #   kprotperf   ./kprotperf record -q -o FILE -- syscall-loop N
+#   kp-count    the same with --count context-switches,task-clock: two
+#               software events counted per syscall (issue 47)
 #   bystander   syscall-loop N untraced while `./kprotperf record -- sleep`
 #               traces another process: raw tracepoints run for every task,
 #               so this is what a recording costs the rest of the machine
 # and compares the added ns/syscall, each with its goal: kprotperf's against
 # syscount -L's (<= 0.50x) and floor-clock's (<= 1.15x), the bystander's
-# against the floor's (<= 1.10x); and what the two clock reads alone add
+# against the floor's (<= 1.10x), what --count of two software events adds
+# beyond record against record's own (<= 1.30x); and what the two clock reads alone add
 # (floor-clock minus floor), which bounds how near the floor any tracer that
 # times syscalls can get.  Then, since those end-to-end figures scatter on a
 # busy machine, it attaches the floor's programs and kprotperf's together
@@ -49,7 +52,7 @@ KP=${KP:-./kprotperf}
 RUNS=${BENCH_RUNS:-7}
 N=${BENCH_N:-2000000}
 TSV=$OUT/syscalls.tsv
-CONFIGS=(untraced floor floor-clock syscount-L kprotperf bystander)
+CONFIGS=(untraced floor floor-clock syscount-L kprotperf kp-count bystander)
 
 die() {
 	echo "bench: $*" >&2
@@ -325,6 +328,13 @@ measure() {
 			die "the workload failed under kprotperf record"
 		rm -f "$TMPD/kp.data"
 		;;
+	kp-count)
+		rm -f "$TMPD/kp.data"
+		RESULT=$(ns_per_call "$KP" record -q -o "$TMPD/kp.data" \
+			--count context-switches,task-clock -- "$SL" "$N") ||
+			die "the workload failed under kprotperf record --count"
+		rm -f "$TMPD/kp.data"
+		;;
 	bystander)
 		start_bystander
 		RESULT=$(ns_per_call "$SL" "$N") || die "the workload failed beside kprotperf record"
@@ -340,7 +350,7 @@ for c in "${CONFIGS[@]}"; do
 	SAMPLES[$c]=
 done
 ACTIVE=(untraced floor floor-clock syscount-L)
-[ -z "$HAVE_KP" ] || ACTIVE+=(kprotperf bystander)
+[ -z "$HAVE_KP" ] || ACTIVE+=(kprotperf kp-count bystander)
 
 DISTURBED=0
 DISTURBERS=
@@ -454,6 +464,11 @@ done
 		printf "  %-12s %10s = %s,\n  %-12s %10s   %s\n", "kprotperf", ns("kprotperf"),
 			goal("kprotperf", "syscount-L", "syscount -L", 0.50), "", "",
 			goal("kprotperf", "floor-clock", "floor-clock", 1.15)
+		if (added("kp-count") != "NA" && added("kprotperf") != "NA" && added("kprotperf") > 0)
+			printf "  %-12s %10s   --count beyond record: %.1f ns = %.2f x kprotperf (goal <= 1.30: %s)\n",
+				"kp-count", ns("kp-count"), added("kp-count") - added("kprotperf"),
+				(added("kp-count") - added("kprotperf")) / added("kprotperf"),
+				(added("kp-count") - added("kprotperf")) / added("kprotperf") <= 1.30 ? "ok" : "MISSED"
 		printf "  %-12s %10s\n", "syscount -L", ns("syscount-L")
 		printf "  %-12s %10s   empty programs on sys_enter and sys_exit\n", "floor", ns("floor")
 		printf "  %-12s %10s   = %s x floor: the floor and a clock read in each program\n",
@@ -536,6 +551,22 @@ echo "programs side by side, on the same syscalls (ns per run, enter + exit; BPF
 declare -A FLOOR_PAIR
 side_by_side bystander
 side_by_side traced clock
+# count_pair [OPTIONS...]: kprotperf's enter + exit ns per run, recording the workload with OPTIONS
+count_pair() {
+	rm -f "$TMPD/by.data"
+	ns_per_call "$KP" record -q --bpf-stats "$@" -o "$TMPD/by.data" -- "$SL" "$N" >/dev/null ||
+		die "the workload failed under kprotperf record --bpf-stats $*"
+	awk -v e="$(kp_ns kp_sys_enter)" -v x="$(kp_ns kp_sys_exit)" \
+		'BEGIN { print (e == "NA" || x == "NA") ? "NA" : e + x }'
+}
+plain=$(count_pair)
+counted=$(count_pair --count context-switches,task-clock)
+awk -v p="$plain" -v c="$counted" 'BEGIN {
+	na = p == "NA" || c == "NA" || p <= 0
+	printf "  --count   kprotperf %s, with --count context-switches,task-clock %s: %s ns/syscall, %s x (goal <= 1.30: %s)\n",
+		p, c, na ? "n/a" : sprintf("%+.1f", c - p), na ? "n/a" : sprintf("%.2f", (c - p) / p),
+		na ? "not measured" : ((c - p) / p <= 1.30 ? "ok" : "MISSED")
+}'
 awk -v e="${FLOOR_PAIR[empty]}" -v c="${FLOOR_PAIR[clock]}" 'BEGIN {
 	if (e != "NA" && c != "NA")
 		printf "  clock     the clock pair over the empty pair: %+.1f ns/syscall for two bpf_ktime_get_ns\n", c - e
