@@ -374,14 +374,13 @@ static __always_inline struct kp_cnt_task *cnt_task(const struct kp_sys *e)
 	return bpf_map_lookup_elem(&cnt_sys, &slot);
 }
 
-/* The running thread's slice starts now, on this CPU (it was switched in here). */
-static __always_inline void cnt_snap(struct kp_cnt_task *t, __u32 cpu)
+/* The running thread's slice starts now (clock), on this CPU (it was switched in here). */
+static __always_inline void cnt_snap(struct kp_cnt_task *t, __u32 cpu, __u64 clock)
 {
-	__u64 now = cnt_clock();
 	__u32 i;
 
 	for (i = 0; i < KP_COUNT_EVENTS_MAX && i < count_nev; i++)
-		if (!cnt_cpu(cpu, i, now, &t->snap[i]))
+		if (!cnt_cpu(cpu, i, clock, &t->snap[i]))
 			t->fails++;
 	t->cpu = cpu;
 	t->on_cpu = 1;
@@ -390,9 +389,9 @@ static __always_inline void cnt_snap(struct kp_cnt_task *t, __u32 cpu)
 /*
  * The counters of the current thread (its systab entry e) at a call's
  * entry (NULL: none to be had): a slice whose start was not seen here (its
- * first call, or a switch-in missed) starts now.
+ * first call, or a switch-in missed) starts now (clock: the clock read last).
  */
-static __always_inline struct kp_cnt_task *cnt_current(const struct kp_sys *e)
+static __always_inline struct kp_cnt_task *cnt_current(const struct kp_sys *e, __u64 clock)
 {
 	struct kp_cnt_task *t = cnt_task(e);
 	__u32 cpu = bpf_get_smp_processor_id();
@@ -403,21 +402,23 @@ static __always_inline struct kp_cnt_task *cnt_current(const struct kp_sys *e)
 	}
 	t->live = 1;
 	if (!t->on_cpu || t->cpu != cpu)
-		cnt_snap(t, cpu);
+		cnt_snap(t, cpu, clock);
 	return t;
 }
 
-/* The running thread t's values now into out: false when one cannot be read. */
-static __always_inline bool cnt_now(struct kp_cnt_task *t, struct kp_cnt_val *out)
+/*
+ * The running thread t's values now into out, software events' times at
+ * clock: false when one cannot be read.
+ */
+static __always_inline bool cnt_now(struct kp_cnt_task *t, struct kp_cnt_val *out, __u64 clock)
 {
 	__u32 cpu = bpf_get_smp_processor_id(), i;
-	__u64 now = cnt_clock();
 	struct kp_cnt_val v;
 
 	if (!t->on_cpu || t->cpu != cpu)
 		return false;
 	for (i = 0; i < KP_COUNT_EVENTS_MAX && i < count_nev; i++) {
-		if (!cnt_cpu(cpu, i, now, &v))
+		if (!cnt_cpu(cpu, i, clock, &v))
 			return false;
 		cnt_add(&out[i], &v, &t->snap[i], &t->sum[i]);
 	}
@@ -428,15 +429,27 @@ static __always_inline bool cnt_now(struct kp_cnt_task *t, struct kp_cnt_val *ou
  * What the thread counted from entry (its values then) to now, added into l:
  * false when lost.  atomic: for fentry programs, which run preemptible and
  * share l's CPU slot with each other (raw tracepoints' plain adds suffice).
+ * *clock 0: the clock is read after the counters (the caller's return time:
+ * the counted window inside the timed one) and given back in *clock.
  */
 static __always_inline bool cnt_account(struct kp_cnt_task *t, const struct kp_cnt_val *entry,
-					struct kp_cnt_lat *l, bool atomic)
+					struct kp_cnt_lat *l, bool atomic, __u64 *clock)
 {
 	struct kp_cnt_val now[KP_COUNT_EVENTS_MAX];
+	bool later = !*clock && count_soft;
 	__u32 i;
 
-	if (!cnt_now(t, now))
+	if (!cnt_now(t, now, *clock))
 		return false;
+	if (later)
+		*clock = bpf_ktime_get_ns();
+	for (i = 0; i < KP_COUNT_EVENTS_MAX && i < count_nev && later; i++) {
+		/* read at 0: the clock's value now added */
+		if (count_soft & (1U << i)) {
+			now[i].enabled += *clock;
+			now[i].running += *clock;
+		}
+	}
 	if (atomic)
 		__sync_fetch_and_add(&l->calls, 1);
 	else

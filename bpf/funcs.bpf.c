@@ -113,17 +113,19 @@ static __always_inline void cnt_push(struct kp_thread *s, struct kp_func_call *c
 {
 	__u32 d = s->depth - 1;
 	struct kp_cnt_task *t;
+	__u64 clock;
 
 	if (d >= KP_FUNC_DEPTH)
 		return;
-	t = cnt_current(sys);
+	clock = cnt_clock();
+	t = cnt_current(sys, clock);
 	if (!t)
 		return;
 	/* a bound the verifier keeps after the spills of the calls between */
 	barrier_var(d);
 	d &= KP_FUNC_DEPTH - 1;
 	c->cnt_fails = t->fails;
-	c->cnt_ok = cnt_now(t, s->cnt[d]);
+	c->cnt_ok = cnt_now(t, s->cnt[d], clock);
 }
 
 /* record --count: what the call at depth d counted */
@@ -140,7 +142,7 @@ static __always_inline void cnt_pop(struct kp_thread *s, __u32 d, const struct k
 	}
 	barrier_var(d);
 	d &= KP_FUNC_DEPTH - 1;
-	if (!cnt_account(t, s->cnt[d], l, true))
+	if (!cnt_account(t, s->cnt[d], l, true, &(__u64){cnt_clock()}))
 		count(KP_CNT_LOST_COUNT);
 }
 

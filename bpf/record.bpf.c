@@ -92,26 +92,32 @@ static __always_inline struct kp_sys *sys_lazy(__u64 regs)
 /* record --count: the thread's values at a syscall's entry */
 static __always_inline void cnt_enter(const struct kp_sys *e)
 {
-	struct kp_cnt_task *t = cnt_current(e);
+	struct kp_cnt_task *t = cnt_current(e, e->start_ns);
 
 	if (!t)
 		return;
 	t->entry_fails = t->fails;
-	t->entry_ok = cnt_now(t, t->entry);
+	/* the entry's clock: software events' times from it, no clock read of their own */
+	t->entry_ok = cnt_now(t, t->entry, e->start_ns);
 }
 
-/* record --count: what the syscall nr counted, from its entry's values */
-static __always_inline void cnt_exit(const struct kp_sys *e)
+/*
+ * record --count: what the syscall counted, from its entry's values; the
+ * return's clock, read after the counters.
+ */
+static __always_inline __u64 cnt_exit(const struct kp_sys *e)
 {
 	struct kp_cnt_task *t = cnt_task(e);
 	__u32 nr = e->nr;
 	struct kp_cnt_lat *l = bpf_map_lookup_elem(&syscall_cnt, &nr);
 	bool ok = t && t->entry_ok && t->fails == t->entry_fails && l;
+	__u64 clock = 0;
 
 	if (t)
 		t->entry_ok = 0;
-	if (!ok || !cnt_account(t, t->entry, l, false))
+	if (!ok || !cnt_account(t, t->entry, l, false, &clock))
 		count(KP_CNT_LOST_COUNT);
+	return clock ?: bpf_ktime_get_ns();
 }
 
 SEC("raw_tp/sys_enter")
@@ -162,9 +168,7 @@ int BPF_PROG(kp_sys_exit, struct pt_regs *regs, long ret)
 	/* the launcher's own syscalls, and the execve attempts of its PATH search that failed */
 	if (e->pending)
 		return 0;
-	if (count_nev)
-		cnt_exit(e);
-	now = bpf_ktime_get_ns();
+	now = count_nev ? cnt_exit(e) : bpf_ktime_get_ns();
 	total = now - e->start_ns;
 	oncpu = e->oncpu_ns + now - e->slice_ns;
 	if (oncpu > total)
@@ -213,14 +217,15 @@ static __always_inline struct kp_sys *switch_find(struct task_struct *task)
  * next's starts now (the switch itself is counted after this tracepoint: a
  * context switch is the slice of the task switched in).
  */
-static __always_inline void cnt_switch(const struct kp_sys *prev, const struct kp_sys *next)
+static __always_inline void cnt_switch(const struct kp_sys *prev, const struct kp_sys *next,
+				       __u64 now)
 {
 	struct kp_cnt_task *t = prev ? cnt_task(prev) : NULL;
 	__u32 cpu = bpf_get_smp_processor_id(), i;
 	struct kp_cnt_val v;
 
 	if (t && t->live) {
-		__u64 now = cnt_clock();
+		now = now ?: cnt_clock();
 
 		/* a slice whose start was not seen: a call under way cannot be counted */
 		if (!t->on_cpu || t->cpu != cpu)
@@ -237,7 +242,7 @@ static __always_inline void cnt_switch(const struct kp_sys *prev, const struct k
 	if (t && t->live) {
 		if (t->on_cpu)
 			t->fails++;
-		cnt_snap(t, cpu);
+		cnt_snap(t, cpu, now ?: cnt_clock());
 	}
 }
 
@@ -255,10 +260,13 @@ int BPF_PROG(kp_sched_switch, bool preempt, struct task_struct *prev, struct tas
 		now = bpf_ktime_get_ns();
 		p->oncpu_ns += now - p->slice_ns;
 	}
-	if (n && n->in_syscall)
-		n->slice_ns = now ?: bpf_ktime_get_ns();
+	if (n && n->in_syscall) {
+		now = now ?: bpf_ktime_get_ns();
+		n->slice_ns = now;
+	}
+	/* the clock if the latency's code read it */
 	if (count_nev)
-		cnt_switch(p, n);
+		cnt_switch(p, n, now);
 	return 0;
 }
 
