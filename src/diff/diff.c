@@ -15,6 +15,7 @@
 #include "data/meta.h"
 #include "data/runs.h"
 #include "data/samples.h"
+#include "diff/diff_counters.h"
 #include "diff/oneside.h"
 #include "diff/prov.h"
 #include "diff/tables.h"
@@ -88,6 +89,7 @@ struct diff_ctx {
 	struct metrics_inlining *inl;
 	size_t ninl;
 	struct oneside only;
+	struct diff_counters cnt;
 	struct kv_list config[2]; /* CONFIG_ cut, for the feature table */
 };
 
@@ -201,7 +203,10 @@ static int load_all(struct diff_ctx *c)
 		err = load_side(c, side);
 	for (i = 0; i < T_N && !err; i++)
 		err = metrics_finish(&c->t[i].set, c->df, c->o->top);
-	err = err ?: oneside_load(&c->only, c->df, &c->t[T_FUNCS].set);
+	err = err ?: oneside_load(&c->only, c->df, &c->t[T_FUNCS].set)
+		?: diff_counters_load(&c->cnt, c->df, c->runs, c->o->top);
+	if (!err)
+		diff_counters_notes(&c->cnt, &c->notes);
 	/* one build inlines alike on both sides: only the samples would differ */
 	if (err || same_build(c->df))
 		return err;
@@ -218,6 +223,7 @@ static int print_text(struct diff_ctx *c, FILE *f)
 	fputs("# kprotperf diff\n", f);
 	prov_side_text(DM_BASE, c->o->path[DM_BASE], c->df[DM_BASE], c->runs[DM_BASE], f);
 	prov_side_text(DM_HARD, c->o->path[DM_HARD], c->df[DM_HARD], c->runs[DM_HARD], f);
+	diff_counters_header(&c->cnt, f);
 	err = prov_print(c->df, c->feat, f, NULL);
 	for (n = 0; n < c->notes.n; n++)
 		esc_printf(f, "# %s\n", c->notes.v[n]);
@@ -226,6 +232,9 @@ static int print_text(struct diff_ctx *c, FILE *f)
 		if ((order[i] == T_FUNCS && !c->t[T_FUNCS].set.n) ||
 		    (order[i] == T_FEATURES && features_hidden(c)))
 			continue;
+		/* the counters follow the latencies they were counted over */
+		if (order[i] == T_KSELF)
+			diff_counters_text(&c->cnt, f);
 		tables_text(&c->t[order[i]], f);
 	}
 	oneside_text(&c->only, f);
@@ -258,6 +267,7 @@ static int print_json(struct diff_ctx *c, FILE *f)
 			json_str(&j, defs[i].key, NULL);
 		else
 			tables_json(&c->t[i], &j);
+	diff_counters_json(&c->cnt, &j);
 	oneside_json(&c->only, &j);
 	tables_inlining_json(c->inl, c->ninl, c->o->top, &j);
 	json_close(&j, '}');
@@ -273,6 +283,7 @@ static void cleanup(struct diff_ctx *c)
 		metrics_free(&c->t[i].set);
 	free(c->inl);
 	oneside_free(&c->only);
+	diff_counters_free(&c->cnt);
 	kv_list_free(&c->config[0]);
 	kv_list_free(&c->config[1]);
 }
