@@ -91,7 +91,11 @@ int datafile_recheck(struct datafile *df, char *why, size_t len);
 void datafile_close(struct datafile *df);
 /* The value of a meta key, NULL when absent. */
 const char *datafile_meta(struct datafile *df, const char *key);
-/* ns per CPU sample: 1e9 / meta sampling.freq_hz, record's default rate when absent. */
+/*
+ * ns per CPU sample: 1e9 / meta sampling.freq_hz, record's default rate when
+ * absent; sampling.period with record -c; NAN for samples of an event that
+ * is no clock (record -e), which stand for no known time.
+ */
 double datafile_sample_period_ns(struct datafile *df);
 /* The schema version the file holds (PRAGMA user_version). */
 long long datafile_schema(struct datafile *df);

@@ -6,6 +6,7 @@
  */
 #include "diff/diff.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +108,20 @@ static int features_hidden(const struct diff_ctx *c)
 	return 0;
 }
 
+/* A side sampled on an event that is no clock (record -e): its samples are no CPU time. */
+static int untimed_side(const struct diff_ctx *c)
+{
+	return isnan(c->period[DM_BASE])   ? DM_BASE + 1
+	       : isnan(c->period[DM_HARD]) ? DM_HARD + 1
+					   : 0;
+}
+
+/* A table left out: the features' as report leaves it out, the samples' without time. */
+static bool hidden(const struct diff_ctx *c, int i)
+{
+	return (i == T_FEATURES && features_hidden(c)) || (defs[i].samples && untimed_side(c));
+}
+
 /* Before the warnings: an older schema, a side without DWARF, no sites known. */
 static void input_notes(struct diff_ctx *c)
 {
@@ -198,6 +213,12 @@ static int load_all(struct diff_ctx *c)
 		return err;
 	prov_warnings(c->df, c->runs, "from histograms and sample counts, not over runs",
 		      &c->notes);
+	if (untimed_side(c))
+		prov_note(&c->notes,
+			  "note: CPU time not compared: the %s sampled on %.200s (record -e), whose"
+			  " samples stand for no time (kprotperf folded weighs them)",
+			  prov_side_name[untimed_side(c) - 1],
+			  datafile_meta(c->df[untimed_side(c) - 1], "sampling.event"));
 	init_tables(c);
 	for (side = 0; side < 2 && !err; side++)
 		err = load_side(c, side);
@@ -229,12 +250,11 @@ static int print_text(struct diff_ctx *c, FILE *f)
 		esc_printf(f, "# %s\n", c->notes.v[n]);
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		/* no probed functions on either side: no table to show */
-		if ((order[i] == T_FUNCS && !c->t[T_FUNCS].set.n) ||
-		    (order[i] == T_FEATURES && features_hidden(c)))
-			continue;
 		/* the counters follow the latencies they were counted over */
 		if (order[i] == T_KSELF)
 			diff_counters_text(&c->cnt, f);
+		if ((order[i] == T_FUNCS && !c->t[T_FUNCS].set.n) || hidden(c, order[i]))
+			continue;
 		tables_text(&c->t[order[i]], f);
 	}
 	oneside_text(&c->only, f);
@@ -263,7 +283,7 @@ static int print_json(struct diff_ctx *c, FILE *f)
 		json_str(&j, NULL, c->notes.v[i]);
 	json_close(&j, ']');
 	for (i = 0; i < T_N; i++)
-		if (i == T_FEATURES && features_hidden(c))
+		if (hidden(c, i))
 			json_str(&j, defs[i].key, NULL);
 		else
 			tables_json(&c->t[i], &j);
