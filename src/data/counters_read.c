@@ -49,8 +49,9 @@ int counters_events(struct datafile *df, struct counters_events *ev)
 {
 	ev->n = 0;
 	return query_each(df,
-			  "SELECT e.event, e.name, COALESCE(SUM(t.enabled_ns), 0),"
-			  " COALESCE(SUM(t.running_ns), 0) FROM count_events e"
+			  /* TOTAL: a sum of 2^60s that no integer holds is a double */
+			  "SELECT e.event, e.name, TOTAL(t.enabled_ns), TOTAL(t.running_ns)"
+			  " FROM count_events e"
 			  " LEFT JOIN event_totals t ON t.event = e.event"
 			  " GROUP BY e.event ORDER BY e.event",
 			  event_row, &(struct event_walk){df, ev}, "");

@@ -67,8 +67,8 @@ void prov_warnings(struct datafile *const df[2], const size_t runs[2], const cha
 	const char *cb = meta_or(df[DM_BASE], "record.command", "-");
 	const char *ch = meta_or(df[DM_HARD], "record.command", "-");
 	char fb[256], fh[256];
-	bool clocks = sampling_text(df[DM_BASE], fb, sizeof(fb)) &
-		      sampling_text(df[DM_HARD], fh, sizeof(fh));
+	bool clock_b = sampling_text(df[DM_BASE], fb, sizeof(fb));
+	bool clock_h = sampling_text(df[DM_HARD], fh, sizeof(fh));
 	int i;
 
 	if (strcmp(cb, ch))
@@ -76,7 +76,7 @@ void prov_warnings(struct datafile *const df[2], const size_t runs[2], const cha
 			  "warning: the recordings ran different commands ('%.300s' and '%.300s'):"
 			  " their numbers may not be comparable",
 			  cb, ch);
-	if (strcmp(fb, fh) && clocks)
+	if (strcmp(fb, fh) && clock_b && clock_h)
 		prov_note(n,
 			  "warning: different sampling frequencies (%s and %s): samples are"
 			  " compared as CPU time (samples x period)",
