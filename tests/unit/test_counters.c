@@ -35,6 +35,7 @@
 static char rec[] = "/tmp/kp-cnt-XXXXXX";
 static char base[] = "/tmp/kp-cnt-base-XXXXXX";
 static char hard[] = "/tmp/kp-cnt-hard-XXXXXX";
+static char twice[] = "/tmp/kp-cnt-twice-XXXXXX";
 
 static void meta(struct datafile *df, const char *key, const char *value)
 {
@@ -196,11 +197,19 @@ static void fill_hard(struct datafile *df)
 	fill_side(df, true);
 }
 
+/* Two events of one name (check.c lets them by): JSON keys and diff's matching need one. */
+static void fill_twice(struct datafile *df)
+{
+	event(df, 0, "task-clock", 1, 1);
+	event(df, 1, "task-clock", 1, 1);
+}
+
 static int make_recordings(void **state)
 {
 	tu_recording(rec, fill_rec);
 	tu_recording(base, fill_base);
 	tu_recording(hard, fill_hard);
+	tu_recording(twice, fill_twice);
 	return 0;
 }
 
@@ -210,6 +219,7 @@ static int drop_recordings(void **state)
 		unlink(rec);
 		unlink(base);
 		unlink(hard);
+		unlink(twice);
 	}
 	return 0;
 }
@@ -275,12 +285,43 @@ static void test_diff_untimed(void **state)
 	golden_diff("counters-diff-untimed-json", "--json", rec, base);
 }
 
+static void test_name_twice(void **state)
+{
+	char *argv[] = {"report", twice, NULL};
+	char *want = NULL;
+
+	assert_true(asprintf(&want,
+			     "kprotperf report: %s: corrupt data file: table count_events: event 1:"
+			     " 'task-clock' again: record it again\n",
+			     twice) > 0);
+	tu_expect(cmd_report, argv, 2, 1, want);
+	free(want);
+}
+
+/* A file of schema 12 (the golden recordings'): no counters line, no table, no JSON key. */
+static void test_no_counters(void **state)
+{
+	char *text[] = {"report", "tests/golden/data/sl.data", NULL};
+	char *json[] = {"report", "--json", "tests/golden/data/sl.data", NULL};
+	char *out = tu_output(cmd_report, text);
+
+	assert_null(strstr(out, "# counters"));
+	assert_null(strstr(out, "Counters per"));
+	assert_non_null(strstr(out, "; 499 Hz cpu-clock sampling\n"));
+	free(out);
+	out = tu_output(cmd_report, json);
+	assert_null(strstr(out, "\"event_counters\""));
+	assert_null(strstr(out, "\"events\""));
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report_text),	cmocka_unit_test(test_report_json),
 		cmocka_unit_test(test_folded_weighted), cmocka_unit_test(test_diff_text),
 		cmocka_unit_test(test_diff_json),	cmocka_unit_test(test_diff_untimed),
+		cmocka_unit_test(test_name_twice),	cmocka_unit_test(test_no_counters),
 	};
 
 	return cmocka_run_group_tests(tests, make_recordings, drop_recordings);
