@@ -3,6 +3,7 @@
 #include "data/counters_read.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,10 +11,14 @@
 #include "data/query.h"
 #include "data/samples.h"
 
-/* A row's total scaled as perf scales it: by enabled / running when it ran less. */
+/*
+ * A row's total scaled as perf scales it: by enabled / running when it ran
+ * less; NULL when it never ran while enabled (perf's "<not counted>").
+ */
 #define SCALED_SQL                                                    \
 	" CASE WHEN t.running_ns > 0 AND t.running_ns < t.enabled_ns" \
-	" THEN t.total * CAST(t.enabled_ns AS REAL) / t.running_ns ELSE t.total END"
+	" THEN t.total * CAST(t.enabled_ns AS REAL) / t.running_ns"   \
+	" WHEN t.running_ns = 0 AND t.enabled_ns > 0 THEN NULL ELSE t.total END"
 
 struct event_walk {
 	struct datafile *df;
@@ -81,7 +86,8 @@ static int total_row(sqlite3_stmt *st, void *ctx)
 		.id = sqlite3_column_int64(st, 0),
 		.event = event,
 		.calls = sqlite3_column_int64(st, 2),
-		.value = sqlite3_column_double(st, 3),
+		.value = sqlite3_column_type(st, 3) == SQLITE_NULL ? NAN
+								   : sqlite3_column_double(st, 3),
 		.enabled_ns = sqlite3_column_double(st, 4),
 		.running_ns = sqlite3_column_double(st, 5),
 	};
@@ -102,6 +108,9 @@ int counters_totals(struct datafile *df, const char *kind, counters_total_fn fn,
 			  total_row, &(struct total_walk){fn, ctx}, "t", kind);
 }
 
+/* A run in which the event never ran while enabled counts no calls: nothing is known of them. */
+#define NOT_NEVER " AND NOT (t.running_ns = 0 AND t.enabled_ns > 0)"
+
 /* The rows' names: the latency table's for syscalls, funcs' for probed functions. */
 int counters_runs(struct datafile *df, const char *kind, int event, runs_value_fn fn, void *ctx)
 {
@@ -114,10 +123,11 @@ int counters_runs(struct datafile *df, const char *kind, int event, runs_value_f
 	/* a recording without runs is one run: its totals */
 	sql = sqlite3_mprintf("SELECT d.idx, n.name," SCALED_SQL ", t.calls, t.calls"
 			      " FROM run_event_totals t JOIN d_runs d ON d.run = t.run %s n"
-			      " ON n.%s = t.id WHERE t.kind = %Q AND t.event = %d UNION ALL"
+			      " ON n.%s = t.id WHERE t.kind = %Q AND t.event = %d" NOT_NEVER
+			      " UNION ALL"
 			      " SELECT 0, n.name," SCALED_SQL ", t.calls, t.calls"
 			      " FROM event_totals t %s n ON n.%s = t.id WHERE t.kind = %Q"
-			      " AND t.event = %d AND NOT EXISTS (SELECT 1 FROM runs)",
+			      " AND t.event = %d" NOT_NEVER " AND NOT EXISTS (SELECT 1 FROM runs)",
 			      join, on, kind, event, join, on, kind, event);
 	if (!sql)
 		return -ENOMEM;

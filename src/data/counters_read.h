@@ -50,7 +50,7 @@ struct counters_total {
 	long long id;
 	int event;	 /* index into counters_events */
 	long long calls; /* the calls counted */
-	double value;	 /* the events over those calls, scaled */
+	double value;	 /* the events over those calls, scaled; NAN: never ran */
 	double enabled_ns, running_ns;
 };
 

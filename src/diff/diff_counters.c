@@ -228,6 +228,14 @@ static double side_value(const struct diff_counter_set *s, const struct metric *
 	return has_value(s, m, side) ? v : NAN;
 }
 
+/* Events per run; NAN (null) where the text shows "-" or "not counted". */
+static double per_run(const struct diff_counter_set *s, const struct metric *m, int side)
+{
+	if (s->index[side] < 0 || !m->seen[side])
+		return NAN;
+	return side == DM_BASE ? m->r.base_run : m->r.hard_run;
+}
+
 static void json_row(const struct diff_counter_set *s, const struct metric *m, struct json *j)
 {
 	const struct stats_result *r = &m->r;
@@ -250,8 +258,8 @@ static void json_row(const struct diff_counter_set *s, const struct metric *m, s
 		json_str(j, "significant", NULL);
 		json_str(j, "method", NULL);
 	}
-	json_double(j, "base_per_run", s->index[DM_BASE] < 0 ? NAN : r->base_run);
-	json_double(j, "hardened_per_run", s->index[DM_HARD] < 0 ? NAN : r->hard_run);
+	json_double(j, "base_per_run", per_run(s, m, DM_BASE));
+	json_double(j, "hardened_per_run", per_run(s, m, DM_HARD));
 	json_double(j, "delta_per_run", both ? r->delta_run : NAN);
 	json_double(j, "delta_ci_low", both ? r->delta_lo : NAN);
 	json_double(j, "delta_ci_high", both ? r->delta_hi : NAN);

@@ -96,8 +96,9 @@ static void samples(struct datafile *df)
  * nanosleep: 10 calls, 12 context switches, cycles 300,000 counted half the
  * time (600,000 scaled), 900,000 instructions: IPC 1.50.  getppid: 1000
  * calls, no switch, cycles 400,000 over 2/3 of the time (600,000), IPC
- * 2.00.  read: calls, none counted.  allocate_slab: IPC 0.50.  cycles ran
- * 1,195,000 of 1,330,000 ns: 89.8%.
+ * 2.00.  read: calls, none counted.  write: cycles never ran while enabled
+ * (not counted, no IPC).  allocate_slab: IPC 0.50.  cycles ran 1,195,000
+ * of 1,333,000 ns: 89.6%.
  */
 static void fill_rec(struct datafile *df)
 {
@@ -108,6 +109,7 @@ static void fill_rec(struct datafile *df)
 	latency(df, "syscall", 35, "nanosleep", 10, 11000000, 200000);
 	latency(df, "syscall", 110, "getppid", 1000, 200000, 200000);
 	latency(df, "syscall", 0, "read", 5, 50000, 50000);
+	latency(df, "syscall", 1, "write", 2, 6000, 6000);
 	OK(query_insert(df,
 			"INSERT INTO funcs VALUES(1,'allocate_slab','allocate_slab',?,NULL,"
 			"'fentry')",
@@ -125,6 +127,10 @@ static void fill_rec(struct datafile *df)
 	total(df, -1, "syscall", 110, 1, 1000, 0, 180000, 180000);
 	total(df, -1, "syscall", 110, 2, 1000, 400000, 180000, 120000);
 	total(df, -1, "syscall", 110, 3, 1000, 1200000, 180000, 180000);
+	total(df, -1, "syscall", 1, 0, 2, 3000, 3000, 3000);
+	total(df, -1, "syscall", 1, 1, 2, 0, 3000, 3000);
+	total(df, -1, "syscall", 1, 2, 2, 0, 3000, 0);
+	total(df, -1, "syscall", 1, 3, 2, 4000, 3000, 3000);
 	total(df, -1, "func", 1, 0, 4, 1000000, 1000000, 1000000);
 	total(df, -1, "func", 1, 1, 4, 2, 1000000, 1000000);
 	total(df, -1, "func", 1, 2, 4, 2000000, 1000000, 1000000);
