@@ -35,7 +35,7 @@ GEN_HDRS := $(SKELS) $(OUTPUT)/syscall_names.h $(OUTPUT)/features_conf.h $(OUTPU
 	$(OUTPUT)/compat_image.h $(OUTPUT)/costs_tables.h
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
-WORKLOADS := big-fork syscall-loop cpu-burn alloc-free model-window boot-clock core-ops
+WORKLOADS := big-fork syscall-loop cpu-burn alloc-free model-window boot-clock core-ops count-loop
 # workloads keep frame pointers so user stacks unwind through them
 WL_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall
 

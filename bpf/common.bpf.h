@@ -77,6 +77,32 @@ struct {
 	__type(value, __u8);
 } stacks_sent SEC(".maps");
 
+/* record --count: the events counted (0: none; the code below is then left out) */
+const volatile __u32 count_nev;
+/*
+ * record --count: bit i for a software event, which a CPU never schedules
+ * out: it is enabled and running whenever time passes, so those times are
+ * the clock's, and only its counter is read (half the cost of a read with
+ * times, which makes the kernel compute them).
+ */
+const volatile __u32 count_soft;
+
+/* record --count: event i of CPU c at c * count_nev + i, opened by user space */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+	__uint(max_entries, 1);
+} count_pmu SEC(".maps");
+
+/* record --count: the traced threads' virtual counters */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct kp_cnt_task);
+} cnt_tasks SEC(".maps");
+
 /* atomic: fentry programs run preemptible and share these slots with raw_tp ones */
 static __always_inline void count_n(__u32 idx, __u64 n)
 {
@@ -279,6 +305,123 @@ static __always_inline __u64 stack_ref(void *ctx, struct kp_rec_stack *r, __u64 
 	}
 	bpf_map_update_elem(&stacks_sent, &r->hash, &one, BPF_ANY);
 	return r->hash;
+}
+
+/* The clock for software events' times (cnt_cpu), 0 when none is counted. */
+static __always_inline __u64 cnt_clock(void)
+{
+	return count_soft ? bpf_ktime_get_ns() : 0;
+}
+
+/* Event i on this CPU into v, its times at now if software: false when it cannot be read. */
+static __always_inline bool cnt_cpu(__u32 cpu, __u32 i, __u64 now, struct kp_cnt_val *v)
+{
+	__u64 index = (__u64)cpu * count_nev + i;
+	struct bpf_perf_event_value pv;
+	long c;
+
+	if (count_soft & (1U << i)) {
+		/* a counter, or a negative errno */
+		c = bpf_perf_event_read(&count_pmu, index);
+		if (c < 0 && c >= -4095)
+			return false;
+		v->counter = c;
+		v->enabled = now;
+		v->running = now;
+		return true;
+	}
+	if (bpf_perf_event_read_value(&count_pmu, index, &pv, sizeof(pv)))
+		return false;
+	v->counter = pv.counter;
+	v->enabled = pv.enabled;
+	v->running = pv.running;
+	return true;
+}
+
+/* a - b + c for each of the three values */
+static __always_inline void cnt_add(struct kp_cnt_val *d, const struct kp_cnt_val *a,
+				    const struct kp_cnt_val *b, const struct kp_cnt_val *c)
+{
+	d->counter = a->counter - b->counter + c->counter;
+	d->enabled = a->enabled - b->enabled + c->enabled;
+	d->running = a->running - b->running + c->running;
+}
+
+/* The thread's counters, NULL when it has none (cheap for tasks without any storage). */
+static __always_inline struct kp_cnt_task *cnt_task(struct task_struct *task, bool create)
+{
+	if (!create && !task->bpf_storage)
+		return NULL;
+	return bpf_task_storage_get(&cnt_tasks, task, 0,
+				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
+
+/* The running thread's slice starts now, on this CPU (it was switched in here). */
+static __always_inline void cnt_snap(struct kp_cnt_task *t, __u32 cpu)
+{
+	__u64 now = cnt_clock();
+	__u32 i;
+
+	for (i = 0; i < KP_COUNT_EVENTS_MAX && i < count_nev; i++)
+		if (!cnt_cpu(cpu, i, now, &t->snap[i]))
+			t->fails++;
+	t->cpu = cpu;
+	t->on_cpu = 1;
+}
+
+/*
+ * The current thread's counters, made on its first call (NULL: none to be
+ * had), at a call's entry: a slice whose start was not seen here (its first
+ * call, or a switch-in missed) starts now.
+ */
+static __always_inline struct kp_cnt_task *cnt_current(void)
+{
+	struct kp_cnt_task *t = cnt_task(bpf_get_current_task_btf(), true);
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	if (!t) {
+		count(KP_CNT_LOST_COUNT);
+		return NULL;
+	}
+	t->live = 1;
+	if (!t->on_cpu || t->cpu != cpu)
+		cnt_snap(t, cpu);
+	return t;
+}
+
+/* The running thread t's values now into out: false when one cannot be read. */
+static __always_inline bool cnt_now(struct kp_cnt_task *t, struct kp_cnt_val *out)
+{
+	__u32 cpu = bpf_get_smp_processor_id(), i;
+	__u64 now = cnt_clock();
+	struct kp_cnt_val v;
+
+	if (!t->on_cpu || t->cpu != cpu)
+		return false;
+	for (i = 0; i < KP_COUNT_EVENTS_MAX && i < count_nev; i++) {
+		if (!cnt_cpu(cpu, i, now, &v))
+			return false;
+		cnt_add(&out[i], &v, &t->snap[i], &t->sum[i]);
+	}
+	return true;
+}
+
+/* What the thread counted from entry (its values then) to now, added into l: false when lost. */
+static __always_inline bool cnt_account(struct kp_cnt_task *t, const struct kp_cnt_val *entry,
+					struct kp_cnt_lat *l)
+{
+	struct kp_cnt_val now[KP_COUNT_EVENTS_MAX];
+	__u32 i;
+
+	if (!cnt_now(t, now))
+		return false;
+	__sync_fetch_and_add(&l->calls, 1);
+	for (i = 0; i < KP_COUNT_EVENTS_MAX && i < count_nev; i++) {
+		__sync_fetch_and_add(&l->ev[i].counter, now[i].counter - entry[i].counter);
+		__sync_fetch_and_add(&l->ev[i].enabled, now[i].enabled - entry[i].enabled);
+		__sync_fetch_and_add(&l->ev[i].running, now[i].running - entry[i].running);
+	}
+	return true;
 }
 
 #endif

@@ -36,6 +36,14 @@ struct {
 	__type(value, struct kp_lat);
 } func_lat SEC(".maps");
 
+/* record --count: per function id; one entry when nothing is counted */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, KP_MAX_FUNCS);
+	__type(key, __u32);
+	__type(value, struct kp_cnt_lat);
+} func_cnt SEC(".maps");
+
 /* [func * KP_FUNC_NR_SLOTS + syscall slot]: an array, so the JIT inlines the lookup */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -82,6 +90,7 @@ static __always_inline struct kp_func_call *push(struct kp_thread *s, const stru
 	s->depth = d + 1;
 	c = &s->call[d];
 	c->func = func;
+	c->cnt_ok = 0;
 	c->slot = sys->in_syscall && sys->nr < KP_MAX_SYSCALLS ? sys->nr : KP_MAX_SYSCALLS;
 	c->kstack = func_stacks ? stack_ref(ctx, &s->stack, 0, KP_CNT_LOST_KSTACK) : 0;
 	c->ctx[0] = 0;
@@ -96,6 +105,35 @@ static __always_inline struct kp_func_call *push(struct kp_thread *s, const stru
 		bpf_probe_read_kernel_str(c->ctx, KP_CTX_LEN, BPF_CORE_READ(arg0, name));
 	}
 	return c;
+}
+
+/* record --count: the thread's values at the entry of the call at depth d (after the walk) */
+static __always_inline void cnt_push(struct kp_thread *s, struct kp_func_call *c)
+{
+	__u32 d = s->depth - 1;
+	struct kp_cnt_task *t;
+
+	barrier_var(d);
+	if (d >= KP_FUNC_DEPTH)
+		return;
+	t = cnt_current();
+	if (!t)
+		return;
+	c->cnt_fails = t->fails;
+	c->cnt_ok = cnt_now(t, s->cnt[d]);
+}
+
+/* record --count: what the call at depth d counted */
+static __always_inline void cnt_pop(struct kp_thread *s, __u32 d, const struct kp_func_call *c)
+{
+	struct kp_cnt_task *t = cnt_task(bpf_get_current_task_btf(), false);
+	__u32 func = c->func;
+	struct kp_cnt_lat *l = bpf_map_lookup_elem(&func_cnt, &func);
+
+	barrier_var(d);
+	if (d >= KP_FUNC_DEPTH || !t || !l || !c->cnt_ok || c->cnt_fails != t->fails ||
+	    !cnt_account(t, s->cnt[d], l))
+		count(KP_CNT_LOST_COUNT);
 }
 
 static __always_inline int enter(__u32 func, void *ctx, struct kmem_cache *arg0)
@@ -115,6 +153,8 @@ static __always_inline int enter(__u32 func, void *ctx, struct kmem_cache *arg0)
 		s->depth++;
 		return 0;
 	}
+	if (count_nev)
+		cnt_push(s, c);
 	/* after the stack walk, which is the probe's time, not the function's */
 	c->ts = bpf_ktime_get_ns();
 	return 0;
@@ -207,6 +247,8 @@ static __always_inline void pop_to(struct kp_thread *s, __u32 d, __u64 now)
 	s->depth = d;
 	account(c, now - c->ts);
 	account_keys(c, now - c->ts);
+	if (count_nev)
+		cnt_pop(s, d, c);
 }
 
 static __always_inline int leave(__u32 func)
@@ -287,6 +329,8 @@ int kp_pc(struct pt_regs *ctx)
 	if (a->entry >= KP_MAX_FUNCS || already_in(s, a->entry))
 		return 0;
 	c = push(s, sys, a->entry, ctx, NULL);
+	if (c && count_nev)
+		cnt_push(s, c);
 	/* where one instance ends and the next begins, one instant for both */
 	if (c)
 		c->ts = now ?: bpf_ktime_get_ns();

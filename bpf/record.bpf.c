@@ -20,6 +20,14 @@ struct {
 	__type(value, struct kp_lat);
 } syscall_lat SEC(".maps");
 
+/* record --count: per syscall number; one entry when nothing is counted */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, KP_MAX_SYSCALLS);
+	__type(key, __u32);
+	__type(value, struct kp_cnt_lat);
+} syscall_cnt SEC(".maps");
+
 /* the sampler's stack buffer: perf_event programs do not nest on a CPU */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -81,6 +89,30 @@ static __always_inline struct kp_sys *sys_lazy(__u64 regs)
 	return sys_enroll(regs, state == KP_TREE_PENDING);
 }
 
+/* record --count: the thread's values at a syscall's entry */
+static __always_inline void cnt_enter(void)
+{
+	struct kp_cnt_task *t = cnt_current();
+
+	if (!t)
+		return;
+	t->entry_fails = t->fails;
+	t->entry_ok = cnt_now(t, t->entry);
+}
+
+/* record --count: what the syscall nr counted, from its entry's values */
+static __always_inline void cnt_exit(__u32 nr)
+{
+	struct kp_cnt_task *t = cnt_task(bpf_get_current_task_btf(), false);
+	struct kp_cnt_lat *l = bpf_map_lookup_elem(&syscall_cnt, &nr);
+	bool ok = t && t->entry_ok && t->fails == t->entry_fails && l;
+
+	if (t)
+		t->entry_ok = 0;
+	if (!ok || !cnt_account(t, t->entry, l))
+		count(KP_CNT_LOST_COUNT);
+}
+
 SEC("raw_tp/sys_enter")
 int BPF_PROG(kp_sys_enter, struct pt_regs *regs, long nr)
 {
@@ -105,6 +137,13 @@ int BPF_PROG(kp_sys_enter, struct pt_regs *regs, long nr)
 	e->in_syscall = 1;
 	e->start_ns = bpf_ktime_get_ns();
 	e->slice_ns = e->start_ns;
+	/*
+	 * Read after the clock at entry and before it at return: the counted
+	 * window is inside the timed one. Pending too: the exec that succeeds
+	 * is counted at its return.
+	 */
+	if (count_nev)
+		cnt_enter();
 	return 0;
 }
 
@@ -122,6 +161,8 @@ int BPF_PROG(kp_sys_exit, struct pt_regs *regs, long ret)
 	/* the launcher's own syscalls, and the execve attempts of its PATH search that failed */
 	if (e->pending)
 		return 0;
+	if (count_nev)
+		cnt_exit(e->nr);
 	now = bpf_ktime_get_ns();
 	total = now - e->start_ns;
 	oncpu = e->oncpu_ns + now - e->slice_ns;
@@ -167,6 +208,39 @@ static __always_inline struct kp_sys *switch_find(struct task_struct *task)
 }
 
 /*
+ * record --count: prev's slice of the CPU's counters goes into its sum, and
+ * next's starts now (the switch itself is counted after this tracepoint: a
+ * context switch is the slice of the task switched in).
+ */
+static __always_inline void cnt_switch(struct task_struct *prev, struct task_struct *next)
+{
+	struct kp_cnt_task *t = cnt_task(prev, false);
+	__u32 cpu = bpf_get_smp_processor_id(), i;
+	struct kp_cnt_val v;
+
+	if (t && t->live) {
+		__u64 now = cnt_clock();
+
+		/* a slice whose start was not seen: a call under way cannot be counted */
+		if (!t->on_cpu || t->cpu != cpu)
+			t->fails++;
+		for (i = 0; i < KP_COUNT_EVENTS_MAX && i < count_nev && t->on_cpu; i++) {
+			if (cnt_cpu(cpu, i, now, &v))
+				cnt_add(&t->sum[i], &v, &t->snap[i], &t->sum[i]);
+			else
+				t->fails++;
+		}
+		t->on_cpu = 0;
+	}
+	t = cnt_task(next, false);
+	if (t && t->live) {
+		if (t->on_cpu)
+			t->fails++;
+		cnt_snap(t, cpu);
+	}
+}
+
+/*
  * Closes prev's on-CPU slice and opens next's, when they are in a syscall.
  * tp_btf: next is a task pointer, whose stack locates its entry.
  */
@@ -182,6 +256,8 @@ int BPF_PROG(kp_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	}
 	if (n && n->in_syscall)
 		n->slice_ns = now ?: bpf_ktime_get_ns();
+	if (count_nev)
+		cnt_switch(prev, next);
 	return 0;
 }
 
@@ -378,6 +454,7 @@ static __always_inline void sample_dwarf_rec(const struct kp_rec_sample *s)
 	r->pid = s->pid;
 	r->flags = s->flags;
 	r->kstack = s->kstack;
+	r->period = s->period;
 	__builtin_memcpy(r->comm, s->comm, sizeof(r->comm));
 	/* a kernel thread has no user stack */
 	if (task->mm) {
@@ -417,6 +494,8 @@ int kp_sample(struct bpf_perf_event_data *ctx)
 	r.type = KP_REC_SAMPLE;
 	r.flags = 0;
 	r.kstack = 0;
+	/* with -c the period given, with -F the one the kernel has adjusted to */
+	r.period = ctx->sample_period;
 	/* x86_64: kernel addresses are the negative half */
 	if ((long)PT_REGS_IP(&ctx->regs) < 0) {
 		r.kstack = stack_ref(ctx, st, 0, KP_CNT_LOST_KSTACK);

@@ -32,6 +32,7 @@ enum kp_counter {
 	KP_CNT_LOST_FUNC_MAP, /* --func: a map was full */
 	KP_CNT_LOST_FUNC_DEPTH, /* --func: nested deeper than KP_FUNC_DEPTH */
 	KP_CNT_FUNC_UNMATCHED,	/* --func: a return without its entry (entry not seen) */
+	KP_CNT_LOST_COUNT,	/* --count: a call whose counters could not be read whole */
 	KP_CNT_MAX,
 };
 
@@ -54,6 +55,41 @@ struct kp_func_call {
 	__u16 func;
 	__u16 slot; /* syscall slot: nr, or KP_MAX_SYSCALLS for none */
 	char ctx[KP_CTX_LEN];
+	__u32 cnt_ok;	 /* --count: the thread's counters were read at entry */
+	__u32 cnt_fails; /* and kp_cnt_task.fails then */
+};
+
+/* record --count: one event's counter, enabled and running times. */
+struct kp_cnt_val {
+	__u64 counter, enabled, running;
+};
+
+/*
+ * record --count: a traced thread's virtual counters, in task storage.
+ * The events are per-CPU; a thread's value is sum plus what the CPU counted
+ * since snap, taken when it was switched in (or first seen): sum + (now -
+ * snap).  At switch-out, (now - snap) goes into sum.  A read that failed
+ * on the way, or a switch not seen (on_cpu or cpu not as they should be),
+ * counts in fails: a call that saw it change is not counted.  At a call's
+ * entry snap is taken anew when it is not of this CPU: only deltas from
+ * entry to return matter.
+ */
+struct kp_cnt_task {
+	__u32 live;   /* snap and sum are set */
+	__u32 on_cpu; /* snap is of the CPU it runs on */
+	__u32 fails;
+	__u32 entry_ok; /* the syscall under way's values are in entry */
+	__u32 entry_fails;
+	__u32 cpu; /* the CPU of snap */
+	struct kp_cnt_val snap[KP_COUNT_EVENTS_MAX];
+	struct kp_cnt_val sum[KP_COUNT_EVENTS_MAX];
+	struct kp_cnt_val entry[KP_COUNT_EVENTS_MAX];
+};
+
+/* record --count: one syscall's or function's counted calls and their deltas' sums. */
+struct kp_cnt_lat {
+	__u64 calls;
+	struct kp_cnt_val ev[KP_COUNT_EVENTS_MAX];
 };
 
 /*
@@ -106,6 +142,7 @@ struct kp_rec_sample {
 	__u64 kstack; /* 0: the sample hit user mode (or the stack was lost) */
 	__u64 ustack;
 	char comm[KP_COMM_LEN];
+	__u64 period; /* the events it stands for: the sampling event's period then */
 };
 
 /* --call-graph dwarf: user stack bytes copied per sample (perf's default and maximum) */
@@ -126,6 +163,7 @@ struct kp_rec_dwarf {
 	__u32 flags;
 	__u64 kstack;
 	char comm[KP_COMM_LEN];
+	__u64 period;
 	__u64 regs[KP_UREGS];
 	__u32 size;
 	__u32 pad;
@@ -142,6 +180,8 @@ struct kp_thread {
 	struct kp_func_call call[KP_FUNC_DEPTH];
 	/* --func-stacks: the stack walk's buffer, the thread's own (fentry runs preemptible) */
 	struct kp_rec_stack stack;
+	/* --count: the thread's counters at each open call's entry */
+	struct kp_cnt_val cnt[KP_FUNC_DEPTH][KP_COUNT_EVENTS_MAX];
 };
 
 /* Latency of one syscall number (later: one probed function). */

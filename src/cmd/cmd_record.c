@@ -27,7 +27,8 @@ enum {
 	OPT_RING_SIZE,
 	OPT_BLOCKS,
 	OPT_BLOCKS_LIMIT,
-	OPT_MODEL
+	OPT_MODEL,
+	OPT_COUNT
 };
 
 static const struct options_entry entries[] = {
@@ -37,7 +38,25 @@ static const struct options_entry entries[] = {
 	{'p', "pid", "PID", "record a running process and the children it starts"},
 	{'a', "all-cpus", NULL, "system-wide: every process (with CMD: while CMD runs)"},
 	{'d', "duration", "SEC", "stop after SEC seconds; CMD then gets SIGTERM"},
-	{'F', "freq", "HZ", "CPU-clock sampling frequency per CPU (default 99)"},
+	{'F', "freq", "HZ",
+	 "sampling frequency per CPU (default 99): the sampling event's\n"
+	 "period is adjusted to take about HZ samples a second"},
+	{'e', "event", "EVENT",
+	 "sample stacks on EVENT instead of cpu-clock (a name as for\n"
+	 "--count): with -c, a sample every PERIOD events, else at -F's\n"
+	 "frequency; each stack is weighed by the events its samples\n"
+	 "stand for (folded)"},
+	{'c', "period", "PERIOD",
+	 "a sample every PERIOD events of -e's event (perf's -c; not\n"
+	 "with -F)"},
+	{OPT_COUNT, "count", "EVENTS",
+	 "count each of EVENTS (comma-separated) from each syscall's\n"
+	 "entry to its return, per thread, and over each --func\n"
+	 "function's calls (repeatable, at most 8 events): perf's\n"
+	 "names (cycles, instructions, cache-misses, LLC-load-misses,\n"
+	 "task-clock, page-faults, context-switches, ...), a PMU's\n"
+	 "cpu/event=0x3c,umask=0/ or its events/ names; a hardware\n"
+	 "event without a PMU is refused before anything runs"},
 	{'q', "quiet", NULL, "no progress line and no summary"},
 	{OPT_CALL_GRAPH, "call-graph", "MODE",
 	 "how user stacks are walked: fp (default: frame pointers, in\n"
@@ -164,6 +183,8 @@ static const struct options_number num_duration = {"duration", 0.001, 1e7, false
 						   "expected seconds > 0"};
 static const struct options_number num_freq = {"frequency", 1, 100000, true,
 					       "expected 1..100000 Hz"};
+static const struct options_number num_period = {"--period", 1, 1099511627776.0, true,
+						 "expected a period of 1..2^40 events"};
 static const struct options_number num_repeat = {"--repeat", 1, 100000, true,
 						 "expected a number of runs, 1..100000"};
 /* ~1 KiB of kernel memory a stack: 1 GiB at most (see record/limits.c) */
@@ -235,6 +256,23 @@ static int parse_ring(struct record_opts *o, const char *arg)
 	return 0;
 }
 
+/* -e EVENT or --count EVENT[,EVENT...]: one line when a name is not an event. */
+static int parse_events(struct record_opts *o, int c, const char *arg)
+{
+	char why[1024];
+	unsigned int n = 0;
+	int err;
+
+	if (c == 'e')
+		err = pmu_event_list(arg, "-e", &o->sample_event, &n, 1, why, sizeof(why));
+	else
+		err = pmu_event_list(arg, "--count", o->count, &o->ncount, KP_COUNT_EVENTS_MAX, why,
+				     sizeof(why));
+	if (err)
+		fprintf(stderr, "kprotperf record: %s\n", why);
+	return err;
+}
+
 /* The options with a value: numbers, names and paths. */
 static int set_arg(struct record_opts *o, int c, const char *arg)
 {
@@ -254,7 +292,15 @@ static int set_arg(struct record_opts *o, int c, const char *arg)
 	case 'F':
 		err = options_num(&record_options, &num_freq, arg, &v);
 		o->freq = v;
+		o->freq_set = true;
 		return err;
+	case 'c':
+		err = options_num(&record_options, &num_period, arg, &v);
+		o->period = v;
+		return err;
+	case 'e':
+	case OPT_COUNT:
+		return parse_events(o, c, arg);
 	case 'r':
 		err = options_num(&record_options, &num_repeat, arg, &v);
 		o->repeat = v;
@@ -350,8 +396,9 @@ static int check_model(const struct record_opts *o, bool sampling)
 			   : o->func.n	    ? "--func"
 			   : o->blocks.n    ? "--blocks"
 			   : o->bpf_stats   ? "--bpf-stats"
-			   : sampling	    ? "the sampling options (-F, --call-graph, --ring-size)"
-					    : NULL;
+			   : sampling ? "the sampling and counting options (-F, -e, -c, --count,"
+					" --call-graph, --ring-size)"
+				      : NULL;
 
 	if (!o->model || !what)
 		return 0;
@@ -389,7 +436,14 @@ int record_parse(int argc, char **argv, struct record_opts *o)
 		fprintf(stderr, "kprotperf record: -p PID cannot be combined with CMD or -a\n");
 		return -EINVAL;
 	}
-	err = check_model(o, o->freq != KP_DEFAULT_FREQ_HZ || o->dwarf_size || o->ring_mib);
+	if (o->period && o->freq_set) {
+		fprintf(stderr, "kprotperf record: -c PERIOD and -F HZ cannot be combined: a sample"
+				" every PERIOD events, or about HZ samples a second\n");
+		return -EINVAL;
+	}
+	err = check_model(o, o->freq != KP_DEFAULT_FREQ_HZ || o->dwarf_size || o->ring_mib ||
+				     o->period || strcmp(o->sample_event.name, "cpu-clock") ||
+				     o->ncount);
 	if (err)
 		return err;
 	default_ring(o);

@@ -16,6 +16,7 @@
 
 #include "kprotperf.h"
 
+#include "data/count_tables.h"
 #include "data/recording.h"
 #include "record/procs.h"
 #include "record/stackstore.h"
@@ -38,6 +39,7 @@ static const char *const counter_names[KP_CNT_MAX] = {
 	[KP_CNT_LOST_FUNC_MAP] = "lost_func_map_full",
 	[KP_CNT_LOST_FUNC_DEPTH] = "lost_func_too_deep",
 	[KP_CNT_FUNC_UNMATCHED] = "lost_func_unmatched_returns",
+	[KP_CNT_LOST_COUNT] = "lost_count",
 };
 
 struct ustack {
@@ -621,25 +623,77 @@ static int put_run_samples(struct datafile *df, const struct run_deltas *r, cons
 	return err;
 }
 
+/* One sample_weights row in the making: a samples key without its comm. */
+struct weight_row {
+	__u32 pid, tid;
+	__s32 kstack;
+	long long ustack;
+	__u64 weight;
+};
+
+static int cmp_weight_row(const void *a, const void *b)
+{
+	const struct weight_row *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->kstack != y->kstack)
+		return x->kstack < y->kstack ? -1 : 1;
+	return (x->ustack > y->ustack) - (x->ustack < y->ustack);
+}
+
+/* The weights per (pid, tid, kstack, ustack): one row each, comms merged. */
+static int put_weights(struct datafile *df, const struct kp_sample_key *k, const __u64 *weights,
+		       size_t n, const struct ustack *u, size_t nu)
+{
+	struct weight_row *w = malloc((n + 1) * sizeof(*w));
+	size_t i, m = 0;
+	int err = 0;
+
+	if (!w)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		w[i] = (struct weight_row){k[i].tgid, k[i].pid, k[i].kstack,
+					   ustack_no(&k[i], u, nu), weights[i]};
+	qsort(w, n, sizeof(*w), cmp_weight_row);
+	for (i = 0; i < n; i++) {
+		if (m && !cmp_weight_row(&w[m - 1], &w[i]))
+			w[m - 1].weight += w[i].weight;
+		else
+			w[m++] = w[i];
+	}
+	for (i = 0; i < m && !err; i++)
+		err = count_put_weight(df, w[i].pid, w[i].tid,
+				       w[i].kstack == KP_NO_KSTACK ? NULL : &w[i].kstack,
+				       w[i].ustack, w[i].weight);
+	free(w);
+	return err;
+}
+
 int collect_samples(struct datafile *df, const struct stackstore *st, struct procs *procs,
-		    const struct ksyms *ks, struct run_deltas *runs, unsigned int run)
+		    const struct ksyms *ks, struct run_deltas *runs, unsigned int run, bool weighed)
 {
 	struct kp_sample_key *k = NULL;
 	struct ustack *u = NULL;
 	size_t n, nu = 0, i;
-	__u64 *counts = NULL;
+	__u64 *counts = NULL, *weights = NULL;
 	int err;
 
-	err = stackstore_samples(st, &k, &counts, &n);
+	err = stackstore_weighed(st, &k, &counts, weighed ? &weights : NULL, &n);
 	err = err ?: put_samples_kstacks(df, st, k, n, ks);
 	err = err ?: put_ustacks(df, st, procs, k, n, &u, &nu);
 	for (i = 0; i < n && !err; i++)
 		err = put_sample(df, &k[i], counts[i], u, nu);
+	if (!err && weighed)
+		err = put_weights(df, k, weights, n, u, nu);
 	if (!err && runs) {
 		err = run_samples_add(runs, run, k, counts, n);
 		err = err ?: put_run_samples(df, runs, u, nu);
 	}
 	free(u);
+	free(weights);
 	free(counts);
 	free(k);
 	return err;

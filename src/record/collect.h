@@ -3,6 +3,7 @@
 #ifndef KP_COLLECT_H
 #define KP_COLLECT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 
@@ -50,10 +51,12 @@ int collect_kstacks(struct datafile *df, const struct stackstore *st, __s32 *ids
 		    const struct ksyms *ks);
 /*
  * The samples and their stacks; with runs, what each run added as
- * run_samples rows, the last one's (run) from this same read.
+ * run_samples rows, the last one's (run) from this same read; weighed (a
+ * sampling event other than cpu-clock), the sample_weights rows.
  */
 int collect_samples(struct datafile *df, const struct stackstore *st, struct procs *procs,
-		    const struct ksyms *ks, struct run_deltas *runs, unsigned int run);
+		    const struct ksyms *ks, struct run_deltas *runs, unsigned int run,
+		    bool weighed);
 
 /*
  * record --repeat: the BPF maps only ever grow over all runs, so what a run

@@ -119,6 +119,8 @@ static int open_copy(struct funcs *f, struct funcs_bpf **out)
 	o->rodata->filter_tree = f->rec->rodata->filter_tree;
 	o->rodata->lazy_threads = f->rec->rodata->lazy_threads;
 	o->rodata->sys_bits = f->rec->rodata->sys_bits;
+	o->rodata->count_nev = f->rec->rodata->count_nev;
+	o->rodata->count_soft = f->rec->rodata->count_soft;
 	o->rodata->func_stacks = f->stacks;
 	o->rodata->first_inline = f->n;
 	memcpy((void *)o->rodata->func_flags, f->flags, sizeof(f->flags));
@@ -128,8 +130,13 @@ static int open_copy(struct funcs *f, struct funcs_bpf **out)
 	err = err ?: reuse(o->maps.counters, f->rec->maps.counters);
 	err = err ?: reuse(o->maps.events, f->rec->maps.events);
 	err = err ?: reuse(o->maps.stacks_sent, f->rec->maps.stacks_sent);
+	err = err ?: reuse(o->maps.count_pmu, f->rec->maps.count_pmu);
+	err = err ?: reuse(o->maps.cnt_tasks, f->rec->maps.cnt_tasks);
+	if (!err && !f->rec->rodata->count_nev)
+		err = bpf_map__set_max_entries(o->maps.func_cnt, 1);
 	if (!err && f->owner) {
-		err = reuse(o->maps.func_lat, f->owner->maps.func_lat);
+		err = reuse(o->maps.func_cnt, f->owner->maps.func_cnt);
+		err = err ?: reuse(o->maps.func_lat, f->owner->maps.func_lat);
 		err = err ?: reuse(o->maps.func_nr, f->owner->maps.func_nr);
 		err = err ?: reuse(o->maps.func_stack, f->owner->maps.func_stack);
 		err = err ?: reuse(o->maps.func_ctx, f->owner->maps.func_ctx);
@@ -569,6 +576,11 @@ void funcs_free(struct funcs *f)
 int funcs_lat_fd(const struct funcs *f)
 {
 	return f && f->owner ? bpf_map__fd(f->owner->maps.func_lat) : -ENOENT;
+}
+
+int funcs_cnt_fd(const struct funcs *f)
+{
+	return f && f->owner ? bpf_map__fd(f->owner->maps.func_cnt) : -ENOENT;
 }
 
 static const char *func_name(__u32 id, void *ctx, char *buf, size_t len)

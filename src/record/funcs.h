@@ -41,6 +41,8 @@ int funcs_collect(struct funcs *f, struct datafile *df, const struct stackstore 
 void funcs_free(struct funcs *f);
 /* The func_lat map (struct kp_lat per function id), or -ENOENT when nothing is timed. */
 int funcs_lat_fd(const struct funcs *f);
+/* record --count: the func_cnt map (struct kp_cnt_lat per function id), or -ENOENT. */
+int funcs_cnt_fd(const struct funcs *f);
 /* How many functions are probed (a pattern may stand for several). */
 /* fn on each BPF object --func loaded (NULL f: none) */
 int funcs_each_object(const struct funcs *f, int (*fn)(struct bpf_object *, void *), void *ctx);

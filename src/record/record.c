@@ -21,6 +21,7 @@
 #include "record.skel.h"
 #include "record/blocks.h"
 #include "record/collect.h"
+#include "record/counting.h"
 #include "record/funcs.h"
 #include "record/limits.h"
 #include "record/measures.h"
@@ -33,12 +34,13 @@
 
 static const char *const stage_names[] = {
 	[STAGE_LOAD_BPF] = "loading BPF programs",
+	[STAGE_COUNT] = "opening --count's events",
 	[STAGE_FOLLOW] = "following processes",
 	[STAGE_START_TARGET] = "starting the target",
 	[STAGE_READ_MAPS] = "reading the process's mappings",
 	[STAGE_WATCH] = "watching events",
 	[STAGE_ATTACH] = "attaching tracepoints",
-	[STAGE_SAMPLING] = "opening CPU-clock sampling events",
+	[STAGE_SAMPLING] = "opening the sampling events",
 	[STAGE_KALLSYMS] = "reading /proc/kallsyms",
 	[STAGE_FUNC] = "--func",
 	[STAGE_BLOCKS] = "--blocks",
@@ -84,6 +86,7 @@ static int load_bpf(struct session *s)
 						  o->dwarf_size ? libbpf_num_possible_cpus() : 1);
 	err = err ?: bpf_map__set_max_entries(skel->maps.tree, o->max_tasks);
 	err = err ?: bpf_map__set_max_entries(skel->maps.systab, 1U << skel->rodata->sys_bits);
+	err = err ?: counting_setup(s->counting, skel);
 	err = err
 		      ?: limits_check(skel, o->ring_mib, o->max_stacks, o->max_tasks, s->why,
 				      sizeof(s->why));
@@ -119,6 +122,10 @@ static int prepare(struct session *s)
 	err = load_bpf(s);
 	if (err)
 		return err;
+	s->stage = STAGE_COUNT;
+	err = counting_open(s->counting, s->skel, s->why, sizeof(s->why));
+	if (err)
+		return err;
 	s->stage = STAGE_FOLLOW;
 	err = procs_new(&s->procs);
 	if (!err && s->o->dwarf_size)
@@ -147,7 +154,9 @@ static int prepare(struct session *s)
 	if (err)
 		return err;
 	s->stage = STAGE_SAMPLING;
-	err = sampler_attach(&s->sampler, s->skel->progs.kp_sample, s->o->freq, s->o->bpf_stats);
+	err = sampler_attach(&s->sampler, s->skel->progs.kp_sample,
+			     &(struct sampler_event){&s->o->sample_event, s->o->period, s->o->freq},
+			     s->o->bpf_stats);
 	if (err || (!s->o->func.n && !s->o->blocks.n))
 		return err;
 	s->stage = STAGE_KALLSYMS;
@@ -256,7 +265,7 @@ static int explain(const struct session *s, int err, char *why, size_t len)
 			o->pid, strerror(-err), o->pid);
 		return 1;
 	}
-	if (s->stage == STAGE_LOAD_BPF && s->why[0]) {
+	if ((s->stage == STAGE_LOAD_BPF || s->stage == STAGE_COUNT) && s->why[0]) {
 		snprintf(why, len, "%s", s->why);
 		return 1;
 	}
@@ -357,6 +366,17 @@ static void report_failed_run(const struct session *s)
 		s->complete == 1 ? "" : "s");
 }
 
+/* --count's events and -e's: whether each can be opened here, before anything is made. */
+static int probe_events(const struct record_opts *o, char *why, size_t len)
+{
+	unsigned int i;
+	int err = 0;
+
+	for (i = 0; i < o->ncount && !err; i++)
+		err = pmu_event_probe(&o->count[i], "--count", why, len);
+	return err ?: pmu_event_probe(&o->sample_event, "-e", why, len);
+}
+
 static int record(struct session *s)
 {
 	char why[512] = "";
@@ -373,6 +393,16 @@ static int record(struct session *s)
 	}
 	if (privileges_check(why, sizeof(why))) {
 		fprintf(stderr, "kprotperf %s: %s\n", s->o->cmd, why);
+		return 1;
+	}
+	/* the events, each opened on CPU 0: a refusal leaves no file behind */
+	if (probe_events(s->o, why, sizeof(why))) {
+		fprintf(stderr, "kprotperf %s: %s\n", s->o->cmd, why);
+		return 1;
+	}
+	err = counting_new(&s->counting, s->o->count, s->o->ncount);
+	if (err) {
+		fprintf(stderr, "kprotperf %s: --count: %s\n", s->o->cmd, strerror(-err));
 		return 1;
 	}
 	/* before anything runs: a recording must not be lost at the end for want of a path */
@@ -424,6 +454,10 @@ void record_opts_init(struct record_opts *o)
 				  .max_tasks = 8192,
 				  .ring_mib = 8,
 				  .blocks.limit = BLOCKS_LIMIT_DEFAULT};
+	char why[256];
+
+	/* a built-in name: no sysfs read */
+	pmu_event_parse("cpu-clock", "-e", &o->sample_event, why, sizeof(why));
 }
 
 /*
@@ -463,6 +497,7 @@ int record_run(const struct record_opts *o)
 	ksyms_free(s.probed_ks);
 	ksyms_free(s.ks);
 	collect_deltas_free(s.deltas);
+	counting_free(s.counting);
 	measures_free(s.measures);
 	record_bpf__destroy(s.skel);
 	stackstore_free(s.stacks);

@@ -9,6 +9,7 @@
 
 #include "record/blocks.h"
 #include "record/funcs.h"
+#include "record/pmu_events.h"
 
 struct run_measures;
 
@@ -45,6 +46,11 @@ struct record_opts {
 	unsigned int dwarf_size; /* --call-graph dwarf: user stack bytes copied; 0: fp */
 	unsigned int repeat;	 /* runs of the command (--repeat) */
 	char **argv;		 /* the command, NULL with -p / -a alone */
+	struct pmu_event count[KP_COUNT_EVENTS_MAX]; /* --count, in the order given */
+	unsigned int ncount;
+	struct pmu_event sample_event; /* -e (default cpu-clock) */
+	__u64 period;		       /* -c: a sample every period events; 0: -F */
+	bool freq_set;		       /* -F given */
 	struct func_opts func;
 	struct blocks_opts blocks;
 	const struct record_runs *runs; /* NULL: CMD, repeat times */

@@ -13,6 +13,7 @@
 #include "record.skel.h"
 #include "record/blocks.h"
 #include "record/collect.h"
+#include "record/counting.h"
 #include "record/funcs.h"
 #include "record/measures.h"
 #include "record/record.h"
@@ -109,6 +110,10 @@ int repeat_put_run(struct session *s)
 	if (funcs_lat_fd(s->funcs) >= 0)
 		err = collect_run_latency(s->deltas, s->df, s->run, "func", funcs_lat_fd(s->funcs),
 					  funcs_count(s->funcs), NULL, NULL);
+	err = err
+		      ?: counting_put_run(s->counting, s->df, s->run,
+					  bpf_map__fd(s->skel->maps.syscall_cnt),
+					  funcs_cnt_fd(s->funcs), funcs_count(s->funcs));
 	err = err ?: blocks_put_run(s->blocks, s->df, s->run);
 	err = err ?: tell_ended(s);
 	err = err

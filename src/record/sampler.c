@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* CPU-clock sampling: one perf event per online CPU, each running the BPF sampler. */
+/*
+ * Stack sampling: one perf event per online CPU, each running the BPF
+ * sampler: cpu-clock by default, or record -e's event, at -F's frequency
+ * or every -c events.
+ */
 #include "record/sampler.h"
 
 #include <errno.h>
@@ -14,21 +18,25 @@
 
 #include "system/cpus.h"
 
-static int open_clock(int cpu, unsigned int freq)
+static int open_sampling(const struct sampler_event *e, int cpu)
 {
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.size = sizeof(attr),
-		.freq = 1,
-		.sample_freq = freq,
-	};
-	int fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	struct perf_event_attr attr;
+	int fd;
 
+	pmu_event_attr(e->ev, &attr);
+	attr.read_format = 0;
+	if (e->period) {
+		attr.sample_period = e->period;
+	} else {
+		attr.freq = 1;
+		attr.sample_freq = e->freq;
+	}
+	fd = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
 
-int sampler_attach(struct sampler *s, struct bpf_program *prog, unsigned int freq, bool stats)
+int sampler_attach(struct sampler *s, struct bpf_program *prog, const struct sampler_event *e,
+		   bool stats)
 {
 	unsigned char mask[CPUS_MAX / 8];
 	int ncpu = cpus_online(mask, CPUS_MAX), cpu, fd, err;
@@ -50,7 +58,7 @@ int sampler_attach(struct sampler *s, struct bpf_program *prog, unsigned int fre
 	for (cpu = 0; cpu < ncpu; cpu++) {
 		if (!cpus_has(mask, cpu))
 			continue;
-		fd = open_clock(cpu, freq);
+		fd = open_sampling(e, cpu);
 		if (fd < 0) {
 			err = fd;
 			goto err_detach;

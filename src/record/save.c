@@ -17,6 +17,7 @@
 #include "record.skel.h"
 #include "record/blocks.h"
 #include "record/collect.h"
+#include "record/counting.h"
 #include "record/funcs.h"
 #include "record/procs.h"
 #include "record/record.h"
@@ -82,8 +83,11 @@ static int record_meta(struct session *s, struct kv_list *meta, const struct ksy
 	err = err ?: kv_add(meta, "record.pid", "%d", s->target);
 	err = err ?: kv_add(meta, "record.repeat", "%u", o->repeat);
 	err = err ?: kv_add(meta, "record.syscalls", "%s", o->no_syscalls ? "off" : "traced");
-	err = err ?: kv_add(meta, "sampling.event", "cpu-clock");
-	err = err ?: kv_add(meta, "sampling.freq_hz", "%u", o->freq);
+	err = err ?: kv_add(meta, "sampling.event", "%s", o->sample_event.name);
+	if (o->period)
+		err = err ?: kv_add(meta, "sampling.period", "%llu", (unsigned long long)o->period);
+	else
+		err = err ?: kv_add(meta, "sampling.freq_hz", "%u", o->freq);
 	err = err ?: kv_add(meta, "sampling.max_stacks", "%u", o->max_stacks);
 	err = err ?: kv_add(meta, "sampling.ring_mib", "%u", o->ring_mib);
 	if (o->dwarf_size)
@@ -146,10 +150,14 @@ static int write_samples(struct session *s)
 	if (!s->ks)
 		ksyms_load(&s->ks, NULL);
 	ks = s->probed_ks ?: s->ks;
-	err = collect_samples(s->df, s->stacks, s->procs, ks, s->deltas, s->run);
+	err = collect_samples(s->df, s->stacks, s->procs, ks, s->deltas, s->run,
+			      strcmp(s->o->sample_event.name, "cpu-clock"));
 	err = err ?: funcs_collect(s->funcs, s->df, s->stacks, ks);
 	err = err ?: blocks_collect(s->blocks, s->df, s->stacks, ks);
 	err = err ?: sites_save(s->df, &meta);
+	err = err
+		      ?: counting_save(s->counting, s->df, bpf_map__fd(s->skel->maps.syscall_cnt),
+				       funcs_cnt_fd(s->funcs), funcs_count(s->funcs), &meta);
 	err = err ?: record_meta(s, &meta, ks);
 	err = err ?: recording_put_meta(s->df, &meta);
 	kv_list_free(&meta);

@@ -27,6 +27,7 @@ enum run_end { RUN_EXITED, RUN_INTERRUPTED, RUN_FAILED, RUN_DURATION };
 /* What the session is doing: what failed, when something does. */
 enum stage {
 	STAGE_LOAD_BPF,
+	STAGE_COUNT,
 	STAGE_FOLLOW,
 	STAGE_START_TARGET,
 	STAGE_READ_MAPS, /* -p PID: /proc/PID/maps */
@@ -49,8 +50,9 @@ struct session {
 	struct record_bpf *skel;
 	struct sampler sampler;
 	struct funcs *funcs;
-	struct blocks *blocks; /* record --blocks */
-	struct ksyms *ks;      /* /proc/kallsyms, read once: --func matching, then stacks */
+	struct counting *counting; /* record --count, NULL without */
+	struct blocks *blocks;	   /* record --blocks */
+	struct ksyms *ks;	   /* /proc/kallsyms, read once: --func matching, then stacks */
 	/*
 	 * kallsyms again once fentry probes are attached, for stacks: it has the
 	 * BPF trampolines' symbols, which go away when the probes are detached.

@@ -24,7 +24,8 @@ struct stack {
 
 struct sample {
 	struct kp_sample_key key;
-	__u64 count; /* 0: free slot */
+	__u64 count;  /* 0: free slot */
+	__u64 weight; /* the sum of its samples' periods */
 };
 
 struct stackstore {
@@ -156,7 +157,7 @@ static int samples_grow(struct stackstore *s)
 	return 0;
 }
 
-static int count_sample(struct stackstore *s, const struct kp_sample_key *k)
+static int count_sample(struct stackstore *s, const struct kp_sample_key *k, __u64 period)
 {
 	size_t j;
 
@@ -166,10 +167,11 @@ static int count_sample(struct stackstore *s, const struct kp_sample_key *k)
 	     j = (j + 1) & (s->samples_cap - 1)) {
 		if (!memcmp(&s->samples[j].key, k, sizeof(*k))) {
 			s->samples[j].count++;
+			s->samples[j].weight += period;
 			return 0;
 		}
 	}
-	s->samples[j] = (struct sample){*k, 1};
+	s->samples[j] = (struct sample){*k, 1, period};
 	s->nsamples++;
 	return 0;
 }
@@ -194,7 +196,7 @@ static int on_sample(struct stackstore *s, const struct kp_rec_sample *r)
 	k.kstack = sample_stack(s, r->kstack, r->flags & KP_SAMPLE_KSTACK_LOST, KP_NO_KSTACK);
 	k.ustack = sample_stack(s, r->ustack, true, -ENODATA);
 	memcpy(k.comm, r->comm, sizeof(k.comm));
-	return count_sample(s, &k);
+	return count_sample(s, &k, r->period);
 }
 
 static int on_stack(struct stackstore *s, const struct kp_rec_stack *r, size_t size)
@@ -230,7 +232,7 @@ static int on_dwarf(struct stackstore *s, const struct kp_rec_dwarf *r, size_t s
 	if (k.ustack == -ENOMEM)
 		return -ENOMEM;
 	memcpy(k.comm, r->comm, sizeof(k.comm));
-	return count_sample(s, &k);
+	return count_sample(s, &k, r->period);
 }
 
 /* libbpf's ring buffer callback: a negative return stops the drain and is its result */
@@ -301,13 +303,26 @@ int stackstore_drain(struct stackstore *s)
 int stackstore_samples(const struct stackstore *s, struct kp_sample_key **keys, __u64 **counts,
 		       size_t *n)
 {
+	return stackstore_weighed(s, keys, counts, NULL, n);
+}
+
+int stackstore_weighed(const struct stackstore *s, struct kp_sample_key **keys, __u64 **counts,
+		       __u64 **weights, size_t *n)
+{
 	size_t i, m = 0;
 
+	if (weights) {
+		*weights = malloc((s->nsamples + 1) * sizeof(**weights));
+		if (!*weights)
+			return -ENOMEM;
+	}
 	*keys = malloc((s->nsamples + 1) * sizeof(**keys));
 	*counts = malloc((s->nsamples + 1) * sizeof(**counts));
 	if (!*keys || !*counts) {
 		free(*keys);
 		free(*counts);
+		if (weights)
+			free(*weights);
 		*keys = NULL;
 		*counts = NULL;
 		return -ENOMEM;
@@ -315,6 +330,8 @@ int stackstore_samples(const struct stackstore *s, struct kp_sample_key **keys, 
 	for (i = 0; i < s->samples_cap; i++) {
 		if (!s->samples[i].count)
 			continue;
+		if (weights)
+			(*weights)[m] = s->samples[i].weight;
 		(*keys)[m] = s->samples[i].key;
 		(*counts)[m++] = s->samples[i].count;
 	}

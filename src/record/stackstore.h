@@ -51,6 +51,9 @@ const __u64 *stackstore_frames(const struct stackstore *s, __s32 id, __u32 *nr);
 /* Every sample key counted so far and its count, in two arrays the caller frees. */
 int stackstore_samples(const struct stackstore *s, struct kp_sample_key **keys, __u64 **counts,
 		       size_t *n);
+/* The same with each key's weight: the sum of its samples' periods (NULL weights: none). */
+int stackstore_weighed(const struct stackstore *s, struct kp_sample_key **keys, __u64 **counts,
+		       __u64 **weights, size_t *n);
 /* Records that made no sense (a sample naming a stack never sent): a bug if ever nonzero. */
 __u64 stackstore_bad(const struct stackstore *s);
 

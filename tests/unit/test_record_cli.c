@@ -69,6 +69,34 @@ static void test_modes(void **state)
 	assert_int_equal(PARSE(&o, "--help"), 1);
 }
 
+/* --count appends (aliases normalised), -e and -c set the sampling; the defaults without */
+static void test_events(void **state)
+{
+	struct record_opts o;
+
+	assert_int_equal(PARSE(&o, "true"), 0);
+	assert_string_equal(o.sample_event.name, "cpu-clock");
+	assert_int_equal(o.period, 0);
+	assert_int_equal(o.ncount, 0);
+	assert_int_equal(PARSE(&o, "--count", "cs,task-clock", "--count", "faults", "-e",
+			       "page-faults", "-c", "1", "--", "true"),
+			 0);
+	assert_int_equal(o.ncount, 3);
+	assert_string_equal(o.count[0].name, "context-switches");
+	assert_string_equal(o.count[1].name, "task-clock");
+	assert_string_equal(o.count[2].name, "page-faults");
+	assert_string_equal(o.sample_event.name, "page-faults");
+	assert_int_equal(o.period, 1);
+	assert_false(o.freq_set);
+	assert_int_equal(PARSE(&o, "-e", "cs", "-F", "49", "true"), 0);
+	assert_int_equal(o.period, 0);
+	assert_int_equal(o.freq, 49);
+	assert_int_equal(PARSE(&o, "-c", "5", "-F", "49", "true"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-c", "1099511627777", "true"), -EINVAL);
+	assert_int_equal(PARSE(&o, "--count", "nosuch", "true"), -EINVAL);
+	assert_int_equal(PARSE(&o, "-e", "cs,cs", "true"), -EINVAL);
+}
+
 static void test_rejects(void **state)
 {
 	struct record_opts o;
@@ -164,6 +192,7 @@ int main(void)
 		cmocka_unit_test(test_defaults_and_command),
 		cmocka_unit_test(test_options_stop_at_command),
 		cmocka_unit_test(test_modes),
+		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_rejects),
 		cmocka_unit_test(test_long_only),
 		cmocka_unit_test(test_call_graph_and_ring),
