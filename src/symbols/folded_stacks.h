@@ -31,7 +31,7 @@ int folded_samples(struct datafile *df, const struct folded_frames *o, folded_fn
 /*
  * The same, but for a recording sampled on an event (record -e): each
  * stack weighs the events its samples stand for (the sample_weights
- * table), as kprotperf folded prints it.
+ * table), as kprotperf folded and diff --folded print it.
  */
 int folded_events(struct datafile *df, const struct folded_frames *o, folded_fn fn, void *ctx);
 /*

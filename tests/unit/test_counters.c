@@ -254,6 +254,16 @@ static void test_folded_weighted(void **state)
 		  "sleeper;entry_SYSCALL_64_[k];do_syscall_64_[k];clear_page_erms_[k] 24\n");
 }
 
+/* diff --folded weighs the event-sampled side as folded does; the base has no samples. */
+static void test_diff_folded_weighted(void **state)
+{
+	char *argv[] = {"diff", "--folded", rec, base, NULL};
+
+	tu_expect(cmd_diff, argv, 1, 0,
+		  "sh;entry_SYSCALL_64_[k];do_syscall_64_[k];clear_page_erms_[k] 4 0\n"
+		  "sleeper;entry_SYSCALL_64_[k];do_syscall_64_[k];clear_page_erms_[k] 24 0\n");
+}
+
 static void golden_diff(const char *name, const char *opt, char *a, char *b)
 {
 	char *argv[] = {"diff", a, b, NULL, NULL};
@@ -325,9 +335,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report_text),	cmocka_unit_test(test_report_json),
-		cmocka_unit_test(test_folded_weighted), cmocka_unit_test(test_diff_text),
-		cmocka_unit_test(test_diff_json),	cmocka_unit_test(test_diff_untimed),
-		cmocka_unit_test(test_name_twice),	cmocka_unit_test(test_no_counters),
+		cmocka_unit_test(test_folded_weighted), cmocka_unit_test(test_diff_folded_weighted),
+		cmocka_unit_test(test_diff_text),	cmocka_unit_test(test_diff_json),
+		cmocka_unit_test(test_diff_untimed),	cmocka_unit_test(test_name_twice),
+		cmocka_unit_test(test_no_counters),
 	};
 
 	return cmocka_run_group_tests(tests, make_recordings, drop_recordings);
