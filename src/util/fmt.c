@@ -52,6 +52,8 @@ void fmt_amount(char *buf, size_t len, double x, bool time, bool per_call)
 		snprintf(buf, len, "-");
 	else if (time)
 		fmt_ns(buf, len, x);
+	else if (per_call && x && fabs(x) < 0.1)
+		snprintf(buf, len, "%.2g", x);
 	else if (per_call && fabs(x) < 100)
 		snprintf(buf, len, "%.2f", x);
 	else if (x < 0 || x >= 1e18)

@@ -18,8 +18,9 @@ void fmt_count(char *buf, size_t len, unsigned long long v);
 
 /*
  * An amount of events: with time, nanoseconds as fmt_ns; else a count,
- * whole with thousands separated (a total, or a mean of 100 or more) or
- * with two decimals (a mean below 100: per_call); NaN as "-".
+ * whole with thousands separated (a total, or a mean of 100 or more), with
+ * two decimals (a mean below 100: per_call) or, below 0.1, two significant
+ * digits (0.00094: not a 0.00 that reads as none); NaN as "-".
  */
 void fmt_amount(char *buf, size_t len, double x, bool time, bool per_call);
 
