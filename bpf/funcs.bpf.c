@@ -113,12 +113,14 @@ static __always_inline void cnt_push(struct kp_thread *s, struct kp_func_call *c
 	__u32 d = s->depth - 1;
 	struct kp_cnt_task *t;
 
-	barrier_var(d);
 	if (d >= KP_FUNC_DEPTH)
 		return;
 	t = cnt_current();
 	if (!t)
 		return;
+	/* a bound the verifier keeps after the spills of the calls between */
+	barrier_var(d);
+	d &= KP_FUNC_DEPTH - 1;
 	c->cnt_fails = t->fails;
 	c->cnt_ok = cnt_now(t, s->cnt[d]);
 }
@@ -130,9 +132,13 @@ static __always_inline void cnt_pop(struct kp_thread *s, __u32 d, const struct k
 	__u32 func = c->func;
 	struct kp_cnt_lat *l = bpf_map_lookup_elem(&func_cnt, &func);
 
+	if (d >= KP_FUNC_DEPTH || !t || !l || !c->cnt_ok || c->cnt_fails != t->fails) {
+		count(KP_CNT_LOST_COUNT);
+		return;
+	}
 	barrier_var(d);
-	if (d >= KP_FUNC_DEPTH || !t || !l || !c->cnt_ok || c->cnt_fails != t->fails ||
-	    !cnt_account(t, s->cnt[d], l))
+	d &= KP_FUNC_DEPTH - 1;
+	if (!cnt_account(t, s->cnt[d], l))
 		count(KP_CNT_LOST_COUNT);
 }
 

@@ -101,6 +101,33 @@ static void test_stacks_once_samples_counted(void **state)
 	stackstore_free(s);
 }
 
+/* record -e: each key's weight is the sum of its samples' periods. */
+static void test_weights(void **state)
+{
+	static const __u64 u[] = {0x401000};
+	struct kp_rec_sample r = {.type = KP_REC_SAMPLE, .tgid = 5, .pid = 6, .comm = "w"};
+	struct kp_sample_key *keys;
+	struct stackstore *s;
+	__u64 *counts, *weights;
+	size_t n;
+
+	assert_int_equal(stackstore_new(&s, NULL, NULL), 0);
+	r.ustack = send_stack(s, u, 1);
+	r.period = 1000;
+	assert_int_equal(stackstore_record(s, &r, sizeof(r)), 0);
+	r.period = 2500;
+	assert_int_equal(stackstore_record(s, &r, sizeof(r)), 0);
+	assert_int_equal(stackstore_weighed(s, &keys, &counts, &weights, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(keys[0].ustack, 0);
+	assert_int_equal(counts[0], 2);
+	assert_int_equal(weights[0], 3500);
+	free(weights);
+	free(counts);
+	free(keys);
+	stackstore_free(s);
+}
+
 /* Garbage from the ring is counted and dropped; nothing reads past a record. */
 static void test_bad_records(void **state)
 {
@@ -166,6 +193,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stacks_once_samples_counted),
+		cmocka_unit_test(test_weights),
 		cmocka_unit_test(test_bad_records),
 		cmocka_unit_test(test_growth),
 	};
