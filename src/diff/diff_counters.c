@@ -258,11 +258,16 @@ static void json_row(const struct diff_counter_set *s, const struct metric *m, s
 		json_str(j, "significant", NULL);
 		json_str(j, "method", NULL);
 	}
+	json_double(j, "p_value", r->p);
 	json_double(j, "base_per_run", per_run(s, m, DM_BASE));
 	json_double(j, "hardened_per_run", per_run(s, m, DM_HARD));
 	json_double(j, "delta_per_run", both ? r->delta_run : NAN);
 	json_double(j, "delta_ci_low", both ? r->delta_lo : NAN);
 	json_double(j, "delta_ci_high", both ? r->delta_hi : NAN);
+	/* the calls counted per run, over which the events are per call */
+	json_double(j, "calls_per_run_base", isnan(per_run(s, m, DM_BASE)) ? NAN : m->calls.base);
+	json_double(j, "calls_per_run_hardened",
+		    isnan(per_run(s, m, DM_HARD)) ? NAN : m->calls.hard);
 	json_close(j, '}');
 }
 
