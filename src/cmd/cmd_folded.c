@@ -49,7 +49,9 @@ static const struct options_entry entries[] = {
 	{'i', "input", "FILE", "the data file (same as the FILE argument)"},
 	{'K', "kernel-only", NULL, "keep only kernel frames"},
 	{'U', "user-only", NULL, "keep only user frames"},
-	{O_WEIGHT, "weight", "W", "samples (default: CPU samples) or latency (probed functions)"},
+	{O_WEIGHT, "weight", "W",
+	 "samples (default: CPU samples, or the events of record -e)\n"
+	 "or latency (probed functions)"},
 	{O_FUNC, "func", "NAME", "only probed function NAME (implies --weight latency)"},
 	{O_MODEL, "model", "W",
 	 "the machine model's counts (record --model in the VM), one\n"
@@ -80,6 +82,8 @@ const struct options_cmd folded_options = {
 		"root first, kernel frames marked _[k], functions the compiler inlined there\n"
 		"marked _[i] (from the kernel's DWARF). Pipe into flamegraph.pl:\n"
 		"  kprotperf folded k.data | flamegraph.pl --colors=java > k.svg\n"
+		"A recording sampled on an event (record -e EVENT) weighs each stack by the\n"
+		"events its samples stand for (their periods summed), not by its samples.\n"
 		"With --weight latency, the kernel stacks the functions probed by record --func\n"
 		"were entered from instead: function;kernel frames NS, weighted by the ns spent\n"
 		"in the function:\n"

@@ -9,6 +9,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -645,12 +646,15 @@ const char *datafile_meta(struct datafile *df, const char *key)
 double datafile_sample_period_ns(struct datafile *df)
 {
 	const char *hz = datafile_meta(df, "sampling.freq_hz");
-	const char *period = datafile_meta(df, "sampling.period");
 	const char *ev = datafile_meta(df, "sampling.event");
+	const char *period = datafile_meta(df, "sampling.period");
 	double f = hz ? atof(hz) : 0;
 
-	/* record -c on a clock: a sample every PERIOD ns (check.c bounds it) */
-	if (period && ev && (!strcmp(ev, "cpu-clock") || !strcmp(ev, "task-clock")))
+	/* a sample of another event (record -e) stands for no known time */
+	if (ev && strcmp(ev, "cpu-clock") && strcmp(ev, "task-clock"))
+		return NAN;
+	/* the clocks' periods are in ns (check.c: 1 to 2^40) */
+	if (period)
 		return atof(period);
 	return 1e9 / (f > 0 ? f : KP_DEFAULT_FREQ_HZ);
 }

@@ -93,7 +93,8 @@ void datafile_close(struct datafile *df);
 const char *datafile_meta(struct datafile *df, const char *key);
 /*
  * ns per CPU sample: 1e9 / meta sampling.freq_hz, record's default rate when
- * absent; sampling.period with -c on cpu-clock or task-clock.
+ * absent; sampling.period with record -c; NAN for samples of an event that
+ * is no clock (record -e), which stand for no known time.
  */
 double datafile_sample_period_ns(struct datafile *df);
 /* The schema version the file holds (PRAGMA user_version). */

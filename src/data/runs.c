@@ -58,7 +58,7 @@ static int value_row(sqlite3_stmt *st, void *ctx)
 	return w->fn(&v, w->ctx);
 }
 
-static int values(struct datafile *df, const char *sql, runs_value_fn fn, void *ctx)
+int runs_values(struct datafile *df, const char *sql, runs_value_fn fn, void *ctx)
 {
 	return query_each(df, sql, value_row, &(struct value_walk){fn, ctx}, "");
 }
@@ -79,36 +79,36 @@ int runs_latency(struct datafile *df, const char *kind, const char *column, runs
 			 "SELECT l.run, f.name, l.%s, l.done, l.calls FROM d_lat l JOIN funcs f"
 			 " ON f.id = l.id WHERE l.kind = 'func'",
 			 column);
-	return values(df, sql, fn, ctx);
+	return runs_values(df, sql, fn, ctx);
 }
 
 int runs_wall(struct datafile *df, runs_value_fn fn, void *ctx)
 {
-	return values(df,
-		      "SELECT d.idx, 'wall', r.wall_ns, 1 FROM runs r JOIN d_runs d"
-		      " ON d.run = r.run UNION ALL SELECT 0, 'wall', CAST(value AS INTEGER), 1"
-		      " FROM meta WHERE key = 'record.wall_ns' AND NOT EXISTS"
-		      " (SELECT 1 FROM runs)",
-		      fn, ctx);
+	return runs_values(df,
+			   "SELECT d.idx, 'wall', r.wall_ns, 1 FROM runs r JOIN d_runs d"
+			   " ON d.run = r.run UNION ALL SELECT 0, 'wall', CAST(value AS INTEGER), 1"
+			   " FROM meta WHERE key = 'record.wall_ns' AND NOT EXISTS"
+			   " (SELECT 1 FROM runs)",
+			   fn, ctx);
 }
 
 int runs_kernel_self(struct datafile *df, runs_value_fn fn, void *ctx)
 {
-	return values(df,
-		      "SELECT s.run, kp_func_base(f.name), SUM(s.count), 1"
-		      " FROM d_samples s JOIN frames f ON f.space = 'k' AND f.stack = s.kstack"
-		      " AND f.depth = 0 AND f.leaf = 1 GROUP BY 1, 2",
-		      fn, ctx);
+	return runs_values(df,
+			   "SELECT s.run, kp_func_base(f.name), SUM(s.count), 1"
+			   " FROM d_samples s JOIN frames f ON f.space = 'k' AND f.stack = s.kstack"
+			   " AND f.depth = 0 AND f.leaf = 1 GROUP BY 1, 2",
+			   fn, ctx);
 }
 
 int runs_kernel_total(struct datafile *df, runs_value_fn fn, void *ctx)
 {
-	return values(df,
-		      "SELECT s.run, f.base, SUM(s.count), 1 FROM d_samples s"
-		      " JOIN (SELECT DISTINCT stack, kp_func_base(name) AS base"
-		      " FROM frames WHERE space = 'k') f ON f.stack = s.kstack"
-		      " GROUP BY 1, 2",
-		      fn, ctx);
+	return runs_values(df,
+			   "SELECT s.run, f.base, SUM(s.count), 1 FROM d_samples s"
+			   " JOIN (SELECT DISTINCT stack, kp_func_base(name) AS base"
+			   " FROM frames WHERE space = 'k') f ON f.stack = s.kstack"
+			   " GROUP BY 1, 2",
+			   fn, ctx);
 }
 
 int runs_inline_keys(struct datafile *df, size_t n, const char *(*key)(size_t i, void *ctx),
@@ -130,11 +130,11 @@ int runs_inline_keys(struct datafile *df, size_t n, const char *(*key)(size_t i,
 
 int runs_inline_samples(struct datafile *df, bool self, runs_value_fn fn, void *ctx)
 {
-	return values(df,
-		      self ? "SELECT s.run, h.key, SUM(CASE WHEN h.self THEN s.count ELSE 0"
-			     " END), 1" INL_STACKS_SQL
-			   : "SELECT s.run, h.key, SUM(s.count), 1" INL_STACKS_SQL,
-		      fn, ctx);
+	return runs_values(df,
+			   self ? "SELECT s.run, h.key, SUM(CASE WHEN h.self THEN s.count ELSE 0"
+				  " END), 1" INL_STACKS_SQL
+				: "SELECT s.run, h.key, SUM(s.count), 1" INL_STACKS_SQL,
+			   fn, ctx);
 }
 
 struct feature_walk {
@@ -196,11 +196,12 @@ int runs_features(struct datafile *df, const struct runs_feature_map *m, runs_va
 		  void *ctx)
 {
 	return stack_features(df, m)
-		       ?: values(df,
-				 "SELECT s.run, COALESCE(f.feature, '(unmapped)'), SUM(s.count), 1"
-				 " FROM d_samples s LEFT JOIN d_stack_feature f ON f.stack = s.kstack"
-				 " WHERE s.kstack IS NOT NULL GROUP BY 1, 2",
-				 fn, ctx);
+		       ?: runs_values(
+				  df,
+				  "SELECT s.run, COALESCE(f.feature, '(unmapped)'), SUM(s.count), 1"
+				  " FROM d_samples s LEFT JOIN d_stack_feature f ON f.stack = s.kstack"
+				  " WHERE s.kstack IS NOT NULL GROUP BY 1, 2",
+				  fn, ctx);
 }
 
 struct total_walk {

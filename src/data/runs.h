@@ -34,6 +34,12 @@ struct runs_value {
 typedef int (*runs_value_fn)(const struct runs_value *v, void *ctx);
 
 /*
+ * For data/ readers: the rows (run idx, name, num, den[, calls]) of sql as
+ * runs_values to fn.
+ */
+int runs_values(struct datafile *df, const char *sql, runs_value_fn fn, void *ctx);
+
+/*
  * Per run, the latency column ("total_ns", "oncpu_ns", "offcpu_ns") of kind
  * "syscall" by syscall or "func" by probed function's name, with its calls done.
  */

@@ -6,6 +6,7 @@
  */
 #include "diff/diff.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "data/meta.h"
 #include "data/runs.h"
 #include "data/samples.h"
+#include "diff/diff_counters.h"
 #include "diff/oneside.h"
 #include "diff/prov.h"
 #include "diff/tables.h"
@@ -88,6 +90,7 @@ struct diff_ctx {
 	struct metrics_inlining *inl;
 	size_t ninl;
 	struct oneside only;
+	struct diff_counters cnt;
 	struct kv_list config[2]; /* CONFIG_ cut, for the feature table */
 };
 
@@ -103,6 +106,20 @@ static int features_hidden(const struct diff_ctx *c)
 		if (feature_costs_sites_unknown(c->df[side]))
 			return side + 1;
 	return 0;
+}
+
+/* A side sampled on an event that is no clock (record -e): its samples are no CPU time. */
+static int untimed_side(const struct diff_ctx *c)
+{
+	return isnan(c->period[DM_BASE])   ? DM_BASE + 1
+	       : isnan(c->period[DM_HARD]) ? DM_HARD + 1
+					   : 0;
+}
+
+/* A table left out: the features' as report leaves it out, the samples' without time. */
+static bool hidden(const struct diff_ctx *c, int i)
+{
+	return (i == T_FEATURES && features_hidden(c)) || (defs[i].samples && untimed_side(c));
 }
 
 /* Before the warnings: an older schema, a side without DWARF, no sites known. */
@@ -196,12 +213,21 @@ static int load_all(struct diff_ctx *c)
 		return err;
 	prov_warnings(c->df, c->runs, "from histograms and sample counts, not over runs",
 		      &c->notes);
+	if (untimed_side(c))
+		prov_note(&c->notes,
+			  "note: CPU time not compared: the %s sampled on %.200s (record -e), whose"
+			  " samples stand for no time (kprotperf folded weighs them)",
+			  prov_side_name[untimed_side(c) - 1],
+			  datafile_meta(c->df[untimed_side(c) - 1], "sampling.event"));
 	init_tables(c);
 	for (side = 0; side < 2 && !err; side++)
 		err = load_side(c, side);
 	for (i = 0; i < T_N && !err; i++)
 		err = metrics_finish(&c->t[i].set, c->df, c->o->top);
-	err = err ?: oneside_load(&c->only, c->df, &c->t[T_FUNCS].set);
+	err = err ?: oneside_load(&c->only, c->df, &c->t[T_FUNCS].set)
+		?: diff_counters_load(&c->cnt, c->df, c->runs, c->o->top);
+	if (!err)
+		diff_counters_notes(&c->cnt, &c->notes);
 	/* one build inlines alike on both sides: only the samples would differ */
 	if (err || same_build(c->df))
 		return err;
@@ -218,13 +244,16 @@ static int print_text(struct diff_ctx *c, FILE *f)
 	fputs("# kprotperf diff\n", f);
 	prov_side_text(DM_BASE, c->o->path[DM_BASE], c->df[DM_BASE], c->runs[DM_BASE], f);
 	prov_side_text(DM_HARD, c->o->path[DM_HARD], c->df[DM_HARD], c->runs[DM_HARD], f);
+	diff_counters_header(&c->cnt, f);
 	err = prov_print(c->df, c->feat, f, NULL);
 	for (n = 0; n < c->notes.n; n++)
 		esc_printf(f, "# %s\n", c->notes.v[n]);
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		/* no probed functions on either side: no table to show */
-		if ((order[i] == T_FUNCS && !c->t[T_FUNCS].set.n) ||
-		    (order[i] == T_FEATURES && features_hidden(c)))
+		/* the counters follow the latencies they were counted over */
+		if (order[i] == T_KSELF)
+			diff_counters_text(&c->cnt, f);
+		if ((order[i] == T_FUNCS && !c->t[T_FUNCS].set.n) || hidden(c, order[i]))
 			continue;
 		tables_text(&c->t[order[i]], f);
 	}
@@ -254,10 +283,11 @@ static int print_json(struct diff_ctx *c, FILE *f)
 		json_str(&j, NULL, c->notes.v[i]);
 	json_close(&j, ']');
 	for (i = 0; i < T_N; i++)
-		if (i == T_FEATURES && features_hidden(c))
+		if (hidden(c, i))
 			json_str(&j, defs[i].key, NULL);
 		else
 			tables_json(&c->t[i], &j);
+	diff_counters_json(&c->cnt, &j);
 	oneside_json(&c->only, &j);
 	tables_inlining_json(c->inl, c->ninl, c->o->top, &j);
 	json_close(&j, '}');
@@ -273,6 +303,7 @@ static void cleanup(struct diff_ctx *c)
 		metrics_free(&c->t[i].set);
 	free(c->inl);
 	oneside_free(&c->only);
+	diff_counters_free(&c->cnt);
 	kv_list_free(&c->config[0]);
 	kv_list_free(&c->config[1]);
 }

@@ -103,7 +103,7 @@ static void merge_clones(struct side *s)
 static int load_side(struct side *s, struct datafile *df, struct kernel_dwarf *kd,
 		     const struct folded_frames *fr)
 {
-	int err = stacks_name_frames(df, kd) ?: folded_samples(df, fr, keep_line, s);
+	int err = stacks_name_frames(df, kd) ?: folded_events(df, fr, keep_line, s);
 
 	if (!err)
 		merge_clones(s);

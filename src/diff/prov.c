@@ -41,13 +41,34 @@ static const char *meta_or(struct datafile *df, const char *key, const char *dfl
 
 const char *const prov_side_name[2] = {"base", "hardened"};
 
+/*
+ * How a side sampled: "99 Hz" on cpu-clock (its rate alone, as always),
+ * else "EVENT at 99 Hz" or with record -c "EVENT, period 4"; true when on
+ * cpu-clock at a rate.
+ */
+static bool sampling_text(struct datafile *df, char *buf, size_t len)
+{
+	const char *ev = meta_or(df, "sampling.event", "cpu-clock");
+	const char *hz = meta_or(df, "sampling.freq_hz", "?");
+	const char *period = datafile_meta(df, "sampling.period");
+
+	if (period)
+		snprintf(buf, len, "%.200s, period %.30s", ev, period);
+	else if (strcmp(ev, "cpu-clock"))
+		snprintf(buf, len, "%.200s at %.30s Hz", ev, hz);
+	else
+		snprintf(buf, len, "%.30s Hz", hz);
+	return !period && !strcmp(ev, "cpu-clock");
+}
+
 void prov_warnings(struct datafile *const df[2], const size_t runs[2], const char *one_run,
 		   struct diff_notes *n)
 {
 	const char *cb = meta_or(df[DM_BASE], "record.command", "-");
 	const char *ch = meta_or(df[DM_HARD], "record.command", "-");
-	const char *fb = meta_or(df[DM_BASE], "sampling.freq_hz", "?");
-	const char *fh = meta_or(df[DM_HARD], "sampling.freq_hz", "?");
+	char fb[256], fh[256];
+	bool clock_b = sampling_text(df[DM_BASE], fb, sizeof(fb));
+	bool clock_h = sampling_text(df[DM_HARD], fh, sizeof(fh));
 	int i;
 
 	if (strcmp(cb, ch))
@@ -55,11 +76,13 @@ void prov_warnings(struct datafile *const df[2], const size_t runs[2], const cha
 			  "warning: the recordings ran different commands ('%.300s' and '%.300s'):"
 			  " their numbers may not be comparable",
 			  cb, ch);
-	if (strcmp(fb, fh))
+	if (strcmp(fb, fh) && clock_b && clock_h)
 		prov_note(n,
-			  "warning: different sampling frequencies (%s Hz and %s Hz): samples are"
+			  "warning: different sampling frequencies (%s and %s): samples are"
 			  " compared as CPU time (samples x period)",
 			  fb, fh);
+	else if (strcmp(fb, fh))
+		prov_note(n, "warning: different sampling (%s and %s)", fb, fh);
 	for (i = 0; i < 2; i++)
 		if (runs[i] < DIFF_MIN_RUNS)
 			prov_note(n,
@@ -337,11 +360,14 @@ int prov_print(struct datafile *const df[2], const struct features *feat, FILE *
 
 void prov_side_text(int side, const char *path, struct datafile *df, size_t runs, FILE *f)
 {
-	esc_printf(f, "# %-9s %s: kernel %s (build-id %s), %zu run%s of '%s', %s Hz, schema %lld\n",
+	char sampling[256];
+
+	sampling_text(df, sampling, sizeof(sampling));
+	esc_printf(f, "# %-9s %s: kernel %s (build-id %s), %zu run%s of '%s', %s, schema %lld\n",
 		   side ? "hardened:" : "base:", path, meta_or(df, "kernel.release", "?"),
 		   meta_or(df, "kernel.build_id", "?"), runs, runs == 1 ? "" : "s",
-		   datafile_meta(df, "record.command") ?: meta_or(df, "record.mode", "?"),
-		   meta_or(df, "sampling.freq_hz", "?"), datafile_schema(df));
+		   datafile_meta(df, "record.command") ?: meta_or(df, "record.mode", "?"), sampling,
+		   datafile_schema(df));
 }
 
 void prov_side_json(int side, const char *path, struct datafile *df, size_t runs,

@@ -68,8 +68,7 @@ static int fmt_pct(char *buf, size_t len, double ratio)
 			    : snprintf(buf, len, "%+.1f%%", 100 * (ratio - 1));
 }
 
-/* Nothing to be relative to on one side: "new" or "gone", never a ratio of 0 or inf. */
-static void fmt_ratio(char *buf, size_t len, const struct stats_result *r, enum tables_presence p)
+void tables_fmt_ratio(char *buf, size_t len, const struct stats_result *r, enum tables_presence p)
 {
 	if (p != TABLES_BOTH)
 		snprintf(buf, len, "%s", tables_presence_name[p]);
@@ -95,7 +94,7 @@ void tables_fmt_change(char *buf, size_t len, const struct stats_result *r, enum
 	snprintf(buf + n, len - n, "]");
 }
 
-static const char *sig_text(const struct stats_result *r)
+const char *tables_sig_text(const struct stats_result *r)
 {
 	return r->method == DS_NONE ? "-" : r->sig ? "yes" : "no";
 }
@@ -261,7 +260,7 @@ static void text_row(const struct metric *m, const struct share *sh, FILE *f)
 
 	fmt_value(b, sizeof(b), m, DM_BASE);
 	fmt_value(h, sizeof(h), m, DM_HARD);
-	fmt_ratio(ratio, sizeof(ratio), &m->r, p);
+	tables_fmt_ratio(ratio, sizeof(ratio), &m->r, p);
 	tables_fmt_change(change, sizeof(change), &m->r, p);
 	/* nothing to be relative to: the change's own interval, per run */
 	if (p != TABLES_BOTH && !isnan(m->r.delta_lo) && !isnan(m->r.delta_hi)) {
@@ -275,7 +274,7 @@ static void text_row(const struct metric *m, const struct share *sh, FILE *f)
 	else
 		snprintf(share, sizeof(share), "-");
 	esc_printf(f, "%-32s %10s %10s %7s %-30s %4s %10s %7s\n", m->name, b, h, ratio, change,
-		   sig_text(&m->r), d, share);
+		   tables_sig_text(&m->r), d, share);
 }
 
 /* Said once under the table: why SHARE is "-" where there were changes. */
@@ -346,7 +345,7 @@ static void calls_text(const struct diff_table *t, FILE *f)
 		p = calls_presence(m);
 		fmt_calls(b, sizeof(b), m, DM_BASE);
 		fmt_calls(h, sizeof(h), m, DM_HARD);
-		fmt_ratio(ratio, sizeof(ratio), &m->calls, p);
+		tables_fmt_ratio(ratio, sizeof(ratio), &m->calls, p);
 		tables_fmt_change(change, sizeof(change), &m->calls, p);
 		esc_printf(f, "%-32s %10s %10s %7s %s\n", m->name, b, h, ratio, change);
 		n++;

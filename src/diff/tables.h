@@ -37,6 +37,10 @@ enum tables_presence { TABLES_BOTH, TABLES_NEW, TABLES_GONE };
 enum tables_presence tables_presence(bool base, bool hard);
 /* "both", "new", "gone" */
 extern const char *const tables_presence_name[];
+/* "2.00x"; nothing to be relative to on one side: "new" or "gone", never 0 or inf. */
+void tables_fmt_ratio(char *buf, size_t len, const struct stats_result *r, enum tables_presence p);
+/* SIG: "yes", "no", or "-" without a method */
+const char *tables_sig_text(const struct stats_result *r);
 /* "+95.2% [+88.1%, +102.0%]": the relative change and its interval, when there is one. */
 void tables_fmt_change(char *buf, size_t len, const struct stats_result *r, enum tables_presence p);
 /* The change of r as ratio, %, and interval (keys after prefix); null unless on both sides. */

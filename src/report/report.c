@@ -19,6 +19,7 @@
 #include "data/samples.h"
 #include "features/feature_costs.h"
 #include "report/own_cost.h"
+#include "report/report_counters.h"
 #include "report/report_inline.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/stacks.h"
@@ -102,7 +103,20 @@ static int print_counter(const struct meta_pair *p, void *f)
 	return 0;
 }
 
-static int print_header(struct datafile *df, const char *note, FILE *f)
+/* "99 Hz cpu-clock sampling", or with record -c "page-faults sampling, period 1". */
+static void print_sampling(struct datafile *df, FILE *f)
+{
+	const char *period = datafile_meta(df, "sampling.period");
+
+	if (period)
+		esc_printf(f, "%s sampling, period %s\n", meta(df, "sampling.event"), period);
+	else
+		esc_printf(f, "%s Hz %s sampling\n", meta(df, "sampling.freq_hz"),
+			   meta(df, "sampling.event"));
+}
+
+static int print_header(struct datafile *df, const struct counters_view *cv, const char *note,
+			FILE *f)
 {
 	int err;
 
@@ -125,9 +139,10 @@ static int print_header(struct datafile *df, const char *note, FILE *f)
 	meta_each(df, META_MITIGATED, print_kv, &(struct wrap){f, 45});
 	fputs("\n# cpu not affected by:", f);
 	meta_each(df, META_NOT_AFFECTED, print_key, &(struct wrap){f, 22});
-	esc_printf(f, "\n# wall %s, exit code %s, ended: %s; %s Hz %s sampling\n", wall,
-		   meta(df, "record.exit_code"), meta(df, "record.end"),
-		   meta(df, "sampling.freq_hz"), meta(df, "sampling.event"));
+	esc_printf(f, "\n# wall %s, exit code %s, ended: %s; ", wall, meta(df, "record.exit_code"),
+		   meta(df, "record.end"));
+	print_sampling(df, f);
+	report_counters_header(cv, f);
 	fprintf(f,
 		"# %lld samples, %lld syscalls, %lld page faults (%lld user, %lld kernel), "
 		"%lld processes\n",
@@ -157,6 +172,7 @@ struct lat_table {
 	struct datafile *df;
 	const char *kind; /* the latency.kind of the rows: "syscall" or "func" */
 	bool sc;	  /* kind is "syscall" */
+	const struct counters_view *cv;
 	struct lat_row *rows;
 	size_t n;
 };
@@ -216,12 +232,12 @@ static int cmp_rows(const void *a, const void *b, void *key)
 }
 
 /* kind: "syscall" or "func". */
-static int load_latency(struct datafile *df, const char *kind, struct lat_table *t,
-			enum sort_key key)
+static int load_latency(struct datafile *df, const struct counters_view *cv, const char *kind,
+			struct lat_table *t, enum sort_key key)
 {
 	int err;
 
-	*t = (struct lat_table){.df = df, .kind = kind, .sc = !strcmp(kind, "syscall")};
+	*t = (struct lat_table){.df = df, .kind = kind, .sc = !strcmp(kind, "syscall"), .cv = cv};
 	err = t->sc ? latency_syscalls(df, add_lat_row, t) : latency_funcs(df, add_lat_row, t);
 	if (!err && t->n)
 		qsort_r(t->rows, t->n, sizeof(*t->rows), cmp_rows, &key);
@@ -268,8 +284,20 @@ static void print_latency(const struct lat_table *t, FILE *f)
 	}
 }
 
-static void json_lat_row(struct json *j, const struct lat_row *r, bool sc)
+/* The counters table of t's rows, in their order (none without counted events). */
+static void print_counters(const struct lat_table *t, FILE *f)
 {
+	size_t i;
+
+	if (report_counters_head(t->cv, t->sc, f))
+		for (i = 0; i < t->n; i++)
+			report_counters_row(t->cv, t->sc, t->rows[i].id, t->rows[i].name, f);
+}
+
+static void json_lat_row(struct json *j, const struct lat_table *t, const struct lat_row *r)
+{
+	bool sc = t->sc;
+
 	json_open(j, NULL, '{');
 	json_str(j, "name", r->name);
 	if (sc) {
@@ -291,6 +319,7 @@ static void json_lat_row(struct json *j, const struct lat_row *r, bool sc)
 	json_u64(j, "p90_ns", r->p90);
 	json_u64(j, "p99_ns", r->p99);
 	json_u64(j, "max_ns", r->max);
+	report_counters_json_row(t->cv, sc, r->id, j);
 	json_close(j, '}');
 }
 
@@ -300,7 +329,7 @@ static void json_latency(const struct lat_table *t, struct json *j)
 
 	json_open(j, t->sc ? "syscalls" : "functions", '[');
 	for (i = 0; i < t->n; i++)
-		json_lat_row(j, &t->rows[i], t->sc);
+		json_lat_row(j, t, &t->rows[i]);
 	json_close(j, ']');
 }
 
@@ -435,12 +464,13 @@ static int absent_patterns(struct datafile *df, FILE *f, struct json *j)
 }
 
 /* record --func: the probed functions, where their time went per syscall and per cache. */
-static int probed_functions(struct datafile *df, int top, FILE *f, struct json *j)
+static int probed_functions(struct datafile *df, const struct counters_view *cv, int top, FILE *f,
+			    struct json *j)
 {
 	struct out sc = {.f = f, .j = j, .head = func_syscalls_head};
 	struct out ctx = {.f = f, .j = j, .head = func_contexts_head};
 	struct lat_table t;
-	int err = load_latency(df, "func", &t, S_TOTAL);
+	int err = load_latency(df, cv, "func", &t, S_TOTAL);
 
 	if (!err && j)
 		json_latency(&t, j);
@@ -449,6 +479,7 @@ static int probed_functions(struct datafile *df, int top, FILE *f, struct json *
 		      "entry to return)\n",
 		      f);
 		print_latency(&t, f);
+		print_counters(&t, f);
 	}
 	free(t.rows);
 	err = err ?: absent_patterns(df, f, j);
@@ -642,6 +673,7 @@ static int report_json(const struct report_ctx *c)
 	json_begin(&j, stdout);
 	json_open(&j, NULL, '{');
 	err = json_header(df, c->kd, c->note, &j);
+	report_counters_json_header(t->cv, &j);
 	if (!err && o->hist)
 		err = histogram(df, o->hist, stdout, &j);
 	if (!err && o->inline_table)
@@ -651,7 +683,7 @@ static int report_json(const struct report_ctx *c)
 			json_latency(t, &j);
 		else
 			json_str(&j, "syscalls", NULL);
-		err = probed_functions(df, o->top, stdout, &j)
+		err = probed_functions(df, t->cv, o->top, stdout, &j)
 			      ?: functions(df, "k", o, stdout, &j)
 			      ?: functions(df, "u", o, stdout, &j)
 			      ?: feature_costs_rollup(df, c->feat, stdout, &j);
@@ -668,7 +700,7 @@ static int report_text(const struct report_ctx *c)
 	char none[128];
 	int err;
 
-	err = print_header(df, c->note, stdout);
+	err = print_header(df, c->t->cv, c->note, stdout);
 	if (err)
 		return err;
 	if (o->hist)
@@ -683,8 +715,9 @@ static int report_text(const struct report_ctx *c)
 		       "on-CPU: running; off-CPU: waiting or preempted)\n",
 		       sort_names[o->sort]);
 		print_latency(c->t, stdout);
+		print_counters(c->t, stdout);
 	}
-	err = probed_functions(df, o->top, stdout, NULL);
+	err = probed_functions(df, c->t->cv, o->top, stdout, NULL);
 	if (err)
 		return err;
 	if (samples_none(df, none, sizeof(none))) {
@@ -708,15 +741,20 @@ int report_sort_key(const char *name)
 int report_show(struct datafile *df, struct kernel_dwarf *kd, const char *note,
 		const struct features *feat, const struct report_opts *o)
 {
+	struct counters_view cv;
 	struct lat_table t = {};
 	int err;
 
-	err = stacks_name_frames(df, kd) ?: load_latency(df, "syscall", &t, o->sort);
+	err = stacks_name_frames(df, kd) ?: report_counters_load(&cv, df);
+	if (err)
+		return err;
+	err = load_latency(df, &cv, "syscall", &t, o->sort);
 	if (!err) {
 		struct report_ctx c = {df, o, &t, kd, note, feat};
 
 		err = o->json ? report_json(&c) : report_text(&c);
 	}
 	free(t.rows);
+	report_counters_free(&cv);
 	return err;
 }

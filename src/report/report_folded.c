@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * kprotperf folded: one line per distinct stack, "comm;user;...;kernel_[k] N",
- * root first, as flamegraph.pl and speedscope read it.  N is a sample count,
+ * root first, as flamegraph.pl and speedscope read it.  N is a sample count
+ * (the events the samples stand for when sampled on an event: record -e),
  * or with --weight latency the ns spent in a probed function entered from
  * that kernel stack (the line then starts with the function's name).
  */
@@ -28,5 +29,5 @@ int folded_print(struct datafile *df, struct kernel_dwarf *kd, const struct fold
 		return err;
 	if (latency)
 		return folded_latency(df, fr, func, print_line, NULL);
-	return folded_samples(df, fr, print_line, NULL);
+	return folded_events(df, fr, print_line, NULL);
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/counters_read.h"
 #include "data/latency.h"
 #include "data/samples.h"
 #include "util/esc.h"
@@ -15,7 +16,8 @@
 struct folder {
 	struct datafile *df;
 	const struct folded_frames *o;
-	bool cut; /* the head is a probed function: cut the stack there */
+	bool cut;      /* the head is a probed function: cut the stack there */
+	bool weighted; /* samples weigh the events they stand for (record -e) */
 	struct samples_frames_cursor *frames;
 };
 
@@ -115,6 +117,8 @@ static int fold(struct folder *fo, const char *func, folded_fn fn, void *ctx)
 		return err;
 	if (fo->cut)
 		err = latency_func_stacks(fo->df, func, fold_row, fo);
+	else if (fo->weighted)
+		err = counters_weighted_stacks(fo->df, fold_row, fo);
 	else
 		err = samples_stacks(fo->df, fold_row, fo);
 	samples_frames_close(fo->frames);
@@ -124,6 +128,15 @@ static int fold(struct folder *fo, const char *func, folded_fn fn, void *ctx)
 int folded_samples(struct datafile *df, const struct folded_frames *o, folded_fn fn, void *ctx)
 {
 	return fold(&(struct folder){.df = df, .o = o}, NULL, fn, ctx);
+}
+
+int folded_events(struct datafile *df, const struct folded_frames *o, folded_fn fn, void *ctx)
+{
+	int weighted = counters_weighted(df);
+
+	if (weighted < 0)
+		return weighted;
+	return fold(&(struct folder){.df = df, .o = o, .weighted = weighted}, NULL, fn, ctx);
 }
 
 int folded_latency(struct datafile *df, const struct folded_frames *o, const char *func,

@@ -29,6 +29,12 @@ typedef int (*folded_fn)(const char *line, long long n, void *ctx);
  */
 int folded_samples(struct datafile *df, const struct folded_frames *o, folded_fn fn, void *ctx);
 /*
+ * The same, but for a recording sampled on an event (record -e): each
+ * stack weighs the events its samples stand for (the sample_weights
+ * table), as kprotperf folded and diff --folded print it.
+ */
+int folded_events(struct datafile *df, const struct folded_frames *o, folded_fn fn, void *ctx);
+/*
  * Likewise the kernel stacks the functions record --func probed (only
  * func's, by name or symbol probed, unless NULL) were entered from, each
  * line starting with the function's name and cut where it is on the stack,

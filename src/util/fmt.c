@@ -45,3 +45,19 @@ void fmt_count(char *buf, size_t len, unsigned long long v)
 	}
 	buf[o] = 0;
 }
+
+void fmt_amount(char *buf, size_t len, double x, bool time, bool per_call)
+{
+	if (isnan(x))
+		snprintf(buf, len, "-");
+	else if (time)
+		fmt_ns(buf, len, x);
+	else if (per_call && x && fabs(x) < 0.1)
+		snprintf(buf, len, "%.2g", x);
+	else if (per_call && fabs(x) < 100)
+		snprintf(buf, len, "%.2f", x);
+	else if (x < 0 || x >= 1e18)
+		snprintf(buf, len, "%.4g", x);
+	else
+		fmt_count(buf, len, llround(x));
+}

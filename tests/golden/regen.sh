@@ -22,8 +22,8 @@ cd "$scratch"
 # one line per recording, as tests/golden/cases describes them
 "$kp" record -q -F 499 -o sl.data -- ./syscall-loop 20000
 "$kp" record -q -F 499 -o burn.data -- ./cpu-burn 1
-"$kp" record -q -r 3 -o bf-a.data -- ./big-fork 5
-"$kp" record -q -r 3 -o bf-b.data -- ./big-fork 5
+"$kp" record -q -r 3 --count context-switches,task-clock -o bf-a.data -- ./big-fork 5
+"$kp" record -q -r 3 --count context-switches,task-clock -o bf-b.data -- ./big-fork 5
 # rename(2) within one file system: a reader sees the old file or the new one
 for f in sl burn bf-a bf-b; do
 	mv -f "$f.data" "$here/data/$f.data"
