@@ -7,10 +7,16 @@
 #ifndef KP_BOOT_VMRUN_H
 #define KP_BOOT_VMRUN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct boot_opts;
 
+/*
+ * vmrun_find()'s path into path, saying nothing: whether it is there and
+ * can be run.
+ */
+bool vmrun_path(const char *env, const char *rel, char *path, size_t len);
 /*
  * A script of kprotperf's source tree (rel: "scripts/vm-run.sh") into path:
  * $env, else rel beside the kprotperf binary (the source tree's).  -ENOENT

@@ -686,7 +686,9 @@ static void test_job_cpu(void **unused)
 	text = tu_read_file(path);
 	assert_non_null(text);
 	assert_string_equal(text,
+			    "--check-host \n"
 			    "--kernel linux-image-amd64 --timeout 360 --cpu Skylake-Client-v1 \n"
+			    "--check-host \n"
 			    "--kernel linux-image-amd64 --timeout 360 --cpu EPYC-Rome-v1 \n");
 	free(text);
 	OK(tu_run("grep -qx 'setup=kernel linux-image-amd64; cpu Skylake-Client-v1' '%s/sky/job'",
