@@ -559,6 +559,50 @@ static void test_merge(void **unused)
 }
 
 /*
+ * A job without a job file whose scratch folder DIR/kprotperf-NAME.XXXXXX
+ * is left (running, or killed by its engine) is "not finished", naming the
+ * folder; folders of other names or lengths leave it "not run".
+ */
+static void test_merge_stopped(void **unused)
+{
+	char *json[] = {"sweep", "--merge", dir, "--json", NULL};
+	static const char *const others[] = {"kprotperf-missingx.AbC123",
+					     "kprotperf-missing.AbC1234", "kprotperf-null.AbC123"};
+	char path[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, others[i]);
+		OK(mkdir(path, 0700));
+	}
+	json_of(json, 1);
+	OK(tu_run(
+		"python3 - '%s/m.json' '%s' <<'EOF'\n"
+		"import json, sys\n"
+		"r = next(r for r in json.load(open(sys.argv[1]))['rows'] if r['variant'] == 'missing')\n"
+		"assert r['why'] == 'not run: no %%s/missing/job (kprotperf sweep --job missing ...)'"
+		" %% sys.argv[2], r['why']\n"
+		"EOF",
+		dir, dir));
+	snprintf(path, sizeof(path), "%s/kprotperf-missing.AbC123", dir);
+	OK(mkdir(path, 0700));
+	json_of(json, 1);
+	OK(tu_run(
+		"python3 - '%s/m.json' '%s' <<'EOF'\n"
+		"import json, sys\n"
+		"r = next(r for r in json.load(open(sys.argv[1]))['rows'] if r['variant'] == 'missing')\n"
+		"assert r['why'] == ('not finished: no %%s/missing/job, and %%s/kprotperf-missing.AbC123 is"
+		" its job\\'s scratch folder: a job running, or one stopped before its end (killed: a"
+		" time limit, a cancel); remove it and run the job again (kprotperf sweep --job missing"
+		" ...)' %% (sys.argv[2], sys.argv[2])), r['why']\n"
+		"EOF",
+		dir, dir));
+	OK(tu_run("cd '%s' && rmdir kprotperf-missing.AbC123 kprotperf-missingx.AbC123"
+		  " kprotperf-missing.AbC1234 kprotperf-null.AbC123 && rm m.json",
+		  dir));
+}
+
+/*
  * A matrix of every cell: exit 0, and what the recordings make certain:
  * slow +10.00% on both operations, significant over the 4 cells; null no
  * change, not significant; both with a diff of the kernel that says so.
@@ -717,7 +761,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_setup_cpu),     cmocka_unit_test(test_dry_run),
 		cmocka_unit_test(test_dry_run_cpu),   cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_merge_whole),   cmocka_unit_test(test_merge_cpu),
-		cmocka_unit_test(test_job_cpu),
+		cmocka_unit_test(test_merge_stopped), cmocka_unit_test(test_job_cpu),
 	};
 
 	if (argc == 3 && !strcmp(argv[1], "--fixture")) {
