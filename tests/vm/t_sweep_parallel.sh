@@ -140,13 +140,14 @@ eng_step "sweep with parallel: 3 jobs over ssh, brought back and merged, alike t
 # on kpbare, whose checkout has no static binaries.  base's results are there.
 mkdir node/sweep2 && cp -a node/sweep/sweep.plan node/sweep/base node/sweep2/ || fail "cannot copy base's results"
 sed "s|$TMP/node/sweep |$TMP/node/sweep2 |" jobs.tsv >jobs2.tsv
-grep '^freelist_random' jobs2.tsv >killed.tsv
+# -r 20: a job that would run for minutes, so that the kill comes in its boot
+grep '^freelist_random' jobs2.tsv | sed 's/ -r 2 / -r 20 /' >killed.tsv
 grep '^broken' jobs2.tsv >bare.tsv
 rc=0
-parallel -S "ssh -F $K/config kpnode" --timeout 12 --colsep '\t' --joblog killed.log \
+parallel -S "ssh -F $K/config kpnode" --timeout 15 --colsep '\t' --joblog killed.log \
 	--transferfile "$TMP/node/plan" --return "$TMP/node/sweep2/{1}" \
 	'eval {2}' :::: killed.tsv >killed.out 2>&1 || rc=$?
-[ "$rc" != 0 ] || fail "parallel --timeout 12: exit 0: $(cat killed.out)"
+[ "$rc" != 0 ] || fail "parallel --timeout 15: exit 0: $(cat killed.out)"
 grep -q 'freelist_random: booting' killed.out || fail "the job was killed before its boot: $(cat killed.out)"
 for _ in $(seq 50); do
 	[ "$(ns_pids "${SSHD_PIDS[0]}")" = "" ] && break
