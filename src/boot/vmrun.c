@@ -104,6 +104,17 @@ static void child(const char *who, const char *const *argv, const char *const *e
 	_exit(126);
 }
 
+/* the script vmrun_spawn() waits for, 0 when none: vmrun_forward() signals it */
+static volatile pid_t running;
+
+void vmrun_forward(int sig)
+{
+	pid_t pid = running;
+
+	if (pid > 0)
+		kill(pid, sig);
+}
+
 int vmrun_spawn(const char *who, const char *const *argv, const char *const *env, const char *log)
 {
 	int logfd, status;
@@ -122,9 +133,13 @@ int vmrun_spawn(const char *who, const char *const *argv, const char *const *env
 		esc_printf(stderr, "%s: cannot start %s: %s\n", who, argv[0], strerror(errno));
 		return -errno;
 	}
+	running = pid;
 	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
+		if (errno != EINTR) {
+			running = 0;
 			return -errno;
+		}
+	running = 0;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 

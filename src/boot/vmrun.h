@@ -32,6 +32,11 @@ int vmrun_find(const char *who, const char *env, const char *rel, char *path, si
  */
 int vmrun_spawn(const char *who, const char *const *argv, const char *const *env, const char *log);
 /*
+ * sig sent to the script vmrun_spawn() is waiting for, if any; safe in a
+ * signal handler (a job stopped by its engine stops its script too).
+ */
+void vmrun_forward(int sig);
+/*
  * vm-run.sh into path: $KP_VM_RUN, else scripts/vm-run.sh beside the
  * kprotperf binary (the source tree's).  -ENOENT after saying to set KP_VM_RUN.
  */

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,10 +145,53 @@ static void placed(const struct job *jb, const char *s, char *out, size_t len)
 	fclose(f);
 }
 
+/* The signal that asked the job to stop (SIGTERM, SIGINT, SIGHUP), 0 while none did. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+	vmrun_forward(sig);
+}
+
+/* Stop signals caught: a job its engine stops leaves a job file saying so, and its script stops. */
+static void catch_stop(void)
+{
+	static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+	struct sigaction sa = {.sa_handler = on_stop};
+	size_t i;
+
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+/* 1 after the job's reason says that a stop signal came in step, 0 when none came. */
+static int stopped(struct job *jb, const char *step)
+{
+	int sig = stop_signal;
+
+	if (!sig)
+		return 0;
+	snprintf(jb->j.reason, sizeof(jb->j.reason),
+		 "killed: %s in its %s (its engine stopped it: a time limit, a cancel, Ctrl-C):"
+		 " run its job again",
+		 sig == SIGTERM	 ? "SIGTERM"
+		 : sig == SIGINT ? "SIGINT"
+				 : "SIGHUP",
+		 step);
+	snprintf(jb->j.status, sizeof(jb->j.status), "failed");
+	esc_printf(stderr, WHO ": %s: %s\n", jb->v->name, jb->j.reason);
+	return 1;
+}
+
 static int fail(struct job *jb, const char *step, const char *log, const char *prefix)
 {
 	char line[SWEEP_FIELD_MAX - 64], where[SWEEP_FIELD_MAX - 64];
 
+	/* a script stopped with the job: stopped() says why */
+	if (stop_signal)
+		return 1;
 	last_line(log, prefix, false, line, sizeof(line));
 	placed(jb, line, where, sizeof(where));
 	snprintf(jb->j.reason, sizeof(jb->j.reason), "%s: %s", step, where);
@@ -448,8 +492,15 @@ static int work(struct job *jb, const char *final)
 	}
 	snprintf(jb->kernel, sizeof(jb->kernel), "%s", jb->s.kernel ?: "");
 	err = node_check(jb);
-	err = err ?: (sweep_setup_builds(&jb->s) ? build(jb) : 0);
-	err = err ?: boots(jb);
+	err = stopped(jb, "node check") ?: err;
+	if (!err && sweep_setup_builds(&jb->s)) {
+		err = build(jb);
+		err = stopped(jb, "build") ?: err;
+	}
+	if (!err) {
+		err = boots(jb);
+		err = stopped(jb, "boot") ?: err;
+	}
 	err = err < 0 ? err : place(jb, final) ?: err;
 	scratch_remove(jb->tmp);
 	if (!err)
@@ -470,6 +521,7 @@ int sweep_job_run(const struct sweep_opts *o, const struct sweep_plan *p,
 	sweep_setup_of(p, v, &jb->s);
 	describe(jb);
 	snprintf(jb->final, sizeof(jb->final), "%s/%s", o->dir, v->name);
+	catch_stop();
 	err = sweep_dir_prepare(o->dir, p);
 	if (!err && done_already(jb, jb->final))
 		esc_printf(stderr, WHO ": %s: done already (%s/job)\n", v->name, jb->final);

@@ -31,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd/cmds.h"
@@ -739,6 +741,53 @@ static void test_job_cpu(void **unused)
 		  out));
 }
 
+/*
+ * A job its engine stops (SIGTERM in its boot) stops its script and leaves
+ * its folder, a job file saying so, no scratch folder, one line on stderr:
+ * a stand-in vm-run.sh signals the job, then sleeps until stopped in turn.
+ */
+static void test_job_stopped(void **unused)
+{
+	static const char plan[] = "base: --kernel linux-image-amd64\nnull:\n";
+	static const char want[] =
+		"killed: SIGTERM in its boot (its engine stopped it: a time limit,"
+		" a cancel, Ctrl-C): run its job again";
+	char planf[PATH_MAX], out[PATH_MAX], fake[PATH_MAX], err[PATH_MAX], *text;
+	char *argv[] = {"sweep", "--job", "null", "-r",	 "2", "--ops",
+			"null",	 "-o",	  out,	  planf, NULL};
+	time_t t0 = time(NULL);
+	int status, fd;
+	pid_t pid;
+
+	snprintf(planf, sizeof(planf), "%s/stop.plan", dir);
+	snprintf(out, sizeof(out), "%s/stop-out", dir);
+	snprintf(fake, sizeof(fake), "%s/stop-vm-run.sh", dir);
+	snprintf(err, sizeof(err), "%s/stop.err", dir);
+	OK(tu_write_file(planf, plan));
+	OK(tu_write_file(fake, "#!/bin/sh\n[ \"$1\" = --check-host ] && exit 0\n"
+			       "kill -TERM $PPID\nexec sleep 10\n"));
+	OK(chmod(fake, 0700));
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(fd, 2);
+		setenv("KP_VM_RUN", fake, 1);
+		_exit(cmd_sweep(10, argv));
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+	assert_true(time(NULL) - t0 < 8);
+	OK(tu_run("grep -qxF 'reason=%s' '%s/null/job' && grep -qx status=failed '%s/null/job'",
+		  want, out, out));
+	OK(tu_run("! ls '%s' | grep -q '^kprotperf-'", out));
+	text = tu_read_file(err);
+	assert_non_null(text);
+	assert_non_null(strstr(text, want));
+	assert_null(strstr(text, "the guest's script"));
+	free(text);
+}
+
 static int setup(void **state)
 {
 	if (tu_mkdtemp(dir, sizeof(dir), "kp-sweep"))
@@ -761,7 +810,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_setup_cpu),     cmocka_unit_test(test_dry_run),
 		cmocka_unit_test(test_dry_run_cpu),   cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_merge_whole),   cmocka_unit_test(test_merge_cpu),
-		cmocka_unit_test(test_merge_stopped), cmocka_unit_test(test_job_cpu),
+		cmocka_unit_test(test_merge_stopped), cmocka_unit_test(test_job_stopped),
+		cmocka_unit_test(test_job_cpu),
 	};
 
 	if (argc == 3 && !strcmp(argv[1], "--fixture")) {

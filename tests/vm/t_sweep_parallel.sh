@@ -16,8 +16,10 @@
 # then as docs/sweep.md's parallel line does it, and the two matrices are
 # alike: the same rows, every cell compared in both, the broken row saying
 # vm-run's reason.  Then bad input: a job that parallel kills (--timeout)
-# in its boot: no process of it left on the node, nothing brought back, its
-# row "not run" (the joblog has the signal); and a node whose checkout has
+# in its boot: no process of it left on the node, its row "not run" (its
+# scratch folder left there: parallel's kill ended it before it could say
+# so; the joblog has the signal) or, when it could, "killed:
+# SIGTERM in its boot"; and a node whose checkout has
 # no static binaries (a second sshd whose namespace hides build/static):
 # the job's first line says so, its folder comes back with that reason in
 # its row, while the other rows are made.  Prints the time each step took.
@@ -155,9 +157,17 @@ for _ in $(seq 50); do
 done
 [ "$(ns_pids "${SSHD_PIDS[0]}")" = "" ] ||
 	fail "the killed job left processes on the node: $(ns_pids "${SSHD_PIDS[0]}" | xargs -r ps -o pid,args -p)"
-# stopped in its boot: its scratch folder is left on the node, no result
+# stopped in its boot: parallel's kill (its --termseq ends in KILL) leaves
+# either the scratch folder or, when the job had the time to, its folder
+# with a job file saying that it was killed
 left=$(ssh -F "$K/config" kpnode "cd '$TMP/node/sweep2' && ls -d kprotperf-freelist_random.* freelist_random 2>/dev/null" || true)
-[[ $left == kprotperf-freelist_random.?????? ]] || fail "the killed job left on the node: $left"
+killed="killed: SIGTERM in its boot (its engine stopped it: a time limit, a cancel, Ctrl-C): run its job again"
+if [ "$left" = freelist_random ]; then
+	ssh -F "$K/config" kpnode "cat '$TMP/node/sweep2/freelist_random/job'" | grep -qxF "reason=$killed" ||
+		fail "the killed job's folder on the node: $(ssh -F "$K/config" kpnode "cat '$TMP/node/sweep2/freelist_random/job'")"
+else
+	[[ $left == kprotperf-freelist_random.?????? ]] || fail "the killed job left on the node: $left"
+fi
 parallel -S "ssh -F $K/config kpbare" "${envs[@]}" --colsep '\t' --joblog bare.log \
 	--transferfile "$TMP/node/plan" --return "$TMP/node/sweep2/{1}" \
 	'eval {2}' :::: bare.tsv >bare.out 2>&1 || true
@@ -168,7 +178,7 @@ kprotperf sweep --merge node/sweep2 --json >sweep2.json 2>err || rc=$?
 [ "$rc" = 1 ] || fail "sweep --merge node/sweep2: exit $rc, want 1: $(cat err)"
 why=$(eng_why sweep2.json freelist_random)
 [ "$why" = "not run: no node/sweep2/freelist_random/job (kprotperf sweep --job freelist_random ...)" ] ||
-	fail "the killed job's row: $why"
+	[ "$why" = "$killed" ] || fail "the killed job's row: $why"
 echo "sweep with parallel: the killed job's row: $why; its joblog: exit $(awk -F'\t' 'NR == 2 { print $7 ", signal " $8 }' killed.log); left on the node: $left"
 why=$(eng_why sweep2.json broken)
 [ "$why" = "${want#kprotperf sweep: broken: }" ] || fail "the row of the node without inputs: $why"

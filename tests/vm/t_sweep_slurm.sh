@@ -11,7 +11,7 @@
 # are alike: the same rows, every cell compared in both, the broken row
 # saying vm-run's reason (the numbers are two boots' and are not compared).
 # Then bad input, each row saying why while the others are made: a job
-# cancelled by Slurm in its boot (its scratch folder left: "not finished"),
+# cancelled by Slurm in its boot (SIGTERM: "killed: SIGTERM in its boot"),
 # a node that lacks the static binaries (OUTPUT at a folder without them:
 # the job's first line, "node: vm-run: ... missing: run 'make ... static'",
 # nothing built or booted), and a variant's folder from another plan (the
@@ -168,8 +168,10 @@ rc=0
 "$KP" sweep --merge sweep2 --json >sweep2.json 2>err || rc=$?
 [ "$rc" = 1 ] || fail "sweep --merge sweep2: exit $rc, want 1: $(cat err)"
 why=$(eng_why sweep2.json freelist_random)
-[[ $why == "not finished: no sweep2/freelist_random/job, and sweep2/kprotperf-freelist_random."??????" is its job's scratch folder: a job running, or one stopped before its end (killed: a time limit, a cancel); remove it and run the job again (kprotperf sweep --job freelist_random ...)" ]] ||
+[ "$why" = "killed: SIGTERM in its boot (its engine stopped it: a time limit, a cancel, Ctrl-C): run its job again" ] ||
 	fail "the cancelled job's row: $why"
+[ "$(tail -1 killed.out)" = "kprotperf sweep: freelist_random: $why" ] || fail "the cancelled job said: $(cat killed.out)"
+! compgen -G "sweep2/kprotperf-*" >/dev/null || fail "the cancelled job left $(echo sweep2/kprotperf-*)"
 echo "sweep on slurm: the cancelled job's row: $why"
 why=$(eng_why sweep2.json broken)
 [ "$why" = "${want#kprotperf sweep: broken: }" ] || fail "the row of the node without inputs: $why"
