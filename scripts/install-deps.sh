@@ -12,7 +12,8 @@ pkgs=(clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev libsqlite3-d
 	elfutils libcapstone-dev time strace libclang-rt-14-dev
 	linux-source-6.1 linux-source-6.12 flex bison bc dwarves libssl-dev xz-utils bpftrace lld
 	chromium libxml2-utils scdoc man-db bash-completion libcap2-bin sudo
-	libglib2.0-dev dpkg-dev valgrind)
+	libglib2.0-dev dpkg-dev valgrind
+	slurm-wlm munge parallel openssh-server openssh-client rsync)
 
 usage() {
 	echo "usage: $0 [--if-missing]" >&2

@@ -21,6 +21,7 @@ usage: scripts/vm-run.sh [--kernel DIR|PACKAGE] [--append CMDLINE] [--out DIR]
                           [--I1=...] [--D1=...] [--LL=...] [--ITLB=...]
                           [--DTLB=...]]
        scripts/vm-run.sh --check --cpu MODEL
+       scripts/vm-run.sh --check-host [--model insns|cache]
 
 Boots a kernel in QEMU (KVM when the CPU has VMX/SVM, else TCG), runs CMD as
 root in the guest, prints its output, copies the files it left back and
@@ -54,6 +55,11 @@ exits with CMD's exit status.
                         KP_VM_ACCEL says icount
   --check               with --cpu and nothing else: try the model and exit
                         (0, or 125 with the line), nothing booted
+  --check-host          whether this machine has what a boot needs: QEMU,
+                        a static busybox, the static binaries (make
+                        static), with --model the plugin (make plugin);
+                        exit 0, or 125 with the line, nothing booted (a
+                        sweep's job runs it first on its node)
   --model insns|cache   run kprotperf's machine model, a QEMU TCG plugin
                         (`make plugin`): exact instruction counts per guest
                         PC, and with cache also simulated I1, D1 and LL
@@ -189,13 +195,14 @@ model_geoms() {
 }
 
 kernel='' append='' out=vm-out ro='' timeout=${KP_VM_TIMEOUT:-} model='' model_out='' boot=''
-cpu='' cpu_set='' check=''
+cpu='' cpu_set='' check='' check_host=''
 i1s=() d1s=() lls=() itlbs=() dtlbs=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h | --help) usage; exit 0 ;;
 	--boot) boot=1; shift ;;
 	--check) check=1; shift ;;
+	--check-host) check_host=1; shift ;;
 	--I1=* | --D1=* | --LL=* | --I1 | --D1 | --LL | --ITLB=* | --DTLB=* | --ITLB | --DTLB)
 		if [[ $1 == *=* ]]; then
 			o=${1%%=*} v=${1#*=}
@@ -242,7 +249,10 @@ esac
 [ -n "$model" ] || [ -z "$model_out" ] || die "--model-out needs --model"
 # a boot with the cache simulation is slower
 [ -n "$timeout" ] || timeout=$([ "$model" = cache ] && echo 600 || echo 180)
-if [ -n "$check" ]; then
+if [ -n "$check_host" ]; then
+	[ $# -eq 0 ] && [ -z "$boot$check$cpu_set$kernel$append" ] ||
+		die "--check-host looks at this machine and boots nothing: only --model goes with it"
+elif [ -n "$check" ]; then
 	[ -n "$cpu_set" ] || die "--check tries a CPU model: give --cpu MODEL"
 	[ $# -eq 0 ] && [ -z "$boot" ] || die "--check tries the --cpu model and boots nothing: drop the rest"
 elif [ -n "$boot" ]; then
@@ -396,6 +406,11 @@ elif [ -n "${KP_VM_CPU:-}" ] && [ "$VM_ACCEL" != kvm ]; then
 	vm_cpu_check "KP_VM_CPU=$KP_VM_CPU"
 fi
 vm_need_host
+if [ -n "$check_host" ]; then
+	[ -z "$model" ] || [ -f "$VM_OUTPUT/plugin/kp_model.so" ] ||
+		die "$VM_OUTPUT/plugin/kp_model.so missing: run 'make${OUTPUT:+ OUTPUT=$OUTPUT} plugin'"
+	exit 0
+fi
 [ -z "$model" ] || model_setup
 vm_kernel "$kernel"
 [ -z "$model" ] || model_kernel

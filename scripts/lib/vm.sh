@@ -87,6 +87,10 @@ vm_tool_pkg() {
 	apt-get | apt-cache) echo apt ;;
 	dpkg-deb) echo dpkg ;;
 	xz) echo xz-utils ;;
+	munged) echo munge ;;
+	sbatch | squeue | scancel | sinfo) echo slurm-client ;;
+	sshd) echo openssh-server ;;
+	ssh | ssh-keygen) echo openssh-client ;;
 	*) echo "$1" ;;
 	esac
 }

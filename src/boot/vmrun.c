@@ -7,6 +7,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@
 /* a console line is cut here when printed */
 #define TAIL_LINE 256
 
-int vmrun_find(const char *who, const char *env, const char *rel, char *path, size_t len)
+bool vmrun_path(const char *env, const char *rel, char *path, size_t len)
 {
 	const char *set = getenv(env);
 	char exe[PATH_MAX];
@@ -35,7 +36,12 @@ int vmrun_find(const char *who, const char *env, const char *rel, char *path, si
 		exe[n > 0 ? n : 0] = '\0';
 		snprintf(path, len, "%s/%s", dirname(exe), rel);
 	}
-	if (!access(path, X_OK))
+	return !access(path, X_OK);
+}
+
+int vmrun_find(const char *who, const char *env, const char *rel, char *path, size_t len)
+{
+	if (vmrun_path(env, rel, path, len))
 		return 0;
 	esc_printf(stderr, "%s: no %s at %s: set %s to its path\n", who, rel, path, env);
 	return -ENOENT;
@@ -98,6 +104,17 @@ static void child(const char *who, const char *const *argv, const char *const *e
 	_exit(126);
 }
 
+/* the script vmrun_spawn() waits for, 0 when none: vmrun_forward() signals it */
+static volatile pid_t running;
+
+void vmrun_forward(int sig)
+{
+	pid_t pid = running;
+
+	if (pid > 0)
+		kill(pid, sig);
+}
+
 int vmrun_spawn(const char *who, const char *const *argv, const char *const *env, const char *log)
 {
 	int logfd, status;
@@ -116,9 +133,13 @@ int vmrun_spawn(const char *who, const char *const *argv, const char *const *env
 		esc_printf(stderr, "%s: cannot start %s: %s\n", who, argv[0], strerror(errno));
 		return -errno;
 	}
+	running = pid;
 	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
+		if (errno != EINTR) {
+			running = 0;
 			return -errno;
+		}
+	running = 0;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 

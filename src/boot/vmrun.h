@@ -7,10 +7,16 @@
 #ifndef KP_BOOT_VMRUN_H
 #define KP_BOOT_VMRUN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct boot_opts;
 
+/*
+ * vmrun_find()'s path into path, saying nothing: whether it is there and
+ * can be run.
+ */
+bool vmrun_path(const char *env, const char *rel, char *path, size_t len);
 /*
  * A script of kprotperf's source tree (rel: "scripts/vm-run.sh") into path:
  * $env, else rel beside the kprotperf binary (the source tree's).  -ENOENT
@@ -25,6 +31,11 @@ int vmrun_find(const char *who, const char *env, const char *rel, char *path, si
  * be started.
  */
 int vmrun_spawn(const char *who, const char *const *argv, const char *const *env, const char *log);
+/*
+ * sig sent to the script vmrun_spawn() is waiting for, if any; safe in a
+ * signal handler (a job stopped by its engine stops its script too).
+ */
+void vmrun_forward(int sig);
 /*
  * vm-run.sh into path: $KP_VM_RUN, else scripts/vm-run.sh beside the
  * kprotperf binary (the source tree's).  -ENOENT after saying to set KP_VM_RUN.

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,10 +145,53 @@ static void placed(const struct job *jb, const char *s, char *out, size_t len)
 	fclose(f);
 }
 
+/* The signal that asked the job to stop (SIGTERM, SIGINT, SIGHUP), 0 while none did. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+	vmrun_forward(sig);
+}
+
+/* Stop signals caught: a job its engine stops leaves a job file saying so, and its script stops. */
+static void catch_stop(void)
+{
+	static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+	struct sigaction sa = {.sa_handler = on_stop};
+	size_t i;
+
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+/* 1 after the job's reason says that a stop signal came in step, 0 when none came. */
+static int stopped(struct job *jb, const char *step)
+{
+	int sig = stop_signal;
+
+	if (!sig)
+		return 0;
+	snprintf(jb->j.reason, sizeof(jb->j.reason),
+		 "killed: %s in its %s (its engine stopped it: a time limit, a cancel, Ctrl-C):"
+		 " run its job again",
+		 sig == SIGTERM	 ? "SIGTERM"
+		 : sig == SIGINT ? "SIGINT"
+				 : "SIGHUP",
+		 step);
+	snprintf(jb->j.status, sizeof(jb->j.status), "failed");
+	esc_printf(stderr, WHO ": %s: %s\n", jb->v->name, jb->j.reason);
+	return 1;
+}
+
 static int fail(struct job *jb, const char *step, const char *log, const char *prefix)
 {
 	char line[SWEEP_FIELD_MAX - 64], where[SWEEP_FIELD_MAX - 64];
 
+	/* a script stopped with the job: stopped() says why */
+	if (stop_signal)
+		return 1;
 	last_line(log, prefix, false, line, sizeof(line));
 	placed(jb, line, where, sizeof(where));
 	snprintf(jb->j.reason, sizeof(jb->j.reason), "%s: %s", step, where);
@@ -363,13 +407,78 @@ static int place(struct job *jb, const char *final)
 	return err;
 }
 
-static int find_scripts(struct job *jb)
+/* A script the job runs, found as vmrun_find() finds it: 0, or 1 after the reason says where not.
+ */
+static int node_script(struct job *jb, const char *env, const char *rel, char *path, size_t len)
 {
-	return vmrun_find(WHO, "KP_VM_RUN", "scripts/vm-run.sh", jb->vmrun, sizeof(jb->vmrun))
-		       ?: (sweep_setup_builds(&jb->s)
-				   ? vmrun_find(WHO, "KP_KERNEL_BUILD", "scripts/kernel-build.sh",
-						jb->kb, sizeof(jb->kb))
-				   : 0);
+	if (vmrun_path(env, rel, path, len))
+		return 0;
+	snprintf(jb->j.reason, sizeof(jb->j.reason), "node: no %s at %.512s: set %s to its path",
+		 rel, path, env);
+	snprintf(jb->j.status, sizeof(jb->j.status), "failed");
+	esc_printf(stderr, WHO ": %s: %s\n", jb->v->name, jb->j.reason);
+	return 1;
+}
+
+/* The variant's kernel: its build's inputs (kernel-build.sh --check), or its --kernel folder. */
+static int node_kernel(struct job *jb)
+{
+	const char *argv[SWEEP_SETUP_ARGS + 4] = {jb->kb, "-q", "--check"};
+	char log[PATH_MAX + 80], cmdline[8192];
+	size_t n;
+	int rc;
+
+	if (!sweep_setup_builds(&jb->s)) {
+		snprintf(log, sizeof(log), "%s/bzImage", jb->s.kernel);
+		if (!strchr(jb->s.kernel, '/') || !access(log, R_OK))
+			return 0;
+		snprintf(jb->j.reason, sizeof(jb->j.reason), "node: --kernel %.512s: no bzImage",
+			 jb->s.kernel);
+		snprintf(jb->j.status, sizeof(jb->j.status), "failed");
+		esc_printf(stderr, WHO ": %s: %s\n", jb->v->name, jb->j.reason);
+		return 1;
+	}
+	n = sweep_setup_build_args(&jb->s, argv, 3);
+	if (sweep_setup_cmdline(&jb->s, cmdline, sizeof(cmdline)) && *cmdline) {
+		argv[n++] = "--cmdline";
+		argv[n++] = cmdline;
+		argv[n] = NULL;
+	}
+	rc = run(jb, argv, "node-build.log", log, sizeof(log));
+	return rc > 0 ? fail(jb, "node", log, "kernel-build:") : rc;
+}
+
+/*
+ * What the job needs on this node, before anything is built or booted:
+ * vm-run.sh (and kernel-build.sh for a build) where vmrun_find() looks;
+ * vm-run.sh --check-host: QEMU, busybox, the static binaries, with --model
+ * the plugin; the kernel (node_kernel).  0; 1 when the node lacks one, the
+ * job's reason saying which ("node: ..."); -errno.
+ */
+static int node_check(struct job *jb)
+{
+	const char *argv[] = {jb->vmrun, "--check-host", "--model", jb->o->model, NULL};
+	char log[PATH_MAX + 80];
+	int rc;
+
+	rc = node_script(jb, "KP_VM_RUN", "scripts/vm-run.sh", jb->vmrun, sizeof(jb->vmrun));
+	if (!rc && sweep_setup_builds(&jb->s))
+		rc = node_script(jb, "KP_KERNEL_BUILD", "scripts/kernel-build.sh", jb->kb,
+				 sizeof(jb->kb));
+	if (rc)
+		return rc;
+	if (!jb->o->model)
+		argv[2] = NULL;
+	rc = run(jb, argv, "node.log", log, sizeof(log));
+	if (rc > 0)
+		return fail(jb, "node", log, "vm-run:");
+	rc = rc ?: node_kernel(jb);
+	if (!rc)
+		esc_printf(
+			stderr,
+			WHO ": %s: this node has what the job needs (vm-run.sh --check-host%s)\n",
+			jb->v->name, sweep_setup_builds(&jb->s) ? ", kernel-build.sh --check" : "");
+	return rc;
 }
 
 static int work(struct job *jb, const char *final)
@@ -382,8 +491,16 @@ static int work(struct job *jb, const char *final)
 		return -errno;
 	}
 	snprintf(jb->kernel, sizeof(jb->kernel), "%s", jb->s.kernel ?: "");
-	err = sweep_setup_builds(&jb->s) ? build(jb) : 0;
-	err = err ?: boots(jb);
+	err = node_check(jb);
+	err = stopped(jb, "node check") ?: err;
+	if (!err && sweep_setup_builds(&jb->s)) {
+		err = build(jb);
+		err = stopped(jb, "build") ?: err;
+	}
+	if (!err) {
+		err = boots(jb);
+		err = stopped(jb, "boot") ?: err;
+	}
 	err = err < 0 ? err : place(jb, final) ?: err;
 	scratch_remove(jb->tmp);
 	if (!err)
@@ -404,11 +521,12 @@ int sweep_job_run(const struct sweep_opts *o, const struct sweep_plan *p,
 	sweep_setup_of(p, v, &jb->s);
 	describe(jb);
 	snprintf(jb->final, sizeof(jb->final), "%s/%s", o->dir, v->name);
+	catch_stop();
 	err = sweep_dir_prepare(o->dir, p);
 	if (!err && done_already(jb, jb->final))
 		esc_printf(stderr, WHO ": %s: done already (%s/job)\n", v->name, jb->final);
 	else if (!err)
-		err = find_scripts(jb) ?: work(jb, jb->final);
+		err = work(jb, jb->final);
 	free(jb);
 	return err;
 }

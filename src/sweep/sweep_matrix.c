@@ -2,6 +2,7 @@
 /* A sweep's matrix from DIR (sweep_matrix.h). */
 #include "sweep/sweep_matrix.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -16,6 +17,44 @@
 #include "util/esc.h"
 #include "util/safeio.h"
 
+/* The scratch folder DIR/kprotperf-NAME.XXXXXX a job of variant name left, into buf: whether one
+ * is. */
+static bool scratch_left(const char *dir, const char *name, char *buf, size_t len)
+{
+	char prefix[SWEEP_NAME_MAX + 16];
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	bool found = false;
+
+	snprintf(prefix, sizeof(prefix), "kprotperf-%s.", name);
+	while (d && !found && (e = readdir(d)))
+		if (!strncmp(e->d_name, prefix, strlen(prefix)) &&
+		    strlen(e->d_name) == strlen(prefix) + 6) {
+			snprintf(buf, len, "%s/%s", dir, e->d_name);
+			found = true;
+		}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* Why variant v has no job file: never run, or a job not at its end (running, or killed). */
+static void no_job(const struct sweep_matrix *m, const struct sweep_variant *v, const char *path,
+		   char *why, size_t len)
+{
+	char left[PATH_MAX];
+
+	if (scratch_left(m->dir, v->name, left, sizeof(left)))
+		snprintf(why, len,
+			 "not finished: no %.300s, and %.300s is its job's scratch folder: a job"
+			 " running, or one stopped before its end (killed: a time limit, a"
+			 " cancel); remove it and run the job again (kprotperf sweep --job %s ...)",
+			 path, left, v->name);
+	else
+		snprintf(why, len, "not run: no %.700s (kprotperf sweep --job %s ...)", path,
+			 v->name);
+}
+
 /* A job's file, checked against the plan; false with why when it cannot be used. */
 static bool job_of(const struct sweep_matrix *m, const struct sweep_variant *v,
 		   struct sweep_jobfile *j, char *why, size_t len)
@@ -27,8 +66,7 @@ static bool job_of(const struct sweep_matrix *m, const struct sweep_variant *v,
 	snprintf(path, sizeof(path), "%s/%s/job", m->dir, v->name);
 	err = sweep_jobfile_read(path, j, problem, sizeof(problem));
 	if (err == -ENOENT)
-		snprintf(why, len, "not run: no %.700s (kprotperf sweep --job %s ...)", path,
-			 v->name);
+		no_job(m, v, path, why, len);
 	else if (err)
 		snprintf(why, len, "%s", problem);
 	if (err)

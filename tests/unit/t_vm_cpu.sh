@@ -7,7 +7,8 @@
 # TCG runs passes the check, names the features TCG drops, and the run
 # goes on to what it needs next, the static binaries, which OUTPUT points
 # at an empty folder for: nothing is booted.  --check tries the model
-# alone: 0 for one TCG runs, its refusal else.  The QEMU command line of a
+# alone: 0 for one TCG runs, its refusal else; --check-host the static
+# binaries.  The QEMU command line of a
 # boot is tests/unit/t_vm_harness.sh's (its fake QEMU).
 # runs no kprotperf
 set -euo pipefail
@@ -74,4 +75,9 @@ check 125 "vm-run: --check tries a CPU model: give --cpu MODEL
 " --check
 check 125 "vm-run: --check tries the --cpu model and boots nothing: drop the rest
 " --check --cpu max -- true
-echo "ok: --cpu's refusals and checks, --check"
+# --check-host: what a boot needs on this machine, a sweep's job's first step
+check 125 "vm-run: $static
+" --check-host
+check 125 "vm-run: --check-host looks at this machine and boots nothing: only --model goes with it
+" --check-host --cpu max
+echo "ok: --cpu's refusals and checks, --check, --check-host"

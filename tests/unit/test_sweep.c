@@ -31,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd/cmds.h"
@@ -559,6 +561,50 @@ static void test_merge(void **unused)
 }
 
 /*
+ * A job without a job file whose scratch folder DIR/kprotperf-NAME.XXXXXX
+ * is left (running, or killed by its engine) is "not finished", naming the
+ * folder; folders of other names or lengths leave it "not run".
+ */
+static void test_merge_stopped(void **unused)
+{
+	char *json[] = {"sweep", "--merge", dir, "--json", NULL};
+	static const char *const others[] = {"kprotperf-missingx.AbC123",
+					     "kprotperf-missing.AbC1234", "kprotperf-null.AbC123"};
+	char path[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, others[i]);
+		OK(mkdir(path, 0700));
+	}
+	json_of(json, 1);
+	OK(tu_run(
+		"python3 - '%s/m.json' '%s' <<'EOF'\n"
+		"import json, sys\n"
+		"r = next(r for r in json.load(open(sys.argv[1]))['rows'] if r['variant'] == 'missing')\n"
+		"assert r['why'] == 'not run: no %%s/missing/job (kprotperf sweep --job missing ...)'"
+		" %% sys.argv[2], r['why']\n"
+		"EOF",
+		dir, dir));
+	snprintf(path, sizeof(path), "%s/kprotperf-missing.AbC123", dir);
+	OK(mkdir(path, 0700));
+	json_of(json, 1);
+	OK(tu_run(
+		"python3 - '%s/m.json' '%s' <<'EOF'\n"
+		"import json, sys\n"
+		"r = next(r for r in json.load(open(sys.argv[1]))['rows'] if r['variant'] == 'missing')\n"
+		"assert r['why'] == ('not finished: no %%s/missing/job, and %%s/kprotperf-missing.AbC123 is"
+		" its job\\'s scratch folder: a job running, or one stopped before its end (killed: a"
+		" time limit, a cancel); remove it and run the job again (kprotperf sweep --job missing"
+		" ...)' %% (sys.argv[2], sys.argv[2])), r['why']\n"
+		"EOF",
+		dir, dir));
+	OK(tu_run("cd '%s' && rmdir kprotperf-missing.AbC123 kprotperf-missingx.AbC123"
+		  " kprotperf-missing.AbC1234 kprotperf-null.AbC123 && rm m.json",
+		  dir));
+}
+
+/*
  * A matrix of every cell: exit 0, and what the recordings make certain:
  * slow +10.00% on both operations, significant over the 4 cells; null no
  * change, not significant; both with a diff of the kernel that says so.
@@ -686,11 +732,60 @@ static void test_job_cpu(void **unused)
 	text = tu_read_file(path);
 	assert_non_null(text);
 	assert_string_equal(text,
+			    "--check-host \n"
 			    "--kernel linux-image-amd64 --timeout 360 --cpu Skylake-Client-v1 \n"
+			    "--check-host \n"
 			    "--kernel linux-image-amd64 --timeout 360 --cpu EPYC-Rome-v1 \n");
 	free(text);
 	OK(tu_run("grep -qx 'setup=kernel linux-image-amd64; cpu Skylake-Client-v1' '%s/sky/job'",
 		  out));
+}
+
+/*
+ * A job its engine stops (SIGTERM in its boot) stops its script and leaves
+ * its folder, a job file saying so, no scratch folder, one line on stderr:
+ * a stand-in vm-run.sh signals the job, then sleeps until stopped in turn.
+ */
+static void test_job_stopped(void **unused)
+{
+	static const char plan[] = "base: --kernel linux-image-amd64\nnull:\n";
+	static const char want[] =
+		"killed: SIGTERM in its boot (its engine stopped it: a time limit,"
+		" a cancel, Ctrl-C): run its job again";
+	char planf[PATH_MAX], out[PATH_MAX], fake[PATH_MAX], err[PATH_MAX], *text;
+	char *argv[] = {"sweep", "--job", "null", "-r",	 "2", "--ops",
+			"null",	 "-o",	  out,	  planf, NULL};
+	time_t t0 = time(NULL);
+	int status, fd;
+	pid_t pid;
+
+	snprintf(planf, sizeof(planf), "%s/stop.plan", dir);
+	snprintf(out, sizeof(out), "%s/stop-out", dir);
+	snprintf(fake, sizeof(fake), "%s/stop-vm-run.sh", dir);
+	snprintf(err, sizeof(err), "%s/stop.err", dir);
+	OK(tu_write_file(planf, plan));
+	OK(tu_write_file(fake, "#!/bin/sh\n[ \"$1\" = --check-host ] && exit 0\n"
+			       "kill -TERM $PPID\nexec sleep 10\n"));
+	OK(chmod(fake, 0700));
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(fd, 2);
+		setenv("KP_VM_RUN", fake, 1);
+		_exit(cmd_sweep(10, argv));
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+	assert_true(time(NULL) - t0 < 8);
+	OK(tu_run("grep -qxF 'reason=%s' '%s/null/job' && grep -qx status=failed '%s/null/job'",
+		  want, out, out));
+	OK(tu_run("! ls '%s' | grep -q '^kprotperf-'", out));
+	text = tu_read_file(err);
+	assert_non_null(text);
+	assert_non_null(strstr(text, want));
+	assert_null(strstr(text, "the guest's script"));
+	free(text);
 }
 
 static int setup(void **state)
@@ -715,6 +810,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_setup_cpu),     cmocka_unit_test(test_dry_run),
 		cmocka_unit_test(test_dry_run_cpu),   cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_merge_whole),   cmocka_unit_test(test_merge_cpu),
+		cmocka_unit_test(test_merge_stopped), cmocka_unit_test(test_job_stopped),
 		cmocka_unit_test(test_job_cpu),
 	};
 
