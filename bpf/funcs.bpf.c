@@ -129,7 +129,8 @@ static __always_inline void cnt_push(struct kp_thread *s, struct kp_func_call *c
 }
 
 /* record --count: what the call at depth d counted */
-static __always_inline void cnt_pop(struct kp_thread *s, __u32 d, const struct kp_func_call *c)
+static __always_inline void cnt_pop(struct kp_thread *s, __u32 d, const struct kp_func_call *c,
+				    __u64 *clock)
 {
 	struct kp_sys *sys = sys_find(task_regs(bpf_get_current_task_btf()));
 	struct kp_cnt_task *t = sys ? cnt_task(sys) : NULL;
@@ -142,7 +143,7 @@ static __always_inline void cnt_pop(struct kp_thread *s, __u32 d, const struct k
 	}
 	barrier_var(d);
 	d &= KP_FUNC_DEPTH - 1;
-	if (!cnt_account(t, s->cnt[d], l, true, &(__u64){cnt_clock()}))
+	if (!cnt_account(t, s->cnt[d], l, true, clock))
 		count(KP_CNT_LOST_COUNT);
 }
 
@@ -163,10 +164,11 @@ static __always_inline int enter(__u32 func, void *ctx, struct kmem_cache *arg0)
 		s->depth++;
 		return 0;
 	}
-	if (count_nev)
-		cnt_push(s, c, sys);
 	/* after the stack walk, which is the probe's time, not the function's */
 	c->ts = bpf_ktime_get_ns();
+	/* after the clock: the counted window lies inside the timed one */
+	if (count_nev)
+		cnt_push(s, c, sys);
 	return 0;
 }
 
@@ -255,15 +257,19 @@ static __always_inline void pop_to(struct kp_thread *s, __u32 d, __u64 now)
 	if (s->depth > d + 1)
 		count_n(KP_CNT_FUNC_UNMATCHED, s->depth - d - 1);
 	s->depth = d;
+	/* the counters before the return's clock (now 0: read it after them) */
+	if (count_nev)
+		cnt_pop(s, d, c, &now);
+	if (!now)
+		now = bpf_ktime_get_ns();
 	account(c, now - c->ts);
 	account_keys(c, now - c->ts);
-	if (count_nev)
-		cnt_pop(s, d, c);
 }
 
 static __always_inline int leave(__u32 func)
 {
-	__u64 now = bpf_ktime_get_ns();
+	/* with --count the clock is read after the counters, in pop_to() */
+	__u64 now = count_nev ? 0 : bpf_ktime_get_ns();
 	struct kp_thread *s = task_thread(bpf_get_current_task_btf());
 	int d;
 
@@ -339,11 +345,12 @@ int kp_pc(struct pt_regs *ctx)
 	if (a->entry >= KP_MAX_FUNCS || already_in(s, a->entry))
 		return 0;
 	c = push(s, sys, a->entry, ctx, NULL);
-	if (c && count_nev)
-		cnt_push(s, c, sys);
+	if (!c)
+		return 0;
 	/* where one instance ends and the next begins, one instant for both */
-	if (c)
-		c->ts = now ?: bpf_ktime_get_ns();
+	c->ts = now ?: bpf_ktime_get_ns();
+	if (count_nev)
+		cnt_push(s, c, sys);
 	return 0;
 }
 
