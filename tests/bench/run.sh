@@ -18,7 +18,10 @@
 # and compares the added ns/syscall, each with its goal: kprotperf's against
 # syscount -L's (<= 0.50x) and floor-clock's (<= 1.15x), the bystander's
 # against the floor's (<= 1.10x), what --count of two software events adds
-# beyond record against record's own (<= 1.30x); and what the two clock reads alone add
+# beyond record against record's own (<= 1.30x), beside what the floor's
+# four reads of those events (bpf_perf_event_read, two at entry, two at
+# return) alone add: no tracer that counts two perf events per syscall
+# from BPF can add less; and what the two clock reads alone add
 # (floor-clock minus floor), which bounds how near the floor any tracer that
 # times syscalls can get.  Then, since those end-to-end figures scatter on a
 # busy machine, it attaches the floor's programs and kprotperf's together
@@ -559,13 +562,33 @@ count_pair() {
 	awk -v e="$(kp_ns kp_sys_enter)" -v x="$(kp_ns kp_sys_exit)" \
 		'BEGIN { print (e == "NA" || x == "NA") ? "NA" : e + x }'
 }
+# floor_pair MODE: the floor loader's enter + exit ns per run, MODE's pair alone on the
+# workload, with the kernel's BPF statistics on meanwhile (as record --bpf-stats turns them on)
+floor_pair() {
+	local fe fx stats
+	stats=$(sysctl -n kernel.bpf_stats_enabled)
+	start_floor "$1"
+	sysctl -q kernel.bpf_stats_enabled=1
+	ns_per_call "$SL" "$N" >/dev/null || die "the workload failed under the floor's $1 pair"
+	fe=$(floor_ns sys_enter)
+	fx=$(floor_ns sys_exit)
+	sysctl -q kernel.bpf_stats_enabled="$stats"
+	stop_floor
+	awk -v e="$fe" -v x="$fx" 'BEGIN { print ((e == "NA" || x == "NA") ? "NA" : e + x) }'
+}
 plain=$(count_pair)
 counted=$(count_pair --count context-switches,task-clock)
-awk -v p="$plain" -v c="$counted" 'BEGIN {
+# the least two events counted per syscall can cost: the count pair over the clock pair
+reads=$(awk -v k="$(floor_pair count)" -v c="$(floor_pair clock)" \
+	'BEGIN { print (k == "NA" || c == "NA") ? "NA" : k - c }')
+awk -v p="$plain" -v c="$counted" -v r="$reads" 'BEGIN {
 	na = p == "NA" || c == "NA" || p <= 0
 	printf "  --count   kprotperf %s, with --count context-switches,task-clock %s: %s ns/syscall, %s x (goal <= 1.30: %s)\n",
 		p, c, na ? "n/a" : sprintf("%+.1f", c - p), na ? "n/a" : sprintf("%.2f", (c - p) / p),
 		na ? "not measured" : ((c - p) / p <= 1.30 ? "ok" : "MISSED")
+	if (!na && r != "NA")
+		printf "  reads     the floor count pair, four bpf_perf_event_read a syscall (two events, at entry and at return), alone: %+.1f ns/syscall = %.2f x kprotperf; --count is %.2f x that floor\n",
+			r, r / p, (r > 0 ? (c - p) / r : 0)
 }'
 awk -v e="${FLOOR_PAIR[empty]}" -v c="${FLOOR_PAIR[clock]}" 'BEGIN {
 	if (e != "NA" && c != "NA")
