@@ -374,8 +374,14 @@ static int probe_events(const struct record_opts *o, char *why, size_t len)
 
 	for (i = 0; i < o->ncount && !err; i++)
 		err = pmu_event_probe(&o->count[i], "--count", 0, 0, why, len);
-	/* sampled as the sampler will: an event that only counts is refused here */
-	return err ?: pmu_event_probe(&o->sample_event, "-e", o->period, o->freq, why, len);
+	/*
+	 * -e or -c: sampled as the sampler will, so an event that only counts
+	 * is refused here; the default, cpu-clock at -F, is opened as it always
+	 * was (the launcher's first perf_event_open is its sampler's).
+	 */
+	if (err || (!o->period && !strcmp(o->sample_event.name, "cpu-clock")))
+		return err;
+	return pmu_event_probe(&o->sample_event, "-e", o->period, o->freq, why, len);
 }
 
 static int record(struct session *s)

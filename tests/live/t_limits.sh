@@ -23,7 +23,7 @@ limited() {
 }
 limited 1 "kprotperf record: --ring-size 2048 needs 2048.0 MiB of kernel memory for its BPF maps, more than half of the 512.0 MiB available (MemAvailable in /proc/meminfo): give a smaller --ring-size" \
 	--ring-size 2048
-limited 1 "kprotperf record: --max-tasks 4194304 needs 704.0 MiB of kernel memory for its BPF maps, more than half of the 512.0 MiB available (MemAvailable in /proc/meminfo): give a smaller --max-tasks" \
+limited 1 "kprotperf record: --max-tasks 4194304 needs 768.0 MiB of kernel memory for its BPF maps, more than half of the 512.0 MiB available (MemAvailable in /proc/meminfo): give a smaller --max-tasks" \
 	--max-tasks 4194304
 # each fits in half of 512 MiB alone (128 and 176 MiB), not both together: the larger is
 # named; the total holds per-CPU maps, so its number depends on the machine
