@@ -132,12 +132,13 @@ static __always_inline void cnt_push(struct kp_thread *s, struct kp_func_call *c
 static __always_inline void cnt_pop(struct kp_thread *s, __u32 d, const struct kp_func_call *c,
 				    __u64 *clock)
 {
+	/* c's fields before the helper calls, across which 6.12's verifier loses c's bound */
+	__u32 func = c->func, ok = c->cnt_ok, fails = c->cnt_fails;
 	struct kp_sys *sys = sys_find(task_regs(bpf_get_current_task_btf()));
 	struct kp_cnt_task *t = sys ? cnt_task(sys) : NULL;
-	__u32 func = c->func;
 	struct kp_cnt_lat *l = bpf_map_lookup_elem(&func_cnt, &func);
 
-	if (d >= KP_FUNC_DEPTH || !t || !l || !c->cnt_ok || c->cnt_fails != t->fails) {
+	if (d >= KP_FUNC_DEPTH || !t || !l || !ok || fails != t->fails) {
 		count(KP_CNT_LOST_COUNT);
 		return;
 	}
@@ -252,16 +253,26 @@ static __always_inline int find(const struct kp_thread *s, __u32 depth, __u64 ma
 /* Close the call at d; the calls above it lost their returns or exits. */
 static __always_inline void pop_to(struct kp_thread *s, __u32 d, __u64 now)
 {
-	struct kp_func_call *c = &s->call[d & (KP_FUNC_DEPTH - 1)];
+	struct kp_func_call *c;
 
 	if (s->depth > d + 1)
 		count_n(KP_CNT_FUNC_UNMATCHED, s->depth - d - 1);
 	s->depth = d;
+	/*
+	 * The index masked where the verifier sees it, before each use: 6.12's
+	 * loses the bound of d's range in the shift that scales it and refused
+	 * the program (clang drops a mask it can prove redundant).
+	 */
+	barrier_var(d);
+	d &= KP_FUNC_DEPTH - 1;
 	/* the counters before the return's clock (now 0: read it after them) */
 	if (count_nev)
-		cnt_pop(s, d, c, &now);
+		cnt_pop(s, d, &s->call[d], &now);
 	if (!now)
 		now = bpf_ktime_get_ns();
+	barrier_var(d);
+	d &= KP_FUNC_DEPTH - 1;
+	c = &s->call[d];
 	account(c, now - c->ts);
 	account_keys(c, now - c->ts);
 }
