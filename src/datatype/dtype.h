@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The data an instruction accesses: for a load or store PC of one ELF file
+ * (vmlinux or a user binary), the type and member its memory operand
+ * touches, resolved from the file's DWARF as perf's data-type profiling
+ * does (docs/model.md, "Data types"): the variable in the base register at
+ * that PC, followed through register moves and pointer arithmetic within
+ * the function, per-CPU, stack and global variables by address.  What
+ * cannot be typed is said so, with the reason, never guessed.
+ */
+#ifndef KP_DTYPE_H
+#define KP_DTYPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+struct debuginfo;
+struct dtype_file;
+
+enum dtype_how {
+	DT_UNTYPED,   /* why says why */
+	DT_REGISTER,  /* a variable or parameter in the base register at the PC */
+	DT_FLOW,      /* the base register's type followed within the function */
+	DT_GLOBAL,    /* a global or static variable, by address */
+	DT_PERCPU,    /* a per-CPU (or TLS) variable, by address */
+	DT_STACK,     /* a local variable in the frame */
+	DT_STACK_OP,  /* push, pop, call, ret...: type "(stack operation)" */
+	DT_CANARY,    /* the stack protector's canary: type "(stack canary)" */
+};
+
+/* What one memory access of an instruction touches; strings owned by the dtype_file. */
+struct dtype_access {
+	enum dtype_how how;
+	const char *type;   /* "struct task_struct", "(stack operation)"; NULL untyped */
+	__u64 type_size;    /* bytes; 0 for the pseudo types */
+	const char *member; /* "se.vruntime"; "" the whole object or no member */
+	__u64 offset;	    /* of the access in the type (the member's start: moffset) */
+	__u64 moffset;	    /* the member's offset in the type */
+	__u64 msize;	    /* the member's size */
+	const char *why;    /* untyped: one short phrase ("no variable in %rbx") */
+};
+
+#define DTYPE_MAX_ACCESS 2 /* an instruction's memory operands resolved (movs: 2) */
+
+/*
+ * The resolver of one file, over di (borrowed: it must outlive the
+ * dtype_file); text is read from the same ELF.  -ENOMEM, -ENODATA without
+ * DWARF.
+ */
+int dtype_open(struct dtype_file **out, struct debuginfo *di);
+void dtype_close(struct dtype_file *f);
+/*
+ * The accesses of the instruction at link-time address pc into out[],
+ * their number in *n (0: it accesses no memory, e.g. a nop or lea).  Results
+ * are cached per PC and per function.  0, or -ENOMEM; a PC outside the text
+ * or undecodable is one untyped access, not an error.
+ */
+int dtype_resolve(struct dtype_file *f, __u64 pc, struct dtype_access out[DTYPE_MAX_ACCESS],
+		  unsigned int *n);
+#endif
