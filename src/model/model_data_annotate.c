@@ -221,13 +221,11 @@ static void nested_text(const struct ann *a, const int *at, const bool *own, int
 
 static void hole_text(const struct layout_member *m)
 {
-	__u64 b = m->hole_bits;
-
-	if (b % 8)
-		printf("    /* XXX %llu bit%s hole */\n", (unsigned long long)b, b == 1 ? "" : "s");
-	else if (b)
-		printf("    /* XXX %llu byte%s hole */\n", (unsigned long long)b / 8,
-		       b == 8 ? "" : "s");
+	if (m->bit_hole)
+		printf("    /* XXX %u bit%s hole */\n", m->bit_hole, m->bit_hole == 1 ? "" : "s");
+	if (m->hole)
+		printf("    /* XXX %llu byte%s hole */\n", (unsigned long long)m->hole,
+		       m->hole == 1 ? "" : "s");
 }
 
 /* A member as C declares it, as pahole shows it: "char name[16]", "unsigned int x:3". */
@@ -368,7 +366,8 @@ static void lmember_json(struct json *j, const struct ann *a, const int *at, con
 	json_u64(j, "size", m->size);
 	json_u64(j, "bit_offset", m->bit_offset);
 	json_u64(j, "bit_size", m->bit_size);
-	json_u64(j, "hole_bits", m->hole_bits);
+	json_u64(j, "bit_hole", m->bit_hole);
+	json_u64(j, "hole", m->hole);
 	json_u64(j, "depth", m->depth);
 	counted_json(j, a, c);
 	json_open(j, "nested", '[');
