@@ -50,6 +50,9 @@ static const char item_src[] = "struct item {\n"
 			       "#ifndef LAYOUT_B\n"
 			       "	int only_a;\n"
 			       "#endif\n"
+			       "	struct pair {\n"
+			       "		int a, b;\n"
+			       "	} in;\n"
 			       "};\n"
 			       "struct item items[4];\n"
 			       "__attribute__((noinline)) long kp_sum(struct item *it, int n)\n"
@@ -63,6 +66,7 @@ static const char item_src[] = "struct item {\n"
 			       "{\n"
 			       "	it->cold = 1;\n"
 			       "	it->name[3] = 2;\n"
+			       "	it->in.b = 3;\n"
 			       "#ifndef LAYOUT_B\n"
 			       "	it->only_a++;\n"
 			       "#endif\n"
@@ -310,22 +314,26 @@ static void test_report_json(void **state)
 		" and d[\"kernel_typed_share\"] == 0 and 0 < d[\"user_typed_share\"] <= 1"
 		" and any(u[\"function\"] == \"kfunc\" and u[\"accesses\"] == 7"
 		" for u in d[\"untyped\"])"
-		" and any(t[\"type\"] == \"struct item\" and t[\"size\"] == 104"
+		" and any(t[\"type\"] == \"struct item\" and t[\"size\"] == 112"
 		" for t in d[\"data_types\"])");
 }
 
 static void test_annotate(void **state)
 {
 	char *text[] = {"annotate", "--model", "--data-type", "item", fx->p[0].data, NULL};
+	char *pair[] = {"annotate", "--model", "--data-type", "pair", fx->p[0].data, NULL};
 	char *json[] = {"annotate", "--model",	   "--data-type", "struct item",
 			"--json",   fx->p[0].data, NULL};
 
 	fx = tu_fixture(state);
 	recordings();
 	golden("model-data-annotate", cmd_annotate, text);
+	/* a type no access had as its own: its layout alone, from the program's DWARF */
+	golden("model-data-annotate-pair", cmd_annotate, pair);
 	golden_json("model-data-annotate", cmd_annotate, json,
 		    "d[\"type\"] == \"struct item\" and [m[\"member\"] for m in d[\"members\"]]"
-		    " == [\"cold\", \"pad\", \"hot\", \"name\", \"only_a\"]");
+		    " == [\"cold\", \"pad\", \"hot\", \"name\", \"only_a\", \"in\"]"
+		    " and d[\"members\"][5][\"nested\"][0][\"member\"] == \"in.b\"");
 }
 
 /* hot moved to the front in B: its misses fell; cold's rose; only_a is A's alone. */
