@@ -201,7 +201,7 @@ static void cols_text(const char *ob, const char *oh, const char *size,
 	       (unsigned long long)mdata_accesses(h ?: &none), *side ? "  " : "", side);
 }
 
-static void tpair_text(const struct tpair *p, int width)
+static void tpair_text(const struct tpair *p, int width, size_t top)
 {
 	const struct mdata_type *t = p->b ?: p->h;
 	char left[1024], ob[24], oh[24], size[48];
@@ -220,7 +220,8 @@ static void tpair_text(const struct tpair *p, int width)
 	cols_text("-", "-", size, p->b ? &p->b->c : NULL, p->h ? &p->h->c : NULL, p->change,
 		  side_of(p->b, p->h));
 	/* a type accessed only whole (a pseudo type, a scalar) has no member to list */
-	for (i = 0; i < p->nm && !(p->nm == 1 && !*(p->m[0].b ?: p->m[0].h)->member); i++) {
+	for (i = 0; i < p->nm && i < top && !(p->nm == 1 && !*(p->m[0].b ?: p->m[0].h)->member);
+	     i++) {
 		const struct mpair *m = &p->m[i];
 		const struct mdata_member *x = m->b ?: m->h;
 
@@ -232,6 +233,8 @@ static void tpair_text(const struct tpair *p, int width)
 		cols_text(ob, oh, size, m->b ? &m->b->c : NULL, m->h ? &m->h->c : NULL, m->change,
 			  side_of(m->b, m->h));
 	}
+	if (p->nm > top)
+		printf("    (%zu more members, changed less)\n", p->nm - top);
 }
 
 static void diff_text(const struct mdata *b, const struct mdata *h, const struct tpair *p, size_t n,
@@ -251,13 +254,13 @@ static void diff_text(const struct mdata *b, const struct mdata *h, const struct
 	side_text("hardened", h);
 	printf("\nData types by the change in D1 misses (%zu of %zu; misses: D1 read and write "
 	       "misses;\nchange: hardened minus base; members matched by name, their offsets on "
-	       "each side):\n",
-	       shown, n);
+	       "each side;\nthe first %zu members of each type):\n",
+	       shown, n, top);
 	printf("%-*s %9s %9s %9s %12s %12s %10s %12s %12s\n", width, "type  module / member",
 	       "base_off", "hard_off", "size", "base_misses", "hard_misses", "change", "base_acc",
 	       "hard_acc");
 	for (i = 0; i < shown; i++)
-		tpair_text(&p[i], width);
+		tpair_text(&p[i], width, top);
 	printf("%-*s", width, "(untyped)  -");
 	cols_text("-", "-", "-", &b->untyped.c, &h->untyped.c,
 		  change_of(&b->untyped.c, &h->untyped.c), "");

@@ -120,17 +120,24 @@ struct widths {
 static struct widths widths_of(const struct mdata *d, size_t n)
 {
 	struct widths w = {(int)strlen("(untyped)"), (int)strlen("module")};
-	size_t i;
+
+	int member = 0;
+	size_t i, k;
 
 	for (i = 0; i < n; i++) {
 		if ((int)strlen(d->types[i].type) > w.type)
 			w.type = strlen(d->types[i].type);
 		if ((int)strlen(d->types[i].module) > w.module)
 			w.module = strlen(d->types[i].module);
+		for (k = 0; k < d->types[i].nmembers; k++)
+			if ((int)strlen(d->types[i].members[k].member) > member &&
+			    strlen(d->types[i].members[k].member) <= 32)
+				member = strlen(d->types[i].members[k].member);
 	}
+	/* a member's line: "    +OFFSET SIZE  member" */
 	w.left = w.type + 2 + w.module + 2 + 6;
-	if (w.left < 40)
-		w.left = 40;
+	w.left = 4 + 1 + 6 + 1 + 5 + 2 + member > w.left ? 4 + 1 + 6 + 1 + 5 + 2 + member : w.left;
+	w.left = w.left < 40 ? 40 : w.left;
 	return w;
 }
 

@@ -89,6 +89,7 @@ static const char item_src[] = "struct item {\n"
 			       "}\n";
 
 #define KPC	0xffffffff81000100ULL /* the kernel PC, a read 7 times */
+#define SLIDE	0x2a000000ULL	      /* the kernel's KASLR slide */
 #define MAX_PCS 64
 
 /* One counted PC of a fixture: its address, and its reads and writes per run. */
@@ -111,7 +112,7 @@ struct prog {
 
 static struct {
 	struct tu_fixture t;
-	struct prog p[2]; /* layout A, layout B */
+	struct prog p[3]; /* layout A, layout B, A linked as a kernel */
 	struct prog *in;  /* the one objdump is reading */
 	bool infn;	  /* in one of its kp_ functions or _start */
 	bool no_cache;	  /* the next recording simulated no caches */
@@ -195,14 +196,20 @@ static int build(void *f)
 	snprintf(src, sizeof(src), "%s/item.c", d);
 	if (tu_write_file(src, item_src))
 		return -1;
-	return build_one(&fx->p[0], d, "a", "") ?: build_one(&fx->p[1], d, "b", "-DLAYOUT_B");
+	return build_one(&fx->p[0], d, "a", "") ?: build_one(&fx->p[1], d, "b", "-DLAYOUT_B")
+		?: build_one(&fx->p[2], d, "vmlinux",
+			     "-mcmodel=kernel -Wl,-Ttext=0xffffffff81000000");
 }
 
-static void put_meta(struct datafile *df)
+/* The meta of a recording of kernel build kbid (NULL: one no file here has). */
+static void put_meta(struct datafile *df, const char *kbid)
 {
 	struct kv_list meta = {};
 
-	assert_int_equal(kv_add(&meta, "kernel.build_id", "%040d", 7), 0);
+	if (kbid)
+		assert_int_equal(kv_add(&meta, "kernel.build_id", "%s", kbid), 0);
+	else
+		assert_int_equal(kv_add(&meta, "kernel.build_id", "%040d", 7), 0);
 	assert_int_equal(kv_add(&meta, "kernel.release", "6.1.0-kp-data-test"), 0);
 	assert_int_equal(kv_add(&meta, "model.windows", "1"), 0);
 	assert_int_equal(kv_add(&meta, "model.state", "counted"), 0);
@@ -234,7 +241,7 @@ static void fill(struct datafile *df, const struct prog *p)
 	__u64 v[MODEL_STATS] = {[MODEL_D1_READS] = 7, [MODEL_D1_READ_MISSES] = 3};
 	size_t i;
 
-	put_meta(df);
+	put_meta(df, NULL);
 	assert_int_equal(recording_put_ksym(df, 0xffffffff81000000ULL, "_stext", ""), 0);
 	assert_int_equal(recording_put_ksym(df, KPC - 0x10, "kfunc", ""), 0);
 	if (!fx->no_cache)
@@ -251,6 +258,29 @@ static void fill(struct datafile *df, const struct prog *p)
 		assert_int_equal(model_put_misses(df, KPC, 0, v), 0);
 }
 
+/*
+ * The kernel's recording: the program linked as a vmlinux, its functions
+ * kernel symbols and its PCs kernel PCs, both SLIDE above where it was
+ * linked (KASLR), undone through the symbols the vmlinux also has.
+ */
+static void fill_kernel(struct datafile *df, const struct prog *p)
+{
+	struct model_geom g = {{{32768, 8, 64}, {32768, 8, 64}, {8388608, 16, 64}}};
+	struct upc u;
+	size_t i;
+
+	put_meta(df, p->bid);
+	assert_int_equal(model_put_geom(df, 0, &g), 0);
+	for (i = 0; i < p->nfn; i++)
+		assert_int_equal(recording_put_ksym(df, p->fn[i].addr + SLIDE, p->fn[i].name, ""),
+				 0);
+	for (i = 0; i < p->npcs; i++) {
+		u = p->pcs[i];
+		u.pc += SLIDE;
+		put_pc(df, &u);
+	}
+}
+
 static void recording(const struct prog *p, const char *path)
 {
 	struct datafile *df;
@@ -258,7 +288,10 @@ static void recording(const struct prog *p, const char *path)
 
 	unlink(path);
 	assert_int_equal(datafile_create(&df, path, (uid_t)-1, why, sizeof(why)), 0);
-	fill(df, p);
+	if (p == &fx->p[2])
+		fill_kernel(df, p);
+	else
+		fill(df, p);
 	assert_int_equal(datafile_commit(df, (uid_t)-1, (gid_t)-1, why, sizeof(why)), 0);
 }
 
@@ -356,6 +389,20 @@ static void test_diff(void **state)
 		" for t in d[\"data_types\"] for m in t[\"members\"])");
 }
 
+/* The same accesses as kernel PCs, typed through the vmlinux given, the KASLR slide undone. */
+static void test_kernel(void **state)
+{
+	char *argv[] = {"report",    "--model",	    "--data",	   "--json",
+			"--vmlinux", fx->p[2].path, fx->p[2].data, NULL};
+
+	fx = tu_fixture(state);
+	recording(&fx->p[2], fx->p[2].data);
+	golden_json("model-data-kernel", cmd_report, argv,
+		    "d[\"user_typed_share\"] is None and d[\"kernel_typed_share\"] > 0.8"
+		    " and [t[\"module\"] for t in d[\"data_types\"]"
+		    " if t[\"type\"] == \"struct item\"] == [\"[kernel]\"]");
+}
+
 static void test_refusals(void **state)
 {
 	char *typo[] = {"annotate", "--model", "--data-type", "itme", fx->p[0].data, NULL};
@@ -403,7 +450,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report_text), cmocka_unit_test(test_report_json),
 		cmocka_unit_test(test_annotate),    cmocka_unit_test(test_diff),
-		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_kernel),	    cmocka_unit_test(test_refusals),
 	};
 
 	/* no kernel debug files of this machine's are looked at for the recording's kernel */
