@@ -378,10 +378,10 @@ static int blocks(const struct diff_opts *o, const struct diff_inputs *in)
 /* diff of boot recordings: its own view, by the model's counts when they are there */
 static int boot(const struct diff_opts *o, const struct diff_inputs *in)
 {
-	if (o->blocks || o->folded || o->features)
+	if (o->blocks || o->folded || o->features || o->data)
 		return usage_error(
 			"BASE and HARDENED are boot recordings (kprotperf boot): --blocks,"
-			" --folded and --features compare workloads' recordings");
+			" --folded, --features and --data compare workloads' recordings");
 	return cli_boot_diff(in->df, o->path,
 			     &(struct model_view_opts){o->geom, o->top, o->json, o->costs})
 		       ? -EINVAL
