@@ -116,6 +116,7 @@ static struct {
 	struct prog *in;  /* the one objdump is reading */
 	bool infn;	  /* in one of its kp_ functions or _start */
 	bool no_cache;	  /* the next recording simulated no caches */
+	bool tlb;	  /* the next recording is of format 2, with TLBs */
 } * fx;
 
 /* A memory operand's displacement ("0x48(%rdi)": 0x48); 0 when none. */
@@ -216,6 +217,8 @@ static void put_meta(struct datafile *df, const char *kbid)
 	assert_int_equal(kv_add(&meta, "model.mode", fx->no_cache ? "insns" : "cache"), 0);
 	assert_int_equal(kv_add(&meta, "model.window", "complete"), 0);
 	assert_int_equal(kv_add(&meta, "model.qemu", "1:7.2"), 0);
+	if (fx->tlb)
+		assert_int_equal(kv_add(&meta, "model.format", "2"), 0);
 	assert_int_equal(recording_put_meta(df, &meta), 0);
 	kv_list_free(&meta);
 }
@@ -233,11 +236,15 @@ static void put_pc(struct datafile *df, const struct upc *u)
 	assert_int_equal(model_put_pc(df, u->pc, 100), 0);
 	if (!fx->no_cache)
 		assert_int_equal(model_put_misses(df, u->pc, 0, v), 0);
+	/* a D-TLB miss on each 25 accesses */
+	if (fx->tlb)
+		assert_int_equal(model_put_tlb(df, u->pc, 0, 0, (u->r + u->w) * 4), 0);
 }
 
 static void fill(struct datafile *df, const struct prog *p)
 {
-	struct model_geom g = {{{32768, 8, 64}, {32768, 8, 64}, {8388608, 16, 64}}};
+	struct model_geom g = {{{32768, 8, 64}, {32768, 8, 64}, {8388608, 16, 64}},
+			       {{128, 8}, {64, 4}}};
 	__u64 v[MODEL_STATS] = {[MODEL_D1_READS] = 7, [MODEL_D1_READ_MISSES] = 3};
 	size_t i;
 
@@ -246,6 +253,8 @@ static void fill(struct datafile *df, const struct prog *p)
 	assert_int_equal(recording_put_ksym(df, KPC - 0x10, "kfunc", ""), 0);
 	if (!fx->no_cache)
 		assert_int_equal(model_put_geom(df, 0, &g), 0);
+	if (fx->tlb)
+		assert_int_equal(model_put_tlbs(df, 0, &g), 0);
 	assert_int_equal(recording_put_map(df, 10, 0x401000, 0x402000, 0x1000, p->path, p->bid), 0);
 	for (i = 0; i < p->nfn; i++)
 		assert_int_equal(
@@ -389,6 +398,18 @@ static void test_diff(void **state)
 		" for t in d[\"data_types\"] for m in t[\"members\"])");
 }
 
+/* Of a table of format 2: the D-TLB's misses per type and member, a column of their own. */
+static void test_tlb(void **state)
+{
+	char *argv[] = {"report", "--model", "--data", "-n", "1", fx->p[0].data, NULL};
+
+	fx = tu_fixture(state);
+	fx->tlb = true;
+	recording(&fx->p[0], fx->p[0].data);
+	fx->tlb = false;
+	golden("model-data-tlb", cmd_report, argv);
+}
+
 /* The same accesses as kernel PCs, typed through the vmlinux given, the KASLR slide undone. */
 static void test_kernel(void **state)
 {
@@ -450,7 +471,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report_text), cmocka_unit_test(test_report_json),
 		cmocka_unit_test(test_annotate),    cmocka_unit_test(test_diff),
-		cmocka_unit_test(test_kernel),	    cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_tlb),	    cmocka_unit_test(test_kernel),
+		cmocka_unit_test(test_refusals),
 	};
 
 	/* no kernel debug files of this machine's are looked at for the recording's kernel */
