@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * What the registers point to before an instruction, followed forward
- * through its function's code: from the start of its basic block, or of
- * the chain of blocks that reach it each from its only predecessor, the
- * registers seeded from the variables located in them there.  A move
+ * through its function's graph once per function: from the entry, the
+ * registers seeded from the parameters located in them, to each block's
+ * entry, where a register keeps its type only when every predecessor
+ * agrees (a single predecessor's chain is the simplest case), then within
+ * the instruction's block up to it.  A move
  * copies a register's type, a load of a pointer member (or a global's, a
  * per-CPU variable's) gives its target, lea and add/sub of a constant keep
  * the type at an offset, a call's result is the callee's return type, a
@@ -13,12 +15,13 @@
  */
 #include "datatype/dtype_int.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/cfg.h"
 
-#define MAX_CHAIN 16  /* blocks followed back */
-#define MAX_INSNS 512 /* instructions simulated for one PC */
+#define MAX_PASSES 32 /* over the blocks, to the fixed point (loops nested that deep) */
 
 static const struct dt_reg unknown = {.how = DT_FLOW};
 
@@ -27,16 +30,27 @@ static struct dt_reg loaded(struct dtype_file *f, const struct dt_func *fn, __u6
 			    const struct dt_regs *regs, const struct dt_mem *m)
 {
 	struct dt_reg out = unknown;
+	struct dt_slot *slot;
 	struct dt_res r;
+	__s64 at;
 
+	if ((m->base == 6 || m->base == 7) && m->index == -1 && !m->seg &&
+	    dt_frame_off(f, pc, m->base, m->disp, &at) &&
+	    (slot = dt_slot_at((struct dt_regs *)regs, at))) {
+		out = slot->v; /* a register spilled there, reloaded */
+		out.how = DT_FLOW;
+		return out;
+	}
 	if (m->seg == X86_REG_GS && m->base == -1 && m->index == -1 &&
 	    (__u64)m->disp == f->this_cpu_off) {
 		out.cpu_off = true;
 		return out;
 	}
 	dt_operand(f, fn, pc, regs, m, &r);
-	if (r.a.type && r.leaf)
+	if (r.a.type && r.leaf) {
 		out.type = dt_pointee(f->dw, r.leaf);
+		out.vtype = r.leaf;
+	}
 	return out;
 }
 
@@ -66,6 +80,8 @@ static struct dt_reg lea(struct dtype_file *f, const struct dt_regs *regs, const
 	out = regs->r[m->base];
 	out.off += m->disp;
 	out.how = DT_FLOW;
+	if (m->disp)
+		out.vtype = 0; /* a pointer into the object, of no type the DWARF names */
 	return out;
 }
 
@@ -79,6 +95,7 @@ static struct dt_reg add(struct dtype_file *f, const cs_insn *in, const struct d
 
 	if (src->type == X86_OP_IMM && out.type) {
 		out.off += in->id == X86_INS_ADD ? src->imm : -src->imm;
+		out.vtype = 0;
 		return out;
 	}
 	if (in->id != X86_INS_ADD)
@@ -112,6 +129,7 @@ static void call(struct dtype_file *f, const cs_insn *in, struct dt_regs *regs)
 	for (i = 0; i < sizeof(clobbered) / sizeof(clobbered[0]); i++)
 		regs->r[clobbered[i]] = unknown;
 	regs->r[0].type = dt_pointee(f->dw, ret);
+	regs->r[0].vtype = ret;
 }
 
 /* The new value of the register dst (DWARF number) an instruction writes, from regs before it. */
@@ -156,6 +174,40 @@ static struct dt_reg value(struct dtype_file *f, const struct dt_func *fn, const
 	return unknown;
 }
 
+/* A store into the frame: a register spilled (mov) is kept, any other write forgets the slot. */
+static void frame_store(struct dtype_file *f, const cs_insn *in, struct dt_regs *regs)
+{
+	const cs_x86 *x = &in->detail->x86;
+	const cs_x86_op *dst = &x->operands[0], *src = &x->operands[1];
+	struct dt_slot *slot;
+	int base = dt_dwreg(dst->mem.base), s;
+	__s64 at;
+
+	if ((base != 6 && base != 7) || dst->mem.index != X86_REG_INVALID ||
+	    !dt_frame_off(f, in->address, base, dst->mem.disp, &at))
+		return;
+	slot = dt_slot_at(regs, at);
+	if (slot)
+		*slot = regs->slot[--regs->nslots];
+	s = x->op_count == 2 && src->type == X86_OP_REG && dt_is_reg64(src->reg)
+		    ? dt_dwreg(src->reg)
+		    : -1;
+	if (in->id != X86_INS_MOV || s < 0 || s >= DT_NREGS - 1 ||
+	    (!regs->r[s].type && !regs->r[s].vtype))
+		return;
+	if (regs->nslots == DT_NSLOTS)
+		memmove(regs->slot, regs->slot + 1, --regs->nslots * sizeof(regs->slot[0]));
+	regs->slot[regs->nslots++] = (struct dt_slot){at, regs->r[s]};
+}
+
+void dt_flow_store(struct dtype_file *f, const cs_insn *in, struct dt_regs *regs)
+{
+	const cs_x86_op *op0 = &in->detail->x86.operands[0];
+
+	if (in->detail->x86.op_count && op0->type == X86_OP_MEM && (op0->access & CS_AC_WRITE))
+		frame_store(f, in, regs);
+}
+
 /* regs after the instruction in (f->insn). */
 static void step(struct dtype_file *f, const struct dt_func *fn, const cs_insn *in,
 		 struct dt_regs *regs)
@@ -170,6 +222,7 @@ static void step(struct dtype_file *f, const struct dt_func *fn, const cs_insn *
 		call(f, in, regs);
 		return;
 	}
+	dt_flow_store(f, in, regs);
 	if (in->detail->x86.op_count && op0->type == X86_OP_REG) {
 		dst = dt_dwreg(op0->reg);
 		if (dst >= 0 && dst < DT_NREGS - 1)
@@ -205,30 +258,12 @@ static void starting(struct dtype_file *f, const struct dt_func *fn, __u64 pc, s
 		if (l->kind != DT_LOC_REG && l->kind != DT_LOC_REGVAL)
 			continue;
 		t = dt_pointee(f->dw, l->type);
-		if (t)
-			regs->r[l->reg] = (struct dt_reg){t, l->kind == DT_LOC_REGVAL ? -l->off : 0,
-							  false, DT_FLOW, l->name};
+		/* a scalar variable there says less than a pointer flow followed into it */
+		if (t || (l->kind == DT_LOC_REG && !regs->r[l->reg].type))
+			regs->r[l->reg] = (struct dt_reg){
+				t,	 l->kind == DT_LOC_REGVAL ? -l->off : 0, false, DT_FLOW,
+				l->name, l->kind == DT_LOC_REG ? l->type : 0};
 	}
-}
-
-/* The chain of blocks ending at b, each its successor's only predecessor: chain[0] = b. */
-static int chain_of(const struct cfg *g, int b, int *chain)
-{
-	int n = 0, e, from, i;
-
-	chain[n++] = b;
-	while (n < MAX_CHAIN && g->b[b].npred == 1) {
-		e = g->in[g->b[b].in_first];
-		from = g->e[e].from;
-		if (from < 0)
-			break;
-		for (i = 0; i < n; i++)
-			if (chain[i] == from)
-				return n; /* a loop of single predecessors */
-		chain[n++] = from;
-		b = from;
-	}
-	return n;
 }
 
 static void seed(struct dtype_file *f, const struct dt_func *fn, __u64 pc, struct dt_regs *regs)
@@ -237,8 +272,9 @@ static void seed(struct dtype_file *f, const struct dt_func *fn, __u64 pc, struc
 
 	for (r = 0; r < DT_NREGS; r++)
 		regs->r[r] = unknown;
+	regs->nslots = 0;
 	for (r = 0; r < DT_NREGS - 1; r++)
-		if (dt_loc_reg(f, fn, pc, r, &regs->r[r]) && regs->r[r].type)
+		if (dt_loc_reg(f, fn, pc, r, &regs->r[r]) && (regs->r[r].type || regs->r[r].vtype))
 			regs->r[r].how = DT_FLOW;
 		else
 			regs->r[r] = unknown;
@@ -246,10 +282,10 @@ static void seed(struct dtype_file *f, const struct dt_func *fn, __u64 pc, struc
 
 /* Simulate [at, end) on regs; false when an instruction could not be read. */
 static bool run(struct dtype_file *f, const struct dt_func *fn, __u64 at, __u64 end,
-		struct dt_regs *regs, int *budget)
+		struct dt_regs *regs)
 {
 	while (at < end) {
-		if (--*budget < 0 || !dt_decode(f, at))
+		if (!dt_decode(f, at))
 			return false;
 		step(f, fn, f->insn, regs);
 		at += f->insn->size;
@@ -258,23 +294,99 @@ static bool run(struct dtype_file *f, const struct dt_func *fn, __u64 at, __u64 
 	return true;
 }
 
+static bool same(const struct dt_reg *a, const struct dt_reg *b)
+{
+	return a->type == b->type && a->off == b->off && a->cpu_off == b->cpu_off &&
+	       a->vtype == b->vtype;
+}
+
+/* What holds on entry to a block all of whose ways in bring in or *into: true when it changed. */
+static bool meet(struct dt_regs *into, const struct dt_regs *in)
+{
+	bool changed = false;
+	struct dt_slot *s;
+	unsigned int i;
+	int r;
+
+	for (r = 0; r < DT_NREGS; r++) {
+		if (same(&into->r[r], &in->r[r]) || same(&into->r[r], &unknown))
+			continue;
+		into->r[r] = unknown;
+		changed = true;
+	}
+	for (i = 0; i < into->nslots; i++) {
+		s = dt_slot_at((struct dt_regs *)in, into->slot[i].at);
+		if (s && same(&s->v, &into->slot[i].v))
+			continue;
+		into->slot[i--] = into->slot[--into->nslots];
+		changed = true;
+	}
+	return changed;
+}
+
+/* One pass over the blocks in address order: true when some block's entry state changed. */
+static bool pass(struct dtype_file *f, struct dt_func *fn)
+{
+	const struct cfg *g = fn->g;
+	struct dt_regs st;
+	bool changed = false;
+	size_t b;
+	int i, s;
+
+	for (b = 0; b < g->nb; b++) {
+		if (!fn->reached[b])
+			continue;
+		st = fn->in[b];
+		if (!run(f, fn, g->b[b].start, g->b[b].end, &st))
+			seed(f, fn, g->b[b].end, &st);
+		for (i = 0; i < g->b[b].nsucc; i++) {
+			s = g->b[b].succ[i];
+			if (s < 0)
+				continue;
+			if (!fn->reached[s]) {
+				fn->in[s] = st;
+				fn->reached[s] = changed = true;
+			} else if (meet(&fn->in[s], &st)) {
+				changed = true;
+			}
+		}
+	}
+	return changed;
+}
+
+/*
+ * The registers on entry to each block of fn's graph: the parameters' locations at the entry,
+ * then forward to a fixed point, a register keeping its type into a block only when every way
+ * in agrees on it (each meet only forgets, so this ends).
+ */
+int dt_flow_prepare(struct dtype_file *f, struct dt_func *fn)
+{
+	const struct cfg *g = fn->g;
+	int n;
+
+	if (!g || !g->nb)
+		return 0;
+	fn->in = calloc(g->nb, sizeof(*fn->in));
+	fn->reached = calloc(g->nb, sizeof(*fn->reached));
+	if (!fn->in || !fn->reached)
+		return -ENOMEM;
+	seed(f, fn, g->b[g->entry].start, &fn->in[g->entry]);
+	fn->reached[g->entry] = true;
+	for (n = 0; n < MAX_PASSES && pass(f, fn); n++)
+		;
+	return 0;
+}
+
 void dt_flow(struct dtype_file *f, const struct dt_func *fn, __u64 pc, struct dt_regs *regs)
 {
 	const struct cfg *g = fn->g;
-	int b = g ? cfg_block_at(g, pc) : -1, chain[MAX_CHAIN], n, i, budget = MAX_INSNS;
-	__u64 end;
+	int b = g && fn->in ? cfg_block_at(g, pc) : -1;
 
-	if (b < 0) {
+	if (b < 0 || !fn->reached[b]) {
 		seed(f, fn, pc, regs);
 		return;
 	}
-	n = chain_of(g, b, chain);
-	seed(f, fn, g->b[chain[n - 1]].start, regs);
-	for (i = n - 1; i >= 0; i--) {
-		end = i ? g->b[chain[i]].end : pc;
-		if (!run(f, fn, g->b[chain[i]].start, end, regs, &budget)) {
-			seed(f, fn, pc, regs); /* what the locations alone say */
-			return;
-		}
-	}
+	*regs = fn->in[b];
+	if (!run(f, fn, g->b[b].start, pc, regs))
+		seed(f, fn, pc, regs); /* what the locations alone say */
 }

@@ -34,6 +34,33 @@ struct dt_vars {
 	size_t n, cap;
 };
 
+/* A pointer's target held in a register: &T + off. */
+struct dt_reg {
+	Dwarf_Off type; /* the pointee type; 0 when unknown */
+	__s64 off;
+	bool cpu_off; /* holds this CPU's per-CPU offset (this_cpu_off's value) */
+	enum dtype_how how;
+	const char *name; /* the variable when from a location ("%rbx holds x (int)") */
+	Dwarf_Off vtype;  /* the value's own type (a pointer type, a scalar's), 0 when unknown */
+};
+
+#define DT_NREGS 17 /* DWARF x86_64 registers 0-16 (16: the return address) */
+
+#define DT_NSLOTS 8 /* spill slots of the frame followed */
+
+/* A register spilled into the frame: what the 8 bytes at CFA + at hold. */
+struct dt_slot {
+	__s64 at;
+	struct dt_reg v;
+};
+
+/* The state of the general-purpose registers (and the spill slots) before an instruction. */
+struct dt_regs {
+	struct dt_reg r[DT_NREGS];
+	struct dt_slot slot[DT_NSLOTS];
+	unsigned int nslots;
+};
+
 enum dt_loc_kind {
 	DT_LOC_REG,    /* the value is in register reg */
 	DT_LOC_REGVAL, /* the value is reg + off (DW_OP_bregN, DW_OP_stack_value) */
@@ -57,31 +84,17 @@ struct dt_func {
 	__u64 addr, len; /* the symbol's */
 	struct dt_loc *locs;
 	size_t nlocs, cap;
-	struct cfg *g;	 /* NULL when its graph could not be built */
-	bool cfa_frame;	 /* its frame base is the CFA (DW_OP_call_frame_cfa) */
-	bool has_canary; /* it keeps a copy of the canary in its frame, at canary */
-	__s64 canary;	 /* CFA-relative */
+	struct cfg *g;	    /* NULL when its graph could not be built */
+	struct dt_regs *in; /* the registers on entry to each block of g (dtype_flow.c) */
+	bool *reached;	    /* whether in[b] is known */
+	bool cfa_frame;	    /* its frame base is the CFA (DW_OP_call_frame_cfa) */
+	bool has_canary;    /* it keeps a copy of the canary in its frame, at canary */
+	__s64 canary;	    /* CFA-relative */
 };
 
 /* A function symbol. */
 struct dt_sym {
 	__u64 addr, size;
-};
-
-/* A pointer's target held in a register: &T + off. */
-struct dt_reg {
-	Dwarf_Off type; /* the pointee type; 0 when unknown */
-	__s64 off;
-	bool cpu_off; /* holds this CPU's per-CPU offset (this_cpu_off's value) */
-	enum dtype_how how;
-	const char *name; /* the variable when from a location ("%rbx holds x (int)") */
-};
-
-#define DT_NREGS 17 /* DWARF x86_64 registers 0-16 (16: the return address) */
-
-/* The state of the general-purpose registers before an instruction. */
-struct dt_regs {
-	struct dt_reg r[DT_NREGS];
 };
 
 /* A memory operand decoded. */
@@ -187,16 +200,26 @@ bool dt_decode(struct dtype_file *f, __u64 pc);
 
 /* dtype_stack.c: where fn keeps its copy of the canary (it stores it after loading it) */
 void dt_stack_canary(struct dtype_file *f, struct dt_func *fn);
+/* dtype_stack.c: whether the CFA at pc is reg plus a constant (%rbp as the frame pointer) */
+bool dt_frame_reg(struct dtype_file *f, __u64 pc, int reg);
 /* dtype_stack.c: an access at base register (rsp or rbp) + disp, to a local at pc */
 void dt_stack(struct dtype_file *f, const struct dt_func *fn, __u64 pc, int base, __s64 disp,
-	      struct dt_res *r);
+	      const struct dt_regs *regs, struct dt_res *r);
+/* dtype_stack.c: base + disp at pc as CFA + *at; false when base is not the CFA's register */
+bool dt_frame_off(struct dtype_file *f, __u64 pc, int base, __s64 disp, __s64 *at);
+/* dtype_stack.c: the spill slot of regs at CFA + at, NULL when none */
+struct dt_slot *dt_slot_at(struct dt_regs *regs, __s64 at);
 
 /* dtype_operand.c */
 void dt_operand(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
 		const struct dt_regs *regs, const struct dt_mem *m, struct dt_res *r);
 
 /* dtype_flow.c */
-/* the registers' state before pc, within its block and single-predecessor chain */
+/* the registers on entry to each block of fn's graph, once */
+int dt_flow_prepare(struct dtype_file *f, struct dt_func *fn);
+/* the spill slots of regs after in, a store into the frame */
+void dt_flow_store(struct dtype_file *f, const cs_insn *in, struct dt_regs *regs);
+/* the registers' state before pc */
 void dt_flow(struct dtype_file *f, const struct dt_func *fn, __u64 pc, struct dt_regs *regs);
 
 #endif

@@ -103,8 +103,8 @@ void dt_operand(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
 			by_addr(f, &f->globals, addr, addr, DT_GLOBAL, r);
 	} else if (m->base == -1) {
 		dt_untyped(f, r, "address computed from an index alone");
-	} else if (m->base == 7 || (m->base == 6 && !regs->r[6].type)) {
-		dt_stack(f, fn, pc, m->base, m->disp, r);
+	} else if (m->base == 7 || (m->base == 6 && dt_frame_reg(f, pc, 6))) {
+		dt_stack(f, fn, pc, m->base, m->disp, regs, r);
 	} else if (m->base >= DT_NREGS - 1) {
 		dt_untyped(f, r, "unknown base register");
 	} else {

@@ -29,6 +29,8 @@ static void func_free(void *p)
 	if (!fn)
 		return;
 	cfg_free(fn->g);
+	free(fn->in);
+	free(fn->reached);
 	free(fn->locs);
 	free(fn);
 }
@@ -116,6 +118,10 @@ static struct dt_func *func_of(struct dtype_file *f, __u64 pc)
 		dt_stack_canary(f, fn);
 		if (dt_func_index(f, fn) || cfg_build(&t, 1, &env, &fn->g, why, sizeof(why)))
 			fn->g = NULL; /* no graph: the locations at the PC alone */
+		if (dt_flow_prepare(f, fn)) {
+			func_free(fn);
+			return NULL;
+		}
 	}
 	if (dt_cache_put(&f->funcs, t.addr, fn)) {
 		func_free(fn);
@@ -170,6 +176,8 @@ static void resolve_pc(struct dtype_file *f, __u64 pc, struct dt_pc *e)
 		return;
 	fn = func_of(f, pc);
 	regs_at(f, fn, pc, m, nm, &regs);
+	if (dt_decode(f, pc))
+		dt_flow_store(f, f->insn, &regs); /* a spill's slot holds what it stores */
 	for (i = 0; i < nm; i++) {
 		dt_operand(f, fn, pc, &regs, &m[i], &r);
 		e->a[e->n++] = r.a;

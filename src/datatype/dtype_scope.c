@@ -29,7 +29,9 @@ static bool classify(const Dwarf_Op *ops, size_t n, struct dt_loc *l)
 	} else if (n == 1 && ops[0].atom == DW_OP_regx && ops[0].number < DT_NREGS) {
 		l->kind = DT_LOC_REG;
 		l->reg = ops[0].number;
-	} else if (n == 2 && is_breg(ops[0].atom) && ops[1].atom == DW_OP_stack_value) {
+	} else if (n == 2 && is_breg(ops[0].atom) && ops[1].atom == DW_OP_stack_value &&
+		   ops[0].atom != DW_OP_breg6 && ops[0].atom != DW_OP_breg7) {
+		/* an address in the frame is no pointer %rbp or %rsp holds */
 		l->kind = DT_LOC_REGVAL;
 		l->reg = ops[0].atom - DW_OP_breg0;
 		l->off = (__s64)ops[0].number;
@@ -172,8 +174,9 @@ bool dt_loc_reg(struct dtype_file *f, const struct dt_func *fn, __u64 pc, int re
 			continue;
 		t = dt_pointee(f->dw, l->type);
 		if (!found || t) {
-			*out = (struct dt_reg){t, l->kind == DT_LOC_REGVAL ? -l->off : 0, false,
-					       DT_REGISTER, l->name};
+			*out = (struct dt_reg){t,	l->kind == DT_LOC_REGVAL ? -l->off : 0,
+					       false,	DT_REGISTER,
+					       l->name, l->kind == DT_LOC_REG ? l->type : 0};
 			out->cpu_off = false;
 			found = true;
 		}

@@ -69,8 +69,58 @@ static bool local_at(struct dtype_file *f, const struct dt_func *fn, __u64 pc, i
 	return false;
 }
 
+bool dt_frame_off(struct dtype_file *f, __u64 pc, int base, __s64 disp, __s64 *at)
+{
+	__s64 k;
+
+	if (cfa_rule(f, pc, &k) != base)
+		return false;
+	*at = disp - k;
+	return true;
+}
+
+struct dt_slot *dt_slot_at(struct dt_regs *regs, __s64 at)
+{
+	unsigned int i;
+
+	for (i = 0; i < regs->nslots; i++)
+		if (regs->slot[i].at == at)
+			return &regs->slot[i];
+	return NULL;
+}
+
+/* A spill slot holding a pointer: the pointer itself is what is accessed. */
+static bool spilled(struct dtype_file *f, const struct dt_regs *regs, __s64 at, struct dt_res *r)
+{
+	struct dt_slot *s = regs ? dt_slot_at((struct dt_regs *)regs, at) : NULL;
+	const char *pointee;
+
+	if (!s || (!s->v.type && !s->v.vtype))
+		return false;
+	memset(r, 0, sizeof(*r));
+	r->a.how = DT_STACK;
+	r->a.member = "";
+	if (s->v.vtype) {
+		r->a.type = dt_type_name(f, s->v.vtype);
+		r->a.type_size = r->a.msize = dt_type_size(f->dw, s->v.vtype);
+		r->leaf = s->v.vtype;
+		return true;
+	}
+	pointee = dt_type_name(f, s->v.type);
+	r->a.type = dt_internf(f, "%s%s*", pointee, pointee[strlen(pointee) - 1] == '*' ? "" : " ");
+	r->a.type_size = r->a.msize = 8;
+	return true;
+}
+
+bool dt_frame_reg(struct dtype_file *f, __u64 pc, int reg)
+{
+	__s64 k;
+
+	return cfa_rule(f, pc, &k) == reg;
+}
+
 void dt_stack(struct dtype_file *f, const struct dt_func *fn, __u64 pc, int base, __s64 disp,
-	      struct dt_res *r)
+	      const struct dt_regs *regs, struct dt_res *r)
 {
 	__s64 k = 0, start;
 	Dwarf_Off type;
@@ -93,7 +143,10 @@ void dt_stack(struct dtype_file *f, const struct dt_func *fn, __u64 pc, int base
 		return;
 	}
 	if (!fn || !local_at(f, fn, pc, reg, k, disp - k, &start, &type)) {
-		dt_untyped(f, r, "stack slot with no variable");
+		if (spilled(f, regs, disp - k, r))
+			return;
+		dt_untyped(f, r,
+			   disp - k == -8 ? "the return address" : "stack slot with no variable");
 		return;
 	}
 	dt_member(f, type, disp - k - start, r);
