@@ -169,7 +169,8 @@ static int resolve_user(struct collect *c, const struct model_row *r, struct dty
 	if (err)
 		return err;
 	if (!u->dt) {
-		out[0].why = "no DWARF of its file";
+		out[0].why = u->uf.segs ? "no DWARF of its file"
+					: "its file is not here or another build (--symfs DIR)";
 		return 0;
 	}
 	if (!elfsym_vaddr(u->uf.segs, r->addr - m->start + m->pgoff, &vaddr)) {
