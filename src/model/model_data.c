@@ -569,10 +569,16 @@ static bool name_is(const char *type, const char *name)
 
 const struct mdata_type *mdata_find(const struct mdata *d, const char *name)
 {
+	return mdata_find_in(d, name, NULL);
+}
+
+const struct mdata_type *mdata_find_in(const struct mdata *d, const char *name, const char *module)
+{
 	size_t i;
 
 	for (i = 0; i < d->ntypes; i++)
-		if (name_is(d->types[i].type, name))
+		if (name_is(d->types[i].type, name) &&
+		    (!module || !strcmp(d->types[i].module, module)))
 			return &d->types[i];
 	return NULL;
 }

@@ -117,6 +117,8 @@ void mdata_line_after(FILE *f, const struct mdata *d, int indent, __u64 offset, 
 		      __u64 *cur);
 /* The type named name among d's types (as C spells it, or without struct/union/enum). */
 const struct mdata_type *mdata_find(const struct mdata *d, const char *name);
+/* The same, of module only (NULL: any). */
+const struct mdata_type *mdata_find_in(const struct mdata *d, const char *name, const char *module);
 
 struct model_view_opts;
 /* report --model --data, annotate --model --data-type, diff --model --data. */

@@ -118,6 +118,9 @@ static int pick(struct ann *a, struct datafile *df, struct kernel_dwarf *kd, con
 	err = find_layout(a, df, kd, a->t ? a->t->type : name, a->t ? a->t->module : NULL);
 	if (err == -ENOENT && a->t)
 		return 0; /* a pseudo type or a base type: its counts alone */
+	/* a typedef's name given: the counts are under the name of what it names */
+	if (!err && !a->t)
+		a->t = mdata_find_in(&a->d, a->l->type, a->module);
 	if (err == -ENOENT) {
 		snprintf(why, len, "no type '%s' in the recording's DWARF%s%s%s", name,
 			 *a->closest ? " (closest: " : "", a->closest, *a->closest ? ")" : "");
