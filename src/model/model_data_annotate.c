@@ -121,11 +121,13 @@ static int pick(struct ann *a, struct datafile *df, struct kernel_dwarf *kd, con
 	/* a typedef's name given: the counts are under the name of what it names */
 	if (!err && !a->t)
 		a->t = mdata_find_in(&a->d, a->l->type, a->module);
-	if (err == -ENOENT) {
+	/* nothing near it: perhaps because the kernel's DWARF is not there */
+	if (err == -ENOENT && !*a->closest && !kd && *a->d.kernel_note)
+		snprintf(why, len, "no type '%s' in the recording's DWARF; the kernel's: %s", name,
+			 a->d.kernel_note);
+	else if (err == -ENOENT)
 		snprintf(why, len, "no type '%s' in the recording's DWARF%s%s%s", name,
 			 *a->closest ? " (closest: " : "", a->closest, *a->closest ? ")" : "");
-		return -ENOENT;
-	}
 	return err;
 }
 
