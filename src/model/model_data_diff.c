@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "model/model_report.h"
+#include "model/model_sweep.h"
 #include "util/esc.h"
 #include "util/json.h"
 
@@ -252,6 +253,8 @@ static void diff_text(const struct mdata *b, const struct mdata *h, const struct
 	}
 	side_text("base", b);
 	side_text("hardened", h);
+	if (!model_sweep_same(&b->mc, &h->mc))
+		printf("# the two sides simulated different caches: their misses do not compare\n");
 	printf("\nData types by the change in D1 misses (%zu of %zu; misses: D1 read and write "
 	       "misses;\nchange: hardened minus base; members matched by name, their offsets on "
 	       "each side;\nthe first %zu members of each type):\n",
@@ -351,6 +354,7 @@ static void diff_json(const struct mdata *b, const struct mdata *h, const struct
 	json_open(&j, NULL, '{');
 	recording_json(&j, "base", b);
 	recording_json(&j, "hardened", h);
+	json_bool(&j, "same_caches", model_sweep_same(&b->mc, &h->mc));
 	json_open(&j, "data_types", '[');
 	for (i = 0; i < n && i < top; i++)
 		tpair_json(&j, b, h, &p[i]);
@@ -378,9 +382,12 @@ int model_data_diff(struct datafile *base, struct kernel_dwarf *kb, const char *
 {
 	struct mdata b = {}, h = {};
 	struct tpair *p = NULL;
+	unsigned int hg = 0;
 	size_t i, n = 0;
+	/* the hardened recording's geometry of the base's caches, as diff --model matches them */
 	int err = side_collect(&b, "BASE", base, kb, nb, o->geom, why, len)
-			  ?: side_collect(&h, "HARDENED", hard, kh, nh, o->geom, why, len)
+			  ?: model_sweep_match(hard, &b.mc, &hg)
+			  ?: side_collect(&h, "HARDENED", hard, kh, nh, hg, why, len)
 			  ?: types_pair(&b, &h, &p, &n);
 
 	if (!err && o->json)
