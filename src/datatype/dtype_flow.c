@@ -35,7 +35,7 @@ static struct dt_reg loaded(struct dtype_file *f, const struct dt_func *fn, __u6
 	__s64 at;
 
 	if ((m->base == 6 || m->base == 7) && m->index == -1 && !m->seg &&
-	    dt_frame_off(f, pc, m->base, m->disp, &at) &&
+	    dt_frame_off(f, pc, regs, m->base, m->disp, &at) &&
 	    (slot = dt_slot_at((struct dt_regs *)regs, at))) {
 		out = slot->v; /* a register spilled there, reloaded */
 		out.how = DT_FLOW;
@@ -184,7 +184,7 @@ static void frame_store(struct dtype_file *f, const cs_insn *in, struct dt_regs 
 	__s64 at;
 
 	if ((base != 6 && base != 7) || dst->mem.index != X86_REG_INVALID ||
-	    !dt_frame_off(f, in->address, base, dst->mem.disp, &at))
+	    !dt_frame_off(f, in->address, regs, base, dst->mem.disp, &at))
 		return;
 	slot = dt_slot_at(regs, at);
 	if (slot)
@@ -198,6 +198,54 @@ static void frame_store(struct dtype_file *f, const cs_insn *in, struct dt_regs 
 	if (regs->nslots == DT_NSLOTS)
 		memmove(regs->slot, regs->slot + 1, --regs->nslots * sizeof(regs->slot[0]));
 	regs->slot[regs->nslots++] = (struct dt_slot){at, regs->r[s]};
+}
+
+/* What mov or lea into %rsp or %rbp puts there, CFA-relative (a copy of the other, or it plus
+ * disp). */
+static void frame_copy(const cs_insn *in, bool *known, __s64 *v, bool from_known, __s64 from,
+		       unsigned int from_reg)
+{
+	const cs_x86_op *b = &in->detail->x86.operands[1];
+
+	*known = false;
+	if (in->id == X86_INS_MOV && b->type == X86_OP_REG && b->reg == from_reg) {
+		*known = from_known;
+		*v = from;
+	} else if (in->id == X86_INS_LEA && b->mem.base == from_reg &&
+		   b->mem.index == X86_REG_INVALID) {
+		*known = from_known;
+		*v = from + b->mem.disp;
+	}
+}
+
+/* %rsp and %rbp followed relative to the CFA, for frames the CFI gives from %rbp alone. */
+static void frame_ptrs(const cs_insn *in, struct dt_regs *regs)
+{
+	const cs_x86 *x = &in->detail->x86;
+	const cs_x86_op *a = &x->operands[0], *b = &x->operands[1];
+	bool to_sp = x->op_count && a->type == X86_OP_REG && a->reg == X86_REG_RSP;
+	bool to_fp = x->op_count && a->type == X86_OP_REG && a->reg == X86_REG_RBP;
+
+	if (in->id == X86_INS_PUSH || in->id == X86_INS_PUSHFQ) {
+		regs->sp -= 8;
+	} else if (in->id == X86_INS_POP || in->id == X86_INS_POPFQ) {
+		regs->sp += 8;
+		regs->fp_known = regs->fp_known && !to_fp;
+	} else if (in->id == X86_INS_LEAVE) {
+		regs->sp = regs->fp + 8;
+		regs->sp_known = regs->fp_known;
+		regs->fp_known = false;
+	} else if (to_sp && (in->id == X86_INS_SUB || in->id == X86_INS_ADD) &&
+		   b->type == X86_OP_IMM) {
+		regs->sp += in->id == X86_INS_ADD ? b->imm : -b->imm;
+	} else if (to_sp && in->id == X86_INS_LEA && b->mem.base == X86_REG_RSP &&
+		   b->mem.index == X86_REG_INVALID) {
+		regs->sp += b->mem.disp;
+	} else if (to_sp) {
+		frame_copy(in, &regs->sp_known, &regs->sp, regs->fp_known, regs->fp, X86_REG_RBP);
+	} else if (to_fp) {
+		frame_copy(in, &regs->fp_known, &regs->fp, regs->sp_known, regs->sp, X86_REG_RSP);
+	}
 }
 
 void dt_flow_store(struct dtype_file *f, const cs_insn *in, struct dt_regs *regs)
@@ -218,6 +266,7 @@ static void step(struct dtype_file *f, const struct dt_func *fn, const cs_insn *
 	uint8_t nrd = 0, nwr = 0, i;
 	int dst = -1, r;
 
+	frame_ptrs(in, regs);
 	if (in->id == X86_INS_CALL) {
 		call(f, in, regs);
 		return;
@@ -273,6 +322,8 @@ static void seed(struct dtype_file *f, const struct dt_func *fn, __u64 pc, struc
 	for (r = 0; r < DT_NREGS; r++)
 		regs->r[r] = unknown;
 	regs->nslots = 0;
+	regs->sp_known = dt_frame_off(f, pc, NULL, 7, 0, &regs->sp);
+	regs->fp_known = dt_frame_off(f, pc, NULL, 6, 0, &regs->fp);
 	for (r = 0; r < DT_NREGS - 1; r++)
 		if (dt_loc_reg(f, fn, pc, r, &regs->r[r]) && (regs->r[r].type || regs->r[r].vtype))
 			regs->r[r].how = DT_FLOW;
@@ -314,6 +365,10 @@ static bool meet(struct dt_regs *into, const struct dt_regs *in)
 		into->r[r] = unknown;
 		changed = true;
 	}
+	if (into->sp_known && (!in->sp_known || in->sp != into->sp))
+		into->sp_known = !(changed = true);
+	if (into->fp_known && (!in->fp_known || in->fp != into->fp))
+		into->fp_known = !(changed = true);
 	for (i = 0; i < into->nslots; i++) {
 		s = dt_slot_at((struct dt_regs *)in, into->slot[i].at);
 		if (s && same(&s->v, &into->slot[i].v))

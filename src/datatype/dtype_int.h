@@ -16,9 +16,9 @@
 #include <elfutils/libdw.h>
 #include <linux/types.h>
 
+#include "analysis/cfg.h"
 #include "datatype/dtype.h"
 
-struct cfg;
 struct file_cfg;
 
 /* A variable with a static address: a global or static, a per-CPU or a TLS one. */
@@ -59,6 +59,8 @@ struct dt_regs {
 	struct dt_reg r[DT_NREGS];
 	struct dt_slot slot[DT_NSLOTS];
 	unsigned int nslots;
+	bool sp_known, fp_known; /* %rsp = CFA + sp, %rbp = CFA + fp */
+	__s64 sp, fp;
 };
 
 enum dt_loc_kind {
@@ -89,12 +91,14 @@ struct dt_func {
 	bool *reached;	    /* whether in[b] is known */
 	bool cfa_frame;	    /* its frame base is the CFA (DW_OP_call_frame_cfa) */
 	bool has_canary;    /* it keeps a copy of the canary in its frame, at canary */
-	__s64 canary;	    /* CFA-relative */
+	__s64 canary;	    /* CFA-relative, or relative to register canary_rel when >= 0 */
+	int canary_rel;
 };
 
 /* A function symbol. */
 struct dt_sym {
 	__u64 addr, size;
+	const char *name; /* the symbol table's */
 };
 
 /* A memory operand decoded. */
@@ -131,6 +135,7 @@ struct dtype_file {
 	Dwarf_CFI *cfi; /* .debug_frame or .eh_frame; NULL when neither */
 	__u64 cfi_bias; /* a DWARF address + cfi_bias: the CFI's */
 	struct file_cfg *fc;
+	struct cfg_env env; /* file_cfg's, whose callee dtype_resolve.c answers faster */
 	csh cs;
 	cs_insn *insn;
 	struct dt_sym *syms; /* the function symbols, sorted by addr */
@@ -200,13 +205,15 @@ bool dt_decode(struct dtype_file *f, __u64 pc);
 
 /* dtype_stack.c: where fn keeps its copy of the canary (it stores it after loading it) */
 void dt_stack_canary(struct dtype_file *f, struct dt_func *fn);
-/* dtype_stack.c: whether the CFA at pc is reg plus a constant (%rbp as the frame pointer) */
-bool dt_frame_reg(struct dtype_file *f, __u64 pc, int reg);
 /* dtype_stack.c: an access at base register (rsp or rbp) + disp, to a local at pc */
 void dt_stack(struct dtype_file *f, const struct dt_func *fn, __u64 pc, int base, __s64 disp,
 	      const struct dt_regs *regs, struct dt_res *r);
-/* dtype_stack.c: base + disp at pc as CFA + *at; false when base is not the CFA's register */
-bool dt_frame_off(struct dtype_file *f, __u64 pc, int base, __s64 disp, __s64 *at);
+/*
+ * dtype_stack.c: base + disp at pc as CFA + *at, from the CFI or the stack and frame pointers
+ * regs followed (NULL: the CFI alone); false when neither knows base
+ */
+bool dt_frame_off(struct dtype_file *f, __u64 pc, const struct dt_regs *regs, int base, __s64 disp,
+		  __s64 *at);
 /* dtype_stack.c: the spill slot of regs at CFA + at, NULL when none */
 struct dt_slot *dt_slot_at(struct dt_regs *regs, __s64 at);
 

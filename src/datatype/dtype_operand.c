@@ -93,6 +93,7 @@ void dt_operand(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
 		const struct dt_regs *regs, const struct dt_mem *m, struct dt_res *r)
 {
 	__u64 addr = m->base == -2 ? m->next + m->disp : (__u64)m->disp;
+	__s64 at;
 
 	if (m->seg && m->base < 0) {
 		segment(f, m, addr, r);
@@ -103,10 +104,18 @@ void dt_operand(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
 			by_addr(f, &f->globals, addr, addr, DT_GLOBAL, r);
 	} else if (m->base == -1) {
 		dt_untyped(f, r, "address computed from an index alone");
-	} else if (m->base == 7 || (m->base == 6 && dt_frame_reg(f, pc, 6))) {
+	} else if (m->base == 7 || (m->base == 6 && dt_frame_off(f, pc, regs, 6, 0, &at))) {
 		dt_stack(f, fn, pc, m->base, m->disp, regs, r);
 	} else if (m->base >= DT_NREGS - 1) {
 		dt_untyped(f, r, "unknown base register");
+	} else if (m->scale == 1 && m->index >= 0 && m->index < DT_NREGS - 1 &&
+		   !regs->r[m->base].type && regs->r[m->index].type) {
+		struct dt_mem swapped = *m;
+
+		/* (%rax,%rbx,1) with the pointer in %rbx: the index is the base */
+		swapped.base = m->index;
+		swapped.index = m->base;
+		through(f, &swapped, &regs->r[m->index], r);
 	} else {
 		through(f, m, &regs->r[m->base], r);
 	}

@@ -64,6 +64,7 @@ int dtype_open(struct dtype_file **out, struct debuginfo *di)
 		     !(f->insn = cs_malloc(f->cs))))
 		err = -ENOMEM;
 	if (!err) {
+		f->env = file_cfg_env(f->fc);
 		open_cfi(f);
 		err = dt_vars_load(f);
 	}
@@ -92,18 +93,49 @@ void dtype_close(struct dtype_file *f)
 	free(f);
 }
 
+/*
+ * What a call or a jump to addr is, as file_cfg's callee says (thunks by their names, the
+ * functions that never return), from the sorted symbols rather than libdwfl's table walk.
+ */
+static enum cfg_callee callee(void *arg, __u64 addr)
+{
+	const struct dt_sym *s = dt_sym_at(arg, addr);
+
+	if (!s || s->addr != addr)
+		return CFG_CALLEE_FUNC;
+	if (!strcmp(s->name, "__x86_return_thunk"))
+		return CFG_CALLEE_RETURN;
+	if (!strncmp(s->name, "__x86_indirect_thunk_", 21))
+		return CFG_CALLEE_INDIRECT;
+	return cfg_noreturn_name(s->name) ? CFG_CALLEE_NORETURN : CFG_CALLEE_FUNC;
+}
+
+static bool site(void *arg, __u64 addr, __u64 *target)
+{
+	const struct dtype_file *f = arg;
+
+	return f->env.site(f->env.arg, addr, target);
+}
+
+static bool warn(void *arg, __u64 addr)
+{
+	const struct dtype_file *f = arg;
+
+	return f->env.warn(f->env.arg, addr);
+}
+
 /* The function holding pc, indexed the first time; NULL when no symbol holds it. */
 static struct dt_func *func_of(struct dtype_file *f, __u64 pc)
 {
 	const struct dt_sym *sym = dt_sym_at(f, pc);
-	struct cfg_env env = file_cfg_env(f->fc);
+	struct cfg_env env = {callee, site, warn, f};
 	struct cfg_text t;
 	struct dt_func *fn;
 	char why[128];
 	size_t avail;
 	bool found;
 
-	if (!sym)
+	if (!sym || !sym->size)
 		return NULL;
 	t = (struct cfg_text){.addr = sym->addr, .len = sym->size};
 	if (file_cfg_bytes(f->fc, t.addr, &t.code, &avail) || avail < t.len)
