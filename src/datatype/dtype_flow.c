@@ -67,7 +67,8 @@ static struct dt_reg address_of(struct dtype_file *f, __u64 addr)
 	return out;
 }
 
-static struct dt_reg lea(struct dtype_file *f, const struct dt_regs *regs, const struct dt_mem *m)
+static struct dt_reg lea(struct dtype_file *f, __u64 pc, const struct dt_regs *regs,
+			 const struct dt_mem *m)
 {
 	struct dt_reg out = unknown;
 
@@ -75,7 +76,13 @@ static struct dt_reg lea(struct dtype_file *f, const struct dt_regs *regs, const
 		return out;
 	if (m->base == -2)
 		return address_of(f, m->next + m->disp);
-	if (m->base < 0 || m->base >= DT_NREGS - 1 || !regs->r[m->base].type)
+	if ((m->base == 6 || m->base == 7) &&
+	    dt_frame_off(f, pc, regs, m->base, m->disp, &out.off)) {
+		out.in_frame = true; /* the address of a local */
+		return out;
+	}
+	if (m->base < 0 || m->base >= DT_NREGS - 1 ||
+	    (!regs->r[m->base].type && !regs->r[m->base].in_frame))
 		return out;
 	out = regs->r[m->base];
 	out.off += m->disp;
@@ -93,7 +100,7 @@ static struct dt_reg add(struct dtype_file *f, const cs_insn *in, const struct d
 	struct dt_reg out = regs->r[dst];
 	int s;
 
-	if (src->type == X86_OP_IMM && out.type) {
+	if (src->type == X86_OP_IMM && (out.type || out.in_frame)) {
 		out.off += in->id == X86_INS_ADD ? src->imm : -src->imm;
 		out.vtype = 0;
 		return out;
@@ -152,7 +159,15 @@ static struct dt_reg value(struct dtype_file *f, const struct dt_func *fn, const
 			return unknown;
 		if (src->type == X86_OP_REG) {
 			s = dt_dwreg(src->reg);
-			return s >= 0 && s < DT_NREGS - 1 ? regs->r[s] : unknown;
+			if (s < 0 || s >= DT_NREGS - 1)
+				return unknown;
+			if ((s == 6 || s == 7) && !regs->r[s].type) {
+				struct dt_reg out = unknown;
+
+				out.in_frame = dt_frame_off(f, in->address, regs, s, 0, &out.off);
+				return out;
+			}
+			return regs->r[s];
 		}
 		if (dt_mems(in, &m) == 1)
 			return loaded(f, fn, in->address, regs, &m);
@@ -166,7 +181,7 @@ static struct dt_reg value(struct dtype_file *f, const struct dt_func *fn, const
 				    src->mem.scale,
 				    src->mem.disp,
 				    in->address + in->size};
-		return lea(f, regs, &m);
+		return lea(f, in->address, regs, &m);
 	case X86_INS_ADD:
 	case X86_INS_SUB:
 		return dt_is_reg64(dst_cs) ? add(f, in, regs, dst) : unknown;
@@ -348,7 +363,7 @@ static bool run(struct dtype_file *f, const struct dt_func *fn, __u64 at, __u64 
 static bool same(const struct dt_reg *a, const struct dt_reg *b)
 {
 	return a->type == b->type && a->off == b->off && a->cpu_off == b->cpu_off &&
-	       a->vtype == b->vtype;
+	       a->vtype == b->vtype && a->in_frame == b->in_frame;
 }
 
 /* What holds on entry to a block all of whose ways in bring in or *into: true when it changed. */

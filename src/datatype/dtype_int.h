@@ -42,6 +42,7 @@ struct dt_reg {
 	enum dtype_how how;
 	const char *name; /* the variable when from a location ("%rbx holds x (int)") */
 	Dwarf_Off vtype;  /* the value's own type (a pointer type, a scalar's), 0 when unknown */
+	bool in_frame;	  /* an address in the frame, CFA + off (type 0) */
 };
 
 #define DT_NREGS 17 /* DWARF x86_64 registers 0-16 (16: the return address) */
@@ -203,6 +204,9 @@ bool dt_stack_op(const cs_insn *insn);
 /* decode the instruction at pc into f->insn; false when it cannot be read or decoded */
 bool dt_decode(struct dtype_file *f, __u64 pc);
 
+/* dtype_stack.c: an access at CFA + c, through a register holding an address in the frame */
+void dt_stack_cfa(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
+		  const struct dt_regs *regs, __s64 c, struct dt_res *r);
 /* dtype_stack.c: where fn keeps its copy of the canary (it stores it after loading it) */
 void dt_stack_canary(struct dtype_file *f, struct dt_func *fn);
 /* dtype_stack.c: an access at base register (rsp or rbp) + disp, to a local at pc */

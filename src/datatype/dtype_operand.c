@@ -10,6 +10,7 @@
 #include "datatype/dtype_int.h"
 
 #include <string.h>
+#include <dwarf.h>
 
 #define CANARY_OFF 0x28 /* %gs:0x28 (kernel) and %fs:0x28 (user): the stack protector's */
 
@@ -65,14 +66,32 @@ static __s64 smod(__s64 a, __u64 b)
 	return x < 0 ? x + (__s64)b : x;
 }
 
+/* Whether addr is in a global array: an untyped base register then is an index into it. */
+static bool in_array(struct dtype_file *f, __u64 addr)
+{
+	const struct dt_var *v = dt_var_at(&f->globals, addr);
+	Dwarf_Die d;
+
+	return v && dt_peel(f->dw, v->type, &d) && dwarf_tag(&d) == DW_TAG_array_type;
+}
+
 /* Through a base register whose state is st. */
-static void through(struct dtype_file *f, const struct dt_mem *m, const struct dt_reg *st,
+static void through(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
+		    const struct dt_regs *regs, const struct dt_mem *m, const struct dt_reg *st,
 		    struct dt_res *r)
 {
 	__s64 off = st->off + m->disp;
 
 	if (!st->type && st->cpu_off && m->index == -1) {
 		by_addr(f, &f->globals, m->disp, m->disp, DT_PERCPU, r);
+		return;
+	}
+	if (st->in_frame && m->index == -1) {
+		dt_stack_cfa(f, fn, pc, regs, off, r);
+		return;
+	}
+	if (!st->type && !st->in_frame && in_array(f, m->disp)) {
+		by_addr(f, &f->globals, m->disp, m->disp, DT_GLOBAL, r); /* array[reg] */
 		return;
 	}
 	if (!st->type) {
@@ -115,8 +134,8 @@ void dt_operand(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
 		/* (%rax,%rbx,1) with the pointer in %rbx: the index is the base */
 		swapped.base = m->index;
 		swapped.index = m->base;
-		through(f, &swapped, &regs->r[m->index], r);
+		through(f, fn, pc, regs, &swapped, &regs->r[m->index], r);
 	} else {
-		through(f, m, &regs->r[m->base], r);
+		through(f, fn, pc, regs, m, &regs->r[m->base], r);
 	}
 }

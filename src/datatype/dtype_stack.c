@@ -135,18 +135,13 @@ static bool local_at(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
 	return false;
 }
 
-void dt_stack(struct dtype_file *f, const struct dt_func *fn, __u64 pc, int base, __s64 disp,
-	      const struct dt_regs *regs, struct dt_res *r)
+/* An access at c: CFA + c, or register rel + c when rel >= 0 (base: for the reason). */
+static void stack_at(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
+		     const struct dt_regs *regs, int rel, int base, __s64 c, struct dt_res *r)
 {
-	__s64 c, start;
+	__s64 start;
 	Dwarf_Off type;
 
-	int rel = -1;
-
-	if (!dt_frame_off(f, pc, regs, base, disp, &c)) {
-		rel = base; /* a realigned frame: locations relative to base itself, if any */
-		c = disp;
-	}
 	if (fn && fn->has_canary && fn->canary_rel == rel && c >= fn->canary &&
 	    c < fn->canary + 8) {
 		memset(r, 0, sizeof(*r));
@@ -167,6 +162,23 @@ void dt_stack(struct dtype_file *f, const struct dt_func *fn, __u64 pc, int base
 	dt_member(f, type, c - start, r);
 	if (r->a.type)
 		r->a.how = DT_STACK;
+}
+
+void dt_stack_cfa(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
+		  const struct dt_regs *regs, __s64 c, struct dt_res *r)
+{
+	stack_at(f, fn, pc, regs, -1, 7, c, r);
+}
+
+void dt_stack(struct dtype_file *f, const struct dt_func *fn, __u64 pc, int base, __s64 disp,
+	      const struct dt_regs *regs, struct dt_res *r)
+{
+	__s64 c;
+
+	if (dt_frame_off(f, pc, regs, base, disp, &c))
+		stack_at(f, fn, pc, regs, -1, base, c, r);
+	else /* a realigned frame: locations relative to base itself, if any */
+		stack_at(f, fn, pc, regs, base, base, disp, r);
 }
 
 /* Whether in loads the canary (%fs:0x28 or %gs:0x28) into a register: its DWARF number, or -1. */
