@@ -441,6 +441,8 @@ int dt_flow_prepare(struct dtype_file *f, struct dt_func *fn)
 	if (!fn->in || !fn->reached)
 		return -ENOMEM;
 	seed(f, fn, g->b[g->entry].start, &fn->in[g->entry]);
+	fn->in[g->entry].sp_known = true; /* on entry, whatever the CFI: the return address */
+	fn->in[g->entry].sp = -8;
 	fn->reached[g->entry] = true;
 	for (n = 0; n < MAX_PASSES && pass(f, fn); n++)
 		;

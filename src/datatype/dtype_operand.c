@@ -31,8 +31,9 @@ static void by_addr(struct dtype_file *f, const struct dt_vars *vs, __u64 addr, 
 	if (!v) {
 		dt_untyped(f, r,
 			   dt_internf(f,
-				      how == DT_PERCPU ? "no per-CPU variable at %#llx"
-						       : "no variable at %#llx",
+				      how != DT_PERCPU ? "no variable at %#llx"
+				      : f->kernel      ? "no per-CPU variable at %#llx"
+						       : "no TLS variable at %%fs:%#llx",
 				      (unsigned long long)shown));
 		return;
 	}

@@ -145,7 +145,7 @@ int dt_func_index(struct dtype_file *f, struct dt_func *fn)
 			dwarf_getlocation(&attr, &ops, &n) == 0 && n == 1 &&
 			ops[0].atom == DW_OP_call_frame_cfa;
 	err = walk(f, fn, &sub, 0);
-	if (!err)
+	if (!err && fn->nlocs)
 		qsort(fn->locs, fn->nlocs, sizeof(*fn->locs), by_lo);
 	return err;
 }

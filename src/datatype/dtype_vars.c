@@ -79,7 +79,8 @@ static void finish(struct dtype_file *f, struct dt_vars *vs)
 {
 	size_t i;
 
-	qsort(vs->v, vs->n, sizeof(*vs->v), by_addr);
+	if (vs->n)
+		qsort(vs->v, vs->n, sizeof(*vs->v), by_addr);
 	for (i = 0; i < vs->n; i++) {
 		vs->v[i].size = dt_type_size(f->dw, vs->v[i].type);
 		if (!vs->v[i].size)
@@ -133,7 +134,8 @@ static int load_syms(struct dtype_file *f)
 			return -ENOMEM;
 		f->syms[f->nsyms++] = (struct dt_sym){a - bias, sym.st_size, name};
 	}
-	qsort(f->syms, f->nsyms, sizeof(*f->syms), by_sym);
+	if (f->nsyms)
+		qsort(f->syms, f->nsyms, sizeof(*f->syms), by_sym);
 	return 0;
 }
 
