@@ -194,25 +194,31 @@ static void frame_store(struct dtype_file *f, const cs_insn *in, struct dt_regs 
 {
 	const cs_x86 *x = &in->detail->x86;
 	const cs_x86_op *dst = &x->operands[0], *src = &x->operands[1];
-	struct dt_slot *slot;
 	int base = dt_dwreg(dst->mem.base), s;
+	struct dt_reg v;
+	unsigned int i;
 	__s64 at;
 
 	if ((base != 6 && base != 7) || dst->mem.index != X86_REG_INVALID ||
 	    !dt_frame_off(f, in->address, regs, base, dst->mem.disp, &at))
 		return;
-	slot = dt_slot_at(regs, at);
-	if (slot)
-		*slot = regs->slot[--regs->nslots];
-	s = x->op_count == 2 && src->type == X86_OP_REG && dt_is_reg64(src->reg)
-		    ? dt_dwreg(src->reg)
-		    : -1;
-	if (in->id != X86_INS_MOV || s < 0 || s >= DT_NREGS - 1 ||
-	    (!regs->r[s].type && !regs->r[s].vtype))
+	for (i = 0; i < regs->nslots; i++) /* the slots it overwrites, in part or whole */
+		if (regs->slot[i].at > at - 8 && regs->slot[i].at < at + dst->size)
+			regs->slot[i--] = regs->slot[--regs->nslots];
+	s = x->op_count == 2 && src->type == X86_OP_REG ? dt_dwreg(src->reg) : -1;
+	if (in->id != X86_INS_MOV || s < 0 || s >= DT_NREGS - 1)
+		return;
+	v = regs->r[s];
+	if (!dt_is_reg64(src->reg)) { /* a narrower variable's value, stored whole */
+		v.type = 0;
+		if (!v.vtype || dt_type_size(f->dw, v.vtype) != src->size)
+			return;
+	}
+	if (!v.type && !v.vtype)
 		return;
 	if (regs->nslots == DT_NSLOTS)
 		memmove(regs->slot, regs->slot + 1, --regs->nslots * sizeof(regs->slot[0]));
-	regs->slot[regs->nslots++] = (struct dt_slot){at, regs->r[s]};
+	regs->slot[regs->nslots++] = (struct dt_slot){at, v};
 }
 
 /* What mov or lea into %rsp or %rbp puts there, CFA-relative (a copy of the other, or it plus

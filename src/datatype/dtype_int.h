@@ -110,6 +110,7 @@ struct dt_mem {
 	int scale;
 	__s64 disp;
 	__u64 next; /* the next instruction's address, for rip-relative */
+	bool write; /* the instruction writes it */
 };
 
 /* One access resolved, with the DIE of the type accessed (for a load's destination). */

@@ -182,6 +182,20 @@ static void regs_at(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
 	}
 }
 
+/*
+ * A store into a frame slot no variable holds yet: when a variable's location there starts
+ * with the next instruction, the store is what sets it.
+ */
+static void initialized(struct dtype_file *f, const struct dt_func *fn, const struct dt_regs *regs,
+			const struct dt_mem *m, struct dt_res *r)
+{
+	struct dt_res next;
+
+	dt_stack(f, fn, m->next, m->base, m->disp, regs, &next);
+	if (next.a.how == DT_STACK)
+		*r = next;
+}
+
 static void resolve_pc(struct dtype_file *f, __u64 pc, struct dt_pc *e)
 {
 	struct dt_mem m[DTYPE_MAX_ACCESS];
@@ -212,6 +226,8 @@ static void resolve_pc(struct dtype_file *f, __u64 pc, struct dt_pc *e)
 		dt_flow_store(f, f->insn, &regs); /* a spill's slot holds what it stores */
 	for (i = 0; i < nm; i++) {
 		dt_operand(f, fn, pc, &regs, &m[i], &r);
+		if (r.a.how == DT_UNTYPED && m[i].write && (m[i].base == 6 || m[i].base == 7))
+			initialized(f, fn, &regs, &m[i], &r);
 		e->a[e->n++] = r.a;
 	}
 }
