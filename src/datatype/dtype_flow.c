@@ -357,11 +357,12 @@ static bool run(struct dtype_file *f, const struct dt_func *fn, __u64 at, __u64 
 		struct dt_regs *regs)
 {
 	while (at < end) {
+		/* at each instruction, not after a block's last: a jump's successor is elsewhere */
+		starting(f, fn, at, regs);
 		if (!dt_decode(f, at))
 			return false;
 		step(f, fn, f->insn, regs);
 		at += f->insn->size;
-		starting(f, fn, at, regs);
 	}
 	return true;
 }
