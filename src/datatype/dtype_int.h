@@ -90,6 +90,7 @@ struct dt_func {
 	struct cfg *g;	    /* NULL when its graph could not be built */
 	struct dt_regs *in; /* the registers on entry to each block of g (dtype_flow.c) */
 	bool *reached;	    /* whether in[b] is known */
+	bool dwarf;	    /* the DWARF describes its variables (not so assembly's) */
 	bool cfa_frame;	    /* its frame base is the CFA (DW_OP_call_frame_cfa) */
 	bool has_canary;    /* it keeps a copy of the canary in its frame, at canary */
 	__s64 canary;	    /* CFA-relative, or relative to register canary_rel when >= 0 */

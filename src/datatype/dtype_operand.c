@@ -96,10 +96,11 @@ static void through(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
 		return;
 	}
 	if (!st->type) {
-		dt_untyped(f, r,
-			   st->name ? dt_internf(f, "%s holds %s, no pointer", dt_reg_name(m->base),
-						 st->name)
-				    : dt_internf(f, "no type for %s", dt_reg_name(m->base)));
+		dt_untyped(
+			f, r,
+			st->name ? dt_internf(f, "%s holds %s (%s)", dt_reg_name(m->base), st->name,
+					      st->vtype ? dt_type_name(f, st->vtype) : "no pointer")
+				 : dt_internf(f, "no type for %s", dt_reg_name(m->base)));
 		return;
 	}
 	if (m->index != -1 && off < 0)

@@ -228,6 +228,9 @@ static void resolve_pc(struct dtype_file *f, __u64 pc, struct dt_pc *e)
 		dt_operand(f, fn, pc, &regs, &m[i], &r);
 		if (r.a.how == DT_UNTYPED && m[i].write && (m[i].base == 6 || m[i].base == 7))
 			initialized(f, fn, &regs, &m[i], &r);
+		if (r.a.how == DT_UNTYPED && fn && !fn->dwarf &&
+		    !strncmp(r.a.why, "no type for", 11))
+			r.a.why = "assembly or no DWARF"; /* what its registers hold, none says */
 		e->a[e->n++] = r.a;
 	}
 }
