@@ -120,6 +120,26 @@ static struct dt_reg add(struct dtype_file *f, const cs_insn *in, const struct d
 	return unknown;
 }
 
+/*
+ * and $-2^k: a pointer rounded down to an alignment its object has (an inlined memset's or
+ * memcpy's first word); the CFA is 16-aligned (x86-64 ABI).
+ */
+static struct dt_reg align(struct dtype_file *f, const cs_insn *in, const struct dt_regs *regs,
+			   int dst)
+{
+	const cs_x86_op *src = &in->detail->x86.operands[1];
+	struct dt_reg out = regs->r[dst];
+	__s64 mask = src->type == X86_OP_IMM ? src->imm : 0;
+
+	if (mask >= 0 || mask < -16 || (mask & -mask) != -mask)
+		return unknown; /* no -2, -4, -8, -16 */
+	if (!(out.in_frame || (out.type && dt_type_align(f, out.type) >= (__u64)-mask)))
+		return unknown;
+	out.off &= mask;
+	out.vtype = 0;
+	return out;
+}
+
 /* A call's effect: the callee's result in %rax, the caller-saved registers lost. */
 static void call(struct dtype_file *f, const cs_insn *in, struct dt_regs *regs)
 {
@@ -185,6 +205,8 @@ static struct dt_reg value(struct dtype_file *f, const struct dt_func *fn, const
 	case X86_INS_ADD:
 	case X86_INS_SUB:
 		return dt_is_reg64(dst_cs) ? add(f, in, regs, dst) : unknown;
+	case X86_INS_AND:
+		return dt_is_reg64(dst_cs) ? align(f, in, regs, dst) : unknown;
 	}
 	return unknown;
 }

@@ -151,7 +151,7 @@ struct dtype_file {
 	__u64 fentry;	    /* __fentry__'s address, 0 when absent */
 	bool kernel;
 	struct dt_strs strs;
-	struct dt_cache pcs, funcs, callees;
+	struct dt_cache pcs, funcs, callees, aligns;
 	char why[128]; /* a scratch buffer for reasons before interning */
 };
 
@@ -181,6 +181,11 @@ void dt_untyped(struct dtype_file *f, struct dt_res *r, const char *why);
  * element, off taken modulo its size): type, member, offsets, sizes, leaf.
  */
 void dt_member(struct dtype_file *f, Dwarf_Off type, __s64 off, struct dt_res *r);
+/*
+ * The alignment the ABI gives an object of type: DW_AT_alignment, else its members' largest
+ * (a scalar's is its size); 1 when some member is not at a multiple of its own (packed)
+ */
+__u64 dt_type_align(struct dtype_file *f, Dwarf_Off type);
 
 /* dtype_vars.c */
 int dt_vars_load(struct dtype_file *f);

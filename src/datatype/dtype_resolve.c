@@ -83,6 +83,7 @@ void dtype_close(struct dtype_file *f)
 	dt_cache_free(&f->pcs, free);
 	dt_cache_free(&f->funcs, func_free);
 	dt_cache_free(&f->callees, NULL);
+	dt_cache_free(&f->aligns, NULL);
 	dt_vars_free(f);
 	dt_strs_free(&f->strs);
 	if (f->insn)
