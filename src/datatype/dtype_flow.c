@@ -35,7 +35,7 @@ static struct dt_reg loaded(struct dtype_file *f, const struct dt_func *fn, __u6
 	__s64 at;
 
 	if ((m->base == 6 || m->base == 7) && m->index == -1 && !m->seg &&
-	    dt_frame_off(f, pc, m->base, m->disp, &at) &&
+	    dt_frame_off(f, pc, regs, m->base, m->disp, &at) &&
 	    (slot = dt_slot_at((struct dt_regs *)regs, at))) {
 		out = slot->v; /* a register spilled there, reloaded */
 		out.how = DT_FLOW;
@@ -67,7 +67,8 @@ static struct dt_reg address_of(struct dtype_file *f, __u64 addr)
 	return out;
 }
 
-static struct dt_reg lea(struct dtype_file *f, const struct dt_regs *regs, const struct dt_mem *m)
+static struct dt_reg lea(struct dtype_file *f, __u64 pc, const struct dt_regs *regs,
+			 const struct dt_mem *m)
 {
 	struct dt_reg out = unknown;
 
@@ -75,7 +76,13 @@ static struct dt_reg lea(struct dtype_file *f, const struct dt_regs *regs, const
 		return out;
 	if (m->base == -2)
 		return address_of(f, m->next + m->disp);
-	if (m->base < 0 || m->base >= DT_NREGS - 1 || !regs->r[m->base].type)
+	if ((m->base == 6 || m->base == 7) &&
+	    dt_frame_off(f, pc, regs, m->base, m->disp, &out.off)) {
+		out.in_frame = true; /* the address of a local */
+		return out;
+	}
+	if (m->base < 0 || m->base >= DT_NREGS - 1 ||
+	    (!regs->r[m->base].type && !regs->r[m->base].in_frame))
 		return out;
 	out = regs->r[m->base];
 	out.off += m->disp;
@@ -93,7 +100,7 @@ static struct dt_reg add(struct dtype_file *f, const cs_insn *in, const struct d
 	struct dt_reg out = regs->r[dst];
 	int s;
 
-	if (src->type == X86_OP_IMM && out.type) {
+	if (src->type == X86_OP_IMM && (out.type || out.in_frame)) {
 		out.off += in->id == X86_INS_ADD ? src->imm : -src->imm;
 		out.vtype = 0;
 		return out;
@@ -111,6 +118,26 @@ static struct dt_reg add(struct dtype_file *f, const cs_insn *in, const struct d
 	if (out.cpu_off && regs->r[s].type)
 		return regs->r[s];
 	return unknown;
+}
+
+/*
+ * and $-2^k: a pointer rounded down to an alignment its object has (an inlined memset's or
+ * memcpy's first word); the CFA is 16-aligned (x86-64 ABI).
+ */
+static struct dt_reg align(struct dtype_file *f, const cs_insn *in, const struct dt_regs *regs,
+			   int dst)
+{
+	const cs_x86_op *src = &in->detail->x86.operands[1];
+	struct dt_reg out = regs->r[dst];
+	__s64 mask = src->type == X86_OP_IMM ? src->imm : 0;
+
+	if (mask >= 0 || mask < -16 || (mask & -mask) != -mask)
+		return unknown; /* no -2, -4, -8, -16 */
+	if (!(out.in_frame || (out.type && dt_type_align(f, out.type) >= (__u64)-mask)))
+		return unknown;
+	out.off &= mask;
+	out.vtype = 0;
+	return out;
 }
 
 /* A call's effect: the callee's result in %rax, the caller-saved registers lost. */
@@ -152,7 +179,15 @@ static struct dt_reg value(struct dtype_file *f, const struct dt_func *fn, const
 			return unknown;
 		if (src->type == X86_OP_REG) {
 			s = dt_dwreg(src->reg);
-			return s >= 0 && s < DT_NREGS - 1 ? regs->r[s] : unknown;
+			if (s < 0 || s >= DT_NREGS - 1)
+				return unknown;
+			if ((s == 6 || s == 7) && !regs->r[s].type) {
+				struct dt_reg out = unknown;
+
+				out.in_frame = dt_frame_off(f, in->address, regs, s, 0, &out.off);
+				return out;
+			}
+			return regs->r[s];
 		}
 		if (dt_mems(in, &m) == 1)
 			return loaded(f, fn, in->address, regs, &m);
@@ -166,10 +201,12 @@ static struct dt_reg value(struct dtype_file *f, const struct dt_func *fn, const
 				    src->mem.scale,
 				    src->mem.disp,
 				    in->address + in->size};
-		return lea(f, regs, &m);
+		return lea(f, in->address, regs, &m);
 	case X86_INS_ADD:
 	case X86_INS_SUB:
 		return dt_is_reg64(dst_cs) ? add(f, in, regs, dst) : unknown;
+	case X86_INS_AND:
+		return dt_is_reg64(dst_cs) ? align(f, in, regs, dst) : unknown;
 	}
 	return unknown;
 }
@@ -179,25 +216,79 @@ static void frame_store(struct dtype_file *f, const cs_insn *in, struct dt_regs 
 {
 	const cs_x86 *x = &in->detail->x86;
 	const cs_x86_op *dst = &x->operands[0], *src = &x->operands[1];
-	struct dt_slot *slot;
 	int base = dt_dwreg(dst->mem.base), s;
+	struct dt_reg v;
+	unsigned int i;
 	__s64 at;
 
 	if ((base != 6 && base != 7) || dst->mem.index != X86_REG_INVALID ||
-	    !dt_frame_off(f, in->address, base, dst->mem.disp, &at))
+	    !dt_frame_off(f, in->address, regs, base, dst->mem.disp, &at))
 		return;
-	slot = dt_slot_at(regs, at);
-	if (slot)
-		*slot = regs->slot[--regs->nslots];
-	s = x->op_count == 2 && src->type == X86_OP_REG && dt_is_reg64(src->reg)
-		    ? dt_dwreg(src->reg)
-		    : -1;
-	if (in->id != X86_INS_MOV || s < 0 || s >= DT_NREGS - 1 ||
-	    (!regs->r[s].type && !regs->r[s].vtype))
+	for (i = 0; i < regs->nslots; i++) /* the slots it overwrites, in part or whole */
+		if (regs->slot[i].at > at - 8 && regs->slot[i].at < at + dst->size)
+			regs->slot[i--] = regs->slot[--regs->nslots];
+	s = x->op_count == 2 && src->type == X86_OP_REG ? dt_dwreg(src->reg) : -1;
+	if (in->id != X86_INS_MOV || s < 0 || s >= DT_NREGS - 1)
+		return;
+	v = regs->r[s];
+	if (!dt_is_reg64(src->reg)) { /* a narrower variable's value, stored whole */
+		v.type = 0;
+		if (!v.vtype || dt_type_size(f->dw, v.vtype) != src->size)
+			return;
+	}
+	if (!v.type && !v.vtype)
 		return;
 	if (regs->nslots == DT_NSLOTS)
 		memmove(regs->slot, regs->slot + 1, --regs->nslots * sizeof(regs->slot[0]));
-	regs->slot[regs->nslots++] = (struct dt_slot){at, regs->r[s]};
+	regs->slot[regs->nslots++] = (struct dt_slot){at, v};
+}
+
+/* What mov or lea into %rsp or %rbp puts there, CFA-relative (a copy of the other, or it plus
+ * disp). */
+static void frame_copy(const cs_insn *in, bool *known, __s64 *v, bool from_known, __s64 from,
+		       unsigned int from_reg)
+{
+	const cs_x86_op *b = &in->detail->x86.operands[1];
+
+	*known = false;
+	if (in->id == X86_INS_MOV && b->type == X86_OP_REG && b->reg == from_reg) {
+		*known = from_known;
+		*v = from;
+	} else if (in->id == X86_INS_LEA && b->mem.base == from_reg &&
+		   b->mem.index == X86_REG_INVALID) {
+		*known = from_known;
+		*v = from + b->mem.disp;
+	}
+}
+
+/* %rsp and %rbp followed relative to the CFA, for frames the CFI gives from %rbp alone. */
+static void frame_ptrs(const cs_insn *in, struct dt_regs *regs)
+{
+	const cs_x86 *x = &in->detail->x86;
+	const cs_x86_op *a = &x->operands[0], *b = &x->operands[1];
+	bool to_sp = x->op_count && a->type == X86_OP_REG && a->reg == X86_REG_RSP;
+	bool to_fp = x->op_count && a->type == X86_OP_REG && a->reg == X86_REG_RBP;
+
+	if (in->id == X86_INS_PUSH || in->id == X86_INS_PUSHFQ) {
+		regs->sp -= 8;
+	} else if (in->id == X86_INS_POP || in->id == X86_INS_POPFQ) {
+		regs->sp += 8;
+		regs->fp_known = regs->fp_known && !to_fp;
+	} else if (in->id == X86_INS_LEAVE) {
+		regs->sp = regs->fp + 8;
+		regs->sp_known = regs->fp_known;
+		regs->fp_known = false;
+	} else if (to_sp && (in->id == X86_INS_SUB || in->id == X86_INS_ADD) &&
+		   b->type == X86_OP_IMM) {
+		regs->sp += in->id == X86_INS_ADD ? b->imm : -b->imm;
+	} else if (to_sp && in->id == X86_INS_LEA && b->mem.base == X86_REG_RSP &&
+		   b->mem.index == X86_REG_INVALID) {
+		regs->sp += b->mem.disp;
+	} else if (to_sp) {
+		frame_copy(in, &regs->sp_known, &regs->sp, regs->fp_known, regs->fp, X86_REG_RBP);
+	} else if (to_fp) {
+		frame_copy(in, &regs->fp_known, &regs->fp, regs->sp_known, regs->sp, X86_REG_RSP);
+	}
 }
 
 void dt_flow_store(struct dtype_file *f, const cs_insn *in, struct dt_regs *regs)
@@ -218,6 +309,7 @@ static void step(struct dtype_file *f, const struct dt_func *fn, const cs_insn *
 	uint8_t nrd = 0, nwr = 0, i;
 	int dst = -1, r;
 
+	frame_ptrs(in, regs);
 	if (in->id == X86_INS_CALL) {
 		call(f, in, regs);
 		return;
@@ -273,6 +365,8 @@ static void seed(struct dtype_file *f, const struct dt_func *fn, __u64 pc, struc
 	for (r = 0; r < DT_NREGS; r++)
 		regs->r[r] = unknown;
 	regs->nslots = 0;
+	regs->sp_known = dt_frame_off(f, pc, NULL, 7, 0, &regs->sp);
+	regs->fp_known = dt_frame_off(f, pc, NULL, 6, 0, &regs->fp);
 	for (r = 0; r < DT_NREGS - 1; r++)
 		if (dt_loc_reg(f, fn, pc, r, &regs->r[r]) && (regs->r[r].type || regs->r[r].vtype))
 			regs->r[r].how = DT_FLOW;
@@ -285,11 +379,12 @@ static bool run(struct dtype_file *f, const struct dt_func *fn, __u64 at, __u64 
 		struct dt_regs *regs)
 {
 	while (at < end) {
+		/* at each instruction, not after a block's last: a jump's successor is elsewhere */
+		starting(f, fn, at, regs);
 		if (!dt_decode(f, at))
 			return false;
 		step(f, fn, f->insn, regs);
 		at += f->insn->size;
-		starting(f, fn, at, regs);
 	}
 	return true;
 }
@@ -297,7 +392,7 @@ static bool run(struct dtype_file *f, const struct dt_func *fn, __u64 at, __u64 
 static bool same(const struct dt_reg *a, const struct dt_reg *b)
 {
 	return a->type == b->type && a->off == b->off && a->cpu_off == b->cpu_off &&
-	       a->vtype == b->vtype;
+	       a->vtype == b->vtype && a->in_frame == b->in_frame;
 }
 
 /* What holds on entry to a block all of whose ways in bring in or *into: true when it changed. */
@@ -314,6 +409,10 @@ static bool meet(struct dt_regs *into, const struct dt_regs *in)
 		into->r[r] = unknown;
 		changed = true;
 	}
+	if (into->sp_known && (!in->sp_known || in->sp != into->sp))
+		into->sp_known = !(changed = true);
+	if (into->fp_known && (!in->fp_known || in->fp != into->fp))
+		into->fp_known = !(changed = true);
 	for (i = 0; i < into->nslots; i++) {
 		s = dt_slot_at((struct dt_regs *)in, into->slot[i].at);
 		if (s && same(&s->v, &into->slot[i].v))
@@ -371,6 +470,8 @@ int dt_flow_prepare(struct dtype_file *f, struct dt_func *fn)
 	if (!fn->in || !fn->reached)
 		return -ENOMEM;
 	seed(f, fn, g->b[g->entry].start, &fn->in[g->entry]);
+	fn->in[g->entry].sp_known = true; /* on entry, whatever the CFI: the return address */
+	fn->in[g->entry].sp = -8;
 	fn->reached[g->entry] = true;
 	for (n = 0; n < MAX_PASSES && pass(f, fn); n++)
 		;

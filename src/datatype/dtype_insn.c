@@ -87,6 +87,7 @@ unsigned int dt_mems(const cs_insn *insn, struct dt_mem *m)
 			.scale = op->mem.scale,
 			.disp = op->mem.disp,
 			.next = insn->address + insn->size,
+			.write = op->access & CS_AC_WRITE,
 		};
 		n++;
 	}

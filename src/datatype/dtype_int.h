@@ -16,9 +16,9 @@
 #include <elfutils/libdw.h>
 #include <linux/types.h>
 
+#include "analysis/cfg.h"
 #include "datatype/dtype.h"
 
-struct cfg;
 struct file_cfg;
 
 /* A variable with a static address: a global or static, a per-CPU or a TLS one. */
@@ -42,6 +42,7 @@ struct dt_reg {
 	enum dtype_how how;
 	const char *name; /* the variable when from a location ("%rbx holds x (int)") */
 	Dwarf_Off vtype;  /* the value's own type (a pointer type, a scalar's), 0 when unknown */
+	bool in_frame;	  /* an address in the frame, CFA + off (type 0) */
 };
 
 #define DT_NREGS 17 /* DWARF x86_64 registers 0-16 (16: the return address) */
@@ -59,6 +60,8 @@ struct dt_regs {
 	struct dt_reg r[DT_NREGS];
 	struct dt_slot slot[DT_NSLOTS];
 	unsigned int nslots;
+	bool sp_known, fp_known; /* %rsp = CFA + sp, %rbp = CFA + fp */
+	__s64 sp, fp;
 };
 
 enum dt_loc_kind {
@@ -87,14 +90,17 @@ struct dt_func {
 	struct cfg *g;	    /* NULL when its graph could not be built */
 	struct dt_regs *in; /* the registers on entry to each block of g (dtype_flow.c) */
 	bool *reached;	    /* whether in[b] is known */
+	bool dwarf;	    /* the DWARF describes its variables (not so assembly's) */
 	bool cfa_frame;	    /* its frame base is the CFA (DW_OP_call_frame_cfa) */
 	bool has_canary;    /* it keeps a copy of the canary in its frame, at canary */
-	__s64 canary;	    /* CFA-relative */
+	__s64 canary;	    /* CFA-relative, or relative to register canary_rel when >= 0 */
+	int canary_rel;
 };
 
 /* A function symbol. */
 struct dt_sym {
 	__u64 addr, size;
+	const char *name; /* the symbol table's */
 };
 
 /* A memory operand decoded. */
@@ -105,6 +111,7 @@ struct dt_mem {
 	int scale;
 	__s64 disp;
 	__u64 next; /* the next instruction's address, for rip-relative */
+	bool write; /* the instruction writes it */
 };
 
 /* One access resolved, with the DIE of the type accessed (for a load's destination). */
@@ -131,6 +138,7 @@ struct dtype_file {
 	Dwarf_CFI *cfi; /* .debug_frame or .eh_frame; NULL when neither */
 	__u64 cfi_bias; /* a DWARF address + cfi_bias: the CFI's */
 	struct file_cfg *fc;
+	struct cfg_env env; /* file_cfg's, whose callee dtype_resolve.c answers faster */
 	csh cs;
 	cs_insn *insn;
 	struct dt_sym *syms; /* the function symbols, sorted by addr */
@@ -143,7 +151,7 @@ struct dtype_file {
 	__u64 fentry;	    /* __fentry__'s address, 0 when absent */
 	bool kernel;
 	struct dt_strs strs;
-	struct dt_cache pcs, funcs, callees;
+	struct dt_cache pcs, funcs, callees, aligns;
 	char why[128]; /* a scratch buffer for reasons before interning */
 };
 
@@ -173,6 +181,11 @@ void dt_untyped(struct dtype_file *f, struct dt_res *r, const char *why);
  * element, off taken modulo its size): type, member, offsets, sizes, leaf.
  */
 void dt_member(struct dtype_file *f, Dwarf_Off type, __s64 off, struct dt_res *r);
+/*
+ * The alignment the ABI gives an object of type: DW_AT_alignment, else its members' largest
+ * (a scalar's is its size); 1 when some member is not at a multiple of its own (packed)
+ */
+__u64 dt_type_align(struct dtype_file *f, Dwarf_Off type);
 
 /* dtype_vars.c */
 int dt_vars_load(struct dtype_file *f);
@@ -198,15 +211,20 @@ bool dt_stack_op(const cs_insn *insn);
 /* decode the instruction at pc into f->insn; false when it cannot be read or decoded */
 bool dt_decode(struct dtype_file *f, __u64 pc);
 
+/* dtype_stack.c: an access at CFA + c, through a register holding an address in the frame */
+void dt_stack_cfa(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
+		  const struct dt_regs *regs, __s64 c, struct dt_res *r);
 /* dtype_stack.c: where fn keeps its copy of the canary (it stores it after loading it) */
 void dt_stack_canary(struct dtype_file *f, struct dt_func *fn);
-/* dtype_stack.c: whether the CFA at pc is reg plus a constant (%rbp as the frame pointer) */
-bool dt_frame_reg(struct dtype_file *f, __u64 pc, int reg);
 /* dtype_stack.c: an access at base register (rsp or rbp) + disp, to a local at pc */
 void dt_stack(struct dtype_file *f, const struct dt_func *fn, __u64 pc, int base, __s64 disp,
 	      const struct dt_regs *regs, struct dt_res *r);
-/* dtype_stack.c: base + disp at pc as CFA + *at; false when base is not the CFA's register */
-bool dt_frame_off(struct dtype_file *f, __u64 pc, int base, __s64 disp, __s64 *at);
+/*
+ * dtype_stack.c: base + disp at pc as CFA + *at, from the CFI or the stack and frame pointers
+ * regs followed (NULL: the CFI alone); false when neither knows base
+ */
+bool dt_frame_off(struct dtype_file *f, __u64 pc, const struct dt_regs *regs, int base, __s64 disp,
+		  __s64 *at);
 /* dtype_stack.c: the spill slot of regs at CFA + at, NULL when none */
 struct dt_slot *dt_slot_at(struct dt_regs *regs, __s64 at);
 

@@ -167,3 +167,58 @@ void dt_member(struct dtype_file *f, Dwarf_Off type, __s64 off, struct dt_res *r
 	r->a.why = NULL;
 	r->leaf = w.leaf;
 }
+
+static __u64 align_of(struct dtype_file *f, Dwarf_Off type, int depth);
+
+/* A record's alignment: its members' largest, 1 when one sits off its own alignment. */
+static __u64 record_align(struct dtype_file *f, Dwarf_Die *rec, int depth)
+{
+	__u64 at, size, a, best = 1;
+	Dwarf_Off type;
+	Dwarf_Die m;
+
+	if (dwarf_child(rec, &m) != 0)
+		return 1;
+	do {
+		if (dwarf_tag(&m) != DW_TAG_member || !member_range(f->dw, &m, &at, &size, &type))
+			continue;
+		a = align_of(f, type, depth + 1);
+		if (at % a)
+			return 1; /* packed */
+		best = a > best ? a : best;
+	} while (dwarf_siblingof(&m, &m) == 0);
+	return best;
+}
+
+static __u64 align_of(struct dtype_file *f, Dwarf_Off type, int depth)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word a;
+	Dwarf_Die d, elem;
+	Dwarf_Off eoff;
+	__u64 size;
+
+	if (depth > 8 || !dt_peel(f->dw, type, &d))
+		return 1;
+	if (dwarf_formudata(dwarf_attr(&d, DW_AT_alignment, &attr), &a) == 0 && a)
+		return a;
+	if (dwarf_tag(&d) == DW_TAG_array_type)
+		return element(f->dw, &d, &elem, &eoff) ? align_of(f, eoff, depth + 1) : 1;
+	if (is_record(dwarf_tag(&d)))
+		return record_align(f, &d, depth);
+	size = dt_type_size(f->dw, type);
+	return size && size <= 16 && !(size & (size - 1)) ? size : 1;
+}
+
+__u64 dt_type_align(struct dtype_file *f, Dwarf_Off type)
+{
+	bool found;
+	void *v = dt_cache_get(&f->aligns, type, &found);
+	__u64 a;
+
+	if (found)
+		return (uintptr_t)v;
+	a = align_of(f, type, 0);
+	dt_cache_put(&f->aligns, type, (void *)(uintptr_t)a);
+	return a;
+}

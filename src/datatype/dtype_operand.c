@@ -10,6 +10,7 @@
 #include "datatype/dtype_int.h"
 
 #include <string.h>
+#include <dwarf.h>
 
 #define CANARY_OFF 0x28 /* %gs:0x28 (kernel) and %fs:0x28 (user): the stack protector's */
 
@@ -30,8 +31,9 @@ static void by_addr(struct dtype_file *f, const struct dt_vars *vs, __u64 addr, 
 	if (!v) {
 		dt_untyped(f, r,
 			   dt_internf(f,
-				      how == DT_PERCPU ? "no per-CPU variable at %#llx"
-						       : "no variable at %#llx",
+				      how != DT_PERCPU ? "no variable at %#llx"
+				      : f->kernel      ? "no per-CPU variable at %#llx"
+						       : "no TLS variable at %%fs:%#llx",
 				      (unsigned long long)shown));
 		return;
 	}
@@ -65,8 +67,18 @@ static __s64 smod(__s64 a, __u64 b)
 	return x < 0 ? x + (__s64)b : x;
 }
 
+/* Whether addr is in a global array: an untyped base register then is an index into it. */
+static bool in_array(struct dtype_file *f, __u64 addr)
+{
+	const struct dt_var *v = dt_var_at(&f->globals, addr);
+	Dwarf_Die d;
+
+	return v && dt_peel(f->dw, v->type, &d) && dwarf_tag(&d) == DW_TAG_array_type;
+}
+
 /* Through a base register whose state is st. */
-static void through(struct dtype_file *f, const struct dt_mem *m, const struct dt_reg *st,
+static void through(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
+		    const struct dt_regs *regs, const struct dt_mem *m, const struct dt_reg *st,
 		    struct dt_res *r)
 {
 	__s64 off = st->off + m->disp;
@@ -75,11 +87,20 @@ static void through(struct dtype_file *f, const struct dt_mem *m, const struct d
 		by_addr(f, &f->globals, m->disp, m->disp, DT_PERCPU, r);
 		return;
 	}
+	if (st->in_frame && m->index == -1) {
+		dt_stack_cfa(f, fn, pc, regs, off, r);
+		return;
+	}
+	if (!st->type && !st->in_frame && in_array(f, m->disp)) {
+		by_addr(f, &f->globals, m->disp, m->disp, DT_GLOBAL, r); /* array[reg] */
+		return;
+	}
 	if (!st->type) {
-		dt_untyped(f, r,
-			   st->name ? dt_internf(f, "%s holds %s, no pointer", dt_reg_name(m->base),
-						 st->name)
-				    : dt_internf(f, "no type for %s", dt_reg_name(m->base)));
+		dt_untyped(
+			f, r,
+			st->name ? dt_internf(f, "%s holds %s (%s)", dt_reg_name(m->base), st->name,
+					      st->vtype ? dt_type_name(f, st->vtype) : "no pointer")
+				 : dt_internf(f, "no type for %s", dt_reg_name(m->base)));
 		return;
 	}
 	if (m->index != -1 && off < 0)
@@ -93,6 +114,7 @@ void dt_operand(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
 		const struct dt_regs *regs, const struct dt_mem *m, struct dt_res *r)
 {
 	__u64 addr = m->base == -2 ? m->next + m->disp : (__u64)m->disp;
+	__s64 at;
 
 	if (m->seg && m->base < 0) {
 		segment(f, m, addr, r);
@@ -103,11 +125,19 @@ void dt_operand(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
 			by_addr(f, &f->globals, addr, addr, DT_GLOBAL, r);
 	} else if (m->base == -1) {
 		dt_untyped(f, r, "address computed from an index alone");
-	} else if (m->base == 7 || (m->base == 6 && dt_frame_reg(f, pc, 6))) {
+	} else if (m->base == 7 || (m->base == 6 && dt_frame_off(f, pc, regs, 6, 0, &at))) {
 		dt_stack(f, fn, pc, m->base, m->disp, regs, r);
 	} else if (m->base >= DT_NREGS - 1) {
 		dt_untyped(f, r, "unknown base register");
+	} else if (m->scale == 1 && m->index >= 0 && m->index < DT_NREGS - 1 &&
+		   !regs->r[m->base].type && regs->r[m->index].type) {
+		struct dt_mem swapped = *m;
+
+		/* (%rax,%rbx,1) with the pointer in %rbx: the index is the base */
+		swapped.base = m->index;
+		swapped.index = m->base;
+		through(f, fn, pc, regs, &swapped, &regs->r[m->index], r);
 	} else {
-		through(f, m, &regs->r[m->base], r);
+		through(f, fn, pc, regs, m, &regs->r[m->base], r);
 	}
 }

@@ -64,6 +64,7 @@ int dtype_open(struct dtype_file **out, struct debuginfo *di)
 		     !(f->insn = cs_malloc(f->cs))))
 		err = -ENOMEM;
 	if (!err) {
+		f->env = file_cfg_env(f->fc);
 		open_cfi(f);
 		err = dt_vars_load(f);
 	}
@@ -82,6 +83,7 @@ void dtype_close(struct dtype_file *f)
 	dt_cache_free(&f->pcs, free);
 	dt_cache_free(&f->funcs, func_free);
 	dt_cache_free(&f->callees, NULL);
+	dt_cache_free(&f->aligns, NULL);
 	dt_vars_free(f);
 	dt_strs_free(&f->strs);
 	if (f->insn)
@@ -92,18 +94,49 @@ void dtype_close(struct dtype_file *f)
 	free(f);
 }
 
+/*
+ * What a call or a jump to addr is, as file_cfg's callee says (thunks by their names, the
+ * functions that never return), from the sorted symbols rather than libdwfl's table walk.
+ */
+static enum cfg_callee callee(void *arg, __u64 addr)
+{
+	const struct dt_sym *s = dt_sym_at(arg, addr);
+
+	if (!s || s->addr != addr)
+		return CFG_CALLEE_FUNC;
+	if (!strcmp(s->name, "__x86_return_thunk"))
+		return CFG_CALLEE_RETURN;
+	if (!strncmp(s->name, "__x86_indirect_thunk_", 21))
+		return CFG_CALLEE_INDIRECT;
+	return cfg_noreturn_name(s->name) ? CFG_CALLEE_NORETURN : CFG_CALLEE_FUNC;
+}
+
+static bool site(void *arg, __u64 addr, __u64 *target)
+{
+	const struct dtype_file *f = arg;
+
+	return f->env.site(f->env.arg, addr, target);
+}
+
+static bool warn(void *arg, __u64 addr)
+{
+	const struct dtype_file *f = arg;
+
+	return f->env.warn(f->env.arg, addr);
+}
+
 /* The function holding pc, indexed the first time; NULL when no symbol holds it. */
 static struct dt_func *func_of(struct dtype_file *f, __u64 pc)
 {
 	const struct dt_sym *sym = dt_sym_at(f, pc);
-	struct cfg_env env = file_cfg_env(f->fc);
+	struct cfg_env env = {callee, site, warn, f};
 	struct cfg_text t;
 	struct dt_func *fn;
 	char why[128];
 	size_t avail;
 	bool found;
 
-	if (!sym)
+	if (!sym || !sym->size)
 		return NULL;
 	t = (struct cfg_text){.addr = sym->addr, .len = sym->size};
 	if (file_cfg_bytes(f->fc, t.addr, &t.code, &avail) || avail < t.len)
@@ -150,6 +183,20 @@ static void regs_at(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
 	}
 }
 
+/*
+ * A store into a frame slot no variable holds yet: when a variable's location there starts
+ * with the next instruction, the store is what sets it.
+ */
+static void initialized(struct dtype_file *f, const struct dt_func *fn, const struct dt_regs *regs,
+			const struct dt_mem *m, struct dt_res *r)
+{
+	struct dt_res next;
+
+	dt_stack(f, fn, m->next, m->base, m->disp, regs, &next);
+	if (next.a.how == DT_STACK)
+		*r = next;
+}
+
 static void resolve_pc(struct dtype_file *f, __u64 pc, struct dt_pc *e)
 {
 	struct dt_mem m[DTYPE_MAX_ACCESS];
@@ -180,6 +227,11 @@ static void resolve_pc(struct dtype_file *f, __u64 pc, struct dt_pc *e)
 		dt_flow_store(f, f->insn, &regs); /* a spill's slot holds what it stores */
 	for (i = 0; i < nm; i++) {
 		dt_operand(f, fn, pc, &regs, &m[i], &r);
+		if (r.a.how == DT_UNTYPED && m[i].write && (m[i].base == 6 || m[i].base == 7))
+			initialized(f, fn, &regs, &m[i], &r);
+		if (r.a.how == DT_UNTYPED && fn && !fn->dwarf &&
+		    !strncmp(r.a.why, "no type for", 11))
+			r.a.why = "assembly or no DWARF"; /* what its registers hold, none says */
 		e->a[e->n++] = r.a;
 	}
 }

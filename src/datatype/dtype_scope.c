@@ -134,18 +134,21 @@ static int by_lo(const void *a, const void *b)
 int dt_func_index(struct dtype_file *f, struct dt_func *fn)
 {
 	Dwarf_Attribute attr;
-	Dwarf_Die sub;
+	Dwarf_Die sub, cu;
 	Dwarf_Op *ops;
 	size_t n;
 	int err;
 
 	if (!subprogram_at(f->dw, fn->addr, &sub))
 		return 0; /* no DWARF for it: its accesses go by flow and address only */
+	/* gas describes an assembly function too, but never what its registers hold */
+	fn->dwarf =
+		!dwarf_diecu(&sub, &cu, NULL, NULL) || dwarf_srclang(&cu) != DW_LANG_Mips_Assembler;
 	fn->cfa_frame = dwarf_attr(&sub, DW_AT_frame_base, &attr) &&
 			dwarf_getlocation(&attr, &ops, &n) == 0 && n == 1 &&
 			ops[0].atom == DW_OP_call_frame_cfa;
 	err = walk(f, fn, &sub, 0);
-	if (!err)
+	if (!err && fn->nlocs)
 		qsort(fn->locs, fn->nlocs, sizeof(*fn->locs), by_lo);
 	return err;
 }

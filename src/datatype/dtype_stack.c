@@ -34,48 +34,32 @@ static int cfa_rule(struct dtype_file *f, __u64 pc, __s64 *k)
 	return reg;
 }
 
-/* The local of fn at pc covering CFA + c, into *start (CFA-relative) and *type. */
-static bool local_at(struct dtype_file *f, const struct dt_func *fn, __u64 pc, int cfa_reg, __s64 k,
-		     __s64 c, __s64 *start, Dwarf_Off *type)
+/* reg's value at pc as CFA + *off: the CFI's rule, else what the flow followed of it. */
+static bool reg_cfa(struct dtype_file *f, __u64 pc, const struct dt_regs *regs, int reg, __s64 *off)
 {
-	const struct dt_loc *l;
-	__s64 at;
-	__u64 size;
-	size_t i;
+	__s64 k;
 
-	for (i = 0; i < fn->nlocs; i++) {
-		l = &fn->locs[i];
-		if (l->kind == DT_LOC_FBREG && fn->cfa_frame)
-			at = l->off;
-		else if (l->kind == DT_LOC_BREG && l->reg == cfa_reg)
-			at = l->off - k;
-		else
-			continue;
-		if (pc < l->lo || pc >= l->hi)
-			continue;
-		size = dt_type_size(f->dw, l->type);
-		if (c < at || c >= at + (__s64)(size ? size : 1))
-			continue;
-		if (l->scope) {
-			Dwarf_Die scope;
-
-			if (!dwarf_offdie(f->dw, l->scope, &scope) || dwarf_haspc(&scope, pc) <= 0)
-				continue;
-		}
-		*start = at;
-		*type = l->type;
+	if (cfa_rule(f, pc, &k) == reg) {
+		*off = -k;
+		return true;
+	}
+	if (regs && reg == 7 && regs->sp_known) {
+		*off = regs->sp;
+		return true;
+	}
+	if (regs && reg == 6 && regs->fp_known) {
+		*off = regs->fp;
 		return true;
 	}
 	return false;
 }
 
-bool dt_frame_off(struct dtype_file *f, __u64 pc, int base, __s64 disp, __s64 *at)
+bool dt_frame_off(struct dtype_file *f, __u64 pc, const struct dt_regs *regs, int base, __s64 disp,
+		  __s64 *at)
 {
-	__s64 k;
-
-	if (cfa_rule(f, pc, &k) != base)
+	if (!reg_cfa(f, pc, regs, base, at))
 		return false;
-	*at = disp - k;
+	*at += disp;
 	return true;
 }
 
@@ -112,46 +96,89 @@ static bool spilled(struct dtype_file *f, const struct dt_regs *regs, __s64 at, 
 	return true;
 }
 
-bool dt_frame_reg(struct dtype_file *f, __u64 pc, int reg)
+/*
+ * The local of fn at pc covering CFA + c, into *start (CFA-relative) and *type; or, rel >= 0,
+ * covering register rel + c, among the locations relative to it (a realigned frame's %rsp,
+ * which the CFA says nothing of).
+ */
+static bool local_at(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
+		     const struct dt_regs *regs, int rel, __s64 c, __s64 *start, Dwarf_Off *type)
 {
-	__s64 k;
+	const struct dt_loc *l;
+	Dwarf_Die scope;
+	__s64 at;
+	__u64 size;
+	size_t i;
 
-	return cfa_rule(f, pc, &k) == reg;
+	for (i = 0; i < fn->nlocs; i++) {
+		l = &fn->locs[i];
+		if (pc < l->lo || pc >= l->hi)
+			continue;
+		if (rel >= 0 && (l->kind != DT_LOC_BREG || l->reg != rel))
+			continue;
+		if (rel >= 0 || (l->kind == DT_LOC_FBREG && fn->cfa_frame))
+			at = l->off;
+		else if (l->kind != DT_LOC_BREG || !reg_cfa(f, pc, regs, l->reg, &at))
+			continue;
+		else
+			at += l->off;
+		size = dt_type_size(f->dw, l->type);
+		if (c < at || c >= at + (__s64)(size ? size : 1))
+			continue;
+		if (l->scope &&
+		    (!dwarf_offdie(f->dw, l->scope, &scope) || dwarf_haspc(&scope, pc) <= 0))
+			continue;
+		*start = at;
+		*type = l->type;
+		return true;
+	}
+	return false;
 }
 
-void dt_stack(struct dtype_file *f, const struct dt_func *fn, __u64 pc, int base, __s64 disp,
-	      const struct dt_regs *regs, struct dt_res *r)
+/* An access at c: CFA + c, or register rel + c when rel >= 0 (base: for the reason). */
+static void stack_at(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
+		     const struct dt_regs *regs, int rel, int base, __s64 c, struct dt_res *r)
 {
-	__s64 k = 0, start;
+	__s64 start;
 	Dwarf_Off type;
-	int reg = cfa_rule(f, pc, &k);
 
-	if (reg < 0) {
-		dt_untyped(f, r, "no frame information");
-		return;
-	}
-	if (reg != base) {
-		dt_untyped(f, r, dt_internf(f, "%s unknown in the frame", dt_reg_name(base)));
-		return;
-	}
-	/* base + disp = CFA - k + disp */
-	if (fn && fn->has_canary && disp - k >= fn->canary && disp - k < fn->canary + 8) {
+	if (fn && fn->has_canary && fn->canary_rel == rel && c >= fn->canary &&
+	    c < fn->canary + 8) {
 		memset(r, 0, sizeof(*r));
 		r->a.how = DT_CANARY;
 		r->a.type = "(stack canary)";
 		r->a.member = "";
 		return;
 	}
-	if (!fn || !local_at(f, fn, pc, reg, k, disp - k, &start, &type)) {
-		if (spilled(f, regs, disp - k, r))
-			return;
-		dt_untyped(f, r,
-			   disp - k == -8 ? "the return address" : "stack slot with no variable");
+	if (!fn || !local_at(f, fn, pc, regs, rel, c, &start, &type)) {
+		if (rel >= 0)
+			dt_untyped(f, r,
+				   dt_internf(f, "%s unknown in the frame", dt_reg_name(base)));
+		else if (!spilled(f, regs, c, r))
+			dt_untyped(f, r,
+				   c == -8 ? "the return address" : "stack slot with no variable");
 		return;
 	}
-	dt_member(f, type, disp - k - start, r);
+	dt_member(f, type, c - start, r);
 	if (r->a.type)
 		r->a.how = DT_STACK;
+}
+
+void dt_stack_cfa(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
+		  const struct dt_regs *regs, __s64 c, struct dt_res *r)
+{
+	stack_at(f, fn, pc, regs, -1, 7, c, r);
+}
+
+void dt_stack(struct dtype_file *f, const struct dt_func *fn, __u64 pc, int base, __s64 disp,
+	      const struct dt_regs *regs, struct dt_res *r)
+{
+	__s64 c;
+
+	if (dt_frame_off(f, pc, regs, base, disp, &c))
+		stack_at(f, fn, pc, regs, -1, base, c, r);
+	else /* a realigned frame: locations relative to base itself, if any */
+		stack_at(f, fn, pc, regs, base, base, disp, r);
 }
 
 /* Whether in loads the canary (%fs:0x28 or %gs:0x28) into a register: its DWARF number, or -1. */
@@ -193,10 +220,9 @@ void dt_stack_canary(struct dtype_file *f, struct dt_func *fn)
 			reg = canary_load(f->insn);
 			since = 0;
 		} else if (reg >= 0 && frame_store(f->insn, reg, &base, &disp)) {
-			if (cfa_rule(f, f->insn->address, &k) == base) {
-				fn->has_canary = true;
-				fn->canary = disp - k;
-			}
+			fn->has_canary = true;
+			fn->canary_rel = cfa_rule(f, f->insn->address, &k) == base ? -1 : base;
+			fn->canary = fn->canary_rel < 0 ? disp - k : disp;
 			return;
 		} else if (reg >= 0 && ++since > 3) {
 			reg = -1;

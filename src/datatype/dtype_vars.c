@@ -79,7 +79,8 @@ static void finish(struct dtype_file *f, struct dt_vars *vs)
 {
 	size_t i;
 
-	qsort(vs->v, vs->n, sizeof(*vs->v), by_addr);
+	if (vs->n)
+		qsort(vs->v, vs->n, sizeof(*vs->v), by_addr);
 	for (i = 0; i < vs->n; i++) {
 		vs->v[i].size = dt_type_size(f->dw, vs->v[i].type);
 		if (!vs->v[i].size)
@@ -120,25 +121,27 @@ static int load_syms(struct dtype_file *f)
 	int i, n = dwfl_module_getsymtab(mod);
 	Dwarf_Addr bias;
 	size_t cap = 0;
+	const char *name;
 	GElf_Addr a;
 	GElf_Sym sym;
 
 	debuginfo_dwarf(f->di, &bias);
 	for (i = 1; i < n; i++) {
-		if (!dwfl_module_getsym_info(mod, i, &sym, &a, NULL, NULL, NULL) ||
-		    GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_size)
+		name = dwfl_module_getsym_info(mod, i, &sym, &a, NULL, NULL, NULL);
+		if (!name || GELF_ST_TYPE(sym.st_info) != STT_FUNC)
 			continue;
 		if (array_reserve((void **)&f->syms, &cap, f->nsyms + 1, sizeof(*f->syms)))
 			return -ENOMEM;
-		f->syms[f->nsyms++] = (struct dt_sym){a - bias, sym.st_size};
+		f->syms[f->nsyms++] = (struct dt_sym){a - bias, sym.st_size, name};
 	}
-	qsort(f->syms, f->nsyms, sizeof(*f->syms), by_sym);
+	if (f->nsyms)
+		qsort(f->syms, f->nsyms, sizeof(*f->syms), by_sym);
 	return 0;
 }
 
 const struct dt_sym *dt_sym_at(const struct dtype_file *f, __u64 addr)
 {
-	size_t lo = 0, hi = f->nsyms, mid;
+	size_t lo = 0, hi = f->nsyms, mid, i;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
@@ -147,9 +150,12 @@ const struct dt_sym *dt_sym_at(const struct dtype_file *f, __u64 addr)
 		else
 			hi = mid;
 	}
-	if (lo && addr - f->syms[lo - 1].addr < f->syms[lo - 1].size)
-		return &f->syms[lo - 1];
-	return NULL;
+	/* a sized symbol before one of no size (a thunk's, a label's) that holds only its first
+	 * byte */
+	for (i = lo; i > 0 && lo - i < 4; i--)
+		if (addr - f->syms[i - 1].addr < f->syms[i - 1].size)
+			return &f->syms[i - 1];
+	return lo && addr == f->syms[lo - 1].addr ? &f->syms[lo - 1] : NULL;
 }
 
 int dt_vars_load(struct dtype_file *f)

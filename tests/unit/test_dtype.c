@@ -106,10 +106,23 @@ static const char fixture_src[] =
 	"    \"\tpop %rbx\\n\"\n"
 	"    \"\tret\\n\"\n"
 	"    \".size kp_flow, .-kp_flow\\n\");\n"
+	"long kp_spill(void);\n"
+	"asm(\".text\\n.globl kp_spill\\n.type kp_spill,@function\\nkp_spill:\\n\"\n"
+	"    \"\tsub $24, %rsp\\n\"\n"
+	"    \"\tcall kp_get_node\\n\"\n"
+	"    \"\tmov %rax, 8(%rsp)\\n\"\n"
+	"    \"\tlea 16(%rsp), %rdi\\n\"\n"
+	"    \"\tmovq $0, (%rdi)\\n\"\n"
+	"    \"\tcall kp_opaque\\n\"\n"
+	"    \"\tmov 8(%rsp), %rdx\\n\"\n"
+	"    \"\tmov 16(%rdx), %eax\\n\"\n"
+	"    \"\tadd $24, %rsp\\n\"\n"
+	"    \"\tret\\n\"\n"
+	"    \".size kp_spill, .-kp_spill\\n\");\n"
 	"int main(int argc, char **argv)\n"
 	"{\n"
 	"\treturn kp_param(&first) + kp_global(argc) + kp_tls() + kp_stack(argc) + kp_untyped() + kp_canary(argc) +\n"
-	"\t       kp_flow();\n"
+	"\t       kp_flow() + kp_spill();\n"
 	"}\n";
 
 struct fixture {
@@ -220,6 +233,15 @@ static void test_fixture(void **state)
 			    "flow struct node (24) count +16 at 16 size 4\n"
 			    "stackop (stack operation)\n"
 			    "stackop (stack operation)\n"},
+		/* a call's result spilled and reloaded, and a store through the address of a slot
+		 */
+		{"kp_spill", "stackop (stack operation)\n"
+			     "stack struct node * (8) - +0 at 0 size 8\n"
+			     "untyped: stack slot with no variable\n"
+			     "stackop (stack operation)\n"
+			     "stack struct node * (8) - +0 at 0 size 8\n"
+			     "flow struct node (24) count +16 at 16 size 4\n"
+			     "stackop (stack operation)\n"},
 	};
 	struct fixture *f = tu_fixture(state);
 	struct dtype_file *d;
