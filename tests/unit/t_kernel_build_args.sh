@@ -50,6 +50,11 @@ refused "kernel-build: --set RANDSTRUCT_FULL=y and RANDSTRUCT_PERFORMANCE=y: one
 refused "kernel-build: --set BUILD_SALT: with RANDSTRUCT kernel-build.sh keeps the seed there (the kernel's config shows it): leave it out" \
 	--set RANDSTRUCT_FULL=y --set 'BUILD_SALT="x"'
 refused "kernel-build: --randstruct-seed needs 64 hex digits" --set RANDSTRUCT_FULL=y --randstruct-seed
+# the stand-in for gen-randstruct-seed.sh writes the seed given and its hash as the kernel's does
+KP_RANDSTRUCT_SEED=$SEED sh "$ROOT/scripts/lib/randstruct-seed.sh" "$TMP/seed" "$TMP/hash.h"
+echo "$SEED" | diff -u - "$TMP/seed" || fail "randstruct-seed.sh: the seed file"
+echo "#define RANDSTRUCT_HASHED_SEED \"$(printf '%s' "$SEED" | sha256sum | cut -d' ' -f1)\"" |
+	diff -u - "$TMP/hash.h" || fail "randstruct-seed.sh: the hash header"
 
 # --cmdline: each parameter must be one the source documents, checked before
 # anything is configured.  A fake tree: its make prints a version, its
