@@ -389,6 +389,22 @@ void layout_free(struct layout *l)
 	free(l);
 }
 
+/*
+ * The unit of die was compiled with GCC's randstruct plugin: its producer
+ * (gcc records its switches there) names the plugin.
+ */
+static bool randstruct_plugin(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *producer;
+	Dwarf_Die cu;
+
+	if (!dwarf_diecu(die, &cu, NULL, NULL))
+		return false;
+	producer = dwarf_formstring(dwarf_attr(&cu, DW_AT_producer, &attr));
+	return producer && strstr(producer, "randomize_layout_plugin");
+}
+
 int layout_of_die(Dwarf_Die *die, const char *file, struct layout **out)
 {
 	struct builder b = {0};
@@ -412,6 +428,7 @@ int layout_of_die(Dwarf_Die *die, const char *file, struct layout **out)
 		size = 0;
 	b.l->size = size;
 	b.l->is_union = dwarf_tag(&t) == DW_TAG_union_type;
+	b.l->randstruct_plugin = randstruct_plugin(&t);
 	b.l->type = strdup(name);
 	b.l->file = strdup(file ?: "");
 	if (b.l->type && b.l->file && is_aggregate(dwarf_tag(&t)))

@@ -46,6 +46,13 @@ struct layout {
 	char *file;    /* the ELF file it was read from */
 	__u64 size;    /* bytes */
 	bool is_union; /* its members overlap */
+	/*
+	 * Its unit was compiled with GCC's randstruct plugin, whose DWARF
+	 * keeps a randomized struct's declared layout (6.1's rand build: all
+	 * 699 units put task_struct's comm at 1512, the code at 1880): the
+	 * offsets here may then not be those the code uses.
+	 */
+	bool randstruct_plugin;
 	struct layout_member *members;
 	size_t n;
 	/* pahole's summary: */

@@ -12,6 +12,9 @@
 #include "util/json.h"
 
 #define DECL_COLUMN 48
+#define PLUGIN_NOTE                                                                          \
+	"note: built with GCC's randstruct plugin, whose DWARF keeps a randomized struct's " \
+	"declared layout: these offsets may not be those the code uses"
 
 /* The member as C declares it: "char comm[16]", "void (*fn)(int)", "u64 x:3". */
 static void declaration(const struct layout_member *m, char *buf, size_t len)
@@ -78,6 +81,8 @@ void layout_print(FILE *out, const struct layout *l)
 	__u64 lines = (l->size + LAYOUT_CACHELINE - 1) / LAYOUT_CACHELINE;
 	size_t i;
 
+	if (l->randstruct_plugin)
+		fprintf(out, "/* %s */\n", PLUGIN_NOTE);
 	esc_printf(out, "%s {\n", l->type);
 	for (i = 0; i < l->n; i++)
 		print_member(out, l, i);
@@ -105,6 +110,7 @@ void layout_json(struct json *j, const struct layout *l)
 	json_str(j, "type", l->type);
 	json_str(j, "file", l->file);
 	json_u64(j, "size", l->size);
+	json_bool(j, "randstruct_plugin", l->randstruct_plugin);
 	json_u64(j, "cachelines", (l->size + LAYOUT_CACHELINE - 1) / LAYOUT_CACHELINE);
 	json_u64(j, "sum_members", l->sum_members);
 	json_u64(j, "holes", l->holes);
@@ -205,6 +211,10 @@ void layout_print_pair(FILE *out, const struct layout *l[2], const char *const n
 		   (unsigned long long)l[1]->size);
 	fprintf(out, "# %zu of %zu members moved, %zu base only, %zu hardened only\n", c[0],
 		l[0]->n, c[1], c[2]);
+	for (i = 0; i < 2; i++) {
+		if (l[i]->randstruct_plugin)
+			fprintf(out, "# %s: %s\n", i ? "hardened" : "base", PLUGIN_NOTE);
+	}
 	fprintf(out, "%-32s %8s %10s %10s\n", "member", "size", "base", "hardened");
 	for (i = 0; pair_row(l, i, &r); i++) {
 		const struct layout_member *m = r.m[0] ?: r.m[1];
@@ -230,6 +240,7 @@ static void json_side(struct json *j, const char *key, const struct layout *l, c
 	json_str(j, "file", name);
 	json_u64(j, "size", l->size);
 	json_u64(j, "members", l->n);
+	json_bool(j, "randstruct_plugin", l->randstruct_plugin);
 	json_close(j, '}');
 }
 

@@ -3,14 +3,15 @@
 # tier's base build and rand, the same config with RANDSTRUCT_FULL built by
 # the GCC plugin from kernel-build.sh's fixed seed.  Asserts only what is
 # certain:
-#   - features --layout task_struct on both vmlinux files: the same members
-#     on both sides, most of them moved (the seed shuffles every member of
-#     the randomized block), each member of the same type and size on both
-#     sides; mm_struct's members moved too;
-#   - the layout DWARF gives is the one the code uses: the offsets of
-#     task_struct's alloc_lock and comm in __get_task_comm's code on each
-#     kernel (task_lock, then strscpy_pad(buf, tsk->comm, ...)) are the
-#     DWARF's;
+#   - features --layout task_struct and mm_struct on both vmlinux files:
+#     the same members on both sides, each of the same type and size, and
+#     rand's view noted as the plugin's (randstruct_plugin): GCC's DWARF
+#     keeps a randomized struct's declared layout;
+#   - what the code uses: the offsets of task_struct's alloc_lock and comm
+#     in __get_task_comm (task_lock, then strscpy_pad(buf, tsk->comm, ...),
+#     each a lea N(%reg) of the task pointer) are base's DWARF's on base,
+#     and on rand differ from both base's and rand's DWARF: the seed moved
+#     them, and the DWARF does not say where;
 #   - rand's manifest and config hold the seed (CONFIG_BUILD_SALT), and a
 #     recording made on rand keeps both in its provenance;
 #   - each kernel boots under vm-run.sh --model cache and records big-fork
@@ -53,14 +54,12 @@ for path in sys.argv[1:]:
     m = d["members"]
     assert d["base_only"] == 0 and d["hardened_only"] == 0, (d["type"], d["base_only"], d["hardened_only"])
     assert d["base"]["members"] == d["hardened"]["members"] == len(m), d["type"]
-    # a member's type is not randomized, only where it lies
-    assert all(r["base_offset"] is not None and r["hardened_offset"] is not None for r in m)
-    assert 2 * d["moved"] > len(m), (d["type"], d["moved"], len(m))
-    print("features --layout %s: %d members on both sides, %d moved; %s" % (d["type"], len(m),
-          d["moved"], ", ".join("%s %d -> %d" % (r["member"], r["base_offset"], r["hardened_offset"])
-                               for r in m if r["member"] in ("pid", "comm", "mm", "cred", "se",
-                                                             "mmap_base", "pgd"))))
+    assert not d["base"]["randstruct_plugin"] and d["hardened"]["randstruct_plugin"], (d["base"], d["hardened"])
+    print("features --layout %s: %d members on both sides, rand's noted as the plugin's DWARF "
+          "(%d bytes, %d on base)" % (d["type"], len(m), d["hardened"]["size"], d["base"]["size"]))
 EOF
+grep -q "^# hardened: note: built with GCC's randstruct plugin" "$TMP/task_struct.txt" ||
+	fail "features --layout's text does not note rand's plugin: $(head -5 "$TMP/task_struct.txt")"
 # each member's type and size from each side's own view
 for side in base rand; do
 	k=$KBASE
@@ -89,6 +88,7 @@ lea_into() {	# $1 kernel folder, $2 register: the displacement of the first lea 
 		"$1/vmlinux" >"$TMP/comm.s"
 	sed -nE "/lea +0x[0-9a-f]+\(%r[a-z0-9]+\),%$2\$/{s/.*lea +0x([0-9a-f]+)\(.*/\1/p;q}" "$TMP/comm.s"
 }
+code_base= code_rand=
 for side in base rand; do
 	k=$KBASE
 	[ $side = base ] || k=$KRAND
@@ -99,11 +99,19 @@ for side in base rand; do
 		dw=$(python3 -c 'import json, sys
 print([m["offset"] for m in json.load(open(sys.argv[1]))["members"] if m["member"] == sys.argv[2]][0])' \
 			"$TMP/ts-$side.json" "$m")
-		[ $((0x$hex)) -eq "$dw" ] || fail "$side: __get_task_comm has $m at $((0x$hex)), DWARF at $dw"
-		printf '%s ' "$m at $dw"
+		if [ $side = base ]; then
+			[ $((0x$hex)) -eq "$dw" ] || fail "base: __get_task_comm has $m at $((0x$hex)), DWARF at $dw"
+			code_base+=" $((0x$hex))"
+		else
+			[ $((0x$hex)) -ne "$dw" ] ||
+				fail "rand: __get_task_comm has $m where rand's DWARF says ($dw): is the plugin's DWARF right now? then drop the note"
+			code_rand+=" $((0x$hex))"
+		fi
+		printf '%s ' "$side: $m at $((0x$hex)) in the code, $dw in DWARF;"
 	done
-	echo "in $side's DWARF and in its __get_task_comm"
+	echo
 done
+[ "$code_base" != "$code_rand" ] || fail "rand's code has comm and alloc_lock where base's has them"
 
 run() {	# $1 label, $2 kernel folder
 	local start=$SECONDS rc=0
