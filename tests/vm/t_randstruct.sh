@@ -13,7 +13,8 @@
 #     and on rand differ from both base's and rand's DWARF: the seed moved
 #     them, and the DWARF does not say where;
 #   - rand's manifest and config hold the seed (CONFIG_BUILD_SALT), and a
-#     recording made on rand keeps both in its provenance;
+#     recording made on rand keeps both in its provenance, which diff
+#     names (the seed, and RANDSTRUCT_FULL as randstruct_full's option);
 #   - each kernel boots under vm-run.sh --model cache and records big-fork
 #     in the model's window (a warm-up run outside it), the counts merged;
 #   - diff --model --data (when this build has it): task_struct on both
@@ -136,7 +137,11 @@ run rand "$KRAND"
 	fail "rand's recording does not keep the seed: $(q "$TMP/rand/m.data" "SELECT * FROM config WHERE option LIKE '%SALT%'")"
 [ "$(q "$TMP/base/m.data" "SELECT value FROM config WHERE option = 'CONFIG_RANDSTRUCT_FULL'")" != y ] ||
 	fail "base's recording says RANDSTRUCT_FULL=y"
-echo "provenance: rand's recording keeps CONFIG_RANDSTRUCT_FULL=y and its seed"
+"$KP" diff "$TMP/base/m.data" "$TMP/rand/m.data" >"$TMP/diff.txt" 2>&1 || fail "diff base rand: $(tail -3 "$TMP/diff.txt")"
+grep -qx "#   config BUILD_SALT: \"\" -> \"randstruct-seed=$SEED\"" "$TMP/diff.txt" &&
+	grep -qx '#   config RANDSTRUCT_FULL: (not set) -> y (randstruct_full)' "$TMP/diff.txt" ||
+	fail "diff base rand does not name the seed and randstruct_full: $(head -20 "$TMP/diff.txt")"
+echo "provenance: rand's recording keeps CONFIG_RANDSTRUCT_FULL=y and its seed; diff names both"
 
 # --- diff --model --data: the data view (issue 46 items 1 and 3) -----------
 if ! grep -q -- '--data' <<<"$("$KP" diff --help)"; then
