@@ -388,6 +388,10 @@ kb_build() {
 		die "$WORK/vmlinux has no DWARF: the config lost DEBUG_INFO"
 	! kb_enabled DEBUG_INFO_BTF || [[ $sections == *' .BTF '* ]] ||
 		die "$WORK/vmlinux has no BTF: is pahole (dwarves) installed?"
+	# the plugin's DWARF keeps the declared layout: the code's offsets of the
+	# structures it may shuffle, asked of the compiler, go with the result
+	! $RANDSTRUCT || "$ROOT/scripts/lib/randstruct-offsets.sh" "$WORK" "$WORK/vmlinux" \
+		>"$WORK/randstruct.offsets" 2>>"$LOG" || kb_fail "scripts/lib/randstruct-offsets.sh"
 }
 
 # KB_MAKE_VARS: make's gen-randstruct-seed set to our script, which writes
@@ -447,6 +451,7 @@ kb_store() {
 	mkdir -p "$CACHE/out"
 	tmp=$(mktemp -d "$CACHE/out/.new.XXXXXX")
 	if ! { cp "$WORK/arch/x86/boot/bzImage" "$WORK/vmlinux" "$WORK/System.map" "$WORK/.config" "$tmp/" &&
+		{ ! $RANDSTRUCT || cp "$WORK/randstruct.offsets" "$tmp/"; } &&
 		kb_manifest >"$tmp/manifest" && touch "$tmp/.complete"; }; then
 		rm -rf "$tmp"
 		die "cannot store the result in $CACHE/out (disk full?); nothing was cached"

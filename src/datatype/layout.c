@@ -11,8 +11,10 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "symbols/debuginfo.h"
+#include "util/safeio.h"
 
 #define MAX_NESTING 8 /* anonymous members within anonymous members */
 #define SPELL_DEPTH 8 /* pointers to arrays of pointers to functions... */
@@ -386,6 +388,7 @@ void layout_free(struct layout *l)
 	free(l->members);
 	free(l->type);
 	free(l->file);
+	free(l->code_offsets);
 	free(l);
 }
 
@@ -481,6 +484,92 @@ static bool complete(Dwarf_Die *d)
 	if (!peeled(d, &t))
 		return false;
 	return !is_aggregate(dwarf_tag(&t)) || !is_declaration(&t);
+}
+
+/* Placed members by offset, the unplaced (bitfields) last, in their order. */
+static int by_code_offset(const void *x, const void *y)
+{
+	const struct layout_member *a = x, *b = y;
+
+	if (a->unplaced != b->unplaced)
+		return a->unplaced - b->unplaced;
+	if (a->unplaced)
+		return (a->depth > b->depth) - (a->depth < b->depth); /* depth: the old index */
+	return (a->offset > b->offset) - (a->offset < b->offset);
+}
+
+/* Lines "STRUCT MEMBER OFFSET" of f for l's struct onto its members; how many placed. */
+static size_t read_offsets(struct layout *l, FILE *f)
+{
+	const char *want = strncmp(l->type, "struct ", 7) ? l->type : l->type + 7;
+	char line[256], st[128], mem[128];
+	unsigned long long off;
+	size_t i, placed = 0;
+
+	for (i = 0; i < l->n; i++)
+		l->members[i].unplaced = true;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%127s %127s %llu", st, mem, &off) != 3 || strcmp(st, want))
+			continue;
+		for (i = 0; i < l->n; i++) {
+			struct layout_member *m = &l->members[i];
+
+			if (m->unplaced && !m->bit_size && !strcmp(m->name, mem)) {
+				m->offset = off;
+				m->unplaced = false;
+				placed++;
+			}
+		}
+	}
+	return placed;
+}
+
+/*
+ * A build by GCC's randstruct plugin: the offsets its code uses, from
+ * randstruct.offsets beside the vmlinux (kernel-build.sh's), replace the
+ * DWARF's declared ones; the members sorted by them, the holes counted
+ * again among the placed.  Nothing changes without the file or a line
+ * for the struct.
+ */
+static void code_offsets(struct layout *l, const char *file)
+{
+	const char *slash = strrchr(file, '/');
+	size_t i, placed, n = l->n;
+	char path[4096], why[128];
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "%.*srandstruct.offsets", slash ? (int)(slash - file + 1) : 0,
+		 file);
+	fd = safeio_open_regular(path, &st, why, sizeof(why));
+	f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	placed = read_offsets(l, f);
+	fclose(f);
+	for (i = 0; i < n; i++) {
+		l->members[i].depth = l->members[i].unplaced ? i : 0;
+		l->members[i].bit_hole = 0;
+		l->members[i].hole = 0;
+		l->members[i].in_union = false;
+	}
+	if (!placed || !(l->code_offsets = strdup(path))) {
+		for (i = 0; i < n; i++)
+			l->members[i].unplaced = false;
+		return;
+	}
+	qsort(l->members, n, sizeof(*l->members), by_code_offset);
+	for (i = 0; i < n; i++)
+		l->members[i].depth = 0;
+	l->holes = l->bit_holes = 0;
+	l->hole_bytes = l->hole_bits = 0;
+	l->n = placed;
+	account(l);
+	l->n = n;
 }
 
 /*
@@ -596,8 +685,13 @@ int layout_find(struct debuginfo *di, const char *file, const char *name, struct
 		return -ENODATA;
 	s.name = parse_name(name, &s.kind);
 	s.len = strlen(s.name);
-	if (each_top(dw, is_match, &s))
-		return layout_of_die(&s.found, file, out);
+	if (each_top(dw, is_match, &s)) {
+		int err = layout_of_die(&s.found, file, out);
+
+		if (!err && (*out)->randstruct_plugin && file)
+			code_offsets(*out, file);
+		return err;
+	}
 	if (closest && len && s.len < 128) {
 		/* a name more than half wrong suggests nothing */
 		s.best_d = s.len / 2 + 2;
@@ -622,7 +716,7 @@ bool layout_boundary(const struct layout *l, size_t i, __u64 *line, __u64 *past)
 {
 	__u64 cur, prev;
 
-	if (!i || i >= l->n)
+	if (!i || i >= l->n || l->members[i].unplaced || l->members[i - 1].unplaced)
 		return false;
 	cur = l->members[i].offset / LAYOUT_CACHELINE;
 	prev = l->members[i - 1].offset / LAYOUT_CACHELINE;

@@ -38,6 +38,7 @@ struct layout_member {
 	__u64 hole;	    /* then unused bytes before the next member starts */
 	unsigned int depth; /* anonymous structs and unions it is inside */
 	bool in_union;	    /* directly inside an anonymous union */
+	bool unplaced;	    /* code_offsets: none known (a bitfield); listed last */
 	Dwarf_Off type_off; /* its type's DIE (global offset), to look inside it */
 };
 
@@ -53,6 +54,12 @@ struct layout {
 	 * offsets here may then not be those the code uses.
 	 */
 	bool randstruct_plugin;
+	/*
+	 * With it, the offsets the code uses where the file's folder has
+	 * them (kernel-build.sh's randstruct.offsets, asked of the compiler):
+	 * their path; the members sorted by them.  NULL: DWARF's.
+	 */
+	char *code_offsets;
 	struct layout_member *members;
 	size_t n;
 	/* pahole's summary: */
