@@ -94,7 +94,7 @@ lea_into() {	# $1 kernel folder, $2 register: the displacement of the first lea 
 		"$1/vmlinux" >"$TMP/comm.s"
 	sed -nE "/lea +0x[0-9a-f]+\(%r[a-z0-9]+\),%$2\$/{s/.*lea +0x([0-9a-f]+)\(.*/\1/p;q}" "$TMP/comm.s"
 }
-code_base= code_rand=
+code_base='' code_rand=''
 for side in base rand; do
 	k=$KBASE
 	[ $side = base ] || k=$KRAND
