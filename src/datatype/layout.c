@@ -526,22 +526,25 @@ static size_t read_offsets(struct layout *l, FILE *f)
 
 /*
  * A build by GCC's randstruct plugin: the offsets its code uses, from
- * randstruct.offsets beside the vmlinux (kernel-build.sh's), replace the
+ * randstruct.offsets beside the vmlinux (kernel-build.sh's; beside the
+ * file a link names, as the build-id folder's do), replace the
  * DWARF's declared ones; the members sorted by them, the holes counted
  * again among the placed.  Nothing changes without the file or a line
  * for the struct.
  */
 static void code_offsets(struct layout *l, const char *file)
 {
-	const char *slash = strrchr(file, '/');
+	/* the file's own folder: found by build id, the vmlinux is a link to it */
+	char *real = realpath(file, NULL), path[4096], why[128];
+	const char *at = real ?: file, *slash = strrchr(at, '/');
 	size_t i, placed, n = l->n;
-	char path[4096], why[128];
 	struct stat st;
 	FILE *f;
 	int fd;
 
-	snprintf(path, sizeof(path), "%.*srandstruct.offsets", slash ? (int)(slash - file + 1) : 0,
-		 file);
+	snprintf(path, sizeof(path), "%.*srandstruct.offsets", slash ? (int)(slash - at + 1) : 0,
+		 at);
+	free(real);
 	fd = safeio_open_regular(path, &st, why, sizeof(why));
 	f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	if (!f) {
