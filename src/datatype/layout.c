@@ -715,6 +715,19 @@ const struct layout_member *layout_member_named(const struct layout *l, const ch
 	return NULL;
 }
 
+const struct layout_member *layout_member_at(const struct layout *l, __u64 offset)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		const struct layout_member *m = &l->members[i];
+
+		if (!m->unplaced && offset >= m->offset && offset < m->offset + m->size)
+			return m;
+	}
+	return NULL;
+}
+
 bool layout_boundary(const struct layout *l, size_t i, __u64 *line, __u64 *past)
 {
 	__u64 cur, prev;

@@ -91,6 +91,14 @@ void layout_type_name(Dwarf_Die *die, char *buf, size_t len);
 /* The member named name (a top-level name, as listed), or NULL. */
 const struct layout_member *layout_member_named(const struct layout *l, const char *name);
 /*
+ * The member covering byte offset of the type (the first listed: of a
+ * union's members, the first), or NULL: in a hole, the padding, or a
+ * bitfield without a known offset.  With code_offsets, where the code
+ * has it: a resolver naming an access by its offset on a RANDSTRUCT
+ * build by GCC's plugin wants this, not the DWARF's member.
+ */
+const struct layout_member *layout_member_at(const struct layout *l, __u64 offset);
+/*
  * The cache line that starts between member i - 1 and member i, if any:
  * its number into *line and the bytes member i starts past it into *past
  * (0 when it starts there; pahole's "was N bytes ago" when the line starts
