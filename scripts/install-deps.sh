@@ -11,6 +11,7 @@ pkgs=(clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev libsqlite3-d
 	libcmocka-dev pkg-config make gcc libbpf-tools linux-perf python3 util-linux
 	elfutils libcapstone-dev time strace libclang-rt-14-dev
 	linux-source-6.1 linux-source-6.12 flex bison bc dwarves libssl-dev xz-utils bpftrace lld
+	gcc-12-plugin-dev
 	chromium libxml2-utils scdoc man-db bash-completion libcap2-bin sudo
 	libglib2.0-dev dpkg-dev valgrind
 	slurm-wlm munge parallel openssh-server openssh-client rsync)

@@ -12,7 +12,8 @@ PROG=kernel-build
 usage() {
 	cat <<'EOF'
 usage: scripts/kernel-build.sh [--version 6.1|6.12] [--src DIR] [--set OPT=VALUE]...
-                               [--cmdline WORDS] [-o DIR] [-j N] [--check] [-q]
+                               [--cmdline WORDS] [--randstruct-seed HEX] [-o DIR]
+                               [-j N] [--check] [-q]
 
 Builds a small kernel for kprotperf's VM: tinyconfig, plus what kprotperf
 needs (scripts/kconfig/kprotperf.config: serial console, virtio and 9p,
@@ -28,6 +29,14 @@ DWARF 5, SLUB with freelist randomization), plus your --set options.
   --cmdline WORDS  kernel command-line parameters the kernel will boot with:
                    each must be one this version documents (Documentation/
                    admin-guide/kernel-parameters.txt), else it is refused
+  --randstruct-seed HEX
+                   with --set RANDSTRUCT_FULL=y or RANDSTRUCT_PERFORMANCE=y
+                   (built with GCC plugins: gcc-12-plugin-dev): the seed
+                   that lays the structures out, 64 hex digits, instead of
+                   kprotperf's fixed default (the kernel's own draws one at
+                   random); kept in the manifest and, as CONFIG_BUILD_SALT,
+                   in the kernel's config, which a recording's provenance
+                   shows
   -o DIR           also put the result in DIR (made, or replaced when it
                    holds an earlier kernel-build result)
   -j N             parallel jobs (default: the number of CPUs)
@@ -56,7 +65,7 @@ die() {
 }
 say() { $QUIET || echo "$PROG: $*" >&2; }
 
-VERSION=6.1 SRC_DIR= OUT= JOBS=$(nproc) CHECK=false QUIET=false CMDLINE=
+VERSION=6.1 SRC_DIR= OUT= JOBS=$(nproc) CHECK=false QUIET=false CMDLINE= RANDSTRUCT_SEED=
 SETS=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -64,6 +73,7 @@ while [ $# -gt 0 ]; do
 	--src) [ $# -ge 2 ] || die "--src needs a directory"; SRC_DIR=$2; shift ;;
 	--set) [ $# -ge 2 ] || die "--set needs OPT=VALUE"; SETS+=("$2"); shift ;;
 	--cmdline) [ $# -ge 2 ] || die "--cmdline needs the parameters"; CMDLINE=$2; shift ;;
+	--randstruct-seed) [ $# -ge 2 ] || die "--randstruct-seed needs 64 hex digits"; RANDSTRUCT_SEED=$2; shift ;;
 	-o | --output) [ $# -ge 2 ] || die "-o needs a directory"; OUT=$2; shift ;;
 	-j) [ $# -ge 2 ] || die "-j needs a number"; JOBS=$2; shift ;;
 	--check) CHECK=true ;;
@@ -80,6 +90,7 @@ done
 
 # a mistyped --set is refused before the machine's tools are looked at
 kb_parse_sets
+kb_parse_randstruct
 kb_need_tools
 kb_source
 kb_check_sets

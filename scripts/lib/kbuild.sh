@@ -26,6 +26,9 @@ kb_need_tools() {
 	done
 	[ ${#missing[@]} -eq 0 ] ||
 		die "missing ${missing[*]}: run scripts/install-deps.sh (packages make gcc flex bison bc dwarves xz-utils)"
+	# Kconfig drops GCC_PLUGINS without a word when the headers are missing
+	! $RANDSTRUCT || [ -e "$(gcc -print-file-name=plugin)/include/plugin-version.h" ] ||
+		die "RANDSTRUCT is built by a GCC plugin and gcc's plugin headers are missing: run scripts/install-deps.sh (package gcc-$(gcc -dumpversion | cut -d. -f1)-plugin-dev)"
 }
 
 # SET_NAMES/SET_VALUES from --set, names without CONFIG_; needs nothing of
@@ -48,6 +51,34 @@ kb_parse_sets() {
 			die "--set $s: value '$value' is not y, n, m, a number or a \"string\""
 		SET_NAMES+=("$name") SET_VALUES+=("$value")
 	done
+}
+
+# RANDSTRUCT's seed (kernel-build.sh --randstruct-seed): a constant unless
+# given, so that two builds of one config lay their structures out alike.
+KB_RANDSTRUCT_SEED=6b70726f74706572662072616e64737472756374207365656420303030303031
+
+# RANDSTRUCT (true when --set asks for a randomized layout) and
+# RANDSTRUCT_SEED checked; needs nothing of the machine or the source.
+kb_parse_randstruct() {
+	local i n=0
+	RANDSTRUCT=false
+	for i in "${!SET_NAMES[@]}"; do
+		case ${SET_NAMES[$i]}=${SET_VALUES[$i]} in
+		RANDSTRUCT_FULL=y | RANDSTRUCT_PERFORMANCE=y) RANDSTRUCT=true n=$((n + 1)) ;;
+		BUILD_SALT=*) KB_SALT_SET=1 ;;
+		esac
+	done
+	[ "$n" -le 1 ] || die "--set RANDSTRUCT_FULL=y and RANDSTRUCT_PERFORMANCE=y: one of them (a Kconfig choice)"
+	if ! $RANDSTRUCT; then
+		[ -z "$RANDSTRUCT_SEED" ] ||
+			die "--randstruct-seed: no --set RANDSTRUCT_FULL=y or RANDSTRUCT_PERFORMANCE=y: the seed would lay nothing out"
+		return 0
+	fi
+	[ -z "${KB_SALT_SET:-}" ] ||
+		die "--set BUILD_SALT: with RANDSTRUCT kernel-build.sh keeps the seed there (the kernel's config shows it): leave it out"
+	[[ ${RANDSTRUCT_SEED:=$KB_RANDSTRUCT_SEED} =~ ^[0-9a-fA-F]{64}$ ]] ||
+		die "--randstruct-seed $RANDSTRUCT_SEED: want 64 hex digits (256 bits, as the kernel's gen-randstruct-seed.sh makes)"
+	RANDSTRUCT_SEED=${RANDSTRUCT_SEED,,}
 }
 
 # SRC (the tree), SRCID (names it in the cache), SRC_DESC (for the manifest).
@@ -135,6 +166,7 @@ kb_request_id() {
 		cat "$KCONFIG_DIR/kprotperf.config" "$ROOT/scripts/kernel-build.sh" "$ROOT/scripts/lib/kbuild.sh"
 		[ ! -f "$frag" ] || cat "$frag"
 		printf '%s\n' "${SETS[@]}"
+		! $RANDSTRUCT || echo "randstruct seed $RANDSTRUCT_SEED"
 		kb_first_line gcc --version
 		kb_first_line ld --version
 		pahole --version
@@ -213,6 +245,16 @@ kb_apply_sets() {
 		*) args+=(--set-val "$name" "$value") ;;
 		esac
 	done
+	# RANDSTRUCT is a choice (NONE is tinyconfig's), built by a GCC plugin;
+	# 6.1 allows BTF (which record's BPF programs need) beside the plugin
+	# only under COMPILE_TEST.  The seed is kept in BUILD_SALT, which reaches
+	# /proc/config.gz and so the provenance of a recording on the kernel,
+	# and the cache key.
+	if $RANDSTRUCT; then
+		kb_is_set GCC_PLUGINS || args+=(--enable GCC_PLUGINS)
+		kb_is_set COMPILE_TEST || args+=(--enable COMPILE_TEST)
+		args+=(--disable RANDSTRUCT_NONE --set-str BUILD_SALT "randstruct-seed=$RANDSTRUCT_SEED")
+	fi
 	[ ${#args[@]} -eq 0 ] || "$SRC/scripts/config" --file "$WORK/.config" "${args[@]}"
 }
 
@@ -239,6 +281,10 @@ kb_verify() {
 	for i in "${!SET_NAMES[@]}"; do
 		kb_check_one "${SET_NAMES[$i]}" "${SET_VALUES[$i]}" "--set"
 	done
+	if $RANDSTRUCT; then
+		kb_check_one GCC_PLUGINS y "RANDSTRUCT's"
+		kb_check_one BUILD_SALT "\"randstruct-seed=$RANDSTRUCT_SEED\"" "RANDSTRUCT's seed in"
+	fi
 	for frag in "${FRAGS[@]}"; do
 		while read -r line; do
 			if [[ $line =~ ^CONFIG_([A-Za-z0-9_]+)=(.*)$ ]]; then
@@ -325,7 +371,8 @@ kb_build() {
 	local start pid rc=0 sections
 	start=$(date +%s)
 	say "building linux $KVERSION, $JOBS jobs (log: $LOG)"
-	kb_make -j"$JOBS" bzImage &
+	kb_randstruct_seed
+	KP_RANDSTRUCT_SEED=$RANDSTRUCT_SEED kb_make -j"$JOBS" bzImage "${KB_MAKE_VARS[@]}" &
 	pid=$!
 	$QUIET || kb_progress "$pid" "$start" &
 	wait "$pid" || rc=$?
@@ -341,6 +388,25 @@ kb_build() {
 		die "$WORK/vmlinux has no DWARF: the config lost DEBUG_INFO"
 	! kb_enabled DEBUG_INFO_BTF || [[ $sections == *' .BTF '* ]] ||
 		die "$WORK/vmlinux has no BTF: is pahole (dwarves) installed?"
+	# the plugin's DWARF keeps the declared layout: the code's offsets of the
+	# structures it may shuffle, asked of the compiler, go with the result
+	! $RANDSTRUCT || "$ROOT/scripts/lib/randstruct-offsets.sh" "$WORK" "$WORK/vmlinux" \
+		>"$WORK/randstruct.offsets" 2>>"$LOG" || kb_fail "scripts/lib/randstruct-offsets.sh"
+}
+
+# KB_MAKE_VARS: make's gen-randstruct-seed set to our script, which writes
+# the fixed seed (the kernel's draws one).  The script is copied to one path
+# in the cache: kbuild reruns a command whose text changed, so another
+# checkout's path would make a new seed file and rebuild the plugin.  A
+# seed file of another seed is removed, for make to write it again.
+kb_randstruct_seed() {
+	local script=$CACHE/randstruct-seed.sh seedf=$WORK/scripts/basic/randstruct.seed
+	KB_MAKE_VARS=()
+	$RANDSTRUCT || return 0
+	cmp -s "$ROOT/scripts/lib/randstruct-seed.sh" "$script" ||
+		cp "$ROOT/scripts/lib/randstruct-seed.sh" "$script" || die "cannot write $script"
+	[ "$(cat "$seedf" 2>/dev/null)" = "$RANDSTRUCT_SEED" ] || rm -f "$seedf"
+	KB_MAKE_VARS=("gen-randstruct-seed=$script")
 }
 
 kb_enabled() { grep -qx "CONFIG_$1=y" "$WORK/.config"; }
@@ -377,6 +443,7 @@ kb_manifest() {
 	echo "built=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "build_seconds=$BUILD_SECONDS"
 	echo "compiler=$(kb_first_line gcc --version)"
+	! $RANDSTRUCT || echo "randstruct_seed=$RANDSTRUCT_SEED"
 }
 
 kb_store() {
@@ -384,6 +451,7 @@ kb_store() {
 	mkdir -p "$CACHE/out"
 	tmp=$(mktemp -d "$CACHE/out/.new.XXXXXX")
 	if ! { cp "$WORK/arch/x86/boot/bzImage" "$WORK/vmlinux" "$WORK/System.map" "$WORK/.config" "$tmp/" &&
+		{ ! $RANDSTRUCT || cp "$WORK/randstruct.offsets" "$tmp/"; } &&
 		kb_manifest >"$tmp/manifest" && touch "$tmp/.complete"; }; then
 		rm -rf "$tmp"
 		die "cannot store the result in $CACHE/out (disk full?); nothing was cached"

@@ -11,8 +11,10 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "symbols/debuginfo.h"
+#include "util/safeio.h"
 
 #define MAX_NESTING 8 /* anonymous members within anonymous members */
 #define SPELL_DEPTH 8 /* pointers to arrays of pointers to functions... */
@@ -386,7 +388,24 @@ void layout_free(struct layout *l)
 	free(l->members);
 	free(l->type);
 	free(l->file);
+	free(l->code_offsets);
 	free(l);
+}
+
+/*
+ * The unit of die was compiled with GCC's randstruct plugin: its producer
+ * (gcc records its switches there) names the plugin.
+ */
+static bool randstruct_plugin(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *producer;
+	Dwarf_Die cu;
+
+	if (!dwarf_diecu(die, &cu, NULL, NULL))
+		return false;
+	producer = dwarf_formstring(dwarf_attr(&cu, DW_AT_producer, &attr));
+	return producer && strstr(producer, "randomize_layout_plugin");
 }
 
 int layout_of_die(Dwarf_Die *die, const char *file, struct layout **out)
@@ -412,6 +431,7 @@ int layout_of_die(Dwarf_Die *die, const char *file, struct layout **out)
 		size = 0;
 	b.l->size = size;
 	b.l->is_union = dwarf_tag(&t) == DW_TAG_union_type;
+	b.l->randstruct_plugin = randstruct_plugin(&t);
 	b.l->type = strdup(name);
 	b.l->file = strdup(file ?: "");
 	if (b.l->type && b.l->file && is_aggregate(dwarf_tag(&t)))
@@ -464,6 +484,95 @@ static bool complete(Dwarf_Die *d)
 	if (!peeled(d, &t))
 		return false;
 	return !is_aggregate(dwarf_tag(&t)) || !is_declaration(&t);
+}
+
+/* Placed members by offset, the unplaced (bitfields) last, in their order. */
+static int by_code_offset(const void *x, const void *y)
+{
+	const struct layout_member *a = x, *b = y;
+
+	if (a->unplaced != b->unplaced)
+		return a->unplaced - b->unplaced;
+	if (a->unplaced)
+		return (a->depth > b->depth) - (a->depth < b->depth); /* depth: the old index */
+	return (a->offset > b->offset) - (a->offset < b->offset);
+}
+
+/* Lines "STRUCT MEMBER OFFSET" of f for l's struct onto its members; how many placed. */
+static size_t read_offsets(struct layout *l, FILE *f)
+{
+	const char *want = strncmp(l->type, "struct ", 7) ? l->type : l->type + 7;
+	char line[256], st[128], mem[128];
+	unsigned long long off;
+	size_t i, placed = 0;
+
+	for (i = 0; i < l->n; i++)
+		l->members[i].unplaced = true;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%127s %127s %llu", st, mem, &off) != 3 || strcmp(st, want))
+			continue;
+		for (i = 0; i < l->n; i++) {
+			struct layout_member *m = &l->members[i];
+
+			if (m->unplaced && !m->bit_size && !strcmp(m->name, mem)) {
+				m->offset = off;
+				m->unplaced = false;
+				placed++;
+			}
+		}
+	}
+	return placed;
+}
+
+/*
+ * A build by GCC's randstruct plugin: the offsets its code uses, from
+ * randstruct.offsets beside the vmlinux (kernel-build.sh's; beside the
+ * file a link names, as the build-id folder's do), replace the
+ * DWARF's declared ones; the members sorted by them, the holes counted
+ * again among the placed.  Nothing changes without the file or a line
+ * for the struct.
+ */
+static void code_offsets(struct layout *l, const char *file)
+{
+	/* the file's own folder: found by build id, the vmlinux is a link to it */
+	char *real = realpath(file, NULL), path[4096], why[128];
+	const char *at = real ?: file, *slash = strrchr(at, '/');
+	size_t i, placed, n = l->n;
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "%.*srandstruct.offsets", slash ? (int)(slash - at + 1) : 0,
+		 at);
+	free(real);
+	fd = safeio_open_regular(path, &st, why, sizeof(why));
+	f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	placed = read_offsets(l, f);
+	fclose(f);
+	for (i = 0; i < n; i++) {
+		l->members[i].depth = l->members[i].unplaced ? i : 0;
+		l->members[i].bit_hole = 0;
+		l->members[i].hole = 0;
+		l->members[i].in_union = false;
+	}
+	if (!placed || !(l->code_offsets = strdup(path))) {
+		for (i = 0; i < n; i++)
+			l->members[i].unplaced = false;
+		return;
+	}
+	qsort(l->members, n, sizeof(*l->members), by_code_offset);
+	for (i = 0; i < n; i++)
+		l->members[i].depth = 0;
+	l->holes = l->bit_holes = 0;
+	l->hole_bytes = l->hole_bits = 0;
+	l->n = placed;
+	account(l);
+	l->n = n;
 }
 
 /*
@@ -579,8 +688,13 @@ int layout_find(struct debuginfo *di, const char *file, const char *name, struct
 		return -ENODATA;
 	s.name = parse_name(name, &s.kind);
 	s.len = strlen(s.name);
-	if (each_top(dw, is_match, &s))
-		return layout_of_die(&s.found, file, out);
+	if (each_top(dw, is_match, &s)) {
+		int err = layout_of_die(&s.found, file, out);
+
+		if (!err && (*out)->randstruct_plugin && file)
+			code_offsets(*out, file);
+		return err;
+	}
 	if (closest && len && s.len < 128) {
 		/* a name more than half wrong suggests nothing */
 		s.best_d = s.len / 2 + 2;
@@ -601,11 +715,24 @@ const struct layout_member *layout_member_named(const struct layout *l, const ch
 	return NULL;
 }
 
+const struct layout_member *layout_member_at(const struct layout *l, __u64 offset)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		const struct layout_member *m = &l->members[i];
+
+		if (!m->unplaced && offset >= m->offset && offset < m->offset + m->size)
+			return m;
+	}
+	return NULL;
+}
+
 bool layout_boundary(const struct layout *l, size_t i, __u64 *line, __u64 *past)
 {
 	__u64 cur, prev;
 
-	if (!i || i >= l->n)
+	if (!i || i >= l->n || l->members[i].unplaced || l->members[i - 1].unplaced)
 		return false;
 	cur = l->members[i].offset / LAYOUT_CACHELINE;
 	prev = l->members[i - 1].offset / LAYOUT_CACHELINE;

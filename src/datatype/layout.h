@@ -38,6 +38,7 @@ struct layout_member {
 	__u64 hole;	    /* then unused bytes before the next member starts */
 	unsigned int depth; /* anonymous structs and unions it is inside */
 	bool in_union;	    /* directly inside an anonymous union */
+	bool unplaced;	    /* code_offsets: none known (a bitfield); listed last */
 	Dwarf_Off type_off; /* its type's DIE (global offset), to look inside it */
 };
 
@@ -46,6 +47,19 @@ struct layout {
 	char *file;    /* the ELF file it was read from */
 	__u64 size;    /* bytes */
 	bool is_union; /* its members overlap */
+	/*
+	 * Its unit was compiled with GCC's randstruct plugin, whose DWARF
+	 * keeps a randomized struct's declared layout (6.1's rand build: all
+	 * 699 units put task_struct's comm at 1512, the code at 1880): the
+	 * offsets here may then not be those the code uses.
+	 */
+	bool randstruct_plugin;
+	/*
+	 * With it, the offsets the code uses where the file's folder has
+	 * them (kernel-build.sh's randstruct.offsets, asked of the compiler):
+	 * their path; the members sorted by them.  NULL: DWARF's.
+	 */
+	char *code_offsets;
 	struct layout_member *members;
 	size_t n;
 	/* pahole's summary: */
@@ -76,6 +90,14 @@ void layout_type_name(Dwarf_Die *die, char *buf, size_t len);
 
 /* The member named name (a top-level name, as listed), or NULL. */
 const struct layout_member *layout_member_named(const struct layout *l, const char *name);
+/*
+ * The member covering byte offset of the type (the first listed: of a
+ * union's members, the first), or NULL: in a hole, the padding, or a
+ * bitfield without a known offset.  With code_offsets, where the code
+ * has it: a resolver naming an access by its offset on a RANDSTRUCT
+ * build by GCC's plugin wants this, not the DWARF's member.
+ */
+const struct layout_member *layout_member_at(const struct layout *l, __u64 offset);
 /*
  * The cache line that starts between member i - 1 and member i, if any:
  * its number into *line and the bytes member i starts past it into *past

@@ -12,6 +12,14 @@
 #include "util/json.h"
 
 #define DECL_COLUMN 48
+#define CODE_NOTE                                                                            \
+	"note: built with GCC's randstruct plugin, whose DWARF keeps a randomized struct's " \
+	"declared layout: these offsets are those the code uses, asked of the compiler by "  \
+	"kernel-build.sh:"
+#define UNPLACED_NOTE "bitfields (no offsetof) last, with the DWARF's"
+#define PLUGIN_NOTE                                                                          \
+	"note: built with GCC's randstruct plugin, whose DWARF keeps a randomized struct's " \
+	"declared layout: these offsets may not be those the code uses"
 
 /* The member as C declares it: "char comm[16]", "void (*fn)(int)", "u64 x:3". */
 static void declaration(const struct layout_member *m, char *buf, size_t len)
@@ -63,7 +71,10 @@ static void print_member(FILE *out, const struct layout *l, size_t i)
 	strncat(decl, ";", sizeof(decl) - strlen(decl) - 1);
 	width = DECL_COLUMN - 2 * (int)m->depth;
 	esc_printf(out, "\t%*s%-*s", 2 * (int)m->depth, "", width > 0 ? width : 0, decl);
-	if (m->bit_size)
+	if (m->unplaced)
+		fprintf(out, " /* ? (DWARF %llu:%u) %llu */\n", (unsigned long long)m->offset,
+			m->bit_offset, (unsigned long long)m->size);
+	else if (m->bit_size)
 		fprintf(out, " /* %5llu:%2u %4llu */\n", (unsigned long long)m->offset,
 			m->bit_offset, (unsigned long long)m->size);
 	else
@@ -78,6 +89,10 @@ void layout_print(FILE *out, const struct layout *l)
 	__u64 lines = (l->size + LAYOUT_CACHELINE - 1) / LAYOUT_CACHELINE;
 	size_t i;
 
+	if (l->code_offsets)
+		esc_printf(out, "/* %s %s, %s */\n", CODE_NOTE, l->code_offsets, UNPLACED_NOTE);
+	else if (l->randstruct_plugin)
+		fprintf(out, "/* %s */\n", PLUGIN_NOTE);
 	esc_printf(out, "%s {\n", l->type);
 	for (i = 0; i < l->n; i++)
 		print_member(out, l, i);
@@ -105,6 +120,8 @@ void layout_json(struct json *j, const struct layout *l)
 	json_str(j, "type", l->type);
 	json_str(j, "file", l->file);
 	json_u64(j, "size", l->size);
+	json_bool(j, "randstruct_plugin", l->randstruct_plugin);
+	json_str(j, "code_offsets", l->code_offsets);
 	json_u64(j, "cachelines", (l->size + LAYOUT_CACHELINE - 1) / LAYOUT_CACHELINE);
 	json_u64(j, "sum_members", l->sum_members);
 	json_u64(j, "holes", l->holes);
@@ -128,6 +145,8 @@ void layout_json(struct json *j, const struct layout *l)
 		json_u64(j, "bit_hole", m->bit_hole);
 		json_u64(j, "hole", m->hole);
 		json_u64(j, "depth", m->depth);
+		if (l->code_offsets)
+			json_bool(j, "unplaced", m->unplaced);
 		json_close(j, '}');
 	}
 	json_close(j, ']');
@@ -140,7 +159,7 @@ struct pair_row {
 
 static bool moved(const struct pair_row *r)
 {
-	return r->m[0] && r->m[1] &&
+	return r->m[0] && r->m[1] && !r->m[0]->unplaced && !r->m[1]->unplaced &&
 	       (r->m[0]->offset != r->m[1]->offset || r->m[0]->bit_offset != r->m[1]->bit_offset);
 }
 
@@ -174,6 +193,8 @@ static void offset_text(const struct layout_member *m, char *buf, size_t len)
 {
 	if (!m)
 		snprintf(buf, len, "-");
+	else if (m->unplaced)
+		snprintf(buf, len, "?");
 	else if (m->bit_size)
 		snprintf(buf, len, "%llu:%u", (unsigned long long)m->offset, m->bit_offset);
 	else
@@ -205,6 +226,13 @@ void layout_print_pair(FILE *out, const struct layout *l[2], const char *const n
 		   (unsigned long long)l[1]->size);
 	fprintf(out, "# %zu of %zu members moved, %zu base only, %zu hardened only\n", c[0],
 		l[0]->n, c[1], c[2]);
+	for (i = 0; i < 2; i++) {
+		if (l[i]->code_offsets)
+			esc_printf(out, "# %s: %s %s, %s\n", i ? "hardened" : "base", CODE_NOTE,
+				   l[i]->code_offsets, UNPLACED_NOTE);
+		else if (l[i]->randstruct_plugin)
+			fprintf(out, "# %s: %s\n", i ? "hardened" : "base", PLUGIN_NOTE);
+	}
 	fprintf(out, "%-32s %8s %10s %10s\n", "member", "size", "base", "hardened");
 	for (i = 0; pair_row(l, i, &r); i++) {
 		const struct layout_member *m = r.m[0] ?: r.m[1];
@@ -230,12 +258,14 @@ static void json_side(struct json *j, const char *key, const struct layout *l, c
 	json_str(j, "file", name);
 	json_u64(j, "size", l->size);
 	json_u64(j, "members", l->n);
+	json_bool(j, "randstruct_plugin", l->randstruct_plugin);
+	json_str(j, "code_offsets", l->code_offsets);
 	json_close(j, '}');
 }
 
 static void json_offset(struct json *j, const char *key, const struct layout_member *m)
 {
-	if (m)
+	if (m && !m->unplaced)
 		json_u64(j, key, m->offset);
 	else
 		json_str(j, key, NULL);

@@ -107,12 +107,18 @@ static struct feature *current(struct parser *p)
 	return p->f->n ? &p->f->v[p->f->n - 1] : NULL;
 }
 
-/* A block that names no function and no site maps nothing: a mistake, not a choice. */
+/*
+ * A block that names no function and no site maps nothing: a mistake, not a
+ * choice, but for a layout chosen at build (RANDSTRUCT), which runs no code
+ * of its own: its cost is where data lands.
+ */
 static int check_block(struct parser *p)
 {
 	struct feature *ft = current(p);
+	bool no_code = ft && ft->cls[1] && ft->cls[2] && !strcmp(ft->cls[1], "layout") &&
+		       !strcmp(ft->cls[2], "build");
 
-	if (ft && !ft->globs.n && !ft->sites)
+	if (ft && !ft->globs.n && !ft->sites && !no_code)
 		return bad(p, p->block_line, "[%s] has no 'functions = ...' or 'sites = ...' line",
 			   ft->name);
 	if (ft && ft->patched && !ft->sites)

@@ -50,6 +50,8 @@ static const char *const relevant_options[] = {
 	"CONFIG_BUG_ON_DATA_CORRUPTION",
 	"CONFIG_RANDOMIZE_*",
 	"CONFIG_RANDSTRUCT*",
+	/* kernel-build.sh keeps RANDSTRUCT's seed here: the layouts follow from it */
+	"CONFIG_BUILD_SALT",
 	"CONFIG_GCC_PLUGIN_*",
 	"CONFIG_STACKPROTECTOR*",
 	"CONFIG_VMAP_STACK",

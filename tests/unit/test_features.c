@@ -51,6 +51,8 @@ static void test_builtin(void **state)
 		"ubsan",
 		"kcfi",
 		"ibt",
+		"randstruct_full",
+		"randstruct_performance",
 		"memcg_accounting",
 	};
 	struct features *f;

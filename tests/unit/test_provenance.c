@@ -280,6 +280,8 @@ static void test_config_relevant(void **state)
 	assert_true(provenance_config_relevant("CONFIG_GCC_PLUGIN_STACKLEAK"));
 	assert_true(provenance_config_relevant("CONFIG_KSTACK_ERASE"));
 	assert_true(provenance_config_relevant("CONFIG_KASAN"));
+	assert_true(provenance_config_relevant("CONFIG_RANDSTRUCT_FULL"));
+	assert_true(provenance_config_relevant("CONFIG_BUILD_SALT"));
 	assert_false(provenance_config_relevant("CONFIG_KASAN_GENERIC"));
 	assert_false(provenance_config_relevant("CONFIG_SECURITY_YAMA"));
 	assert_false(provenance_config_relevant("CONFIG_MODULE_SIG_FORCE"));

@@ -185,6 +185,14 @@ static void test_members(void **state)
 		assert_int_equal(past, 48);
 		assert_non_null(layout_member_named(l, "u_f"));
 		assert_null(layout_member_named(l, "nosuch"));
+		/* by offset: a member's first and last byte, a union's first member, holes */
+		assert_string_equal(layout_member_at(l, 8)->name, "p");
+		assert_string_equal(layout_member_at(l, 15)->name, "p");
+		assert_string_equal(layout_member_at(l, 20)->name, "u_i");
+		assert_string_equal(layout_member_at(l, 17 * 8)->name, "arr");
+		assert_string_equal(layout_member_at(l, 176)->name, "tail");
+		assert_null(layout_member_at(l, 1));
+		assert_null(layout_member_at(l, 177));
 		layout_free(l);
 	}
 }

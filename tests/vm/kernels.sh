@@ -44,6 +44,10 @@ KERNELS=(
 	"hard:"
 	# its baseline, differing in that option alone
 	"base: --set SLAB_FREELIST_RANDOM=n"
+	# struct layout randomization beside base (t_randstruct): the GCC plugin
+	# with kernel-build.sh's fixed seed; the plugin's flags recompile
+	# every file, as the zero-call-used-regs pair's does
+	"rand: --set SLAB_FREELIST_RANDOM=n --set RANDSTRUCT_FULL=y"
 	# the compiler-inserted pair, differing in zeroed call-used registers
 	# alone, so that their text differs by the code the flag adds
 	"zbase: $ONLY_CODE"
