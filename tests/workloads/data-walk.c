@@ -74,6 +74,15 @@ struct dw_rec {
 	unsigned long tail[4];
 };
 
+/* the table above, which tests/vm/t_model_data.sh checks the data view by */
+#ifdef LAYOUT_B
+_Static_assert(offsetof(struct dw_rec, val) == 8 && offsetof(struct dw_rec, spare) == 64, "B");
+#else
+_Static_assert(offsetof(struct dw_rec, val) == 64 && offsetof(struct dw_rec, spare) == 8, "A");
+#endif
+_Static_assert(offsetof(struct dw_rec, key) == 0 && offsetof(struct dw_rec, pos.y) == 76 &&
+		       offsetof(struct dw_rec, count) == 80 && offsetof(struct dw_rec, stamp) == 88,
+	       "the members that stay");
 _Static_assert(sizeof(struct dw_rec) == 128, "two lines a record");
 
 struct dw_rec recs[RECS] PAGE_ALIGNED;
