@@ -203,3 +203,46 @@ for l in a b; do
 done
 check_view a 64
 check_view b 8
+
+# diff --model --data A B: struct dw_rec matched across the two binaries by
+# name; val's D1 misses fell, pos.y's rose (header)
+"$KP" diff --model --data --json --symfs "$TMP/symfs" "$TMP/vm-a/a.data" "$TMP/vm-b/b.data" \
+	>"$TMP/diff.json" 2>"$TMP/err" || fail "diff --model --data: $(cat "$TMP/err")"
+python3 - "$TMP" <<'EOF' || fail "diff --model --data: not the change the layouts make (above)"
+import json, sys
+tmp = sys.argv[1]
+want = [{l.split()[0]: [int(x) for x in l.split()[1:]] for l in open(tmp + "/want-" + s)} for s in "ab"]
+d = json.load(open(tmp + "/diff.json"))
+t = [t for t in d["data_types"] if t["type"] == "struct dw_rec"]
+assert len(t) == 1, [x["type"] for x in d["data_types"]][:20]
+t = t[0]
+assert (t["side"], t["base_module"], t["hard_module"], t["base_size"], t["hard_size"]) == \
+    ("both", "/bin/data-walk", "/bin/data-walk-b", 128, 128), t
+m = {x["member"]: x for x in t["members"] if x["side"] != "both" or x["base"]["accesses"] + x["hardened"]["accesses"]}
+assert set(m) == set(want[0]), sorted(m)
+bad = []
+for name, x in sorted(m.items(), key=lambda x: x[1]["change"]):
+    cg = want[1][name][2] - want[0][name][2]
+    print("diff: %-6s +%-3s -> +%-3s D1 misses %5d -> %5d change %+6d (cachegrind %+6d)" % (name,
+          x["base_offset"], x["hard_offset"], x["base"]["misses"], x["hardened"]["misses"], x["change"], cg))
+    # the same program: the same accesses on both sides
+    if x["side"] != "both" or x["base"]["accesses"] != x["hardened"]["accesses"]:
+        bad.append("%s: %s" % (name, x))
+    if abs(x["change"] - cg) > 0.05 * want[0][name][3]:
+        bad.append("%s: change %+d, cachegrind's %+d" % (name, x["change"], cg))
+    if x["change"] != x["hardened"]["misses"] - x["base"]["misses"]:
+        bad.append("%s: change %+d is not hardened - base" % (name, x["change"]))
+offs = {n: (x["base_offset"], x["hard_offset"]) for n, x in m.items()}
+if offs != {"key": (0, 0), "val": (64, 8), "pos.y": (76, 76), "count": (80, 80), "stamp": (88, 88)}:
+    bad.append("offsets %s" % offs)
+ch = sorted(m, key=lambda n: m[n]["change"])
+if ch[0] != "val" or m["val"]["change"] >= 0 or ch[-1] != "pos.y" or m["pos.y"]["change"] <= 0:
+    bad.append("the most fallen %s (%+d), the most risen %s (%+d): want val and pos.y" % (
+               ch[0], m[ch[0]]["change"], ch[-1], m[ch[-1]]["change"]))
+if sorted(n for n in [x["member"] for x in t["members"]][:2]) != ["pos.y", "val"]:
+    bad.append("members not by |change|: %s" % [x["member"] for x in t["members"]])
+if bad:
+    print("off:\n  " + "\n  ".join(bad), file=sys.stderr)
+    sys.exit(1)
+EOF
+echo "model-data: diff --model --data: val's D1 misses fell by one a record and pass, pos.y's rose as much"
