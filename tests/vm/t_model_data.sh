@@ -3,34 +3,39 @@
 # against valgrind's cachegrind on the host, on tests/workloads/data-walk.c:
 # one struct, struct dw_rec, in two layouts (data-walk, data-walk-b: val
 # swapped onto key's cache line), each recorded with `kprotperf record
-# --model` in its own boot of Debian's 6.1 kernel under scripts/vm-run.sh
-# --model cache (cachegrind's geometry: I1 and D1 32 KiB 8-way, LL 1 MiB
-# 16-way, 64-byte lines).  Asserts, per layout:
-#   - the model's reads and writes of each source line marked "member: M"
-#     in data-walk.c (annotate --model's lines) equal cachegrind's Dr and Dw
-#     of that line, exactly, but for the line marked (rmw), one add to
-#     memory, which the model counts as a read and a write and cachegrind as
-#     a read: its model writes equal cachegrind's Dr and its Dw is 0.
-#     Certain: each such line executes one access instruction of its own a
-#     known number of times, the same instructions in both tools (the same
-#     file, static, not PIE: the same PCs), none faulting (every page is
-#     written before); interrupt deliveries charge their accesses to the
+# --model` in a boot of its own (vm-run.sh merges one window's table into a
+# recording) of Debian's 6.1 kernel under scripts/vm-run.sh --model cache,
+# with cachegrind's geometry (I1 and D1 32 KiB 8-way, LL 1 MiB 16-way,
+# 64-byte lines).  Asserts, per layout:
+#   - per line of data-walk.c marked "member: M", the model's reads and
+#     writes (annotate --model's lines: no typing involved) equal
+#     cachegrind's Dr and Dw exactly, but for the line marked (rmw), one
+#     add to memory, which the model counts as a read and a write and
+#     cachegrind as a read (its Dw must be 0): there the model's writes
+#     equal cachegrind's Dr.  Certain: each such line is one access
+#     instruction executed a known number of times, the same file in both
+#     tools (static, not PIE: the same PCs), no access faulting (every page
+#     is written before); interrupt deliveries charge their accesses to the
 #     last ret or indirect call (see t_model_cachegrind.sh), never to these
-#     loads and stores;
-#   - report --model --data --json: struct dw_rec of the data-walk module
-#     has exactly the members key, val, pos.y, stamp and count, each at its
-#     layout's offset and size, with reads and writes equal to the sums of
-#     its lines' above (the same accesses, typed: nothing else in the program
-#     touches these members but memset, which has no DWARF);
-#   - D1 misses per member within 5 % of cachegrind's (as t_model_cachegrind
-#     per function: every member has 4096 misses or none in cachegrind; the
-#     kernel's interrupts can evict a line the model would have hit);
-# and across the layouts, diff --model --data --json names val as the member
-# whose D1 misses fell the most and pos.y as the one whose misses rose the
-# most (exactly 8192 each way in cachegrind: in A val is the first access
-# of a record's second line, pos.y after it; in B val shares key's line,
-# and pos.y is first on the second line), key, stamp and count changing by
-# less than 5 % of that (their lines are the same in both layouts).
+#     loads and stores.  D1 misses within 5 % of the line's accesses
+#     (cachegrind has all or none of them missing; an interrupt's kernel
+#     code can evict a line the model would have hit);
+#   - report --model --data --json: struct dw_rec of that binary
+#     (/bin/data-walk or /bin/data-walk-b, size 128) with exactly the
+#     members key, val, pos.y, count and stamp accessed, each at its
+#     layout's offset and size (data-walk.c asserts them at compile time),
+#     its reads and writes the sums of its lines' above, exactly (nothing
+#     else touches these members: main fills the array with memset, which
+#     has no DWARF), its D1 misses within 5 % of its accesses;
+# and diff --model --data --json of A and B: struct dw_rec on both sides
+# (matched by name across the two binaries), each member with the same
+# accesses on both sides (the same program), its offsets in both layouts,
+# its change in D1 misses (hardened minus base) within 5 % of its accesses
+# of cachegrind's change, val's change the most negative and pos.y's the
+# most positive, those two first by the size of the change: in A val is the
+# first access of a record's second line and pos.y hits after it, in B val
+# shares key's line and pos.y is the second line's first access, so 8192
+# misses (one a record and pass) move from val to pos.y, in both tools.
 # shellcheck source=tests/vm/vm.sh
 . "$(dirname "$0")/vm.sh"
 VR=$ROOT/scripts/vm-run.sh
