@@ -45,6 +45,8 @@ I1=32768,8,64 D1=32768,8,64 LL=1048576,16,64
 vm_need_host_test
 vm_need_plugin
 command -v valgrind >/dev/null || skip "no valgrind (scripts/install-deps.sh installs it)"
+valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file=/dev/null true >/dev/null 2>&1 ||
+	skip "valgrind's cachegrind does not run here"
 command -v python3 >/dev/null || skip "no python3"
 for b in data-walk data-walk-b; do
 	[ -x "$VM_STATIC/$b" ] || fail "$VM_STATIC/$b missing: run make static"
