@@ -142,6 +142,11 @@ int file_cfg_text(const struct file_cfg *f, const char *name, struct cfg_text *t
 	return 0;
 }
 
+int file_cfg_bytes(const struct file_cfg *f, __u64 addr, const __u8 **out, size_t *len)
+{
+	return inlines_ctx_bytes(f->ctx, addr, out, len);
+}
+
 struct cfg_env file_cfg_env(struct file_cfg *f)
 {
 	return (struct cfg_env){callee, site, warn, f};

@@ -10,6 +10,7 @@
 #ifndef KP_FILE_CFG_H
 #define KP_FILE_CFG_H
 
+#include <stddef.h>
 #include <linux/types.h>
 
 #include "analysis/cfg.h"
@@ -32,6 +33,8 @@ void file_cfg_close(struct file_cfg *f);
  * -ERANGE when the file holds not all of its bytes.
  */
 int file_cfg_text(const struct file_cfg *f, const char *name, struct cfg_text *t);
+/* The file's bytes from DWARF address addr to the end of the section holding them. */
+int file_cfg_bytes(const struct file_cfg *f, __u64 addr, const __u8 **out, size_t *len);
 /* cfg_build()'s view of the symbol table, for graphs at DWARF addresses. */
 struct cfg_env file_cfg_env(struct file_cfg *f);
 

@@ -12,6 +12,8 @@
 #include "data/datafile.h"
 #include "data/samples.h"
 #include "model/model_annotate.h"
+#include "model/model_data.h"
+#include "model/model_report.h"
 #include "model/rows.h"
 #include "report/report_annotate.h"
 #include "symbols/kernel_dwarf.h"
@@ -26,10 +28,11 @@ struct annotate_opts {
 	bool model;
 	unsigned int geom;
 	size_t top;
-	const char *costs; /* --costs: est_cycles' table */
+	const char *costs;     /* --costs: est_cycles' table */
+	const char *data_type; /* --data-type: one type's layout with the model's counts */
 };
 
-enum { O_VMLINUX = OPTIONS_LONG_ONLY, O_SYMFS, O_JSON, O_MODEL, O_GEOM, O_COSTS };
+enum { O_VMLINUX = OPTIONS_LONG_ONLY, O_SYMFS, O_JSON, O_MODEL, O_GEOM, O_COSTS, O_DATA_TYPE };
 
 static const struct options_entry entries[] = {
 	{'f', "func", "NAME", "kernel function (as kallsyms names it; clones too) or user"},
@@ -42,6 +45,13 @@ static const struct options_entry entries[] = {
 	 "and loop; without --func, the hottest lines of all; with\n"
 	 "est_cycles (an estimate) and, of a table of format 2, the\n"
 	 "TLB misses and the events per line and block"},
+	{O_DATA_TYPE, "data-type", "TYPE",
+	 "with --model: data type TYPE instead (task_struct,\n"
+	 "'struct task_struct', a typedef): its layout as pahole\n"
+	 "shows it (members, offsets, sizes, holes, cache lines)\n"
+	 "with the model's reads, writes and misses per member, the\n"
+	 "accessed nested members below theirs, and the functions\n"
+	 "that access each member"},
 	{O_GEOM, "geom", "K", CLI_GEOM_HELP},
 	{O_COSTS, "costs", "FILE", CLI_COSTS_HELP},
 	{'n', "top", "N", "with --model and no --func: lines shown (default 30)"},
@@ -54,6 +64,8 @@ static const struct options_example examples[] = {
 	 "allocate_slab's samples per source line and inline range"},
 	{"kprotperf annotate --model --func allocate_slab m.data",
 	 "the model's instructions and misses per line and block"},
+	{"kprotperf annotate --model --data-type task_struct m.data",
+	 "task_struct's layout with the model's accesses per member"},
 	{},
 };
 
@@ -61,6 +73,7 @@ const struct options_cmd annotate_options = {
 	.name = "annotate",
 	.head = "Usage: kprotperf annotate --func NAME [OPTIONS] [FILE]\n"
 		"       kprotperf annotate --model [--func NAME] [OPTIONS] [FILE]\n"
+		"       kprotperf annotate --model --data-type TYPE [OPTIONS] [FILE]\n"
 		"Where the CPU samples of a recording (FILE, default kprotperf.data) fell inside\n"
 		"function NAME: per source line (SELF: the sampled pc is on the line; TOTAL:\n"
 		"also in the functions called from it), with the functions inlined at that\n"
@@ -69,7 +82,8 @@ const struct options_cmd annotate_options = {
 		"instance in NAME; a user function (one only inlined too) needs its file's\n"
 		"DWARF (built with -g, its -dbg package, or under --symfs). With --model: the\n"
 		"machine model's instructions and simulated misses per source line, as\n"
-		"cg_annotate shows them, and for a kernel function per basic block and loop.\n",
+		"cg_annotate shows them, and for a kernel function per basic block and loop;\n"
+		"with --data-type, one data type's members with their loads, stores and misses.\n",
 	.column = 21,
 	.examples = examples,
 	.opts = entries,
@@ -105,6 +119,9 @@ static int set_opt(void *ctx, int key, const char *arg)
 	case O_COSTS:
 		o->costs = arg;
 		break;
+	case O_DATA_TYPE:
+		o->data_type = arg;
+		break;
 	case 'n':
 		err = options_num(&annotate_options, &options_top, arg, &top);
 		o->top = top;
@@ -124,6 +141,12 @@ static int parse(int argc, char **argv, struct annotate_opts *o)
 		return err;
 	if (!o->model && (o->geom || o->top != 30 || o->costs)) {
 		fputs("kprotperf annotate: --geom, --top and --costs go with --model\n", stderr);
+		return -EINVAL;
+	}
+	if (o->data_type && (!o->model || o->func || o->costs)) {
+		fputs("kprotperf annotate: --data-type goes with --model, without --func and "
+		      "--costs\n",
+		      stderr);
 		return -EINVAL;
 	}
 	if (!o->func && !o->model) {
@@ -194,10 +217,17 @@ static int annotate_model(const struct annotate_opts *o, struct datafile *df)
 
 	if (cli_kernel_dwarf("annotate", df, o->vmlinux, NULL, &kd, note, sizeof(note)))
 		return 1;
-	err = model_annotate(df, kd, note, &mo, why, sizeof(why));
+	if (o->data_type)
+		err = model_data_annotate(df, kd, note, o->data_type,
+					  &(struct model_view_opts){o->geom, o->top, o->json}, why,
+					  sizeof(why));
+	else
+		err = model_annotate(df, kd, note, &mo, why, sizeof(why));
 	kernel_dwarf_close(kd);
 	if (err == MODEL_SAID)
 		;
+	else if (err == -ENOENT && o->data_type) /* the DWARF's, not the recording's */
+		esc_printf(stderr, "kprotperf annotate: %s\n", why);
 	else if (err && *why)
 		esc_printf(stderr, "kprotperf annotate: %s: %s\n", o->input, why);
 	else if (err)

@@ -23,6 +23,7 @@
 #include "diff/metrics.h"
 #include "diff/prov.h"
 #include "features/features.h"
+#include "model/model_data.h"
 #include "model/model_report.h"
 #include "symbols/kernel_dwarf.h"
 #include "util/esc.h"
@@ -42,6 +43,7 @@ enum {
 	O_GEOM,
 	O_COSTS,
 	O_SORT,
+	O_DATA,
 };
 
 static const struct options_entry entries[] = {
@@ -74,6 +76,12 @@ static const struct options_entry entries[] = {
 	 "geometries first the kernel's change in I1, D1 and LL misses\n"
 	 "in each, the two recordings' geometries matched by size,\n"
 	 "ways and line (in JSON each with its functions)"},
+	{O_DATA, "data", NULL,
+	 "with --model: its loads and stores per data type and\n"
+	 "member instead, matched by type name and member path (the\n"
+	 "offsets may differ: RANDSTRUCT), each member's offset on\n"
+	 "both sides, by the change in D1 misses; a type or member on\n"
+	 "one side only said so"},
 	{O_GEOM, "geom", "K",
 	 "with --model: the function tables in the base's cache\n"
 	 "geometry K (0 by default), against the hardened\n"
@@ -93,6 +101,8 @@ static const struct options_example examples[] = {
 	 "what the hardened kernel costs, per feature, syscall and function"},
 	{"kprotperf diff --folded --normalize base.data hard.data | flamegraph.pl > d.svg",
 	 "a differential flame graph (red: grew on the hardened kernel)"},
+	{"kprotperf diff --model --data base.data rand.data",
+	 "the model's misses per data type and member, layouts compared"},
 	{},
 };
 
@@ -146,6 +156,8 @@ static int check_args(int argc, char **argv, struct diff_opts *o)
 		return usage_error("--func goes with --blocks");
 	if ((o->costs || o->by_est) && !o->model)
 		return usage_error("--costs and --sort go with --model");
+	if (o->data && (!o->model || o->costs || o->by_est))
+		return usage_error("--data goes with --model, without --costs and --sort");
 	if (o->model && (o->blocks || o->folded || o->features))
 		return usage_error("--model is a view of its own: not with --blocks, --folded or"
 				   " --features");
@@ -197,6 +209,9 @@ static int set_opt(void *ctx, int key, const char *arg)
 		break;
 	case O_MODEL:
 		o->model = true;
+		break;
+	case O_DATA:
+		o->data = true;
 		break;
 	case O_GEOM:
 		return cli_geom("diff", arg, &o->geom);
@@ -373,12 +388,29 @@ static int boot(const struct diff_opts *o, const struct diff_inputs *in)
 		       : 0;
 }
 
+/* diff --model --data: a side's failure named by the side, as diff --model names it */
+static int data(const struct diff_opts *o, const struct diff_inputs *in)
+{
+	struct model_view_opts mo = {o->geom, o->top, o->json};
+	char why[1024] = "";
+	int err = model_data_diff(in->df[0], in->kd[0], in->nodebug[0], in->df[1], in->kd[1],
+				  in->nodebug[1], &mo, why, sizeof(why));
+
+	if (err && *why)
+		esc_printf(stderr, "kprotperf diff: %s\n", why);
+	else
+		say_error(o, in, err);
+	return err;
+}
+
 static int compare(const struct diff_opts *o, const struct diff_inputs *in)
 {
 	if (boot_present(in->df[0]) || boot_present(in->df[1]))
 		return boot(o, in);
 	if (o->blocks)
 		return blocks(o, in);
+	if (o->data)
+		return data(o, in);
 	if (o->model)
 		return cli_model_view("diff", in->df[0], in->kd[0], o->path[0], in->df[1],
 				      in->kd[1],

@@ -16,25 +16,30 @@
 #include "cmd/options.h"
 #include "data/boot_read.h"
 #include "data/datafile.h"
+#include "datatype/layout.h"
 #include "diff/diff_map.h"
 #include "features/feature_costs.h"
 #include "features/features.h"
 #include "features/inventory.h"
 #include "features/inventory_print.h"
+#include "symbols/debuginfo.h"
 #include "symbols/kernel_dwarf.h"
+#include "system/provenance.h"
 #include "util/esc.h"
 #include "util/json.h"
+#include "util/kv.h"
 
 struct features_opts {
 	const char *vmlinux[2]; /* --vmlinux, once or twice */
 	int nvmlinux;
 	const char *func;
+	const char *layout;   /* --layout TYPE */
 	const char *map;      /* --features FILE */
 	const char *input[2]; /* FILE, or BASE and HARDENED */
 	bool json, svg;
 };
 
-enum { O_VMLINUX = OPTIONS_LONG_ONLY, O_JSON, O_FEATURES, O_SVG };
+enum { O_VMLINUX = OPTIONS_LONG_ONLY, O_JSON, O_FEATURES, O_SVG, O_LAYOUT };
 
 static const struct options_entry entries[] = {
 	{O_VMLINUX, "vmlinux", "PATH",
@@ -42,6 +47,11 @@ static const struct options_entry entries[] = {
 	 "symbol table and text, before a boot patched them);\n"
 	 "twice: the two side by side, base then hardened"},
 	{'f', "func", "NAME", "the sites in function NAME, one a line"},
+	{O_LAYOUT, "layout", "TYPE",
+	 "the layout of struct, union or typedef TYPE as pahole\n"
+	 "shows it (members, offsets, sizes, holes, cache lines),\n"
+	 "from the DWARF of --vmlinux (twice: both side by side,\n"
+	 "the members that moved marked) or the running kernel's"},
 	{O_FEATURES, "features", "MAP",
 	 "with FILE: the feature mapping instead of the built-in\n"
 	 "one (format: docs/features.md)"},
@@ -56,6 +66,8 @@ static const struct options_example examples[] = {
 	 "the sites in one function of a vmlinux file"},
 	{"kprotperf features k.data", "every feature's state and cost in a recording"},
 	{"kprotperf features --svg base.data hardened.data > map.svg", "the protection map"},
+	{"kprotperf features --layout task_struct --vmlinux base/vmlinux --vmlinux rand/vmlinux",
+	 "where RANDSTRUCT moved task_struct's members"},
 	{},
 };
 
@@ -65,6 +77,7 @@ const struct options_cmd features_options = {
 		"       kprotperf features --vmlinux BASE --vmlinux HARDENED [--json]\n"
 		"       kprotperf features [--features MAP] [--json] FILE\n"
 		"       kprotperf features [--features MAP] --svg|--json BASE HARDENED\n"
+		"       kprotperf features --layout TYPE [--vmlinux A [--vmlinux B]] [--json]\n"
 		"The protections the compiler inserted into the kernel's functions, found by\n"
 		"instruction pattern in the running kernel's text (/proc/kcore, as the boot\n"
 		"patched it, named by /proc/kallsyms): IBT landing pads, stack canaries, return\n"
@@ -90,6 +103,10 @@ const struct options_cmd features_options = {
 		"With --vmlinux twice: the two kernels' inventories side by side (a config\n"
 		"pair that changes a compiler-inserted protection).\n"
 		"\n"
+		"With --layout TYPE: a type's layout from a vmlinux's DWARF (the running\n"
+		"kernel's, found by build id, without --vmlinux); with --vmlinux twice, each\n"
+		"member's offset in both, e.g. a build with RANDSTRUCT beside one without.\n"
+		"\n"
 		"Boot recordings (kprotperf boot): FILE's features with their state in that\n"
 		"boot and the instructions per boot their functions ran (with the model);\n"
 		"the map of two places the features that ran at boot, or are switched at boot,\n"
@@ -106,6 +123,9 @@ static int set_opt(void *ctx, int key, const char *arg)
 	switch (key) {
 	case 'f':
 		o->func = arg;
+		break;
+	case O_LAYOUT:
+		o->layout = arg;
 		break;
 	case O_VMLINUX:
 		if (o->nvmlinux < 2)
@@ -250,6 +270,85 @@ static int compare(const struct features_opts *o)
 	return err ? 1 : 0;
 }
 
+/* The running kernel's vmlinux with DWARF, found by its build id, into path. */
+static int running_vmlinux(char *path, size_t len)
+{
+	struct kv_list k = {};
+	int err = provenance_kernel(&k);
+	const char *rel = kv_get(&k, "kernel.release");
+
+	err = err ?: debuginfo_find(rel, kv_get(&k, "kernel.build_id"), NULL, path, len);
+	if (err)
+		esc_printf(
+			stderr,
+			"kprotperf features: --layout: no vmlinux with DWARF found for the running "
+			"kernel %s: install linux-image-%s-dbg (or build it with "
+			"scripts/kernel-build.sh), or give one with --vmlinux\n",
+			rel ?: "?", rel ?: "RELEASE");
+	kv_list_free(&k);
+	return err;
+}
+
+/* The layout of o->layout in the vmlinux at path, errors said in one line. */
+static int layout_of(const struct features_opts *o, const char *path, struct layout **l)
+{
+	char why[1024], closest[128];
+	struct debuginfo *di;
+	int err;
+
+	err = debuginfo_open(&di, path);
+	if (err) {
+		debuginfo_explain(err, path, NULL, why, sizeof(why));
+		esc_printf(stderr, "kprotperf features: %s\n", why);
+		return err;
+	}
+	err = layout_find(di, path, o->layout, l, closest, sizeof(closest));
+	debuginfo_close(di);
+	if (err == -ENOENT)
+		esc_printf(stderr, "kprotperf features: no type '%s' in %s%s%s%s\n", o->layout,
+			   path, closest[0] ? " (closest: " : "", closest, closest[0] ? ")" : "");
+	else if (err)
+		esc_printf(stderr, "kprotperf features: --layout %s in %s: %s\n", o->layout, path,
+			   strerror(-err));
+	return err;
+}
+
+/* features --layout TYPE: pahole's view of one build, or two side by side. */
+static int layout(const struct features_opts *o)
+{
+	const char *names[2] = {o->vmlinux[0], o->vmlinux[1]};
+	struct layout *l[2] = {NULL, NULL};
+	char path[4096];
+	int i, n = o->vmlinux[1] ? 2 : 1, err = 0;
+	struct json j;
+
+	if (!names[0]) {
+		if (running_vmlinux(path, sizeof(path)))
+			return 1;
+		names[0] = path;
+	}
+	for (i = 0; i < n && !err; i++)
+		err = layout_of(o, names[i], &l[i]);
+	if (!err && o->json) {
+		json_begin(&j, stdout);
+		json_open(&j, NULL, '{');
+		if (n == 2)
+			layout_json_pair(&j, (const struct layout **)l, names);
+		else
+			layout_json(&j, l[0]);
+		json_close(&j, '}');
+		json_end(&j);
+	} else if (!err && n == 2) {
+		layout_print_pair(stdout, (const struct layout **)l, names);
+	} else if (!err) {
+		esc_printf(stdout, "/* %s */\n", names[0]);
+		layout_print(stdout, l[0]);
+	}
+	layout_free(l[0]);
+	layout_free(l[1]);
+	return err ? 1 : 0;
+}
+
 int cmd_features(int argc, char **argv)
 {
 	struct features_opts o = {0};
@@ -275,11 +374,17 @@ int cmd_features(int argc, char **argv)
 		return usage("--vmlinux: once, or twice for BASE and HARDENED");
 	if (o.vmlinux[1] && o.func)
 		return usage("--func shows one kernel's sites: give --vmlinux once");
+	if (o.layout && o.func)
+		return usage("--layout or --func, not both");
+	if (o.layout && o.input[0])
+		return usage("--layout reads a vmlinux's DWARF, not a recording FILE");
 	if (o.input[0] && (o.vmlinux[0] || o.func))
 		return usage(
 			"--vmlinux and --func inventory a kernel's text, not a recording FILE");
 	if (!o.input[0] && o.map)
 		return usage("--features maps a recording's samples: give its FILE");
+	if (o.layout)
+		return layout(&o);
 	if (o.input[1])
 		return map(&o);
 	if (o.input[0])

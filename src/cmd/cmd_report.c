@@ -13,10 +13,12 @@
 #include "data/boot_read.h"
 #include "data/datafile.h"
 #include "features/features.h"
+#include "model/model_data.h"
 #include "model/model_report.h"
 #include "report/report.h"
 #include "report/report_blocks.h"
 #include "symbols/kernel_dwarf.h"
+#include "util/esc.h"
 
 enum {
 	O_HIST = OPTIONS_LONG_ONLY,
@@ -30,7 +32,8 @@ enum {
 	O_FEATURES,
 	O_MODEL,
 	O_GEOM,
-	O_COSTS
+	O_COSTS,
+	O_DATA
 };
 
 /* report's options, and the --blocks ones that report/report.h's need not know of */
@@ -38,6 +41,7 @@ struct report_args {
 	struct report_opts o;
 	bool blocks;
 	bool model;
+	bool data; /* --data: --model's loads and stores per data type */
 	unsigned int geom;
 	const char *func;
 	const char *costs; /* --costs: est_cycles' table of --model */
@@ -85,6 +89,13 @@ static const struct options_entry entries[] = {
 	 "returns, retpolines and return thunks; with several cache\n"
 	 "geometries first a line each: the kernel's and the user's\n"
 	 "misses and miss rates"},
+	{O_DATA, "data", NULL,
+	 "with --model: its loads and stores per data type and\n"
+	 "member instead (reads, writes, D1 read and write misses,\n"
+	 "LL misses, and with TLBs the D-TLB's), resolved from each\n"
+	 "PC's DWARF (the kernel's, the user files'); the types by\n"
+	 "D1 misses, their members in offset order with the cache\n"
+	 "lines marked, the share typed, the untyped PCs and why"},
 	{O_GEOM, "geom", "K", CLI_GEOM_HELP},
 	{O_COSTS, "costs", "FILE", CLI_COSTS_HELP},
 	{O_JSON, "json", NULL, "everything as one JSON object"},
@@ -98,6 +109,8 @@ static const struct options_example examples[] = {
 	 "samples per inline instance, from the kernel's DWARF"},
 	{"kprotperf report --json k.data | jq .syscalls", "the syscall table as JSON"},
 	{"kprotperf report boot.data", "a boot recording's phases, initcalls and functions"},
+	{"kprotperf report --model --data m.data",
+	 "the model's loads, stores and misses per data type and member"},
 	{},
 };
 
@@ -187,6 +200,9 @@ static int set_opt(void *ctx, int key, const char *arg)
 	case O_COSTS:
 		a->costs = arg;
 		break;
+	case O_DATA:
+		a->data = true;
+		break;
 	}
 	return 0;
 }
@@ -206,6 +222,11 @@ static int parse(int argc, char **argv, struct report_args *a)
 	}
 	if (a->costs && !a->model) {
 		fprintf(stderr, "kprotperf report: --costs goes with --model\n");
+		return -EINVAL;
+	}
+	if (a->data && (!a->model || a->costs)) {
+		fprintf(stderr, "kprotperf report: --data goes with --model (and without --costs: "
+				"it counts accesses, not cycles)\n");
 		return -EINVAL;
 	}
 	if (a->func && !a->blocks) {
@@ -242,15 +263,34 @@ static int blocks(struct datafile *df, const struct report_args *a)
 /* report of a boot recording: its own view; the options of a workload's recording refused */
 static int boot(struct datafile *df, const struct report_args *a)
 {
-	if (a->blocks || a->o.hist || a->o.inline_table) {
+	if (a->blocks || a->data || a->o.hist || a->o.inline_table) {
 		fprintf(stderr,
-			"kprotperf report: %s is a boot recording (kprotperf boot): --blocks, --hist"
-			" and --inline are views of a workload's recording\n",
+			"kprotperf report: %s is a boot recording (kprotperf boot): --blocks, --hist,"
+			" --inline and --data are views of a workload's recording\n",
 			a->o.input);
 		return 1;
 	}
 	return cli_boot_report(df, a->o.input,
 			       &(struct model_view_opts){a->geom, a->o.top, a->o.json, a->costs});
+}
+
+/* report --model --data: the kernel's accesses untyped without its DWARF, said in the header */
+static int data(struct datafile *df, const struct report_args *a)
+{
+	struct model_view_opts mo = {a->geom, a->o.top, a->o.json};
+	struct kernel_dwarf *kd = NULL;
+	char note[1024] = "", why[1024] = "";
+	int err;
+
+	if (cli_kernel_dwarf("report", df, a->o.vmlinux, NULL, &kd, note, sizeof(note)))
+		return 1;
+	err = model_data_report(df, kd, note, &mo, why, sizeof(why));
+	kernel_dwarf_close(kd);
+	if (err && *why)
+		esc_printf(stderr, "kprotperf report: %s: %s\n", a->o.input, why);
+	else if (err)
+		cli_read_error("report", a->o.input, df, err);
+	return err ? 1 : 0;
 }
 
 /* report --model: with the kernel's DWARF when it is found, for the inline table */
@@ -259,6 +299,8 @@ static int model(struct datafile *df, const struct report_args *a)
 	struct kernel_dwarf *kd = NULL;
 	int err;
 
+	if (a->data)
+		return data(df, a);
 	if (cli_kernel_dwarf("report", df, a->o.vmlinux, NULL, &kd, NULL, 0))
 		return 1;
 	err = cli_model_view("report", df, kd, a->o.input, NULL, NULL,

@@ -23,6 +23,7 @@ struct diff_opts {
 	int top;
 	bool json, folded, normalize, blocks;
 	bool model;	   /* --model: the machine model's counts */
+	bool data;	   /* --data: --model's loads and stores per data type */
 	unsigned int geom; /* --geom: the cache geometry of --model */
 	const char *costs; /* --costs: est_cycles' table of --model; NULL: picked */
 	bool by_est;	   /* --sort est: --model's tables by the change in est_cycles */

@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The insides of the data-type resolver (dtype.h), shared by its files:
+ * dtype_names.c (strings and type names), dtype_member.c (the member at an
+ * offset), dtype_vars.c (variables by address), dtype_scope.c (a function's
+ * variables by location), dtype_insn.c (operands), dtype_operand.c (one
+ * memory operand typed), dtype_flow.c (register data flow) and dtype_resolve.c
+ * (the entry and its caches).  Types are carried as DIE offsets (0: none).
+ */
+#ifndef KP_DTYPE_INT_H
+#define KP_DTYPE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <capstone/capstone.h>
+#include <elfutils/libdw.h>
+#include <linux/types.h>
+
+#include "datatype/dtype.h"
+
+struct cfg;
+struct file_cfg;
+
+/* A variable with a static address: a global or static, a per-CPU or a TLS one. */
+struct dt_var {
+	__u64 addr; /* link-time address; per-CPU: its offset in .data..percpu; TLS: in the block */
+	__u64 size;
+	Dwarf_Off type;
+};
+
+/* The variables of one address space, sorted by addr. */
+struct dt_vars {
+	struct dt_var *v;
+	size_t n, cap;
+};
+
+enum dt_loc_kind {
+	DT_LOC_REG,    /* the value is in register reg */
+	DT_LOC_REGVAL, /* the value is reg + off (DW_OP_bregN, DW_OP_stack_value) */
+	DT_LOC_FBREG,  /* in memory at the frame base (the CFA) + off */
+	DT_LOC_BREG,   /* in memory at reg + off */
+};
+
+/* Where one of a function's variables is over [lo, hi). */
+struct dt_loc {
+	__u64 lo, hi;
+	Dwarf_Off scope; /* a single location: the scope it holds in (checked by pc); else 0 */
+	Dwarf_Off type;	 /* the variable's type */
+	const char *name;
+	enum dt_loc_kind kind;
+	int reg; /* DWARF register number */
+	__s64 off;
+};
+
+/* One function (symbol) of the file, indexed the first time a PC in it is resolved. */
+struct dt_func {
+	__u64 addr, len; /* the symbol's */
+	struct dt_loc *locs;
+	size_t nlocs, cap;
+	struct cfg *g;	 /* NULL when its graph could not be built */
+	bool cfa_frame;	 /* its frame base is the CFA (DW_OP_call_frame_cfa) */
+	bool has_canary; /* it keeps a copy of the canary in its frame, at canary */
+	__s64 canary;	 /* CFA-relative */
+};
+
+/* A function symbol. */
+struct dt_sym {
+	__u64 addr, size;
+};
+
+/* A pointer's target held in a register: &T + off. */
+struct dt_reg {
+	Dwarf_Off type; /* the pointee type; 0 when unknown */
+	__s64 off;
+	bool cpu_off; /* holds this CPU's per-CPU offset (this_cpu_off's value) */
+	enum dtype_how how;
+	const char *name; /* the variable when from a location ("%rbx holds x (int)") */
+};
+
+#define DT_NREGS 17 /* DWARF x86_64 registers 0-16 (16: the return address) */
+
+/* The state of the general-purpose registers before an instruction. */
+struct dt_regs {
+	struct dt_reg r[DT_NREGS];
+};
+
+/* A memory operand decoded. */
+struct dt_mem {
+	int seg;   /* X86_REG_FS, X86_REG_GS or 0 */
+	int base;  /* DWARF register, -1 none, -2 rip */
+	int index; /* DWARF register, -1 none */
+	int scale;
+	__s64 disp;
+	__u64 next; /* the next instruction's address, for rip-relative */
+};
+
+/* One access resolved, with the DIE of the type accessed (for a load's destination). */
+struct dt_res {
+	struct dtype_access a;
+	Dwarf_Off leaf; /* the accessed member's type; 0 when untyped or a pseudo type */
+};
+
+/* An interned string table. */
+struct dt_strs {
+	char **s;
+	size_t n, cap; /* open addressing: cap a power of two */
+};
+
+struct dt_cache {
+	__u64 *keys; /* key + 1, 0 empty */
+	void **vals;
+	size_t n, cap;
+};
+
+struct dtype_file {
+	struct debuginfo *di;
+	Dwarf *dw;
+	Dwarf_CFI *cfi; /* .debug_frame or .eh_frame; NULL when neither */
+	__u64 cfi_bias; /* a DWARF address + cfi_bias: the CFI's */
+	struct file_cfg *fc;
+	csh cs;
+	cs_insn *insn;
+	struct dt_sym *syms; /* the function symbols, sorted by addr */
+	size_t nsyms;
+	struct dt_vars globals,
+		tls;	    /* globals: the kernel's per-CPU ones too, at small addresses */
+	__u64 tls_size;	    /* the TLS block, aligned: fs:disp is at disp + tls_size */
+	__u64 this_cpu_off; /* the per-CPU variable's offset, ~0 when absent */
+	__u64 stack_guard;  /* __stack_chk_guard's address, 0 when absent */
+	__u64 fentry;	    /* __fentry__'s address, 0 when absent */
+	bool kernel;
+	struct dt_strs strs;
+	struct dt_cache pcs, funcs, callees;
+	char why[128]; /* a scratch buffer for reasons before interning */
+};
+
+/* dtype_cache.c: key to value (a pointer or a number), open addressing */
+void *dt_cache_get(const struct dt_cache *c, __u64 key, bool *found);
+int dt_cache_put(struct dt_cache *c, __u64 key, void *val);
+void dt_cache_free(struct dt_cache *c, void (*free_val)(void *val));
+
+/* dtype_names.c */
+const char *dt_intern(struct dtype_file *f, const char *s);
+const char *dt_internf(struct dtype_file *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void dt_strs_free(struct dt_strs *t);
+/* typedefs and qualifiers looked through; false when die has no such type */
+bool dt_peel(Dwarf *dw, Dwarf_Off type, Dwarf_Die *out);
+/* the pointee of a pointer type (typedefs looked through), 0 when none or void */
+Dwarf_Off dt_pointee(Dwarf *dw, Dwarf_Off type);
+const char *dt_type_name(struct dtype_file *f, Dwarf_Off type);
+__u64 dt_type_size(Dwarf *dw, Dwarf_Off type);
+const char *dt_reg_name(int dwreg);
+/* r untyped for the reason why (interned or static) */
+void dt_untyped(struct dtype_file *f, struct dt_res *r, const char *why);
+
+/* dtype_member.c */
+/*
+ * r->a filled for an access at off bytes into type (arrays peeled to their
+ * element, off taken modulo its size): type, member, offsets, sizes, leaf.
+ */
+void dt_member(struct dtype_file *f, Dwarf_Off type, __s64 off, struct dt_res *r);
+
+/* dtype_vars.c */
+int dt_vars_load(struct dtype_file *f);
+void dt_vars_free(struct dtype_file *f);
+const struct dt_var *dt_var_at(const struct dt_vars *vs, __u64 addr);
+/* the function symbol holding addr, NULL when none */
+const struct dt_sym *dt_sym_at(const struct dtype_file *f, __u64 addr);
+
+/* dtype_scope.c */
+int dt_func_index(struct dtype_file *f, struct dt_func *fn);
+/* the pointer held in DWARF register reg at pc by a variable's location, false when none */
+bool dt_loc_reg(struct dtype_file *f, const struct dt_func *fn, __u64 pc, int reg,
+		struct dt_reg *out);
+/* the return type of the function at addr, 0 when unknown */
+Dwarf_Off dt_callee_type(struct dtype_file *f, __u64 addr);
+
+/* dtype_insn.c */
+int dt_dwreg(int csreg);
+bool dt_is_reg64(int csreg);
+/* the memory operands of insn that access memory, at most DTYPE_MAX_ACCESS */
+unsigned int dt_mems(const cs_insn *insn, struct dt_mem *m);
+bool dt_stack_op(const cs_insn *insn);
+/* decode the instruction at pc into f->insn; false when it cannot be read or decoded */
+bool dt_decode(struct dtype_file *f, __u64 pc);
+
+/* dtype_stack.c: where fn keeps its copy of the canary (it stores it after loading it) */
+void dt_stack_canary(struct dtype_file *f, struct dt_func *fn);
+/* dtype_stack.c: an access at base register (rsp or rbp) + disp, to a local at pc */
+void dt_stack(struct dtype_file *f, const struct dt_func *fn, __u64 pc, int base, __s64 disp,
+	      struct dt_res *r);
+
+/* dtype_operand.c */
+void dt_operand(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
+		const struct dt_regs *regs, const struct dt_mem *m, struct dt_res *r);
+
+/* dtype_flow.c */
+/* the registers' state before pc, within its block and single-predecessor chain */
+void dt_flow(struct dtype_file *f, const struct dt_func *fn, __u64 pc, struct dt_regs *regs);
+
+#endif

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The member of a type at an offset, as the spec names it: the path of the
+ * innermost named member joined by '.', an anonymous struct or union
+ * contributing no component, an array member's element under the array's
+ * name (its offsets taken in the first element, so that every element's
+ * access counts under one member).  An array of structs is its element.
+ */
+#include "datatype/dtype_int.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <dwarf.h>
+
+static bool is_record(int tag)
+{
+	return tag == DW_TAG_structure_type || tag == DW_TAG_union_type || tag == DW_TAG_class_type;
+}
+
+static __s64 mod(__s64 a, __u64 b)
+{
+	__s64 r = a % (__s64)b;
+
+	return r < 0 ? r + (__s64)b : r;
+}
+
+/* The element type of the array die (peeled) into elem, its size; 0 when unknown. */
+static __u64 element(Dwarf *dw, Dwarf_Die *die, Dwarf_Die *elem, Dwarf_Off *elem_off)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die t;
+
+	if (!dwarf_formref_die(dwarf_attr_integrate(die, DW_AT_type, &attr), &t))
+		return 0;
+	*elem_off = dwarf_dieoffset(&t);
+	if (!dt_peel(dw, *elem_off, elem))
+		return 0;
+	return dt_type_size(dw, *elem_off);
+}
+
+/* A member's byte range: its offset and size; false when it has no type. */
+static bool member_range(Dwarf *dw, Dwarf_Die *m, __u64 *at, __u64 *size, Dwarf_Off *type)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word loc = 0, bits = 0, bitoff;
+	Dwarf_Die t;
+
+	if (!dwarf_formref_die(dwarf_attr_integrate(m, DW_AT_type, &attr), &t))
+		return false;
+	*type = dwarf_dieoffset(&t);
+	if (dwarf_formudata(dwarf_attr(m, DW_AT_data_bit_offset, &attr), &bitoff) == 0) {
+		dwarf_formudata(dwarf_attr(m, DW_AT_bit_size, &attr), &bits);
+		*at = bitoff / 8;
+		*size = (bitoff % 8 + bits + 7) / 8;
+		return true;
+	}
+	dwarf_formudata(dwarf_attr(m, DW_AT_data_member_location, &attr), &loc);
+	*at = loc;
+	*size = dt_type_size(dw, *type); /* a DWARF 4 bit-field: its storage unit */
+	return true;
+}
+
+/* The member of record rec covering byte rel, into m; false when rel is in no member. */
+static bool member_at(Dwarf *dw, Dwarf_Die *rec, __u64 rel, Dwarf_Die *m, __u64 *at, __u64 *size,
+		      Dwarf_Off *type)
+{
+	if (dwarf_child(rec, m) != 0)
+		return false;
+	do {
+		if (dwarf_tag(m) != DW_TAG_member || !member_range(dw, m, at, size, type))
+			continue;
+		if (rel >= *at && rel < *at + (*size ? *size : 1))
+			return true;
+	} while (dwarf_siblingof(m, m) == 0);
+	return false;
+}
+
+struct walk {
+	char path[256];
+	size_t used;
+	__u64 moff, msize, rel, base; /* base: the first element's offset shift */
+	Dwarf_Off leaf;
+};
+
+static void add_name(struct walk *w, const char *name)
+{
+	if (!name || w->used >= sizeof(w->path) - 1)
+		return;
+	w->used += snprintf(w->path + w->used, sizeof(w->path) - w->used, "%s%s",
+			    w->used ? "." : "", name);
+}
+
+/* Down from the record rec through the members covering w->rel. */
+static void walk_members(Dwarf *dw, Dwarf_Die *rec, struct walk *w)
+{
+	Dwarf_Die m, t, elem;
+	Dwarf_Off type, eoff;
+	__u64 at, size, esize;
+	int depth;
+
+	for (depth = 0; depth < 16 && member_at(dw, rec, w->rel, &m, &at, &size, &type); depth++) {
+		add_name(w, dwarf_diename(&m));
+		w->moff += at;
+		w->rel -= at;
+		w->msize = size;
+		w->leaf = type;
+		if (!dt_peel(dw, type, &t))
+			return;
+		if (dwarf_tag(&t) == DW_TAG_array_type) {
+			esize = element(dw, &t, &elem, &eoff);
+			if (!esize || !is_record(dwarf_tag(&elem)))
+				return; /* an array of scalars: the array is the member */
+			w->base += w->rel - w->rel % esize;
+			w->rel %= esize;
+			w->leaf = eoff;
+			w->msize = esize;
+			t = elem;
+		}
+		if (!is_record(dwarf_tag(&t)))
+			return;
+		*rec = t;
+	}
+}
+
+void dt_member(struct dtype_file *f, Dwarf_Off type, __s64 off, struct dt_res *r)
+{
+	struct walk w = {0};
+	Dwarf_Die d, elem;
+	Dwarf_Off eoff;
+	__u64 size, esize;
+
+	while (dt_peel(f->dw, type, &d) && dwarf_tag(&d) == DW_TAG_array_type) {
+		esize = element(f->dw, &d, &elem, &eoff);
+		if (!esize || !is_record(dwarf_tag(&elem)))
+			break;
+		off = mod(off, esize);
+		type = eoff;
+	}
+	if (!dt_peel(f->dw, type, &d)) {
+		dt_untyped(f, r, "pointer to void");
+		return;
+	}
+	size = dt_type_size(f->dw, type);
+	if (!size && is_record(dwarf_tag(&d))) {
+		dt_untyped(f, r, dt_internf(f, "%s is incomplete", dt_type_name(f, type)));
+		return;
+	}
+	if (off < 0) {
+		dt_untyped(f, r,
+			   dt_internf(f, "offset -%#llx before %s", (unsigned long long)-off,
+				      dt_type_name(f, type)));
+		return;
+	}
+	if (size && (__u64)off >= size)
+		off = mod(off, size); /* past the end: an element of an array of them */
+	w.rel = off;
+	w.msize = size;
+	w.leaf = type;
+	if (is_record(dwarf_tag(&d)))
+		walk_members(f->dw, &d, &w);
+	r->a.type = dt_type_name(f, type);
+	r->a.type_size = size;
+	r->a.member = dt_intern(f, w.path);
+	r->a.moffset = w.moff; /* in the first element of an array member */
+	r->a.offset = off - w.base;
+	r->a.msize = w.msize;
+	r->a.why = NULL;
+	r->leaf = w.leaf;
+}

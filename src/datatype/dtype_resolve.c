@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The data-type resolver's entry (dtype.h): a file's variables indexed
+ * once, a function's locations and graph the first time one of its PCs is
+ * asked for, and every PC's answer kept, so that a report resolving the
+ * tens of thousands of PCs of a kernel run pays for each function once.
+ */
+#include "datatype/dtype.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "datatype/dtype_int.h"
+#include "analysis/cfg.h"
+#include "analysis/file_cfg.h"
+#include "symbols/debuginfo.h"
+
+/* One PC's answer, as cached. */
+struct dt_pc {
+	unsigned int n;
+	struct dtype_access a[DTYPE_MAX_ACCESS];
+};
+
+static void func_free(void *p)
+{
+	struct dt_func *fn = p;
+
+	if (!fn)
+		return;
+	cfg_free(fn->g);
+	free(fn->locs);
+	free(fn);
+}
+
+static void open_cfi(struct dtype_file *f)
+{
+	Dwfl_Module *mod = debuginfo_module(f->di);
+	Dwarf_Addr dw_bias, cfi_bias = 0;
+
+	debuginfo_dwarf(f->di, &dw_bias);
+	f->cfi = dwfl_module_dwarf_cfi(mod, &cfi_bias);
+	if (!f->cfi)
+		f->cfi = dwfl_module_eh_cfi(mod, &cfi_bias);
+	f->cfi_bias = dw_bias - cfi_bias;
+}
+
+int dtype_open(struct dtype_file **out, struct debuginfo *di)
+{
+	struct dtype_file *f = calloc(1, sizeof(*f));
+	int err;
+
+	*out = NULL;
+	if (!f)
+		return -ENOMEM;
+	f->di = di;
+	f->dw = debuginfo_dwarf(di, NULL);
+	err = f->dw ? file_cfg_open(&f->fc, di, NULL) : -ENODATA;
+	if (!err && cs_open(CS_ARCH_X86, CS_MODE_64, &f->cs) != CS_ERR_OK)
+		err = -ENOTSUP;
+	if (!err && (cs_option(f->cs, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK ||
+		     !(f->insn = cs_malloc(f->cs))))
+		err = -ENOMEM;
+	if (!err) {
+		open_cfi(f);
+		err = dt_vars_load(f);
+	}
+	if (err) {
+		dtype_close(f);
+		return err;
+	}
+	*out = f;
+	return 0;
+}
+
+void dtype_close(struct dtype_file *f)
+{
+	if (!f)
+		return;
+	dt_cache_free(&f->pcs, free);
+	dt_cache_free(&f->funcs, func_free);
+	dt_cache_free(&f->callees, NULL);
+	dt_vars_free(f);
+	dt_strs_free(&f->strs);
+	if (f->insn)
+		cs_free(f->insn, 1);
+	if (f->cs)
+		cs_close(&f->cs);
+	file_cfg_close(f->fc);
+	free(f);
+}
+
+/* The function holding pc, indexed the first time; NULL when no symbol holds it. */
+static struct dt_func *func_of(struct dtype_file *f, __u64 pc)
+{
+	const struct dt_sym *sym = dt_sym_at(f, pc);
+	struct cfg_env env = file_cfg_env(f->fc);
+	struct cfg_text t;
+	struct dt_func *fn;
+	char why[128];
+	size_t avail;
+	bool found;
+
+	if (!sym)
+		return NULL;
+	t = (struct cfg_text){.addr = sym->addr, .len = sym->size};
+	if (file_cfg_bytes(f->fc, t.addr, &t.code, &avail) || avail < t.len)
+		return NULL;
+	fn = dt_cache_get(&f->funcs, t.addr, &found);
+	if (found)
+		return fn;
+	fn = calloc(1, sizeof(*fn));
+	if (fn) {
+		fn->addr = t.addr;
+		fn->len = t.len;
+		dt_stack_canary(f, fn);
+		if (dt_func_index(f, fn) || cfg_build(&t, 1, &env, &fn->g, why, sizeof(why)))
+			fn->g = NULL; /* no graph: the locations at the PC alone */
+	}
+	if (dt_cache_put(&f->funcs, t.addr, fn)) {
+		func_free(fn);
+		return NULL;
+	}
+	return fn;
+}
+
+/* The registers at pc that the memory operands m[n] use as base. */
+static void regs_at(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
+		    const struct dt_mem *m, unsigned int n, struct dt_regs *regs)
+{
+	struct dt_reg st;
+	unsigned int i;
+	int b;
+
+	memset(regs, 0, sizeof(*regs));
+	if (fn)
+		dt_flow(f, fn, pc, regs);
+	for (i = 0; fn && i < n; i++) {
+		b = m[i].base;
+		if (b < 0 || b >= DT_NREGS - 1 || !dt_loc_reg(f, fn, pc, b, &st))
+			continue;
+		if (st.type || !regs->r[b].type)
+			regs->r[b] = st; /* the variable there, over what flow found */
+	}
+}
+
+static void resolve_pc(struct dtype_file *f, __u64 pc, struct dt_pc *e)
+{
+	struct dt_mem m[DTYPE_MAX_ACCESS];
+	struct dt_regs regs;
+	struct dt_func *fn;
+	struct dt_res r;
+	unsigned int nm, i;
+	bool stack_op;
+
+	if (!dt_decode(f, pc)) {
+		dt_untyped(f, &r, "no instruction there");
+		e->a[e->n++] = r.a;
+		return;
+	}
+	nm = dt_mems(f->insn, m);
+	stack_op = dt_stack_op(f->insn);
+	if (stack_op) {
+		e->a[e->n++] = (struct dtype_access){
+			.how = DT_STACK_OP, .type = "(stack operation)", .member = ""};
+		if (nm == DTYPE_MAX_ACCESS)
+			nm--;
+	}
+	if (!nm)
+		return;
+	fn = func_of(f, pc);
+	regs_at(f, fn, pc, m, nm, &regs);
+	for (i = 0; i < nm; i++) {
+		dt_operand(f, fn, pc, &regs, &m[i], &r);
+		e->a[e->n++] = r.a;
+	}
+}
+
+int dtype_resolve(struct dtype_file *f, __u64 pc, struct dtype_access out[DTYPE_MAX_ACCESS],
+		  unsigned int *n)
+{
+	struct dt_pc *e;
+	bool found;
+
+	e = dt_cache_get(&f->pcs, pc, &found);
+	if (!found) {
+		e = calloc(1, sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		resolve_pc(f, pc, e);
+		if (dt_cache_put(&f->pcs, pc, e)) {
+			free(e);
+			return -ENOMEM;
+		}
+	}
+	memcpy(out, e->a, e->n * sizeof(*out));
+	*n = e->n;
+	return 0;
+}

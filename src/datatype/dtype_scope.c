@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A function's variables by where they are: its DIE tree walked once, the
+ * first time one of its PCs is resolved (lexical blocks and inlined
+ * instances included: their concrete variables carry the locations), each
+ * location list entry that is a register, a register plus a constant, or
+ * memory at the frame base or a register plus an offset kept as a range.
+ * What holds at a PC is then a scan of that one function's list.
+ */
+#include "datatype/dtype_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <dwarf.h>
+
+#include "util/array.h"
+
+static bool is_breg(unsigned int atom)
+{
+	return atom >= DW_OP_breg0 && atom <= DW_OP_breg16;
+}
+
+/* ops as one of the kinds kept; false for anything else (pieces, entry values, ...). */
+static bool classify(const Dwarf_Op *ops, size_t n, struct dt_loc *l)
+{
+	if (n == 1 && ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg16) {
+		l->kind = DT_LOC_REG;
+		l->reg = ops[0].atom - DW_OP_reg0;
+	} else if (n == 1 && ops[0].atom == DW_OP_regx && ops[0].number < DT_NREGS) {
+		l->kind = DT_LOC_REG;
+		l->reg = ops[0].number;
+	} else if (n == 2 && is_breg(ops[0].atom) && ops[1].atom == DW_OP_stack_value) {
+		l->kind = DT_LOC_REGVAL;
+		l->reg = ops[0].atom - DW_OP_breg0;
+		l->off = (__s64)ops[0].number;
+	} else if (n == 1 && ops[0].atom == DW_OP_fbreg) {
+		l->kind = DT_LOC_FBREG;
+		l->off = (__s64)ops[0].number;
+	} else if (n == 1 && is_breg(ops[0].atom)) {
+		l->kind = DT_LOC_BREG;
+		l->reg = ops[0].atom - DW_OP_breg0;
+		l->off = (__s64)ops[0].number;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+static int add_loc(struct dt_func *fn, const struct dt_loc *l)
+{
+	if (array_reserve((void **)&fn->locs, &fn->cap, fn->nlocs + 1, sizeof(*fn->locs)))
+		return -ENOMEM;
+	fn->locs[fn->nlocs++] = *l;
+	return 0;
+}
+
+/* The locations of the variable die, in scope: a single one holds over the scope. */
+static int take_var(struct dtype_file *f, struct dt_func *fn, Dwarf_Die *die, Dwarf_Die *scope)
+{
+	Dwarf_Attribute attr, tattr;
+	Dwarf_Addr base, lo, hi;
+	struct dt_loc l = {0};
+	ptrdiff_t off = 0;
+	Dwarf_Die t;
+	Dwarf_Op *ops;
+	size_t n;
+	int err = 0;
+
+	if (!dwarf_attr(die, DW_AT_location, &attr) ||
+	    !dwarf_formref_die(dwarf_attr_integrate(die, DW_AT_type, &tattr), &t))
+		return 0;
+	l.type = dwarf_dieoffset(&t);
+	l.name = dt_intern(f, dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &tattr))
+				      ?: "(anon)");
+	if (dwarf_whatform(&attr) == DW_FORM_exprloc || dwarf_whatform(&attr) == DW_FORM_block1) {
+		if (dwarf_getlocation(&attr, &ops, &n) == 0 && classify(ops, n, &l)) {
+			l.lo = 0;
+			l.hi = ~0ULL;
+			l.scope = dwarf_dieoffset(scope);
+			err = add_loc(fn, &l);
+		}
+		return err;
+	}
+	while (!err && (off = dwarf_getlocations(&attr, off, &base, &lo, &hi, &ops, &n)) > 0) {
+		if (!classify(ops, n, &l))
+			continue;
+		l.lo = lo;
+		l.hi = hi;
+		err = add_loc(fn, &l);
+	}
+	return err;
+}
+
+static int walk(struct dtype_file *f, struct dt_func *fn, Dwarf_Die *scope, int depth)
+{
+	Dwarf_Die c;
+	int tag, err = 0;
+
+	if (depth > 64 || dwarf_child(scope, &c) != 0)
+		return 0;
+	do {
+		tag = dwarf_tag(&c);
+		if (tag == DW_TAG_variable || tag == DW_TAG_formal_parameter)
+			err = take_var(f, fn, &c, scope);
+		else if (tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine)
+			err = walk(f, fn, &c, depth + 1);
+	} while (!err && dwarf_siblingof(&c, &c) == 0);
+	return err;
+}
+
+/* The out-of-line function's DIE holding addr, among its unit's children. */
+static bool subprogram_at(Dwarf *dw, __u64 addr, Dwarf_Die *out)
+{
+	Dwarf_Die cu;
+
+	if (!dwarf_addrdie(dw, addr, &cu) || dwarf_child(&cu, out) != 0)
+		return false;
+	do {
+		if (dwarf_tag(out) == DW_TAG_subprogram && dwarf_haspc(out, addr) > 0)
+			return true;
+	} while (dwarf_siblingof(out, out) == 0);
+	return false;
+}
+
+static int by_lo(const void *a, const void *b)
+{
+	const struct dt_loc *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+int dt_func_index(struct dtype_file *f, struct dt_func *fn)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die sub;
+	Dwarf_Op *ops;
+	size_t n;
+	int err;
+
+	if (!subprogram_at(f->dw, fn->addr, &sub))
+		return 0; /* no DWARF for it: its accesses go by flow and address only */
+	fn->cfa_frame = dwarf_attr(&sub, DW_AT_frame_base, &attr) &&
+			dwarf_getlocation(&attr, &ops, &n) == 0 && n == 1 &&
+			ops[0].atom == DW_OP_call_frame_cfa;
+	err = walk(f, fn, &sub, 0);
+	if (!err)
+		qsort(fn->locs, fn->nlocs, sizeof(*fn->locs), by_lo);
+	return err;
+}
+
+static bool holds(struct dtype_file *f, const struct dt_loc *l, __u64 pc)
+{
+	Dwarf_Die scope;
+
+	if (pc < l->lo || pc >= l->hi)
+		return false;
+	return !l->scope || (dwarf_offdie(f->dw, l->scope, &scope) && dwarf_haspc(&scope, pc) > 0);
+}
+
+bool dt_loc_reg(struct dtype_file *f, const struct dt_func *fn, __u64 pc, int reg,
+		struct dt_reg *out)
+{
+	const struct dt_loc *l;
+	bool found = false;
+	Dwarf_Off t;
+	size_t i;
+
+	for (i = 0; i < fn->nlocs; i++) {
+		l = &fn->locs[i];
+		if ((l->kind != DT_LOC_REG && l->kind != DT_LOC_REGVAL) || l->reg != reg ||
+		    !holds(f, l, pc))
+			continue;
+		t = dt_pointee(f->dw, l->type);
+		if (!found || t) {
+			*out = (struct dt_reg){t, l->kind == DT_LOC_REGVAL ? -l->off : 0, false,
+					       DT_REGISTER, l->name};
+			out->cpu_off = false;
+			found = true;
+		}
+		if (t)
+			return true;
+	}
+	if (found)
+		out->type = 0; /* a variable that is no pointer: named for the reason */
+	return found;
+}
+
+Dwarf_Off dt_callee_type(struct dtype_file *f, __u64 addr)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Addr lo;
+	Dwarf_Die sub, t;
+	Dwarf_Off type = 0;
+	bool found;
+	void *v = dt_cache_get(&f->callees, addr, &found);
+
+	if (found)
+		return (Dwarf_Off)(uintptr_t)v;
+	if (subprogram_at(f->dw, addr, &sub) && dwarf_lowpc(&sub, &lo) == 0 && lo == addr &&
+	    dwarf_formref_die(dwarf_attr_integrate(&sub, DW_AT_type, &attr), &t))
+		type = dwarf_dieoffset(&t);
+	dt_cache_put(&f->callees, addr, (void *)(uintptr_t)type);
+	return type;
+}

@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <capstone/capstone.h>
+
+#include "analysis/cfg.h"
+#include "analysis/file_cfg.h"
+#include "datatype/dtype.h"
+#include "symbols/debuginfo.h"
+#include "testutil.h"
+
+/*
+ * A program whose accesses have known types: a pointer parameter's member
+ * (in its register), a global array of structs by index, a TLS variable
+ * (what %gs: per-CPU variables are to the kernel), locals in the frame,
+ * the canary, a load through an integer an untyped function returned (no
+ * type to be had), and kp_flow, in assembly so that no DWARF location
+ * helps: a register copied from the address of items and stepped by one
+ * element, and a pointer member loaded from a call's result.
+ */
+static const char fixture_src[] =
+	"struct point {\n"
+	"\tlong x, y;\n"
+	"};\n"
+	"struct item {\n"
+	"\tint id;\n"
+	"\tlong weight;\n"
+	"\tstruct point pos;\n"
+	"\tchar name[12];\n"
+	"};\n"
+	"struct node {\n"
+	"\tstruct item *item;\n"
+	"\tstruct node *next;\n"
+	"\tunion {\n"
+	"\t\tint count;\n"
+	"\t\tunsigned int ucount;\n"
+	"\t};\n"
+	"};\n"
+	"struct item items[8];\n"
+	"__thread struct item tls_item;\n"
+	"struct node first;\n"
+	"__attribute__((noinline)) struct node *kp_get_node(void)\n"
+	"{\n"
+	"\treturn first.next;\n"
+	"}\n"
+	"__attribute__((noinline)) unsigned long kp_opaque(void)\n"
+	"{\n"
+	"\treturn (unsigned long)first.item;\n"
+	"}\n"
+	"__attribute__((noinline)) int kp_param(struct node *n)\n"
+	"{\n"
+	"\treturn n->count;\n"
+	"}\n"
+	"__attribute__((noinline)) long kp_global(int i)\n"
+	"{\n"
+	"\treturn items[i].pos.y;\n"
+	"}\n"
+	"__attribute__((noinline)) long kp_tls(void)\n"
+	"{\n"
+	"\treturn tls_item.weight;\n"
+	"}\n"
+	"__attribute__((noinline)) long kp_stack(long i)\n"
+	"{\n"
+	"\tvolatile struct point pt;\n"
+	"\n"
+	"\tpt.x = i;\n"
+	"\tpt.y = i * 2;\n"
+	"\treturn pt.x + pt.y;\n"
+	"}\n"
+	"__attribute__((noinline)) long kp_untyped(void)\n"
+	"{\n"
+	"\treturn *(long *)(kp_opaque() + 16);\n"
+	"}\n"
+	"__attribute__((noinline)) void kp_fill(char *buf, int i)\n"
+	"{\n"
+	"\tbuf[i & 31] = (char)i;\n"
+	"}\n"
+	"__attribute__((noinline)) int kp_canary(int i)\n"
+	"{\n"
+	"\tchar buf[32];\n"
+	"\n"
+	"\tkp_fill(buf, i);\n"
+	"\treturn buf[3];\n"
+	"}\n"
+	"long kp_flow(void);\n"
+	"asm(\".text\\n.globl kp_flow\\n.type kp_flow,@function\\nkp_flow:\\n\"\n"
+	"    \"\tlea items(%rip), %rax\\n\"\n"
+	"    \"\tmov %rax, %rdx\\n\"\n"
+	"    \"\tadd $48, %rdx\\n\"\n"
+	"    \"\tmov 24(%rdx), %rcx\\n\"\n"
+	"    \"\tmov 36(%rdx), %cl\\n\"\n"
+	"    \"\tpush %rbx\\n\"\n"
+	"    \"\tcall kp_get_node\\n\"\n"
+	"    \"\tmov 8(%rax), %rbx\\n\"\n"
+	"    \"\tmov 16(%rbx), %eax\\n\"\n"
+	"    \"\tpop %rbx\\n\"\n"
+	"    \"\tret\\n\"\n"
+	"    \".size kp_flow, .-kp_flow\\n\");\n"
+	"int main(int argc, char **argv)\n"
+	"{\n"
+	"\treturn kp_param(&first) + kp_global(argc) + kp_tls() + kp_stack(argc) + kp_untyped() + kp_canary(argc) +\n"
+	"\t       kp_flow();\n"
+	"}\n";
+
+struct fixture {
+	struct tu_fixture tu; /* first: tu_fixture_setup() allocates it */
+	char exe[PATH_MAX];
+};
+
+static int build(void *arg)
+{
+	struct fixture *f = arg;
+	char src[PATH_MAX];
+
+	snprintf(src, sizeof(src), "%s/fixture.c", f->tu.dir);
+	snprintf(f->exe, sizeof(f->exe), "%s/fixture", f->tu.dir);
+	return tu_write_file(src, fixture_src) ||
+	       tu_cc("-O2 -g -no-pie -fstack-protector-strong", src, f->exe);
+}
+
+static int setup(void **state)
+{
+	return tu_fixture_setup(state, sizeof(struct fixture), "kp-dtype", "cc", build);
+}
+
+static const char *const hows[] = {"untyped", "register", "flow",    "global",
+				   "percpu",  "stack",	  "stackop", "canary"};
+
+static void put(char *out, size_t len, const struct dtype_access *a)
+{
+	size_t used = strlen(out);
+
+	if (a->how == DT_UNTYPED)
+		snprintf(out + used, len - used, "untyped: %s\n", a->why);
+	else if (!a->type_size)
+		snprintf(out + used, len - used, "%s %s\n", hows[a->how], a->type);
+	else
+		snprintf(out + used, len - used, "%s %s (%llu) %s +%llu at %llu size %llu\n",
+			 hows[a->how], a->type, (unsigned long long)a->type_size,
+			 a->member[0] ? a->member : "-", (unsigned long long)a->offset,
+			 (unsigned long long)a->moffset, (unsigned long long)a->msize);
+}
+
+/* Every access of the function name's instructions, one line each, into out. */
+static void accesses(struct tu_kernel *k, struct dtype_file *d, const char *name, char *out,
+		     size_t len)
+{
+	struct dtype_access a[DTYPE_MAX_ACCESS];
+	struct cfg_text t;
+	const uint8_t *code;
+	uint64_t pc;
+	size_t left;
+	unsigned int n, i;
+	cs_insn *insn;
+	csh cs;
+
+	tu_kernel_text(k, name, &t);
+	assert_int_equal(cs_open(CS_ARCH_X86, CS_MODE_64, &cs), CS_ERR_OK);
+	insn = cs_malloc(cs);
+	code = t.code;
+	left = t.len;
+	pc = t.addr;
+	out[0] = 0;
+	while (cs_disasm_iter(cs, &code, &left, &pc, insn)) {
+		assert_int_equal(dtype_resolve(d, insn->address, a, &n), 0);
+		for (i = 0; i < n; i++)
+			put(out, len, &a[i]);
+		if (insn->id == X86_INS_RET)
+			break; /* the padding after it is no code */
+	}
+	cs_free(insn, 1);
+	cs_close(&cs);
+}
+
+struct want {
+	const char *func, *accesses;
+};
+
+static void test_fixture(void **state)
+{
+	static const struct want wants[] = {
+		{"kp_param", "register struct node (24) count +16 at 16 size 4\n"
+			     "stackop (stack operation)\n"},
+		{"kp_get_node", "global struct node (24) next +8 at 8 size 8\n"
+				"stackop (stack operation)\n"},
+		{"kp_global", "flow struct item (48) pos.y +24 at 24 size 8\n"
+			      "stackop (stack operation)\n"},
+		{"kp_tls", "percpu struct item (48) weight +8 at 8 size 8\n"
+			   "stackop (stack operation)\n"},
+		{"kp_stack", "stack struct point (16) x +0 at 0 size 8\n"
+			     "stack struct point (16) y +8 at 8 size 8\n"
+			     "stack struct point (16) x +0 at 0 size 8\n"
+			     "stack struct point (16) y +8 at 8 size 8\n"
+			     "stackop (stack operation)\n"},
+		{"kp_untyped", "stackop (stack operation)\n"
+			       "untyped: no type for %rax\n"
+			       "stackop (stack operation)\n"},
+		{"kp_canary", "canary (stack canary)\n"
+			      "canary (stack canary)\n"
+			      "stackop (stack operation)\n"
+			      "stack char[32] (32) - +3 at 0 size 32\n"
+			      "canary (stack canary)\n"
+			      "canary (stack canary)\n"
+			      "stackop (stack operation)\n"},
+		{"kp_flow", "flow struct item (48) pos.y +24 at 24 size 8\n"
+			    "flow struct item (48) name +36 at 32 size 12\n"
+			    "stackop (stack operation)\n"
+			    "stackop (stack operation)\n"
+			    "flow struct node (24) next +8 at 8 size 8\n"
+			    "flow struct node (24) count +16 at 16 size 4\n"
+			    "stackop (stack operation)\n"
+			    "stackop (stack operation)\n"},
+	};
+	struct fixture *f = tu_fixture(state);
+	struct dtype_file *d;
+	struct tu_kernel k;
+	char got[2048];
+	size_t i;
+
+	tu_kernel_open(&k, f->exe);
+	assert_int_equal(dtype_open(&d, k.di), 0);
+	for (i = 0; i < sizeof(wants) / sizeof(wants[0]); i++) {
+		accesses(&k, d, wants[i].func, got, sizeof(got));
+		if (strcmp(got, wants[i].accesses))
+			print_message("%s:\n%s", wants[i].func, got);
+		assert_string_equal(got, wants[i].accesses);
+	}
+	/* again, from the cache: the same */
+	accesses(&k, d, "kp_flow", got, sizeof(got));
+	assert_string_equal(got, wants[7].accesses);
+	dtype_close(d);
+	tu_kernel_close(&k);
+}
+
+/* A PC outside any text, and a file without DWARF. */
+static void test_bad_input(void **state)
+{
+	struct fixture *f = tu_fixture(state);
+	struct dtype_access a[DTYPE_MAX_ACCESS];
+	struct dtype_file *d;
+	struct tu_kernel k;
+	unsigned int n;
+
+	tu_kernel_open(&k, f->exe);
+	assert_int_equal(dtype_open(&d, k.di), 0);
+	assert_int_equal(dtype_resolve(d, 0x10, a, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(a[0].how, DT_UNTYPED);
+	assert_string_equal(a[0].why, "no instruction there");
+	dtype_close(d);
+	tu_kernel_close(&k);
+}
+
+struct reason {
+	char why[64];
+	unsigned int n;
+};
+
+/* Counts why (cut at its first number, which differs from PC to PC) among r[*nr]. */
+static void count_reason(struct reason *r, size_t *nr, size_t cap, const char *why)
+{
+	char key[64];
+	size_t i;
+
+	snprintf(key, sizeof(key), "%.*s", (int)strcspn(why, "0123456789"), why);
+	for (i = 0; i < *nr; i++)
+		if (!strcmp(r[i].why, key))
+			break;
+	if (i == *nr) {
+		if (*nr == cap)
+			return;
+		snprintf(r[(*nr)++].why, sizeof(r[0].why), "%s", key);
+	}
+	r[i].n++;
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const struct reason *x = a, *y = b;
+
+	return (int)y->n - (int)x->n;
+}
+
+/* The share of a function's accesses (one per memory operand or stack operation) typed. */
+static void share(struct tu_kernel *k, struct dtype_file *d, const char *name, unsigned int *typed,
+		  unsigned int *all, struct reason *r, size_t *nr, size_t cap)
+{
+	struct dtype_access a[DTYPE_MAX_ACCESS];
+	struct cfg_text t;
+	const uint8_t *code;
+	uint64_t pc;
+	size_t left;
+	unsigned int n, i, t0 = *typed, a0 = *all;
+	cs_insn *insn;
+	csh cs;
+
+	if (file_cfg_text(k->fc, name, &t))
+		return;
+	assert_int_equal(cs_open(CS_ARCH_X86, CS_MODE_64, &cs), CS_ERR_OK);
+	insn = cs_malloc(cs);
+	code = t.code;
+	left = t.len;
+	pc = t.addr;
+	while (cs_disasm_iter(cs, &code, &left, &pc, insn)) {
+		assert_int_equal(dtype_resolve(d, insn->address, a, &n), 0);
+		for (i = 0; i < n; i++) {
+			(*all)++;
+			if (a[i].how != DT_UNTYPED)
+				(*typed)++;
+			else
+				count_reason(r, nr, cap, a[i].why);
+		}
+	}
+	print_message("  %-24s %4u of %4u typed\n", name, *typed - t0, *all - a0);
+	cs_free(insn, 1);
+	cs_close(&cs);
+}
+
+/*
+ * The typed share of some of the kernel's hot functions (every load, store and
+ * stack operation of their text), and why the rest is untyped: a measure for
+ * the rules rather than a check, but each must type something.
+ */
+static void test_real_vmlinux(void **state)
+{
+	static const char *const funcs[] = {
+		"copy_process",	      "__schedule",	 "do_syscall_64",     "kmem_cache_alloc",
+		"__task_pid_nr_ns",   "copy_page_range", "__handle_mm_fault", "filemap_map_pages",
+		"do_user_addr_fault", "update_curr",	 "enqueue_task_fair", "find_vma",
+	};
+	const char *path = getenv("KP_TEST_VMLINUX");
+	struct reason r[64] = {0};
+	struct dtype_file *d;
+	struct tu_kernel k;
+	unsigned int typed = 0, all = 0;
+	size_t nr = 0, i;
+	clock_t c0;
+
+	if (!path || access(path, R_OK)) {
+		print_message("skipped: KP_TEST_VMLINUX names no readable vmlinux with DWARF "
+			      "(e.g. /root/.cache/kprotperf/dbg/vmlinux-6.1.0-56-amd64)\n");
+		skip();
+	}
+	tu_kernel_open(&k, path);
+	c0 = clock();
+	assert_int_equal(dtype_open(&d, k.di), 0);
+	print_message("indexed in %.1f s\n", (double)(clock() - c0) / CLOCKS_PER_SEC);
+	c0 = clock();
+	for (i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++)
+		share(&k, d, funcs[i], &typed, &all, r, &nr, 64);
+	print_message("typed %u of %u (%.3f) in %.1f s; untyped:\n", typed, all,
+		      all ? (double)typed / all : 0, (double)(clock() - c0) / CLOCKS_PER_SEC);
+	qsort(r, nr, sizeof(r[0]), by_count);
+	for (i = 0; i < nr && i < 15; i++)
+		print_message("  %5u  %s\n", r[i].n, r[i].why);
+	assert_true(typed > 0);
+	dtype_close(d);
+	tu_kernel_close(&k);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fixture),
+		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_real_vmlinux),
+	};
+
+	return cmocka_run_group_tests(tests, setup, tu_fixture_teardown);
+}
