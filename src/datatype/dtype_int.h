@@ -129,6 +129,7 @@ struct dtype_file {
 	__u64 stack_guard;  /* __stack_chk_guard's address, 0 when absent */
 	__u64 fentry;	    /* __fentry__'s address, 0 when absent */
 	bool kernel;
+	bool exec; /* ET_EXEC (vmlinux, a non-PIE program): absolute addresses in its text */
 	struct dt_strs strs;
 	struct dt_cache pcs, funcs, callees;
 	char why[128]; /* a scratch buffer for reasons before interning */

@@ -75,6 +75,18 @@ static void through(struct dtype_file *f, const struct dt_mem *m, const struct d
 		by_addr(f, &f->globals, m->disp, m->disp, DT_PERCPU, r);
 		return;
 	}
+	/*
+	 * A global array indexed through the base register (non-PIE code:
+	 * `mov %rax, recs+88(%rdx)` with %rdx = i * 128): the displacement is
+	 * the element's address in the array.  Only where text holds absolute
+	 * addresses, and never the kernel's per-CPU variables, whose small
+	 * addresses an offset into a structure could equal.
+	 */
+	if (!st->type && f->exec && (!f->kernel || m->disp < 0) &&
+	    dt_var_at(&f->globals, m->disp)) {
+		by_addr(f, &f->globals, m->disp, m->disp, DT_GLOBAL, r);
+		return;
+	}
 	if (!st->type) {
 		dt_untyped(f, r,
 			   st->name ? dt_internf(f, "%s holds %s, no pointer", dt_reg_name(m->base),

@@ -106,6 +106,16 @@ static void tls_block(struct dtype_file *f)
 	}
 }
 
+/* Position-dependent: an instruction's displacement may be a variable's address. */
+static bool is_exec(struct dtype_file *f)
+{
+	Dwarf_Addr bias;
+	Elf *elf = dwfl_module_getelf(debuginfo_module(f->di), &bias);
+	GElf_Ehdr eh;
+
+	return elf && gelf_getehdr(elf, &eh) && eh.e_type == ET_EXEC;
+}
+
 static int by_sym(const void *a, const void *b)
 {
 	const struct dt_sym *x = a, *y = b;
@@ -178,6 +188,7 @@ int dt_vars_load(struct dtype_file *f)
 	if (debuginfo_symbol(f->di, "__fentry__", &f->fentry))
 		f->fentry = 0;
 	f->kernel = f->this_cpu_off != ~0ULL;
+	f->exec = is_exec(f);
 	return 0;
 }
 
