@@ -196,22 +196,25 @@ static int resolve(struct collect *c, const struct model_row *r, struct dtype_ac
 
 /*
  * The share of an instruction's counts that access i of n takes: all of
- * them for its only access; of two (movs, push and pop of memory, a call
- * through memory), the first takes the reads and the instruction's LL and
- * D-TLB misses, the second the writes.
+ * them for its only access.  Of two, the resolver gives the written one
+ * first (the destination of movs in Intel's operand order, the stack that
+ * push and call write before the memory they read): it takes the writes,
+ * the second the reads and the instruction's LL and D-TLB misses.  pop to
+ * memory, which reads the stack and writes memory, is the exception, rare
+ * enough to be left so.
  */
 static struct mdata_counts share(const struct mdata_counts *all, unsigned int i, unsigned int n)
 {
-	struct mdata_counts c = *all;
+	struct mdata_counts c = {};
 
 	if (n < 2)
-		return c;
+		return *all;
 	if (i == 0) {
-		c.v[MD_WRITES] = c.v[MD_D1_WRITE_MISSES] = 0;
-	} else {
-		c = (struct mdata_counts){};
 		c.v[MD_WRITES] = all->v[MD_WRITES];
 		c.v[MD_D1_WRITE_MISSES] = all->v[MD_D1_WRITE_MISSES];
+	} else {
+		c = *all;
+		c.v[MD_WRITES] = c.v[MD_D1_WRITE_MISSES] = 0;
 	}
 	return c;
 }

@@ -219,7 +219,8 @@ static void tpair_text(const struct tpair *p, int width)
 	esc_printf(stdout, "%-*s", width, left);
 	cols_text("-", "-", size, p->b ? &p->b->c : NULL, p->h ? &p->h->c : NULL, p->change,
 		  side_of(p->b, p->h));
-	for (i = 0; i < p->nm; i++) {
+	/* a type accessed only whole (a pseudo type, a scalar) has no member to list */
+	for (i = 0; i < p->nm && !(p->nm == 1 && !*(p->m[0].b ?: p->m[0].h)->member); i++) {
 		const struct mpair *m = &p->m[i];
 		const struct mdata_member *x = m->b ?: m->h;
 

@@ -154,6 +154,9 @@ static void members_text(const struct mdata *d, const struct mdata_type *t, cons
 	char left[1024];
 	size_t i;
 
+	/* a type accessed only whole (a pseudo type, a scalar) has no member to list */
+	if (t->nmembers == 1 && !*t->members[0].member)
+		return;
 	for (i = 0; i < t->nmembers; i++) {
 		m = &t->members[i];
 		if (t->size)
