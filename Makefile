@@ -35,9 +35,17 @@ GEN_HDRS := $(SKELS) $(OUTPUT)/syscall_names.h $(OUTPUT)/features_conf.h $(OUTPU
 	$(OUTPUT)/compat_image.h $(OUTPUT)/costs_tables.h
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
-WORKLOADS := big-fork syscall-loop cpu-burn alloc-free model-window boot-clock core-ops count-loop
+WORKLOADS := big-fork syscall-loop cpu-burn alloc-free model-window boot-clock core-ops count-loop \
+	data-walk data-walk-b
 # workloads keep frame pointers so user stacks unwind through them
 WL_CFLAGS := -O2 -g -fno-omit-frame-pointer -Wall
+# data-walk's two layouts of one struct (-DLAYOUT_B), for the model's data
+# view against cachegrind (tests/vm/t_model_data.sh): static, not PIE, text
+# at 256 MiB, so that the guest's and cachegrind's PCs are the file's and
+# apart from busybox's; scalar loops, functions on lines of their own
+DATA_WALK := data-walk data-walk-b
+DW_CFLAGS := $(WL_CFLAGS) -fno-tree-vectorize -fno-tree-loop-distribute-patterns \
+	-falign-functions=64 -fno-pie -no-pie -static -Wl,-Ttext-segment=0x10000000
 
 # keep the BPF objects and skeletons between builds: the C files include them
 .SECONDARY:
@@ -192,9 +200,15 @@ $(BIN): $(OUTPUT)/main.o $(OUTPUT)/libkp.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
 
-$(WORKLOADS): %: tests/workloads/%.c tests/workloads/*.h include/model_marker.h include/core_ops.h
+$(filter-out $(DATA_WALK),$(WORKLOADS)): %: tests/workloads/%.c tests/workloads/*.h include/model_marker.h include/core_ops.h
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(WL_CFLAGS) $< -o $@
+
+# the same command for both copies: the guest's is the host's file
+$(DATA_WALK) $(addprefix $(STATIC_DIR)/,$(DATA_WALK)): tests/workloads/data-walk.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(DW_CFLAGS) $(if $(filter %-b,$@),-DLAYOUT_B) $< -o $@
 
 $(STATIC_DIR):
 	mkdir -p $@

@@ -109,7 +109,8 @@ exits with CMD's exit status.
 
 In the guest CMD runs in a scratch folder (tmpfs); afterwards the files there
 and in /mnt/host (the share) are copied to --out.  On PATH: kprotperf,
-big-fork, syscall-loop, cpu-burn, alloc-free, model-window, boot-clock, core-ops, count-loop and busybox.  A
+big-fork, syscall-loop, cpu-burn, alloc-free, model-window, boot-clock, core-ops,
+count-loop, data-walk, data-walk-b and busybox.  A
 kernel folder is at /mnt/kernel; its vmlinux, at /boot/vmlinux-RELEASE,
 gives kprotperf the kernel's DWARF.  The static binaries come from `make static` (OUTPUT/static,
 OUTPUT defaulting to build).

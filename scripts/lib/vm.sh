@@ -47,7 +47,7 @@ VM_STATIC=$VM_OUTPUT/static
 VM_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/kprotperf
 # The modules the 9p share needs; their dependencies come from modules.dep.
 VM_MOD_ROOTS=(virtio_pci 9pnet_virtio 9p)
-VM_WORKLOADS=(big-fork syscall-loop cpu-burn alloc-free model-window boot-clock core-ops count-loop)
+VM_WORKLOADS=(big-fork syscall-loop cpu-burn alloc-free model-window boot-clock core-ops count-loop data-walk data-walk-b)
 # host programs put on the guest's PATH with the shared libraries they need
 VM_HOST_BINS=()
 # a host directory the guest sees read-only at /mnt/ro

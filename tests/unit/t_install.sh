@@ -32,7 +32,7 @@ p=$dest/usr/local
 	for f in cascadelake epyc-rome skylake; do echo "644 share/kprotperf/costs/$f.json"; done
 	echo "644 share/kprotperf/features.conf"
 	for c in '' $("$KP" help --list-cmds); do echo "644 share/man/man1/kprotperf${c:+-$c}.1"; done
-	for w in alloc-free big-fork boot-clock core-ops count-loop cpu-burn model-window syscall-loop; do echo "755 libexec/kprotperf/$w"; done
+	for w in alloc-free big-fork boot-clock core-ops count-loop cpu-burn data-walk data-walk-b model-window syscall-loop; do echo "755 libexec/kprotperf/$w"; done
 } | sort -k2 > "$TMP/want"
 # the manifest: every file but itself
 cut -d' ' -f2 "$TMP/want" | sort > "$TMP/want-manifest"

@@ -28,7 +28,7 @@ for t in cpio dpkg-deb depmod strip; do
 done
 export FAKE=$TMP/fake
 mkdir -p "$FAKE/bin" "$TMP/build/static" "$TMP/tmp" "$TMP/ro,dir" "$TMP/k,1"
-for f in kprotperf big-fork syscall-loop cpu-burn alloc-free model-window boot-clock core-ops count-loop; do
+for f in kprotperf big-fork syscall-loop cpu-burn alloc-free model-window boot-clock core-ops count-loop data-walk data-walk-b; do
 	cp /bin/true "$TMP/build/static/$f"
 done
 # not an ELF file, so vm.sh takes it for a static busybox

@@ -22,7 +22,8 @@
 # $KP_VM_KERNEL_PKG, then linux-image-amd64's (6.1).
 # vm_run's arguments are appended to the kernel command line; its standard
 # input is the guest script, run by busybox `sh -e` as root in / with
-# kprotperf, big-fork, syscall-loop, cpu-burn, alloc-free, model-window, core-ops and count-loop on PATH, the host share at
+# kprotperf, big-fork, syscall-loop, cpu-burn, alloc-free, model-window, core-ops,
+# count-loop, data-walk and data-walk-b on PATH, the host share at
 # /mnt/host, proc, sysfs, devtmpfs, tracefs, debugfs and a tmpfs /tmp
 # mounted. vm_run prints the script's output and returns its exit status;
 # the files it left in /mnt/host are in $VM_SHARE (until the next vm_run).
