@@ -183,18 +183,33 @@ static void regs_at(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
 	}
 }
 
+#define INIT_AHEAD 16 /* instructions looked ahead for the variable a store sets */
+
 /*
  * A store into a frame slot no variable holds yet: when a variable's location there starts
- * with the next instruction, the store is what sets it.
+ * further on in the same straight run of code (no jump, call or return before), the store is
+ * what sets it.  The stack pointer moves only by the instructions passed (push, pop).
  */
 static void initialized(struct dtype_file *f, const struct dt_func *fn, const struct dt_regs *regs,
 			const struct dt_mem *m, struct dt_res *r)
 {
 	struct dt_res next;
+	__u64 at = m->next;
+	int n;
 
-	dt_stack(f, fn, m->next, m->base, m->disp, regs, &next);
-	if (next.a.how == DT_STACK)
-		*r = next;
+	for (n = 0; n < INIT_AHEAD; n++) {
+		dt_stack(f, fn, at, m->base, m->disp, regs, &next);
+		if (next.a.how == DT_STACK) {
+			*r = next;
+			return;
+		}
+		if (!dt_decode(f, at) || f->insn->id == X86_INS_PUSH ||
+		    f->insn->id == X86_INS_POP || cs_insn_group(f->cs, f->insn, CS_GRP_JUMP) ||
+		    cs_insn_group(f->cs, f->insn, CS_GRP_CALL) ||
+		    cs_insn_group(f->cs, f->insn, CS_GRP_RET))
+			return;
+		at += f->insn->size;
+	}
 }
 
 static void resolve_pc(struct dtype_file *f, __u64 pc, struct dt_pc *e)

@@ -106,30 +106,35 @@ static bool local_at(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
 {
 	const struct dt_loc *l;
 	Dwarf_Die scope;
+	Dwarf_Off t;
 	__s64 at;
 	__u64 size;
 	size_t i;
+	bool fb, br, val;
 
 	for (i = 0; i < fn->nlocs; i++) {
 		l = &fn->locs[i];
-		if (pc < l->lo || pc >= l->hi)
+		val = l->kind == DT_LOC_FBVAL || l->kind == DT_LOC_BREGVAL; /* a pointer to there */
+		fb = l->kind == DT_LOC_FBREG || l->kind == DT_LOC_FBVAL;
+		br = l->kind == DT_LOC_BREG || l->kind == DT_LOC_BREGVAL;
+		if (pc < l->lo || pc >= l->hi || (!fb && !br) ||
+		    (rel >= 0 && (!br || l->reg != rel)))
 			continue;
-		if (rel >= 0 && (l->kind != DT_LOC_BREG || l->reg != rel))
-			continue;
-		if (rel >= 0 || (l->kind == DT_LOC_FBREG && fn->cfa_frame))
+		if (rel >= 0 || (fb && fn->cfa_frame))
 			at = l->off;
-		else if (l->kind != DT_LOC_BREG || !reg_cfa(f, pc, regs, l->reg, &at))
+		else if (!br || !reg_cfa(f, pc, regs, l->reg, &at))
 			continue;
 		else
 			at += l->off;
-		size = dt_type_size(f->dw, l->type);
-		if (c < at || c >= at + (__s64)(size ? size : 1))
+		t = val ? dt_pointee(f->dw, l->type) : l->type;
+		size = dt_type_size(f->dw, t);
+		if (!t || c < at || c >= at + (__s64)(size ? size : 1))
 			continue;
 		if (l->scope &&
 		    (!dwarf_offdie(f->dw, l->scope, &scope) || dwarf_haspc(&scope, pc) <= 0))
 			continue;
 		*start = at;
-		*type = l->type;
+		*type = t;
 		return true;
 	}
 	return false;
