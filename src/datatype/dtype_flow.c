@@ -315,7 +315,8 @@ static void step(struct dtype_file *f, const struct dt_func *fn, const cs_insn *
 		return;
 	}
 	dt_flow_store(f, in, regs);
-	if (in->detail->x86.op_count && op0->type == X86_OP_REG) {
+	/* test, cmp, push read their first operand: only a written one is a destination */
+	if (in->detail->x86.op_count && op0->type == X86_OP_REG && (op0->access & CS_AC_WRITE)) {
 		dst = dt_dwreg(op0->reg);
 		if (dst >= 0 && dst < DT_NREGS - 1)
 			v = value(f, fn, in, regs, dst, op0->reg);
