@@ -71,9 +71,22 @@ static struct dt_reg lea(struct dtype_file *f, __u64 pc, const struct dt_regs *r
 			 const struct dt_mem *m)
 {
 	struct dt_reg out = unknown;
+	__u64 size;
 
-	if (m->seg || m->index != -1)
+	if (m->seg)
 		return out;
+	if (m->index != -1) { /* &base[index]: whole elements of base's pointee keep its type */
+		if (m->base < 0 || m->base >= DT_NREGS - 1 || !regs->r[m->base].type)
+			return out;
+		size = dt_type_size(f->dw, regs->r[m->base].type);
+		if (!size || m->scale % size)
+			return out;
+		out = regs->r[m->base];
+		out.off += m->disp;
+		out.vtype = 0;
+		out.how = DT_FLOW;
+		return out;
+	}
 	if (m->base == -2)
 		return address_of(f, m->next + m->disp);
 	if ((m->base == 6 || m->base == 7) &&
