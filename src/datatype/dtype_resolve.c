@@ -212,6 +212,17 @@ static void initialized(struct dtype_file *f, const struct dt_func *fn, const st
 	}
 }
 
+/* lock add $0 or lock or $0 to the stack: mb()'s access, to no data. */
+static bool barrier(const cs_insn *in)
+{
+	const cs_x86 *x = &in->detail->x86;
+
+	return x->prefix[0] == X86_PREFIX_LOCK && (in->id == X86_INS_ADD || in->id == X86_INS_OR) &&
+	       x->op_count == 2 && x->operands[0].type == X86_OP_MEM &&
+	       x->operands[0].mem.base == X86_REG_RSP && x->operands[1].type == X86_OP_IMM &&
+	       !x->operands[1].imm;
+}
+
 static void resolve_pc(struct dtype_file *f, __u64 pc, struct dt_pc *e)
 {
 	struct dt_mem m[DTYPE_MAX_ACCESS];
@@ -228,6 +239,11 @@ static void resolve_pc(struct dtype_file *f, __u64 pc, struct dt_pc *e)
 	}
 	nm = dt_mems(f->insn, m);
 	stack_op = dt_stack_op(f->insn);
+	if (barrier(f->insn)) {
+		dt_untyped(f, &r, "a memory barrier's access to the stack");
+		e->a[e->n++] = r.a;
+		return;
+	}
 	if (stack_op) {
 		e->a[e->n++] = (struct dtype_access){
 			.how = DT_STACK_OP, .type = "(stack operation)", .member = ""};

@@ -73,6 +73,39 @@ struct dt_slot *dt_slot_at(struct dt_regs *regs, __s64 at)
 	return NULL;
 }
 
+static void pseudo_stack_op(struct dt_res *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->a.how = DT_STACK_OP;
+	r->a.type = "(stack operation)";
+	r->a.member = "";
+}
+
+/* Whether CFA + c is where the CFI at pc says a callee-saved register is kept. */
+static bool save_slot(struct dtype_file *f, __u64 pc, __s64 c)
+{
+	static const int saved[] = {3, 6, 12, 13, 14, 15};
+	Dwarf_Frame *frame = NULL;
+	Dwarf_Op ops_mem[3], *ops;
+	size_t n, i;
+	bool found = false;
+
+	if (!f->cfi || dwarf_cfi_addrframe(f->cfi, pc + f->cfi_bias, &frame) != 0)
+		return false;
+	for (i = 0; i < sizeof(saved) / sizeof(saved[0]) && !found; i++) {
+		if (dwarf_frame_register(frame, saved[i], ops_mem, &ops, &n) != 0 || !n ||
+		    ops[0].atom != DW_OP_call_frame_cfa)
+			continue;
+		/* offset(N): the CFA, N and a plus; or the CFA plus_uconst N */
+		if (n == 3 && ops[1].atom == DW_OP_consts && ops[2].atom == DW_OP_plus)
+			found = (__s64)ops[1].number == c;
+		else if (n == 2 && ops[1].atom == DW_OP_plus_uconst)
+			found = (__s64)ops[1].number == c;
+	}
+	free(frame);
+	return found;
+}
+
 /* A spill slot holding a pointer: the pointer itself is what is accessed. */
 static bool spilled(struct dtype_file *f, const struct dt_regs *regs, __s64 at, struct dt_res *r)
 {
@@ -159,6 +192,9 @@ static void stack_at(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
 		if (rel >= 0)
 			dt_untyped(f, r,
 				   dt_internf(f, "%s unknown in the frame", dt_reg_name(base)));
+		else if (save_slot(f, pc, c))
+			pseudo_stack_op(
+				r); /* a callee-saved register kept or restored, as push/pop do */
 		else if (!spilled(f, regs, c, r))
 			dt_untyped(f, r,
 				   c == -8 ? "the return address" : "stack slot with no variable");
