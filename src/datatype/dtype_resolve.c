@@ -16,6 +16,8 @@
 #include "analysis/file_cfg.h"
 #include "symbols/debuginfo.h"
 
+#define INIT_AHEAD 16 /* instructions looked ahead for a variable's location */
+
 /* One PC's answer, as cached. */
 struct dt_pc {
 	unsigned int n;
@@ -163,6 +165,42 @@ static struct dt_func *func_of(struct dtype_file *f, __u64 pc)
 	return fn;
 }
 
+/* Whether in ends a straight run of code. */
+static bool transfer(const struct dtype_file *f, const cs_insn *in)
+{
+	return cs_insn_group(f->cs, in, CS_GRP_JUMP) || cs_insn_group(f->cs, in, CS_GRP_CALL) ||
+	       cs_insn_group(f->cs, in, CS_GRP_RET);
+}
+
+/*
+ * A register with no type at pc whose variable's location starts a little further on in the
+ * same straight run, nothing writing the register before: it holds that value already.
+ */
+static void ahead(struct dtype_file *f, const struct dt_func *fn, __u64 pc, int reg,
+		  struct dt_reg *st)
+{
+	cs_regs rd, wr;
+	uint8_t nrd, nwr, i;
+	struct dt_reg v;
+	__u64 at = pc;
+	int n;
+
+	for (n = 0; n < INIT_AHEAD; n++) {
+		if (!dt_decode(f, at) || transfer(f, f->insn) ||
+		    cs_regs_access(f->cs, f->insn, rd, &nrd, wr, &nwr) != CS_ERR_OK)
+			return;
+		for (i = 0; i < nwr; i++)
+			if (dt_dwreg(wr[i]) == reg)
+				return;
+		at += f->insn->size;
+		if (dt_loc_reg(f, fn, at, reg, &v) && v.type) {
+			*st = v;
+			st->how = DT_FLOW;
+			return;
+		}
+	}
+}
+
 /* The registers at pc that the memory operands m[n] use as base. */
 static void regs_at(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
 		    const struct dt_mem *m, unsigned int n, struct dt_regs *regs)
@@ -181,9 +219,13 @@ static void regs_at(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
 		if (st.type || !regs->r[b].type)
 			regs->r[b] = st; /* the variable there, over what flow found */
 	}
+	for (i = 0; fn && i < n; i++) {
+		b = m[i].base;
+		if (b >= 0 && b < DT_NREGS - 1 && b != 7 && !regs->r[b].type &&
+		    !regs->r[b].in_frame)
+			ahead(f, fn, pc, b, &regs->r[b]);
+	}
 }
-
-#define INIT_AHEAD 16 /* instructions looked ahead for the variable a store sets */
 
 /*
  * A store into a frame slot no variable holds yet: when a variable's location there starts
