@@ -60,7 +60,7 @@ static struct dt_reg address_of(struct dtype_file *f, __u64 addr)
 	const struct dt_var *v = dt_var_at(&f->globals, addr);
 	struct dt_reg out = unknown;
 
-	if (v && (addr != v->addr || addr >= 0x1000 || !f->kernel)) {
+	if (v && addr >= 0x1000) { /* no small constant is taken for an address */
 		out.type = v->type;
 		out.off = addr - v->addr;
 	}
