@@ -14,8 +14,8 @@ import collections, glob, os, re, sys
 
 # lower rank: depended on; a folder may include its own or lower-ranked
 # folders, and never a different folder of the same rank
-RANK = {"util": 0, "data": 1, "system": 1, "symbols": 2, "analysis": 3, "datatype": 4, "features": 4,
-        "record": 5, "report": 5, "diff": 5, "model": 5, "explore": 6, "boot": 6,
+RANK = {"util": 0, "data": 1, "system": 1, "symbols": 2, "analysis": 3, "features": 4,
+        "datatype": 4, "record": 5, "report": 5, "diff": 5, "model": 5, "explore": 6, "boot": 6,
         "sweep": 7, "calibrate": 6, "cmd": 8}
 bad = []
 
