@@ -102,10 +102,11 @@ void dtype_close(struct dtype_file *f)
  */
 static enum cfg_callee callee(void *arg, __u64 addr)
 {
-	const struct dt_sym *s = dt_sym_at(arg, addr);
+	const struct dtype_file *f = arg;
+	const struct dt_sym *s = dt_sym_at(f, addr);
 
-	if (!s || s->addr != addr)
-		return CFG_CALLEE_FUNC;
+	if (!s || s->addr != addr) /* no function symbol: a thunk's (not STT_FUNC), or none */
+		return f->env.callee(f->env.arg, addr);
 	if (!strcmp(s->name, "__x86_return_thunk"))
 		return CFG_CALLEE_RETURN;
 	if (!strncmp(s->name, "__x86_indirect_thunk_", 21))
@@ -127,6 +128,95 @@ static bool warn(void *arg, __u64 addr)
 	return f->env.warn(f->env.arg, addr);
 }
 
+#define MAX_AUX 64 /* out-of-line alternative snippets a function's graph takes in */
+#define AUX_LEN 64 /* bytes of one: a test and the jumps back */
+
+static int by_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The jumps of g out to no function (static_cpu_has's jmp into .altinstr_aux, whose snippet
+ * jumps back in) added to the targets tg[*n], kept sorted; whether any was new.
+ */
+static bool aux_targets(const struct dtype_file *f, const struct cfg *g, __u64 *tg, size_t *n)
+{
+	size_t i, j, had = *n;
+
+	for (i = 0; i < g->ne && *n < MAX_AUX; i++) {
+		if (g->e[i].kind != CFG_EDGE_TAIL || dt_sym_at(f, g->e[i].addr) ||
+		    f->env.callee(f->env.arg, g->e[i].addr) != CFG_CALLEE_FUNC)
+			continue; /* a tail call, or a thunk */
+		for (j = 0; j < *n && tg[j] != g->e[i].addr; j++)
+			;
+		if (j == *n)
+			tg[(*n)++] = g->e[i].addr;
+	}
+	qsort(tg, *n, sizeof(*tg), by_u64);
+	return *n > had;
+}
+
+/* The bytes of the snippet at addr up to its jump back (within len); 0 when it has none. */
+static size_t snippet(struct dtype_file *f, __u64 addr, size_t len)
+{
+	__u64 at = addr;
+
+	while (at - addr < len && dt_decode(f, at)) {
+		at += f->insn->size;
+		if (f->insn->id == X86_INS_JMP || f->insn->id == X86_INS_RET)
+			return at - addr <= len ? at - addr : 0;
+	}
+	return 0;
+}
+
+/* The function t and the snippets at tg[n] as the parts of one text, into parts; how many. */
+static size_t with_snippets(struct dtype_file *f, const struct cfg_text *t, const __u64 *tg,
+			    size_t n, struct cfg_text *parts)
+{
+	size_t i, k = 1, avail, len;
+
+	parts[0] = *t;
+	for (i = 0; i < n; i++) {
+		len = i + 1 < n && tg[i + 1] - tg[i] < AUX_LEN ? tg[i + 1] - tg[i] : AUX_LEN;
+		parts[k] = (struct cfg_text){.addr = tg[i]};
+		if (file_cfg_bytes(f->fc, tg[i], &parts[k].code, &avail) || !avail)
+			continue;
+		parts[k].len = snippet(f, tg[i], len < avail ? len : avail);
+		if (parts[k].len)
+			k++;
+	}
+	return k;
+}
+
+/*
+ * The graph of the function t, with the out-of-line snippets it jumps to as parts of it (and
+ * those the code they lead back to jumps to, a few rounds), so that the code they jump back
+ * to is reached; the plain graph when that fails.
+ */
+static struct cfg *graph(struct dtype_file *f, const struct cfg_text *t, const struct cfg_env *env)
+{
+	struct cfg_text parts[1 + MAX_AUX];
+	struct cfg *g = NULL, *g2;
+	__u64 tg[MAX_AUX];
+	size_t n = 0, k;
+	char why[128];
+	int round;
+
+	if (cfg_build(t, 1, env, &g, why, sizeof(why)))
+		return NULL;
+	for (round = 0; round < 8 && aux_targets(f, g, tg, &n); round++) {
+		k = with_snippets(f, t, tg, n, parts);
+		if (k == 1 || cfg_build(parts, k, env, &g2, why, sizeof(why)))
+			break;
+		cfg_free(g);
+		g = g2;
+	}
+	return g;
+}
+
 /* The function holding pc, indexed the first time; NULL when no symbol holds it. */
 static struct dt_func *func_of(struct dtype_file *f, __u64 pc)
 {
@@ -134,7 +224,6 @@ static struct dt_func *func_of(struct dtype_file *f, __u64 pc)
 	struct cfg_env env = {callee, site, warn, f};
 	struct cfg_text t;
 	struct dt_func *fn;
-	char why[128];
 	size_t avail;
 	bool found;
 
@@ -151,8 +240,7 @@ static struct dt_func *func_of(struct dtype_file *f, __u64 pc)
 		fn->addr = t.addr;
 		fn->len = t.len;
 		dt_stack_canary(f, fn);
-		if (dt_func_index(f, fn) || cfg_build(&t, 1, &env, &fn->g, why, sizeof(why)))
-			fn->g = NULL; /* no graph: the locations at the PC alone */
+		fn->g = dt_func_index(f, fn) ? NULL : graph(f, &t, &env);
 		if (dt_flow_prepare(f, fn)) {
 			func_free(fn);
 			return NULL;
