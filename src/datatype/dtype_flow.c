@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dwarf.h>
 
 #include "analysis/cfg.h"
 
@@ -67,6 +68,23 @@ static struct dt_reg address_of(struct dtype_file *f, __u64 addr)
 	return out;
 }
 
+/*
+ * The element size of the array member st points into (&p->pivot[0] stepped by an index
+ * keeps pointing into pivot[]); 0 when it points into none.
+ */
+static __u64 array_step(struct dtype_file *f, const struct dt_reg *st)
+{
+	struct dt_res r;
+	Dwarf_Attribute attr;
+	Dwarf_Die d, e;
+
+	dt_member(f, st->type, st->off, &r);
+	if (!r.a.type || !dt_peel(f->dw, r.leaf, &d) || dwarf_tag(&d) != DW_TAG_array_type ||
+	    !dwarf_formref_die(dwarf_attr_integrate(&d, DW_AT_type, &attr), &e))
+		return 0;
+	return dt_type_size(f->dw, dwarf_dieoffset(&e));
+}
+
 static struct dt_reg lea(struct dtype_file *f, __u64 pc, const struct dt_regs *regs,
 			 const struct dt_mem *m)
 {
@@ -79,6 +97,8 @@ static struct dt_reg lea(struct dtype_file *f, __u64 pc, const struct dt_regs *r
 		if (m->base < 0 || m->base >= DT_NREGS - 1 || !regs->r[m->base].type)
 			return out;
 		size = dt_type_size(f->dw, regs->r[m->base].type);
+		if (!size || m->scale % size)
+			size = array_step(f, &regs->r[m->base]);
 		if (!size || m->scale % size)
 			return out;
 		out = regs->r[m->base];
