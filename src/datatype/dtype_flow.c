@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dwarf.h>
 
 #include "analysis/cfg.h"
 
@@ -60,20 +61,52 @@ static struct dt_reg address_of(struct dtype_file *f, __u64 addr)
 	const struct dt_var *v = dt_var_at(&f->globals, addr);
 	struct dt_reg out = unknown;
 
-	if (v && (addr != v->addr || addr >= 0x1000 || !f->kernel)) {
+	if (v && addr >= 0x1000) { /* no small constant is taken for an address */
 		out.type = v->type;
 		out.off = addr - v->addr;
 	}
 	return out;
 }
 
+/*
+ * The element size of the array member st points into (&p->pivot[0] stepped by an index
+ * keeps pointing into pivot[]); 0 when it points into none.
+ */
+static __u64 array_step(struct dtype_file *f, const struct dt_reg *st)
+{
+	struct dt_res r;
+	Dwarf_Attribute attr;
+	Dwarf_Die d, e;
+
+	dt_member(f, st->type, st->off, &r);
+	if (!r.a.type || !dt_peel(f->dw, r.leaf, &d) || dwarf_tag(&d) != DW_TAG_array_type ||
+	    !dwarf_formref_die(dwarf_attr_integrate(&d, DW_AT_type, &attr), &e))
+		return 0;
+	return dt_type_size(f->dw, dwarf_dieoffset(&e));
+}
+
 static struct dt_reg lea(struct dtype_file *f, __u64 pc, const struct dt_regs *regs,
 			 const struct dt_mem *m)
 {
 	struct dt_reg out = unknown;
+	__u64 size;
 
-	if (m->seg || m->index != -1)
+	if (m->seg)
 		return out;
+	if (m->index != -1) { /* &base[index]: whole elements of base's pointee keep its type */
+		if (m->base < 0 || m->base >= DT_NREGS - 1 || !regs->r[m->base].type)
+			return out;
+		size = dt_type_size(f->dw, regs->r[m->base].type);
+		if (!size || m->scale % size)
+			size = array_step(f, &regs->r[m->base]);
+		if (!size || m->scale % size)
+			return out;
+		out = regs->r[m->base];
+		out.off += m->disp;
+		out.vtype = 0;
+		out.how = DT_FLOW;
+		return out;
+	}
 	if (m->base == -2)
 		return address_of(f, m->next + m->disp);
 	if ((m->base == 6 || m->base == 7) &&
@@ -315,7 +348,8 @@ static void step(struct dtype_file *f, const struct dt_func *fn, const cs_insn *
 		return;
 	}
 	dt_flow_store(f, in, regs);
-	if (in->detail->x86.op_count && op0->type == X86_OP_REG) {
+	/* test, cmp, push read their first operand: only a written one is a destination */
+	if (in->detail->x86.op_count && op0->type == X86_OP_REG && (op0->access & CS_AC_WRITE)) {
 		dst = dt_dwreg(op0->reg);
 		if (dst >= 0 && dst < DT_NREGS - 1)
 			v = value(f, fn, in, regs, dst, op0->reg);

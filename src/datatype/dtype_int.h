@@ -65,10 +65,13 @@ struct dt_regs {
 };
 
 enum dt_loc_kind {
-	DT_LOC_REG,    /* the value is in register reg */
-	DT_LOC_REGVAL, /* the value is reg + off (DW_OP_bregN, DW_OP_stack_value) */
-	DT_LOC_FBREG,  /* in memory at the frame base (the CFA) + off */
-	DT_LOC_BREG,   /* in memory at reg + off */
+	DT_LOC_REG,	/* the value is in register reg */
+	DT_LOC_REGVAL,	/* the value is reg + off (DW_OP_bregN, DW_OP_stack_value) */
+	DT_LOC_FBREG,	/* in memory at the frame base (the CFA) + off */
+	DT_LOC_BREG,	/* in memory at reg + off */
+	DT_LOC_FBVAL,	/* a pointer whose value is the frame base + off: what it points to is there
+			 */
+	DT_LOC_BREGVAL, /* a pointer whose value is %rsp or %rbp + off */
 };
 
 /* Where one of a function's variables is over [lo, hi). */

@@ -11,6 +11,10 @@
 
 #include <string.h>
 #include <dwarf.h>
+#include <gelf.h>
+#include <elfutils/libdwfl.h>
+
+#include "symbols/debuginfo.h"
 
 #define CANARY_OFF 0x28 /* %gs:0x28 (kernel) and %fs:0x28 (user): the stack protector's */
 
@@ -22,12 +26,31 @@ static void pseudo(struct dt_res *r, enum dtype_how how, const char *type)
 	r->a.member = "";
 }
 
+/* The ELF symbol holding addr, for a reason: an assembly object DWARF does not describe. */
+static const char *symbol_at(struct dtype_file *f, __u64 addr)
+{
+	Dwfl_Module *mod = debuginfo_module(f->di);
+	GElf_Off off = 0;
+	Dwarf_Addr bias;
+	GElf_Sym sym;
+	const char *name;
+
+	debuginfo_dwarf(f->di, &bias);
+	name = dwfl_module_addrinfo(mod, addr + bias, &off, &sym, NULL, NULL, NULL);
+	return name && GELF_ST_TYPE(sym.st_info) == STT_OBJECT ? name : NULL;
+}
+
 /* The variable of vs holding addr, as how; untyped with a reason naming addr when none. */
 static void by_addr(struct dtype_file *f, const struct dt_vars *vs, __u64 addr, __u64 shown,
 		    enum dtype_how how, struct dt_res *r)
 {
 	const struct dt_var *v = dt_var_at(vs, addr);
+	const char *sym;
 
+	if (!v && how == DT_GLOBAL && (sym = symbol_at(f, addr))) {
+		dt_untyped(f, r, dt_internf(f, "%s: a symbol with no DWARF variable", sym));
+		return;
+	}
 	if (!v) {
 		dt_untyped(f, r,
 			   dt_internf(f,

@@ -16,6 +16,8 @@
 #include "analysis/file_cfg.h"
 #include "symbols/debuginfo.h"
 
+#define INIT_AHEAD 16 /* instructions looked ahead for a variable's location */
+
 /* One PC's answer, as cached. */
 struct dt_pc {
 	unsigned int n;
@@ -100,10 +102,11 @@ void dtype_close(struct dtype_file *f)
  */
 static enum cfg_callee callee(void *arg, __u64 addr)
 {
-	const struct dt_sym *s = dt_sym_at(arg, addr);
+	const struct dtype_file *f = arg;
+	const struct dt_sym *s = dt_sym_at(f, addr);
 
-	if (!s || s->addr != addr)
-		return CFG_CALLEE_FUNC;
+	if (!s || s->addr != addr) /* no function symbol: a thunk's (not STT_FUNC), or none */
+		return f->env.callee(f->env.arg, addr);
 	if (!strcmp(s->name, "__x86_return_thunk"))
 		return CFG_CALLEE_RETURN;
 	if (!strncmp(s->name, "__x86_indirect_thunk_", 21))
@@ -125,6 +128,95 @@ static bool warn(void *arg, __u64 addr)
 	return f->env.warn(f->env.arg, addr);
 }
 
+#define MAX_AUX 64 /* out-of-line alternative snippets a function's graph takes in */
+#define AUX_LEN 64 /* bytes of one: a test and the jumps back */
+
+static int by_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The jumps of g out to no function (static_cpu_has's jmp into .altinstr_aux, whose snippet
+ * jumps back in) added to the targets tg[*n], kept sorted; whether any was new.
+ */
+static bool aux_targets(const struct dtype_file *f, const struct cfg *g, __u64 *tg, size_t *n)
+{
+	size_t i, j, had = *n;
+
+	for (i = 0; i < g->ne && *n < MAX_AUX; i++) {
+		if (g->e[i].kind != CFG_EDGE_TAIL || dt_sym_at(f, g->e[i].addr) ||
+		    f->env.callee(f->env.arg, g->e[i].addr) != CFG_CALLEE_FUNC)
+			continue; /* a tail call, or a thunk */
+		for (j = 0; j < *n && tg[j] != g->e[i].addr; j++)
+			;
+		if (j == *n)
+			tg[(*n)++] = g->e[i].addr;
+	}
+	qsort(tg, *n, sizeof(*tg), by_u64);
+	return *n > had;
+}
+
+/* The bytes of the snippet at addr up to its jump back (within len); 0 when it has none. */
+static size_t snippet(struct dtype_file *f, __u64 addr, size_t len)
+{
+	__u64 at = addr;
+
+	while (at - addr < len && dt_decode(f, at)) {
+		at += f->insn->size;
+		if (f->insn->id == X86_INS_JMP || f->insn->id == X86_INS_RET)
+			return at - addr <= len ? at - addr : 0;
+	}
+	return 0;
+}
+
+/* The function t and the snippets at tg[n] as the parts of one text, into parts; how many. */
+static size_t with_snippets(struct dtype_file *f, const struct cfg_text *t, const __u64 *tg,
+			    size_t n, struct cfg_text *parts)
+{
+	size_t i, k = 1, avail, len;
+
+	parts[0] = *t;
+	for (i = 0; i < n; i++) {
+		len = i + 1 < n && tg[i + 1] - tg[i] < AUX_LEN ? tg[i + 1] - tg[i] : AUX_LEN;
+		parts[k] = (struct cfg_text){.addr = tg[i]};
+		if (file_cfg_bytes(f->fc, tg[i], &parts[k].code, &avail) || !avail)
+			continue;
+		parts[k].len = snippet(f, tg[i], len < avail ? len : avail);
+		if (parts[k].len)
+			k++;
+	}
+	return k;
+}
+
+/*
+ * The graph of the function t, with the out-of-line snippets it jumps to as parts of it (and
+ * those the code they lead back to jumps to, a few rounds), so that the code they jump back
+ * to is reached; the plain graph when that fails.
+ */
+static struct cfg *graph(struct dtype_file *f, const struct cfg_text *t, const struct cfg_env *env)
+{
+	struct cfg_text parts[1 + MAX_AUX];
+	struct cfg *g = NULL, *g2;
+	__u64 tg[MAX_AUX];
+	size_t n = 0, k;
+	char why[128];
+	int round;
+
+	if (cfg_build(t, 1, env, &g, why, sizeof(why)))
+		return NULL;
+	for (round = 0; round < 8 && aux_targets(f, g, tg, &n); round++) {
+		k = with_snippets(f, t, tg, n, parts);
+		if (k == 1 || cfg_build(parts, k, env, &g2, why, sizeof(why)))
+			break;
+		cfg_free(g);
+		g = g2;
+	}
+	return g;
+}
+
 /* The function holding pc, indexed the first time; NULL when no symbol holds it. */
 static struct dt_func *func_of(struct dtype_file *f, __u64 pc)
 {
@@ -132,7 +224,6 @@ static struct dt_func *func_of(struct dtype_file *f, __u64 pc)
 	struct cfg_env env = {callee, site, warn, f};
 	struct cfg_text t;
 	struct dt_func *fn;
-	char why[128];
 	size_t avail;
 	bool found;
 
@@ -149,8 +240,7 @@ static struct dt_func *func_of(struct dtype_file *f, __u64 pc)
 		fn->addr = t.addr;
 		fn->len = t.len;
 		dt_stack_canary(f, fn);
-		if (dt_func_index(f, fn) || cfg_build(&t, 1, &env, &fn->g, why, sizeof(why)))
-			fn->g = NULL; /* no graph: the locations at the PC alone */
+		fn->g = dt_func_index(f, fn) ? NULL : graph(f, &t, &env);
 		if (dt_flow_prepare(f, fn)) {
 			func_free(fn);
 			return NULL;
@@ -161,6 +251,42 @@ static struct dt_func *func_of(struct dtype_file *f, __u64 pc)
 		return NULL;
 	}
 	return fn;
+}
+
+/* Whether in ends a straight run of code. */
+static bool transfer(const struct dtype_file *f, const cs_insn *in)
+{
+	return cs_insn_group(f->cs, in, CS_GRP_JUMP) || cs_insn_group(f->cs, in, CS_GRP_CALL) ||
+	       cs_insn_group(f->cs, in, CS_GRP_RET);
+}
+
+/*
+ * A register with no type at pc whose variable's location starts a little further on in the
+ * same straight run, nothing writing the register before: it holds that value already.
+ */
+static void ahead(struct dtype_file *f, const struct dt_func *fn, __u64 pc, int reg,
+		  struct dt_reg *st)
+{
+	cs_regs rd, wr;
+	uint8_t nrd, nwr, i;
+	struct dt_reg v;
+	__u64 at = pc;
+	int n;
+
+	for (n = 0; n < INIT_AHEAD; n++) {
+		if (!dt_decode(f, at) || transfer(f, f->insn) ||
+		    cs_regs_access(f->cs, f->insn, rd, &nrd, wr, &nwr) != CS_ERR_OK)
+			return;
+		for (i = 0; i < nwr; i++)
+			if (dt_dwreg(wr[i]) == reg)
+				return;
+		at += f->insn->size;
+		if (dt_loc_reg(f, fn, at, reg, &v) && v.type) {
+			*st = v;
+			st->how = DT_FLOW;
+			return;
+		}
+	}
 }
 
 /* The registers at pc that the memory operands m[n] use as base. */
@@ -181,20 +307,50 @@ static void regs_at(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
 		if (st.type || !regs->r[b].type)
 			regs->r[b] = st; /* the variable there, over what flow found */
 	}
+	for (i = 0; fn && i < n; i++) {
+		b = m[i].base;
+		if (b >= 0 && b < DT_NREGS - 1 && b != 7 && !regs->r[b].type &&
+		    !regs->r[b].in_frame)
+			ahead(f, fn, pc, b, &regs->r[b]);
+	}
 }
 
 /*
  * A store into a frame slot no variable holds yet: when a variable's location there starts
- * with the next instruction, the store is what sets it.
+ * further on in the same straight run of code (no jump, call or return before), the store is
+ * what sets it.  The stack pointer moves only by the instructions passed (push, pop).
  */
 static void initialized(struct dtype_file *f, const struct dt_func *fn, const struct dt_regs *regs,
 			const struct dt_mem *m, struct dt_res *r)
 {
 	struct dt_res next;
+	__u64 at = m->next;
+	int n;
 
-	dt_stack(f, fn, m->next, m->base, m->disp, regs, &next);
-	if (next.a.how == DT_STACK)
-		*r = next;
+	for (n = 0; n < INIT_AHEAD; n++) {
+		dt_stack(f, fn, at, m->base, m->disp, regs, &next);
+		if (next.a.how == DT_STACK) {
+			*r = next;
+			return;
+		}
+		if (!dt_decode(f, at) || f->insn->id == X86_INS_PUSH ||
+		    f->insn->id == X86_INS_POP || cs_insn_group(f->cs, f->insn, CS_GRP_JUMP) ||
+		    cs_insn_group(f->cs, f->insn, CS_GRP_CALL) ||
+		    cs_insn_group(f->cs, f->insn, CS_GRP_RET))
+			return;
+		at += f->insn->size;
+	}
+}
+
+/* lock add $0 or lock or $0 to the stack: mb()'s access, to no data. */
+static bool barrier(const cs_insn *in)
+{
+	const cs_x86 *x = &in->detail->x86;
+
+	return x->prefix[0] == X86_PREFIX_LOCK && (in->id == X86_INS_ADD || in->id == X86_INS_OR) &&
+	       x->op_count == 2 && x->operands[0].type == X86_OP_MEM &&
+	       x->operands[0].mem.base == X86_REG_RSP && x->operands[1].type == X86_OP_IMM &&
+	       !x->operands[1].imm;
 }
 
 static void resolve_pc(struct dtype_file *f, __u64 pc, struct dt_pc *e)
@@ -213,6 +369,11 @@ static void resolve_pc(struct dtype_file *f, __u64 pc, struct dt_pc *e)
 	}
 	nm = dt_mems(f->insn, m);
 	stack_op = dt_stack_op(f->insn);
+	if (barrier(f->insn)) {
+		dt_untyped(f, &r, "a memory barrier's access to the stack");
+		e->a[e->n++] = r.a;
+		return;
+	}
 	if (stack_op) {
 		e->a[e->n++] = (struct dtype_access){
 			.how = DT_STACK_OP, .type = "(stack operation)", .member = ""};

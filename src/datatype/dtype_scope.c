@@ -29,11 +29,14 @@ static bool classify(const Dwarf_Op *ops, size_t n, struct dt_loc *l)
 	} else if (n == 1 && ops[0].atom == DW_OP_regx && ops[0].number < DT_NREGS) {
 		l->kind = DT_LOC_REG;
 		l->reg = ops[0].number;
-	} else if (n == 2 && is_breg(ops[0].atom) && ops[1].atom == DW_OP_stack_value &&
-		   ops[0].atom != DW_OP_breg6 && ops[0].atom != DW_OP_breg7) {
-		/* an address in the frame is no pointer %rbp or %rsp holds */
-		l->kind = DT_LOC_REGVAL;
+	} else if (n == 2 && is_breg(ops[0].atom) && ops[1].atom == DW_OP_stack_value) {
+		/* an address in the frame is no pointer %rbp or %rsp holds, but what is there */
+		l->kind = ops[0].atom == DW_OP_breg6 || ops[0].atom == DW_OP_breg7 ? DT_LOC_BREGVAL
+										   : DT_LOC_REGVAL;
 		l->reg = ops[0].atom - DW_OP_breg0;
+		l->off = (__s64)ops[0].number;
+	} else if (n == 2 && ops[0].atom == DW_OP_fbreg && ops[1].atom == DW_OP_stack_value) {
+		l->kind = DT_LOC_FBVAL;
 		l->off = (__s64)ops[0].number;
 	} else if (n == 1 && ops[0].atom == DW_OP_fbreg) {
 		l->kind = DT_LOC_FBREG;

@@ -73,6 +73,39 @@ struct dt_slot *dt_slot_at(struct dt_regs *regs, __s64 at)
 	return NULL;
 }
 
+static void pseudo_stack_op(struct dt_res *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->a.how = DT_STACK_OP;
+	r->a.type = "(stack operation)";
+	r->a.member = "";
+}
+
+/* Whether CFA + c is where the CFI at pc says a callee-saved register is kept. */
+static bool save_slot(struct dtype_file *f, __u64 pc, __s64 c)
+{
+	static const int saved[] = {3, 6, 12, 13, 14, 15};
+	Dwarf_Frame *frame = NULL;
+	Dwarf_Op ops_mem[3], *ops;
+	size_t n, i;
+	bool found = false;
+
+	if (!f->cfi || dwarf_cfi_addrframe(f->cfi, pc + f->cfi_bias, &frame) != 0)
+		return false;
+	for (i = 0; i < sizeof(saved) / sizeof(saved[0]) && !found; i++) {
+		if (dwarf_frame_register(frame, saved[i], ops_mem, &ops, &n) != 0 || !n ||
+		    ops[0].atom != DW_OP_call_frame_cfa)
+			continue;
+		/* offset(N): the CFA, N and a plus; or the CFA plus_uconst N */
+		if (n == 3 && ops[1].atom == DW_OP_consts && ops[2].atom == DW_OP_plus)
+			found = (__s64)ops[1].number == c;
+		else if (n == 2 && ops[1].atom == DW_OP_plus_uconst)
+			found = (__s64)ops[1].number == c;
+	}
+	free(frame);
+	return found;
+}
+
 /* A spill slot holding a pointer: the pointer itself is what is accessed. */
 static bool spilled(struct dtype_file *f, const struct dt_regs *regs, __s64 at, struct dt_res *r)
 {
@@ -106,30 +139,35 @@ static bool local_at(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
 {
 	const struct dt_loc *l;
 	Dwarf_Die scope;
+	Dwarf_Off t;
 	__s64 at;
 	__u64 size;
 	size_t i;
+	bool fb, br, val;
 
 	for (i = 0; i < fn->nlocs; i++) {
 		l = &fn->locs[i];
-		if (pc < l->lo || pc >= l->hi)
+		val = l->kind == DT_LOC_FBVAL || l->kind == DT_LOC_BREGVAL; /* a pointer to there */
+		fb = l->kind == DT_LOC_FBREG || l->kind == DT_LOC_FBVAL;
+		br = l->kind == DT_LOC_BREG || l->kind == DT_LOC_BREGVAL;
+		if (pc < l->lo || pc >= l->hi || (!fb && !br) ||
+		    (rel >= 0 && (!br || l->reg != rel)))
 			continue;
-		if (rel >= 0 && (l->kind != DT_LOC_BREG || l->reg != rel))
-			continue;
-		if (rel >= 0 || (l->kind == DT_LOC_FBREG && fn->cfa_frame))
+		if (rel >= 0 || (fb && fn->cfa_frame))
 			at = l->off;
-		else if (l->kind != DT_LOC_BREG || !reg_cfa(f, pc, regs, l->reg, &at))
+		else if (!br || !reg_cfa(f, pc, regs, l->reg, &at))
 			continue;
 		else
 			at += l->off;
-		size = dt_type_size(f->dw, l->type);
-		if (c < at || c >= at + (__s64)(size ? size : 1))
+		t = val ? dt_pointee(f->dw, l->type) : l->type;
+		size = dt_type_size(f->dw, t);
+		if (!t || c < at || c >= at + (__s64)(size ? size : 1))
 			continue;
 		if (l->scope &&
 		    (!dwarf_offdie(f->dw, l->scope, &scope) || dwarf_haspc(&scope, pc) <= 0))
 			continue;
 		*start = at;
-		*type = l->type;
+		*type = t;
 		return true;
 	}
 	return false;
@@ -154,6 +192,9 @@ static void stack_at(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
 		if (rel >= 0)
 			dt_untyped(f, r,
 				   dt_internf(f, "%s unknown in the frame", dt_reg_name(base)));
+		else if (save_slot(f, pc, c))
+			pseudo_stack_op(
+				r); /* a callee-saved register kept or restored, as push/pop do */
 		else if (!spilled(f, regs, c, r))
 			dt_untyped(f, r,
 				   c == -8 ? "the return address" : "stack slot with no variable");
