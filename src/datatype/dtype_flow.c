@@ -71,6 +71,23 @@ static struct dt_reg address_of(struct dtype_file *f, __u64 addr)
 }
 
 /*
+ * A pointer moved by delta: by whole elements of its type it points to the same member of
+ * another element (p++ over an array), whose offsets are kept in the first.
+ */
+static void step_by(struct dtype_file *f, struct dt_reg *r, __s64 delta)
+{
+	__u64 size = r->type ? dt_type_size(f->dw, r->type) : 0;
+
+	r->off += delta;
+	if (size && !(delta % (__s64)size)) {
+		r->off %= (__s64)size;
+		r->off += r->off < 0 ? (__s64)size : 0;
+	} else {
+		r->vtype = 0;
+	}
+}
+
+/*
  * The element size of the array member st points into (&p->pivot[0] stepped by an index
  * keeps pointing into pivot[]); 0 when it points into none.
  */
@@ -104,7 +121,7 @@ static struct dt_reg lea(struct dtype_file *f, __u64 pc, const struct dt_regs *r
 		if (!size || m->scale % size)
 			return out;
 		out = regs->r[m->base];
-		out.off += m->disp;
+		step_by(f, &out, m->disp);
 		out.vtype = 0;
 		out.how = DT_FLOW;
 		return out;
@@ -120,10 +137,8 @@ static struct dt_reg lea(struct dtype_file *f, __u64 pc, const struct dt_regs *r
 	    (!regs->r[m->base].type && !regs->r[m->base].in_frame))
 		return out;
 	out = regs->r[m->base];
-	out.off += m->disp;
+	step_by(f, &out, m->disp); /* a pointer into the object: no type the DWARF names */
 	out.how = DT_FLOW;
-	if (m->disp)
-		out.vtype = 0; /* a pointer into the object, of no type the DWARF names */
 	return out;
 }
 
@@ -142,8 +157,7 @@ static struct dt_reg add(struct dtype_file *f, const cs_insn *in, const struct d
 	int s;
 
 	if (src->type == X86_OP_IMM && (out.type || out.in_frame)) {
-		out.off += in->id == X86_INS_ADD ? src->imm : -src->imm;
-		out.vtype = 0;
+		step_by(f, &out, in->id == X86_INS_ADD ? src->imm : -src->imm);
 		return out;
 	}
 	if (in->id != X86_INS_ADD && src->type != X86_OP_REG)
