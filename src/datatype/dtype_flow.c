@@ -51,6 +51,7 @@ static struct dt_reg loaded(struct dtype_file *f, const struct dt_func *fn, __u6
 	if (r.a.type && r.leaf) {
 		out.type = dt_pointee(f->dw, r.leaf);
 		out.vtype = r.leaf;
+		out.id = pc << 5 | 1;
 	}
 	return out;
 }
@@ -63,9 +64,27 @@ static struct dt_reg address_of(struct dtype_file *f, __u64 addr)
 
 	if (v && addr >= 0x1000) { /* no small constant is taken for an address */
 		out.type = v->type;
+		out.id = v->addr | 1ULL << 63;
 		out.off = addr - v->addr;
 	}
 	return out;
+}
+
+/*
+ * A pointer moved by delta: by whole elements of its type it points to the same member of
+ * another element (p++ over an array), whose offsets are kept in the first.
+ */
+static void step_by(struct dtype_file *f, struct dt_reg *r, __s64 delta)
+{
+	__u64 size = r->type ? dt_type_size(f->dw, r->type) : 0;
+
+	r->off += delta;
+	if (size && !(delta % (__s64)size)) {
+		r->off %= (__s64)size;
+		r->off += r->off < 0 ? (__s64)size : 0;
+	} else {
+		r->vtype = 0;
+	}
 }
 
 /*
@@ -102,7 +121,7 @@ static struct dt_reg lea(struct dtype_file *f, __u64 pc, const struct dt_regs *r
 		if (!size || m->scale % size)
 			return out;
 		out = regs->r[m->base];
-		out.off += m->disp;
+		step_by(f, &out, m->disp);
 		out.vtype = 0;
 		out.how = DT_FLOW;
 		return out;
@@ -118,11 +137,15 @@ static struct dt_reg lea(struct dtype_file *f, __u64 pc, const struct dt_regs *r
 	    (!regs->r[m->base].type && !regs->r[m->base].in_frame))
 		return out;
 	out = regs->r[m->base];
-	out.off += m->disp;
+	step_by(f, &out, m->disp); /* a pointer into the object: no type the DWARF names */
 	out.how = DT_FLOW;
-	if (m->disp)
-		out.vtype = 0; /* a pointer into the object, of no type the DWARF names */
 	return out;
+}
+
+/* Whether two registers point into one object: the frame, or a pointer of one origin. */
+static bool one_object(const struct dt_reg *a, const struct dt_reg *b)
+{
+	return (a->in_frame && b->in_frame) || (a->type && a->id && a->id == b->id);
 }
 
 /* add or sub of dst, src (Intel order); *keep when dst stays as it was. */
@@ -134,11 +157,10 @@ static struct dt_reg add(struct dtype_file *f, const cs_insn *in, const struct d
 	int s;
 
 	if (src->type == X86_OP_IMM && (out.type || out.in_frame)) {
-		out.off += in->id == X86_INS_ADD ? src->imm : -src->imm;
-		out.vtype = 0;
+		step_by(f, &out, in->id == X86_INS_ADD ? src->imm : -src->imm);
 		return out;
 	}
-	if (in->id != X86_INS_ADD)
+	if (in->id != X86_INS_ADD && src->type != X86_OP_REG)
 		return unknown;
 	if (src->type == X86_OP_MEM && src->mem.segment == X86_REG_GS &&
 	    src->mem.base == X86_REG_INVALID && (__u64)src->mem.disp == f->this_cpu_off)
@@ -146,6 +168,29 @@ static struct dt_reg add(struct dtype_file *f, const cs_insn *in, const struct d
 	s = src->type == X86_OP_REG ? dt_dwreg(src->reg) : -1;
 	if (s < 0 || s >= DT_NREGS - 1)
 		return unknown;
+	if (regs->r[s].konst && (out.type || out.in_frame)) { /* a pointer moved by a number */
+		out.off += in->id == X86_INS_ADD ? regs->r[s].k : -regs->r[s].k;
+		out.vtype = 0;
+		return out;
+	}
+	if (in->id == X86_INS_SUB && one_object(&out, &regs->r[s])) {
+		__s64 k = out.off - regs->r[s].off;
+
+		out = unknown;
+		out.konst = true;
+		out.k = k;
+		return out;
+	}
+	if (in->id != X86_INS_ADD)
+		return unknown;
+	if (out.konst && (regs->r[s].type || regs->r[s].in_frame)) {
+		__s64 k = out.k;
+
+		out = regs->r[s];
+		out.off += k;
+		out.vtype = 0;
+		return out;
+	}
 	if (regs->r[s].cpu_off && out.type)
 		return out;
 	if (out.cpu_off && regs->r[s].type)
@@ -189,6 +234,7 @@ static void call(struct dtype_file *f, const cs_insn *in, struct dt_regs *regs)
 	for (i = 0; i < sizeof(clobbered) / sizeof(clobbered[0]); i++)
 		regs->r[clobbered[i]] = unknown;
 	regs->r[0].type = dt_pointee(f->dw, ret);
+	regs->r[0].id = in->address << 5 | 2;
 	regs->r[0].vtype = ret;
 }
 
@@ -412,6 +458,7 @@ static void seed(struct dtype_file *f, const struct dt_func *fn, __u64 pc, struc
 static bool run(struct dtype_file *f, const struct dt_func *fn, __u64 at, __u64 end,
 		struct dt_regs *regs)
 {
+	dt_loc_fill(f, fn, at, regs); /* what the joins lost, the locations there say */
 	while (at < end) {
 		/* at each instruction, not after a block's last: a jump's successor is elsewhere */
 		starting(f, fn, at, regs);
@@ -426,7 +473,8 @@ static bool run(struct dtype_file *f, const struct dt_func *fn, __u64 at, __u64 
 static bool same(const struct dt_reg *a, const struct dt_reg *b)
 {
 	return a->type == b->type && a->off == b->off && a->cpu_off == b->cpu_off &&
-	       a->vtype == b->vtype && a->in_frame == b->in_frame;
+	       a->vtype == b->vtype && a->in_frame == b->in_frame && a->konst == b->konst &&
+	       a->k == b->k;
 }
 
 /* What holds on entry to a block all of whose ways in bring in or *into: true when it changed. */
@@ -438,6 +486,10 @@ static bool meet(struct dt_regs *into, const struct dt_regs *in)
 	int r;
 
 	for (r = 0; r < DT_NREGS; r++) {
+		if (into->r[r].id && into->r[r].id != in->r[r].id) {
+			into->r[r].id = 0; /* the same type from two origins */
+			changed = true;
+		}
 		if (same(&into->r[r], &in->r[r]) || same(&into->r[r], &unknown))
 			continue;
 		into->r[r] = unknown;

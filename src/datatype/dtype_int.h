@@ -43,6 +43,9 @@ struct dt_reg {
 	const char *name; /* the variable when from a location ("%rbx holds x (int)") */
 	Dwarf_Off vtype;  /* the value's own type (a pointer type, a scalar's), 0 when unknown */
 	bool in_frame;	  /* an address in the frame, CFA + off (type 0) */
+	__u64 id;	  /* where the pointer came from (one object), 0 unknown */
+	bool konst;	  /* holds the number k: a difference of two pointers into one object */
+	__s64 k;
 };
 
 #define DT_NREGS 17 /* DWARF x86_64 registers 0-16 (16: the return address) */
@@ -202,6 +205,8 @@ int dt_func_index(struct dtype_file *f, struct dt_func *fn);
 /* the pointer held in DWARF register reg at pc by a variable's location, false when none */
 bool dt_loc_reg(struct dtype_file *f, const struct dt_func *fn, __u64 pc, int reg,
 		struct dt_reg *out);
+/* the registers of regs no flow typed, from the pointers located in them over pc */
+void dt_loc_fill(struct dtype_file *f, const struct dt_func *fn, __u64 pc, struct dt_regs *regs);
 /* the return type of the function at addr, 0 when unknown */
 Dwarf_Off dt_callee_type(struct dtype_file *f, __u64 addr);
 

@@ -151,8 +151,13 @@ void dt_member(struct dtype_file *f, Dwarf_Off type, __s64 off, struct dt_res *r
 				      dt_type_name(f, type)));
 		return;
 	}
-	if (size && (__u64)off >= size)
-		off = mod(off, size); /* past the end: an element of an array of them */
+	if (size && (__u64)off >= size) {
+		/* past the end: an element of an array of them, or a container, none can tell */
+		dt_untyped(f, r,
+			   dt_internf(f, "offset %#llx past %s", (unsigned long long)off,
+				      dt_type_name(f, type)));
+		return;
+	}
 	w.rel = off;
 	w.msize = size;
 	w.leaf = type;

@@ -126,7 +126,7 @@ static void through(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
 				 : dt_internf(f, "no type for %s", dt_reg_name(m->base)));
 		return;
 	}
-	if (m->index != -1 && off < 0)
+	if (m->index != -1) /* an element of an array of them */
 		off = smod(off, dt_type_size(f->dw, st->type));
 	dt_member(f, st->type, off, r);
 	if (r->a.type)

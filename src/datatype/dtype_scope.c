@@ -184,6 +184,7 @@ bool dt_loc_reg(struct dtype_file *f, const struct dt_func *fn, __u64 pc, int re
 					       false,	DT_REGISTER,
 					       l->name, l->kind == DT_LOC_REG ? l->type : 0};
 			out->cpu_off = false;
+			out->id = l->lo << 5 | (__u64)reg | 1ULL << 62;
 			found = true;
 		}
 		if (t)
@@ -192,6 +193,31 @@ bool dt_loc_reg(struct dtype_file *f, const struct dt_func *fn, __u64 pc, int re
 	if (found)
 		out->type = 0; /* a variable that is no pointer: named for the reason */
 	return found;
+}
+
+void dt_loc_fill(struct dtype_file *f, const struct dt_func *fn, __u64 pc, struct dt_regs *regs)
+{
+	const struct dt_loc *l;
+	struct dt_reg *r;
+	Dwarf_Off t;
+	size_t i;
+
+	for (i = 0; i < fn->nlocs && fn->locs[i].lo <= pc; i++) { /* sorted by lo */
+		l = &fn->locs[i];
+		if ((l->kind != DT_LOC_REG && l->kind != DT_LOC_REGVAL) || pc >= l->hi || l->scope)
+			continue; /* a single location's scope is left to dt_loc_reg() */
+		r = &regs->r[l->reg];
+		if (r->type || r->in_frame || r->konst || r->cpu_off)
+			continue;
+		t = dt_pointee(f->dw, l->type);
+		if (t)
+			*r = (struct dt_reg){.type = t,
+					     .off = l->kind == DT_LOC_REGVAL ? -l->off : 0,
+					     .how = DT_FLOW,
+					     .name = l->name,
+					     .vtype = l->kind == DT_LOC_REG ? l->type : 0,
+					     .id = l->lo << 5 | (__u64)l->reg | 1ULL << 62};
+	}
 }
 
 Dwarf_Off dt_callee_type(struct dtype_file *f, __u64 addr)
