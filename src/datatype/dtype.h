@@ -19,14 +19,14 @@ struct debuginfo;
 struct dtype_file;
 
 enum dtype_how {
-	DT_UNTYPED,   /* why says why */
-	DT_REGISTER,  /* a variable or parameter in the base register at the PC */
-	DT_FLOW,      /* the base register's type followed within the function */
-	DT_GLOBAL,    /* a global or static variable, by address */
-	DT_PERCPU,    /* a per-CPU (or TLS) variable, by address */
-	DT_STACK,     /* a local variable in the frame */
-	DT_STACK_OP,  /* push, pop, call, ret...: type "(stack operation)" */
-	DT_CANARY,    /* the stack protector's canary: type "(stack canary)" */
+	DT_UNTYPED,  /* why says why */
+	DT_REGISTER, /* a variable or parameter in the base register at the PC */
+	DT_FLOW,     /* the base register's type followed within the function */
+	DT_GLOBAL,   /* a global or static variable, by address */
+	DT_PERCPU,   /* a per-CPU (or TLS) variable, by address */
+	DT_STACK,    /* a local variable in the frame */
+	DT_STACK_OP, /* push, pop, call, ret...: type "(stack operation)" */
+	DT_CANARY,   /* the stack protector's canary: type "(stack canary)" */
 };
 
 /* What one memory access of an instruction touches; strings owned by the dtype_file. */

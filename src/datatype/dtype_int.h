@@ -158,6 +158,17 @@ struct dtype_file {
 	bool kernel;
 	struct dt_strs strs;
 	struct dt_cache pcs, funcs, callees, aligns;
+	/*
+	 * A build by GCC's randstruct plugin with kernel-build.sh's
+	 * randstruct.offsets beside it: the file's path, whose layouts
+	 * (layout.h, by type DIE in the cache) name members by the offsets
+	 * the code uses, which the plugin's DWARF does not have.  NULL: the
+	 * DWARF's offsets are the code's.
+	 */
+	char *rs_file;
+	struct dt_cache layouts;
+	char **rs_shuffled; /* the other structures marked for it ("STRUCT * *"), sorted */
+	size_t rs_nshuffled;
 	char why[128]; /* a scratch buffer for reasons before interning */
 };
 
@@ -182,6 +193,9 @@ const char *dt_reg_name(int dwreg);
 void dt_untyped(struct dtype_file *f, struct dt_res *r, const char *why);
 
 /* dtype_member.c */
+/* f->rs_file set when its file has randstruct.offsets beside it: 0 or -ENOMEM. */
+int dt_randstruct_open(struct dtype_file *f);
+void dt_randstruct_close(struct dtype_file *f);
 /*
  * r->a filled for an access at off bytes into type (arrays peeled to their
  * element, off taken modulo its size): type, member, offsets, sizes, leaf.

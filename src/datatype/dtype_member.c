@@ -8,9 +8,18 @@
  */
 #include "datatype/dtype_int.h"
 
-#include <stdio.h>
-#include <string.h>
 #include <dwarf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <elfutils/libdwfl.h>
+
+#include "datatype/layout.h"
+#include "symbols/debuginfo.h"
+#include "util/safeio.h"
 
 static bool is_record(int tag)
 {
@@ -90,12 +99,41 @@ static void add_name(struct walk *w, const char *name)
 			    w->used ? "." : "", name);
 }
 
+/*
+ * Into the type of the member just named (w->leaf): into *rec when it is a
+ * record, or an array of them (w->rel then in its element); false when the
+ * member is the leaf.
+ */
+static bool into(Dwarf *dw, Dwarf_Die *rec, struct walk *w)
+{
+	Dwarf_Die t, elem;
+	Dwarf_Off eoff;
+	__u64 esize;
+
+	if (!dt_peel(dw, w->leaf, &t))
+		return false;
+	if (dwarf_tag(&t) == DW_TAG_array_type) {
+		esize = element(dw, &t, &elem, &eoff);
+		if (!esize || !is_record(dwarf_tag(&elem)))
+			return false; /* an array of scalars: the array is the member */
+		w->base += w->rel - w->rel % esize;
+		w->rel %= esize;
+		w->leaf = eoff;
+		w->msize = esize;
+		t = elem;
+	}
+	if (!is_record(dwarf_tag(&t)))
+		return false;
+	*rec = t;
+	return true;
+}
+
 /* Down from the record rec through the members covering w->rel. */
 static void walk_members(Dwarf *dw, Dwarf_Die *rec, struct walk *w)
 {
-	Dwarf_Die m, t, elem;
-	Dwarf_Off type, eoff;
-	__u64 at, size, esize;
+	Dwarf_Die m;
+	Dwarf_Off type;
+	__u64 at, size;
 	int depth;
 
 	for (depth = 0; depth < 16 && member_at(dw, rec, w->rel, &m, &at, &size, &type); depth++) {
@@ -104,22 +142,162 @@ static void walk_members(Dwarf *dw, Dwarf_Die *rec, struct walk *w)
 		w->rel -= at;
 		w->msize = size;
 		w->leaf = type;
-		if (!dt_peel(dw, type, &t))
+		if (!into(dw, rec, w))
 			return;
-		if (dwarf_tag(&t) == DW_TAG_array_type) {
-			esize = element(dw, &t, &elem, &eoff);
-			if (!esize || !is_record(dwarf_tag(&elem)))
-				return; /* an array of scalars: the array is the member */
-			w->base += w->rel - w->rel % esize;
-			w->rel %= esize;
-			w->leaf = eoff;
-			w->msize = esize;
-			t = elem;
-		}
-		if (!is_record(dwarf_tag(&t)))
-			return;
-		*rec = t;
 	}
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The lines "STRUCT * *" of the randstruct.offsets f: structures marked but not measured. */
+static int read_shuffled(struct dtype_file *f, FILE *in)
+{
+	char line[256], st[128], a[8], b[8];
+	size_t cap = 0;
+	char **v;
+
+	while (fgets(line, sizeof(line), in)) {
+		if (sscanf(line, "%127s %7s %7s", st, a, b) != 3 || strcmp(a, "*") ||
+		    strcmp(b, "*"))
+			continue;
+		if (f->rs_nshuffled == cap) {
+			cap = cap ? 2 * cap : 64;
+			v = realloc(f->rs_shuffled, cap * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			f->rs_shuffled = v;
+		}
+		f->rs_shuffled[f->rs_nshuffled] = strdup(st);
+		if (!f->rs_shuffled[f->rs_nshuffled])
+			return -ENOMEM;
+		f->rs_nshuffled++;
+	}
+	qsort(f->rs_shuffled, f->rs_nshuffled, sizeof(*f->rs_shuffled), by_name);
+	return 0;
+}
+
+int dt_randstruct_open(struct dtype_file *f)
+{
+	const char *main = NULL;
+	char path[4096], why[128], *real, *slash;
+	struct stat st;
+	FILE *in;
+	int fd, err;
+
+	dwfl_module_info(debuginfo_module(f->di), NULL, NULL, NULL, NULL, NULL, &main, NULL);
+	real = main ? realpath(main, NULL) : NULL;
+	slash = real ? strrchr(real, '/') : NULL;
+	if (!slash) {
+		free(real);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%.*s/randstruct.offsets", (int)(slash - real), real);
+	free(real);
+	fd = safeio_open_regular(path, &st, why, sizeof(why));
+	in = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!in) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	err = read_shuffled(f, in);
+	fclose(in);
+	f->rs_file = err ? NULL : strdup(main);
+	return err ?: f->rs_file ? 0 : -ENOMEM;
+}
+
+static void layout_drop(void *l)
+{
+	layout_free(l);
+}
+
+void dt_randstruct_close(struct dtype_file *f)
+{
+	size_t i;
+
+	dt_cache_free(&f->layouts, layout_drop);
+	for (i = 0; i < f->rs_nshuffled; i++)
+		free(f->rs_shuffled[i]);
+	free(f->rs_shuffled);
+	free(f->rs_file);
+}
+
+/*
+ * Whether the plugin shuffles rec though no offsets were asked: marked in
+ * the source (the file's list), or made of function pointers alone (and
+ * records of them), which it shuffles unmarked.
+ */
+static bool shuffled(struct dtype_file *f, Dwarf_Die *rec, int depth)
+{
+	const char *name = dwarf_diename(rec);
+	Dwarf_Die m, t;
+	Dwarf_Off type, p;
+	__u64 at, size;
+	bool any = false;
+
+	if (!depth && name &&
+	    bsearch(&name, f->rs_shuffled, f->rs_nshuffled, sizeof(char *), by_name))
+		return true;
+	if (depth > 4 || dwarf_child(rec, &m) != 0)
+		return false;
+	do {
+		if (dwarf_tag(&m) != DW_TAG_member)
+			continue;
+		if (!member_range(f->dw, &m, &at, &size, &type) || !dt_peel(f->dw, type, &t))
+			return false;
+		if (is_record(dwarf_tag(&t))
+			    ? !shuffled(f, &t, depth + 1)
+			    : !(p = dt_pointee(f->dw, type)) || !dt_peel(f->dw, p, &t) ||
+				      dwarf_tag(&t) != DW_TAG_subroutine_type)
+			return false;
+		any = true;
+	} while (dwarf_siblingof(&m, &m) == 0);
+	return any;
+}
+
+/*
+ * On a randstruct plugin build, the record rec by the offsets
+ * its code uses into w: true when the file has them for it (the member at
+ * w->rel, then down it by DWARF: the plugin shuffles a struct's own members,
+ * which keep their types), false to name by the DWARF's.
+ */
+static bool code_member(struct dtype_file *f, Dwarf_Die *rec, struct walk *w)
+{
+	Dwarf_Off type = dwarf_dieoffset(rec);
+	const struct layout_member *m;
+	struct layout *l;
+	bool found;
+	Dwarf_Die t;
+
+	l = dt_cache_get(&f->layouts, type, &found);
+	if (!found) {
+		if (layout_of_die(rec, f->rs_file, &l))
+			l = NULL;
+		else if (!l->code_offsets) {
+			layout_free(l);
+			l = NULL;
+		}
+		if (dt_cache_put(&f->layouts, type, l)) {
+			layout_free(l);
+			return false;
+		}
+	}
+	if (!l)
+		return shuffled(f, rec, 0); /* no member named by the DWARF's layout */
+	m = layout_member_at(l, w->rel);
+	if (!m)
+		return true; /* a hole, or a bitfield the offsets leave unplaced: the object */
+	add_name(w, m->name);
+	w->moff = m->offset;
+	w->rel -= m->offset;
+	w->msize = m->size;
+	w->leaf = m->type_off;
+	if (into(f->dw, &t, w))
+		walk_members(f->dw, &t, w);
+	return true;
 }
 
 void dt_member(struct dtype_file *f, Dwarf_Off type, __s64 off, struct dt_res *r)
@@ -161,7 +339,7 @@ void dt_member(struct dtype_file *f, Dwarf_Off type, __s64 off, struct dt_res *r
 	w.rel = off;
 	w.msize = size;
 	w.leaf = type;
-	if (is_record(dwarf_tag(&d)))
+	if (is_record(dwarf_tag(&d)) && !(f->rs_file && code_member(f, &d, &w)))
 		walk_members(f->dw, &d, &w);
 	r->a.type = dt_type_name(f, type);
 	r->a.type_size = size;

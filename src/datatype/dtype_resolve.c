@@ -68,7 +68,7 @@ int dtype_open(struct dtype_file **out, struct debuginfo *di)
 	if (!err) {
 		f->env = file_cfg_env(f->fc);
 		open_cfi(f);
-		err = dt_vars_load(f);
+		err = dt_vars_load(f) ?: dt_randstruct_open(f);
 	}
 	if (err) {
 		dtype_close(f);
@@ -86,6 +86,7 @@ void dtype_close(struct dtype_file *f)
 	dt_cache_free(&f->funcs, func_free);
 	dt_cache_free(&f->callees, NULL);
 	dt_cache_free(&f->aligns, NULL);
+	dt_randstruct_close(f);
 	dt_vars_free(f);
 	dt_strs_free(&f->strs);
 	if (f->insn)

@@ -408,6 +408,8 @@ static bool randstruct_plugin(Dwarf_Die *die)
 	return producer && strstr(producer, "randomize_layout_plugin");
 }
 
+static void code_offsets(struct layout *l, const char *file);
+
 int layout_of_die(Dwarf_Die *die, const char *file, struct layout **out)
 {
 	struct builder b = {0};
@@ -443,6 +445,8 @@ int layout_of_die(Dwarf_Die *die, const char *file, struct layout **out)
 		return err;
 	}
 	account(b.l);
+	if (b.l->randstruct_plugin && file && *file)
+		code_offsets(b.l, file);
 	*out = b.l;
 	return 0;
 }
@@ -689,11 +693,7 @@ int layout_find(struct debuginfo *di, const char *file, const char *name, struct
 	s.name = parse_name(name, &s.kind);
 	s.len = strlen(s.name);
 	if (each_top(dw, is_match, &s)) {
-		int err = layout_of_die(&s.found, file, out);
-
-		if (!err && (*out)->randstruct_plugin && file)
-			code_offsets(*out, file);
-		return err;
+		return layout_of_die(&s.found, file, out);
 	}
 	if (closest && len && s.len < 128) {
 		/* a name more than half wrong suggests nothing */

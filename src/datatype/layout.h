@@ -81,7 +81,11 @@ struct layout {
  */
 int layout_find(struct debuginfo *di, const char *file, const char *name, struct layout **out,
 		char *closest, size_t len);
-/* The layout of the struct, union or typedef at die. */
+/*
+ * The layout of the struct, union or typedef at die; of a unit built by
+ * GCC's randstruct plugin, with the offsets its code uses when file (the
+ * ELF file it was read from) has them beside it (code_offsets).
+ */
 int layout_of_die(Dwarf_Die *die, const char *file, struct layout **out);
 void layout_free(struct layout *l);
 

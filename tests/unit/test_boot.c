@@ -442,8 +442,8 @@ static void test_diff_model(void **state)
 		 boot_recording(&(struct side){"bni.data", BASE_CMD, "insns", 3, false, NULL, true},
 				0));
 	diff_case("boot-diff-model-insns-nocosts", b,
-		  boot_recording(&(struct side){"hni.data", HARD_CMD, "insns", 3, false, NULL, true},
-				 1),
+		  boot_recording(
+			  &(struct side){"hni.data", HARD_CMD, "insns", 3, false, NULL, true}, 1),
 		  "k = d[\"kernel\"]; assert d[\"costs\"] is None and k[\"est_cycles\"] is None;"
 		  " assert k[\"cr3_writes\"][\"delta\"] == 100");
 }

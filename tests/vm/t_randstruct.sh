@@ -16,12 +16,12 @@
 #     names (the seed, and RANDSTRUCT_FULL as randstruct_full's option);
 #   - each kernel boots under vm-run.sh --model cache and records big-fork
 #     in the model's window (a warm-up run outside it), the counts merged;
-#   - diff --model --data (when this build has it): task_struct on both
-#     sides and every access and miss of a side's window in its types and
-#     (untyped): the counts are the recordings'; each of task_struct's
-#     top-level members at the offsets of base's layout on the base side
-#     (rand's side names members by its DWARF's offsets, which are not the
-#     code's: said, not asserted).
+#   - diff --model --data: task_struct on both sides and every access and
+#     miss of a side's window in its types and (untyped): the counts are
+#     the recordings'; each of task_struct's top-level members at the
+#     offsets of each build's layout, rand's those its code uses (the
+#     resolver names rand's members by randstruct.offsets, not by the
+#     plugin's DWARF).
 # kernels: base rand
 # shellcheck source=tests/vm/vm.sh
 . "$(dirname "$0")/vm.sh"
@@ -147,10 +147,6 @@ grep -qx "#   config BUILD_SALT: \"\" -> \"randstruct-seed=$SEED\"" "$TMP/diff.t
 echo "provenance: rand's recording keeps CONFIG_RANDSTRUCT_FULL=y and its seed; diff names both"
 
 # --- diff --model --data: the data view (issue 46 items 1 and 3) -----------
-if ! grep -q -- '--data' <<<"$("$KP" diff --help)"; then
-	echo "diff --model --data: not in this build; the layouts and recordings checked"
-	exit 0
-fi
 J=$TMP/data.json
 "$KP" diff --model --data --json -n 1000000 "$TMP/base/m.data" "$TMP/rand/m.data" >"$J" 2>"$TMP/err" ||
 	fail "diff --model --data: $(cat "$TMP/err")"
@@ -180,6 +176,8 @@ for m in ts["members"]:
         continue
     if m["base_offset"] is not None:
         assert m["base_offset"] == top["base_offset"], (m, top)
+    if m["hard_offset"] is not None:
+        assert m["hard_offset"] == top["hardened_offset"], (m, top)
     n += 1
 moved = sorted(ts["members"], key=lambda m: -abs(m["change"]))[:5]
 print("diff --model --data: task_struct %+d misses (%d accesses base, %d rand), %d members at "
