@@ -181,14 +181,14 @@ static int read_shuffled(struct dtype_file *f, FILE *in)
 
 int dt_randstruct_open(struct dtype_file *f)
 {
-	const char *main = NULL;
+	const char *mainfile = NULL;
 	char path[4096], why[128], *real, *slash;
 	struct stat st;
 	FILE *in;
 	int fd, err;
 
-	dwfl_module_info(debuginfo_module(f->di), NULL, NULL, NULL, NULL, NULL, &main, NULL);
-	real = main ? realpath(main, NULL) : NULL;
+	dwfl_module_info(debuginfo_module(f->di), NULL, NULL, NULL, NULL, NULL, &mainfile, NULL);
+	real = mainfile ? realpath(mainfile, NULL) : NULL;
 	slash = real ? strrchr(real, '/') : NULL;
 	if (!slash) {
 		free(real);
@@ -205,7 +205,7 @@ int dt_randstruct_open(struct dtype_file *f)
 	}
 	err = read_shuffled(f, in);
 	fclose(in);
-	f->rs_file = err ? NULL : strdup(main);
+	f->rs_file = err ? NULL : strdup(mainfile);
 	return err ?: f->rs_file ? 0 : -ENOMEM;
 }
 
