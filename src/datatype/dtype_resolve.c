@@ -354,6 +354,51 @@ static bool barrier(const cs_insn *in)
 	       !x->operands[1].imm;
 }
 
+/*
+ * A rep-prefixed string instruction: the model counts each iteration at its
+ * PC, and they walk the object from where the registers start; which
+ * member each touches no static operand says.  SSE's movsd and cmpsd share
+ * ids with the string forms and carry F2/F3 as part of their opcode: they
+ * have an XMM operand, or memory off another base.
+ */
+static bool rep_string(const cs_insn *in)
+{
+	static const unsigned int ids[] = {
+		X86_INS_STOSB, X86_INS_STOSW, X86_INS_STOSD, X86_INS_STOSQ, X86_INS_MOVSB,
+		X86_INS_MOVSW, X86_INS_MOVSD, X86_INS_MOVSQ, X86_INS_LODSB, X86_INS_LODSW,
+		X86_INS_LODSD, X86_INS_LODSQ, X86_INS_SCASB, X86_INS_SCASW, X86_INS_SCASD,
+		X86_INS_SCASQ, X86_INS_CMPSB, X86_INS_CMPSW, X86_INS_CMPSD, X86_INS_CMPSQ,
+	};
+	const cs_x86 *x = &in->detail->x86;
+	bool string = false;
+	unsigned int i;
+
+	if (x->prefix[0] != X86_PREFIX_REP && x->prefix[0] != X86_PREFIX_REPNE)
+		return false;
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		string |= in->id == ids[i];
+	for (i = 0; string && i < x->op_count; i++) {
+		const cs_x86_op *o = &x->operands[i];
+
+		if (o->type == X86_OP_MEM)
+			string = (o->mem.base == X86_REG_RDI || o->mem.base == X86_REG_RSI) &&
+				 !o->mem.disp && o->mem.index == X86_REG_INVALID;
+		else if (o->type == X86_OP_REG)
+			string = o->reg < X86_REG_XMM0 || o->reg > X86_REG_XMM31;
+	}
+	return string;
+}
+
+/* The whole object of a typed access: its members are not known. */
+static void whole_object(struct dtype_access *a)
+{
+	if (a->how == DT_UNTYPED || a->how == DT_STACK_OP || a->how == DT_CANARY)
+		return;
+	a->member = "";
+	a->offset = a->moffset = 0;
+	a->msize = a->type_size;
+}
+
 static void resolve_pc(struct dtype_file *f, __u64 pc, struct dt_pc *e)
 {
 	struct dt_mem m[DTYPE_MAX_ACCESS];
@@ -361,7 +406,7 @@ static void resolve_pc(struct dtype_file *f, __u64 pc, struct dt_pc *e)
 	struct dt_func *fn;
 	struct dt_res r;
 	unsigned int nm, i;
-	bool stack_op;
+	bool stack_op, rep;
 
 	if (!dt_decode(f, pc)) {
 		dt_untyped(f, &r, "no instruction there");
@@ -370,6 +415,7 @@ static void resolve_pc(struct dtype_file *f, __u64 pc, struct dt_pc *e)
 	}
 	nm = dt_mems(f->insn, m);
 	stack_op = dt_stack_op(f->insn);
+	rep = rep_string(f->insn);
 	if (barrier(f->insn)) {
 		dt_untyped(f, &r, "a memory barrier's access to the stack");
 		e->a[e->n++] = r.a;
@@ -394,6 +440,8 @@ static void resolve_pc(struct dtype_file *f, __u64 pc, struct dt_pc *e)
 		if (r.a.how == DT_UNTYPED && fn && !fn->dwarf &&
 		    !strncmp(r.a.why, "no type for", 11))
 			r.a.why = "assembly or no DWARF"; /* what its registers hold, none says */
+		if (rep)
+			whole_object(&r.a);
 		e->a[e->n++] = r.a;
 	}
 }
