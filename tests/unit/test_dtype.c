@@ -119,10 +119,19 @@ static const char fixture_src[] =
 	"    \"\tadd $24, %rsp\\n\"\n"
 	"    \"\tret\\n\"\n"
 	"    \".size kp_spill, .-kp_spill\\n\");\n"
+	"long kp_rep(void);\n"
+	"asm(\".text\\n.globl kp_rep\\n.type kp_rep,@function\\nkp_rep:\\n\"\n"
+	"    \"\\tlea items+48(%rip), %rdi\\n\"\n"
+	"    \"\\tmov $6, %ecx\\n\"\n"
+	"    \"\\txor %eax, %eax\\n\"\n"
+	"    \"\\trep stosq\\n\"\n"
+	"    \"\\tmovsd items+8(%rip), %xmm0\\n\"\n"
+	"    \"\\tret\\n\"\n"
+	"    \".size kp_rep, .-kp_rep\\n\");\n"
 	"int main(int argc, char **argv)\n"
 	"{\n"
 	"\treturn kp_param(&first) + kp_global(argc) + kp_tls() + kp_stack(argc) + kp_untyped() + kp_canary(argc) +\n"
-	"\t       kp_flow() + kp_spill();\n"
+	"\t       kp_flow() + kp_spill() + kp_rep();\n"
 	"}\n";
 
 struct fixture {
@@ -242,6 +251,13 @@ static void test_fixture(void **state)
 			     "stack struct node * (8) - +0 at 0 size 8\n"
 			     "flow struct node (24) count +16 at 16 size 4\n"
 			     "stackop (stack operation)\n"},
+		/*
+		 * rep stosq's iterations walk the element from its start: the whole
+		 * object's; SSE's movsd, whose F2 is its opcode's, one member's
+		 */
+		{"kp_rep", "flow struct item (48) - +0 at 0 size 48\n"
+			   "global struct item (48) weight +8 at 8 size 8\n"
+			   "stackop (stack operation)\n"},
 	};
 	struct fixture *f = tu_fixture(state);
 	struct dtype_file *d;
