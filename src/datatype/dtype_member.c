@@ -78,7 +78,8 @@ static bool member_at(Dwarf *dw, Dwarf_Die *rec, __u64 rel, Dwarf_Die *m, __u64 
 	do {
 		if (dwarf_tag(m) != DW_TAG_member || !member_range(dw, m, at, size, type))
 			continue;
-		if (rel >= *at && rel < *at + (*size ? *size : 1))
+		/* a zero-sized member (an empty struct, a flexible array) holds no byte */
+		if (rel >= *at && rel < *at + *size)
 			return true;
 	} while (dwarf_siblingof(m, m) == 0);
 	return false;
@@ -128,21 +129,32 @@ static bool into(Dwarf *dw, Dwarf_Die *rec, struct walk *w)
 	return true;
 }
 
-/* Down from the record rec through the members covering w->rel. */
-static void walk_members(Dwarf *dw, Dwarf_Die *rec, struct walk *w)
+static bool shuffled(struct dtype_file *f, Dwarf_Die *rec, int depth);
+static bool code_layout(struct dtype_file *f, Dwarf_Die *rec, struct layout **out);
+
+/*
+ * Down from the record rec through the members covering w->rel.  On a
+ * randstruct plugin build, a member whose own type the plugin shuffles is
+ * where it stops: its DWARF's offsets are not the code's.
+ */
+static void walk_members(struct dtype_file *f, Dwarf_Die *rec, struct walk *w)
 {
+	struct layout *l;
 	Dwarf_Die m;
 	Dwarf_Off type;
 	__u64 at, size;
 	int depth;
 
-	for (depth = 0; depth < 16 && member_at(dw, rec, w->rel, &m, &at, &size, &type); depth++) {
+	for (depth = 0; depth < 16 && member_at(f->dw, rec, w->rel, &m, &at, &size, &type);
+	     depth++) {
 		add_name(w, dwarf_diename(&m));
 		w->moff += at;
 		w->rel -= at;
 		w->msize = size;
 		w->leaf = type;
-		if (!into(dw, rec, w))
+		if (!into(f->dw, rec, w))
+			return;
+		if (f->rs_file && (shuffled(f, rec, 0) || (code_layout(f, rec, &l) && l)))
 			return;
 	}
 }
@@ -259,18 +271,14 @@ static bool shuffled(struct dtype_file *f, Dwarf_Die *rec, int depth)
 }
 
 /*
- * On a randstruct plugin build, the record rec by the offsets
- * its code uses into w: true when the file has them for it (the member at
- * w->rel, then down it by DWARF: the plugin shuffles a struct's own members,
- * which keep their types), false to name by the DWARF's.
+ * The layout of rec by the offsets its code uses into *out, NULL when the
+ * file has none for it; false when out of memory.
  */
-static bool code_member(struct dtype_file *f, Dwarf_Die *rec, struct walk *w)
+static bool code_layout(struct dtype_file *f, Dwarf_Die *rec, struct layout **out)
 {
 	Dwarf_Off type = dwarf_dieoffset(rec);
-	const struct layout_member *m;
 	struct layout *l;
 	bool found;
-	Dwarf_Die t;
 
 	l = dt_cache_get(&f->layouts, type, &found);
 	if (!found) {
@@ -285,6 +293,25 @@ static bool code_member(struct dtype_file *f, Dwarf_Die *rec, struct walk *w)
 			return false;
 		}
 	}
+	*out = l;
+	return true;
+}
+
+/*
+ * On a randstruct plugin build, the record rec by the offsets its code uses into
+ * w: true when the file has them for it (the member at w->rel, then down it
+ * by DWARF, unless the plugin shuffles that member's type too), or when the
+ * plugin shuffles rec without them (the whole object); false to name by
+ * the DWARF's.
+ */
+static bool code_member(struct dtype_file *f, Dwarf_Die *rec, struct walk *w)
+{
+	const struct layout_member *m;
+	struct layout *l;
+	Dwarf_Die t;
+
+	if (!code_layout(f, rec, &l))
+		return false;
 	if (!l)
 		return shuffled(f, rec, 0); /* no member named by the DWARF's layout */
 	m = layout_member_at(l, w->rel);
@@ -295,8 +322,8 @@ static bool code_member(struct dtype_file *f, Dwarf_Die *rec, struct walk *w)
 	w->rel -= m->offset;
 	w->msize = m->size;
 	w->leaf = m->type_off;
-	if (into(f->dw, &t, w))
-		walk_members(f->dw, &t, w);
+	if (into(f->dw, &t, w) && !shuffled(f, &t, 0))
+		walk_members(f, &t, w);
 	return true;
 }
 
@@ -340,7 +367,7 @@ void dt_member(struct dtype_file *f, Dwarf_Off type, __s64 off, struct dt_res *r
 	w.msize = size;
 	w.leaf = type;
 	if (is_record(dwarf_tag(&d)) && !(f->rs_file && code_member(f, &d, &w)))
-		walk_members(f->dw, &d, &w);
+		walk_members(f, &d, &w);
 	r->a.type = dt_type_name(f, type);
 	r->a.type_size = size;
 	r->a.member = dt_intern(f, w.path);
