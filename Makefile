@@ -335,6 +335,7 @@ bench: all static
 	tests/bench/stacks.sh
 	tests/bench/vm_model.sh || [ $$? -eq 77 ]
 	tests/bench/model_est.sh || [ $$? -eq 77 ]
+	tests/bench/data_types.sh || [ $$? -eq 77 ]
 
 demo:
 	scripts/install-deps.sh --if-missing
