@@ -31,6 +31,8 @@
 #include "record/stackstore.h"
 #include "record/ustack_dwarf.h"
 #include "symbols/ksyms.h"
+#include "system/provenance.h"
+#include "util/kv.h"
 
 static const char *const stage_names[] = {
 	[STAGE_LOAD_BPF] = "loading BPF programs",
@@ -384,6 +386,27 @@ static int probe_events(const struct record_opts *o, char *why, size_t len)
 	return pmu_event_probe(&o->sample_event, "-e", o->period, o->freq, why, len);
 }
 
+/*
+ * GCC's randstruct plugin leaves the declared layout of the structures it
+ * shuffles in the DWARF, and so in the BTF pahole makes from it (6.1 builds
+ * the two together only under COMPILE_TEST): CO-RE would read task_struct's
+ * tgid, stack and mm elsewhere, and every process look like none of the
+ * workload's.  record --model attaches nothing and is not refused.
+ */
+static bool btf_misplaced(void)
+{
+	struct kv_list config = {};
+	const char *v;
+	bool bad;
+
+	if (provenance_config(&config, NULL))
+		return false;
+	v = kv_get(&config, "CONFIG_GCC_PLUGIN_RANDSTRUCT");
+	bad = v && !strcmp(v, "y");
+	kv_list_free(&config);
+	return bad;
+}
+
 static int record(struct session *s)
 {
 	char why[512] = "";
@@ -395,6 +418,15 @@ static int record(struct session *s)
 		fprintf(stderr,
 			"kprotperf %s: this kernel has no BTF (/sys/kernel/btf/vmlinux): "
 			"kprotperf needs a kernel built with CONFIG_DEBUG_INFO_BTF=y\n",
+			s->o->cmd);
+		return 1;
+	}
+	if (btf_misplaced()) {
+		fprintf(stderr,
+			"kprotperf %s: this kernel was built by GCC's randstruct plugin, whose BTF "
+			"keeps the declared layout of the structures it shuffles (task_struct): "
+			"BPF would read the wrong fields; record --model only, or build it with "
+			"clang's randstruct\n",
 			s->o->cmd);
 		return 1;
 	}

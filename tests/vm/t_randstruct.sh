@@ -14,6 +14,8 @@
 #   - rand's manifest and config hold the seed (CONFIG_BUILD_SALT), and a
 #     recording made on rand keeps both in its provenance, which diff
 #     names (the seed, and RANDSTRUCT_FULL as randstruct_full's option);
+#   - record (BPF) on rand is refused in one line, no file: its BTF, made
+#     from the plugin's DWARF, has task_struct's declared layout;
 #   - each kernel boots under vm-run.sh --model cache and records big-fork
 #     in the model's window (a warm-up run outside it), the counts merged;
 #   - diff --model --data: task_struct on both sides and every access and
@@ -117,11 +119,11 @@ print([m["offset"] for m in json.load(open(sys.argv[1]))["members"] if m["member
 done
 [ "$code_base" != "$code_rand" ] || fail "rand's code has comm and alloc_lock where base's has them"
 
-run() {	# $1 label, $2 kernel folder
+run() {	# $1 label, $2 kernel folder, $3 what the guest runs after the window
 	local start=$SECONDS rc=0
 	# the warm-up run outside the window: slab caches grown, code translated
 	KP="$KP" "$VR" --kernel "$2" --model cache --out "$TMP/$1" --timeout 900 -- sh -c \
-		"big-fork $FORKS >/dev/null; kprotperf record --model -q -o m.data -- big-fork $FORKS" \
+		"big-fork $FORKS >/dev/null; kprotperf record --model -q -o m.data -- big-fork $FORKS${3:+; $3}" \
 		>"$TMP/$1.out" 2>"$TMP/$1.err" </dev/null || rc=$?
 	[ "$rc" -eq 0 ] || fail "$1: vm-run exited $rc: $(tail -3 "$TMP/$1.err")"
 	[ "$(q "$TMP/$1/m.data" "SELECT value FROM meta WHERE key = 'model.state'")" = counted ] ||
@@ -131,7 +133,14 @@ run() {	# $1 label, $2 kernel folder
 	echo "randstruct: $1 booted, ran and merged in $((SECONDS - start)) s"
 }
 run base "$KBASE"
-run rand "$KRAND"
+run rand "$KRAND" "kprotperf record -q -o plain.data -- true 2>refused.err; echo \$? >refused.rc"
+
+# record's BPF on rand: refused, its BTF having the DWARF's declared layout
+want="kprotperf record: this kernel was built by GCC's randstruct plugin, whose BTF keeps the declared layout of the structures it shuffles (task_struct): BPF would read the wrong fields; record --model only, or build it with clang's randstruct"
+[ "$(cat "$TMP/rand/refused.rc")" = 1 ] && [ "$(cat "$TMP/rand/refused.err")" = "$want" ] &&
+	[ ! -e "$TMP/rand/plain.data" ] ||
+	fail "record on rand: exit $(cat "$TMP/rand/refused.rc"): $(cat "$TMP/rand/refused.err")"
+echo "record on rand: refused in one line, no file (record --model ran)"
 
 # the provenance: rand's config and seed kept, base's without them
 [ "$(q "$TMP/rand/m.data" "SELECT value FROM config WHERE option = 'CONFIG_RANDSTRUCT_FULL'")" = y ] ||
