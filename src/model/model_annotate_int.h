@@ -32,6 +32,9 @@ struct model_map_list {
 	struct model_map *m; /* path and build_id owned */
 	size_t n, cap;
 };
+/* model_place.c: each distinct mapping of df's files into l (-ENOMEM, or as data/ readers fail). */
+int model_map_list_read(struct datafile *df, struct model_map_list *l);
+void model_map_list_free(struct model_map_list *l);
 
 struct model_ann {
 	struct datafile *df;

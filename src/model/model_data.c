@@ -18,6 +18,7 @@
 
 #include "data/datafile.h"
 #include "datatype/dtype.h"
+#include "model/model_annotate_int.h"
 #include "symbols/elfsym.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/user_frames.h"
@@ -52,8 +53,7 @@ struct collect {
 	struct datafile *df;
 	struct dtype_file *kdt; /* NULL: the kernel's PCs untyped, d->kernel_note says why */
 	__u64 slide;		/* runtime minus link-time kernel addresses */
-	struct model_map *maps;
-	size_t nmaps, mcap;
+	struct model_map_list maps;
 	struct ufile *files;
 	size_t nfiles, fcap;
 	struct part *parts;
@@ -92,26 +92,6 @@ static void counts_add(struct mdata_counts *a, const struct mdata_counts *b)
 		a->v[i] += b->v[i];
 }
 
-static int map_row(const struct model_map *m, void *ctx)
-{
-	struct collect *c = ctx;
-	struct model_map *d;
-
-	if (array_reserve((void **)&c->maps, &c->mcap, c->nmaps + 1, sizeof(*c->maps)))
-		return -ENOMEM;
-	d = &c->maps[c->nmaps];
-	*d = *m;
-	d->path = strdup(m->path);
-	d->build_id = strdup(m->build_id);
-	if (!d->path || !d->build_id) {
-		free((char *)d->path);
-		free((char *)d->build_id);
-		return -ENOMEM;
-	}
-	c->nmaps++;
-	return 0;
-}
-
 /* The resolver of the file m maps, opened the first time; *out NULL: no DWARF. */
 static int user_resolver(struct collect *c, const struct model_map *m, struct ufile **out)
 {
@@ -141,12 +121,12 @@ static const struct model_map *user_map(const struct collect *c, __u64 pc, const
 	const struct model_map *any = NULL;
 	size_t i;
 
-	for (i = 0; i < c->nmaps; i++) {
-		if (pc < c->maps[i].start || pc >= c->maps[i].end)
+	for (i = 0; i < c->maps.n; i++) {
+		if (pc < c->maps.m[i].start || pc >= c->maps.m[i].end)
 			continue;
-		if (!strcmp(c->maps[i].path, module))
-			return &c->maps[i];
-		any = any ?: &c->maps[i];
+		if (!strcmp(c->maps.m[i].path, module))
+			return &c->maps.m[i];
+		any = any ?: &c->maps.m[i];
 	}
 	return *module == '/' ? NULL : any;
 }
@@ -467,11 +447,7 @@ static void collect_free(struct collect *c)
 		user_file_close(&c->files[i].uf);
 	}
 	free(c->files);
-	for (i = 0; i < c->nmaps; i++) {
-		free((char *)c->maps[i].path);
-		free((char *)c->maps[i].build_id);
-	}
-	free(c->maps);
+	model_map_list_free(&c->maps);
 	dtype_close(c->kdt);
 }
 
@@ -510,7 +486,7 @@ int mdata_collect(struct mdata *d, struct datafile *df, struct kernel_dwarf *kd,
 	if (err)
 		return err;
 	d->line = d->mc.geoms[geom].cache[1][2] ?: 64;
-	err = kernel_open(&c, kd, note) ?: model_maps(df, map_row, &c)
+	err = kernel_open(&c, kd, note) ?: model_map_list_read(df, &c.maps)
 		?: model_each_pc(df, geom, pc_row, &c) ?: merge(&c);
 	if (!err && d->nupcs)
 		err = model_functions(df, geom, start_row, d);

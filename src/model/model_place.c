@@ -53,7 +53,7 @@ static int map_row(const struct model_map *m, void *ctx)
 	return 0;
 }
 
-static void maps_free(struct model_map_list *l)
+void model_map_list_free(struct model_map_list *l)
 {
 	size_t i;
 
@@ -99,13 +99,18 @@ int model_pc_place(struct model_ann *a, __u64 pc, const char *module, const stru
 	return err;
 }
 
+int model_map_list_read(struct datafile *df, struct model_map_list *l)
+{
+	return model_maps(df, map_row, l);
+}
+
 int model_place_open(struct model_ann *a)
 {
-	return model_maps(a->df, map_row, &a->maps);
+	return model_map_list_read(a->df, &a->maps);
 }
 
 void model_place_close(struct model_ann *a)
 {
 	user_file_close(&a->uf);
-	maps_free(&a->maps);
+	model_map_list_free(&a->maps);
 }
