@@ -25,7 +25,8 @@ if ! scripts/vm-run.sh --check-host >"$TMP/check" 2>&1; then
 	echo "data_types: skipped: $(tail -1 "$TMP/check")"
 	exit 77
 fi
-mapfile -t args < <(tests/vm/kernels.sh args base)
+args=$(bash tests/vm/kernels.sh args base)
+mapfile -t args <<<"$args"
 kdir=$(scripts/kernel-build.sh -q "${args[@]}" | tail -1)
 KP="$KP" scripts/vm-run.sh --kernel "$kdir" --model cache --out "$TMP/vm" --timeout 900 -- sh -c \
 	'big-fork 10 >/dev/null; kprotperf record --model -q -o m.data -- big-fork 10' \
@@ -43,7 +44,7 @@ share = d["kernel_typed_share"]
 print("data types, big-fork 10 on the base build: %d loads and stores; typed %.1f%%, kernel %.1f%%, user %s"
       % (d["accesses"], 100 * d["typed_share"], 100 * share,
          "-" if d["user_typed_share"] is None else "%.1f%%" % (100 * d["user_typed_share"])))
-print("goal: kernel_typed_share >= 0.75: %s (%.3f)" % ("met" if share >= 0.75 else "MISSED", share))
+print("goal: kernel_typed_share >= 0.75: %s (%.4f)" % ("met" if share >= 0.75 else "MISSED", share))
 print("report --model --data: %s s, %d MB" % (secs, int(kb) // 1024))
 print("the kernel's untyped PCs by accesses:")
 for u in [u for u in d["untyped"] if u["module"] == "[kernel]"][:8]:
