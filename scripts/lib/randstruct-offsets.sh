@@ -69,5 +69,5 @@ grep -rl --include='*.[ch]' -e '__randomize_layout' "$WORK/source/" 2>/dev/null 
 	xargs -r awk '/^(struct|union) [A-Za-z_0-9]+ *\{/ { n = $2 }
 		/^\}.*__randomize_layout/ { if (n) print n }' | sort -u |
 	while read -r s; do
-		[[ $asked == *[[:space:]]$s[[:space:]]* ]] || echo "$s * *"
+		[[ $asked == *[[:space:]]${s}[[:space:]]* ]] || echo "$s * *"
 	done
