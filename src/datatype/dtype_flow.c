@@ -56,6 +56,12 @@ static struct dt_reg loaded(struct dtype_file *f, const struct dt_func *fn, __u6
 	return out;
 }
 
+/* Whether a points into an object at a t. */
+static bool within(struct dtype_file *f, const struct dt_reg *a, Dwarf_Off t)
+{
+	return a->type && t && dt_holds(f, a->type, a->off, t, 0);
+}
+
 /* A pointer to the variable at addr (a constant or rip-relative address). */
 static struct dt_reg address_of(struct dtype_file *f, __u64 addr)
 {
@@ -71,15 +77,40 @@ static struct dt_reg address_of(struct dtype_file *f, __u64 addr)
 }
 
 /*
+ * The element size of the array member st points into (&p->pivot[0] stepped by an index
+ * keeps pointing into pivot[]); 0 when it points into none.
+ */
+static __u64 array_step(struct dtype_file *f, const struct dt_reg *st)
+{
+	__u64 moffset;
+
+	return dt_array_at(f, st->type, st->off, &moffset);
+}
+
+/* r as a pointer to some element of the array member (of esize) at moffset. */
+static void into_array(struct dt_reg *r, __u64 esize, __u64 moffset)
+{
+	r->off = (r->off - (__s64)moffset) % (__s64)esize;
+	r->off += (__s64)moffset + (r->off < 0 ? (__s64)esize : 0);
+	r->arr = true;
+	r->vtype = 0;
+}
+
+/*
  * A pointer moved by delta: by whole elements of its type it points to the same member of
- * another element (p++ over an array), whose offsets are kept in the first.
+ * another element (p++ over an array), whose offsets are kept in the first; one into some
+ * element of an array member stays in it.
  */
 static void step_by(struct dtype_file *f, struct dt_reg *r, __s64 delta)
 {
-	__u64 size = r->type ? dt_type_size(f->dw, r->type) : 0;
+	__u64 size = r->type ? dt_type_size(f->dw, r->type) : 0, esize = 0, moffset;
 
+	if (r->arr)
+		esize = dt_array_at(f, r->type, r->off, &moffset);
 	r->off += delta;
-	if (size && !(delta % (__s64)size)) {
+	if (esize) {
+		into_array(r, esize, moffset);
+	} else if (size && !(delta % (__s64)size)) {
 		r->off %= (__s64)size;
 		r->off += r->off < 0 ? (__s64)size : 0;
 	} else {
@@ -87,28 +118,11 @@ static void step_by(struct dtype_file *f, struct dt_reg *r, __s64 delta)
 	}
 }
 
-/*
- * The element size of the array member st points into (&p->pivot[0] stepped by an index
- * keeps pointing into pivot[]); 0 when it points into none.
- */
-static __u64 array_step(struct dtype_file *f, const struct dt_reg *st)
-{
-	struct dt_res r;
-	Dwarf_Attribute attr;
-	Dwarf_Die d, e;
-
-	dt_member(f, st->type, st->off, &r);
-	if (!r.a.type || !dt_peel(f->dw, r.leaf, &d) || dwarf_tag(&d) != DW_TAG_array_type ||
-	    !dwarf_formref_die(dwarf_attr_integrate(&d, DW_AT_type, &attr), &e))
-		return 0;
-	return dt_type_size(f->dw, dwarf_dieoffset(&e));
-}
-
 static struct dt_reg lea(struct dtype_file *f, __u64 pc, const struct dt_regs *regs,
 			 const struct dt_mem *m)
 {
 	struct dt_reg out = unknown;
-	__u64 size;
+	__u64 size, at;
 
 	if (m->seg)
 		return out;
@@ -122,6 +136,9 @@ static struct dt_reg lea(struct dtype_file *f, __u64 pc, const struct dt_regs *r
 			return out;
 		out = regs->r[m->base];
 		step_by(f, &out, m->disp);
+		size = dt_array_at(f, out.type, out.off, &at);
+		if (size && !(m->scale % size))
+			into_array(&out, size, at); /* which element, the index says */
 		out.vtype = 0;
 		out.how = DT_FLOW;
 		return out;
@@ -145,7 +162,8 @@ static struct dt_reg lea(struct dtype_file *f, __u64 pc, const struct dt_regs *r
 /* Whether two registers point into one object: the frame, or a pointer of one origin. */
 static bool one_object(const struct dt_reg *a, const struct dt_reg *b)
 {
-	return (a->in_frame && b->in_frame) || (a->type && a->id && a->id == b->id);
+	return (a->in_frame && b->in_frame) ||
+	       (a->type && a->id && a->id == b->id && !a->arr && !b->arr);
 }
 
 /* add or sub of dst, src (Intel order); *keep when dst stays as it was. */
@@ -169,8 +187,7 @@ static struct dt_reg add(struct dtype_file *f, const cs_insn *in, const struct d
 	if (s < 0 || s >= DT_NREGS - 1)
 		return unknown;
 	if (regs->r[s].konst && (out.type || out.in_frame)) { /* a pointer moved by a number */
-		out.off += in->id == X86_INS_ADD ? regs->r[s].k : -regs->r[s].k;
-		out.vtype = 0;
+		step_by(f, &out, in->id == X86_INS_ADD ? regs->r[s].k : -regs->r[s].k);
 		return out;
 	}
 	if (in->id == X86_INS_SUB && one_object(&out, &regs->r[s])) {
@@ -187,8 +204,7 @@ static struct dt_reg add(struct dtype_file *f, const cs_insn *in, const struct d
 		__s64 k = out.k;
 
 		out = regs->r[s];
-		out.off += k;
-		out.vtype = 0;
+		step_by(f, &out, k);
 		return out;
 	}
 	if (regs->r[s].cpu_off && out.type)
@@ -216,6 +232,125 @@ static struct dt_reg align(struct dtype_file *f, const cs_insn *in, const struct
 	out.off &= mask;
 	out.vtype = 0;
 	return out;
+}
+
+/*
+ * mov $imm into a 32- or 64-bit register: the address of a variable, else the number (a 32-bit
+ * write zero-extends); a narrower write keeps the rest of the register, whatever it was.
+ */
+static struct dt_reg immediate(struct dtype_file *f, __s64 imm, unsigned int size)
+{
+	__u64 v = size == 4 ? (__u32)imm : (__u64)imm;
+	struct dt_reg out = unknown;
+
+	if (size < 4)
+		return out;
+	out = address_of(f, v);
+	if (!out.type) {
+		out.konst = true;
+		out.k = (__s64)v;
+	}
+	return out;
+}
+
+/* Whether r holds the number 0: NULL, when it is a pointer. */
+static bool null(const struct dt_reg *r)
+{
+	return r->konst && !r->k && !r->type && !r->in_frame && !r->cpu_off;
+}
+
+static bool same(const struct dt_reg *a, const struct dt_reg *b)
+{
+	return a->type == b->type && a->off == b->off && a->cpu_off == b->cpu_off &&
+	       a->vtype == b->vtype && a->in_frame == b->in_frame && a->konst == b->konst &&
+	       a->k == b->k && a->arr == b->arr;
+}
+
+/* Whether the types a and b are one, as two units may describe it. */
+static bool one_type(struct dtype_file *f, Dwarf_Off a, Dwarf_Off b)
+{
+	return a && b && (a == b || (dt_holds(f, a, 0, b, 0) && dt_holds(f, b, 0, a, 0)));
+}
+
+/* Whether a and b point at one offset of one type. */
+static bool equal(struct dtype_file *f, const struct dt_reg *a, const struct dt_reg *b)
+{
+	return a->off == b->off && a->arr == b->arr && one_type(f, a->type, b->type);
+}
+
+/*
+ * Whether a and b point into one array member of one object, each at an element (a loop's
+ * pointer on its way in and around): into *out, as a pointer to some element of it.
+ */
+static bool one_array(struct dtype_file *f, const struct dt_reg *a, const struct dt_reg *b,
+		      struct dt_reg *out)
+{
+	__u64 ea, eb, ma, mb;
+
+	if ((same(a, b) && !a->arr) || !one_type(f, a->type, b->type))
+		return false;
+	ea = dt_array_at(f, a->type, a->off, &ma);
+	eb = dt_array_at(f, b->type, b->off, &mb);
+	/*
+	 * Exact pointers an element apart: a loop's p++ (two constants further apart are more
+	 * likely two members: a union's alternatives, which the first one's array may cover)
+	 */
+	if (!ea || ea != eb || ma != mb || (a->off - b->off) % (__s64)ea ||
+	    (!a->arr && !b->arr && a->off - b->off != (__s64)ea && b->off - a->off != (__s64)ea))
+		return false;
+	*out = *a;
+	out->id = a->id == b->id ? a->id : 0;
+	into_array(out, ea, ma);
+	return true;
+}
+
+/*
+ * What a register holds when it may hold a or b (ways into a block, a cmov): what both hold,
+ * of one origin only when both are; a pointer against NULL is the pointer, as an access through
+ * the register on NULL's way would fault (the ternary `p ? p->x : NULL`, a NULL array); a
+ * pointer into an object against a pointer to what the object holds there is the latter.
+ */
+static struct dt_reg either(struct dtype_file *f, const struct dt_reg *a, const struct dt_reg *b)
+{
+	struct dt_reg out = *a;
+
+	if (null(a) && b->type)
+		return *b;
+	if (null(b) && a->type)
+		return *a;
+	if (one_array(f, a, b, &out))
+		return out;
+	if (same(a, b) || equal(f, a, b)) {
+		out.vtype = a->vtype == b->vtype ? a->vtype : 0;
+		out.id = a->id == b->id ? a->id : 0; /* the same type from two origins */
+		return out;
+	}
+	if (!b->off && within(f, a, b->type))
+		out = *b;
+	else if (a->off || !within(f, b, a->type))
+		return unknown;
+	out.id = 0;
+	return out;
+}
+
+/* cmov src into the 64-bit dst: dst keeps its value or takes src's. */
+static struct dt_reg cmov(struct dtype_file *f, const struct dt_func *fn, const cs_insn *in,
+			  const struct dt_regs *regs, int dst)
+{
+	const cs_x86_op *src = &in->detail->x86.operands[1];
+	struct dt_reg v = unknown;
+	struct dt_mem m;
+	int s;
+
+	if (src->type == X86_OP_REG) {
+		s = dt_dwreg(src->reg);
+		if (s < 0 || s >= DT_NREGS - 1)
+			return unknown;
+		v = regs->r[s];
+	} else if (dt_mems(in, &m) == 1) {
+		v = loaded(f, fn, in->address, regs, &m);
+	}
+	return either(f, &regs->r[dst], &v);
 }
 
 /* A call's effect: the callee's result in %rax, the caller-saved registers lost. */
@@ -250,10 +385,27 @@ static struct dt_reg value(struct dtype_file *f, const struct dt_func *fn, const
 	if (x->op_count != 2)
 		return unknown;
 	switch (in->id) {
+	case X86_INS_CMOVA: /* capstone puts none of them in X86_GRP_CMOV */
+	case X86_INS_CMOVAE:
+	case X86_INS_CMOVB:
+	case X86_INS_CMOVBE:
+	case X86_INS_CMOVE:
+	case X86_INS_CMOVG:
+	case X86_INS_CMOVGE:
+	case X86_INS_CMOVL:
+	case X86_INS_CMOVLE:
+	case X86_INS_CMOVNE:
+	case X86_INS_CMOVNO:
+	case X86_INS_CMOVNP:
+	case X86_INS_CMOVNS:
+	case X86_INS_CMOVO:
+	case X86_INS_CMOVP:
+	case X86_INS_CMOVS:
+		return dt_is_reg64(dst_cs) ? cmov(f, fn, in, regs, dst) : unknown;
 	case X86_INS_MOV:
 	case X86_INS_MOVABS:
 		if (src->type == X86_OP_IMM)
-			return address_of(f, (__u64)src->imm);
+			return immediate(f, src->imm, x->operands[0].size);
 		if (!dt_is_reg64(dst_cs))
 			return unknown;
 		if (src->type == X86_OP_REG) {
@@ -286,6 +438,11 @@ static struct dt_reg value(struct dtype_file *f, const struct dt_func *fn, const
 		return dt_is_reg64(dst_cs) ? add(f, in, regs, dst) : unknown;
 	case X86_INS_AND:
 		return dt_is_reg64(dst_cs) ? align(f, in, regs, dst) : unknown;
+	case X86_INS_XOR: /* xor %eax, %eax: 0 (a 32-bit write zero-extends) */
+		return src->type == X86_OP_REG && src->reg == (unsigned int)dst_cs &&
+				       x->operands[0].size >= 4
+			       ? immediate(f, 0, 8)
+			       : unknown;
 	}
 	return unknown;
 }
@@ -411,11 +568,34 @@ static void step(struct dtype_file *f, const struct dt_func *fn, const cs_insn *
 		regs->r[dst] = v;
 }
 
+/*
+ * A variable located in the register r from here, over what flow says of r.  A scalar variable
+ * says less than a pointer flow followed into it, and so does a pointer to what flow's object
+ * holds there (&node->mr64.pivot[0] as unsigned long *): flow names the object.  The same type
+ * is taken from the variable, whose unit may describe it more (flow's may have a declaration),
+ * as the same object as flow's.
+ */
+static void located(struct dtype_file *f, const struct dt_loc *l, struct dt_reg *r)
+{
+	Dwarf_Off t = dt_pointee(f->dw, l->type);
+	bool same_type = l->kind == DT_LOC_REG && !r->off && one_type(f, r->type, t);
+	__u64 id = same_type ? r->id : l->lo << 5 | (__u64)l->reg | 1ULL << 62;
+
+	if (!same_type && t && l->kind == DT_LOC_REG && within(f, r, t))
+		return;
+	if (t || (l->kind == DT_LOC_REG && !r->type))
+		*r = (struct dt_reg){.type = t,
+				     .off = l->kind == DT_LOC_REGVAL ? -l->off : 0,
+				     .how = DT_FLOW,
+				     .name = l->name,
+				     .vtype = l->kind == DT_LOC_REG ? l->type : 0,
+				     .id = id};
+}
+
 /* The variables whose location in a register starts at pc, over what flow says. */
 static void starting(struct dtype_file *f, const struct dt_func *fn, __u64 pc, struct dt_regs *regs)
 {
 	const struct dt_loc *l;
-	Dwarf_Off t;
 	size_t lo = 0, hi = fn->nlocs, mid;
 
 	while (lo < hi) { /* the first starting at pc: locs are sorted by lo */
@@ -427,14 +607,8 @@ static void starting(struct dtype_file *f, const struct dt_func *fn, __u64 pc, s
 	}
 	for (; lo < fn->nlocs && fn->locs[lo].lo == pc; lo++) {
 		l = &fn->locs[lo];
-		if (l->kind != DT_LOC_REG && l->kind != DT_LOC_REGVAL)
-			continue;
-		t = dt_pointee(f->dw, l->type);
-		/* a scalar variable there says less than a pointer flow followed into it */
-		if (t || (l->kind == DT_LOC_REG && !regs->r[l->reg].type))
-			regs->r[l->reg] = (struct dt_reg){
-				t,	 l->kind == DT_LOC_REGVAL ? -l->off : 0, false, DT_FLOW,
-				l->name, l->kind == DT_LOC_REG ? l->type : 0};
+		if (l->kind == DT_LOC_REG || l->kind == DT_LOC_REGVAL)
+			located(f, l, &regs->r[l->reg]);
 	}
 }
 
@@ -470,15 +644,8 @@ static bool run(struct dtype_file *f, const struct dt_func *fn, __u64 at, __u64 
 	return true;
 }
 
-static bool same(const struct dt_reg *a, const struct dt_reg *b)
-{
-	return a->type == b->type && a->off == b->off && a->cpu_off == b->cpu_off &&
-	       a->vtype == b->vtype && a->in_frame == b->in_frame && a->konst == b->konst &&
-	       a->k == b->k;
-}
-
 /* What holds on entry to a block all of whose ways in bring in or *into: true when it changed. */
-static bool meet(struct dt_regs *into, const struct dt_regs *in)
+static bool meet(struct dtype_file *f, struct dt_regs *into, const struct dt_regs *in)
 {
 	bool changed = false;
 	struct dt_slot *s;
@@ -486,13 +653,11 @@ static bool meet(struct dt_regs *into, const struct dt_regs *in)
 	int r;
 
 	for (r = 0; r < DT_NREGS; r++) {
-		if (into->r[r].id && into->r[r].id != in->r[r].id) {
-			into->r[r].id = 0; /* the same type from two origins */
-			changed = true;
-		}
-		if (same(&into->r[r], &in->r[r]) || same(&into->r[r], &unknown))
+		struct dt_reg m = either(f, &into->r[r], &in->r[r]);
+
+		if (same(&m, &into->r[r]) && m.id == into->r[r].id)
 			continue;
-		into->r[r] = unknown;
+		into->r[r] = m;
 		changed = true;
 	}
 	if (into->sp_known && (!in->sp_known || in->sp != into->sp))
@@ -531,7 +696,7 @@ static bool pass(struct dtype_file *f, struct dt_func *fn)
 			if (!fn->reached[s]) {
 				fn->in[s] = st;
 				fn->reached[s] = changed = true;
-			} else if (meet(&fn->in[s], &st)) {
+			} else if (meet(f, &fn->in[s], &st)) {
 				changed = true;
 			}
 		}

@@ -46,6 +46,7 @@ struct dt_reg {
 	__u64 id;	  /* where the pointer came from (one object), 0 unknown */
 	bool konst;	  /* holds the number k: a difference of two pointers into one object */
 	__s64 k;
+	bool arr; /* into an array member at an element not known: off is in its first */
 };
 
 #define DT_NREGS 17 /* DWARF x86_64 registers 0-16 (16: the return address) */
@@ -201,6 +202,16 @@ void dt_randstruct_close(struct dtype_file *f);
  * element, off taken modulo its size): type, member, offsets, sizes, leaf.
  */
 void dt_member(struct dtype_file *f, Dwarf_Off type, __s64 off, struct dt_res *r);
+/*
+ * The array member of scalars (or pointers) of type covering byte off: its element's size, its
+ * offset in *moffset; 0 when off is in none.
+ */
+__u64 dt_array_at(struct dtype_file *f, Dwarf_Off type, __s64 off, __u64 *moffset);
+/*
+ * Whether an object of type holds a t at byte off: it is one, or a member covering off (any of
+ * a union's) or an element does; depth 0 (it bounds the descent).
+ */
+bool dt_holds(struct dtype_file *f, Dwarf_Off type, __s64 off, Dwarf_Off t, int depth);
 /*
  * The alignment the ABI gives an object of type: DW_AT_alignment, else its members' largest
  * (a scalar's is its size); 1 when some member is not at a multiple of its own (packed)

@@ -85,6 +85,62 @@ static bool member_at(Dwarf *dw, Dwarf_Die *rec, __u64 rel, Dwarf_Die *m, __u64 
 	return false;
 }
 
+__u64 dt_array_at(struct dtype_file *f, Dwarf_Off type, __s64 off, __u64 *moffset)
+{
+	struct dt_res r;
+	Dwarf_Die d, e;
+	Dwarf_Off eo;
+
+	if (!type)
+		return 0;
+	dt_member(f, type, off, &r);
+	if (!r.a.type || !dt_peel(f->dw, r.leaf, &d) || dwarf_tag(&d) != DW_TAG_array_type)
+		return 0;
+	*moffset = r.a.moffset;
+	return element(f->dw, &d, &e, &eo);
+}
+
+/* Whether the peeled type d is t (peeled): one DIE, or two units' copies of one name and size. */
+static bool same_type(struct dtype_file *f, Dwarf_Die *d, Dwarf_Off t)
+{
+	Dwarf_Die e;
+
+	if (!dt_peel(f->dw, t, &e))
+		return false;
+	if (dwarf_dieoffset(d) == dwarf_dieoffset(&e))
+		return true;
+	return dwarf_tag(d) == dwarf_tag(&e) &&
+	       dt_type_name(f, dwarf_dieoffset(d)) == dt_type_name(f, dwarf_dieoffset(&e)) &&
+	       dt_type_size(f->dw, dwarf_dieoffset(d)) == dt_type_size(f->dw, dwarf_dieoffset(&e));
+}
+
+bool dt_holds(struct dtype_file *f, Dwarf_Off type, __s64 off, Dwarf_Off t, int depth)
+{
+	Dwarf_Die d, m, e;
+	Dwarf_Off mt, eo;
+	__u64 at, size, es;
+
+	if (off < 0 || depth > 8 || !dt_peel(f->dw, type, &d))
+		return false;
+	if (!off && same_type(f, &d, t))
+		return true;
+	if (dwarf_tag(&d) == DW_TAG_array_type) {
+		es = element(f->dw, &d, &e, &eo);
+		return es && dt_holds(f, eo, mod(off, es), t, depth + 1);
+	}
+	/* the plugin's randstruct DWARF has offsets the code does not use */
+	if (!is_record(dwarf_tag(&d)) || f->rs_file || dwarf_child(&d, &m) != 0)
+		return false;
+	do { /* any member covering off: each of a union's */
+		if (dwarf_tag(&m) != DW_TAG_member || !member_range(f->dw, &m, &at, &size, &mt) ||
+		    (__u64)off < at || ((__u64)off >= at + size && size))
+			continue;
+		if (dt_holds(f, mt, off - (__s64)at, t, depth + 1))
+			return true;
+	} while (dwarf_siblingof(&m, &m) == 0);
+	return false;
+}
+
 struct walk {
 	char path[256];
 	size_t used;

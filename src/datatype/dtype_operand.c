@@ -99,6 +99,25 @@ static bool in_array(struct dtype_file *f, __u64 addr)
 	return v && dt_peel(f->dw, v->type, &d) && dwarf_tag(&d) == DW_TAG_array_type;
 }
 
+/*
+ * The offset an access at off through st is at, in the first element of the array it is in:
+ * st points into some element of an array member, or is indexed from one by whole elements
+ * (or bytes); else an indexed access is at an element of an array of st's type.
+ */
+static __s64 element_off(struct dtype_file *f, const struct dt_reg *st, const struct dt_mem *m,
+			 __s64 off)
+{
+	__u64 esize = 0, moffset;
+
+	if (st->arr || m->index != -1)
+		esize = dt_array_at(f, st->type, st->off, &moffset);
+	if (esize && (st->arr || !(m->scale % esize) || !(esize % m->scale)))
+		return (__s64)moffset + smod(off - (__s64)moffset, esize);
+	if (m->index != -1) /* an element of an array of them */
+		return smod(off, dt_type_size(f->dw, st->type));
+	return off;
+}
+
 /* Through a base register whose state is st. */
 static void through(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
 		    const struct dt_regs *regs, const struct dt_mem *m, const struct dt_reg *st,
@@ -126,8 +145,7 @@ static void through(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
 				 : dt_internf(f, "no type for %s", dt_reg_name(m->base)));
 		return;
 	}
-	if (m->index != -1) /* an element of an array of them */
-		off = smod(off, dt_type_size(f->dw, st->type));
+	off = element_off(f, st, m, off);
 	dt_member(f, st->type, off, r);
 	if (r->a.type)
 		r->a.how = st->how;

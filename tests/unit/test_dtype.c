@@ -26,7 +26,9 @@
  * the canary, a load through an integer an untyped function returned (no
  * type to be had), and kp_flow, in assembly so that no DWARF location
  * helps: a register copied from the address of items and stepped by one
- * element, and a pointer member loaded from a call's result.
+ * element, and a pointer member loaded from a call's result; kp_null,
+ * kp_cmov and kp_loop, in assembly too: a pointer joined with NULL, by a
+ * branch or a cmov, and a pointer stepped over an array member in a loop.
  */
 static const char fixture_src[] =
 	"struct point {\n"
@@ -46,7 +48,13 @@ static const char fixture_src[] =
 	"\t\tunsigned int ucount;\n"
 	"\t};\n"
 	"};\n"
+	"struct vec {\n"
+	"\tlong n;\n"
+	"\tlong v[4];\n"
+	"\tstruct item *it;\n"
+	"};\n"
 	"struct item items[8];\n"
+	"struct vec vecs;\n"
 	"__thread struct item tls_item;\n"
 	"struct node first;\n"
 	"__attribute__((noinline)) struct node *kp_get_node(void)\n"
@@ -128,10 +136,54 @@ static const char fixture_src[] =
 	"    \"\\tmovsd items+8(%rip), %xmm0\\n\"\n"
 	"    \"\\tret\\n\"\n"
 	"    \".size kp_rep, .-kp_rep\\n\");\n"
+	"long kp_null(void);\n"
+	"asm(\".text\\n.globl kp_null\\n.type kp_null,@function\\nkp_null:\\n\"\n"
+	"    \"\\tpush %rbx\\n\"\n"
+	"    \"\\tcall kp_get_node\\n\"\n"
+	"    \"\\txor %ebx, %ebx\\n\"\n"
+	"    \"\\ttest %rax, %rax\\n\"\n"
+	"    \"\\tje 1f\\n\"\n"
+	"    \"\\tmov %rax, %rbx\\n\"\n"
+	"    \"1:\\ttest %rbx, %rbx\\n\"\n"
+	"    \"\\tje 2f\\n\"\n"
+	"    \"\\tmov 8(%rbx), %rax\\n\"\n"
+	"    \"2:\\tpop %rbx\\n\"\n"
+	"    \"\\tret\\n\"\n"
+	"    \".size kp_null, .-kp_null\\n\");\n"
+	"long kp_cmov(int i);\n"
+	"asm(\".text\\n.globl kp_cmov\\n.type kp_cmov,@function\\nkp_cmov:\\n\"\n"
+	"    \"\\tpush %rbx\\n\"\n"
+	"    \"\\tmov %edi, %ebx\\n\"\n"
+	"    \"\\tcall kp_get_node\\n\"\n"
+	"    \"\\txor %ecx, %ecx\\n\"\n"
+	"    \"\\ttest %ebx, %ebx\\n\"\n"
+	"    \"\\tcmove %rcx, %rax\\n\"\n"
+	"    \"\\tmov 16(%rax), %eax\\n\"\n"
+	"    \"\\tpop %rbx\\n\"\n"
+	"    \"\\tret\\n\"\n"
+	"    \".size kp_cmov, .-kp_cmov\\n\");\n"
+	"long kp_loop(void);\n"
+	"asm(\".text\\n.globl kp_loop\\n.type kp_loop,@function\\nkp_loop:\\n\"\n"
+	"    \"\\tlea vecs+8(%rip), %rax\\n\"\n"
+	"    \"\\tmov $4, %ecx\\n\"\n"
+	"    \"\\txor %edx, %edx\\n\"\n"
+	"    \"1:\\tadd (%rax), %rdx\\n\"\n"
+	"    \"\\tadd $8, %rax\\n\"\n"
+	"    \"\\tsub $1, %ecx\\n\"\n"
+	"    \"\\tjne 1b\\n\"\n"
+	"    \"\\tadd -8(%rax), %rdx\\n\"\n"
+	"    \"\\tmov $16, %esi\\n\"\n"
+	"    \"\\tlea vecs(%rip), %rdi\\n\"\n"
+	"    \"\\tadd %rsi, %rdi\\n\"\n"
+	"    \"\\tadd (%rdi), %rdx\\n\"\n"
+	"    \"\\tadd 24(%rdi), %rdx\\n\"\n"
+	"    \"\\tmov %rdx, %rax\\n\"\n"
+	"    \"\\tret\\n\"\n"
+	"    \".size kp_loop, .-kp_loop\\n\");\n"
 	"int main(int argc, char **argv)\n"
 	"{\n"
 	"\treturn kp_param(&first) + kp_global(argc) + kp_tls() + kp_stack(argc) + kp_untyped() + kp_canary(argc) +\n"
-	"\t       kp_flow() + kp_spill() + kp_rep();\n"
+	"\t       kp_flow() + kp_spill() + kp_rep() + kp_null() + kp_cmov(argc) + kp_loop();\n"
 	"}\n";
 
 struct fixture {
@@ -258,6 +310,28 @@ static void test_fixture(void **state)
 		{"kp_rep", "flow struct item (48) - +0 at 0 size 48\n"
 			   "global struct item (48) weight +8 at 8 size 8\n"
 			   "stackop (stack operation)\n"},
+		/* a pointer or NULL on the ways in: the pointer (NULL's way cannot load) */
+		{"kp_null", "stackop (stack operation)\n"
+			    "stackop (stack operation)\n"
+			    "flow struct node (24) next +8 at 8 size 8\n"
+			    "stackop (stack operation)\n"
+			    "stackop (stack operation)\n"},
+		/* the same, chosen by a cmov */
+		{"kp_cmov", "stackop (stack operation)\n"
+			    "stackop (stack operation)\n"
+			    "flow struct node (24) count +16 at 16 size 4\n"
+			    "stackop (stack operation)\n"
+			    "stackop (stack operation)\n"},
+		/*
+		 * a pointer stepped over an array member in a loop: into some element of it at the
+		 * loop's head and after, so that -8 past the loop is the array's last element, not
+		 * the member before it; a pointer moved by a number in a register
+		 */
+		{"kp_loop", "flow struct vec (48) v +8 at 8 size 32\n"
+			    "flow struct vec (48) v +8 at 8 size 32\n"
+			    "flow struct vec (48) v +16 at 8 size 32\n"
+			    "flow struct vec (48) it +40 at 40 size 8\n"
+			    "stackop (stack operation)\n"},
 	};
 	struct fixture *f = tu_fixture(state);
 	struct dtype_file *d;
