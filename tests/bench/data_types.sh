@@ -4,7 +4,8 @@
 # kernel_typed_share >= 0.75 on big-fork): one boot of the vm tier's base
 # build (tests/vm/kernels.sh's "base", built or taken from the cache) under
 # `scripts/vm-run.sh --model cache`, `big-fork 10` once before the window and
-# once in it, then on the host `kprotperf report --model --data --json`:
+# once in it, then on the host `kprotperf report --model --data --json`
+# (`--symfs` of the build's static programs, which the guest runs stripped):
 # the shares typed (all, kernel, user), the goal met or MISSED (not a
 # failure), the kernel's untyped PCs by accesses with their reasons, and
 # the report's own time and peak memory (/usr/bin/time): the view is
@@ -34,8 +35,12 @@ KP="$KP" scripts/vm-run.sh --kernel "$kdir" --model cache --out "$TMP/vm" --time
 	echo "data_types: skipped: vm-run failed: $(tail -1 "$TMP/vm.err")"
 	exit 77
 }
+# the guest's /bin holds the build's static programs stripped of their DWARF
+# (scripts/lib/vm.sh), the same build ids: --symfs gives the user side its DWARF
+mkdir "$TMP/symfs"
+ln -s "$(realpath "${OUTPUT:-$ROOT/build}/static")" "$TMP/symfs/bin"
 /usr/bin/time -f '%e %M' -o "$TMP/time" "$KP" report --model --data --json -n 100000 \
-	"$TMP/vm/m.data" >"$TMP/data.json"
+	--symfs "$TMP/symfs" "$TMP/vm/m.data" >"$TMP/data.json"
 python3 - "$TMP/data.json" "$TMP/time" <<'PY' | tee "$OUT/data_types.txt"
 import json, sys
 d = json.load(open(sys.argv[1]))
