@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "symbols/debuginfo.h"
+#include "symbols/dwarf_fetch.h"
 #include "util/safeio.h"
 
 #define MAX_NESTING 8 /* anonymous members within anonymous members */
@@ -203,42 +204,6 @@ void layout_type_name(Dwarf_Die *die, char *buf, size_t len)
 	spell(die, "", buf, len, 0);
 }
 
-/*
- * Where member m lies in its struct, in bits: DWARF 5's DW_AT_data_bit_offset,
- * or DW_AT_data_member_location with, for a DWARF 4 bitfield, DW_AT_bit_offset
- * counting from the most significant bit of its storage unit (on x86 the
- * lowest-addressed byte is the least significant).  *unit: the bytes of its
- * type, *bits its bitfield width (0: none).
- */
-static int member_bits(Dwarf_Die *m, Dwarf_Die *t, __u64 *start, __u64 *unit, __u64 *bits)
-{
-	Dwarf_Word w, from_top, u;
-	Dwarf_Attribute attr;
-
-	*start = 0;
-	if (dwarf_attr(m, DW_AT_data_bit_offset, &attr)) {
-		if (dwarf_formudata(&attr, &w))
-			return -ENOENT;
-		*start = w;
-	} else if (dwarf_attr(m, DW_AT_data_member_location, &attr)) {
-		if (dwarf_formudata(&attr, &w))
-			return -ENOENT;
-		*start = w * 8;
-	}
-	if (dwarf_aggregate_size(t, &u))
-		u = 0; /* a flexible array member */
-	*unit = u;
-	*bits = 0;
-	if (dwarf_formudata(dwarf_attr(m, DW_AT_bit_size, &attr), &w))
-		return 0;
-	*bits = w;
-	if (!dwarf_formudata(dwarf_attr(m, DW_AT_bit_offset, &attr), &from_top)) {
-		dwarf_formudata(dwarf_attr(m, DW_AT_byte_size, &attr), &u);
-		*start += u * 8 - from_top - w;
-	}
-	return 0;
-}
-
 struct builder {
 	struct layout *l;
 	size_t cap;
@@ -304,7 +269,7 @@ static int add_members(struct builder *b, Dwarf_Die *agg, __u64 base, unsigned i
 		return 0;
 	do {
 		if (dwarf_tag(&m) != DW_TAG_member || !die_type(&m, &t) ||
-		    member_bits(&m, &t, &start, &unit, &bits))
+		    dwarf_member_bits(&m, &t, &start, &unit, &bits))
 			continue;
 		if (!dwarf_diename(&m)) {
 			/* an unnamed bitfield is padding: a hole */

@@ -267,17 +267,10 @@ int dwarf_fetch_reg_name(struct debuginfo *di, __u64 pc, int reg, char *name, si
 	return 0;
 }
 
-/*
- * Where member m lies in its struct, in bits: DWARF 5's DW_AT_data_bit_offset,
- * or DW_AT_data_member_location with, for a DWARF 4 bitfield, DW_AT_bit_offset
- * counting from the most significant bit of a storage unit of DW_AT_byte_size
- * bytes (on x86 the lowest-addressed byte is the least significant).
- */
-static int member_bits(Dwarf_Die *m, __u64 *start, __u64 *size)
+int dwarf_member_bits(Dwarf_Die *m, Dwarf_Die *type, __u64 *start, __u64 *unit, __u64 *bits)
 {
-	Dwarf_Word w, bits, from_top, unit;
+	Dwarf_Word w, from_top, u;
 	Dwarf_Attribute attr;
-	Dwarf_Die t;
 
 	*start = 0;
 	if (dwarf_attr(m, DW_AT_data_bit_offset, &attr)) {
@@ -290,17 +283,29 @@ static int member_bits(Dwarf_Die *m, __u64 *start, __u64 *size)
 			return -ENOENT;
 		*start = w * 8;
 	}
-	if (!peeled_type(m, &t) || dwarf_aggregate_size(&t, &unit))
-		return -ENOENT;
-	if (dwarf_formudata(dwarf_attr(m, DW_AT_bit_size, &attr), &bits)) {
-		*size = unit * 8;
+	if (dwarf_aggregate_size(type, &u))
+		u = 0; /* a flexible array member */
+	*unit = u;
+	*bits = 0;
+	if (dwarf_formudata(dwarf_attr(m, DW_AT_bit_size, &attr), &w))
 		return 0;
-	}
-	*size = bits;
+	*bits = w;
 	if (!dwarf_formudata(dwarf_attr(m, DW_AT_bit_offset, &attr), &from_top)) {
-		dwarf_formudata(dwarf_attr(m, DW_AT_byte_size, &attr), &unit);
-		*start += unit * 8 - from_top - bits;
+		dwarf_formudata(dwarf_attr(m, DW_AT_byte_size, &attr), &u);
+		*start += u * 8 - from_top - w;
 	}
+	return 0;
+}
+
+/* Where member m lies in its struct, in bits; -ENOENT when its type has no size. */
+static int member_bits(Dwarf_Die *m, __u64 *start, __u64 *size)
+{
+	__u64 unit, bits;
+	Dwarf_Die t;
+
+	if (!peeled_type(m, &t) || dwarf_member_bits(m, &t, start, &unit, &bits) || !unit)
+		return -ENOENT;
+	*size = bits ? bits : unit * 8;
 	return 0;
 }
 

@@ -10,11 +10,23 @@
 #define KP_DWARF_FETCH_H
 
 #include <stddef.h>
+#include <elfutils/libdw.h>
 #include <linux/types.h>
 
 #include "blocks_layout.h"
 
 struct debuginfo;
+
+/*
+ * Where member m (of type, its DIE) lies in its struct, in bits: DWARF 5's
+ * DW_AT_data_bit_offset, or DW_AT_data_member_location with, for a DWARF 4
+ * bitfield, DW_AT_bit_offset counting from the most significant bit of its
+ * storage unit of DW_AT_byte_size bytes (on x86 the lowest-addressed byte is
+ * the least significant).  *unit: the bytes of its type (0: a flexible
+ * array), *bits its bitfield width (0: none).  -ENOENT when its location is
+ * no constant (a virtual base's expression).
+ */
+int dwarf_member_bits(Dwarf_Die *m, Dwarf_Die *type, __u64 *start, __u64 *unit, __u64 *bits);
 
 /*
  * The variable or parameter in scope at pc (link-time; innermost scope

@@ -40,7 +40,6 @@
 # kernels: hard base
 # shellcheck source=tests/vm/vm.sh
 . "$(dirname "$0")/vm.sh"
-VR=$ROOT/scripts/vm-run.sh
 FORKS=${KP_MODEL_FORKS:-10}
 [ "$(id -u)" -eq 0 ] || skip "needs root (the kernel cache is root's here)"
 vm_need_host_test
@@ -48,25 +47,12 @@ vm_need_plugin
 KHARD=$(vm_kbuild hard)
 KBASE=$(vm_kbuild base)
 
-run() {	# $1 label, $2 kernel folder, $3 what the guest runs after the window, $4... vm-run.sh's geometries
-	local start=$SECONDS rc=0
-	# the warm-up run outside the window: slab caches grown, code translated
-	KP="$KP" "$VR" --kernel "$2" --model cache "${@:4}" --out "$TMP/$1" --timeout 900 -- sh -c \
-		"big-fork $FORKS >/dev/null; kprotperf record --model -q -o m.data -- big-fork $FORKS${3:+; $3}" \
-		>"$TMP/$1.out" 2>"$TMP/$1.err" </dev/null || rc=$?
-	[ "$rc" -eq 0 ] || fail "$1: vm-run exited $rc: $(tail -3 "$TMP/$1.err")"
-	[ "$(q "$TMP/$1/m.data" "SELECT value FROM meta WHERE key = 'model.state'")" = counted ] ||
-		fail "$1: the counts were not merged: $(tail -3 "$TMP/$1.err")"
-	[ "$(q "$TMP/$1/m.data" "SELECT value FROM meta WHERE key = 'model.window'")" = complete ] ||
-		fail "$1: the window is not complete"
-	echo "model pair: $1 booted, ran and merged in $((SECONDS - start)) s"
-}
 # a second geometry, LL 1M, in two of the boots (the first is vm-run.sh's default)
 # shellcheck disable=SC2054 # the commas are within each option's value
 SWEEP=(--LL=8388608,16,64 --LL=1048576,16,64)
-run base "$KBASE" "kprotperf record --blocks allocate_slab -q -o b.data -- big-fork $FORKS" "${SWEEP[@]}"
-run base2 "$KBASE"
-run hard "$KHARD" "" "${SWEEP[@]}"
+vm_model_pair_run "model pair" base "$KBASE" "kprotperf record --blocks allocate_slab -q -o b.data -- big-fork $FORKS" "${SWEEP[@]}"
+vm_model_pair_run "model pair" base2 "$KBASE" ""
+vm_model_pair_run "model pair" hard "$KHARD" "" "${SWEEP[@]}"
 
 J=$TMP/diff.json
 "$KP" diff --model --json -n 100000 "$TMP/base/m.data" "$TMP/hard/m.data" >"$J" ||

@@ -27,7 +27,6 @@
 # kernels: base rand
 # shellcheck source=tests/vm/vm.sh
 . "$(dirname "$0")/vm.sh"
-VR=$ROOT/scripts/vm-run.sh
 FORKS=${KP_RANDSTRUCT_FORKS:-10}
 SEED=6b70726f74706572662072616e64737472756374207365656420303030303031
 [ "$(id -u)" -eq 0 ] || skip "needs root (the kernel cache is root's here)"
@@ -119,21 +118,8 @@ print([m["offset"] for m in json.load(open(sys.argv[1]))["members"] if m["member
 done
 [ "$code_base" != "$code_rand" ] || fail "rand's code has comm and alloc_lock where base's has them"
 
-run() {	# $1 label, $2 kernel folder, $3 what the guest runs after the window
-	local start=$SECONDS rc=0
-	# the warm-up run outside the window: slab caches grown, code translated
-	KP="$KP" "$VR" --kernel "$2" --model cache --out "$TMP/$1" --timeout 900 -- sh -c \
-		"big-fork $FORKS >/dev/null; kprotperf record --model -q -o m.data -- big-fork $FORKS${3:+; $3}" \
-		>"$TMP/$1.out" 2>"$TMP/$1.err" </dev/null || rc=$?
-	[ "$rc" -eq 0 ] || fail "$1: vm-run exited $rc: $(tail -3 "$TMP/$1.err")"
-	[ "$(q "$TMP/$1/m.data" "SELECT value FROM meta WHERE key = 'model.state'")" = counted ] ||
-		fail "$1: the counts were not merged: $(tail -3 "$TMP/$1.err")"
-	[ "$(q "$TMP/$1/m.data" "SELECT value FROM meta WHERE key = 'model.window'")" = complete ] ||
-		fail "$1: the window is not complete"
-	echo "randstruct: $1 booted, ran and merged in $((SECONDS - start)) s"
-}
-run base "$KBASE"
-run rand "$KRAND" "kprotperf record -q -o plain.data -- true 2>refused.err; echo \$? >refused.rc"
+vm_model_pair_run randstruct base "$KBASE" ""
+vm_model_pair_run randstruct rand "$KRAND" "kprotperf record -q -o plain.data -- true 2>refused.err; echo \$? >refused.rc"
 
 # record's BPF on rand: refused, its BTF having the DWARF's declared layout
 want="kprotperf record: this kernel was built by GCC's randstruct plugin, whose BTF keeps the declared layout of the structures it shuffles (task_struct): BPF would read the wrong fields; record --model only, or build it with clang's randstruct"

@@ -102,6 +102,26 @@ vm_kbuild() {
 	echo "${out##*$'\n'}"
 }
 
+# vm_model_pair_run NAME LABEL KFOLDER AFTER [GEOMETRY...]: one boot of
+# scripts/vm-run.sh --model cache of KFOLDER into $TMP/LABEL: big-fork $FORKS
+# outside the window (slab caches grown, code translated), then in it as
+# m.data, then AFTER (may be empty); fails unless the counts were merged into
+# m.data over a complete window.  NAME prefixes its line of progress.
+vm_model_pair_run() {
+	local name=$1 label=$2 kdir=$3 after=$4 start=$SECONDS rc=0
+	shift 4
+	KP="$KP" "$ROOT/scripts/vm-run.sh" --kernel "$kdir" --model cache "$@" --out "$TMP/$label" \
+		--timeout 900 -- sh -c \
+		"big-fork $FORKS >/dev/null; kprotperf record --model -q -o m.data -- big-fork $FORKS${after:+; $after}" \
+		>"$TMP/$label.out" 2>"$TMP/$label.err" </dev/null || rc=$?
+	[ "$rc" -eq 0 ] || fail "$label: vm-run exited $rc: $(tail -3 "$TMP/$label.err")"
+	[ "$(q "$TMP/$label/m.data" "SELECT value FROM meta WHERE key = 'model.state'")" = counted ] ||
+		fail "$label: the counts were not merged: $(tail -3 "$TMP/$label.err")"
+	[ "$(q "$TMP/$label/m.data" "SELECT value FROM meta WHERE key = 'model.window'")" = complete ] ||
+		fail "$label: the window is not complete"
+	echo "$name: $label booted, ran and merged in $((SECONDS - start)) s"
+}
+
 # vm_use_kernel KERNEL: the kernel (and its initramfs) of the next vm_run
 vm_use_kernel() {
 	vm_kernel "$@"
