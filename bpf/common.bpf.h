@@ -80,12 +80,10 @@ struct {
 /* record --count: the events counted (0: none; the code below is then left out) */
 const volatile __u32 count_nev;
 /*
- * record --count: bit i for a software event, which a CPU never schedules
- * out: it is enabled and running whenever time passes, so those times are
- * the clock's, and only its counter is read (half the cost of a read with
- * times, which makes the kernel compute them).
+ * record --count: where each event's value comes from, bit i for event i
+ * (include/kprotperf.h); all 0 when nothing is counted.
  */
-const volatile __u32 count_soft;
+const volatile struct kp_count_by count_by;
 
 /* record --count: event i of CPU c at c * count_nev + i, opened by user space */
 struct {
@@ -329,17 +327,28 @@ static __always_inline __u64 stack_ref(void *ctx, struct kp_rec_stack *r, __u64 
 /* The clock for software events' times (cnt_cpu), 0 when none is counted. */
 static __always_inline __u64 cnt_clock(void)
 {
-	return count_soft ? bpf_ktime_get_ns() : 0;
+	return count_by.soft ? bpf_ktime_get_ns() : 0;
 }
 
-/* Event i on this CPU into v, its times at now if software: false when it cannot be read. */
+/*
+ * Event i on this CPU into v, its times at now if software: false when it
+ * cannot be read.  An event of the hooks' reads nothing: the clock's is now,
+ * the others' 0 (their counts are in the thread's sum, or its task_struct).
+ * now 0: the times are stamped later (cnt_stamp), once the clock is read.
+ */
 static __always_inline bool cnt_cpu(__u32 cpu, __u32 i, __u64 now, struct kp_cnt_val *v)
 {
 	__u64 index = (__u64)cpu * count_nev + i;
 	struct bpf_perf_event_value pv;
 	long c;
 
-	if (count_soft & (1U << i)) {
+	if (!(count_by.read & (1U << i))) {
+		v->counter = count_by.clock & (1U << i) ? now : 0;
+		v->enabled = now;
+		v->running = now;
+		return true;
+	}
+	if (count_by.soft & (1U << i)) {
 		/* a counter, or a negative errno */
 		c = bpf_perf_event_read(&count_pmu, index);
 		if (c < 0 && c >= -4095)
@@ -389,9 +398,9 @@ static __always_inline void cnt_snap(struct kp_cnt_task *t, __u32 cpu, __u64 clo
 /*
  * The counters of the current thread (its systab entry e) at a call's
  * entry (NULL: none to be had): a slice whose start was not seen here (its
- * first call, or a switch-in missed) starts now (clock: the clock read last).
+ * first call, or a switch-in missed) starts now, by a clock of its own.
  */
-static __always_inline struct kp_cnt_task *cnt_current(const struct kp_sys *e, __u64 clock)
+static __always_inline struct kp_cnt_task *cnt_current(const struct kp_sys *e)
 {
 	struct kp_cnt_task *t = cnt_task(e);
 	__u32 cpu = bpf_get_smp_processor_id();
@@ -402,13 +411,60 @@ static __always_inline struct kp_cnt_task *cnt_current(const struct kp_sys *e, _
 	}
 	t->live = 1;
 	if (!t->on_cpu || t->cpu != cpu)
-		cnt_snap(t, cpu, clock);
+		cnt_snap(t, cpu, cnt_clock());
 	return t;
 }
 
 /*
+ * Values read at clock 0 (cnt_cpu) made values at clock: software events'
+ * times, and the clock events' counters, are the clock's.
+ */
+static __always_inline void cnt_stamp(struct kp_cnt_val *v, __u64 clock)
+{
+	__u32 i;
+
+	for (i = 0; i < KP_COUNT_EVENTS_MAX && i < count_nev; i++) {
+		if (count_by.clock & (1U << i))
+			v[i].counter += clock;
+		if (count_by.soft & (1U << i)) {
+			v[i].enabled += clock;
+			v[i].running += clock;
+		}
+	}
+}
+
+/* Bumps the events of mask in t's sum (atomic: from another CPU than t's). */
+static __always_inline void cnt_bump(struct kp_cnt_task *t, __u32 mask, bool atomic)
+{
+	__u32 i;
+
+	for (i = 0; i < KP_COUNT_EVENTS_MAX && i < count_nev; i++) {
+		if (!(mask & (1U << i)))
+			continue;
+		if (atomic)
+			__sync_fetch_and_add(&t->sum[i].counter, 1);
+		else
+			t->sum[i].counter++;
+	}
+}
+
+/* The current thread's own fault counts, for the events that are them. */
+static __always_inline void cnt_task_faults(struct kp_cnt_val *out)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 i;
+
+	for (i = 0; i < KP_COUNT_EVENTS_MAX && i < count_nev; i++) {
+		if (count_by.minflt & (1U << i))
+			out[i].counter += task->min_flt;
+		else if (count_by.majflt & (1U << i))
+			out[i].counter += task->maj_flt;
+	}
+}
+
+/*
  * The running thread t's values now into out, software events' times at
- * clock: false when one cannot be read.
+ * clock (0: stamped later): false when one cannot be read.
  */
 static __always_inline bool cnt_now(struct kp_cnt_task *t, struct kp_cnt_val *out, __u64 clock)
 {
@@ -422,6 +478,8 @@ static __always_inline bool cnt_now(struct kp_cnt_task *t, struct kp_cnt_val *ou
 			return false;
 		cnt_add(&out[i], &v, &t->snap[i], &t->sum[i]);
 	}
+	if (count_by.minflt | count_by.majflt)
+		cnt_task_faults(out);
 	return true;
 }
 
@@ -429,27 +487,17 @@ static __always_inline bool cnt_now(struct kp_cnt_task *t, struct kp_cnt_val *ou
  * What the thread counted from entry (its values then) to now, added into l:
  * false when lost.  atomic: for fentry programs, which run preemptible and
  * share l's CPU slot with each other (raw tracepoints' plain adds suffice).
- * *clock 0: the clock is read after the counters (the caller's return time:
- * the counted window inside the timed one) and given back in *clock.
+ * clock: the caller's return time, read before the counters, so that their
+ * reads lie outside the timed window.
  */
 static __always_inline bool cnt_account(struct kp_cnt_task *t, const struct kp_cnt_val *entry,
-					struct kp_cnt_lat *l, bool atomic, __u64 *clock)
+					struct kp_cnt_lat *l, bool atomic, __u64 clock)
 {
 	struct kp_cnt_val now[KP_COUNT_EVENTS_MAX];
-	bool later = !*clock && count_soft;
 	__u32 i;
 
-	if (!cnt_now(t, now, *clock))
+	if (!cnt_now(t, now, clock))
 		return false;
-	if (later)
-		*clock = bpf_ktime_get_ns();
-	for (i = 0; i < KP_COUNT_EVENTS_MAX && i < count_nev && later; i++) {
-		/* read at 0: the clock's value now added */
-		if (count_soft & (1U << i)) {
-			now[i].enabled += *clock;
-			now[i].running += *clock;
-		}
-	}
 	if (atomic)
 		__sync_fetch_and_add(&l->calls, 1);
 	else

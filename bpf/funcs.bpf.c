@@ -107,18 +107,20 @@ static __always_inline struct kp_func_call *push(struct kp_thread *s, const stru
 	return c;
 }
 
-/* record --count: the thread's values at the entry of the call at depth d (after the walk) */
+/*
+ * record --count: the thread's values at the entry of the call on top
+ * (after the walk), at clock: 0 when they are read before the call's clock,
+ * which cnt_push_stamp() then gives them.
+ */
 static __always_inline void cnt_push(struct kp_thread *s, struct kp_func_call *c,
-				     const struct kp_sys *sys)
+				     const struct kp_sys *sys, __u64 clock)
 {
 	__u32 d = s->depth - 1;
 	struct kp_cnt_task *t;
-	__u64 clock;
 
 	if (d >= KP_FUNC_DEPTH)
 		return;
-	clock = cnt_clock();
-	t = cnt_current(sys, clock);
+	t = cnt_current(sys);
 	if (!t)
 		return;
 	/* a bound the verifier keeps after the spills of the calls between */
@@ -128,9 +130,21 @@ static __always_inline void cnt_push(struct kp_thread *s, struct kp_func_call *c
 	c->cnt_ok = cnt_now(t, s->cnt[d], clock);
 }
 
-/* record --count: what the call at depth d counted */
+/* record --count: the values cnt_push() read at clock 0, at the call's clock */
+static __always_inline void cnt_push_stamp(struct kp_thread *s, const struct kp_func_call *c)
+{
+	__u32 d = s->depth - 1;
+
+	if (d >= KP_FUNC_DEPTH || !c->cnt_ok)
+		return;
+	barrier_var(d);
+	d &= KP_FUNC_DEPTH - 1;
+	cnt_stamp(s->cnt[d], c->ts);
+}
+
+/* record --count: what the call at depth d counted, at clock (its return, read before) */
 static __always_inline void cnt_pop(struct kp_thread *s, __u32 d, const struct kp_func_call *c,
-				    __u64 *clock)
+				    __u64 clock)
 {
 	/* c's fields before the helper calls, across which 6.12's verifier loses c's bound */
 	__u32 func = c->func, ok = c->cnt_ok, fails = c->cnt_fails;
@@ -165,11 +179,13 @@ static __always_inline int enter(__u32 func, void *ctx, struct kmem_cache *arg0)
 		s->depth++;
 		return 0;
 	}
+	/* before the clock: the counting's own work lies outside the timed window */
+	if (count_nev)
+		cnt_push(s, c, sys, 0);
 	/* after the stack walk, which is the probe's time, not the function's */
 	c->ts = bpf_ktime_get_ns();
-	/* after the clock: the counted window lies inside the timed one */
 	if (count_nev)
-		cnt_push(s, c, sys);
+		cnt_push_stamp(s, c);
 	return 0;
 }
 
@@ -265,11 +281,9 @@ static __always_inline void pop_to(struct kp_thread *s, __u32 d, __u64 now)
 	 */
 	barrier_var(d);
 	d &= KP_FUNC_DEPTH - 1;
-	/* the counters before the return's clock (now 0: read it after them) */
+	/* after the return's clock: the counting's own work outside the timed window */
 	if (count_nev)
-		cnt_pop(s, d, &s->call[d], &now);
-	if (!now)
-		now = bpf_ktime_get_ns();
+		cnt_pop(s, d, &s->call[d], now);
 	barrier_var(d);
 	d &= KP_FUNC_DEPTH - 1;
 	c = &s->call[d];
@@ -279,8 +293,7 @@ static __always_inline void pop_to(struct kp_thread *s, __u32 d, __u64 now)
 
 static __always_inline int leave(__u32 func)
 {
-	/* with --count the clock is read after the counters, in pop_to() */
-	__u64 now = count_nev ? 0 : bpf_ktime_get_ns();
+	__u64 now = bpf_ktime_get_ns();
 	struct kp_thread *s = task_thread(bpf_get_current_task_btf());
 	int d;
 
@@ -358,10 +371,17 @@ int kp_pc(struct pt_regs *ctx)
 	c = push(s, sys, a->entry, ctx, NULL);
 	if (!c)
 		return 0;
-	/* where one instance ends and the next begins, one instant for both */
+	/*
+	 * Where one instance ends and the next begins, one instant for both (the
+	 * counters read after it); else they are read before the entry's clock.
+	 */
+	if (count_nev && !now)
+		cnt_push(s, c, sys, 0);
 	c->ts = now ?: bpf_ktime_get_ns();
-	if (count_nev)
-		cnt_push(s, c, sys);
+	if (count_nev && now)
+		cnt_push(s, c, sys, now);
+	else if (count_nev)
+		cnt_push_stamp(s, c);
 	return 0;
 }
 

@@ -89,41 +89,41 @@ static __always_inline struct kp_sys *sys_lazy(__u64 regs)
 	return sys_enroll(regs, state == KP_TREE_PENDING);
 }
 
-/* record --count: the thread's values at a syscall's entry */
-static __always_inline void cnt_enter(const struct kp_sys *e)
+/*
+ * record --count: the thread's values at a syscall's entry, read before its
+ * clock (the counting's work outside the timed window); their times are
+ * stamped with that clock once it is read (cnt_enter_stamp).
+ */
+static __always_inline struct kp_cnt_task *cnt_enter(const struct kp_sys *e)
 {
-	struct kp_cnt_task *t = cnt_current(e, e->start_ns);
+	struct kp_cnt_task *t = cnt_current(e);
 
 	if (!t)
-		return;
+		return NULL;
 	t->entry_fails = t->fails;
-	/* the entry's clock: software events' times from it, no clock read of their own */
-	t->entry_ok = cnt_now(t, t->entry, e->start_ns);
+	t->entry_ok = cnt_now(t, t->entry, 0);
+	return t;
 }
 
-/*
- * record --count: what the syscall counted, from its entry's values; the
- * return's clock, read after the counters.
- */
-static __always_inline __u64 cnt_exit(const struct kp_sys *e)
+/* record --count: what the syscall counted, from its entry's values, at now (its return) */
+static __always_inline void cnt_exit(const struct kp_sys *e, __u64 now)
 {
 	struct kp_cnt_task *t = cnt_task(e);
 	__u32 nr = e->nr;
 	struct kp_cnt_lat *l = bpf_map_lookup_elem(&syscall_cnt, &nr);
 	bool ok = t && t->entry_ok && t->fails == t->entry_fails && l;
-	__u64 clock = 0;
 
 	if (t)
 		t->entry_ok = 0;
-	if (!ok || !cnt_account(t, t->entry, l, false, &clock))
+	if (!ok || !cnt_account(t, t->entry, l, false, now))
 		count(KP_CNT_LOST_COUNT);
-	return clock ?: bpf_ktime_get_ns();
 }
 
 SEC("raw_tp/sys_enter")
 int BPF_PROG(kp_sys_enter, struct pt_regs *regs, long nr)
 {
 	struct kp_sys *e = sys_find((__u64)regs) ?: sys_lazy((__u64)regs);
+	struct kp_cnt_task *t;
 	__u32 n = nr;
 	struct kp_lat *lat;
 
@@ -142,15 +142,16 @@ int BPF_PROG(kp_sys_enter, struct pt_regs *regs, long nr)
 	e->nr = n;
 	e->oncpu_ns = 0;
 	e->in_syscall = 1;
+	/*
+	 * Read before the clock at entry and after it at return: the counting's
+	 * own work lies outside the timed window. Pending too: the exec that
+	 * succeeds is counted at its return.
+	 */
+	t = count_nev ? cnt_enter(e) : NULL;
 	e->start_ns = bpf_ktime_get_ns();
 	e->slice_ns = e->start_ns;
-	/*
-	 * Read after the clock at entry and before it at return: the counted
-	 * window is inside the timed one. Pending too: the exec that succeeds
-	 * is counted at its return.
-	 */
-	if (count_nev)
-		cnt_enter(e);
+	if (t && t->entry_ok)
+		cnt_stamp(t->entry, e->start_ns);
 	return 0;
 }
 
@@ -168,7 +169,9 @@ int BPF_PROG(kp_sys_exit, struct pt_regs *regs, long ret)
 	/* the launcher's own syscalls, and the execve attempts of its PATH search that failed */
 	if (e->pending)
 		return 0;
-	now = count_nev ? cnt_exit(e) : bpf_ktime_get_ns();
+	now = bpf_ktime_get_ns();
+	if (count_nev)
+		cnt_exit(e, now);
 	total = now - e->start_ns;
 	oncpu = e->oncpu_ns + now - e->slice_ns;
 	if (oncpu > total)
@@ -213,37 +216,48 @@ static __always_inline struct kp_sys *switch_find(struct task_struct *task)
 }
 
 /*
- * record --count: prev's slice of the CPU's counters goes into its sum, and
- * next's starts now (the switch itself is counted after this tracepoint: a
- * context switch is the slice of the task switched in).
+ * record --count: prev's slice of the CPU's counters goes into its sum, at
+ * now (0: a clock of its own, given back), and its switch out is one
+ * context switch.
  */
-static __always_inline void cnt_switch(const struct kp_sys *prev, const struct kp_sys *next,
-				       __u64 now)
+static __always_inline __u64 cnt_switch_out(const struct kp_sys *prev, __u32 cpu, __u64 now)
 {
 	struct kp_cnt_task *t = prev ? cnt_task(prev) : NULL;
-	__u32 cpu = bpf_get_smp_processor_id(), i;
 	struct kp_cnt_val v;
+	__u32 i;
 
-	if (t && t->live) {
-		now = now ?: cnt_clock();
+	if (!t || !t->live)
+		return now;
+	now = now ?: cnt_clock();
+	/* a slice whose start was not seen: a call under way cannot be counted */
+	if (!t->on_cpu || t->cpu != cpu)
+		t->fails++;
+	for (i = 0; i < KP_COUNT_EVENTS_MAX && i < count_nev && t->on_cpu; i++) {
+		if (cnt_cpu(cpu, i, now, &v))
+			cnt_add(&t->sum[i], &v, &t->snap[i], &t->sum[i]);
+		else
+			t->fails++;
+	}
+	t->on_cpu = 0;
+	if (count_by.sw)
+		cnt_bump(t, count_by.sw, false);
+	return now;
+}
 
-		/* a slice whose start was not seen: a call under way cannot be counted */
-		if (!t->on_cpu || t->cpu != cpu)
-			t->fails++;
-		for (i = 0; i < KP_COUNT_EVENTS_MAX && i < count_nev && t->on_cpu; i++) {
-			if (cnt_cpu(cpu, i, now, &v))
-				cnt_add(&t->sum[i], &v, &t->snap[i], &t->sum[i]);
-			else
-				t->fails++;
-		}
-		t->on_cpu = 0;
-	}
-	t = next ? cnt_task(next) : NULL;
-	if (t && t->live) {
-		if (t->on_cpu)
-			t->fails++;
-		cnt_snap(t, cpu, now ?: cnt_clock());
-	}
+/*
+ * record --count: next's slice starts: its snap read here, at clock 0, to
+ * be stamped with the clock read after it (the reads outside next's slice).
+ */
+static __always_inline struct kp_cnt_task *cnt_switch_in(const struct kp_sys *next, __u32 cpu)
+{
+	struct kp_cnt_task *t = next ? cnt_task(next) : NULL;
+
+	if (!t || !t->live)
+		return NULL;
+	if (t->on_cpu)
+		t->fails++;
+	cnt_snap(t, cpu, 0);
+	return t;
 }
 
 /*
@@ -254,19 +268,41 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(kp_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	struct kp_sys *p = switch_find(prev), *n = switch_find(next);
+	struct kp_cnt_task *t = NULL;
+	__u32 cpu;
 	__u64 now = 0;
 
 	if (p && p->in_syscall) {
 		now = bpf_ktime_get_ns();
 		p->oncpu_ns += now - p->slice_ns;
 	}
-	if (n && n->in_syscall) {
-		now = now ?: bpf_ktime_get_ns();
-		n->slice_ns = now;
+	if (count_nev) {
+		cpu = bpf_get_smp_processor_id();
+		now = cnt_switch_out(p, cpu, now);
+		t = cnt_switch_in(n, cpu);
 	}
-	/* the clock if the latency's code read it */
-	if (count_nev)
-		cnt_switch(p, n, now);
+	if (!t && !(n && n->in_syscall))
+		return 0;
+	/* a clock after next's counter reads; none read, prev's will do */
+	if (!now || (t && count_by.read))
+		now = bpf_ktime_get_ns();
+	if (n && n->in_syscall)
+		n->slice_ns = now;
+	if (t)
+		cnt_stamp(t->snap, now);
+	return 0;
+}
+
+/* record --count of cpu-migrations: the thread moved to another CPU */
+SEC("tp_btf/sched_migrate_task")
+int BPF_PROG(kp_migrate, struct task_struct *task, int dest_cpu)
+{
+	struct kp_sys *e = switch_find(task);
+	struct kp_cnt_task *t = e ? cnt_task(e) : NULL;
+
+	/* from any CPU: the task is not running, but atomic all the same */
+	if (t && t->live)
+		cnt_bump(t, count_by.migrate, true);
 	return 0;
 }
 
@@ -362,12 +398,30 @@ int BPF_PROG(kp_exit, struct task_struct *task)
 	return 0;
 }
 
-static __always_inline int fault(__u64 regs, __u32 counter)
+/* x86_64's TASK_SIZE_MAX with 4-level page tables: user addresses lie below it */
+#define USER_ADDR_END 0x00007ffffffff000ULL
+
+/*
+ * record --count of page-faults: one on a user address, as perf's software
+ * event counts them (do_user_addr_fault), in the thread's sum.
+ */
+static __always_inline void cnt_fault(const struct kp_sys *e, unsigned long address)
+{
+	struct kp_cnt_task *t = cnt_task(e);
+
+	if (t && t->live && address < USER_ADDR_END)
+		cnt_bump(t, count_by.fault, false);
+}
+
+static __always_inline int fault(__u64 regs, __u32 counter, unsigned long address)
 {
 	struct kp_sys *e = sys_find(regs) ?: sys_lazy(regs);
 
-	if (e && !e->pending)
-		count(counter);
+	if (!e || e->pending)
+		return 0;
+	count(counter);
+	if (count_by.fault)
+		cnt_fault(e, address);
 	return 0;
 }
 
@@ -375,14 +429,14 @@ static __always_inline int fault(__u64 regs, __u32 counter)
 SEC("raw_tp/page_fault_user")
 int BPF_PROG(kp_fault_user, unsigned long address, struct pt_regs *regs)
 {
-	return fault((__u64)regs, KP_CNT_FAULTS_USER);
+	return fault((__u64)regs, KP_CNT_FAULTS_USER, address);
 }
 
 /* regs: where in the kernel it faulted; the task's are found from the task */
 SEC("raw_tp/page_fault_kernel")
-int kp_fault_kernel(void *ctx)
+int BPF_PROG(kp_fault_kernel, unsigned long address)
 {
-	return fault(task_regs(bpf_get_current_task_btf()), KP_CNT_FAULTS_KERNEL);
+	return fault(task_regs(bpf_get_current_task_btf()), KP_CNT_FAULTS_KERNEL, address);
 }
 
 /* --call-graph dwarf: user stack bytes copied per sample; 0: frame pointers, in the kernel */

@@ -59,6 +59,21 @@ struct kp_func_call {
 	__u32 cnt_fails; /* and kp_cnt_task.fails then */
 };
 
+/*
+ * record --count: where each event's value comes from, bit i for event i.
+ * soft: a software event, whose enabled and running times are the clock's
+ * (a CPU never schedules it out).  read: read with bpf_perf_event_read*;
+ * the others from the BPF programs' own hooks, no perf event opened:
+ * clock (task-clock, cpu-clock: the clock, slice by slice), sw
+ * (context-switches: sched_switch), migrate (cpu-migrations:
+ * sched_migrate_task), fault (page-faults: the exceptions tracepoints),
+ * minflt and majflt (minor-faults, major-faults: the task's min_flt and
+ * maj_flt).
+ */
+struct kp_count_by {
+	__u32 soft, read, clock, sw, migrate, fault, minflt, majflt;
+};
+
 /* record --count: one event's counter, enabled and running times. */
 struct kp_cnt_val {
 	__u64 counter, enabled, running;

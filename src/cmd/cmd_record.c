@@ -56,7 +56,16 @@ static const struct options_entry entries[] = {
 	 "names (cycles, instructions, cache-misses, LLC-load-misses,\n"
 	 "task-clock, page-faults, context-switches, ...), a PMU's\n"
 	 "cpu/event=0x3c,umask=0/ or its events/ names; a hardware\n"
-	 "event without a PMU is refused before anything runs"},
+	 "event without a PMU is refused before anything runs.\n"
+	 "Counted by kprotperf's own BPF hooks, no perf event opened:\n"
+	 "task-clock and cpu-clock (on-CPU ns, by the clock that times\n"
+	 "the call), context-switches (sched_switch), cpu-migrations\n"
+	 "(sched_migrate_task), page-faults (the exceptions\n"
+	 "tracepoints, faults on user addresses), minor-faults and\n"
+	 "major-faults (the thread's min_flt and maj_flt); the others\n"
+	 "(hardware, cache, PMU, alignment-faults, emulation-faults)\n"
+	 "by bpf_perf_event_read. Every read lies outside the timed\n"
+	 "window: latencies are those of a recording without --count"},
 	{'q', "quiet", NULL, "no progress line and no summary"},
 	{OPT_CALL_GRAPH, "call-graph", "MODE",
 	 "how user stacks are walked: fp (default: frame pointers, in\n"

@@ -7,6 +7,13 @@
 
 #include "data/query.h"
 
+const char *const count_source_names[COUNT_SRC_N] = {
+	[COUNT_SRC_PERF] = "perf",	     [COUNT_SRC_CLOCK] = "clock",
+	[COUNT_SRC_SWITCH] = "sched_switch", [COUNT_SRC_MIGRATE] = "sched_migrate_task",
+	[COUNT_SRC_FAULT] = "page_fault",    [COUNT_SRC_MINFLT] = "min_flt",
+	[COUNT_SRC_MAJFLT] = "maj_flt",
+};
+
 int count_put_event(struct datafile *df, const struct count_event_row *r)
 {
 	return query_insert(df, "INSERT INTO count_events VALUES(?,?,?,?,?,?)", "itiiii",

@@ -28,6 +28,25 @@ struct datafile;
 	"CREATE TABLE sample_weights(pid INTEGER, tid INTEGER, kstack INTEGER, ustack INTEGER," \
 	" weight INTEGER NOT NULL);"
 
+/*
+ * Where record took each counted event's values, in meta count.sources (one
+ * name a counted event, in order, comma-separated; a file without it, of an
+ * earlier kprotperf, read every event from perf): perf reads, or one of its
+ * BPF programs' own hooks (include/kprotperf.h's struct kp_count_by).
+ */
+enum count_source {
+	COUNT_SRC_PERF,	   /* bpf_perf_event_read* of a per-CPU perf event */
+	COUNT_SRC_CLOCK,   /* the clock at entry, return and switches: on-CPU ns */
+	COUNT_SRC_SWITCH,  /* sched_switch: the thread switched out */
+	COUNT_SRC_MIGRATE, /* sched_migrate_task */
+	COUNT_SRC_FAULT,   /* page_fault_user and page_fault_kernel, on user addresses */
+	COUNT_SRC_MINFLT,  /* the task's min_flt */
+	COUNT_SRC_MAJFLT,  /* the task's maj_flt */
+	COUNT_SRC_N
+};
+
+extern const char *const count_source_names[COUNT_SRC_N];
+
 /* One counted event, as perf_event_open is given it. */
 struct count_event_row {
 	unsigned int event; /* from 0, in --count's order */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "data/datafile.h"
 #include "data/query.h"
 #include "data/samples.h"
 
@@ -50,16 +51,76 @@ static int event_row(sqlite3_stmt *st, void *ctx)
 	return 0;
 }
 
+/* A source's name in meta count.sources, n bytes at s: its index, or -1. */
+static int source_of(const char *s, size_t n)
+{
+	int i;
+
+	for (i = 0; i < COUNT_SRC_N; i++)
+		if (strlen(count_source_names[i]) == n && !strncmp(s, count_source_names[i], n))
+			return i;
+	return -1;
+}
+
+/*
+ * meta count.sources, one name an event: a file without it is of a
+ * kprotperf that read every event from perf.
+ */
+static int read_sources(struct datafile *df, struct counters_events *ev)
+{
+	const char *s = datafile_meta(df, "count.sources"), *end;
+	size_t i, n;
+	int src;
+
+	for (i = 0; i < ev->n; i++)
+		ev->v[i].source = COUNT_SRC_PERF;
+	for (i = 0; s; i++, s = *end ? end + 1 : NULL) {
+		end = strchrnul(s, ',');
+		n = end - s;
+		if (i >= ev->n)
+			return query_bad(df, "meta count.sources: more sources than the %zu events",
+					 ev->n);
+		src = source_of(s, n);
+		if (src < 0)
+			return query_bad(df,
+					 "meta count.sources: '%.*s' is no source kprotperf knows"
+					 " (event %zu)",
+					 (int)(n < 40 ? n : 40), s, i);
+		ev->v[i].source = src;
+	}
+	if (i && i != ev->n)
+		return query_bad(df, "meta count.sources: %zu sources for %zu events", i, ev->n);
+	return 0;
+}
+
 int counters_events(struct datafile *df, struct counters_events *ev)
 {
+	int err;
+
 	ev->n = 0;
-	return query_each(df,
-			  /* TOTAL: a sum of 2^60s that no integer holds is a double */
-			  "SELECT e.event, e.name, TOTAL(t.enabled_ns), TOTAL(t.running_ns)"
-			  " FROM count_events e"
-			  " LEFT JOIN event_totals t ON t.event = e.event"
-			  " GROUP BY e.event ORDER BY e.event",
-			  event_row, &(struct event_walk){df, ev}, "");
+	err = query_each(df,
+			 /* TOTAL: a sum of 2^60s that no integer holds is a double */
+			 "SELECT e.event, e.name, TOTAL(t.enabled_ns), TOTAL(t.running_ns)"
+			 " FROM count_events e"
+			 " LEFT JOIN event_totals t ON t.event = e.event"
+			 " GROUP BY e.event ORDER BY e.event",
+			 event_row, &(struct event_walk){df, ev}, "");
+	return err ?: read_sources(df, ev);
+}
+
+const char *counters_source_text(enum count_source s)
+{
+	static const char *const text[COUNT_SRC_N] = {
+		[COUNT_SRC_PERF] = "perf reads",
+		[COUNT_SRC_CLOCK] = "the on-CPU clock",
+		[COUNT_SRC_SWITCH] = "sched_switch",
+		[COUNT_SRC_MIGRATE] = "sched_migrate_task",
+		[COUNT_SRC_FAULT] = "page_fault_user/kernel",
+		[COUNT_SRC_MINFLT] = "the task's min_flt",
+		[COUNT_SRC_MAJFLT] = "the task's maj_flt",
+	};
+
+	return s < COUNT_SRC_N ? text[s] : "?";
 }
 
 double counters_share(const struct counters_event *e)

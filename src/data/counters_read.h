@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "data/count_tables.h"
 #include "data/runs.h"
 #include "data/samples.h"
 
@@ -26,6 +27,8 @@ struct counters_event {
 	char name[128];
 	/* summed over every syscall and function row: the share of time it ran */
 	double enabled_ns, running_ns;
+	/* where record took it from (meta count.sources; perf reads without it) */
+	enum count_source source;
 };
 
 struct counters_events {
@@ -38,9 +41,13 @@ double counters_share(const struct counters_event *e);
 
 /*
  * The counted events in --count's order (n 0: none); -EBADMSG when the file's
- * events are not numbered 0..n-1 or are more than COUNTERS_MAX.
+ * events are not numbered 0..n-1 or are more than COUNTERS_MAX, or when
+ * meta count.sources does not name one known source for each.
  */
 int counters_events(struct datafile *df, struct counters_events *ev);
+
+/* How a source reads in a header: "perf reads", "sched_switch", ... */
+const char *counters_source_text(enum count_source s);
 
 /* Whether event name counts nanoseconds (task-clock, cpu-clock). */
 bool counters_is_time(const char *name);

@@ -107,6 +107,32 @@ void diff_counters_header(const struct diff_counters *c, FILE *f)
 	fputc('\n', f);
 }
 
+/*
+ * The events counted on both sides, from a hook on one and perf reads (or
+ * another hook) on the other, as recordings of two kprotperf versions may
+ * be: compared all the same, and said in one note.
+ */
+static void sources_note(const struct diff_counters *c, struct diff_notes *notes)
+{
+	const struct counters_event *b, *h;
+	char line[1024];
+	size_t i, n = 0;
+
+	for (i = 0; i < c->n && n < sizeof(line); i++) {
+		if (!c->v[i].sc || c->v[i].index[DM_BASE] < 0 || c->v[i].index[DM_HARD] < 0)
+			continue;
+		b = &c->ev[DM_BASE].v[c->v[i].index[DM_BASE]];
+		h = &c->ev[DM_HARD].v[c->v[i].index[DM_HARD]];
+		if (b->source != h->source)
+			n += snprintf(line + n, sizeof(line) - n,
+				      "%s %.200s by %s on the base, %s on the hardened side",
+				      n ? ";" : "", b->name, counters_source_text(b->source),
+				      counters_source_text(h->source));
+	}
+	if (n)
+		prov_note(notes, "note: counted otherwise on each side:%s", line);
+}
+
 void diff_counters_notes(const struct diff_counters *c, struct diff_notes *notes)
 {
 	const struct counters_event *e;
@@ -121,6 +147,7 @@ void diff_counters_notes(const struct diff_counters *c, struct diff_notes *notes
 				  " %s has no value of it",
 				  c->v[i].event, prov_side_name[side], prov_side_name[!side]);
 	}
+	sources_note(c, notes);
 	for (side = 0; side < 2; side++)
 		for (i = 0; i < c->ev[side].n; i++) {
 			e = &c->ev[side].v[i];

@@ -14,7 +14,7 @@ struct datafile;
 struct features;
 struct json;
 
-#define DIFF_MAX_NOTES 8
+#define DIFF_MAX_NOTES 16
 
 /* The sides' names in messages and JSON keys, by DM_BASE and DM_HARD. */
 extern const char *const prov_side_name[2];

@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 
 #include "blocks.skel.h"
+#include "kprotperf.h"
 #include "record.skel.h"
 
 #include "analysis/cfg.h"

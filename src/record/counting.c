@@ -63,18 +63,78 @@ void counting_free(struct counting *c)
 	free(c);
 }
 
+enum count_source counting_source(const struct pmu_event *ev)
+{
+	if (ev->type != PERF_TYPE_SOFTWARE)
+		return COUNT_SRC_PERF;
+	switch (ev->config) {
+	/* a thread's cpu-clock is its on-CPU time too, as perf stat -p counts it */
+	case PERF_COUNT_SW_TASK_CLOCK:
+	case PERF_COUNT_SW_CPU_CLOCK:
+		return COUNT_SRC_CLOCK;
+	case PERF_COUNT_SW_CONTEXT_SWITCHES:
+		return COUNT_SRC_SWITCH;
+	case PERF_COUNT_SW_CPU_MIGRATIONS:
+		return COUNT_SRC_MIGRATE;
+	case PERF_COUNT_SW_PAGE_FAULTS:
+		return COUNT_SRC_FAULT;
+	case PERF_COUNT_SW_PAGE_FAULTS_MIN:
+		return COUNT_SRC_MINFLT;
+	case PERF_COUNT_SW_PAGE_FAULTS_MAJ:
+		return COUNT_SRC_MAJFLT;
+	default:
+		return COUNT_SRC_PERF;
+	}
+}
+
+/* Each event's bit in the mask of where the programs take it from. */
+static struct kp_count_by count_by(const struct counting *c)
+{
+	struct kp_count_by by = {};
+	unsigned int i;
+	__u32 bit;
+
+	for (i = 0; c && i < c->n; i++) {
+		bit = 1U << i;
+		if (c->ev[i].type == PERF_TYPE_SOFTWARE)
+			by.soft |= bit;
+		switch (counting_source(&c->ev[i])) {
+		case COUNT_SRC_CLOCK:
+			by.clock |= bit;
+			break;
+		case COUNT_SRC_SWITCH:
+			by.sw |= bit;
+			break;
+		case COUNT_SRC_MIGRATE:
+			by.migrate |= bit;
+			break;
+		case COUNT_SRC_FAULT:
+			by.fault |= bit;
+			break;
+		case COUNT_SRC_MINFLT:
+			by.minflt |= bit;
+			break;
+		case COUNT_SRC_MAJFLT:
+			by.majflt |= bit;
+			break;
+		default:
+			by.read |= bit;
+			break;
+		}
+	}
+	return by;
+}
+
 int counting_setup(const struct counting *c, struct record_bpf *skel)
 {
 	int ncpu = libbpf_num_possible_cpus(), err;
-	unsigned int i;
 
 	if (ncpu < 0)
 		return ncpu;
 	skel->rodata->count_nev = c ? c->n : 0;
-	skel->rodata->count_soft = 0;
-	for (i = 0; c && i < c->n; i++)
-		if (c->ev[i].type == PERF_TYPE_SOFTWARE)
-			skel->rodata->count_soft |= 1U << i;
+	skel->rodata->count_by = count_by(c);
+	/* a hook that runs on every migration of the machine: only when counted */
+	bpf_program__set_autoload(skel->progs.kp_migrate, skel->rodata->count_by.migrate != 0);
 	/* nothing counted: the maps' smallest sizes (the programs leave them alone) */
 	err = bpf_map__set_max_entries(skel->maps.count_pmu, c ? ncpu * c->n : 1);
 	err = err ?: bpf_map__set_max_entries(skel->maps.syscall_cnt, c ? KP_MAX_SYSCALLS : 1);
@@ -112,6 +172,9 @@ int counting_open(struct counting *c, struct record_bpf *skel, char *why, size_t
 	memset(c->fds, -1, c->nfds * sizeof(*c->fds));
 	for (cpu = 0; cpu < ncpu; cpu++) {
 		for (i = 0; i < c->n && cpus_has(mask, cpu); i++) {
+			/* the programs' hooks count it: no perf event */
+			if (counting_source(&c->ev[i]) != COUNT_SRC_PERF)
+				continue;
 			fd = open_one(&c->ev[i], cpu);
 			if (fd < 0) {
 				pmu_event_refusal(&c->ev[i], "--count", fd, pmu_events_paranoid(),
@@ -205,8 +268,9 @@ int counting_put_run(struct counting *c, struct datafile *df, unsigned int run, 
 static int put_events(const struct counting *c, struct datafile *df, struct kv_list *meta)
 {
 	char names[KP_COUNT_EVENTS_MAX * (PMU_EVENT_NAME_MAX + 1)];
+	char sources[KP_COUNT_EVENTS_MAX * 32];
 	struct count_event_row r;
-	size_t n = 0;
+	size_t n = 0, ns = 0;
 	int err = 0;
 
 	for (r.event = 0; r.event < c->n && !err; r.event++) {
@@ -216,8 +280,11 @@ static int put_events(const struct counting *c, struct datafile *df, struct kv_l
 		r.config1 = c->ev[r.event].config1;
 		r.config2 = c->ev[r.event].config2;
 		n += snprintf(names + n, sizeof(names) - n, "%s%s", n ? "," : "", r.name);
+		ns += snprintf(sources + ns, sizeof(sources) - ns, "%s%s", ns ? "," : "",
+			       count_source_names[counting_source(&c->ev[r.event])]);
 		err = count_put_event(df, &r);
 	}
+	err = err ?: kv_add(meta, "count.sources", "%s", sources);
 	return err ?: kv_add(meta, "count.events", "%s", names);
 }
 

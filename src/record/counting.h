@@ -3,7 +3,8 @@
  * record --count: the events opened on every CPU into the BPF programs'
  * perf event array (count_pmu, index cpu * nev + i), which turn them into
  * per-thread counters (bpf/common.bpf.h) and add each syscall's and probed
- * function's deltas up (syscall_cnt, func_cnt); then the sums into the data
+ * function's deltas up (syscall_cnt, func_cnt); the software events the
+ * programs' own hooks see (counting_source) open no perf event; then the sums into the data
  * file (count_events, event_totals, run_event_totals).  A NULL counting
  * (no --count) makes every call here do nothing.
  */
@@ -12,12 +13,16 @@
 
 #include <stddef.h>
 
+#include "data/count_tables.h"
 #include "record/pmu_events.h"
 
 struct counting;
 struct datafile;
 struct kv_list;
 struct record_bpf;
+
+/* Where the programs take ev from: one of their hooks, or perf reads (COUNT_SRC_PERF). */
+enum count_source counting_source(const struct pmu_event *ev);
 
 int counting_new(struct counting **out, const struct pmu_event *evs, unsigned int n);
 void counting_free(struct counting *c);

@@ -15,6 +15,7 @@
 #include <poll.h>
 #include <bpf/libbpf.h>
 
+#include "kprotperf.h"
 #include "record.skel.h"
 #include "record/collect.h"
 #include "record/procs.h"

@@ -120,7 +120,7 @@ static int open_copy(struct funcs *f, struct funcs_bpf **out)
 	o->rodata->lazy_threads = f->rec->rodata->lazy_threads;
 	o->rodata->sys_bits = f->rec->rodata->sys_bits;
 	o->rodata->count_nev = f->rec->rodata->count_nev;
-	o->rodata->count_soft = f->rec->rodata->count_soft;
+	o->rodata->count_by = f->rec->rodata->count_by;
 	o->rodata->func_stacks = f->stacks;
 	o->rodata->first_inline = f->n;
 	memcpy((void *)o->rodata->func_flags, f->flags, sizeof(f->flags));

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <bpf/libbpf.h>
 
+#include "kprotperf.h"
 #include "record.skel.h"
 
 /* The kernel's own bookkeeping per hash element (approximate). */

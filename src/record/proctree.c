@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <bpf/libbpf.h>
 
+#include "kprotperf.h"
 #include "record.skel.h"
 #include "record/collect.h"
 #include "record/procs.h"

@@ -18,6 +18,7 @@
 #include <bpf/libbpf.h>
 
 #include "data/datafile.h"
+#include "kprotperf.h"
 #include "record.skel.h"
 #include "record/blocks.h"
 #include "record/collect.h"
@@ -374,8 +375,10 @@ static int probe_events(const struct record_opts *o, char *why, size_t len)
 	unsigned int i;
 	int err = 0;
 
+	/* an event the programs' hooks count opens no perf event */
 	for (i = 0; i < o->ncount && !err; i++)
-		err = pmu_event_probe(&o->count[i], "--count", 0, 0, why, len);
+		if (counting_source(&o->count[i]) == COUNT_SRC_PERF)
+			err = pmu_event_probe(&o->count[i], "--count", 0, 0, why, len);
 	/*
 	 * -e or -c: sampled as the sampler will, so an event that only counts
 	 * is refused here; the default, cpu-clock at -F, is opened as it always

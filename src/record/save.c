@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "data/recording.h"
+#include "kprotperf.h"
 #include "record.skel.h"
 #include "record/blocks.h"
 #include "record/collect.h"

@@ -76,6 +76,11 @@ void report_counters_header(const struct counters_view *v, FILE *f)
 			   100 * counters_share(&v->ev.v[i]));
 	}
 	fputs(n ? ", scaled as perf does)\n" : " (none multiplexed)\n", f);
+	fputs("# counted by:", f);
+	for (i = 0; i < v->ev.n; i++)
+		esc_printf(f, "%s %s: %s", i ? ";" : "", v->ev.v[i].name,
+			   counters_source_text(v->ev.v[i].source));
+	fputc('\n', f);
 }
 
 void report_counters_json_header(const struct counters_view *v, struct json *j)
@@ -93,6 +98,10 @@ void report_counters_json_header(const struct counters_view *v, struct json *j)
 	for (i = 0; i < v->ev.n; i++)
 		if (counters_share(&v->ev.v[i]) < 1)
 			json_double(j, v->ev.v[i].name, counters_share(&v->ev.v[i]));
+	json_close(j, '}');
+	json_open(j, "sources", '{');
+	for (i = 0; i < v->ev.n; i++)
+		json_str(j, v->ev.v[i].name, count_source_names[v->ev.v[i].source]);
 	json_close(j, '}');
 	json_close(j, '}');
 }

@@ -1,51 +1,112 @@
 #!/bin/bash
-# record --count and -e/-c with software events on real BPF (issue 47), on
-# count-loop: S nanosleep(1 ms) calls, G getppid calls, P fresh pages.
-#  - --count context-switches,task-clock: each nanosleep switches its thread
-#    out and in once (1 to 2 per call: a preemption may add one); the
-#    getppids switch less than once in ten calls in all; task-clock inside
-#    getppid is above 0 and at most kprotperf's own on-CPU time of getppid
-#    (the counted window lies inside the timed one) * 1.05 + 1 ms; the calls
+# record --count and -e/-c with software events on real BPF (issues 47, 55),
+# on count-loop: S nanosleep(1 ms) calls, G getppid calls, P fresh pages,
+# one read of R fresh pages, M moves to another CPU.
+#  - the window: getppid's on-CPU ns a call with --count
+#    task-clock,context-switches (the median of five) lies within the
+#    spread of five recordings without it, interleaved with them; on a busy
+#    machine plain recordings scatter by 20% (315 to 391 ns seen here), so
+#    the band is widened to 20% of their median, lest five that happen to
+#    agree make it a point.  The four perf reads that were inside the window
+#    before made it 2 to 3 times as long: the counting's own work lies
+#    outside the timed window;
+#  - --count context-switches,task-clock: both from kprotperf's own hooks
+#    (count.sources); a nanosleep switches its thread out at most twice (a
+#    preemption may add one) and in most calls once, but one whose timer
+#    has already fired returns without switching (under icount, or with
+#    the machine busy): at least half of them; getppid switches less than
+#    once in a hundred calls; task-clock within 10% of the latency table's
+#    on-CPU time of the same calls (both read the same clock); the calls
 #    counted are the calls made but for those counted lost;
+#  - --count page-faults,minor-faults,major-faults,cpu-migrations: the
+#    read of R fresh pages (MADV_NOHUGEPAGE) takes R page faults inside the
+#    read calls, all minor, plus the few the loader's own reads may take;
+#    the M sched_setaffinity calls move the thread once each, but the first
+#    (two CPUs or more; else that check is skipped);
 #  - -e page-faults -c 1: every fault of touch_pages is one sample there
 #    (P to P + 16: a few of libc's own may land there too), of weight 1;
 #  - a hardware event on this machine without a PMU: the refusal's exact
 #    line, exit 1, no data file.
 . "$(dirname "$0")/lib.sh"
 need_bpf
-S=200 G=20000 P=500
+S=200 G=20000 P=500 R=300 M=40 W=50000
 WL=$ROOT/count-loop
 [ -x "$WL" ] || skip "no $WL: run make"
 
+# OUT [--count EVENTS]: getppid's on-CPU ns a call, W calls
+getppid_ns() {
+	local out=$1
+	shift
+	"$KP" record -q -o "$TMP/$out.data" "$@" -- "$WL" 0 $W 0 > /dev/null ||
+		fail "record $* exited $?"
+	q "$TMP/$out.data" "SELECT oncpu_ns / calls FROM latency WHERE kind = 'syscall'
+		AND name = 'getppid'"
+}
+plain=() counted=()
+for i in 1 2 3 4 5; do
+	plain+=("$(getppid_ns p$i)")
+	counted+=("$(getppid_ns c$i --count task-clock,context-switches)")
+done
+# lo, median and hi of the plain ones; the counted ones' median
+read -r lo _ med _ hi < <(printf '%s\n' "${plain[@]}" | sort -n | tr '\n' ' ')
+mid=$(printf '%s\n' "${counted[@]}" | sort -n | sed -n 3p)
+band=$(((hi - lo) > med / 5 ? hi - lo : med / 5))
+[ "$mid" -ge $((lo - band)) ] && [ "$mid" -le $((hi + band)) ] ||
+	fail "getppid: ${counted[*]} ns a call with --count, ${plain[*]} without (band $band ns)"
+echo "getppid on-CPU ns a call: ${plain[*]} without --count, ${counted[*]} with it"
+
 "$KP" record -q -o "$TMP/c.data" --count context-switches,task-clock -- "$WL" $S $G 0 \
 	> /dev/null || fail "record --count exited $?"
-got=$(q "$TMP/c.data" "SELECT * FROM count_events ORDER BY event; SELECT value FROM meta WHERE key = 'count.events'")
+got=$(q "$TMP/c.data" "SELECT * FROM count_events ORDER BY event; SELECT value FROM meta WHERE
+	key IN ('count.events', 'count.sources') ORDER BY key")
 want="0|context-switches|1|3|0|0
 1|task-clock|1|1|0|0
-context-switches,task-clock"
-[ "$got" = "$want" ] || fail "count_events and count.events: $got"
-# NAME EVENT: calls counted, total, enabled_ns, running_ns; then the latency row's calls and oncpu_ns
+context-switches,task-clock
+sched_switch,clock"
+[ "$got" = "$want" ] || fail "count_events, count.events and count.sources: $got"
+# FILE NAME EVENT: calls counted, total, enabled_ns, running_ns; then the latency row's calls and oncpu_ns
 row() {
-	q "$TMP/c.data" "SELECT e.calls, e.total, e.enabled_ns, e.running_ns, l.calls, l.oncpu_ns
+	q "$1" "SELECT e.calls, e.total, e.enabled_ns, e.running_ns, l.calls, l.oncpu_ns
 		FROM event_totals e JOIN latency l ON l.kind = e.kind AND l.id = e.id
-		WHERE e.kind = 'syscall' AND l.name = '$1' AND e.event = $2" | tr '|' ' '
+		WHERE e.kind = 'syscall' AND l.name = '$2' AND e.event = $3" | tr '|' ' '
 }
 lost=$(q "$TMP/c.data" "SELECT value FROM counters WHERE name = 'lost_count'")
-read -r n cs en run calls _ < <(row nanosleep 0)
+read -r n cs en run calls _ < <(row "$TMP/c.data" nanosleep 0)
 [ "$calls" = $S ] || fail "nanosleep: $calls calls, want $S"
 [ "$n" -le $S ] && [ "$n" -ge $((S - lost)) ] && [ "$n" -ge $((S / 2)) ] ||
 	fail "nanosleep: $n calls counted of $S ($lost lost)"
-[ "$cs" -ge "$n" ] && [ "$cs" -le $((2 * n)) ] || fail "nanosleep: $cs context switches in $n calls"
+[ "$cs" -ge $((n / 2)) ] && [ "$cs" -le $((2 * n)) ] || fail "nanosleep: $cs context switches in $n calls"
 [ "$run" = "$en" ] || fail "a software event multiplexed: running $run, enabled $en"
 sleeps="nanosleep: $cs context switches in $n calls"
-read -r n cs _ _ calls _ < <(row getppid 0)
+read -r n cs _ _ calls _ < <(row "$TMP/c.data" getppid 0)
 [ "$calls" = $G ] && [ "$n" -le $G ] && [ "$n" -ge $((G - lost)) ] ||
 	fail "getppid: $n calls counted of $calls ($lost lost)"
-[ "$cs" -lt $((G / 10)) ] || fail "getppid: $cs context switches in $n calls"
-read -r n tc _ _ _ oncpu < <(row getppid 1)
-[ "$tc" -gt 0 ] && [ "$tc" -le $((oncpu * 105 / 100 + 1000000)) ] ||
+[ "$cs" -lt $((G / 100)) ] || fail "getppid: $cs context switches in $n calls"
+# the counted calls' on-CPU time: all of them when none was lost
+read -r n tc _ _ calls oncpu < <(row "$TMP/c.data" getppid 1)
+[ "$n" = "$calls" ] || oncpu=$((oncpu * n / calls))
+[ "$tc" -ge $((oncpu * 9 / 10)) ] && [ "$tc" -le $((oncpu * 11 / 10)) ] ||
 	fail "getppid: task-clock $tc ns, on-CPU $oncpu ns"
 echo "$sleeps; getppid: task-clock $tc ns in $n calls, $oncpu ns on-CPU; lost $lost"
+
+"$KP" record -q -o "$TMP/pf.data" --count page-faults,minor-faults,major-faults,cpu-migrations \
+	-- "$WL" 0 0 0 $R $M > /dev/null || fail "record --count page-faults,... exited $?"
+[ "$(q "$TMP/pf.data" "SELECT value FROM meta WHERE key = 'count.sources'")" = \
+	"page_fault,min_flt,maj_flt,sched_migrate_task" ] || fail "page-faults,...: count.sources"
+read -r _ pf _ _ _ _ < <(row "$TMP/pf.data" read 0)
+read -r _ minor _ _ _ _ < <(row "$TMP/pf.data" read 1)
+read -r _ major _ _ _ _ < <(row "$TMP/pf.data" read 2)
+[ "$pf" -ge $R ] && [ "$pf" -le $((R + 8)) ] && [ "$minor" = "$pf" ] && [ "$major" = 0 ] ||
+	fail "read of $R fresh pages: $pf page faults, $minor minor, $major major"
+echo "read of $R fresh pages: $pf page faults, $minor minor, $major major"
+if [ "$(nproc)" -ge 2 ]; then
+	read -r n mig _ _ calls _ < <(row "$TMP/pf.data" sched_setaffinity 3)
+	# the first call may find the thread moved already, before it was pinned
+	[ "$calls" = $M ] && [ "$n" -ge $((M / 2)) ] && [ "$mig" -le "$n" ] &&
+		[ "$mig" -ge $((n - 1)) ] ||
+		fail "$M sched_setaffinity calls: $mig migrations in the $n of $calls counted"
+	echo "$M sched_setaffinity calls: $mig migrations"
+fi
 
 # -r 3: each run's share, summing to the totals
 "$KP" record -q -r 3 -o "$TMP/r3.data" --count cs -- "$WL" 20 100 0 > /dev/null ||

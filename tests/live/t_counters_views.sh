@@ -2,7 +2,7 @@
 # The views of record --count and -e on real recordings (issue 47): what
 # report, diff and folded print must be what the data file holds.
 #  - report of --count context-switches,task-clock (software events: never
-#    multiplexed): its header line, and nanosleep's and getppid's rows of
+#    multiplexed): its header lines (events, and each one's hook), and nanosleep's and getppid's rows of
 #    the Counters table (calls counted, context switches total and per call)
 #    equal to event_totals'; --json's events and events_per_call of every
 #    syscall equal to event_totals' (task-clock in ns);
@@ -25,8 +25,9 @@ command -v python3 > /dev/null || skip "no python3"
 	> /dev/null || fail "record hardened exited $?"
 
 "$KP" report "$TMP/b.data" > "$TMP/report" || fail "report exited $?"
-grep -qx '# counters: context-switches, task-clock (none multiplexed)' "$TMP/report" ||
-	fail "no counters header line: $(grep '^# counters' "$TMP/report")"
+[ "$(grep '^# count' "$TMP/report")" = '# counters: context-switches, task-clock (none multiplexed)
+# counted by: context-switches: sched_switch; task-clock: the on-CPU clock' ] ||
+	fail "the counters header lines: $(grep '^# count' "$TMP/report")"
 # NAME: "CALLS EVENT TOTAL PER-CALL" of its context switches, as the file has
 # them; the ratio is rounded by C's printf, as report's is: SQLite's printf
 # rounds the decimal spelling, so 41/40 is 1.03 there and 1.02 in C
@@ -49,7 +50,8 @@ q "$TMP/b.data" "SELECT l.name, c.name, e.calls, e.total FROM event_totals e
 python3 - "$TMP/report.json" "$TMP/totals" << 'EOF' || fail "report --json's events differ from event_totals"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["event_counters"] == {"events": ["context-switches", "task-clock"], "multiplexed": {}}, d["event_counters"]
+assert d["event_counters"] == {"events": ["context-switches", "task-clock"], "multiplexed": {},
+	"sources": {"context-switches": "sched_switch", "task-clock": "clock"}}, d["event_counters"]
 rows = {r["name"]: r for r in d["syscalls"]}
 n = 0
 for line in open(sys.argv[2]):

@@ -10,8 +10,12 @@
  * Two recordings of 2 runs each for diff: the base counts task-clock and
  * context-switches, the hardened context-switches, task-clock and
  * cache-misses (on that side only, multiplexed in one run); and the first
- * recording against the base, whose CPU time cannot be compared.  Outputs
- * are compared whole with golden files (tests/unit/golden/counters-*).
+ * recording against the base, whose CPU time cannot be compared.  The
+ * first recording and the base are of a kprotperf that read every event
+ * from perf (no meta count.sources); the hardened side took its software
+ * events from its hooks, which diff says.  Outputs are compared whole with
+ * golden files (tests/unit/golden/counters-*); a count.sources that names an
+ * unknown source, or too few or too many, is a corrupt file.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -36,6 +40,8 @@ static char rec[] = "/tmp/kp-cnt-XXXXXX";
 static char base[] = "/tmp/kp-cnt-base-XXXXXX";
 static char hard[] = "/tmp/kp-cnt-hard-XXXXXX";
 static char twice[] = "/tmp/kp-cnt-twice-XXXXXX";
+static char badsrc[3][32] = {"/tmp/kp-cnt-src0-XXXXXX", "/tmp/kp-cnt-src1-XXXXXX",
+			     "/tmp/kp-cnt-src2-XXXXXX"};
 
 static void meta(struct datafile *df, const char *key, const char *value)
 {
@@ -184,8 +190,10 @@ static void fill_side(struct datafile *df, bool hardened)
 	/* the same names in another order on each side */
 	event(df, h, "task-clock", 1, 1);
 	event(df, !h, "context-switches", 1, 3);
-	if (hardened)
+	if (hardened) {
 		event(df, 2, "cache-misses", 0, 3);
+		meta(df, "count.sources", "sched_switch,clock,perf");
+	}
 	runs_of(df, "syscall", 35, h, 10, tc[h], 1000);
 	runs_of(df, "syscall", 35, !h, 10, cs[h], 1000);
 	runs_of(df, "func", 1, h, 2, fn[h], 1000);
@@ -210,12 +218,38 @@ static void fill_twice(struct datafile *df)
 	event(df, 1, "task-clock", 1, 1);
 }
 
+/* count.sources of two events: a name no kprotperf writes, with an escape; too few; too many */
+static void fill_badsrc(struct datafile *df, const char *sources)
+{
+	event(df, 0, "task-clock", 1, 1);
+	event(df, 1, "context-switches", 1, 3);
+	meta(df, "count.sources", sources);
+}
+
+static void fill_badsrc0(struct datafile *df)
+{
+	fill_badsrc(df, "clock,\033[31mhook");
+}
+
+static void fill_badsrc1(struct datafile *df)
+{
+	fill_badsrc(df, "clock");
+}
+
+static void fill_badsrc2(struct datafile *df)
+{
+	fill_badsrc(df, "clock,sched_switch,perf");
+}
+
 static int make_recordings(void **state)
 {
 	tu_recording(rec, fill_rec);
 	tu_recording(base, fill_base);
 	tu_recording(hard, fill_hard);
 	tu_recording(twice, fill_twice);
+	tu_recording(badsrc[0], fill_badsrc0);
+	tu_recording(badsrc[1], fill_badsrc1);
+	tu_recording(badsrc[2], fill_badsrc2);
 	return 0;
 }
 
@@ -226,6 +260,9 @@ static int drop_recordings(void **state)
 		unlink(base);
 		unlink(hard);
 		unlink(twice);
+		unlink(badsrc[0]);
+		unlink(badsrc[1]);
+		unlink(badsrc[2]);
 	}
 	return 0;
 }
@@ -314,6 +351,28 @@ static void test_name_twice(void **state)
 	free(want);
 }
 
+static void test_bad_sources(void **state)
+{
+	static const char *const why[] = {
+		"meta count.sources: '?[31mhook' is no source kprotperf knows (event 1)",
+		"meta count.sources: 1 sources for 2 events",
+		"meta count.sources: more sources than the 2 events",
+	};
+	char *argv[] = {"report", NULL, NULL};
+	char *want = NULL;
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		argv[1] = badsrc[i];
+		assert_true(
+			asprintf(&want,
+				 "kprotperf report: %s: corrupt data file: %s: record it again\n",
+				 badsrc[i], why[i]) > 0);
+		tu_expect(cmd_report, argv, 2, 1, want);
+		free(want);
+	}
+}
+
 /* A file of schema 12 (the golden recordings'): no counters line, no table, no JSON key. */
 static void test_no_counters(void **state)
 {
@@ -338,7 +397,7 @@ int main(void)
 		cmocka_unit_test(test_folded_weighted), cmocka_unit_test(test_diff_folded_weighted),
 		cmocka_unit_test(test_diff_text),	cmocka_unit_test(test_diff_json),
 		cmocka_unit_test(test_diff_untimed),	cmocka_unit_test(test_name_twice),
-		cmocka_unit_test(test_no_counters),
+		cmocka_unit_test(test_bad_sources),	cmocka_unit_test(test_no_counters),
 	};
 
 	return cmocka_run_group_tests(tests, make_recordings, drop_recordings);
