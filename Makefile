@@ -332,6 +332,7 @@ bench: all static
 	tests/bench/vm_blocks.sh
 	tests/bench/symbolize.sh
 	tests/bench/open.sh
+	tests/bench/commands.sh
 	tests/bench/stacks.sh
 	tests/bench/vm_model.sh || [ $$? -eq 77 ]
 	tests/bench/model_est.sh || [ $$? -eq 77 ]

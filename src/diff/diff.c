@@ -181,7 +181,7 @@ static int load_side(struct diff_ctx *c, int side)
 {
 	struct datafile *df = c->df[side];
 	struct diff_table *t = c->t;
-	int i, err = stacks_name_frames(df, c->kd[side]);
+	int i, err = stacks_name_frames(df, c->kd[side], NULL);
 
 	err = err ?: meta_each(df, META_CONFIG_SHORT, config_pair, &c->config[side]);
 	for (i = 0; i < T_N && !err; i++)

@@ -13,6 +13,7 @@
 #include "data/datafile.h"
 #include "symbols/folded_stacks.h"
 #include "symbols/stacks.h"
+#include "symbols/user_frames.h"
 #include "util/array.h"
 
 struct folded_line {
@@ -101,9 +102,9 @@ static void merge_clones(struct side *s)
 }
 
 static int load_side(struct side *s, struct datafile *df, struct kernel_dwarf *kd,
-		     const struct folded_frames *fr)
+		     struct user_files *uf, const struct folded_frames *fr)
 {
-	int err = stacks_name_frames(df, kd) ?: folded_events(df, fr, keep_line, s);
+	int err = stacks_name_frames(df, kd, uf) ?: folded_events(df, fr, keep_line, s);
 
 	if (!err)
 		merge_clones(s);
@@ -155,11 +156,14 @@ int diff_folded(struct datafile *base, struct kernel_dwarf *kd_base, struct data
 		struct kernel_dwarf *kd_hard, bool normalize, FILE *out)
 {
 	struct folded_frames fr = {.user = true, .kernel = true, .inlines = true};
+	/* both sides' files opened once: two recordings of one workload share them */
+	struct user_files *uf = user_files_new();
 	struct side b = {}, h = {};
 	double scale = -1;
-	int err;
+	int err = uf ? 0 : -ENOMEM;
 
-	err = load_side(&b, base, kd_base, &fr) ?: load_side(&h, hard, kd_hard, &fr);
+	err = err ?: load_side(&b, base, kd_base, uf, &fr) ?: load_side(&h, hard, kd_hard, uf, &fr);
+	user_files_free(uf);
 	if (err)
 		goto out;
 	/* scaled as doubles, rounded only when printed */

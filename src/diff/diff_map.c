@@ -52,7 +52,7 @@ static int load(const struct features *feat, struct datafile *const df[2],
 		return err;
 	metrics_init(&set, NULL, NULL, runs, period);
 	for (side = 0; side < 2 && !err; side++)
-		err = stacks_name_frames(df[side], kd[side])
+		err = stacks_name_frames(df[side], kd[side], NULL)
 			      ?: metrics_load_features(&set, side, df[side], feat);
 	err = err ?: metrics_finish(&set, df, INT_MAX);
 	if (!err)

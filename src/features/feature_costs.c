@@ -415,7 +415,7 @@ int feature_costs_list(struct datafile *df, struct kernel_dwarf *kd, const struc
 	struct facts k = {.r = &r};
 	const char *src = datafile_meta(df, "protect.source");
 	size_t runs = 1;
-	int err = stacks_name_frames(df, kd) ?: runs_prepare(df, &runs) ?: collect(df, &r);
+	int err = stacks_name_frames(df, kd, NULL) ?: runs_prepare(df, &runs) ?: collect(df, &r);
 
 	err = err ?: meta_each(df, META_CONFIG_SHORT, config_pair, &k.config);
 	if (!err) {

@@ -23,6 +23,7 @@
 #include "report/report_inline.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/stacks.h"
+#include "symbols/user_frames.h"
 #include "system/provenance.h"
 #include "util/esc.h"
 #include "util/fmt.h"
@@ -741,11 +742,15 @@ int report_sort_key(const char *name)
 int report_show(struct datafile *df, struct kernel_dwarf *kd, const char *note,
 		const struct features *feat, const struct report_opts *o)
 {
+	/* user files are read only for the user inline rows the function table shows */
+	struct user_files *uf = o->inlines ? user_files_new() : NULL;
 	struct counters_view cv;
 	struct lat_table t = {};
 	int err;
 
-	err = stacks_name_frames(df, kd) ?: report_counters_load(&cv, df);
+	err = o->inlines && !uf ? -ENOMEM : stacks_name_frames(df, kd, uf);
+	user_files_free(uf);
+	err = err ?: report_counters_load(&cv, df);
 	if (err)
 		return err;
 	err = load_latency(df, &cv, "syscall", &t, o->sort);

@@ -17,6 +17,7 @@
 #include "symbols/inlines.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/stacks.h"
+#include "symbols/user_frames.h"
 #include "util/esc.h"
 #include "util/json.h"
 
@@ -166,8 +167,12 @@ static int annotate_json(struct annotator *a)
 
 static int annotate(struct annotator *a)
 {
-	int err = stacks_name_frames(a->df, a->kd) ?: samples_hit_create(a->df, a->func, !a->kd);
+	/* a user function's lines are its files' DWARF; a kernel one's, the kernel's alone */
+	struct user_files *uf = a->kd ? NULL : user_files_new();
+	int err = !a->kd && !uf ? -ENOMEM : stacks_name_frames(a->df, a->kd, uf);
 
+	user_files_free(uf);
+	err = err ?: samples_hit_create(a->df, a->func, !a->kd);
 	if (err)
 		return err;
 	samples_hit_totals(a->df, &a->total, &a->self);

@@ -426,7 +426,7 @@ int report_blocks(struct datafile *df, struct kernel_dwarf *kd, const char *note
 	int err = load_funcs(&s, func);
 
 	if (!err && any_stack(&s))
-		err = stacks_name_frames(df, kd) ?: samples_frames_open(df, &proto.frames);
+		err = stacks_name_frames(df, kd, NULL) ?: samples_frames_open(df, &proto.frames);
 	if (!err && json) {
 		json_begin(&j, stdout);
 		proto.j = &j;

@@ -8,11 +8,13 @@
  */
 #include "report/report_folded.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 
 #include "symbols/folded_stacks.h"
 #include "symbols/stacks.h"
+#include "symbols/user_frames.h"
 
 static int print_line(const char *line, long long n, void *ctx)
 {
@@ -23,8 +25,12 @@ static int print_line(const char *line, long long n, void *ctx)
 int folded_print(struct datafile *df, struct kernel_dwarf *kd, const struct folded_frames *fr,
 		 bool latency, const char *func)
 {
-	int err = stacks_name_frames(df, kd);
+	/* user files are read only for the inline frames the lines show */
+	bool need = fr->user && fr->inlines;
+	struct user_files *uf = need ? user_files_new() : NULL;
+	int err = need && !uf ? -ENOMEM : stacks_name_frames(df, kd, uf);
 
+	user_files_free(uf);
 	if (err)
 		return err;
 	if (latency)

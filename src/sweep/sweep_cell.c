@@ -80,7 +80,7 @@ static int sampled(struct datafile *df[2], size_t top, struct sweep_cell *c)
 	metrics_init(&self, NULL, NULL, c->runs, period);
 	metrics_init(&total, NULL, NULL, c->runs, period);
 	for (side = 0; side < 2 && !err; side++)
-		err = stacks_name_frames(df[side], NULL)
+		err = stacks_name_frames(df[side], NULL, NULL)
 			      ?: metrics_load_kernel_functions(&self, &total, side, df[side]);
 	err = err ?: metrics_finish(&self, df, top);
 	for (i = 0; !err && i < self.shown && c->ntop < top; i++) {

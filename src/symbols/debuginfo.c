@@ -36,63 +36,66 @@ struct debuginfo {
 	Dwarf_Addr bias; /* DWARF addresses + bias = addresses as libdwfl laid the file out */
 };
 
-/* Whether the file at path carries DWARF: 0, -ENODATA, -ENOEXEC when not ELF, or -errno. */
-static int elf_has_debug_info(const char *path)
+/* Whether the ELF file e carries DWARF: 0 or -ENODATA. */
+static int elf_has_debug_info(Elf *e)
 {
 	Elf_Scn *scn = NULL;
-	struct stat st;
 	const char *name;
 	size_t shstrndx;
 	GElf_Shdr sh;
-	int fd, err = -ENODATA;
-	Elf *e;
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -ENOTSUP;
-	/* --vmlinux names anything: a FIFO must not block the open, a device be read */
-	fd = safeio_open_regular(path, &st, NULL, 0);
-	if (fd < 0)
-		return fd == -EINVAL ? -EISDIR : fd;
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF) {
-		err = -ENOEXEC;
-		goto out;
-	}
 	if (elf_getshdrstrndx(e, &shstrndx))
-		goto out;
+		return -ENODATA;
 	while ((scn = elf_nextscn(e, scn))) {
 		if (!gelf_getshdr(scn, &sh))
 			continue;
 		name = elf_strptr(e, shstrndx, sh.sh_name);
 		/* a stripped file keeps the section header but as NOBITS */
 		if (name && sh.sh_type != SHT_NOBITS && sh.sh_size &&
-		    (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info"))) {
-			err = 0;
-			break;
-		}
+		    (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")))
+			return 0;
 	}
-out:
-	elf_end(e);
-	close(fd);
-	return err;
+	return -ENODATA;
 }
 
-/* 0 when path has DWARF and, if bid is known, that build id. */
-static int check_candidate(const char *path, const char *bid)
+/* 0 when e has DWARF and, if bid is known, that build id. */
+static int elf_fits(Elf *e, const char *bid)
 {
 	char hex[ELFSYM_BID_HEX];
-	int err;
+	int err = elf_has_debug_info(e);
 
-	err = elf_has_debug_info(path);
-	if (err)
+	if (err || !bid || !*bid)
 		return err;
-	if (!bid || !*bid)
-		return 0;
-	err = elfsym_build_id(path, hex, sizeof(hex));
-	if (err)
-		return err;
+	elfsym_elf_build_id(e, hex, sizeof(hex));
 	/* a file without a build id cannot be shown to be the recorded kernel */
 	return strcasecmp(hex, bid) ? -ESTALE : 0;
+}
+
+/*
+ * Open path and check that it has DWARF and, if bid is known, that build
+ * id: 0, -ENODATA, -ESTALE, -ENOEXEC when not ELF, or -errno.  The one
+ * open of the file: with fd, its descriptor is kept there for libdwfl.
+ */
+static int check_candidate(const char *path, const char *bid, int *fd)
+{
+	struct stat st;
+	int f, err;
+	Elf *e;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOTSUP;
+	/* --vmlinux names anything: a FIFO must not block the open, a device be read */
+	f = safeio_open_regular(path, &st, NULL, 0);
+	if (f < 0)
+		return f == -EINVAL ? -EISDIR : f;
+	e = elf_begin(f, ELF_C_READ_MMAP, NULL);
+	err = e && elf_kind(e) == ELF_K_ELF ? elf_fits(e, bid) : -ENOEXEC;
+	elf_end(e);
+	if (!err && fd)
+		*fd = f;
+	else
+		close(f);
+	return err;
 }
 
 /* dir/xx/rest.debug for bid, lower case as the debug packages install it. */
@@ -116,7 +119,7 @@ static int build_id_path(const char *dir, const char *bid, char *out, size_t len
  * scripts/kernel-build.sh files its kernels' vmlinux files in, so that a
  * kernel built for the VM needs no --vmlinux.
  */
-static int find_by_build_id(const char *root, const char *bid, char *out, size_t len)
+static int find_by_build_id(const char *root, const char *bid, char *out, size_t len, int *fd)
 {
 	const char *cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 	char dir[PATH_MAX];
@@ -124,7 +127,7 @@ static int find_by_build_id(const char *root, const char *bid, char *out, size_t
 
 	ret = snprintf(dir, sizeof(dir), "%s" DEBUG_DIR "/.build-id", root);
 	if (ret > 0 && (size_t)ret < sizeof(dir) && !build_id_path(dir, bid, out, len) &&
-	    !check_candidate(out, bid))
+	    !check_candidate(out, bid, fd))
 		return 0;
 	if (*root || (!(cache && *cache) && !(home && *home)))
 		return -ENOENT;
@@ -133,7 +136,7 @@ static int find_by_build_id(const char *root, const char *bid, char *out, size_t
 	else
 		ret = snprintf(dir, sizeof(dir), "%s/.cache/kprotperf/debug/.build-id", home);
 	if (ret > 0 && (size_t)ret < sizeof(dir) && !build_id_path(dir, bid, out, len) &&
-	    !check_candidate(out, bid))
+	    !check_candidate(out, bid, fd))
 		return 0;
 	return -ENOENT;
 }
@@ -151,15 +154,15 @@ static int release_path(const char *root, const char *fmt, const char *release, 
 	return ret < 0 || (size_t)ret >= len ? -ENAMETOOLONG : 0;
 }
 
-int debuginfo_find_sysroot(const char *sysroot, const char *release, const char *build_id_hex,
-			   const char *explicit_path, char *out, size_t len)
+/* debuginfo_find_sysroot(), the file found kept open in *fd unless fd is NULL. */
+static int find(const char *root, const char *release, const char *bid, const char *explicit_path,
+		char *out, size_t len, int *fd)
 {
 	static const char *const by_release[] = {
 		DEBUG_DIR "/boot/vmlinux-%s",
 		"/boot/vmlinux-%s",
 		"/lib/modules/%s/build/vmlinux",
 	};
-	const char *root = sysroot ? sysroot : "";
 	size_t i;
 	int ret;
 
@@ -169,17 +172,23 @@ int debuginfo_find_sysroot(const char *sysroot, const char *release, const char 
 		ret = snprintf(out, len, "%s", explicit_path);
 		if (ret < 0 || (size_t)ret >= len)
 			return -ENAMETOOLONG;
-		return check_candidate(out, build_id_hex);
+		return check_candidate(out, bid, fd);
 	}
-	if (build_id_hex && !find_by_build_id(root, build_id_hex, out, len))
+	if (bid && !find_by_build_id(root, bid, out, len, fd))
 		return 0;
 	for (i = 0; i < sizeof(by_release) / sizeof(by_release[0]); i++) {
 		if (!release_path(root, by_release[i], release, out, len) &&
-		    !check_candidate(out, build_id_hex))
+		    !check_candidate(out, bid, fd))
 			return 0;
 	}
 	out[0] = '\0';
 	return -ENOENT;
+}
+
+int debuginfo_find_sysroot(const char *sysroot, const char *release, const char *build_id_hex,
+			   const char *explicit_path, char *out, size_t len)
+{
+	return find(sysroot ?: "", release, build_id_hex, explicit_path, out, len, NULL);
 }
 
 int debuginfo_find(const char *release, const char *build_id_hex, const char *explicit_path,
@@ -212,25 +221,25 @@ static const char *module_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-int debuginfo_open(struct debuginfo **out, const char *path)
+/* The DWARF of the checked file open at fd, which libdwfl takes (and closes, even on failure). */
+static int open_fd(struct debuginfo **out, const char *path, int fd)
 {
-	struct debuginfo *di;
-	int err;
+	struct debuginfo *di = calloc(1, sizeof(*di));
+	int err = -EINVAL;
 
-	*out = NULL;
-	/* libdwfl reports no reason for failing, so first tell "no DWARF" apart */
-	err = elf_has_debug_info(path);
-	if (err)
-		return err;
-	di = calloc(1, sizeof(*di));
-	if (!di)
+	if (!di) {
+		close(fd);
 		return -ENOMEM;
-	err = -EINVAL;
+	}
 	di->dwfl = dwfl_begin(&offline_callbacks);
-	if (!di->dwfl)
+	if (!di->dwfl) {
+		close(fd);
 		goto err_free;
-	/* libdwfl opens the file itself: given a descriptor it may still close it */
-	di->mod = dwfl_report_offline(di->dwfl, module_name(path), path, -1);
+	}
+	/* consumed on success only (libdwfl.h): nothing is opened in between to reuse it */
+	di->mod = dwfl_report_offline(di->dwfl, module_name(path), path, fd);
+	if (!di->mod)
+		close(fd);
 	if (!di->mod || dwfl_report_end(di->dwfl, NULL, NULL))
 		goto err_end;
 	di->dw = dwfl_module_getdwarf(di->mod, &di->bias);
@@ -244,6 +253,47 @@ err_end:
 err_free:
 	free(di);
 	return err;
+}
+
+int debuginfo_open(struct debuginfo **out, const char *path)
+{
+	int fd, err;
+
+	*out = NULL;
+	/* libdwfl reports no reason for failing, so first tell "no DWARF" apart */
+	err = check_candidate(path, NULL, &fd);
+	return err ?: open_fd(out, path, fd);
+}
+
+int debuginfo_find_open(struct debuginfo **di, const char *sysroot, const char *release,
+			const char *build_id_hex, const char *explicit_path, char *out, size_t len)
+{
+	int fd, err;
+
+	*di = NULL;
+	err = find(sysroot ?: "", release, build_id_hex, explicit_path, out, len, &fd);
+	return err ?: open_fd(di, out, fd);
+}
+
+int debuginfo_open_elf(struct debuginfo **out, const char *path, int fd)
+{
+	struct stat st;
+	int err;
+	Elf *e;
+
+	*out = NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	err = e && elf_kind(e) == ELF_K_ELF ? elf_has_debug_info(e) : -ENOEXEC;
+	elf_end(e);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return open_fd(out, path, fd);
 }
 
 void debuginfo_close(struct debuginfo *di)

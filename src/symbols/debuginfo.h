@@ -43,6 +43,20 @@ int debuginfo_find_sysroot(const char *sysroot, const char *release, const char 
  * -ENODATA when it has none, -ENOEXEC when no ELF file, else -errno.
  */
 int debuginfo_open(struct debuginfo **out, const char *path);
+/*
+ * debuginfo_find_sysroot() and debuginfo_open() of the file it finds in
+ * one: the file is opened once, checked and read on that descriptor.
+ * *di NULL on failure, with debuginfo_find_sysroot()'s errors or
+ * debuginfo_open()'s.
+ */
+int debuginfo_find_open(struct debuginfo **di, const char *sysroot, const char *release,
+			const char *build_id_hex, const char *explicit_path, char *out, size_t len);
+/*
+ * debuginfo_open() of the file at path already open at fd, which is taken
+ * (closed on failure, with the debuginfo otherwise), so that a caller that
+ * read the file's segments need not open it again.
+ */
+int debuginfo_open_elf(struct debuginfo **out, const char *path, int fd);
 void debuginfo_close(struct debuginfo *di);
 /*
  * The open DWARF, for readers such as symbolize.c and inlines.c.  DWARF

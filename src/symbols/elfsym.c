@@ -88,8 +88,7 @@ static bool note_build_id(const Elf_Data *d, char *hex, size_t hexlen)
 	return d && !provenance_parse_build_id(d->d_buf, d->d_size, hex, hexlen);
 }
 
-/* The GNU build id note as hex, "" when the file has none. */
-static void elf_build_id(Elf *e, char *hex, size_t hexlen)
+void elfsym_elf_build_id(Elf *e, char *hex, size_t hexlen)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -126,7 +125,7 @@ int elfsym_build_id(const char *path, char *hex, size_t hexlen)
 	err = elf_open(path, &h);
 	if (err)
 		return err;
-	elf_build_id(h.e, hex, hexlen);
+	elfsym_elf_build_id(h.e, hex, hexlen);
 	elf_close(&h);
 	return 0;
 }
@@ -299,7 +298,9 @@ static int load(struct elfsym *f, Elf *e, const char *root)
 	return err;
 }
 
-int elfsym_open(const char *path, const char *bid, const char *root, struct elfsym **out)
+/* elfsym_open(), or only its segments when !root; *fd (unless NULL) keeps the file open. */
+static int open_file(const char *path, const char *bid, const char *root, int *fd,
+		     struct elfsym **out)
 {
 	struct elfsym *f;
 	struct elfh file;
@@ -312,16 +313,35 @@ int elfsym_open(const char *path, const char *bid, const char *root, struct elfs
 	err = -ENOMEM;
 	if (!f)
 		goto out;
-	elf_build_id(file.e, f->bid, sizeof(f->bid));
-	err = bid && bid[0] && strcmp(bid, f->bid) ? -ESTALE : load(f, file.e, root ?: "");
+	elfsym_elf_build_id(file.e, f->bid, sizeof(f->bid));
+	if (bid && bid[0] && strcmp(bid, f->bid))
+		err = -ESTALE;
+	else
+		err = root ? load(f, file.e, root) : load_segs(f, file.e);
 	if (err) {
 		elfsym_free(f);
 		goto out;
 	}
 	*out = f;
+	if (fd) {
+		/* the descriptor outlives the Elf handle read on it */
+		elf_end(file.e);
+		*fd = file.fd;
+		return 0;
+	}
 out:
 	elf_close(&file);
 	return err;
+}
+
+int elfsym_open(const char *path, const char *bid, const char *root, struct elfsym **out)
+{
+	return open_file(path, bid, root ?: "", NULL, out);
+}
+
+int elfsym_open_segs(const char *path, const char *bid, int *fd, struct elfsym **out)
+{
+	return open_file(path, bid, NULL, fd, out);
 }
 
 void elfsym_free(struct elfsym *f)

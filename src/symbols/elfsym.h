@@ -15,6 +15,9 @@
 
 struct elfsym;
 
+typedef struct Elf Elf;
+/* The GNU build id note of the open ELF file e as hex, "" when it has none. */
+void elfsym_elf_build_id(Elf *e, char *hex, size_t hexlen);
 /* The GNU build id of the ELF file at path into hex, "" when it has none; -errno unreadable. */
 int elfsym_build_id(const char *path, char *hex, size_t hexlen);
 /*
@@ -25,6 +28,12 @@ int elfsym_build_id(const char *path, char *hex, size_t hexlen);
  * wrong names.
  */
 int elfsym_open(const char *path, const char *bid, const char *root, struct elfsym **out);
+/*
+ * elfsym_open() of the file's segments and build id alone, no symbols (for
+ * turning offsets into addresses); its descriptor kept open in *fd, the
+ * caller's to close, so that its DWARF is read without opening it again.
+ */
+int elfsym_open_segs(const char *path, const char *bid, int *fd, struct elfsym **out);
 void elfsym_free(struct elfsym *f);
 /* The build id of the file as read, "" when it has none. */
 const char *elfsym_bid(const struct elfsym *f);

@@ -68,8 +68,9 @@ int kernel_dwarf_open(struct kernel_dwarf **out, struct datafile *df, const char
 	*out = NULL;
 	if (!k)
 		return -ENOMEM;
-	err = debuginfo_find(release, datafile_meta(df, "kernel.build_id"), vmlinux, k->path,
-			     sizeof(k->path));
+	/* found and read on one descriptor: the vmlinux is opened once */
+	err = debuginfo_find_open(&k->di, NULL, release, datafile_meta(df, "kernel.build_id"),
+				  vmlinux, k->path, sizeof(k->path));
 	if (err == -ENOENT && !vmlinux) {
 		snprintf(note, len,
 			 "no debug info for kernel %s (build-id %s) here; install "
@@ -79,7 +80,6 @@ int kernel_dwarf_open(struct kernel_dwarf **out, struct datafile *df, const char
 		free(k);
 		return 0;
 	}
-	err = err ?: debuginfo_open(&k->di, k->path);
 	err = err ?: symbolizer_new(&k->sym, k->di);
 	if (err)
 		debuginfo_explain(err, vmlinux ?: k->path, release, note, len);

@@ -245,12 +245,12 @@ static int read_kframe(long long stack, int depth, __u64 addr, void *ctx)
 	return 0;
 }
 
-int stacks_name_frames(struct datafile *df, struct kernel_dwarf *kd)
+int stacks_name_frames(struct datafile *df, struct kernel_dwarf *kd, struct user_files *uf)
 {
 	struct ksyms *ks;
 	int err;
 
-	err = samples_frames_create(df) ?: user_frames_name(df);
+	err = samples_frames_create(df) ?: user_frames_name(df, uf);
 	if (err)
 		return err;
 	err = ksyms_new(&ks);

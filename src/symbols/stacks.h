@@ -20,6 +20,7 @@
 
 struct datafile;
 struct kernel_dwarf;
+struct user_files;
 
 #define STACKS_PROBE_FRAME "[kprotperf probe]"
 
@@ -47,8 +48,10 @@ int stacks_probe_cut(const char *const *names, int n);
 
 /*
  * kd: NULL without the kernel's DWARF.  User frames get what was inlined
- * at them from their file's DWARF (symbols/user_frames.h).
+ * at them from their file's DWARF (symbols/user_frames.h) when uf is not
+ * NULL: a view that shows no user inline frame or source line passes NULL,
+ * and no user file is read.
  */
-int stacks_name_frames(struct datafile *df, struct kernel_dwarf *kd);
+int stacks_name_frames(struct datafile *df, struct kernel_dwarf *kd, struct user_files *uf);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "data/datafile.h"
@@ -15,6 +16,7 @@
 #include "symbols/elfsym.h"
 #include "symbols/inline_rows.h"
 #include "symbols/symbolize.h"
+#include "util/array.h"
 
 void user_file_close(struct user_file *f)
 {
@@ -26,14 +28,19 @@ void user_file_close(struct user_file *f)
 	*f = (struct user_file){};
 }
 
-/* The DWARF of the file: its debug file by build id (under symfs), else its own. */
-static int open_dwarf(struct user_file *f, const char *file, const char *symfs)
+/*
+ * The DWARF of the file open at fd (taken): its debug file by build id
+ * (under symfs), else its own.  Each file is opened once: the debug file
+ * is checked and read on one descriptor, the file's own on fd.
+ */
+static int open_dwarf(struct user_file *f, const char *file, int fd, const char *symfs)
 {
 	char dbg[PATH_MAX];
 
-	if (debuginfo_find_sysroot(symfs, NULL, elfsym_bid(f->segs), NULL, dbg, sizeof(dbg)) ||
-	    debuginfo_open(&f->di, dbg))
-		debuginfo_open(&f->di, file);
+	if (!debuginfo_find_open(&f->di, symfs, NULL, elfsym_bid(f->segs), NULL, dbg, sizeof(dbg)))
+		close(fd);
+	else
+		debuginfo_open_elf(&f->di, file, fd);
 	return f->di ? symbolizer_new(&f->sym, f->di) : 0;
 }
 
@@ -55,7 +62,7 @@ int user_file_open(struct user_file *f, const char *path, const char *bid, const
 {
 	char file[PATH_MAX];
 	struct stat st;
-	int err;
+	int fd, err;
 
 	user_file_close(f);
 	f->path = strdup(path);
@@ -66,10 +73,10 @@ int user_file_open(struct user_file *f, const char *path, const char *bid, const
 	if (user_frames_path(symfs, path, file, sizeof(file)) || stat(file, &st) ||
 	    !S_ISREG(st.st_mode))
 		return 0;
-	err = elfsym_open(file, bid, symfs, &f->segs);
+	err = elfsym_open_segs(file, bid, &fd, &f->segs);
 	if (err)
 		return err == -ENOMEM ? err : 0;
-	return open_dwarf(f, file, symfs);
+	return open_dwarf(f, file, fd, symfs);
 }
 
 bool user_file_is(const struct user_file *f, const char *path, const char *bid)
@@ -87,26 +94,69 @@ int user_file_symbolize(struct user_file *f, __u64 off, const struct sym_result 
 	return symbolize(f->sym, vaddr, r);
 }
 
+/* The files a command has opened, each once, in the order first needed. */
+struct user_files {
+	struct user_file *v;
+	size_t n, cap;
+};
+
+struct user_files *user_files_new(void)
+{
+	return calloc(1, sizeof(struct user_files));
+}
+
+void user_files_free(struct user_files *uf)
+{
+	size_t i;
+
+	if (!uf)
+		return;
+	for (i = 0; i < uf->n; i++)
+		user_file_close(&uf->v[i]);
+	free(uf->v);
+	free(uf);
+}
+
+int user_files_get(struct user_files *uf, const char *path, const char *bid, const char *symfs,
+		   struct user_file **out)
+{
+	size_t i;
+	int err;
+
+	/* a handful of files a recording: a scan beats a hash */
+	for (i = 0; i < uf->n; i++) {
+		if (user_file_is(&uf->v[i], path, bid)) {
+			*out = &uf->v[i];
+			return 0;
+		}
+	}
+	if (array_reserve((void **)&uf->v, &uf->cap, uf->n + 1, sizeof(*uf->v)))
+		return -ENOMEM;
+	uf->v[uf->n] = (struct user_file){};
+	/* kept even when it failed: a file that is not there is not looked for twice */
+	err = user_file_open(&uf->v[uf->n], path, bid, symfs);
+	*out = &uf->v[uf->n++];
+	return err;
+}
+
 struct unamer {
 	struct datafile *df;
 	const char *symfs; /* datafile_symfs(df) */
-	struct user_file f;
+	struct user_files *uf;
 };
 
 static int name_uframe(const struct samples_uframe *u, void *ctx)
 {
 	struct unamer *n = ctx;
-	struct user_file *f = &n->f;
 	struct samples_frame at = {.user = true, .stack = u->stack, .depth = u->depth};
 	const struct sym_result *r;
 	const struct sym_frame *fn;
+	struct user_file *f;
 	int err;
 
-	if (!user_file_is(f, u->path, u->bid)) {
-		err = user_file_open(f, u->path, u->bid, n->symfs);
-		if (err)
-			return err;
-	}
+	err = user_files_get(n->uf, u->path, u->bid, n->symfs, &f);
+	if (err)
+		return err;
 	err = user_file_symbolize(f, u->off, &r);
 	if (err == -ENOENT)
 		return 0;
@@ -121,11 +171,9 @@ static int name_uframe(const struct samples_uframe *u, void *ctx)
 	return samples_set_user_frame(n->df, &at) ?: inline_rows_put(n->df, &at, r);
 }
 
-int user_frames_name(struct datafile *df)
+int user_frames_name(struct datafile *df, struct user_files *uf)
 {
-	struct unamer n = {.df = df, .symfs = datafile_symfs(df)};
-	int err = samples_uframes(df, name_uframe, &n);
+	struct unamer n = {.df = df, .symfs = datafile_symfs(df), .uf = uf};
 
-	user_file_close(&n.f);
-	return err;
+	return uf ? samples_uframes(df, name_uframe, &n) : 0;
 }

@@ -52,11 +52,30 @@ int user_file_symbolize(struct user_file *f, __u64 off, const struct sym_result 
 int user_frames_path(const char *symfs, const char *path, char *out, size_t len);
 
 /*
+ * The user files a command has opened, each opened once and kept for every
+ * view and recording that needs it (diff's two sides share their libc).
+ * Owned by the command's view, freed after its last use.
+ */
+struct user_files;
+struct user_files *user_files_new(void);
+void user_files_free(struct user_files *uf);
+/*
+ * The file recorded at path with build id bid into *out: opened the first
+ * time (user_file_open(), its error returned then, the failed file kept
+ * so that it is not tried again), else the one opened before.
+ */
+int user_files_get(struct user_files *uf, const char *path, const char *bid, const char *symfs,
+		   struct user_file **out);
+
+/*
  * Add to the frames table (as samples_frames_create() made it) the rows of
  * the functions inlined at each user frame, and the file:line of the frame
- * itself.  Files that are gone, another build or without DWARF are left
- * as they are; only -ENOMEM and the data file's errors are returned.
+ * itself, from the files of uf.  uf NULL: none, for the views that show
+ * neither (their user rows are named by the recorded symbols alone), and
+ * no file is read.  Files that are gone, another build or without DWARF
+ * are left as they are; only -ENOMEM and the data file's errors are
+ * returned.
  */
-int user_frames_name(struct datafile *df);
+int user_frames_name(struct datafile *df, struct user_files *uf);
 
 #endif

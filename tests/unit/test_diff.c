@@ -570,7 +570,7 @@ static void test_empty_runs_table(void **state)
 	snprintf(path, sizeof(path), "%s/no-runs.data", dir);
 	OK(datafile_open(&df, path, why, sizeof(why)));
 	/* the frames table runs_kernel_self() reads, as diff makes it */
-	OK(stacks_name_frames(df, NULL));
+	OK(stacks_name_frames(df, NULL, NULL));
 	OK(runs_prepare(df, &runs));
 	assert_int_equal(runs, 1);
 	OK(runs_kernel_self(df, run_row, &rows));
