@@ -4,10 +4,33 @@
 . "$(dirname "$0")/lib.sh"
 need_bpf
 cd "$TMP"
+# Each signal waits for the command's exec (record's setup done, its
+# handlers in place), not a fixed sleep: a loaded host can take longer
+# than that to load the BPF programs, and a signal before the exec is
+# another case (t_exec_counts.sh).
+# child_of PID NAME: PID's child NAME, once it has exec'd (in 30 s)
+child_of() {
+	local _
+	for _ in $(seq 300); do
+		pgrep -P "$1" -x "$2" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# cpu_ticks PID: its user and system time, in clock ticks
+cpu_ticks() {
+	local stat
+	read -r stat < "/proc/$1/stat" || return 1
+	# shellcheck disable=SC2086 # the fields after "pid (comm) ", split
+	set -- ${stat##*) }
+	echo $((${12} + ${13}))
+}
 # a terminal job has SIGINT at its default; background jobs of scripts do not
 env --default-signal=INT setsid "$KP" record -q -o int.data -- "$ROOT/syscall-loop" 2000000000 > /dev/null 2>&1 &
 pid=$!
-sleep 1.5
+wl=$(child_of "$pid" syscall-loop) || fail "syscall-loop did not start under record in 30 s"
+# 100 ms of its CPU time: tens of thousands of getppid calls, however loaded
+for _ in $(seq 600); do [ "$(cpu_ticks "$wl")" -ge 10 ] && break; sleep 0.1; done
 kill -INT -- -"$pid"
 wait "$pid" && rc=0 || rc=$?
 [ "$rc" = 130 ] || fail "Ctrl-C: exit $rc, want 130"
@@ -19,7 +42,7 @@ wait "$pid" && rc=0 || rc=$?
 # SIGTERM to kprotperf alone: it stops, the command gets SIGTERM, data is kept
 "$KP" record -q -o term.data -- sleep 60 &
 pid=$!
-sleep 1
+child_of "$pid" sleep > /dev/null || fail "sleep did not start under record in 30 s"
 kill -TERM "$pid"
 wait "$pid" && rc=0 || rc=$?
 [ "$rc" = 143 ] || fail "SIGTERM: exit $rc, want 143 (sleep ended by SIGTERM)"
@@ -30,7 +53,7 @@ cmd=$(q term.data "SELECT value FROM meta WHERE key = 'record.pid'")
 # it back, as perf record does, and ends as for SIGTERM
 "$KP" record -q -o bg.data -- sleep 60 &
 pid=$!
-sleep 1
+child_of "$pid" sleep > /dev/null || fail "sleep did not start under record in 30 s"
 kill -INT "$pid"
 wait "$pid" && rc=0 || rc=$?
 [ "$rc" = 143 ] || fail "SIGINT to a background kprotperf: exit $rc, want 143 (sleep ended by SIGTERM)"
@@ -39,7 +62,7 @@ wait "$pid" && rc=0 || rc=$?
 # a command that ignores SIGTERM gets SIGKILL 5 s later
 "$KP" record -q -o kill.data -- sh -c 'trap "" TERM; exec sleep 60' &
 pid=$!
-sleep 1
+child_of "$pid" sleep > /dev/null || fail "sleep did not start under record in 30 s"
 kill -TERM "$pid"
 wait "$pid" && rc=0 || rc=$?
 [ "$rc" = 137 ] || fail "SIGTERM-proof command: exit $rc, want 137 (SIGKILL)"

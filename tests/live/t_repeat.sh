@@ -89,12 +89,17 @@ grep -q 'wrote s.data: 2 runs' err || fail "summary does not say 2 runs: $(cat e
 # Ctrl-C in the third run: two complete runs, the third marked interrupted
 env --default-signal=INT setsid "$KP" record -q -r 20 -o i.data -- "$ROOT/syscall-loop" 1500000 > out 2>&1 &
 pid=$!
-# each run prints one line when it is done
+# each run prints one line when it is done; then the third run's command,
+# once it has exec'd: a fixed sleep could land while a loaded host still
+# sets the run up, and leave two runs
 for _ in $(seq 600); do
 	[ "$(wc -l < out)" -ge 2 ] && break
 	sleep 0.05
 done
-sleep 0.3
+for _ in $(seq 300); do
+	pgrep -P "$pid" -x syscall-loop > /dev/null && break
+	sleep 0.1
+done
 kill -INT -- -"$pid"
 wait "$pid" && rc=0 || rc=$?
 [ "$rc" = 130 ] || fail "Ctrl-C: exit $rc, want 130"

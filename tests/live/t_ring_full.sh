@@ -6,13 +6,20 @@
 # two cpu-burns are sampled at 999 Hz with --call-graph dwarf (up to 8 KiB
 # a sample) into a 1 MiB ring, which holds a few hundred samples: even at
 # a tenth of a CPU each, the burners are sampled ~600 times meanwhile.
+# The stop waits for both burners' exec, so the sampling is on by then,
+# however long a loaded host takes to load the BPF programs.
 . "$(dirname "$0")/lib.sh"
 need_bpf
 cd "$TMP"
 "$KP" record -q -F 999 --call-graph dwarf --ring-size 1 -o r.data -- \
 	sh -c "$ROOT/cpu-burn 5 & $ROOT/cpu-burn 5; wait" > out 2> err &
 rec=$!
-sleep 1
+burners=0
+for _ in $(seq 300); do
+	sh=$(pgrep -P $rec -x sh) && burners=$(pgrep -c -P "$sh" -x cpu-burn) && [ "$burners" = 2 ] && break
+	sleep 0.1
+done
+[ "$burners" = 2 ] || fail "the two cpu-burns did not start under record in 30 s"
 kill -STOP $rec
 sleep 3
 kill -CONT $rec

@@ -29,7 +29,9 @@ stale_tmp() { ls | grep -q '^k\.data\.tmp\.'; }
 cp k.data before.data
 "$KP" record -q -o k.data -- "$ROOT/cpu-burn" 60 > /dev/null 2>&1 &
 rec=$!
-for _ in $(seq 50); do
+# the workloads' start: up to 30 s, what a loaded host may take to load the
+# BPF programs (~0.3 s alone); the deaths below are checked within 5 s
+for _ in $(seq 300); do
 	wl=$(pgrep -P "$rec" -x cpu-burn) && break
 	sleep 0.1
 done
@@ -49,7 +51,7 @@ cmp -s k.data before.data && fail "the next record did not write k.data"
 # SIGTERM to record stops it first: CMD gets SIGTERM, and what CMD started gets SIGKILL
 "$KP" record -q -o t.data -- sh -c "'$ROOT/cpu-burn' 60 & '$ROOT/cpu-burn' 60" > /dev/null 2>&1 &
 rec=$!
-for _ in $(seq 50); do
+for _ in $(seq 300); do
 	[ "$(pgrep -f "^$ROOT/cpu-burn 60" | wc -l)" = 2 ] && break
 	sleep 0.1
 done

@@ -1,10 +1,11 @@
 #!/bin/bash
 # record --count with --func in the guest (issue 47), where kprobes work
 # and the host has none: on count-loop's S nanosleep(1 ms) and G getppid
-# calls, hrtimer_nanosleep is entered once in each nanosleep and switches
-# its thread out and back in there (1 to 2 context switches a call: a
-# preemption may add one), __task_pid_nr_ns once in each getppid, where it
-# never sleeps (under a tenth of a switch a call in all); its task-clock is
+# calls, hrtimer_nanosleep is entered once in each nanosleep and mostly
+# switches its thread out and back in there (0 to 2 context switches a
+# call, at least half as many as calls in all: see the check),
+# __task_pid_nr_ns once in each getppid, where it never sleeps (under a
+# tenth of a switch a call in all); its task-clock is
 # above 0 and at most the function's own time (the counted window lies
 # inside the timed one) * 1.05 + 1 ms; report --json's rows carry the
 # event_totals record wrote.  TCG emulates no PMU: a hardware event is
@@ -35,7 +36,14 @@ read -r n cs en run inside calls _ < <(row hrtimer_nanosleep context-switches 35
 [ "$inside" = $S ] || fail "hrtimer_nanosleep: $inside calls inside nanosleep, want $S"
 [ "$n" -le "$calls" ] && [ "$n" -ge $((calls - lost)) ] && [ "$n" -ge $((S / 2)) ] ||
 	fail "hrtimer_nanosleep: $n calls counted of $calls ($lost lost)"
-[ "$cs" -ge "$n" ] && [ "$cs" -le $((2 * n)) ] ||
+# At most 2 a call: the sleep's own switch out, and a preemption on the way.
+# Not one in every call: do_nanosleep calls schedule() only if the timer has
+# not fired yet, and a vCPU the host holds off for 1 ms (TCG beside the other
+# tiers) or an interrupt in that window under icount lets it fire first, so
+# the call returns without switching (CI: 99 in 100 calls).  At least one
+# in two calls switching holds on a loaded host; none at all, or over two a
+# call, is a broken counter.
+[ "$cs" -ge $((n / 2)) ] && [ "$cs" -le $((2 * n)) ] ||
 	fail "hrtimer_nanosleep: $cs context switches in $n calls"
 [ "$run" = "$en" ] || fail "a software event multiplexed: running $run, enabled $en"
 sleeps="hrtimer_nanosleep: $cs context switches in $n calls"

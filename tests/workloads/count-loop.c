@@ -2,7 +2,8 @@
 /*
  * count-loop: what record --count and -e are checked on (tests/live/
  * t_counters.sh): S nanosleep(1 ms) calls, each switching the thread out
- * and back in once; G getppid calls, which never sleep; then P fresh pages
+ * and back in once unless its timer fires before it sleeps (a loaded host,
+ * a VM); G getppid calls, which never sleep; then P fresh pages
  * written once each in touch_pages(), one page fault each; then, given R,
  * one read(2) of R pages of /dev/zero into R fresh pages, which the kernel
  * faults in one by one inside that call (R minor faults in one syscall);
