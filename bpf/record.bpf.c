@@ -105,6 +105,56 @@ static __always_inline struct kp_cnt_task *cnt_enter(const struct kp_sys *e)
 	return t;
 }
 
+/*
+ * record --count with every event from the hooks (no perf read): no slice
+ * bookkeeping at the syscall, only the thread's bumped sums and fault
+ * counts at entry; the clock events' deltas are the call's on-CPU time,
+ * which sys_exit works out anyway.
+ */
+static __always_inline void cnt_enter_hooks(const struct kp_sys *e)
+{
+	struct kp_cnt_task *t = cnt_task(e);
+	__u32 i;
+
+	if (!t) {
+		count(KP_CNT_LOST_COUNT);
+		return;
+	}
+	/* from now on the hooks bump its sums */
+	t->live = 1;
+	for (i = 0; i < KP_COUNT_EVENTS_MAX && i < count_nev; i++)
+		t->entry[i].counter = t->sum[i].counter;
+	if (count_by.minflt | count_by.majflt)
+		cnt_task_faults(t->entry);
+	t->entry_ok = 1;
+}
+
+/* record --count, every event from the hooks: the syscall's deltas, its times total and oncpu */
+static __always_inline void cnt_exit_hooks(const struct kp_sys *e, __u64 total, __u64 oncpu)
+{
+	struct kp_cnt_task *t = cnt_task(e);
+	struct kp_cnt_val now[KP_COUNT_EVENTS_MAX];
+	__u32 nr = e->nr, i;
+	struct kp_cnt_lat *l = bpf_map_lookup_elem(&syscall_cnt, &nr);
+
+	if (!t || !t->entry_ok || !l) {
+		count(KP_CNT_LOST_COUNT);
+		return;
+	}
+	t->entry_ok = 0;
+	for (i = 0; i < KP_COUNT_EVENTS_MAX && i < count_nev; i++)
+		now[i].counter = t->sum[i].counter;
+	if (count_by.minflt | count_by.majflt)
+		cnt_task_faults(now);
+	l->calls++;
+	for (i = 0; i < KP_COUNT_EVENTS_MAX && i < count_nev; i++) {
+		l->ev[i].counter += count_by.clock & (1U << i) ? oncpu
+							       : now[i].counter - t->entry[i].counter;
+		l->ev[i].enabled += total;
+		l->ev[i].running += total;
+	}
+}
+
 /* record --count: what the syscall counted, from its entry's values, at now (its return) */
 static __always_inline void cnt_exit(const struct kp_sys *e, __u64 now)
 {
@@ -147,7 +197,9 @@ int BPF_PROG(kp_sys_enter, struct pt_regs *regs, long nr)
 	 * own work lies outside the timed window. Pending too: the exec that
 	 * succeeds is counted at its return.
 	 */
-	t = count_nev ? cnt_enter(e) : NULL;
+	t = count_nev && count_by.read ? cnt_enter(e) : NULL;
+	if (count_nev && !count_by.read)
+		cnt_enter_hooks(e);
 	e->start_ns = bpf_ktime_get_ns();
 	e->slice_ns = e->start_ns;
 	if (t && t->entry_ok)
@@ -170,12 +222,14 @@ int BPF_PROG(kp_sys_exit, struct pt_regs *regs, long ret)
 	if (e->pending)
 		return 0;
 	now = bpf_ktime_get_ns();
-	if (count_nev)
+	if (count_nev && count_by.read)
 		cnt_exit(e, now);
 	total = now - e->start_ns;
 	oncpu = e->oncpu_ns + now - e->slice_ns;
 	if (oncpu > total)
 		oncpu = total;
+	if (count_nev && !count_by.read)
+		cnt_exit_hooks(e, total, oncpu);
 	lat = bpf_map_lookup_elem(&syscall_lat, &e->nr);
 	if (!lat)
 		return 0;
