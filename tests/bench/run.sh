@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # What does tracing add to every syscall?  Runs ./syscall-loop (N getppid
-# calls, timed by the workload itself) in seven configurations:
+# calls, timed by the workload itself) in eight configurations:
 #   untraced    nothing attached
 #   floor       empty BPF programs on raw_tp sys_enter/sys_exit: the least any
 #               raw-tracepoint syscall tracer can add
@@ -13,6 +13,9 @@
 #   kp-count    the same with --count context-switches,task-clock: two
 #               software events counted per syscall (issue 47), from
 #               kprotperf's own hooks since issue 55 (no perf read)
+#   kp-outside  the clock pair (floor-clock's programs) under `kprotperf
+#               record --no-syscalls`: what record adds besides its two
+#               syscall programs (sampler, side band, other hooks, reader)
 #   bystander   syscall-loop N untraced while `./kprotperf record -- sleep`
 #               traces another process: raw tracepoints run for every task,
 #               so this is what a recording costs the rest of the machine
@@ -57,7 +60,7 @@ KP=${KP:-./kprotperf}
 RUNS=${BENCH_RUNS:-7}
 N=${BENCH_N:-2000000}
 TSV=$OUT/syscalls.tsv
-CONFIGS=(untraced floor floor-clock syscount-L kprotperf kp-count bystander)
+CONFIGS=(untraced floor floor-clock syscount-L kprotperf kp-count kp-outside bystander)
 
 die() {
 	echo "bench: $*" >&2
@@ -340,6 +343,15 @@ measure() {
 			die "the workload failed under kprotperf record --count"
 		rm -f "$TMPD/kp.data"
 		;;
+	kp-outside)
+		# kprotperf with its syscall programs swapped for the clock pair
+		start_floor clock
+		rm -f "$TMPD/kp.data"
+		RESULT=$(ns_per_call "$KP" record -q --no-syscalls -o "$TMPD/kp.data" -- "$SL" "$N") ||
+			die "the workload failed under kprotperf record --no-syscalls"
+		rm -f "$TMPD/kp.data"
+		stop_floor
+		;;
 	bystander)
 		start_bystander
 		RESULT=$(ns_per_call "$SL" "$N") || die "the workload failed beside kprotperf record"
@@ -355,7 +367,7 @@ for c in "${CONFIGS[@]}"; do
 	SAMPLES[$c]=
 done
 ACTIVE=(untraced floor floor-clock syscount-L)
-[ -z "$HAVE_KP" ] || ACTIVE+=(kprotperf kp-count bystander)
+[ -z "$HAVE_KP" ] || ACTIVE+=(kprotperf kp-count kp-outside bystander)
 
 DISTURBED=0
 DISTURBERS=
@@ -483,6 +495,9 @@ done
 		if (added("kprotperf") != "NA" && fc != "NA")
 			printf "kprotperf adds %.1f ns/syscall over floor-clock: its cost besides the two clock reads\n",
 				added("kprotperf") - fc
+		if (added("kp-outside") != "NA" && fc != "NA")
+			printf "  of which outside its two syscall programs (kp-outside, record --no-syscalls beside the clock pair, over floor-clock): %+.1f ns/syscall\n",
+				added("kp-outside") - fc
 		if (fc != "NA" && fl != "NA" && fl > 0)
 			printf "the two clock reads alone add %.1f ns/syscall = %.2f x floor: no tracer that times syscalls adds less than floor-clock\n",
 				fc - fl, (fc - fl) / fl
