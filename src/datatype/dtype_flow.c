@@ -305,6 +305,56 @@ static bool one_array(struct dtype_file *f, const struct dt_reg *a, const struct
 }
 
 /*
+ * r as a pointer to a member of some element of the array variable it points into (its
+ * address from a lea or mov $SYM, exact): false when it is no such pointer.
+ */
+static bool var_element(struct dtype_file *f, const struct dt_reg *r, struct dt_reg *out)
+{
+	Dwarf_Off et;
+	__u64 es;
+
+	if (!r->type || r->arr || r->in_frame || r->off < 0 || !(r->id >> 63))
+		return false;
+	es = dt_array_elem(f, r->type, &et);
+	if (!es)
+		return false;
+	*out = *r;
+	out->type = et;
+	out->off = r->off % (__s64)es;
+	out->vtype = 0;
+	out->id = 0; /* no difference of two pointers is taken from it */
+	return true;
+}
+
+/*
+ * Whether a and b point at one member of elements of one array variable, on the ways around a
+ * loop over a global array of structs (`for (p = recs; ...; p += 4) p->cold = ...`): into *out,
+ * as a pointer to that member of the element type.  (Two that agree exactly are the same
+ * pointer, which either() keeps as it is.)
+ */
+static bool var_elements(struct dtype_file *f, const struct dt_reg *a, const struct dt_reg *b,
+			 struct dt_reg *out)
+{
+	struct dt_reg ea, eb;
+	bool va = var_element(f, a, &ea), vb = var_element(f, b, &eb);
+
+	if (!va && !vb)
+		return false;
+	if (va && vb && a->id != b->id)
+		return false; /* two variables */
+	if (!va)
+		ea = *a;
+	if (!vb)
+		eb = *b;
+	if (ea.arr || eb.arr || !equal(f, &ea, &eb))
+		return false;
+	*out = ea;
+	out->id = 0;
+	out->vtype = 0;
+	return true;
+}
+
+/*
  * What a register holds when it may hold a or b (ways into a block, a cmov): what both hold,
  * of one origin only when both are; a pointer against NULL is the pointer, as an access through
  * the register on NULL's way would fault (the ternary `p ? p->x : NULL`, a NULL array); a
@@ -328,7 +378,7 @@ static struct dt_reg either(struct dtype_file *f, const struct dt_reg *a, const 
 	if (!b->off && within(f, a, b->type))
 		out = *b;
 	else if (a->off || !within(f, b, a->type))
-		return unknown;
+		return var_elements(f, a, b, &out) ? out : unknown;
 	out.id = 0;
 	return out;
 }

@@ -207,6 +207,8 @@ void dt_member(struct dtype_file *f, Dwarf_Off type, __s64 off, struct dt_res *r
  * offset in *moffset; 0 when off is in none.
  */
 __u64 dt_array_at(struct dtype_file *f, Dwarf_Off type, __s64 off, __u64 *moffset);
+/* The element size of type when it is an array (*etype its element's type), else 0. */
+__u64 dt_array_elem(struct dtype_file *f, Dwarf_Off type, Dwarf_Off *etype);
 /*
  * Whether an object of type holds a t at byte off: it is one, or a member covering off (any of
  * a union's) or an element does; depth 0 (it bounds the descent).

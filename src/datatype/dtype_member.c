@@ -85,6 +85,15 @@ static bool member_at(Dwarf *dw, Dwarf_Die *rec, __u64 rel, Dwarf_Die *m, __u64 
 	return false;
 }
 
+__u64 dt_array_elem(struct dtype_file *f, Dwarf_Off type, Dwarf_Off *etype)
+{
+	Dwarf_Die d, e;
+
+	if (!type || !dt_peel(f->dw, type, &d) || dwarf_tag(&d) != DW_TAG_array_type)
+		return 0;
+	return element(f->dw, &d, &e, etype);
+}
+
 __u64 dt_array_at(struct dtype_file *f, Dwarf_Off type, __s64 off, __u64 *moffset)
 {
 	struct dt_res r;

@@ -28,7 +28,9 @@
  * helps: a register copied from the address of items and stepped by one
  * element, and a pointer member loaded from a call's result; kp_null,
  * kp_cmov and kp_loop, in assembly too: a pointer joined with NULL, by a
- * branch or a cmov, and a pointer stepped over an array member in a loop.
+ * branch or a cmov, and a pointer stepped over an array member in a loop;
+ * kp_gloop: a global array of structs walked by a pointer formed from its
+ * address (lea, mov $SYM) and stepped by whole elements.
  */
 static const char fixture_src[] =
 	"struct point {\n"
@@ -180,10 +182,29 @@ static const char fixture_src[] =
 	"    \"\\tmov %rdx, %rax\\n\"\n"
 	"    \"\\tret\\n\"\n"
 	"    \".size kp_loop, .-kp_loop\\n\");\n"
+	"long kp_gloop(void);\n"
+	"asm(\".text\\n.globl kp_gloop\\n.type kp_gloop,@function\\nkp_gloop:\\n\"\n"
+	"    \"\\tlea items+24(%rip), %rdx\\n\"\n"
+	"    \"\\tmov $4, %ecx\\n\"\n"
+	"    \"1:\\tmovq $1, (%rdx)\\n\"\n"
+	"    \"\\tmovl $2, 12(%rdx)\\n\"\n"
+	"    \"\\tadd $96, %rdx\\n\"\n"
+	"    \"\\tsub $1, %ecx\\n\"\n"
+	"    \"\\tjne 1b\\n\"\n"
+	"    \"\\tmov $items+48, %eax\\n\"\n"
+	"    \"\\tmov $2, %ecx\\n\"\n"
+	"    \"2:\\tmov 8(%rax), %rdx\\n\"\n"
+	"    \"\\tadd $48, %rax\\n\"\n"
+	"    \"\\tsub $1, %ecx\\n\"\n"
+	"    \"\\tjne 2b\\n\"\n"
+	"    \"\\tmov %rdx, %rax\\n\"\n"
+	"    \"\\tret\\n\"\n"
+	"    \".size kp_gloop, .-kp_gloop\\n\");\n"
 	"int main(int argc, char **argv)\n"
 	"{\n"
 	"\treturn kp_param(&first) + kp_global(argc) + kp_tls() + kp_stack(argc) + kp_untyped() + kp_canary(argc) +\n"
-	"\t       kp_flow() + kp_spill() + kp_rep() + kp_null() + kp_cmov(argc) + kp_loop();\n"
+	"\t       kp_flow() + kp_spill() + kp_rep() + kp_null() + kp_cmov(argc) + kp_loop() +\n"
+	"\t       kp_gloop();\n"
 	"}\n";
 
 struct fixture {
@@ -332,6 +353,14 @@ static void test_fixture(void **state)
 			    "flow struct vec (48) v +16 at 8 size 32\n"
 			    "flow struct vec (48) it +40 at 40 size 8\n"
 			    "stackop (stack operation)\n"},
+		/*
+		 * a global array of structs walked through a pointer a lea (and a mov $SYM) formed
+		 * from it, stepped by whole elements: each access that element's member
+		 */
+		{"kp_gloop", "flow struct item (48) pos.y +24 at 24 size 8\n"
+			     "flow struct item (48) name +36 at 32 size 12\n"
+			     "flow struct item (48) weight +8 at 8 size 8\n"
+			     "stackop (stack operation)\n"},
 	};
 	struct fixture *f = tu_fixture(state);
 	struct dtype_file *d;
