@@ -44,23 +44,23 @@
 #include "../../include/model_marker.h"
 #include "../../include/retpoline_thunk.h"
 
-#define KIB (1UL << 10)
-#define MIB (1UL << 20)
-#define PAGE 4096UL
-#define CHASE_BYTES (256 * MIB)
-#define LINES (CHASE_BYTES / 64)
-#define STREAM_LONGS (64 * MIB / 8)
-#define GATHER_LONGS (64 * MIB / 8)
-#define OBJ 192
+#define KIB	      (1UL << 10)
+#define MIB	      (1UL << 20)
+#define PAGE	      4096UL
+#define CHASE_BYTES   (256 * MIB)
+#define LINES	      (CHASE_BYTES / 64)
+#define STREAM_LONGS  (64 * MIB / 8)
+#define GATHER_LONGS  (64 * MIB / 8)
+#define OBJ	      192
 #define OBJS_PER_PAGE (PAGE / OBJ)
-#define CLEAR_BYTES (64 * MIB)
-#define MOVE_BYTES (256 * KIB)
-#define SORT_INTS 4096
-#define SEARCH_INTS (4 * MIB)
-#define HASH_SLOTS (1UL << 20)
-#define HASH_KEYS (HASH_SLOTS / 2)
-#define MAT 384
-#define PROG_OPS 4096
+#define CLEAR_BYTES   (64 * MIB)
+#define MOVE_BYTES    (256 * KIB)
+#define SORT_INTS     4096
+#define SEARCH_INTS   (4 * MIB)
+#define HASH_SLOTS    (1UL << 20)
+#define HASH_KEYS     (HASH_SLOTS / 2)
+#define MAT	      384
+#define PROG_OPS      4096
 
 /* Linux's retpoline thunk, and a function that only returns. */
 asm(".text\n"
@@ -258,7 +258,7 @@ __attribute__((noinline)) long kp_est_bsearch(const int *a, long n)
 struct slot {
 	uint64_t key, val;
 };
-#define HASH(k) (((k) * 0x9e3779b97f4a7c15ULL) >> 44) /* 20 bits */
+#define HASH(k) (((k)*0x9e3779b97f4a7c15ULL) >> 44) /* 20 bits */
 
 __attribute__((noinline)) long kp_est_hash(const struct slot *t, long n)
 {
@@ -296,25 +296,45 @@ struct vm {
 	long acc, x;
 };
 typedef void op_fn(struct vm *v);
-__attribute__((noinline)) void kp_est_op_add(struct vm *v) { v->acc += v->x; }
-__attribute__((noinline)) void kp_est_op_sub(struct vm *v) { v->acc -= 3; }
-__attribute__((noinline)) void kp_est_op_xor(struct vm *v) { v->acc ^= v->x; }
-__attribute__((noinline)) void kp_est_op_shl(struct vm *v) { v->acc <<= 1; }
-__attribute__((noinline)) void kp_est_op_inc(struct vm *v) { v->x++; }
-__attribute__((noinline)) void kp_est_op_mul(struct vm *v) { v->acc *= 3; }
+__attribute__((noinline)) void kp_est_op_add(struct vm *v)
+{
+	v->acc += v->x;
+}
+__attribute__((noinline)) void kp_est_op_sub(struct vm *v)
+{
+	v->acc -= 3;
+}
+__attribute__((noinline)) void kp_est_op_xor(struct vm *v)
+{
+	v->acc ^= v->x;
+}
+__attribute__((noinline)) void kp_est_op_shl(struct vm *v)
+{
+	v->acc <<= 1;
+}
+__attribute__((noinline)) void kp_est_op_inc(struct vm *v)
+{
+	v->x++;
+}
+__attribute__((noinline)) void kp_est_op_mul(struct vm *v)
+{
+	v->acc *= 3;
+}
 __attribute__((noinline)) void kp_est_op_swap(struct vm *v)
 {
 	long t = v->acc;
 
 	v->acc = v->x, v->x = t;
 }
-__attribute__((noinline)) void kp_est_op_neg(struct vm *v) { v->acc = -v->acc; }
+__attribute__((noinline)) void kp_est_op_neg(struct vm *v)
+{
+	v->acc = -v->acc;
+}
 
 __attribute__((noinline)) void kp_est_interp(const unsigned char *prog, struct vm *v, long n)
 {
-	static op_fn *const ops[8] = {kp_est_op_add, kp_est_op_sub, kp_est_op_xor,
-				      kp_est_op_shl, kp_est_op_inc, kp_est_op_mul,
-				      kp_est_op_swap, kp_est_op_neg};
+	static op_fn *const ops[8] = {kp_est_op_add, kp_est_op_sub, kp_est_op_xor,  kp_est_op_shl,
+				      kp_est_op_inc, kp_est_op_mul, kp_est_op_swap, kp_est_op_neg};
 	long pc = 0;
 
 	for (; n > 0; n--) {
