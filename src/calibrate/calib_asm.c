@@ -29,14 +29,38 @@ asm(".text\n"
 				       "add $128, %%rsp\n"   \
 		     : [n] "+r"(n)__VA_ARGS__)
 
+/*
+ * The clock: a chain of dependent IMUL r64, r64, 3 cycles each on every
+ * Intel core since Nehalem and every AMD Zen (Agner Fog's tables,
+ * uops.info); no core eliminates or folds a multiply.  The factor is odd,
+ * so the chain never collapses to 0.
+ */
+void calib_imul_chain(void *ctx, long n)
+{
+	long x = 1, f = 3;
+
+	/* 4 dependent multiplies a body: 16 an iteration */
+	asm volatile("1:\n" REP4(REP4("imul %[f], %[x]\n")) "dec %[n]\n jnz 1b\n"
+		     : [n] "+r"(n), [x] "+r"(x)
+		     : [f] "r"(f)
+		     : "cc");
+}
+
+/*
+ * The cross-check: a chain of dependent ADD r64, r64, 1 cycle each.  A
+ * register source, not an immediate: Golden Cove and later fold dependent
+ * immediate adds at rename, faster than one a cycle, which an add of a
+ * register's value (one the core cannot know) does not allow.
+ */
 void calib_add_chain(void *ctx, long n)
 {
-	long x = 0;
+	long x = 0, y = (long)ctx | 1;
 
-	/* 8 dependent adds a body: 32 an iteration */
-	asm volatile(
-		"1:\n" REP4(REP4("add $1, %[x]\n") REP4("add $1, %[x]\n")) "dec %[n]\n jnz 1b\n"
-		: [n] "+r"(n), [x] "+r"(x));
+	/* 4 dependent adds a body: 16 an iteration */
+	asm volatile("1:\n" REP4(REP4("add %[y], %[x]\n")) "dec %[n]\n jnz 1b\n"
+		     : [n] "+r"(n), [x] "+r"(x)
+		     : [y] "r"(y)
+		     : "cc");
 }
 
 void calib_mix(void *ctx, long n)

@@ -2,8 +2,9 @@
 /*
  * This machine's costs measured (calibrate/calibrate.h): each microbenchmark
  * timed against its twin without the instruction measured, converted to
- * cycles by the dependent add chain's clock, the constants taken from the
- * shipped table of the machine's vendor.
+ * cycles by the clock of a dependent multiply chain (checked against an
+ * add chain and the TSC), the constants taken from the shipped table of
+ * the machine's vendor.
  */
 #include "calibrate/calibrate.h"
 
@@ -16,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
+#include <x86intrin.h>
 
 /* The measuring state: the clock's cycles per ns, where progress goes. */
 struct calib {
@@ -215,6 +218,71 @@ static int constants(struct calib *k)
 	return err;
 }
 
+/*
+ * The two clocks must agree this closely (a host's load that comes and goes
+ * during the round robin moves them a few percent), and the core's clock
+ * lie within these factors of the TSC's rate: turbo runs up to ~2x the
+ * nominal rate on desktop parts, ~3x on low-power laptop ones.
+ */
+#define CLOCK_AGREE 0.15
+#define TSC_LOW	    0.25
+#define TSC_HIGH    4.0
+
+/* The TSC's rate in GHz against CLOCK_MONOTONIC, over a multiply chain of ~10 ms. */
+static double tsc_ghz(void)
+{
+	struct timespec a, b;
+	unsigned long long c0, c1;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	c0 = __rdtsc();
+	calib_imul_chain(NULL, 1L << 19);
+	c1 = __rdtsc();
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (c1 - c0) / ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec));
+}
+
+/*
+ * The core's clock, cycles per ns: a dependent IMUL chain (3 cycles each),
+ * cross-checked by a dependent register ADD chain (1 each) timed round robin
+ * with it, and bounded by the TSC's rate.  A dependent immediate add is no
+ * clock: Golden Cove and later fold them, faster than one a cycle.  0, or
+ * -ERANGE said in one line when the measures disagree.
+ */
+static int measure_clock(struct calib *k)
+{
+	struct calib_job j[2] = {{calib_imul_chain, NULL, 1L << 15, 0},
+				 {calib_add_chain, NULL, 1L << 16, 0}};
+	double imul, add, tsc;
+
+	calib_time_rr(j, 2);
+	imul = CALIB_IMUL_LAT * CALIB_CHAIN_OPS / j[0].best;
+	add = CALIB_ADD_LAT * CALIB_CHAIN_OPS / j[1].best;
+	tsc = tsc_ghz();
+	if (fabs(add / imul - 1) > CLOCK_AGREE) {
+		fprintf(stderr,
+			"kprotperf calibrate: no sure clock: a dependent IMUL chain (3 cycles each) "
+			"gives %.3f GHz, a dependent ADD chain (1 each) %.3f GHz, over %.0f%% apart: "
+			"no table written\n",
+			imul, add, CLOCK_AGREE * 100);
+		return -ERANGE;
+	}
+	if (imul < TSC_LOW * tsc || imul > TSC_HIGH * tsc) {
+		fprintf(stderr,
+			"kprotperf calibrate: no sure clock: a dependent IMUL chain gives %.3f GHz, "
+			"%.2fx the TSC's %.3f GHz (outside %.2f-%.0fx): no table written\n",
+			imul, imul / tsc, tsc, TSC_LOW, TSC_HIGH);
+		return -ERANGE;
+	}
+	k->ghz = k->r->costs.ghz = round(imul * 1000) / 1000;
+	if (k->err)
+		fprintf(k->err,
+			"calibrate: %.3f GHz (a dependent IMUL chain; an ADD chain %.3f, "
+			"the TSC %.3f)\n",
+			k->ghz, add, tsc);
+	return 0;
+}
+
 /* Pinned to the CPU it runs on: no migration between a loop and its twin. */
 static void pin(void)
 {
@@ -233,7 +301,6 @@ int calib_measure(struct calib_result *r, FILE *err)
 	struct calib k = {.err = err, .r = r};
 	struct model_costs *c = &r->costs;
 	long buf[8] = {0};
-	double ns;
 	int e;
 
 	memset(r, 0, sizeof(*r));
@@ -241,15 +308,14 @@ int calib_measure(struct calib_result *r, FILE *err)
 	model_costs_this_cpu(c);
 	snprintf(c->name, sizeof(c->name), "calibrated on %s (this machine)",
 		 *c->model_name ? c->model_name : c->vendor);
-	ns = calib_time(calib_add_chain, NULL, 1L << 17) / CALIB_ADDS;
-	c->ghz = round(1 / ns * 1000) / 1000;
-	k.ghz = c->ghz;
+	e = measure_clock(&k);
+	if (e)
+		return e;
 	c->cpi = round(cycles(&k, calib_mix, buf, 1L << 16, 1) /
 		       (CALIB_BODIES * CALIB_MIX_INSNS + 2) * 1000) /
 		 1000;
 	if (err)
-		fprintf(err, "calibrate: %.3f GHz (a dependent add a cycle), cpi %.3f\n", c->ghz,
-			c->cpi);
+		fprintf(err, "calibrate: cpi %.3f\n", c->cpi);
 	e = memory(&k);
 	if (e) {
 		fprintf(stderr, "kprotperf calibrate: cannot map the benchmarks' memory: %s\n",

@@ -18,14 +18,20 @@
 /* One loop: its body n times over (4 copies an iteration for the asm ones); ctx its data. */
 typedef void calib_loop_fn(void *ctx, long n);
 
-calib_loop_fn calib_add_chain, calib_mix, calib_chase, calib_jit, calib_nofence, calib_lfence,
-	calib_mfence, calib_sfence, calib_cpuid, calib_nocpuid, calib_verw, calib_empty, calib_iret,
-	calib_noiret, calib_call_direct, calib_call_ind, calib_call_lea, calib_retpoline,
-	calib_return_thunk, calib_jmp_ind, calib_jmp_direct;
+calib_loop_fn calib_imul_chain, calib_add_chain, calib_mix, calib_chase, calib_jit, calib_nofence,
+	calib_lfence, calib_mfence, calib_sfence, calib_cpuid, calib_nocpuid, calib_verw,
+	calib_empty, calib_iret, calib_noiret, calib_call_direct, calib_call_ind, calib_call_lea,
+	calib_retpoline, calib_return_thunk, calib_jmp_ind, calib_jmp_direct;
 
-/* Instructions of calib_mix's body, adds of calib_add_chain's iteration, bodies an iteration. */
+/*
+ * Instructions of calib_mix's body; dependent operations an iteration of
+ * calib_imul_chain and calib_add_chain, and their latencies in cycles;
+ * bodies an iteration.
+ */
 #define CALIB_MIX_INSNS 10
-#define CALIB_ADDS	32
+#define CALIB_CHAIN_OPS 16
+#define CALIB_IMUL_LAT	3
+#define CALIB_ADD_LAT	1
 #define CALIB_BODIES	4
 
 /*
