@@ -123,33 +123,49 @@ static __always_inline void cnt_enter_hooks(const struct kp_sys *e)
 	/* from now on the hooks bump its sums */
 	t->live = 1;
 	for (i = 0; i < KP_COUNT_EVENTS_MAX && i < count_nev; i++)
-		t->entry[i].counter = t->sum[i].counter;
+		if (!(count_by.clock & (1U << i)))
+			t->entry[i].counter = t->sum[i].counter;
 	if (count_by.minflt | count_by.majflt)
 		cnt_task_faults(t->entry);
 	t->entry_ok = 1;
+}
+
+/*
+ * The current thread's own fault count of event i (the task's min_flt or
+ * maj_flt), 0 for the events that are no such count.
+ */
+static __always_inline __u64 cnt_task_fault(const struct task_struct *task, __u32 i)
+{
+	if (count_by.minflt & (1U << i))
+		return task->min_flt;
+	if (count_by.majflt & (1U << i))
+		return task->maj_flt;
+	return 0;
 }
 
 /* record --count, every event from the hooks: the syscall's deltas, its times total and oncpu */
 static __always_inline void cnt_exit_hooks(const struct kp_sys *e, __u64 total, __u64 oncpu)
 {
 	struct kp_cnt_task *t = cnt_task(e);
-	struct kp_cnt_val now[KP_COUNT_EVENTS_MAX];
+	/* a helper call only when a fault count is counted (its rodata is 0 otherwise) */
+	struct task_struct *task =
+		count_by.minflt | count_by.majflt ? bpf_get_current_task_btf() : NULL;
 	__u32 nr = e->nr, i;
 	struct kp_cnt_lat *l = bpf_map_lookup_elem(&syscall_cnt, &nr);
+	__u64 d;
 
 	if (!t || !t->entry_ok || !l) {
 		count(KP_CNT_LOST_COUNT);
 		return;
 	}
 	t->entry_ok = 0;
-	for (i = 0; i < KP_COUNT_EVENTS_MAX && i < count_nev; i++)
-		now[i].counter = t->sum[i].counter;
-	if (count_by.minflt | count_by.majflt)
-		cnt_task_faults(now);
 	l->calls++;
 	for (i = 0; i < KP_COUNT_EVENTS_MAX && i < count_nev; i++) {
-		l->ev[i].counter += count_by.clock & (1U << i) ? oncpu
-							       : now[i].counter - t->entry[i].counter;
+		if (count_by.clock & (1U << i))
+			d = oncpu;
+		else
+			d = t->sum[i].counter + cnt_task_fault(task, i) - t->entry[i].counter;
+		l->ev[i].counter += d;
 		l->ev[i].enabled += total;
 		l->ev[i].running += total;
 	}
