@@ -73,6 +73,7 @@ struct walk {
 		samples_ksym_fn ksym;
 		samples_kframe_fn kframe;
 		samples_uframe_fn uframe;
+		samples_umodule_fn umodule;
 		samples_stack_fn stack;
 		samples_frame_fn frame;
 		samples_func_fn func;
@@ -168,18 +169,66 @@ static int uframe_row(sqlite3_stmt *st, void *ctx)
  * whose mapping of the frame's file holds the pc; of several (an exec
  * mapping the file again) the last recorded.
  */
-static const char uframes_sql[] =
-	"SELECT f.stack, f.depth, f.pc, m.path, m.build_id, m.start, m.pgoff, MAX(m.rowid)"
-	" FROM (SELECT stack, depth, module, addr - (depth > 0) AS pc FROM ustack_frames"
-	"  WHERE module LIKE '/%') f"
-	" JOIN (SELECT ustack, MIN(pid) AS pid FROM samples WHERE ustack >= 0 GROUP BY ustack) s"
-	" ON s.ustack = f.stack"
-	" JOIN maps m ON m.pid = s.pid AND m.path = f.module AND m.start <= f.pc AND f.pc < m.end"
-	" GROUP BY f.stack, f.depth ORDER BY m.path, m.build_id, f.stack, f.depth";
+#define UFRAMES_SELECT                                                                             \
+	"SELECT f.stack AS stack, f.depth AS depth, f.pc AS pc, m.path AS path,"                   \
+	" m.build_id AS build_id, m.start AS start, m.pgoff AS pgoff, MAX(m.rowid)"                \
+	" FROM (SELECT stack, depth, module, addr - (depth > 0) AS pc FROM ustack_frames"          \
+	"  WHERE module LIKE '/%') f"                                                              \
+	" JOIN (SELECT ustack, MIN(pid) AS pid FROM samples WHERE ustack >= 0 GROUP BY ustack) s"  \
+	" ON s.ustack = f.stack"                                                                   \
+	" JOIN maps m ON m.pid = s.pid AND m.path = f.module AND m.start <= f.pc AND f.pc < m.end" \
+	" GROUP BY f.stack, f.depth"
 
 int samples_uframes(struct datafile *df, samples_uframe_fn fn, void *ctx)
 {
-	return query_each(df, uframes_sql, uframe_row, &(struct walk){{.uframe = fn}, ctx}, "");
+	return query_each(df, UFRAMES_SELECT " ORDER BY m.path, m.build_id, f.stack, f.depth",
+			  uframe_row, &(struct walk){{.uframe = fn}, ctx}, "");
+}
+
+int samples_umodules_create(struct datafile *df)
+{
+	return query_exec(df, "CREATE TEMP TABLE uframes AS " UFRAMES_SELECT);
+}
+
+static int umodule_row(sqlite3_stmt *st, void *ctx)
+{
+	struct walk *w = ctx;
+	struct samples_umodule m = {
+		.path = query_text(st, 0),
+		.bid = query_text(st, 1) ?: "",
+		.self = sqlite3_column_int64(st, 2),
+		.total = sqlite3_column_int64(st, 3),
+	};
+
+	return w->umodule(&m, w->ctx);
+}
+
+/*
+ * self: the user-mode samples with the leaf in the file, as samples_functions
+ * counts self; total: the samples of the stacks with a frame in it.
+ */
+static const char umodules_sql[] =
+	"SELECT u.path, u.build_id,"
+	" (SELECT COALESCE(SUM(s.count), 0) FROM samples s WHERE s.kstack IS NULL AND s.ustack IN"
+	"  (SELECT stack FROM uframes WHERE depth = 0 AND path = u.path"
+	"   AND build_id IS u.build_id)),"
+	" (SELECT COALESCE(SUM(s.count), 0) FROM samples s WHERE s.ustack IN"
+	"  (SELECT stack FROM uframes WHERE path = u.path AND build_id IS u.build_id))"
+	" FROM (SELECT DISTINCT path, build_id FROM uframes) u ORDER BY 3 DESC, 4 DESC, 1, 2";
+
+int samples_umodules(struct datafile *df, samples_umodule_fn fn, void *ctx)
+{
+	return query_each(df, umodules_sql, umodule_row, &(struct walk){{.umodule = fn}, ctx}, "");
+}
+
+int samples_umodule_frames(struct datafile *df, const char *path, const char *bid,
+			   samples_uframe_fn fn, void *ctx)
+{
+	/* "" is how a build id recorded as NULL is handed out */
+	return query_each(df,
+			  "SELECT stack, depth, pc, path, build_id, start, pgoff FROM uframes"
+			  " WHERE path = ? AND COALESCE(build_id, '') = ? ORDER BY stack, depth",
+			  uframe_row, &(struct walk){{.uframe = fn}, ctx}, "tt", path, bid);
 }
 
 static int stack_row(sqlite3_stmt *st, void *ctx)

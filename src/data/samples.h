@@ -100,6 +100,24 @@ typedef int (*samples_uframe_fn)(const struct samples_uframe *f, void *ctx);
 /* The user frames in mapped files, by path and build id, each frame once. */
 int samples_uframes(struct datafile *df, samples_uframe_fn fn, void *ctx);
 
+/*
+ * The same frames by file, for a view that reads a file only when its
+ * rows could be shown: samples_umodules_create() keeps them in the TEMP
+ * table uframes, samples_umodules() gives each file (path and build id)
+ * with the most samples any row of what was inlined there could have,
+ * samples_umodule_frames() its frames.
+ */
+struct samples_umodule {
+	const char *path, *bid; /* bid "" when unknown */
+	long long self, total;
+};
+
+typedef int (*samples_umodule_fn)(const struct samples_umodule *m, void *ctx);
+int samples_umodules_create(struct datafile *df);
+int samples_umodules(struct datafile *df, samples_umodule_fn fn, void *ctx);
+int samples_umodule_frames(struct datafile *df, const char *path, const char *bid,
+			   samples_uframe_fn fn, void *ctx);
+
 /* Samples (or ns) taken with one pair of stacks. */
 struct samples_stack {
 	const char *head; /* the comm (or the function timed) */

@@ -60,13 +60,6 @@ static void resample(const struct stats_run *v, size_t n, __u64 *s, double *num,
 	}
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The q quantile of n sorted values, interpolated between neighbours. */
 static double quantile(const double *v, size_t n, double q)
 {
@@ -78,6 +71,56 @@ static double quantile(const double *v, size_t n, double q)
 	if (isinf(v[i]) || isinf(v[i + 1]))
 		return pos - f < 0.5 ? v[i] : v[i + 1];
 	return v[i] + (pos - f) * (v[i + 1] - v[i]);
+}
+
+/*
+ * Moves the k-th smallest of v[0..n) to v[k], none larger before it and
+ * none smaller after (Hoare's select): a bootstrap's four quantiles need
+ * four values of 2000, not the sort of them that took half of a diff.
+ */
+static void select_nth(double *v, long n, long k)
+{
+	long l = 0, r = n - 1, i, j;
+	double p, t;
+
+	while (l < r) {
+		p = v[l + (r - l) / 2];
+		for (i = l, j = r; i <= j;) {
+			while (v[i] < p)
+				i++;
+			while (v[j] > p)
+				j--;
+			if (i <= j) {
+				t = v[i];
+				v[i++] = v[j];
+				v[j--] = t;
+			}
+		}
+		if (k <= j)
+			r = j;
+		else if (k >= i)
+			l = i;
+		else
+			return;
+	}
+}
+
+/* quantile() of v as sorted, v reordered: only its two neighbours are put in place. */
+static double select_quantile(double *v, size_t n, double q)
+{
+	size_t i = (size_t)floor(q * (n - 1)), k, m;
+	double t;
+
+	select_nth(v, (long)n, (long)i);
+	if (i + 1 < n) {
+		for (m = i + 1, k = i + 2; k < n; k++)
+			if (v[k] < v[m])
+				m = k;
+		t = v[i + 1];
+		v[i + 1] = v[m];
+		v[m] = t;
+	}
+	return quantile(v, n, q);
 }
 
 /* Student's t 0.975 quantile for df degrees of freedom (df >= 1). */
@@ -257,12 +300,10 @@ int stats_bootstrap(const struct stats_run *b, size_t nb, const struct stats_run
 		ratio[k] = mb > 0 ? mh / mb : mh > 0 ? INFINITY : 1;
 		delta[k] = nu[1] / nh - nu[0] / nb;
 	}
-	qsort(ratio, DS_RESAMPLES, sizeof(*ratio), cmp_double);
-	qsort(delta, DS_RESAMPLES, sizeof(*delta), cmp_double);
-	r->lo = quantile(ratio, DS_RESAMPLES, tail);
-	r->hi = quantile(ratio, DS_RESAMPLES, 1 - tail);
-	r->delta_lo = quantile(delta, DS_RESAMPLES, tail);
-	r->delta_hi = quantile(delta, DS_RESAMPLES, 1 - tail);
+	r->lo = select_quantile(ratio, DS_RESAMPLES, tail);
+	r->hi = select_quantile(ratio, DS_RESAMPLES, 1 - tail);
+	r->delta_lo = select_quantile(delta, DS_RESAMPLES, tail);
+	r->delta_hi = select_quantile(delta, DS_RESAMPLES, 1 - tail);
 	r->sig = r->lo > 1 || r->hi < 1;
 	r->method = DS_BOOTSTRAP;
 	free(ratio);

@@ -21,6 +21,7 @@
 #include "report/own_cost.h"
 #include "report/report_counters.h"
 #include "report/report_inline.h"
+#include "report/report_user.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/stacks.h"
 #include "symbols/user_frames.h"
@@ -117,7 +118,7 @@ static void print_sampling(struct datafile *df, FILE *f)
 }
 
 static int print_header(struct datafile *df, const struct counters_view *cv, const char *note,
-			FILE *f)
+			const struct user_files *uf, FILE *f)
 {
 	int err;
 
@@ -157,6 +158,7 @@ static int print_header(struct datafile *df, const struct counters_view *cv, con
 	err = own_cost_show(df, f, NULL);
 	if (*note)
 		esc_printf(f, "# inline frames and source lines not shown: %s\n", note);
+	report_user_notes(uf, f, NULL);
 	fputc('\n', f);
 	return err;
 }
@@ -623,7 +625,7 @@ static int json_kv(const struct meta_pair *p, void *ctx)
 }
 
 static int json_header(struct datafile *df, const struct kernel_dwarf *kd, const char *note,
-		       struct json *j)
+		       const struct user_files *uf, struct json *j)
 {
 	static const struct {
 		const char *key;
@@ -649,6 +651,7 @@ static int json_header(struct datafile *df, const struct kernel_dwarf *kd, const
 		json_str(j, "vmlinux", kernel_dwarf_path(kd));
 	else if (*note)
 		json_str(j, "missing", note);
+	report_user_notes(uf, NULL, j);
 	json_close(j, '}');
 	return err ?: own_cost_show(df, NULL, j);
 }
@@ -661,6 +664,7 @@ struct report_ctx {
 	struct kernel_dwarf *kd;
 	const char *note; /* why there is no DWARF, "" when there is */
 	const struct features *feat;
+	const struct user_files *uf; /* the user files read, NULL: none */
 };
 
 static int report_json(const struct report_ctx *c)
@@ -673,7 +677,7 @@ static int report_json(const struct report_ctx *c)
 
 	json_begin(&j, stdout);
 	json_open(&j, NULL, '{');
-	err = json_header(df, c->kd, c->note, &j);
+	err = json_header(df, c->kd, c->note, c->uf, &j);
 	report_counters_json_header(t->cv, &j);
 	if (!err && o->hist)
 		err = histogram(df, o->hist, stdout, &j);
@@ -701,7 +705,7 @@ static int report_text(const struct report_ctx *c)
 	char none[128];
 	int err;
 
-	err = print_header(df, c->t->cv, c->note, stdout);
+	err = print_header(df, c->t->cv, c->note, c->uf, stdout);
 	if (err)
 		return err;
 	if (o->hist)
@@ -743,23 +747,28 @@ int report_show(struct datafile *df, struct kernel_dwarf *kd, const char *note,
 		const struct features *feat, const struct report_opts *o)
 {
 	/* user files are read only for the user inline rows the function table shows */
-	struct user_files *uf = o->inlines ? user_files_new() : NULL;
+	bool urows = o->inlines && !o->hist && !o->inline_table;
+	struct user_files *uf = urows ? user_files_new() : NULL;
 	struct counters_view cv;
 	struct lat_table t = {};
 	int err;
 
-	err = o->inlines && !uf ? -ENOMEM : stacks_name_frames(df, kd, uf);
-	user_files_free(uf);
+	err = urows && !uf ? -ENOMEM : stacks_name_frames(df, kd, NULL);
+	if (!err && urows)
+		err = report_user_frames(df, uf, o->top);
 	err = err ?: report_counters_load(&cv, df);
-	if (err)
+	if (err) {
+		user_files_free(uf);
 		return err;
+	}
 	err = load_latency(df, &cv, "syscall", &t, o->sort);
 	if (!err) {
-		struct report_ctx c = {df, o, &t, kd, note, feat};
+		struct report_ctx c = {df, o, &t, kd, note, feat, uf};
 
 		err = o->json ? report_json(&c) : report_text(&c);
 	}
 	free(t.rows);
 	report_counters_free(&cv);
+	user_files_free(uf);
 	return err;
 }

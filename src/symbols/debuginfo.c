@@ -119,7 +119,23 @@ static int build_id_path(const char *dir, const char *bid, char *out, size_t len
  * scripts/kernel-build.sh files its kernels' vmlinux files in, so that a
  * kernel built for the VM needs no --vmlinux.
  */
-static int find_by_build_id(const char *root, const char *bid, char *out, size_t len, int *fd)
+/*
+ * check_candidate(), a file there but refused (another build, no ELF, no
+ * DWARF) told in skip when it is the first.
+ */
+static int try_candidate(const char *path, const char *bid, int *fd, struct debuginfo_skip *skip)
+{
+	int err = check_candidate(path, bid, fd);
+
+	if (err && err != -ENOENT && skip && !skip->err) {
+		snprintf(skip->path, sizeof(skip->path), "%s", path);
+		skip->err = err;
+	}
+	return err;
+}
+
+static int find_by_build_id(const char *root, const char *bid, char *out, size_t len, int *fd,
+			    struct debuginfo_skip *skip)
 {
 	const char *cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 	char dir[PATH_MAX];
@@ -127,7 +143,7 @@ static int find_by_build_id(const char *root, const char *bid, char *out, size_t
 
 	ret = snprintf(dir, sizeof(dir), "%s" DEBUG_DIR "/.build-id", root);
 	if (ret > 0 && (size_t)ret < sizeof(dir) && !build_id_path(dir, bid, out, len) &&
-	    !check_candidate(out, bid, fd))
+	    !try_candidate(out, bid, fd, skip))
 		return 0;
 	if (*root || (!(cache && *cache) && !(home && *home)))
 		return -ENOENT;
@@ -136,7 +152,7 @@ static int find_by_build_id(const char *root, const char *bid, char *out, size_t
 	else
 		ret = snprintf(dir, sizeof(dir), "%s/.cache/kprotperf/debug/.build-id", home);
 	if (ret > 0 && (size_t)ret < sizeof(dir) && !build_id_path(dir, bid, out, len) &&
-	    !check_candidate(out, bid, fd))
+	    !try_candidate(out, bid, fd, skip))
 		return 0;
 	return -ENOENT;
 }
@@ -156,7 +172,7 @@ static int release_path(const char *root, const char *fmt, const char *release, 
 
 /* debuginfo_find_sysroot(), the file found kept open in *fd unless fd is NULL. */
 static int find(const char *root, const char *release, const char *bid, const char *explicit_path,
-		char *out, size_t len, int *fd)
+		char *out, size_t len, int *fd, struct debuginfo_skip *skip)
 {
 	static const char *const by_release[] = {
 		DEBUG_DIR "/boot/vmlinux-%s",
@@ -174,7 +190,7 @@ static int find(const char *root, const char *release, const char *bid, const ch
 			return -ENAMETOOLONG;
 		return check_candidate(out, bid, fd);
 	}
-	if (bid && !find_by_build_id(root, bid, out, len, fd))
+	if (bid && !find_by_build_id(root, bid, out, len, fd, skip))
 		return 0;
 	for (i = 0; i < sizeof(by_release) / sizeof(by_release[0]); i++) {
 		if (!release_path(root, by_release[i], release, out, len) &&
@@ -188,7 +204,7 @@ static int find(const char *root, const char *release, const char *bid, const ch
 int debuginfo_find_sysroot(const char *sysroot, const char *release, const char *build_id_hex,
 			   const char *explicit_path, char *out, size_t len)
 {
-	return find(sysroot ?: "", release, build_id_hex, explicit_path, out, len, NULL);
+	return find(sysroot ?: "", release, build_id_hex, explicit_path, out, len, NULL, NULL);
 }
 
 int debuginfo_find(const char *release, const char *build_id_hex, const char *explicit_path,
@@ -265,14 +281,60 @@ int debuginfo_open(struct debuginfo **out, const char *path)
 	return err ?: open_fd(out, path, fd);
 }
 
+/*
+ * Whether the first unit header of dw reads: libdw opens garbled DWARF
+ * without a word and then finds nothing at any address, which would pass
+ * for a file without inline frames.  Deeper damage is not looked for.
+ */
+static bool first_unit_reads(Dwarf *dw)
+{
+	Dwarf_Off next;
+	Dwarf_Half version;
+	size_t hsize;
+	Dwarf_Die cu;
+
+	return !dwarf_next_unit(dw, 0, &next, &hsize, &version, NULL, NULL, NULL, NULL, NULL) &&
+	       version >= 2 && version <= 5 && dwarf_offdie(dw, hsize, &cu);
+}
+
 int debuginfo_find_open(struct debuginfo **di, const char *sysroot, const char *release,
-			const char *build_id_hex, const char *explicit_path, char *out, size_t len)
+			const char *build_id_hex, const char *explicit_path, char *out, size_t len,
+			struct debuginfo_skip *skip)
 {
 	int fd, err;
 
 	*di = NULL;
-	err = find(sysroot ?: "", release, build_id_hex, explicit_path, out, len, &fd);
-	return err ?: open_fd(di, out, fd);
+	err = find(sysroot ?: "", release, build_id_hex, explicit_path, out, len, &fd, skip);
+	if (err)
+		return err;
+	err = open_fd(di, out, fd);
+	if (!err && skip && !first_unit_reads((*di)->dw)) {
+		debuginfo_close(*di);
+		*di = NULL;
+		err = -EINVAL;
+	}
+	/* found and checked, yet libdw could not read its DWARF */
+	if (err == -EINVAL && skip && !skip->err) {
+		snprintf(skip->path, sizeof(skip->path), "%s", out);
+		skip->err = -EBADMSG;
+	}
+	return err;
+}
+
+const char *debuginfo_skip_why(int err)
+{
+	switch (err) {
+	case -ESTALE:
+		return "another build: its build id is not the recorded one";
+	case -ENODATA:
+		return "no DWARF in it, truncated?";
+	case -ENOEXEC:
+		return "not an ELF file";
+	case -EBADMSG:
+		return "its DWARF cannot be read, corrupt?";
+	default:
+		return strerror(-err);
+	}
 }
 
 int debuginfo_open_elf(struct debuginfo **out, const char *path, int fd)

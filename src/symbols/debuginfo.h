@@ -6,6 +6,7 @@
 #ifndef KP_DEBUGINFO_H
 #define KP_DEBUGINFO_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <elfutils/libdw.h>
@@ -49,8 +50,22 @@ int debuginfo_open(struct debuginfo **out, const char *path);
  * *di NULL on failure, with debuginfo_find_sysroot()'s errors or
  * debuginfo_open()'s.
  */
+struct debuginfo_skip;
 int debuginfo_find_open(struct debuginfo **di, const char *sysroot, const char *release,
-			const char *build_id_hex, const char *explicit_path, char *out, size_t len);
+			const char *build_id_hex, const char *explicit_path, char *out, size_t len,
+			struct debuginfo_skip *skip);
+/*
+ * A debug file found at its build id's path but not used (skip of
+ * debuginfo_find_open(), NULL: not asked): the first one refused, or the
+ * one found whose DWARF libdw could not read (-EBADMSG); err 0: none.
+ */
+struct debuginfo_skip {
+	char path[PATH_MAX];
+	int err;
+};
+
+/* Why a debug file was skipped, as a clause: "another build: ...". */
+const char *debuginfo_skip_why(int err);
 /*
  * debuginfo_open() of the file at path already open at fd, which is taken
  * (closed on failure, with the debuginfo otherwise), so that a caller that

@@ -70,7 +70,7 @@ int kernel_dwarf_open(struct kernel_dwarf **out, struct datafile *df, const char
 		return -ENOMEM;
 	/* found and read on one descriptor: the vmlinux is opened once */
 	err = debuginfo_find_open(&k->di, NULL, release, datafile_meta(df, "kernel.build_id"),
-				  vmlinux, k->path, sizeof(k->path));
+				  vmlinux, k->path, sizeof(k->path), NULL);
 	if (err == -ENOENT && !vmlinux) {
 		snprintf(note, len,
 			 "no debug info for kernel %s (build-id %s) here; install "

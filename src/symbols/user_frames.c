@@ -23,6 +23,7 @@ void user_file_close(struct user_file *f)
 	symbolizer_free(f->sym);
 	debuginfo_close(f->di);
 	elfsym_free(f->segs);
+	free(f->skipped);
 	free(f->bid);
 	free(f->path);
 	*f = (struct user_file){};
@@ -35,12 +36,21 @@ void user_file_close(struct user_file *f)
  */
 static int open_dwarf(struct user_file *f, const char *file, int fd, const char *symfs)
 {
+	struct debuginfo_skip skip = {};
 	char dbg[PATH_MAX];
 
-	if (!debuginfo_find_open(&f->di, symfs, NULL, elfsym_bid(f->segs), NULL, dbg, sizeof(dbg)))
+	if (!debuginfo_find_open(&f->di, symfs, NULL, elfsym_bid(f->segs), NULL, dbg, sizeof(dbg),
+				 &skip))
 		close(fd);
 	else
 		debuginfo_open_elf(&f->di, file, fd);
+	/* kept for the report's note: a broken debug file must not pass unseen */
+	if (skip.err) {
+		f->skipped = strdup(skip.path);
+		f->skip_err = skip.err;
+		if (!f->skipped)
+			return -ENOMEM;
+	}
 	return f->di ? symbolizer_new(&f->sym, f->di) : 0;
 }
 
@@ -117,6 +127,25 @@ void user_files_free(struct user_files *uf)
 	free(uf);
 }
 
+const char *user_files_skipped(const struct user_files *uf, size_t i, int *err)
+{
+	size_t k, j;
+
+	for (k = 0; uf && k < uf->n; k++) {
+		const char *p = uf->v[k].skipped;
+
+		/* files of one build id share their debug file: named once */
+		for (j = 0; p && j < k; j++)
+			if (uf->v[j].skipped && !strcmp(uf->v[j].skipped, p))
+				p = NULL;
+		if (p && !i--) {
+			*err = uf->v[k].skip_err;
+			return p;
+		}
+	}
+	return NULL;
+}
+
 int user_files_get(struct user_files *uf, const char *path, const char *bid, const char *symfs,
 		   struct user_file **out)
 {
@@ -176,4 +205,12 @@ int user_frames_name(struct datafile *df, struct user_files *uf)
 	struct unamer n = {.df = df, .symfs = datafile_symfs(df), .uf = uf};
 
 	return uf ? samples_uframes(df, name_uframe, &n) : 0;
+}
+
+int user_frames_name_file(struct datafile *df, struct user_files *uf, const char *path,
+			  const char *bid)
+{
+	struct unamer n = {.df = df, .symfs = datafile_symfs(df), .uf = uf};
+
+	return samples_umodule_frames(df, path, bid, name_uframe, &n);
 }

@@ -28,6 +28,8 @@ struct user_file {
 	struct elfsym *segs;	/* its segments, to turn file offsets into addresses */
 	struct debuginfo *di;	/* NULL: no DWARF to be had */
 	struct symbolizer *sym; /* NULL with di */
+	char *skipped;		/* a debug file found but not read, else NULL */
+	int skip_err;		/* why (debuginfo_skip_why()) */
 };
 
 /*
@@ -66,6 +68,11 @@ void user_files_free(struct user_files *uf);
  */
 int user_files_get(struct user_files *uf, const char *path, const char *bid, const char *symfs,
 		   struct user_file **out);
+/*
+ * The i-th debug file (0, 1, ...) uf's files skipped, each path once, NULL
+ * past the last (and with uf NULL); *err: why, for debuginfo_skip_why().
+ */
+const char *user_files_skipped(const struct user_files *uf, size_t i, int *err);
 
 /*
  * Add to the frames table (as samples_frames_create() made it) the rows of
@@ -77,5 +84,11 @@ int user_files_get(struct user_files *uf, const char *path, const char *bid, con
  * returned.
  */
 int user_frames_name(struct datafile *df, struct user_files *uf);
+/*
+ * The same for the frames of one file (path, build id "" when unknown) of
+ * samples_umodules(), after samples_umodules_create().
+ */
+int user_frames_name_file(struct datafile *df, struct user_files *uf, const char *path,
+			  const char *bid);
 
 #endif
