@@ -6,7 +6,7 @@
 #    report's top user functions are kp_inl_caller then kp_inl_hot [inlined]
 #    (no user function [inlined] with --no-inline); annotate -f kp_inl_hot
 #    lists only the loop's lines (body, maybe for and return) of inl.c,
-#    most SELF on the body, and annotate -f kp_inl_caller the same
+#    most SELF on the loop's body or for line, and annotate -f kp_inl_caller the same
 #    rows INLINED kp_inl_hot plus, not inlined, only lines of its own;
 # 2. --symfs: with an empty folder the heaviest stack has no kp_inl_hot_[i]
 #    and annotate refuses in one line, with a folder holding a copy of the
@@ -102,7 +102,12 @@ for l in $lines; do
 	*) fail "annotate -f kp_inl_hot lines: $lines; rows: $hot" ;;
 	esac
 done
-[ "$(mostself "$hot")" = "$(at KP_BODY)" ] || fail "kp_inl_hot's most SELF: $hot"
+# most SELF on the loop's own lines, the body's or the for's: a CPU-clock
+# sample lands on the instruction after the one the timer interrupted, so
+# the multiply's line or the increment's takes most by the core's timing
+# (a loaded host once gave the for 1,600 of 1,960)
+loop="$(at KP_BODY) $(at KP_FOR)"
+[[ " $loop " == *" $(mostself "$hot") "* ]] || fail "kp_inl_hot's most SELF: $hot"
 # kp_inl_caller: its rows at kp_inl_hot's code are kp_inl_hot's own rows
 inl=$(awk '$4 == "kp_inl_hot" {print $1, $2, $3}' <<< "$caller")
 [ "$inl" = "$(awk '{print $1, $2, $3}' <<< "$hot")" ] ||
@@ -110,8 +115,8 @@ inl=$(awk '$4 == "kp_inl_hot" {print $1, $2, $3}' <<< "$caller")
 lo=$(at 'kp_inl_caller(double') hi=$(at '^int main')
 awk -v lo="$lo" -v hi="$hi" 'NF == 3 && $1 > lo && $1 < hi || $4 == "kp_inl_hot" {next}
 	{exit 1}' <<< "$caller" || fail "kp_inl_caller's rows, not its lines ($lo-$hi): $caller"
-[ "$(mostself "$caller")" = "$(at KP_BODY)" ] || fail "kp_inl_caller's most SELF: $caller"
-echo "annotate: kp_inl_hot and kp_inl_caller at lines $lines, most SELF at $(at KP_BODY)"
+[ "$(mostself "$caller")" = "$(mostself "$hot")" ] || fail "kp_inl_caller's most SELF: $caller"
+echo "annotate: kp_inl_hot and kp_inl_caller at lines $lines, most SELF at $(mostself "$hot") (loop: $loop)"
 
 # the file is looked up under --symfs only: nothing there, no inline frame
 mkdir empty sym
