@@ -106,6 +106,12 @@ struct kp_cnt_task {
 struct kp_cnt_lat {
 	__u64 calls;
 	struct kp_cnt_val ev[KP_COUNT_EVENTS_MAX];
+	/*
+	 * With every event from the hooks (all software), the calls' summed
+	 * time: every event's enabled and running time, kept once (ev[i]'s
+	 * enabled and running stay 0); 0 otherwise.
+	 */
+	__u64 window_ns;
 };
 
 /*
