@@ -95,17 +95,6 @@ static int fill(FILE *f, void *ctx)
 	return fputs(text, f) < 0 ? -EIO : 0;
 }
 
-/* dir's folder name under fd made when absent and opened through no link: fd or -errno. */
-static int subdir(int fd, const char *name)
-{
-	int sub;
-
-	if (mkdirat(fd, name, 0755) && errno != EEXIST)
-		return -errno;
-	sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	return sub < 0 ? -errno : sub;
-}
-
 /* The native table's folder, made when absent: fd or -errno, said. */
 static int native_dir(char *path, size_t len)
 {
@@ -125,10 +114,10 @@ static int native_dir(char *path, size_t len)
 	fd = err ? err : open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		err = fd == -1 ? -errno : fd;
-	sub = err ? err : subdir(fd, "kprotperf");
+	sub = err ? err : safeio_subdir(fd, "kprotperf");
 	if (!err)
 		close(fd);
-	fd = sub < 0 ? sub : subdir(sub, "costs");
+	fd = sub < 0 ? sub : safeio_subdir(sub, "costs");
 	if (sub >= 0)
 		close(sub);
 	if (fd >= 0 && (fstat(fd, &st) || (st.st_uid && st.st_uid != geteuid()) ||

@@ -24,6 +24,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
+#include "symbols/debug_plain.h"
 #include "symbols/elfsym.h"
 #include "util/safeio.h"
 
@@ -134,6 +135,38 @@ static int try_candidate(const char *path, const char *bid, int *fd, struct debu
 	return err;
 }
 
+/* The inflated copy of bid's debug file an earlier command kept (debug_plain.h), at fd. */
+static int plain_candidate(const char *bid, char *out, size_t len, int *fd)
+{
+	char dir[PATH_MAX];
+
+	if (debug_plain_dir(dir, sizeof(dir)) || build_id_path(dir, bid, out, len))
+		return -ENOENT;
+	return check_candidate(out, bid, fd);
+}
+
+/*
+ * bid's debug file, found at out and open at *fd: when its sections are
+ * compressed, an inflated copy kept for the commands after this one, and
+ * this one's *fd and out that copy's.  Nothing changes when it cannot be
+ * written (no cache, a full disk, a folder of someone else's).
+ */
+static void keep_plain(const char *bid, char *out, size_t len, int *fd)
+{
+	char rel[ELFSYM_BID_HEX + 16], plain[PATH_MAX];
+	int pfd;
+
+	if (build_id_path("", bid, rel, sizeof(rel)) || debug_plain_write(*fd, rel + 1) ||
+	    plain_candidate(bid, plain, sizeof(plain), &pfd))
+		return;
+	if (snprintf(out, len, "%s", plain) >= (int)len) {
+		close(pfd);
+		return;
+	}
+	close(*fd);
+	*fd = pfd;
+}
+
 static int find_by_build_id(const char *root, const char *bid, char *out, size_t len, int *fd,
 			    struct debuginfo_skip *skip)
 {
@@ -141,10 +174,16 @@ static int find_by_build_id(const char *root, const char *bid, char *out, size_t
 	char dir[PATH_MAX];
 	int ret;
 
+	/* a file opened for its DWARF, without a sysroot: an inflated copy first */
+	if (fd && !*root && !plain_candidate(bid, out, len, fd))
+		return 0;
 	ret = snprintf(dir, sizeof(dir), "%s" DEBUG_DIR "/.build-id", root);
 	if (ret > 0 && (size_t)ret < sizeof(dir) && !build_id_path(dir, bid, out, len) &&
-	    !try_candidate(out, bid, fd, skip))
+	    !try_candidate(out, bid, fd, skip)) {
+		if (fd && !*root)
+			keep_plain(bid, out, len, fd);
 		return 0;
+	}
 	if (*root || (!(cache && *cache) && !(home && *home)))
 		return -ENOENT;
 	if (cache && *cache)

@@ -284,6 +284,16 @@ static void random_tail(char *s)
 	s[6] = '\0';
 }
 
+int safeio_subdir(int fd, const char *name)
+{
+	int sub;
+
+	if (mkdirat(fd, name, 0755) && errno != EEXIST)
+		return -errno;
+	sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return sub < 0 ? -errno : sub;
+}
+
 int safeio_tmp(int dirfd, const char *prefix, mode_t mode, char *name, size_t len)
 {
 	size_t n = strlen(prefix);

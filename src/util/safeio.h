@@ -48,6 +48,8 @@ FILE *safeio_fopen_text(const char *path, char *why, size_t len);
 int safeio_dir(const char *dir, uid_t owner, char *why, size_t len);
 /* safeio_dir on path's folder; *name: path's last part. */
 int safeio_dir_of(const char *path, uid_t owner, const char **name, char *why, size_t len);
+/* Folder name in fd, made (0755) when absent and opened through no link: fd or -errno. */
+int safeio_subdir(int fd, const char *name);
 /* A new file in dirfd, prefix and six random characters (into name): fd or -errno. */
 int safeio_tmp(int dirfd, const char *prefix, mode_t mode, char *name, size_t len);
 /* name in dirfd written by fill (0 or -errno) whole, or left as it was. */

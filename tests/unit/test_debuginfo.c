@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "symbols/debug_plain.h"
 #include "symbols/debuginfo.h"
 #include "symbols/elfsym.h"
 #include "symbols/inlines.h"
@@ -54,6 +56,7 @@ struct fixture {
 	char exe[PATH_MAX];	/* with DWARF and a build id */
 	char nodebug[PATH_MAX]; /* the same program without DWARF */
 	char obj[PATH_MAX];	/* ET_REL: its DWARF needs relocating */
+	char gz[PATH_MAX];	/* its DWARF compressed, as Debian's debug packages ship it */
 	char bid[ELFSYM_BID_HEX];
 };
 
@@ -76,9 +79,11 @@ static int build(void *arg)
 	snprintf(f->exe, sizeof(f->exe), "%s/fixture", f->tu.dir);
 	snprintf(f->nodebug, sizeof(f->nodebug), "%s/fixture-nodebug", f->tu.dir);
 	snprintf(f->obj, sizeof(f->obj), "%s/fixture.o", f->tu.dir);
+	snprintf(f->gz, sizeof(f->gz), "%s/fixture-gz", f->tu.dir);
 	if (tu_write_file(src, fixture_src) || tu_cc("-O2 -g -Wl,--build-id=sha1", src, f->exe) ||
 	    tu_cc("-O2 -g0 -Wl,--build-id=sha1", src, f->nodebug) ||
-	    tu_cc("-O2 -g -c", src, f->obj))
+	    tu_cc("-O2 -g -c", src, f->obj) ||
+	    tu_cc("-O2 -g -gz=zlib -Wl,--build-id=sha1", src, f->gz))
 		return -1;
 	if (elfsym_build_id(f->exe, f->bid, sizeof(f->bid)) || !f->bid[0])
 		return -1;
@@ -256,6 +261,58 @@ static void test_find_cache(void **state)
 	free(keep);
 }
 
+/* debug_plain_write of path as rel (under XDG_CACHE_HOME dir/xdg): its result */
+static int plain_write(struct fixture *f, const char *path, const char *rel)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	assert_true(fd >= 0);
+	err = debug_plain_write(fd, rel);
+	close(fd);
+	return err;
+}
+
+/*
+ * A compressed debug file's inflated copy: the same DWARF, nothing left
+ * compressed in it; a file with nothing compressed gets none; no link in the
+ * cache's folders is followed.
+ */
+static void test_plain_copy(void **state)
+{
+	struct fixture *f = tu_fixture(state);
+	char xdg[2200], copy[2400], away[2300];
+	const char *saved = getenv("XDG_CACHE_HOME");
+	char *keep = saved ? strdup(saved) : NULL;
+	struct debuginfo *di;
+
+	snprintf(xdg, sizeof(xdg), "%s/xdg-plain", f->tu.dir);
+	setenv("XDG_CACHE_HOME", xdg, 1);
+	assert_int_equal(debug_plain_dir(copy, sizeof(copy)), 0);
+	assert_int_equal(plain_write(f, f->gz, "ab/cdef.debug"), 0);
+	snprintf(copy, sizeof(copy), "%s/kprotperf/debug/plain/ab/cdef.debug", xdg);
+	assert_int_equal(debuginfo_open(&di, copy), 0);
+	check_helper(di);
+	debuginfo_close(di);
+	assert_int_equal(plain_write(f, copy, "ab/again.debug"), -ENODATA);
+	assert_int_equal(plain_write(f, f->exe, "ab/plain.debug"), -ENODATA);
+	snprintf(copy, sizeof(copy), "%s/kprotperf/debug/plain/ab/plain.debug", xdg);
+	assert_int_not_equal(access(copy, F_OK), 0);
+	/* a folder on the way replaced by a link elsewhere: nothing written there */
+	snprintf(away, sizeof(away), "%s/away", f->tu.dir);
+	assert_int_equal(tu_run("mkdir -p '%s' && ln -s '%s' '%s/kprotperf/debug/plain/cd'", away,
+				away, xdg),
+			 0);
+	assert_true(plain_write(f, f->gz, "cd/link.debug") < 0);
+	snprintf(copy, sizeof(copy), "%s/link.debug", away);
+	assert_int_not_equal(access(copy, F_OK), 0);
+	assert_int_equal(plain_write(f, f->gz, "no-folder.debug"), -EINVAL);
+	if (keep)
+		setenv("XDG_CACHE_HOME", keep, 1);
+	else
+		unsetenv("XDG_CACHE_HOME");
+	free(keep);
+}
+
 /* The real case: Debian's -dbg vmlinux is found by its build id and opened. */
 static void test_real_vmlinux(void **state)
 {
@@ -285,7 +342,7 @@ int main(void)
 		cmocka_unit_test(test_relocatable),	 cmocka_unit_test(test_open_nodebug),
 		cmocka_unit_test(test_open_not_regular), cmocka_unit_test(test_find_explicit),
 		cmocka_unit_test(test_find_search),	 cmocka_unit_test(test_find_cache),
-		cmocka_unit_test(test_real_vmlinux),
+		cmocka_unit_test(test_plain_copy),	 cmocka_unit_test(test_real_vmlinux),
 	};
 
 	return cmocka_run_group_tests(tests, setup, tu_fixture_teardown);
