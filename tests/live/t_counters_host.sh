@@ -6,7 +6,7 @@
 #    task-clock,context-switches (the median of five) lies within the
 #    spread of five recordings without it, interleaved with them; on a busy
 #    machine plain recordings scatter by 20% (315 to 391 ns seen here), so
-#    the band is widened to 20% of their median, lest five that happen to
+#    the band is widened to 25% of their median, lest five that happen to
 #    agree make it a point.  The four perf reads that were inside the window
 #    before made it 2 to 3 times as long: the counting's own work lies
 #    outside the timed window;
@@ -19,10 +19,11 @@
 #    on-CPU time of the same calls (both read the same clock); the calls
 #    counted are the calls made but for those counted lost;
 #  - --count page-faults,minor-faults,major-faults,cpu-migrations: the
-#    read of R fresh pages (MADV_NOHUGEPAGE) takes R page faults inside the
-#    read calls, all minor, plus the few the loader's own reads may take;
-#    the M sched_setaffinity calls move the thread once each, but the first
-#    (two CPUs or more; else that check is skipped);
+#    read of R fresh pages (MADV_NOHUGEPAGE) takes R minor faults inside the
+#    read calls, plus the few the loader's own reads may take, none major,
+#    and as many page faults or a few more (a fault entered again);
+#    the M sched_setaffinity calls move the thread once each, the first
+#    zero to two times (two CPUs or more; else that check is skipped);
 #  - -e page-faults -c 1: every fault of touch_pages is one sample there
 #    (P to P + 16: a few of libc's own may land there too), of weight 1;
 #  - a hardware event on this machine without a PMU: the refusal's exact
@@ -50,7 +51,7 @@ done
 # lo, median and hi of the plain ones; the counted ones' median
 read -r lo _ med _ hi < <(printf '%s\n' "${plain[@]}" | sort -n | tr '\n' ' ')
 mid=$(printf '%s\n' "${counted[@]}" | sort -n | sed -n 3p)
-band=$(((hi - lo) > med / 5 ? hi - lo : med / 5))
+band=$(((hi - lo) > med / 4 ? hi - lo : med / 4))
 [ "$mid" -ge $((lo - band)) ] && [ "$mid" -le $((hi + band)) ] ||
 	fail "getppid: ${counted[*]} ns a call with --count, ${plain[*]} without (band $band ns)"
 echo "getppid on-CPU ns a call: ${plain[*]} without --count, ${counted[*]} with it"
@@ -96,13 +97,19 @@ echo "$sleeps; getppid: task-clock $tc ns in $n calls, $oncpu ns on-CPU; lost $l
 read -r _ pf _ _ _ _ < <(row "$TMP/pf.data" read 0)
 read -r _ minor _ _ _ _ < <(row "$TMP/pf.data" read 1)
 read -r _ major _ _ _ _ < <(row "$TMP/pf.data" read 2)
-[ "$pf" -ge $R ] && [ "$pf" -le $((R + 8)) ] && [ "$minor" = "$pf" ] && [ "$major" = 0 ] ||
+# page-faults counts each entry of the fault handler, as perf's software
+# event does, minor-faults each fault completed: a fault retried, or one a
+# loaded machine takes again, counts twice in the first and once in the
+# second (301 and 300 seen under the asan tier)
+[ "$minor" -ge $R ] && [ "$minor" -le $((R + 8)) ] && [ "$pf" -ge "$minor" ] &&
+	[ "$pf" -le $((minor + 8)) ] && [ "$major" = 0 ] ||
 	fail "read of $R fresh pages: $pf page faults, $minor minor, $major major"
 echo "read of $R fresh pages: $pf page faults, $minor minor, $major major"
 if [ "$(nproc)" -ge 2 ]; then
 	read -r n mig _ _ calls _ < <(row "$TMP/pf.data" sched_setaffinity 3)
-	# the first call may find the thread moved already, before it was pinned
-	[ "$calls" = $M ] && [ "$n" -ge $((M / 2)) ] && [ "$mig" -le "$n" ] &&
+	# the first call, made before the thread is pinned, may find it moved
+	# already (no move) or see the balancer move it too (two)
+	[ "$calls" = $M ] && [ "$n" -ge $((M / 2)) ] && [ "$mig" -le $((n + 1)) ] &&
 		[ "$mig" -ge $((n - 1)) ] ||
 		fail "$M sched_setaffinity calls: $mig migrations in the $n of $calls counted"
 	echo "$M sched_setaffinity calls: $mig migrations"
