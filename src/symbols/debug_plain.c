@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,25 +133,10 @@ static int plain_subdir(const char *sub)
 	return fd;
 }
 
-/* src inflated into a new file rel/name's folder dirfd: 0 or -errno, no file left on failure. */
-static int write_copy(Elf *src, int dirfd, const char *name)
+/* safeio_write_fd's fill: the file open for writing at out, src inflated */
+static int fill_inflated(int out, void *src)
 {
-	char tmp[NAME_MAX + 1], prefix[NAME_MAX + 1];
-	int out, err;
-
-	if (snprintf(prefix, sizeof(prefix), "%.200s.tmp.", name) >= (int)sizeof(prefix))
-		return -ENAMETOOLONG;
-	out = safeio_tmp(dirfd, prefix, 0644, tmp, sizeof(tmp));
-	if (out < 0)
-		return out;
-	err = inflate_into(src, out);
-	if (close(out) && !err)
-		err = -errno;
-	if (!err && renameat(dirfd, tmp, dirfd, name))
-		err = -errno;
-	if (err)
-		unlinkat(dirfd, tmp, 0);
-	return err;
+	return inflate_into(src, out);
 }
 
 int debug_plain_write(int fd, const char *rel)
@@ -175,7 +159,7 @@ int debug_plain_write(int fd, const char *rel)
 	}
 	snprintf(sub, sizeof(sub), "%.*s", (int)(name - rel), rel);
 	dirfd = plain_subdir(sub);
-	err = dirfd < 0 ? dirfd : write_copy(src, dirfd, name + 1);
+	err = dirfd < 0 ? dirfd : safeio_write_fd(dirfd, name + 1, 0644, fill_inflated, src);
 	if (dirfd >= 0)
 		close(dirfd);
 	elf_end(src);

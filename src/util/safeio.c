@@ -312,11 +312,10 @@ int safeio_tmp(int dirfd, const char *prefix, mode_t mode, char *name, size_t le
 	return -EEXIST;
 }
 
-int safeio_write(int dirfd, const char *name, mode_t mode, int (*fill)(FILE *f, void *ctx),
-		 void *ctx)
+int safeio_write_fd(int dirfd, const char *name, mode_t mode, int (*fill)(int fd, void *ctx),
+		    void *ctx)
 {
 	char prefix[NAME_MAX + 1], tmp[NAME_MAX + 1];
-	FILE *f;
 	int fd, err;
 
 	if (snprintf(prefix, sizeof(prefix), "%s.tmp.", name) >= (int)sizeof(prefix))
@@ -324,20 +323,44 @@ int safeio_write(int dirfd, const char *name, mode_t mode, int (*fill)(FILE *f, 
 	fd = safeio_tmp(dirfd, prefix, mode, tmp, sizeof(tmp));
 	if (fd < 0)
 		return fd;
-	f = fdopen(fd, "w");
-	if (!f) {
-		err = -errno;
-		close(fd);
-		goto err_unlink;
-	}
-	err = fill(f, ctx);
-	if (fclose(f) && !err)
+	err = fill(fd, ctx);
+	if (close(fd) && !err)
 		err = -errno;
 	if (!err && renameat(dirfd, tmp, dirfd, name))
 		err = -errno;
-	if (!err)
-		return 0;
-err_unlink:
-	unlinkat(dirfd, tmp, 0);
+	if (err)
+		unlinkat(dirfd, tmp, 0);
 	return err;
+}
+
+struct stream_fill {
+	int (*fill)(FILE *f, void *ctx);
+	void *ctx;
+};
+
+/* safeio_write's fill through a stream of its own on the descriptor (closed with it). */
+static int fill_stream(int fd, void *ctx)
+{
+	const struct stream_fill *s = ctx;
+	int dup_fd = dup(fd), err;
+	FILE *f = dup_fd < 0 ? NULL : fdopen(dup_fd, "w");
+
+	if (!f) {
+		err = -errno;
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return err;
+	}
+	err = s->fill(f, s->ctx);
+	if (fclose(f) && !err)
+		err = -errno;
+	return err;
+}
+
+int safeio_write(int dirfd, const char *name, mode_t mode, int (*fill)(FILE *f, void *ctx),
+		 void *ctx)
+{
+	struct stream_fill s = {fill, ctx};
+
+	return safeio_write_fd(dirfd, name, mode, fill_stream, &s);
 }

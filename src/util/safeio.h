@@ -52,6 +52,9 @@ int safeio_dir_of(const char *path, uid_t owner, const char **name, char *why, s
 int safeio_subdir(int fd, const char *name);
 /* A new file in dirfd, prefix and six random characters (into name): fd or -errno. */
 int safeio_tmp(int dirfd, const char *prefix, mode_t mode, char *name, size_t len);
+/* name in dirfd written through its descriptor by fill (0 or -errno) whole, or left as it was. */
+int safeio_write_fd(int dirfd, const char *name, mode_t mode, int (*fill)(int fd, void *ctx),
+		    void *ctx);
 /* name in dirfd written by fill (0 or -errno) whole, or left as it was. */
 int safeio_write(int dirfd, const char *name, mode_t mode, int (*fill)(FILE *f, void *ctx),
 		 void *ctx);
