@@ -448,18 +448,27 @@ static __always_inline void cnt_bump(struct kp_cnt_task *t, __u32 mask, bool ato
 	}
 }
 
-/* The current thread's own fault counts, for the events that are them. */
+/*
+ * The thread's own fault count of event i (the task's min_flt or maj_flt),
+ * 0 for the events that are no such count.
+ */
+static __always_inline __u64 cnt_task_fault(const struct task_struct *task, __u32 i)
+{
+	if (count_by.minflt & (1U << i))
+		return task->min_flt;
+	if (count_by.majflt & (1U << i))
+		return task->maj_flt;
+	return 0;
+}
+
+/* The current thread's own fault counts added to out, for the events that are them. */
 static __always_inline void cnt_task_faults(struct kp_cnt_val *out)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u32 i;
 
-	for (i = 0; i < KP_COUNT_EVENTS_MAX && i < count_nev; i++) {
-		if (count_by.minflt & (1U << i))
-			out[i].counter += task->min_flt;
-		else if (count_by.majflt & (1U << i))
-			out[i].counter += task->maj_flt;
-	}
+	for (i = 0; i < KP_COUNT_EVENTS_MAX && i < count_nev; i++)
+		out[i].counter += cnt_task_fault(task, i);
 }
 
 /*

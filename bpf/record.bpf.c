@@ -136,19 +136,6 @@ static __always_inline void cnt_enter_hooks(const struct kp_sys *e)
 }
 
 /*
- * The current thread's own fault count of event i (the task's min_flt or
- * maj_flt), 0 for the events that are no such count.
- */
-static __always_inline __u64 cnt_task_fault(const struct task_struct *task, __u32 i)
-{
-	if (count_by.minflt & (1U << i))
-		return task->min_flt;
-	if (count_by.majflt & (1U << i))
-		return task->maj_flt;
-	return 0;
-}
-
-/*
  * record --count, every event from the hooks: the syscall's deltas, its
  * times total (every event's enabled and running time, all of them
  * software: summed once, in window_ns) and oncpu
