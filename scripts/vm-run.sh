@@ -125,6 +125,7 @@ not exact; see plugin/kp_model.c).
 
 Exit status: CMD's, or 125 when the VM could not run it (one line on stderr
 says why: QEMU missing, a bad kernel, a kernel that did not boot, ...).
+SIGTERM, SIGINT or SIGHUP stops QEMU first, then vm-run exits 128+N.
 
 Examples:
   scripts/vm-run.sh --kernel linux-image-6.12-amd64 --out k612 -- \

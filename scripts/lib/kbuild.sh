@@ -18,6 +18,8 @@
 #                    that a request made before needs no configuring
 
 KCONFIG_DIR=$ROOT/scripts/kconfig
+# shellcheck source=scripts/lib/stop.sh
+. "$ROOT/scripts/lib/stop.sh"
 
 kb_need_tools() {
 	local t missing=()
@@ -373,9 +375,10 @@ kb_build() {
 	say "building linux $KVERSION, $JOBS jobs (log: $LOG)"
 	kb_randstruct_seed
 	KP_RANDSTRUCT_SEED=$RANDSTRUCT_SEED kb_make -j"$JOBS" bzImage "${KB_MAKE_VARS[@]}" &
-	pid=$!
+	pid=$! STOP_PID=$!
 	$QUIET || kb_progress "$pid" "$start" &
 	wait "$pid" || rc=$?
+	STOP_PID=
 	wait
 	[ "$rc" -eq 0 ] || kb_fail "the build"
 	BUILD_SECONDS=$(($(date +%s) - start))

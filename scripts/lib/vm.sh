@@ -77,6 +77,8 @@ vm_cleanup() {
 	exit "$rc"
 }
 trap vm_cleanup EXIT
+# shellcheck source=scripts/lib/stop.sh
+. "$(dirname "${BASH_SOURCE[0]}")/stop.sh"
 
 # The package that has the tool, for the error that names it.
 vm_tool_pkg() {
@@ -565,7 +567,7 @@ vm_boot() {
 		-virtfs "local,path=${VM_SHARE//,/,,},mount_tag=host,security_model=none" \
 		"${shares[@]}" "${VM_QEMU_ARGS[@]}" \
 		</dev/null >"$log/qemu.log" 2>&1 &
-	pid=$!
+	pid=$! STOP_PID=$!
 	# QEMU's end looked for each second, the console every fifth: a fork
 	# costs milliseconds of CPU on a loaded host, beside the guest's.  The
 	# second is waited by read -t on a pipe whose writer we hold, so that
@@ -580,6 +582,7 @@ vm_boot() {
 	done
 	exec {tick}<&-
 	wait "$pid" || VM_RC=$?
+	STOP_PID=
 	# an int3 no kprobe claims: under multi-threaded TCG a vCPU has run
 	# code the kernel had already patched back (the guest goes on)
 	[ -n "$VM_LOCKUP" ] || [ "$VM_ACCEL" = kvm ] ||
