@@ -106,6 +106,17 @@ for ((i = 1; i <= n; i++)); do
 	[ "$result" = PASS ] || awk '/^== slowest/ { exit } /^(FAIL|SKIP) / { p = 1; print; next }
 		p && /^    / { print; next } { p = 0 }' "$dir/run-$i.log" | head -30 | sed 's/^/     /'
 done
+# with more than one test matched, a row per test over the runs (the
+# table docs/developing.md keeps): run.sh's "PASS|FAIL|SKIP tier/t_x.sh (...)" lines
+if [ "$(cat "$dir"/run-*.log | awk '/^(PASS|FAIL|SKIP) [a-z]+\/t_/ { sub(/:$/, "", $2); print $2 }' | sort -u | wc -l)" -gt 1 ]; then
+	printf '%-34s %-6s %-6s %-6s %s\n' test passed failed skipped seconds
+	cat "$dir"/run-*.log | awk '/^(PASS|FAIL|SKIP) [a-z]+\/t_/ {
+		t = $2; sub(/:$/, "", t); if (!(t in seen)) { seen[t] = 1; order[++nt] = t }
+		r[t, $1]++
+		if (match($0, /[0-9]+ s\)$/)) s[t] = s[t] (s[t] == "" ? "" : ", ") substr($0, RSTART, RLENGTH - 3)
+	} END { for (i = 1; i <= nt; i++) { t = order[i]
+		printf "%-34s %-6d %-6d %-6d %s\n", t, r[t, "PASS"], r[t, "FAIL"], r[t, "SKIP"], s[t] } }'
+fi
 echo "stress: T=$T: $n runs, $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ] && [ "$skip" -eq 0 ] && exit 0
 keep=1
