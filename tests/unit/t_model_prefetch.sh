@@ -1,0 +1,42 @@
+#!/bin/bash
+# The machine model's prefetchers (plugin/kp_prefetch.c, no QEMU needed) on
+# access patterns whose prefetches are known by construction: next-line,
+# IP-stride at two strides, the streamer up, down, across pages and
+# interleaved, random lines; misses, lines issued and useful counted by a
+# cache beside them, none outside the access's page; bad parameters
+# refused.  The whole output compared; the speed line printed, not compared
+# (tests/unit/model_prefetch.c says what it covers).
+# runs no kprotperf
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+TMP=$(mktemp -d /tmp/kp-prefetch.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+command -v cc >/dev/null || { echo "skipped: no C compiler"; exit 77; }
+cc -O2 -Wall -Wextra -I"$ROOT/plugin" "$ROOT/tests/unit/model_prefetch.c" \
+	"$ROOT/plugin/kp_prefetch.c" -o "$TMP/model_prefetch" 2>"$TMP/cc.err" ||
+	fail "cc: $(cat "$TMP/cc.err")"
+"$TMP/model_prefetch" >"$TMP/out" 2>&1 || fail "$(cat "$TMP/out")"
+cat >"$TMP/want" <<'EOF'
+next-line, a page line by line: 32 misses, 32 issued, 32 useful, 0 outside the page
+IP-stride, 256 bytes, 2 ahead, 4 pages: 12 misses, 53 issued, 53 useful, 0 outside the page
+IP-stride, 8 bytes, 4 ahead, 2 pages: 3 misses, 126 issued, 126 useful, 0 outside the page
+streamer, a page up: 3 misses, 61 issued, 61 useful, 0 outside the page
+streamer, a page down: 3 misses, 61 issued, 61 useful, 0 outside the page
+streamer, two pages up: 6 misses, 122 issued, 122 useful, 0 outside the page
+streamer, 4 pages interleaved, 16 streams: 12 misses, 244 issued, 244 useful, 0 outside the page
+streamer, 4 pages interleaved, 2 streams: 256 misses, 0 issued, 0 useful, 0 outside the page
+random, 200000 accesses: IP-stride 0 issued, streamer 0 issued
+streamer, degree 8, 1 asked for: 3 misses, 61 issued, 61 useful, 0 outside the page
+kp_model: prefetch line_bits=3: want 4 to 12 (lines of 16 B to 4 KiB)
+kp_model: prefetch ip_entries=100: want 0 or a power of two up to 2^20
+kp_model: prefetch ip_distance=0: want 1 to a page's lines
+kp_model: prefetch streams=65: want 0 to 64
+kp_model: prefetch stream_distance=0: want 1 to a page's lines
+kp_model: prefetch stream_distance=65: want 1 to a page's lines
+kp_model: prefetch stream_degree=0: want 1 or more
+EOF
+grep -v '^speed: ' "$TMP/out" >"$TMP/got" || true
+diff -u "$TMP/want" "$TMP/got" >"$TMP/diff" || fail "unexpected output:"$'\n'"$(cat "$TMP/diff")"
+echo "model prefetchers: $(grep -c . "$TMP/want") results as expected (nothing past a page);" \
+	"$(sed -n 's/^speed: \(.*\) (.*/\1/p' "$TMP/out")"
