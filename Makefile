@@ -105,11 +105,11 @@ plugin: $(if $(PLUGIN_WHY),plugin-missing,$(PLUGIN))
 plugin-missing:
 	$(error make plugin: $(PLUGIN_WHY))
 
-$(PLUGIN): plugin/kp_model.c plugin/kp_cache.c plugin/kp_cache.h plugin/kp_x86.c plugin/kp_x86.h \
-	   $(QEMU_SRC)/VERSION
+PLUGIN_SRCS := $(wildcard plugin/*.c)
+$(PLUGIN): $(PLUGIN_SRCS) $(wildcard plugin/*.h) $(QEMU_SRC)/VERSION
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(PLUGIN_CFLAGS) plugin/kp_model.c plugin/kp_cache.c plugin/kp_x86.c -o $@
+	$(Q)$(CC) $(PLUGIN_CFLAGS) $(PLUGIN_SRCS) -o $@
 
 # Statically linked tool and workloads for the vm test tier: the guest's
 # initramfs has no /usr/lib. libdw/libelf's decompressors and sqlite's libm,

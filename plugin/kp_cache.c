@@ -16,7 +16,7 @@ static bool kp_pow2(uint64_t v)
 }
 
 /* SIZE:ASSOC:LINE, powers of two, ASSOC lines no larger than the cache */
-static bool kp_cache_parse(struct kp_cache *c, const char *what, const char *s)
+bool kp_cache_new(struct kp_cache *c, const char *what, const char *s)
 {
 	unsigned long long size, assoc, line, sets, i;
 	int n = -1;
@@ -47,7 +47,7 @@ static bool kp_cache_parse(struct kp_cache *c, const char *what, const char *s)
 }
 
 /* ENTRIES:ASSOC, powers of two, ASSOC no more than ENTRIES */
-static bool kp_tlb_parse(struct kp_tlb *t, const char *what, const char *s)
+bool kp_tlb_new(struct kp_tlb *t, const char *what, const char *s)
 {
 	unsigned long long entries, assoc, i;
 	int n = -1;
@@ -99,9 +99,9 @@ bool kp_sim_add_geom(struct kp_sim *s, const char *spec)
 		strcpy(part[3], KP_ITLB_DEFAULT);
 		strcpy(part[4], KP_DTLB_DEFAULT);
 	}
-	if (!kp_cache_parse(&g->i1, "I1", part[0]) || !kp_cache_parse(&g->d1, "D1", part[1]) ||
-	    !kp_cache_parse(&g->ll, "LL", part[2]) || !kp_tlb_parse(&g->itlb, "ITLB", part[3]) ||
-	    !kp_tlb_parse(&g->dtlb, "DTLB", part[4]))
+	if (!kp_cache_new(&g->i1, "I1", part[0]) || !kp_cache_new(&g->d1, "D1", part[1]) ||
+	    !kp_cache_new(&g->ll, "LL", part[2]) || !kp_tlb_new(&g->itlb, "ITLB", part[3]) ||
+	    !kp_tlb_new(&g->dtlb, "DTLB", part[4]))
 		return false;
 	s->ngeom++;
 	return true;

@@ -92,6 +92,9 @@ struct kp_sim {
 #define KP_ITLB_DEFAULT "128:8"
 #define KP_DTLB_DEFAULT "64:4"
 bool kp_sim_add_geom(struct kp_sim *s, const char *spec);
+/* one cache of SIZE:ASSOC:LINE, one TLB of ENTRIES:ASSOC (what names it in the error line) */
+bool kp_cache_new(struct kp_cache *c, const char *what, const char *spec);
+bool kp_tlb_new(struct kp_tlb *t, const char *what, const char *spec);
 void kp_sim_init(struct kp_sim *s);
 /* after the fetch addresses changed meaning (a new offset): nothing is "last" */
 void kp_sim_forget_fetch(struct kp_sim *s);

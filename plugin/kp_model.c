@@ -103,6 +103,7 @@
 #include <qemu-plugin.h>
 
 #include "kp_cache.h"
+#include "kp_timing.h"
 #include "kp_x86.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
@@ -133,7 +134,8 @@ static const uint8_t kp_marker[2][KP_MARKER_LEN] = {
 	{0x66, 0x0f, 0x1f, 0x84, 0x00, 0x02, 0x52, 0x50, 0x4b},
 };
 
-enum kp_mode { KP_INSNS, KP_CACHE };
+/* mode=timing simulates the caches as mode=cache does, and times (kp_timing.h) */
+enum kp_mode { KP_INSNS, KP_CACHE, KP_TIMING };
 enum kp_count { KP_PER_INSN, KP_PER_TB };
 /* window=boot: what the boot awaits next (off: nothing, or no boot window) */
 enum kp_boot { KP_BOOT_OFF, KP_BOOT_ENTRY, KP_BOOT_USER };
@@ -205,6 +207,7 @@ struct kp_tb {
 	struct kp_mem *ms;    /* nmem, after fs */
 	uint64_t *base, *sum; /* nruns each: at the window's start, closed windows */
 	uint8_t *bytes;	      /* the instructions' bytes, to match a translation */
+	struct kp_tblock tblk;	      /* mode=timing: its instructions as the core sees them */
 	struct kp_insn insn[];
 };
 
@@ -259,6 +262,7 @@ struct kp_ctx {
 
 	struct kp_vmru *vmru[KP_MAX_GEOMS]; /* per geometry, per D1 set */
 	struct kp_sim sim;
+	uint64_t last_pa; /* the physical address kp_mem_full found last (0: none) */
 	struct kp_tlbe tlb[KP_TLB_SIZE];
 	struct kp_memo memo[KP_MEMO_SIZE];
 
@@ -290,6 +294,8 @@ struct kp_ctx {
 	uint64_t io_accesses, unresolved; /* data accesses skipped */
 	uint64_t fetch_no_haddr;	  /* fetch sites QEMU gave no host address */
 
+	struct kp_timing tm; /* mode=timing */
+
 	/* vmlinux=: the kernel's .text as linked, and its fault sites, sorted */
 	uint64_t text, text_end;
 	uint8_t *text_bytes;
@@ -317,6 +323,12 @@ static size_t kp_chunk_len(guint c)
 }
 
 /* a PC's record, with its misses beside its count */
+/* mode=timing: the PC's cycles, after its misses */
+static struct kp_cyc *kp_pc_cyc(struct kp_pc *p)
+{
+	return (struct kp_cyc *)&p->miss[kp.sim.ngeom];
+}
+
 static struct kp_pc *kp_pc_get(uint64_t pc)
 {
 	struct kp_pc *p = g_hash_table_lookup(kp.by_pc, &pc);
@@ -479,6 +491,8 @@ static void kp_tlb_cb(unsigned int vcpu, void *udata)
 	const struct kp_insn *in = udata;
 
 	kp_tlb_flush();
+	if (kp.mode == KP_TIMING && in->tlbflush)
+		kp_timing_tlb_flush(&kp.tm);
 	switch (in->tlbop) {
 	case KP_OP_CR3:
 		kp_sim_cr3(&kp.sim, in->cr3_derived, in->cr3_mask, in->cr3_val, in->tlbflush);
@@ -597,6 +611,7 @@ static __attribute__((noinline)) void kp_mem_full(qemu_plugin_meminfo_t info, ui
 			e->ppage_gen = (pa & ~(uint64_t)KP_PAGE_MASK) | kp.tlb_gen;
 		}
 	}
+	kp.last_pa = pa;
 	kp_count_access(ms, m);
 	kp_sim_tlb(&kp.sim, ms->pc->miss, false, vaddr, pa, m->size, kp.tlb_gen);
 	kp_sim_data_miss(&kp.sim, ms->pc->miss, pa, m->size, m->store);
@@ -661,6 +676,55 @@ static void kp_mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t va
 }
 
 /*
+ * mode=timing: udata is the instruction's struct kp_tinsn, its site its
+ * struct kp_mem.  No shortcut: the access is looked up in full, for its
+ * physical address (the prefetchers see every access), and what geometry
+ * 0 said is told from its PC's misses before and after.
+ */
+static void kp_mem_timing_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr,
+			     void *udata)
+{
+	struct kp_tinsn *ti = udata;
+	struct kp_mem *ms = ti->site;
+	struct kp_miss *m0 = &ms->pc->miss[0], was = *m0;
+	struct kp_memo *m;
+
+	if (unlikely(!kp.active))
+		return;
+	m = kp_memo(info);
+	kp.last_pa = 0;
+	kp_mem_full(info, vaddr, ms, m);
+	kp_timing_access(&kp.tm, ti,
+			 m0->d1_read_miss + m0->d1_write_miss != was.d1_read_miss + was.d1_write_miss,
+			 m0->ll_miss != was.ll_miss, m0->dtlb_miss != was.dtlb_miss, kp.last_pa,
+			 m->size, m->store, vaddr, &kp.sim.geom[0]);
+}
+
+/* mode=timing: udata is the instruction's struct kp_tinsn, its fetch site the kp_fetch_cb's */
+static void kp_fetch_timing_cb(unsigned int vcpu, void *udata)
+{
+	struct kp_tinsn *ti = udata;
+	const struct kp_fetch *f = (void *)((uintptr_t)ti->fetch_site & ~(uintptr_t)1);
+	struct kp_miss *m0 = &f->pc->miss[0], was = *m0;
+
+	if (unlikely(!kp.active) || ti->fetch_site == kp.last_fetch)
+		return;
+	kp_fetch(ti->fetch_site);
+	if (m0->i1_miss != was.i1_miss || m0->itlb_miss != was.itlb_miss)
+		kp_timing_fetch(&kp.tm, ti, m0->i1_miss != was.i1_miss, m0->ll_miss != was.ll_miss,
+				m0->itlb_miss != was.itlb_miss, f->haddr - kp.ioff);
+}
+
+/* mode=timing: udata is the block starting: the one before it goes to the core */
+static void kp_tb_timing_cb(unsigned int vcpu, void *udata)
+{
+	struct kp_tb *t = udata;
+
+	if (likely(kp.active))
+		kp_timing_block(&kp.tm, &t->tblk);
+}
+
+/*
  * QEMU has flushed its translations (and dropped every callback): from here
  * on, instrument everything, never the markers only again (see kp_stop).
  */
@@ -685,7 +749,7 @@ static void kp_start(const struct kp_mark *m)
 	kp_each_counter(kp_snap_base);
 	kp.active = true;
 	kp.opened++;
-	kp.calib_pending = kp.mode == KP_CACHE;
+	kp.calib_pending = kp.mode != KP_INSNS;
 	kp.calib_vaddr = m->vaddr;
 	kp.calib_haddr = m->haddr;
 	/* mappings may have changed unseen since the last window */
@@ -713,6 +777,8 @@ static void kp_stop(void)
 	}
 	/* exact here: the rest of this block is a run of its own (kp_tb_new) */
 	kp_each_counter(kp_close_sum);
+	if (kp.mode == KP_TIMING)
+		kp_timing_block(&kp.tm, NULL);
 	kp.active = false;
 	kp.closed++;
 }
@@ -1006,7 +1072,7 @@ static struct kp_tb *kp_tb_new(struct qemu_plugin_tb *tb)
 		in->marker = kp_marker_kind(insn) >= 0;
 		in->regs = kp_x86_regs_only(b, in->size);
 		in->stays = va >= KP_KERNEL_START ? kp_kernel_stays(va, b, in->size) : in->regs;
-		in->flushes = kp.mode == KP_CACHE && kp_x86_flushes_tlb(b, in->size);
+		in->flushes = kp.mode != KP_INSNS && kp_x86_flushes_tlb(b, in->size);
 		if (!in->marker)
 			kp_insn_ev(in, &sym, b);
 		memcpy(t->bytes + t->nbytes, b, in->size);
@@ -1014,12 +1080,39 @@ static struct kp_tb *kp_tb_new(struct qemu_plugin_tb *tb)
 		kp_tb_run(t, i, va, &run, &open);
 	}
 	t->nruns = run + open;
-	if (kp.mode == KP_CACHE)
+	if (kp.mode != KP_INSNS)
 		kp_tb_sites(t);
 	for (i = 0; i < t->nbytes; i++)
 		hash = (hash ^ t->bytes[i]) * 16777619u;
 	t->hash = hash ^ g_int64_hash(&t->vaddr) ^ n;
 	return t;
+}
+
+/*
+ * mode=timing: the block's instructions as the core sees them, decoded
+ * once; a marker has no PC and is not handed over
+ */
+static void kp_tb_timing(struct kp_tb *t)
+{
+	const uint8_t *b = t->bytes;
+	uint64_t va = t->vaddr;
+	uint32_t i;
+
+	t->tblk.n = t->n;
+	t->tblk.ti = g_new0(struct kp_tinsn, t->n);
+	for (i = 0; i < t->n; b += t->insn[i].size, va += t->insn[i].size, i++) {
+		struct kp_insn *in = &t->insn[i];
+		struct kp_tinsn *ti = &t->tblk.ti[i];
+
+		if (in->marker)
+			continue;
+		kp_timing_decode(&kp.tm, ti, b, in->size, va, in->ev);
+		ti->cyc = kp_pc_cyc(in->pc);
+		if (in->mem != KP_NONE)
+			ti->site = &t->ms[in->mem];
+		if (in->fetch != KP_NONE)
+			ti->fetch_site = (void *)((uintptr_t)&t->fs[in->fetch] | in->spans);
+	}
 }
 
 /* the block's record: an earlier translation's, or a new one with counters */
@@ -1051,6 +1144,8 @@ static struct kp_tb *kp_tb_get(struct qemu_plugin_tb *tb)
 		if (in->mem != KP_NONE)
 			t->ms[in->mem].pc = in->pc;
 	}
+	if (kp.mode == KP_TIMING)
+		kp_tb_timing(t);
 	g_hash_table_add(kp.tbs, t);
 	return t;
 }
@@ -1074,6 +1169,25 @@ static void kp_instrument_cache(struct qemu_plugin_insn *insn, struct kp_tb *t,
 						 QEMU_PLUGIN_MEM_RW, &t->ms[in->mem]);
 }
 
+/* mode=timing: mode=cache's callbacks, with the latencies noted for the core */
+static void kp_instrument_timing(struct qemu_plugin_insn *insn, struct kp_tb *t, uint32_t i)
+{
+	const struct kp_insn *in = &t->insn[i];
+	struct kp_tinsn *ti = &t->tblk.ti[i];
+
+	if (ti->fetch_site)
+		qemu_plugin_register_vcpu_insn_exec_cb(insn, kp_fetch_timing_cb,
+						       QEMU_PLUGIN_CB_NO_REGS, ti);
+	else if (in->line)
+		kp.fetch_no_haddr++;
+	if (in->flushes || in->tlbop != KP_OP_NONE)
+		qemu_plugin_register_vcpu_insn_exec_cb(insn, kp_tlb_cb, QEMU_PLUGIN_CB_NO_REGS,
+						       (void *)in);
+	if (ti->site)
+		qemu_plugin_register_vcpu_mem_cb(insn, kp_mem_timing_cb, QEMU_PLUGIN_CB_NO_REGS,
+						 QEMU_PLUGIN_MEM_RW, ti);
+}
+
 /*
  * window=boot: the block gets kp_boot_cb when it starts the stage awaited.
  * In mode=cache, the first block in RAM before the kernel's entry runs
@@ -1083,7 +1197,7 @@ static void kp_instrument_cache(struct qemu_plugin_insn *insn, struct kp_tb *t,
  */
 static void kp_boot_watch(struct qemu_plugin_tb *tb, const struct kp_tb *t)
 {
-	if (kp.boot == KP_BOOT_ENTRY && kp.mode == KP_CACHE && !kp.calibrated && t->n &&
+	if (kp.boot == KP_BOOT_ENTRY && kp.mode != KP_INSNS && !kp.calibrated && t->n &&
 	    t->insn[0].haddr && t->vaddr >= KP_CALIB_LOW && t->vaddr < KP_CALIB_HIGH) {
 		kp.calib_haddr = t->insn[0].haddr;
 		kp_calibrate(t->vaddr);
@@ -1101,6 +1215,8 @@ static void kp_trans_full(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 
 	if (kp.boot != KP_BOOT_OFF)
 		kp_boot_watch(tb, t);
+	if (kp.mode == KP_TIMING)
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, kp_tb_timing_cb, QEMU_PLUGIN_CB_NO_REGS, t);
 
 	for (i = 0; i < t->n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
@@ -1115,6 +1231,8 @@ static void kp_trans_full(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 								   &t->cnt[in->run], 1);
 		if (kp.mode == KP_CACHE)
 			kp_instrument_cache(insn, t, in);
+		else if (kp.mode == KP_TIMING)
+			kp_instrument_timing(insn, t, i);
 	}
 }
 
@@ -1190,7 +1308,7 @@ static void kp_write_header(FILE *f)
 {
 	int g;
 
-	fprintf(f, "# kp_model 2\n# mode %s\n# count %s\n", kp.mode == KP_CACHE ? "cache" : "insns",
+	fprintf(f, "# kp_model 2\n# mode %s\n# count %s\n", kp.mode == KP_TIMING ? "timing" : kp.mode == KP_CACHE ? "cache" : "insns",
 		kp.count == KP_PER_TB ? "tb" : "insn");
 	fprintf(f, "# qemu %s\n# qemu_header %s\n# plugin_api %d\n",
 		kp.qemu_version ? kp.qemu_version : "unknown", KP_QEMU_HEADER_VERSION,
@@ -1220,18 +1338,22 @@ static void kp_write_header(FILE *f)
 		kp.hint < 0   ? "unknown"
 		: kp.hint & 2 ? "1"
 			      : "0");
-	if (kp.mode == KP_CACHE)
+	if (kp.mode != KP_INSNS)
 		fprintf(f,
 			"# iaddr %s\n# io_accesses %" PRIu64 "\n# unresolved %" PRIu64
 			"\n# fetch_sites_without_address %" PRIu64 "\n",
 			kp.calibrated ? "physical" : "host", kp.io_accesses, kp.unresolved,
 			kp.fetch_no_haddr);
+	if (kp.mode == KP_TIMING)
+		kp_timing_header(f, &kp.tm);
 	fputs("# columns pc insns ev flushes", f);
 	for (g = 0; g < kp.sim.ngeom; g++)
 		fprintf(f,
 			" i1_miss.%d d1_read.%d d1_read_miss.%d d1_write.%d d1_write_miss.%d ll_miss.%d"
 			" itlb_miss.%d dtlb_miss.%d",
 			g, g, g, g, g, g, g, g);
+	if (kp.mode == KP_TIMING)
+		fputs(" cycles cyc_base cyc_branch cyc_icache cyc_dcache cyc_tlb cyc_serialize", f);
 	fputc('\n', f);
 }
 
@@ -1250,6 +1372,8 @@ static void kp_write_row(FILE *f, const struct kp_pc *p)
 			m->i1_miss, m->d1_read, m->d1_read_miss, m->d1_write, m->d1_write_miss,
 			m->ll_miss, m->itlb_miss, m->dtlb_miss);
 	}
+	if (kp.mode == KP_TIMING)
+		kp_timing_row(f, kp_pc_cyc((struct kp_pc *)p));
 	fputc('\n', f);
 }
 
@@ -1418,11 +1542,11 @@ static bool kp_parse_arg(const char *arg, const char **one)
 	}
 	v++;
 	if (!strncmp(arg, "mode", klen) && klen == 4) {
-		if (strcmp(v, "insns") && strcmp(v, "cache")) {
-			fprintf(stderr, "kp_model: mode=%s: want insns or cache\n", v);
+		if (strcmp(v, "insns") && strcmp(v, "cache") && strcmp(v, "timing")) {
+			fprintf(stderr, "kp_model: mode=%s: want insns, cache or timing\n", v);
 			return false;
 		}
-		kp.mode = strcmp(v, "cache") ? KP_INSNS : KP_CACHE;
+		kp.mode = !strcmp(v, "cache") ? KP_CACHE : !strcmp(v, "timing") ? KP_TIMING : KP_INSNS;
 	} else if (klen == 3 && !strncmp(arg, "out", 3)) {
 		kp.out = g_strdup(v);
 	} else if (klen == 4 && !strncmp(arg, "qemu", 4)) {
@@ -1449,8 +1573,11 @@ static bool kp_parse_arg(const char *arg, const char **one)
 	} else if (klen == 4 && (!strncmp(arg, "itlb", 4) || !strncmp(arg, "dtlb", 4))) {
 		one[arg[0] == 'i' ? 3 : 4] = v;
 	} else {
-		fprintf(stderr, "kp_model: unknown argument '%s'\n", arg);
-		return false;
+		int r = kp_timing_arg(&kp.tm, arg, klen, v);
+
+		if (!r)
+			fprintf(stderr, "kp_model: unknown argument '%s'\n", arg);
+		return r > 0;
 	}
 	return true;
 }
@@ -1473,13 +1600,13 @@ static bool kp_parse_args(int argc, char **argv)
 		fprintf(stderr, "kp_model: give geom= or i1=/d1=/ll=/itlb=/dtlb=, not both\n");
 		return false;
 	}
-	if (kp.mode == KP_CACHE && !kp.sim.ngeom && !kp_single_geom(one))
+	if (kp.mode != KP_INSNS && !kp.sim.ngeom && !kp_single_geom(one))
 		return false;
-	if (kp.mode != KP_CACHE && (kp.sim.ngeom || single)) {
-		fprintf(stderr, "kp_model: cache and TLB geometries need mode=cache\n");
+	if (kp.mode == KP_INSNS && (kp.sim.ngeom || single)) {
+		fprintf(stderr, "kp_model: cache and TLB geometries need mode=cache or timing\n");
 		return false;
 	}
-	return true;
+	return kp.mode != KP_TIMING || kp_timing_init(&kp.tm);
 }
 
 /* the D1 sets' recent lines, when sets can be told by virtual address */
@@ -1520,8 +1647,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	kp_tlb_match();
 	kp_vmru_init();
 	/* whole host cache lines, so that a PC's hot fields share one */
-	kp.pc_size =
-		(sizeof(struct kp_pc) + kp.sim.ngeom * sizeof(struct kp_miss) + 63) & ~(size_t)63;
+	kp.pc_size = (sizeof(struct kp_pc) + kp.sim.ngeom * sizeof(struct kp_miss) +
+		      (kp.mode == KP_TIMING ? sizeof(struct kp_cyc) : 0) + 63) &
+		     ~(size_t)63;
 	kp.by_pc = g_hash_table_new(g_int64_hash, g_int64_equal);
 	kp.by_mark = g_hash_table_new(kp_mark_hash, kp_mark_equal);
 	kp.chunks = g_ptr_array_new();

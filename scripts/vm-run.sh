@@ -11,6 +11,7 @@ usage() {
 	cat <<'EOF'
 usage: scripts/vm-run.sh [--kernel DIR|PACKAGE] [--append CMDLINE] [--out DIR]
                          [--ro DIR] [--timeout SECONDS] [--cpu MODEL]
+                         [--model timing [--core FILE|NAME]]
                          [--model insns|cache [--I1=SIZE,ASSOC,LINE]
                           [--D1=SIZE,ASSOC,LINE] [--LL=SIZE,ASSOC,LINE]
                           [--ITLB=ENTRIES,ASSOC] [--DTLB=ENTRIES,ASSOC]
@@ -71,6 +72,18 @@ exits with CMD's exit status.
                         KP_VM_ACCEL=icount); never KVM.  Without icount
                         the kernel boots with nokaslr and the plugin reads
                         its image, for fewer counters (docs/model.md)
+  --model timing        as cache, and cycles per PC from a model of an
+                        out-of-order core (docs/model.md, "The timing
+                        model"): its window, dependences, overlapping
+                        misses, an L2 and a second-level TLB, a branch
+                        predictor, prefetchers, fast strings.  The caches
+                        and TLBs are the core description's: no --I1...
+  --core FILE|NAME      with --model timing, the core description (a
+                        share/cores/NAME.json, or a file of that format):
+                        default by --cpu, skylake for Skylake-*,
+                        cascadelake for Cascadelake-*, epyc-rome for
+                        EPYC-Rome*, else epyc-milan (near this project's
+                        development host)
   --I1=, --D1=, --LL=SIZE,ASSOC,LINE
                         a cache's geometry in bytes, ways, bytes (each a
                         power of two, ASSOC x LINE <= SIZE; defaults
@@ -197,7 +210,7 @@ model_geoms() {
 }
 
 kernel='' append='' out=vm-out ro='' timeout=${KP_VM_TIMEOUT:-} model='' model_out='' boot=''
-cpu='' cpu_set='' check='' check_host=''
+cpu='' cpu_set='' check='' check_host='' core=''
 i1s=() d1s=() lls=() itlbs=() dtlbs=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -223,9 +236,10 @@ while [ $# -gt 0 ]; do
 		--ITLB) itlbs+=("$v") ;; *) dtlbs+=("$v") ;;
 		esac
 		;;
-	--kernel | --append | --out | --ro | --timeout | --model | --model-out | --cpu)
+	--kernel | --append | --out | --ro | --timeout | --model | --model-out | --cpu | --core)
 		[ $# -ge 2 ] || die "$1 needs a value (--help)"
 		case $1 in
+		--core) core=$2 ;;
 		--cpu) cpu=$2 cpu_set=1 ;;
 		--kernel) kernel=$2 ;;
 		--append) append=$2 ;;
@@ -241,16 +255,31 @@ while [ $# -gt 0 ]; do
 	esac
 done
 case $model in
-'' | insns | cache) ;;
-*) die "--model $model: want insns or cache" ;;
+'' | insns | cache | timing) ;;
+*) die "--model $model: want insns, cache or timing" ;;
 esac
+[ "$model" = timing ] || [ -z "$core" ] || die "--core describes the timing model's core: it needs --model timing"
 [ "$model" = cache ] || [ $((${#i1s[@]} + ${#d1s[@]} + ${#lls[@]})) -eq 0 ] ||
 	die "--I1, --D1 and --LL are cache geometries: they need --model cache"
 [ "$model" = cache ] || [ $((${#itlbs[@]} + ${#dtlbs[@]})) -eq 0 ] ||
 	die "--ITLB and --DTLB are TLB geometries: they need --model cache"
 [ -n "$model" ] || [ -z "$model_out" ] || die "--model-out needs --model"
+# --model timing: the core description as the plugin's arguments, checked
+# by scripts/lib/core_args.py (one line naming the field when it is bad)
+core_args=''
+if [ "$model" = timing ]; then
+	case $core:${cpu:-${KP_VM_CPU:-max}} in
+	:Skylake-*) core=skylake ;;
+	:Cascadelake-*) core=cascadelake ;;
+	:EPYC-Rome*) core=epyc-rome ;;
+	:*) core=epyc-milan ;;
+	esac
+	share=$(dirname "$0")/../share
+	core_args=$(python3 "$(dirname "$0")/lib/core_args.py" "$core" "$share/costs" "$share/cores" 2>&1) ||
+		die "--core $core: $core_args"
+fi
 # a boot with the cache simulation is slower
-[ -n "$timeout" ] || timeout=$([ "$model" = cache ] && echo 600 || echo 180)
+[ -n "$timeout" ] || timeout=$([ "$model" = cache ] || [ "$model" = timing ] && echo 600 || echo 180)
 if [ -n "$check_host" ]; then
 	[ $# -eq 0 ] && [ -z "$boot$check$cpu_set$kernel$append" ] ||
 		die "--check-host looks at this machine and boots nothing: only --model goes with it"
@@ -301,7 +330,7 @@ model_setup() {
 	qv=$(dpkg-query -W -f='${Version}' qemu-system-x86 2>/dev/null || true)
 	model_tab=$VM_TMP/model.txt
 	# QEMU's option syntax: a comma in a value is doubled
-	VM_QEMU_ARGS=(-plugin "${so//,/,,},mode=$model,out=${model_tab//,/,,}${qv:+,qemu=$qv}$([ "$model" != cache ] || model_geoms)${boot:+,window=boot}${KP_MODEL_ARGS:+,$KP_MODEL_ARGS}")
+	VM_QEMU_ARGS=(-plugin "${so//,/,,},mode=$model,out=${model_tab//,/,,}${qv:+,qemu=$qv}$([ "$model" != cache ] || model_geoms)${core_args:+,$core_args}${boot:+,window=boot}${KP_MODEL_ARGS:+,$KP_MODEL_ARGS}")
 	VM_ACCEL="$VM_ACCEL, model $model"
 }
 

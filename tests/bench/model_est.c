@@ -25,6 +25,11 @@
  *                (B walked down its columns) [a row]
  *   interp       an interpreter's dispatch: a call through a table of 8
  *                handlers per op of a random 4096-op program [an op]
+ *   branch-pred, branch-rand
+ *                a branch on a bit of an xorshift generator's next
+ *                value, or'ed with a mask the setup sets: every branch
+ *                taken (predicted), or random (half mispredicted; no
+ *                period short enough for a predictor to learn) [a branch]
  *   fence        a store, LFENCE, an add, MFENCE [a round]
  *   retpoline    a call through a retpoline thunk built as Linux's
  *                __x86_indirect_thunk_rax (named so) [a call]
@@ -105,6 +110,22 @@ __attribute__((noinline)) void *kp_est_chase(void *p, long n)
 		asm volatile("mov (%0), %0\n mov (%0), %0\n mov (%0), %0\n mov (%0), %0"
 			     : "+r"(p)::"memory");
 	return p;
+}
+
+/* the branch itself in asm: a compiler would make it a cmov */
+__attribute__((noinline)) long kp_est_branch(uint64_t mask, long n)
+{
+	uint64_t x = 88172645463325252ULL;
+	long sum = 0;
+
+	for (; n > 0; n--) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		asm volatile("bt $40, %1\n jnc 1f\n add $3, %0\n1:"
+			     : "+r"(sum)
+			     : "r"(x | mask)
+			     : "cc");
+	}
+	return sum;
 }
 
 __attribute__((noinline)) void kp_est_fence(long *buf, long n)
@@ -504,6 +525,13 @@ static int interp_setup(long arg)
 	return 0;
 }
 
+/* arg 0: the tested bit always set; 1: the generator's */
+static int branch_setup(long arg)
+{
+	g.count = arg ? 0 : 1L << 40;
+	return 0;
+}
+
 static int no_setup(long arg)
 {
 	return 0;
@@ -537,6 +565,8 @@ static void run(const char *kind, long n)
 		kp_est_matmul(g.a, g.b, g.c, n);
 	else if (!strcmp(kind, "interp"))
 		kp_est_interp(g.a, &v, n), sink = v.acc;
+	else if (!strncmp(kind, "branch-", 7))
+		sink = kp_est_branch(g.count, n);
 	else if (!strcmp(kind, "fence"))
 		kp_est_fence(buf, n);
 	else
@@ -562,6 +592,8 @@ static const struct kind {
 	{"hash", hash_setup},
 	{"matmul", matmul_setup},
 	{"interp", interp_setup},
+	{"branch-pred", branch_setup, 0},
+	{"branch-rand", branch_setup, 1},
 	{"fence", no_setup},
 	{"retpoline", no_setup},
 };

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The timing model's core: an instruction window (kp_core.h says what it models). */
+#include "kp_core.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KP_CORE_MAX_WIDTH  16
+#define KP_CORE_MAX_WINDOW 4096
+#define KP_CORE_MAX_MSHRS  256
+#define KP_CORE_MAX_REFILL 1000
+#define KP_CORE_INFLIGHT   4096 /* prefetched lines remembered, by line: a power of two */
+
+int kp_core_init(struct kp_core *c, const struct kp_core_cfg *cfg, const char **bad)
+{
+	memset(c, 0, sizeof(*c));
+	if (!cfg->width || cfg->width > KP_CORE_MAX_WIDTH)
+		*bad = "width";
+	else if (!cfg->window || cfg->window > KP_CORE_MAX_WINDOW)
+		*bad = "window";
+	else if (!cfg->mshrs || cfg->mshrs > KP_CORE_MAX_MSHRS)
+		*bad = "mshrs";
+	else if (cfg->mispredict > KP_CORE_MAX_REFILL)
+		*bad = "mispredict";
+	else if (!cfg->ll || !cfg->dram || cfg->ll > cfg->dram)
+		*bad = "dram";
+	else
+		*bad = NULL;
+	if (*bad)
+		return -EINVAL;
+	c->cfg = *cfg;
+	/* a power of two at least the window: its index wraps by a mask */
+	c->ring_mask = 1;
+	while (c->ring_mask < cfg->window)
+		c->ring_mask <<= 1;
+	c->mshr = calloc(cfg->mshrs, sizeof(*c->mshr));
+	c->ring = calloc(c->ring_mask--, sizeof(*c->ring));
+	c->inflight = calloc(KP_CORE_INFLIGHT, sizeof(*c->inflight));
+	if (!c->mshr || !c->ring || !c->inflight) {
+		free(c->inflight);
+		free(c->ring);
+		free(c->mshr);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void kp_core_free(struct kp_core *c)
+{
+	free(c->inflight);
+	c->inflight = NULL;
+	free(c->ring);
+	free(c->mshr);
+	c->ring = NULL;
+	c->mshr = NULL;
+}
+
+/* A time and what held it back, the later of two kept. */
+struct kp_when {
+	double t;
+	uint8_t why;
+};
+
+static inline void kp_later(struct kp_when *w, double t, uint8_t why)
+{
+	if (t > w->t) {
+		w->t = t;
+		w->why = why;
+	}
+}
+
+/* the latest ready time among registers regs, with its cause */
+static void kp_sources(const struct kp_core *c, uint64_t regs, struct kp_when *w)
+{
+	while (regs) {
+		unsigned int r = __builtin_ctzll(regs);
+
+		regs &= regs - 1;
+		kp_later(w, c->ready[r], c->why[r]);
+	}
+}
+
+/* Fetch: in order, after a redirect, after its own I-side stall. */
+static struct kp_when kp_fetch(struct kp_core *c, const struct kp_core_insn *in, unsigned int uops)
+{
+	struct kp_when f = {c->fetch, KP_ST_BASE};
+
+	kp_later(&f, c->redirect, c->redirect_why);
+	if (in->fetch_stall) {
+		f.t += in->fetch_stall;
+		f.why = KP_ST_ICACHE;
+	}
+	c->fetch = f.t + (double)uops / c->cfg.width;
+	return f;
+}
+
+/* Dispatch: room in the window, made by the oldest retiring; a drain waits for all. */
+static void kp_dispatch(struct kp_core *c, const struct kp_core_insn *in, unsigned int uops,
+			struct kp_when *d)
+{
+	while (c->n && c->uops + uops > c->cfg.window) {
+		const struct kp_core_slot *s = &c->ring[c->head];
+
+		kp_later(d, s->retire, s->cause);
+		c->uops -= s->uops;
+		c->head = (c->head + 1) & c->ring_mask;
+		c->n--;
+	}
+	if (in->serializing)
+		kp_later(d, c->retired, KP_ST_SERIALIZE);
+}
+
+/* the miss buffer that frees first */
+static double *kp_mshr(struct kp_core *c)
+{
+	double *buf = c->mshr;
+	unsigned int i;
+
+	for (i = 1; i < c->cfg.mshrs; i++)
+		if (c->mshr[i] < *buf)
+			buf = &c->mshr[i];
+	return buf;
+}
+
+/* a line from memory, ready at t or later: when the channel has sent it */
+static double kp_channel(struct kp_core *c, double t)
+{
+	if (c->cfg.dram_line && c->dram_free + c->cfg.dram_line > t)
+		t = c->dram_free + c->cfg.dram_line;
+	c->dram_free = t;
+	return t;
+}
+
+/* the prefetches an access issued at t: when each line arrives, remembered */
+static void kp_prefetches(struct kp_core *c, const struct kp_core_insn *in, double t)
+{
+	uint32_t i;
+
+	for (i = 0; i < in->npf; i++) {
+		uint64_t line = in->pf[i] & ~KP_CORE_PF_DRAM;
+		struct kp_core_line *e = &c->inflight[line & (KP_CORE_INFLIGHT - 1)];
+
+		e->line = line;
+		e->ready = in->pf[i] & KP_CORE_PF_DRAM ? kp_channel(c, t + c->cfg.dram) : t + c->cfg.ll;
+	}
+}
+
+/* The load: its address, a miss buffer when it missed L1, its latency; when its value is there. */
+static struct kp_when kp_load(struct kp_core *c, const struct kp_core_insn *in, struct kp_when d)
+{
+	struct kp_when l = d;
+	double *buf = NULL, issue;
+	uint32_t beyond;
+
+	kp_sources(c, in->addr, &l);
+	if (in->load_miss) {
+		buf = kp_mshr(c);
+		kp_later(&l, *buf, KP_ST_DCACHE);
+	}
+	issue = l.t;
+	l.t += in->load_lat;
+	beyond = in->load_lat > in->load_l1 ? in->load_lat - in->load_l1 : 0;
+	/* the longer of its two parts beyond an L1 hit names what held it */
+	if (beyond)
+		l.why = in->load_tlb * 2 > beyond ? KP_ST_TLB : KP_ST_DCACHE;
+	if (in->load_dram)
+		kp_later(&l, kp_channel(c, l.t), KP_ST_DCACHE);
+	/* a hit on a line a prefetcher has not brought yet */
+	if (in->load_line && c->inflight[in->load_line & (KP_CORE_INFLIGHT - 1)].line == in->load_line)
+		kp_later(&l, c->inflight[in->load_line & (KP_CORE_INFLIGHT - 1)].ready, KP_ST_DCACHE);
+	kp_prefetches(c, in, issue);
+	if (buf)
+		*buf = l.t;
+	return l;
+}
+
+/* Retirement: in order, width uops a cycle, not before completion; the charge. */
+static void kp_retire(struct kp_core *c, unsigned int uops, struct kp_when done,
+		      struct kp_core_charge *out)
+{
+	double base = (double)uops / c->cfg.width, r = c->retired + base;
+	struct kp_core_slot *s;
+
+	memset(out, 0, sizeof(*out));
+	out->stack[KP_ST_BASE] = base;
+	if (done.t > r) {
+		out->stack[done.why] += done.t - r;
+		r = done.t;
+	} else {
+		done.why = KP_ST_BASE;
+	}
+	out->cycles = r - c->retired;
+	c->retired = r;
+	s = &c->ring[(c->head + c->n) & c->ring_mask];
+	s->retire = r;
+	s->uops = uops;
+	s->cause = done.why;
+	c->n++;
+	c->uops += uops;
+}
+
+void kp_core_step(struct kp_core *c, const struct kp_core_insn *in, struct kp_core_charge *out)
+{
+	unsigned int uops = in->uops ? in->uops : 1;
+	struct kp_when d, done;
+	uint64_t dst = in->dst;
+
+	if (uops > c->cfg.window)
+		uops = c->cfg.window;
+	d = kp_fetch(c, in, uops);
+	kp_dispatch(c, in, uops, &d);
+	done = in->load_lat ? kp_load(c, in, d) : d;
+	kp_sources(c, in->src & ~in->addr, &done);
+	if (!in->load_lat)
+		kp_prefetches(c, in, done.t);
+	if (in->store_lat) {
+		double *buf = kp_mshr(c);
+
+		kp_later(&done, *buf, KP_ST_DCACHE);
+		*buf = in->store_dram ? kp_channel(c, done.t + in->store_lat) : done.t + in->store_lat;
+	}
+	/* a load's latency is load-to-use: a plain load adds nothing after it */
+	done.t += in->lat ? in->lat : !in->load_lat;
+	if (in->fixed) {
+		done.t += in->fixed;
+		done.why = KP_ST_SERIALIZE;
+	}
+	while (dst) {
+		unsigned int r = __builtin_ctzll(dst);
+
+		dst &= dst - 1;
+		c->ready[r] = done.t;
+		c->why[r] = done.why;
+	}
+	kp_retire(c, uops, done, out);
+	if (in->mispredicted && done.t + c->cfg.mispredict > c->redirect) {
+		c->redirect = done.t + c->cfg.mispredict;
+		c->redirect_why = KP_ST_BRANCH;
+	}
+	if (in->serializing && c->retired > c->redirect) {
+		c->redirect = c->retired;
+		c->redirect_why = KP_ST_SERIALIZE;
+	}
+	c->insns++;
+}

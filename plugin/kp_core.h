@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The timing model's core, apart from QEMU so that it can be tested on its
+ * own (tests/unit/model_core.c): an out-of-order core reduced to what sets
+ * its time, in the manner of an instruction-window model (Sniper's "rob"
+ * core, ZSim's OOO core) rather than a cycle-by-cycle pipeline.  The plugin
+ * hands it each executed instruction in program order with what was decoded
+ * at translation (the registers it reads and writes, its execution latency
+ * and uops) and what this execution met (its load's latency from the caches
+ * and TLBs, an instruction fetch's stall, a mispredicted branch); the core
+ * computes when the instruction is fetched, dispatched into the window,
+ * issued, completed and retired:
+ *
+ *   fetch     in order, width uops a cycle, after the last redirect (a
+ *             mispredicted branch's resolution + the refill) and its own
+ *             I-side stall (I1 or I-TLB miss);
+ *   dispatch  after its fetch, once the window has room (the oldest
+ *             instructions retire to make it); a serializing instruction
+ *             also waits for everything older to retire;
+ *   issue     when its sources are ready: a load when its address
+ *             registers are, the operation when its other sources and its
+ *             load are; a load that missed L1 also waits for a miss buffer
+ *             (MSHR), so that independent misses overlap as far as the
+ *             window and the buffers let them and dependent ones (a chase:
+ *             an address read from the last miss) never do;
+ *   complete  after its latency; its destination registers ready then;
+ *   retire    in order, width uops a cycle, not before it completes.
+ *
+ * Memory has a channel: each line it sends (a demand miss, a store's
+ * read for ownership, a prefetch) occupies it dram_line cycles, so that a
+ * stream is bound by bandwidth, not only by the miss buffers.  A line a
+ * prefetcher fetched is in the caches at once for the caches' sake, but a
+ * load of it waits until it arrives (its fetch started when the access
+ * that triggered it issued): prefetching hides latency, not bandwidth.
+ * A store retires without waiting for its line, but one that missed L1
+ * must first have a miss buffer, which its line's fetch then holds (the
+ * read for ownership): a stream of stores is bound by the buffers as a
+ * stream of loads is, and when none is free the store waits, as a full
+ * store buffer would stall the core.  The time an instruction adds to the last
+ * retirement is its cycles, charged to its PC, and split by cause, as
+ * Sniper's CPI stacks are: what held its completion back (its load's
+ * cache or TLB latency, a source's cause inherited, a fetch redirect, an
+ * I-side stall, a drain) or, when only the width held it, base.
+ */
+#ifndef KP_CORE_H
+#define KP_CORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* register bits as plugin/kp_x86_deps.h numbers them: at most 64 */
+#define KP_CORE_REGS 64
+
+/* Where an instruction's cycles went: the stack's rows. */
+enum kp_stack {
+	KP_ST_BASE,	 /* the width: the core busy at its rate */
+	KP_ST_BRANCH,	 /* refilling after a mispredicted branch */
+	KP_ST_ICACHE,	 /* instruction fetch: I1 and I-TLB misses */
+	KP_ST_DCACHE,	 /* data: loads beyond an L1 hit */
+	KP_ST_TLB,	 /* data translation: D-TLB misses and walks */
+	KP_ST_SERIALIZE, /* drains and fixed costs (serializing instructions, fences, CR writes) */
+	KP_ST_N
+};
+
+/* The core's sizes (a core description's "core" object). */
+struct kp_core_cfg {
+	unsigned int width;	 /* uops fetched, dispatched and retired a cycle */
+	unsigned int window;	 /* uops in flight between dispatch and retirement (the ROB) */
+	unsigned int mshrs;	 /* L1 data misses outstanding at once */
+	unsigned int mispredict; /* cycles from a mispredicted branch's resolution to the next fetch */
+	unsigned int ll, dram;	 /* a prefetched line's latency from LL, from memory */
+	unsigned int dram_line;	 /* cycles a line takes on the memory channel; 0: no bound */
+};
+
+/* a line a prefetcher fetches: its address (physical >> 6) and where from */
+#define KP_CORE_PF_DRAM (1ull << 63) /* or'ed in: from memory, else from LL */
+
+/* One executed instruction, as the plugin hands it over. */
+struct kp_core_insn {
+	uint64_t src;	      /* registers read by the operation (the address's too) */
+	uint64_t addr;	      /* registers its load's address reads (a subset of src) */
+	uint64_t dst;	      /* registers written */
+	uint32_t lat;	      /* execution latency after its load (if any), cycles; 0 counts as 1 without a load */
+	uint32_t uops;	      /* 0 counts as 1 */
+	uint32_t load_lat;    /* its load's load-to-use latency; 0: no load */
+	uint32_t load_l1;     /* the part of it an L1 hit takes (the rest is charged to dcache or tlb) */
+	uint32_t load_tlb;    /* the part of it the translation took */
+	uint32_t store_lat;   /* its store's line fetch when it missed L1; 0: none */
+	uint32_t fetch_stall; /* cycles before its bytes could be fetched (I1, I-TLB misses) */
+	uint32_t fixed;	      /* a fixed event cost (CPUID, WRMSR...), charged as serialize */
+	uint64_t load_line;   /* its load's line (physical >> 6): it waits for a prefetch of it; 0: none */
+	const uint64_t *pf;   /* the lines its accesses made the prefetchers fetch */
+	uint32_t npf;
+	bool load_dram;	      /* its load's line came from memory: the channel */
+	bool store_dram;      /* its store's line did */
+	bool load_miss;	      /* its load missed L1: it holds a miss buffer */
+	bool mispredicted;    /* a branch whose prediction was wrong */
+	bool serializing;     /* waits for all older to retire; nothing younger is fetched before it retires */
+};
+
+/* What one instruction was charged: its cycles and their split (summing to them). */
+struct kp_core_charge {
+	double cycles;
+	double stack[KP_ST_N];
+};
+
+/* a prefetched line and when it arrives */
+struct kp_core_line {
+	uint64_t line;
+	double ready;
+};
+
+/* an instruction in the window: when it retires, its uops */
+struct kp_core_slot {
+	double retire;
+	uint32_t uops;
+	uint8_t cause;
+};
+
+struct kp_core {
+	struct kp_core_cfg cfg;
+	double fetch;	      /* when the next uop can be fetched */
+	double redirect;      /* no fetch before this: a mispredict's or a drain's end */
+	uint8_t redirect_why; /* its cause (enum kp_stack) */
+	double retired;	      /* the last retirement */
+	double ready[KP_CORE_REGS];
+	uint8_t why[KP_CORE_REGS]; /* what held each register's value back */
+	double *mshr;		   /* cfg.mshrs: when each miss buffer frees */
+	double dram_free;	   /* when the memory channel can send the next line */
+	struct kp_core_line *inflight; /* prefetched lines and when they arrive, by line */
+	struct kp_core_slot *ring; /* the window, oldest at head */
+	unsigned int head, n, uops, ring_mask;
+	uint64_t insns;
+};
+
+/* 0, or -EINVAL with the field's name in *bad when a size is 0 or absurd. */
+int kp_core_init(struct kp_core *c, const struct kp_core_cfg *cfg, const char **bad);
+void kp_core_free(struct kp_core *c);
+/* the next instruction in program order: its charge into *out */
+void kp_core_step(struct kp_core *c, const struct kp_core_insn *in, struct kp_core_charge *out);
+/* when the last instruction retired: the cycles so far */
+static inline double kp_core_cycles(const struct kp_core *c)
+{
+	return c->retired;
+}
+
+#endif

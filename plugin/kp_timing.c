@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* mode=timing: latencies from the caches, the predictor and the core (kp_timing.h). */
+#include "kp_timing.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kp_x86_deps.h"
+
+#define KP_LINE_BITS 6  /* the prefetchers' lines */
+#define KP_TPF_MAX   16 /* lines one access may prefetch */
+
+/* ---- arguments ---- */
+
+/* a numeric argument: its key, where it goes, its bounds */
+struct kp_tnum {
+	const char *key;
+	size_t off;
+	uint32_t lo, hi;
+};
+
+#define KP_T(key, field, lo, hi) {key, offsetof(struct kp_timing, field), lo, hi}
+static const struct kp_tnum kp_tnums[] = {
+	KP_T("core.width", core_cfg.width, 1, 16),
+	KP_T("core.window", core_cfg.window, 1, 4096),
+	KP_T("core.mshrs", core_cfg.mshrs, 1, 256),
+	KP_T("core.mispredict", core_cfg.mispredict, 0, 1000),
+	KP_T("lat.l1", lat.l1, 1, 100),
+	KP_T("lat.l2", lat.l2, 1, 200),
+	KP_T("lat.ll", lat.ll, 1, 1000),
+	KP_T("lat.dram", lat.dram, 1, 10000),
+	KP_T("lat.stlb", lat.stlb, 0, 1000),
+	KP_T("lat.walk", lat.walk, 0, 10000),
+	KP_T("lat.string_bytes", lat.string_bytes, 1, 4096),
+	KP_T("lat.dram_line", lat.dram_line, 0, 10000),
+	KP_T("bp.cond", bp_cfg.cond_entries, 1, 1u << 24),
+	KP_T("bp.hist", bp_cfg.hist_bits, 0, 64),
+	KP_T("bp.btb", bp_cfg.btb_entries, 1, 1u << 24),
+	KP_T("bp.btb_assoc", bp_cfg.btb_assoc, 1, 64),
+	KP_T("bp.ras", bp_cfg.ras_depth, 1, 1024),
+	KP_T("bp.path", bp_cfg.path_bits, 0, 16),
+	KP_T("pf.next_line", pf_arg.next_line, 0, 1),
+	KP_T("pf.stride_entries", pf_arg.stride_entries, 0, 4096),
+	KP_T("pf.stride_distance", pf_arg.stride_distance, 0, 64),
+	KP_T("pf.streams", pf_arg.streams, 0, KP_PF_MAX_STREAMS),
+	KP_T("pf.stream_distance", pf_arg.stream_distance, 0, 64),
+	KP_T("pf.stream_degree", pf_arg.stream_degree, 0, 16),
+};
+
+static int kp_tnum(struct kp_timing *t, const struct kp_tnum *n, const char *v)
+{
+	char *end;
+	unsigned long x = strtoul(v, &end, 10);
+
+	if (!*v || *end || x < n->lo || x > n->hi) {
+		fprintf(stderr, "kp_model: %s=%s: want a whole number from %u to %u\n", n->key, v,
+			n->lo, n->hi);
+		return -1;
+	}
+	*(uint32_t *)((char *)t + n->off) = x;
+	return 1;
+}
+
+/* ev.NAME=CYCLES: an event's fixed cost, NAME as the table's EV column has it */
+static int kp_tev(struct kp_timing *t, const char *name, size_t len, const char *v)
+{
+	struct kp_tnum n = {"ev", 0, 0, 1000000};
+	int e;
+
+	for (e = 1; e < KP_EV_KINDS; e++) {
+		if (strlen(kp_ev_names[e]) == len && !strncmp(kp_ev_names[e], name, len)) {
+			n.off = offsetof(struct kp_timing, lat.ev) + e * sizeof(uint32_t);
+			return kp_tnum(t, &n, v);
+		}
+	}
+	fprintf(stderr, "kp_model: ev.%.*s: no such event\n", (int)len, name);
+	return -1;
+}
+
+int kp_timing_arg(struct kp_timing *t, const char *key, size_t klen, const char *v)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(kp_tnums) / sizeof(kp_tnums[0]); i++)
+		if (strlen(kp_tnums[i].key) == klen && !strncmp(kp_tnums[i].key, key, klen))
+			return kp_tnum(t, &kp_tnums[i], v);
+	if (klen > 3 && !strncmp(key, "ev.", 3))
+		return kp_tev(t, key + 3, klen - 3, v);
+	if (klen == 4 && !strncmp(key, "core", 4))
+		t->core_name = v;
+	else if (klen == 2 && !strncmp(key, "l2", 2))
+		t->l2_spec = v;
+	else if (klen == 4 && !strncmp(key, "stlb", 4))
+		t->stlb_spec = v;
+	else
+		return 0;
+	return 1;
+}
+
+/* L1's prefetchers (next-line, IP-stride) and L2's (the streamer), as asked */
+static int kp_tpf_init(struct kp_timing *t)
+{
+	const struct kp_tpf *a = &t->pf_arg;
+	struct kp_pf_cfg l1 = {.line_bits = KP_LINE_BITS, .next_line = a->next_line,
+			       .ip_entries = a->stride_entries, .ip_distance = a->stride_distance};
+	struct kp_pf_cfg l2 = {.line_bits = KP_LINE_BITS, .streams = a->streams,
+			       .stream_distance = a->stream_distance, .stream_degree = a->stream_degree};
+
+	return kp_pf_init(&t->pf_l1, &l1) ?: kp_pf_init(&t->pf_l2, &l2);
+}
+
+bool kp_timing_init(struct kp_timing *t)
+{
+	const char *bad;
+
+	t->core_cfg.ll = t->lat.ll;
+	t->core_cfg.dram = t->lat.dram;
+	t->core_cfg.dram_line = t->lat.dram_line;
+	if (kp_core_init(&t->core, &t->core_cfg, &bad)) {
+		fprintf(stderr, "kp_model: core.%s: missing or out of bounds\n", bad);
+		return false;
+	}
+	if (!t->lat.l1 || !t->lat.l2 || !t->lat.ll || !t->lat.dram || !t->lat.string_bytes) {
+		fprintf(stderr, "kp_model: mode=timing needs lat.l1, lat.l2, lat.ll, lat.dram and"
+				" lat.string_bytes\n");
+		return false;
+	}
+	if (!t->l2_spec || !t->stlb_spec) {
+		fprintf(stderr, "kp_model: mode=timing needs l2=SIZE:ASSOC:LINE and stlb=ENTRIES:ASSOC\n");
+		return false;
+	}
+	if (!kp_cache_new(&t->l2, "l2", t->l2_spec) || !kp_tlb_new(&t->stlb, "stlb", t->stlb_spec))
+		return false;
+	/* each says what it refused */
+	return !kp_bpred_init(&t->bp, &t->bp_cfg) && !kp_tpf_init(t);
+}
+
+/* ---- translation ---- */
+
+/* the events that wait for everything older to retire, and hold the front end until they do */
+static bool kp_tserial(uint8_t ev)
+{
+	switch (ev) {
+	case KP_EV_LFENCE: case KP_EV_MFENCE: case KP_EV_CPUID: case KP_EV_WRMSR:
+	case KP_EV_IRET: case KP_EV_SYSRET: case KP_EV_SYSEXIT: case KP_EV_MOV_CR3:
+	case KP_EV_MOV_CR: case KP_EV_MOV_DR: case KP_EV_INVPCID: case KP_EV_WBINVD:
+	case KP_EV_LXDT: case KP_EV_SERIALIZE: case KP_EV_SYSCALL:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static uint8_t kp_tbranch(const struct kp_x86_deps *d)
+{
+	switch (d->kind) {
+	case KP_DK_JCC: return KP_TB_COND;
+	case KP_DK_CALL: return KP_TB_CALL;
+	case KP_DK_CALL_IND: return KP_TB_CALL_IND;
+	case KP_DK_JMP_IND: return KP_TB_JMP_IND;
+	case KP_DK_RET: return KP_TB_RET;
+	default: return KP_TB_NONE;
+	}
+}
+
+/*
+ * The cycles after its load: a load that writes no flags and takes one
+ * cycle is a move (mov, movzx, movsx): its latency is the load's alone,
+ * which lat.l1 already is.
+ */
+static uint32_t kp_tlat_after(const struct kp_x86_deps *d)
+{
+	if (d->load && d->lat == 1 && !(d->dst & KP_R_BIT(KP_R_FLAGS)))
+		return 0;
+	return d->lat;
+}
+
+void kp_timing_decode(struct kp_timing *t, struct kp_tinsn *ti, const uint8_t *b, size_t len,
+		      uint64_t va, uint8_t ev)
+{
+	struct kp_x86_deps d;
+
+	kp_x86_deps(b, len, &d);
+	ti->vaddr = va;
+	ti->next = va + len;
+	ti->src = d.src;
+	ti->dst = d.dst;
+	ti->addr = d.addr;
+	ti->lat = kp_tlat_after(&d);
+	ti->uops = d.uops;
+	ti->branch = kp_tbranch(&d);
+	ti->string = d.kind == KP_DK_REP_MOVS || d.kind == KP_DK_REP_STOS;
+	ti->serializing = kp_tserial(ev);
+	ti->fixed = t->lat.ev[ev];
+	ti->stamp = UINT32_MAX;
+	ti->known = d.known;
+}
+
+/* ---- execution ---- */
+
+/*
+ * this execution's notes on ti, cleared at its first; false when no block
+ * is executing (the window opened inside this one)
+ */
+static bool kp_tfresh(struct kp_timing *t, struct kp_tinsn *ti)
+{
+	if (!t->pending)
+		return false;
+	if (ti->stamp == t->pending->stamp)
+		return true;
+	ti->stamp = t->pending->stamp;
+	ti->load_lat = ti->load_tlb = ti->store_lat = ti->fetch_stall = ti->bytes = 0;
+	ti->pf_off = t->npf;
+	ti->npf = 0;
+	ti->load_line = 0;
+	ti->load_miss = ti->load_dram = ti->store_dram = 0;
+	return true;
+}
+
+/* where a line missing L1 (I or D) comes from: L2, LL or DRAM; *l2_miss: not L2 */
+static uint32_t kp_tbeyond(struct kp_timing *t, uint64_t pa, unsigned int size, bool ll_miss,
+			   bool *l2_miss)
+{
+	*l2_miss = kp_ref(&t->l2, pa, size);
+	if (!*l2_miss)
+		return t->lat.l2;
+	return ll_miss ? t->lat.dram : t->lat.ll;
+}
+
+/* a translation that missed the first-level TLB: the STLB's, or a walk too */
+static uint32_t kp_ttlb(struct kp_timing *t, uint64_t va)
+{
+	if (!kp_tlb_ref(&t->stlb, va >> KP_TLB_PAGE, 0, KP_TLB_ANY, false, 0))
+		return t->lat.stlb;
+	return t->lat.stlb + t->lat.walk;
+}
+
+/*
+ * The prefetchers see the demand accesses of their level: L1's every data
+ * access, L2's those that missed D1 (l2_miss: and L2).  A line L1's fetch
+ * goes into D1, L2 and LL; the streamer's into L2 and LL.
+ */
+static void kp_tprefetch(struct kp_timing *t, struct kp_tinsn *ti, struct kp_geom *g, uint64_t pa,
+			 bool d1_miss, bool l2_miss)
+{
+	uint64_t lines[KP_TPF_MAX];
+	unsigned int i, k, n;
+
+	for (k = 0; k < 2; k++) {
+		if (k && !d1_miss)
+			break;
+		n = kp_pf_access(k ? &t->pf_l2 : &t->pf_l1, ti->vaddr, pa, k ? l2_miss : d1_miss,
+				 lines, KP_TPF_MAX);
+		for (i = 0; i < n; i++) {
+			uint64_t a = lines[i] << KP_LINE_BITS;
+			bool dram = kp_ref(&g->ll, a, 1);
+
+			/* a line already in L2 (or D1, for L1's) costs nothing to fetch */
+			if (!kp_ref(&t->l2, a, 1) && (k || !kp_ref(&g->d1, a, 1)))
+				continue;
+			if (!k)
+				kp_ref(&g->d1, a, 1);
+			if (t->npf == KP_TPF_BLOCK)
+				continue;
+			t->pf[t->npf++] = lines[i] | (dram ? KP_CORE_PF_DRAM : 0);
+			ti->npf++;
+		}
+		t->prefetches += n;
+	}
+}
+
+void kp_timing_access(struct kp_timing *t, struct kp_tinsn *ti, bool d1_miss,
+		      bool ll_miss, bool tlb_miss, uint64_t pa, unsigned int size, bool store,
+		      uint64_t va, struct kp_geom *g)
+{
+	uint32_t lat = t->lat.l1, tlb = 0;
+	bool l2_miss = false;
+
+	if (!kp_tfresh(t, ti))
+		return;
+	if (d1_miss)
+		lat = kp_tbeyond(t, pa, size, ll_miss, &l2_miss);
+	if (tlb_miss)
+		tlb = kp_ttlb(t, va);
+	if (pa)
+		kp_tprefetch(t, ti, g, pa, d1_miss, l2_miss);
+	if (store) {
+		ti->bytes += size;
+		if (d1_miss && lat + tlb > ti->store_lat) {
+			ti->store_lat = lat + tlb;
+			ti->store_dram = ll_miss;
+		}
+		return;
+	}
+	if (lat + tlb >= ti->load_lat) {
+		ti->load_lat = lat + tlb;
+		ti->load_tlb = tlb;
+		ti->load_line = pa >> KP_LINE_BITS;
+		ti->load_dram = d1_miss && ll_miss;
+	}
+	ti->load_miss |= d1_miss;
+}
+
+void kp_timing_fetch(struct kp_timing *t, struct kp_tinsn *ti, bool i1_miss, bool ll_miss,
+		     bool tlb_miss, uint64_t pa)
+{
+	bool l2_miss;
+
+	if (!kp_tfresh(t, ti))
+		return;
+	if (i1_miss)
+		ti->fetch_stall += kp_tbeyond(t, pa, 1, ll_miss, &l2_miss);
+	if (tlb_miss)
+		ti->fetch_stall += kp_ttlb(t, ti->vaddr);
+}
+
+void kp_timing_tlb_flush(struct kp_timing *t)
+{
+	uint64_t i;
+
+	for (i = 0; i < t->stlb.entries; i++)
+		t->stlb.e[i] = (struct kp_tlbent){KP_NO_TAG, 0, KP_TLB_ANY, 0};
+	memset(t->stlb.mru, 0, (t->stlb.set_mask + 1) * sizeof(*t->stlb.mru));
+}
+
+/* the predictor's verdict on the branch ending a block, which went to next */
+static bool kp_tpredict(struct kp_timing *t, const struct kp_tinsn *ti, uint64_t next)
+{
+	switch (ti->branch) {
+	case KP_TB_COND:
+		return kp_bpred_cond(&t->bp, ti->vaddr, next != ti->next);
+	case KP_TB_CALL:
+		kp_bpred_call(&t->bp, ti->next);
+		return false;
+	case KP_TB_CALL_IND:
+		kp_bpred_call(&t->bp, ti->next);
+		return kp_bpred_indirect(&t->bp, ti->vaddr, next);
+	case KP_TB_JMP_IND:
+		return kp_bpred_indirect(&t->bp, ti->vaddr, next);
+	case KP_TB_RET:
+		return kp_bpred_ret(&t->bp, next);
+	default:
+		return false;
+	}
+}
+
+static void kp_tcharge(struct kp_cyc *c, const struct kp_core_charge *ch)
+{
+	int i;
+
+	c->cycles += ch->cycles;
+	for (i = 0; i < KP_ST_N; i++)
+		c->stack[i] += ch->stack[i];
+}
+
+/*
+ * A fast string's iteration after its first: the core gets a uop for each
+ * lat.string_bytes bytes the iterations store, carrying the slowest load
+ * among them, as a fast-string engine moves whole lines, not elements.
+ */
+static bool kp_tstring(struct kp_timing *t, const struct kp_tinsn *ti, bool fresh,
+		       struct kp_core_insn *in)
+{
+	if (t->string_at != ti) {
+		t->string_at = ti;
+		t->string_bytes = 0;
+		return true;
+	}
+	t->string_bytes += fresh ? ti->bytes : 0;
+	if (t->string_bytes < t->lat.string_bytes && !in->load_miss && !in->store_lat)
+		return false;
+	t->string_bytes = t->string_bytes > t->lat.string_bytes ?
+		t->string_bytes - t->lat.string_bytes : 0;
+	in->src = in->dst = in->addr = 0;
+	in->uops = 1;
+	in->lat = 0;
+	return true;
+}
+
+/* what the core is told of ti's execution (fresh: its notes are this one's) */
+static void kp_tcore_insn(const struct kp_timing *t, const struct kp_tinsn *ti, bool fresh,
+			  struct kp_core_insn *in)
+{
+	*in = (struct kp_core_insn){
+		.src = ti->src, .addr = ti->addr, .dst = ti->dst, .lat = ti->lat,
+		.uops = ti->uops, .fixed = ti->fixed, .serializing = ti->serializing,
+	};
+	if (!fresh)
+		return;
+	in->load_lat = ti->load_lat;
+	in->load_l1 = t->lat.l1;
+	in->load_tlb = ti->load_tlb;
+	in->load_miss = ti->load_miss;
+	in->load_line = ti->load_line;
+	in->load_dram = ti->load_dram;
+	in->store_dram = ti->store_dram;
+	in->pf = t->pf + ti->pf_off;
+	in->npf = ti->npf;
+	in->store_lat = ti->store_lat;
+	in->fetch_stall = ti->fetch_stall;
+}
+
+/* block b's execution to the core, next: where it went */
+static void kp_thand_over(struct kp_timing *t, struct kp_tblock *b, uint64_t next)
+{
+	struct kp_core_charge ch;
+	struct kp_core_insn in;
+	uint32_t i;
+
+	for (i = 0; i < b->n; i++) {
+		struct kp_tinsn *ti = &b->ti[i];
+		bool fresh = ti->stamp == b->stamp;
+
+		if (!ti->cyc) /* a marker */
+			continue;
+		kp_tcore_insn(t, ti, fresh, &in);
+		if (!ti->string)
+			t->string_at = NULL;
+		else if (!kp_tstring(t, ti, fresh, &in))
+			continue;
+		if (i + 1 == b->n && ti->branch && next)
+			in.mispredicted = kp_tpredict(t, ti, next);
+		kp_core_step(&t->core, &in, &ch);
+		kp_tcharge(ti->cyc, &ch);
+		t->insns++;
+		t->unknown += !ti->known;
+	}
+}
+
+void kp_timing_block(struct kp_timing *t, struct kp_tblock *b)
+{
+	if (t->pending)
+		kp_thand_over(t, t->pending, b && b->n ? b->ti[0].vaddr : 0);
+	t->pending = b;
+	t->npf = 0;
+	if (b)
+		b->stamp++;
+}
+
+/* ---- the table ---- */
+
+void kp_timing_header(FILE *f, const struct kp_timing *t)
+{
+	size_t i;
+	int e;
+
+	fprintf(f, "# timing core=%s", t->core_name ? t->core_name : "unnamed");
+	for (i = 0; i < sizeof(kp_tnums) / sizeof(kp_tnums[0]); i++)
+		fprintf(f, " %s=%u", kp_tnums[i].key,
+			*(const uint32_t *)((const char *)t + kp_tnums[i].off));
+	fprintf(f, " l2=%s stlb=%s", t->l2_spec, t->stlb_spec);
+	for (e = 1; e < KP_EV_KINDS; e++)
+		if (t->lat.ev[e])
+			fprintf(f, " ev.%s=%u", kp_ev_names[e], t->lat.ev[e]);
+	fprintf(f, "\n# timing insns %" PRIu64 " unknown %" PRIu64 " prefetches %" PRIu64
+		   " cycles %.0f\n", t->insns, t->unknown, t->prefetches, kp_core_cycles(&t->core));
+}
+
+void kp_timing_row(FILE *f, const struct kp_cyc *c)
+{
+	int i;
+
+	fprintf(f, " %.0f", c->cycles);
+	for (i = 0; i < KP_ST_N; i++)
+		fprintf(f, " %.0f", c->stack[i]);
+}

@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The timing model's core (plugin/kp_core.c) on streams whose time an
+ * instruction window fixes, worked out by hand (the comments give the
+ * sums): independent operations at the width, a dependent chain at its
+ * latency, independent misses overlapped up to the miss buffers or the
+ * window, whichever binds, a dependent chase never overlapped, a
+ * mispredicted branch's refill, a serializing instruction's drain.  Each
+ * stream's cycles, per instruction, and its stack are printed, and
+ * checked: the cycles to within a rounding, the stack summing to them and
+ * naming the cause.  Then bad sizes refused, naming the field.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kp_core.h"
+
+static const char *const rows[KP_ST_N] = {"base", "branch", "icache", "dcache", "tlb", "serialize"};
+static int failures;
+
+struct run {
+	double cycles, stack[KP_ST_N];
+	unsigned long n;
+};
+
+static void step(struct kp_core *c, const struct kp_core_insn *in, struct run *r)
+{
+	struct kp_core_charge ch;
+	int i;
+
+	kp_core_step(c, in, &ch);
+	r->cycles += ch.cycles;
+	for (i = 0; i < KP_ST_N; i++)
+		r->stack[i] += ch.stack[i];
+	r->n++;
+}
+
+/* Prints the stream's row; checks its cycles per instruction and its main cause. */
+static void check(const char *name, const struct kp_core *c, const struct run *r, double want,
+		  double tol, enum kp_stack cause)
+{
+	double per = r->cycles / r->n, sum = 0;
+	int i, top = 0;
+
+	printf("%-28s %8.3f cycles/insn (want %.3f)", name, per, want);
+	for (i = 0; i < KP_ST_N; i++) {
+		sum += r->stack[i];
+		if (r->stack[i] > r->stack[top])
+			top = i;
+		if (r->stack[i] > 0)
+			printf(" %s %.1f%%", rows[i], 100 * r->stack[i] / r->cycles);
+	}
+	printf("\n");
+	if (fabs(per - want) > tol) {
+		printf("FAIL %s: %.4f cycles an instruction, want %.4f +- %.4f\n", name, per, want, tol);
+		failures++;
+	}
+	if (fabs(sum - r->cycles) > 1e-6 * r->cycles || fabs(kp_core_cycles(c) - r->cycles) > 1e-6) {
+		printf("FAIL %s: the stack sums to %.3f, the charges to %.3f, the core says %.3f\n",
+		       name, sum, r->cycles, kp_core_cycles(c));
+		failures++;
+	}
+	if ((int)cause != top) {
+		printf("FAIL %s: most cycles in %s, want %s\n", name, rows[top], rows[cause]);
+		failures++;
+	}
+}
+
+static const struct kp_core_cfg cfg = {
+	.width = 4, .window = 128, .mshrs = 10, .mispredict = 15, .ll = 40, .dram = 200};
+
+static void fresh(struct kp_core *c, struct run *r, const struct kp_core_cfg *k)
+{
+	const char *bad;
+
+	memset(r, 0, sizeof(*r));
+	if (kp_core_init(c, k, &bad)) {
+		printf("FAIL kp_core_init refused %s\n", bad);
+		failures++;
+	}
+}
+
+#define N 100000
+
+/* no sources: one cycle of latency, then a quarter cycle each at width 4 */
+static void independent(void)
+{
+	struct kp_core_insn in = {.dst = 1 << 1};
+	struct kp_core c;
+	struct run r;
+	int i;
+
+	fresh(&c, &r, &cfg);
+	for (i = 0; i < N; i++)
+		step(&c, &in, &r);
+	check("independent adds", &c, &r, (1 + (N - 1) * 0.25) / N, 1e-9, KP_ST_BASE);
+	kp_core_free(&c);
+}
+
+/* rax <- rax + 1: a cycle each; imul-like latency 3: three */
+static void chain(unsigned int lat)
+{
+	struct kp_core_insn in = {.src = 1, .dst = 1, .lat = lat};
+	struct kp_core c;
+	struct run r;
+	char name[64];
+	int i;
+
+	fresh(&c, &r, &cfg);
+	for (i = 0; i < N; i++)
+		step(&c, &in, &r);
+	snprintf(name, sizeof(name), "dependent chain, latency %u", lat);
+	check(name, &c, &r, lat, 1e-9, KP_ST_BASE);
+	kp_core_free(&c);
+}
+
+/*
+ * Independent loads missing to memory (200 cycles) with nothing between:
+ * 10 miss buffers let 10 overlap, 20 cycles a load; a window of 16 with
+ * 64 buffers lets 16 (the 17th waits for the first to retire), 12.5.
+ */
+static void gather(unsigned int window, unsigned int mshrs, double want)
+{
+	struct kp_core_cfg k = cfg;
+	struct kp_core_insn in = {.src = 1 << 2, .addr = 1 << 2, .dst = 1 << 3, .load_lat = 200,
+				  .load_l1 = 5, .load_miss = true};
+	struct kp_core c;
+	struct run r;
+	char name[64];
+	int i;
+
+	k.window = window;
+	k.mshrs = mshrs;
+	fresh(&c, &r, &k);
+	for (i = 0; i < N; i++)
+		step(&c, &in, &r);
+	snprintf(name, sizeof(name), "gather, window %u, %u MSHRs", window, mshrs);
+	check(name, &c, &r, want, 0.01, KP_ST_DCACHE);
+	kp_core_free(&c);
+}
+
+/*
+ * Stores missing to memory (200 cycles), nothing between: each holds a
+ * miss buffer for its line's fetch, so 10 buffers let one through every
+ * 20 cycles, as loads
+ */
+static void stores(void)
+{
+	struct kp_core_insn in = {.src = 1 << 2, .addr = 1 << 2, .store_lat = 200};
+	struct kp_core c;
+	struct run r;
+	int i;
+
+	fresh(&c, &r, &cfg);
+	for (i = 0; i < N; i++)
+		step(&c, &in, &r);
+	check("stores missing, 10 MSHRs", &c, &r, 20, 0.01, KP_ST_DCACHE);
+	kp_core_free(&c);
+}
+
+/*
+ * Independent loads from memory on a channel that sends a line every 50
+ * cycles: the channel binds (50 a load), not the 10 buffers (20).
+ */
+static void bandwidth(void)
+{
+	struct kp_core_cfg k = cfg;
+	struct kp_core_insn in = {.src = 1 << 2, .addr = 1 << 2, .dst = 1 << 3, .load_lat = 200,
+				  .load_l1 = 5, .load_miss = true, .load_dram = true};
+	struct kp_core c;
+	struct run r;
+	int i;
+
+	k.dram_line = 50;
+	fresh(&c, &r, &k);
+	for (i = 0; i < N; i++)
+		step(&c, &in, &r);
+	check("loads on a 50-cycle channel", &c, &r, 50, 0.01, KP_ST_DCACHE);
+	kp_core_free(&c);
+}
+
+/*
+ * A stream of loads, each line prefetched from memory 8 lines ahead, a
+ * channel of 20 cycles a line: the loads hit L1 (5 cycles) but wait for
+ * their line, which the channel sends one every 20 cycles.
+ */
+static void prefetched(void)
+{
+	struct kp_core_cfg k = cfg;
+	struct kp_core_insn in = {.src = 1 << 2, .addr = 1 << 2, .dst = 1 << 3, .load_lat = 5,
+				  .load_l1 = 5, .npf = 1};
+	struct kp_core c;
+	struct run r;
+	uint64_t line;
+	int i;
+
+	k.dram_line = 20;
+	fresh(&c, &r, &k);
+	for (i = 0; i < N; i++) {
+		line = KP_CORE_PF_DRAM | (i + 9);
+		in.load_line = i + 1;
+		in.pf = &line;
+		step(&c, &in, &r);
+	}
+	check("prefetched stream, 20-cycle channel", &c, &r, 20, 0.01, KP_ST_DCACHE);
+	kp_core_free(&c);
+}
+
+/* rax <- (rax): each address the last load's value, 200 cycles each, always */
+static void chase(void)
+{
+	struct kp_core_insn in = {.src = 1, .addr = 1, .dst = 1, .load_lat = 200, .load_l1 = 5,
+				  .load_tlb = 30, .load_miss = true};
+	struct kp_core c;
+	struct run r;
+	int i;
+
+	fresh(&c, &r, &cfg);
+	for (i = 0; i < N / 10; i++)
+		step(&c, &in, &r);
+	check("chase", &c, &r, 200, 1e-9, KP_ST_DCACHE);
+	kp_core_free(&c);
+}
+
+/*
+ * 7 independent adds and a branch on the last, mispredicted: fetch
+ * resumes 15 cycles after the branch completes.  From a redirect at t the
+ * adds are fetched at t to t+1.5, the last ready at t+2.5; the branch,
+ * fetched at t+1.75, waits for it and completes at t+3.5; the next block
+ * is fetched at t+3.5+15: 18.5 cycles an iteration (the last one 3.5:
+ * no block follows it).
+ */
+static void mispredicts(void)
+{
+	struct kp_core_insn add = {.dst = 1 << 4}, br = {.src = 1 << 4, .mispredicted = true};
+	struct kp_core c;
+	struct run r;
+	int i, j;
+
+	fresh(&c, &r, &cfg);
+	for (i = 0; i < N / 8; i++) {
+		for (j = 0; j < 7; j++)
+			step(&c, &add, &r);
+		step(&c, &br, &r);
+	}
+	check("mispredicted branches", &c, &r, ((N / 8 - 1) * 18.5 + 3.5) / N, 1e-9, KP_ST_BRANCH);
+	kp_core_free(&c);
+}
+
+/*
+ * 99 independent adds, then a serializing instruction costing 200: it
+ * waits for the adds to retire, takes 200 + 1, and nothing after it is
+ * fetched before it retires: 99/4 + 201 an iteration, less the overlap of
+ * the first add's latency (the adds start at the drain's end)
+ */
+static void drains(void)
+{
+	struct kp_core_insn add = {.dst = 1 << 4}, ser = {.serializing = true, .fixed = 200};
+	struct kp_core c;
+	struct run r;
+	int i, j;
+
+	fresh(&c, &r, &cfg);
+	for (i = 0; i < N / 100; i++) {
+		for (j = 0; j < 99; j++)
+			step(&c, &add, &r);
+		step(&c, &ser, &r);
+	}
+	check("serializing every 100", &c, &r, (1 + 98 * 0.25 + 201) / 100, 0.01, KP_ST_SERIALIZE);
+	kp_core_free(&c);
+}
+
+static void refused(void)
+{
+	static const struct {
+		struct kp_core_cfg k;
+		const char *field;
+	} bad[] = {
+		{{.width = 0, .window = 128, .mshrs = 10, .ll = 40, .dram = 200}, "width"},
+		{{.width = 4, .window = 0, .mshrs = 10, .ll = 40, .dram = 200}, "window"},
+		{{.width = 4, .window = 128, .mshrs = 0, .ll = 40, .dram = 200}, "mshrs"},
+		{{.width = 4, .window = 128, .mshrs = 10, .mispredict = 5000}, "mispredict"},
+		{{.width = 4, .window = 128, .mshrs = 10, .ll = 300, .dram = 200}, "dram"},
+	};
+	struct kp_core c;
+	const char *why;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (kp_core_init(&c, &bad[i].k, &why) != -EINVAL || strcmp(why, bad[i].field)) {
+			printf("FAIL a core with a bad %s was not refused naming it\n", bad[i].field);
+			failures++;
+		}
+	}
+	printf("bad sizes refused: %zu\n", i);
+}
+
+int main(void)
+{
+	independent();
+	chain(1);
+	chain(3);
+	gather(128, 10, 20);
+	gather(16, 64, 12.5);
+	chase();
+	stores();
+	bandwidth();
+	prefetched();
+	mispredicts();
+	drains();
+	refused();
+	return failures != 0;
+}
