@@ -106,6 +106,7 @@ plugin-missing:
 	$(error make plugin: $(PLUGIN_WHY))
 
 $(PLUGIN): plugin/kp_model.c plugin/kp_cache.c plugin/kp_cache.h plugin/kp_x86.c plugin/kp_x86.h \
+	   plugin/kp_x86_dec.h \
 	   $(QEMU_SRC)/VERSION
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
