@@ -34,7 +34,7 @@ enum {
 	KD_EB = 1 << 9,	  /* E is */
 	KD_GX = 1 << 10,  /* G is a vector register */
 	KD_EX = 1 << 11,  /* E is */
-	KD_GK = 1 << 12,  /* G is a mask register (the state bit) */
+	KD_GK = 1 << 12,  /* G is a register of the state bit (a mask, MMX) */
 	KD_EK = 1 << 13,  /* E is */
 	KD_MMX = 1 << 14, /* without a 66, f2, f3 or VEX, its vector registers are MMX's */
 	KD_LEA = 1 << 15, /* the address is computed, memory not accessed (lea, prefetch) */
@@ -196,6 +196,13 @@ static const struct kp_op kp_1[256] = {
 	[0xc8] = STK(KD_ST, RBP, RBP, 8, 12, 0),
 	/* leave: mov %rbp, %rsp; pop %rbp */
 	[0xc9] = {.f = KD_LD, .isrc = RBP, .idst = RSP | RBP, .iaddr = RBP, .lat = 1, .uops = 2},
+	/* xlat: al = (%rbx,%al) */
+	[0xd7] = {.f = KD_LD,
+		  .isrc = RAX | RBX,
+		  .idst = RAX,
+		  .iaddr = RAX | RBX,
+		  .lat = 1,
+		  .uops = 3},
 	[0xca ... 0xcb] = STK(KD_LD, 0, 0, 1, 3, KP_DK_RET),
 	[0xcc ... 0xcd] = OPK(0, 0, 0, 1, 1, KP_DK_SERIAL),
 	[0xcf] = STK(KD_LD, 0, FL, 1, 1, KP_DK_SERIAL),
@@ -361,6 +368,10 @@ static const struct kp_op kp_0f38[256] = {
 	[0x96 ... 0x9f] = OP(VOP | VR, 0, 0, 4, 1),
 	[0xa6 ... 0xaf] = OP(VOP | VR, 0, 0, 4, 1),
 	[0xb6 ... 0xbf] = OP(VOP | VR, 0, 0, 4, 1),
+	/* sha1nexte, sha1msg1, sha1msg2, sha256rnds2 (xmm0: the round keys), sha256msg1, 2 */
+	[0xc8 ... 0xca] = OP(VOP, 0, 0, 4, 2),
+	[0xcb] = OP(VOP, XMM0, 0, 4, 2),
+	[0xcc ... 0xcd] = OP(VOP, 0, 0, 4, 2),
 	[0xdb] = OP(VGE, 0, 0, 8, 2),
 	[0xdc ... 0xdf] = OP(VOP, 0, 0, 4, 1),
 	/* movbe */
@@ -399,6 +410,7 @@ static const struct kp_op kp_0f3a[256] = {
 	[0x61] = OP(M | GR | ER | KD_GX | KD_EX, RAX | RDX, RCX | FL, 10, 8),
 	[0x62] = OP(M | GR | ER | KD_GX | KD_EX, 0, XMM0 | FL, 10, 3),
 	[0x63] = OP(M | GR | ER | KD_GX | KD_EX, 0, RCX | FL, 10, 3),
+	[0xcc] = OP(VOP, 0, 0, 4, 2), /* sha1rnds4 */
 	[0xdf] = OP(VGE, 0, 0, 12, 13),
 };
 
@@ -420,6 +432,11 @@ static const struct kp_exc kp_excs[] = {
 	{1, 0x51, 0x51, 0xf2, 2, OP(VOP, 0, 0, 15, 1)},
 	{1, 0x7e, 0x7e, 0xf3, 2, OP(VGE, 0, 0, 1, 1)},
 	{1, 0xd6, 0xd6, 0x66, 2, OP(VEG, 0, 0, 1, 1)},
+	/* cvtpi2ps, cvtpi2pd from MMX; cvt(t)ps2pi, cvt(t)pd2pi into MMX */
+	{1, 0x2a, 0x2a, 0, 0, OP(M | GR | GW | ER | KD_GX | KD_EK, 0, 0, 4, 2)},
+	{1, 0x2a, 0x2a, 0x66, 0, OP(M | GW | ER | KD_GX | KD_EK, 0, 0, 4, 2)},
+	{1, 0x2c, 0x2d, 0, 0, OP(M | GW | ER | KD_GK | KD_EX, 0, 0, 4, 2)},
+	{1, 0x2c, 0x2d, 0x66, 0, OP(M | GW | ER | KD_GK | KD_EX, 0, 0, 4, 2)},
 	/* AVX-512's mask registers: kand..kxor, kunpck; kmov; kortest, ktest */
 	{1, 0x41, 0x4b, 0xff, 1, OP(M | GW | VR | ER | KD_GK | KD_EK, 0, 0, 1, 1)},
 	{1, 0x90, 0x90, 0xff, 1, OP(M | GW | ER | KD_GK | KD_EK, 0, 0, 1, 1)},

@@ -16,8 +16,9 @@
  * IF of cli, sti, int).  A zero idiom reads no register (capstone: its
  * operand, as written).
  *
- * usage: model_x86_agree [-k KNOWN% -a AGREE%] ELF...: exit 1 when a file's
- * share known or agreeing is below those.
+ * usage: model_x86_agree [-k KNOWN% -a AGREE% -m MEM%] ELF...: exit 1 when
+ * a file's share known, agreeing or of memory operands agreeing is below
+ * those.
  */
 #include <capstone/capstone.h>
 #include <elf.h>
@@ -63,6 +64,17 @@ static const struct {
 	{X86_INS_RETF, "capstone: rsp missing"},
 	{X86_INS_IRETQ, "capstone: rsp, flags missing"},
 	{X86_INS_CMC, "capstone: cmc reads the carry"},
+	{X86_INS_XLATB, "capstone: al, rbx read and al written missing"},
+	{X86_INS_RCL, "capstone: rcl reads the carry"},
+	{X86_INS_RCR, "capstone: rcr reads the carry"},
+	{X86_INS_ADCX, "capstone: adcx reads its destination"},
+	{X86_INS_ADOX, "capstone: adox reads its destination"},
+	{X86_INS_LAR, "capstone: lar writes ZF"},
+	{X86_INS_LSL, "capstone: lsl writes ZF"},
+	{X86_INS_LCALL, "capstone: rsp written missing"},
+	{X86_INS_RETFQ, "capstone: rsp missing"},
+	{X86_INS_IRET, "capstone: rsp, flags missing"},
+	{X86_INS_IRETD, "capstone: rsp, flags missing"},
 	{X86_INS_VERW, "capstone: verw writes ZF"},
 	{X86_INS_FCMOVB, "capstone: fcmov reads the flags"},
 	{X86_INS_FCMOVNB, "capstone: fcmov reads the flags"},
@@ -82,7 +94,7 @@ static const unsigned int sys_flags[] = {X86_INS_CLD,  X86_INS_STD,  X86_INS_CLA
 enum { BY_NOP, BY_DF, BY_ZI, BY_N };
 
 struct stats {
-	unsigned long total, known, agree, vec_agree, mem, mem_agree, by_design[BY_N];
+	unsigned long total, known, agree, vec_agree, mem, mem_agree, int3, by_design[BY_N];
 	struct tally bad[TALLY_MAX], unknown[TALLY_MAX];
 	size_t nbad, nunknown;
 };
@@ -203,7 +215,8 @@ static int same_sources(const cs_insn *in)
 
 /*
  * An explicit memory operand: its base and index among our address
- * registers, and accessed (lea, nops and prefetches access nothing).
+ * registers, and accessed where capstone says so (lea, nops, prefetches,
+ * cache line flushes and invlpg access nothing).
  * Whether it is loaded or stored is not compared: capstone 4 has vector
  * stores read their operand, cmpxchg not write it.
  */
@@ -224,10 +237,12 @@ static void compare_mem(const cs_insn *in, const struct kp_x86_deps *d, struct s
 		store |= !!(o->access & CS_AC_WRITE);
 	}
 	if (!found || in->id == X86_INS_LEA || in->id == X86_INS_NOP ||
-	    !strncmp(in->mnemonic, "prefetch", 8))
+	    !strncmp(in->mnemonic, "prefetch", 8) || !strncmp(in->mnemonic, "clflush", 7) ||
+	    in->id == X86_INS_CLWB || in->id == X86_INS_INVLPG)
 		return;
 	st->mem++;
-	if ((regs & ~d->addr & KP_R_GPRS) == 0 && (load || store) == (d->load || d->store))
+	/* capstone 4 gives the string instructions' operands no access */
+	if ((regs & ~d->addr & KP_R_GPRS) == 0 && (!(load || store) || d->load || d->store))
 		st->mem_agree++;
 }
 
@@ -333,10 +348,12 @@ static int scan(csh h, const char *path, struct stats *st)
 		if (sh[i].sh_type != SHT_PROGBITS || !(sh[i].sh_flags & SHF_EXECINSTR))
 			continue;
 		while (size) {
-			if (cs_disasm_iter(h, &code, &size, &addr, in))
+			if (!cs_disasm_iter(h, &code, &size, &addr, in))
+				code++, size--, addr++;	 /* not an instruction: data */
+			else if (in->id == X86_INS_INT3) /* padding, in a kernel most of it */
+				st->int3++;
+			else
 				compare(h, in, st);
-			else /* not an instruction: data, padding */
-				code++, size--, addr++;
 		}
 	}
 	cs_free(in, 1);
@@ -346,15 +363,17 @@ static int scan(csh h, const char *path, struct stats *st)
 
 int main(int argc, char **argv)
 {
-	double known_min = 0, agree_min = 0;
+	double known_min = 0, agree_min = 0, mem_min = 0;
 	int opt, bad = 0;
 	csh h;
 
-	while ((opt = getopt(argc, argv, "k:a:")) != -1)
+	while ((opt = getopt(argc, argv, "k:a:m:")) != -1)
 		if (opt == 'k')
 			known_min = atof(optarg);
 		else if (opt == 'a')
 			agree_min = atof(optarg);
+		else if (opt == 'm')
+			mem_min = atof(optarg);
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK ||
 	    cs_option(h, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK) {
 		fprintf(stderr, "capstone will not open\n");
@@ -363,7 +382,7 @@ int main(int argc, char **argv)
 	map_regs(h);
 	for (; optind < argc; optind++) {
 		static struct stats st;
-		double known, agree;
+		double known, agree, mem;
 
 		memset(&st, 0, sizeof(st));
 		if (scan(h, argv[optind], &st) || !st.total) {
@@ -373,21 +392,24 @@ int main(int argc, char **argv)
 		}
 		known = 100.0 * st.known / st.total;
 		agree = st.known ? 100.0 * st.agree / st.known : 0;
-		printf("%s: %lu instructions, %lu known (%.2f%%), %lu of those agree on general "
-		       "registers and flags (%.2f%%), %.2f%% on xmm/ymm 0-15\n",
-		       argv[optind], st.total, st.known, known, st.agree, agree,
+		mem = st.mem ? 100.0 * st.mem_agree / st.mem : 0;
+		printf("%s: %lu instructions (int3 padding not counted: %lu), %lu known (%.2f%%), "
+		       "%lu of those agree on general registers and flags (%.2f%%), %.2f%% on "
+		       "xmm/ymm 0-15\n",
+		       argv[optind], st.total, st.int3, st.known, known, st.agree, agree,
 		       st.known ? 100.0 * st.vec_agree / st.known : 0);
 		printf("  agreeing by design: %lu nops (no address read), %lu direction or "
 		       "system flag uses (no arithmetic flag), %lu zero idioms (no source)\n",
 		       st.by_design[BY_NOP], st.by_design[BY_DF], st.by_design[BY_ZI]);
 		printf("  explicit memory operands: %lu, %.2f%% accessed through the same address "
 		       "registers\n",
-		       st.mem, st.mem ? 100.0 * st.mem_agree / st.mem : 0);
+		       st.mem, mem);
 		print_top("disagreeing", st.bad, st.nbad, 1);
 		print_top("unknown", st.unknown, st.nunknown, 0);
-		if (known < known_min || agree < agree_min) {
-			printf("%s: below %.2f%% known or %.2f%% agreeing\n", argv[optind],
-			       known_min, agree_min);
+		if (known < known_min || agree < agree_min || mem < mem_min) {
+			printf("%s: below %.2f%% known, %.2f%% agreeing or %.2f%% of memory "
+			       "operands agreeing\n",
+			       argv[optind], known_min, agree_min, mem_min);
 			bad = 1;
 		}
 	}

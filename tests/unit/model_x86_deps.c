@@ -94,7 +94,8 @@ I("xchg %r8, %rax", "r=rax,r8 w=rax,r8 a= m=- lat=2 u=3 k=-");
 I("endbr64", "r= w= a= m=- lat=1 u=1 k=-");
 I("prefetcht0 0x40(%rsi)", "r=rsi w= a= m=- lat=1 u=1 k=-");
 I("rdtsc", "r= w=rax,rdx a= m=- lat=25 u=15 k=-");
-I("xlat", "unknown");
+I("xlat", "r=rax,rbx w=rax a=rax,rbx m=l lat=1 u=3 k=-");
+I("vprotd $1, %xmm1, %xmm2", "unknown");
 /* branches and the like */
 I("jne .+2", "r=flags w= a= m=- lat=1 u=1 k=jcc");
 I("jmp .+5", "r= w= a= m=- lat=1 u=1 k=jmp");
@@ -182,6 +183,8 @@ I("shlx %eax, %ebx, %ecx", "r=rax,rbx w=rcx a= m=- lat=1 u=1 k=-");
 I("mulx %r8, %r9, %r10", "r=rdx,r8 w=r9,r10 a= m=- lat=4 u=2 k=-");
 I("rorx $3, %esi, %edi", "r=rsi w=rdi a= m=- lat=1 u=1 k=-");
 I("crc32b %cl, %eax", "r=rax,rcx w=rax a= m=- lat=3 u=1 k=-");
+I("cvtps2pi %xmm1, %mm0", "r=xmm1 w=state a= m=- lat=4 u=2 k=-");
+I("sha256rnds2 %xmm0, %xmm1, %xmm2", "r=xmm0,xmm1,xmm2 w=xmm2 a= m=- lat=4 u=2 k=-");
 
 extern const struct kpd __start_kpd[], __stop_kpd[];
 
