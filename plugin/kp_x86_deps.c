@@ -488,18 +488,18 @@ static bool kp_vex(struct kp_dd *x, const uint8_t **pp)
 	if (x->d.end - p < (p[0] == 0xc5 ? 3 : 4))
 		return false;
 	if (p[0] == 0xc5) {
-		x->rex = 0x40 | (~p[1] >> 5 & 4);
+		x->rex = 0x40 | ((uint8_t)~p[1] >> 5 & 4);
 		x->map = 1;
 		last = p[1];
 		p += 2;
 	} else {
-		x->rex = 0x40 | (~p[1] >> 5 & 7) | (p[2] >> 4 & 8);
+		x->rex = 0x40 | ((uint8_t)~p[1] >> 5 & 7) | (p[2] >> 4 & 8);
 		x->map = p[1] & 0x1f;
 		last = p[2];
 		p += 3;
 	}
 	x->vex = true;
-	x->vvvv = ~last >> 3 & 15;
+	x->vvvv = (uint8_t)~last >> 3 & 15;
 	x->vex_l = last & 4;
 	x->pfx = pfx[last & 3];
 	*pp = p;

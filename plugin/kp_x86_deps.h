@@ -63,7 +63,13 @@ struct kp_x86_deps {
 			     */
 };
 
-/* false (d->known 0) when the instruction is not recognised */
+/*
+ * The instruction of exactly len bytes at b (VEX's fourth register operand
+ * is in its last byte); false (d->known 0) when it is not recognised.
+ * Operands are as the manual writes them: a write of al or ax is a write
+ * of rax, not a merge that reads it too; a register that only names an
+ * address (lea, prefetch) is read, one a nop names is not.
+ */
 bool kp_x86_deps(const uint8_t *b, size_t len, struct kp_x86_deps *d);
 
 #endif
