@@ -6,8 +6,7 @@
 #include <string.h>
 
 #include "kp_x86.h"
-
-#define KP_X86_MAX_LEN 15 /* bytes in an instruction, at most */
+#include "kp_x86_dec.h"
 
 /* a legacy prefix that means nothing to an instruction kp_x86_regs_only accepts */
 static bool kp_harmless_prefix(uint8_t b)
@@ -228,15 +227,7 @@ const char *const kp_ev_names[KP_EV_KINDS] = {
 	"invpcid", "wbinvd", "lxdt",	"serialize", "call_ind", "jmp_ind", "ret",    "syscall",
 };
 
-/* an instruction's prefixes read: where its opcode starts, and which it had */
-struct kp_dec {
-	const uint8_t *p, *end;
-	uint8_t rex;
-	bool p66, pf2, pf3;
-};
-
-/* false when nothing is left after the prefixes (or there are too many) */
-static bool kp_dec_prefixes(struct kp_dec *d, const uint8_t *b, size_t len)
+bool kp_dec_prefixes(struct kp_dec *d, const uint8_t *b, size_t len)
 {
 	static const uint8_t legacy[] = {0x26, 0x2e, 0x36, 0x3e, 0x64, 0x65,
 					 0x66, 0x67, 0xf0, 0xf2, 0xf3};
@@ -246,6 +237,7 @@ static bool kp_dec_prefixes(struct kp_dec *d, const uint8_t *b, size_t len)
 		d->p66 |= *d->p == 0x66;
 		d->pf2 |= *d->p == 0xf2;
 		d->pf3 |= *d->p == 0xf3;
+		d->lock |= *d->p == 0xf0;
 		if (++d->p - b >= KP_X86_MAX_LEN)
 			return false;
 	}
