@@ -697,7 +697,7 @@ static void kp_mem_timing_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint
 	kp_timing_access(&kp.tm, ti,
 			 m0->d1_read_miss + m0->d1_write_miss != was.d1_read_miss + was.d1_write_miss,
 			 m0->ll_miss != was.ll_miss, m0->dtlb_miss != was.dtlb_miss, kp.last_pa,
-			 m->size, m->store, vaddr, &kp.sim.geom[0]);
+			 m->size, m->store, vaddr);
 }
 
 /* mode=timing: udata is the instruction's struct kp_tinsn, its fetch site the kp_fetch_cb's */
@@ -1606,7 +1606,7 @@ static bool kp_parse_args(int argc, char **argv)
 		fprintf(stderr, "kp_model: cache and TLB geometries need mode=cache or timing\n");
 		return false;
 	}
-	return kp.mode != KP_TIMING || kp_timing_init(&kp.tm);
+	return kp.mode != KP_TIMING || kp_timing_init(&kp.tm, &kp.sim.geom[0]);
 }
 
 /* the D1 sets' recent lines, when sets can be told by virtual address */

@@ -10,7 +10,9 @@
 #include "kp_x86_deps.h"
 
 #define KP_LINE_BITS 6  /* the prefetchers' lines */
+#define KP_TLINE     64 /* a fast string's line, bytes */
 #define KP_TPF_MAX   16 /* lines one access may prefetch */
+#define KP_TPT_BASE  (1ull << 56) /* where the page entries' lines are placed: above any RAM */
 
 /* ---- arguments ---- */
 
@@ -33,7 +35,7 @@ static const struct kp_tnum kp_tnums[] = {
 	KP_T("lat.dram", lat.dram, 1, 10000),
 	KP_T("lat.stlb", lat.stlb, 0, 1000),
 	KP_T("lat.walk", lat.walk, 0, 10000),
-	KP_T("lat.string_bytes", lat.string_bytes, 1, 4096),
+	KP_T("lat.string_uops", lat.string_uops, 1, 4096),
 	KP_T("lat.dram_line", lat.dram_line, 0, 10000),
 	KP_T("bp.cond", bp_cfg.cond_entries, 1, 1u << 24),
 	KP_T("bp.hist", bp_cfg.hist_bits, 0, 64),
@@ -111,10 +113,11 @@ static int kp_tpf_init(struct kp_timing *t)
 	return kp_pf_init(&t->pf_l1, &l1) ?: kp_pf_init(&t->pf_l2, &l2);
 }
 
-bool kp_timing_init(struct kp_timing *t)
+bool kp_timing_init(struct kp_timing *t, struct kp_geom *g)
 {
 	const char *bad;
 
+	t->g = g;
 	t->core_cfg.ll = t->lat.ll;
 	t->core_cfg.dram = t->lat.dram;
 	t->core_cfg.dram_line = t->lat.dram_line;
@@ -122,9 +125,9 @@ bool kp_timing_init(struct kp_timing *t)
 		fprintf(stderr, "kp_model: core.%s: missing or out of bounds\n", bad);
 		return false;
 	}
-	if (!t->lat.l1 || !t->lat.l2 || !t->lat.ll || !t->lat.dram || !t->lat.string_bytes) {
+	if (!t->lat.l1 || !t->lat.l2 || !t->lat.ll || !t->lat.dram || !t->lat.string_uops) {
 		fprintf(stderr, "kp_model: mode=timing needs lat.l1, lat.l2, lat.ll, lat.dram and"
-				" lat.string_bytes\n");
+				" lat.string_uops\n");
 		return false;
 	}
 	if (!t->l2_spec || !t->stlb_spec) {
@@ -229,12 +232,24 @@ static uint32_t kp_tbeyond(struct kp_timing *t, uint64_t pa, unsigned int size, 
 	return ll_miss ? t->lat.dram : t->lat.ll;
 }
 
-/* a translation that missed the first-level TLB: the STLB's, or a walk too */
+/*
+ * A translation that missed the first-level TLB: the STLB's, or a walk
+ * too, whose last load, of the page's entry, goes through L2 and LL.  The
+ * plugin cannot read the guest's page tables (API 1): the entries are
+ * placed where a page table keeps them, 8 to a line in the order of their
+ * pages, in an address range of their own above any RAM, so that a walk of
+ * a page near the last one hits the line that walk brought.  The upper
+ * levels are taken to hit the walker's own caches: lat.walk is their cost
+ * and the walk's start.
+ */
 static uint32_t kp_ttlb(struct kp_timing *t, uint64_t va)
 {
+	uint64_t pte = KP_TPT_BASE | (va >> KP_TLB_PAGE) << 3;
+	bool l2_miss;
+
 	if (!kp_tlb_ref(&t->stlb, va >> KP_TLB_PAGE, 0, KP_TLB_ANY, false, 0))
 		return t->lat.stlb;
-	return t->lat.stlb + t->lat.walk;
+	return t->lat.stlb + t->lat.walk + kp_tbeyond(t, pte, 8, kp_ref(&t->g->ll, pte, 8), &l2_miss);
 }
 
 /*
@@ -242,9 +257,10 @@ static uint32_t kp_ttlb(struct kp_timing *t, uint64_t va)
  * access, L2's those that missed D1 (l2_miss: and L2).  A line L1's fetch
  * goes into D1, L2 and LL; the streamer's into L2 and LL.
  */
-static void kp_tprefetch(struct kp_timing *t, struct kp_tinsn *ti, struct kp_geom *g, uint64_t pa,
-			 bool d1_miss, bool l2_miss)
+static void kp_tprefetch(struct kp_timing *t, struct kp_tinsn *ti, uint64_t pa, bool d1_miss,
+			 bool l2_miss)
 {
+	struct kp_geom *g = t->g;
 	uint64_t lines[KP_TPF_MAX];
 	unsigned int i, k, n;
 
@@ -273,7 +289,7 @@ static void kp_tprefetch(struct kp_timing *t, struct kp_tinsn *ti, struct kp_geo
 
 void kp_timing_access(struct kp_timing *t, struct kp_tinsn *ti, bool d1_miss,
 		      bool ll_miss, bool tlb_miss, uint64_t pa, unsigned int size, bool store,
-		      uint64_t va, struct kp_geom *g)
+		      uint64_t va)
 {
 	uint32_t lat = t->lat.l1, tlb = 0;
 	bool l2_miss = false;
@@ -285,7 +301,7 @@ void kp_timing_access(struct kp_timing *t, struct kp_tinsn *ti, bool d1_miss,
 	if (tlb_miss)
 		tlb = kp_ttlb(t, va);
 	if (pa)
-		kp_tprefetch(t, ti, g, pa, d1_miss, l2_miss);
+		kp_tprefetch(t, ti, pa, d1_miss, l2_miss);
 	if (store) {
 		ti->bytes += size;
 		if (d1_miss && lat + tlb > ti->store_lat) {
@@ -356,9 +372,10 @@ static void kp_tcharge(struct kp_cyc *c, const struct kp_core_charge *ch)
 }
 
 /*
- * A fast string's iteration after its first: the core gets a uop for each
- * lat.string_bytes bytes the iterations store, carrying the slowest load
- * among them, as a fast-string engine moves whole lines, not elements.
+ * A fast string's iteration after its first: the core gets lat.string_uops
+ * uops for each 64-byte line the iterations store, carrying the slowest
+ * load among them, as a fast-string engine moves whole lines, not
+ * elements; an iteration that missed is handed over at once.
  */
 static bool kp_tstring(struct kp_timing *t, const struct kp_tinsn *ti, bool fresh,
 		       struct kp_core_insn *in)
@@ -369,12 +386,11 @@ static bool kp_tstring(struct kp_timing *t, const struct kp_tinsn *ti, bool fres
 		return true;
 	}
 	t->string_bytes += fresh ? ti->bytes : 0;
-	if (t->string_bytes < t->lat.string_bytes && !in->load_miss && !in->store_lat)
+	if (t->string_bytes < KP_TLINE && !in->load_miss && !in->store_lat)
 		return false;
-	t->string_bytes = t->string_bytes > t->lat.string_bytes ?
-		t->string_bytes - t->lat.string_bytes : 0;
+	t->string_bytes = t->string_bytes > KP_TLINE ? t->string_bytes - KP_TLINE : 0;
 	in->src = in->dst = in->addr = 0;
-	in->uops = 1;
+	in->uops = t->lat.string_uops;
 	in->lat = 0;
 	return true;
 }

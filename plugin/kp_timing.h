@@ -70,7 +70,7 @@ struct kp_tlat {
 	uint32_t l1, l2, ll, dram; /* load-to-use of a hit at each level, DRAM's */
 	uint32_t dram_line;	   /* cycles a line takes on the memory channel */
 	uint32_t stlb, walk;	   /* a D-TLB miss the STLB hits; a walk */
-	uint32_t string_bytes;	   /* bytes a fast string moves a uop */
+	uint32_t string_uops;	   /* uops a fast string's 64-byte line takes */
 	uint32_t ev[KP_EV_KINDS];  /* the events' fixed costs (CPUID, WRMSR...) */
 };
 
@@ -90,11 +90,12 @@ struct kp_timing {
 	struct kp_core core;
 	struct kp_bpred bp;
 	struct kp_pf pf_l1, pf_l2;
+	struct kp_geom *g; /* the caches' geometry: D1, I1, LL */
 	struct kp_cache l2;
 	struct kp_tlb stlb;
 	struct kp_tblock *pending; /* the block executing, handed over when the next starts */
 	const struct kp_tinsn *string_at; /* the fast string whose iterations run */
-	uint32_t string_bytes;		  /* its bytes not yet dispatched */
+	uint32_t string_bytes;		  /* its bytes not yet handed over */
 	uint64_t unknown, insns;	  /* instructions handed over the decoder did not know, of all */
 	uint64_t prefetches;
 	/* the lines prefetched in the block executing, in order, each or'ed with KP_CORE_PF_DRAM when from memory */
@@ -104,20 +105,22 @@ struct kp_timing {
 
 /* a key=value of the plugin's arguments the timing model takes: 1 taken, 0 not its, -1 bad */
 int kp_timing_arg(struct kp_timing *t, const char *key, size_t klen, const char *v);
-/* after the arguments: false (said on stderr) when a size is bad */
-bool kp_timing_init(struct kp_timing *t);
+/*
+ * after the arguments, with the caches' geometry g (its D1, LL and
+ * TLBs are the timing model's): false (said on stderr) when a size is bad
+ */
+bool kp_timing_init(struct kp_timing *t, struct kp_geom *g);
 /* ti from the instruction's bytes at va (its kind ev, already decoded) */
 void kp_timing_decode(struct kp_timing *t, struct kp_tinsn *ti, const uint8_t *b, size_t len,
 		      uint64_t va, uint8_t ev);
 
 /*
  * A data access of size bytes at va, pa (0: not known) by the instruction
- * ti of the block executing, and what geometry g (the first) said: a D1
- * miss, an LL miss, a D-TLB miss.  The prefetchers' lines go into g.
+ * ti of the block executing, and what the geometry said: a D1 miss, an LL
+ * miss, a D-TLB miss.  The prefetchers' lines go into its caches.
  */
-void kp_timing_access(struct kp_timing *t, struct kp_tinsn *ti, bool d1_miss,
-		      bool ll_miss, bool tlb_miss, uint64_t pa, unsigned int size, bool store,
-		      uint64_t va, struct kp_geom *g);
+void kp_timing_access(struct kp_timing *t, struct kp_tinsn *ti, bool d1_miss, bool ll_miss,
+		      bool tlb_miss, uint64_t pa, unsigned int size, bool store, uint64_t va);
 /* an instruction fetch of ti that missed I1 (ll_miss: LL too) or the I-TLB */
 void kp_timing_fetch(struct kp_timing *t, struct kp_tinsn *ti, bool i1_miss,
 		     bool ll_miss, bool tlb_miss, uint64_t pa);

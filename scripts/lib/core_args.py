@@ -25,7 +25,7 @@ LIMIT = 64 << 10
 NUMBERS = {
     "core": {"width": (1, 16), "window": (1, 4096), "mshrs": (1, 256), "mispredict": (0, 1000)},
     "latency": {"l1": (1, 100), "l2": (1, 200), "ll": (1, 1000), "dram": (1, 10000),
-                "stlb": (0, 1000), "walk": (0, 10000), "string_bytes": (1, 4096),
+                "stlb": (0, 1000), "walk": (0, 10000), "string_uops": (1, 4096),
                 "dram_line": (0, 10000)},
     "predictor": {"cond": (1, 1 << 24), "hist": (0, 64), "btb": (1, 1 << 24),
                   "btb_assoc": (1, 64), "ras": (1, 1024)},
