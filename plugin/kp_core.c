@@ -12,6 +12,22 @@
 #define KP_CORE_MAX_REFILL 1000
 #define KP_CORE_INFLIGHT   4096 /* prefetched lines remembered, by line: a power of two */
 
+static int kp_queue_init(struct kp_core_queue *q, unsigned int size)
+{
+	q->size = size;
+	q->retire = size ? calloc(size, sizeof(*q->retire)) : NULL;
+	q->why = size ? calloc(size, sizeof(*q->why)) : NULL;
+	return size && (!q->retire || !q->why) ? -ENOMEM : 0;
+}
+
+static void kp_queue_free(struct kp_core_queue *q)
+{
+	free(q->why);
+	free(q->retire);
+	q->why = NULL;
+	q->retire = NULL;
+}
+
 int kp_core_init(struct kp_core *c, const struct kp_core_cfg *cfg, const char **bad)
 {
 	memset(c, 0, sizeof(*c));
@@ -25,6 +41,10 @@ int kp_core_init(struct kp_core *c, const struct kp_core_cfg *cfg, const char **
 		*bad = "mispredict";
 	else if (!cfg->ll || !cfg->dram || cfg->ll > cfg->dram)
 		*bad = "dram";
+	else if (cfg->lq > KP_CORE_MAX_WINDOW)
+		*bad = "lq";
+	else if (cfg->sq > KP_CORE_MAX_WINDOW)
+		*bad = "sq";
 	else
 		*bad = NULL;
 	if (*bad)
@@ -37,10 +57,9 @@ int kp_core_init(struct kp_core *c, const struct kp_core_cfg *cfg, const char **
 	c->mshr = calloc(cfg->mshrs, sizeof(*c->mshr));
 	c->ring = calloc(c->ring_mask--, sizeof(*c->ring));
 	c->inflight = calloc(KP_CORE_INFLIGHT, sizeof(*c->inflight));
-	if (!c->mshr || !c->ring || !c->inflight) {
-		free(c->inflight);
-		free(c->ring);
-		free(c->mshr);
+	if (!c->mshr || !c->ring || !c->inflight || kp_queue_init(&c->lq, cfg->lq) ||
+	    kp_queue_init(&c->sq, cfg->sq)) {
+		kp_core_free(c);
 		return -ENOMEM;
 	}
 	return 0;
@@ -48,6 +67,8 @@ int kp_core_init(struct kp_core *c, const struct kp_core_cfg *cfg, const char **
 
 void kp_core_free(struct kp_core *c)
 {
+	kp_queue_free(&c->sq);
+	kp_queue_free(&c->lq);
 	free(c->inflight);
 	c->inflight = NULL;
 	free(c->ring);
@@ -95,6 +116,27 @@ static struct kp_when kp_fetch(struct kp_core *c, const struct kp_core_insn *in,
 	return f;
 }
 
+/* a full queue's oldest entry frees when its instruction retires */
+static void kp_queue_wait(struct kp_core_queue *q, struct kp_when *d)
+{
+	if (!q->size || q->n < q->size)
+		return;
+	kp_later(d, q->retire[q->head], q->why[q->head]);
+	q->head = (q->head + 1) % q->size;
+	q->n--;
+}
+
+static void kp_queue_add(struct kp_core_queue *q, double retire, uint8_t why)
+{
+	unsigned int i;
+
+	if (!q->size)
+		return;
+	i = (q->head + q->n++) % q->size;
+	q->retire[i] = retire;
+	q->why[i] = why;
+}
+
 /* Dispatch: room in the window, made by the oldest retiring; a drain waits for all. */
 static void kp_dispatch(struct kp_core *c, const struct kp_core_insn *in, unsigned int uops,
 			struct kp_when *d)
@@ -107,6 +149,10 @@ static void kp_dispatch(struct kp_core *c, const struct kp_core_insn *in, unsign
 		c->head = (c->head + 1) & c->ring_mask;
 		c->n--;
 	}
+	if (in->loads)
+		kp_queue_wait(&c->lq, d);
+	if (in->stores)
+		kp_queue_wait(&c->sq, d);
 	if (in->serializing)
 		kp_later(d, c->retired, KP_ST_SERIALIZE);
 }
@@ -234,6 +280,10 @@ void kp_core_step(struct kp_core *c, const struct kp_core_insn *in, struct kp_co
 		c->why[r] = done.why;
 	}
 	kp_retire(c, uops, done, out);
+	if (in->loads)
+		kp_queue_add(&c->lq, c->retired, c->ring[(c->head + c->n - 1) & c->ring_mask].cause);
+	if (in->stores)
+		kp_queue_add(&c->sq, c->retired, c->ring[(c->head + c->n - 1) & c->ring_mask].cause);
 	if (in->mispredicted && done.t + c->cfg.mispredict > c->redirect) {
 		c->redirect = done.t + c->cfg.mispredict;
 		c->redirect_why = KP_ST_BRANCH;

@@ -15,8 +15,11 @@
  *             mispredicted branch's resolution + the refill) and its own
  *             I-side stall (I1 or I-TLB miss);
  *   dispatch  after its fetch, once the window has room (the oldest
- *             instructions retire to make it); a serializing instruction
- *             also waits for everything older to retire;
+ *             instructions retire to make it), and a load or store once
+ *             the load or store queue has (their entries free at
+ *             retirement: a loop of loads and stores behind a miss fills
+ *             them before the window); a serializing instruction also
+ *             waits for everything older to retire;
  *   issue     when its sources are ready: a load when its address
  *             registers are, the operation when its other sources and its
  *             load are; a load that missed L1 also waits for a miss buffer
@@ -67,6 +70,7 @@ struct kp_core_cfg {
 	unsigned int width;	 /* uops fetched, dispatched and retired a cycle */
 	unsigned int window;	 /* uops in flight between dispatch and retirement (the ROB) */
 	unsigned int mshrs;	 /* L1 data misses outstanding at once */
+	unsigned int lq, sq;	 /* loads, stores in flight (0: only the window binds) */
 	unsigned int mispredict; /* cycles from a mispredicted branch's resolution to the next fetch */
 	unsigned int ll, dram;	 /* a prefetched line's latency from LL, from memory */
 	unsigned int dram_line;	 /* cycles a line takes on the memory channel; 0: no bound */
@@ -91,6 +95,7 @@ struct kp_core_insn {
 	uint64_t load_line;   /* its load's line (physical >> 6): it waits for a prefetch of it; 0: none */
 	const uint64_t *pf;   /* the lines its accesses made the prefetchers fetch */
 	uint32_t npf;
+	bool loads, stores;   /* it reads, writes memory (decoded: whether or not this execution did) */
 	bool load_dram;	      /* its load's line came from memory: the channel */
 	bool store_dram;      /* its store's line did */
 	bool load_miss;	      /* its load missed L1: it holds a miss buffer */
@@ -102,6 +107,13 @@ struct kp_core_insn {
 struct kp_core_charge {
 	double cycles;
 	double stack[KP_ST_N];
+};
+
+/* a load or store queue: when its entries' instructions retire, oldest first */
+struct kp_core_queue {
+	double *retire;
+	uint8_t *why;
+	unsigned int size, head, n;
 };
 
 /* a prefetched line and when it arrives */
@@ -129,6 +141,7 @@ struct kp_core {
 	double dram_free;	   /* when the memory channel can send the next line */
 	struct kp_core_line *inflight; /* prefetched lines and when they arrive, by line */
 	struct kp_core_slot *ring; /* the window, oldest at head */
+	struct kp_core_queue lq, sq;
 	unsigned int head, n, uops, ring_mask;
 	uint64_t insns;
 };

@@ -29,6 +29,8 @@ static const struct kp_tnum kp_tnums[] = {
 	KP_T("core.window", core_cfg.window, 1, 4096),
 	KP_T("core.mshrs", core_cfg.mshrs, 1, 256),
 	KP_T("core.mispredict", core_cfg.mispredict, 0, 1000),
+	KP_T("core.lq", core_cfg.lq, 0, 4096),
+	KP_T("core.sq", core_cfg.sq, 0, 4096),
 	KP_T("lat.l1", lat.l1, 1, 100),
 	KP_T("lat.l2", lat.l2, 1, 200),
 	KP_T("lat.ll", lat.ll, 1, 1000),
@@ -199,6 +201,8 @@ void kp_timing_decode(struct kp_timing *t, struct kp_tinsn *ti, const uint8_t *b
 	ti->fixed = t->lat.ev[ev];
 	ti->stamp = UINT32_MAX;
 	ti->known = d.known;
+	ti->loads = d.load;
+	ti->stores = d.store;
 }
 
 /* ---- execution ---- */
@@ -402,6 +406,7 @@ static void kp_tcore_insn(const struct kp_timing *t, const struct kp_tinsn *ti, 
 	*in = (struct kp_core_insn){
 		.src = ti->src, .addr = ti->addr, .dst = ti->dst, .lat = ti->lat,
 		.uops = ti->uops, .fixed = ti->fixed, .serializing = ti->serializing,
+		.loads = ti->loads, .stores = ti->stores,
 	};
 	if (!fresh)
 		return;

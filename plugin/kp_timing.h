@@ -49,7 +49,7 @@ struct kp_tinsn {
 	uint64_t next; /* the address after it */
 	uint64_t src, dst, addr;
 	uint32_t lat, fixed;
-	uint8_t uops, branch, serializing, string, known;
+	uint8_t uops, branch, serializing, string, known, loads, stores;
 	/* this execution: valid when stamp is its block's */
 	uint32_t stamp;
 	uint32_t load_lat, load_tlb, store_lat, fetch_stall, bytes;

@@ -119,13 +119,14 @@ static void chain(unsigned int lat)
 /*
  * Independent loads missing to memory (200 cycles) with nothing between:
  * 10 miss buffers let 10 overlap, 20 cycles a load; a window of 16 with
- * 64 buffers lets 16 (the 17th waits for the first to retire), 12.5.
+ * 64 buffers lets 16 (the 17th waits for the first to retire), 12.5; a
+ * load queue of 8 in a window of 128, 25.
  */
-static void gather(unsigned int window, unsigned int mshrs, double want)
+static void gather(unsigned int window, unsigned int mshrs, unsigned int lq, double want)
 {
 	struct kp_core_cfg k = cfg;
 	struct kp_core_insn in = {.src = 1 << 2, .addr = 1 << 2, .dst = 1 << 3, .load_lat = 200,
-				  .load_l1 = 5, .load_miss = true};
+				  .load_l1 = 5, .load_miss = true, .loads = true};
 	struct kp_core c;
 	struct run r;
 	char name[64];
@@ -133,10 +134,11 @@ static void gather(unsigned int window, unsigned int mshrs, double want)
 
 	k.window = window;
 	k.mshrs = mshrs;
+	k.lq = lq;
 	fresh(&c, &r, &k);
 	for (i = 0; i < N; i++)
 		step(&c, &in, &r);
-	snprintf(name, sizeof(name), "gather, window %u, %u MSHRs", window, mshrs);
+	snprintf(name, sizeof(name), "gather, window %u, %u MSHRs, LQ %u", window, mshrs, lq);
 	check(name, &c, &r, want, 0.01, KP_ST_DCACHE);
 	kp_core_free(&c);
 }
@@ -302,8 +304,9 @@ int main(void)
 	independent();
 	chain(1);
 	chain(3);
-	gather(128, 10, 20);
-	gather(16, 64, 12.5);
+	gather(128, 10, 0, 20);
+	gather(16, 64, 0, 12.5);
+	gather(128, 64, 8, 25);
 	chase();
 	stores();
 	bandwidth();
