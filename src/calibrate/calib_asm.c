@@ -175,3 +175,63 @@ void calib_jmp_direct(void *ctx, long n)
 {
 	LOOP("lea 2f(%%rip), %%rax\n jmp 2f\n 2:\n", : : "rax", "memory");
 }
+
+/*
+ * A conditional branch on each of 4 bytes an iteration (ctx: CALIB_BITS of
+ * them, 0 or 1): taken on 0, else an add; its index moves on by 4 round the
+ * ring.  Random bytes: half the branches mispredict; alternate ones: none.
+ */
+#define BIT_BRANCH(k) \
+	"movzbl " #k "(%[b],%[i]), %%eax\n test %%eax, %%eax\n jz 2f\n add $1, %[x]\n 2:\n"
+/* Its branchless twin: each byte added. */
+#define BIT_ADD(k) "movzbl " #k "(%[b],%[i]), %%eax\n add %%rax, %[x]\n"
+#define BITS_NEXT  "add $4, %[i]\n and %[m], %[i]\n dec %[n]\n jnz 1b\n"
+#define BITS_LOOP(body)                                               \
+	asm volatile("1:\n" body(0) body(1) body(2) body(3) BITS_NEXT \
+		     : [n] "+r"(n), [i] "+r"(i), [x] "+r"(x)          \
+		     : [b] "r"(ctx), [m] "r"((long)CALIB_BITS - 1)    \
+		     : "rax", "cc", "memory")
+
+void calib_branch(void *ctx, long n)
+{
+	long i = 0, x = 0;
+
+	BITS_LOOP(BIT_BRANCH);
+}
+
+void calib_branchless(void *ctx, long n)
+{
+	long i = 0, x = 0;
+
+	BITS_LOOP(BIT_ADD);
+}
+
+/* A sequential read: one load a 64-byte line (the line is what memory moves), ctx a calib_rep. */
+void calib_stream(void *ctx, long n)
+{
+	struct calib_rep *r = ctx;
+	unsigned long o = r->off;
+
+	LOOP("mov (%[s],%[o]), %%r8\n add $64, %[o]\n and %[m], %[o]\n", , [o] "+r"(o)
+	     : [s] "r"(r->src), [m] "r"(r->mask)
+	     : "r8", "cc", "memory");
+	r->off = o;
+}
+
+/* A 4 KiB fast string a body (ins: none for the twin), a page on each time; ctx a calib_rep. */
+#define REP_BENCH(name, ins)                                                                    \
+	void calib_##name(void *ctx, long n)                                                    \
+	{                                                                                       \
+		struct calib_rep *r = ctx;                                                      \
+		unsigned long o = r->off;                                                       \
+                                                                                                \
+		LOOP("lea (%[d],%[o]), %%rdi\n lea (%[s],%[o]), %%rsi\n mov $4096, %%ecx\n" ins \
+		     "\n add $4096, %[o]\n and %[m], %[o]\n",                                   \
+		     , [o] "+r"(o)                                                              \
+		     : [d] "r"(r->dst), [s] "r"(r->src), [m] "r"(r->mask), "a"(0)               \
+		     : "rdi", "rsi", "rcx", "cc", "memory");                                    \
+		r->off = o;                                                                     \
+	}
+REP_BENCH(rep_stosb, "rep stosb")
+REP_BENCH(rep_movsb, "rep movsb")
+REP_BENCH(rep_none, "")

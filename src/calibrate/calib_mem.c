@@ -16,8 +16,7 @@
 /* Repeats of each measurement, the fastest kept: a busy machine only adds time. */
 #define REPEATS 31
 
-/* xorshift64: the same order every run, no state kept between calls */
-static uint64_t next_rand(uint64_t *s)
+uint64_t calib_rand(uint64_t *s)
 {
 	*s ^= *s << 13;
 	*s ^= *s >> 7;
@@ -41,13 +40,13 @@ static size_t *random_slots(size_t size, bool per_page, size_t *n)
 	for (i = 0; i < *n; i++)
 		o[i] = per_page ? i * 4096 + (i * 7 % 64) * 64 : i * 64;
 	for (i = *n - 1; i > 0; i--) {
-		j = next_rand(&seed) % (i + 1);
+		j = calib_rand(&seed) % (i + 1);
 		t = o[i], o[i] = o[j], o[j] = t;
 	}
 	return o;
 }
 
-static void *region(size_t size, bool huge)
+void *calib_region(size_t size, bool huge)
 {
 	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
@@ -60,7 +59,7 @@ static void *region(size_t size, bool huge)
 void *calib_chase_new(size_t size, bool huge, bool per_page, void **start)
 {
 	size_t n, i, *o = random_slots(size, per_page, &n);
-	char *m = o ? region(size, huge) : NULL;
+	char *m = o ? calib_region(size, huge) : NULL;
 
 	if (!m) {
 		free(o);
@@ -84,7 +83,7 @@ static void rel32(unsigned char *at, const unsigned char *to)
 void *calib_jit_new(size_t size, bool per_page, long *slots, void **entry)
 {
 	size_t n, i, *o = random_slots(size, per_page, &n);
-	unsigned char *m = o ? region(size, false) : NULL, *s;
+	unsigned char *m = o ? calib_region(size, false) : NULL, *s;
 
 	if (!m) {
 		free(o);

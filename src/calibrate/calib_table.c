@@ -22,6 +22,33 @@ static void jstr(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* The core's figures and their sources, after the sources' closing brace. */
+static void core_json(FILE *f, const struct model_costs *c, const struct model_cost_sources *src)
+{
+	int g, k, n;
+
+	fputs(",\n  \"core\": {\n", f);
+	for (g = 0; g < MG_KEYS; g++) {
+		fprintf(f, "    \"%s\": ", model_core_groups[g].name);
+		for (k = 0, n = 0; k < MK_KEYS; k++) {
+			if (model_core_fields[k].group != (enum model_core_group)g)
+				continue;
+			if (model_core_fields[k].name)
+				fprintf(f, "%s\"%s\": ", n++ ? ", " : "{ ",
+					model_core_fields[k].name);
+			fprintf(f, "%.2f", c->core[k]);
+		}
+		fprintf(f, "%s%s\n", n ? " }" : "", g + 1 < MG_KEYS ? "," : "");
+	}
+	fputs("  },\n  \"core_sources\": {\n", f);
+	for (g = 0; g < MG_KEYS; g++) {
+		fprintf(f, "    \"%s\": ", model_core_groups[g].name);
+		jstr(f, src->core[g]);
+		fputs(g + 1 < MG_KEYS ? ",\n" : "\n", f);
+	}
+	fputs("  }", f);
+}
+
 int calib_write_json(FILE *f, const struct model_costs *c, const struct model_cost_sources *src)
 {
 	int k;
@@ -42,8 +69,28 @@ int calib_write_json(FILE *f, const struct model_costs *c, const struct model_co
 		jstr(f, src->s[k]);
 		fputs(k + 1 < MC_KEYS ? ",\n" : "\n", f);
 	}
-	fputs("  }\n}\n", f);
+	fputs("  }", f);
+	if (c->has_core)
+		core_json(f, c, src);
+	fputs("\n}\n", f);
 	return ferror(f) ? -EIO : 0;
+}
+
+/* The core's figures: one line each, its unit, its member's source on the member's first. */
+static void core_show(FILE *f, const struct model_costs *c, const struct model_cost_sources *src)
+{
+	enum model_core_group g, last = MG_KEYS;
+	char name[64];
+	int k;
+
+	fprintf(f, "# the core's figures, for a timing model\n%-36s %9s %-12s %s\n", "FIGURE",
+		"VALUE", "UNIT", "SOURCE");
+	for (k = 0; k < MK_KEYS; k++) {
+		g = model_core_fields[k].group;
+		esc_printf(f, "core.%-31s %9.2f %-12s %s\n", model_core_name(k, name, sizeof(name)),
+			   c->core[k], model_core_groups[g].unit, g != last ? src->core[g] : "\"");
+		last = g;
+	}
 }
 
 void calib_show(FILE *f, const struct model_costs *c, const struct model_cost_sources *src)
@@ -58,4 +105,6 @@ void calib_show(FILE *f, const struct model_costs *c, const struct model_cost_so
 	fprintf(f, "%-13s %10s  %s\n", "KEY", "CYCLES", "SOURCE");
 	for (k = 0; k < MC_KEYS; k++)
 		esc_printf(f, "%-13s %10.1f  %s\n", model_cost_names[k], c->c[k], src->s[k]);
+	if (c->has_core)
+		core_show(f, c, src);
 }

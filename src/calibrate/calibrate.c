@@ -20,13 +20,6 @@
 #include <time.h>
 #include <x86intrin.h>
 
-/* The measuring state: the clock's cycles per ns, where progress goes. */
-struct calib {
-	double ghz;
-	FILE *err;
-	struct calib_result *r;
-};
-
 /* fn's cycles per body (bodies: how many one n stands for). */
 static double cycles(struct calib *k, calib_loop_fn *fn, void *ctx, long n, double bodies)
 {
@@ -50,32 +43,19 @@ static void set(struct calib *k, enum model_cost_key key, double v, const char *
 }
 
 #define KIB (1UL << 10)
-#define MIB (1UL << 20)
 
-/* The memory hierarchy: d1_miss, ll_miss, dtlb_miss, i1_miss, itlb_miss. */
-/* Regions of memory or code to measure, each of size bytes, one line per page or all. */
-struct region {
-	size_t size;
-	bool per_page;
-	long n;
-};
-
-/*
- * The regions as pointer chases (code: chains of jumps), timed round
- * robin: cycles per load (jump) into c; -ENOMEM when one cannot be mapped.
- */
-static int regions(struct calib *k, const struct region *g, size_t n, bool code, double *c)
+int calib_regions(struct calib *k, const struct calib_region *g, size_t n, bool code, double *c)
 {
-	struct calib_job j[8];
-	void *m[8], *start[8];
-	long slots[8];
+	struct calib_job j[CALIB_REGIONS_MAX];
+	void *m[CALIB_REGIONS_MAX], *start[CALIB_REGIONS_MAX];
+	long slots[CALIB_REGIONS_MAX];
 	size_t i;
 	int err = 0;
 
 	for (i = 0; i < n; i++) {
 		slots[i] = CALIB_BODIES;
 		m[i] = code ? calib_jit_new(g[i].size, g[i].per_page, &slots[i], &start[i])
-			    : calib_chase_new(g[i].size, false, g[i].per_page, &start[i]);
+			    : calib_chase_new(g[i].size, g[i].huge, g[i].per_page, &start[i]);
 		if (!m[i])
 			err = -ENOMEM;
 		j[i] = (struct calib_job){code ? calib_jit : calib_chase,
@@ -91,39 +71,39 @@ static int regions(struct calib *k, const struct region *g, size_t n, bool code,
 	return err;
 }
 
-/* The memory hierarchy: d1_miss, ll_miss, dtlb_miss, i1_miss, itlb_miss. */
+/*
+ * The memory hierarchy: d1_miss, ll_miss, dtlb_miss from calib_core's data
+ * chases; i1_miss, itlb_miss from chains of jumps.
+ */
 static int memory(struct calib *k)
 {
-	static const struct region data[] = {
-		{16 * KIB, false, 1L << 16},  {256 * KIB, false, 1L << 16},
-		{4 * MIB, false, 1L << 16},   {256 * MIB, true, 1L << 14},
-		{256 * MIB, false, 1L << 15},
-	};
-	static const struct region code[] = {
-		{4 * KIB, false, 1L << 14}, {256 * KIB, false, 1L << 8}, {256 * MIB, true, 1}};
-	struct calib_result *r = k->r;
-	double d[5], c[3], l3, ll, tlb, jsmall, jbig, jpages;
+	struct calib_region code[] = {{4 * KIB, false, false, 1L << 14},
+				      {256 * KIB, false, false, 1L << 8},
+				      {0, true, false, 1}};
+	struct model_costs *cs = &k->r->costs;
+	double c[3], jsmall, jbig, jpages;
+	struct calib_loads l;
 
-	if (regions(k, data, 5, false, d) || regions(k, code, 3, true, c))
+	if (calib_core(k, &l))
 		return -ENOMEM;
-	r->l1_cycles = d[0], r->l2_cycles = d[1], l3 = d[2], tlb = d[3], ll = d[4];
+	code[2].size = l.pages * 4 * KIB;
+	if (calib_regions(k, code, 3, true, c))
+		return -ENOMEM;
 	jsmall = c[0], jbig = c[1], jpages = c[2];
-	r->ll_raw_cycles = ll;
-	r->tlb_raw_cycles = tlb;
-	set(k, MC_D1_MISS, r->l2_cycles - r->l1_cycles,
-	    "measured: random pointer chase, 256 KiB (L2) %.1f cycles a load less 16 KiB (L1) "
+	set(k, MC_D1_MISS, l.l2 - l.l1,
+	    "measured: core.load_to_use.l2 %.1f cycles less core.load_to_use.l1 %.1f (random "
+	    "pointer chases through half of L2's size and of L1's, in huge pages)",
+	    l.l2, l.l1);
+	set(k, MC_DTLB_MISS, l.walk - l.lines_4k,
+	    "measured: random pointer chase, one line in each of %zu 4 KiB pages (every access "
+	    "a TLB miss, its %zu KiB of lines cached) %.1f cycles, less as many lines in %zu pages "
 	    "%.1f",
-	    r->l2_cycles, r->l1_cycles);
-	set(k, MC_DTLB_MISS, tlb - l3,
-	    "measured: random pointer chase, one line in each of 65536 4 KiB pages (every access "
-	    "a TLB miss, its 4 MiB of lines cached) %.1f cycles, less 4 MiB of lines in 1024 pages "
-	    "%.1f",
-	    tlb, l3);
-	set(k, MC_LL_MISS, ll - r->l2_cycles - r->costs.c[MC_DTLB_MISS],
+	    l.pages, l.pages / 16, l.walk, l.pages / 64, l.lines_4k);
+	set(k, MC_LL_MISS, l.dram_4k - l.l2 - cs->c[MC_DTLB_MISS],
 	    "measured: random pointer chase over 256 MiB, 4 KiB pages (MADV_NOHUGEPAGE) %.1f "
 	    "cycles a load, less the L2 latency %.1f and dtlb_miss %.1f%s",
-	    ll, r->l2_cycles, r->costs.c[MC_DTLB_MISS],
-	    ll < r->l2_cycles + r->costs.c[MC_DTLB_MISS]
+	    l.dram_4k, l.l2, cs->c[MC_DTLB_MISS],
+	    l.dram_4k < l.l2 + cs->c[MC_DTLB_MISS]
 		    ? " (below 0, taken as 0: here the page walk, not the line, is what a load "
 		      "missing everything waits for)"
 		    : "");
@@ -131,10 +111,10 @@ static int memory(struct calib *k)
 	    "measured: a random chain of jumps through 256 KiB of generated code, one a 64-byte "
 	    "line, %.1f cycles a jump, less the same in 4 KiB %.1f",
 	    jbig, jsmall);
-	set(k, MC_ITLB_MISS, jpages - l3 - jsmall,
-	    "measured: a random chain of jumps, one in each of 65536 4 KiB pages of code, %.1f "
-	    "cycles a jump, less the data chase's 4 MiB latency %.1f and a cached jump %.1f",
-	    jpages, l3, jsmall);
+	set(k, MC_ITLB_MISS, jpages - l.lines_4k - jsmall,
+	    "measured: a random chain of jumps, one in each of %zu 4 KiB pages of code, %.1f "
+	    "cycles a jump, less the data chase's through as many lines %.1f and a cached jump %.1f",
+	    l.pages, jpages, l.lines_4k, jsmall);
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 #define KP_CALIBRATE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "model/costs.h"
@@ -21,7 +22,25 @@ typedef void calib_loop_fn(void *ctx, long n);
 calib_loop_fn calib_imul_chain, calib_add_chain, calib_mix, calib_chase, calib_jit, calib_nofence,
 	calib_lfence, calib_mfence, calib_sfence, calib_cpuid, calib_nocpuid, calib_verw,
 	calib_empty, calib_iret, calib_noiret, calib_call_direct, calib_call_ind, calib_call_lea,
-	calib_retpoline, calib_return_thunk, calib_jmp_ind, calib_jmp_direct;
+	calib_retpoline, calib_return_thunk, calib_jmp_ind, calib_jmp_direct, calib_branch,
+	calib_branchless, calib_stream, calib_rep_stosb, calib_rep_movsb, calib_rep_none;
+
+/*
+ * calib_branch's and calib_branchless's bytes (0 or 1 each, a conditional
+ * branch on each), read round a ring of this many.
+ */
+#define CALIB_BITS (1 << 16)
+
+/*
+ * calib_stream's and the fast strings' memory: a 64-byte load (calib_stream)
+ * or a 4 KiB fast string (calib_rep_*) at off, from src to dst, off then
+ * moved on (a line or a page) within mask (a power of two less 1), kept
+ * between calls so that one goes on where the last stopped.
+ */
+struct calib_rep {
+	char *dst, *src;
+	unsigned long mask, off;
+};
 
 /*
  * Instructions of calib_mix's body; dependent operations an iteration of
@@ -50,6 +69,11 @@ void *calib_chase_new(size_t size, bool huge, bool per_page, void **start);
  */
 void *calib_jit_new(size_t size, bool per_page, long *slots, void **entry);
 
+/* xorshift64 of seed *s (not 0): the same numbers every run, no state kept between calls. */
+uint64_t calib_rand(uint64_t *s);
+/* size bytes of anonymous memory, MADV_HUGEPAGE when huge (else MADV_NOHUGEPAGE), or NULL. */
+void *calib_region(size_t size, bool huge);
+
 /* The minimum over repeats of fn(ctx, n)'s time per call of the body (n bodies), in ns. */
 double calib_time(calib_loop_fn *fn, void *ctx, long n);
 
@@ -67,12 +91,47 @@ struct calib_job {
  */
 void calib_time_rr(struct calib_job *j, size_t n);
 
-/* What calibrate found, costs and their sources (measured or cited), and what it measured raw. */
+/* What calibrate found, costs and their sources (measured or cited). */
 struct calib_result {
 	struct model_costs costs;
 	struct model_cost_sources src;
-	double l1_cycles, l2_cycles, ll_raw_cycles, tlb_raw_cycles;
 };
+
+/* The measuring state: the clock's cycles per ns, where progress goes (or NULL), the result. */
+struct calib {
+	double ghz;
+	FILE *err;
+	struct calib_result *r;
+};
+
+/* Memory or code to chase through, size bytes, one line per page or all, in huge pages or not. */
+struct calib_region {
+	size_t size;
+	bool per_page, huge;
+	long n;
+};
+
+/*
+ * The regions as pointer chases (code: chains of jumps), timed round
+ * robin: cycles per load (jump) into c; -ENOMEM when one cannot be mapped.
+ */
+#define CALIB_REGIONS_MAX 12
+int calib_regions(struct calib *k, const struct calib_region *g, size_t n, bool code, double *c);
+
+/*
+ * Cycles per load of calib_core's data chases, for the costs derived from
+ * them: L1, L2, the last level's set in 4 KiB pages, one line in each of
+ * pages 4 KiB pages, every line of 256 MiB in 4 KiB pages.
+ */
+struct calib_loads {
+	double l1, l2, lines_4k, walk, dram_4k;
+	size_t pages;
+};
+/*
+ * The core's figures (model_costs' core, its sources) measured into k->r,
+ * and the chases' loads the costs need into *l: 0 or -ENOMEM.
+ */
+int calib_core(struct calib *k, struct calib_loads *l);
 
 /* Measure this machine (progress on err, NULL: silent): 0 or -errno, said. */
 int calib_measure(struct calib_result *r, FILE *err);

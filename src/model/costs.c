@@ -25,6 +25,44 @@ const char *const model_cost_names[MC_KEYS] = {
 	"lxdt",	   "call_ind", "jmp_ind", "ret",       "retpoline", "return_thunk",
 };
 
+const struct model_core_group_info model_core_groups[MG_KEYS] = {
+	[MG_LTU] = {"load_to_use", "cycles", 0.01},
+	[MG_TLB] = {"tlb", "cycles", 0},
+	[MG_MISPREDICT] = {"mispredict", "cycles", 0},
+	[MG_STREAM_BPC] = {"stream_bytes_per_cycle", "bytes/cycle", 0.01},
+	[MG_STREAM_CPL] = {"stream_cycles_per_line", "cycles/line", 0.01},
+	[MG_STOSB] = {"rep_stosb_cycles_per_line", "cycles/line", 0.01},
+	[MG_MOVSB] = {"rep_movsb_cycles_per_line", "cycles/line", 0.01},
+};
+
+const struct model_core_field model_core_fields[MK_KEYS] = {
+	[MK_LTU_L1] = {MG_LTU, "l1"},
+	[MK_LTU_L2] = {MG_LTU, "l2"},
+	[MK_LTU_LL] = {MG_LTU, "ll"},
+	[MK_LTU_DRAM] = {MG_LTU, "dram"},
+	[MK_STLB_HIT] = {MG_TLB, "stlb_hit"},
+	[MK_WALK_CACHED] = {MG_TLB, "walk_cached"},
+	[MK_WALK_DRAM] = {MG_TLB, "dram"},
+	[MK_MISPREDICT] = {MG_MISPREDICT, NULL},
+	[MK_STREAM_BPC] = {MG_STREAM_BPC, NULL},
+	[MK_STREAM_CPL] = {MG_STREAM_CPL, NULL},
+	[MK_STOSB_L1] = {MG_STOSB, "l1"},
+	[MK_STOSB_L2] = {MG_STOSB, "l2"},
+	[MK_STOSB_DRAM] = {MG_STOSB, "dram"},
+	[MK_MOVSB_L1] = {MG_MOVSB, "l1"},
+	[MK_MOVSB_L2] = {MG_MOVSB, "l2"},
+	[MK_MOVSB_DRAM] = {MG_MOVSB, "dram"},
+};
+
+const char *model_core_name(int k, char *buf, size_t len)
+{
+	const struct model_core_field *f = &model_core_fields[k];
+
+	snprintf(buf, len, "%s%s%s", model_core_groups[f->group].name, f->name ? "." : "",
+		 f->name ?: "");
+	return buf;
+}
+
 /*
  * The raw table's kinds (spec §1) with a cost of their own.  mov_cr3 has
  * none here: a CR3 write is charged cr3_write through cr3_writes (and its
@@ -63,6 +101,9 @@ struct parser {
 	struct model_costs *c;
 	struct model_cost_sources *src;
 	unsigned long long seen_top, seen_cost, seen_src, seen_cpu;
+	/* core's figures, its members, core_sources' members; the member being read */
+	unsigned long long seen_core, seen_group, seen_core_src;
+	enum model_core_group group;
 };
 
 /* The way out every refusal ends with. */
@@ -338,20 +379,92 @@ static int cost_member(struct parser *ps, const char *key)
 	return once(ps, &ps->seen_cost, k, key) ?: number(ps, what, 0, 1e9, &ps->c->c[k]);
 }
 
+/* A source into out (NULL: read and dropped), refused when empty. */
+static int source(struct parser *ps, char *out, const char *what)
+{
+	char scratch[MODEL_COST_SOURCE_MAX];
+
+	out = out ?: scratch;
+	if (string(ps, out, MODEL_COST_SOURCE_MAX, what))
+		return -EINVAL;
+	if (!*out)
+		return fail(ps, "%s is empty: every cost names where its number comes from", what);
+	return 0;
+}
+
 static int source_member(struct parser *ps, const char *key)
 {
 	int k = key_index(key);
-	char what[80], scratch[MODEL_COST_SOURCE_MAX];
+	char what[80];
 
 	if (k < 0)
 		return fail(ps, "'sources' has an unknown key '%s'", key);
 	snprintf(what, sizeof(what), "sources.%s", key);
-	if (once(ps, &ps->seen_src, k, key) ||
-	    string(ps, ps->src ? ps->src->s[k] : scratch, MODEL_COST_SOURCE_MAX, what))
+	return once(ps, &ps->seen_src, k, key) ?: source(ps, ps->src ? ps->src->s[k] : NULL, what);
+}
+
+/* The member of "core" named key, or -1. */
+static int group_index(const char *key)
+{
+	int g;
+
+	for (g = 0; g < MG_KEYS; g++)
+		if (!strcmp(key, model_core_groups[g].name))
+			return g;
+	return -1;
+}
+
+/* Figure k of core: a number within its member's bounds. */
+static int core_figure(struct parser *ps, int k, const char *key)
+{
+	char what[80];
+
+	model_core_name(k, what + 5, sizeof(what) - 5);
+	memcpy(what, "core.", 5);
+	return once(ps, &ps->seen_core, k, key)
+		       ?: number(ps, what, model_core_groups[model_core_fields[k].group].lo, 1e6,
+				 &ps->c->core[k]);
+}
+
+/* A member of one of core's objects (ps->group's). */
+static int core_sub_member(struct parser *ps, const char *key)
+{
+	int k;
+
+	for (k = 0; k < MK_KEYS; k++)
+		if (model_core_fields[k].group == ps->group && model_core_fields[k].name &&
+		    !strcmp(key, model_core_fields[k].name))
+			return core_figure(ps, k, key);
+	return fail(ps, "'core.%s' has an unknown key '%s'", model_core_groups[ps->group].name,
+		    key);
+}
+
+static int core_member(struct parser *ps, const char *key)
+{
+	int g = group_index(key), k;
+
+	if (g < 0)
+		return fail(ps, "'core' has an unknown key '%s'", key);
+	if (once(ps, &ps->seen_group, g, key))
 		return -EINVAL;
-	if (!*(ps->src ? ps->src->s[k] : scratch))
-		return fail(ps, "%s is empty: every cost names where its number comes from", what);
-	return 0;
+	for (k = 0; k < MK_KEYS; k++)
+		if (model_core_fields[k].group == (enum model_core_group)g &&
+		    !model_core_fields[k].name)
+			return core_figure(ps, k, key);
+	ps->group = g;
+	return object(ps, core_sub_member);
+}
+
+static int core_source_member(struct parser *ps, const char *key)
+{
+	int g = group_index(key);
+	char what[80];
+
+	if (g < 0)
+		return fail(ps, "'core_sources' has an unknown key '%s'", key);
+	snprintf(what, sizeof(what), "core_sources.%s", key);
+	return once(ps, &ps->seen_core_src, g, key)
+		       ?: source(ps, ps->src ? ps->src->core[g] : NULL, what);
 }
 
 /* An integer lo..hi into *out. */
@@ -391,9 +504,10 @@ static int cpu_member(struct parser *ps, const char *key)
 	}
 }
 
-enum { T_FORMAT, T_NAME, T_CPU, T_GHZ, T_CPI, T_COSTS, T_SOURCES, T_KEYS };
-static const char *const top_names[T_KEYS] = {"kprotperf_costs", "name",   "cpu", "ghz", "cpi",
-					      "costs",		 "sources"};
+/* The top's keys, those before T_CORE required. */
+enum { T_FORMAT, T_NAME, T_CPU, T_GHZ, T_CPI, T_COSTS, T_SOURCES, T_CORE, T_CORE_SOURCES, T_KEYS };
+static const char *const top_names[T_KEYS] = {
+	"kprotperf_costs", "name", "cpu", "ghz", "cpi", "costs", "sources", "core", "core_sources"};
 
 static int top_member(struct parser *ps, const char *key)
 {
@@ -421,8 +535,12 @@ static int top_member(struct parser *ps, const char *key)
 		return number(ps, key, 0.01, 100, &ps->c->cpi);
 	case T_COSTS:
 		return object(ps, cost_member);
-	default:
+	case T_SOURCES:
 		return object(ps, source_member);
+	case T_CORE:
+		return object(ps, core_member);
+	default:
+		return object(ps, core_source_member);
 	}
 }
 
@@ -437,13 +555,34 @@ static const char *missing(unsigned long long seen, const char *const *names, in
 	return NULL;
 }
 
+/* core and core_sources: both whole, or neither (a table written before them). */
+static int core_complete(struct parser *ps)
+{
+	char name[64];
+	int k, g;
+
+	if (!(ps->seen_top & (1ULL << T_CORE | 1ULL << T_CORE_SOURCES)))
+		return 0;
+	for (k = 0; k < MK_KEYS; k++)
+		if (!(ps->seen_core & (1ULL << k)))
+			return fail(ps, "no 'core.%s'", model_core_name(k, name, sizeof(name)));
+	for (g = 0; g < MG_KEYS; g++)
+		if (!(ps->seen_core_src & (1ULL << g)))
+			return fail(ps,
+				    "no 'core_sources.%s': every figure of 'core' names how it was "
+				    "measured",
+				    model_core_groups[g].name);
+	ps->c->has_core = 1;
+	return 0;
+}
+
 static int complete(struct parser *ps)
 {
 	static const char *const cpu[] = {"vendor", "family", "model", "model_name"};
 	const char *m;
 
 	ps->p = ps->end;
-	if ((m = missing(ps->seen_top, top_names, T_KEYS)))
+	if ((m = missing(ps->seen_top, top_names, T_CORE)))
 		return fail(ps, "no '%s'", m);
 	if ((m = missing(ps->seen_cpu, cpu, 4)))
 		return fail(ps, "no 'cpu.%s'", m);
@@ -454,7 +593,7 @@ static int complete(struct parser *ps)
 			    "no 'sources.%s': every cost names where its number comes from "
 			    "(\"measured: ...\" or a citation)",
 			    m);
-	return 0;
+	return core_complete(ps);
 }
 
 int model_costs_parse(const char *text, size_t n, const char *origin, struct model_costs *c,

@@ -13,8 +13,8 @@
  * and strings only, no duplicate key), every key known (a key starting
  * with '_' is a note, ignored; any other unknown key is refused: a typo
  * would leave a cost unset), every cost and its source present, numbers
- * finite and within bounds.  A bad one is refused in one line naming the
- * problem and the way out.
+ * finite and within bounds; the core's figures optional, but whole.  A
+ * bad one is refused in one line naming the problem and the way out.
  */
 #ifndef KP_MODEL_COSTS_H
 #define KP_MODEL_COSTS_H
@@ -52,10 +52,74 @@ enum model_cost_key {
 	MC_KEYS
 };
 
+/*
+ * The core's figures an out-of-order timing model needs, measured by
+ * kprotperf calibrate (docs/model.md, "The core's figures"): a table's
+ * optional "core" object, with "core_sources", all of them or none, so that
+ * a table written before them still reads.  load_to_use: cycles from a
+ * load's issue to its value, data in L1, L2, LL or DRAM; tlb: the extra
+ * cycles of a load whose D-TLB miss hits the second-level TLB
+ * (stlb_hit), misses it and walks page tables in cache (walk_cached), or
+ * misses it going to DRAM (dram), each over the load-to-use of its data's
+ * level; mispredict: a mispredicted branch's penalty; stream: a
+ * sequential read's bandwidth, prefetchers on; rep_stosb, rep_movsb: a
+ * 4 KiB fast string's cycles per 64-byte line, its lines in L1, L2 or DRAM.
+ */
+enum model_core_key {
+	MK_LTU_L1,
+	MK_LTU_L2,
+	MK_LTU_LL,
+	MK_LTU_DRAM,
+	MK_STLB_HIT,
+	MK_WALK_CACHED,
+	MK_WALK_DRAM,
+	MK_MISPREDICT,
+	MK_STREAM_BPC,
+	MK_STREAM_CPL,
+	MK_STOSB_L1,
+	MK_STOSB_L2,
+	MK_STOSB_DRAM,
+	MK_MOVSB_L1,
+	MK_MOVSB_L2,
+	MK_MOVSB_DRAM,
+	MK_KEYS
+};
+
+/* The members of "core" (one number, or an object of numbers), each a source in "core_sources". */
+enum model_core_group {
+	MG_LTU,
+	MG_TLB,
+	MG_MISPREDICT,
+	MG_STREAM_BPC,
+	MG_STREAM_CPL,
+	MG_STOSB,
+	MG_MOVSB,
+	MG_KEYS
+};
+
+/* A member's name, its figures' unit, the least a figure may be (a latency or a rate is > 0). */
+struct model_core_group_info {
+	const char *name, *unit;
+	double lo;
+};
+
+/* A figure: its member, its name in the member's object (NULL: the member is the number). */
+struct model_core_field {
+	enum model_core_group group;
+	const char *name;
+};
+
+extern const struct model_core_group_info model_core_groups[MG_KEYS];
+extern const struct model_core_field model_core_fields[MK_KEYS];
+/* Figure k's name as "member.name" (or "member") into buf. */
+const char *model_core_name(int k, char *buf, size_t len);
+
 struct model_costs {
 	char name[128], path[256], vendor[16], model_name[64];
 	int family, model;
 	double ghz, cpi, c[MC_KEYS];
+	int has_core;
+	double core[MK_KEYS];
 };
 
 extern const char *const model_cost_names[MC_KEYS];
@@ -82,6 +146,7 @@ int model_costs_pick(const char *given, const char *guest_cpu_model, struct mode
 
 struct model_cost_sources {
 	char s[MC_KEYS][MODEL_COST_SOURCE_MAX];
+	char core[MG_KEYS][MODEL_COST_SOURCE_MAX];
 };
 
 /* model_costs_load and model_costs_pick that also give each cost's source (src NULL: not). */

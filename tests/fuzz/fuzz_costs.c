@@ -52,6 +52,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		clean(src.s[k], sizeof(src.s[k]));
 	}
+	for (k = 0; c.has_core && k < MK_KEYS; k++)
+		if (!(c.core[k] >= model_core_groups[model_core_fields[k].group].lo &&
+		      c.core[k] <= 1e6))
+			abort();
+	for (k = 0; c.has_core && k < MG_KEYS; k++) {
+		if (!src.core[k][0])
+			abort();
+		clean(src.core[k], sizeof(src.core[k]));
+	}
 	clean(c.name, sizeof(c.name));
 	clean(c.vendor, sizeof(c.vendor));
 	clean(c.model_name, sizeof(c.model_name));

@@ -128,10 +128,12 @@ printf '%s\n' '# kp_model 1' '# mode insns' '# qemu 1:7.2' '# window complete' \
 cp tests/unit/model/table2-base.txt "$out/model_table/tlb"
 cp tests/unit/model/table2-insns.txt "$out/model_table/events"
 
-# cost tables: the shipped ones, one cut short, one with escapes and notes
+# cost tables: the shipped ones, one cut short, one with the core's figures, one with
+# escapes and notes
 cp share/costs/*.json "$out/costs/"
 cp tests/unit/model/costs.json "$out/costs/unit"
 head -c 600 share/costs/skylake.json >"$out/costs/cut"
+cp tests/unit/golden/calibrate-show-core-json "$out/costs/core"
 sed -e 's/"name": "/"_n": 1, "name": "\\u00e9\\ud83d\\ude00 /' share/costs/epyc-rome.json >"$out/costs/escapes"
 
 # a boot's kernel log (kprotperf boot): initcalls, the tsc and init lines, one unpaired

@@ -5,7 +5,15 @@
 # file reads back (--show, --show --json) and as `--costs native`; the
 # measured figures are in the ranges any x86-64 machine gives (the clock
 # 0.5-6 GHz, an L1 hit 2-8 cycles' worth of d1_miss below an L2 hit, the
-# fences and calls finite); the constants say where they come from.
+# fences and calls finite); the constants say where they come from.  The
+# core's 16 figures shown with a unit and method, each in a range that
+# holds on a busy machine (each figure the fastest of repeats, so load
+# only adds time; the ranges wide enough for a VM's nested page walks):
+# load-to-use rising from L1 (2-8 cycles, any x86 since Nehalem is 4-5)
+# to DRAM, over 40 cycles (~60 ns even at 0.7 GHz); a STLB hit 1-50; a
+# mispredict 5-60 (15-20 on current cores); a stream 0.2-64 bytes a cycle
+# (one 64-byte line a cycle at most); the fast strings finite, DRAM's no
+# faster than L1's.
 # Refused in one line, nothing written: the costs folder a symbolic link,
 # a folder others can write, an operand, an unknown option.
 . "$(dirname "$0")/lib.sh"
@@ -19,6 +27,8 @@ dir=$XDG_CACHE_HOME/kprotperf/costs
 head -4 "$TMP/out" | grep -q "^# cost table: calibrated on .* (this machine) ($dir/native.json)$" ||
 	fail "the table's header: $(head -1 "$TMP/out")"
 [ "$(grep -c '^[a-z0-9_]* *[0-9.]*  [a-z]' "$TMP/out")" = 27 ] || fail "not 27 costs with a source: $(cat "$TMP/out")"
+[ "$(grep -c '^core\.[a-z0-9_.]* *[0-9.]* [a-z/]* *\(measured: \|"$\)' "$TMP/out")" = 16 ] ||
+	fail "not 16 core figures with a unit and method: $(cat "$TMP/out")"
 "$KP" calibrate --show > "$TMP/show" || fail "calibrate --show"
 cmp -s <(tail -n +2 "$TMP/out") <(tail -n +2 "$TMP/show") || fail "--show is not the table calibrate showed"
 "$KP" calibrate --show --json > "$TMP/json" || fail "calibrate --show --json"
@@ -35,9 +45,21 @@ checks = [
     (all(s[k].startswith("measured: ") for k in ("d1_miss", "ll_miss", "lfence", "verw", "iret", "retpoline")), "measured"),
     (all(s[k].startswith("constant ") for k in ("cr3_write", "wrmsr", "swapgs", "invlpg", "wbinvd")), "constants"),
 ]
+k = d["core"]
+u, t, r, m = k["load_to_use"], k["tlb"], k["rep_stosb_cycles_per_line"], k["rep_movsb_cycles_per_line"]
+checks += [
+    (2 <= u["l1"] <= 8 and u["l1"] < u["l2"] < u["ll"] < u["dram"], "load_to_use rising"),
+    (u["l2"] <= 60 and 40 <= u["dram"] <= 5000, "load_to_use l2, dram"),
+    (1 <= t["stlb_hit"] <= 50 and 0 <= t["walk_cached"] < 1e4 and 0 <= t["dram"] < 1e4, "tlb"),
+    (5 <= k["mispredict"] <= 60, "mispredict"),
+    (0.2 <= k["stream_bytes_per_cycle"] <= 64, "stream"),
+    (abs(k["stream_bytes_per_cycle"] * k["stream_cycles_per_line"] - 64) < 1, "stream line"),
+    (all(0 < x[l] < 1e4 for x in (r, m) for l in x) and r["dram"] >= r["l1"] and m["dram"] >= m["l1"], "rep"),
+    (all(d["core_sources"][g].startswith("measured: ") for g in k), "core measured"),
+]
 bad = [w for ok, w in checks if not ok]
 if bad:
-    print("out of range:", bad, c, file=sys.stderr)
+    print("out of range:", bad, c, d["core"], file=sys.stderr)
     sys.exit(1)
 PY
 

@@ -6,7 +6,9 @@
  * over 64 KiB refused; the shipped tables all valid and picked by the
  * guest's CPU model; this machine's calibrated table found, and refused
  * when it is another CPU's; the kinds' cost keys; calibrate --show's whole
- * table and its JSON read back the same.
+ * table and its JSON read back the same; the optional core figures read
+ * whole, a table without them still read, each bad one refused in a line
+ * naming the field.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -71,6 +73,28 @@ static char *edit(const char *t, const char *from, const char *to)
 	return s;
 }
 
+/* The core's figures (lines 6-10) and their sources (11-13), after a table's sources (line 5). */
+#define CORE_FIGURES                                                                                    \
+	" \"core\": {\"load_to_use\": {\"l1\": 4.5, \"l2\": 12.5, \"ll\": 50.5, \"dram\": 300.5},\n"    \
+	" \"tlb\": {\"stlb_hit\": 7.5, \"walk_cached\": 30.5, \"dram\": 60.5}, \"mispredict\": 17.5,\n" \
+	" \"stream_bytes_per_cycle\": 8.5, \"stream_cycles_per_line\": 7.53,\n"                         \
+	" \"rep_stosb_cycles_per_line\": {\"l1\": 1.5, \"l2\": 2.5, \"dram\": 9.5},\n"                  \
+	" \"rep_movsb_cycles_per_line\": {\"l1\": 2.5, \"l2\": 3.5, \"dram\": 19.5}}"
+#define CORE_SOURCES                                                                              \
+	" \"core_sources\": {\"load_to_use\": \"c0\", \"tlb\": \"c1\", \"mispredict\": \"c2\",\n" \
+	" \"stream_bytes_per_cycle\": \"c3\", \"stream_cycles_per_line\": \"c4\",\n"              \
+	" \"rep_stosb_cycles_per_line\": \"c5\", \"rep_movsb_cycles_per_line\": \"c6\"}"
+
+/* table()'s with the core's figures (a new string). */
+static char *table_core(const char *vendor, int family, int model, const char *name)
+{
+	char *t = table(vendor, family, model, name),
+	     *c = edit(t, "}\n}\n", "},\n" CORE_FIGURES ",\n" CORE_SOURCES "\n}\n");
+
+	free(t);
+	return c;
+}
+
 static void test_whole_table(void **state)
 {
 	struct model_cost_sources src;
@@ -96,14 +120,42 @@ static void test_whole_table(void **state)
 	free(t);
 }
 
+/* The core's figures read whole; a table without them has none. */
+static void test_core(void **state)
+{
+	static const double want[MK_KEYS] = {4.5, 12.5, 50.5, 300.5, 7.5, 30.5, 60.5, 17.5,
+					     8.5, 7.53, 1.5,  2.5,   9.5, 2.5,	3.5,  19.5};
+	struct model_cost_sources src;
+	struct model_costs c;
+	char *t = table_core("x", 1, 2, "y"), *old = table("x", 1, 2, "y"), why[512], s[8];
+	int k;
+
+	assert_int_equal(model_costs_parse(t, strlen(t), "t", &c, &src, why, sizeof(why)), 0);
+	assert_true(c.has_core);
+	for (k = 0; k < MK_KEYS; k++)
+		assert_true(c.core[k] == want[k]);
+	for (k = 0; k < MG_KEYS; k++) {
+		snprintf(s, sizeof(s), "c%d", k);
+		assert_string_equal(src.core[k], s);
+	}
+	assert_true(c.c[MC_D1_MISS] == 1.5);
+	assert_int_equal(model_costs_parse(old, strlen(old), "t", &c, &src, why, sizeof(why)), 0);
+	assert_false(c.has_core);
+	assert_string_equal(src.core[MG_TLB], "");
+	free(t);
+	free(old);
+}
+
 /*
  * Each bad table: (from, to) edited into a valid one, and the problem why
  * must name, at line (0: the edit's line).
  */
-static const struct {
+struct bad_case {
 	const char *from, *to, *why;
 	int line;
-} bad[] = {
+};
+
+static const struct bad_case bad[] = {
 	{"\"ghz\": 2.5", "\"ghz\": -1", "ghz: -1 is out of range, expected 0.05..20"},
 	{"\"d1_miss\": 1.5", "\"d1_miss\": -0.5",
 	 "costs.d1_miss: -0.5 is out of range, expected 0..1e+09"},
@@ -145,30 +197,68 @@ static const struct {
 	{"}\n}\n", "}\n", "expected ',' or '}' after a value", 6},
 };
 
+/* Each bad figure of core's, edited into a table with them (15 lines). */
+static const struct bad_case bad_core[] = {
+	{"\"l1\": 4.5", "\"l1\": 0",
+	 "core.load_to_use.l1: 0 is out of range, expected 0.01..1e+06"},
+	{"\"mispredict\": 17.5", "\"mispredict\": -1",
+	 "core.mispredict: -1 is out of range, expected 0..1e+06"},
+	{"\"mispredict\": 17.5", "\"mispredict\": {}", "core.mispredict: expected a number"},
+	{"\"stream_bytes_per_cycle\": 8.5", "\"stream_bytes_per_cycle\": 1e7",
+	 "core.stream_bytes_per_cycle: 1e7 is out of range, expected 0.01..1e+06"},
+	{"\"walk_cached\": 30.5, ", "", "no 'core.tlb.walk_cached'", 15},
+	{"\"stlb_hit\": 7.5", "\"stlb\": 7.5", "'core.tlb' has an unknown key 'stlb'"},
+	{"\"mispredict\": 17.5", "\"mispredicts\": 17.5",
+	 "'core' has an unknown key 'mispredicts'"},
+	{"\"mispredict\": 17.5", "\"mispredict\": 17.5, \"mispredict\": 1",
+	 "'mispredict' is given twice"},
+	{"\"dram\": 9.5", "\"dram\": 9.5, \"dram\": 1", "'dram' is given twice"},
+	{"\"tlb\": {", "\"tlb\": 5, \"x\": {", "expected '{'"},
+	{"\"tlb\": \"c1\"", "\"tlb\": \"\"",
+	 "core_sources.tlb is empty: every cost names where its number comes from"},
+	{"\"tlb\": \"c1\"", "\"tlbs\": \"c1\"", "'core_sources' has an unknown key 'tlbs'"},
+	{"\"tlb\": \"c1\", \"mispredict\": \"c2\",", "\"tlb\": \"c1\",",
+	 "no 'core_sources.mispredict': every figure of 'core' names how it was measured", 15},
+	{",\n" CORE_SOURCES, "",
+	 "no 'core_sources.load_to_use': every figure of 'core' names how it was measured", 12},
+	{CORE_FIGURES ",\n", "", "no 'core.load_to_use.l1'", 10},
+};
+
 #define WAY_OUT \
 	"fix it, or give another table with --costs (kprotperf calibrate measures this machine's)"
 
-static void test_refused(void **state)
+/* Each of the n cases edited into t refused with its line. */
+static void refuse(const char *t, const struct bad_case *b, size_t n)
 {
-	char *t = table("GenuineIntel", 6, 94, "x"), why[1024], want[1024];
+	char why[1024], want[1024];
 	struct model_costs c;
 	size_t i;
 	int line;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		char *e = edit(t, bad[i].from, bad[i].to);
-		const char *at = strstr(e, bad[i].to);
+	for (i = 0; i < n; i++) {
+		char *e = edit(t, b[i].from, b[i].to);
+		const char *at = strstr(e, b[i].to);
 
 		assert_int_equal(model_costs_parse(e, strlen(e), "t", &c, NULL, why, sizeof(why)),
 				 -EINVAL);
 		for (line = 1; at > e; at--)
 			line += at[-1] == '\n';
-		line = bad[i].line ?: line;
-		snprintf(want, sizeof(want), "%s (line %d): " WAY_OUT, bad[i].why, line);
+		line = b[i].line ?: line;
+		snprintf(want, sizeof(want), "%s (line %d): " WAY_OUT, b[i].why, line);
 		if (strcmp(why, want))
 			fail_msg("case %zu: got '%s', want '%s'", i, why, want);
 		free(e);
 	}
+}
+
+static void test_refused(void **state)
+{
+	char *t = table("GenuineIntel", 6, 94, "x"), *tc = table_core("x", 1, 2, "y"), why[1024];
+	struct model_costs c;
+
+	refuse(t, bad, sizeof(bad) / sizeof(bad[0]));
+	refuse(tc, bad_core, sizeof(bad_core) / sizeof(bad_core[0]));
+	free(tc);
 	assert_int_equal(
 		model_costs_parse("{\"name\": \"a\0\"}", 14, "t", &c, NULL, why, sizeof(why)),
 		-EINVAL);
@@ -384,13 +474,38 @@ static void test_show(void **state)
 	free(t);
 }
 
+/* The same with the core's figures: shown after the costs; the JSON, golden, read back the same. */
+static void test_show_core(void **state)
+{
+	char path[PATH_MAX], *t = table_core("x", 1, 2, "y"), *out, *json, why[512];
+	char *argv[] = {"calibrate", "--show", "--out", path, NULL, NULL};
+	struct model_cost_sources s1, s2;
+	struct model_costs c1, c2;
+
+	snprintf(path, sizeof(path), "%s/core.json", dir);
+	assert_int_equal(tu_write_file(path, t), 0);
+	out = tu_output(cmd_calibrate, argv);
+	tu_golden_mask("calibrate-show-core", out, (const char *const[]){dir, "DIR", NULL});
+	argv[4] = "--json";
+	json = tu_output(cmd_calibrate, argv);
+	tu_golden_mask("calibrate-show-core-json", json, (const char *const[]){dir, "DIR", NULL});
+	assert_int_equal(model_costs_parse(t, strlen(t), "a", &c1, &s1, why, sizeof(why)), 0);
+	assert_int_equal(model_costs_parse(json, strlen(json), "a", &c2, &s2, why, sizeof(why)), 0);
+	assert_memory_equal(&c1, &c2, sizeof(c1));
+	assert_memory_equal(&s1, &s2, sizeof(s1));
+	free(out);
+	free(json);
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_whole_table), cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_files),	    cmocka_unit_test(test_shipped),
 		cmocka_unit_test(test_native),	    cmocka_unit_test(test_kinds),
-		cmocka_unit_test(test_show),
+		cmocka_unit_test(test_show),	    cmocka_unit_test(test_core),
+		cmocka_unit_test(test_show_core),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

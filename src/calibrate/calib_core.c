@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The core's figures for a timing model (model/costs.h, "core"): the
+ * load-to-use latency of each level and of each kind of TLB miss by random
+ * pointer chases, the branch mispredict penalty, a sequential read's
+ * bandwidth and the fast strings' cycles per line; the working sets sized
+ * by the caches sysfs gives.
+ */
+#include "calibrate/calibrate.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define KIB (1UL << 10)
+#define MIB (1UL << 20)
+
+/* The caches the working sets are sized by, in bytes, and whether sysfs gave them; the sets. */
+struct caches {
+	size_t l1, l2, ll;
+	bool sysfs;
+	size_t ll_set, dram;
+};
+
+/* The first line of cpu0's cache/index<i>/<what> into buf: 0, or -1 when it cannot be read. */
+static int sysfs_line(int i, const char *what, char *buf, size_t len)
+{
+	char path[80];
+	FILE *f;
+	int err;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/%s", i, what);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	err = fgets(buf, len, f) ? 0 : -1;
+	fclose(f);
+	return err;
+}
+
+/* Cache index i's size ("32K", "1M") in bytes (0: none), its level, whether it is for code. */
+static size_t sysfs_cache(int i, int *level, bool *instr)
+{
+	char lv[16], type[32], size[32], *end;
+	unsigned long v;
+
+	if (sysfs_line(i, "level", lv, sizeof(lv)) || sysfs_line(i, "type", type, sizeof(type)) ||
+	    sysfs_line(i, "size", size, sizeof(size)))
+		return 0;
+	*level = atoi(lv);
+	*instr = !strncmp(type, "Instruction", 11);
+	v = strtoul(size, &end, 10);
+	return v << (*end == 'M' ? 20 : *end == 'K' ? 10 : 0);
+}
+
+/*
+ * L1 data, L2 and the last level from sysfs, else the defaults of a
+ * common core (32 KiB, 256 KiB, 8 MiB).  The last level's set is 4x L2
+ * (at most half the last level): the smallest clearly beyond L2, since a
+ * last level is shared (on this VM's EPYC a chase through 4 of sysfs's 32
+ * MiB went to DRAM, the host's other tenants holding the rest).  DRAM's
+ * set 4x the last level, 64 MiB to 1 GiB, a power of two.
+ */
+static void cache_sizes(struct caches *s)
+{
+	int i, level;
+	size_t v;
+	bool instr;
+
+	*s = (struct caches){32 * KIB, 256 * KIB, 8 * MIB, false, 0, 0};
+	for (i = 0; i < 8; i++) {
+		level = 0;
+		v = sysfs_cache(i, &level, &instr);
+		if (!v || instr)
+			continue;
+		s->sysfs = true;
+		if (level == 1)
+			s->l1 = v;
+		else if (level == 2)
+			s->l2 = v;
+		else if (level > 2)
+			s->ll = v;
+	}
+	s->ll_set = 4 * s->l2 < s->ll / 2 ? 4 * s->l2 : s->ll / 2;
+	for (s->dram = 64 * MIB; s->dram < 4 * s->ll && s->dram < 1024 * MIB;)
+		s->dram *= 2;
+}
+
+/* What pages the huge regions get: transparent huge pages, unless they are off. */
+static const char *huge_pages(void)
+{
+	char buf[80] = "";
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "re");
+
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	return strstr(buf, "[never]") || !*buf
+		       ? "4 KiB pages (transparent huge pages off or absent: TLB misses included)"
+		       : "2 MiB pages (transparent huge pages, MADV_HUGEPAGE)";
+}
+
+/* Figure key: v, never below its member's least, rounded to 0.01, said on k->err. */
+static void figure(struct calib *k, enum model_core_key key, double v)
+{
+	const struct model_core_group_info *g = &model_core_groups[model_core_fields[key].group];
+	double *to = &k->r->costs.core[key];
+	char name[64];
+
+	*to = round((v > g->lo ? v : g->lo) * 100) / 100;
+	if (k->err)
+		fprintf(k->err, "calibrate: core.%-31s %8.2f %s\n",
+			model_core_name(key, name, sizeof(name)), *to, g->unit);
+}
+
+static void source(struct calib *k, enum model_core_group g, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void source(struct calib *k, enum model_core_group g, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(k->r->src.core[g], MODEL_COST_SOURCE_MAX, fmt, ap);
+	va_end(ap);
+}
+
+/* The data chases calib_core times round robin, as its figures and the costs use them. */
+enum { C_L1, C_L2, C_LL, C_DRAM, C_TLB1, C_STLB, C_LINES_4K, C_WALK, C_DRAM_4K, C_N };
+
+/* Pages within the L1 D-TLB (64 entries on Skylake, 72 on Zen 4, 96 on Golden Cove). */
+#define TLB1_PAGES 32
+
+/*
+ * Pages over the L1 D-TLB, within the second level (1536 entries on
+ * Skylake, 3072 on Zen 4), their lines 3/4 of L1: each page's line at an
+ * offset of its own, so they spread over L1's sets.
+ */
+static size_t stlb_pages(const struct caches *s)
+{
+	size_t n = s->l1 / 64 * 3 / 4;
+
+	return n < 512 ? n : 512;
+}
+
+/* The load-to-use latencies and the TLB's extras from the chases' cycles a load d. */
+static void latencies(struct calib *k, const struct caches *s, const double *d)
+{
+	figure(k, MK_LTU_L1, d[C_L1]);
+	figure(k, MK_LTU_L2, d[C_L2]);
+	figure(k, MK_LTU_LL, d[C_LL]);
+	figure(k, MK_LTU_DRAM, d[C_DRAM]);
+	source(k, MG_LTU,
+	       "measured: a random cyclic pointer chase, a dependent load a 64-byte line, through "
+	       "%zu KiB (l1), %zu KiB (l2), %zu KiB (ll), %zu MiB (dram): half of L1's and L2's "
+	       "size, 4x L2's (at most half the last level's), 4x the last level's (caches of %s: L1d %zu KiB, L2 %zu KiB, LL %zu KiB), "
+	       "in %s",
+	       s->l1 / 2 / KIB, s->l2 / 2 / KIB, s->ll_set / KIB, s->dram / MIB,
+	       s->sysfs ? "sysfs" : "no sysfs, defaults", s->l1 / KIB, s->l2 / KIB, s->ll / KIB,
+	       huge_pages());
+	figure(k, MK_STLB_HIT, d[C_STLB] - d[C_TLB1]);
+	figure(k, MK_WALK_CACHED, d[C_WALK] - d[C_LL]);
+	figure(k, MK_WALK_DRAM, d[C_DRAM_4K] - d[C_DRAM]);
+	source(k, MG_TLB,
+	       "measured: chases through one line in each 4 KiB page: stlb_hit: %zu pages (over "
+	       "the L1 D-TLB, within the second level; the lines in L1) %.1f cycles a load, less %d "
+	       "pages (within the L1 D-TLB) %.1f; walk_cached: %zu pages (beyond the second level; "
+	       "lines as load_to_use.ll's, cached) %.1f, less load_to_use.ll; dram: every line of "
+	       "256 MiB in 4 KiB pages %.1f, less load_to_use.dram (the walk's entries mostly "
+	       "cached)",
+	       stlb_pages(s), d[C_STLB], TLB1_PAGES, d[C_TLB1], s->ll_set / 64, d[C_WALK],
+	       d[C_DRAM_4K]);
+}
+
+/* The data chases: load-to-use, TLB misses, and the loads the costs derive from into *l. */
+static int chases(struct calib *k, const struct caches *s, struct calib_loads *l)
+{
+	const struct calib_region g[C_N] = {
+		[C_L1] = {s->l1 / 2, false, true, 1L << 16},
+		[C_L2] = {s->l2 / 2, false, true, 1L << 16},
+		[C_LL] = {s->ll_set, false, true, 1L << 15},
+		[C_DRAM] = {s->dram, false, true, 1L << 13},
+		[C_TLB1] = {TLB1_PAGES * 4 * KIB, true, false, 1L << 14},
+		[C_STLB] = {stlb_pages(s) * 4 * KIB, true, false, 1L << 14},
+		[C_LINES_4K] = {s->ll_set, false, false, 1L << 15},
+		[C_WALK] = {s->ll_set / 64 * 4 * KIB, true, false, 1L << 14},
+		[C_DRAM_4K] = {256 * MIB, false, false, 1L << 14},
+	};
+	double d[C_N];
+
+	if (calib_regions(k, g, C_N, false, d))
+		return -ENOMEM;
+	latencies(k, s, d);
+	*l = (struct calib_loads){d[C_L1],   d[C_L2],	   d[C_LINES_4K],
+				  d[C_WALK], d[C_DRAM_4K], s->ll_set / 64};
+	return 0;
+}
+
+/*
+ * The mispredict penalty: a branch on random bytes (half of them
+ * mispredicted) against the same on alternate ones, which the predictor
+ * follows, and the branchless twin; 0 or -ENOMEM.
+ */
+static int mispredict(struct calib *k)
+{
+	unsigned char *bits = malloc(2 * CALIB_BITS);
+	uint64_t seed = 0x2545f4914f6cdd1dULL;
+	struct calib_job j[3];
+	double c[3];
+	int i;
+
+	if (!bits)
+		return -ENOMEM;
+	for (i = 0; i < CALIB_BITS; i++) {
+		bits[i] = calib_rand(&seed) >> 32 & 1;
+		bits[CALIB_BITS + i] = i & 1;
+	}
+	j[0] = (struct calib_job){calib_branch, bits, 1L << 14, 0};
+	j[1] = (struct calib_job){calib_branch, bits + CALIB_BITS, 1L << 14, 0};
+	j[2] = (struct calib_job){calib_branchless, bits, 1L << 14, 0};
+	calib_time_rr(j, 3);
+	for (i = 0; i < 3; i++)
+		c[i] = j[i].best / CALIB_BODIES * k->ghz;
+	figure(k, MK_MISPREDICT, (c[0] - c[1]) / 0.5);
+	source(k, MG_MISPREDICT,
+	       "measured: a conditional branch on each of %d random bytes (half of them "
+	       "mispredicted) %.2f cycles a branch, less the same on alternate bytes (predicted) "
+	       "%.2f, over 0.5 mispredicts a branch; the branchless twin (each byte added) %.2f",
+	       CALIB_BITS, c[0], c[1], c[2]);
+	free(bits);
+	return 0;
+}
+
+/* The largest power of two not over v. */
+static size_t pow2_floor(size_t v)
+{
+	size_t p = 4 * KIB;
+
+	while (p * 2 <= v)
+		p *= 2;
+	return p;
+}
+
+/* What streams() times: a read, the fast strings at each level, their twin. */
+enum {
+	S_STREAM,
+	S_STOSB_L1,
+	S_STOSB_L2,
+	S_STOSB_DRAM,
+	S_MOVSB_L1,
+	S_MOVSB_L2,
+	S_MOVSB_DRAM,
+	S_NONE,
+	S_N
+};
+
+/* The streams' figures from their cycles a body c: a line's 64 bytes, a page's 64 lines. */
+static void stream_figures(struct calib *k, const struct caches *s, const double *c, size_t l2)
+{
+	static const enum model_core_key keys[] = {MK_STOSB_L1, MK_STOSB_L2, MK_STOSB_DRAM,
+						   MK_MOVSB_L1, MK_MOVSB_L2, MK_MOVSB_DRAM};
+	int i;
+
+	figure(k, MK_STREAM_BPC, 64 / c[S_STREAM]);
+	figure(k, MK_STREAM_CPL, c[S_STREAM]);
+	source(k, MG_STREAM_BPC,
+	       "measured: a sequential read through %zu MiB (4x the last level) in %s, one load a "
+	       "64-byte line, the hardware prefetchers on; the whole loop's rate, no twin "
+	       "subtracted",
+	       s->dram / MIB, huge_pages());
+	source(k, MG_STREAM_CPL, "measured: 64 bytes over stream_bytes_per_cycle");
+	for (i = 0; i < 6; i++)
+		figure(k, keys[i], (c[S_STOSB_L1 + i] - c[S_NONE]) / 64);
+	source(k, MG_STOSB,
+	       "measured: REP STOSB of a 4 KiB page, cycles a 64-byte line, less the loop without "
+	       "it (%.1f cycles a page): l1 the same page again, l2 pages round %zu KiB, dram "
+	       "pages round %zu MiB",
+	       c[S_NONE], l2 / KIB, s->dram / MIB);
+	source(k, MG_MOVSB,
+	       "measured: REP MOVSB of a 4 KiB page, cycles a 64-byte line, less the loop without "
+	       "it (%.1f cycles a page): l1 the same two pages again, l2 pages from %zu KiB to "
+	       "another %zu KiB, dram from %zu MiB to another %zu MiB",
+	       c[S_NONE], l2 / 2 / KIB, l2 / 2 / KIB, s->dram / 2 / MIB, s->dram / 2 / MIB);
+}
+
+/* A sequential read's bandwidth and the fast strings' cycles a line; 0 or -ENOMEM. */
+static int streams(struct calib *k, const struct caches *s)
+{
+	size_t l2 = pow2_floor(s->l2 / 2);
+	char *big = calib_region(s->dram, true), *small = calib_region(l2 + 8 * KIB, false);
+	char *one = small + l2;
+	struct calib_rep r[S_N] = {
+		[S_STREAM] = {big, big, s->dram - 1, 0},
+		[S_STOSB_L1] = {one, one, 4 * KIB - 1, 0},
+		[S_STOSB_L2] = {small, small, l2 - 1, 0},
+		[S_STOSB_DRAM] = {big, big, s->dram - 1, 0},
+		[S_MOVSB_L1] = {one + 4 * KIB, one, 4 * KIB - 1, 0},
+		[S_MOVSB_L2] = {small + l2 / 2, small, l2 / 2 - 1, 0},
+		[S_MOVSB_DRAM] = {big + s->dram / 2, big, s->dram / 2 - 1, 0},
+		[S_NONE] = {one, one, 4 * KIB - 1, 0},
+	};
+	struct calib_job j[S_N];
+	double c[S_N];
+	int i, err = big && small ? 0 : -ENOMEM;
+
+	for (i = 0; !err && i < S_N; i++)
+		j[i] = (struct calib_job){i == S_STREAM	   ? calib_stream
+					  : i == S_NONE	   ? calib_rep_none
+					  : i < S_MOVSB_L1 ? calib_rep_stosb
+							   : calib_rep_movsb,
+					  &r[i], i == S_STREAM ? (long)(s->dram / 1024) : 1L << 10,
+					  0};
+	if (!err) {
+		/* every page faulted in before the clock runs */
+		memset(big, 1, s->dram);
+		memset(small, 1, l2 + 8 * KIB);
+		calib_time_rr(j, S_N);
+		for (i = 0; i < S_N; i++)
+			c[i] = j[i].best / CALIB_BODIES * k->ghz;
+		stream_figures(k, s, c, l2);
+	}
+	if (big)
+		munmap(big, s->dram);
+	if (small)
+		munmap(small, l2 + 8 * KIB);
+	return err;
+}
+
+int calib_core(struct calib *k, struct calib_loads *l)
+{
+	struct caches s;
+	int err;
+
+	cache_sizes(&s);
+	err = chases(k, &s, l) ?: mispredict(k) ?: streams(k, &s);
+	k->r->costs.has_core = !err;
+	return err;
+}
