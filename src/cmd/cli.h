@@ -32,7 +32,15 @@ struct kernel_dwarf;
 	"with --model: the cost table of est_cycles, an estimate\n"  \
 	"(docs/model.md): a JSON file, or native (this machine's,\n" \
 	"from kprotperf calibrate); default: the shipped table of\n" \
-	"the recorded CPU's model, else native"
+	"the recorded CPU's model, else native; a recording of\n"    \
+	"--model timing needs none: its est_cycles are the timing\n" \
+	"model's cycles (a table given is said to be unused)"
+
+#define CLI_STACK_HELP                                                 \
+	"with --model, of a recording of --model timing: each row's\n" \
+	"cycle stack beside est_cycles: the cycles the core model\n"   \
+	"charged to base (issue), branch (mispredictions), icache,\n"  \
+	"dcache, tlb and serialize, and each one's share"
 
 /* --geom K into *geom: 0, or -EINVAL after saying why. */
 int cli_geom(const char *cmd, const char *arg, unsigned int *geom);

@@ -30,9 +30,19 @@ struct annotate_opts {
 	size_t top;
 	const char *costs;     /* --costs: est_cycles' table */
 	const char *data_type; /* --data-type: one type's layout with the model's counts */
+	bool stack;	       /* --stack: the cycle stacks of a timing recording */
 };
 
-enum { O_VMLINUX = OPTIONS_LONG_ONLY, O_SYMFS, O_JSON, O_MODEL, O_GEOM, O_COSTS, O_DATA_TYPE };
+enum {
+	O_VMLINUX = OPTIONS_LONG_ONLY,
+	O_SYMFS,
+	O_JSON,
+	O_MODEL,
+	O_GEOM,
+	O_COSTS,
+	O_DATA_TYPE,
+	O_STACK
+};
 
 static const struct options_entry entries[] = {
 	{'f', "func", "NAME", "kernel function (as kallsyms names it; clones too) or user"},
@@ -54,6 +64,7 @@ static const struct options_entry entries[] = {
 	 "that access each member"},
 	{O_GEOM, "geom", "K", CLI_GEOM_HELP},
 	{O_COSTS, "costs", "FILE", CLI_COSTS_HELP},
+	{O_STACK, "stack", NULL, CLI_STACK_HELP},
 	{'n', "top", "N", "with --model and no --func: lines shown (default 30)"},
 	{O_JSON, "json", NULL, "as one JSON object"},
 	{},
@@ -116,6 +127,9 @@ static int set_opt(void *ctx, int key, const char *arg)
 		break;
 	case O_GEOM:
 		return cli_geom("annotate", arg, &o->geom);
+	case O_STACK:
+		o->stack = true;
+		break;
 	case O_COSTS:
 		o->costs = arg;
 		break;
@@ -141,6 +155,11 @@ static int parse(int argc, char **argv, struct annotate_opts *o)
 		return err;
 	if (!o->model && (o->geom || o->top != 30 || o->costs)) {
 		fputs("kprotperf annotate: --geom, --top and --costs go with --model\n", stderr);
+		return -EINVAL;
+	}
+	if (o->stack && (!o->model || o->data_type)) {
+		fputs("kprotperf annotate: --stack goes with --model, without --data-type\n",
+		      stderr);
 		return -EINVAL;
 	}
 	if (o->data_type && (!o->model || o->func || o->costs)) {
@@ -210,7 +229,7 @@ static int annotate_user(const struct annotate_opts *o, struct datafile *df)
 /* annotate --model: with the kernel's DWARF when it is found, needed for a kernel function */
 static int annotate_model(const struct annotate_opts *o, struct datafile *df)
 {
-	struct model_annotate_opts mo = {o->func, o->geom, o->top, o->json, o->costs};
+	struct model_annotate_opts mo = {o->func, o->geom, o->top, o->json, o->costs, o->stack};
 	struct kernel_dwarf *kd = NULL;
 	char note[1024] = "", why[1024] = "";
 	int err;

@@ -33,7 +33,8 @@ enum {
 	O_MODEL,
 	O_GEOM,
 	O_COSTS,
-	O_DATA
+	O_DATA,
+	O_STACK
 };
 
 /* report's options, and the --blocks ones that report/report.h's need not know of */
@@ -41,7 +42,8 @@ struct report_args {
 	struct report_opts o;
 	bool blocks;
 	bool model;
-	bool data; /* --data: --model's loads and stores per data type */
+	bool data;  /* --data: --model's loads and stores per data type */
+	bool stack; /* --stack: --model's cycle stacks (a timing recording's) */
 	unsigned int geom;
 	const char *func;
 	const char *costs; /* --costs: est_cycles' table of --model */
@@ -98,6 +100,7 @@ static const struct options_entry entries[] = {
 	 "lines marked, the share typed, the untyped PCs and why"},
 	{O_GEOM, "geom", "K", CLI_GEOM_HELP},
 	{O_COSTS, "costs", "FILE", CLI_COSTS_HELP},
+	{O_STACK, "stack", NULL, CLI_STACK_HELP},
 	{O_JSON, "json", NULL, "everything as one JSON object"},
 	{},
 };
@@ -203,6 +206,9 @@ static int set_opt(void *ctx, int key, const char *arg)
 	case O_DATA:
 		a->data = true;
 		break;
+	case O_STACK:
+		a->stack = true;
+		break;
 	}
 	return 0;
 }
@@ -222,6 +228,11 @@ static int parse(int argc, char **argv, struct report_args *a)
 	}
 	if (a->costs && !a->model) {
 		fprintf(stderr, "kprotperf report: --costs goes with --model\n");
+		return -EINVAL;
+	}
+	if (a->stack && (!a->model || a->data)) {
+		fprintf(stderr,
+			"kprotperf report: --stack goes with --model (and without --data)\n");
 		return -EINVAL;
 	}
 	if (a->data && (!a->model || a->costs)) {
@@ -270,6 +281,13 @@ static int boot(struct datafile *df, const struct report_args *a)
 			a->o.input);
 		return 1;
 	}
+	if (a->stack) {
+		fprintf(stderr,
+			"kprotperf report: %s is a boot recording (kprotperf boot): --stack is a view"
+			" of a workload's recording of --model timing\n",
+			a->o.input);
+		return 1;
+	}
 	return cli_boot_report(df, a->o.input,
 			       &(struct model_view_opts){a->geom, a->o.top, a->o.json, a->costs});
 }
@@ -304,7 +322,8 @@ static int model(struct datafile *df, const struct report_args *a)
 	if (cli_kernel_dwarf("report", df, a->o.vmlinux, NULL, &kd, NULL, 0))
 		return 1;
 	err = cli_model_view("report", df, kd, a->o.input, NULL, NULL,
-			     &(struct model_view_opts){a->geom, a->o.top, a->o.json, a->costs});
+			     &(struct model_view_opts){a->geom, a->o.top, a->o.json, a->costs,
+						       .stack = a->stack});
 	kernel_dwarf_close(kd);
 	return err;
 }

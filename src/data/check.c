@@ -445,6 +445,16 @@ static const struct table {
 	  {"kstack", R_INT_NULL},
 	  {"ustack", R_INT_NULL},
 	  {"weight", R_NS}}},
+	/* schema 14: the timing model's cycles */
+	{"model_cycles",
+	 {{"pc", R_INT},
+	  {"cycles", R_COUNT},
+	  {"base", R_COUNT},
+	  {"branch", R_COUNT},
+	  {"icache", R_COUNT},
+	  {"dcache", R_COUNT},
+	  {"tlb", R_COUNT},
+	  {"serialize", R_COUNT}}},
 };
 
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))
@@ -617,6 +627,10 @@ static const struct {
 	{"kernel.stext", 0, 0, "an address 0x and 1 to 16 hex digits"},
 	{"model.format", 1, 2, "the model's table format, 1 or 2"},
 	{"sampling.period", 1, 1ULL << 40, "a period from 1 to 2^40"},
+	{"model.timing_insns", 0, 1ULL << 50, "a count from 0 to 2^50"},
+	{"model.timing_unknown", 0, 1ULL << 50, "a count from 0 to 2^50"},
+	{"model.timing_prefetches", 0, 1ULL << 50, "a count from 0 to 2^50"},
+	{"model.timing_cycles", 0, 1ULL << 50, "a count from 0 to 2^50"},
 };
 
 static bool meta_ok(size_t rule, const char *value)

@@ -12,6 +12,10 @@ const char *const model_stat_names[MODEL_STATS] = {
 	"i1_misses", "d1_reads", "d1_read_misses", "d1_writes", "d1_write_misses", "ll_misses",
 };
 
+const char *const model_cyc_names[MODEL_CYCS] = {
+	"base", "branch", "icache", "dcache", "tlb", "serialize",
+};
+
 #define X(k, s) #k,
 const char *const model_kind_names[MODEL_KINDS + 1] = {MODEL_KIND_LIST NULL};
 #undef X
@@ -76,6 +80,14 @@ int model_put_tlbs(struct datafile *df, unsigned int geom, const struct model_ge
 	return query_insert(df, "INSERT INTO model_tlbs VALUES(?,?,?,?,?)", "iiiii",
 			    (long long)geom, (long long)g->tlb[0][0], (long long)g->tlb[0][1],
 			    (long long)g->tlb[1][0], (long long)g->tlb[1][1]);
+}
+
+int model_put_cycles(struct datafile *df, __u64 pc, const __u64 *cyc)
+{
+	return query_insert(df, "INSERT INTO model_cycles VALUES(?,?,?,?,?,?,?,?)", "iiiiiiii",
+			    (long long)pc, (long long)cyc[0], (long long)cyc[1], (long long)cyc[2],
+			    (long long)cyc[3], (long long)cyc[4], (long long)cyc[5],
+			    (long long)cyc[6]);
 }
 
 int model_put_usym(struct datafile *df, __u64 addr, __u64 size, const char *name,
@@ -177,10 +189,13 @@ static int model_row(sqlite3_stmt *st, void *ctx)
 	" COALESCE(x.d1_read_misses, 0) AS s2, COALESCE(x.d1_writes, 0) AS s3,"                                                                                       \
 	" COALESCE(x.d1_write_misses, 0) AS s4, COALESCE(x.ll_misses, 0) AS s5,"                                                                                      \
 	" COALESCE(t.itlb_misses, 0) AS t0, COALESCE(t.dtlb_misses, 0) AS t1,"                                                                                        \
-	" COALESCE(e.flushes, 0) AS fl, COALESCE(e.kind, '-') AS kind"                                                                                                \
+	" COALESCE(e.flushes, 0) AS fl, COALESCE(e.kind, '-') AS kind,"                                                                                               \
+	" COALESCE(c.cycles, 0) AS cy, COALESCE(c.base, 0) AS c0, COALESCE(c.branch, 0) AS c1,"                                                                       \
+	" COALESCE(c.icache, 0) AS c2, COALESCE(c.dcache, 0) AS c3, COALESCE(c.tlb, 0) AS c4,"                                                                        \
+	" COALESCE(c.serialize, 0) AS c5"                                                                                                                             \
 	" FROM model_pcs m LEFT JOIN model_misses x ON x.pc = m.pc AND x.geom = ?1"                                                                                   \
 	" LEFT JOIN model_tlb t ON t.pc = m.pc AND t.geom = ?1"                                                                                                       \
-	" LEFT JOIN model_events e ON e.pc = m.pc),"                                                                                                                  \
+	" LEFT JOIN model_events e ON e.pc = m.pc LEFT JOIN model_cycles c ON c.pc = m.pc),"                                                                          \
 	" s AS (SELECT p.*, CASE WHEN p.pc < 0 THEN " KSYM_OF(                                                                                                        \
 		"p.pc") " END AS k,"                                                                                                                                  \
 			" CASE WHEN p.pc >= 0 THEN " USYM_OF(                                                                                                         \
@@ -202,12 +217,14 @@ static int model_row(sqlite3_stmt *st, void *ctx)
 #define X(k, s)	 ", CASE WHEN kind = '" #k "' THEN insns ELSE 0 END"
 #define PC_KINDS MODEL_KIND_LIST
 static const char pc_sql[] = MODEL_PCS "SELECT name, module, pc, insns, s0, s1, s2, s3, s4, s5,"
-				       " t0, t1, fl, rp, rt" PC_KINDS " FROM n ORDER BY pc";
+				       " t0, t1, fl, rp, rt" PC_KINDS ", cy, c0, c1, c2, c3, c4, c5"
+				       " FROM n ORDER BY pc";
 #undef X
 #define X(k, s) ", SUM(CASE WHEN kind = '" #k "' THEN insns ELSE 0 END)"
 static const char func_sql[] =
 	MODEL_PCS "SELECT name, module, MIN(start), SUM(insns), SUM(s0), SUM(s1), SUM(s2), SUM(s3),"
 		  " SUM(s4), SUM(s5), SUM(t0), SUM(t1), SUM(fl), SUM(rp), SUM(rt)" PC_KINDS
+		  ", SUM(cy), SUM(c0), SUM(c1), SUM(c2), SUM(c3), SUM(c4), SUM(c5)"
 		  " FROM n GROUP BY name, module ORDER BY 4 DESC, name, module";
 #undef X
 

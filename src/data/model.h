@@ -40,6 +40,15 @@ struct datafile;
 	" itlb_assoc INTEGER, dtlb_entries INTEGER, dtlb_assoc INTEGER);"
 
 /*
+ * schema 14: the timing model's cycles of each PC (mode timing), and their
+ * stack: what the out-of-order core model charged them to
+ */
+#define MODEL_TIMING_TABLES                                                          \
+	"CREATE TABLE model_cycles(pc INTEGER PRIMARY KEY, cycles INTEGER NOT NULL," \
+	" base INTEGER NOT NULL, branch INTEGER NOT NULL, icache INTEGER NOT NULL,"  \
+	" dcache INTEGER NOT NULL, tlb INTEGER NOT NULL, serialize INTEGER NOT NULL);"
+
+/*
  * The kind of an instruction, as the raw table's EV column names it (format
  * 2): its executions are its PC's.  X(kind, serializing)
  */
@@ -79,10 +88,25 @@ bool model_kind_serializing(enum model_kind k);
 /* The kind named s; -1: none ("-" or unknown). */
 int model_kind_of(const char *s);
 
+/* The timing model's cycle stack, as Sniper's CPI stacks split a core's cycles. */
+enum model_cyc {
+	MODEL_CYC_BASE,
+	MODEL_CYC_BRANCH,
+	MODEL_CYC_ICACHE,
+	MODEL_CYC_DCACHE,
+	MODEL_CYC_TLB,
+	MODEL_CYC_SERIALIZE,
+	MODEL_CYCS
+};
+
+/* The stack's names, as the database's columns and JSON's "stack" keys. */
+extern const char *const model_cyc_names[MODEL_CYCS];
+
 /*
  * What a PC adds beyond its caches' misses (format 2), in one geometry: its
  * TLB misses, its TLB flushes, the entries of a retpoline or return thunk
- * it begins, and the executions of its kind.
+ * it begins, and the executions of its kind; with mode timing (schema 14)
+ * its cycles and their stack.
  */
 enum model_xstat {
 	MODEL_ITLB_MISSES,
@@ -91,7 +115,9 @@ enum model_xstat {
 	MODEL_RETPOLINES,
 	MODEL_RETURN_THUNKS,
 	MODEL_XKINDS, /* MODEL_XKINDS + k: the executions of kind k */
-	MODEL_XSTATS = MODEL_XKINDS + MODEL_KINDS
+	/* mode timing: the cycles, then their stack (MODEL_CYCLES + 1 + enum model_cyc) */
+	MODEL_CYCLES = MODEL_XKINDS + MODEL_KINDS,
+	MODEL_XSTATS = MODEL_CYCLES + 1 + MODEL_CYCS
 };
 
 /* The misses of one PC in one geometry, in the raw table's column order. */
@@ -122,6 +148,8 @@ int model_put_tlb(struct datafile *df, __u64 pc, unsigned int geom, __u64 itlb, 
 /* kind: a model_kind_names word or "-" */
 int model_put_event(struct datafile *df, __u64 pc, const char *kind, __u64 flushes);
 int model_put_tlbs(struct datafile *df, unsigned int geom, const struct model_geom *g);
+/* cyc: the cycles, then the MODEL_CYCS of their stack */
+int model_put_cycles(struct datafile *df, __u64 pc, const __u64 *cyc);
 int model_put_usym(struct datafile *df, __u64 addr, __u64 size, const char *name,
 		   const char *module);
 /* Keep only the kernel and user symbols that hold a counted PC (and _stext, _text). */

@@ -71,4 +71,7 @@ const char schema_added[] =
 							BOOT_MODEL_TABLES
 								/* schema 13: record --count and -e
 								 */
-								COUNT_TABLES;
+								COUNT_TABLES
+									/* schema 14: the timing
+									   model's cycles */
+									MODEL_TIMING_TABLES;

@@ -118,7 +118,8 @@ int model_annotate(struct datafile *df, struct kernel_dwarf *kd, const char *not
 		   const struct model_annotate_opts *o, char *why, size_t len)
 {
 	struct model_ann a = {.df = df, .kd = kd, .o = o};
-	int err = model_counts_read(df, o->geom, &a.mc, why, len);
+	int err = model_counts_read(df, o->geom, &a.mc, why, len)
+			  ?: model_counts_stack(&a.mc, o->stack, why, len);
 
 	if (!err && o->func)
 		err = pick(&a, note, why, len);

@@ -19,6 +19,7 @@ struct model_annotate_opts {
 	size_t top;	   /* lines without func */
 	bool json;
 	const char *costs; /* --costs FILE|native; NULL: picked by the recording's CPU */
+	bool stack;	   /* each line's and block's cycle stack (a timing recording's) */
 };
 
 /*

@@ -388,7 +388,7 @@ int model_data_diff(struct datafile *base, struct kernel_dwarf *kb, const char *
 	int err = side_collect(&b, "BASE", base, kb, nb, o->geom, why, len)
 			  ?: model_sweep_match(hard, &b.mc, &hg)
 			  ?: side_collect(&h, "HARDENED", hard, kh, nh, hg, why, len)
-			  ?: types_pair(&b, &h, &p, &n);
+			  ?: model_counts_same_kind(&b.mc, &h.mc, why, len) ?: types_pair(&b, &h, &p, &n);
 
 	if (!err && o->json)
 		diff_json(&b, &h, p, n, o->top);

@@ -113,6 +113,8 @@ int model_diff_pairs(const struct model_counts *b, const struct model_counts *h,
 /* What the two sides both counted, for the columns of their changes. */
 struct both {
 	bool cache, est, tlb, events;
+	/* est_cycles are the timing model's cycles (both sides': model_counts_same_kind()) */
+	bool timing;
 };
 
 static struct both both_of(const struct model_counts *b, const struct model_counts *h, bool cache)
@@ -121,7 +123,8 @@ static struct both both_of(const struct model_counts *b, const struct model_coun
 	bool tlb = b->tlb && h->tlb &&
 		   !memcmp(b->geoms[b->geom].tlb, h->geoms[h->geom].tlb, sizeof(b->geoms[0].tlb));
 
-	return (struct both){cache, b->costs && h->costs, tlb, b->events && h->events};
+	return (struct both){cache, model_has_est(b) && model_has_est(h), tlb,
+			     b->events && h->events, b->timing};
 }
 
 static bool both_known(const struct both *w, enum model_field k)
@@ -170,9 +173,10 @@ static void pair_text(FILE *f, const struct model_pair *p, const struct both *w,
 /* The table's title: what it is sorted by. */
 static const char *sorted_by(const struct both *w, bool by_est)
 {
-	return by_est && w->est ? "est_cycles (an estimate)"
-	       : w->cache	? "misses (I1 + D1 + LL)"
-				: "instructions";
+	if (by_est && w->est)
+		return w->timing ? "est_cycles (the timing model's cycles)"
+				 : "est_cycles (an estimate)";
+	return w->cache ? "misses (I1 + D1 + LL)" : "instructions";
 }
 
 static void table_text(FILE *f, const char *title, const char *what, const struct model_pair *p,
@@ -412,6 +416,7 @@ int model_diff(struct datafile *base, struct kernel_dwarf *kb, struct datafile *
 
 	err = err ?: model_sweep_match(hard, &b, &hg);
 	err = err ?: read_side(hard, "hardened", hg, &h, why, len);
+	err = err ?: model_counts_same_kind(&b, &h, why, len);
 	/* without the base's table no est_cycles is compared: the hardened's not looked for */
 	err = err ?: model_counts_costs(base, o->costs, &b);
 	if (!err && b.costs)

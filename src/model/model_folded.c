@@ -31,7 +31,7 @@ static __u64 weight(const struct model_counts *c, const struct model_func *f, en
 {
 	switch (w) {
 	case MW_EST:
-		return llround(model_est_cycles(c->costs, f));
+		return llround(model_func_est(c, f));
 	case MW_ITLB:
 		return f->x[MODEL_ITLB_MISSES];
 	case MW_DTLB:
@@ -51,7 +51,7 @@ static __u64 weight(const struct model_counts *c, const struct model_func *f, en
 static int can_weigh(const struct model_counts *c, enum model_weight w, char *why, size_t len)
 {
 	/* model_costs_pick() said why in its line */
-	if (w == MW_EST && !c->costs)
+	if (w == MW_EST && !model_has_est(c))
 		return MODEL_SAID;
 	if ((w == MW_ITLB || w == MW_DTLB) && !c->tlb) {
 		snprintf(why, len, "made without a TLB: no TLB misses");
@@ -61,7 +61,11 @@ static int can_weigh(const struct model_counts *c, enum model_weight w, char *wh
 		snprintf(why, len, "the model counted instructions only (mode insns): no misses");
 		return -ENODATA;
 	}
-	if (w == MW_EST)
+	if (w == MW_EST && c->timing)
+		esc_printf(stderr,
+			   "kprotperf folded: est_cycles is the timing model's cycles (core %s)\n",
+			   c->core);
+	else if (w == MW_EST)
 		esc_printf(stderr, "kprotperf folded: est_cycles is an estimate (costs: %s, %s)\n",
 			   c->costs->name, c->costs->path);
 	return 0;

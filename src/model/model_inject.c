@@ -69,10 +69,28 @@ static int put_row(const struct model_table_row *r, void *ctx)
 		err = model_put_misses(df, r->pc, g, r->v + g * MODEL_STATS);
 	for (g = 0; r->tlb && g < t->ngeom && !err; g++)
 		err = model_put_tlb(df, r->pc, g, r->tlb[2 * g], r->tlb[2 * g + 1]);
+	if (!err && r->cyc)
+		err = model_put_cycles(df, r->pc, r->cyc);
 	if (!err && (r->kind >= 0 || r->flushes))
 		err = model_put_event(df, r->pc, r->kind >= 0 ? model_kind_names[r->kind] : "-",
 				      r->flushes);
 	return err;
+}
+
+/* The core model's name, parameters and totals, as the table said them. */
+static int timing_meta(struct kv_list *meta, const struct model_table *t)
+{
+	int err = kv_add(meta, "model.core", "%s", t->core);
+
+	err = err ?: kv_add(meta, "model.timing", "%s", t->timing);
+	err = err ?: kv_add(meta, "model.timing_insns", "%llu", (unsigned long long)t->core_insns);
+	err = err
+		      ?: kv_add(meta, "model.timing_unknown", "%llu",
+				(unsigned long long)t->core_unknown);
+	err = err
+		      ?: kv_add(meta, "model.timing_prefetches", "%llu",
+				(unsigned long long)t->prefetches);
+	return err ?: kv_add(meta, "model.timing_cycles", "%llu", (unsigned long long)t->cycles);
 }
 
 static int put_meta(struct datafile *df, const struct model_table *t)
@@ -95,6 +113,8 @@ static int put_meta(struct datafile *df, const struct model_table *t)
 	if (!err && t->format >= 2)
 		err = kv_add(&meta, "model.guest_pcid", "%s",
 			     t->guest_pcid[0] ? t->guest_pcid : "unknown");
+	if (!err && model_table_timing(t))
+		err = timing_meta(&meta, t);
 	err = err ?: recording_set_meta(df, &meta);
 	kv_list_free(&meta);
 	return err;

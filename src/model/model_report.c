@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "data/datafile.h"
@@ -34,9 +35,16 @@ static void geom_text(FILE *f, unsigned int g, const struct model_geom *m)
 	fputc('\n', f);
 }
 
-double model_func_est(const struct model_counts *c, const struct model_func *f)
+/* The core model that made a timing recording's cycles: its parameters, what it saw. */
+static void timing_text(FILE *f, const struct model_counts *c)
 {
-	return c->costs ? model_est_cycles(c->costs, f) : NAN;
+	esc_printf(f, "# est_cycles (timing model, core %s): its cycles, not counts x costs\n",
+		   c->core);
+	esc_printf(f, "# timing core %s: %s\n", c->core, c->params);
+	esc_printf(f,
+		   "# the core model ran %s instructions (%s unknown to its decoder), issued %s"
+		   " prefetches: %s cycles\n",
+		   c->totals[0], c->totals[1], c->totals[2], c->totals[3]);
 }
 
 /* What the recording counted beyond instructions and caches, and est_cycles' table. */
@@ -52,7 +60,9 @@ static void extras_text(FILE *f, const struct model_counts *c)
 	if (c->events)
 		esc_printf(f, "# guest pti %s pcid %s%s\n", c->guest_pti, c->guest_pcid,
 			   c->tlb ? "; TLBs of 4 KiB pages, LRU" : "");
-	if (c->costs)
+	if (c->timing)
+		timing_text(f, c);
+	else if (c->costs)
 		esc_printf(f, "# est_cycles (estimate, costs: %s, %s)%s\n", c->costs->name,
 			   c->costs->path,
 			   c->events ? "" : ": of instructions and cache misses alone");
@@ -91,11 +101,26 @@ void model_heads_text(FILE *f, const struct model_counts *c)
 	if (c->cache)
 		fprintf(f, " %11s %11s %11s %11s %11s %11s", "i1_misses", "d1_reads", "d1_rd_miss",
 			"d1_writes", "d1_wr_miss", "ll_misses");
-	if (c->costs)
+	if (model_has_est(c))
 		fprintf(f, " %14s", "est_cycles");
+	for (k = 0; c->stack && k < MODEL_CYCS; k++)
+		fprintf(f, " %12s %6s", model_cyc_names[k], "%");
 	for (k = 0; k < MODEL_FIELDS; k++)
 		if (model_field_known(c, k))
 			fprintf(f, " %11s", field_heads[k]);
+}
+
+/* A row's cycle stack: each part's cycles and its share of the row's cycles. */
+static void stack_text(FILE *f, const struct model_func *r)
+{
+	__u64 all = r->x[MODEL_CYCLES];
+	int k;
+
+	for (k = 0; k < MODEL_CYCS; k++) {
+		__u64 v = r->x[MODEL_CYCLES + 1 + k];
+
+		fprintf(f, " %12llu %5.1f%%", (unsigned long long)v, all ? 100.0 * v / all : 0.0);
+	}
 }
 
 void model_cols_text(FILE *f, const struct model_counts *c, const struct model_func *r, __u64 whole)
@@ -106,8 +131,10 @@ void model_cols_text(FILE *f, const struct model_counts *c, const struct model_f
 	fprintf(f, "%14llu %6.2f%%", (unsigned long long)r->insns, share);
 	for (i = 0; c->cache && i < MODEL_STATS; i++)
 		fprintf(f, " %11llu", (unsigned long long)r->v[i]);
-	if (c->costs)
-		fprintf(f, " %14.0f", round(model_est_cycles(c->costs, r)));
+	if (model_has_est(c))
+		fprintf(f, " %14.0f", round(model_func_est(c, r)));
+	if (c->stack)
+		stack_text(f, r);
 	for (i = 0; i < MODEL_FIELDS; i++)
 		if (model_field_known(c, i))
 			fprintf(f, " %11llu", (unsigned long long)model_field(r, i));
@@ -146,6 +173,12 @@ static void counts_json(struct json *j, const struct model_counts *c, const stru
 		else
 			json_str(j, model_field_names[i], NULL);
 	json_double(j, "est_cycles", round(model_func_est(c, r)));
+	if (!c->timing)
+		return;
+	json_open(j, "stack", '{');
+	for (i = 0; i < MODEL_CYCS; i++)
+		json_u64(j, model_cyc_names[i], r->x[MODEL_CYCLES + 1 + i]);
+	json_close(j, '}');
 }
 
 void model_func_json(struct json *j, const struct model_counts *c, const struct model_func *r)
@@ -167,6 +200,41 @@ void model_costs_json(struct json *j, const struct model_counts *c)
 	json_str(j, "est_cycles",
 		 "an estimate: instructions x cpi plus each miss and event x its cost");
 	json_close(j, '}');
+}
+
+/* "KEY=VALUE ..." as an object: a value of digits a number, else a string */
+static void params_json(struct json *j, const char *s)
+{
+	char key[256], val[256];
+	size_t n, k;
+
+	json_open(j, "parameters", '{');
+	for (; *s; s += n + !!s[n]) {
+		n = strcspn(s, " ");
+		k = strcspn(s, "=");
+		if (k >= n || k >= sizeof(key) || n - k - 1 >= sizeof(val))
+			continue;
+		snprintf(key, sizeof(key), "%.*s", (int)k, s);
+		snprintf(val, sizeof(val), "%.*s", (int)(n - k - 1), s + k + 1);
+		if (*val && strspn(val, "0123456789") == strlen(val) && strlen(val) < 20)
+			json_u64(j, key, strtoull(val, NULL, 10));
+		else
+			json_str(j, key, val);
+	}
+	json_close(j, '}');
+}
+
+/* The core model of a timing recording, in the "model" header. */
+static void timing_json(struct json *j, const struct model_counts *c)
+{
+	static const char *const keys[4] = {"core_insns", "unknown_insns", "prefetches", "cycles"};
+	int i;
+
+	json_str(j, "core", c->core);
+	params_json(j, c->params);
+	for (i = 0; i < 4; i++)
+		json_u64(j, keys[i], strtoull(c->totals[i], NULL, 10));
+	json_str(j, "est_cycles", "the timing model's cycles: an out-of-order core model's");
 }
 
 void model_header_json(struct json *j, const struct model_counts *c)
@@ -207,6 +275,8 @@ void model_header_json(struct json *j, const struct model_counts *c)
 	json_close(j, ']');
 	if (c->cache)
 		json_u64(j, "geometry", c->geom);
+	if (c->timing)
+		timing_json(j, c);
 	json_close(j, '}');
 }
 
@@ -257,8 +327,9 @@ int model_report(struct datafile *df, struct kernel_dwarf *kd, const struct mode
 {
 	struct model_counts c;
 	struct model_sweep *s = NULL;
-	int err = model_counts_read(df, o->geom, &c, why, len) ?: model_counts_costs(df, o->costs, &c)
-								    ?: model_counts_inlines(df, kd, &c);
+	int err = model_counts_read(df, o->geom, &c, why, len)
+			  ?: model_counts_stack(&c, o->stack, why, len)
+			  ?: model_counts_costs(df, o->costs, &c) ?: model_counts_inlines(df, kd, &c);
 
 	/* the geometries side by side: with several, or in JSON with any */
 	if (!err && c.cache && (c.ngeom > 1 || o->json))

@@ -23,6 +23,7 @@ struct model_view_opts {
 	bool json;
 	const char *costs; /* --costs FILE|native; NULL: picked by the recording's CPU */
 	bool by_est;	   /* diff: sort by the change in est_cycles */
+	bool stack;	   /* report: each row's cycle stack (a timing recording's) */
 };
 
 /*
@@ -51,8 +52,6 @@ struct model_pair {
  */
 int model_diff_pairs(const struct model_counts *b, const struct model_counts *h, bool cache,
 		     struct model_pair **out, size_t *n);
-/* A row's est_cycles under c's costs; NAN without a cost table. */
-double model_func_est(const struct model_counts *c, const struct model_func *f);
 /* A row's misses of all caches: I1, D1 read and write, LL. */
 long long model_func_misses(const struct model_func *f);
 

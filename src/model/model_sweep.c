@@ -36,7 +36,8 @@ static bool cache_mode(struct datafile *df)
 {
 	const char *mode = datafile_meta(df, "model.mode");
 
-	return mode && !strcmp(mode, "cache");
+	/* timing simulates the caches of one geometry too */
+	return mode && (!strcmp(mode, "cache") || !strcmp(mode, "timing"));
 }
 
 static int side_geoms(struct model_sweep *s, struct datafile *df, int side)

@@ -3,6 +3,7 @@
 #include "model/rows.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "symbols/kernel_dwarf.h"
 #include "symbols/symbolize.h"
 #include "util/array.h"
+#include "util/esc.h"
 
 static __u64 sat_add(__u64 a, __u64 b)
 {
@@ -111,9 +113,33 @@ double model_est_cycles(const struct model_costs *costs, const struct model_func
 	return e;
 }
 
+bool model_has_est(const struct model_counts *c)
+{
+	return c->timing || c->costs;
+}
+
+double model_func_est(const struct model_counts *c, const struct model_func *f)
+{
+	if (c->timing)
+		return f->x[MODEL_CYCLES];
+	return c->costs ? model_est_cycles(c->costs, f) : NAN;
+}
+
 int model_counts_costs(struct datafile *df, const char *given, struct model_counts *c)
 {
-	int err = model_costs_pick(given, datafile_meta(df, "cpu.model"), &c->costs_buf);
+	int err;
+
+	/* cachegrind's cycle estimates yield to a simulator's cycles: say so, and go on */
+	if (c->timing) {
+		if (given)
+			esc_printf(
+				stderr,
+				"kprotperf: --costs %s not used: est_cycles of a timing recording"
+				" is the timing model's cycles\n",
+				given);
+		return 0;
+	}
+	err = model_costs_pick(given, datafile_meta(df, "cpu.model"), &c->costs_buf);
 
 	c->costs = err ? NULL : &c->costs_buf;
 	return given && err ? MODEL_SAID : 0;
@@ -148,6 +174,21 @@ static int func_row(const struct model_row *r, void *ctx)
 	return add(r->addr >= MODEL_KERNEL_START ? &c->kernel : &c->user, r);
 }
 
+/* The core model's meta (inject wrote it, data/check.c checked its numbers). */
+static void timing_read(struct datafile *df, struct model_counts *c)
+{
+	static const char *const keys[4] = {"model.timing_insns", "model.timing_unknown",
+					    "model.timing_prefetches", "model.timing_cycles"};
+	int i;
+
+	if (!c->timing)
+		return;
+	c->core = datafile_meta(df, "model.core") ?: "?";
+	c->params = datafile_meta(df, "model.timing") ?: "";
+	for (i = 0; i < 4; i++)
+		c->totals[i] = datafile_meta(df, keys[i]) ?: "0";
+}
+
 int model_counts_read(struct datafile *df, unsigned int geom, struct model_counts *c, char *why,
 		      size_t len)
 {
@@ -167,11 +208,14 @@ int model_counts_read(struct datafile *df, unsigned int geom, struct model_count
 	c->mode = datafile_meta(df, "model.mode") ?: "?";
 	c->window = datafile_meta(df, "model.window") ?: "?";
 	c->qemu = datafile_meta(df, "model.qemu") ?: "?";
-	c->cache = !strcmp(c->mode, "cache");
+	c->timing = !strcmp(c->mode, "timing");
+	/* the timing model runs the caches and TLBs of one geometry as cache does */
+	c->cache = !strcmp(c->mode, "cache") || c->timing;
 	c->format = strcmp(datafile_meta(df, "model.format") ?: "1", "2") ? 1 : 2;
 	c->events = c->format >= 2;
 	c->guest_pti = datafile_meta(df, "model.guest_pti") ?: "unknown";
 	c->guest_pcid = datafile_meta(df, "model.guest_pcid") ?: "unknown";
+	timing_read(df, c);
 	err = model_geoms(df, c->geoms, MODEL_GEOMS_MAX, &c->ngeom);
 	c->tlb = !err && c->events && c->cache && geom < c->ngeom && c->geoms[geom].tlb[0][0];
 	if (!err && c->cache && geom >= c->ngeom) {
@@ -181,6 +225,36 @@ int model_counts_read(struct datafile *df, unsigned int geom, struct model_count
 	}
 	err = err ?: model_functions(df, geom, func_row, c);
 	return err;
+}
+
+int model_counts_stack(struct model_counts *c, bool stack, char *why, size_t len)
+{
+	if (stack && !c->timing) {
+		snprintf(why, len,
+			 "--stack needs a recording of the timing model, this one is of mode %s:"
+			 " record it under scripts/vm-run.sh --model timing",
+			 c->mode);
+		return -EINVAL;
+	}
+	c->stack = stack;
+	return 0;
+}
+
+/*
+ * A timing recording's est_cycles are a core model's cycles, another's
+ * counts x costs, and its caches see the core model's prefetches: a
+ * difference would be of the two methods, not of the two builds.
+ */
+int model_counts_same_kind(const struct model_counts *b, const struct model_counts *h, char *why,
+			   size_t len)
+{
+	if (b->timing == h->timing)
+		return 0;
+	snprintf(why, len,
+		 "the base recording was modelled with %s, the hardened one with %s: compare"
+		 " recordings of one mode",
+		 b->mode, h->mode);
+	return -EINVAL;
 }
 
 static void funcs_free(struct model_func *f, size_t n)

@@ -60,12 +60,22 @@ struct model_counts {
 	const char *guest_pti, *guest_pcid; /* "0", "1", "unknown" */
 	const struct model_costs *costs;    /* est_cycles' table; NULL: none */
 	struct model_costs costs_buf;
+	/* mode timing: est_cycles is the core model's cycles, not counts x costs */
+	bool timing;
+	const char *core, *params; /* the core model's name, its KEY=VALUE words */
+	/* the instructions the core saw, those it did not know, prefetches, all cycles */
+	const char *totals[4];
+	bool stack; /* the views show each row's cycle stack (report --stack) */
 };
 
 /* A row's derived field k (model_field_names[k]). */
 __u64 model_field(const struct model_func *f, enum model_field k);
 /* Whether c counted what field k derives from: TLBs for the TLB misses, events for the rest. */
 bool model_field_known(const struct model_counts *c, enum model_field k);
+/* Whether c has est_cycles: the timing model's cycles, or a cost table's estimate. */
+bool model_has_est(const struct model_counts *c);
+/* A row's est_cycles: the timing model's cycles, else under c's costs; NAN: neither. */
+double model_func_est(const struct model_counts *c, const struct model_func *f);
 /* A row's estimated cycles under cost table costs (spec §4). */
 double model_est_cycles(const struct model_costs *costs, const struct model_func *f);
 /* model_counts_costs() said why it failed in its line: nothing more to say */
@@ -74,7 +84,8 @@ double model_est_cycles(const struct model_costs *costs, const struct model_func
 /*
  * c->costs: the table given (--costs FILE|native: 0 or MODEL_SAID, its line
  * printed), else the one model_costs_pick() finds for the recording's CPU
- * (none: c->costs NULL, said in one line).
+ * (none: c->costs NULL, said in one line).  A timing recording takes none:
+ * the table given is said, in one line, to be unused.
  */
 int model_counts_costs(struct datafile *df, const char *given, struct model_counts *c);
 
@@ -86,6 +97,11 @@ int model_counts_costs(struct datafile *df, const char *given, struct model_coun
 int model_counts_read(struct datafile *df, unsigned int geom, struct model_counts *c, char *why,
 		      size_t len);
 void model_counts_free(struct model_counts *c);
+/* 0, or -EINVAL with why when one of b and h is of the timing model and the other not. */
+int model_counts_same_kind(const struct model_counts *b, const struct model_counts *h, char *why,
+			   size_t len);
+/* c->stack as asked (--stack); -EINVAL with why when c is not of the timing model. */
+int model_counts_stack(struct model_counts *c, bool stack, char *why, size_t len);
 struct kernel_dwarf;
 /* c's inlines from the kernel PCs' inline chains in kd (NULL: none found, no table). */
 int model_counts_inlines(struct datafile *df, struct kernel_dwarf *kd, struct model_counts *c);

@@ -16,6 +16,12 @@
 #define LINE_MAX_BYTES 4096
 #define TABLE_MAX      (1ULL << 30)
 #define COUNT_MAX      (1ULL << 40)
+/* the timing line's totals: a whole window's, so above any one PC's */
+#define TOTAL_MAX (1ULL << 50)
+/* each of a row's six stack cycles is rounded apart: their sum may miss by one each */
+#define STACK_SLACK 6
+/* a known timing parameter: latencies, widths, predictor tables' entries */
+#define PARAM_MAX (1ULL << 20)
 
 struct reader {
 	FILE *f;
@@ -88,6 +94,11 @@ bool model_table_has_tlb(const struct model_table *t)
 	return t->format >= 2 && t->ngeom > 0;
 }
 
+bool model_table_timing(const struct model_table *t)
+{
+	return !strcmp(t->mode, "timing");
+}
+
 /* "pti P pcid Q", each 0, 1 or unknown */
 static bool parse_guest(struct model_table *t, const char *s)
 {
@@ -134,6 +145,113 @@ static bool word(const char *s, char *out, size_t len)
 	return true;
 }
 
+/* 1 to 7 digits at s, the whole of it, up to PARAM_MAX */
+static bool param(const char *s)
+{
+	size_t n = strspn(s, "0123456789");
+
+	return n && n <= 7 && !s[n] && strtoull(s, NULL, 10) <= PARAM_MAX;
+}
+
+/*
+ * One KEY=VALUE word (n bytes at s) of the timing line: the parameters the
+ * plugin documents checked, any other (prefetchers', events') kept as a word.
+ */
+static bool timing_kv(const char *s, size_t n)
+{
+	static const char *const nums[] = {
+		"core.width",	    "core.window", "core.mshrs", "core.mispredict", "lat.l1",
+		"lat.l2",	    "lat.ll",	   "lat.dram",	 "lat.stlb",	    "lat.walk",
+		"lat.string_bytes", "bp.cond",	   "bp.hist",	 "bp.btb",	    "bp.btb_assoc",
+		"bp.ras",	    NULL,
+	};
+	char w[256], scratch[256], *v;
+	__u32 c[3];
+	size_t k;
+
+	if (n >= sizeof(w))
+		return false;
+	memcpy(w, s, n);
+	w[n] = '\0';
+	v = strchr(w, '=');
+	/* keys as the plugin names them: ev.NAME may take an event's own spelling */
+	k = strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");
+	if (!v || !k || v != w + k)
+		return false;
+	*v++ = '\0';
+	if (!strcmp(w, "l2"))
+		return parse_cache(v, "", c);
+	if (!strcmp(w, "stlb"))
+		return parse_tlb(v, "", c);
+	for (k = 0; nums[k]; k++)
+		if (!strcmp(w, nums[k]))
+			return param(v);
+	return word(v, scratch, sizeof(scratch));
+}
+
+/* "core=NAME KEY=VALUE...": the core model and its parameters, once, each key once */
+static bool timing_core(struct model_table *t, const char *s)
+{
+	char name[sizeof(t->core)];
+	const char *p, *rest;
+	size_t n = strcspn(s + 5, " ");
+
+	if (t->core[0] || strncmp(s, "core=", 5) || n >= sizeof(name))
+		return false;
+	memcpy(name, s + 5, n);
+	name[n] = '\0';
+	rest = s + 5 + n;
+	if (!word(name, t->core, sizeof(t->core)) || strlen(rest) >= sizeof(t->timing))
+		return false;
+	for (p = rest; *p; p += n) {
+		char key[258];
+		size_t k = strcspn(p + 1, "= ");
+
+		n = 1 + strcspn(p + 1, " ");
+		if (*p != ' ' || k >= sizeof(key) - 2 || !timing_kv(p + 1, n - 1))
+			return false;
+		/* " KEY=" earlier on the line: a parameter given twice */
+		snprintf(key, sizeof(key), " %.*s=", (int)k, p + 1);
+		if (memmem(rest, p - rest, key, strlen(key)))
+			return false;
+	}
+	strcpy(t->timing, *rest ? rest + 1 : rest);
+	return true;
+}
+
+/* " N" at *p (a count up to max) into *v, *p moved past it */
+static bool bounded(char **p, __u64 max, __u64 *v)
+{
+	char *s = *p;
+
+	if (*s != ' ' || s[1] < '0' || s[1] > '9')
+		return false;
+	errno = 0;
+	*v = strtoull(s + 1, p, 10);
+	return !errno && *v <= max;
+}
+
+/* "insns N unknown N prefetches N cycles N": what the core model saw, once */
+static bool timing_totals(struct model_table *t, const char *s)
+{
+	static const char *const keys[] = {"insns", " unknown", " prefetches", " cycles"};
+	__u64 *v[] = {&t->core_insns, &t->core_unknown, &t->prefetches, &t->cycles};
+	char *p = (char *)s;
+	size_t i;
+
+	for (i = 0; i < 4; i++) {
+		if (strncmp(p, keys[i], strlen(keys[i])))
+			return false;
+		p += strlen(keys[i]);
+		if (!bounded(&p, TOTAL_MAX, v[i]))
+			return false;
+	}
+	if (*p || t->has_totals || t->core_unknown > t->core_insns)
+		return false;
+	t->has_totals = true;
+	return true;
+}
+
 static bool columns_ok(const struct model_table *t, const char *s)
 {
 	char want[LINE_MAX_BYTES];
@@ -149,6 +267,9 @@ static bool columns_ok(const struct model_table *t, const char *s)
 			n += snprintf(want + n, sizeof(want) - n, " itlb_miss.%u dtlb_miss.%u", g,
 				      g);
 	}
+	if (model_table_timing(t))
+		snprintf(want + n, sizeof(want) - n,
+			 " cycles cyc_base cyc_branch cyc_icache cyc_dcache cyc_tlb cyc_serialize");
 	return !strcmp(s, want);
 }
 
@@ -179,9 +300,11 @@ static bool header_line(struct reader *r, struct model_table *t, const char *s)
 {
 	int n = 0;
 
+	/* timing's columns follow from the mode: it must come first */
 	if (!strncmp(s, "mode ", 5))
 		return word(s + 5, t->mode, sizeof(t->mode)) &&
-		       (!strcmp(t->mode, "insns") || !strcmp(t->mode, "cache"));
+		       (!strcmp(t->mode, "insns") || !strcmp(t->mode, "cache") ||
+			(model_table_timing(t) && !r->have_columns));
 	if (!strncmp(s, "window ", 7))
 		return word(s + 7, t->window, sizeof(t->window));
 	if (!strncmp(s, "windows ", 8))
@@ -202,6 +325,10 @@ static bool header_line(struct reader *r, struct model_table *t, const char *s)
 		return !r->have_columns && parse_tlbs(t, s + 4);
 	if (!strncmp(s, "guest ", 6))
 		return parse_guest(t, s + 6);
+	if (!strncmp(s, "timing core=", 12))
+		return !r->have_columns && timing_core(t, s + 7);
+	if (!strncmp(s, "timing insns ", 13))
+		return !r->have_columns && timing_totals(t, s + 7);
 	if (!strncmp(s, "columns ", 8)) {
 		r->have_columns = columns_ok(t, s + 8);
 		return r->have_columns;
@@ -213,13 +340,7 @@ static bool header_line(struct reader *r, struct model_table *t, const char *s)
 /* " N" (a count up to COUNT_MAX) at *p into *v, *p moved past it */
 static bool count(char **p, __u64 *v)
 {
-	char *s = *p;
-
-	if (*s != ' ' || s[1] < '0' || s[1] > '9')
-		return false;
-	errno = 0;
-	*v = strtoull(s + 1, p, 10);
-	return !errno && *v <= COUNT_MAX;
+	return bounded(p, COUNT_MAX, v);
 }
 
 /* " EV FLUSHES" of format 2: a kind or '-', and flushes only by what may flush */
@@ -245,9 +366,31 @@ static bool event(char **p, struct model_table_row *row)
 	       row->kind == MK_invlpg || row->kind == MK_invpcid;
 }
 
-static int row(struct reader *r, const struct model_table *t, model_table_fn fn, void *ctx)
+/* " CYCLES BASE ... SERIALIZE" of mode timing into cyc: the stack sums to the cycles */
+static int cycles(const struct reader *r, char **p, __u64 *cyc, char *why, size_t len)
 {
-	__u64 v[MODEL_GEOMS_MAX * MODEL_STATS], tlb[MODEL_GEOMS_MAX * 2];
+	__u64 sum = 0;
+	int i;
+
+	for (i = 0; i <= MODEL_CYCS; i++)
+		if (!count(p, &cyc[i]))
+			return -EBADMSG;
+	for (i = 1; i <= MODEL_CYCS; i++)
+		sum += cyc[i];
+	if (sum + STACK_SLACK < cyc[0] || sum > cyc[0] + STACK_SLACK) {
+		snprintf(
+			why, len,
+			"line %lu: its cycle stack sums to %llu, not to its %llu cycles (within %d)",
+			r->no, (unsigned long long)sum, (unsigned long long)cyc[0], STACK_SLACK);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+static int row(struct reader *r, const struct model_table *t, model_table_fn fn, void *ctx,
+	       char *why, size_t len)
+{
+	__u64 v[MODEL_GEOMS_MAX * MODEL_STATS], tlb[MODEL_GEOMS_MAX * 2], cyc[1 + MODEL_CYCS];
 	struct model_table_row row = {.kind = -1, .v = v, .tlb = tlb};
 	unsigned int g, i, per = t->format >= 2 ? MODEL_STATS + 2 : MODEL_STATS;
 	char *p = r->line, *end;
@@ -265,8 +408,11 @@ static int row(struct reader *r, const struct model_table *t, model_table_fn fn,
 			if (!count(&end, i < MODEL_STATS ? &v[g * MODEL_STATS + i]
 							 : &tlb[g * 2 + i - MODEL_STATS]))
 				return -EBADMSG;
+	if (model_table_timing(t) && cycles(r, &end, cyc, why, len))
+		return -EBADMSG;
 	if (*end)
 		return -EBADMSG;
+	row.cyc = model_table_timing(t) ? cyc : NULL;
 	r->last_pc = row.pc;
 	r->any_row = true;
 	if (!model_table_has_tlb(t))
@@ -304,8 +450,20 @@ static int header_done(const struct model_table *t, char *why, size_t len)
 		snprintf(why, len, "the boot window reached user mode before the kernel's entry");
 		return -EBADMSG;
 	}
-	if (!strcmp(t->mode, "cache") != (t->ngeom > 0)) {
+	if (!strcmp(t->mode, "insns") == (t->ngeom > 0)) {
 		snprintf(why, len, "mode %s with %u cache geometries", t->mode, t->ngeom);
+		return -EBADMSG;
+	}
+	if (model_table_timing(t) && (t->format < 2 || t->ngeom != 1)) {
+		snprintf(why, len,
+			 "mode timing with %u cache geometries in a table of format %u"
+			 " (it simulates one, in format 2)",
+			 t->ngeom, t->format);
+		return -EBADMSG;
+	}
+	if (model_table_timing(t) ? !t->core[0] || !t->has_totals : t->core[0] || t->has_totals) {
+		snprintf(why, len, "mode %s %s its '# timing core=' and '# timing insns' lines",
+			 t->mode, model_table_timing(t) ? "without" : "with");
 		return -EBADMSG;
 	}
 	for (g = 0; t->format >= 2 && g < t->ngeom; g++)
@@ -353,7 +511,7 @@ static int read_all(struct reader *r, struct model_table *t, model_table_fn fn, 
 				return err;
 			r->header_done = true;
 		}
-		err = row(r, t, fn, ctx);
+		err = row(r, t, fn, ctx, why, len);
 		if (err)
 			break;
 	}
@@ -361,7 +519,7 @@ static int read_all(struct reader *r, struct model_table *t, model_table_fn fn, 
 		snprintf(why, len, "larger than any table the model writes (1 GiB)");
 		return err;
 	}
-	if (err == -EBADMSG || err > 0) {
+	if ((err == -EBADMSG && !*why) || err > 0) {
 		snprintf(why, len, "line %lu is not what the model writes there", r->no);
 		return -EBADMSG;
 	}

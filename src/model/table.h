@@ -5,7 +5,10 @@
  * instructions and, per cache geometry, six counts.  Format 2 adds to each
  * row the instruction's kind and how many of its executions flushed TLBs
  * and, per geometry, its I-TLB and D-TLB misses.  Read as untrusted:
- * every line bounded and checked, PCs strictly increasing.
+ * every line bounded and checked, PCs strictly increasing.  Mode timing
+ * (one geometry, format 2) adds an out-of-order core model: its parameters
+ * and totals in two '# timing' lines, and per row its cycles and their
+ * stack.
  */
 #ifndef KP_MODEL_TABLE_H
 #define KP_MODEL_TABLE_H
@@ -16,10 +19,13 @@
 
 #include "data/model.h"
 
+/* the key=value words of a '# timing core=NAME' line, at most */
+#define MODEL_TIMING_MAX 4096
+
 struct model_table {
 	unsigned int format;		  /* 1: no TLBs, no events; 2 */
 	char guest_pti[8], guest_pcid[8]; /* 0, 1 or unknown (format 2), "" (format 1) */
-	char mode[8];			  /* insns or cache */
+	char mode[8];			  /* insns, cache or timing */
 	char window[16];		  /* complete, incomplete or none */
 	char qemu[128];			  /* the QEMU version the plugin ran in */
 	char kernel[129]; /* the build id of the kernel that ran, "" when not said */
@@ -30,6 +36,12 @@ struct model_table {
 	__u64 entry_insns, first_user_insns;
 	unsigned int ngeom;
 	struct model_geom geom[MODEL_GEOMS_MAX];
+	/* mode timing: the core model's name and its key=value words after it, as written */
+	char core[64];
+	char timing[MODEL_TIMING_MAX];
+	/* the instructions the core saw, those it did not know, prefetches, all cycles */
+	bool has_totals;
+	__u64 core_insns, core_unknown, prefetches, cycles;
 };
 
 /* One row. */
@@ -39,11 +51,14 @@ struct model_table_row {
 	int kind;	  /* format 2: an enum model_kind; -1: none */
 	const __u64 *v;	  /* ngeom x MODEL_STATS counts */
 	const __u64 *tlb; /* format 2: ngeom x 2, the I-TLB's and the D-TLB's misses */
+	const __u64 *cyc; /* timing: the cycles, then the MODEL_CYCS of their stack; else NULL */
 };
 typedef int (*model_table_fn)(const struct model_table_row *r, void *ctx);
 
-/* Whether the table's geometries simulated TLBs (format 2, cache). */
+/* Whether the table's geometries simulated TLBs (format 2, cache or timing). */
 bool model_table_has_tlb(const struct model_table *t);
+/* Whether the table is of mode timing: cycles per row. */
+bool model_table_timing(const struct model_table *t);
 
 /*
  * Read the table at path: its header into *t, then fn for each row (fn NULL:

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * kprotperf inject --model TABLE: the input is the table (seeds: tables of
- * both modes and a sweep of two geometries), read by model/table.c as the
- * model writes it; every row it accepts has PCs in increasing order and
- * counts within the bounds a data file allows.
+ * every mode and a sweep of two geometries), read by model/table.c as the
+ * model writes it; every row it accepts has PCs in increasing order, counts
+ * within the bounds a data file allows and, of mode timing, a cycle stack
+ * summing to its cycles.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -18,6 +19,21 @@ struct seen {
 	unsigned long rows;
 };
 
+/* mode timing: each of the cycles and their stack a count, the stack summing to them */
+static void cycles(const __u64 *cyc)
+{
+	__u64 sum = 0;
+	int i;
+
+	for (i = 0; i <= MODEL_CYCS; i++)
+		if (cyc[i] > (1ULL << 40))
+			abort();
+	for (i = 1; i <= MODEL_CYCS; i++)
+		sum += cyc[i];
+	if (sum + 6 < cyc[0] || sum > cyc[0] + 6)
+		abort();
+}
+
 static int row(const struct model_table_row *r, void *ctx)
 {
 	struct seen *s = ctx;
@@ -25,6 +41,8 @@ static int row(const struct model_table_row *r, void *ctx)
 	if ((s->rows && r->pc <= s->last) || r->insns > (1ULL << 40) || r->flushes > r->insns ||
 	    r->kind >= MODEL_KINDS)
 		abort();
+	if (r->cyc)
+		cycles(r->cyc);
 	s->last = r->pc;
 	s->rows++;
 	return 0;
@@ -48,6 +66,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (!err && (t.entry_insns > (1ULL << 40) || t.first_user_insns > (1ULL << 40) ||
 		     (t.has_entry && t.has_first_user && t.entry_insns > t.first_user_insns)))
+		abort();
+	if (!err && model_table_timing(&t) &&
+	    (t.ngeom != 1 || !t.core[0] || !t.has_totals || t.core_unknown > t.core_insns))
 		abort();
 	for (g = 0; !err && g < t.ngeom; g++)
 		if (t.geom[g].cache[1][1] * t.geom[g].cache[1][2] > t.geom[g].cache[1][0])

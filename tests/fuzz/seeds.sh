@@ -108,7 +108,7 @@ cp share/features.conf "$out/features/features.conf"
 # one process: head closing the pipe early would kill grep (pipefail)
 awk '!/^#/ && n++ < 12' share/features.conf >"$out/features/head"
 
-# the model's tables: both modes, a sweep of two geometries, a window left open, a boot
+# the model's tables: every mode, a sweep of two geometries, a window left open, a boot
 printf '%s\n' '# kp_model 1' '# kernel_build_id ab12' '# mode insns' '# qemu 1:7.2' \
 	'# window complete' '# windows opened 1 closed 1 restarts 0 stray_stops 0' \
 	'# columns pc insns' '0x401000 3' '0x401004 3' '0xffffffff81000000 12' >"$out/model_table/insns"
@@ -127,6 +127,7 @@ printf '%s\n' '# kp_model 1' '# mode insns' '# qemu 1:7.2' '# window complete' \
 # format 2 (TLBs and events): the unit tests' fixtures, cache and insns
 cp tests/unit/model/table2-base.txt "$out/model_table/tlb"
 cp tests/unit/model/table2-insns.txt "$out/model_table/events"
+cp tests/unit/model/table3-timing.txt "$out/model_table/timing"
 
 # cost tables: the shipped ones, one cut short, one with the core's figures, one with
 # escapes and notes

@@ -420,9 +420,10 @@ static void test_table2_good(void **state)
 	"# kp_model 2\n# kernel_build_id abcd\n# mode cache\n# qemu 7\n# window complete\n" \
 	"# windows opened 1 closed 1 restarts 0 stray_stops 0\n"                            \
 	"# geom 0 i1=32768:8:64 d1=32768:8:64 ll=8388608:16:64\n"
-#define COLS2                                                                         \
+#define COLS2_WORDS                                                                   \
 	"# columns pc insns ev flushes i1_miss.0 d1_read.0 d1_read_miss.0 d1_write.0" \
-	" d1_write_miss.0 ll_miss.0 itlb_miss.0 dtlb_miss.0\n"
+	" d1_write_miss.0 ll_miss.0"
+#define COLS2 COLS2_WORDS " itlb_miss.0 dtlb_miss.0\n"
 #define HEAD2 HEAD2_TOP "# tlb 0 itlb=128:8 dtlb=64:4\n# guest pti 0 pcid 1\n" COLS2
 
 /* Each bad table of format 2 refused with why naming what is wrong. */
@@ -691,17 +692,333 @@ static void test_costs_bad(void **state)
 	refused_costs(big, data);
 }
 
+#define TIMING FIX "table3-timing.txt"
+#define HEAD3_TOP                                                                            \
+	"# kp_model 2\n# kernel_build_id abcd\n# mode timing\n# qemu 7\n# window complete\n" \
+	"# windows opened 1 closed 1 restarts 0 stray_stops 0\n"                             \
+	"# geom 0 i1=32768:8:64 d1=32768:8:64 ll=8388608:16:64\n"                            \
+	"# tlb 0 itlb=128:8 dtlb=64:4\n"
+#define CORE3 \
+	"# timing core=ooo core.width=4 lat.dram=250 l2=524288:8:64 ev.lfence=60 ev.L1D-miss=3\n"
+#define TOTAL3 "# timing insns 10 unknown 1 prefetches 2 cycles 100\n"
+#define COLS3       \
+	COLS2_WORDS \
+	" itlb_miss.0 dtlb_miss.0 cycles cyc_base cyc_branch cyc_icache cyc_dcache cyc_tlb cyc_serialize\n"
+#define HEAD3 HEAD3_TOP CORE3 TOTAL3 COLS3
+
+/* Per row of mode timing: its cycles, and its stack's sum. */
+static int sum3_row(const struct model_table_row *r, void *ctx)
+{
+	unsigned long long *sum = ctx;
+	int i;
+
+	sum[0] += r->cyc ? r->cyc[0] : 0;
+	for (i = 1; r->cyc && i <= MODEL_CYCS; i++)
+		sum[1] += r->cyc[i];
+	return 0;
+}
+
+/* The fixture of mode timing: the core, its parameters as written, totals, cycles per row. */
+static void test_timing_table_good(void **state)
+{
+	unsigned long long sum[2] = {0};
+	struct model_table t;
+	char why[256];
+
+	assert_int_equal(model_table_read(TIMING, &t, sum3_row, sum, why, sizeof(why)), 0);
+	assert_true(model_table_timing(&t));
+	assert_string_equal(t.core, "skylake-ish");
+	assert_true(!strncmp(t.timing, "core.width=4 core.window=224 ", 29));
+	assert_true(tu_ends_with(t.timing, " stlb=2048:16 pf.l1_stride=1 ev.lfence=60"));
+	assert_int_equal(t.core_insns, 1240);
+	assert_int_equal(t.core_unknown, 3);
+	assert_int_equal(t.prefetches, 17);
+	assert_int_equal(t.cycles, 43839);
+	assert_int_equal(sum[0], 43839);
+	assert_int_equal(sum[1], 43838);
+}
+
+/* Each bad table of mode timing refused in one line naming the line or what lacks. */
+static void test_timing_table_bad(void **state)
+{
+	static const struct {
+		const char *text, *why;
+	} bad[] = {
+		/* a stack summing 7 short of its cycles; one summing 7 over */
+		{HEAD3 "0x1 5 - 0 0 0 0 0 0 0 0 0 100 90 1 1 1 0 0\n",
+		 "line 12: its cycle stack sums to 93, not to its 100 cycles (within 6)"},
+		{HEAD3 "0x1 5 - 0 0 0 0 0 0 0 0 0 10 17 0 0 0 0 0\n",
+		 "line 12: its cycle stack sums to 17, not to its 10 cycles (within 6)"},
+		/* a timing line missing, or given twice */
+		{HEAD3_TOP CORE3 COLS3 "0x1 5 - 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+		 "mode timing without its '# timing core=' and '# timing insns' lines"},
+		{HEAD3_TOP TOTAL3 COLS3, "mode timing without its '# timing core=' and '# timing"
+					 " insns' lines"},
+		{HEAD3_TOP CORE3 CORE3, "line 10 is not what the model writes there"},
+		/* a negative cycle count, one beyond 2^40, a stack part missing, one too many */
+		{HEAD3 "0x1 5 - 0 0 0 0 0 0 0 0 0 -5 0 0 0 0 0 0\n",
+		 "line 12 is not what the model writes there"},
+		{HEAD3 "0x1 5 - 0 0 0 0 0 0 0 0 0 1099511627777 1099511627777 0 0 0 0 0\n",
+		 "line 12 is not what the model writes there"},
+		{HEAD3 "0x1 5 - 0 0 0 0 0 0 0 0 0 1 1 0 0 0 0\n",
+		 "line 12 is not what the model writes there"},
+		{HEAD3 "0x1 5 - 0 0 0 0 0 0 0 0 0 1 1 0 0 0 0 0 0\n",
+		 "line 12 is not what the model writes there"},
+		/* totals beyond 2^50, negative, more unknown than seen, a word missing */
+		{HEAD3_TOP CORE3
+		 "# timing insns 1125899906842625 unknown 0 prefetches 0 cycles 0\n",
+		 "line 10 is not what the model writes there"},
+		{HEAD3_TOP CORE3 "# timing insns 10 unknown 0 prefetches -1 cycles 0\n",
+		 "line 10 is not what the model writes there"},
+		{HEAD3_TOP CORE3 "# timing insns 10 unknown 11 prefetches 0 cycles 0\n",
+		 "line 10 is not what the model writes there"},
+		{HEAD3_TOP CORE3 "# timing insns 10 unknown 1 cycles 0\n",
+		 "line 10 is not what the model writes there"},
+		/* a parameter not a number, huge, twice; a cache that is none; a word not KEY=VALUE
+		 */
+		{HEAD3_TOP "# timing core=ooo core.width=four\n",
+		 "line 9 is not what the model writes there"},
+		{HEAD3_TOP "# timing core=ooo lat.dram=2000000\n",
+		 "line 9 is not what the model writes there"},
+		{HEAD3_TOP "# timing core=ooo bp.ras=32 core.width=4 bp.ras=16\n",
+		 "line 9 is not what the model writes there"},
+		{HEAD3_TOP "# timing core=ooo l2=1000:8:64\n",
+		 "line 9 is not what the model writes there"},
+		{HEAD3_TOP "# timing core=ooo ev.x=a/b\n",
+		 "line 9 is not what the model writes there"},
+		{HEAD3_TOP "# timing core=ooo ev/x=1\n",
+		 "line 9 is not what the model writes there"},
+		{HEAD3_TOP "# timing core=ooo width\n",
+		 "line 9 is not what the model writes there"},
+		{HEAD3_TOP "# timing core= core.width=4\n",
+		 "line 9 is not what the model writes there"},
+		/* the cycles columns in a table of mode cache; timing lines in one */
+		{HEAD2_TOP "# tlb 0 itlb=128:8 dtlb=64:4\n" COLS3,
+		 "line 9 is not what the model writes there"},
+		{HEAD2_TOP "# tlb 0 itlb=128:8 dtlb=64:4\n" CORE3 TOTAL3 COLS2,
+		 "mode cache with its '# timing core=' and '# timing insns' lines"},
+		/* mode timing of two geometries, or of none */
+		{HEAD3_TOP "# geom 1 i1=32768:8:64 d1=32768:8:64 ll=1048576:16:64\n"
+			   "# tlb 1 itlb=128:8 dtlb=64:4\n" CORE3 TOTAL3 COLS2_WORDS
+			   " itlb_miss.0 dtlb_miss.0 i1_miss.1 d1_read.1 d1_read_miss.1 d1_write.1"
+			   " d1_write_miss.1 ll_miss.1 itlb_miss.1 dtlb_miss.1 cycles cyc_base"
+			   " cyc_branch cyc_icache cyc_dcache cyc_tlb cyc_serialize\n",
+		 "mode timing with 2 cache geometries in a table of format 2 (it simulates one, in"
+		 " format 2)"},
+		{"# kp_model 2\n# mode timing\n# qemu 7\n# window complete\n" CORE3 TOTAL3
+		 "# columns pc insns ev flushes cycles cyc_base cyc_branch cyc_icache cyc_dcache"
+		 " cyc_tlb cyc_serialize\n",
+		 "mode timing with 0 cache geometries"},
+	};
+	unsigned long long sum[2];
+	struct model_table t;
+	char why[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(model_table_read(file("t", bad[i].text), &t, sum3_row, sum, why,
+						  sizeof(why)),
+				 -EBADMSG);
+		assert_string_equal(why, bad[i].why);
+	}
+}
+
+/* A timing recording checked when opened: a stack part below 0, totals beyond 2^50. */
+static void timing_corrupt(const char *data)
+{
+	char bad[160], want[512], *err;
+	char *argv[] = {"report", "--model", bad, NULL};
+	int ret;
+
+	snprintf(bad, sizeof(bad), "%s/neg.data", dir);
+	assert_int_equal(tu_run("cp %s %s && sqlite3 %s 'UPDATE model_cycles SET dcache = -5"
+				" WHERE pc = 4198400'",
+				data, bad, bad),
+			 0);
+	snprintf(want, sizeof(want),
+		 "kprotperf report: %s: corrupt data file: table model_cycles, row 4198400: dcache"
+		 " is -5, not a count from 0 to 2^40: record it again\n",
+		 bad);
+	tu_expect(cmd_report, argv, 2, 1, want);
+	assert_int_equal(tu_run("cp %s %s && sqlite3 %s \"UPDATE meta SET value ="
+				" '1125899906842625' WHERE key = 'model.timing_cycles'\"",
+				data, bad, bad),
+			 0);
+	err = tu_run_fd(cmd_report, argv, 2, &ret);
+	assert_int_equal(ret, 1);
+	assert_non_null(strstr(err, ": model.timing_cycles is '1125899906842625', not a count"
+				    " from 0 to 2^50: record it again\n"));
+	free(err);
+}
+
+/* inject of mode timing: each PC's cycles and stack, the core's meta; a bad stack refused */
+static void test_timing_inject(void **state)
+{
+	const char *data = recording2("k3.data");
+	char why[256], copy[160];
+	struct datafile *df;
+
+	snprintf(copy, sizeof(copy), "%s.orig", data);
+	assert_int_equal(tu_run("cp %s %s", data, copy), 0);
+	assert_int_equal(model_inject(file("bad.txt", HEAD3 "0x1 5 - 0 0 0 0 0 0 0 0 0 9 1 1 0 0"
+							    " 0 0\n"),
+				      data, why, sizeof(why)),
+			 -EBADMSG);
+	assert_string_equal(why,
+			    "line 12: its cycle stack sums to 2, not to its 9 cycles (within 6)");
+	assert_int_equal(tu_run("cmp -s %s %s", data, copy), 0);
+	assert_int_equal(model_inject(TIMING, data, why, sizeof(why)), 0);
+	assert_int_equal(datafile_open(&df, data, why, sizeof(why)), 0);
+	assert_string_equal(datafile_meta(df, "model.mode"), "timing");
+	assert_string_equal(datafile_meta(df, "model.core"), "skylake-ish");
+	assert_true(tu_ends_with(datafile_meta(df, "model.timing"), " ev.lfence=60"));
+	assert_string_equal(datafile_meta(df, "model.timing_insns"), "1240");
+	assert_string_equal(datafile_meta(df, "model.timing_unknown"), "3");
+	assert_string_equal(datafile_meta(df, "model.timing_prefetches"), "17");
+	assert_string_equal(datafile_meta(df, "model.timing_cycles"), "43839");
+	assert_true(model_has_tlb(df, 0));
+	datafile_close(df);
+	assert_int_equal(
+		tu_run("test \"$(sqlite3 %s 'SELECT count(*), sum(cycles), sum(base), sum(branch),"
+		       " sum(icache), sum(dcache), sum(tlb), sum(serialize) FROM model_cycles;"
+		       " SELECT count(*) FROM model_misses')\" = '16|43839|1233|2570|360|6925|1450"
+		       "|31300\n16'",
+		       data),
+		0);
+	timing_corrupt(data);
+}
+
+/*
+ * report --model of a timing recording, text and JSON whole, with and
+ * without --stack: est_cycles the model's cycles, labelled so, no cost table.
+ */
+static void test_timing_report(void **state)
+{
+	const char *data = merged2("r3.data", TIMING);
+	char *text[] = {"report", "--model", (char *)data, NULL};
+	char *json[] = {"report", "--model", "--json", (char *)data, NULL};
+	char *stack[] = {"report", "--model", "--stack", (char *)data, NULL};
+	char *stack_json[] = {"report", "--model", "--stack", "--json", (char *)data, NULL};
+	char *costs[] = {"report", "--model", "--costs", COSTS, (char *)data, NULL};
+	char want[256], *out, *with;
+
+	tu_golden_output("model-timing-report", cmd_report, text);
+	tu_golden_json("model-timing-report", dir, cmd_report, json);
+	/* the totals' est_cycles the rows' cycles, each function's stack summing to them */
+	assert_int_equal(
+		tu_run("python3 -c 'import json, sys; d = json.load(open(sys.argv[1]));"
+		       " k = d[\"totals\"][\"kernel\"]; u = d[\"totals\"][\"user\"]; m = d[\"model\"];"
+		       " assert d[\"costs\"] is None and m[\"mode\"] == \"timing\", d;"
+		       " assert (m[\"core\"], m[\"cycles\"], m[\"parameters\"][\"core.width\"],"
+		       " m[\"parameters\"][\"l2\"]) == (\"skylake-ish\", 43839, 4, \"524288:8:64\"), m;"
+		       " assert (k[\"est_cycles\"], u[\"est_cycles\"]) == (43743, 96), (k, u);"
+		       " assert all(abs(sum(f[\"stack\"].values()) - f[\"est_cycles\"]) <= 6 * 16"
+		       " for f in d[\"functions\"]), d' %s/out.json",
+		       dir),
+		0);
+	tu_golden_output("model-timing-stack", cmd_report, stack);
+	/* JSON has the stack with --stack or without */
+	out = tu_output(cmd_report, json);
+	with = tu_output(cmd_report, stack_json);
+	assert_string_equal(out, with);
+	free(with);
+	free(out);
+	/* --costs: said unused in one line, the output as without it */
+	snprintf(want, sizeof(want),
+		 "kprotperf: --costs %s not used: est_cycles of a timing recording is the timing"
+		 " model's cycles\n",
+		 COSTS);
+	tu_expect(cmd_report, costs, 2, 0, want);
+	out = tu_output(cmd_report, text);
+	with = tu_output(cmd_report, costs);
+	assert_string_equal(out, with);
+	free(with);
+	free(out);
+	tu_expect(cmd_folded, (char *[]){"folded", "--model", "est", (char *)data, NULL}, 1, 0,
+		  "[kernel];kfunc 11230\n[kernel];entry_SYSCALL_64 30500\n"
+		  "[kernel];__x86_indirect_thunk_rax 660\n/bin/prog;ufunc 96\n"
+		  "[kernel];__x86_return_thunk 25\n[kernel];__x86_indirect_thunk_rcx 120\n"
+		  "[kernel];flush_tlb_one 1208\n");
+	tu_expect(cmd_folded, (char *[]){"folded", "--model", "est", (char *)data, NULL}, 2, 0,
+		  "kprotperf folded: est_cycles is the timing model's cycles (core skylake-ish)\n");
+}
+
+/* --stack of a recording not of the timing model: one line, the way out, nothing shown */
+static void test_timing_stack_refused(void **state)
+{
+	const char *data = merged2("s2.data", FIX "table2-base.txt");
+	char *argv[] = {"report", "--model", "--stack", (char *)data, NULL};
+	char want[512];
+
+	snprintf(want, sizeof(want),
+		 "kprotperf report: %s: --stack needs a recording of the timing model, this one"
+		 " is of mode cache: record it under scripts/vm-run.sh --model timing\n",
+		 data);
+	tu_expect(cmd_report, argv, 2, 1, want);
+	tu_expect(cmd_report, argv, 1, 1, "");
+	tu_expect(cmd_report, (char *[]){"report", "--stack", (char *)data, NULL}, 2, 2,
+		  "kprotperf report: --stack goes with --model (and without --data)\n");
+}
+
+/*
+ * diff --model of a timing recording against a cache one, either way round:
+ * one line, nothing shown; two timing recordings compare their cycles
+ * (table3-timing-hard.txt: twice the CR3 writes, 1000 fewer dcache cycles).
+ */
+static void test_timing_diff(void **state)
+{
+	char timing[128], cache[128], hard[128], want[256];
+	size_t i;
+
+	snprintf(timing, sizeof(timing), "%s", merged2("d3.data", TIMING));
+	snprintf(hard, sizeof(hard), "%s", merged2("e3.data", FIX "table3-timing-hard.txt"));
+	snprintf(cache, sizeof(cache), "%s", merged2("d2.data", FIX "table2-base.txt"));
+	{
+		/* each with its base's mode and its hardened one's */
+		char *refused[][7] = {
+			{"diff", "--model", timing, cache, NULL, "timing", "cache"},
+			{"diff", "--model", "--json", cache, timing, "cache", "timing"},
+			{"diff", "--model", "--data", timing, cache, "timing", "cache"},
+		};
+		char *tt[] = {"diff", "--model", "--sort", "est", timing, hard, NULL};
+
+		for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+			snprintf(want, sizeof(want),
+				 "kprotperf diff: the base recording was modelled with %s, the"
+				 " hardened one with %s: compare recordings of one mode\n",
+				 refused[i][5], refused[i][6]);
+			refused[i][5] = NULL;
+			tu_expect(cmd_diff, refused[i], 2, 1, want);
+			tu_expect(cmd_diff, refused[i], 1, 1, "");
+		}
+		tu_golden_output("model-timing-diff", cmd_diff, tt);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_table_good),   cmocka_unit_test(test_table_bad),
-		cmocka_unit_test(test_inject),	     cmocka_unit_test(test_inject_refused),
-		cmocka_unit_test(test_sweep_report), cmocka_unit_test(test_sweep_diff),
-		cmocka_unit_test(test_sweep_one),    cmocka_unit_test(test_table2_good),
-		cmocka_unit_test(test_table2_bad),   cmocka_unit_test(test_inject2),
-		cmocka_unit_test(test_report2),	     cmocka_unit_test(test_diff2),
-		cmocka_unit_test(test_folded2),	     cmocka_unit_test(test_no_tlb),
+		cmocka_unit_test(test_table_good),
+		cmocka_unit_test(test_table_bad),
+		cmocka_unit_test(test_inject),
+		cmocka_unit_test(test_inject_refused),
+		cmocka_unit_test(test_sweep_report),
+		cmocka_unit_test(test_sweep_diff),
+		cmocka_unit_test(test_sweep_one),
+		cmocka_unit_test(test_table2_good),
+		cmocka_unit_test(test_table2_bad),
+		cmocka_unit_test(test_inject2),
+		cmocka_unit_test(test_report2),
+		cmocka_unit_test(test_diff2),
+		cmocka_unit_test(test_folded2),
+		cmocka_unit_test(test_no_tlb),
 		cmocka_unit_test(test_costs_bad),
+		cmocka_unit_test(test_timing_table_good),
+		cmocka_unit_test(test_timing_table_bad),
+		cmocka_unit_test(test_timing_inject),
+		cmocka_unit_test(test_timing_report),
+		cmocka_unit_test(test_timing_stack_refused),
+		cmocka_unit_test(test_timing_diff),
 	};
 	int rc;
 

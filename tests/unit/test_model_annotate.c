@@ -120,14 +120,20 @@ static int build(void *f)
 		       : -1;
 }
 
-/* Whether the recording is of a table of format 2 (TLBs and events), else of format 1. */
-static bool format2;
+/* What table the recording is of: format 1; format 2 (TLBs and events); mode timing (and cycles) */
+static enum { FORMAT1, FORMAT2, TIMING } made;
 
 static void put_meta(struct datafile *df)
 {
 	struct kv_list meta = {};
 
-	if (format2) {
+	if (made == TIMING) {
+		assert_int_equal(kv_add(&meta, "model.core", "ooo"), 0);
+		assert_int_equal(kv_add(&meta, "model.timing", "core.width=4 lat.dram=250"), 0);
+		assert_int_equal(kv_add(&meta, "model.timing_insns", "1000"), 0);
+		assert_int_equal(kv_add(&meta, "model.timing_cycles", "9000"), 0);
+	}
+	if (made >= FORMAT2) {
 		assert_int_equal(kv_add(&meta, "model.format", "2"), 0);
 		assert_int_equal(kv_add(&meta, "model.guest_pti", "1"), 0);
 		assert_int_equal(kv_add(&meta, "model.guest_pcid", "1"), 0);
@@ -136,11 +142,30 @@ static void put_meta(struct datafile *df)
 	assert_int_equal(kv_add(&meta, "kernel.release", "6.1.0-kp-test"), 0);
 	assert_int_equal(kv_add(&meta, "model.windows", "1"), 0);
 	assert_int_equal(kv_add(&meta, "model.state", "counted"), 0);
-	assert_int_equal(kv_add(&meta, "model.mode", "cache"), 0);
+	assert_int_equal(kv_add(&meta, "model.mode", made == TIMING ? "timing" : "cache"), 0);
 	assert_int_equal(kv_add(&meta, "model.window", "complete"), 0);
 	assert_int_equal(kv_add(&meta, "model.qemu", "1:7.2"), 0);
 	assert_int_equal(recording_put_meta(df, &meta), 0);
 	kv_list_free(&meta);
+}
+
+/*
+ * Of mode timing, PC i's cycles for its n executions: one each to issue, 8
+ * for the guard's fetch miss, 10 for each D1 miss of the load and 30 for
+ * each of its D-TLB misses.
+ */
+static void put_cycles(struct datafile *df, size_t i, __u64 n)
+{
+	__u64 c[1 + MODEL_CYCS] = {0};
+	int k;
+
+	c[1 + MODEL_CYC_BASE] = n;
+	c[1 + MODEL_CYC_ICACHE] = i == 0 ? 8 : 0;
+	c[1 + MODEL_CYC_DCACHE] = i == 3 ? 10 * (n / 5) : 0;
+	c[1 + MODEL_CYC_TLB] = i == 3 ? 30 * (n / 7) : 0;
+	for (k = 1; k <= MODEL_CYCS; k++)
+		c[0] += c[k];
+	assert_int_equal(model_put_cycles(df, fx->insns[i] + SLIDE, c), 0);
 }
 
 /*
@@ -159,7 +184,7 @@ static void fill(struct datafile *df)
 	assert_int_equal(recording_put_ksym(df, fx->insns[0] + SLIDE, "kp_loop", ""), 0);
 	assert_int_equal(recording_put_ksym(df, fx->insns[NLOOP] + SLIDE, "kp_outer", ""), 0);
 	assert_int_equal(model_put_geom(df, 0, &g), 0);
-	if (format2)
+	if (made >= FORMAT2)
 		assert_int_equal(model_put_tlbs(df, 0, &g), 0);
 	assert_int_equal(model_put_usym(df, 0x401000, 0x20, "ufunc", "/nonexistent/prog"), 0);
 	assert_int_equal(model_put_pc(df, 0x401000, 4), 0);
@@ -174,7 +199,9 @@ static void fill(struct datafile *df)
 		v[MODEL_LL_MISSES] = i == 3 ? 2 : 0;
 		assert_int_equal(model_put_pc(df, fx->insns[i] + SLIDE, n), 0);
 		assert_int_equal(model_put_misses(df, fx->insns[i] + SLIDE, 0, v), 0);
-		if (!format2)
+		if (made == TIMING)
+			put_cycles(df, i, n);
+		if (made == FORMAT1)
 			continue;
 		/* the guard's fetch misses the I-TLB once, the load the D-TLB every seventh */
 		assert_int_equal(
@@ -285,13 +312,45 @@ static void test_blocks_tlb(void **state)
 	char *out;
 
 	fx = tu_fixture(state);
-	format2 = true;
+	made = FORMAT2;
 	recording();
-	format2 = false;
+	made = FORMAT1;
 	golden("model-annotate-tlb-text", text);
 	out = tu_run_fd(cmd_annotate, json, 1, &ret);
 	assert_int_equal(ret, 0);
 	tu_golden_mask("model-annotate-tlb-json", out,
+		       (const char *const[]){fx->t.dir, "DIR", NULL});
+	free(out);
+}
+
+/*
+ * Of mode timing: est_cycles the model's cycles, and with --stack each
+ * line's and block's stack, text and JSON whole; without --stack no stack
+ * columns.
+ */
+static void test_blocks_timing(void **state)
+{
+	char *text[] = {"annotate",  "--model",	  "--stack", "-f", "kp_loop",
+			"--vmlinux", fx->vmlinux, fx->data,  NULL};
+	char *plain[] = {"annotate",  "--model",   "-f",     "kp_loop",
+			 "--vmlinux", fx->vmlinux, fx->data, NULL};
+	char *json[] = {"annotate",  "--model",	  "--json", "-f", "kp_loop",
+			"--vmlinux", fx->vmlinux, fx->data, NULL};
+	int ret;
+	char *out;
+
+	fx = tu_fixture(state);
+	made = TIMING;
+	recording();
+	made = FORMAT1;
+	golden("model-annotate-timing-text", text);
+	out = tu_output(cmd_annotate, plain);
+	assert_null(strstr(out, "serialize"));
+	assert_non_null(strstr(out, "# est_cycles (timing model, core ooo)"));
+	free(out);
+	out = tu_run_fd(cmd_annotate, json, 1, &ret);
+	assert_int_equal(ret, 0);
+	tu_golden_mask("model-annotate-timing-json", out,
 		       (const char *const[]){fx->t.dir, "DIR", NULL});
 	free(out);
 }
@@ -333,7 +392,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_blocks_text),  cmocka_unit_test(test_blocks_json),
 		cmocka_unit_test(test_inlined_line), cmocka_unit_test(test_blocks_tlb),
-		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_refusals),     cmocka_unit_test(test_blocks_timing),
 	};
 
 	/* no calibrated table of this machine: est_cycles only with --costs */
