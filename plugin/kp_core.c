@@ -192,6 +192,18 @@ static void kp_prefetches(struct kp_core *c, const struct kp_core_insn *in, doub
 	}
 }
 
+/* a store's line a prefetch is still bringing; the lines it dirtied, written back */
+static void kp_store_waits(struct kp_core *c, const struct kp_core_insn *in, struct kp_when *done)
+{
+	const struct kp_core_line *e = &c->inflight[in->store_line & (KP_CORE_INFLIGHT - 1)];
+	uint32_t i;
+
+	if (in->store_line && e->line == in->store_line)
+		kp_later(done, e->ready, KP_ST_DCACHE);
+	for (i = 0; i < in->writebacks; i++)
+		kp_channel(c, done->t);
+}
+
 /* The load: its address, a miss buffer when it missed L1, its latency; when its value is there. */
 static struct kp_when kp_load(struct kp_core *c, const struct kp_core_insn *in, struct kp_when d)
 {
@@ -260,6 +272,7 @@ void kp_core_step(struct kp_core *c, const struct kp_core_insn *in, struct kp_co
 	kp_sources(c, in->src & ~in->addr, &done);
 	if (!in->load_lat)
 		kp_prefetches(c, in, done.t);
+	kp_store_waits(c, in, &done);
 	if (in->store_lat) {
 		double *buf = kp_mshr(c);
 

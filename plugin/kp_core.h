@@ -35,6 +35,8 @@
  * prefetcher fetched is in the caches at once for the caches' sake, but a
  * load of it waits until it arrives (its fetch started when the access
  * that triggered it issued): prefetching hides latency, not bandwidth.
+ * A line a store makes dirty goes back to memory once (it is charged
+ * to the channel when dirtied, as if evicted at once).
  * A store retires without waiting for its line, but one that missed L1
  * must first have a miss buffer, which its line's fetch then holds (the
  * read for ownership): a stream of stores is bound by the buffers as a
@@ -93,6 +95,8 @@ struct kp_core_insn {
 	uint32_t fetch_stall; /* cycles before its bytes could be fetched (I1, I-TLB misses) */
 	uint32_t fixed;	      /* a fixed event cost (CPUID, WRMSR...), charged as serialize */
 	uint64_t load_line;   /* its load's line (physical >> 6): it waits for a prefetch of it; 0: none */
+	uint64_t store_line;  /* its store's: it retires once a prefetch of it arrived; 0: none */
+	uint32_t writebacks;  /* lines its stores made dirty: each goes back to memory once, on the channel */
 	const uint64_t *pf;   /* the lines its accesses made the prefetchers fetch */
 	uint32_t npf;
 	bool loads, stores;   /* it reads, writes memory (decoded: whether or not this execution did) */

@@ -138,6 +138,11 @@ bool kp_timing_init(struct kp_timing *t, struct kp_geom *g)
 	}
 	if (!kp_cache_new(&t->l2, "l2", t->l2_spec) || !kp_tlb_new(&t->stlb, "stlb", t->stlb_spec))
 		return false;
+	t->dirty = calloc(KP_TDIRTY_BYTES >> KP_LINE_BITS >> 6, sizeof(*t->dirty));
+	if (!t->dirty) {
+		fprintf(stderr, "kp_model: mode=timing: out of memory\n");
+		return false;
+	}
 	/* each says what it refused */
 	return !kp_bpred_init(&t->bp, &t->bp_cfg) && !kp_tpf_init(t);
 }
@@ -221,7 +226,8 @@ static bool kp_tfresh(struct kp_timing *t, struct kp_tinsn *ti)
 	ti->load_lat = ti->load_tlb = ti->store_lat = ti->fetch_stall = ti->bytes = 0;
 	ti->pf_off = t->npf;
 	ti->npf = 0;
-	ti->load_line = 0;
+	ti->load_line = ti->store_line = 0;
+	ti->writebacks = 0;
 	ti->load_miss = ti->load_dram = ti->store_dram = 0;
 	return true;
 }
@@ -257,37 +263,77 @@ static uint32_t kp_ttlb(struct kp_timing *t, uint64_t va)
 }
 
 /*
- * The prefetchers see the demand accesses of their level: L1's every data
- * access, L2's those that missed D1 (l2_miss: and L2).  A line L1's fetch
- * goes into D1, L2 and LL; the streamer's into L2 and LL.
+ * A line a prefetcher asks for, into L2 and LL and, for L1's, D1: timed
+ * (kp_core.h) unless it was there already; *l2_miss when L2 lacked it.
+ */
+static void kp_tpf_line(struct kp_timing *t, struct kp_tinsn *ti, uint64_t line, bool to_d1,
+			bool *l2_miss)
+{
+	uint64_t a = line << KP_LINE_BITS;
+	bool dram = kp_ref(&t->g->ll, a, 1), d1_miss = to_d1 && kp_ref(&t->g->d1, a, 1);
+
+	*l2_miss = kp_ref(&t->l2, a, 1);
+	if (!*l2_miss && !d1_miss)
+		return;
+	t->prefetches++;
+	if (t->npf == KP_TPF_BLOCK)
+		return;
+	t->pf[t->npf++] = line | (*l2_miss && dram ? KP_CORE_PF_DRAM : 0);
+	ti->npf++;
+}
+
+/* an access of L2 (a D1 miss, or L1's prefetcher asking): the streamer's lines */
+static void kp_tstream(struct kp_timing *t, struct kp_tinsn *ti, uint64_t pa, bool l2_miss)
+{
+	uint64_t lines[KP_TPF_MAX];
+	unsigned int i, n = kp_pf_access(&t->pf_l2, ti->vaddr, pa, l2_miss, lines, KP_TPF_MAX);
+	bool m;
+
+	for (i = 0; i < n; i++)
+		kp_tpf_line(t, ti, lines[i], false, &m);
+}
+
+/*
+ * The prefetchers see the accesses of their level: L1's every data access,
+ * the L2 streamer every access of L2, which are D1's misses and L1's
+ * prefetches of lines D1 lacked (as on Intel's cores, whose streamer runs
+ * ahead of the L1 prefetchers' requests).
  */
 static void kp_tprefetch(struct kp_timing *t, struct kp_tinsn *ti, uint64_t pa, bool d1_miss,
 			 bool l2_miss)
 {
-	struct kp_geom *g = t->g;
 	uint64_t lines[KP_TPF_MAX];
-	unsigned int i, k, n;
+	unsigned int i, n = kp_pf_access(&t->pf_l1, ti->vaddr, pa, d1_miss, lines, KP_TPF_MAX);
+	bool m;
 
-	for (k = 0; k < 2; k++) {
-		if (k && !d1_miss)
-			break;
-		n = kp_pf_access(k ? &t->pf_l2 : &t->pf_l1, ti->vaddr, pa, k ? l2_miss : d1_miss,
-				 lines, KP_TPF_MAX);
-		for (i = 0; i < n; i++) {
-			uint64_t a = lines[i] << KP_LINE_BITS;
-			bool dram = kp_ref(&g->ll, a, 1);
+	for (i = 0; i < n; i++) {
+		uint32_t before = ti->npf;
 
-			/* a line already in L2 (or D1, for L1's) costs nothing to fetch */
-			if (!kp_ref(&t->l2, a, 1) && (k || !kp_ref(&g->d1, a, 1)))
-				continue;
-			if (!k)
-				kp_ref(&g->d1, a, 1);
-			if (t->npf == KP_TPF_BLOCK)
-				continue;
-			t->pf[t->npf++] = lines[i] | (dram ? KP_CORE_PF_DRAM : 0);
-			ti->npf++;
-		}
-		t->prefetches += n;
+		kp_tpf_line(t, ti, lines[i], true, &m);
+		if (ti->npf != before)
+			kp_tstream(t, ti, lines[i] << KP_LINE_BITS, m);
+	}
+	if (d1_miss)
+		kp_tstream(t, ti, pa, l2_miss);
+}
+
+/*
+ * A line memory sent is clean; a store dirties it, and it will go back
+ * (charged now: kp_core.h).  Lines past KP_TDIRTY_BYTES are not tracked.
+ */
+static void kp_tdirty(struct kp_timing *t, struct kp_tinsn *ti, uint64_t pa, bool ll_miss,
+		      bool store)
+{
+	uint64_t line = pa >> KP_LINE_BITS, bit = 1ull << (line & 63);
+	uint64_t *w = &t->dirty[line >> 6];
+
+	if (pa >= KP_TDIRTY_BYTES)
+		return;
+	if (ll_miss)
+		*w &= ~bit;
+	if (store && !(*w & bit)) {
+		*w |= bit;
+		ti->writebacks++;
 	}
 }
 
@@ -304,10 +350,13 @@ void kp_timing_access(struct kp_timing *t, struct kp_tinsn *ti, bool d1_miss,
 		lat = kp_tbeyond(t, pa, size, ll_miss, &l2_miss);
 	if (tlb_miss)
 		tlb = kp_ttlb(t, va);
-	if (pa)
+	if (pa) {
 		kp_tprefetch(t, ti, pa, d1_miss, l2_miss);
+		kp_tdirty(t, ti, pa, ll_miss, store);
+	}
 	if (store) {
 		ti->bytes += size;
+		ti->store_line = pa >> KP_LINE_BITS;
 		if (d1_miss && lat + tlb > ti->store_lat) {
 			ti->store_lat = lat + tlb;
 			ti->store_dram = ll_miss;
@@ -420,6 +469,8 @@ static void kp_tcore_insn(const struct kp_timing *t, const struct kp_tinsn *ti, 
 	in->pf = t->pf + ti->pf_off;
 	in->npf = ti->npf;
 	in->store_lat = ti->store_lat;
+	in->store_line = ti->store_line;
+	in->writebacks = ti->writebacks;
 	in->fetch_stall = ti->fetch_stall;
 }
 

@@ -30,7 +30,8 @@
 #include "kp_prefetch.h"
 #include "kp_x86.h"
 
-#define KP_TPF_BLOCK 512 /* prefetches timed in one block's execution */
+#define KP_TPF_BLOCK	512	     /* prefetches timed in one block's execution */
+#define KP_TDIRTY_BYTES (4ull << 30) /* RAM whose dirty lines are tracked (-m 2G, below the PCI hole) */
 
 /* the cycles charged to one PC, and their split (kp_core.h's stack) */
 struct kp_cyc {
@@ -54,7 +55,8 @@ struct kp_tinsn {
 	uint32_t stamp;
 	uint32_t load_lat, load_tlb, store_lat, fetch_stall, bytes;
 	uint32_t pf_off, npf; /* its prefetches' lines in kp_timing's pf[] */
-	uint64_t load_line;
+	uint64_t load_line, store_line;
+	uint32_t writebacks;
 	uint8_t load_miss, load_dram, store_dram;
 };
 
@@ -92,6 +94,7 @@ struct kp_timing {
 	struct kp_pf pf_l1, pf_l2;
 	struct kp_geom *g; /* the caches' geometry: D1, I1, LL */
 	struct kp_cache l2;
+	uint64_t *dirty; /* a bit per line of the first KP_TDIRTY_BYTES of RAM: dirtied since memory sent it */
 	struct kp_tlb stlb;
 	struct kp_tblock *pending; /* the block executing, handed over when the next starts */
 	const struct kp_tinsn *string_at; /* the fast string whose iterations run */

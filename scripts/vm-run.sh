@@ -78,12 +78,15 @@ exits with CMD's exit status.
                         misses, an L2 and a second-level TLB, a branch
                         predictor, prefetchers, fast strings.  The caches
                         and TLBs are the core description's: no --I1...
-  --core FILE|NAME      with --model timing, the core description (a
-                        share/cores/NAME.json, or a file of that format):
-                        default by --cpu, skylake for Skylake-*,
-                        cascadelake for Cascadelake-*, epyc-rome for
-                        EPYC-Rome*, else epyc-milan (near this project's
-                        development host)
+  --core FILE|NAME|native
+                        with --model timing, the core description (a
+                        share/cores/NAME.json, or a file of that format);
+                        native, or a table kprotperf calibrate wrote: the
+                        description nearest its CPU with the latencies,
+                        walk, mispredict penalty, memory channel and fast
+                        strings it measured.  Default by --cpu, skylake for
+                        Skylake-*, cascadelake for Cascadelake-*, epyc-rome
+                        for EPYC-Rome*, else epyc-milan
   --I1=, --D1=, --LL=SIZE,ASSOC,LINE
                         a cache's geometry in bytes, ways, bytes (each a
                         power of two, ASSOC x LINE <= SIZE; defaults
@@ -276,7 +279,7 @@ if [ "$model" = timing ]; then
 	esac
 	share=$(dirname "$0")/../share
 	core_args=$(python3 "$(dirname "$0")/lib/core_args.py" "$core" "$share/costs" "$share/cores" 2>&1) ||
-		die "--core $core: $core_args"
+		die "--core: $core_args"
 fi
 # a boot with the cache simulation is slower
 [ -n "$timeout" ] || timeout=$([ "$model" = cache ] || [ "$model" = timing ] && echo 600 || echo 180)

@@ -4,7 +4,14 @@
 descriptions") checked and turned into the machine model plugin's
 arguments for mode=timing, one line on stdout:
 
-    core_args.py FILE|NAME COSTS_DIR CORES_DIR
+    core_args.py FILE|NAME|native COSTS_DIR CORES_DIR
+
+A cost table that kprotperf calibrate wrote with the core's figures (its
+"core" object) is taken too, and so is `native`, the one it saves
+(${XDG_CACHE_HOME:-~/.cache}/kprotperf/costs/native.json): the shipped
+description nearest its CPU, with the latencies, the walk, the
+mispredict penalty, the memory channel and the fast strings it measured,
+and its own event costs.
 
 A core file is untrusted input: a regular file of at most 64 KiB, strict
 JSON of the one format ("kprotperf_core": 1), every field known and
@@ -52,10 +59,12 @@ def load(path, what):
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError as e:
         raise Bad(f"{path}: {e.strerror}") from None
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise Bad(f"{path}: not a regular file")
-        text = f.read(LIMIT + 1)
+        text = os.read(fd, LIMIT + 1)
+    finally:
+        os.close(fd)
     if len(text) > LIMIT:
         raise Bad(f"{path}: larger than any {what} (64 KiB)")
 
@@ -108,10 +117,9 @@ def check(d):
     for k in d:
         if k not in known and not k.startswith("_"):
             raise Bad(f"{k}: no such field")
-    for k in ("name", "costs"):
-        if not isinstance(d.get(k), str) or not re.fullmatch(r"[\w .,()+-]{1,80}", d[k]):
-            raise Bad(f"{k}: missing or not a short name")
-    if not re.fullmatch(r"[\w-]+", d["costs"]):
+    if not isinstance(d.get("name"), str) or not re.fullmatch(r"[\w .,()+-]{1,80}", d["name"]):
+        raise Bad("name: missing or not a short name")
+    if not isinstance(d.get("costs"), str) or not re.fullmatch(r"[\w-]{1,40}", d["costs"]):
         raise Bad(f"costs: {json.dumps(d['costs'])}: want a cost table's name (share/costs/NAME.json)")
     src = d.get("sources")
     if not isinstance(src, dict):
@@ -146,36 +154,93 @@ def geometry(d):
             f"l2={c['l2']}", f"stlb={t['stlb']}"]
 
 
-def events(costs_dir, name):
-    table = load(os.path.join(costs_dir, name + ".json"), "cost table")
+def table_events(table, name):
     costs = table.get("costs") if isinstance(table, dict) else None
     if not isinstance(costs, dict):
         raise Bad(f"costs: {name}: not a cost table")
-    return [f"ev.{ev}={whole(costs.get(k), 0, 1000000, f'costs {name}: {k}')}"
+    # calibrate's costs are fractional cycles
+    return [f"ev.{ev}={whole(round(costs.get(k)) if isinstance(costs.get(k), float) else costs.get(k), 0, 1000000, f'costs {name}: {k}')}"
             for k, ev in EVENTS.items()]
+
+
+def events(costs_dir, name):
+    return table_events(load(os.path.join(costs_dir, name + ".json"), "cost table"), name)
+
+
+def nearest(cpu):
+    """the shipped description nearest a calibrated table's CPU"""
+    if not isinstance(cpu, dict):
+        return "epyc-milan"
+    if cpu.get("vendor") == "GenuineIntel":
+        return "cascadelake" if cpu.get("model") in (85, 106, 143, 207) else "skylake"
+    return "epyc-rome" if cpu.get("family") == 23 else "epyc-milan"
+
+
+def measured(table, path, cores_dir):
+    """a description from a calibrated table: (the description, its name)"""
+    core = table.get("core")
+    if not isinstance(core, dict):
+        raise Bad(f"{path}: a cost table without the core's figures: run kprotperf calibrate (it measures them)")
+    base = nearest(table.get("cpu"))
+    d = load(os.path.join(cores_dir, base + ".json"), "core description")
+    try:
+        lu, tlb = core["load_to_use"], core["tlb"]
+        lat = d["latency"]
+        for k in ("l1", "l2", "ll", "dram"):
+            lat[k] = round(lu[k])
+        lat["stlb"] = round(tlb["stlb_hit"])
+        # calibrate's walk_cached is a whole walk whose entries hit L2 (its
+        # pages' entries fit there); the model adds the STLB's and that load
+        lat["walk"] = max(0, round(tlb["walk_cached"] - tlb["stlb_hit"] - lu["l2"]))
+        lat["dram_line"] = round(core["stream_cycles_per_line"])
+        lat["string_uops"] = max(1, round(core["rep_stosb_cycles_per_line"]["l1"] * d["core"]["width"]))
+        d["core"]["mispredict"] = round(core["mispredict"])
+    except (KeyError, TypeError) as e:
+        raise Bad(f"{path}: the core's figures lack {e}: run kprotperf calibrate again") from None
+    for k in ("latency.l1", "latency.l2", "latency.ll", "latency.dram", "latency.stlb", "latency.walk",
+              "latency.dram_line", "latency.string_uops", "core.mispredict"):
+        d["sources"][k] = f"kprotperf calibrate: {path}"
+    d["name"] = f"{d['name']}, calibrated"
+    return d, base + "+calibrated"
+
+
+def describe(spec, costs_dir, cores_dir):
+    """the checked plugin arguments of spec, and its name"""
+    native = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+                          "kprotperf", "costs", "native.json")
+    path = native if spec == "native" else \
+        spec if "/" in spec or spec.endswith(".json") else os.path.join(cores_dir, spec + ".json")
+    if spec == "native" and not os.path.exists(path):
+        raise Bad(f"no {path}: run kprotperf calibrate (it measures this machine)")
+    if path != native and "/" not in spec and not spec.endswith(".json") and not os.path.exists(path):
+        names = sorted(f[:-5] for f in os.listdir(cores_dir) if f.endswith(".json"))
+        raise Bad(f"no core named {spec}: the shipped ones are {', '.join(names)}, or native")
+    d = load(path, "core description")
+    name = os.path.basename(path)[:-5] if path.endswith(".json") else os.path.basename(path)
+    costs = None
+    if isinstance(d, dict) and "kprotperf_costs" in d and "kprotperf_core" not in d:
+        costs, (d, name) = d, measured(d, path, cores_dir)
+    try:
+        args = check(d) + geometry(d)
+    except Bad as e:
+        raise Bad(f"{path}: {e}") from None
+    if costs is not None:
+        args += table_events(costs, path)
+    else:
+        args += events(costs_dir, d["costs"])
+    return args, name
 
 
 def main(argv):
     if len(argv) != 4:
         print("usage: core_args.py FILE|NAME COSTS_DIR CORES_DIR", file=sys.stderr)
         return 2
-    spec, costs_dir, cores_dir = argv[1:]
-    path = spec if "/" in spec or spec.endswith(".json") else os.path.join(cores_dir, spec + ".json")
     try:
-        if "/" not in spec and not spec.endswith(".json") and not os.path.exists(path):
-            names = sorted(f[:-5] for f in os.listdir(cores_dir) if f.endswith(".json"))
-            raise Bad(f"no core named {spec}: the shipped ones are {', '.join(names)}")
-        d = load(path, "core description")
-        try:
-            args = check(d) + geometry(d)
-        except Bad as e:
-            raise Bad(f"{path}: {e}") from None
-        args += events(costs_dir, d["costs"])
+        args, name = describe(*argv[1:])
     except Bad as e:
         print(e, file=sys.stderr)
         return 1
-    name = os.path.basename(path)[:-5] if path.endswith(".json") else os.path.basename(path)
-    print(",".join([f"core={re.sub(r'[^A-Za-z0-9_.-]', '_', name)}"] + args))
+    print(",".join([f"core={re.sub(r'[^A-Za-z0-9_.+-]', '_', name)}"] + args))
     return 0
 
 

@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # est_cycles against native time (a part of `make bench`): the machine
-# model's estimated cycles, weighed by this machine's calibrated cost table
-# (kprotperf calibrate), against the time the same loops take natively,
+# model's cycles (--model timing with this machine's calibrated core,
+# scripts/vm-run.sh --core TABLE; BENCH_EST_MODEL=cache: counts weighed by
+# the calibrated cost table, the model issue 45 made), against the time
+# the same loops take natively,
 # for a suite of static user programs whose cost is set by different
 # mechanisms (tests/bench/model_est.c says what each does and what an
 # iteration is): stream, gather, chase, slab-seq-6k, slab-shuf-6k,
@@ -13,8 +15,8 @@
 # 0), each timed by its CPU time (user + system: what else ran on the CPU
 # is left out); the loop's time is the best of the first less the best of
 # the second.  In the VM: one boot per program, `scripts/vm-run.sh --model
-# cache -- kprotperf record --model -- model-est KIND NVM`, then `kprotperf
-# report --model --json --costs TABLE`: the est_cycles of the loop's
+# timing --core TABLE -- kprotperf record --model -- model-est KIND NVM`,
+# then `kprotperf report --model --json`: the est_cycles of the loop's
 # functions (every kp_est_* and the thunk __x86_indirect_thunk_rax),
 # summed.  The working set is the same natively and in the VM; only the
 # iterations differ (est_cycles is per iteration).  Per iteration:
@@ -39,6 +41,7 @@ KP=${KP:-$ROOT/kprotperf}
 OUT=${OUTPUT:-$ROOT/build}/bench
 RUNS=${BENCH_EST_RUNS:-5}
 VM=${BENCH_EST_VM:-1}
+MODEL=${BENCH_EST_MODEL:-timing}
 ALL="stream gather chase slab-seq-6k slab-shuf-6k slab-seq-1m slab-shuf-1m stosb movsb qsort
 	bsearch hash matmul interp branch-pred branch-rand fence retpoline"
 read -r -d '' -a KINDS <<<"${BENCH_EST_KINDS:-$ALL}" || true
@@ -62,6 +65,7 @@ die() {
 	exit 1
 }
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "BENCH_EST_RUNS must be a positive integer, not '$RUNS'"
+[ "$MODEL" = timing ] || [ "$MODEL" = cache ] || die "BENCH_EST_MODEL must be timing or cache, not '$MODEL'"
 for k in "${KINDS[@]}"; do
 	[ -n "${N[$k]:-}" ] || die "BENCH_EST_KINDS: no program '$k' (tests/bench/model_est.c lists them)"
 done
@@ -143,10 +147,18 @@ done
 # all user code, or why not
 vm_est() {
 	local k=$1 d=$TMP/vm-$1
-	scripts/vm-run.sh --model cache --ro "$(dirname "$BIN")" --out "$d" -- \
+	if [ "$MODEL" = timing ]; then
+		set -- --model timing --core "$COSTS"
+	else
+		set -- --model cache
+	fi
+	scripts/vm-run.sh "$@" --ro "$(dirname "$BIN")" --out "$d" -- \
 		kprotperf record --model -q -o est.data -- /mnt/ro/model-est "$k" "${NVM[$k]}" \
 		>"$TMP/vm-$k.log" 2>&1 || { echo "scripts/vm-run.sh: $(tail -1 "$TMP/vm-$k.log")"; return 1; }
-	"$KP" report --model --json --costs "$COSTS" -n 1000000 "$d/est.data" >"$TMP/report-$k.json" \
+	# a timing recording's est_cycles are its cycles: no cost table
+	costs=(--costs "$COSTS")
+	[ "$MODEL" = cache ] || costs=()
+	"$KP" report --model --json "${costs[@]}" -n 1000000 "$d/est.data" >"$TMP/report-$k.json" \
 		2>"$TMP/report-$k.err" || { echo "kprotperf report: $(tail -1 "$TMP/report-$k.err")"; return 1; }
 	python3 - "$TMP/report-$k.json" "kp_est_${k%%-*}" <<'PY'
 import json, sys
@@ -196,11 +208,12 @@ for k in "${KINDS[@]}"; do
 	echo "$k ${N[$k]} ${NVM[$k]} ${BEST0[$k]} ${BEST1[$k]} ${EST[$k]:--} ${USER[$k]:--} ${TABLE[$k]:--}"
 done >"$TMP/rows"
 {
-	python3 - "$TMP/rows" "$GHZ" "$COSTS_NAME" "$RUNS" <<'PY'
+	python3 - "$TMP/rows" "$GHZ" "$COSTS_NAME" "$RUNS" "$MODEL" <<'PY'
 import statistics, sys
-rows, ghz, name, runs = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4]
+rows, ghz, name, runs, model = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 LO, HI, MED, SHUF = 0.67, 1.5, 0.15, 0.10
-print(f"est_cycles (estimate, costs: {name}, {ghz} GHz) against native time, per iteration")
+how = "the timing model, core: calibrated" if model == "timing" else "estimate, costs"
+print(f"est_cycles ({how}: {name}, {ghz} GHz) against native time, per iteration")
 print(f"{'program':<13} {'N':>10} {'native_ns':>11} {'loop_s':>7} {'table/nat':>9} {'NVM':>9}"
       f" {'est_cycles':>12} {'est_ns':>11} {'est/native':>10}  goal: {LO}-{HI}x")
 nat, est, ratios = {}, {}, []

@@ -33,10 +33,12 @@ command -v cc >/dev/null || skip "no C compiler"
 command -v python3 >/dev/null || skip "no python3 (vm-run reads core descriptions with it)"
 
 expect() { vm_expect 125 "$@"; }
-expect "vm-run: --core nosuch: no core named nosuch: the shipped ones are cascadelake, epyc-milan, epyc-rome, skylake" \
+expect "vm-run: --core: no core named nosuch: the shipped ones are cascadelake, epyc-milan, epyc-rome, skylake, or native" \
 	-- --model timing --core nosuch -- true
-expect "vm-run: --core $ROOT/share/costs/skylake.json: $ROOT/share/costs/skylake.json: not a core description: no \"kprotperf_core\": 1 (it is a cost table: give it to --costs)" \
+expect "vm-run: --core: $ROOT/share/costs/skylake.json: a cost table without the core's figures: run kprotperf calibrate (it measures them)" \
 	-- --model timing --core "$ROOT/share/costs/skylake.json" -- true
+expect "vm-run: --core: $ROOT/share/cores/../../README.md: not JSON: Expecting value: line 1 column 1 (char 0)" \
+	-- --model timing --core "$ROOT/share/cores/../../README.md" -- true
 expect "vm-run: --core describes the timing model's core: it needs --model timing" \
 	-- --model cache --core skylake -- true
 echo "model timing: bad core descriptions refused before boot"

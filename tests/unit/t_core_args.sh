@@ -1,0 +1,98 @@
+#!/bin/bash
+# The timing model's core descriptions (share/cores/*.json) as
+# scripts/lib/core_args.py checks them and turns them into the plugin's
+# arguments (docs/model.md, "The timing model"): every shipped one whole,
+# its arguments compared with what the file says; a table kprotperf
+# calibrate wrote (the golden of test_costs) taken as the description
+# nearest its CPU with the measured figures; and bad files, each refused
+# in the one line that names the problem, exit 1, nothing on stdout.
+# runs no kprotperf
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+TMP=$(mktemp -d /tmp/kp-core-args.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+command -v python3 >/dev/null || { echo "skipped: no python3"; exit 77; }
+CA() { python3 "$ROOT/scripts/lib/core_args.py" "$1" "$ROOT/share/costs" "$ROOT/share/cores"; }
+
+# every shipped description: its numbers, sizes and its cost table's events, in order
+n=0
+for f in "$ROOT"/share/cores/*.json; do
+	name=$(basename "$f" .json)
+	want=$(python3 - "$f" "$ROOT/share/costs" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+keys = {"core": "core", "latency": "lat", "predictor": "bp", "prefetch": "pf"}
+a = [f"{keys[g]}.{k}={v}" for g in keys for k, v in d[g].items()]
+c, t = d["caches"], d["tlbs"]
+a += [f"geom={c['i1']}/{c['d1']}/{c['ll']}/{t['itlb']}/{t['dtlb']}", f"l2={c['l2']}", f"stlb={t['stlb']}"]
+costs = json.load(open(f"{sys.argv[2]}/{d['costs']}.json"))["costs"]
+ev = {"cr3_write": "mov_cr3"}
+a += [f"ev.{ev.get(k, k)}={costs[k]}" for k in ("cr3_write", "lfence", "mfence", "sfence", "cpuid",
+      "wrmsr", "rdmsr", "verw", "iret", "sysret", "swapgs", "mov_cr", "invlpg", "invpcid", "wbinvd", "lxdt")]
+print(",".join(a))
+PY
+)
+	[ "$(CA "$name")" = "core=$name,$want" ] || fail "$name: $(CA "$name")"
+	n=$((n + 1))
+done
+
+# a calibrated table: the nearest description (its CPU: vendor "x": epyc-milan), its figures in
+cal=$ROOT/tests/unit/golden/calibrate-show-core-json
+got=$(CA "$cal" | tr , '\n' | grep -E '^(core=|lat\.|core\.mispredict|ev\.cpuid)')
+want="core=epyc-milan+calibrated
+core.mispredict=18
+lat.l1=4
+lat.l2=12
+lat.ll=50
+lat.dram=300
+lat.stlb=8
+lat.walk=10
+lat.string_uops=9
+lat.dram_line=8
+ev.cpuid=$(python3 -c "import json; print(round(json.load(open('$cal'))['costs']['cpuid']))")"
+[ "$got" = "$want" ] || fail "the calibrated table: $got"
+
+# bad FILE LINE: refused with that line, exit 1, nothing on stdout
+bad() {
+	local rc=0 out
+	out=$(CA "$1" 2>"$TMP/err") || rc=$?
+	[ "$rc" = 1 ] && [ -z "$out" ] && [ "$(cat "$TMP/err")" = "$2" ] ||
+		fail "$1: exit $rc, out '$out', said '$(cat "$TMP/err")', want '$2'"
+}
+# edit KEY-PATH VALUE: a copy of skylake.json with one change (VALUE null: removed)
+edit() {
+	python3 - "$ROOT/share/cores/skylake.json" "$TMP/c.json" "$1" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+path, v = sys.argv[3].split("/"), json.loads(sys.argv[4])
+o = d
+for k in path[:-1]:
+    o = o[k]
+if v is None:
+    del o[path[-1]]
+else:
+    o[path[-1]] = v
+json.dump(d, open(sys.argv[2], "w"))
+PY
+}
+F=$TMP/c.json
+bad nosuch "no core named nosuch: the shipped ones are cascadelake, epyc-milan, epyc-rome, skylake, or native"
+edit core/window null && bad "$F" "$F: core.window: missing"
+edit core/rob 224 && bad "$F" "$F: core.rob: no such field"
+edit core/width 0 && bad "$F" "$F: core.width: 0: want a whole number from 1 to 16"
+edit core/width 4.5 && bad "$F" "$F: core.width: 4.5: want a whole number from 1 to 16"
+edit caches/l2 '"262144:3:64"' && bad "$F" "$F: caches.l2: 262144:3:64: 3 is not a power of two"
+edit tlbs/stlb '"1536:12:1"' && bad "$F" "$F: tlbs.stlb: \"1536:12:1\": want \"ENTRIES:ASSOC\""
+edit predictor/hist 14 && bad "$F" "$F: predictor.hist: 14 bits index more than the 8192 counters of predictor.cond"
+edit predictor/cond 6000 && bad "$F" "$F: predictor.cond: 6000 is not a power of two"
+edit sources/latency.dram null && bad "$F" "$F: sources.latency.dram: missing: every number says where it comes from"
+edit kprotperf_core 2 && bad "$F" "$F: not a core description: no \"kprotperf_core\": 1"
+edit costs '"../x"' && bad "$F" "$F: costs: \"../x\": want a cost table's name (share/costs/NAME.json)"
+edit turbo 1 && bad "$F" "$F: turbo: no such field"
+bad "$ROOT/share/costs/skylake.json" "$ROOT/share/costs/skylake.json: a cost table without the core's figures: run kprotperf calibrate (it measures them)"
+printf '{"kprotperf_core": 1, "kprotperf_core": 1}' >"$F" && bad "$F" "$F: \"kprotperf_core\" given twice"
+head -c 70000 /dev/zero | tr '\0' ' ' >"$F" && bad "$F" "$F: larger than any core description (64 KiB)"
+ln -s "$ROOT/share/cores/skylake.json" "$TMP/link.json" && bad "$TMP/link.json" "$TMP/link.json: Too many levels of symbolic links"
+bad "$TMP" "$TMP: not a regular file"
+echo "core descriptions: $n shipped turned into their arguments, a calibrated table into the nearest with its figures, 16 bad files refused in one line"
