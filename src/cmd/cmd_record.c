@@ -117,10 +117,11 @@ static const struct options_entry entries[] = {
 	 "instructions and simulated cache misses per kernel and user\n"
 	 "PC from CMD's exec to its end, machine-wide; nothing is\n"
 	 "attached, no sample taken. The recording holds the kernel's\n"
-	 "symbols and CMD's mappings; vm-run.sh merges the counts into\n"
-	 "it at QEMU's exit (kprotperf inject). With -r N, N windows\n"
-	 "whose counts add up. Not with -p, -a, -d, --func, --blocks\n"
-	 "or the sampling options"},
+	 "symbols and the mappings of every program CMD's process tree\n"
+	 "executes; vm-run.sh merges the counts into it at QEMU's exit\n"
+	 "(kprotperf inject). With -r N, N windows whose counts add\n"
+	 "up. Not with -p, -a, -d, --func, --blocks or the sampling\n"
+	 "options"},
 	{OPT_STRICT, "strict", NULL, "refuse to record when any --func NAME matches nothing"},
 	{OPT_PROBE, "probe", "MODE",
 	 "how to probe --func: auto (default: fentry where possible,\n"

@@ -5,8 +5,10 @@
  * BPF program and no probe, so that the model counts the workload and the
  * kernel unperturbed.  The recording holds what the counts need to be read:
  * the provenance (which kernel build ran), every kernel text symbol (pruned
- * by inject), the workload's mappings (one perf side-band event on its first
- * process: not inherited, so that a fork costs the kernel no event) and the
+ * by inject), the executable mappings of every exec of the workload's
+ * process tree (one system-wide perf side-band event, of which the records
+ * of other processes are dropped: a fork then costs the kernel a record
+ * written, not an inherited event made and freed, docs/model.md) and the
  * function symbols of the files mapped, at their run-time addresses.  The
  * counts come later: QEMU writes them at its exit, and `kprotperf inject
  * --model` (which scripts/vm-run.sh --model calls) merges them.
@@ -99,7 +101,7 @@ static int one_run(struct model_session *m, const sigset_t *blocked)
 	int err;
 
 	err = workload_start_with(&m->wl, m->o->argv, blocked, model_open_window);
-	err = err ?: procs_follow_alone(m->procs, m->wl.pid);
+	err = err ?: procs_follow_tree(m->procs, m->wl.pid);
 	if (err)
 		return err;
 	/* the parent's alone: a reader gone is the child's death, which wait4 tells */

@@ -73,6 +73,12 @@ struct procs {
 	size_t nfiles, files_cap;
 	struct bid_memo *memo; /* build ids of files read by snapshots */
 	size_t nmemo, memo_cap;
+	/*
+	 * procs_follow_tree: the system's records, of which those of processes
+	 * outside the followed trees are dropped; sys_event: one system-wide
+	 * event serves every tree (else each has an inherited one).
+	 */
+	bool tree_only, sys_event;
 };
 
 struct rec_mmap {
@@ -449,6 +455,23 @@ static void on_task_exit(struct procs *p, const struct rec_task *r)
 		pr->t.exited = true;
 }
 
+/*
+ * procs_follow_tree: whether the record is of a process of a followed tree:
+ * a fork by one of them, or anything else of one (its pid and tid are the
+ * first fields of every record procs takes).  A process outside is never
+ * made, so nothing is read of it from /proc and nothing of it is saved.
+ */
+static bool in_trees(const struct procs *p, const struct perf_event_header *h)
+{
+	const struct rec_task *t = (const void *)h;
+	const struct proc *pr;
+
+	if (!p->tree_only)
+		return true;
+	pr = proc_find(p, h->type == PERF_RECORD_FORK ? (pid_t)t->ppid : (pid_t)t->pid);
+	return pr && !pr->t.exited;
+}
+
 static int on_record(const struct perf_event_header *h, __u64 time, void *ctx)
 {
 	struct procs *p = ctx;
@@ -462,7 +485,7 @@ static int on_record(const struct perf_event_header *h, __u64 time, void *ctx)
 
 	/* every record is followed by its time stamp (sample_id_all) */
 	if (h->type >= sizeof(min_size) / sizeof(min_size[0]) ||
-	    h->size < min_size[h->type] + sizeof(__u64))
+	    h->size < min_size[h->type] + sizeof(__u64) || !in_trees(p, h))
 		return 0;
 	switch (h->type) {
 	case PERF_RECORD_MMAP2:
@@ -490,9 +513,9 @@ int procs_record(struct procs *p, const struct perf_event_header *h, __u64 time)
 	return on_record(h, time, p);
 }
 
-static int follow(struct procs *p, pid_t pid, bool inherit)
+int procs_follow(struct procs *p, pid_t pid)
 {
-	int err = sideband_follow(p->sb, pid, inherit);
+	int err = sideband_follow(p->sb, pid);
 
 	/* its parent and name while /proc still has them: it may exit before a drain */
 	if (!err && pid > 0 && !proc_get(p, pid))
@@ -500,14 +523,33 @@ static int follow(struct procs *p, pid_t pid, bool inherit)
 	return err;
 }
 
-int procs_follow(struct procs *p, pid_t pid)
+/* A tree's root, held before its exec: a pid an earlier tree used is a new process. */
+static int tree_root(struct procs *p, pid_t pid)
 {
-	return follow(p, pid, true);
+	struct proc *pr = proc_find(p, pid);
+
+	if (pr && !pr->t.exited)
+		return 0;
+	pr = proc_new(p, pid, NULL);
+	if (!pr)
+		return -ENOMEM;
+	read_task(pid, &pr->t);
+	return 0;
 }
 
-int procs_follow_alone(struct procs *p, pid_t pid)
+int procs_follow_tree(struct procs *p, pid_t pid)
 {
-	return follow(p, pid, false);
+	int err = 0;
+
+	if (!p->sys_event) {
+		err = sideband_follow(p->sb, -1);
+		p->sys_event = !err;
+	}
+	/* without CAP_PERFMON: an event on the tree, which every fork copies */
+	if (err == -EACCES || err == -EPERM)
+		err = sideband_follow(p->sb, pid);
+	p->tree_only = true;
+	return err ?: tree_root(p, pid);
 }
 
 static int file_get(struct procs *p, struct pmap *m)

@@ -40,8 +40,15 @@ int procs_new(struct procs **out);
 void procs_free(struct procs *p);
 /* Follow pid and every process it starts from now on (pid -1: the whole system). */
 int procs_follow(struct procs *p, pid_t pid);
-/* Follow pid alone: its mappings, not those of the processes it starts. */
-int procs_follow_alone(struct procs *p, pid_t pid);
+/*
+ * Follow pid and every process it starts from now on, through one
+ * system-wide event (opened at the first call, kept for the next trees):
+ * a fork then costs the kernel a record but no event of its own, as an
+ * inherited one would (procs_follow's).  Records of processes outside the
+ * trees followed are dropped.  Without the right to watch the system
+ * (CAP_PERFMON), an inherited event on pid.
+ */
+int procs_follow_tree(struct procs *p, pid_t pid);
 /* Capture a process that is already running, from /proc/PID. */
 int procs_snapshot(struct procs *p, pid_t pid);
 /* An fd to poll: readable when side-band records are waiting. */

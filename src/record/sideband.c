@@ -303,10 +303,10 @@ static int follow_cpus(struct sideband *sb, pid_t pid, bool inherit)
 	return 0;
 }
 
-int sideband_follow(struct sideband *sb, pid_t pid, bool inherit)
+int sideband_follow(struct sideband *sb, pid_t pid)
 {
 	size_t start = sb->nrings;
-	int err = follow_cpus(sb, pid, inherit && pid != -1);
+	int err = follow_cpus(sb, pid, pid != -1);
 
 	if (!err)
 		return 0;

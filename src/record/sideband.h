@@ -24,11 +24,11 @@ typedef int (*sideband_fn)(const struct perf_event_header *h, __u64 time, void *
 int sideband_new(struct sideband **out);
 void sideband_free(struct sideband *sb);
 /*
- * Records of pid and, with inherit, every process it starts from now on
- * (pid -1: the whole system).  Without inherit a fork costs the kernel no
- * event of its own (the machine model counts the fork path).
+ * Records of pid and every process it starts from now on, through an
+ * inherited event, which each fork copies (pid -1: the whole system, one
+ * event per CPU that a fork does not copy).
  */
-int sideband_follow(struct sideband *sb, pid_t pid, bool inherit);
+int sideband_follow(struct sideband *sb, pid_t pid);
 /* An fd to poll: readable when records are waiting. */
 int sideband_fd(const struct sideband *sb);
 /* Hands the waiting records to fn, oldest first; returns how many, or -errno. */

@@ -471,6 +471,84 @@ static void test_for_each_stops(void **state)
 	procs_free(p);
 }
 
+/* /bin/true run to its end by this process, outside any tree followed: its pid */
+static pid_t run_outsider(void)
+{
+	pid_t pid = fork();
+	int status;
+
+	assert_true(pid >= 0);
+	if (!pid) {
+		execl("/bin/true", "true", (char *)NULL);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return pid;
+}
+
+/* One tree followed by procs_follow_tree, run to its end; buf gets what it printed. */
+static pid_t follow_tree(struct procs *p, char *const argv[], char *buf, size_t size,
+			 pid_t *outsider)
+{
+	struct child c;
+	ssize_t n;
+	int status;
+
+	start_child(&c, argv);
+	assert_int_equal(procs_follow_tree(p, c.pid), 0);
+	*outsider = run_outsider();
+	release(&c);
+	n = read(c.out, buf, size - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	end_child(&c, &status);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_true(procs_drain(p) > 0);
+	return c.pid;
+}
+
+/*
+ * record --model's trees: every exec of the tree with its own mappings and
+ * name, nothing of a process outside it (one of the test's own, run while
+ * the tree runs), and a second tree on the same system-wide event, its
+ * records taken once.
+ */
+static void test_follow_tree(void **state)
+{
+	struct env *e = *state;
+	char *fork_argv[] = {e->self, HELPER, "fork", NULL}, *true_argv[] = {"/bin/true", NULL};
+	char buf[128], truepath[PATH_MAX];
+	pid_t helper, outsider, second;
+	struct proc_task t;
+	struct forked r;
+	struct procs *p;
+
+	assert_non_null(realpath(true_argv[0], truepath));
+	assert_int_equal(procs_new(&p), 0);
+	helper = follow_tree(p, fork_argv, buf, sizeof(buf), &outsider);
+	assert_int_equal(sscanf(buf, "%d %d %lx", &r.plain, &r.execed, &r.fn), 3);
+	assert_true(find_task(p, helper, &t));
+	assert_string_equal(t.comm, e->comm);
+	assert_true(count_maps(p, helper, e->self, NULL) >= 1);
+	assert_true(find_task(p, r.plain, &t));
+	assert_int_equal(t.ppid, helper);
+	assert_true(find_task(p, r.execed, &t));
+	assert_string_equal(t.comm, "true");
+	assert_int_equal(t.ppid, helper);
+	assert_int_equal(count_maps(p, r.execed, truepath, NULL), 1);
+	assert_false(find_task(p, outsider, &t));
+	assert_int_equal(count_maps(p, outsider, NULL, NULL), 0);
+
+	second = follow_tree(p, true_argv, buf, sizeof(buf), &outsider);
+	assert_true(find_task(p, second, &t));
+	assert_string_equal(t.comm, "true");
+	assert_true(t.exited);
+	assert_int_equal(count_maps(p, second, truepath, NULL), 1);
+	assert_false(find_task(p, outsider, &t));
+	assert_true(find_task(p, helper, &t));
+	assert_int_equal(procs_lost(p), 0);
+	procs_free(p);
+}
+
 /* An executable mapping of a copy of this binary; returns the ip of some_noinline_function. */
 static uintptr_t map_copy(const char *self, const char *copy, void **base, size_t *len,
 			  __u64 *fileoff)
@@ -739,6 +817,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_follow_exited_child),
 		cmocka_unit_test(test_fork_inherits_maps),
 		cmocka_unit_test(test_for_each_stops),
+		cmocka_unit_test(test_follow_tree),
 		cmocka_unit_test(test_rebuilt_file),
 		cmocka_unit_test(test_ring_wraps),
 		cmocka_unit_test(test_cross_cpu_order),
