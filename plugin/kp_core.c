@@ -204,14 +204,20 @@ static void kp_store_waits(struct kp_core *c, const struct kp_core_insn *in, str
 		kp_channel(c, done->t);
 }
 
-/* The load: its address, a miss buffer when it missed L1, its latency; when its value is there. */
-static struct kp_when kp_load(struct kp_core *c, const struct kp_core_insn *in, struct kp_when d)
+/*
+ * The load: its address, a miss buffer when it missed L1, its latency;
+ * when its value is there.  *own: what of its own held it (a miss buffer,
+ * its level, the channel, a prefetch in flight), KP_ST_BASE when nothing.
+ */
+static struct kp_when kp_load(struct kp_core *c, const struct kp_core_insn *in, struct kp_when d,
+			      uint8_t *own)
 {
 	struct kp_when l = d;
-	double *buf = NULL, issue;
+	double *buf = NULL, issue, addr;
 	uint32_t beyond;
 
 	kp_sources(c, in->addr, &l);
+	addr = l.t;
 	if (in->load_miss) {
 		buf = kp_mshr(c);
 		kp_later(&l, *buf, KP_ST_DCACHE);
@@ -227,6 +233,9 @@ static struct kp_when kp_load(struct kp_core *c, const struct kp_core_insn *in, 
 	/* a hit on a line a prefetcher has not brought yet */
 	if (in->load_line && c->inflight[in->load_line & (KP_CORE_INFLIGHT - 1)].line == in->load_line)
 		kp_later(&l, c->inflight[in->load_line & (KP_CORE_INFLIGHT - 1)].ready, KP_ST_DCACHE);
+	/* its own parts took longer than an L1 hit: they, not its address, held it */
+	if (l.t > addr + in->load_l1)
+		*own = l.why;
 	kp_prefetches(c, in, issue);
 	if (buf)
 		*buf = l.t;
@@ -263,12 +272,18 @@ void kp_core_step(struct kp_core *c, const struct kp_core_insn *in, struct kp_co
 	unsigned int uops = in->uops ? in->uops : 1;
 	struct kp_when d, done;
 	uint64_t dst = in->dst;
+	/*
+	 * what of its own held its value back: what its registers pass on.  A
+	 * cause inherited from a source is charged here but not passed on, or
+	 * a chain of adds long after a miss would all be the miss's.
+	 */
+	uint8_t own = KP_ST_BASE;
 
 	if (uops > c->cfg.window)
 		uops = c->cfg.window;
 	d = kp_fetch(c, in, uops);
 	kp_dispatch(c, in, uops, &d);
-	done = in->load_lat ? kp_load(c, in, d) : d;
+	done = in->load_lat ? kp_load(c, in, d, &own) : d;
 	kp_sources(c, in->src & ~in->addr, &done);
 	if (!in->load_lat)
 		kp_prefetches(c, in, done.t);
@@ -279,18 +294,18 @@ void kp_core_step(struct kp_core *c, const struct kp_core_insn *in, struct kp_co
 		kp_later(&done, *buf, KP_ST_DCACHE);
 		*buf = in->store_dram ? kp_channel(c, done.t + in->store_lat) : done.t + in->store_lat;
 	}
-	/* a load's latency is load-to-use: a plain load adds nothing after it */
-	done.t += in->lat ? in->lat : !in->load_lat;
+	/* a load's latency is load-to-use: a plain load adds nothing after it; a renamed move nothing */
+	done.t += in->lat;
 	if (in->fixed) {
 		done.t += in->fixed;
-		done.why = KP_ST_SERIALIZE;
+		done.why = own = KP_ST_SERIALIZE;
 	}
 	while (dst) {
 		unsigned int r = __builtin_ctzll(dst);
 
 		dst &= dst - 1;
 		c->ready[r] = done.t;
-		c->why[r] = done.why;
+		c->why[r] = own;
 	}
 	kp_retire(c, uops, done, out);
 	if (in->loads)

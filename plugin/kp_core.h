@@ -44,8 +44,9 @@
  * store buffer would stall the core.  The time an instruction adds to the last
  * retirement is its cycles, charged to its PC, and split by cause, as
  * Sniper's CPI stacks are: what held its completion back (its load's
- * cache or TLB latency, a source's cause inherited, a fetch redirect, an
- * I-side stall, a drain) or, when only the width held it, base.
+ * cache or TLB latency, the cause of the source it waited for when that
+ * source's own load or fixed cost held it, a fetch redirect, an I-side
+ * stall, a drain) or, when only the width held it, base.
  */
 #ifndef KP_CORE_H
 #define KP_CORE_H
@@ -86,7 +87,7 @@ struct kp_core_insn {
 	uint64_t src;	      /* registers read by the operation (the address's too) */
 	uint64_t addr;	      /* registers its load's address reads (a subset of src) */
 	uint64_t dst;	      /* registers written */
-	uint32_t lat;	      /* execution latency after its load (if any), cycles; 0 counts as 1 without a load */
+	uint32_t lat;	      /* cycles from its sources and its load (if any) to its result */
 	uint32_t uops;	      /* 0 counts as 1 */
 	uint32_t load_lat;    /* its load's load-to-use latency; 0: no load */
 	uint32_t load_l1;     /* the part of it an L1 hit takes (the rest is charged to dcache or tlb) */

@@ -175,16 +175,27 @@ static uint8_t kp_tbranch(const struct kp_x86_deps *d)
 	}
 }
 
+/* mov between general registers (89, 8B; REX, 66 before): renamed, no latency */
+static bool kp_tmove(const uint8_t *b, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (b[i] == 0x66 || (b[i] & 0xf0) == 0x40))
+		i++;
+	return i + 1 < len && (b[i] == 0x89 || b[i] == 0x8b) && b[i + 1] >= 0xc0;
+}
+
 /*
- * The cycles after its load: a load that writes no flags and takes one
- * cycle is a move (mov, movzx, movsx): its latency is the load's alone,
- * which lat.l1 already is.
+ * The cycles after its sources (and its load): a load that writes no flags
+ * and takes one cycle is a move (mov, movzx, movsx), whose latency is the
+ * load's alone, which lat.l1 already is; a register move is renamed away
+ * (move elimination, on every core the shipped descriptions model).
  */
-static uint32_t kp_tlat_after(const struct kp_x86_deps *d)
+static uint32_t kp_tlat_after(const struct kp_x86_deps *d, const uint8_t *b, size_t len)
 {
 	if (d->load && d->lat == 1 && !(d->dst & KP_R_BIT(KP_R_FLAGS)))
 		return 0;
-	return d->lat;
+	return kp_tmove(b, len) ? 0 : d->lat;
 }
 
 void kp_timing_decode(struct kp_timing *t, struct kp_tinsn *ti, const uint8_t *b, size_t len,
@@ -198,7 +209,7 @@ void kp_timing_decode(struct kp_timing *t, struct kp_tinsn *ti, const uint8_t *b
 	ti->src = d.src;
 	ti->dst = d.dst;
 	ti->addr = d.addr;
-	ti->lat = kp_tlat_after(&d);
+	ti->lat = kp_tlat_after(&d, b, len);
 	ti->uops = d.uops;
 	ti->branch = kp_tbranch(&d);
 	ti->string = d.kind == KP_DK_REP_MOVS || d.kind == KP_DK_REP_STOS;

@@ -87,7 +87,7 @@ static void fresh(struct kp_core *c, struct run *r, const struct kp_core_cfg *k)
 /* no sources: one cycle of latency, then a quarter cycle each at width 4 */
 static void independent(void)
 {
-	struct kp_core_insn in = {.dst = 1 << 1};
+	struct kp_core_insn in = {.dst = 1 << 1, .lat = 1};
 	struct kp_core c;
 	struct run r;
 	int i;
@@ -236,7 +236,8 @@ static void chase(void)
  */
 static void mispredicts(void)
 {
-	struct kp_core_insn add = {.dst = 1 << 4}, br = {.src = 1 << 4, .mispredicted = true};
+	struct kp_core_insn add = {.dst = 1 << 4, .lat = 1},
+			    br = {.src = 1 << 4, .lat = 1, .mispredicted = true};
 	struct kp_core c;
 	struct run r;
 	int i, j;
@@ -259,7 +260,8 @@ static void mispredicts(void)
  */
 static void drains(void)
 {
-	struct kp_core_insn add = {.dst = 1 << 4}, ser = {.serializing = true, .fixed = 200};
+	struct kp_core_insn add = {.dst = 1 << 4, .lat = 1},
+			    ser = {.lat = 1, .serializing = true, .fixed = 200};
 	struct kp_core c;
 	struct run r;
 	int i, j;
