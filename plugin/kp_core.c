@@ -322,3 +322,12 @@ void kp_core_step(struct kp_core *c, const struct kp_core_insn *in, struct kp_co
 	}
 	c->insns++;
 }
+
+void kp_core_side(struct kp_core *c, const struct kp_core_insn *in)
+{
+	uint32_t i;
+
+	kp_prefetches(c, in, c->fetch);
+	for (i = 0; i < in->writebacks; i++)
+		kp_channel(c, c->fetch);
+}

@@ -156,6 +156,11 @@ int kp_core_init(struct kp_core *c, const struct kp_core_cfg *cfg, const char **
 void kp_core_free(struct kp_core *c);
 /* the next instruction in program order: its charge into *out */
 void kp_core_step(struct kp_core *c, const struct kp_core_insn *in, struct kp_core_charge *out);
+/*
+ * what an instruction folded into another (a fast string's iteration) did
+ * to memory: its prefetches and writebacks, timed from the fetch frontier
+ */
+void kp_core_side(struct kp_core *c, const struct kp_core_insn *in);
 /* when the last instruction retired: the cycles so far */
 static inline double kp_core_cycles(const struct kp_core *c)
 {

@@ -501,8 +501,10 @@ static void kp_thand_over(struct kp_timing *t, struct kp_tblock *b, uint64_t nex
 		kp_tcore_insn(t, ti, fresh, &in);
 		if (!ti->string)
 			t->string_at = NULL;
-		else if (!kp_tstring(t, ti, fresh, &in))
+		else if (!kp_tstring(t, ti, fresh, &in)) {
+			kp_core_side(&t->core, &in);
 			continue;
+		}
 		if (i + 1 == b->n && ti->branch && next)
 			in.mispredicted = kp_tpredict(t, ti, next);
 		kp_core_step(&t->core, &in, &ch);
