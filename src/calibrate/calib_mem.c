@@ -146,3 +146,31 @@ double calib_time(calib_loop_fn *fn, void *ctx, long n)
 	calib_time_rr(&j, 1);
 	return j.best;
 }
+
+/* n regions timed round robin, c[i] their cycles a load (a jump, code) */
+int calib_regions(struct calib *k, const struct calib_region *g, size_t n, bool code, double *c)
+{
+	struct calib_job j[CALIB_REGIONS_MAX];
+	void *m[CALIB_REGIONS_MAX], *start[CALIB_REGIONS_MAX];
+	long slots[CALIB_REGIONS_MAX];
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < n; i++) {
+		slots[i] = CALIB_BODIES;
+		m[i] = code ? calib_jit_new(g[i].size, g[i].per_page, &slots[i], &start[i])
+			    : calib_chase_new(g[i].size, g[i].huge, g[i].per_page, &start[i]);
+		if (!m[i])
+			err = -ENOMEM;
+		j[i] = (struct calib_job){code ? calib_jit : calib_chase,
+					  code ? start[i] : (void *)&start[i], g[i].n, 0};
+	}
+	if (!err)
+		calib_time_rr(j, n);
+	for (i = 0; i < n; i++) {
+		c[i] = j[i].best / slots[i] * k->ghz;
+		if (m[i])
+			munmap(m[i], g[i].size);
+	}
+	return err;
+}
