@@ -163,6 +163,11 @@ static int same_model(struct collect *c, const struct model_table *t, const char
 		snprintf(c->why, c->len, "%s: counted with other cache geometries than run 0's", p);
 		return -EINVAL;
 	}
+	/* the boots' cycles add up only when one core model made them */
+	if (run && (strcmp(t->core, c->t0.core) || strcmp(t->timing, c->t0.timing))) {
+		snprintf(c->why, c->len, "%s: timed by another core model than run 0's", p);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -200,6 +205,8 @@ static int put_funcs(struct collect *c, const struct boot_funcs *bf, const struc
 			err = boot_put_func_tlb(c->df, run, f.name, f.module, g, f.tlb[2 * g],
 						f.tlb[2 * g + 1]);
 		err = err ?: put_events(c, &f, run);
+		if (!err && f.cyc)
+			err = boot_put_func_cycles(c->df, run, f.name, f.module, f.cyc);
 	}
 	return err;
 }
@@ -269,6 +276,10 @@ static int put_meta(struct collect *c, unsigned int n, bool no_config)
 		err = err ?: kv_add(&meta, "model.qemu", "%s", c->t0.qemu);
 		err = err ?: kv_add(&meta, "model.window", "boot");
 		err = err ?: kv_add(&meta, "model.format", "%u", c->t0.format);
+	}
+	if (!err && o->model && model_table_timing(&c->t0)) {
+		err = kv_add(&meta, "model.core", "%s", c->t0.core);
+		err = err ?: kv_add(&meta, "model.timing", "%s", c->t0.timing);
 	}
 	if (!err && o->model && c->t0.format >= 2) {
 		err = kv_add(&meta, "model.guest_pti", "%s",

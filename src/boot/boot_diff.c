@@ -184,7 +184,7 @@ static bool match_geom(struct diff *d, unsigned int geom)
 /* Side s's field k of function i (nfuncs: the kernel) in run r. */
 static double xvalue(const struct diff *d, int s, size_t i, size_t r, enum boot_xfield k)
 {
-	return boot_xvalue(boot_model_at(&d->m[s], i, r), d->costs, k);
+	return boot_xvalue(&d->b[s], boot_model_at(&d->m[s], i, r), d->costs, k);
 }
 
 /* The change of field k between base function i[0] and hardened i[1] (SIZE_MAX: absent). */
@@ -228,12 +228,9 @@ static int xmake(struct diff *d, const struct model_view_opts *o, char *why, siz
 	d->xshow = d->b[0].model && d->b[1].model && (d->b[0].events || d->b[1].events);
 	if (!d->xshow)
 		return 0;
-	err = model_costs_pick(o->costs, cpu, &d->costs_buf);
-	if (err && o->costs) {
-		snprintf(why, len, "--costs %s: no cost table to weigh est_cycles by", o->costs);
+	err = boot_costs(&d->b[0], o->costs, cpu, &d->costs_buf, &d->costs, why, len);
+	if (err)
 		return err;
-	}
-	d->costs = err ? NULL : &d->costs_buf;
 	for (k = 0; k < BOOT_XFIELDS; k++)
 		d->xknown[k] = xside_known(d, 0, k) && xside_known(d, 1, k);
 	for (s = 0, err = 0; !err && s < 2; s++)
@@ -254,7 +251,7 @@ static int xmake(struct diff *d, const struct model_view_opts *o, char *why, siz
 
 static int diff_make(struct diff *d, const struct model_view_opts *o, char *why, size_t len)
 {
-	int p, err = boot_check_geom(&d->b[0], o->geom, why, len);
+	int p, err = boot_same_kind(d->b, why, len) ?: boot_check_geom(&d->b[0], o->geom, why, len);
 
 	d->cache = !err && match_geom(d, o->geom);
 	for (p = 0; !err && p < BOOT_PHASES; p++)
@@ -585,18 +582,15 @@ static void kernel_text(FILE *f, const struct diff *d)
 	fputs("\nThe kernel's TLB misses and events per boot (mean; 95% interval of the change:"
 	      " Welch's, over the boots):\n",
 	      f);
-	if (d->costs)
-		esc_printf(f, "# est_cycles (estimate, costs: %s, %s)\n", d->costs->name,
-			   d->costs->path);
-	else
-		fputs("# est_cycles: no cost table (kprotperf calibrate, or --costs FILE)\n", f);
+	boot_est_head(f, &d->b[0], d->costs);
 	if (d->b[0].cache && d->b[1].cache && !d->cache)
 		fputs("# est_cycles without cache misses: no cache geometry in common\n", f);
 	heads_text(f, "field");
 	for (k = 0; k < BOOT_XFIELDS; k++) {
 		change_text(f, d->xknown[k] ? &d->kernel[k] : &none, false);
-		fprintf(f, "  %s%s%s%s\n", boot_xfield_names[k], k == BX_EST ? " (estimate)" : "",
-			d->xknown[k] ? "" : "  ", d->xknown[k] ? "" : xwhy(d, k));
+		fprintf(f, "  %s%s%s%s\n", boot_xfield_names[k],
+			k == BX_EST ? boot_est_label(&d->b[0]) : "", d->xknown[k] ? "" : "  ",
+			d->xknown[k] ? "" : xwhy(d, k));
 	}
 }
 
@@ -630,8 +624,8 @@ static int est_text(FILE *f, const struct diff *d, size_t top)
 		return -ENOMEM;
 	memcpy(r, d->funcs, d->nfuncs * sizeof(*r));
 	qsort(r, d->nfuncs, sizeof(*r), by_est);
-	fprintf(f, "\nFunctions by |delta| of est_cycles per boot, an estimate (%zu of %zu):\n",
-		n < top ? n : top, n);
+	fprintf(f, "\nFunctions by |delta| of est_cycles per boot, %s (%zu of %zu):\n",
+		d->b[0].timing ? "the timing model's cycles" : "an estimate", n < top ? n : top, n);
 	heads_text(f, "function  module");
 	for (i = k = 0; i < d->nfuncs && k < top; i++) {
 		if (!est_changed(&r[i]))

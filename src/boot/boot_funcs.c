@@ -28,8 +28,9 @@ struct boot_funcs {
 	size_t n, cap;
 	__u64 *vals;
 	size_t nvals, capvals, stride;
-	/* where a row's parts start in its stride: TLB misses, executions, flushes; 0: none */
-	size_t tlb, execs, flushes, thunks, ngeom;
+	/* where a row's parts start in its stride: TLB misses, executions, flushes, cycles; 0: none
+	 */
+	size_t tlb, execs, flushes, thunks, cyc, ngeom;
 };
 
 static int load_kallsyms(struct boot_funcs *bf, const char *path, char *why, size_t len)
@@ -139,6 +140,8 @@ static int row(const struct model_table_row *r, void *ctx)
 		if (i == 2 || (i == 1 && r->kind < 0))
 			bf->vals[e->vi + bf->thunks + i - 1] += insns;
 	}
+	for (i = 0; bf->cyc && i <= MODEL_CYCS; i++)
+		bf->vals[e->vi + bf->cyc + i] += r->cyc[i];
 	for (i = 0; i < bf->stride; i++)
 		if (bf->vals[e->vi + i] > SUM_MAX)
 			return -EOVERFLOW;
@@ -195,6 +198,10 @@ static int read_table(struct boot_funcs *bf, struct model_table *t, const char *
 			bf->thunks = bf->flushes + MODEL_KINDS + 1;
 			bf->stride = bf->thunks + 2;
 		}
+		if (model_table_timing(t)) {
+			bf->cyc = bf->stride;
+			bf->stride += 1 + MODEL_CYCS;
+		}
 		err = model_table_read(model, t, row, bf, msg, sizeof(msg));
 	}
 	if (err == -EOVERFLOW)
@@ -236,7 +243,8 @@ const struct boot_func *boot_funcs_at(const struct boot_funcs *bf, size_t i, str
 				bf->tlb ? v + bf->tlb : NULL,
 				bf->execs ? v + bf->execs : NULL,
 				bf->execs ? v + bf->flushes : NULL,
-				bf->execs ? v + bf->thunks : NULL};
+				bf->execs ? v + bf->thunks : NULL,
+				bf->cyc ? v + bf->cyc : NULL};
 	return f;
 }
 

@@ -21,7 +21,8 @@ struct boot_funcs;
  * with a table of format 2 (else NULL), its ngeom x 2 I-TLB and D-TLB misses
  * (when the table simulated TLBs) and, per kind (MODEL_KINDS: none, "-"),
  * the executions of its PCs of that kind and those that flushed TLBs, and
- * the entries of the retpoline and return thunks its PCs begin.
+ * the entries of the retpoline and return thunks its PCs begin; with a
+ * table of mode timing its cycles and their stack (1 + MODEL_CYCS).
  */
 struct boot_func {
 	const char *name, *module;
@@ -29,6 +30,7 @@ struct boot_func {
 	const __u64 *tlb;
 	const __u64 *execs, *flushes; /* MODEL_KINDS + 1 each */
 	const __u64 *thunks;	      /* entries of a retpoline, of a return thunk */
+	const __u64 *cyc;	      /* mode timing: its cycles, then their stack; else NULL */
 };
 
 /*

@@ -68,7 +68,8 @@ void boot_header_text(FILE *f, const char *side, const struct boot_rec *b)
 		esc_printf(f, "#   append: %s\n", b->append);
 	cpu_text(f, b);
 	if (b->model)
-		esc_printf(f, "#   machine model: %s (QEMU %s)\n", b->mode ?: "?",
+		esc_printf(f, "#   machine model: %s%s%s (QEMU %s)\n", b->mode ?: "?",
+			   b->timing ? ", core " : "", b->timing ? b->core : "",
 			   datafile_meta(b->df, "model.qemu") ?: "?");
 	if (b->model && b->events)
 		esc_printf(
@@ -95,6 +96,8 @@ void boot_header_json(struct json *j, const struct boot_rec *b)
 	json_str(j, "build_id", b->build_id);
 	json_u64(j, "runs", b->runs);
 	json_str(j, "cmdline", b->cmdline);
+	/* the timing model's core: its est_cycles are that core's cycles */
+	json_str(j, "core", b->core);
 	if (b->model) {
 		json_bool(j, "events", b->events);
 		json_bool(j, "tlb", b->tlb);
@@ -236,13 +239,9 @@ static int xview_make(const struct boot_rec *b, const struct model_view_opts *o,
 	*x = (struct xview){.show = b->model && b->events};
 	if (!x->show)
 		return 0;
-	err = model_costs_pick(o->costs, datafile_meta(b->df, "cpu.model"), &x->costs_buf);
-	if (err && o->costs) {
-		snprintf(why, len, "--costs %s: no cost table to weigh est_cycles by", o->costs);
-		return err;
-	}
-	x->costs = err ? NULL : &x->costs_buf;
-	return boot_model_load(b, b->cache ? o->geom : MODEL_GEOMS_MAX, &x->m);
+	err = boot_costs(b, o->costs, datafile_meta(b->df, "cpu.model"), &x->costs_buf, &x->costs,
+			 why, len);
+	return err ?: boot_model_load(b, b->cache ? o->geom : MODEL_GEOMS_MAX, &x->m);
 }
 
 /* Field k of function i (b->nfuncs: the kernel) over the boots; NAN when b did not count it. */
@@ -255,7 +254,7 @@ static struct estimate xestimate(const struct boot_rec *b, const struct xview *x
 
 	if (v && boot_xknown(b, k, true, x->costs)) {
 		for (r = 0; r < b->runs; r++)
-			v[r] = boot_xvalue(boot_model_at(&x->m, i, r), x->costs, k);
+			v[r] = boot_xvalue(b, boot_model_at(&x->m, i, r), x->costs, k);
 		e = estimate(v, b->runs);
 	}
 	free(v);
@@ -269,16 +268,12 @@ static void xkernel_text(FILE *f, const struct boot_rec *b, const struct xview *
 
 	fprintf(f, "\nThe kernel's TLB misses and events (mean over %zu boot%s):\n", b->runs,
 		b->runs == 1 ? "" : "s");
-	if (x->costs)
-		esc_printf(f, "# est_cycles (estimate, costs: %s, %s)\n", x->costs->name,
-			   x->costs->path);
-	else
-		fputs("# est_cycles: no cost table (kprotperf calibrate, or --costs FILE)\n", f);
+	boot_est_head(f, b, x->costs);
 	fprintf(f, "%12s %25s  %s\n", "mean", b->runs > 1 ? "95% interval" : "", "field");
 	for (k = 0; k < BOOT_XFIELDS; k++) {
 		e = xestimate(b, x, b->nfuncs, k);
 		estimate_text(f, &e, false);
-		fprintf(f, "  %s%s%s\n", boot_xfield_names[k], k == BX_EST ? " (estimate)" : "",
+		fprintf(f, "  %s%s%s\n", boot_xfield_names[k], k == BX_EST ? boot_est_label(b) : "",
 			!isnan(e.mean) ? ""
 			: k == BX_EST  ? "  (no cost table)"
 				       : "  (no TLB simulated)");

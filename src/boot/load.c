@@ -5,12 +5,14 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "data/boot_read.h"
 #include "data/boot_schema.h"
 #include "data/datafile.h"
 #include "util/array.h"
+#include "util/esc.h"
 
 const char *const boot_phase_names[BOOT_PHASES] = {"kernel_entry", "initcalls_end", "first_user"};
 const char *const boot_phase_about[BOOT_PHASES] = {
@@ -271,7 +273,10 @@ static int load_funcs(struct boot_rec *b)
 	if (err)
 		return err;
 	b->model = l.n > 0;
-	b->cache = b->model && b->mode && !strcmp(b->mode, "cache");
+	b->timing = b->model && b->mode && !strcmp(b->mode, "timing");
+	b->core = b->timing ? datafile_meta(b->df, "model.core") ?: "?" : NULL;
+	/* the timing model runs the caches and TLBs of one geometry as cache does */
+	b->cache = b->model && b->mode && (!strcmp(b->mode, "cache") || b->timing);
 	b->events = b->model && !strcmp(datafile_meta(b->df, "model.format") ?: "1", "2");
 	err = b->cache ? model_geoms(b->df, b->geoms, MODEL_GEOMS_MAX, &b->ngeom) : 0;
 	b->tlb = !err && b->events && b->cache && b->ngeom && b->geoms[0].tlb[0][0];
@@ -352,6 +357,9 @@ static int model_row(const struct boot_model_row *r, void *ctx)
 		f->x[MODEL_RETPOLINES] = r->v[0];
 		f->x[MODEL_RETURN_THUNKS] = r->v[1];
 		break;
+	case BOOT_ROW_CYCLES:
+		memcpy(&f->x[MODEL_CYCLES], r->v, (1 + MODEL_CYCS) * sizeof(*r->v));
+		break;
 	}
 	return 0;
 }
@@ -399,12 +407,15 @@ const char *const boot_xfield_names[BOOT_XFIELDS] = {
 	"itlb_misses", "dtlb_misses", "cr3_writes", "tlb_flushes", "serializing", "est_cycles",
 };
 
-double boot_xvalue(const struct model_func *f, const struct model_costs *costs, enum boot_xfield k)
+double boot_xvalue(const struct boot_rec *b, const struct model_func *f,
+		   const struct model_costs *costs, enum boot_xfield k)
 {
 	static const enum model_field of[BX_EST] = {MF_ITLB_MISSES, MF_DTLB_MISSES, MF_CR3_WRITES,
 						    MF_TLB_FLUSHES, MF_SERIALIZING};
 
 	/* without a cost table there is no estimate (the views say why) */
+	if (k == BX_EST && b->timing)
+		return (double)f->x[MODEL_CYCLES];
 	if (k == BX_EST)
 		return costs ? model_est_cycles(costs, f) : NAN;
 	return (double)model_field(f, of[k]);
@@ -414,5 +425,67 @@ bool boot_xknown(const struct boot_rec *b, enum boot_xfield k, bool tlb_geom, bo
 {
 	if (k == BX_ITLB || k == BX_DTLB)
 		return b->events && b->tlb && tlb_geom;
-	return b->events && (k != BX_EST || costs);
+	return b->events && (k != BX_EST || b->timing || costs);
+}
+
+int boot_costs(const struct boot_rec *b, const char *given, const char *cpu,
+	       struct model_costs *buf, const struct model_costs **costs, char *why, size_t len)
+{
+	int err;
+
+	*costs = NULL;
+	/* cachegrind's cycle estimates yield to a simulator's cycles: say so, and go on */
+	if (b->timing) {
+		if (given)
+			esc_printf(
+				stderr,
+				"kprotperf: --costs %s not used: est_cycles of a timing recording"
+				" is the timing model's cycles\n",
+				given);
+		return 0;
+	}
+	err = model_costs_pick(given, cpu, buf);
+	if (err && given) {
+		snprintf(why, len, "--costs %s: no cost table to weigh est_cycles by", given);
+		return err;
+	}
+	*costs = err ? NULL : buf;
+	return 0;
+}
+
+void boot_est_head(FILE *f, const struct boot_rec *b, const struct model_costs *costs)
+{
+	if (b->timing)
+		esc_printf(f,
+			   "# est_cycles (timing model, core %s): its cycles, not counts x costs\n",
+			   b->core);
+	else if (costs)
+		esc_printf(f, "# est_cycles (estimate, costs: %s, %s)\n", costs->name, costs->path);
+	else
+		fputs("# est_cycles: no cost table (kprotperf calibrate, or --costs FILE)\n", f);
+}
+
+const char *boot_est_label(const struct boot_rec *b)
+{
+	return b->timing ? " (timing model)" : " (estimate)";
+}
+
+int boot_same_kind(const struct boot_rec b[2], char *why, size_t len)
+{
+	if (!b[0].model || !b[1].model)
+		return 0;
+	if (b[0].timing != b[1].timing)
+		snprintf(
+			why, len,
+			"the base recording was modelled with %s, the hardened one with %s: compare"
+			" recordings of one mode",
+			b[0].mode, b[1].mode);
+	else if (b[0].timing && strcmp(b[0].core, b[1].core))
+		snprintf(why, len,
+			 "the base boots were timed by core %s, the hardened ones by %s: compare"
+			 " boots of one core (boot both with one --core)",
+			 b[0].core, b[1].core);
+	else
+		return 0;
+	return -EINVAL;
 }

@@ -9,6 +9,7 @@
 #define KP_BOOT_LOAD_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <linux/types.h>
 
@@ -54,6 +55,9 @@ struct boot_rec {
 	size_t ncalls, nfuncs;
 	bool model, cache; /* per-function counts; misses too */
 	bool events, tlb;  /* a model table of format 2: its events; its TLBs (cache) */
+	/* --model timing: est_cycles is the timing model's cycles, of core core */
+	bool timing;
+	const char *core;
 	unsigned int ngeom;
 	struct model_geom geoms[MODEL_GEOMS_MAX];
 };
@@ -94,13 +98,36 @@ void boot_model_free(struct boot_model *m);
 /* The model's fields of a table of format 2 the views show per boot, as columns and JSON keys. */
 enum boot_xfield { BX_ITLB, BX_DTLB, BX_CR3, BX_FLUSHES, BX_SERIALIZING, BX_EST, BOOT_XFIELDS };
 extern const char *const boot_xfield_names[BOOT_XFIELDS];
-/* Field k of f; est_cycles weighed by costs (not NULL for BX_EST). */
-double boot_xvalue(const struct model_func *f, const struct model_costs *costs, enum boot_xfield k);
+/* Field k of f of b; est_cycles the timing model's cycles, else weighed by costs. */
+double boot_xvalue(const struct boot_rec *b, const struct model_func *f,
+		   const struct model_costs *costs, enum boot_xfield k);
 /*
  * Whether b counted field k: its events (TLBs for the TLB misses, in a
- * geometry of its own: tlb_geom) and, for est_cycles, a cost table.
+ * geometry of its own: tlb_geom) and, for est_cycles, the timing model's
+ * cycles or a cost table.
  */
 bool boot_xknown(const struct boot_rec *b, enum boot_xfield k, bool tlb_geom, bool costs);
+
+/*
+ * est_cycles' table for b into *costs: the one given (--costs), else the
+ * one model_costs_pick() finds for cpu (NULL: none).  A boot under the
+ * timing model takes none: its est_cycles are the model's cycles, and a
+ * table given is said, in one line, not to be used.  -errno with why when
+ * the table given cannot be had.
+ */
+int boot_costs(const struct boot_rec *b, const char *given, const char *cpu,
+	       struct model_costs *buf, const struct model_costs **costs, char *why, size_t len);
+/* The "# est_cycles ..." line: the timing model that made them, or the table, or none. */
+void boot_est_head(FILE *f, const struct boot_rec *b, const struct model_costs *costs);
+/* What est_cycles is, after its name in a table: " (estimate)" or " (timing model)". */
+const char *boot_est_label(const struct boot_rec *b);
+/*
+ * 0, or -EINVAL with why when both boots have the model and one's
+ * est_cycles are the timing model's cycles and the other's counts x costs,
+ * or the two are of two core models: their difference would be of the two
+ * methods, or the two cores, not of the two kernels.
+ */
+int boot_same_kind(const struct boot_rec b[2], char *why, size_t len);
 
 /* Function i's counts in run r (i == m->nfuncs: the kernel's). */
 static inline const struct model_func *boot_model_at(const struct boot_model *m, size_t i, size_t r)

@@ -11,7 +11,8 @@
 struct boot_opts {
 	const char *output;
 	const char *kernel, *append; /* as given; NULL: vm-run.sh's defaults */
-	const char *model;	     /* insns, cache or NULL: no model */
+	const char *model;	     /* insns, cache, timing or NULL: no model */
+	const char *core;	     /* --core of --model timing; NULL: vm-run.sh's default */
 	const char *cpu;	     /* vm-run.sh --cpu MODEL; NULL: its default */
 	unsigned int repeat;
 	unsigned int timeout;		      /* seconds per boot; 0: vm-run.sh's default */

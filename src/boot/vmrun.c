@@ -19,7 +19,7 @@
 #include "util/safeio.h"
 
 /* vm-run.sh's arguments: the fixed ones, the options' and the caches' */
-#define ARGS_MAX (16 + BOOT_CACHE_ARGS_MAX)
+#define ARGS_MAX (18 + BOOT_CACHE_ARGS_MAX)
 /* a console line is cut here when printed */
 #define TAIL_LINE 256
 
@@ -80,6 +80,10 @@ static void build_argv(const char **argv, const char *vmrun, const struct boot_o
 	if (o->model) {
 		argv[n++] = "--model";
 		argv[n++] = o->model;
+	}
+	if (o->core) {
+		argv[n++] = "--core";
+		argv[n++] = o->core;
 	}
 	for (i = 0; i < o->ncaches; i++)
 		argv[n++] = o->caches[i];

@@ -20,6 +20,7 @@ enum {
 	OPT_D1,
 	OPT_LL,
 	OPT_TIMEOUT,
+	OPT_CORE,
 };
 
 static const struct options_entry entries[] = {
@@ -41,10 +42,15 @@ static const struct options_entry entries[] = {
 	 "boot N times, each a run of the recording (default 1, at\n"
 	 "most 100)"},
 	{OPT_MODEL, "model", "MODE",
-	 "insns or cache: also count, with kprotperf's machine\n"
-	 "model, the instructions (cache: and simulated cache\n"
-	 "misses) per kernel function from reset to the first\n"
+	 "insns, cache or timing: also count, with kprotperf's\n"
+	 "machine model, the instructions (cache: and simulated\n"
+	 "cache misses; timing: and the timing model's cycles,\n"
+	 "est_cycles) per kernel function from reset to the first\n"
 	 "user-mode instruction"},
+	{OPT_CORE, "core", "CORE",
+	 "with --model timing, the core description as vm-run.sh\n"
+	 "--core takes it: a FILE, a NAME of share/cores, or\n"
+	 "native (default: vm-run.sh's, by --cpu)"},
 	{OPT_I1, "I1", "SIZE,ASSOC,LINE",
 	 "with --model cache: the L1 instruction cache (bytes,\n"
 	 "ways, bytes; repeat for a sweep), as vm-run.sh takes it"},
@@ -52,7 +58,7 @@ static const struct options_entry entries[] = {
 	{OPT_LL, "LL", "SIZE,ASSOC,LINE", "the same for the last-level cache"},
 	{OPT_TIMEOUT, "timeout", "S",
 	 "give up on a boot after S seconds (default: vm-run.sh's,\n"
-	 "180; 600 with --model cache)"},
+	 "180; 600 with --model cache or timing)"},
 	{},
 };
 
@@ -155,9 +161,12 @@ static int set_opt(void *ctx, int c, const char *arg)
 		return err;
 	case OPT_MODEL:
 		o->model = arg;
-		return strcmp(arg, "insns") && strcmp(arg, "cache")
-			       ? bad_arg("--model", arg, "expected insns or cache")
+		return strcmp(arg, "insns") && strcmp(arg, "cache") && strcmp(arg, "timing")
+			       ? bad_arg("--model", arg, "expected insns, cache or timing")
 			       : 0;
+	case OPT_CORE:
+		o->core = arg;
+		return 0;
 	case OPT_I1:
 		return add_cache(o, "--I1", arg);
 	case OPT_D1:
@@ -184,6 +193,11 @@ static int check(const struct boot_opts *o, int argc, char **argv)
 	if (o->ncaches && (!o->model || strcmp(o->model, "cache"))) {
 		fprintf(stderr, "kprotperf boot: --I1, --D1 and --LL are cache geometries: they "
 				"need --model cache\n");
+		return -EINVAL;
+	}
+	if (o->core && (!o->model || strcmp(o->model, "timing"))) {
+		fprintf(stderr, "kprotperf boot: --core describes the timing model's core: it needs"
+				" --model timing\n");
 		return -EINVAL;
 	}
 	return 0;

@@ -28,6 +28,7 @@
 enum {
 	OPT_OPS = OPTIONS_LONG_ONLY,
 	OPT_MODEL,
+	OPT_CORE,
 	OPT_DRY_RUN,
 	OPT_JOB,
 	OPT_MERGE,
@@ -47,10 +48,15 @@ static const struct options_entry entries[] = {
 	 "the core operations, comma-separated (default: all of\n"
 	 "core-ops list)"},
 	{OPT_MODEL, "model", "MODE",
-	 "insns or cache: record under the machine model, one boot\n"
-	 "per operation; each cell also has the kernel's\n"
-	 "instructions and (cache) misses per run, and its\n"
-	 "functions are those whose misses changed most"},
+	 "insns, cache or timing: record under the machine model,\n"
+	 "one boot per operation; each cell also has the kernel's\n"
+	 "instructions and (cache, timing) misses per run, and its\n"
+	 "functions are those whose misses changed most (timing:\n"
+	 "est_cycles, the timing model's cycles)"},
+	{OPT_CORE, "core", "CORE",
+	 "with --model timing, the core description each boot's\n"
+	 "vm-run.sh --core gets: a FILE, a NAME of share/cores, or\n"
+	 "native (default: vm-run.sh's, by the variant's --cpu)"},
 	{OPT_DRY_RUN, "dry-run", NULL,
 	 "check every variant's options (kernel-build.sh --check),\n"
 	 "build nothing, and print the jobs, one command a line"},
@@ -136,7 +142,7 @@ static int number(const struct options_number *n, const char *arg, unsigned int 
 struct args {
 	struct sweep_opts o;
 	const char *out; /* -o */
-	bool running;	 /* -j, -r, --ops or --model */
+	bool running;	 /* -j, -r, --ops, --model or --core */
 	bool jobs;	 /* -j */
 };
 
@@ -158,7 +164,8 @@ static int set_opt(void *ctx, int key, const char *arg)
 	struct args *a = ctx;
 	struct sweep_opts *o = &a->o;
 
-	a->running |= key == 'j' || key == 'r' || key == OPT_OPS || key == OPT_MODEL;
+	a->running |=
+		key == 'j' || key == 'r' || key == OPT_OPS || key == OPT_MODEL || key == OPT_CORE;
 	a->jobs |= key == 'j';
 	switch (key) {
 	case 'o':
@@ -174,9 +181,12 @@ static int set_opt(void *ctx, int key, const char *arg)
 		return ops(o, arg);
 	case OPT_MODEL:
 		o->model = arg;
-		return strcmp(arg, "insns") && strcmp(arg, "cache")
-			       ? usage("--model: expected insns or cache")
+		return strcmp(arg, "insns") && strcmp(arg, "cache") && strcmp(arg, "timing")
+			       ? usage("--model: expected insns, cache or timing")
 			       : 0;
+	case OPT_CORE:
+		o->core = arg;
+		return 0;
 	case OPT_DRY_RUN:
 		o->dry_run = true;
 		return 0;
@@ -206,7 +216,7 @@ static int check_merge(const struct args *a, int operands)
 		return usage("--merge reads DIR alone: no PLAN");
 	if (a->out || a->running || a->o.dry_run || a->o.job)
 		return usage("--merge makes the matrix of what is in DIR: -o, -j, -r, --ops,"
-			     " --model, --dry-run and --job run jobs");
+			     " --model, --core, --dry-run and --job run jobs");
 	return 0;
 }
 
@@ -229,6 +239,8 @@ static int check(struct args *a, int argc, char **argv)
 			     " none");
 	if (o->job && a->jobs)
 		return usage("-j runs jobs side by side: --job runs one");
+	if (o->core && (!o->model || strcmp(o->model, "timing")))
+		return usage("--core describes the timing model's core: it needs --model timing");
 	if (!o->nops)
 		o->nops = sweep_ops_all(o->ops);
 	return 0;

@@ -178,6 +178,8 @@ static int model_row(sqlite3_stmt *st, void *ctx)
 		r.what = BOOT_ROW_TLB;
 	else if (!strcmp(w->table, "boot_func_thunks"))
 		r.what = BOOT_ROW_THUNKS;
+	else if (!strcmp(w->table, "boot_func_cycles"))
+		r.what = BOOT_ROW_CYCLES;
 	else
 		r.what = BOOT_ROW_EVENT;
 	if (r.what == BOOT_ROW_EVENT) {
@@ -185,10 +187,25 @@ static int model_row(sqlite3_stmt *st, void *ctx)
 		r.v[0] = sqlite3_column_int64(st, 4);
 		r.v[1] = sqlite3_column_int64(st, 5);
 	} else {
-		for (i = 0; i < n && i < MODEL_STATS; i++)
+		for (i = 0; i < n && i < (int)(sizeof(r.v) / sizeof(r.v[0])); i++)
 			r.v[i] = sqlite3_column_int64(st, 3 + i);
 	}
 	return run_of(w, st, &r.run) ?: ((boot_model_fn)w->fn)(&r, w->ctx);
+}
+
+/* The timing model's cycles per function and run: only a boot under it has the table's rows. */
+static int cycles_each(struct datafile *df, boot_model_fn fn, void *ctx)
+{
+	struct walk w;
+
+	if (strcmp(datafile_meta(df, "model.mode") ?: "", "timing"))
+		return 0;
+	return walk_init(&w, df, "boot_func_cycles", fn, ctx)
+		       ?: query_each(
+				  df,
+				  "SELECT run, name, module, cycles, base, branch, icache, dcache,"
+				  " tlb, serialize FROM boot_func_cycles ORDER BY name, module, run",
+				  model_row, &w, "");
 }
 
 int boot_model_each(struct datafile *df, unsigned int geom, boot_model_fn fn, void *ctx)
@@ -215,5 +232,6 @@ int boot_model_each(struct datafile *df, unsigned int geom, boot_model_fn fn, vo
 		       ?: query_each(df,
 				     "SELECT run, name, module, retpolines, return_thunks FROM"
 				     " boot_func_thunks ORDER BY name, module, run",
-				     model_row, &w, "");
+				     model_row, &w, "")
+		       ?: cycles_each(df, fn, ctx);
 }

@@ -68,19 +68,21 @@ enum boot_model_what {
 	BOOT_ROW_TLB,	 /* v[0], v[1]: I-TLB and D-TLB misses in geometry geom */
 	BOOT_ROW_EVENT,	 /* kind (-1: "-"); v[0] executions, v[1] TLB flushes */
 	BOOT_ROW_THUNKS, /* v[0], v[1]: entries of a retpoline, of a return thunk */
+	BOOT_ROW_CYCLES, /* v: the timing model's cycles, then their stack (1 + MODEL_CYCS) */
 };
 struct boot_model_row {
 	size_t run;
 	const char *name, *module;
 	enum boot_model_what what;
 	int kind;
-	__u64 v[MODEL_STATS];
+	__u64 v[1 + MODEL_CYCS]; /* the most a row has: its cycles and their stack */
 };
 typedef int (*boot_model_fn)(const struct boot_model_row *r, void *ctx);
 /*
  * Each function's counts per run: its misses and TLB misses in geometry
  * geom (none when geom is not the recording's), then its events and its
- * thunks' entries.  A recording older than schema 12 has none of the last three.
+ * thunks' entries, and with the timing model (meta model.mode timing) its
+ * cycles.  A recording older than schema 12 has none of the events, TLBs and thunks.
  */
 int boot_model_each(struct datafile *df, unsigned int geom, boot_model_fn fn, void *ctx);
 

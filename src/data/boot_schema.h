@@ -55,4 +55,15 @@
 	" module TEXT NOT NULL, retpolines INTEGER NOT NULL, return_thunks INTEGER NOT NULL," \
 	" PRIMARY KEY(run, name, module));"
 
+/*
+ * schema 15: with the timing model (a boot under --model timing), per run
+ * and function the cycles the out-of-order core model charged its PCs and
+ * their stack, as model_cycles holds them per PC (data/model.h).
+ */
+#define BOOT_TIMING_TABLES                                                            \
+	"CREATE TABLE boot_func_cycles(run INTEGER NOT NULL, name TEXT NOT NULL,"     \
+	" module TEXT NOT NULL, cycles INTEGER NOT NULL, base INTEGER NOT NULL,"      \
+	" branch INTEGER NOT NULL, icache INTEGER NOT NULL, dcache INTEGER NOT NULL," \
+	" tlb INTEGER NOT NULL, serialize INTEGER NOT NULL, PRIMARY KEY(run, name, module));"
+
 #endif

@@ -68,3 +68,12 @@ int boot_put_func_thunks(struct datafile *df, unsigned int run, const char *name
 			    (long long)run, name, module, (long long)retpolines,
 			    (long long)return_thunks);
 }
+
+int boot_put_func_cycles(struct datafile *df, unsigned int run, const char *name,
+			 const char *module, const __u64 *cyc)
+{
+	return query_insert(df, "INSERT INTO boot_func_cycles VALUES(?,?,?,?,?,?,?,?,?,?)",
+			    "ittiiiiiii", (long long)run, name, module, (long long)cyc[0],
+			    (long long)cyc[1], (long long)cyc[2], (long long)cyc[3],
+			    (long long)cyc[4], (long long)cyc[5], (long long)cyc[6]);
+}

@@ -39,4 +39,8 @@ int boot_put_func_event(struct datafile *df, unsigned int run, const char *name,
 int boot_put_func_thunks(struct datafile *df, unsigned int run, const char *name,
 			 const char *module, __u64 retpolines, __u64 return_thunks);
 
+/* schema 15: the timing model's cycles of its PCs, then their stack (1 + MODEL_CYCS) */
+int boot_put_func_cycles(struct datafile *df, unsigned int run, const char *name,
+			 const char *module, const __u64 *cyc);
+
 #endif

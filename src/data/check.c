@@ -455,6 +455,18 @@ static const struct table {
 	  {"dcache", R_COUNT},
 	  {"tlb", R_COUNT},
 	  {"serialize", R_COUNT}}},
+	/* schema 15: a boot's cycles under the timing model */
+	{"boot_func_cycles",
+	 {{"run", R_ID},
+	  {"name", R_NAME},
+	  {"module", R_NAME},
+	  {"cycles", R_COUNT},
+	  {"base", R_COUNT},
+	  {"branch", R_COUNT},
+	  {"icache", R_COUNT},
+	  {"dcache", R_COUNT},
+	  {"tlb", R_COUNT},
+	  {"serialize", R_COUNT}}},
 };
 
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))

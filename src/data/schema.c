@@ -74,4 +74,8 @@ const char schema_added[] =
 								COUNT_TABLES
 									/* schema 14: the timing
 									   model's cycles */
-									MODEL_TIMING_TABLES;
+									MODEL_TIMING_TABLES
+										/* schema 15: a
+										   boot's cycles
+										   under it */
+											BOOT_TIMING_TABLES;

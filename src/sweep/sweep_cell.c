@@ -105,10 +105,10 @@ static int by_est(const void *a, const void *b)
 	return (x < y) - (x > y);
 }
 
-/* A pair's change that ranks it: est_cycles with costs, else misses, else instructions. */
+/* A pair's change that ranks it: est_cycles where there are, else misses, else instructions. */
 static double pair_delta(const struct sweep_cell *c, const struct model_pair *p)
 {
-	if (c->costed)
+	if (c->has_est)
 		return p->d_est;
 	return (double)(c->cache ? p->d_misses : p->d_insns);
 }
@@ -128,6 +128,49 @@ static void model_top(const struct model_pair *pairs, size_t n, size_t top, stru
 	}
 }
 
+/*
+ * Whether the two sides' counts compare: of one kind (a timing model's
+ * cycles against counts x costs would measure the two methods), and of
+ * one core (two cores' cycles would measure the cores, not the kernels).
+ * False with why in c->why.
+ */
+static bool comparable(const struct model_counts mc[2], struct sweep_cell *c)
+{
+	char why[400];
+
+	if (model_counts_same_kind(&mc[0], &mc[1], why, sizeof(why))) {
+		snprintf(c->why, sizeof(c->why), "%s", why);
+		return false;
+	}
+	if (mc[0].timing && strcmp(mc[0].core, mc[1].core)) {
+		snprintf(c->why, sizeof(c->why),
+			 "the base's timing model ran core %.100s, the variant's %.100s: give the"
+			 " sweep --core, one core for all",
+			 mc[0].core, mc[1].core);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * est_cycles of each side, the kernel's per run: the timing model's cycles,
+ * or under c->costs where both sides simulated the same caches and TLBs.
+ */
+static void est_of(struct model_counts mc[2], struct sweep_cell *c)
+{
+	int side;
+
+	c->timing = mc[0].timing;
+	c->has_est = c->timing || (c->costs && c->cache && mc[0].tlb && mc[1].tlb && mc[0].events &&
+				   mc[1].events);
+	for (side = 0; side < 2; side++) {
+		mc[side].costs = c->has_est && !c->timing ? c->costs : NULL;
+		c->est[side] = c->has_est ? model_func_est(&mc[side], &mc[side].kernel) /
+						    (c->runs[side] ?: 1)
+					  : NAN;
+	}
+}
+
 /* The model's counts: the kernel's per run, and its functions by the change. */
 static int modelled(struct datafile *df[2], size_t top, struct sweep_cell *c)
 {
@@ -139,27 +182,22 @@ static int modelled(struct datafile *df[2], size_t top, struct sweep_cell *c)
 
 	for (side = 0; side < 2 && !err; side++)
 		err = model_counts_read(df[side], 0, &mc[side], why, sizeof(why));
-	if (err) {
+	if (err)
 		snprintf(c->why, sizeof(c->why), "the %s's model counts: %s",
 			 side == 1 ? "base" : "variant", why);
-		c->ok = false;
+	c->ok = !err && comparable(mc, c);
+	if (!c->ok)
 		goto out;
-	}
 	c->model = true;
 	c->cache = model_sweep_same(&mc[0], &mc[1]);
-	/* estimated only where both sides simulated the same caches and TLBs */
-	c->costed = c->costs && c->cache && mc[0].tlb && mc[1].tlb && mc[0].events && mc[1].events;
+	est_of(mc, c);
 	for (side = 0; side < 2; side++) {
-		mc[side].costs = c->costed ? c->costs : NULL;
 		c->insns[side] = (double)mc[side].kernel.insns / (c->runs[side] ?: 1);
 		c->misses[side] =
 			(double)model_func_misses(&mc[side].kernel) / (c->runs[side] ?: 1);
-		c->est[side] = c->costed ? model_est_cycles(c->costs, &mc[side].kernel) /
-						   (c->runs[side] ?: 1)
-					 : NAN;
 	}
 	err = model_diff_pairs(&mc[0], &mc[1], c->cache, &pairs, &n);
-	if (!err && c->costed)
+	if (!err && c->has_est)
 		qsort(pairs, n, sizeof(*pairs), by_est);
 	if (!err)
 		model_top(pairs, n, top, c);
@@ -280,6 +318,19 @@ int sweep_cell_costs(const char *path, struct model_costs *c)
 
 	if (!err)
 		err = model_costs_pick(NULL, datafile_meta(df, "cpu.model"), c);
+	if (df)
+		datafile_close(df);
+	return err;
+}
+
+int sweep_cell_core(const char *path, char *core, size_t len)
+{
+	struct datafile *df = NULL;
+	char why[400];
+	int err = datafile_open(&df, path, why, sizeof(why));
+
+	if (!err)
+		snprintf(core, len, "%s", datafile_meta(df, "model.core") ?: "?");
 	if (df)
 		datafile_close(df);
 	return err;

@@ -11,7 +11,8 @@
  * apart, whose samples would cost the times measured.  With the machine
  * model, the kernel's instructions and misses per run besides, and the
  * functions by the change in misses (or in instructions without caches)
- * instead.
+ * instead; with est_cycles (a cost table's estimate, or the timing model's
+ * cycles) by the change in those.
  */
 #ifndef KP_SWEEP_CELL_H
 #define KP_SWEEP_CELL_H
@@ -44,9 +45,12 @@ struct sweep_cell {
 	size_t ntop;
 	bool model, cache; /* model counts read; with simulated caches (the same on both) */
 	double insns[2], misses[2]; /* the kernel's per run, base and variant */
-	/* est_cycles under costs, the kernel's per run; costed: there was a table */
+	/*
+	 * est_cycles, the kernel's per run: under costs, or with timing the
+	 * timing model's cycles (both recordings of one core); has_est: either
+	 */
 	const struct model_costs *costs;
-	bool costed;
+	bool timing, has_est;
 	double est[2];
 };
 
@@ -72,6 +76,11 @@ int sweep_cell_compare(const struct sweep_cell_files *files, const char *op, siz
  * -errno (none: the line saying so was printed).
  */
 int sweep_cell_costs(const char *path, struct model_costs *c);
+/*
+ * The core model that recorded path (a timed recording of base under
+ * --model timing), as its model.core says it, into core: 0, or -errno.
+ */
+int sweep_cell_core(const char *path, char *core, size_t len);
 
 struct features;
 /*

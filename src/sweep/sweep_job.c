@@ -321,6 +321,10 @@ static int boot(struct job *jb, const char *const *ops, size_t n, const char *mo
 		argv[k++] = "--model-out";
 		argv[k++] = model_out;
 	}
+	if (jb->o->core) {
+		argv[k++] = "--core";
+		argv[k++] = jb->o->core;
+	}
 	script(jb, ops, n, sh, sizeof(sh));
 	argv[k++] = "--";
 	argv[k++] = "sh";
@@ -373,6 +377,7 @@ static void describe(struct job *jb)
 		used += snprintf(j->ops + used, sizeof(j->ops) - used, "%s%s", i ? " " : "",
 				 jb->o->ops[i]);
 	snprintf(j->model, sizeof(j->model), "%s", jb->o->model ?: "none");
+	snprintf(j->core, sizeof(j->core), "%s", jb->o->core ?: "");
 	record_line(jb, j->record, sizeof(j->record));
 	snprintf(j->status, sizeof(j->status), "ok");
 }
@@ -385,8 +390,8 @@ static bool done_already(const struct job *jb, const char *final)
 	snprintf(path, sizeof(path), "%s/job", final);
 	return !sweep_jobfile_read(path, &old, why, sizeof(why)) && !strcmp(old.status, "ok") &&
 	       !strcmp(old.setup, jb->j.setup) && !strcmp(old.ops, jb->j.ops) &&
-	       !strcmp(old.model, jb->j.model) && !strcmp(old.record, jb->j.record) &&
-	       old.repeat == jb->j.repeat;
+	       !strcmp(old.model, jb->j.model) && !strcmp(old.core, jb->j.core) &&
+	       !strcmp(old.record, jb->j.record) && old.repeat == jb->j.repeat;
 }
 
 /* The job file, then the scratch folder renamed DIR/VARIANT (an earlier one goes). */
@@ -457,7 +462,8 @@ static int node_kernel(struct job *jb)
  */
 static int node_check(struct job *jb)
 {
-	const char *argv[] = {jb->vmrun, "--check-host", "--model", jb->o->model, NULL};
+	const char *argv[] = {jb->vmrun, "--check-host", "--model", jb->o->model,
+			      "--core",	 jb->o->core,	 NULL};
 	char log[PATH_MAX + 80];
 	int rc;
 
@@ -469,6 +475,8 @@ static int node_check(struct job *jb)
 		return rc;
 	if (!jb->o->model)
 		argv[2] = NULL;
+	if (!jb->o->core)
+		argv[4] = NULL;
 	rc = run(jb, argv, "node.log", log, sizeof(log));
 	if (rc > 0)
 		return fail(jb, "node", log, "vm-run:");

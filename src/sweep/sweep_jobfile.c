@@ -19,8 +19,9 @@ struct field {
 	{                                                                                     \
 #k, offsetof(struct sweep_jobfile, k), sizeof(((struct sweep_jobfile *)0)->k) \
 	}
-static const struct field fields[] = {FIELD(variant), FIELD(setup),  FIELD(ops),    FIELD(model),
-				      FIELD(record),  FIELD(kernel), FIELD(status), FIELD(reason)};
+static const struct field fields[] = {FIELD(variant), FIELD(setup),  FIELD(ops),
+				      FIELD(model),   FIELD(core),   FIELD(record),
+				      FIELD(kernel),  FIELD(status), FIELD(reason)};
 #undef FIELD
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 

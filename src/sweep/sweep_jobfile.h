@@ -18,7 +18,8 @@ struct sweep_jobfile {
 	char variant[SWEEP_NAME_MAX];
 	char setup[SWEEP_FIELD_MAX];  /* sweep_setup_print()'s line */
 	char ops[SWEEP_FIELD_MAX];    /* the operations, space-separated */
-	char model[16];		      /* insns, cache or none */
+	char model[16];		      /* insns, cache, timing or none */
+	char core[SWEEP_FIELD_MAX];   /* timing: --core as given; empty: vm-run.sh's default */
 	char record[SWEEP_FIELD_MAX]; /* what the guest ran for each operation $op */
 	char kernel[SWEEP_FIELD_MAX]; /* the kernel booted: a folder or a package */
 	char status[16];	      /* ok or failed */

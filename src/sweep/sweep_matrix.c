@@ -220,6 +220,31 @@ static int differs(const struct sweep_matrix *m, struct sweep_row *r, const stru
 	return 0;
 }
 
+/*
+ * Whether r's job recorded as base's did: the same model (a timing model's
+ * cycles and counts x costs are two methods), the same --core, the same
+ * line in the guest.  False with why in r->why.
+ */
+static bool like_base(const struct sweep_matrix *m, struct sweep_row *r)
+{
+	if (strcmp(r->job.model, m->base.model))
+		snprintf(r->why, sizeof(r->why),
+			 "recorded with model %s and base with %s: not comparable", r->job.model,
+			 m->base.model);
+	else if (strcmp(r->job.core, m->base.core))
+		snprintf(r->why, sizeof(r->why),
+			 "recorded with --core %.400s and base with %.400s: not comparable",
+			 *r->job.core ? r->job.core : "(vm-run.sh's default)",
+			 *m->base.core ? m->base.core : "(vm-run.sh's default)");
+	else if (strcmp(r->job.record, m->base.record))
+		snprintf(r->why, sizeof(r->why),
+			 "recorded otherwise than base (its job file's record line): not"
+			 " comparable: run both jobs with one kprotperf");
+	else
+		return true;
+	return false;
+}
+
 static int row(struct sweep_matrix *m, struct sweep_row *r, size_t top, const struct features *feat)
 {
 	size_t k;
@@ -231,16 +256,7 @@ static int row(struct sweep_matrix *m, struct sweep_row *r, size_t top, const st
 	r->ok = m->base_ok && job_of(m, r->v, &r->job, r->why, sizeof(r->why));
 	if (!m->base_ok)
 		snprintf(r->why, sizeof(r->why), "base: %.1000s", m->base_why);
-	if (r->ok && strcmp(r->job.model, m->base.model))
-		snprintf(r->why, sizeof(r->why),
-			 "recorded with model %s and base with %s: not comparable", r->job.model,
-			 m->base.model);
-	else if (r->ok && strcmp(r->job.record, m->base.record))
-		snprintf(r->why, sizeof(r->why),
-			 "recorded otherwise than base (its job file's record line): not"
-			 " comparable: run both jobs with one kprotperf");
-	r->ok = r->ok && !strcmp(r->job.model, m->base.model) &&
-		!strcmp(r->job.record, m->base.record);
+	r->ok = r->ok && like_base(m, r);
 	for (k = 0; r->ok && k < m->nops && !err; k++)
 		err = cell(m, r, k, top);
 	return err ?: (r->ok ? differs(m, r, feat) : 0);
@@ -288,18 +304,23 @@ static int verdicts(struct sweep_matrix *m)
  * With the model, est_cycles' table for base's guest CPU, from its first
  * recorded operation: one table for the whole matrix, so that its cells
  * compare.  None found is said once (model_costs_pick) and leaves the
- * cells without est_cycles.
+ * cells without est_cycles.  Under the timing model none is picked:
+ * est_cycles is its cycles, and the matrix names base's core instead.
  */
 static void costs_of(struct sweep_matrix *m)
 {
 	char path[PATH_MAX];
 	size_t k;
 
+	m->timing = m->model && !strcmp(m->base.model, "timing");
 	for (k = 0; m->model && m->base_ok && k < m->nops; k++) {
 		if (op_failed(m, "base", m->ops[k], path, sizeof(path)))
 			continue;
-		m->costed = !sweep_cell_costs(of(m, "base", m->ops[k], ".data", path, sizeof(path)),
-					      &m->costs);
+		of(m, "base", m->ops[k], ".data", path, sizeof(path));
+		if (m->timing && sweep_cell_core(path, m->core, sizeof(m->core)))
+			snprintf(m->core, sizeof(m->core), "?");
+		else if (!m->timing)
+			m->costed = !sweep_cell_costs(path, &m->costs);
 		return;
 	}
 }

@@ -45,6 +45,9 @@ struct sweep_matrix {
 	/* est_cycles' table, picked for base's guest CPU; costed: one was found */
 	struct model_costs costs;
 	bool costed;
+	/* --model timing: est_cycles is the timing model's cycles, of base's core */
+	bool timing;
+	char core[128];
 	struct sweep_row *rows;
 	size_t nrows;
 	size_t tests; /* the cells Holm's procedure counts: those with a p value */

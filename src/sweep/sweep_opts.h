@@ -13,7 +13,8 @@ struct sweep_opts {
 	const char *plan;  /* PLAN */
 	const char *dir;   /* -o DIR, or --merge DIR */
 	const char *job;   /* --job NAME: that variant's job alone */
-	const char *model; /* --model: insns, cache; NULL: none */
+	const char *model; /* --model: insns, cache, timing; NULL: none */
+	const char *core;  /* --core of --model timing; NULL: vm-run.sh's default */
 	const char *ops[SWEEP_OPS_MAX];
 	size_t nops;	     /* --ops, else every operation */
 	unsigned int repeat; /* -r: runs per operation */

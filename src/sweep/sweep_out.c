@@ -30,15 +30,21 @@ static double model_pct(const struct sweep_cell *c, size_t i)
 {
 	const double *v = model_v(c, i);
 
-	if ((i == 1 && !c->cache) || (i == 2 && !c->costed))
+	if ((i == 1 && !c->cache) || (i == 2 && !c->has_est))
 		return NAN;
 	return v[0] > 0 ? sweep_pct(v[1] / v[0]) : NAN;
 }
 
-/* How many of the model's changes a cell shows: insns, misses with caches, est with costs. */
+/* How many of the model's changes a cell shows: insns, misses with caches, est with est_cycles. */
 static size_t model_shown(const struct sweep_cell *c)
 {
-	return !c->model ? 0 : c->costed ? 3 : c->cache ? 2 : 1;
+	return !c->model ? 0 : c->has_est ? 3 : c->cache ? 2 : 1;
+}
+
+/* Whether the matrix has est_cycles: a cost table's, or the timing model's cycles. */
+static bool has_est(const struct sweep_matrix *m)
+{
+	return m->costed || m->timing;
 }
 
 /* A function's change per run: time, or with the model a count. */
@@ -74,6 +80,11 @@ static void head_text(const struct sweep_matrix *m, FILE *f)
 	esc_printf(f, "# base: %s\n", m->base_ok ? m->base.setup : m->base_why);
 	if (m->costed)
 		esc_printf(f, "# est: est_cycles, an estimate (costs: %s)\n", m->costs.name);
+	if (m->timing)
+		esc_printf(f,
+			   "# est: est_cycles (timing model, core %s): its cycles, not counts x"
+			   " costs\n",
+			   m->core);
 	fputs("# a cell: the change of the operation's own time (core-ops' mean per operation) on"
 	      " the variant, against base;\n",
 	      f);
@@ -163,12 +174,12 @@ void sweep_out_text(const struct sweep_matrix *m, FILE *f)
 		"\nPer variant: OPERATION BASE VARIANT (time per operation) CHANGE [95%% CI] P SIG,"
 		" RUN (the change of the runs' wall time)%s and the kernel functions whose %s"
 		" changed most\n",
-		!m->model   ? ""
-		: m->costed ? " INSNS MISSES EST (the kernel's per run)"
-			    : " INSNS MISSES (the kernel's per run)",
-		!m->model   ? "CPU time per run"
-		: m->costed ? "est_cycles"
-			    : "misses (instructions)");
+		!m->model    ? ""
+		: has_est(m) ? " INSNS MISSES EST (the kernel's per run)"
+			     : " INSNS MISSES (the kernel's per run)",
+		!m->model    ? "CPU time per run"
+		: has_est(m) ? "est_cycles"
+			     : "misses (instructions)");
 	rows_text(m, f);
 }
 
@@ -217,9 +228,9 @@ static void cell_json(const struct sweep_cell *c, const char *op, struct json *j
 			json_open(j, NULL, '{');
 			json_str(j, "name", c->top[i].name);
 			json_double(j,
-				    delta_key[!c->model	  ? 0
-					      : c->costed ? 3
-							  : 1 + c->cache],
+				    delta_key[!c->model	   ? 0
+					      : c->has_est ? 3
+							   : 1 + c->cache],
 				    c->top[i].delta);
 			json_bool(j, "diff_significant", c->top[i].sig);
 			json_close(j, '}');
@@ -269,6 +280,7 @@ void sweep_out_json(const struct sweep_matrix *m, FILE *f)
 	json_str(&j, "dir", m->dir);
 	json_str(&j, "model", m->model ? m->base.model : NULL);
 	json_str(&j, "costs", m->costed ? m->costs.name : NULL);
+	json_str(&j, "core", m->timing ? m->core : NULL);
 	json_double(&j, "alpha", SWEEP_ALPHA);
 	json_str(&j, "correction", "holm");
 	json_u64(&j, "tests", m->tests);
@@ -364,6 +376,21 @@ static void csv_differs(const struct sweep_row *r, FILE *f)
 	free(all);
 }
 
+/* Column col of operation op; est_cycles' says the model that made it under the timing model. */
+static void csv_head(const struct sweep_matrix *m, const char *op, const char *col, FILE *f)
+{
+	char *head = NULL;
+
+	if (!m->timing || strcmp(col, "est %")) {
+		fprintf(f, ",%s %s", op, col);
+		return;
+	}
+	fputc(',', f);
+	if (asprintf(&head, "%s est %% (timing model, core %s)", op, m->core) >= 0)
+		csv_text(head, f);
+	free(head);
+}
+
 void sweep_out_csv(const struct sweep_matrix *m, FILE *f)
 {
 	static const char *const cols[] = {
@@ -376,7 +403,7 @@ void sweep_out_csv(const struct sweep_matrix *m, FILE *f)
 	fputs("variant,line,options,ok,why,differs", f);
 	for (k = 0; k < m->nops; k++)
 		for (c = 0; c < (m->model ? 10u : 7u); c++)
-			fprintf(f, ",%s %s", m->ops[k], cols[c]);
+			csv_head(m, m->ops[k], cols[c], f);
 	fputs("\r\n", f);
 	for (i = 0; i < m->nrows; i++) {
 		r = &m->rows[i];

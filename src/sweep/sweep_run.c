@@ -23,8 +23,8 @@
 
 /* A job's command line: kprotperf sweep --job NAME -o DIR [...] PLAN, absolute paths. */
 struct job_cmd {
-	char self[PATH_MAX], plan[PATH_MAX], dir[PATH_MAX], repeat[16], ops[1024];
-	const char *argv[20];
+	char self[PATH_MAX], plan[PATH_MAX], dir[PATH_MAX], core[PATH_MAX], repeat[16], ops[1024];
+	const char *argv[24];
 };
 
 /* path made absolute against the working folder (it need not exist) */
@@ -37,6 +37,19 @@ static int absolute(const char *path, char *out, size_t len)
 	if (!getcwd(cwd, sizeof(cwd)))
 		return -errno;
 	return snprintf(out, len, "%s/%s", cwd, path) < (int)len ? 0 : -ENAMETOOLONG;
+}
+
+/*
+ * --core as a job on any node takes it: a file (a '/' in it, or .json, as
+ * scripts/lib/core_args.py tells a file from a name) made absolute.
+ */
+static int core_arg(const char *core, char *out, size_t len)
+{
+	size_t n = strlen(core);
+
+	if (strchr(core, '/') || (n >= 5 && !strcmp(core + n - 5, ".json")))
+		return absolute(core, out, len);
+	return snprintf(out, len, "%s", core) < (int)len ? 0 : -ENAMETOOLONG;
 }
 
 static int job_cmd(const struct sweep_opts *o, const char *name, struct job_cmd *c)
@@ -69,6 +82,13 @@ static int job_cmd(const struct sweep_opts *o, const char *name, struct job_cmd 
 	if (o->model) {
 		c->argv[k++] = "--model";
 		c->argv[k++] = o->model;
+	}
+	if (o->core) {
+		err = core_arg(o->core, c->core, sizeof(c->core));
+		if (err)
+			return err;
+		c->argv[k++] = "--core";
+		c->argv[k++] = c->core;
 	}
 	c->argv[k++] = c->plan;
 	c->argv[k] = NULL;

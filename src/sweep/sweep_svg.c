@@ -39,7 +39,7 @@ static void delta(char *buf, size_t len, const struct sweep_cell *c, double v)
 {
 	if (c->model)
 		snprintf(buf, len, "%+.0f %s", v,
-			 c->costed  ? "est_cycles"
+			 c->has_est ? "est_cycles"
 			 : c->cache ? "misses"
 				    : "insns");
 	else if (v >= 0 && (buf[0] = '+'))
@@ -93,9 +93,14 @@ static void cell_title(const struct svg *g, const struct sweep_row *r, size_t k)
 			c->insns[0] > 0 ? sweep_pct(c->insns[1] / c->insns[0]) : NAN,
 			c->cache && c->misses[0] > 0 ? sweep_pct(c->misses[1] / c->misses[0])
 						     : NAN);
-	if (c->costed)
+	if (c->has_est && !c->timing)
 		fprintf(g->f, ", est_cycles (an estimate) %+.2f%%",
 			c->est[0] > 0 ? sweep_pct(c->est[1] / c->est[0]) : NAN);
+	if (c->has_est && c->timing) {
+		fputs(", est_cycles (timing model, core ", g->f);
+		text(g->f, g->m->core);
+		fprintf(g->f, ") %+.2f%%", c->est[0] > 0 ? sweep_pct(c->est[1] / c->est[0]) : NAN);
+	}
 	if (c->funcs_why[0]) {
 		fputs("\nno functions: ", g->f);
 		text(g->f, c->funcs_why);
@@ -141,7 +146,7 @@ static void cell(const struct svg *g, size_t i, size_t k)
 		fprintf(g->f, "</text>\n<text x=\"%d\" y=\"%d\" font-size=\"11\">%s</text>\n",
 			x + 8, y + 57, d);
 	}
-	if (c->costed)
+	if (c->has_est)
 		fprintf(g->f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">est %+.2f%%</text>\n",
 			x + 8, y + 74, c->est[0] > 0 ? sweep_pct(c->est[1] / c->est[0]) : 0);
 	else if (c->model && c->cache)
@@ -265,8 +270,14 @@ void sweep_out_svg(const struct sweep_matrix *m, FILE *f)
 	text(f, m->base_ok ? m->base.setup : m->base_why);
 	fputs("</text>\n<text x=\"20\" y=\"68\" font-size=\"12\">each cell: the change, * when"
 	      " significant, and the kernel function that changed most (hover: the interval, p,"
-	      " the top functions)</text>\n",
+	      " the top functions)",
 	      f);
+	if (m->timing) {
+		fputs("; est: est_cycles (timing model, core ", f);
+		text(f, m->core);
+		fputs("): its cycles, not counts x costs", f);
+	}
+	fputs("</text>\n", f);
 	heads(&g);
 	for (i = 0; i < m->nrows; i++)
 		if (!m->rows[i].ok)

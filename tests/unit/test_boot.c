@@ -32,10 +32,23 @@ static char dir[64];
 struct side {
 	const char *name, *cmdline, *mode;
 	unsigned int runs;
-	bool hostile;	 /* a function whose name holds a terminal escape */
-	const char *cpu; /* boot --cpu: the guest's CPU model and vulnerabilities kept */
-	bool events;	 /* a model table of format 2: TLB misses and events (schema 12) */
+	bool hostile;	  /* a function whose name holds a terminal escape */
+	const char *cpu;  /* boot --cpu: the guest's CPU model and vulnerabilities kept */
+	bool events;	  /* a model table of format 2: TLB misses and events (schema 12) */
+	const char *core; /* mode timing: the core model that timed it */
 };
+
+/* Whether s was recorded under the timing model: its caches and TLBs as cache's, and cycles. */
+static bool timed(const struct side *s)
+{
+	return s->mode && !strcmp(s->mode, "timing");
+}
+
+/* Whether s simulated caches: mode cache, or timing's one geometry. */
+static bool cached(const struct side *s)
+{
+	return s->mode && (!strcmp(s->mode, "cache") || timed(s));
+}
 
 static void put_meta(struct datafile *df, const struct side *s)
 {
@@ -54,6 +67,10 @@ static void put_meta(struct datafile *df, const struct side *s)
 		assert_int_equal(kv_add(&meta, "model.qemu", "1:7.2"), 0);
 		assert_int_equal(kv_add(&meta, "model.window", "boot"), 0);
 		assert_int_equal(kv_add(&meta, "model.format", "%d", s->events ? 2 : 1), 0);
+	}
+	if (timed(s)) {
+		assert_int_equal(kv_add(&meta, "model.core", "%s", s->core), 0);
+		assert_int_equal(kv_add(&meta, "model.timing", "core.width=4 lat.dram=250"), 0);
 	}
 	if (s->cpu) {
 		assert_int_equal(kv_add(&meta, "boot.cpu", "%s", s->cpu), 0);
@@ -81,6 +98,29 @@ static void put_meta(struct datafile *df, const struct side *s)
 #define TLB_SQL	  "INSERT INTO boot_func_tlb VALUES(?,?,?,?,?,?)"
 #define EVENT_SQL "INSERT INTO boot_func_events VALUES(?,?,?,?,?,?)"
 #define THUNK_SQL "INSERT INTO boot_func_thunks VALUES(?,?,?,?,?)"
+#define CYC_SQL	  "INSERT INTO boot_func_cycles VALUES(?,?,?,?,?,?,?,?,?,?)"
+
+/*
+ * Run r of side h's cycles under the timing model: start_kernel's CR3
+ * writes serialize (twice the writes on the hardened side, twice the
+ * cycles), the return thunk's are mostly branch refills, the code before
+ * the kernel's mostly its caches (not the kernel's: left out of its total).
+ */
+static void put_cycles(struct datafile *df, int h, unsigned int r)
+{
+	long long n = r, ser = 40000 + 40000LL * h + 100 * n;
+
+	assert_int_equal(query_insert(df, CYC_SQL, "ittiiiiiii", n, "start_kernel", "[kernel]",
+				      7500000 + ser, 7500000LL, 0LL, 0LL, 0LL, 0LL, ser),
+			 0);
+	assert_int_equal(query_insert(df, CYC_SQL, "ittiiiiiii", n, "__x86_return_thunk",
+				      "[kernel]", 600000 + 100000LL * h, 250000 + 100000LL * h,
+				      350000LL, 0LL, 0LL, 0LL, 0LL),
+			 0);
+	assert_int_equal(query_insert(df, CYC_SQL, "ittiiiiiii", n, BOOT_PRE_KERNEL, "[boot]",
+				      900000LL, 125000LL, 0LL, 300000LL, 475000LL, 0LL, 0LL),
+			 0);
+}
 
 /*
  * Run r of side h's TLB misses and events (format 2): the hardened boot
@@ -171,8 +211,10 @@ static void put_run(struct datafile *df, const struct side *s, int h, unsigned i
 					      3000000LL),
 				 0);
 	if (s->events)
-		put_events(df, h, r, !strcmp(s->mode, "cache"));
-	if (strcmp(s->mode, "cache"))
+		put_events(df, h, r, cached(s));
+	if (timed(s))
+		put_cycles(df, h, r);
+	if (!cached(s))
 		return;
 	assert_int_equal(query_insert(df, MISS_SQL, "ittiiiiiii", (long long)r, "start_kernel",
 				      "[kernel]", 0LL, 100LL, 5000LL, 300LL, 2000LL, 50LL, 20LL),
@@ -195,13 +237,13 @@ static const char *boot_recording(const struct side *s, int h)
 	unlink(path[h]);
 	assert_int_equal(datafile_create(&df, path[h], (uid_t)-1, why, sizeof(why)), 0);
 	put_meta(df, s);
-	if (s->mode && !strcmp(s->mode, "cache"))
+	if (cached(s))
 		assert_int_equal(model_put_geom(df, 0,
 						&(struct model_geom){{{32768, 8, 64},
 								      {32768, 8, 64},
 								      {8388608, 16, 64}}}),
 				 0);
-	if (s->mode && !strcmp(s->mode, "cache") && s->events)
+	if (cached(s) && s->events)
 		assert_int_equal(
 			model_put_tlbs(df, 0, &(struct model_geom){.tlb = {{128, 8}, {64, 4}}}), 0);
 	for (r = 0; r < s->runs; r++)
@@ -448,6 +490,62 @@ static void test_diff_model(void **state)
 		  " assert k[\"cr3_writes\"][\"delta\"] == 100");
 }
 
+/* A boot recording under the timing model of core core, 3 boots with events: side h. */
+static const char *timing_boots(const char *name, int h, const char *core)
+{
+	return boot_recording(&(struct side){name, h ? HARD_CMD : BASE_CMD, "timing", 3, false,
+					     "Skylake-Client-v1", true, core},
+			      h);
+}
+
+/*
+ * --model timing: est_cycles the model's cycles (the kernel's, not the
+ * code's before it), labelled with the core and no cost table (one given
+ * is said unused); diff compares two boots of one core, by the change in
+ * cycles, and refuses one of another mode or core in one line.
+ */
+static void test_timing(void **state)
+{
+	char b[128], h[128], x[128], costs[] = "--costs=share/costs/skylake.json", *err;
+	char *text[] = {"report", b, NULL};
+	char *json[] = {"report", "--json", b, NULL};
+	char *given[] = {"report", "--model", costs, b, NULL};
+	char *mixed[] = {"diff", b, x, NULL};
+	int ret;
+
+	snprintf(b, sizeof(b), "%s", timing_boots("bt.data", 0, "skylake"));
+	snprintf(h, sizeof(h), "%s", timing_boots("ht.data", 1, "skylake"));
+	golden("boot-report-timing", cmd_report, text);
+	tu_golden_json("boot-report-timing", dir, cmd_report, json);
+	assert_int_equal(tu_run("python3 -c 'import json, sys; d = json.load(open(sys.argv[1]));"
+				" k = d[\"kernel\"]; assert d[\"costs\"] is None;"
+				" assert d[\"core\"] == \"skylake\";"
+				" assert k[\"est_cycles\"][\"mean\"] == 8140100' %s/out.json",
+				dir),
+			 0);
+	err = tu_run_fd(cmd_report, given, 2, &ret);
+	assert_int_equal(ret, 0);
+	assert_string_equal(err, "kprotperf: --costs share/costs/skylake.json not used: est_cycles"
+				 " of a timing recording is the timing model's cycles\n");
+	free(err);
+	diff_case("boot-diff-timing", b, h,
+		  "k = d[\"kernel\"]; assert d[\"costs\"] is None;"
+		  " assert k[\"est_cycles\"][\"delta\"] == 140000;"
+		  " assert k[\"est_cycles\"][\"significant\"] is True");
+	snprintf(x, sizeof(x), "%s",
+		 boot_recording(&(struct side){"hc.data", HARD_CMD, "cache", 3, false,
+					       "Skylake-Client-v1", true},
+				1));
+	tu_expect(cmd_diff, mixed, 2, 1,
+		  "kprotperf diff: the base recording was modelled with timing, the hardened one"
+		  " with cache: compare recordings of one mode\n");
+	tu_expect(cmd_diff, mixed, 1, 1, "");
+	snprintf(x, sizeof(x), "%s", timing_boots("hz.data", 1, "epyc-milan"));
+	tu_expect(cmd_diff, mixed, 2, 1,
+		  "kprotperf diff: the base boots were timed by core skylake, the hardened ones by"
+		  " epyc-milan: compare boots of one core (boot both with one --core)\n");
+}
+
 static void test_features(void **state)
 {
 	char b[128], h[128];
@@ -625,12 +723,12 @@ static void test_hostile(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_report),		cmocka_unit_test(test_report_plain),
-		cmocka_unit_test(test_folded),		cmocka_unit_test(test_diff),
-		cmocka_unit_test(test_diff_one_run),	cmocka_unit_test(test_diff_model),
-		cmocka_unit_test(test_features),	cmocka_unit_test(test_map),
-		cmocka_unit_test(test_map_sole_switch), cmocka_unit_test(test_refused),
-		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_report),	     cmocka_unit_test(test_report_plain),
+		cmocka_unit_test(test_folded),	     cmocka_unit_test(test_diff),
+		cmocka_unit_test(test_diff_one_run), cmocka_unit_test(test_diff_model),
+		cmocka_unit_test(test_timing),	     cmocka_unit_test(test_features),
+		cmocka_unit_test(test_map),	     cmocka_unit_test(test_map_sole_switch),
+		cmocka_unit_test(test_refused),	     cmocka_unit_test(test_hostile),
 	};
 	int rc;
 

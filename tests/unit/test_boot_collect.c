@@ -196,6 +196,28 @@ static void test_dmesg_tsc_before_clock(void **state)
 	"000300 20 verw 0 0 0 0 0 0 9 1 0\n"                                          \
 	"0x" base "000400 5 invlpg 5 0 1 0 0 0 0 0 0\n"
 
+/* Mode timing: format 2's rows with the core model's cycles and their stack (summing to them). */
+#define MODEL_HEAD3(id, core)                                                                   \
+	"# kp_model 2\n# mode timing\n# count insn\n# qemu 8.2.2\n# kernel_build_id " id "\n"   \
+	"# window complete\n# windows opened 1 closed 1 restarts 0 stray_stops 0\n"             \
+	"# boot entry_insns 1000\n# boot first_user_insns 50000\n"                              \
+	"# geom 0 i1=32768:8:64 d1=32768:8:64 ll=8388608:16:64\n# tlb 0 itlb=128:8 dtlb=64:4\n" \
+	"# guest pti 1 pcid 0\n# iaddr physical\n"                                              \
+	"# timing core=" core " core.width=4 lat.dram=250\n"                                    \
+	"# timing insns 1202 unknown 1 prefetches 3 cycles 9000\n"                              \
+	"# columns pc insns ev flushes i1_miss.0 d1_read.0 d1_read_miss.0 d1_write.0"           \
+	" d1_write_miss.0 ll_miss.0 itlb_miss.0 dtlb_miss.0 cycles cyc_base cyc_branch"         \
+	" cyc_icache cyc_dcache cyc_tlb cyc_serialize\n"
+#define MODEL_ROWS3(base, cr3, ser)                                                \
+	"0x100000 600 - 0 1 2 3 4 5 6 1 1 900 150 0 300 400 50 0\n"                \
+	"0x100010 400 cpuid 0 1 1 1 1 1 1 0 0 2100 100 0 0 0 0 2000\n"             \
+	"0xffff888000000000 7 - 0 0 0 0 0 0 0 0 0 2 2 0 0 0 0 0\n"                 \
+	"0x" base "000100 100 - 0 1 0 0 0 0 0 2 3 205 25 0 30 0 150 0\n0x" base    \
+	"000108 50 mov_cr3 50 1 0 0 0 0 0 0 0 " cr3 " 13 0 0 0 0 " ser "\n"        \
+	"0x" base "000200 10 lfence 0 0 1 0 0 0 0 0 1 400 3 0 0 0 17 380\n0x" base \
+	"000300 20 verw 0 0 0 0 0 0 9 1 0 2005 5 0 0 2000 0 0\n"                   \
+	"0x" base "000400 5 invlpg 5 0 1 0 0 0 0 0 0 101 1 100 0 0 0 0\n"
+
 /* Format 2 of --model insns: the events without TLBs or caches. */
 #define MODEL_INSNS2(id, base)                                                               \
 	"# kp_model 2\n# mode insns\n# count insn\n# qemu 8.2.2\n# kernel_build_id " id "\n" \
@@ -244,6 +266,7 @@ static char *dump_recording(const char *path)
 		"SELECT * FROM boot_func_tlb ORDER BY run, name, module, geom",
 		"SELECT * FROM boot_func_events ORDER BY run, name, module, kind",
 		"SELECT * FROM boot_func_thunks ORDER BY run, name, module",
+		"SELECT * FROM boot_func_cycles ORDER BY run, name, module",
 		"SELECT * FROM model_geoms",
 		"SELECT * FROM model_tlbs",
 		"SELECT * FROM config ORDER BY option",
@@ -378,6 +401,52 @@ static void test_collect_format2(void **state)
 }
 
 /*
+ * Mode timing: per run and function the model's cycles and their stack
+ * (the mov_cr3's cycles another per run), the core in meta; a run timed by
+ * another core, and a table whose stack does not sum, refused in one line.
+ */
+static void test_collect_timing(void **state)
+{
+	char d0[PATH_MAX], d1[PATH_MAX], why[512], *out;
+	const char *dirs[] = {d0, d1};
+	struct datafile *df;
+
+	strcpy(d0,
+	       raw_folder("run3-0", KALLSYMS("ffffffff81"),
+			  MODEL_HEAD3("abcd1234", "ooo") MODEL_ROWS3("ffffffff81", "3013", "3000"),
+			  "abcd1234\n"));
+	strcpy(d1,
+	       raw_folder("run3-1", KALLSYMS("ffffffff93"),
+			  MODEL_HEAD3("abcd1234", "ooo") MODEL_ROWS3("ffffffff93", "3513", "3500"),
+			  "abcd1234\n"));
+	assert_int_equal(collect(dirs, 2, "timing", why, sizeof(why)), 0);
+	assert_int_equal(datafile_open(&df, output(), why, sizeof(why)), 0);
+	datafile_close(df);
+	out = dump_recording(output());
+	tu_golden("boot-collect-timing", out);
+	free(out);
+	strcpy(d1,
+	       raw_folder("run3-1", KALLSYMS("ffffffff93"),
+			  MODEL_HEAD3("abcd1234", "zen") MODEL_ROWS3("ffffffff93", "3513", "3500"),
+			  "abcd1234\n"));
+	assert_int_equal(collect(dirs, 2, "timing", why, sizeof(why)), -EINVAL);
+	mask_dir(why);
+	assert_string_equal(why, "DIR/run3-1/model.txt: timed by another core model than run 0's");
+	/* a row whose stack is 19 short of its cycles: more than rounding allows */
+	strcpy(d1,
+	       raw_folder(
+		       "run3-1", KALLSYMS("ffffffff93"),
+		       MODEL_HEAD3("abcd1234", "ooo") MODEL_ROWS3(
+			       "ffffffff93", "3513",
+			       "3500") "0xffffffff93000500 1 - 0 0 0 0 0 0 0 0 0 20 1 0 0 0 0 0\n",
+		       "abcd1234\n"));
+	assert_int_equal(collect(dirs, 2, "timing", why, sizeof(why)), -EBADMSG);
+	mask_dir(why);
+	assert_string_equal(why, "DIR/run3-1/model.txt: line 25: its cycle stack sums to 1, not to"
+				 " its 20 cycles (within 6)");
+}
+
+/*
  * A real boot's raw folder, trimmed (tests/unit/boot/README): Debian 12's
  * 6.1 under vm-run.sh --boot --model insns, KASLR on, symbolized by its own
  * kallsyms.
@@ -502,6 +571,7 @@ static void test_cli_refusals(void **state)
 	char *cache[] = {"boot", "--model", "insns", "--LL=1,2", "-o", "x.data", NULL};
 	char *cpu[] = {"boot", "--cpu", "Skylake Client", "-o", "x.data", NULL};
 	char *dash[] = {"boot", "--cpu=-x", "-o", "x.data", NULL};
+	char *core[] = {"boot", "--model", "cache", "--core", "skylake", "-o", "x.data", NULL};
 	char *ok[] = {"boot", "-o", "x.data", NULL};
 
 	tu_expect(cmd_boot, no_o, 2, 2, "kprotperf boot: give -o FILE, the recording to write\n");
@@ -520,6 +590,9 @@ static void test_cli_refusals(void **state)
 	tu_expect(cmd_boot, dash, 2, 2,
 		  "kprotperf boot: invalid --cpu '-x': expected a QEMU CPU model such as"
 		  " Skylake-Client-v1 (qemu-system-x86_64 -cpu help)\n");
+	tu_expect(cmd_boot, core, 2, 2,
+		  "kprotperf boot: --core describes the timing model's core: it needs --model"
+		  " timing\n");
 	setenv("KP_VM_RUN", "/nonexistent/vm-run.sh", 1);
 	tu_expect(cmd_boot, ok, 2, 1,
 		  "kprotperf boot: no scripts/vm-run.sh at /nonexistent/vm-run.sh: set KP_VM_RUN "
@@ -694,6 +767,7 @@ int main(void)
 		cmocka_unit_test(test_collect_two_runs),
 		cmocka_unit_test(test_collect_real),
 		cmocka_unit_test(test_collect_format2),
+		cmocka_unit_test(test_collect_timing),
 		cmocka_unit_test(test_collect_vulns_link),
 		cmocka_unit_test(test_collect_no_model),
 		cmocka_unit_test(test_collect_refused),

@@ -12,7 +12,9 @@
  * none; slow's fork lost a run's line of core-ops.  Each operation has
  * core-ops' lines (the operation 90% of the run), a timed recording and a
  * sampled one, whose runs are a tenth longer: the cells' times are the
- * lines', the runs' the timed recording's.  Outputs are compared whole with
+ * lines', the runs' the timed recording's.  A second folder is of a sweep
+ * under --model timing, its timed recordings with the model's fixture
+ * tables merged (tests/unit/model).  Outputs are compared whole with
  * golden files (tests/unit/golden/sweep-*), the folder masked.
  *
  * test_sweep --fixture DIR makes the folder of the merge tests in DIR and
@@ -38,6 +40,7 @@
 #include "cmd/cmds.h"
 #include "data/datafile.h"
 #include "data/query.h"
+#include "model/model_inject.h"
 #include "sweep/sweep_jobfile.h"
 #include "sweep/sweep_plan.h"
 #include "sweep/sweep_setup.h"
@@ -46,6 +49,7 @@
 #define K(off)	 ((long long)(0xffffffff81000000ULL + (off)))
 #define OK(expr) assert_int_equal((expr), 0)
 #define RUNS	 5
+#define FIX	 "tests/unit/model/"
 
 static char dir[256];
 
@@ -67,6 +71,7 @@ struct spec {
 	int shift;    /* base's runs in another order */
 	long long clear[RUNS];
 	const char *cpu, *meltdown; /* cpu.model and a vulnerability's status; NULL: none */
+	const char *table; /* the model's raw table merged into the timed recording; NULL: none */
 };
 
 static void meta(struct datafile *df, const char *key, const char *value)
@@ -110,6 +115,26 @@ static void stacks(struct datafile *df)
 	OK(query_insert(df, kf, "iii", 2LL, 2LL, K(0x2010)));
 }
 
+/* The kernel functions of the model's fixtures (tests/unit/model/README), as record leaves them. */
+static void model_ksyms(struct datafile *df)
+{
+	static const struct {
+		long long off;
+		const char *name;
+	} ks[] = {
+		{0x100, "entry_SYSCALL_64"},	     {0x200, "kfunc"},
+		{0x300, "__x86_indirect_thunk_rax"}, {0x320, "__x86_indirect_thunk_rcx"},
+		{0x340, "__x86_return_thunk"},	     {0x400, "flush_tlb_one"},
+	};
+	size_t i;
+
+	meta(df, "model.windows", "1");
+	meta(df, "model.state", "awaiting");
+	for (i = 0; i < sizeof(ks) / sizeof(ks[0]); i++)
+		OK(query_insert(df, "INSERT INTO ksyms VALUES(?,?,'')", "it", K(ks[i].off),
+				ks[i].name));
+}
+
 /*
  * An operation's recording: timed with nothing attached, or sampled, whose
  * runs the samples make a tenth longer (the cells' times must not be those).
@@ -122,6 +147,7 @@ static void recording(const char *path, const struct spec *s, const char *op, do
 	static const long long wall[RUNS] = {0, 30000, -20000, 10000, -10000};
 	const long long copy[RUNS] = {3, 3, 3, 3, 3};
 	struct datafile *df;
+	char why[256];
 	int r;
 
 	OK(datafile_create(&df, path, (uid_t)-1, NULL, 0));
@@ -136,7 +162,11 @@ static void recording(const char *path, const struct spec *s, const char *op, do
 		tu_run_samples(df, 1, copy, RUNS, "core-ops");
 		tu_run_samples(df, 2, s->clear, RUNS, "core-ops");
 	}
+	if (s->table && !sampled)
+		model_ksyms(df);
 	OK(datafile_commit(df, (uid_t)-1, (gid_t)-1, NULL, 0));
+	if (s->table && !sampled)
+		OK(model_inject(s->table, path, why, sizeof(why)));
 }
 
 /* core-ops' lines of an operation's timed runs: 1000 operations, 90% of each run. */
@@ -167,8 +197,9 @@ static void file(const char *variant, const char *name, const char *text)
 	OK(tu_write_file(path, text));
 }
 
-/* DIR/NAME/job as NAME's job would write it, with status and reason. */
-static void job(const struct sweep_plan *p, const char *name, const char *reason)
+/* DIR/NAME/job as NAME's job under model (--core core) writes it, with status and reason. */
+static void job_model(const struct sweep_plan *p, const char *name, const char *reason,
+		      const char *model, const char *core)
 {
 	struct sweep_jobfile j = {.repeat = RUNS, .build_s = 60, .boot_s = 20};
 	const struct sweep_variant *v = sweep_plan_find(p, name);
@@ -181,7 +212,8 @@ static void job(const struct sweep_plan *p, const char *name, const char *reason
 	sweep_setup_line(&s, j.setup, sizeof(j.setup));
 	snprintf(j.variant, sizeof(j.variant), "%s", name);
 	snprintf(j.ops, sizeof(j.ops), "null fork");
-	snprintf(j.model, sizeof(j.model), "none");
+	snprintf(j.model, sizeof(j.model), "%s", model);
+	snprintf(j.core, sizeof(j.core), "%s", core);
 	snprintf(j.kernel, sizeof(j.kernel), "/cache/kbuild/out/%s", name);
 	snprintf(j.status, sizeof(j.status), "%s", reason ? "failed" : "ok");
 	snprintf(j.reason, sizeof(j.reason), "%s", reason ?: "");
@@ -191,6 +223,12 @@ static void job(const struct sweep_plan *p, const char *name, const char *reason
 	assert_true(fd >= 0);
 	OK(sweep_jobfile_write(fd, &j));
 	close(fd);
+}
+
+/* DIR/NAME/job of a sweep without the model. */
+static void job(const struct sweep_plan *p, const char *name, const char *reason)
+{
+	job_model(p, name, reason, "none", "");
 }
 
 /* A variant's recordings of both operations, each with its status. */
@@ -560,6 +598,135 @@ static void test_merge(void **unused)
 	golden_file("pretty");
 }
 
+static const char timing_plan[] = "# a plan under --model timing\n"
+				  "base: --set SLAB_FREELIST_RANDOM=n\n"
+				  "hard: --set SLAB_FREELIST_RANDOM=y\n"
+				  "mixed: --append init_on_free=1\n"
+				  "cached: --append init_on_alloc=1\n"
+				  "othercore: --append page_alloc.shuffle=1\n"
+				  "filecore: --append slab_nomerge\n";
+
+/*
+ * The folder of a sweep under --model timing: base and hard recorded by the
+ * timing model (the fixtures of tests/unit/model: hard's CR3 writes cost
+ * twice the cycles, kfunc 1000 dcache cycles less), hard 10% slower;
+ * mixed's job says timing but its recordings are of mode cache; cached's
+ * job is of --model cache; othercore's recordings ran another core;
+ * filecore's job gave --core a file and base none.
+ */
+static void timing_fixture(void)
+{
+	const struct spec base = {.build_id = "abcd",
+				  .cmdline = "console=ttyS0 quiet",
+				  .freelist = "n",
+				  .scale = 1,
+				  .table = FIX "table3-timing.txt"};
+	const struct spec hard = {.build_id = "abcd",
+				  .cmdline = "console=ttyS0 quiet",
+				  .freelist = "y",
+				  .scale = 1.1,
+				  .table = FIX "table3-timing-hard.txt"};
+	const struct spec mixed = {.build_id = "abcd",
+				   .cmdline = "console=ttyS0 quiet init_on_free=1",
+				   .freelist = "n",
+				   .scale = 1,
+				   .shift = 2,
+				   .table = FIX "table2-hard.txt"};
+	char why[256], path[PATH_MAX], table[PATH_MAX];
+	struct spec other = base;
+	struct sweep_plan p;
+
+	snprintf(table, sizeof(table), "%s/other.txt", dir);
+	OK(tu_run("sed 's/core=skylake-ish/core=zen-ish/' %s > '%s'", hard.table, table));
+	other.table = table;
+	other.cmdline = "console=ttyS0 quiet page_alloc.shuffle=1";
+	OK(sweep_plan_parse("plan", timing_plan, strlen(timing_plan), &p, why, sizeof(why)));
+	snprintf(path, sizeof(path), "%s/sweep.plan", dir);
+	OK(tu_write_file(path, timing_plan));
+	job_model(&p, "base", NULL, "timing", "");
+	recorded("base", &base);
+	job_model(&p, "hard", NULL, "timing", "");
+	recorded("hard", &hard);
+	job_model(&p, "mixed", NULL, "timing", "");
+	recorded("mixed", &mixed);
+	job_model(&p, "cached", NULL, "cache", "");
+	job_model(&p, "othercore", NULL, "timing", "");
+	recorded("othercore", &other);
+	job_model(&p, "filecore", NULL, "timing", "/home/me/cores/mine.json");
+	sweep_plan_free(&p);
+}
+
+/*
+ * --model timing: est_cycles the timing model's cycles, labelled with its
+ * core in the text, the CSV's est columns, the JSON (core, costs null) and
+ * the SVG; hard's functions ranked by their change in cycles; a cell of a
+ * cache recording against a timing one, a row of --model cache, one of
+ * another --core and a cell of another core each refused in one line.
+ */
+static void test_merge_timing(void **unused)
+{
+	char saved[sizeof(dir)], csv[PATH_MAX], svg[PATH_MAX], *out;
+	char *argv[] = {"sweep", "--merge", dir, "--csv", csv, "--svg", svg, NULL};
+	char *json[] = {"sweep", "--merge", dir, "--json", NULL};
+	const char *const mask[] = {dir, "DIR", NULL};
+	int ret;
+
+	memcpy(saved, dir, sizeof(dir));
+	OK(tu_mkdtemp(dir, sizeof(dir), "kp-sweep-timing"));
+	timing_fixture();
+	snprintf(csv, sizeof(csv), "%s/m.timing-csv", dir);
+	snprintf(svg, sizeof(svg), "%s/m.timing-svg", dir);
+	out = tu_run_fd(cmd_sweep, argv, 1, &ret);
+	assert_int_equal(ret, 1);
+	tu_golden_mask("sweep-timing-text", out, mask);
+	free(out);
+	golden_file("timing-csv");
+	golden_file("timing-svg");
+	json_of(json, 1);
+	OK(tu_run("python3 -c 'import json, sys; d = json.load(open(sys.argv[1]));"
+		  " print(json.dumps(d, indent=1))' '%s/m.json' > '%s/m.timing-pretty'",
+		  dir, dir));
+	golden_file("timing-pretty");
+	if (!getenv("KEEP"))
+		OK(tu_run("rm -rf '%s'", dir));
+	memcpy(dir, saved, sizeof(dir));
+}
+
+/*
+ * --core goes with --model timing alone; each job gets it, a file made
+ * absolute (a job may run in another folder), a name as it is.
+ */
+static void test_dry_run_core(void **unused)
+{
+	char plan[PATH_MAX], out[PATH_MAX], cwd[PATH_MAX], want[3 * PATH_MAX], *text;
+	char *argv[] = {"sweep",  "--dry-run",	  "--ops", "null", "--model", "timing",
+			"--core", "my/core.json", "-o",	   out,	   plan,      NULL};
+	char *bad[] = {"sweep",	  "--dry-run", "--model", "cache", "--core",
+		       "skylake", "-o",	       out,	  plan,	   NULL};
+	int ret;
+
+	snprintf(plan, sizeof(plan), "%s/core.plan", dir);
+	snprintf(out, sizeof(out), "%s/out", dir);
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	OK(tu_run("mkdir -p '%s/k1' && touch '%s/k1/bzImage' '%s/k1/vmlinux' && printf 'base:"
+		  " --kernel %s/k1\\nnull:\\n' > '%s'",
+		  dir, dir, dir, dir, plan));
+	text = tu_run_fd(cmd_sweep, argv, 1, &ret);
+	assert_int_equal(ret, 0);
+	snprintf(want, sizeof(want), " --ops null --model timing --core %s/my/core.json %s\n", cwd,
+		 plan);
+	assert_true(tu_ends_with(text, want));
+	free(text);
+	argv[7] = "skylake";
+	text = tu_run_fd(cmd_sweep, argv, 1, &ret);
+	snprintf(want, sizeof(want), " --model timing --core skylake %s\n", plan);
+	assert_true(tu_ends_with(text, want));
+	free(text);
+	tu_expect(cmd_sweep, bad, 2, 2,
+		  "kprotperf sweep: --core describes the timing model's core: it needs --model"
+		  " timing (see kprotperf sweep --help)\n");
+}
+
 /*
  * A job without a job file whose scratch folder DIR/kprotperf-NAME.XXXXXX
  * is left (running, or killed by its engine) is "not finished", naming the
@@ -811,7 +978,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_dry_run_cpu),   cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_merge_whole),   cmocka_unit_test(test_merge_cpu),
 		cmocka_unit_test(test_merge_stopped), cmocka_unit_test(test_job_stopped),
-		cmocka_unit_test(test_job_cpu),
+		cmocka_unit_test(test_job_cpu),	      cmocka_unit_test(test_merge_timing),
+		cmocka_unit_test(test_dry_run_core),
 	};
 
 	if (argc == 3 && !strcmp(argv[1], "--fixture")) {
