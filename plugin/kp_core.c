@@ -249,14 +249,12 @@ static void kp_retire(struct kp_core *c, unsigned int uops, struct kp_when done,
 	double base = (double)uops / c->cfg.width, r = c->retired + base;
 	struct kp_core_slot *s;
 
-	memset(out, 0, sizeof(*out));
-	out->stack[KP_ST_BASE] = base;
-	if (done.t > r) {
-		out->stack[done.why] += done.t - r;
+	out->base = base;
+	if (done.t > r)
 		r = done.t;
-	} else {
+	else
 		done.why = KP_ST_BASE;
-	}
+	out->why = done.why;
 	out->cycles = r - c->retired;
 	c->retired = r;
 	s = &c->ring[(c->head + c->n) & c->ring_mask];

@@ -108,10 +108,14 @@ struct kp_core_insn {
 	bool serializing;     /* waits for all older to retire; nothing younger is fetched before it retires */
 };
 
-/* What one instruction was charged: its cycles and their split (summing to them). */
+/*
+ * What one instruction was charged: its cycles, base of them its width's
+ * share (uops / width) and the rest to why (KP_ST_BASE too when nothing
+ * held it): two rows of the stack, so that a charge is cheap to add up.
+ */
 struct kp_core_charge {
-	double cycles;
-	double stack[KP_ST_N];
+	double cycles, base;
+	uint8_t why;
 };
 
 /* a load or store queue: when its entries' instructions retire, oldest first */

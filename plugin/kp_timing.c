@@ -428,11 +428,9 @@ static bool kp_tpredict(struct kp_timing *t, const struct kp_tinsn *ti, uint64_t
 
 static void kp_tcharge(struct kp_cyc *c, const struct kp_core_charge *ch)
 {
-	int i;
-
 	c->cycles += ch->cycles;
-	for (i = 0; i < KP_ST_N; i++)
-		c->stack[i] += ch->stack[i];
+	c->stack[KP_ST_BASE] += ch->base;
+	c->stack[ch->why] += ch->cycles - ch->base;
 }
 
 /*

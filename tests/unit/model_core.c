@@ -28,12 +28,11 @@ struct run {
 static void step(struct kp_core *c, const struct kp_core_insn *in, struct run *r)
 {
 	struct kp_core_charge ch;
-	int i;
 
 	kp_core_step(c, in, &ch);
 	r->cycles += ch.cycles;
-	for (i = 0; i < KP_ST_N; i++)
-		r->stack[i] += ch.stack[i];
+	r->stack[KP_ST_BASE] += ch.base;
+	r->stack[ch.why] += ch.cycles - ch.base;
 	r->n++;
 }
 
