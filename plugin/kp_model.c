@@ -1294,6 +1294,8 @@ static void kp_tb_fold(void)
 				m[g].d1_write += t->ms[i].rw[1];
 			}
 		}
+		if (kp.mode == KP_TIMING)
+			kp_timing_fold(&t->tblk);
 	}
 }
 

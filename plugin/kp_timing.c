@@ -506,9 +506,26 @@ static void kp_thand_over(struct kp_timing *t, struct kp_tblock *b, uint64_t nex
 		if (i + 1 == b->n && ti->branch && next)
 			in.mispredicted = kp_tpredict(t, ti, next);
 		kp_core_step(&t->core, &in, &ch);
-		kp_tcharge(ti->cyc, &ch);
+		kp_tcharge(&ti->acc, &ch);
 		t->insns++;
 		t->unknown += !ti->known;
+	}
+}
+
+void kp_timing_fold(struct kp_tblock *b)
+{
+	uint32_t i;
+	int k;
+
+	for (i = 0; i < b->n; i++) {
+		struct kp_tinsn *ti = &b->ti[i];
+
+		if (!ti->cyc)
+			continue;
+		ti->cyc->cycles += ti->acc.cycles;
+		for (k = 0; k < KP_ST_N; k++)
+			ti->cyc->stack[k] += ti->acc.stack[k];
+		memset(&ti->acc, 0, sizeof(ti->acc));
 	}
 }
 

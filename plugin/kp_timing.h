@@ -44,6 +44,12 @@ enum kp_tbranch { KP_TB_NONE, KP_TB_COND, KP_TB_CALL, KP_TB_CALL_IND, KP_TB_JMP_
 
 /* One translated instruction: what was decoded, and what this execution met. */
 struct kp_tinsn {
+	/*
+	 * its cycles, added up here, beside what the core reads of it, and
+	 * into its PC's (cyc) by kp_timing_fold: a PC's record is another
+	 * host cache line an instruction would touch
+	 */
+	struct kp_cyc acc;
 	struct kp_cyc *cyc; /* its PC's */
 	void *site, *fetch_site; /* kp_model.c's: its memory and fetch sites, NULL: none */
 	uint64_t vaddr;
@@ -129,6 +135,8 @@ void kp_timing_fetch(struct kp_timing *t, struct kp_tinsn *ti, bool i1_miss,
 		     bool ll_miss, bool tlb_miss, uint64_t pa);
 /* block b starts executing (NULL: the window closes): the one before it is handed over */
 void kp_timing_block(struct kp_timing *t, struct kp_tblock *b);
+/* the cycles the block's instructions were charged, into their PCs' */
+void kp_timing_fold(struct kp_tblock *b);
 /* the data TLBs were flushed */
 void kp_timing_tlb_flush(struct kp_timing *t);
 /* the table's header lines of the model, and a PC's columns (kp_model.c's table) */
