@@ -26,7 +26,7 @@ command -v cc >/dev/null || skip "no C compiler"
 
 # expect LINE -- ARGS...: vm-run refuses with exit 125 and that line, no boot
 expect() { vm_expect 125 "$@"; }
-expect "vm-run: --model cycles: want insns or cache" -- --model cycles -- true
+expect "vm-run: --model cycles: want insns, cache or timing" -- --model cycles -- true
 expect "vm-run: --D1=24576,8,64: want SIZE,ASSOC,LINE in bytes, ways and bytes, each a power of two, ASSOC x LINE <= SIZE" \
 	-- --model cache --D1=24576,8,64 -- true
 expect "vm-run: --LL=4096,1,8192: want SIZE,ASSOC,LINE in bytes, ways and bytes, each a power of two, ASSOC x LINE <= SIZE" \
