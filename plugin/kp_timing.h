@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * mode=timing: the machine model's cycles (docs/model.md, "The timing
- * model").  kp_model.c counts and simulates the caches and TLBs as in
+ * model").  kp_run.c counts and simulates the caches and TLBs as in
  * mode=cache; this file turns what each execution met into a latency, adds
  * what mode=cache lacks (an L2 between D1/I1 and LL, a second-level TLB, a
  * branch predictor, prefetchers, fast strings) and feeds the instructions,
  * in program order, to the core (kp_core.h), which charges each its cycles.
  *
- * The work is done a block late: QEMU calls kp_model.c back when a block
+ * The work is done a block late: QEMU calls kp_run.c back when a block
  * starts executing and on each memory access, never when one ends, so the
  * accesses of a block's instructions are noted on them (stamped with the
  * block's execution) and the block is handed to the core when the next one
@@ -51,7 +51,7 @@ struct kp_tinsn {
 	 */
 	struct kp_cyc acc;
 	struct kp_cyc *cyc; /* its PC's */
-	void *site, *fetch_site; /* kp_model.c's: its memory and fetch sites, NULL: none */
+	void *site, *fetch_site; /* kp_model.h's: its memory and fetch sites, NULL: none */
 	uint64_t vaddr;
 	uint64_t next; /* the address after it */
 	uint64_t src, dst, addr;
@@ -139,7 +139,7 @@ void kp_timing_block(struct kp_timing *t, struct kp_tblock *b);
 void kp_timing_fold(struct kp_tblock *b);
 /* the data TLBs were flushed */
 void kp_timing_tlb_flush(struct kp_timing *t);
-/* the table's header lines of the model, and a PC's columns (kp_model.c's table) */
+/* the table's header lines of the model, and a PC's columns (kp_table.c) */
 void kp_timing_header(FILE *f, const struct kp_timing *t);
 void kp_timing_row(FILE *f, const struct kp_cyc *c);
 

@@ -30,7 +30,7 @@ bool kp_x86_kernel_stays(const uint8_t *b, size_t len);
 /*
  * it can leave its block early in the Linux kernel only by a fault of its
  * memory operand, wherever that is: what kp_x86_kernel_stays accepts, on
- * any memory (see kp_model.c for where a kernel access cannot fault)
+ * any memory (see kp_model.h for where a kernel access cannot fault)
  */
 bool kp_x86_kernel_plain(const uint8_t *b, size_t len);
 

@@ -21,7 +21,7 @@ command -v cc >/dev/null || { echo "skipped: no C compiler"; exit 77; }
 [ "$(uname -m)" = x86_64 ] || { echo "skipped: the x86-64 libc is the host's, not $(uname -m)'s"; exit 77; }
 [ -f /usr/include/capstone/capstone.h ] || { echo "skipped: no capstone (libcapstone-dev: scripts/install-deps.sh)"; exit 77; }
 [ -f "$LIBC" ] || { echo "skipped: no $LIBC"; exit 77; }
-cc -O2 -Wall -Wextra -I"$ROOT/plugin" "$ROOT/tests/unit/model_x86_agree.c" "$ROOT/plugin/kp_x86_deps.c" \
+cc -O2 -Wall -Wextra -I"$ROOT/plugin" "$ROOT/tests/unit/model_x86_agree.c" "$ROOT/plugin/kp_x86_deps.c" "$ROOT/plugin/kp_x86_optab.c" \
 	"$ROOT/plugin/kp_x86.c" -lcapstone -o "$TMP/agree" 2>"$TMP/cc.err" || fail "cc: $(cat "$TMP/cc.err")"
 files=("$LIBC")
 vmlinux=

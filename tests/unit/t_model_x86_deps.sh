@@ -12,7 +12,7 @@ trap 'rm -rf "$TMP"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 command -v cc >/dev/null || { echo "skipped: no C compiler"; exit 77; }
 [ "$(uname -m)" = x86_64 ] || { echo "skipped: the instructions are assembled for x86-64, not $(uname -m)"; exit 77; }
-cc -O2 -Wall -Wextra -I"$ROOT/plugin" "$ROOT/tests/unit/model_x86_deps.c" "$ROOT/plugin/kp_x86_deps.c" \
+cc -O2 -Wall -Wextra -I"$ROOT/plugin" "$ROOT/tests/unit/model_x86_deps.c" "$ROOT/plugin/kp_x86_deps.c" "$ROOT/plugin/kp_x86_optab.c" \
 	"$ROOT/plugin/kp_x86.c" -o "$TMP/model_x86_deps" 2>"$TMP/cc.err" || fail "cc: $(cat "$TMP/cc.err")"
 "$TMP/model_x86_deps" >"$TMP/out" 2>&1 || fail "$(cat "$TMP/out")"
 n=$(sed -n 's/ instructions, 0 wrong$//p' "$TMP/out")

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* vmlinux=: the kernel's text and its fault sites (kp_vmlinux.h). */
+#include "kp_vmlinux.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int kp_u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static const Elf64_Shdr *kp_elf_section(const uint8_t *img, size_t len, const char *name)
+{
+	const Elf64_Ehdr *eh = (const void *)img;
+	const Elf64_Shdr *sh, *names;
+	size_t nlen = strlen(name) + 1;
+	unsigned int i;
+
+	if (len < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_machine != EM_X86_64 ||
+	    eh->e_shoff > len || (len - eh->e_shoff) / sizeof(*sh) < eh->e_shnum ||
+	    eh->e_shstrndx >= eh->e_shnum)
+		return NULL;
+	sh = (const void *)(img + eh->e_shoff);
+	names = &sh[eh->e_shstrndx];
+	if (names->sh_offset > len || len - names->sh_offset < names->sh_size)
+		return NULL;
+	for (i = 0; i < eh->e_shnum; i++) {
+		if (sh[i].sh_name >= names->sh_size || names->sh_size - sh[i].sh_name < nlen ||
+		    memcmp(img + names->sh_offset + sh[i].sh_name, name, nlen))
+			continue;
+		if (sh[i].sh_type != SHT_PROGBITS || sh[i].sh_offset > len ||
+		    len - sh[i].sh_offset < sh[i].sh_size)
+			return NULL;
+		return &sh[i];
+	}
+	return NULL;
+}
+
+/* true when addr is in one of the (checked) image's executable sections */
+static bool kp_elf_exec(const uint8_t *img, uint64_t addr)
+{
+	const Elf64_Ehdr *eh = (const void *)img;
+	const Elf64_Shdr *sh = (const void *)(img + eh->e_shoff);
+	unsigned int i;
+
+	for (i = 0; i < eh->e_shnum; i++)
+		if ((sh[i].sh_flags & SHF_EXECINSTR) && addr - sh[i].sh_addr < sh[i].sh_size)
+			return true;
+	return false;
+}
+
+/*
+ * The instructions __ex_table fixes faults of: its entries are three int32
+ * (the instruction, the fixup, data, each relative to its own address) in
+ * Linux 4.6 and later.  Every one must be code: else the table is not that.
+ */
+static bool kp_vmlinux_faults(struct kp_vmlinux *v, const uint8_t *img, const Elf64_Shdr *ex)
+{
+	size_t i;
+
+	if (ex->sh_size % 12)
+		return false;
+	v->nfaults = ex->sh_size / 12;
+	v->faults = g_new(uint64_t, v->nfaults);
+	for (i = 0; i < v->nfaults; i++) {
+		int32_t rel;
+
+		memcpy(&rel, img + ex->sh_offset + i * 12, sizeof(rel));
+		v->faults[i] = ex->sh_addr + i * 12 + (int64_t)rel;
+		if (!kp_elf_exec(img, v->faults[i]))
+			return false;
+	}
+	qsort(v->faults, v->nfaults, sizeof(*v->faults), kp_u64_cmp);
+	return true;
+}
+
+bool kp_vmlinux_load(struct kp_vmlinux *v, const char *path)
+{
+	const Elf64_Shdr *text, *ex;
+	struct stat st;
+	uint8_t *img;
+	bool ok;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st) ||
+	    (img = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
+		fprintf(stderr, "kp_model: vmlinux=%s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	close(fd);
+	text = kp_elf_section(img, st.st_size, ".text");
+	ex = kp_elf_section(img, st.st_size, "__ex_table");
+	ok = text && ex && kp_vmlinux_faults(v, img, ex);
+	if (ok) {
+		v->text = text->sh_addr;
+		v->text_end = text->sh_addr + text->sh_size;
+		v->text_bytes = g_memdup2(img + text->sh_offset, text->sh_size);
+	} else {
+		fprintf(stderr,
+			"kp_model: vmlinux=%s: no x86-64 Linux image with .text and __ex_table\n",
+			path);
+	}
+	munmap(img, st.st_size);
+	return ok;
+}
+
+/* i1=, d1=, ll=, itlb=, dtlb=: one geometry, cachegrind's and Skylake's defaults for the rest */
+
+bool kp_vmlinux_no_fault(const struct kp_vmlinux *v, uint64_t va, const uint8_t *b, uint32_t size)
+{
+	if (va < v->text || va + size > v->text_end ||
+	    memcmp(b, v->text_bytes + (va - v->text), size))
+		return false;
+	return !bsearch(&va, v->faults, v->nfaults, sizeof(*v->faults), kp_u64_cmp);
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * vmlinux=PATH: the booted kernel's image, for kp_model.c's runs (see the
+ * top of kp_model.h): its .text as linked and the instructions its
+ * exception table fixes faults of.  A plain access of the kernel's own
+ * text at no such site cannot fault, so it cannot end its block's run.
+ */
+#ifndef KP_VMLINUX_H
+#define KP_VMLINUX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct kp_vmlinux {
+	uint64_t text, text_end; /* .text's addresses */
+	uint8_t *text_bytes;	 /* its bytes */
+	uint64_t *faults;	 /* __ex_table's instructions, sorted */
+	size_t nfaults;
+};
+
+/* false, said on stderr, when path is no x86-64 Linux image with .text and __ex_table */
+bool kp_vmlinux_load(struct kp_vmlinux *v, const char *path);
+/*
+ * the size bytes b of an instruction at va are the image's own, unpatched
+ * (so not moved by KASLR either), and at no fault site
+ */
+bool kp_vmlinux_no_fault(const struct kp_vmlinux *v, uint64_t va, const uint8_t *b, uint32_t size);
+
+#endif
