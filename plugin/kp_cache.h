@@ -64,6 +64,9 @@ struct kp_geom {
 	struct kp_tlb itlb, dtlb;
 };
 
+/* what geometry 0 missed in one lookup, for the timing model */
+enum { KP_M_L1 = 1, KP_M_LL = 2, KP_M_TLB = 4 };
+
 /* what one PC was charged in one geometry (the ones counted most first) */
 struct kp_miss {
 	uint64_t d1_read, d1_write, d1_read_miss, d1_write_miss, i1_miss, ll_miss;
@@ -153,39 +156,48 @@ static inline bool kp_ref(struct kp_cache *c, uint64_t addr, unsigned int size)
 
 /*
  * An instruction of size bytes fetched from pa; m: its PC's [ngeom],
- * written on a miss only.  The line fetched last is the most recent of its
+ * written on a miss only; what geometry 0 missed (KP_M_*) is returned, so
+ * that a caller wanting it need not read m.  The line fetched last is the most recent of its
  * set in every geometry (theirs are no smaller, and I1 sees fetches only):
  * a fetch within it hits and changes nothing.
  */
-static inline void kp_sim_fetch(struct kp_sim *s, struct kp_miss *m, uint64_t pa, unsigned int size)
+static inline unsigned int kp_sim_fetch(struct kp_sim *s, struct kp_miss *m, uint64_t pa,
+					unsigned int size)
 {
 	uint64_t line = pa >> s->min_i1_bits, end = (pa + size - 1) >> s->min_i1_bits;
+	unsigned int g0 = 0;
 	int g;
 
 	if (line == s->last_iline && end == line)
-		return;
+		return 0;
 	s->last_iline = end;
 	for (g = 0; g < s->ngeom; g++) {
 		if (kp_ref(&s->geom[g].i1, pa, size)) {
 			m[g].i1_miss++;
-			if (kp_ref(&s->geom[g].ll, pa, size))
+			g0 |= g ? 0 : KP_M_L1;
+			if (kp_ref(&s->geom[g].ll, pa, size)) {
 				m[g].ll_miss++;
+				g0 |= g ? 0 : KP_M_LL;
+			}
 		}
 	}
+	return g0;
 }
 
 /*
  * A load or store's misses only (m is written on a miss, and only then):
  * likewise one within the line accessed last hits and changes nothing.
+ * Geometry 0's misses are returned (KP_M_*).
  */
-static inline void kp_sim_data_miss(struct kp_sim *s, struct kp_miss *m, uint64_t pa,
-				    unsigned int size, bool store)
+static inline unsigned int kp_sim_data_miss(struct kp_sim *s, struct kp_miss *m, uint64_t pa,
+					    unsigned int size, bool store)
 {
 	uint64_t line = pa >> s->min_d1_bits, end = (pa + size - 1) >> s->min_d1_bits;
+	unsigned int g0 = 0;
 	int g;
 
 	if (line == s->last_dline && end == line)
-		return;
+		return 0;
 	s->last_dline = end;
 	for (g = 0; g < s->ngeom; g++) {
 		if (!kp_ref(&s->geom[g].d1, pa, size))
@@ -194,9 +206,13 @@ static inline void kp_sim_data_miss(struct kp_sim *s, struct kp_miss *m, uint64_
 			m[g].d1_write_miss++;
 		else
 			m[g].d1_read_miss++;
-		if (kp_ref(&s->geom[g].ll, pa, size))
+		g0 |= g ? 0 : KP_M_L1;
+		if (kp_ref(&s->geom[g].ll, pa, size)) {
 			m[g].ll_miss++;
+			g0 |= g ? 0 : KP_M_LL;
+		}
 	}
+	return g0;
 }
 
 /* the set of vpage, in t */
@@ -296,11 +312,12 @@ static inline bool kp_tlb_global(const struct kp_sim *s, uint64_t vpage)
  * generation, which must change whenever the tag does or a page's
  * physical page may have (see kp_tlb_fast).
  */
-static inline void kp_sim_tlb(struct kp_sim *s, struct kp_miss *m, bool itlb, uint64_t va,
-			      uint64_t pa, unsigned int size, uint64_t gen)
+static inline unsigned int kp_sim_tlb(struct kp_sim *s, struct kp_miss *m, bool itlb, uint64_t va,
+				      uint64_t pa, unsigned int size, uint64_t gen)
 {
 	uint64_t vp = va >> KP_TLB_PAGE, end = (va + size - 1) >> KP_TLB_PAGE;
 	bool global = kp_tlb_global(s, vp);
+	unsigned int g0 = 0;
 	int g;
 
 	for (g = 0; g < s->ngeom; g++) {
@@ -319,7 +336,9 @@ static inline void kp_sim_tlb(struct kp_sim *s, struct kp_miss *m, bool itlb, ui
 			m[g].itlb_miss++;
 		else
 			m[g].dtlb_miss++;
+		g0 |= g ? 0 : KP_M_TLB;
 	}
+	return g0;
 }
 
 /*
@@ -328,15 +347,15 @@ static inline void kp_sim_tlb(struct kp_sim *s, struct kp_miss *m, bool itlb, ui
  * fetch within it hits and changes nothing, until a flush or a change of
  * tag, which forget it (kp_sim_forget_fetch).
  */
-static inline void kp_sim_itlb(struct kp_sim *s, struct kp_miss *m, uint64_t va, uint64_t pa,
-			       unsigned int size, uint64_t gen)
+static inline unsigned int kp_sim_itlb(struct kp_sim *s, struct kp_miss *m, uint64_t va,
+				       uint64_t pa, unsigned int size, uint64_t gen)
 {
 	uint64_t vp = va >> KP_TLB_PAGE, end = (va + size - 1) >> KP_TLB_PAGE;
 
 	if (vp == s->last_ipage && end == vp)
-		return;
+		return 0;
 	s->last_ipage = end;
-	kp_sim_tlb(s, m, true, va, pa, size, gen);
+	return kp_sim_tlb(s, m, true, va, pa, size, gen);
 }
 
 /* a load or store, counted, and its misses */

@@ -122,7 +122,8 @@ static void kp_queue_wait(struct kp_core_queue *q, struct kp_when *d)
 	if (!q->size || q->n < q->size)
 		return;
 	kp_later(d, q->retire[q->head], q->why[q->head]);
-	q->head = (q->head + 1) % q->size;
+	if (++q->head == q->size) /* no division: a queue's size need not be a power of two */
+		q->head = 0;
 	q->n--;
 }
 
@@ -132,7 +133,9 @@ static void kp_queue_add(struct kp_core_queue *q, double retire, uint8_t why)
 
 	if (!q->size)
 		return;
-	i = (q->head + q->n++) % q->size;
+	i = q->head + q->n++;
+	if (i >= q->size)
+		i -= q->size;
 	q->retire[i] = retire;
 	q->why[i] = why;
 }

@@ -55,7 +55,8 @@ struct kp_pc *kp_pc_get(uint64_t pc)
 }
 
 /*
- * A block's counters and sites: size zeroed bytes (a multiple of 8), after
+ * A block's counters and sites (and in mode=timing its instructions as the
+ * core sees them): size zeroed bytes (a multiple of 8), after
  * the last block's, so that blocks translated together, which often run
  * together, share host cache lines.  Never freed: QEMU's code adds to them.
  */

@@ -110,7 +110,7 @@
 #define KP_MAX_INSN   15	 /* bytes in an x86 instruction, at most */
 #define KP_CHUNK      4096	 /* PCs' records per allocation: never moved */
 #define KP_TLB_SIZE   512	 /* pages the plugin's TLB holds */
-#define KP_HOT_CHUNK  (2u << 20) /* a huge page of blocks' counters and sites */
+#define KP_HOT_CHUNK  (2u << 20) /* a huge page of blocks' counters, sites and timing blocks */
 #define KP_GEN_MAX    KP_PAGE_MASK
 #define KP_MEMO_SIZE  64 /* memory access kinds remembered */
 /* window=boot: the user's half of the address space (the kernel's: kp_x86.h) */
@@ -189,12 +189,12 @@ struct kp_tb {
 	uint64_t vaddr;
 	uint32_t n, nruns, nbytes, nfetch, nmem;
 	guint hash;
-	uint64_t *cnt;	       /* nruns inline counters, side by side */
-	struct kp_fetch *fs;   /* nfetch, after cnt */
-	struct kp_mem *ms;     /* nmem, after fs */
-	uint64_t *base, *sum;  /* nruns each: at the window's start, closed windows */
-	uint8_t *bytes;	       /* the instructions' bytes, to match a translation */
-	struct kp_tblock tblk; /* mode=timing: its instructions as the core sees them */
+	uint64_t *cnt;		/* nruns inline counters, side by side */
+	struct kp_fetch *fs;	/* nfetch, after cnt */
+	struct kp_mem *ms;	/* nmem, after fs */
+	uint64_t *base, *sum;	/* nruns each: at the window's start, closed windows */
+	uint8_t *bytes;		/* the instructions' bytes, to match a translation */
+	struct kp_tblock *tblk; /* mode=timing: its instructions as the core sees them */
 	struct kp_insn insn[];
 };
 

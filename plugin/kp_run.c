@@ -14,13 +14,15 @@
  * within one line, is that line again: the most recent of its set, a hit
  * that changes nothing (no other fetch came between).
  */
-static __attribute__((noinline)) void kp_fetch(void *udata)
+static __attribute__((noinline)) unsigned int kp_fetch(void *udata)
 {
 	const struct kp_fetch *f = (void *)((uintptr_t)udata & ~(uintptr_t)1);
+	unsigned int g0;
 
-	kp_sim_fetch(&kp.sim, f->pc->miss, f->haddr - kp.ioff, f->size);
-	kp_sim_itlb(&kp.sim, f->pc->miss, f->vaddr, f->haddr - kp.ioff, f->size, kp.tlb_gen);
+	g0 = kp_sim_fetch(&kp.sim, f->pc->miss, f->haddr - kp.ioff, f->size);
+	g0 |= kp_sim_itlb(&kp.sim, f->pc->miss, f->vaddr, f->haddr - kp.ioff, f->size, kp.tlb_gen);
 	kp.last_fetch = (uintptr_t)udata & 1 ? NULL : udata;
+	return g0;
 }
 
 /* the checks that return at once apart: they need no registers saved */
@@ -154,33 +156,47 @@ static inline bool kp_vmru_hit(uint64_t vaddr, unsigned int size, int g)
 }
 
 /*
+ * An access's physical address from the plugin's TLB, when its page is
+ * there and the access does not cross into the next
+ */
+static inline bool kp_tlb_pa(uint64_t vaddr, unsigned int size, uint64_t *pa)
+{
+	uint64_t vpage = vaddr >> KP_PAGE_BITS;
+	const struct kp_tlbe *e = &kp.tlb[vpage % KP_TLB_SIZE];
+
+	if (e->vpage != vpage || (e->ppage_gen & KP_PAGE_MASK) != kp.tlb_match ||
+	    (vaddr + size - 1) >> KP_PAGE_BITS != vpage)
+		return false;
+	*pa = (e->ppage_gen & ~(uint64_t)KP_PAGE_MASK) | (vaddr & KP_PAGE_MASK);
+	return true;
+}
+
+/*
  * An access not known to hit the most recent line of its sets and the
  * most recent entry of its D-TLB sets: its physical address from the
  * plugin's TLB, else QEMU's lookup (which fills the TLB, and sees the
  * calibration load), then the simulated D-TLBs and caches.
  */
-static __attribute__((noinline)) void kp_mem_full(qemu_plugin_meminfo_t info, uint64_t vaddr,
-						  struct kp_mem *ms, struct kp_memo *m)
+static __attribute__((noinline)) unsigned int
+kp_mem_full(qemu_plugin_meminfo_t info, uint64_t vaddr, struct kp_mem *ms, struct kp_memo *m)
 {
 	uint64_t vpage = vaddr >> KP_PAGE_BITS, pa;
 	struct kp_tlbe *e = &kp.tlb[vpage % KP_TLB_SIZE];
 	struct qemu_plugin_hwaddr *hw;
+	unsigned int g0;
 
 	if (unlikely(m->info != info))
 		kp_memo_fill(m, info);
-	if (likely(e->vpage == vpage && (e->ppage_gen & KP_PAGE_MASK) == kp.tlb_match &&
-		   (vaddr + m->size - 1) >> KP_PAGE_BITS == vpage)) {
-		pa = (e->ppage_gen & ~(uint64_t)KP_PAGE_MASK) | (vaddr & KP_PAGE_MASK);
-	} else {
+	if (!likely(kp_tlb_pa(vaddr, m->size, &pa))) {
 		hw = qemu_plugin_get_hwaddr(info, vaddr);
 		if (unlikely(!hw)) {
 			kp.unresolved++;
-			return;
+			return 0;
 		}
 		/* device memory is not cached */
 		if (unlikely(qemu_plugin_hwaddr_is_io(hw))) {
 			kp.io_accesses++;
-			return;
+			return 0;
 		}
 		pa = qemu_plugin_hwaddr_phys_addr(hw);
 		if (unlikely(kp.calib_pending) && vaddr == kp.calib_vaddr)
@@ -193,9 +209,10 @@ static __attribute__((noinline)) void kp_mem_full(qemu_plugin_meminfo_t info, ui
 	}
 	kp.last_pa = pa;
 	kp_count_access(ms, m);
-	kp_sim_tlb(&kp.sim, ms->pc->miss, false, vaddr, pa, m->size, kp.tlb_gen);
-	kp_sim_data_miss(&kp.sim, ms->pc->miss, pa, m->size, m->store);
+	g0 = kp_sim_tlb(&kp.sim, ms->pc->miss, false, vaddr, pa, m->size, kp.tlb_gen);
+	g0 |= kp_sim_data_miss(&kp.sim, ms->pc->miss, pa, m->size, m->store);
 	kp_vmru_note(vaddr, m->size);
+	return g0;
 }
 
 /*
@@ -256,52 +273,56 @@ void kp_mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, vo
 }
 
 /*
- * mode=timing: udata is the instruction's struct kp_tinsn, its site its
- * struct kp_mem.  No shortcut: the access is looked up in full, for its
- * physical address (the prefetchers see every access), and what geometry
- * 0 said is told from its PC's misses before and after.
+ * mode=timing: udata is the instruction's struct kp_tsite, its site its
+ * struct kp_mem.  The prefetchers see every access, by physical address:
+ * a hit on the most recent line of its D1 set and D-TLB entry (one
+ * geometry) changes nothing but needs that address, from the plugin's
+ * TLB; any other is looked up in full, which says what geometry 0 missed.
  */
 void kp_mem_timing_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
-	struct kp_tinsn *ti = udata;
-	struct kp_mem *ms = ti->site;
-	struct kp_miss *m0 = &ms->pc->miss[0], was = *m0;
+	const struct kp_tsite *ts = udata;
+	struct kp_mem *ms = ts->site;
 	struct kp_memo *m;
+	unsigned int g0;
+	uint64_t pa;
 
 	if (unlikely(!kp.active))
 		return;
 	m = kp_memo(info);
+	if (likely(m->info == info && kp.sim.ngeom == 1 && kp_vmru_hit0(vaddr, m->size) &&
+		   kp_tlb_pa(vaddr, m->size, &pa))) {
+		kp_count_access(ms, m);
+		kp_timing_access(&kp.tm, ts, false, false, false, pa, m->size, m->store, vaddr);
+		return;
+	}
 	kp.last_pa = 0;
-	kp_mem_full(info, vaddr, ms, m);
-	kp_timing_access(&kp.tm, ti,
-			 m0->d1_read_miss + m0->d1_write_miss !=
-				 was.d1_read_miss + was.d1_write_miss,
-			 m0->ll_miss != was.ll_miss, m0->dtlb_miss != was.dtlb_miss, kp.last_pa,
-			 m->size, m->store, vaddr);
+	g0 = kp_mem_full(info, vaddr, ms, m);
+	kp_timing_access(&kp.tm, ts, g0 & KP_M_L1, g0 & KP_M_LL, g0 & KP_M_TLB, kp.last_pa, m->size,
+			 m->store, vaddr);
 }
 
-/* mode=timing: udata is the instruction's struct kp_tinsn, its fetch site the kp_fetch_cb's */
+/* mode=timing: udata is the instruction's struct kp_tsite, its fetch site the kp_fetch_cb's */
 void kp_fetch_timing_cb(unsigned int vcpu, void *udata)
 {
-	struct kp_tinsn *ti = udata;
-	const struct kp_fetch *f = (void *)((uintptr_t)ti->fetch_site & ~(uintptr_t)1);
-	struct kp_miss *m0 = &f->pc->miss[0], was = *m0;
+	const struct kp_tsite *ts = udata;
+	const struct kp_fetch *f = (void *)((uintptr_t)ts->fetch_site & ~(uintptr_t)1);
+	unsigned int g0;
 
-	if (unlikely(!kp.active) || ti->fetch_site == kp.last_fetch)
+	if (unlikely(!kp.active) || ts->fetch_site == kp.last_fetch)
 		return;
-	kp_fetch(ti->fetch_site);
-	if (m0->i1_miss != was.i1_miss || m0->itlb_miss != was.itlb_miss)
-		kp_timing_fetch(&kp.tm, ti, m0->i1_miss != was.i1_miss, m0->ll_miss != was.ll_miss,
-				m0->itlb_miss != was.itlb_miss, f->haddr - kp.ioff);
+	g0 = kp_fetch(ts->fetch_site);
+	if (g0)
+		kp_timing_fetch(&kp.tm, ts, g0 & KP_M_L1, g0 & KP_M_LL, g0 & KP_M_TLB,
+				f->haddr - kp.ioff);
 }
 
-/* mode=timing: udata is the block starting: the one before it goes to the core */
+/* mode=timing: udata is the block starting (its struct kp_tblock): the one before goes to the core
+ */
 void kp_tb_timing_cb(unsigned int vcpu, void *udata)
 {
-	struct kp_tb *t = udata;
-
 	if (likely(kp.active))
-		kp_timing_block(&kp.tm, &t->tblk);
+		kp_timing_block(&kp.tm, udata);
 }
 
 /*

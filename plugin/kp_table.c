@@ -65,7 +65,7 @@ static void kp_tb_fold(void)
 			}
 		}
 		if (kp.mode == KP_TIMING)
-			kp_timing_fold(&t->tblk);
+			kp_timing_fold(t->tblk);
 	}
 }
 

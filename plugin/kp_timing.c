@@ -9,9 +9,9 @@
 
 #include "kp_x86_deps.h"
 
-#define KP_LINE_BITS 6  /* the prefetchers' lines */
-#define KP_TLINE     64 /* a fast string's line, bytes */
-#define KP_TPF_MAX   16 /* lines one access may prefetch */
+#define KP_LINE_BITS 6		  /* the prefetchers' lines */
+#define KP_TLINE     64		  /* a fast string's line, bytes */
+#define KP_TPF_MAX   16		  /* lines one access may prefetch */
 #define KP_TPT_BASE  (1ull << 56) /* where the page entries' lines are placed: above any RAM */
 
 /* ---- arguments ---- */
@@ -23,7 +23,10 @@ struct kp_tnum {
 	uint32_t lo, hi;
 };
 
-#define KP_T(key, field, lo, hi) {key, offsetof(struct kp_timing, field), lo, hi}
+#define KP_T(key, field, lo, hi)                               \
+	{                                                      \
+		key, offsetof(struct kp_timing, field), lo, hi \
+	}
 static const struct kp_tnum kp_tnums[] = {
 	KP_T("core.width", core_cfg.width, 1, 16),
 	KP_T("core.window", core_cfg.window, 1, 4096),
@@ -107,10 +110,14 @@ int kp_timing_arg(struct kp_timing *t, const char *key, size_t klen, const char 
 static int kp_tpf_init(struct kp_timing *t)
 {
 	const struct kp_tpf *a = &t->pf_arg;
-	struct kp_pf_cfg l1 = {.line_bits = KP_LINE_BITS, .next_line = a->next_line,
-			       .ip_entries = a->stride_entries, .ip_distance = a->stride_distance};
-	struct kp_pf_cfg l2 = {.line_bits = KP_LINE_BITS, .streams = a->streams,
-			       .stream_distance = a->stream_distance, .stream_degree = a->stream_degree};
+	struct kp_pf_cfg l1 = {.line_bits = KP_LINE_BITS,
+			       .next_line = a->next_line,
+			       .ip_entries = a->stride_entries,
+			       .ip_distance = a->stride_distance};
+	struct kp_pf_cfg l2 = {.line_bits = KP_LINE_BITS,
+			       .streams = a->streams,
+			       .stream_distance = a->stream_distance,
+			       .stream_degree = a->stream_degree};
 
 	return kp_pf_init(&t->pf_l1, &l1) ?: kp_pf_init(&t->pf_l2, &l2);
 }
@@ -133,7 +140,8 @@ bool kp_timing_init(struct kp_timing *t, struct kp_geom *g)
 		return false;
 	}
 	if (!t->l2_spec || !t->stlb_spec) {
-		fprintf(stderr, "kp_model: mode=timing needs l2=SIZE:ASSOC:LINE and stlb=ENTRIES:ASSOC\n");
+		fprintf(stderr,
+			"kp_model: mode=timing needs l2=SIZE:ASSOC:LINE and stlb=ENTRIES:ASSOC\n");
 		return false;
 	}
 	if (!kp_cache_new(&t->l2, "l2", t->l2_spec) || !kp_tlb_new(&t->stlb, "stlb", t->stlb_spec))
@@ -153,10 +161,21 @@ bool kp_timing_init(struct kp_timing *t, struct kp_geom *g)
 static bool kp_tserial(uint8_t ev)
 {
 	switch (ev) {
-	case KP_EV_LFENCE: case KP_EV_MFENCE: case KP_EV_CPUID: case KP_EV_WRMSR:
-	case KP_EV_IRET: case KP_EV_SYSRET: case KP_EV_SYSEXIT: case KP_EV_MOV_CR3:
-	case KP_EV_MOV_CR: case KP_EV_MOV_DR: case KP_EV_INVPCID: case KP_EV_WBINVD:
-	case KP_EV_LXDT: case KP_EV_SERIALIZE: case KP_EV_SYSCALL:
+	case KP_EV_LFENCE:
+	case KP_EV_MFENCE:
+	case KP_EV_CPUID:
+	case KP_EV_WRMSR:
+	case KP_EV_IRET:
+	case KP_EV_SYSRET:
+	case KP_EV_SYSEXIT:
+	case KP_EV_MOV_CR3:
+	case KP_EV_MOV_CR:
+	case KP_EV_MOV_DR:
+	case KP_EV_INVPCID:
+	case KP_EV_WBINVD:
+	case KP_EV_LXDT:
+	case KP_EV_SERIALIZE:
+	case KP_EV_SYSCALL:
 		return true;
 	default:
 		return false;
@@ -166,12 +185,18 @@ static bool kp_tserial(uint8_t ev)
 static uint8_t kp_tbranch(const struct kp_x86_deps *d)
 {
 	switch (d->kind) {
-	case KP_DK_JCC: return KP_TB_COND;
-	case KP_DK_CALL: return KP_TB_CALL;
-	case KP_DK_CALL_IND: return KP_TB_CALL_IND;
-	case KP_DK_JMP_IND: return KP_TB_JMP_IND;
-	case KP_DK_RET: return KP_TB_RET;
-	default: return KP_TB_NONE;
+	case KP_DK_JCC:
+		return KP_TB_COND;
+	case KP_DK_CALL:
+		return KP_TB_CALL;
+	case KP_DK_CALL_IND:
+		return KP_TB_CALL_IND;
+	case KP_DK_JMP_IND:
+		return KP_TB_JMP_IND;
+	case KP_DK_RET:
+		return KP_TB_RET;
+	default:
+		return KP_TB_NONE;
 	}
 }
 
@@ -205,42 +230,56 @@ void kp_timing_decode(struct kp_timing *t, struct kp_tinsn *ti, const uint8_t *b
 
 	kp_x86_deps(b, len, &d);
 	ti->vaddr = va;
-	ti->next = va + len;
+	ti->len = len;
 	ti->src = d.src;
 	ti->dst = d.dst;
 	ti->addr = d.addr;
 	ti->lat = kp_tlat_after(&d, b, len);
 	ti->uops = d.uops;
-	ti->branch = kp_tbranch(&d);
-	ti->string = d.kind == KP_DK_REP_MOVS || d.kind == KP_DK_REP_STOS;
-	ti->serializing = kp_tserial(ev);
 	ti->fixed = t->lat.ev[ev];
-	ti->stamp = UINT32_MAX;
-	ti->known = d.known;
-	ti->loads = d.load;
-	ti->stores = d.store;
+	ti->flags = kp_tbranch(&d) |
+		    (d.kind == KP_DK_REP_MOVS || d.kind == KP_DK_REP_STOS ? KP_TI_STRING : 0) |
+		    (kp_tserial(ev) ? KP_TI_SERIALIZING : 0) | (d.known ? KP_TI_KNOWN : 0) |
+		    (d.load ? KP_TI_LOADS : 0) | (d.store ? KP_TI_STORES : 0);
+}
+
+size_t kp_tblock_size(uint32_t n)
+{
+	return 64 + sizeof(struct kp_tblock) + n * sizeof(struct kp_tinsn);
+}
+
+struct kp_tblock *kp_tblock_init(void *mem, uint32_t n)
+{
+	struct kp_tblock *b = (void *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
+
+	b->n = n;
+	b->ti = (struct kp_tinsn *)(b + 1);
+	b->ts = calloc(n ? n : 1, sizeof(*b->ts));
+	return b->ts ? b : NULL;
 }
 
 /* ---- execution ---- */
 
 /*
- * this execution's notes on ti, cleared at its first; false when no block
- * is executing (the window opened inside this one)
+ * this execution's notes on ts, cleared at its first; NULL when it is not
+ * of the block executing (the window opened inside this one)
  */
-static bool kp_tfresh(struct kp_timing *t, struct kp_tinsn *ti)
+static struct kp_tnote *kp_tnote(struct kp_timing *t, const struct kp_tsite *ts)
 {
+	size_t i;
+	struct kp_tnote *n;
+
 	if (!t->pending)
-		return false;
-	if (ti->stamp == t->pending->stamp)
-		return true;
-	ti->stamp = t->pending->stamp;
-	ti->load_lat = ti->load_tlb = ti->store_lat = ti->fetch_stall = ti->bytes = 0;
-	ti->pf_off = t->npf;
-	ti->npf = 0;
-	ti->load_line = ti->store_line = 0;
-	ti->writebacks = 0;
-	ti->load_miss = ti->load_dram = ti->store_dram = 0;
-	return true;
+		return NULL;
+	i = ts - t->pending->ts;
+	if (i >= t->pending->n || i >= KP_TNOTES)
+		return NULL;
+	n = &t->notes[i];
+	if (t->noted[i / 64] & 1ull << (i % 64))
+		return n;
+	t->noted[i / 64] |= 1ull << (i % 64);
+	*n = (struct kp_tnote){.pf_off = t->npf};
+	return n;
 }
 
 /* where a line missing L1 (I or D) comes from: L2, LL or DRAM; *l2_miss: not L2 */
@@ -270,14 +309,15 @@ static uint32_t kp_ttlb(struct kp_timing *t, uint64_t va)
 
 	if (!kp_tlb_ref(&t->stlb, va >> KP_TLB_PAGE, 0, KP_TLB_ANY, false, 0))
 		return t->lat.stlb;
-	return t->lat.stlb + t->lat.walk + kp_tbeyond(t, pte, 8, kp_ref(&t->g->ll, pte, 8), &l2_miss);
+	return t->lat.stlb + t->lat.walk +
+	       kp_tbeyond(t, pte, 8, kp_ref(&t->g->ll, pte, 8), &l2_miss);
 }
 
 /*
  * A line a prefetcher asks for, into L2 and LL and, for L1's, D1: timed
  * (kp_core.h) unless it was there already; *l2_miss when L2 lacked it.
  */
-static void kp_tpf_line(struct kp_timing *t, struct kp_tinsn *ti, uint64_t line, bool to_d1,
+static void kp_tpf_line(struct kp_timing *t, struct kp_tnote *n, uint64_t line, bool to_d1,
 			bool *l2_miss)
 {
 	uint64_t a = line << KP_LINE_BITS;
@@ -290,18 +330,19 @@ static void kp_tpf_line(struct kp_timing *t, struct kp_tinsn *ti, uint64_t line,
 	if (t->npf == KP_TPF_BLOCK)
 		return;
 	t->pf[t->npf++] = line | (*l2_miss && dram ? KP_CORE_PF_DRAM : 0);
-	ti->npf++;
+	n->npf++;
 }
 
 /* an access of L2 (a D1 miss, or L1's prefetcher asking): the streamer's lines */
-static void kp_tstream(struct kp_timing *t, struct kp_tinsn *ti, uint64_t pa, bool l2_miss)
+static void kp_tstream(struct kp_timing *t, struct kp_tnote *note, uint64_t ip, uint64_t pa,
+		       bool l2_miss)
 {
 	uint64_t lines[KP_TPF_MAX];
-	unsigned int i, n = kp_pf_access(&t->pf_l2, ti->vaddr, pa, l2_miss, lines, KP_TPF_MAX);
+	unsigned int i, n = kp_pf_access(&t->pf_l2, ip, pa, l2_miss, lines, KP_TPF_MAX);
 	bool m;
 
 	for (i = 0; i < n; i++)
-		kp_tpf_line(t, ti, lines[i], false, &m);
+		kp_tpf_line(t, note, lines[i], false, &m);
 }
 
 /*
@@ -310,90 +351,91 @@ static void kp_tstream(struct kp_timing *t, struct kp_tinsn *ti, uint64_t pa, bo
  * prefetches of lines D1 lacked (as on Intel's cores, whose streamer runs
  * ahead of the L1 prefetchers' requests).
  */
-static void kp_tprefetch(struct kp_timing *t, struct kp_tinsn *ti, uint64_t pa, bool d1_miss,
-			 bool l2_miss)
+static void kp_tprefetch(struct kp_timing *t, struct kp_tnote *note, uint64_t ip, uint64_t pa,
+			 bool d1_miss, bool l2_miss)
 {
 	uint64_t lines[KP_TPF_MAX];
-	unsigned int i, n = kp_pf_access(&t->pf_l1, ti->vaddr, pa, d1_miss, lines, KP_TPF_MAX);
+	unsigned int i, n = kp_pf_access(&t->pf_l1, ip, pa, d1_miss, lines, KP_TPF_MAX);
 	bool m;
 
 	for (i = 0; i < n; i++) {
-		uint32_t before = ti->npf;
+		uint32_t before = note->npf;
 
-		kp_tpf_line(t, ti, lines[i], true, &m);
-		if (ti->npf != before)
-			kp_tstream(t, ti, lines[i] << KP_LINE_BITS, m);
+		kp_tpf_line(t, note, lines[i], true, &m);
+		if (note->npf != before)
+			kp_tstream(t, note, ip, lines[i] << KP_LINE_BITS, m);
 	}
 	if (d1_miss)
-		kp_tstream(t, ti, pa, l2_miss);
+		kp_tstream(t, note, ip, pa, l2_miss);
 }
 
 /*
  * A line memory sent is clean; a store dirties it, and it will go back
  * (charged now: kp_core.h).  Lines past KP_TDIRTY_BYTES are not tracked.
  */
-static void kp_tdirty(struct kp_timing *t, struct kp_tinsn *ti, uint64_t pa, bool ll_miss,
+static void kp_tdirty(struct kp_timing *t, struct kp_tnote *n, uint64_t pa, bool ll_miss,
 		      bool store)
 {
 	uint64_t line = pa >> KP_LINE_BITS, bit = 1ull << (line & 63);
 	uint64_t *w = &t->dirty[line >> 6];
 
-	if (pa >= KP_TDIRTY_BYTES)
+	if ((!store && !ll_miss) || pa >= KP_TDIRTY_BYTES)
 		return;
 	if (ll_miss)
 		*w &= ~bit;
 	if (store && !(*w & bit)) {
 		*w |= bit;
-		ti->writebacks++;
+		n->writebacks++;
 	}
 }
 
-void kp_timing_access(struct kp_timing *t, struct kp_tinsn *ti, bool d1_miss,
-		      bool ll_miss, bool tlb_miss, uint64_t pa, unsigned int size, bool store,
-		      uint64_t va)
+void kp_timing_access(struct kp_timing *t, const struct kp_tsite *ts, bool d1_miss, bool ll_miss,
+		      bool tlb_miss, uint64_t pa, unsigned int size, bool store, uint64_t va)
 {
+	struct kp_tnote *n = kp_tnote(t, ts);
 	uint32_t lat = t->lat.l1, tlb = 0;
 	bool l2_miss = false;
 
-	if (!kp_tfresh(t, ti))
+	if (!n)
 		return;
 	if (d1_miss)
 		lat = kp_tbeyond(t, pa, size, ll_miss, &l2_miss);
 	if (tlb_miss)
 		tlb = kp_ttlb(t, va);
 	if (pa) {
-		kp_tprefetch(t, ti, pa, d1_miss, l2_miss);
-		kp_tdirty(t, ti, pa, ll_miss, store);
+		kp_tprefetch(t, n, ts->ti->vaddr, pa, d1_miss, l2_miss);
+		kp_tdirty(t, n, pa, ll_miss, store);
 	}
 	if (store) {
-		ti->bytes += size;
-		ti->store_line = pa >> KP_LINE_BITS;
-		if (d1_miss && lat + tlb > ti->store_lat) {
-			ti->store_lat = lat + tlb;
-			ti->store_dram = ll_miss;
+		n->bytes += size;
+		n->store_line = pa >> KP_LINE_BITS;
+		if (d1_miss && lat + tlb > n->store_lat) {
+			n->store_lat = lat + tlb;
+			n->store_dram = ll_miss;
 		}
 		return;
 	}
-	if (lat + tlb >= ti->load_lat) {
-		ti->load_lat = lat + tlb;
-		ti->load_tlb = tlb;
-		ti->load_line = pa >> KP_LINE_BITS;
-		ti->load_dram = d1_miss && ll_miss;
+	if (lat + tlb >= n->load_lat) {
+		n->load_lat = lat + tlb;
+		n->load_tlb = tlb;
+		n->load_line = pa >> KP_LINE_BITS;
+		n->load_dram = d1_miss && ll_miss;
 	}
-	ti->load_miss |= d1_miss;
+	n->load_miss |= d1_miss;
 }
 
-void kp_timing_fetch(struct kp_timing *t, struct kp_tinsn *ti, bool i1_miss, bool ll_miss,
+void kp_timing_fetch(struct kp_timing *t, const struct kp_tsite *ts, bool i1_miss, bool ll_miss,
 		     bool tlb_miss, uint64_t pa)
 {
+	struct kp_tnote *n = kp_tnote(t, ts);
 	bool l2_miss;
 
-	if (!kp_tfresh(t, ti))
+	if (!n)
 		return;
 	if (i1_miss)
-		ti->fetch_stall += kp_tbeyond(t, pa, 1, ll_miss, &l2_miss);
+		n->fetch_stall += kp_tbeyond(t, pa, 1, ll_miss, &l2_miss);
 	if (tlb_miss)
-		ti->fetch_stall += kp_ttlb(t, ti->vaddr);
+		n->fetch_stall += kp_ttlb(t, ts->ti->vaddr);
 }
 
 void kp_timing_tlb_flush(struct kp_timing *t)
@@ -408,14 +450,16 @@ void kp_timing_tlb_flush(struct kp_timing *t)
 /* the predictor's verdict on the branch ending a block, which went to next */
 static bool kp_tpredict(struct kp_timing *t, const struct kp_tinsn *ti, uint64_t next)
 {
-	switch (ti->branch) {
+	uint64_t after = ti->vaddr + ti->len;
+
+	switch (ti->flags & KP_TI_BRANCH) {
 	case KP_TB_COND:
-		return kp_bpred_cond(&t->bp, ti->vaddr, next != ti->next);
+		return kp_bpred_cond(&t->bp, ti->vaddr, next != after);
 	case KP_TB_CALL:
-		kp_bpred_call(&t->bp, ti->next);
+		kp_bpred_call(&t->bp, after);
 		return false;
 	case KP_TB_CALL_IND:
-		kp_bpred_call(&t->bp, ti->next);
+		kp_bpred_call(&t->bp, after);
 		return kp_bpred_indirect(&t->bp, ti->vaddr, next);
 	case KP_TB_JMP_IND:
 		return kp_bpred_indirect(&t->bp, ti->vaddr, next);
@@ -426,11 +470,25 @@ static bool kp_tpredict(struct kp_timing *t, const struct kp_tinsn *ti, uint64_t
 	}
 }
 
-static void kp_tcharge(struct kp_cyc *c, const struct kp_core_charge *ch)
+/* its rows' cycles into its PC's, in double */
+static void kp_tfold_one(struct kp_tinsn *ti, struct kp_cyc *c)
 {
-	c->cycles += ch->cycles;
-	c->stack[KP_ST_BASE] += ch->base;
-	c->stack[ch->why] += ch->cycles - ch->base;
+	int k;
+
+	for (k = 0; k < KP_ST_N; k++) {
+		c->cycles += ti->acc[k];
+		c->stack[k] += ti->acc[k];
+		ti->acc[k] = 0;
+	}
+}
+
+static void kp_tcharge(struct kp_tinsn *ti, const struct kp_tsite *ts,
+		       const struct kp_core_charge *ch)
+{
+	ti->acc[KP_ST_BASE] += ch->base;
+	ti->acc[ch->why] += ch->cycles - ch->base;
+	if (ti->acc[KP_ST_BASE] >= KP_TACC_MAX || ti->acc[ch->why] >= KP_TACC_MAX)
+		kp_tfold_one(ti, ts->cyc);
 }
 
 /*
@@ -439,7 +497,7 @@ static void kp_tcharge(struct kp_cyc *c, const struct kp_core_charge *ch)
  * load among them, as a fast-string engine moves whole lines, not
  * elements; an iteration that missed is handed over at once.
  */
-static bool kp_tstring(struct kp_timing *t, const struct kp_tinsn *ti, bool fresh,
+static bool kp_tstring(struct kp_timing *t, const struct kp_tinsn *ti, const struct kp_tnote *n,
 		       struct kp_core_insn *in)
 {
 	if (t->string_at != ti) {
@@ -447,7 +505,7 @@ static bool kp_tstring(struct kp_timing *t, const struct kp_tinsn *ti, bool fres
 		t->string_bytes = 0;
 		return true;
 	}
-	t->string_bytes += fresh ? ti->bytes : 0;
+	t->string_bytes += n ? n->bytes : 0;
 	if (t->string_bytes < KP_TLINE && !in->load_miss && !in->store_lat)
 		return false;
 	t->string_bytes = t->string_bytes > KP_TLINE ? t->string_bytes - KP_TLINE : 0;
@@ -457,30 +515,42 @@ static bool kp_tstring(struct kp_timing *t, const struct kp_tinsn *ti, bool fres
 	return true;
 }
 
-/* what the core is told of ti's execution (fresh: its notes are this one's) */
-static void kp_tcore_insn(const struct kp_timing *t, const struct kp_tinsn *ti, bool fresh,
-			  struct kp_core_insn *in)
+/* what the core is told of ti's execution (n: what it met, NULL: nothing noted) */
+static void kp_tcore_insn(const struct kp_timing *t, const struct kp_tinsn *ti,
+			  const struct kp_tnote *n, struct kp_core_insn *in)
 {
 	*in = (struct kp_core_insn){
-		.src = ti->src, .addr = ti->addr, .dst = ti->dst, .lat = ti->lat,
-		.uops = ti->uops, .fixed = ti->fixed, .serializing = ti->serializing,
-		.loads = ti->loads, .stores = ti->stores,
+		.src = ti->src,
+		.addr = ti->addr,
+		.dst = ti->dst,
+		.lat = ti->lat,
+		.uops = ti->uops,
+		.fixed = ti->fixed,
+		.serializing = ti->flags & KP_TI_SERIALIZING,
+		.loads = ti->flags & KP_TI_LOADS,
+		.stores = ti->flags & KP_TI_STORES,
 	};
-	if (!fresh)
+	if (!n)
 		return;
-	in->load_lat = ti->load_lat;
+	in->load_lat = n->load_lat;
 	in->load_l1 = t->lat.l1;
-	in->load_tlb = ti->load_tlb;
-	in->load_miss = ti->load_miss;
-	in->load_line = ti->load_line;
-	in->load_dram = ti->load_dram;
-	in->store_dram = ti->store_dram;
-	in->pf = t->pf + ti->pf_off;
-	in->npf = ti->npf;
-	in->store_lat = ti->store_lat;
-	in->store_line = ti->store_line;
-	in->writebacks = ti->writebacks;
-	in->fetch_stall = ti->fetch_stall;
+	in->load_tlb = n->load_tlb;
+	in->load_miss = n->load_miss;
+	in->load_line = n->load_line;
+	in->load_dram = n->load_dram;
+	in->store_dram = n->store_dram;
+	in->pf = t->pf + n->pf_off;
+	in->npf = n->npf;
+	in->store_lat = n->store_lat;
+	in->store_line = n->store_line;
+	in->writebacks = n->writebacks;
+	in->fetch_stall = n->fetch_stall;
+}
+
+/* the note of instruction i of the block handed over, if this execution wrote one */
+static const struct kp_tnote *kp_tnoted(const struct kp_timing *t, uint32_t i)
+{
+	return i < KP_TNOTES && t->noted[i / 64] & 1ull << (i % 64) ? &t->notes[i] : NULL;
 }
 
 /* block b's execution to the core, next: where it went */
@@ -492,41 +562,34 @@ static void kp_thand_over(struct kp_timing *t, struct kp_tblock *b, uint64_t nex
 
 	for (i = 0; i < b->n; i++) {
 		struct kp_tinsn *ti = &b->ti[i];
-		bool fresh = ti->stamp == b->stamp;
+		const struct kp_tnote *n = kp_tnoted(t, i);
 
-		if (!ti->cyc) /* a marker */
+		if (!ti->len) /* a marker */
 			continue;
-		kp_tcore_insn(t, ti, fresh, &in);
-		if (!ti->string)
+		kp_tcore_insn(t, ti, n, &in);
+		if (!(ti->flags & KP_TI_STRING))
 			t->string_at = NULL;
-		else if (!kp_tstring(t, ti, fresh, &in)) {
+		else if (!kp_tstring(t, ti, n, &in)) {
 			kp_core_side(&t->core, &in);
 			continue;
 		}
-		if (i + 1 == b->n && ti->branch && next)
+		if (i + 1 == b->n && (ti->flags & KP_TI_BRANCH) && next)
 			in.mispredicted = kp_tpredict(t, ti, next);
 		kp_core_step(&t->core, &in, &ch);
-		kp_tcharge(&ti->acc, &ch);
+		kp_tcharge(ti, &b->ts[i], &ch);
 		t->insns++;
-		t->unknown += !ti->known;
+		t->unknown += !(ti->flags & KP_TI_KNOWN);
 	}
+	memset(t->noted, 0, sizeof(t->noted));
 }
 
 void kp_timing_fold(struct kp_tblock *b)
 {
 	uint32_t i;
-	int k;
 
-	for (i = 0; i < b->n; i++) {
-		struct kp_tinsn *ti = &b->ti[i];
-
-		if (!ti->cyc)
-			continue;
-		ti->cyc->cycles += ti->acc.cycles;
-		for (k = 0; k < KP_ST_N; k++)
-			ti->cyc->stack[k] += ti->acc.stack[k];
-		memset(&ti->acc, 0, sizeof(ti->acc));
-	}
+	for (i = 0; i < b->n; i++)
+		if (b->ti[i].len)
+			kp_tfold_one(&b->ti[i], b->ts[i].cyc);
 }
 
 void kp_timing_block(struct kp_timing *t, struct kp_tblock *b)
@@ -535,8 +598,6 @@ void kp_timing_block(struct kp_timing *t, struct kp_tblock *b)
 		kp_thand_over(t, t->pending, b && b->n ? b->ti[0].vaddr : 0);
 	t->pending = b;
 	t->npf = 0;
-	if (b)
-		b->stamp++;
 }
 
 /* ---- the table ---- */
@@ -554,8 +615,10 @@ void kp_timing_header(FILE *f, const struct kp_timing *t)
 	for (e = 1; e < KP_EV_KINDS; e++)
 		if (t->lat.ev[e])
 			fprintf(f, " ev.%s=%u", kp_ev_names[e], t->lat.ev[e]);
-	fprintf(f, "\n# timing insns %" PRIu64 " unknown %" PRIu64 " prefetches %" PRIu64
-		   " cycles %.0f\n", t->insns, t->unknown, t->prefetches, kp_core_cycles(&t->core));
+	fprintf(f,
+		"\n# timing insns %" PRIu64 " unknown %" PRIu64 " prefetches %" PRIu64
+		" cycles %.0f\n",
+		t->insns, t->unknown, t->prefetches, kp_core_cycles(&t->core));
 }
 
 void kp_timing_row(FILE *f, const struct kp_cyc *c)

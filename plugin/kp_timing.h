@@ -9,8 +9,8 @@
  *
  * The work is done a block late: QEMU calls kp_run.c back when a block
  * starts executing and on each memory access, never when one ends, so the
- * accesses of a block's instructions are noted on them (stamped with the
- * block's execution) and the block is handed to the core when the next one
+ * accesses of a block's instructions are noted beside it (kp_tnote, one
+ * block's worth) and the block is handed to the core when the next one
  * starts, whose address says where each branch went.  An instruction whose
  * block was left before it (a fault) is still handed over, without its
  * access: a fault is rare against the instructions around it (see
@@ -30,8 +30,9 @@
 #include "kp_prefetch.h"
 #include "kp_x86.h"
 
-#define KP_TPF_BLOCK	512	     /* prefetches timed in one block's execution */
-#define KP_TDIRTY_BYTES (4ull << 30) /* RAM whose dirty lines are tracked (-m 2G, below the PCI hole) */
+#define KP_TPF_BLOCK 512 /* prefetches timed in one block's execution */
+#define KP_TDIRTY_BYTES \
+	(4ull << 30) /* RAM whose dirty lines are tracked (-m 2G, below the PCI hole) */
 
 /* the cycles charged to one PC, and their split (kp_core.h's stack) */
 struct kp_cyc {
@@ -42,35 +43,62 @@ struct kp_cyc {
 /* branch kinds the predictor is asked about (kp_x86_deps.h's kinds, reduced) */
 enum kp_tbranch { KP_TB_NONE, KP_TB_COND, KP_TB_CALL, KP_TB_CALL_IND, KP_TB_JMP_IND, KP_TB_RET };
 
-/* One translated instruction: what was decoded, and what this execution met. */
+/* a translated instruction's flags: its branch kind (enum kp_tbranch) in the low bits */
+#define KP_TI_BRANCH	  0x07
+#define KP_TI_SERIALIZING 0x08
+#define KP_TI_STRING	  0x10
+#define KP_TI_KNOWN	  0x20 /* the decoder knew it */
+#define KP_TI_LOADS	  0x40
+#define KP_TI_STORES	  0x80
+
+/* cycles an instruction's row adds up before it goes into its PC's: a float stays exact to 1/8192
+ */
+#define KP_TACC_MAX 1024.0f
+
+/*
+ * One translated instruction as the core sees it: one host cache line,
+ * all a block's hand-over reads of it, so that the core's share of the
+ * host's caches is a line per instruction of the guest's hot code.  What
+ * an execution met is noted apart (struct kp_tnote), what only the
+ * callbacks and the fold use too (struct kp_tsite).
+ */
 struct kp_tinsn {
-	/*
-	 * its cycles, added up here, beside what the core reads of it, and
-	 * into its PC's (cyc) by kp_timing_fold: a PC's record is another
-	 * host cache line an instruction would touch
-	 */
-	struct kp_cyc acc;
-	struct kp_cyc *cyc; /* its PC's */
-	void *site, *fetch_site; /* kp_model.h's: its memory and fetch sites, NULL: none */
+	uint64_t src, addr, dst;
 	uint64_t vaddr;
-	uint64_t next; /* the address after it */
-	uint64_t src, dst, addr;
-	uint32_t lat, fixed;
-	uint8_t uops, branch, serializing, string, known, loads, stores;
-	/* this execution: valid when stamp is its block's */
-	uint32_t stamp;
-	uint32_t load_lat, load_tlb, store_lat, fetch_stall, bytes;
-	uint32_t pf_off, npf; /* its prefetches' lines in kp_timing's pf[] */
-	uint64_t load_line, store_line;
-	uint32_t writebacks;
-	uint8_t load_miss, load_dram, store_dram;
+	float acc[KP_ST_N]; /* its cycles by the stack's rows, not yet in its PC's */
+	uint32_t fixed;
+	uint8_t lat, uops;
+	uint8_t len;   /* 0: a marker, never handed over */
+	uint8_t flags; /* KP_TI_* */
+} __attribute__((aligned(64)));
+
+/* what the callbacks of a translated instruction use, and where its cycles go */
+struct kp_tsite {
+	struct kp_tinsn *ti;
+	struct kp_cyc *cyc;	 /* its PC's */
+	void *site, *fetch_site; /* kp_model.h's: its memory and fetch sites, NULL: none */
 };
 
-/* A translated block, for the timing model. */
+/*
+ * A translated block, for the timing model, its instructions after it (a
+ * cache line apart): placed by the caller beside the block's counters,
+ * which every execution touches (kp_tblock_size, kp_tblock_init).
+ */
 struct kp_tblock {
 	uint32_t n;
-	uint32_t stamp; /* its executions, to tell this one's accesses */
 	struct kp_tinsn *ti;
+	struct kp_tsite *ts;
+} __attribute__((aligned(64)));
+
+#define KP_TNOTES 512 /* instructions of a block whose executions are noted (TCG's most) */
+
+/* What one execution of an instruction met, while its block executes. */
+struct kp_tnote {
+	uint32_t load_lat, load_tlb, store_lat, fetch_stall, bytes;
+	uint32_t pf_off, npf; /* its prefetches' lines in kp_timing's pf[] */
+	uint32_t writebacks;
+	uint64_t load_line, store_line;
+	uint8_t load_miss, load_dram, store_dram;
 };
 
 /* latencies, cycles */
@@ -93,21 +121,26 @@ struct kp_timing {
 	struct kp_bpred_cfg bp_cfg;
 	struct kp_tpf pf_arg;
 	struct kp_tlat lat;
-	const char *core_name;	/* the core description's (core=), for the table */
+	const char *core_name; /* the core description's (core=), for the table */
 	const char *l2_spec, *stlb_spec;
 	struct kp_core core;
 	struct kp_bpred bp;
 	struct kp_pf pf_l1, pf_l2;
 	struct kp_geom *g; /* the caches' geometry: D1, I1, LL */
 	struct kp_cache l2;
-	uint64_t *dirty; /* a bit per line of the first KP_TDIRTY_BYTES of RAM: dirtied since memory sent it */
+	uint64_t *dirty; /* a bit per line of the first KP_TDIRTY_BYTES of RAM: dirtied since memory
+			    sent it */
 	struct kp_tlb stlb;
 	struct kp_tblock *pending; /* the block executing, handed over when the next starts */
+	/* its instructions' notes, and which of them this execution wrote */
+	uint64_t noted[KP_TNOTES / 64];
+	struct kp_tnote notes[KP_TNOTES];
 	const struct kp_tinsn *string_at; /* the fast string whose iterations run */
 	uint32_t string_bytes;		  /* its bytes not yet handed over */
-	uint64_t unknown, insns;	  /* instructions handed over the decoder did not know, of all */
+	uint64_t unknown, insns; /* instructions handed over the decoder did not know, of all */
 	uint64_t prefetches;
-	/* the lines prefetched in the block executing, in order, each or'ed with KP_CORE_PF_DRAM when from memory */
+	/* the lines prefetched in the block executing, in order, each or'ed with KP_CORE_PF_DRAM
+	 * when from memory */
 	uint64_t pf[KP_TPF_BLOCK];
 	uint32_t npf; /* past KP_TPF_BLOCK a prefetch fills the caches, untimed */
 };
@@ -122,17 +155,21 @@ bool kp_timing_init(struct kp_timing *t, struct kp_geom *g);
 /* ti from the instruction's bytes at va (its kind ev, already decoded) */
 void kp_timing_decode(struct kp_timing *t, struct kp_tinsn *ti, const uint8_t *b, size_t len,
 		      uint64_t va, uint8_t ev);
+/* the bytes a block of n instructions takes, 64 more to align it */
+size_t kp_tblock_size(uint32_t n);
+/* a block of n instructions in mem (kp_tblock_size bytes, zeroed): NULL when out of memory */
+struct kp_tblock *kp_tblock_init(void *mem, uint32_t n);
 
 /*
  * A data access of size bytes at va, pa (0: not known) by the instruction
- * ti of the block executing, and what the geometry said: a D1 miss, an LL
+ * ts of the block executing, and what the geometry said: a D1 miss, an LL
  * miss, a D-TLB miss.  The prefetchers' lines go into its caches.
  */
-void kp_timing_access(struct kp_timing *t, struct kp_tinsn *ti, bool d1_miss, bool ll_miss,
+void kp_timing_access(struct kp_timing *t, const struct kp_tsite *ts, bool d1_miss, bool ll_miss,
 		      bool tlb_miss, uint64_t pa, unsigned int size, bool store, uint64_t va);
-/* an instruction fetch of ti that missed I1 (ll_miss: LL too) or the I-TLB */
-void kp_timing_fetch(struct kp_timing *t, struct kp_tinsn *ti, bool i1_miss,
-		     bool ll_miss, bool tlb_miss, uint64_t pa);
+/* an instruction fetch of ts that missed I1 (ll_miss: LL too) or the I-TLB */
+void kp_timing_fetch(struct kp_timing *t, const struct kp_tsite *ts, bool i1_miss, bool ll_miss,
+		     bool tlb_miss, uint64_t pa);
 /* block b starts executing (NULL: the window closes): the one before it is handed over */
 void kp_timing_block(struct kp_timing *t, struct kp_tblock *b);
 /* the cycles the block's instructions were charged, into their PCs' */

@@ -273,20 +273,23 @@ static void kp_tb_timing(struct kp_tb *t)
 	uint64_t va = t->vaddr;
 	uint32_t i;
 
-	t->tblk.n = t->n;
-	t->tblk.ti = g_new0(struct kp_tinsn, t->n);
+	/* beside its counters: a block's execution touches them, then this */
+	t->tblk = kp_tblock_init(kp_hot_alloc(kp_tblock_size(t->n)), t->n);
+	if (!t->tblk)
+		g_error("kp_model: out of memory");
 	for (i = 0; i < t->n; b += t->insn[i].size, va += t->insn[i].size, i++) {
 		struct kp_insn *in = &t->insn[i];
-		struct kp_tinsn *ti = &t->tblk.ti[i];
+		struct kp_tsite *ts = &t->tblk->ts[i];
 
+		ts->ti = &t->tblk->ti[i];
 		if (in->marker)
 			continue;
-		kp_timing_decode(&kp.tm, ti, b, in->size, va, in->ev);
-		ti->cyc = kp_pc_cyc(in->pc);
+		kp_timing_decode(&kp.tm, ts->ti, b, in->size, va, in->ev);
+		ts->cyc = kp_pc_cyc(in->pc);
 		if (in->mem != KP_NONE)
-			ti->site = &t->ms[in->mem];
+			ts->site = &t->ms[in->mem];
 		if (in->fetch != KP_NONE)
-			ti->fetch_site = (void *)((uintptr_t)&t->fs[in->fetch] | in->spans);
+			ts->fetch_site = (void *)((uintptr_t)&t->fs[in->fetch] | in->spans);
 	}
 }
 
@@ -348,19 +351,19 @@ static void kp_instrument_cache(struct qemu_plugin_insn *insn, struct kp_tb *t,
 static void kp_instrument_timing(struct qemu_plugin_insn *insn, struct kp_tb *t, uint32_t i)
 {
 	const struct kp_insn *in = &t->insn[i];
-	struct kp_tinsn *ti = &t->tblk.ti[i];
+	struct kp_tsite *ts = &t->tblk->ts[i];
 
-	if (ti->fetch_site)
+	if (ts->fetch_site)
 		qemu_plugin_register_vcpu_insn_exec_cb(insn, kp_fetch_timing_cb,
-						       QEMU_PLUGIN_CB_NO_REGS, ti);
+						       QEMU_PLUGIN_CB_NO_REGS, ts);
 	else if (in->line)
 		kp.fetch_no_haddr++;
 	if (in->flushes || in->tlbop != KP_OP_NONE)
 		qemu_plugin_register_vcpu_insn_exec_cb(insn, kp_tlb_cb, QEMU_PLUGIN_CB_NO_REGS,
 						       (void *)in);
-	if (ti->site)
+	if (ts->site)
 		qemu_plugin_register_vcpu_mem_cb(insn, kp_mem_timing_cb, QEMU_PLUGIN_CB_NO_REGS,
-						 QEMU_PLUGIN_MEM_RW, ti);
+						 QEMU_PLUGIN_MEM_RW, ts);
 }
 
 /*
@@ -392,7 +395,7 @@ void kp_trans_full(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		kp_boot_watch(tb, t);
 	if (kp.mode == KP_TIMING)
 		qemu_plugin_register_vcpu_tb_exec_cb(tb, kp_tb_timing_cb, QEMU_PLUGIN_CB_NO_REGS,
-						     t);
+						     t->tblk);
 
 	for (i = 0; i < t->n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
