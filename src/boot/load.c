@@ -431,26 +431,11 @@ bool boot_xknown(const struct boot_rec *b, enum boot_xfield k, bool tlb_geom, bo
 int boot_costs(const struct boot_rec *b, const char *given, const char *cpu,
 	       struct model_costs *buf, const struct model_costs **costs, char *why, size_t len)
 {
-	int err;
+	int err = model_costs_est(b->timing, given, cpu, buf, costs);
 
-	*costs = NULL;
-	/* cachegrind's cycle estimates yield to a simulator's cycles: say so, and go on */
-	if (b->timing) {
-		if (given)
-			esc_printf(
-				stderr,
-				"kprotperf: --costs %s not used: est_cycles of a timing recording"
-				" is the timing model's cycles\n",
-				given);
-		return 0;
-	}
-	err = model_costs_pick(given, cpu, buf);
-	if (err && given) {
+	if (err)
 		snprintf(why, len, "--costs %s: no cost table to weigh est_cycles by", given);
-		return err;
-	}
-	*costs = err ? NULL : buf;
-	return 0;
+	return err;
 }
 
 void boot_est_head(FILE *f, const struct boot_rec *b, const struct model_costs *costs)

@@ -157,6 +157,11 @@ static void run_totals_later(sqlite3_stmt *st, struct later *later);
 
 #define COLS_MAX 11
 
+/* The timing model's cycles and their stack, the last columns of two tables (a list's end). */
+#define CYCLE_COLS                                                                        \
+	{"cycles", R_COUNT}, {"base", R_COUNT}, {"branch", R_COUNT}, {"icache", R_COUNT}, \
+		{"dcache", R_COUNT}, {"tlb", R_COUNT}, {"serialize", R_COUNT},
+
 /* The tables and columns of docs/datafile.md, as record writes them. */
 static const struct table {
 	const char *name;
@@ -446,27 +451,9 @@ static const struct table {
 	  {"ustack", R_INT_NULL},
 	  {"weight", R_NS}}},
 	/* schema 14: the timing model's cycles */
-	{"model_cycles",
-	 {{"pc", R_INT},
-	  {"cycles", R_COUNT},
-	  {"base", R_COUNT},
-	  {"branch", R_COUNT},
-	  {"icache", R_COUNT},
-	  {"dcache", R_COUNT},
-	  {"tlb", R_COUNT},
-	  {"serialize", R_COUNT}}},
+	{"model_cycles", {{"pc", R_INT}, CYCLE_COLS}},
 	/* schema 15: a boot's cycles under the timing model */
-	{"boot_func_cycles",
-	 {{"run", R_ID},
-	  {"name", R_NAME},
-	  {"module", R_NAME},
-	  {"cycles", R_COUNT},
-	  {"base", R_COUNT},
-	  {"branch", R_COUNT},
-	  {"icache", R_COUNT},
-	  {"dcache", R_COUNT},
-	  {"tlb", R_COUNT},
-	  {"serialize", R_COUNT}}},
+	{"boot_func_cycles", {{"run", R_ID}, {"name", R_NAME}, {"module", R_NAME}, CYCLE_COLS}},
 };
 
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))

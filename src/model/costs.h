@@ -19,6 +19,7 @@
 #ifndef KP_MODEL_COSTS_H
 #define KP_MODEL_COSTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum model_cost_key {
@@ -136,6 +137,15 @@ int model_costs_load(const char *path, struct model_costs *c);
  * one
  */
 int model_costs_pick(const char *given, const char *guest_cpu_model, struct model_costs *c);
+/*
+ * est_cycles' table, into *costs (NULL: none): for a recording of the
+ * timing model (timing) none, its est_cycles being the model's cycles, and
+ * a table given said in a line not to be used; else model_costs_pick()'s,
+ * into c.  0, or its -errno (its line printed) when the table given cannot
+ * be had.
+ */
+int model_costs_est(bool timing, const char *given, const char *guest_cpu_model,
+		    struct model_costs *c, const struct model_costs **costs);
 
 /* Beyond the shared API: what kprotperf calibrate needs. */
 

@@ -237,3 +237,25 @@ int model_costs_pick(const char *given, const char *guest_cpu_model, struct mode
 {
 	return model_costs_pick_sources(given, guest_cpu_model, c, NULL);
 }
+
+int model_costs_est(bool timing, const char *given, const char *guest_cpu_model,
+		    struct model_costs *c, const struct model_costs **costs)
+{
+	int err;
+
+	*costs = NULL;
+	/* cachegrind's cycle estimates yield to a simulator's cycles: say so, and go on */
+	if (timing) {
+		if (given)
+			esc_printf(
+				stderr,
+				"kprotperf: --costs %s not used: est_cycles of a timing recording"
+				" is the timing model's cycles\n",
+				given);
+		return 0;
+	}
+	err = model_costs_pick(given, guest_cpu_model, c);
+	if (!err)
+		*costs = c;
+	return given ? err : 0;
+}

@@ -12,7 +12,6 @@
 #include "symbols/kernel_dwarf.h"
 #include "symbols/symbolize.h"
 #include "util/array.h"
-#include "util/esc.h"
 
 static __u64 sat_add(__u64 a, __u64 b)
 {
@@ -127,22 +126,10 @@ double model_func_est(const struct model_counts *c, const struct model_func *f)
 
 int model_counts_costs(struct datafile *df, const char *given, struct model_counts *c)
 {
-	int err;
-
-	/* cachegrind's cycle estimates yield to a simulator's cycles: say so, and go on */
-	if (c->timing) {
-		if (given)
-			esc_printf(
-				stderr,
-				"kprotperf: --costs %s not used: est_cycles of a timing recording"
-				" is the timing model's cycles\n",
-				given);
-		return 0;
-	}
-	err = model_costs_pick(given, datafile_meta(df, "cpu.model"), &c->costs_buf);
-
-	c->costs = err ? NULL : &c->costs_buf;
-	return given && err ? MODEL_SAID : 0;
+	if (model_costs_est(c->timing, given, datafile_meta(df, "cpu.model"), &c->costs_buf,
+			    &c->costs))
+		return MODEL_SAID;
+	return 0;
 }
 
 static int by_insns(const void *a, const void *b)

@@ -31,9 +31,9 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <time.h>
 
 #include "kp_bpred.h"
+#include "model_harness.h"
 
 static const struct kp_bpred_cfg base = {.cond_entries = 4096,
 					 .hist_bits = 12,
@@ -41,16 +41,6 @@ static const struct kp_bpred_cfg base = {.cond_entries = 4096,
 					 .btb_assoc = 4,
 					 .ras_depth = 16,
 					 .path_bits = 4};
-static int bad;
-
-static void check(const char *what, uint64_t got, uint64_t want)
-{
-	if (got != want) {
-		printf("FAIL: %s: %" PRIu64 ", want %" PRIu64 "\n", what, got, want);
-		bad = 1;
-	}
-}
-
 static void init(struct kp_bpred *p, const struct kp_bpred_cfg *c)
 {
 	if (kp_bpred_init(p, c)) {
@@ -102,16 +92,6 @@ static void alternating(unsigned int hist_bits, uint64_t want_last)
 	       hist_bits, hist_bits ? "" : " (bimodal alone)", all, last);
 	check("alternating, last 500", last, want_last);
 	kp_bpred_free(&p);
-}
-
-static uint64_t rng = 88172645463325252ull;
-
-static uint64_t next(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
 }
 
 static void random_branch(void)
@@ -268,21 +248,6 @@ static void refusals(void)
 			bad = 1;
 		}
 	}
-}
-
-static double now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e9 + t.tv_nsec;
-}
-
-/* the best of 3 runs' ns per call: the host is shared, the best is the least disturbed */
-static void best(double *b, double t0, double t1, unsigned int n)
-{
-	if ((t1 - t0) / n < *b)
-		*b = (t1 - t0) / n;
 }
 
 /* ns per call: 256 branch sites of mixed patterns, indirect calls, call and return */

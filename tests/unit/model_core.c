@@ -53,10 +53,12 @@ static void check(const char *name, const struct kp_core *c, const struct run *r
 	}
 	printf("\n");
 	if (fabs(per - want) > tol) {
-		printf("FAIL %s: %.4f cycles an instruction, want %.4f +- %.4f\n", name, per, want, tol);
+		printf("FAIL %s: %.4f cycles an instruction, want %.4f +- %.4f\n", name, per, want,
+		       tol);
 		failures++;
 	}
-	if (fabs(sum - r->cycles) > 1e-6 * r->cycles || fabs(kp_core_cycles(c) - r->cycles) > 1e-6) {
+	if (fabs(sum - r->cycles) > 1e-6 * r->cycles ||
+	    fabs(kp_core_cycles(c) - r->cycles) > 1e-6) {
 		printf("FAIL %s: the stack sums to %.3f, the charges to %.3f, the core says %.3f\n",
 		       name, sum, r->cycles, kp_core_cycles(c));
 		failures++;
@@ -83,102 +85,169 @@ static void fresh(struct kp_core *c, struct run *r, const struct kp_core_cfg *k)
 
 #define N 100000
 
-/* no sources: one cycle of latency, then a quarter cycle each at width 4 */
-static void independent(void)
-{
-	struct kp_core_insn in = {.dst = 1 << 1, .lat = 1};
-	struct kp_core c;
-	struct run r;
-	int i;
-
-	fresh(&c, &r, &cfg);
-	for (i = 0; i < N; i++)
-		step(&c, &in, &r);
-	check("independent adds", &c, &r, (1 + (N - 1) * 0.25) / N, 1e-9, KP_ST_BASE);
-	kp_core_free(&c);
-}
-
-/* rax <- rax + 1: a cycle each; imul-like latency 3: three */
-static void chain(unsigned int lat)
-{
-	struct kp_core_insn in = {.src = 1, .dst = 1, .lat = lat};
-	struct kp_core c;
-	struct run r;
-	char name[64];
-	int i;
-
-	fresh(&c, &r, &cfg);
-	for (i = 0; i < N; i++)
-		step(&c, &in, &r);
-	snprintf(name, sizeof(name), "dependent chain, latency %u", lat);
-	check(name, &c, &r, lat, 1e-9, KP_ST_BASE);
-	kp_core_free(&c);
-}
-
 /*
- * Independent loads missing to memory (200 cycles) with nothing between:
- * 10 miss buffers let 10 overlap, 20 cycles a load; a window of 16 with
- * 64 buffers lets 16 (the 17th waits for the first to retire), 12.5; a
- * load queue of 8 in a window of 128, 25.
+ * A stream of n instructions on cfg, with the sizes given (0: cfg's): in
+ * repeated, each every-th one last instead (every 0: none).  Its cycles an
+ * instruction want, to within tol, most of them charged to cause.
  */
-static void gather(unsigned int window, unsigned int mshrs, unsigned int lq, double want)
+struct stream {
+	const char *name;
+	unsigned int window, mshrs, lq, dram_line;
+	struct kp_core_insn in, last;
+	int every, n;
+	double want, tol;
+	enum kp_stack cause;
+};
+
+/* the gathers' load: independent, missing L1 to memory */
+#define GATHER_LOAD                                                                          \
+	{                                                                                    \
+		.src = 1 << 2, .addr = 1 << 2, .dst = 1 << 3, .load_lat = 200, .load_l1 = 5, \
+		.load_miss = true, .loads = true                                             \
+	}
+
+static const struct stream streams[] = {
+	/* no sources: one cycle of latency, then a quarter cycle each at width 4 */
+	{.name = "independent adds",
+	 .in = {.dst = 1 << 1, .lat = 1},
+	 .n = N,
+	 .want = (1 + (N - 1) * 0.25) / N,
+	 .tol = 1e-9,
+	 .cause = KP_ST_BASE},
+	/* rax <- rax + 1: a cycle each; imul-like latency 3: three */
+	{.name = "dependent chain, latency 1",
+	 .in = {.src = 1, .dst = 1, .lat = 1},
+	 .n = N,
+	 .want = 1,
+	 .tol = 1e-9,
+	 .cause = KP_ST_BASE},
+	{.name = "dependent chain, latency 3",
+	 .in = {.src = 1, .dst = 1, .lat = 3},
+	 .n = N,
+	 .want = 3,
+	 .tol = 1e-9,
+	 .cause = KP_ST_BASE},
+	/*
+	 * Independent loads missing to memory (200 cycles) with nothing
+	 * between: 10 miss buffers let 10 overlap, 20 cycles a load; a window
+	 * of 16 with 64 buffers lets 16 (the 17th waits for the first to
+	 * retire), 12.5; a load queue of 8 in a window of 128, 25.
+	 */
+	{.name = "gather, window 128, 10 MSHRs, LQ 0",
+	 .window = 128,
+	 .mshrs = 10,
+	 .in = GATHER_LOAD,
+	 .n = N,
+	 .want = 20,
+	 .tol = 0.01,
+	 .cause = KP_ST_DCACHE},
+	{.name = "gather, window 16, 64 MSHRs, LQ 0",
+	 .window = 16,
+	 .mshrs = 64,
+	 .in = GATHER_LOAD,
+	 .n = N,
+	 .want = 12.5,
+	 .tol = 0.01,
+	 .cause = KP_ST_DCACHE},
+	{.name = "gather, window 128, 64 MSHRs, LQ 8",
+	 .window = 128,
+	 .mshrs = 64,
+	 .lq = 8,
+	 .in = GATHER_LOAD,
+	 .n = N,
+	 .want = 25,
+	 .tol = 0.01,
+	 .cause = KP_ST_DCACHE},
+	/* rax <- (rax): each address the last load's value, 200 cycles each, always */
+	{.name = "chase",
+	 .in = {.src = 1,
+		.addr = 1,
+		.dst = 1,
+		.load_lat = 200,
+		.load_l1 = 5,
+		.load_tlb = 30,
+		.load_miss = true},
+	 .n = N / 10,
+	 .want = 200,
+	 .tol = 1e-9,
+	 .cause = KP_ST_DCACHE},
+	/*
+	 * Stores missing to memory (200 cycles), nothing between: each holds a
+	 * miss buffer for its line's fetch, so 10 buffers let one through every
+	 * 20 cycles, as loads
+	 */
+	{.name = "stores missing, 10 MSHRs",
+	 .in = {.src = 1 << 2, .addr = 1 << 2, .store_lat = 200},
+	 .n = N,
+	 .want = 20,
+	 .tol = 0.01,
+	 .cause = KP_ST_DCACHE},
+	/*
+	 * Independent loads from memory on a channel that sends a line every 50
+	 * cycles: the channel binds (50 a load), not the 10 buffers (20).
+	 */
+	{.name = "loads on a 50-cycle channel",
+	 .dram_line = 50,
+	 .in = {.src = 1 << 2,
+		.addr = 1 << 2,
+		.dst = 1 << 3,
+		.load_lat = 200,
+		.load_l1 = 5,
+		.load_miss = true,
+		.load_dram = true},
+	 .n = N,
+	 .want = 50,
+	 .tol = 0.01,
+	 .cause = KP_ST_DCACHE},
+	/*
+	 * 7 independent adds and a branch on the last, mispredicted: fetch
+	 * resumes 15 cycles after the branch completes.  From a redirect at t
+	 * the adds are fetched at t to t+1.5, the last ready at t+2.5; the
+	 * branch, fetched at t+1.75, waits for it and completes at t+3.5; the
+	 * next block is fetched at t+3.5+15: 18.5 cycles an iteration (the
+	 * last one 3.5: no block follows it).
+	 */
+	{.name = "mispredicted branches",
+	 .in = {.dst = 1 << 4, .lat = 1},
+	 .last = {.src = 1 << 4, .lat = 1, .mispredicted = true},
+	 .every = 8,
+	 .n = N,
+	 .want = ((N / 8 - 1) * 18.5 + 3.5) / N,
+	 .tol = 1e-9,
+	 .cause = KP_ST_BRANCH},
+	/*
+	 * 99 independent adds, then a serializing instruction costing 200: it
+	 * waits for the adds to retire, takes 200 + 1, and nothing after it is
+	 * fetched before it retires: 99/4 + 201 an iteration, less the overlap
+	 * of the first add's latency (the adds start at the drain's end)
+	 */
+	{.name = "serializing every 100",
+	 .in = {.dst = 1 << 4, .lat = 1},
+	 .last = {.lat = 1, .serializing = true, .fixed = 200},
+	 .every = 100,
+	 .n = N,
+	 .want = (1 + 98 * 0.25 + 201) / 100,
+	 .tol = 0.01,
+	 .cause = KP_ST_SERIALIZE},
+};
+
+static void run_stream(const struct stream *s)
 {
 	struct kp_core_cfg k = cfg;
-	struct kp_core_insn in = {.src = 1 << 2, .addr = 1 << 2, .dst = 1 << 3, .load_lat = 200,
-				  .load_l1 = 5, .load_miss = true, .loads = true};
 	struct kp_core c;
 	struct run r;
-	char name[64];
 	int i;
 
-	k.window = window;
-	k.mshrs = mshrs;
-	k.lq = lq;
+	if (s->window)
+		k.window = s->window;
+	if (s->mshrs)
+		k.mshrs = s->mshrs;
+	k.lq = s->lq;
+	k.dram_line = s->dram_line;
 	fresh(&c, &r, &k);
-	for (i = 0; i < N; i++)
-		step(&c, &in, &r);
-	snprintf(name, sizeof(name), "gather, window %u, %u MSHRs, LQ %u", window, mshrs, lq);
-	check(name, &c, &r, want, 0.01, KP_ST_DCACHE);
-	kp_core_free(&c);
-}
-
-/*
- * Stores missing to memory (200 cycles), nothing between: each holds a
- * miss buffer for its line's fetch, so 10 buffers let one through every
- * 20 cycles, as loads
- */
-static void stores(void)
-{
-	struct kp_core_insn in = {.src = 1 << 2, .addr = 1 << 2, .store_lat = 200};
-	struct kp_core c;
-	struct run r;
-	int i;
-
-	fresh(&c, &r, &cfg);
-	for (i = 0; i < N; i++)
-		step(&c, &in, &r);
-	check("stores missing, 10 MSHRs", &c, &r, 20, 0.01, KP_ST_DCACHE);
-	kp_core_free(&c);
-}
-
-/*
- * Independent loads from memory on a channel that sends a line every 50
- * cycles: the channel binds (50 a load), not the 10 buffers (20).
- */
-static void bandwidth(void)
-{
-	struct kp_core_cfg k = cfg;
-	struct kp_core_insn in = {.src = 1 << 2, .addr = 1 << 2, .dst = 1 << 3, .load_lat = 200,
-				  .load_l1 = 5, .load_miss = true, .load_dram = true};
-	struct kp_core c;
-	struct run r;
-	int i;
-
-	k.dram_line = 50;
-	fresh(&c, &r, &k);
-	for (i = 0; i < N; i++)
-		step(&c, &in, &r);
-	check("loads on a 50-cycle channel", &c, &r, 50, 0.01, KP_ST_DCACHE);
+	for (i = 1; i <= s->n; i++)
+		step(&c, s->every && i % s->every == 0 ? &s->last : &s->in, &r);
+	check(s->name, &c, &r, s->want, s->tol, s->cause);
 	kp_core_free(&c);
 }
 
@@ -190,8 +259,12 @@ static void bandwidth(void)
 static void prefetched(void)
 {
 	struct kp_core_cfg k = cfg;
-	struct kp_core_insn in = {.src = 1 << 2, .addr = 1 << 2, .dst = 1 << 3, .load_lat = 5,
-				  .load_l1 = 5, .npf = 1};
+	struct kp_core_insn in = {.src = 1 << 2,
+				  .addr = 1 << 2,
+				  .dst = 1 << 3,
+				  .load_lat = 5,
+				  .load_l1 = 5,
+				  .npf = 1};
 	struct kp_core c;
 	struct run r;
 	uint64_t line;
@@ -206,72 +279,6 @@ static void prefetched(void)
 		step(&c, &in, &r);
 	}
 	check("prefetched stream, 20-cycle channel", &c, &r, 20, 0.01, KP_ST_DCACHE);
-	kp_core_free(&c);
-}
-
-/* rax <- (rax): each address the last load's value, 200 cycles each, always */
-static void chase(void)
-{
-	struct kp_core_insn in = {.src = 1, .addr = 1, .dst = 1, .load_lat = 200, .load_l1 = 5,
-				  .load_tlb = 30, .load_miss = true};
-	struct kp_core c;
-	struct run r;
-	int i;
-
-	fresh(&c, &r, &cfg);
-	for (i = 0; i < N / 10; i++)
-		step(&c, &in, &r);
-	check("chase", &c, &r, 200, 1e-9, KP_ST_DCACHE);
-	kp_core_free(&c);
-}
-
-/*
- * 7 independent adds and a branch on the last, mispredicted: fetch
- * resumes 15 cycles after the branch completes.  From a redirect at t the
- * adds are fetched at t to t+1.5, the last ready at t+2.5; the branch,
- * fetched at t+1.75, waits for it and completes at t+3.5; the next block
- * is fetched at t+3.5+15: 18.5 cycles an iteration (the last one 3.5:
- * no block follows it).
- */
-static void mispredicts(void)
-{
-	struct kp_core_insn add = {.dst = 1 << 4, .lat = 1},
-			    br = {.src = 1 << 4, .lat = 1, .mispredicted = true};
-	struct kp_core c;
-	struct run r;
-	int i, j;
-
-	fresh(&c, &r, &cfg);
-	for (i = 0; i < N / 8; i++) {
-		for (j = 0; j < 7; j++)
-			step(&c, &add, &r);
-		step(&c, &br, &r);
-	}
-	check("mispredicted branches", &c, &r, ((N / 8 - 1) * 18.5 + 3.5) / N, 1e-9, KP_ST_BRANCH);
-	kp_core_free(&c);
-}
-
-/*
- * 99 independent adds, then a serializing instruction costing 200: it
- * waits for the adds to retire, takes 200 + 1, and nothing after it is
- * fetched before it retires: 99/4 + 201 an iteration, less the overlap of
- * the first add's latency (the adds start at the drain's end)
- */
-static void drains(void)
-{
-	struct kp_core_insn add = {.dst = 1 << 4, .lat = 1},
-			    ser = {.lat = 1, .serializing = true, .fixed = 200};
-	struct kp_core c;
-	struct run r;
-	int i, j;
-
-	fresh(&c, &r, &cfg);
-	for (i = 0; i < N / 100; i++) {
-		for (j = 0; j < 99; j++)
-			step(&c, &add, &r);
-		step(&c, &ser, &r);
-	}
-	check("serializing every 100", &c, &r, (1 + 98 * 0.25 + 201) / 100, 0.01, KP_ST_SERIALIZE);
 	kp_core_free(&c);
 }
 
@@ -293,7 +300,8 @@ static void refused(void)
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		if (kp_core_init(&c, &bad[i].k, &why) != -EINVAL || strcmp(why, bad[i].field)) {
-			printf("FAIL a core with a bad %s was not refused naming it\n", bad[i].field);
+			printf("FAIL a core with a bad %s was not refused naming it\n",
+			       bad[i].field);
 			failures++;
 		}
 	}
@@ -302,18 +310,11 @@ static void refused(void)
 
 int main(void)
 {
-	independent();
-	chain(1);
-	chain(3);
-	gather(128, 10, 0, 20);
-	gather(16, 64, 0, 12.5);
-	gather(128, 64, 8, 25);
-	chase();
-	stores();
-	bandwidth();
+	size_t i;
+
+	for (i = 0; i < sizeof(streams) / sizeof(streams[0]); i++)
+		run_stream(&streams[i]);
 	prefetched();
-	mispredicts();
-	drains();
 	refused();
 	return failures != 0;
 }

@@ -29,9 +29,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "kp_prefetch.h"
+#include "model_harness.h"
 
 #define LINE_BITS 6
 #define REGION	  (64ull << 20)
@@ -44,16 +44,6 @@ struct toy {
 	unsigned int max;
 	uint64_t misses, issued, useful, outside;
 };
-
-static int bad;
-
-static void check(const char *what, uint64_t got, uint64_t want)
-{
-	if (got != want) {
-		printf("FAIL: %s: %" PRIu64 ", want %" PRIu64 "\n", what, got, want);
-		bad = 1;
-	}
-}
 
 static void toy_init(struct toy *t, unsigned int max)
 {
@@ -193,16 +183,6 @@ static void interleaved(unsigned int streams, uint64_t issued)
 	kp_pf_free(&p);
 }
 
-static uint64_t rng = 88172645463325252ull;
-
-static uint64_t next(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
 /* random lines from 4 loads, through an L1D's prefetchers and an L2's streamer */
 static void random_lines(void)
 {
@@ -274,21 +254,6 @@ static void refusals(void)
 			bad = 1;
 		}
 	}
-}
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-/* the best of 3 runs' ns per access: the host is shared, the best is the least disturbed */
-static void best(double *b, double t0, double t1, unsigned int n)
-{
-	if ((t1 - t0) / n < *b)
-		*b = (t1 - t0) / n;
 }
 
 /* ns per access, all three kinds on: 16 loads striding, then random lines */

@@ -12,8 +12,8 @@ TMP=$(mktemp -d /tmp/kp-bpred.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 command -v cc >/dev/null || { echo "skipped: no C compiler"; exit 77; }
-cc -O2 -Wall -Wextra -I"$ROOT/plugin" "$ROOT/tests/unit/model_bpred.c" "$ROOT/plugin/kp_bpred.c" \
-	-o "$TMP/model_bpred" 2>"$TMP/cc.err" || fail "cc: $(cat "$TMP/cc.err")"
+cc -O2 -Wall -Wextra -I"$ROOT/plugin" "$ROOT/tests/unit/model_bpred.c" "$ROOT/tests/unit/model_harness.c" \
+	"$ROOT/plugin/kp_bpred.c" -o "$TMP/model_bpred" 2>"$TMP/cc.err" || fail "cc: $(cat "$TMP/cc.err")"
 "$TMP/model_bpred" >"$TMP/out" 2>&1 || fail "$(cat "$TMP/out")"
 cat >"$TMP/want" <<'EOF'
 loop of 20, 100 runs: 101 mispredicted, 50 in the last 50

@@ -13,7 +13,7 @@ TMP=$(mktemp -d /tmp/kp-prefetch.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 command -v cc >/dev/null || { echo "skipped: no C compiler"; exit 77; }
-cc -O2 -Wall -Wextra -I"$ROOT/plugin" "$ROOT/tests/unit/model_prefetch.c" \
+cc -O2 -Wall -Wextra -I"$ROOT/plugin" "$ROOT/tests/unit/model_prefetch.c" "$ROOT/tests/unit/model_harness.c" \
 	"$ROOT/plugin/kp_prefetch.c" -o "$TMP/model_prefetch" 2>"$TMP/cc.err" ||
 	fail "cc: $(cat "$TMP/cc.err")"
 "$TMP/model_prefetch" >"$TMP/out" 2>&1 || fail "$(cat "$TMP/out")"

@@ -58,6 +58,27 @@ static int count_row(const struct model_table_row *r, void *ctx)
 	return 0;
 }
 
+/* A table that must be refused, and the reason it must be refused with, word for word. */
+struct bad_table {
+	const char *text, *why;
+};
+
+/* Each of the n tables refused as not the model's (-EBADMSG), why saying so; fn sums rows. */
+static void tables_refused(const struct bad_table *bad, size_t n, model_table_fn fn)
+{
+	unsigned long long sum[4] = {0};
+	struct model_table t;
+	char why[256];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		assert_int_equal(
+			model_table_read(file("t", bad[i].text), &t, fn, sum, why, sizeof(why)),
+			-EBADMSG);
+		assert_string_equal(why, bad[i].why);
+	}
+}
+
 static void test_table_good(void **state)
 {
 	unsigned long long sum[3] = {0};
@@ -80,9 +101,7 @@ static void test_table_good(void **state)
 /* Each bad table refused with why naming what is wrong. */
 static void test_table_bad(void **state)
 {
-	static const struct {
-		const char *text, *why;
-	} bad[] = {
+	static const struct bad_table bad[] = {
 		{"# kp_model 3\n",
 		 "not a table of kprotperf's machine model (no '# kp_model 1' or '2' line)"},
 		{HEAD "0x401010 1 0 0 0 0 0 0\n0x401000 1 0 0 0 0 0 0\n",
@@ -105,16 +124,8 @@ static void test_table_bad(void **state)
 		 "the header has no columns line matching its geometries"},
 		{"# kp_model 1\n# mode cycles\n", "line 2 is not what the model writes there"},
 	};
-	struct model_table t;
-	char why[256];
-	size_t i;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_equal(model_table_read(file("t", bad[i].text), &t, count_row,
-						  (unsigned long long[3]){0}, why, sizeof(why)),
-				 -EBADMSG);
-		assert_string_equal(why, bad[i].why);
-	}
+	tables_refused(bad, sizeof(bad) / sizeof(bad[0]), count_row);
 }
 
 /* A recording as record --model leaves it: meta, kernel symbols, a user one. */
@@ -177,30 +188,36 @@ static void test_inject(void **state)
 	assert_string_equal(why, "it holds the model's counts already");
 }
 
-static void test_inject_refused(void **state)
+/* inject of the table text into data refused with err and why want, data left as it was */
+static void inject_refused(const char *data, const char *text, int err, const char *want)
 {
-	const char *data = recording("k.data");
 	char why[256], copy[160];
 
 	snprintf(copy, sizeof(copy), "%s.orig", data);
 	assert_int_equal(tu_run("cp %s %s", data, copy), 0);
-	assert_int_equal(model_inject(file("m.txt", "# kp_model 1\n# kernel_build_id ef01\n"
-						    "# mode insns\n# qemu 7\n# window complete\n"
-						    "# windows opened 1 closed 1 restarts 0"
-						    " stray_stops 0\n# columns pc insns\n"),
-				      data, why, sizeof(why)),
-			 -EINVAL);
-	assert_string_equal(why, "the table counted kernel build ef01, the recording was made on "
-				 "abcd: merge the table of the boot that made the recording");
-	assert_int_equal(model_inject(file("m.txt", "# kp_model 1\n# kernel_build_id abcd\n"
-						    "# mode insns\n# qemu 7\n# window complete\n"
-						    "# windows opened 2 closed 2 restarts 0"
-						    " stray_stops 0\n# columns pc insns\n"),
-				      data, why, sizeof(why)),
-			 -EINVAL);
-	assert_string_equal(why, "the table counted 2 windows, the recording opened 1: other "
-				 "windows (model-window, another record --model) ran in that boot");
+	assert_int_equal(model_inject(file("bad.txt", text), data, why, sizeof(why)), err);
+	assert_string_equal(why, want);
 	assert_int_equal(tu_run("cmp -s %s %s", data, copy), 0);
+}
+
+static void test_inject_refused(void **state)
+{
+	const char *data = recording("k.data");
+
+	inject_refused(data,
+		       "# kp_model 1\n# kernel_build_id ef01\n# mode insns\n# qemu 7\n"
+		       "# window complete\n# windows opened 1 closed 1 restarts 0 stray_stops 0\n"
+		       "# columns pc insns\n",
+		       -EINVAL,
+		       "the table counted kernel build ef01, the recording was made on abcd: merge"
+		       " the table of the boot that made the recording");
+	inject_refused(data,
+		       "# kp_model 1\n# kernel_build_id abcd\n# mode insns\n# qemu 7\n"
+		       "# window complete\n# windows opened 2 closed 2 restarts 0 stray_stops 0\n"
+		       "# columns pc insns\n",
+		       -EINVAL,
+		       "the table counted 2 windows, the recording opened 1: other windows"
+		       " (model-window, another record --model) ran in that boot");
 }
 
 /* Three cache geometries, as vm-run.sh --D1/--LL repeated writes them */
@@ -429,9 +446,7 @@ static void test_table2_good(void **state)
 /* Each bad table of format 2 refused with why naming what is wrong. */
 static void test_table2_bad(void **state)
 {
-	static const struct {
-		const char *text, *why;
-	} bad[] = {
+	static const struct bad_table bad[] = {
 		/* a TLB geometry that is not a power of two, ways above entries, none */
 		{HEAD2_TOP "# tlb 0 itlb=96:8 dtlb=64:4\n",
 		 "line 8 is not what the model writes there"},
@@ -464,33 +479,19 @@ static void test_table2_bad(void **state)
 		{HEAD2 "0x1 5 - 0 0 0 0 0 0 0 0 1099511627777\n",
 		 "line 11 is not what the model writes there"},
 	};
-	struct model_table t;
-	unsigned long long sum[4];
-	char why[256];
-	size_t i;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_equal(model_table_read(file("t", bad[i].text), &t, sum2_row, sum, why,
-						  sizeof(why)),
-				 -EBADMSG);
-		assert_string_equal(why, bad[i].why);
-	}
+	tables_refused(bad, sizeof(bad) / sizeof(bad[0]), sum2_row);
 }
 
 /* inject of format 2: the new tables and meta, a bad table leaving the file as it was */
 static void test_inject2(void **state)
 {
 	const char *data = recording2("k2.data");
-	char why[256], copy[160];
 	struct datafile *df;
+	char why[256];
 
-	snprintf(copy, sizeof(copy), "%s.orig", data);
-	assert_int_equal(tu_run("cp %s %s", data, copy), 0);
-	assert_int_equal(model_inject(file("bad.txt", HEAD2 "0x1 5 - 0 0 0 0 0 0 0 0 x\n"), data,
-				      why, sizeof(why)),
-			 -EBADMSG);
-	assert_string_equal(why, "line 11 is not what the model writes there");
-	assert_int_equal(tu_run("cmp -s %s %s", data, copy), 0);
+	inject_refused(data, HEAD2 "0x1 5 - 0 0 0 0 0 0 0 0 x\n", -EBADMSG,
+		       "line 11 is not what the model writes there");
 	assert_int_equal(model_inject(FIX "table2-base.txt", data, why, sizeof(why)), 0);
 	assert_int_equal(datafile_open(&df, data, why, sizeof(why)), 0);
 	assert_string_equal(datafile_meta(df, "model.format"), "2");
@@ -741,9 +742,7 @@ static void test_timing_table_good(void **state)
 /* Each bad table of mode timing refused in one line naming the line or what lacks. */
 static void test_timing_table_bad(void **state)
 {
-	static const struct {
-		const char *text, *why;
-	} bad[] = {
+	static const struct bad_table bad[] = {
 		/* a stack summing 7 short of its cycles; one summing 7 over */
 		{HEAD3 "0x1 5 - 0 0 0 0 0 0 0 0 0 100 90 1 1 1 0 0\n",
 		 "line 12: its cycle stack sums to 93, not to its 100 cycles (within 6)"},
@@ -810,17 +809,8 @@ static void test_timing_table_bad(void **state)
 		 " cyc_tlb cyc_serialize\n",
 		 "mode timing with 0 cache geometries"},
 	};
-	unsigned long long sum[2];
-	struct model_table t;
-	char why[256];
-	size_t i;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_equal(model_table_read(file("t", bad[i].text), &t, sum3_row, sum, why,
-						  sizeof(why)),
-				 -EBADMSG);
-		assert_string_equal(why, bad[i].why);
-	}
+	tables_refused(bad, sizeof(bad) / sizeof(bad[0]), sum3_row);
 }
 
 /* A timing recording checked when opened: a stack part below 0, totals beyond 2^50. */
@@ -855,18 +845,11 @@ static void timing_corrupt(const char *data)
 static void test_timing_inject(void **state)
 {
 	const char *data = recording2("k3.data");
-	char why[256], copy[160];
 	struct datafile *df;
+	char why[256];
 
-	snprintf(copy, sizeof(copy), "%s.orig", data);
-	assert_int_equal(tu_run("cp %s %s", data, copy), 0);
-	assert_int_equal(model_inject(file("bad.txt", HEAD3 "0x1 5 - 0 0 0 0 0 0 0 0 0 9 1 1 0 0"
-							    " 0 0\n"),
-				      data, why, sizeof(why)),
-			 -EBADMSG);
-	assert_string_equal(why,
-			    "line 12: its cycle stack sums to 2, not to its 9 cycles (within 6)");
-	assert_int_equal(tu_run("cmp -s %s %s", data, copy), 0);
+	inject_refused(data, HEAD3 "0x1 5 - 0 0 0 0 0 0 0 0 0 9 1 1 0 0 0 0\n", -EBADMSG,
+		       "line 12: its cycle stack sums to 2, not to its 9 cycles (within 6)");
 	assert_int_equal(model_inject(TIMING, data, why, sizeof(why)), 0);
 	assert_int_equal(datafile_open(&df, data, why, sizeof(why)), 0);
 	assert_string_equal(datafile_meta(df, "model.mode"), "timing");
@@ -888,6 +871,16 @@ static void test_timing_inject(void **state)
 	timing_corrupt(data);
 }
 
+/* cmd's stdout on a and on b, each succeeding, the same */
+static void same_output(int (*cmd)(int, char **), char **a, char **b)
+{
+	char *out = tu_output(cmd, a), *with = tu_output(cmd, b);
+
+	assert_string_equal(out, with);
+	free(with);
+	free(out);
+}
+
 /*
  * report --model of a timing recording, text and JSON whole, with and
  * without --stack: est_cycles the model's cycles, labelled so, no cost table.
@@ -900,7 +893,7 @@ static void test_timing_report(void **state)
 	char *stack[] = {"report", "--model", "--stack", (char *)data, NULL};
 	char *stack_json[] = {"report", "--model", "--stack", "--json", (char *)data, NULL};
 	char *costs[] = {"report", "--model", "--costs", COSTS, (char *)data, NULL};
-	char want[256], *out, *with;
+	char want[256];
 
 	tu_golden_output("model-timing-report", cmd_report, text);
 	tu_golden_json("model-timing-report", dir, cmd_report, json);
@@ -918,22 +911,14 @@ static void test_timing_report(void **state)
 		0);
 	tu_golden_output("model-timing-stack", cmd_report, stack);
 	/* JSON has the stack with --stack or without */
-	out = tu_output(cmd_report, json);
-	with = tu_output(cmd_report, stack_json);
-	assert_string_equal(out, with);
-	free(with);
-	free(out);
+	same_output(cmd_report, json, stack_json);
 	/* --costs: said unused in one line, the output as without it */
 	snprintf(want, sizeof(want),
 		 "kprotperf: --costs %s not used: est_cycles of a timing recording is the timing"
 		 " model's cycles\n",
 		 COSTS);
 	tu_expect(cmd_report, costs, 2, 0, want);
-	out = tu_output(cmd_report, text);
-	with = tu_output(cmd_report, costs);
-	assert_string_equal(out, with);
-	free(with);
-	free(out);
+	same_output(cmd_report, text, costs);
 	tu_expect(cmd_folded, (char *[]){"folded", "--model", "est", (char *)data, NULL}, 1, 0,
 		  "[kernel];kfunc 11230\n[kernel];entry_SYSCALL_64 30500\n"
 		  "[kernel];__x86_indirect_thunk_rax 660\n/bin/prog;ufunc 96\n"

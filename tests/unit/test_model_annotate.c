@@ -120,8 +120,9 @@ static int build(void *f)
 		       : -1;
 }
 
-/* What table the recording is of: format 1; format 2 (TLBs and events); mode timing (and cycles) */
-static enum { FORMAT1, FORMAT2, TIMING } made;
+/* The table a recording is of: format 1; format 2 (TLBs and events); mode timing (and cycles) */
+enum table { FORMAT1, FORMAT2, TIMING };
+static enum table made; /* the one recording() fills */
 
 static void put_meta(struct datafile *df)
 {
@@ -212,11 +213,13 @@ static void fill(struct datafile *df)
 	}
 }
 
-static void recording(void)
+/* fx->data made afresh: a recording of a table of that kind */
+static void recording(enum table table)
 {
 	struct datafile *df;
 	char why[256];
 
+	made = table;
 	unlink(fx->data);
 	assert_int_equal(datafile_create(&df, fx->data, (uid_t)-1, why, sizeof(why)), 0);
 	fill(df);
@@ -239,7 +242,7 @@ static void test_blocks_text(void **state)
 			"--vmlinux", fx->vmlinux, fx->data, NULL};
 
 	fx = tu_fixture(state);
-	recording();
+	recording(FORMAT1);
 	golden("model-annotate-text", argv);
 }
 
@@ -271,7 +274,7 @@ static void test_blocks_json(void **state)
 			"--vmlinux", fx->vmlinux, fx->data, NULL};
 
 	fx = tu_fixture(state);
-	recording();
+	recording(FORMAT1);
 	golden("model-annotate-json", argv);
 	/* it parses, and the derived numbers are those of the 10 calls */
 	check_json("kp_loop",
@@ -287,7 +290,7 @@ static void test_inlined_line(void **state)
 	char check[512];
 
 	fx = tu_fixture(state);
-	recording();
+	recording(FORMAT1);
 	snprintf(check, sizeof(check),
 		 "any(l[\"inlined\"] == \"kp_inner\" and l[\"file\"].endswith(\"kp/outer.c\")"
 		 " and l[\"line\"] == %d for l in f[\"lines\"])",
@@ -308,19 +311,11 @@ static void test_blocks_tlb(void **state)
 		"annotate", "--model", "--json",    "--costs",	 "tests/unit/model/costs.json",
 		"-f",	    "kp_loop", "--vmlinux", fx->vmlinux, fx->data,
 		NULL};
-	int ret;
-	char *out;
 
 	fx = tu_fixture(state);
-	made = FORMAT2;
-	recording();
-	made = FORMAT1;
+	recording(FORMAT2);
 	golden("model-annotate-tlb-text", text);
-	out = tu_run_fd(cmd_annotate, json, 1, &ret);
-	assert_int_equal(ret, 0);
-	tu_golden_mask("model-annotate-tlb-json", out,
-		       (const char *const[]){fx->t.dir, "DIR", NULL});
-	free(out);
+	golden("model-annotate-tlb-json", json);
 }
 
 /*
@@ -336,23 +331,16 @@ static void test_blocks_timing(void **state)
 			 "--vmlinux", fx->vmlinux, fx->data, NULL};
 	char *json[] = {"annotate",  "--model",	  "--json", "-f", "kp_loop",
 			"--vmlinux", fx->vmlinux, fx->data, NULL};
-	int ret;
 	char *out;
 
 	fx = tu_fixture(state);
-	made = TIMING;
-	recording();
-	made = FORMAT1;
+	recording(TIMING);
 	golden("model-annotate-timing-text", text);
 	out = tu_output(cmd_annotate, plain);
 	assert_null(strstr(out, "serialize"));
 	assert_non_null(strstr(out, "# est_cycles (timing model, core ooo)"));
 	free(out);
-	out = tu_run_fd(cmd_annotate, json, 1, &ret);
-	assert_int_equal(ret, 0);
-	tu_golden_mask("model-annotate-timing-json", out,
-		       (const char *const[]){fx->t.dir, "DIR", NULL});
-	free(out);
+	golden("model-annotate-timing-json", json);
 }
 
 static void test_refusals(void **state)
@@ -364,7 +352,7 @@ static void test_refusals(void **state)
 	char want[2 * PATH_MAX];
 
 	fx = tu_fixture(state);
-	recording();
+	recording(FORMAT1);
 	snprintf(want, sizeof(want),
 		 "kprotperf annotate: %s: no line of ufunc is known: no DWARF for "
 		 "/nonexistent/prog (build it with -g, install its -dbg package, or give --symfs "

@@ -543,7 +543,7 @@ static void test_dry_run_cpu(void **unused)
 	assert_int_equal(access(out, F_OK), -1);
 }
 
-/* The file at dir/name, golden as sweep-NAME with dir masked. */
+/* The file at dir/m.NAME, golden as sweep-NAME with dir masked. */
 static void golden_file(const char *name)
 {
 	const char *const mask[] = {dir, "DIR", NULL};
@@ -571,31 +571,45 @@ static void json_of(char **argv, int want)
 }
 
 /*
+ * sweep --merge of dir, which exits 1 (not whole): its text, CSV, SVG and
+ * JSON (pretty-printed) each golden, as sweep-PREtext, sweep-PREcsv,
+ * sweep-PREsvg and sweep-PREpretty.
+ */
+static void merge_golden(const char *pre)
+{
+	char csv[PATH_MAX], svg[PATH_MAX], name[64], *out;
+	char *argv[] = {"sweep", "--merge", dir, "--csv", csv, "--svg", svg, NULL};
+	char *json[] = {"sweep", "--merge", dir, "--json", NULL};
+	const char *const mask[] = {dir, "DIR", NULL};
+	int ret;
+
+	snprintf(csv, sizeof(csv), "%s/m.%scsv", dir, pre);
+	snprintf(svg, sizeof(svg), "%s/m.%ssvg", dir, pre);
+	out = tu_run_fd(cmd_sweep, argv, 1, &ret);
+	assert_int_equal(ret, 1);
+	snprintf(name, sizeof(name), "sweep-%stext", pre);
+	tu_golden_mask(name, out, mask);
+	free(out);
+	snprintf(name, sizeof(name), "%scsv", pre);
+	golden_file(name);
+	snprintf(name, sizeof(name), "%ssvg", pre);
+	golden_file(name);
+	json_of(json, 1);
+	OK(tu_run("python3 -c 'import json, sys; d = json.load(open(sys.argv[1]));"
+		  " print(json.dumps(d, indent=1))' '%s/m.json' > '%s/m.%spretty'",
+		  dir, dir, pre));
+	snprintf(name, sizeof(name), "%spretty", pre);
+	golden_file(name);
+}
+
+/*
  * Every row: slow's cells significant, null's not, failed's and missing's
  * reasons, oprc's fork cell saying how core-ops failed, garbage's job file
  * refused by line.  Not whole: exit 1.
  */
 static void test_merge(void **unused)
 {
-	char csv[PATH_MAX], svg[PATH_MAX], *out;
-	char *argv[] = {"sweep", "--merge", dir, "--csv", csv, "--svg", svg, NULL};
-	char *json[] = {"sweep", "--merge", dir, "--json", NULL};
-	const char *const mask[] = {dir, "DIR", NULL};
-	int ret;
-
-	snprintf(csv, sizeof(csv), "%s/m.csv", dir);
-	snprintf(svg, sizeof(svg), "%s/m.svg", dir);
-	out = tu_run_fd(cmd_sweep, argv, 1, &ret);
-	assert_int_equal(ret, 1);
-	tu_golden_mask("sweep-text", out, mask);
-	free(out);
-	golden_file("csv");
-	golden_file("svg");
-	json_of(json, 1);
-	OK(tu_run("python3 -c 'import json, sys; d = json.load(open(sys.argv[1]));"
-		  " print(json.dumps(d, indent=1))' '%s/m.json' > '%s/m.pretty'",
-		  dir, dir));
-	golden_file("pretty");
+	merge_golden("");
 }
 
 static const char timing_plan[] = "# a plan under --model timing\n"
@@ -665,28 +679,12 @@ static void timing_fixture(void)
  */
 static void test_merge_timing(void **unused)
 {
-	char saved[sizeof(dir)], csv[PATH_MAX], svg[PATH_MAX], *out;
-	char *argv[] = {"sweep", "--merge", dir, "--csv", csv, "--svg", svg, NULL};
-	char *json[] = {"sweep", "--merge", dir, "--json", NULL};
-	const char *const mask[] = {dir, "DIR", NULL};
-	int ret;
+	char saved[sizeof(dir)];
 
 	memcpy(saved, dir, sizeof(dir));
 	OK(tu_mkdtemp(dir, sizeof(dir), "kp-sweep-timing"));
 	timing_fixture();
-	snprintf(csv, sizeof(csv), "%s/m.timing-csv", dir);
-	snprintf(svg, sizeof(svg), "%s/m.timing-svg", dir);
-	out = tu_run_fd(cmd_sweep, argv, 1, &ret);
-	assert_int_equal(ret, 1);
-	tu_golden_mask("sweep-timing-text", out, mask);
-	free(out);
-	golden_file("timing-csv");
-	golden_file("timing-svg");
-	json_of(json, 1);
-	OK(tu_run("python3 -c 'import json, sys; d = json.load(open(sys.argv[1]));"
-		  " print(json.dumps(d, indent=1))' '%s/m.json' > '%s/m.timing-pretty'",
-		  dir, dir));
-	golden_file("timing-pretty");
+	merge_golden("timing-");
 	if (!getenv("KEEP"))
 		OK(tu_run("rm -rf '%s'", dir));
 	memcpy(dir, saved, sizeof(dir));

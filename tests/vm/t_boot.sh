@@ -11,9 +11,7 @@
 # console's lines and writes no file.  Prints the figures it measured.
 # shellcheck source=tests/vm/vm.sh
 . "$(dirname "$0")/vm.sh"
-[ "$(id -u)" -eq 0 ] || skip "needs root (the kernel cache is root's here)"
-vm_need_host_test
-vm_need_plugin
+vm_need_model
 export KP_VM_RUN=$ROOT/scripts/vm-run.sh
 
 # a failed boot: exit 125, the console's tail and vm-run's reason, no file

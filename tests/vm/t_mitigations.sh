@@ -24,9 +24,7 @@
 . "$(dirname "$0")/vm.sh"
 VR=$ROOT/scripts/vm-run.sh
 N=${KP_MITIGATIONS_CALLS:-20000}
-[ "$(id -u)" -eq 0 ] || skip "needs root (the kernel cache is root's here)"
-vm_need_host_test
-vm_need_plugin
+vm_need_model
 
 VULN=/sys/devices/system/cpu/vulnerabilities/meltdown
 boot() {	# $1 label, then vm-run's options

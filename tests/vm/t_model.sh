@@ -19,9 +19,7 @@
 VR=$ROOT/scripts/vm-run.sh
 N=30000
 LINES=4096
-[ "$(id -u)" -eq 0 ] || skip "needs root (the kernel cache is root's here)"
-vm_need_host_test
-vm_need_plugin
+vm_need_model
 command -v cc >/dev/null || skip "no C compiler"
 
 # expect LINE -- ARGS...: vm-run refuses with exit 125 and that line, no boot

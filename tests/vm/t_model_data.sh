@@ -41,9 +41,7 @@
 VR=$ROOT/scripts/vm-run.sh
 SRC=$ROOT/tests/workloads/data-walk.c
 I1=32768,8,64 D1=32768,8,64 LL=1048576,16,64
-[ "$(id -u)" -eq 0 ] || skip "needs root (the kernel cache is root's here)"
-vm_need_host_test
-vm_need_plugin
+vm_need_model
 command -v valgrind >/dev/null || skip "no valgrind (scripts/install-deps.sh installs it)"
 valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file=/dev/null true >/dev/null 2>&1 ||
 	skip "valgrind's cachegrind does not run here"

@@ -41,9 +41,7 @@
 # shellcheck source=tests/vm/vm.sh
 . "$(dirname "$0")/vm.sh"
 FORKS=${KP_MODEL_FORKS:-10}
-[ "$(id -u)" -eq 0 ] || skip "needs root (the kernel cache is root's here)"
-vm_need_host_test
-vm_need_plugin
+vm_need_model
 KHARD=$(vm_kbuild hard)
 KBASE=$(vm_kbuild base)
 

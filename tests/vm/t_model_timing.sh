@@ -27,9 +27,7 @@
 # shellcheck source=tests/vm/vm.sh
 . "$(dirname "$0")/vm.sh"
 VR=$ROOT/scripts/vm-run.sh
-[ "$(id -u)" -eq 0 ] || skip "needs root (the kernel cache is root's here)"
-vm_need_host_test
-vm_need_plugin
+vm_need_model
 command -v cc >/dev/null || skip "no C compiler"
 command -v python3 >/dev/null || skip "no python3 (vm-run reads core descriptions with it)"
 

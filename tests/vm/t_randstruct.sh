@@ -29,9 +29,7 @@
 . "$(dirname "$0")/vm.sh"
 FORKS=${KP_RANDSTRUCT_FORKS:-10}
 SEED=6b70726f74706572662072616e64737472756374207365656420303030303031
-[ "$(id -u)" -eq 0 ] || skip "needs root (the kernel cache is root's here)"
-vm_need_host_test
-vm_need_plugin
+vm_need_model
 vm_need_tools objdump python3
 KBASE=$(vm_kbuild base)
 KRAND=$(vm_kbuild rand)

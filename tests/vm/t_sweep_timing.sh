@@ -10,9 +10,7 @@
 # booted).  Prints the cell and the time each step took.
 # shellcheck source=tests/vm/vm.sh
 . "$(dirname "$0")/vm.sh"
-[ "$(id -u)" -eq 0 ] || skip "needs root (the kernel cache is root's here)"
-vm_need_host_test
-vm_need_plugin
+vm_need_model
 command -v python3 >/dev/null || skip "no python3 (vm-run reads core descriptions with it)"
 export KP_VM_TIMEOUT=${KP_VM_TIMEOUT:-600}
 # the jobs' vm-run.sh finds the static binaries and the plugin from the folder the test works in

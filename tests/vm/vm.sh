@@ -87,6 +87,15 @@ vm_need_plugin() {
 	[ -f "$VM_OUTPUT/plugin/kp_model.so" ] || skip "no model plugin: ${why:-make plugin built nothing}"
 }
 
+# vm_need_model: what a test of the model under scripts/vm-run.sh needs, root
+# (the kernel cache is root's here), the host's set-up and the plugin, or
+# the test skipped with why
+vm_need_model() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (the kernel cache is root's here)"
+	vm_need_host_test
+	vm_need_plugin
+}
+
 # vm_kbuild NAME [-o DIR]: prints the folder of tests/vm/kernels.sh's kernel
 # NAME (the tier's fixture built it; a test run alone builds it here), -o
 # as kernel-build.sh's.  A build that fails fails the test.
