@@ -245,7 +245,8 @@ void kp_timing_decode(struct kp_timing *t, struct kp_tinsn *ti, const uint8_t *b
 
 size_t kp_tblock_size(uint32_t n)
 {
-	return 64 + sizeof(struct kp_tblock) + n * sizeof(struct kp_tinsn);
+	return 64 + sizeof(struct kp_tblock) +
+	       n * (sizeof(struct kp_tinsn) + sizeof(struct kp_tsite));
 }
 
 struct kp_tblock *kp_tblock_init(void *mem, uint32_t n)
@@ -254,8 +255,8 @@ struct kp_tblock *kp_tblock_init(void *mem, uint32_t n)
 
 	b->n = n;
 	b->ti = (struct kp_tinsn *)(b + 1);
-	b->ts = calloc(n ? n : 1, sizeof(*b->ts));
-	return b->ts ? b : NULL;
+	b->ts = (struct kp_tsite *)(b->ti + n);
+	return b;
 }
 
 /* ---- execution ---- */

@@ -80,9 +80,10 @@ struct kp_tsite {
 };
 
 /*
- * A translated block, for the timing model, its instructions after it (a
- * cache line apart): placed by the caller beside the block's counters,
- * which every execution touches (kp_tblock_size, kp_tblock_init).
+ * A translated block, for the timing model, its instructions after it and
+ * their callbacks' data after them: placed by the caller beside the
+ * block's counters, which every execution touches (kp_tblock_size,
+ * kp_tblock_init).
  */
 struct kp_tblock {
 	uint32_t n;
@@ -157,7 +158,7 @@ void kp_timing_decode(struct kp_timing *t, struct kp_tinsn *ti, const uint8_t *b
 		      uint64_t va, uint8_t ev);
 /* the bytes a block of n instructions takes, 64 more to align it */
 size_t kp_tblock_size(uint32_t n);
-/* a block of n instructions in mem (kp_tblock_size bytes, zeroed): NULL when out of memory */
+/* a block of n instructions in mem (kp_tblock_size bytes, zeroed) */
 struct kp_tblock *kp_tblock_init(void *mem, uint32_t n);
 
 /*

@@ -275,8 +275,6 @@ static void kp_tb_timing(struct kp_tb *t)
 
 	/* beside its counters: a block's execution touches them, then this */
 	t->tblk = kp_tblock_init(kp_hot_alloc(kp_tblock_size(t->n)), t->n);
-	if (!t->tblk)
-		g_error("kp_model: out of memory");
 	for (i = 0; i < t->n; b += t->insn[i].size, va += t->insn[i].size, i++) {
 		struct kp_insn *in = &t->insn[i];
 		struct kp_tsite *ts = &t->tblk->ts[i];
