@@ -11,7 +11,9 @@
 # tier 600, vm 1200, the vm tier's fixture 3600, its kernel builds 5400):
 # a test that outlives it is killed with its process group and fails by
 # name.  KP_VM_JOBS: how many vm tests run at once when that tier runs
-# alone (default: one more than the CPUs).
+# alone (default: one more than the CPUs).  KP_VM_TIMES: the file of the
+# vm tests' last times, which orders them (longest first; default
+# ~/.cache/kprotperf/vm-times).
 set -u
 cd "$(dirname "$0")/.."
 pass=0 fail=0 skip=0 ran=0
@@ -186,6 +188,7 @@ run_vm() {	# $1: each test's time limit
 	local -A needs
 	for s in tests/vm/t_*.sh; do selected "${s#tests/}" && pending+=("$s"); done
 	[ ${#pending[@]} -gt 0 ] || return 0
+	vm_order
 	for s in "${pending[@]}"; do needs[$s]=$(kernels_of "$s" | tr '\n' ' '); done
 	cpus=$(nproc)
 	kernels_start "${pending[@]}"
@@ -212,6 +215,47 @@ run_vm() {	# $1: each test's time limit
 	exec {tick}>&-
 	rm -rf "$jobdir"
 	[ -z "$kb_pid" ] || kernels_wait
+	vm_times_save
+}
+
+# The vm tests start longest first, by the seconds each took in the last
+# run that ran it ($KP_VM_TIMES, default the kernel cache's vm-times: a
+# line "SECONDS NAME" a test), those never timed first of all and in name
+# order: the tier ends when its last test does, and a long test started
+# last kept one CPU busy for minutes after the others had ended (a test
+# still waits for the kernels it names).
+vm_times_file() {
+	echo "${KP_VM_TIMES:-${XDG_CACHE_HOME:-$HOME/.cache}/kprotperf/vm-times}"
+}
+
+vm_order() {	# sorts run_vm's $pending
+	local f s t name
+	local -A took
+	f=$(vm_times_file)
+	if [ -r "$f" ]; then
+		while read -r t name; do took[$name]=$t; done <"$f"
+	fi
+	mapfile -t pending < <(for s in "${pending[@]}"; do
+		t=${took[${s#tests/}]:-}
+		printf '%s %s\n' "${t:-999999}" "$s"
+	done | sort -s -k1,1nr | cut -d' ' -f2-)
+}
+
+# vm_times_save: the seconds of each vm test this run ran, in place of
+# those the file had (its other lines kept)
+vm_times_save() {
+	local f e
+	f=$(vm_times_file)
+	mkdir -p "${f%/*}" 2>/dev/null || return 0
+	{
+		for e in "${times[@]}"; do
+			# "SECONDS CPU vm/t_NAME.sh": the tests only, not the fixture
+			[[ $e =~ ^([0-9]+)\ [0-9]+\ (vm/t_[^ ]*\.sh)$ ]] &&
+				echo "${BASH_REMATCH[1]} ${BASH_REMATCH[2]}"
+		done
+		[ ! -r "$f" ] || cat "$f"
+	} | awk '!seen[$2]++' >"$f.tmp.$$"
+	mv "$f.tmp.$$" "$f" 2>/dev/null || rm -f "$f.tmp.$$"
 }
 
 # Sets run_vm's $slots, how many vm tests run at once: one while the other

@@ -21,6 +21,8 @@ T=$TMP/tree
 mkdir -p "$T/tests/vm" "$TMP/sync"
 cp tests/run.sh "$T/tests/"
 export SYNC=$TMP/sync
+# the tier's record of its tests' times: the fakes' own, none at first
+export KP_VM_TIMES=$TMP/vm-times
 
 cat >"$T/tests/vm/fixture.sh" <<'EOF'
 echo "debian kernels fetched"
@@ -134,4 +136,13 @@ CPU time in all: N s
 tests: 4 passed, 0 failed, 0 skipped
 EOF
 diff -u "$TMP/want" "$TMP/got" >"$TMP/diff" || fail "run.sh live vm printed otherwise:"$'\n'"$(cat "$TMP/diff")"
-echo "run.sh vm: a test beside the builds, one after its kernel, one failed by name after a failed build; one test at a time beside another tier, two at once alone"
+# The order: longest first by the times of the last run that ran each
+# test, one never timed first; one slot, so the lines are the starts'.
+grep -qx '[0-9]* vm/t_r.sh' "$KP_VM_TIMES" || fail "run.sh kept no time of t_r.sh: $(cat "$KP_VM_TIMES")"
+rm -f "$T"/tests/vm/t_*.sh
+for t in x y z; do echo "echo $t >>\"\$SYNC/order\"" >"$T/tests/vm/t_$t.sh"; done
+printf '5 vm/t_y.sh\n90 vm/t_z.sh\n' >"$KP_VM_TIMES"
+KP_VM_JOBS=1 bash "$T/tests/run.sh" vm >"$TMP/out" 2>&1 || fail "run.sh vm (the order) failed: $(cat "$TMP/out")"
+[ "$(paste -sd' ' "$SYNC/order")" = "x z y" ] || fail "the vm tests ran in the order $(paste -sd' ' "$SYNC/order"), want x z y"
+grep -q '^[0-9]* vm/t_x.sh$' "$KP_VM_TIMES" || fail "run.sh kept no time of t_x.sh: $(cat "$KP_VM_TIMES")"
+echo "run.sh vm: a test beside the builds, one after its kernel, one failed by name after a failed build; one test at a time beside another tier, two at once alone; the longest first"
