@@ -51,7 +51,9 @@ enum kp_tbranch { KP_TB_NONE, KP_TB_COND, KP_TB_CALL, KP_TB_CALL_IND, KP_TB_JMP_
 #define KP_TI_LOADS	  0x40
 #define KP_TI_STORES	  0x80
 
-/* cycles an instruction's row adds up before it goes into its PC's: a float stays exact to 1/8192
+/*
+ * cycles an instruction's row adds up before they go into its PC's: below
+ * it a float keeps 1/8192 of a cycle
  */
 #define KP_TACC_MAX 1024.0f
 
@@ -71,6 +73,8 @@ struct kp_tinsn {
 	uint8_t len;   /* 0: a marker, never handed over */
 	uint8_t flags; /* KP_TI_* */
 } __attribute__((aligned(64)));
+_Static_assert(sizeof(struct kp_tinsn) == 64,
+	       "an instruction of the timing model is one host line");
 
 /* what the callbacks of a translated instruction use, and where its cycles go */
 struct kp_tsite {
