@@ -7,7 +7,8 @@
  * looked up on L1 misses only, an access that straddles lines looked up in
  * each and counted as one access, a miss when any of its lines missed.
  * Beside them an I-TLB and a D-TLB per geometry, looked up by virtual page
- * (4 KiB) and tag on every fetch and access (see struct kp_tlb).
+ * (4 KiB, or 2 MiB where kp_tlb_large says so) and tag on every fetch and
+ * access (see struct kp_tlb).
  */
 #ifndef KP_CACHE_H
 #define KP_CACHE_H
@@ -38,7 +39,12 @@ struct kp_tlbent {
 
 #define KP_TLB_GLOBAL (1ull << 63)
 #define KP_TLB_ANY    UINT64_MAX
-#define KP_TLB_PAGE   12 /* every translation counts as a 4 KiB page */
+#define KP_TLB_PAGE   12 /* a 4 KiB page's bits */
+#define KP_TLB_LARGE  21 /* a 2 MiB page's */
+/* a 2 MiB page's vpage: its number, marked; no 4 KiB page's (user < 2^35, kernel >= 2^51) */
+#define KP_TLB_LARGE_KEY (1ull << 44)
+/* the kernel's half of the address space, where large pages are inferred */
+#define KP_TLB_KERNEL 0xffff800000000000ull
 
 /*
  * One LRU TLB: e[set * assoc + way], most recently used way first, the
@@ -76,14 +82,15 @@ struct kp_miss {
 /*
  * The geometries, the lines last looked up at the smallest line size, the
  * virtual page fetched last, and the TLBs' tag: epoch << 12 | PCID bits
- * (docs/model.md).  pti, pcid: what the guest said (its hint).
+ * (docs/model.md).  pti, pcid: what the guest said (its hint).  large:
+ * the kernel's 2 MiB pages are inferred (kp_tlb_large; mode=timing).
  */
 struct kp_sim {
 	int ngeom;
 	unsigned int min_i1_bits, min_d1_bits;
 	uint64_t last_iline, last_dline, last_ipage;
 	uint64_t tag, epoch, pcid_bits;
-	bool pti, pcid;
+	bool pti, pcid, large;
 	struct kp_geom geom[KP_MAX_GEOMS];
 };
 
@@ -299,10 +306,44 @@ static inline bool kp_tlb_fast(struct kp_tlb *t, uint64_t vpage, uint64_t gen)
 	       kp_tlb_second(t, vpage, gen);
 }
 
-/* whether the TLBs keep vpage's entry over a CR3 write */
-static inline bool kp_tlb_global(const struct kp_sim *s, uint64_t vpage)
+/* whether the TLBs keep the entry of va's page over a CR3 write */
+static inline bool kp_tlb_global(const struct kp_sim *s, uint64_t va)
 {
-	return !s->pti && vpage >= (0xffff800000000000ull >> KP_TLB_PAGE);
+	return !s->pti && va >= KP_TLB_KERNEL;
+}
+
+/*
+ * Whether va (at pa) lies in a 2 MiB page.  The plugin cannot read the
+ * guest's page tables (API 1), so it infers what Linux maps large on
+ * x86-64: the direct map (page_offset_base, 1 GiB aligned, with 2 MiB or
+ * 1 GiB pages), the kernel image (2 MiB pages, physical_start 2 MiB
+ * aligned) and vmemmap (2 MiB blocks of struct pages): in each, va - pa is
+ * a multiple of 2 MiB.  A 4 KiB page of the kernel's half has that by
+ * chance one time in 512 (vmalloc, modules: wrongly taken as large), and
+ * the direct map's parts split into 4 KiB pages (DirectMap4k in the
+ * guest's /proc/meminfo: a few MiB) are taken as large too; the user's
+ * half counts 4 KiB pages, as Linux maps it unless THP (docs/model.md).
+ * One 2 MiB entry serves every page of its range: two taken as large at
+ * different physical 2 MiB pages (a 4 KiB page's chance offset) replace
+ * each other's entry, except in kp_tlb_fast_large's shortcut, which
+ * trusts the generation as kp_tlb_fast does and does not compare them.
+ */
+static inline bool kp_tlb_large(bool on, uint64_t va, uint64_t pa)
+{
+	return on && va >= KP_TLB_KERNEL && !((va - pa) & ((1ull << KP_TLB_LARGE) - 1));
+}
+
+/* va's vpage, 4 KiB or (large) 2 MiB */
+static inline uint64_t kp_tlb_vpage(uint64_t va, bool large)
+{
+	return large ? KP_TLB_LARGE_KEY | va >> KP_TLB_LARGE : va >> KP_TLB_PAGE;
+}
+
+/* kp_tlb_fast for va's 2 MiB page, when va (at pa) lies in one */
+static inline bool kp_tlb_fast_large(struct kp_tlb *t, uint64_t va, uint64_t pa, uint64_t gen,
+				     bool on)
+{
+	return kp_tlb_large(on, va, pa) && kp_tlb_fast(t, kp_tlb_vpage(va, true), gen);
 }
 
 /*
@@ -315,10 +356,12 @@ static inline bool kp_tlb_global(const struct kp_sim *s, uint64_t vpage)
 static inline unsigned int kp_sim_tlb(struct kp_sim *s, struct kp_miss *m, bool itlb, uint64_t va,
 				      uint64_t pa, unsigned int size, uint64_t gen)
 {
-	uint64_t vp = va >> KP_TLB_PAGE, end = (va + size - 1) >> KP_TLB_PAGE;
-	bool global = kp_tlb_global(s, vp);
+	bool large = kp_tlb_large(s->large, va, pa), global = kp_tlb_global(s, va);
+	uint64_t vp = kp_tlb_vpage(va, large), end = kp_tlb_vpage(va + size - 1, large);
 	unsigned int g0 = 0;
 	int g;
+
+	pa >>= large ? KP_TLB_LARGE : KP_TLB_PAGE;
 
 	for (g = 0; g < s->ngeom; g++) {
 		struct kp_tlb *t = itlb ? &s->geom[g].itlb : &s->geom[g].dtlb;
@@ -327,7 +370,7 @@ static inline unsigned int kp_sim_tlb(struct kp_sim *s, struct kp_miss *m, bool 
 		/* first in its set, checked in this generation: a hit that changes nothing */
 		if (kp_likely(end == vp && t->mru[vp & t->set_mask] == kp_tlb_key(vp, gen)))
 			continue;
-		miss = kp_tlb_ref(t, vp, s->tag, pa >> KP_TLB_PAGE, global, gen);
+		miss = kp_tlb_ref(t, vp, s->tag, pa, global, gen);
 		if (kp_unlikely(end != vp))
 			miss |= kp_tlb_ref(t, end, s->tag, KP_TLB_ANY, global, gen);
 		if (!miss)
@@ -350,7 +393,8 @@ static inline unsigned int kp_sim_tlb(struct kp_sim *s, struct kp_miss *m, bool 
 static inline unsigned int kp_sim_itlb(struct kp_sim *s, struct kp_miss *m, uint64_t va,
 				       uint64_t pa, unsigned int size, uint64_t gen)
 {
-	uint64_t vp = va >> KP_TLB_PAGE, end = (va + size - 1) >> KP_TLB_PAGE;
+	bool large = kp_tlb_large(s->large, va, pa);
+	uint64_t vp = kp_tlb_vpage(va, large), end = kp_tlb_vpage(va + size - 1, large);
 
 	if (vp == s->last_ipage && end == vp)
 		return 0;

@@ -177,6 +177,12 @@ static bool kp_parse_arg(const char *arg, const char **one)
 			return false;
 		}
 		kp.boot_window = !strcmp(v, "boot");
+	} else if (klen == 5 && !strncmp(arg, "pages", 5)) {
+		if (strcmp(v, "4k") && strcmp(v, "large")) {
+			fprintf(stderr, "kp_model: pages=%s: want 4k or large\n", v);
+			return false;
+		}
+		kp.pages = !strcmp(v, "large") ? 1 : 0;
 	} else if (klen == 7 && !strncmp(arg, "vmlinux", 7)) {
 		return kp_vmlinux_load(&kp.vml, v);
 	} else if (klen == 4 && !strncmp(arg, "geom", 4)) {
@@ -220,6 +226,8 @@ static bool kp_parse_args(int argc, char **argv)
 		fprintf(stderr, "kp_model: cache and TLB geometries need mode=cache or timing\n");
 		return false;
 	}
+	/* the kernel's large pages: the timing model's, unless pages=4k */
+	kp.sim.large = kp.tm.large = kp.pages < 0 ? kp.mode == KP_TIMING : kp.pages;
 	return kp.mode != KP_TIMING || kp_timing_init(&kp.tm, &kp.sim.geom[0]);
 }
 
@@ -248,6 +256,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 {
 	kp.id = id;
 	kp.hint = -1;
+	kp.pages = -1;
 	if (!kp_parse_args(argc, argv))
 		return -1;
 	/* the inline counters are plain adds: one vCPU, or they race */

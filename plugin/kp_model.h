@@ -269,6 +269,7 @@ struct kp_ctx {
 
 	bool full; /* every block is instrumented, not just the markers */
 	int hint;  /* the guest's last hint marker's byte, or -1 */
+	int pages; /* pages=: 1 large (the kernel's 2 MiB pages inferred), 0 4k, -1 not given */
 	unsigned int opened, closed, restarts, stray_stops;
 
 	bool boot_window;	  /* window=boot */

@@ -219,9 +219,11 @@ kp_mem_full(qemu_plugin_meminfo_t info, uint64_t vaddr, struct kp_mem *ms, struc
  * kp_vmru_hit for geometry 0, from the first host cache line of kp, and
  * the access's page one of the two most recent of its D-TLB set, looked up
  * since the last change of mappings or tag (a new generation): a hit that
- * changes nothing but their order (within one line, so within one page)
+ * changes nothing but their order (within one line, so within one page).
+ * The page is a 2 MiB one only where the physical address tells it (pa,
+ * when large): without it, such a hit takes the full lookup.
  */
-static inline bool kp_vmru_hit0(uint64_t vaddr, unsigned int size)
+static inline bool kp_vmru_hit0(uint64_t vaddr, unsigned int size, uint64_t pa, bool large)
 {
 	uint64_t vl = vaddr >> kp.d1_bits, vp = vaddr >> KP_TLB_PAGE;
 	const struct kp_vmru *e = &kp.vmru0[vl & kp.d1_sets];
@@ -229,7 +231,8 @@ static inline bool kp_vmru_hit0(uint64_t vaddr, unsigned int size)
 	/* the D1 check first: a tlb_match of KP_GEN_MAX + 1 fails it (no key has it) */
 	return e->vline == vl && e->gen == kp.tlb_match && (vaddr + size - 1) >> kp.d1_bits == vl &&
 	       (kp_likely(kp.dmru0[vp & kp.dtlb_sets] == kp_tlb_key(vp, kp.tlb_match)) ||
-		kp_tlb_second(&kp.sim.geom[0].dtlb, vp, kp.tlb_match));
+		kp_tlb_second(&kp.sim.geom[0].dtlb, vp, kp.tlb_match) ||
+		kp_tlb_fast_large(&kp.sim.geom[0].dtlb, vaddr, pa, kp.tlb_match, large));
 }
 
 /* kp_mem_cb with more than one geometry, the first hit */
@@ -261,7 +264,7 @@ void kp_mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, vo
 	if (unlikely(!kp.active))
 		return;
 	m = kp_memo(info);
-	if (unlikely(m->info != info || !kp_vmru_hit0(vaddr, m->size))) {
+	if (unlikely(m->info != info || !kp_vmru_hit0(vaddr, m->size, 0, false))) {
 		kp_mem_full(info, vaddr, ms, m);
 		return;
 	}
@@ -290,8 +293,8 @@ void kp_mem_timing_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t va
 	if (unlikely(!kp.active))
 		return;
 	m = kp_memo(info);
-	if (likely(m->info == info && kp.sim.ngeom == 1 && kp_vmru_hit0(vaddr, m->size) &&
-		   kp_tlb_pa(vaddr, m->size, &pa))) {
+	if (likely(m->info == info && kp.sim.ngeom == 1 && kp_tlb_pa(vaddr, m->size, &pa) &&
+		   kp_vmru_hit0(vaddr, m->size, pa, kp.sim.large))) {
 		kp_count_access(ms, m);
 		kp_timing_access(&kp.tm, ts, false, false, false, pa, m->size, m->store, vaddr);
 		return;

@@ -114,6 +114,8 @@ static void kp_write_header(FILE *f)
 		: kp.hint & 2 ? "1"
 			      : "0");
 	if (kp.mode != KP_INSNS)
+		fprintf(f, "# pages %s\n", kp.sim.large ? "large" : "4k");
+	if (kp.mode != KP_INSNS)
 		fprintf(f,
 			"# iaddr %s\n# io_accesses %" PRIu64 "\n# unresolved %" PRIu64
 			"\n# fetch_sites_without_address %" PRIu64 "\n",

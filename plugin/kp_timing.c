@@ -299,16 +299,18 @@ static uint32_t kp_tbeyond(struct kp_timing *t, uint64_t pa, unsigned int size, 
  * plugin cannot read the guest's page tables (API 1): the entries are
  * placed where a page table keeps them, 8 to a line in the order of their
  * pages, in an address range of their own above any RAM, so that a walk of
- * a page near the last one hits the line that walk brought.  The upper
+ * a page near the last one hits the line that walk brought (a 2 MiB page's
+ * entry is a level up: its vpage, marked, keeps it apart).  The upper
  * levels are taken to hit the walker's own caches: lat.walk is their cost
  * and the walk's start.
  */
-static uint32_t kp_ttlb(struct kp_timing *t, uint64_t va)
+static uint32_t kp_ttlb(struct kp_timing *t, uint64_t va, uint64_t pa)
 {
-	uint64_t pte = KP_TPT_BASE | (va >> KP_TLB_PAGE) << 3;
+	uint64_t vp = kp_tlb_vpage(va, kp_tlb_large(t->large, va, pa));
+	uint64_t pte = KP_TPT_BASE | vp << 3;
 	bool l2_miss;
 
-	if (!kp_tlb_ref(&t->stlb, va >> KP_TLB_PAGE, 0, KP_TLB_ANY, false, 0))
+	if (!kp_tlb_ref(&t->stlb, vp, 0, KP_TLB_ANY, false, 0))
 		return t->lat.stlb;
 	return t->lat.stlb + t->lat.walk +
 	       kp_tbeyond(t, pte, 8, kp_ref(&t->g->ll, pte, 8), &l2_miss);
@@ -402,7 +404,7 @@ void kp_timing_access(struct kp_timing *t, const struct kp_tsite *ts, bool d1_mi
 	if (d1_miss)
 		lat = kp_tbeyond(t, pa, size, ll_miss, &l2_miss);
 	if (tlb_miss)
-		tlb = kp_ttlb(t, va);
+		tlb = kp_ttlb(t, va, pa);
 	if (pa) {
 		kp_tprefetch(t, n, ts->ti->vaddr, pa, d1_miss, l2_miss);
 		kp_tdirty(t, n, pa, ll_miss, store);
@@ -436,7 +438,7 @@ void kp_timing_fetch(struct kp_timing *t, const struct kp_tsite *ts, bool i1_mis
 	if (i1_miss)
 		n->fetch_stall += kp_tbeyond(t, pa, 1, ll_miss, &l2_miss);
 	if (tlb_miss)
-		n->fetch_stall += kp_ttlb(t, ts->ti->vaddr);
+		n->fetch_stall += kp_ttlb(t, ts->ti->vaddr, pa);
 }
 
 void kp_timing_tlb_flush(struct kp_timing *t)

@@ -136,6 +136,7 @@ struct kp_timing {
 	uint64_t *dirty; /* a bit per line of the first KP_TDIRTY_BYTES of RAM: dirtied since memory
 			    sent it */
 	struct kp_tlb stlb;
+	bool large;		   /* the kernel's 2 MiB pages inferred (kp_tlb_large) */
 	struct kp_tblock *pending; /* the block executing, handed over when the next starts */
 	/* its instructions' notes, and which of them this execution wrote */
 	uint64_t noted[KP_TNOTES / 64];

@@ -16,7 +16,10 @@
  * fetches and accesses over user and kernel pages whose physical pages
  * sometimes change, accesses across two pages, CR3 writes derived or not,
  * with bit 63 or without, flushes of every kind, with and without PCID and
- * PTI, through three geometries.  Every count must be equal.
+ * PTI, through three geometries; and with the kernel's 2 MiB pages
+ * inferred (kp_tlb_large, kp_tlb_fast_large): the kernel's pages start
+ * mapped at a multiple of 2 MiB from their physical pages, the reference's
+ * 2 MiB entries, and are remapped to 4 KiB ones.  Every count must be equal.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -193,7 +196,7 @@ struct trun {
 	struct kp_miss got[NTGEOM], want[NTGEOM];
 	struct rtlb ri[NTGEOM], rd[NTGEOM];
 	uint64_t epoch, pcid_bits, tag, gen, last_ip;
-	int pti, pcid;
+	int pti, pcid, large;
 };
 
 /* a CR3 write, derived or not, flushing or not */
@@ -233,20 +236,37 @@ static void tlb_flush(struct trun *t)
 	t->last_ip = KP_NO_TAG;
 }
 
+/*
+ * the reference's page of va at pa: a kernel page mapped at a multiple of
+ * 2 MiB from its physical page is a 2 MiB one, when large pages are on
+ */
+static int rbig(const struct trun *t, uint64_t va, uint64_t pa)
+{
+	return t->large && va >= 0xffff800000000000ull && (va - pa) % (2u << 20) == 0;
+}
+
+/* the reference's number of a page (2 MiB ones apart from any 4 KiB one) */
+static uint64_t rpage(uint64_t va, int big)
+{
+	return big ? (1ull << 44) + (va >> 21) : va >> KP_TLB_PAGE;
+}
+
 /* a fetch (I-TLB) or an access (D-TLB, through kp_tlb_fast as kp_model.c) */
-static void tlb_access(struct trun *t, uint64_t vp, bool fetch)
+static void tlb_access(struct trun *t, uint64_t page, bool fetch)
 {
 	unsigned int size = next(8) ? 4 : 4096; /* now and then across two pages */
-	uint64_t va = vp << KP_TLB_PAGE | (size == 4 ? next(4092) : 0x800);
-	uint64_t pa = t->frame[vp % 1024] << KP_TLB_PAGE | (va & 0xfff);
-	uint64_t end = (va + size - 1) >> KP_TLB_PAGE;
-	int global = !t->pti && vp >= 0xffff800000000000ull >> KP_TLB_PAGE, g, fast = size == 4;
+	uint64_t va = page << KP_TLB_PAGE | (size == 4 ? next(4092) : 0x800);
+	uint64_t pa = t->frame[page % 1024] << KP_TLB_PAGE | (va & 0xfff);
+	int big = rbig(t, va, pa), global = !t->pti && va >= 0xffff800000000000ull, g;
+	uint64_t vp = rpage(va, big), end = rpage(va + size - 1, big);
+	int fast = size == 4;
 
 	if (fetch) {
 		kp_sim_itlb(&t->s, t->got, va, pa, size, t->gen);
 	} else {
 		for (g = 0; g < NTGEOM; g++)
-			fast &= kp_tlb_fast(&t->s.geom[g].dtlb, vp, t->gen);
+			fast &= kp_tlb_fast(&t->s.geom[g].dtlb, va >> KP_TLB_PAGE, t->gen) ||
+				kp_tlb_fast_large(&t->s.geom[g].dtlb, va, pa, t->gen, t->large);
 		if (!fast)
 			kp_sim_tlb(&t->s, t->got, false, va, pa, size, t->gen);
 	}
@@ -255,7 +275,7 @@ static void tlb_access(struct trun *t, uint64_t vp, bool fetch)
 		return;
 	for (g = 0; g < NTGEOM; g++) {
 		struct rtlb *r = fetch ? &t->ri[g] : &t->rd[g];
-		int miss = rtlb_ref(r, vp, t->tag, pa >> KP_TLB_PAGE, global);
+		int miss = rtlb_ref(r, vp, t->tag, pa >> (big ? 21 : KP_TLB_PAGE), global);
 
 		if (end != vp)
 			miss |= rtlb_ref(r, end, t->tag, KP_TLB_ANY, global);
@@ -268,8 +288,8 @@ static void tlb_access(struct trun *t, uint64_t vp, bool fetch)
 		t->last_ip = end;
 }
 
-/* one run of the TLB stream with the guest's pti and pcid: 0 when equal */
-static int tlb_run(int pti, int pcid)
+/* one run of the TLB stream with the guest's pti and pcid, large pages or not: 0 when equal */
+static int tlb_run(int pti, int pcid, int large)
 {
 	static struct trun t;
 	long k;
@@ -278,6 +298,7 @@ static int tlb_run(int pti, int pcid)
 	memset(&t, 0, sizeof(t));
 	t.pti = t.s.pti = pti;
 	t.pcid = t.s.pcid = pcid;
+	t.large = t.s.large = large;
 	t.gen = 1;
 	t.last_ip = KP_NO_TAG;
 	for (g = 0; g < NTGEOM; g++) {
@@ -299,14 +320,24 @@ static int tlb_run(int pti, int pcid)
 			tlb_flush(&t);
 		} else if (op == 2) { /* a page remapped, and the generation with it */
 			t.frame[vp % 1024] = 0x100000 + next(1 << 20);
+			/* a 4 KiB page (a chance 2 MiB offset would be a 2 MiB page's: below) */
+			if (large && (vp - t.frame[vp % 1024]) % 512 == 0)
+				t.frame[vp % 1024]++;
+			t.gen = next_gen(&t.s, t.gen);
+		} else if (op == 3 && large) { /* the kernel's 2 MiB page moved, whole */
+			uint64_t to = 0x200000 + 512 * next(64), p;
+
+			for (p = 300; p < 400; p++)
+				t.frame[p] = to + p;
 			t.gen = next_gen(&t.s, t.gen);
 		} else {
 			tlb_access(&t, vp, op < 50);
 		}
 	}
 	for (g = 0; g < NTGEOM; g++) {
-		printf("tlb pti %d pcid %d %s: itlb_miss %" PRIu64 " dtlb_miss %" PRIu64 "\n", pti,
-		       pcid, tgeoms[g], t.got[g].itlb_miss, t.got[g].dtlb_miss);
+		printf("tlb pti %d pcid %d large %d %s: itlb_miss %" PRIu64 " dtlb_miss %" PRIu64
+		       "\n",
+		       pti, pcid, large, tgeoms[g], t.got[g].itlb_miss, t.got[g].dtlb_miss);
 		if (t.got[g].itlb_miss != t.want[g].itlb_miss ||
 		    t.got[g].dtlb_miss != t.want[g].dtlb_miss) {
 			printf("FAIL: the reference has itlb_miss %" PRIu64 " dtlb_miss %" PRIu64
@@ -399,6 +430,7 @@ int main(void)
 		printf("FAIL: a bad geometry was accepted\n");
 		bad = 1;
 	}
-	bad |= tlb_run(0, 0) | tlb_run(1, 0) | tlb_run(0, 1) | tlb_run(1, 1);
+	bad |= tlb_run(0, 0, 0) | tlb_run(1, 0, 0) | tlb_run(0, 1, 0) | tlb_run(1, 1, 0);
+	bad |= tlb_run(0, 0, 1) | tlb_run(1, 1, 1);
 	return bad;
 }

@@ -16,5 +16,5 @@ cc -O2 -Wall -Wextra -I"$ROOT/plugin" "$ROOT/tests/unit/model_sim.c" "$ROOT/plug
 	-o "$TMP/model_sim" 2>"$TMP/cc.err" || fail "cc: $(cat "$TMP/cc.err")"
 "$TMP/model_sim" >"$TMP/out" 2>&1 || fail "$(cat "$TMP/out")"
 echo "model cache simulator: $(grep -c "^geom" "$TMP/out") geometries over 3M accesses equal the reference's counts;" \
-	"TLBs of $(grep -c "^tlb pti 0 pcid 0" "$TMP/out") geometries, PTI and PCID on and off, over 1M accesses and flushes equal;" \
+	"TLBs of $(grep -c "^tlb pti 0 pcid 0 large 0" "$TMP/out") geometries, PTI and PCID on and off, 4 KiB pages and the kernel's 2 MiB ones, over 1M accesses and flushes equal;" \
 	"bad geometries refused"
