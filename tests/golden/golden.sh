@@ -4,7 +4,10 @@
 # ARGS runs in the cases file's data/ folder and its stdout, stderr and exit
 # status, written as one text, must equal expected/NAME byte for byte; the
 # word @EMPTY@ in ARGS is an empty folder (--symfs @EMPTY@: the outputs must
-# not depend on the host's files with symbols, e.g. libc6-dbg).  The
+# not depend on the host's files with symbols, e.g. libc6-dbg).  kprotperf's
+# cache folder (${XDG_CACHE_HOME:-$HOME/.cache}/kprotperf, where the vm
+# cases' kernel DWARF lies) is written @CACHE@ in the outputs, so that they do
+# not depend on where the cache is.  The
 # JSON of a successful --json run must also parse.  Exit 0 when all match, 1 otherwise.
 #   golden.sh [--update] [--kp BIN] [--cases FILE] [-- EXTRA ARGS...]
 # --update rewrites expected/ from BIN's output (review the git diff);
@@ -24,6 +27,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/kprotperf
 dir=$(cd "$(dirname "$cases")" && pwd)
 expected=$dir/expected
 out=$(mktemp)
@@ -35,7 +39,8 @@ run_case() {
 	local err rc
 	err=$(mktemp)
 	(cd "$dir/data" && "$kp" "$@" >"$out.stdout" 2>"$err"); rc=$?
-	{ cat "$out.stdout"; echo "--- stderr"; cat "$err"; echo "--- exit $rc"; } >"$out"
+	{ cat "$out.stdout"; echo "--- stderr"; cat "$err"; echo "--- exit $rc"; } |
+		CACHE=$cache perl -pe 's/\Q$ENV{CACHE}\E/\@CACHE\@/g' >"$out"
 	rm -f "$err"
 }
 

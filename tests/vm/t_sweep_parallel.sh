@@ -77,6 +77,8 @@ UsePAM no
 PidFile none
 # its keys are under /tmp, which others can write (sticky)
 StrictModes no
+# the kernel cache where this machine's is (a job looks there: vm.sh)
+AcceptEnv XDG_CACHE_HOME
 EOF
 	cat >>"$K/config" <<EOF
 Host $name
@@ -89,6 +91,7 @@ Host $name
 	HostKeyAlias $name
 	UserKnownHostsFile $K/known_hosts
 	StrictHostKeyChecking yes
+${XDG_CACHE_HOME:+	SetEnv XDG_CACHE_HOME=$XDG_CACHE_HOME}
 EOF
 	echo "$name $(cat "$K/host.pub")" >>"$K/known_hosts"
 	# sshd's privilege separation folder, /run/sshd, on a /run of the node's own
