@@ -80,10 +80,17 @@ static int file_symbols(const char *path, struct ksyms *ks)
 	return err;
 }
 
-static int load_symbols(struct inventory *inv, const char *vmlinux, char *why, size_t len)
+static int load_symbols(struct inventory *inv, const char *vmlinux, struct ksyms *ks, char *why,
+			size_t len)
 {
 	int err;
 
+	/* the running kernel's, read once: /proc/kallsyms is most of a TCG guest's record */
+	if (!vmlinux && ks) {
+		inv->ks = ks;
+		inv->ks_borrowed = true;
+		return 0;
+	}
 	if (!vmlinux) {
 		err = ksyms_load(&inv->ks, NULL);
 		if (err)
@@ -206,7 +213,8 @@ static void scan_all(struct inventory *inv)
 	}
 }
 
-int inventory_open(const char *vmlinux, struct inventory **out, char *why, size_t len)
+int inventory_open(const char *vmlinux, struct ksyms *ks, struct inventory **out, char *why,
+		   size_t len)
 {
 	struct inventory *inv = calloc(1, sizeof(*inv));
 	int err;
@@ -215,7 +223,7 @@ int inventory_open(const char *vmlinux, struct inventory **out, char *why, size_
 		return -ENOMEM;
 	inv->from_file = vmlinux;
 	snprintf(inv->source, sizeof(inv->source), "%s", vmlinux ? vmlinux : "/proc/kcore");
-	err = load_symbols(inv, vmlinux, why, len);
+	err = load_symbols(inv, vmlinux, ks, why, len);
 	err = err ?: read_text(inv, vmlinux, why, len);
 	err = err ?: cut_functions(inv);
 	if (!err && sites_scanner_new(&inv->sc)) {
@@ -255,7 +263,7 @@ static int fallback(int kcore_err, struct inventory **out, char *why, size_t len
 		return err;
 	}
 	kv_list_free(&k);
-	err = inventory_open(path, out, why, len);
+	err = inventory_open(path, NULL, out, why, len);
 	if (!err)
 		snprintf((*out)->note, sizeof((*out)->note),
 			 "/proc/kcore %s: the running kernel's vmlinux instead, as linked (before"
@@ -267,7 +275,7 @@ static int fallback(int kcore_err, struct inventory **out, char *why, size_t len
 
 int inventory_build(const char *vmlinux, struct inventory **out, char *why, size_t len)
 {
-	int err = inventory_open(vmlinux, out, why, len);
+	int err = inventory_open(vmlinux, NULL, out, why, len);
 
 	if (err && err != -ENOMEM && !vmlinux)
 		err = fallback(err, out, why, len);
@@ -294,7 +302,8 @@ void inventory_free(struct inventory *inv)
 	if (!inv)
 		return;
 	sites_scanner_free(inv->sc);
-	ksyms_free(inv->ks);
+	if (!inv->ks_borrowed)
+		ksyms_free(inv->ks);
 	free(inv->text);
 	free(inv->f);
 	free(inv);

@@ -42,6 +42,7 @@ struct inventory {
 	__u64 zeroing_bytes; /* the xors of the zero_call_used_regs sites */
 	size_t bad;	     /* bytes no instruction decodes from */
 	struct ksyms *ks;    /* names of the text's symbols, for branch targets */
+	bool ks_borrowed;    /* ks is inventory_open's caller's */
 	struct sites_scanner *sc;
 	__u8 *text; /* _stext to _etext, the fill between functions too */
 	__u64 stext;
@@ -56,8 +57,13 @@ struct inventory {
  * as linked, and note says why.
  */
 int inventory_build(const char *vmlinux, struct inventory **out, char *why, size_t len);
-/* The same without scanning: for inventory_sites() on the functions wanted. */
-int inventory_open(const char *vmlinux, struct inventory **out, char *why, size_t len);
+/*
+ * The same without scanning: for inventory_sites() on the functions wanted.
+ * ks: the running kernel's symbols when the caller has read them already
+ * (borrowed: kept until inventory_free), else NULL to read /proc/kallsyms.
+ */
+int inventory_open(const char *vmlinux, struct ksyms *ks, struct inventory **out, char *why,
+		   size_t len);
 /* The function whose text holds addr; NULL: none does. */
 const struct inventory_func *inventory_func_at(const struct inventory *inv, __u64 addr);
 /* The sites of f, each told to cb, in address order. */

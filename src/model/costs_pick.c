@@ -68,7 +68,7 @@ void model_costs_this_cpu(struct model_costs *c)
 		c->family += (a >> 20) & 0xff;
 	if (c->family >= 6)
 		c->model |= ((a >> 16) & 0xf) << 4;
-	if (__get_cpuid_max(0x80000000, NULL) >= 0x80000004)
+	if ((unsigned int)__get_cpuid_max(0x80000000, NULL) >= 0x80000004u)
 		for (i = 0; i < 3; i++)
 			__cpuid(0x80000002 + i, brand[4 * i], brand[4 * i + 1], brand[4 * i + 2],
 				brand[4 * i + 3]);

@@ -155,7 +155,7 @@ static int write_samples(struct session *s)
 			      strcmp(s->o->sample_event.name, "cpu-clock"));
 	err = err ?: funcs_collect(s->funcs, s->df, s->stacks, ks);
 	err = err ?: blocks_collect(s->blocks, s->df, s->stacks, ks);
-	err = err ?: sites_save(s->df, &meta);
+	err = err ?: sites_save(s->df, &meta, s->ks);
 	err = err
 		      ?: counting_save(s->counting, s->df, bpf_map__fd(s->skel->maps.syscall_cnt),
 				       funcs_cnt_fd(s->funcs), funcs_count(s->funcs), &meta);

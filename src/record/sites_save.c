@@ -40,11 +40,11 @@ static int scan_addr(__u64 addr, void *ctx)
 	return s->err ?: protect_put_func(s->df, f->addr, f->name, f->size);
 }
 
-int sites_save(struct datafile *df, struct kv_list *meta)
+int sites_save(struct datafile *df, struct kv_list *meta, struct ksyms *ks)
 {
 	struct scan s = {.df = df};
 	char why[4352];
-	int err = inventory_open(NULL, &s.inv, why, sizeof(why));
+	int err = inventory_open(NULL, ks, &s.inv, why, sizeof(why));
 
 	if (err == -ENOMEM)
 		return err;
