@@ -22,7 +22,9 @@
 #     code can evict a line the model would have hit);
 #   - report --model --data --json: struct dw_rec of that binary
 #     (/bin/data-walk or /bin/data-walk-b, size 128) with exactly the
-#     members key, val, pos.y, count and stamp accessed, each at its
+#     members key, val, pos.y, count, flags and stamp accessed (flags
+#     through a pointer formed from the global array's address: typed by
+#     the global's type, stepped by whole records), each at its
 #     layout's offset and size (data-walk.c asserts them at compile time),
 #     its reads and writes the sums of its lines' above, exactly (nothing
 #     else touches these members: main fills the array with memset, which
@@ -102,9 +104,9 @@ rec b data-walk-b
 # the marked lines: "LINE MEMBER rmw|-"
 awk '/\/\* member: / { m = $0; sub(/.*\/\* member: /, "", m); sub(/ *\*\/.*/, "", m)
 	rmw = sub(/ \(rmw\)$/, "", m) ? "rmw" : "-"; print FNR, m, rmw }' "$SRC" >"$TMP/marks"
-[ "$(awk '{ print $2 }' "$TMP/marks" | tr '\n' ' ')" = "key val pos.y stamp count " ] ||
+[ "$(awk '{ print $2 }' "$TMP/marks" | tr '\n' ' ')" = "key val pos.y stamp flags count " ] ||
 	fail "data-walk.c's marks: $(cat "$TMP/marks")"
-FNS="dw_read dw_stamp dw_count"
+FNS="dw_read dw_stamp dw_flags dw_count"
 
 # lines LAYOUT: the model's counts per line of the measured functions
 # (annotate --model, the same PCs placed by the file's DWARF under --symfs)
@@ -171,7 +173,8 @@ check_view() {
 import json, sys
 lay, val_off, tmp = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 want = {l.split()[0]: [int(x) for x in l.split()[1:]] for l in open(tmp + "/want-" + lay)}
-off = {"key": (0, 8), "val": (val_off, 8), "pos.y": (76, 4), "count": (80, 4), "stamp": (88, 8)}
+off = {"key": (0, 8), "val": (val_off, 8), "pos.y": (76, 4), "count": (80, 4), "flags": (84, 4),
+       "stamp": (88, 8)}
 bad = []
 d = json.load(open(tmp + "/data-%s.json" % lay))
 t = [t for t in d["data_types"] if t["type"] == "struct dw_rec"]
@@ -238,7 +241,8 @@ for name, x in sorted(m.items(), key=lambda x: x[1]["change"]):
     if x["change"] != x["hardened"]["misses"] - x["base"]["misses"]:
         bad.append("%s: change %+d is not hardened - base" % (name, x["change"]))
 offs = {n: (x["base_offset"], x["hard_offset"]) for n, x in m.items()}
-if offs != {"key": (0, 0), "val": (64, 8), "pos.y": (76, 76), "count": (80, 80), "stamp": (88, 88)}:
+if offs != {"key": (0, 0), "val": (64, 8), "pos.y": (76, 76), "count": (80, 80), "flags": (84, 84),
+            "stamp": (88, 88)}:
     bad.append("offsets %s" % offs)
 ch = sorted(m, key=lambda n: m[n]["change"])
 if ch[0] != "val" or m["val"]["change"] >= 0 or ch[-1] != "pos.y" or m["pos.y"]["change"] <= 0:

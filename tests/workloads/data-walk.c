@@ -18,7 +18,10 @@
  * dw_read walks the array through a pointer from its parameter, reading
  * key, val and pos.y of each record in that order, 4 times; dw_stamp and
  * dw_count walk it as the global recs by index, twice each, storing stamp
- * and incrementing count.  The array (256 KiB) is 8 times D1, so each pass
+ * and incrementing count; dw_flags walks it through a pointer formed from
+ * the global's address (the compiler's lea or mov of recs, stepped by
+ * whole records: issue 58's first case), storing flags in every fourth
+ * record.  The array (256 KiB) is 8 times D1, so each pass
  * finds every record's lines cold: key misses in both layouts; in A val
  * misses (line 1's first access) and pos.y hits after it, in B val hits
  * (key's line) and pos.y misses instead.
@@ -81,7 +84,8 @@ _Static_assert(offsetof(struct dw_rec, val) == 8 && offsetof(struct dw_rec, spar
 _Static_assert(offsetof(struct dw_rec, val) == 64 && offsetof(struct dw_rec, spare) == 8, "A");
 #endif
 _Static_assert(offsetof(struct dw_rec, key) == 0 && offsetof(struct dw_rec, pos.y) == 76 &&
-		       offsetof(struct dw_rec, count) == 80 && offsetof(struct dw_rec, stamp) == 88,
+		       offsetof(struct dw_rec, count) == 80 && offsetof(struct dw_rec, flags) == 84 &&
+		       offsetof(struct dw_rec, stamp) == 88,
 	       "the members that stay");
 _Static_assert(sizeof(struct dw_rec) == 128, "two lines a record");
 
@@ -147,6 +151,24 @@ NOINLINE unsigned long dw_stamp(struct dw_rec *r, unsigned long n)
 	return 0;
 }
 
+/*
+ * Through a pointer formed from the global's address, not a parameter:
+ * what types it is recs' type at that address, stepped by whole records
+ * (the barrier keeps p a pointer, so the store's displacement is flags').
+ */
+NOINLINE unsigned long dw_flags(struct dw_rec *r, unsigned long n)
+{
+	struct dw_rec *p;
+	int passes = WRITE_PASSES;
+
+	while (passes--)
+		for (p = recs; p < recs + RECS; p += 4) {
+			p->flags = passes; /* member: flags */
+			asm volatile("" : "+r"(p));
+		}
+	return 0;
+}
+
 /* the same, one read-modify-write instruction: an add to memory */
 NOINLINE unsigned long dw_count(struct dw_rec *r, unsigned long n)
 {
@@ -165,7 +187,7 @@ int main(void)
 {
 	/* each measured function after a flush, called from one site */
 	static unsigned long (*const fns[])(struct dw_rec *, unsigned long) = {
-		dw_sep, dw_flush, dw_read, dw_flush, dw_stamp, dw_flush, dw_count,
+		dw_sep, dw_flush, dw_read, dw_flush, dw_stamp, dw_flush, dw_count, dw_flush, dw_flags,
 	};
 	unsigned long acc = 0, i;
 
