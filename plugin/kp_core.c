@@ -6,11 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define KP_CORE_MAX_WIDTH  16
-#define KP_CORE_MAX_WINDOW 4096
-#define KP_CORE_MAX_MSHRS  256
-#define KP_CORE_MAX_REFILL 1000
-#define KP_CORE_INFLIGHT   4096 /* prefetched lines remembered, by line: a power of two */
+#define KP_CORE_MAX_WIDTH   16
+#define KP_CORE_MAX_WINDOW  4096
+#define KP_CORE_MAX_MSHRS   256
+#define KP_CORE_MAX_WALKERS 64
+#define KP_CORE_MAX_REFILL  1000
+#define KP_CORE_INFLIGHT    4096 /* prefetched lines remembered, by line: a power of two */
 
 static int kp_queue_init(struct kp_core_queue *q, unsigned int size)
 {
@@ -37,6 +38,8 @@ int kp_core_init(struct kp_core *c, const struct kp_core_cfg *cfg, const char **
 		*bad = "window";
 	else if (!cfg->mshrs || cfg->mshrs > KP_CORE_MAX_MSHRS)
 		*bad = "mshrs";
+	else if (cfg->walkers > KP_CORE_MAX_WALKERS)
+		*bad = "walkers";
 	else if (cfg->mispredict > KP_CORE_MAX_REFILL)
 		*bad = "mispredict";
 	else if (!cfg->ll || !cfg->dram || cfg->ll > cfg->dram)
@@ -55,10 +58,11 @@ int kp_core_init(struct kp_core *c, const struct kp_core_cfg *cfg, const char **
 	while (c->ring_mask < cfg->window)
 		c->ring_mask <<= 1;
 	c->mshr = calloc(cfg->mshrs, sizeof(*c->mshr));
+	c->walker = cfg->walkers ? calloc(cfg->walkers, sizeof(*c->walker)) : NULL;
 	c->ring = calloc(c->ring_mask--, sizeof(*c->ring));
 	c->inflight = calloc(KP_CORE_INFLIGHT, sizeof(*c->inflight));
-	if (!c->mshr || !c->ring || !c->inflight || kp_queue_init(&c->lq, cfg->lq) ||
-	    kp_queue_init(&c->sq, cfg->sq)) {
+	if (!c->mshr || (cfg->walkers && !c->walker) || !c->ring || !c->inflight ||
+	    kp_queue_init(&c->lq, cfg->lq) || kp_queue_init(&c->sq, cfg->sq)) {
 		kp_core_free(c);
 		return -ENOMEM;
 	}
@@ -72,8 +76,10 @@ void kp_core_free(struct kp_core *c)
 	free(c->inflight);
 	c->inflight = NULL;
 	free(c->ring);
+	free(c->walker);
 	free(c->mshr);
 	c->ring = NULL;
+	c->walker = NULL;
 	c->mshr = NULL;
 }
 
@@ -160,16 +166,16 @@ static void kp_dispatch(struct kp_core *c, const struct kp_core_insn *in, unsign
 		kp_later(d, c->retired, KP_ST_SERIALIZE);
 }
 
-/* the miss buffer that frees first */
-static double *kp_mshr(struct kp_core *c)
+/* of n miss buffers or walkers (when each frees), the one that frees first */
+static double *kp_first_free(double *v, unsigned int n)
 {
-	double *buf = c->mshr;
+	double *first = v;
 	unsigned int i;
 
-	for (i = 1; i < c->cfg.mshrs; i++)
-		if (c->mshr[i] < *buf)
-			buf = &c->mshr[i];
-	return buf;
+	for (i = 1; i < n; i++)
+		if (v[i] < *first)
+			first = &v[i];
+	return first;
 }
 
 /* a line from memory, ready at t or later: when the channel has sent it */
@@ -191,7 +197,8 @@ static void kp_prefetches(struct kp_core *c, const struct kp_core_insn *in, doub
 		struct kp_core_line *e = &c->inflight[line & (KP_CORE_INFLIGHT - 1)];
 
 		e->line = line;
-		e->ready = in->pf[i] & KP_CORE_PF_DRAM ? kp_channel(c, t + c->cfg.dram) : t + c->cfg.ll;
+		e->ready = in->pf[i] & KP_CORE_PF_DRAM ? kp_channel(c, t + c->cfg.dram)
+						       : t + c->cfg.ll;
 	}
 }
 
@@ -208,34 +215,46 @@ static void kp_store_waits(struct kp_core *c, const struct kp_core_insn *in, str
 }
 
 /*
- * The load: its address, a miss buffer when it missed L1, its latency;
- * when its value is there.  *own: what of its own held it (a miss buffer,
- * its level, the channel, a prefetch in flight), KP_ST_BASE when nothing.
+ * The load: its address, a walker when its translation walks, a miss
+ * buffer when it missed L1, its latency; when its value is there.  *own:
+ * what of its own held it (a walker, a miss buffer, its level, the
+ * channel, a prefetch in flight), KP_ST_BASE when nothing.
  */
 static struct kp_when kp_load(struct kp_core *c, const struct kp_core_insn *in, struct kp_when d,
 			      uint8_t *own)
 {
+	uint32_t tlb = in->load_tlb < in->load_lat ? in->load_tlb : in->load_lat;
 	struct kp_when l = d;
-	double *buf = NULL, issue, addr;
-	uint32_t beyond;
+	double *buf = NULL, issue, addr, translated;
 
 	kp_sources(c, in->addr, &l);
 	addr = l.t;
+	if (in->load_walked && c->cfg.walkers) {
+		double *w = kp_first_free(c->walker, c->cfg.walkers);
+
+		kp_later(&l, *w, KP_ST_TLB);
+		*w = l.t + tlb;
+	}
+	/* L1 is tagged by physical address: a miss, and its buffer, once translated */
+	l.t += tlb;
+	translated = l.t;
 	if (in->load_miss) {
-		buf = kp_mshr(c);
+		buf = kp_first_free(c->mshr, c->cfg.mshrs);
 		kp_later(&l, *buf, KP_ST_DCACHE);
 	}
 	issue = l.t;
-	l.t += in->load_lat;
-	beyond = in->load_lat > in->load_l1 ? in->load_lat - in->load_l1 : 0;
-	/* the longer of its two parts beyond an L1 hit names what held it */
-	if (beyond)
-		l.why = in->load_tlb * 2 > beyond ? KP_ST_TLB : KP_ST_DCACHE;
+	l.t += in->load_lat - tlb;
+	/* the longer of its two parts beyond an L1 hit (a wait for a walker the TLB's) names it */
+	if (l.t > addr + in->load_l1)
+		l.why = (translated - addr) * 2 > l.t - addr - in->load_l1 ? KP_ST_TLB
+									   : KP_ST_DCACHE;
 	if (in->load_dram)
 		kp_later(&l, kp_channel(c, l.t), KP_ST_DCACHE);
 	/* a hit on a line a prefetcher has not brought yet */
-	if (in->load_line && c->inflight[in->load_line & (KP_CORE_INFLIGHT - 1)].line == in->load_line)
-		kp_later(&l, c->inflight[in->load_line & (KP_CORE_INFLIGHT - 1)].ready, KP_ST_DCACHE);
+	if (in->load_line &&
+	    c->inflight[in->load_line & (KP_CORE_INFLIGHT - 1)].line == in->load_line)
+		kp_later(&l, c->inflight[in->load_line & (KP_CORE_INFLIGHT - 1)].ready,
+			 KP_ST_DCACHE);
 	/* its own parts took longer than an L1 hit: they, not its address, held it */
 	if (l.t > addr + in->load_l1)
 		*own = l.why;
@@ -290,12 +309,14 @@ void kp_core_step(struct kp_core *c, const struct kp_core_insn *in, struct kp_co
 		kp_prefetches(c, in, done.t);
 	kp_store_waits(c, in, &done);
 	if (in->store_lat) {
-		double *buf = kp_mshr(c);
+		double *buf = kp_first_free(c->mshr, c->cfg.mshrs);
 
 		kp_later(&done, *buf, KP_ST_DCACHE);
-		*buf = in->store_dram ? kp_channel(c, done.t + in->store_lat) : done.t + in->store_lat;
+		*buf = in->store_dram ? kp_channel(c, done.t + in->store_lat)
+				      : done.t + in->store_lat;
 	}
-	/* a load's latency is load-to-use: a plain load adds nothing after it; a renamed move nothing */
+	/* a load's latency is load-to-use: a plain load adds nothing after it; a renamed move
+	 * nothing */
 	done.t += in->lat;
 	if (in->fixed) {
 		done.t += in->fixed;
@@ -310,9 +331,11 @@ void kp_core_step(struct kp_core *c, const struct kp_core_insn *in, struct kp_co
 	}
 	kp_retire(c, uops, done, out);
 	if (in->loads)
-		kp_queue_add(&c->lq, c->retired, c->ring[(c->head + c->n - 1) & c->ring_mask].cause);
+		kp_queue_add(&c->lq, c->retired,
+			     c->ring[(c->head + c->n - 1) & c->ring_mask].cause);
 	if (in->stores)
-		kp_queue_add(&c->sq, c->retired, c->ring[(c->head + c->n - 1) & c->ring_mask].cause);
+		kp_queue_add(&c->sq, c->retired,
+			     c->ring[(c->head + c->n - 1) & c->ring_mask].cause);
 	if (in->mispredicted && done.t + c->cfg.mispredict > c->redirect) {
 		c->redirect = done.t + c->cfg.mispredict;
 		c->redirect_why = KP_ST_BRANCH;

@@ -22,10 +22,13 @@
  *             waits for everything older to retire;
  *   issue     when its sources are ready: a load when its address
  *             registers are, the operation when its other sources and its
- *             load are; a load that missed L1 also waits for a miss buffer
- *             (MSHR), so that independent misses overlap as far as the
- *             window and the buffers let them and dependent ones (a chase:
- *             an address read from the last miss) never do;
+ *             load are; a load whose translation walks the page tables
+ *             first waits for a page walker, which the walk holds, and a
+ *             load that missed L1 then (its line is asked for once it is
+ *             translated) for a miss buffer (MSHR), so that independent
+ *             misses overlap as far as the window, the walkers and the
+ *             buffers let them and dependent ones (a chase: an address
+ *             read from the last miss) never do;
  *   complete  after its latency; its destination registers ready then;
  *   retire    in order, width uops a cycle, not before it completes.
  *
@@ -73,6 +76,7 @@ struct kp_core_cfg {
 	unsigned int width;	 /* uops fetched, dispatched and retired a cycle */
 	unsigned int window;	 /* uops in flight between dispatch and retirement (the ROB) */
 	unsigned int mshrs;	 /* L1 data misses outstanding at once */
+	unsigned int walkers;	 /* page walks in flight at once (0: no bound) */
 	unsigned int lq, sq;	 /* loads, stores in flight (0: only the window binds) */
 	unsigned int mispredict; /* cycles from a mispredicted branch's resolution to the next fetch */
 	unsigned int ll, dram;	 /* a prefetched line's latency from LL, from memory */
@@ -104,6 +108,7 @@ struct kp_core_insn {
 	bool load_dram;	      /* its load's line came from memory: the channel */
 	bool store_dram;      /* its store's line did */
 	bool load_miss;	      /* its load missed L1: it holds a miss buffer */
+	bool load_walked;     /* its translation walked the page tables: a walker, for load_tlb cycles */
 	bool mispredicted;    /* a branch whose prediction was wrong */
 	bool serializing;     /* waits for all older to retire; nothing younger is fetched before it retires */
 };
@@ -147,6 +152,7 @@ struct kp_core {
 	double ready[KP_CORE_REGS];
 	uint8_t why[KP_CORE_REGS]; /* what held each register's value back */
 	double *mshr;		   /* cfg.mshrs: when each miss buffer frees */
+	double *walker;		   /* cfg.walkers: when each page walker frees */
 	double dram_free;	   /* when the memory channel can send the next line */
 	struct kp_core_line *inflight; /* prefetched lines and when they arrive, by line */
 	struct kp_core_slot *ring; /* the window, oldest at head */

@@ -31,6 +31,7 @@ static const struct kp_tnum kp_tnums[] = {
 	KP_T("core.width", core_cfg.width, 1, 16),
 	KP_T("core.window", core_cfg.window, 1, 4096),
 	KP_T("core.mshrs", core_cfg.mshrs, 1, 256),
+	KP_T("core.walkers", core_cfg.walkers, 0, 64),
 	KP_T("core.mispredict", core_cfg.mispredict, 0, 1000),
 	KP_T("core.lq", core_cfg.lq, 0, 4096),
 	KP_T("core.sq", core_cfg.sq, 0, 4096),
@@ -538,6 +539,8 @@ static void kp_tcore_insn(const struct kp_timing *t, const struct kp_tinsn *ti,
 	in->load_lat = n->load_lat;
 	in->load_l1 = t->lat.l1;
 	in->load_tlb = n->load_tlb;
+	/* kp_ttlb's figure beyond an STLB hit is a walk's: it has its entry's load, lat.l2 >= 1 */
+	in->load_walked = n->load_tlb > t->lat.stlb;
 	in->load_miss = n->load_miss;
 	in->load_line = n->load_line;
 	in->load_dram = n->load_dram;

@@ -31,7 +31,7 @@ LIMIT = 64 << 10
 # every number's bounds, as the plugin takes them
 NUMBERS = {
     "core": {"width": (1, 16), "window": (1, 4096), "mshrs": (1, 256), "mispredict": (0, 1000),
-             "lq": (0, 4096), "sq": (0, 4096)},
+             "lq": (0, 4096), "sq": (0, 4096), "walkers": (0, 64)},
     "latency": {"l1": (1, 100), "l2": (1, 200), "ll": (1, 1000), "dram": (1, 10000),
                 "stlb": (0, 1000), "walk": (0, 10000), "string_uops": (1, 4096),
                 "dram_line": (0, 10000)},
@@ -189,9 +189,14 @@ def measured(table, path, cores_dir):
         for k in ("l1", "l2", "ll", "dram"):
             lat[k] = round(lu[k])
         lat["stlb"] = round(tlb["stlb_hit"])
-        # calibrate's walk_cached is a whole walk whose entries hit L2 (its
-        # pages' entries fit there); the model adds the STLB's and that load
-        lat["walk"] = max(0, round(tlb["walk_cached"] - tlb["stlb_hit"] - lu["l2"]))
+        # calibrate's tlb.dram is what a TLB miss adds to a load going to
+        # memory, the case a walk's cost weighs in; on that chase the model
+        # adds the STLB's and the load of the page's entry, from LL (its
+        # entries, 512 KiB, are not kept in L2 by the lines streaming
+        # through).  Not walk_cached: under a hypervisor its chase pays the
+        # host's side of the translation, which load_to_use.dram carries
+        # already (docs/model.md, "Which walk the timing model takes")
+        lat["walk"] = max(0, round(tlb["dram"] - tlb["stlb_hit"] - lu["ll"]))
         lat["dram_line"] = round(core["stream_cycles_per_line"])
         lat["string_uops"] = max(1, round(core["rep_stosb_cycles_per_line"]["l1"] * d["core"]["width"]))
         d["core"]["mispredict"] = round(core["mispredict"])

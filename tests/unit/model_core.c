@@ -92,7 +92,7 @@ static void fresh(struct kp_core *c, struct run *r, const struct kp_core_cfg *k)
  */
 struct stream {
 	const char *name;
-	unsigned int window, mshrs, lq, dram_line;
+	unsigned int window, mshrs, lq, dram_line, walkers;
 	struct kp_core_insn in, last;
 	int every, n;
 	double want, tol;
@@ -156,6 +156,41 @@ static const struct stream streams[] = {
 	 .in = GATHER_LOAD,
 	 .n = N,
 	 .want = 25,
+	 .tol = 0.01,
+	 .cause = KP_ST_DCACHE},
+	/*
+	 * Independent loads whose translations walk (100 of their 300
+	 * cycles): 2 walkers let one through every 50 cycles, though the 10
+	 * miss buffers, held only for the line's 200 once it is translated,
+	 * would let one through every 20; with no bound on walks, 20.
+	 */
+	{.name = "gather walking, 2 walkers",
+	 .walkers = 2,
+	 .in = {.src = 1 << 2,
+		.addr = 1 << 2,
+		.dst = 1 << 3,
+		.load_lat = 300,
+		.load_l1 = 5,
+		.load_tlb = 100,
+		.load_walked = true,
+		.load_miss = true,
+		.loads = true},
+	 .n = N,
+	 .want = 50,
+	 .tol = 0.01,
+	 .cause = KP_ST_TLB},
+	{.name = "gather walking, walkers unbound",
+	 .in = {.src = 1 << 2,
+		.addr = 1 << 2,
+		.dst = 1 << 3,
+		.load_lat = 300,
+		.load_l1 = 5,
+		.load_tlb = 100,
+		.load_walked = true,
+		.load_miss = true,
+		.loads = true},
+	 .n = N,
+	 .want = 20,
 	 .tol = 0.01,
 	 .cause = KP_ST_DCACHE},
 	/* rax <- (rax): each address the last load's value, 200 cycles each, always */
@@ -243,6 +278,7 @@ static void run_stream(const struct stream *s)
 	if (s->mshrs)
 		k.mshrs = s->mshrs;
 	k.lq = s->lq;
+	k.walkers = s->walkers;
 	k.dram_line = s->dram_line;
 	fresh(&c, &r, &k);
 	for (i = 1; i <= s->n; i++)
@@ -291,6 +327,7 @@ static void refused(void)
 		{{.width = 0, .window = 128, .mshrs = 10, .ll = 40, .dram = 200}, "width"},
 		{{.width = 4, .window = 0, .mshrs = 10, .ll = 40, .dram = 200}, "window"},
 		{{.width = 4, .window = 128, .mshrs = 0, .ll = 40, .dram = 200}, "mshrs"},
+		{{.width = 4, .window = 128, .mshrs = 10, .walkers = 65}, "walkers"},
 		{{.width = 4, .window = 128, .mshrs = 10, .mispredict = 5000}, "mispredict"},
 		{{.width = 4, .window = 128, .mshrs = 10, .ll = 300, .dram = 200}, "dram"},
 	};

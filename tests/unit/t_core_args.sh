@@ -47,7 +47,7 @@ lat.l2=12
 lat.ll=50
 lat.dram=300
 lat.stlb=8
-lat.walk=10
+lat.walk=2
 lat.string_uops=9
 lat.dram_line=8
 ev.cpuid=$(python3 -c "import json; print(round(json.load(open('$cal'))['costs']['cpuid']))")"
@@ -82,6 +82,7 @@ edit core/window null && bad "$F" "$F: core.window: missing"
 edit core/rob 224 && bad "$F" "$F: core.rob: no such field"
 edit core/width 0 && bad "$F" "$F: core.width: 0: want a whole number from 1 to 16"
 edit core/width 4.5 && bad "$F" "$F: core.width: 4.5: want a whole number from 1 to 16"
+edit core/walkers 65 && bad "$F" "$F: core.walkers: 65: want a whole number from 0 to 64"
 edit caches/l2 '"262144:3:64"' && bad "$F" "$F: caches.l2: 262144:3:64: 3 is not a power of two"
 edit tlbs/stlb '"1536:12:1"' && bad "$F" "$F: tlbs.stlb: \"1536:12:1\": want \"ENTRIES:ASSOC\""
 edit predictor/hist 14 && bad "$F" "$F: predictor.hist: 14 bits index more than the 8192 counters of predictor.cond"
@@ -95,4 +96,4 @@ printf '{"kprotperf_core": 1, "kprotperf_core": 1}' >"$F" && bad "$F" "$F: \"kpr
 head -c 70000 /dev/zero | tr '\0' ' ' >"$F" && bad "$F" "$F: larger than any core description (64 KiB)"
 ln -s "$ROOT/share/cores/skylake.json" "$TMP/link.json" && bad "$TMP/link.json" "$TMP/link.json: Too many levels of symbolic links"
 bad "$TMP" "$TMP: not a regular file"
-echo "core descriptions: $n shipped turned into their arguments, a calibrated table into the nearest with its figures, 16 bad files refused in one line"
+echo "core descriptions: $n shipped turned into their arguments, a calibrated table into the nearest with its figures, 17 bad files refused in one line"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The timing model's core (plugin/kp_core.c, no QEMU needed) on streams
 # whose cycles an instruction window fixes, worked out by hand: the width,
-# dependent chains, independent misses bound by the miss buffers or the
+# dependent chains, independent misses bound by the miss buffers, the page walkers or the
 # window, a dependent chase, mispredicted branches, a serializing
 # instruction's drain; each stack summing to its cycles and naming the
 # cause; bad sizes refused naming the field (tests/unit/model_core.c).
