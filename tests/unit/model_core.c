@@ -106,6 +106,13 @@ struct stream {
 		.load_miss = true, .loads = true                                             \
 	}
 
+/* the same, each load's translation walking: 100 of its 300 cycles */
+#define GATHER_WALK                                                                          \
+	{                                                                                    \
+		.src = 1 << 2, .addr = 1 << 2, .dst = 1 << 3, .load_lat = 300, .load_l1 = 5, \
+		.load_tlb = 100, .load_walked = true, .load_miss = true, .loads = true       \
+	}
+
 static const struct stream streams[] = {
 	/* no sources: one cycle of latency, then a quarter cycle each at width 4 */
 	{.name = "independent adds",
@@ -166,29 +173,13 @@ static const struct stream streams[] = {
 	 */
 	{.name = "gather walking, 2 walkers",
 	 .walkers = 2,
-	 .in = {.src = 1 << 2,
-		.addr = 1 << 2,
-		.dst = 1 << 3,
-		.load_lat = 300,
-		.load_l1 = 5,
-		.load_tlb = 100,
-		.load_walked = true,
-		.load_miss = true,
-		.loads = true},
+	 .in = GATHER_WALK,
 	 .n = N,
 	 .want = 50,
 	 .tol = 0.01,
 	 .cause = KP_ST_TLB},
 	{.name = "gather walking, walkers unbound",
-	 .in = {.src = 1 << 2,
-		.addr = 1 << 2,
-		.dst = 1 << 3,
-		.load_lat = 300,
-		.load_l1 = 5,
-		.load_tlb = 100,
-		.load_walked = true,
-		.load_miss = true,
-		.loads = true},
+	 .in = GATHER_WALK,
 	 .n = N,
 	 .want = 20,
 	 .tol = 0.01,
