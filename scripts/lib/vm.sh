@@ -141,7 +141,14 @@ vm_accel() {
 	local cpu=${VM_CPU:-${KP_VM_CPU:-max}}
 	case $VM_ACCEL in
 	kvm) VM_ACCEL_ARGS=(-accel kvm -cpu host) ;;
-	tcg) VM_ACCEL_ARGS=(-accel "tcg,thread=multi" -cpu "$cpu") ;;
+	# Both vCPUs in one host thread, in turn.  Multi-threaded TCG hung
+	# guests, or ran code the kernel had already patched back, while
+	# kprobes, trampolines and static keys were patched in or out (CI:
+	# t_func_probes twice in a row); one thread runs a vCPU only between
+	# another's blocks, after the patch's blocks were invalidated.  A
+	# guest keeps about one CPU busy in either mode, and this one less
+	# (t_func_probes alone: 49-52 CPU s, against 54-59 multi-threaded).
+	tcg) VM_ACCEL_ARGS=(-accel "tcg,thread=single" -cpu "$cpu") ;;
 	# The guest's clock counts executed instructions (1 ns each), not host
 	# time: latencies become instruction counts, deaf to the host's load and
 	# to TCG's own translation work.  One vCPU: icount cannot run multi-threaded.
@@ -583,8 +590,8 @@ vm_boot() {
 	exec {tick}<&-
 	wait "$pid" || VM_RC=$?
 	STOP_PID=
-	# an int3 no kprobe claims: under multi-threaded TCG a vCPU has run
-	# code the kernel had already patched back (the guest goes on)
+	# an int3 no kprobe claims: a vCPU ran code the kernel had already
+	# patched back (seen under multi-threaded TCG; the guest goes on)
 	[ -n "$VM_LOCKUP" ] || [ "$VM_ACCEL" = kvm ] ||
 		VM_LOCKUP=$(grep -m1 -aoE '(Oops: )?int3: [0-9a-f]{4} \[#[0-9]+\].*' "$log/serial.log" 2>/dev/null | tr -d '\r' || true)
 }
@@ -593,10 +600,11 @@ vm_boot() {
 # its output and returns its status; a guest that never reports is
 # vm_fail'ed with vm_why's line (after vm_report's tails when VM_VERBOSE=1).
 # A guest that hangs under TCG (a soft lockup on the console, or no result
-# within the timeout: multi-threaded TCG has hung vCPUs while kprobes were
-# patched in or out, not reproducibly), or oopses on an int3 no kprobe
-# claims (a vCPU ran code already patched back), is booted once more, and
-# says so; a second time fails.
+# within the timeout), or oopses on an int3 no kprobe claims (a vCPU ran
+# code already patched back), is booted once more, and says so; a second
+# time fails.  Both were seen under multi-threaded TCG while kprobes were
+# patched in or out, which vm_accel no longer uses; on a host loaded enough
+# a guest can still starve, and one boot cannot tell that from a bug.
 # shellcheck disable=SC2120 # the arguments are optional kernel parameters
 vm_run() {
 	local start ms try guest=$VM_TMP/guest.sh nospace="cannot write the guest script in $VM_TMP (disk full?)"
