@@ -16,6 +16,8 @@
 #define LINE_MAX_BYTES 4096
 #define TABLE_MAX      (1ULL << 30)
 #define COUNT_MAX      (1ULL << 40)
+/* the call-site lines the plugin writes at most (its KP_SITES_MAX) */
+#define SITES_MAX (1ULL << 16)
 /* the timing line's totals: a whole window's, so above any one PC's */
 #define TOTAL_MAX (1ULL << 50)
 /* each of a row's six stack cycles is rounded apart: their sum may miss by one each */
@@ -30,6 +32,9 @@ struct reader {
 	bool header_done, have_columns;
 	__u64 last_pc;
 	bool any_row;
+	model_site_fn sfn; /* for each '# callsite' line, or NULL */
+	void *ctx;
+	__u64 last_site[2];	  /* the last '# callsite' line's PC and site */
 	unsigned long long bytes; /* read so far: a file that grows is still bounded */
 };
 
@@ -295,6 +300,70 @@ static bool boot_line(struct model_table *t, const char *s)
 	return true;
 }
 
+/* " 0xADDR" at *p into *v, *p moved past it: a kernel address, or 0 when zero_ok */
+static bool kernel_addr(char **p, bool zero_ok, __u64 *v)
+{
+	char *s = *p;
+
+	/* digits only: strtoull would take a second 0x, a sign or spaces */
+	if (strncmp(s, " 0x", 3) || !s[3] || !strchr("0123456789abcdef", s[3]) || s[4] == 'x')
+		return false;
+	errno = 0;
+	*v = strtoull(s + 3, p, 16);
+	return !errno && (*v >= MODEL_KERNEL_START || (zero_ok && !*v));
+}
+
+/* "1 lines N dropped D": the call-site section's version and size, once */
+static int sites_head(const struct reader *r, struct model_table *t, const char *s, char *why,
+		      size_t len)
+{
+	unsigned long long n, d;
+	unsigned int v;
+	int k = 0;
+
+	if (t->has_sites || sscanf(s, "%u lines %llu dropped %llu%n", &v, &n, &d, &k) != 3 || s[k])
+		return -EBADMSG;
+	if (v != 1) {
+		snprintf(why, len, "line %lu: call-site section version %u, this reader knows 1",
+			 r->no, v);
+		return -EBADMSG;
+	}
+	if (n > SITES_MAX || d > TOTAL_MAX)
+		return -EBADMSG;
+	t->has_sites = true;
+	t->nsites = n;
+	t->sites_dropped = d;
+	return 0;
+}
+
+/* " 0xPC 0xSITE READS WRITES": one pair, after the previous, within the count said */
+static int site_line(struct reader *r, struct model_table *t, char *s)
+{
+	struct model_table_site x;
+
+	if (!t->has_sites || t->sites_seen >= t->nsites || !kernel_addr(&s, false, &x.pc) ||
+	    !kernel_addr(&s, true, &x.site) || !bounded(&s, COUNT_MAX, &x.reads) ||
+	    !bounded(&s, COUNT_MAX, &x.writes) || *s || !(x.reads | x.writes))
+		return -EBADMSG;
+	if (t->sites_seen &&
+	    (x.pc < r->last_site[0] || (x.pc == r->last_site[0] && x.site <= r->last_site[1])))
+		return -EBADMSG;
+	r->last_site[0] = x.pc;
+	r->last_site[1] = x.site;
+	t->sites_seen++;
+	return r->sfn ? r->sfn(&x, r->ctx) : 0;
+}
+
+/* A '# callsites' or '# callsite' line (s after "# "): 1 when it is neither. */
+static int site_header(struct reader *r, struct model_table *t, char *s, char *why, size_t len)
+{
+	if (!strncmp(s, "callsites ", 10))
+		return sites_head(r, t, s + 10, why, len);
+	if (!strncmp(s, "callsite ", 9))
+		return site_line(r, t, s + 8);
+	return 1;
+}
+
 /* One '#' line of the header; false when it is malformed. */
 static bool header_line(struct reader *r, struct model_table *t, const char *s)
 {
@@ -466,6 +535,15 @@ static int header_done(const struct model_table *t, char *why, size_t len)
 			 t->mode, model_table_timing(t) ? "without" : "with");
 		return -EBADMSG;
 	}
+	if (t->has_sites && !t->ngeom) {
+		snprintf(why, len, "mode insns with call sites: they split the caches' accesses");
+		return -EBADMSG;
+	}
+	if (t->sites_seen != t->nsites) {
+		snprintf(why, len, "the header lists %llu call sites, its '# callsites' line %llu",
+			 (unsigned long long)t->sites_seen, (unsigned long long)t->nsites);
+		return -EBADMSG;
+	}
 	for (g = 0; t->format >= 2 && g < t->ngeom; g++)
 		if (!t->geom[g].tlb[0][0]) {
 			snprintf(why, len, "geometry %u has no '# tlb %u' line", g, g);
@@ -501,7 +579,10 @@ static int read_all(struct reader *r, struct model_table *t, model_table_fn fn, 
 	}
 	while ((err = next_line(r)) > 0) {
 		if (r->line[0] == '#' && r->line[1] == ' ') {
-			if (r->any_row || !header_line(r, t, r->line + 2))
+			err = r->any_row ? -EBADMSG : site_header(r, t, r->line + 2, why, len);
+			if (err > 0 && !header_line(r, t, r->line + 2))
+				err = -EBADMSG;
+			if (err < 0)
 				break;
 			continue;
 		}
@@ -529,6 +610,12 @@ static int read_all(struct reader *r, struct model_table *t, model_table_fn fn, 
 int model_table_read(const char *path, struct model_table *t, model_table_fn fn, void *ctx,
 		     char *why, size_t len)
 {
+	return model_table_read_sites(path, t, fn, NULL, ctx, why, len);
+}
+
+int model_table_read_sites(const char *path, struct model_table *t, model_table_fn fn,
+			   model_site_fn sfn, void *ctx, char *why, size_t len)
+{
 	struct reader *r;
 	struct stat st;
 	int fd, err;
@@ -551,6 +638,8 @@ int model_table_read(const char *path, struct model_table *t, model_table_fn fn,
 		close(fd);
 		return -ENOMEM;
 	}
+	r->sfn = sfn;
+	r->ctx = ctx;
 	err = read_all(r, t, fn, ctx, why, len);
 	fclose(r->f);
 	free(r);

@@ -8,7 +8,8 @@
  * every line bounded and checked, PCs strictly increasing.  Mode timing
  * (one geometry, format 2) adds an out-of-order core model: its parameters
  * and totals in two '# timing' lines, and per row its cycles and their
- * stack.
+ * stack.  With the kernel's image, '# callsite' lines split the string
+ * helpers' accesses by the kernel call that reached them (docs/model.md).
  */
 #ifndef KP_MODEL_TABLE_H
 #define KP_MODEL_TABLE_H
@@ -42,7 +43,21 @@ struct model_table {
 	/* the instructions the core saw, those it did not know, prefetches, all cycles */
 	bool has_totals;
 	__u64 core_insns, core_unknown, prefetches, cycles;
+	/*
+	 * with vmlinux= and caches: the '# callsites 1 lines N dropped D' line,
+	 * the string helpers' accesses per call site (each a '# callsite' line)
+	 * and the accesses of the pairs beyond the plugin's bound
+	 */
+	bool has_sites;
+	__u64 nsites, sites_seen, sites_dropped;
 };
+
+/* One '# callsite 0xPC 0xSITE READS WRITES' line: a helper's accesses for one call site. */
+struct model_table_site {
+	__u64 pc, site; /* site 0: not known */
+	__u64 reads, writes;
+};
+typedef int (*model_site_fn)(const struct model_table_site *s, void *ctx);
 
 /* One row. */
 struct model_table_row {
@@ -67,5 +82,8 @@ bool model_table_timing(const struct model_table *t);
  */
 int model_table_read(const char *path, struct model_table *t, model_table_fn fn, void *ctx,
 		     char *why, size_t len);
+/* The same, with sfn (NULL: none) for each '# callsite' line too, before the rows. */
+int model_table_read_sites(const char *path, struct model_table *t, model_table_fn fn,
+			   model_site_fn sfn, void *ctx, char *why, size_t len);
 
 #endif

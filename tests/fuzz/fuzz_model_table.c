@@ -4,7 +4,8 @@
  * every mode and a sweep of two geometries), read by model/table.c as the
  * model writes it; every row it accepts has PCs in increasing order, counts
  * within the bounds a data file allows and, of mode timing, a cycle stack
- * summing to its cycles.
+ * summing to its cycles; every call-site line kernel addresses in
+ * increasing order, before the rows, as many as its section says.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -15,8 +16,8 @@
 #include "model/table.h"
 
 struct seen {
-	__u64 last;
-	unsigned long rows;
+	__u64 last, last_site[2];
+	unsigned long rows, nsites;
 };
 
 /* mode timing: each of the cycles and their stack a count, the stack summing to them */
@@ -48,6 +49,23 @@ static int row(const struct model_table_row *r, void *ctx)
 	return 0;
 }
 
+/* a '# callsite' line: a helper's kernel PC, a kernel site or 0, some access, in order */
+static int site(const struct model_table_site *x, void *ctx)
+{
+	struct seen *s = ctx;
+
+	if (s->rows || x->pc < MODEL_KERNEL_START || (x->site && x->site < MODEL_KERNEL_START) ||
+	    x->reads > (1ULL << 40) || x->writes > (1ULL << 40) || !(x->reads | x->writes))
+		abort();
+	if (s->nsites &&
+	    (x->pc < s->last_site[0] || (x->pc == s->last_site[0] && x->site <= s->last_site[1])))
+		abort();
+	s->last_site[0] = x->pc;
+	s->last_site[1] = x->site;
+	s->nsites++;
+	return 0;
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	fuzz_init();
@@ -60,7 +78,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct seen s = {0};
 	char why[512];
 	unsigned int g;
-	int err = model_table_read(fuzz_file(data, size, ".txt"), &t, row, &s, why, sizeof(why));
+	int err = model_table_read_sites(fuzz_file(data, size, ".txt"), &t, row, site, &s, why,
+					 sizeof(why));
 
 	if (err && !why[0] && err != -EFBIG)
 		abort();
@@ -69,6 +88,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (!err && model_table_timing(&t) &&
 	    (t.ngeom != 1 || !t.core[0] || !t.has_totals || t.core_unknown > t.core_insns))
+		abort();
+	if (!err && (t.has_sites ? t.nsites != s.nsites || !t.ngeom : s.nsites))
 		abort();
 	for (g = 0; !err && g < t.ngeom; g++)
 		if (t.geom[g].cache[1][1] * t.geom[g].cache[1][2] > t.geom[g].cache[1][0])

@@ -128,6 +128,12 @@ printf '%s\n' '# kp_model 1' '# mode insns' '# qemu 1:7.2' '# window complete' \
 cp tests/unit/model/table2-base.txt "$out/model_table/tlb"
 cp tests/unit/model/table2-insns.txt "$out/model_table/events"
 cp tests/unit/model/table3-timing.txt "$out/model_table/timing"
+# the string helpers' accesses per call site (with vmlinux=): a section of three
+sed -e '/^# columns/i # callsites 1 lines 3 dropped 5\
+# callsite 0xffffffff81a00010 0x0 0 7\
+# callsite 0xffffffff81a00010 0xffffffff81200040 0 4096\
+# callsite 0xffffffff81a00020 0xffffffff81300abc 12 12' \
+	tests/unit/model/table2-base.txt >"$out/model_table/callsites"
 
 # cost tables: the shipped ones, one cut short, one with the core's figures, one with
 # escapes and notes

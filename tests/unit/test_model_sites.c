@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The raw table's call-site section (model/table.c, docs/model.md "The
+ * table"): the string helpers' accesses per kernel call site, read as
+ * untrusted input, every line of it bounded and a bad one refused naming it.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/table.h"
+#include "testutil.h"
+
+#define TOP                                                                                 \
+	"# kp_model 2\n# kernel_build_id abcd\n# mode cache\n# qemu 7\n# window complete\n" \
+	"# windows opened 1 closed 1 restarts 0 stray_stops 0\n"                            \
+	"# geom 0 i1=32768:8:64 d1=32768:8:64 ll=8388608:16:64\n"                           \
+	"# tlb 0 itlb=128:8 dtlb=64:4\n# guest pti 0 pcid 1\n"
+#define COLS                                                                          \
+	"# columns pc insns ev flushes i1_miss.0 d1_read.0 d1_read_miss.0 d1_write.0" \
+	" d1_write_miss.0 ll_miss.0 itlb_miss.0 dtlb_miss.0\n"
+/* clear_page_erms's rep stos, called from two sites and once from none known */
+#define SITES                                                       \
+	"# callsites 1 lines 3 dropped 5\n"                         \
+	"# callsite 0xffffffff81a00010 0x0 0 7\n"                   \
+	"# callsite 0xffffffff81a00010 0xffffffff81200040 0 4096\n" \
+	"# callsite 0xffffffff81a00010 0xffffffff81300abc 0 8192\n"
+#define ROW "0xffffffff81a00010 3 - 0 0 0 0 12295 200 10 0 3\n"
+
+static char dir[64];
+
+static const char *file(const char *text)
+{
+	static char path[128];
+
+	snprintf(path, sizeof(path), "%s/t", dir);
+	assert_int_equal(tu_write_file(path, text), 0);
+	return path;
+}
+
+/* each site line as "PC SITE R W;" */
+static int site_out(const struct model_table_site *s, void *ctx)
+{
+	char *out = ctx;
+	size_t n = strlen(out);
+
+	snprintf(out + n, 512 - n, "%llx %llx %llu %llu;", (unsigned long long)s->pc,
+		 (unsigned long long)s->site, (unsigned long long)s->reads,
+		 (unsigned long long)s->writes);
+	return 0;
+}
+
+static int no_row(const struct model_table_row *r, void *ctx)
+{
+	return 0;
+}
+
+static void test_sites_read(void **state)
+{
+	struct model_table t;
+	char why[256], out[512] = "";
+
+	assert_int_equal(model_table_read_sites(file(TOP SITES COLS ROW), &t, no_row, site_out, out,
+						why, sizeof(why)),
+			 0);
+	assert_string_equal(out, "ffffffff81a00010 0 0 7;"
+				 "ffffffff81a00010 ffffffff81200040 0 4096;"
+				 "ffffffff81a00010 ffffffff81300abc 0 8192;");
+	assert_true(t.has_sites);
+	assert_int_equal(t.nsites, 3);
+	assert_int_equal(t.sites_dropped, 5);
+	/* a reader that takes no sites checks them all the same */
+	assert_int_equal(
+		model_table_read(file(TOP SITES COLS ROW), &t, no_row, NULL, why, sizeof(why)), 0);
+	/* none: a table of a plugin without vmlinux= */
+	assert_int_equal(model_table_read(file(TOP COLS ROW), &t, no_row, NULL, why, sizeof(why)),
+			 0);
+	assert_false(t.has_sites);
+}
+
+struct bad {
+	const char *text, *why;
+};
+
+static void test_sites_refused(void **state)
+{
+	static const struct bad bad[] = {
+		{TOP "# callsites 2 lines 0 dropped 0\n",
+		 "line 10: call-site section version 2, this reader knows 1"},
+		{TOP "# callsite 0xffffffff81a00010 0x0 0 7\n",
+		 "line 10 is not what the model writes there"},
+		{TOP "# callsites 1 lines 65537 dropped 0\n",
+		 "line 10 is not what the model writes there"},
+		{TOP "# callsites 1 lines 1 dropped 0\n# callsites 1 lines 1 dropped 0\n",
+		 "line 11 is not what the model writes there"},
+		/* a user PC, a user site, a count beyond 2^40, no access at all */
+		{TOP "# callsites 1 lines 1 dropped 0\n# callsite 0x401000 0x0 1 0\n",
+		 "line 11 is not what the model writes there"},
+		{TOP
+		 "# callsites 1 lines 1 dropped 0\n# callsite 0xffffffff81a00010 0x401000 1 0\n",
+		 "line 11 is not what the model writes there"},
+		{TOP "# callsites 1 lines 1 dropped 0\n"
+		     "# callsite 0xffffffff81a00010 0x0 1099511627777 0\n",
+		 "line 11 is not what the model writes there"},
+		{TOP "# callsites 1 lines 1 dropped 0\n# callsite 0xffffffff81a00010 0x0 0 0\n",
+		 "line 11 is not what the model writes there"},
+		/* a second 0x, out of order, more lines than said, fewer */
+		{TOP "# callsites 1 lines 1 dropped 0\n# callsite 0x0xffffffff81a00010 0x0 1 0\n",
+		 "line 11 is not what the model writes there"},
+		{TOP "# callsites 1 lines 2 dropped 0\n# callsite 0xffffffff81a00010 0x0 1 0\n"
+		     "# callsite 0xffffffff81a00010 0x0 1 0\n",
+		 "line 12 is not what the model writes there"},
+		{TOP "# callsites 1 lines 1 dropped 0\n# callsite 0xffffffff81a00010 0x0 1 0\n"
+		     "# callsite 0xffffffff81a00020 0x0 1 0\n",
+		 "line 12 is not what the model writes there"},
+		{TOP "# callsites 1 lines 2 dropped 0\n# callsite 0xffffffff81a00010 0x0 1 0\n" COLS
+			 ROW,
+		 "the header lists 1 call sites, its '# callsites' line 2"},
+		/* after the rows, and in a table of mode insns */
+		{TOP COLS ROW "# callsites 1 lines 0 dropped 0\n",
+		 "line 12 is not what the model writes there"},
+		{"# kp_model 2\n# mode insns\n# qemu 7\n# window complete\n"
+		 "# callsites 1 lines 0 dropped 0\n# columns pc insns ev flushes\n0x1 1 - 0\n",
+		 "mode insns with call sites: they split the caches' accesses"},
+	};
+	struct model_table t;
+	char why[256], out[512] = "";
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(model_table_read_sites(file(bad[i].text), &t, no_row, site_out,
+							out, why, sizeof(why)),
+				 -EBADMSG);
+		assert_string_equal(why, bad[i].why);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sites_read),
+		cmocka_unit_test(test_sites_refused),
+	};
+	int rc;
+
+	strcpy(dir, "/tmp/kp-sites-XXXXXX");
+	if (!mkdtemp(dir))
+		return 1;
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	tu_run("rm -rf %s", dir);
+	return rc;
+}
