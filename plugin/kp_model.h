@@ -96,6 +96,7 @@
 #include <qemu-plugin.h>
 
 #include "kp_cache.h"
+#include "kp_strsite.h"
 #include "kp_timing.h"
 #include "kp_vmlinux.h"
 #include "kp_x86.h"
@@ -284,7 +285,8 @@ struct kp_ctx {
 
 	struct kp_timing tm; /* mode=timing */
 
-	struct kp_vmlinux vml; /* vmlinux= */
+	struct kp_vmlinux vml;	 /* vmlinux= */
+	struct kp_strsites strs; /* with vmlinux= and caches: the string helpers' call sites */
 };
 
 /* All of it: QEMU's callbacks take no context but udata (kp_model.c). */

@@ -123,6 +123,9 @@ static void kp_write_header(FILE *f)
 			kp.fetch_no_haddr);
 	if (kp.mode == KP_TIMING)
 		kp_timing_header(f, &kp.tm);
+	/* vmlinux= names the string helpers: their accesses per call site */
+	if (kp.mode != KP_INSNS && kp.vml.nstr)
+		kp_strsite_write(f);
 	fputs("# columns pc insns ev flushes", f);
 	for (g = 0; g < kp.sim.ngeom; g++)
 		fprintf(f,

@@ -410,5 +410,7 @@ void kp_trans_full(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			kp_instrument_cache(insn, t, in);
 		else if (kp.mode == KP_TIMING)
 			kp_instrument_timing(insn, t, i);
+		if (kp.mode != KP_INSNS)
+			kp_strsite_instrument(insn);
 	}
 }

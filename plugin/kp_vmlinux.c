@@ -20,7 +20,8 @@ static int kp_u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static const Elf64_Shdr *kp_elf_section(const uint8_t *img, size_t len, const char *name)
+static const Elf64_Shdr *kp_elf_section(const uint8_t *img, size_t len, const char *name,
+					uint32_t type)
 {
 	const Elf64_Ehdr *eh = (const void *)img;
 	const Elf64_Shdr *sh, *names;
@@ -40,7 +41,7 @@ static const Elf64_Shdr *kp_elf_section(const uint8_t *img, size_t len, const ch
 		if (sh[i].sh_name >= names->sh_size || names->sh_size - sh[i].sh_name < nlen ||
 		    memcmp(img + names->sh_offset + sh[i].sh_name, name, nlen))
 			continue;
-		if (sh[i].sh_type != SHT_PROGBITS || sh[i].sh_offset > len ||
+		if (sh[i].sh_type != type || sh[i].sh_offset > len ||
 		    len - sh[i].sh_offset < sh[i].sh_size)
 			return NULL;
 		return &sh[i];
@@ -86,6 +87,114 @@ static bool kp_vmlinux_faults(struct kp_vmlinux *v, const uint8_t *img, const El
 	return true;
 }
 
+/*
+ * The functions that zero or copy with rep string instructions, by name
+ * (x86-64 Linux 5.x and 6.x spell them so), and the return thunks that ret
+ * for the kernel's functions when it returns through them.
+ */
+static const char *const kp_str_names[] = {
+	"memset",
+	"__memset",
+	"memset_erms",
+	"memset_orig",
+	"memcpy",
+	"__memcpy",
+	"memcpy_erms",
+	"memcpy_orig",
+	"memmove",
+	"__memmove",
+	"clear_page_erms",
+	"clear_page_rep",
+	"clear_page_orig",
+	"copy_user_enhanced_fast_string",
+	"copy_user_generic_string",
+	"copy_user_generic_unrolled",
+	"copy_mc_enhanced_fast_string",
+	"rep_movs_alternative",
+	"rep_stos_alternative",
+	"clear_user_erms",
+	"clear_user_rep_good",
+	"clear_user_original",
+	NULL,
+};
+static const char *const kp_thunk_names[] = {
+	"__x86_return_thunk",
+	"zen_untrain_ret",
+	"retbleed_return_thunk",
+	"srso_return_thunk",
+	"srso_alias_return_thunk",
+	"srso_safe_ret",
+	"srso_alias_safe_ret",
+	"call_depth_return_thunk",
+	"__x86_return_skl",
+	"entry_untrain_ret",
+	NULL,
+};
+
+static bool kp_named(const char *const *names, const char *s)
+{
+	for (; *names; names++)
+		if (!strcmp(*names, s))
+			return true;
+	return false;
+}
+
+static int kp_strfn_cmp(const void *a, const void *b)
+{
+	const struct kp_strfn *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* one function symbol: kept when named, once per address (memset and __memset are one) */
+static void kp_str_add(struct kp_vmlinux *v, const Elf64_Sym *sym, const char *name)
+{
+	bool thunk = kp_named(kp_thunk_names, name);
+	unsigned int i;
+
+	if (ELF64_ST_TYPE(sym->st_info) != STT_FUNC || !sym->st_size ||
+	    (!thunk && !kp_named(kp_str_names, name)) || v->nstr == KP_STRFN_MAX)
+		return;
+	for (i = 0; i < v->nstr; i++)
+		if (v->str[i].start == sym->st_value)
+			return;
+	v->str[v->nstr++] = (struct kp_strfn){sym->st_value, sym->st_value + sym->st_size, thunk};
+}
+
+/* the string functions and thunks of .symtab, sorted; none when it has no symbols */
+static void kp_vmlinux_strfns(struct kp_vmlinux *v, const uint8_t *img, size_t len)
+{
+	const Elf64_Shdr *sym = kp_elf_section(img, len, ".symtab", SHT_SYMTAB);
+	const Elf64_Shdr *str = kp_elf_section(img, len, ".strtab", SHT_STRTAB);
+	const char *names;
+	size_t i, n;
+
+	if (!sym || !str || !str->sh_size || sym->sh_size % sizeof(Elf64_Sym))
+		return;
+	names = (const char *)img + str->sh_offset;
+	if (names[str->sh_size - 1])
+		return;
+	n = sym->sh_size / sizeof(Elf64_Sym);
+	for (i = 0; i < n; i++) {
+		Elf64_Sym s;
+
+		memcpy(&s, img + sym->sh_offset + i * sizeof(s), sizeof(s));
+		if (s.st_name < str->sh_size)
+			kp_str_add(v, &s, names + s.st_name);
+	}
+	qsort(v->str, v->nstr, sizeof(v->str[0]), kp_strfn_cmp);
+}
+
+int kp_vmlinux_strfn(const struct kp_vmlinux *v, uint64_t va)
+{
+	unsigned int i;
+
+	for (i = 0; i < v->nstr; i++)
+		if (va - v->str[i].start < v->str[i].end - v->str[i].start)
+			return i;
+	return -1;
+}
+
 bool kp_vmlinux_load(struct kp_vmlinux *v, const char *path)
 {
 	const Elf64_Shdr *text, *ex;
@@ -102,13 +211,14 @@ bool kp_vmlinux_load(struct kp_vmlinux *v, const char *path)
 		return false;
 	}
 	close(fd);
-	text = kp_elf_section(img, st.st_size, ".text");
-	ex = kp_elf_section(img, st.st_size, "__ex_table");
+	text = kp_elf_section(img, st.st_size, ".text", SHT_PROGBITS);
+	ex = kp_elf_section(img, st.st_size, "__ex_table", SHT_PROGBITS);
 	ok = text && ex && kp_vmlinux_faults(v, img, ex);
 	if (ok) {
 		v->text = text->sh_addr;
 		v->text_end = text->sh_addr + text->sh_size;
 		v->text_bytes = g_memdup2(img + text->sh_offset, text->sh_size);
+		kp_vmlinux_strfns(v, img, st.st_size);
 	} else {
 		fprintf(stderr,
 			"kp_model: vmlinux=%s: no x86-64 Linux image with .text and __ex_table\n",

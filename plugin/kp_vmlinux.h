@@ -12,11 +12,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* the string functions of the image the plugin knows by name, at most */
+#define KP_STRFN_MAX 64
+
+/*
+ * A function of the image that zeroes or copies with a rep string
+ * instruction (memset, clear_page_erms...; docs/model.md, "The buffers
+ * string instructions fill"), or a return thunk that rets for the kernel.
+ */
+struct kp_strfn {
+	uint64_t start, end;
+	bool thunk; /* a return thunk: its ret is the kernel's, no string */
+};
+
 struct kp_vmlinux {
 	uint64_t text, text_end; /* .text's addresses */
 	uint8_t *text_bytes;	 /* its bytes */
 	uint64_t *faults;	 /* __ex_table's instructions, sorted */
 	size_t nfaults;
+	struct kp_strfn str[KP_STRFN_MAX]; /* by start, apart */
+	unsigned int nstr;
 };
 
 /* false, said on stderr, when path is no x86-64 Linux image with .text and __ex_table */
@@ -25,6 +40,8 @@ bool kp_vmlinux_load(struct kp_vmlinux *v, const char *path);
  * the size bytes b of an instruction at va are the image's own, unpatched
  * (so not moved by KASLR either), and at no fault site
  */
+/* the index in v->str of the string function or thunk holding va, or -1 */
+int kp_vmlinux_strfn(const struct kp_vmlinux *v, uint64_t va);
 bool kp_vmlinux_no_fault(const struct kp_vmlinux *v, uint64_t va, const uint8_t *b, uint32_t size);
 
 #endif
