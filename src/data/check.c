@@ -454,6 +454,8 @@ static const struct table {
 	{"model_cycles", {{"pc", R_INT}, CYCLE_COLS}},
 	/* schema 15: a boot's cycles under the timing model */
 	{"boot_func_cycles", {{"run", R_ID}, {"name", R_NAME}, {"module", R_NAME}, CYCLE_COLS}},
+	/* schema 16: the string helpers' accesses per call site */
+	{"model_sites", {{"pc", R_INT}, {"site", R_INT}, {"reads", R_COUNT}, {"writes", R_COUNT}}},
 };
 
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))
@@ -630,6 +632,7 @@ static const struct {
 	{"model.timing_unknown", 0, 1ULL << 50, "a count from 0 to 2^50"},
 	{"model.timing_prefetches", 0, 1ULL << 50, "a count from 0 to 2^50"},
 	{"model.timing_cycles", 0, 1ULL << 50, "a count from 0 to 2^50"},
+	{"model.callsites_dropped", 0, 1ULL << 50, "a count from 0 to 2^50"},
 };
 
 static bool meta_ok(size_t rule, const char *value)

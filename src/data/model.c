@@ -75,6 +75,12 @@ int model_put_event(struct datafile *df, __u64 pc, const char *kind, __u64 flush
 			    kind, (long long)flushes);
 }
 
+int model_put_site(struct datafile *df, __u64 pc, __u64 site, __u64 reads, __u64 writes)
+{
+	return query_insert(df, "INSERT INTO model_sites VALUES(?,?,?,?)", "iiii", (long long)pc,
+			    (long long)site, (long long)reads, (long long)writes);
+}
+
 int model_put_tlbs(struct datafile *df, unsigned int geom, const struct model_geom *g)
 {
 	return query_insert(df, "INSERT INTO model_tlbs VALUES(?,?,?,?,?)", "iiiii",
@@ -240,6 +246,27 @@ int model_each_pc(struct datafile *df, unsigned int geom, model_row_fn fn, void 
 	struct row_walk w = {fn, ctx};
 
 	return query_each(df, pc_sql, model_row, &w, "i", (long long)geom);
+}
+
+struct site_walk {
+	model_site_row_fn fn;
+	void *ctx;
+};
+
+static int site_row(sqlite3_stmt *st, void *ctx)
+{
+	struct site_walk *w = ctx;
+
+	return w->fn(sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+		     sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3), w->ctx);
+}
+
+int model_sites_each(struct datafile *df, model_site_row_fn fn, void *ctx)
+{
+	struct site_walk w = {fn, ctx};
+
+	return query_each(df, "SELECT pc, site, reads, writes FROM model_sites ORDER BY pc, site",
+			  site_row, &w, "");
 }
 
 struct map_walk {

@@ -49,6 +49,15 @@ struct datafile;
 	" dcache INTEGER NOT NULL, tlb INTEGER NOT NULL, serialize INTEGER NOT NULL);"
 
 /*
+ * schema 16: the string helpers' accesses per kernel call site (the raw
+ * table's '# callsite' lines): pc a rep string instruction's, site the call
+ * that reached its function (0: not known)
+ */
+#define MODEL_SITES_TABLES                                                     \
+	"CREATE TABLE model_sites(pc INTEGER NOT NULL, site INTEGER NOT NULL," \
+	" reads INTEGER NOT NULL, writes INTEGER NOT NULL, PRIMARY KEY(pc, site));"
+
+/*
  * The kind of an instruction, as the raw table's EV column names it (format
  * 2): its executions are its PC's.  X(kind, serializing)
  */
@@ -150,6 +159,8 @@ int model_put_event(struct datafile *df, __u64 pc, const char *kind, __u64 flush
 int model_put_tlbs(struct datafile *df, unsigned int geom, const struct model_geom *g);
 /* cyc: the cycles, then the MODEL_CYCS of their stack */
 int model_put_cycles(struct datafile *df, __u64 pc, const __u64 *cyc);
+/* the reads and writes of the rep string instruction at pc for the call at site (0: none known) */
+int model_put_site(struct datafile *df, __u64 pc, __u64 site, __u64 reads, __u64 writes);
 int model_put_usym(struct datafile *df, __u64 addr, __u64 size, const char *name,
 		   const char *module);
 /* Keep only the kernel and user symbols that hold a counted PC (and _stext, _text). */
@@ -173,6 +184,10 @@ typedef int (*model_row_fn)(const struct model_row *r, void *ctx);
 int model_functions(struct datafile *df, unsigned int geom, model_row_fn fn, void *ctx);
 /* Each counted PC with its function's name, by PC. */
 int model_each_pc(struct datafile *df, unsigned int geom, model_row_fn fn, void *ctx);
+/* fn on each (pc, site) of model_sites, by pc then site as SQL orders them (none before schema 16)
+ */
+typedef int (*model_site_row_fn)(__u64 pc, __u64 site, __u64 reads, __u64 writes, void *ctx);
+int model_sites_each(struct datafile *df, model_site_row_fn fn, void *ctx);
 /* A mapping of CMD's files, to turn a user PC into a file offset. */
 struct model_map {
 	__u64 start, end, pgoff;

@@ -77,6 +77,13 @@ static int put_row(const struct model_table_row *r, void *ctx)
 	return err;
 }
 
+static int put_site(const struct model_table_site *x, void *ctx)
+{
+	void **c = ctx;
+
+	return model_put_site(c[0], x->pc, x->site, x->reads, x->writes);
+}
+
 /* The core model's name, parameters and totals, as the table said them. */
 static int timing_meta(struct kv_list *meta, const struct model_table *t)
 {
@@ -115,6 +122,10 @@ static int put_meta(struct datafile *df, const struct model_table *t)
 			     t->guest_pcid[0] ? t->guest_pcid : "unknown");
 	if (!err && model_table_timing(t))
 		err = timing_meta(&meta, t);
+	/* the string helpers' accesses no (PC, site) pair holds: model_sites lacks them */
+	if (!err && t->has_sites)
+		err = kv_add(&meta, "model.callsites_dropped", "%llu",
+			     (unsigned long long)t->sites_dropped);
 	err = err ?: recording_set_meta(df, &meta);
 	kv_list_free(&meta);
 	return err;
@@ -132,7 +143,7 @@ static int merge(struct datafile *df, const char *table_path, struct model_table
 	for (g = 0; model_table_has_tlb(t) && g < t->ngeom && !err; g++)
 		err = model_put_tlbs(df, g, &t->geom[g]);
 	/* read again: rows go straight into the file, and the file may have changed */
-	err = err ?: model_table_read(table_path, t, put_row, ctx, why, len);
+	err = err ?: model_table_read_sites(table_path, t, put_row, put_site, ctx, why, len);
 	err = err ?: matches(df, t, why, len);
 	err = err ?: model_prune_symbols(df) ?: put_meta(df, t);
 	if (err && !*why)

@@ -2,7 +2,8 @@
 /*
  * The raw table's call-site section (model/table.c, docs/model.md "The
  * table"): the string helpers' accesses per kernel call site, read as
- * untrusted input, every line of it bounded and a bad one refused naming it.
+ * untrusted input, every line of it bounded and a bad one refused naming it,
+ * and merged by inject into model_sites (schema 16).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,9 +14,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "data/datafile.h"
+#include "data/model.h"
+#include "data/recording.h"
+#include "model/model_inject.h"
 #include "model/table.h"
 #include "testutil.h"
+#include "util/kv.h"
 
 #define TOP                                                                                 \
 	"# kp_model 2\n# kernel_build_id abcd\n# mode cache\n# qemu 7\n# window complete\n" \
@@ -141,11 +148,64 @@ static void test_sites_refused(void **state)
 	}
 }
 
+/* a recording as record --model leaves it, awaiting the counts */
+static const char *recording(void)
+{
+	static char path[128];
+	struct kv_list meta = {};
+	struct datafile *df;
+	char why[256];
+
+	snprintf(path, sizeof(path), "%s/k.data", dir);
+	unlink(path);
+	assert_int_equal(datafile_create(&df, path, (uid_t)-1, why, sizeof(why)), 0);
+	assert_int_equal(kv_add(&meta, "kernel.build_id", "abcd"), 0);
+	assert_int_equal(kv_add(&meta, "model.windows", "1"), 0);
+	assert_int_equal(kv_add(&meta, "model.state", "awaiting"), 0);
+	assert_int_equal(recording_put_meta(df, &meta), 0);
+	assert_int_equal(recording_put_ksym(df, 0xffffffff81000000ULL, "_stext", ""), 0);
+	assert_int_equal(recording_put_ksym(df, 0xffffffff81a00000ULL, "clear_page_erms", ""), 0);
+	assert_int_equal(datafile_commit(df, (uid_t)-1, (gid_t)-1, why, sizeof(why)), 0);
+	kv_list_free(&meta);
+	return path;
+}
+
+static int site_row(__u64 pc, __u64 site, __u64 reads, __u64 writes, void *ctx)
+{
+	struct model_table_site x = {pc, site, reads, writes};
+
+	return site_out(&x, ctx);
+}
+
+/* inject keeps the sites and the dropped count; a bad section leaves the file as it was */
+static void test_sites_inject(void **state)
+{
+	const char *data = recording();
+	char why[256], out[512] = "", table[160];
+	struct datafile *df;
+
+	snprintf(table, sizeof(table), "%s/m.txt", dir);
+	assert_int_equal(tu_write_file(table, TOP "# callsites 1 lines 1 dropped 0\n" COLS ROW), 0);
+	assert_int_equal(model_inject(table, data, why, sizeof(why)), -EBADMSG);
+	assert_string_equal(why, "the header lists 0 call sites, its '# callsites' line 1");
+	assert_int_equal(tu_write_file(table, TOP SITES COLS ROW), 0);
+	assert_int_equal(model_inject(table, data, why, sizeof(why)), 0);
+	assert_int_equal(datafile_open(&df, data, why, sizeof(why)), 0);
+	assert_string_equal(datafile_meta(df, "model.callsites_dropped"), "5");
+	assert_int_equal(model_sites_each(df, site_row, out), 0);
+	datafile_close(df);
+	/* SQL orders kernel sites (negative) before 0 */
+	assert_string_equal(out, "ffffffff81a00010 ffffffff81200040 0 4096;"
+				 "ffffffff81a00010 ffffffff81300abc 0 8192;"
+				 "ffffffff81a00010 0 0 7;");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sites_read),
 		cmocka_unit_test(test_sites_refused),
+		cmocka_unit_test(test_sites_inject),
 	};
 	int rc;
 
