@@ -106,6 +106,7 @@ static const char *const kp_str_names[] = {
 	"clear_page_erms",
 	"clear_page_rep",
 	"clear_page_orig",
+	"copy_page",
 	"copy_user_enhanced_fast_string",
 	"copy_user_generic_string",
 	"copy_user_generic_unrolled",

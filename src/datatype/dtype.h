@@ -58,4 +58,18 @@ void dtype_close(struct dtype_file *f);
  */
 int dtype_resolve(struct dtype_file *f, __u64 pc, struct dtype_access out[DTYPE_MAX_ACCESS],
 		  unsigned int *n);
+/*
+ * What the pointer in DWARF register reg (5 %rdi, 4 %rsi: a call's first two
+ * arguments) points to before the instruction at link-time address pc,
+ * typed as an access through it would be, as the whole object; *func and
+ * *func_off the function holding pc (its symbol's name, "" when none).
+ * Not cached: the flow's per-function state is.  0, or -ENOMEM.
+ */
+int dtype_resolve_reg(struct dtype_file *f, __u64 pc, int reg, struct dtype_access *out,
+		      const char **func, __u64 *func_off);
+/*
+ * The one pointer variable to a struct page or folio live at link-time pc,
+ * as "struct page *pg" (owned by f); NULL when none, or more than one.
+ */
+const char *dtype_page_var(struct dtype_file *f, __u64 pc);
 #endif

@@ -234,6 +234,8 @@ bool dt_loc_reg(struct dtype_file *f, const struct dt_func *fn, __u64 pc, int re
 		struct dt_reg *out);
 /* the registers of regs no flow typed, from the pointers located in them over pc */
 void dt_loc_fill(struct dtype_file *f, const struct dt_func *fn, __u64 pc, struct dt_regs *regs);
+/* "struct page *NAME" (or folio) of the one such pointer variable live at pc; NULL: none, or two */
+const char *dt_page_var(struct dtype_file *f, const struct dt_func *fn, __u64 pc);
 /* the return type of the function at addr, 0 when unknown */
 Dwarf_Off dt_callee_type(struct dtype_file *f, __u64 addr);
 

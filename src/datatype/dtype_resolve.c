@@ -467,3 +467,36 @@ int dtype_resolve(struct dtype_file *f, __u64 pc, struct dtype_access out[DTYPE_
 	*n = e->n;
 	return 0;
 }
+
+int dtype_resolve_reg(struct dtype_file *f, __u64 pc, int reg, struct dtype_access *out,
+		      const char **func, __u64 *func_off)
+{
+	struct dt_mem m = {.base = reg, .index = -1, .scale = 1};
+	const struct dt_sym *sym = dt_sym_at(f, pc);
+	struct dt_regs regs;
+	struct dt_func *fn;
+	struct dt_res r;
+
+	*func = sym ? sym->name : "";
+	*func_off = sym ? pc - sym->addr : 0;
+	if (reg < 0 || reg >= DT_NREGS - 1 || !dt_decode(f, pc)) {
+		dt_untyped(f, &r, "no instruction there");
+		*out = r.a;
+		return 0;
+	}
+	m.next = pc + f->insn->size;
+	fn = func_of(f, pc);
+	/* the registers before the call: what it passes, as an access through reg would see it */
+	regs_at(f, fn, pc, &m, 1, &regs);
+	dt_operand(f, fn, pc, &regs, &m, &r);
+	whole_object(&r.a);
+	*out = r.a;
+	return 0;
+}
+
+const char *dtype_page_var(struct dtype_file *f, __u64 pc)
+{
+	struct dt_func *fn = func_of(f, pc);
+
+	return fn ? dt_page_var(f, fn, pc) : NULL;
+}

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <dwarf.h>
 
 #include "util/array.h"
@@ -193,6 +194,27 @@ bool dt_loc_reg(struct dtype_file *f, const struct dt_func *fn, __u64 pc, int re
 	if (found)
 		out->type = 0; /* a variable that is no pointer: named for the reason */
 	return found;
+}
+
+const char *dt_page_var(struct dtype_file *f, const struct dt_func *fn, __u64 pc)
+{
+	const char *name = NULL, *type = NULL, *t;
+	const struct dt_loc *l;
+	size_t i;
+
+	for (i = 0; i < fn->nlocs; i++) {
+		l = &fn->locs[i];
+		if (!l->name || !holds(f, l, pc) || !dt_pointee(f->dw, l->type))
+			continue;
+		t = dt_type_name(f, dt_pointee(f->dw, l->type));
+		if (!t || (strcmp(t, "struct page") && strcmp(t, "struct folio")))
+			continue;
+		if (name && strcmp(name, l->name))
+			return NULL; /* two: which one the buffer is, the code does not say */
+		name = l->name;
+		type = t;
+	}
+	return name ? dt_internf(f, "%s *%s", type, name) : NULL;
 }
 
 void dt_loc_fill(struct dtype_file *f, const struct dt_func *fn, __u64 pc, struct dt_regs *regs)

@@ -68,6 +68,20 @@ struct mdata_untyped {
 	__u64 accesses;
 };
 
+/*
+ * A string helper's accesses for one kernel call site (model_sites): typed
+ * by the caller's %rdi (writes) or %rsi (reads) at the call.
+ */
+struct mdata_call {
+	__u64 pc, site;	       /* the helper's rep instruction, the call (runtime addresses) */
+	char *helper, *caller; /* their functions */
+	__u64 caller_off;
+	char *type;   /* as the data view names it; NULL: untyped, reason says why */
+	char *reason; /* NULL when typed */
+	bool write;   /* the destination (%rdi), else the source (%rsi) */
+	__u64 accesses;
+};
+
 enum { MD_KERNEL, MD_USER };
 
 struct mdata {
@@ -77,6 +91,8 @@ struct mdata {
 	struct mdata_type untyped;  /* the accesses no type holds */
 	struct mdata_untyped *upcs; /* by accesses */
 	size_t nupcs;
+	struct mdata_call *calls; /* by accesses */
+	size_t ncalls;
 	__u64 accesses[2], typed[2]; /* MD_KERNEL, MD_USER */
 	unsigned int line;	     /* the D1's line size: the cache lines marked */
 	char kernel_note[512];	     /* why kernel PCs are untyped ("" when they are resolved) */

@@ -193,6 +193,27 @@ static void untyped_text(const struct mdata *d, size_t top)
 	}
 }
 
+/* The string helpers' accesses per caller: none without the plugin's call sites. */
+static void calls_text(const struct mdata *d, size_t top)
+{
+	size_t i, n = d->ncalls < top ? d->ncalls : top;
+	const struct mdata_call *k;
+
+	if (!d->ncalls)
+		return;
+	printf("\nString helpers' accesses by caller (%zu of %zu; typed at the call: %%rdi "
+	       "written, %%rsi read):\n",
+	       n, d->ncalls);
+	printf("%11s  %-28s  %s\n", "accesses", "helper", "caller+offset  reg  type or reason");
+	for (i = 0; i < n; i++) {
+		k = &d->calls[i];
+		esc_printf(stdout, "%11llu  %-28s  %s+%#llx  %s  %s\n",
+			   (unsigned long long)k->accesses, k->helper, k->caller,
+			   (unsigned long long)k->caller_off, k->write ? "rdi" : "rsi",
+			   k->type ?: k->reason);
+	}
+}
+
 static void report_text(const struct mdata *d, size_t top)
 {
 	size_t i, n = d->ntypes < top ? d->ntypes : top;
@@ -213,6 +234,7 @@ static void report_text(const struct mdata *d, size_t top)
 	}
 	type_text(d, &d->untyped, &w);
 	untyped_text(d, top);
+	calls_text(d, top);
 }
 
 static void member_json(struct json *j, const struct mdata *d, const struct mdata_member *m)
@@ -262,6 +284,29 @@ static void untyped_json(struct json *j, const struct mdata *d, size_t top)
 	json_close(j, ']');
 }
 
+static void calls_json(struct json *j, const struct mdata *d, size_t top)
+{
+	const struct mdata_call *k;
+	size_t i;
+
+	json_open(j, "callers", '[');
+	for (i = 0; i < d->ncalls && i < top; i++) {
+		k = &d->calls[i];
+		json_open(j, NULL, '{');
+		json_u64(j, "pc", k->pc);
+		json_str(j, "helper", k->helper);
+		json_u64(j, "site", k->site);
+		json_str(j, "caller", k->caller);
+		json_u64(j, "caller_offset", k->caller_off);
+		json_str(j, "register", k->write ? "rdi" : "rsi");
+		json_str(j, "type", k->type);
+		json_str(j, "reason", k->reason);
+		json_u64(j, "accesses", k->accesses);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+}
+
 static void report_json(const struct mdata *d, size_t top)
 {
 	struct json j;
@@ -277,6 +322,7 @@ static void report_json(const struct mdata *d, size_t top)
 		type_json(&j, d, &d->types[i]);
 	json_close(&j, ']');
 	untyped_json(&j, d, top);
+	calls_json(&j, d, top);
 	json_close(&j, '}');
 	json_end(&j);
 }
