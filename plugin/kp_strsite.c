@@ -8,9 +8,6 @@
 
 #include "kp_model.h"
 
-/* a kernel stack (THREAD_SIZE, and the IRQ and exception stacks'): a ret on another is apart */
-#define KP_STACK_SPAN (16u << 10)
-
 /* what the callbacks of one instruction need: its PC and its string function */
 struct kp_strinsn {
 	uint64_t pc;
@@ -37,50 +34,20 @@ static gboolean kp_pair_equal(gconstpointer a, gconstpointer b)
 	return x->pc == y->pc && x->site == y->site;
 }
 
-/*
- * Drop the calls whose frames lie at or below sp on its stack: a ret
- * loading from sp, or a call storing there, ends them (the one returning
- * and any whose ret was never seen: a fault's fixup, a frame abandoned).
- * A call followed on another stack (an interrupt's) stays.
- */
-static void kp_shadow_unwind(struct kp_strsites *s, uint64_t sp)
-{
-	while (s->depth && s->st[s->depth - 1].sp <= sp &&
-	       sp - s->st[s->depth - 1].sp < KP_STACK_SPAN)
-		s->depth--;
-}
-
 /* a direct call into a string function: udata its struct kp_strinsn, vaddr its push's */
 static void kp_str_call_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr,
 			   void *udata)
 {
 	const struct kp_strinsn *in = udata;
-	struct kp_strsites *s = &kp.strs;
 
-	kp_shadow_unwind(s, vaddr);
-	if (s->depth == KP_SHADOW) {
-		memmove(s->st, s->st + 1, sizeof(s->st[0]) * (KP_SHADOW - 1));
-		s->depth--;
-	}
-	s->st[s->depth++] = (struct kp_shadow){in->pc, vaddr, in->fn};
+	kp_shadow_call(&kp.strs.sh, in->pc, vaddr, in->fn);
 }
 
 /* a ret of a string function or a return thunk: vaddr its load's */
 static void kp_str_ret_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr,
 			  void *udata)
 {
-	if (kp.strs.depth)
-		kp_shadow_unwind(&kp.strs, vaddr);
-}
-
-/* the site the rep string instruction of function fn runs for: 0 when not known */
-static uint64_t kp_str_site(const struct kp_strsites *s, int fn)
-{
-	const struct kp_shadow *top = s->depth ? &s->st[s->depth - 1] : NULL;
-
-	if (top && (top->fn == fn || (s->jumps[top->fn] >> fn & 1)))
-		return top->site;
-	return 0;
+	kp_shadow_ret(&kp.strs.sh, vaddr);
 }
 
 /* one access of a rep string instruction: udata its struct kp_strinsn */
@@ -93,7 +60,7 @@ static void kp_str_mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_
 
 	if (unlikely(!kp.active))
 		return;
-	key = (struct kp_strcount){.pc = in->pc, .site = kp_str_site(s, in->fn)};
+	key = (struct kp_strcount){.pc = in->pc, .site = kp_shadow_site(&s->sh, in->fn)};
 	if (!c || c->pc != key.pc || c->site != key.site) {
 		c = g_hash_table_lookup(s->pairs, &key);
 		if (!c && g_hash_table_size(s->pairs) >= KP_SITES_MAX) {
@@ -128,41 +95,6 @@ static struct kp_strinsn *kp_strinsn_get(uint64_t pc, int fn)
 	return in;
 }
 
-/* the target of a direct call (e8) or jump (e9, eb) of n bytes b at va, or 0 */
-static uint64_t kp_branch_target(const uint8_t *b, size_t n, uint64_t va, bool *call)
-{
-	int32_t rel;
-
-	*call = n == 5 && b[0] == 0xe8;
-	if (n == 5 && (b[0] == 0xe8 || b[0] == 0xe9)) {
-		memcpy(&rel, b + 1, sizeof(rel));
-		return va + 5 + (int64_t)rel;
-	}
-	if (n == 2 && b[0] == 0xeb)
-		return va + 2 + (int8_t)b[1];
-	return 0;
-}
-
-static bool kp_is_ret(const uint8_t *b, size_t n)
-{
-	return (n == 1 && b[0] == 0xc3) || (n == 3 && b[0] == 0xc2) ||
-	       (n == 2 && b[0] == 0xf3 && b[1] == 0xc3);
-}
-
-/* a rep (f3, f2) movs, stos, lods, cmps or scas, its other prefixes and REX allowed */
-static bool kp_is_rep_string(const uint8_t *b, size_t n)
-{
-	bool rep = false;
-	size_t i;
-
-	for (i = 0; i < n && strchr("\xf3\xf2\x66\x67\x2e\x3e\x26\x36\x64\x65", b[i]) && b[i]; i++)
-		rep |= b[i] == 0xf3 || b[i] == 0xf2;
-	if (i < n && (b[i] & 0xf0) == 0x40)
-		i++;
-	return rep && i + 1 == n &&
-	       ((b[i] >= 0xa4 && b[i] <= 0xa7) || (b[i] >= 0xaa && b[i] <= 0xaf));
-}
-
 void kp_strsite_instrument(struct qemu_plugin_insn *insn)
 {
 	const uint8_t *b = qemu_plugin_insn_data(insn);
@@ -173,7 +105,7 @@ void kp_strsite_instrument(struct qemu_plugin_insn *insn)
 
 	if (va < KP_KERNEL_START || !kp.vml.nstr)
 		return;
-	to = kp_branch_target(b, n, va, &call);
+	to = kp_shadow_branch(b, n, va, &call);
 	tfn = to ? kp_vmlinux_strfn(&kp.vml, to) : -1;
 	/* an entry: the call into it is followed, a jump to it from another lets it take the call
 	 */
@@ -182,13 +114,13 @@ void kp_strsite_instrument(struct qemu_plugin_insn *insn)
 			qemu_plugin_register_vcpu_mem_cb(insn, kp_str_call_cb,
 							 QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_W,
 							 kp_strinsn_get(va, tfn));
-		else if (fn >= 0 && fn != tfn)
-			kp.strs.jumps[fn] |= 1ull << tfn;
+		else if (fn >= 0)
+			kp_shadow_jump(&kp.strs.sh, fn, tfn);
 	}
-	if (fn >= 0 && kp_is_ret(b, n))
+	if (fn >= 0 && kp_shadow_is_ret(b, n))
 		qemu_plugin_register_vcpu_mem_cb(insn, kp_str_ret_cb, QEMU_PLUGIN_CB_NO_REGS,
 						 QEMU_PLUGIN_MEM_R, NULL);
-	if (fn >= 0 && !kp.vml.str[fn].thunk && kp_is_rep_string(b, n))
+	if (fn >= 0 && !kp.vml.str[fn].thunk && kp_shadow_is_rep_string(b, n))
 		qemu_plugin_register_vcpu_mem_cb(insn, kp_str_mem_cb, QEMU_PLUGIN_CB_NO_REGS,
 						 QEMU_PLUGIN_MEM_RW, kp_strinsn_get(va, fn));
 }

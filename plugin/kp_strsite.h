@@ -4,10 +4,11 @@
  * string instructions fill"): with vmlinux= and caches, each access of a
  * rep string instruction in a function kp_vmlinux.h names is counted for
  * the kernel call that reached it.  No register is read: a direct call into
- * one of them pushes (its PC, its push's address) on a shadow stack, a ret
- * of one of them or of a return thunk pops by its load's address, and a
- * jump from one to another's entry, seen at translation, lets the second
- * take the first's call (memset's jump to memset_erms).
+ * one of them pushes (its PC, its push's address) on a shadow stack
+ * (kp_shadow.h), a ret of one of them or of a return thunk pops by its
+ * load's address, and a jump from one to another's entry, seen at
+ * translation, lets the second take the first's call (memset's jump to
+ * memset_erms).  The model runs one vCPU: one shadow stack.
  */
 #ifndef KP_STRSITE_H
 #define KP_STRSITE_H
@@ -19,25 +20,16 @@
 
 #include <qemu-plugin.h>
 
-#include "kp_vmlinux.h"
+#include "kp_shadow.h"
 
-#define KP_SHADOW    8		/* calls into the string functions followed at once */
 #define KP_SITES_MAX (1u << 16) /* (PC, site) pairs counted, at most */
 
-/* one call followed: where it was made, the stack slot its return address went to */
-struct kp_shadow {
-	uint64_t site, sp;
-	int fn; /* the string function it called (kp_vmlinux.h's str[]) */
-};
-
 struct kp_strsites {
-	struct kp_shadow st[KP_SHADOW];
-	unsigned int depth;
-	uint64_t jumps[KP_STRFN_MAX]; /* per function, those its jumps reach (bits by index) */
-	GHashTable *insns;	      /* PC -> struct kp_strinsn, made at translation */
-	GHashTable *pairs;	      /* struct kp_strcount, itself its key */
-	struct kp_strcount *last;     /* the pair counted last */
-	uint64_t dropped;	      /* accesses of pairs beyond KP_SITES_MAX */
+	struct kp_shadow sh;
+	GHashTable *insns;	  /* PC -> struct kp_strinsn, made at translation */
+	GHashTable *pairs;	  /* struct kp_strcount, itself its key */
+	struct kp_strcount *last; /* the pair counted last */
+	uint64_t dropped;	  /* accesses of pairs beyond KP_SITES_MAX */
 };
 
 /* the callbacks' own instrumentation of one kernel instruction, at translation */

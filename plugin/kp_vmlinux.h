@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 /* the string functions of the image the plugin knows by name, at most */
-#define KP_STRFN_MAX 64
+#define KP_STRFN_MAX 64 /* kp_shadow.h's KP_SHADOW_FN */
 
 /*
  * A function of the image that zeroes or copies with a rep string
