@@ -66,7 +66,8 @@ done
 # from an empty corpus side by side)
 # the machine model's counts of format 2 (TLBs and events) in a copy of the
 # cut burn (the cut would drop its meta), as inject leaves them: PCs at its
-# kernel symbols of its own, thunks among them, and a user PC
+# kernel symbols of its own, thunks among them, and a user PC; a kernel PC's
+# writes split by two call sites (model_sites)
 s=$out/recordings/burn-model
 cp "$out/recordings/burn" "$s"
 sqlite3 "$s" "INSERT INTO meta VALUES ('model.state', 'counted'), ('model.mode', 'cache'),
@@ -82,7 +83,10 @@ sqlite3 "$s" "INSERT INTO meta VALUES ('model.state', 'counted'), ('model.mode',
 	INSERT INTO model_misses SELECT pc, 0, 1, 2, 1, 3, 1, 1 FROM model_pcs;
 	INSERT INTO model_tlb SELECT pc, 0, 1, 2 FROM model_pcs;
 	INSERT INTO model_events SELECT pc, 'mov_cr3', 1 FROM model_pcs LIMIT 1;
-	INSERT INTO model_events SELECT pc, 'ret', 0 FROM model_pcs LIMIT 1 OFFSET 1;"
+	INSERT INTO model_events SELECT pc, 'ret', 0 FROM model_pcs LIMIT 1 OFFSET 1;
+	INSERT INTO model_sites SELECT pc, pc - 4, 0, 2 FROM model_pcs WHERE pc < 0 LIMIT 1;
+	INSERT INTO model_sites SELECT pc, 0, 0, 1 FROM model_pcs WHERE pc < 0 LIMIT 1;
+	INSERT INTO meta VALUES ('model.callsites_dropped', '0');"
 
 cp "$out"/recordings/* "$out/datafile/"
 # datafile_rows: each recording as it is (byte 0 picks one, in the order of
