@@ -8,9 +8,11 @@
  * address computed from a struct page.  The recording holds model_sites as
  * inject leaves them: memset_erms's stores split between kp_clear's call
  * (typed by its %rdi: struct item, through the wrapper) and no known site,
- * clear_page_erms's all for kp_zero's call ((page data)), memcpy_erms's
- * with no site (untyped, its reason as before).  Text and JSON compared
- * whole with goldens (tests/unit/golden/model-data-sites*).
+ * clear_page_erms's all for kp_zero's call ((page data)), most of
+ * memcpy_erms's for _start's call (its reads typed by %rsi, its writes by
+ * %rdi, both global items), the rest with no site; without model_sites all
+ * untyped for their reason as before.  Text and JSON compared whole with
+ * goldens (tests/unit/golden/model-data-sites*).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -82,7 +84,8 @@ static struct {
 	} fn[8];
 	size_t nfn;
 	__u64 rep[3];	/* memset_erms's, clear_page_erms's, memcpy_erms's */
-	__u64 call[2];	/* kp_clear's call of memset, kp_zero's of clear_page_erms */
+	__u64 call[3];	/* kp_clear's call of memset, kp_zero's of clear_page_erms, _start's of
+			   memcpy_erms */
 	const char *in; /* the function objdump is in */
 } p;
 
@@ -110,6 +113,8 @@ static void objdump_line(const char *line, void *arg)
 	else if (strstr(line, "call") && strstr(line, "<clear_page_erms>") &&
 		 !strcmp(p.in, "kp_zero"))
 		p.call[1] = a;
+	else if (strstr(line, "call") && strstr(line, "<memcpy_erms>") && !strcmp(p.in, "_start"))
+		p.call[2] = a;
 }
 
 static int build(void)
@@ -131,7 +136,7 @@ static int build(void)
 	    tu_each_line(objdump_line, NULL, "objdump -d --no-show-raw-insn '%s'", p.path) ||
 	    elfsym_build_id(p.path, p.bid, sizeof(p.bid)) || !*p.bid)
 		return -1;
-	return p.rep[0] && p.rep[1] && p.rep[2] && p.call[0] && p.call[1] ? 0 : -1;
+	return p.rep[0] && p.rep[1] && p.rep[2] && p.call[0] && p.call[1] && p.call[2] ? 0 : -1;
 }
 
 static void put_meta(struct datafile *df)
@@ -176,6 +181,7 @@ static void recording(bool sites)
 		assert_int_equal(recording_put_ksym(df, p.fn[i].addr + SLIDE, p.fn[i].name, ""), 0);
 	put_pc(df, p.call[0], 1, 0, 1);
 	put_pc(df, p.call[1], 1, 0, 1);
+	put_pc(df, p.call[2], 1, 0, 1);
 	put_pc(df, p.rep[0], 1000, 0, 1000);
 	put_pc(df, p.rep[1], 4096, 0, 4096);
 	put_pc(df, p.rep[2], 100, 100, 100);
@@ -184,6 +190,8 @@ static void recording(bool sites)
 				 0);
 		assert_int_equal(model_put_site(df, p.rep[0] + SLIDE, 0, 0, 400), 0);
 		assert_int_equal(model_put_site(df, p.rep[1] + SLIDE, p.call[1] + SLIDE, 0, 4096),
+				 0);
+		assert_int_equal(model_put_site(df, p.rep[2] + SLIDE, p.call[2] + SLIDE, 80, 80),
 				 0);
 	}
 	assert_int_equal(datafile_commit(df, (uid_t)-1, (gid_t)-1, why, sizeof(why)), 0);
