@@ -111,6 +111,8 @@ static const char *const kp_str_names[] = {
 	"copy_user_generic_string",
 	"copy_user_generic_unrolled",
 	"copy_mc_enhanced_fast_string",
+	"copy_mc_to_kernel", /* C, but tail-jumps to copy_mc_enhanced_fast_string */
+	"copy_mc_to_user",
 	"rep_movs_alternative",
 	"rep_stos_alternative",
 	"clear_user_erms",
