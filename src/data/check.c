@@ -60,6 +60,7 @@ enum rule {
 	R_EVNAME,     /* an event's name: 1 to 256 printable ASCII bytes, no space */
 	R_U32,	      /* 0 to 2^32 - 1: perf_event_attr.type */
 	R_LATKIND,    /* a latency row's kind: syscall or func */
+	R_CODE,	      /* an instruction's bytes: 1 to MODEL_RUNNING_BYTES, in lowercase hex */
 };
 
 #define STR(x)	   #x
@@ -86,7 +87,7 @@ static const char *const kinds[] = {MODEL_KIND_LIST "-", NULL};
  * bound their buffers by it.
  */
 static const struct rule_def {
-	enum { T_INT, T_TEXT, T_WORD, T_PRINT } type;
+	enum { T_INT, T_TEXT, T_WORD, T_PRINT, T_HEX } type;
 	bool null_ok, pow2;
 	long long lo, hi;
 	const char *const *words;
@@ -132,6 +133,8 @@ static const struct rule_def {
 		      "1 to " XSTR(EVNAME_MAX) " printable ASCII bytes without spaces"},
 	[R_U32] = {T_INT, false, false, 0, 0xffffffffLL, NULL, "an integer from 0 to 2^32-1"},
 	[R_LATKIND] = {T_WORD, false, false, 0, 0, lat_kinds, "syscall or func"},
+	[R_CODE] = {T_HEX, false, false, 2, 2 * MODEL_RUNNING_BYTES, NULL,
+		    "1 to " XSTR(MODEL_RUNNING_BYTES) " bytes in lowercase hex"},
 };
 
 struct column {
@@ -454,6 +457,8 @@ static const struct table {
 	{"model_cycles", {{"pc", R_INT}, CYCLE_COLS}},
 	/* schema 15: a boot's cycles under the timing model */
 	{"boot_func_cycles", {{"run", R_ID}, {"name", R_NAME}, {"module", R_NAME}, CYCLE_COLS}},
+	/* schema 16: the bytes patched kernel instructions ran */
+	{"model_running", {{"pc", R_INT}, {"code", R_CODE}}},
 };
 
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))
@@ -473,6 +478,17 @@ static bool print_ok(const unsigned char *b, int n)
 
 	for (i = 0; i < n; i++)
 		if (b[i] <= ' ' || b[i] > '~')
+			return false;
+	return true;
+}
+
+/* Whether the n bytes at b are lowercase hex digits (not NUL-terminated: a blob's). */
+static bool hex_ok(const unsigned char *b, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!((b[i] >= '0' && b[i] <= '9') || (b[i] >= 'a' && b[i] <= 'f')))
 			return false;
 	return true;
 }
@@ -500,6 +516,8 @@ static bool value_ok(const struct rule_def *r, sqlite3_stmt *st, int i)
 		return word_ok(r->words, b, n);
 	if (r->type == T_PRINT)
 		return n >= r->lo && n <= r->hi && print_ok(b, n);
+	if (r->type == T_HEX)
+		return n >= r->lo && n <= r->hi && !(n % 2) && hex_ok(b, n);
 	return n <= r->hi && (!n || !memchr(b, 0, n));
 }
 

@@ -78,4 +78,12 @@ const char schema_added[] =
 										/* schema 15: a
 										   boot's cycles
 										   under it */
-											BOOT_TIMING_TABLES;
+										BOOT_TIMING_TABLES
+											/* schema
+											   16: the
+											   bytes
+											   patched
+											   kernel
+											   instructions
+											   ran */
+												MODEL_RUNNING_TABLES;

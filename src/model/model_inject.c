@@ -77,6 +77,13 @@ static int put_row(const struct model_table_row *r, void *ctx)
 	return err;
 }
 
+static int put_running(const struct model_table_running *r, void *ctx)
+{
+	void **c = ctx;
+
+	return model_put_running(c[0], r->pc, r->b, r->len);
+}
+
 /* The core model's name, parameters and totals, as the table said them. */
 static int timing_meta(struct kv_list *meta, const struct model_table *t)
 {
@@ -115,6 +122,13 @@ static int put_meta(struct datafile *df, const struct model_table *t)
 			     t->guest_pcid[0] ? t->guest_pcid : "unknown");
 	if (!err && model_table_timing(t))
 		err = timing_meta(&meta, t);
+	/* whether the running bytes of every patched site are known (model_running) */
+	if (!err && t->has_patched)
+		err = kv_add(&meta, "model.patched_sites", "%llu",
+			     (unsigned long long)t->patched_sites);
+	if (!err && t->has_patched)
+		err = kv_add(&meta, "model.patched_dropped", "%llu",
+			     (unsigned long long)t->patched_dropped);
 	err = err ?: recording_set_meta(df, &meta);
 	kv_list_free(&meta);
 	return err;
@@ -132,7 +146,7 @@ static int merge(struct datafile *df, const char *table_path, struct model_table
 	for (g = 0; model_table_has_tlb(t) && g < t->ngeom && !err; g++)
 		err = model_put_tlbs(df, g, &t->geom[g]);
 	/* read again: rows go straight into the file, and the file may have changed */
-	err = err ?: model_table_read(table_path, t, put_row, ctx, why, len);
+	err = err ?: model_table_read_running(table_path, t, put_row, put_running, ctx, why, len);
 	err = err ?: matches(df, t, why, len);
 	err = err ?: model_prune_symbols(df) ?: put_meta(df, t);
 	if (err && !*why)

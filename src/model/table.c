@@ -30,7 +30,9 @@ struct reader {
 	bool header_done, have_columns;
 	__u64 last_pc;
 	bool any_row;
-	unsigned long long bytes; /* read so far: a file that grows is still bounded */
+	model_running_fn rfn;
+	__u64 nrunning, last_running; /* '# running' lines read, the last one's PC */
+	unsigned long long bytes;     /* read so far: a file that grows is still bounded */
 };
 
 static bool pow2(unsigned long long v)
@@ -295,6 +297,59 @@ static bool boot_line(struct model_table *t, const char *s)
 	return true;
 }
 
+/* "sites N dropped D", once, before its '# running' lines: at most MODEL_RUNNING_MAX */
+static bool patched_line(struct model_table *t, const char *s)
+{
+	char *p = (char *)s + 5;
+
+	if (t->format < 2 || t->has_patched || strncmp(s, "sites", 5) ||
+	    !bounded(&p, MODEL_RUNNING_MAX, &t->patched_sites) || strncmp(p, " dropped", 8))
+		return false;
+	p += 8;
+	if (!bounded(&p, COUNT_MAX, &t->patched_dropped) || *p)
+		return false;
+	t->has_patched = true;
+	return true;
+}
+
+/* "0xPC HEX" of a '# running' line: a kernel PC above the last, 1 to 15 bytes in hex */
+static bool parse_running(const struct reader *r, const char *s, struct model_table_running *run)
+{
+	size_t n;
+	char *end;
+	unsigned int i;
+
+	if (strncmp(s, "0x", 2) || !s[2] || !strchr("0123456789abcdef", s[2]))
+		return false;
+	errno = 0;
+	run->pc = strtoull(s + 2, &end, 16);
+	if (errno || *end != ' ' || run->pc < MODEL_KERNEL_START ||
+	    (r->nrunning && run->pc <= r->last_running))
+		return false;
+	n = strspn(end + 1, "0123456789abcdef");
+	if (!n || n % 2 || n > 2 * MODEL_RUNNING_BYTES || end[1 + n])
+		return false;
+	run->len = n / 2;
+	for (i = 0; i < run->len; i++)
+		run->b[i] = strtoul((char[3]){end[1 + 2 * i], end[2 + 2 * i], 0}, NULL, 16);
+	return true;
+}
+
+/*
+ * A '# running' line after '# patched', as many as it says: rfn's error, or
+ * -EBADMSG (why empty: the line is named) when it is malformed.
+ */
+static int running_line(struct reader *r, const struct model_table *t, void *ctx, const char *s)
+{
+	struct model_table_running run;
+
+	if (!t->has_patched || r->nrunning >= t->patched_sites || !parse_running(r, s, &run))
+		return -EBADMSG;
+	r->nrunning++;
+	r->last_running = run.pc;
+	return r->rfn ? r->rfn(&run, ctx) : 0;
+}
+
 /* One '#' line of the header; false when it is malformed. */
 static bool header_line(struct reader *r, struct model_table *t, const char *s)
 {
@@ -325,6 +380,8 @@ static bool header_line(struct reader *r, struct model_table *t, const char *s)
 		return !r->have_columns && parse_tlbs(t, s + 4);
 	if (!strncmp(s, "guest ", 6))
 		return parse_guest(t, s + 6);
+	if (!strncmp(s, "patched ", 8))
+		return patched_line(t, s + 8);
 	if (!strncmp(s, "timing core=", 12))
 		return !r->have_columns && timing_core(t, s + 7);
 	if (!strncmp(s, "timing insns ", 13))
@@ -438,9 +495,15 @@ static int next_line(struct reader *r)
 	return 1;
 }
 
-static int header_done(const struct model_table *t, char *why, size_t len)
+static int header_done(const struct reader *r, const struct model_table *t, char *why, size_t len)
 {
 	unsigned int g;
+
+	if (t->has_patched && r->nrunning != t->patched_sites) {
+		snprintf(why, len, "the header says %llu patched sites and lists %llu",
+			 (unsigned long long)t->patched_sites, (unsigned long long)r->nrunning);
+		return -EBADMSG;
+	}
 
 	if (!t->mode[0] || !t->window[0] || !t->qemu[0]) {
 		snprintf(why, len, "the header lacks its mode, window or qemu line");
@@ -481,7 +544,7 @@ static int header_end(const struct reader *r, const struct model_table *t, char 
 		snprintf(why, len, "the header has no columns line matching its geometries");
 		return -EBADMSG;
 	}
-	return header_done(t, why, len);
+	return header_done(r, t, why, len);
 }
 
 static int read_all(struct reader *r, struct model_table *t, model_table_fn fn, void *ctx,
@@ -500,6 +563,13 @@ static int read_all(struct reader *r, struct model_table *t, model_table_fn fn, 
 		return -EBADMSG;
 	}
 	while ((err = next_line(r)) > 0) {
+		if (r->line[0] == '#' && r->line[1] == ' ' && !r->any_row &&
+		    !strncmp(r->line + 2, "running ", 8)) {
+			err = running_line(r, t, ctx, r->line + 10);
+			if (err)
+				break;
+			continue;
+		}
 		if (r->line[0] == '#' && r->line[1] == ' ') {
 			if (r->any_row || !header_line(r, t, r->line + 2))
 				break;
@@ -529,6 +599,12 @@ static int read_all(struct reader *r, struct model_table *t, model_table_fn fn, 
 int model_table_read(const char *path, struct model_table *t, model_table_fn fn, void *ctx,
 		     char *why, size_t len)
 {
+	return model_table_read_running(path, t, fn, NULL, ctx, why, len);
+}
+
+int model_table_read_running(const char *path, struct model_table *t, model_table_fn fn,
+			     model_running_fn rfn, void *ctx, char *why, size_t len)
+{
 	struct reader *r;
 	struct stat st;
 	int fd, err;
@@ -546,6 +622,8 @@ int model_table_read(const char *path, struct model_table *t, model_table_fn fn,
 	}
 	r = calloc(1, sizeof(*r));
 	r->f = r ? fdopen(fd, "r") : NULL;
+	if (r)
+		r->rfn = rfn;
 	if (!r || !r->f) {
 		free(r);
 		close(fd);

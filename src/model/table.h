@@ -42,7 +42,22 @@ struct model_table {
 	/* the instructions the core saw, those it did not know, prefetches, all cycles */
 	bool has_totals;
 	__u64 core_insns, core_unknown, prefetches, cycles;
+	/*
+	 * with vmlinux=: the '# patched sites N dropped D' line, the kernel
+	 * instructions that ran other bytes than the image's (each a
+	 * '# running' line) and those beyond the plugin's bound
+	 */
+	bool has_patched;
+	__u64 patched_sites, patched_dropped;
 };
+
+/* One '# running 0xPC HEX' line: the bytes the instruction at pc ran. */
+struct model_table_running {
+	__u64 pc;
+	unsigned int len;
+	__u8 b[MODEL_RUNNING_BYTES];
+};
+typedef int (*model_running_fn)(const struct model_table_running *r, void *ctx);
 
 /* One row. */
 struct model_table_row {
@@ -67,5 +82,8 @@ bool model_table_timing(const struct model_table *t);
  */
 int model_table_read(const char *path, struct model_table *t, model_table_fn fn, void *ctx,
 		     char *why, size_t len);
+/* The same, with rfn (NULL: none) for each '# running' line too, before the rows. */
+int model_table_read_running(const char *path, struct model_table *t, model_table_fn fn,
+			     model_running_fn rfn, void *ctx, char *why, size_t len);
 
 #endif

@@ -128,6 +128,9 @@ printf '%s\n' '# kp_model 1' '# mode insns' '# qemu 1:7.2' '# window complete' \
 cp tests/unit/model/table2-base.txt "$out/model_table/tlb"
 cp tests/unit/model/table2-insns.txt "$out/model_table/events"
 cp tests/unit/model/table3-timing.txt "$out/model_table/timing"
+# the plugin's running bytes of patched kernel instructions (vmlinux=), before the columns
+sed '/^# columns/i # patched sites 2 dropped 1\n# running 0xffffffff81000100 f0480fc70e\n# running 0xffffffff81000105 0f1f440000' \
+	tests/unit/model/table2-base.txt >"$out/model_table/patched"
 
 # cost tables: the shipped ones, one cut short, one with the core's figures, one with
 # escapes and notes
