@@ -12,11 +12,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <glib.h>
+
+/* at most this many patched sites are kept; the rest only counted */
+#define KP_PATCHED_MAX (1U << 18)
+
+/* An instruction whose bytes when translated were not the image's. */
+struct kp_patched {
+	uint64_t pc;
+	uint8_t len;
+	uint8_t b[15];
+};
+
 struct kp_vmlinux {
 	uint64_t text, text_end; /* .text's addresses */
 	uint8_t *text_bytes;	 /* its bytes */
 	uint64_t *faults;	 /* __ex_table's instructions, sorted */
 	size_t nfaults;
+	GHashTable *patched; /* pc -> struct kp_patched, at most KP_PATCHED_MAX */
+	uint64_t dropped;    /* patched sites seen beyond those */
 };
 
 /* false, said on stderr, when path is no x86-64 Linux image with .text and __ex_table */
@@ -26,5 +40,13 @@ bool kp_vmlinux_load(struct kp_vmlinux *v, const char *path);
  * (so not moved by KASLR either), and at no fault site
  */
 bool kp_vmlinux_no_fault(const struct kp_vmlinux *v, uint64_t va, const uint8_t *b, uint32_t size);
+/*
+ * At translation: the size bytes b of an instruction at va in .text are
+ * kept when they are not the image's (alternatives, static calls, jump
+ * labels the kernel rewrote at boot); va is the link address (nokaslr).
+ */
+void kp_vmlinux_note(struct kp_vmlinux *v, uint64_t va, const uint8_t *b, uint32_t size);
+/* The sites kept, by address: the array is the caller's, the sites v's. */
+GPtrArray *kp_vmlinux_patched(const struct kp_vmlinux *v);
 
 #endif
