@@ -87,6 +87,7 @@ void dtype_close(struct dtype_file *f)
 	dt_cache_free(&f->callees, NULL);
 	dt_cache_free(&f->aligns, NULL);
 	dt_randstruct_close(f);
+	dt_patch_free(f);
 	dt_vars_free(f);
 	dt_strs_free(&f->strs);
 	if (f->insn)
@@ -408,8 +409,11 @@ static void resolve_pc(struct dtype_file *f, __u64 pc, struct dt_pc *e)
 	unsigned int nm, i;
 	bool stack_op, rep;
 
-	if (!dt_decode(f, pc)) {
-		dt_untyped(f, &r, "no instruction there");
+	if (dt_patch_unknown(f, pc) || !dt_decode(f, pc)) {
+		dt_untyped(f, &r,
+			   dt_patch_unknown(f, pc)
+				   ? "patched at boot; the running instruction is unknown"
+				   : "no instruction there");
 		e->a[e->n++] = r.a;
 		return;
 	}
