@@ -408,12 +408,13 @@ static void resolve_pc(struct dtype_file *f, __u64 pc, struct dt_pc *e)
 	struct dt_res r;
 	unsigned int nm, i;
 	bool stack_op, rep;
+	const char *why;
 
-	if (dt_patch_unknown(f, pc) || !dt_decode(f, pc)) {
-		dt_untyped(f, &r,
-			   dt_patch_unknown(f, pc)
-				   ? "patched at boot; the running instruction is unknown"
-				   : "no instruction there");
+	why = dt_patch_unknown(f, pc) ? "patched at boot; the running instruction is unknown"
+	      : dt_decode(f, pc)      ? NULL
+				      : "no instruction there";
+	if (why) {
+		dt_untyped(f, &r, why);
 		e->a[e->n++] = r.a;
 		return;
 	}
