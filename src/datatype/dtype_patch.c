@@ -117,13 +117,17 @@ int dtype_set_running(struct dtype_file *f, const struct dtype_running *sites, s
 		      bool complete)
 {
 	free(f->run);
-	f->run = n ? malloc(n * sizeof(*f->run)) : NULL;
-	if (n && !f->run)
-		return -ENOMEM;
-	if (n)
+	f->run = NULL;
+	f->nrun = 0;
+	/* none: no copy, and no qsort, whose base must not be NULL */
+	if (n) {
+		f->run = malloc(n * sizeof(*f->run));
+		if (!f->run)
+			return -ENOMEM;
 		memcpy(f->run, sites, n * sizeof(*f->run));
-	f->nrun = n;
-	qsort(f->run, n, sizeof(*f->run), by_pc);
+		qsort(f->run, n, sizeof(*f->run), by_pc);
+		f->nrun = n;
+	}
 	f->run_complete = complete;
 	if (!complete && !f->alt)
 		alt_load(f);
