@@ -621,9 +621,10 @@ int model_table_read_running(const char *path, struct model_table *t, model_tabl
 		return -EFBIG;
 	}
 	r = calloc(1, sizeof(*r));
-	r->f = r ? fdopen(fd, "r") : NULL;
-	if (r)
+	if (r) {
+		r->f = fdopen(fd, "r");
 		r->rfn = rfn;
+	}
 	if (!r || !r->f) {
 		free(r);
 		close(fd);
