@@ -76,6 +76,28 @@ static const char *kp_window(void)
 	return kp.active ? "incomplete" : "complete";
 }
 
+/*
+ * With vmlinux=: the kernel instructions that ran other bytes than the
+ * image's, so that the data view decodes what ran (docs/model.md, "The
+ * table").  '#' lines: a reader of format 2 before them skips them.
+ */
+static void kp_write_patched(FILE *f)
+{
+	GPtrArray *all = kp_vmlinux_patched(&kp.vml);
+	guint i, k;
+
+	fprintf(f, "# patched sites %u dropped %" PRIu64 "\n", all->len, kp.vml.dropped);
+	for (i = 0; i < all->len; i++) {
+		const struct kp_patched *p = g_ptr_array_index(all, i);
+
+		fprintf(f, "# running 0x%" PRIx64 " ", p->pc);
+		for (k = 0; k < p->len; k++)
+			fprintf(f, "%02x", p->b[k]);
+		fputc('\n', f);
+	}
+	g_ptr_array_free(all, true);
+}
+
 static void kp_write_header(FILE *f)
 {
 	int g;
@@ -123,6 +145,8 @@ static void kp_write_header(FILE *f)
 			kp.fetch_no_haddr);
 	if (kp.mode == KP_TIMING)
 		kp_timing_header(f, &kp.tm);
+	if (kp.vml.patched)
+		kp_write_patched(f);
 	/* vmlinux= names the string helpers: their accesses per call site */
 	if (kp.mode != KP_INSNS && kp.vml.nstr)
 		kp_strsite_write(f);

@@ -247,6 +247,8 @@ static struct kp_tb *kp_tb_new(struct qemu_plugin_tb *tb)
 		in->marker = kp_marker_kind(insn) >= 0;
 		in->regs = kp_x86_regs_only(b, in->size);
 		in->stays = va >= KP_KERNEL_START ? kp_kernel_stays(va, b, in->size) : in->regs;
+		if (va >= KP_KERNEL_START)
+			kp_vmlinux_note(&kp.vml, va, b, in->size);
 		in->flushes = kp.mode != KP_INSNS && kp_x86_flushes_tlb(b, in->size);
 		if (!in->marker)
 			kp_insn_ev(in, &sym, b);

@@ -221,6 +221,7 @@ bool kp_vmlinux_load(struct kp_vmlinux *v, const char *path)
 		v->text = text->sh_addr;
 		v->text_end = text->sh_addr + text->sh_size;
 		v->text_bytes = g_memdup2(img + text->sh_offset, text->sh_size);
+		v->patched = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
 		kp_vmlinux_strfns(v, img, st.st_size);
 	} else {
 		fprintf(stderr,
@@ -239,4 +240,49 @@ bool kp_vmlinux_no_fault(const struct kp_vmlinux *v, uint64_t va, const uint8_t 
 	    memcmp(b, v->text_bytes + (va - v->text), size))
 		return false;
 	return !bsearch(&va, v->faults, v->nfaults, sizeof(*v->faults), kp_u64_cmp);
+}
+
+void kp_vmlinux_note(struct kp_vmlinux *v, uint64_t va, const uint8_t *b, uint32_t size)
+{
+	struct kp_patched *p;
+
+	if (!v->text_bytes || va < v->text || va + size > v->text_end || size > sizeof(p->b) ||
+	    !memcmp(b, v->text_bytes + (va - v->text), size))
+		return;
+	p = g_hash_table_lookup(v->patched, &va);
+	if (!p && g_hash_table_size(v->patched) >= KP_PATCHED_MAX) {
+		v->dropped++;
+		return;
+	}
+	if (!p) {
+		p = g_new0(struct kp_patched, 1);
+		p->pc = va;
+		g_hash_table_insert(v->patched, &p->pc, p);
+	}
+	/* a site rewritten again (a jump label flipped): its last bytes */
+	p->len = size;
+	memcpy(p->b, b, size);
+}
+
+static gint kp_patched_cmp(gconstpointer a, gconstpointer b)
+{
+	const struct kp_patched *x = *(struct kp_patched *const *)a;
+	const struct kp_patched *y = *(struct kp_patched *const *)b;
+
+	return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+GPtrArray *kp_vmlinux_patched(const struct kp_vmlinux *v)
+{
+	GPtrArray *all = g_ptr_array_new();
+	GHashTableIter it;
+	gpointer val;
+
+	if (!v->patched)
+		return all;
+	g_hash_table_iter_init(&it, v->patched);
+	while (g_hash_table_iter_next(&it, NULL, &val))
+		g_ptr_array_add(all, val);
+	g_ptr_array_sort(all, kp_patched_cmp);
+	return all;
 }

@@ -21,6 +21,7 @@
 #include "data/compat.h"
 #include "data/count_tables.h"
 #include "data/datafile_int.h"
+#include "data/check_meta.h"
 #include "data/inline_tables.h"
 #include "data/model.h"
 #include "data/protect.h"
@@ -60,6 +61,7 @@ enum rule {
 	R_EVNAME,     /* an event's name: 1 to 256 printable ASCII bytes, no space */
 	R_U32,	      /* 0 to 2^32 - 1: perf_event_attr.type */
 	R_LATKIND,    /* a latency row's kind: syscall or func */
+	R_CODE,	      /* an instruction's bytes: 1 to MODEL_RUNNING_BYTES, in lowercase hex */
 };
 
 #define STR(x)	   #x
@@ -86,7 +88,7 @@ static const char *const kinds[] = {MODEL_KIND_LIST "-", NULL};
  * bound their buffers by it.
  */
 static const struct rule_def {
-	enum { T_INT, T_TEXT, T_WORD, T_PRINT } type;
+	enum { T_INT, T_TEXT, T_WORD, T_PRINT, T_HEX } type;
 	bool null_ok, pow2;
 	long long lo, hi;
 	const char *const *words;
@@ -132,6 +134,8 @@ static const struct rule_def {
 		      "1 to " XSTR(EVNAME_MAX) " printable ASCII bytes without spaces"},
 	[R_U32] = {T_INT, false, false, 0, 0xffffffffLL, NULL, "an integer from 0 to 2^32-1"},
 	[R_LATKIND] = {T_WORD, false, false, 0, 0, lat_kinds, "syscall or func"},
+	[R_CODE] = {T_HEX, false, false, 2, 2 * MODEL_RUNNING_BYTES, NULL,
+		    "1 to " XSTR(MODEL_RUNNING_BYTES) " bytes in lowercase hex"},
 };
 
 struct column {
@@ -145,9 +149,9 @@ struct column {
  * integer, negative too: whether one was found is said apart).
  */
 struct later {
-	bool meta_bad, block_bad, totals_bad, run_totals_bad;
+	const struct meta_rule *meta_bad; /* the rule of the first meta value breaking one */
+	bool block_bad, totals_bad, run_totals_bad;
 	long long meta_row, block_row, totals_row, run_totals_row;
-	size_t meta_rule;
 };
 
 static void meta_later(sqlite3_stmt *st, struct later *later);
@@ -454,7 +458,9 @@ static const struct table {
 	{"model_cycles", {{"pc", R_INT}, CYCLE_COLS}},
 	/* schema 15: a boot's cycles under the timing model */
 	{"boot_func_cycles", {{"run", R_ID}, {"name", R_NAME}, {"module", R_NAME}, CYCLE_COLS}},
-	/* schema 16: the string helpers' accesses per call site */
+	/* schema 16: the bytes patched kernel instructions ran */
+	{"model_running", {{"pc", R_INT}, {"code", R_CODE}}},
+	/* schema 17: the string helpers' accesses per call site */
 	{"model_sites", {{"pc", R_INT}, {"site", R_INT}, {"reads", R_COUNT}, {"writes", R_COUNT}}},
 };
 
@@ -475,6 +481,17 @@ static bool print_ok(const unsigned char *b, int n)
 
 	for (i = 0; i < n; i++)
 		if (b[i] <= ' ' || b[i] > '~')
+			return false;
+	return true;
+}
+
+/* Whether the n bytes at b are lowercase hex digits (not NUL-terminated: a blob's). */
+static bool hex_ok(const unsigned char *b, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!((b[i] >= '0' && b[i] <= '9') || (b[i] >= 'a' && b[i] <= 'f')))
 			return false;
 	return true;
 }
@@ -502,6 +519,8 @@ static bool value_ok(const struct rule_def *r, sqlite3_stmt *st, int i)
 		return word_ok(r->words, b, n);
 	if (r->type == T_PRINT)
 		return n >= r->lo && n <= r->hi && print_ok(b, n);
+	if (r->type == T_HEX)
+		return n >= r->lo && n <= r->hi && !(n % 2) && hex_ok(b, n);
 	return n <= r->hi && (!n || !memchr(b, 0, n));
 }
 
@@ -604,61 +623,14 @@ static int check_table(struct datafile *df, const struct table *t, struct later 
 	return 0;
 }
 
-/* Whether s is 1 to max of the characters of set, and only those. */
-static bool span_ok(const char *s, const char *set, size_t max)
-{
-	size_t n = strlen(s);
-
-	return n && n <= max && strspn(s, set) == n;
-}
-
-#define DIGITS "0123456789"
-
-/* What some meta values must be: up to 19 digits from lo to hi, or an address. */
-static const struct {
-	const char *key;
-	unsigned long long lo, hi; /* hi 0: an address 0x and 1 to 16 hex digits */
-	const char *want;
-} meta_rules[] = {
-	{"record.wall_ns", 0, NS_MAX, "a time from 0 to 2^60 ns"},
-	{"sampling.freq_hz", 1, 100000, "a frequency from 1 to 100000"},
-	{"cpu.count", 1, 65536, "a number of CPUs from 1 to 65536"},
-	{"record.repeat", 1, 100000, "a number of runs from 1 to 100000"},
-	{"record.exit_code", 0, 255, "an exit status from 0 to 255"},
-	{"kernel.stext", 0, 0, "an address 0x and 1 to 16 hex digits"},
-	{"model.format", 1, 2, "the model's table format, 1 or 2"},
-	{"sampling.period", 1, 1ULL << 40, "a period from 1 to 2^40"},
-	{"model.timing_insns", 0, 1ULL << 50, "a count from 0 to 2^50"},
-	{"model.timing_unknown", 0, 1ULL << 50, "a count from 0 to 2^50"},
-	{"model.timing_prefetches", 0, 1ULL << 50, "a count from 0 to 2^50"},
-	{"model.timing_cycles", 0, 1ULL << 50, "a count from 0 to 2^50"},
-	{"model.callsites_dropped", 0, 1ULL << 50, "a count from 0 to 2^50"},
-};
-
-static bool meta_ok(size_t rule, const char *value)
-{
-	unsigned long long v;
-
-	if (!meta_rules[rule].hi)
-		return !strncmp(value, "0x", 2) && span_ok(value + 2, DIGITS "abcdef", 16);
-	if (!span_ok(value, DIGITS, 19))
-		return false;
-	v = strtoull(value, NULL, 10);
-	return v >= meta_rules[rule].lo && v <= meta_rules[rule].hi;
-}
-
 /* A meta row (rowid, key, value), both text: its key's rule, if it has one. */
 static void meta_later(sqlite3_stmt *st, struct later *later)
 {
-	const char *key = query_str(st, 1);
-	size_t i;
-
-	for (i = 0; i < sizeof(meta_rules) / sizeof(meta_rules[0]) && !later->meta_bad; i++)
-		if (!strcmp(key, meta_rules[i].key) && !meta_ok(i, query_str(st, 2))) {
-			later->meta_bad = true;
-			later->meta_row = sqlite3_column_int64(st, 0);
-			later->meta_rule = i;
-		}
+	if (later->meta_bad)
+		return;
+	later->meta_bad = meta_rule_broken(query_str(st, 1), query_str(st, 2));
+	if (later->meta_bad)
+		later->meta_row = sqlite3_column_int64(st, 0);
 }
 
 /* A block (rowid, func, block, start, end, ...) is a range [start, end). */
@@ -699,8 +671,8 @@ static int check_later(struct datafile *df, const struct later *later)
 				 "table run_event_totals, row %lld: running_ns is above enabled_ns",
 				 later->run_totals_row);
 	if (later->meta_bad)
-		return say_bad(df, "meta", later->meta_row, "value",
-			       meta_rules[later->meta_rule].key, meta_rules[later->meta_rule].want);
+		return say_bad(df, "meta", later->meta_row, "value", later->meta_bad->key,
+			       later->meta_bad->want);
 	if (later->block_bad)
 		return query_bad(df, "table blocks, row %lld: start is not below end",
 				 later->block_row);

@@ -75,6 +75,22 @@ int model_put_event(struct datafile *df, __u64 pc, const char *kind, __u64 flush
 			    kind, (long long)flushes);
 }
 
+int model_put_running(struct datafile *df, __u64 pc, const __u8 *b, unsigned int len)
+{
+	static const char digits[] = "0123456789abcdef";
+	char hex[2 * MODEL_RUNNING_BYTES + 1];
+	unsigned int i;
+
+	if (!len || len > MODEL_RUNNING_BYTES)
+		return -EINVAL;
+	for (i = 0; i < len; i++) {
+		hex[2 * i] = digits[b[i] >> 4];
+		hex[2 * i + 1] = digits[b[i] & 15];
+	}
+	hex[2 * len] = '\0';
+	return query_insert(df, "INSERT INTO model_running VALUES(?,?)", "it", (long long)pc, hex);
+}
+
 int model_put_site(struct datafile *df, __u64 pc, __u64 site, __u64 reads, __u64 writes)
 {
 	return query_insert(df, "INSERT INTO model_sites VALUES(?,?,?,?)", "iiii", (long long)pc,
@@ -246,6 +262,43 @@ int model_each_pc(struct datafile *df, unsigned int geom, model_row_fn fn, void 
 	struct row_walk w = {fn, ctx};
 
 	return query_each(df, pc_sql, model_row, &w, "i", (long long)geom);
+}
+
+struct running_walk {
+	model_running_row_fn fn;
+	void *ctx;
+};
+
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+static int running_row(sqlite3_stmt *st, void *ctx)
+{
+	struct running_walk *w = ctx;
+	const char *hex = query_str(st, 1);
+	size_t n = strlen(hex), i;
+	__u8 b[MODEL_RUNNING_BYTES];
+
+	if (!n || n % 2 || n > 2 * MODEL_RUNNING_BYTES)
+		return 0;
+	for (i = 0; i < n / 2; i++) {
+		int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return 0;
+		b[i] = hi << 4 | lo;
+	}
+	return w->fn(sqlite3_column_int64(st, 0), b, n / 2, w->ctx);
+}
+
+int model_running_each(struct datafile *df, model_running_row_fn fn, void *ctx)
+{
+	struct running_walk w = {fn, ctx};
+
+	return query_each(df, "SELECT pc, code FROM model_running ORDER BY pc", running_row, &w,
+			  "");
 }
 
 struct site_walk {

@@ -49,7 +49,19 @@ struct datafile;
 	" dcache INTEGER NOT NULL, tlb INTEGER NOT NULL, serialize INTEGER NOT NULL);"
 
 /*
- * schema 16: the string helpers' accesses per kernel call site (the raw
+ * schema 16: the bytes a kernel instruction ran when they were not the
+ * image's (alternatives, static calls, jump labels rewritten at boot), as
+ * hex: the data view decodes them instead of the file's
+ */
+#define MODEL_RUNNING_TABLES \
+	"CREATE TABLE model_running(pc INTEGER PRIMARY KEY, code TEXT NOT NULL);"
+/* an x86 instruction's bytes, at most */
+#define MODEL_RUNNING_BYTES 15
+/* the running instructions a table may list (the plugin's KP_PATCHED_MAX) */
+#define MODEL_RUNNING_MAX (1U << 18)
+
+/*
+ * schema 17: the string helpers' accesses per kernel call site (the raw
  * table's '# callsite' lines): pc a rep string instruction's, site the call
  * that reached its function (0: not known)
  */
@@ -156,6 +168,8 @@ int model_put_geom(struct datafile *df, unsigned int geom, const struct model_ge
 int model_put_tlb(struct datafile *df, __u64 pc, unsigned int geom, __u64 itlb, __u64 dtlb);
 /* kind: a model_kind_names word or "-" */
 int model_put_event(struct datafile *df, __u64 pc, const char *kind, __u64 flushes);
+/* the len (1 to MODEL_RUNNING_BYTES) bytes b the kernel instruction at pc ran */
+int model_put_running(struct datafile *df, __u64 pc, const __u8 *b, unsigned int len);
 int model_put_tlbs(struct datafile *df, unsigned int geom, const struct model_geom *g);
 /* cyc: the cycles, then the MODEL_CYCS of their stack */
 int model_put_cycles(struct datafile *df, __u64 pc, const __u64 *cyc);
@@ -184,7 +198,14 @@ typedef int (*model_row_fn)(const struct model_row *r, void *ctx);
 int model_functions(struct datafile *df, unsigned int geom, model_row_fn fn, void *ctx);
 /* Each counted PC with its function's name, by PC. */
 int model_each_pc(struct datafile *df, unsigned int geom, model_row_fn fn, void *ctx);
-/* fn on each (pc, site) of model_sites, by pc then site as SQL orders them (none before schema 16)
+/*
+ * fn on each kernel instruction that ran other bytes than the image's
+ * (model_running): its runtime pc and its len bytes b (1 to
+ * MODEL_RUNNING_BYTES; a row of other code is skipped: the file is checked)
+ */
+typedef int (*model_running_row_fn)(__u64 pc, const __u8 *b, unsigned int len, void *ctx);
+int model_running_each(struct datafile *df, model_running_row_fn fn, void *ctx);
+/* fn on each (pc, site) of model_sites, by pc then site as SQL orders them (none before schema 17)
  */
 typedef int (*model_site_row_fn)(__u64 pc, __u64 site, __u64 reads, __u64 writes, void *ctx);
 int model_sites_each(struct datafile *df, model_site_row_fn fn, void *ctx);

@@ -43,6 +43,11 @@ const char schema_base[] =
 	"CREATE TABLE func_contexts(func INTEGER, context TEXT, calls INTEGER, total_ns INTEGER,"
 	" PRIMARY KEY(func, context));";
 
+/*
+ * The tables of macros (schema 6 on) as a list: clang-format would indent
+ * each string literal after a macro one step further than the last.
+ */
+/* clang-format off */
 const char schema_added[] =
 	/* schema 3: record --func on inlined functions */
 	"CREATE TABLE inlines(func INTEGER PRIMARY KEY, name TEXT, parent TEXT, call_file TEXT,"
@@ -56,34 +61,26 @@ const char schema_added[] =
 	"CREATE TABLE func_absent(pattern TEXT PRIMARY KEY);"
 	/* schema 6: record --blocks */
 	BLOCKS_TABLES
-		/* schema 7: --blocks of inline instances, loop bounds, contexts, runs */
-		BLOCKS7_TABLES
-			/* schema 8: the compiler-inserted protections of the code that ran */
-			PROTECT_TABLES
-				/* schema 9: the machine model's counts (record --model, inject
-				   --model) */
-				MODEL_TABLES
-					/* schema 10: kprotperf boot */
-					BOOT_TABLES
-						/* schema 11: the model's TLBs and events */
-						MODEL_TLB_TABLES
-							/* schema 12: a boot's TLBs and events */
-							BOOT_MODEL_TABLES
-								/* schema 13: record --count and -e
-								 */
-								COUNT_TABLES
-									/* schema 14: the timing
-									   model's cycles */
-									MODEL_TIMING_TABLES
-										/* schema 15: a
-										   boot's cycles
-										   under it */
-										BOOT_TIMING_TABLES
-											/* schema
-											   16: the
-											   string
-											   helpers'
-											   accesses
-											   per call
-											   site */
-												MODEL_SITES_TABLES;
+	/* schema 7: --blocks of inline instances, loop bounds, contexts, runs */
+	BLOCKS7_TABLES
+	/* schema 8: the compiler-inserted protections of the code that ran */
+	PROTECT_TABLES
+	/* schema 9: the machine model's counts (record --model, inject --model) */
+	MODEL_TABLES
+	/* schema 10: kprotperf boot */
+	BOOT_TABLES
+	/* schema 11: the model's TLBs and events */
+	MODEL_TLB_TABLES
+	/* schema 12: a boot's TLBs and events */
+	BOOT_MODEL_TABLES
+	/* schema 13: record --count and -e */
+	COUNT_TABLES
+	/* schema 14: the timing model's cycles */
+	MODEL_TIMING_TABLES
+	/* schema 15: a boot's cycles under it */
+	BOOT_TIMING_TABLES
+	/* schema 16: the bytes patched kernel instructions ran */
+	MODEL_RUNNING_TABLES
+	/* schema 17: the string helpers' accesses per call site */
+	MODEL_SITES_TABLES;
+/* clang-format on */

@@ -50,6 +50,23 @@ struct dtype_access {
  */
 int dtype_open(struct dtype_file **out, struct debuginfo *di);
 void dtype_close(struct dtype_file *f);
+/* An instruction's bytes when it ran, where they were not the file's (patched at boot). */
+struct dtype_running {
+	__u64 pc; /* link-time address */
+	unsigned int len;
+	__u8 b[15];
+};
+
+/*
+ * The kernel's instructions that ran other bytes than f's (a recording's
+ * model_running, copied): decoded instead of the file's, by the access and
+ * by the register flow before it.  complete: every other instruction ran
+ * the file's bytes; else a PC in an original of the file's .altinstructions
+ * without running bytes is untyped ("patched at boot; the running
+ * instruction is unknown").  Before any dtype_resolve; 0 or -ENOMEM.
+ */
+int dtype_set_running(struct dtype_file *f, const struct dtype_running *sites, size_t n,
+		      bool complete);
 /*
  * The accesses of the instruction at link-time address pc into out[],
  * their number in *n (0: it accesses no memory, e.g. a nop or lea).  Results

@@ -116,6 +116,8 @@ bool dt_decode(struct dtype_file *f, __u64 pc)
 	uint64_t addr = pc;
 	size_t len;
 
-	return !file_cfg_bytes(f->fc, pc, &code, &len) &&
-	       cs_disasm_iter(f->cs, &code, &len, &addr, f->insn);
+	/* what ran there, when the kernel rewrote it at boot (dtype_patch.c) */
+	if (!dt_running(f, pc, &code, &len) && file_cfg_bytes(f->fc, pc, &code, &len))
+		return false;
+	return cs_disasm_iter(f->cs, &code, &len, &addr, f->insn);
 }

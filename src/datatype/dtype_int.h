@@ -139,6 +139,11 @@ struct dt_cache {
 	size_t n, cap;
 };
 
+/* An address range [lo, hi). */
+struct dt_span {
+	__u64 lo, hi;
+};
+
 struct dtype_file {
 	struct debuginfo *di;
 	Dwarf *dw;
@@ -171,6 +176,12 @@ struct dtype_file {
 	char **rs_shuffled; /* the other structures marked for it ("STRUCT * *"), sorted */
 	size_t rs_nshuffled;
 	char why[128]; /* a scratch buffer for reasons before interning */
+	/* dtype_patch.c: the running bytes of patched sites, by pc, and the originals */
+	struct dtype_running *run;
+	size_t nrun;
+	bool run_complete;
+	struct dt_span *alt; /* .altinstructions' originals, by lo; may overlap */
+	size_t nalt;
 };
 
 /* dtype_cache.c: key to value (a pointer or a number), open addressing */
@@ -247,6 +258,13 @@ unsigned int dt_mems(const cs_insn *insn, struct dt_mem *m);
 bool dt_stack_op(const cs_insn *insn);
 /* decode the instruction at pc into f->insn; false when it cannot be read or decoded */
 bool dt_decode(struct dtype_file *f, __u64 pc);
+
+/* dtype_patch.c */
+void dt_patch_free(struct dtype_file *f);
+/* the bytes the instruction at pc ran, when the recording says they were not the file's */
+bool dt_running(const struct dtype_file *f, __u64 pc, const __u8 **code, size_t *len);
+/* pc is in an original .altinstructions names and its running bytes are not known */
+bool dt_patch_unknown(const struct dtype_file *f, __u64 pc);
 
 /* dtype_stack.c: an access at CFA + c, through a register holding an address in the frame */
 void dt_stack_cfa(struct dtype_file *f, const struct dt_func *fn, __u64 pc,

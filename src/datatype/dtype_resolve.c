@@ -87,6 +87,7 @@ void dtype_close(struct dtype_file *f)
 	dt_cache_free(&f->callees, NULL);
 	dt_cache_free(&f->aligns, NULL);
 	dt_randstruct_close(f);
+	dt_patch_free(f);
 	dt_vars_free(f);
 	dt_strs_free(&f->strs);
 	if (f->insn)
@@ -407,9 +408,13 @@ static void resolve_pc(struct dtype_file *f, __u64 pc, struct dt_pc *e)
 	struct dt_res r;
 	unsigned int nm, i;
 	bool stack_op, rep;
+	const char *why;
 
-	if (!dt_decode(f, pc)) {
-		dt_untyped(f, &r, "no instruction there");
+	why = dt_patch_unknown(f, pc) ? "patched at boot; the running instruction is unknown"
+	      : dt_decode(f, pc)      ? NULL
+				      : "no instruction there";
+	if (why) {
+		dt_untyped(f, &r, why);
 		e->a[e->n++] = r.a;
 		return;
 	}

@@ -603,6 +603,42 @@ static void collect_free(struct collect *c)
 	dtype_close(c->kdt);
 }
 
+/* The running bytes of the kernel's patched sites, at link-time addresses. */
+struct running_list {
+	struct dtype_running *v;
+	size_t n, cap;
+	__u64 slide;
+};
+
+static int running_add(__u64 pc, const __u8 *b, unsigned int len, void *ctx)
+{
+	struct running_list *l = ctx;
+	struct dtype_running *r;
+
+	if (array_reserve((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)))
+		return -ENOMEM;
+	r = &l->v[l->n++];
+	*r = (struct dtype_running){.pc = pc - l->slide, .len = len};
+	memcpy(r->b, b, len);
+	return 0;
+}
+
+/*
+ * What the kernel's patched sites ran, as the plugin saw them: every one of
+ * them when the table said so and dropped none (meta model.patched_*);
+ * else (an older recording) a site .altinstructions names stays untyped.
+ */
+static int kernel_running(struct collect *c)
+{
+	const char *dropped = datafile_meta(c->df, "model.patched_dropped");
+	struct running_list l = {.slide = c->slide};
+	int err = model_running_each(c->df, running_add, &l);
+
+	err = err ?: dtype_set_running(c->kdt, l.v, l.n, dropped && !strcmp(dropped, "0"));
+	free(l.v);
+	return err;
+}
+
 /* The kernel's resolver, or why its PCs stay untyped. */
 static int kernel_open(struct collect *c, struct kernel_dwarf *kd, const char *note)
 {
@@ -616,6 +652,8 @@ static int kernel_open(struct collect *c, struct kernel_dwarf *kd, const char *n
 	}
 	c->slide = kernel_dwarf_runtime(kd, 0);
 	err = dtype_open(&c->kdt, kernel_dwarf_debuginfo(kd));
+	if (!err)
+		err = kernel_running(c);
 	if (err == -ENODATA)
 		snprintf(d->kernel_note, sizeof(d->kernel_note), "%s has no DWARF",
 			 kernel_dwarf_path(kd));

@@ -84,6 +84,13 @@ static int put_site(const struct model_table_site *x, void *ctx)
 	return model_put_site(c[0], x->pc, x->site, x->reads, x->writes);
 }
 
+static int put_running(const struct model_table_running *r, void *ctx)
+{
+	void **c = ctx;
+
+	return model_put_running(c[0], r->pc, r->b, r->len);
+}
+
 /* The core model's name, parameters and totals, as the table said them. */
 static int timing_meta(struct kv_list *meta, const struct model_table *t)
 {
@@ -122,6 +129,13 @@ static int put_meta(struct datafile *df, const struct model_table *t)
 			     t->guest_pcid[0] ? t->guest_pcid : "unknown");
 	if (!err && model_table_timing(t))
 		err = timing_meta(&meta, t);
+	/* whether the running bytes of every patched site are known (model_running) */
+	if (!err && t->has_patched)
+		err = kv_add(&meta, "model.patched_sites", "%llu",
+			     (unsigned long long)t->patched_sites);
+	if (!err && t->has_patched)
+		err = kv_add(&meta, "model.patched_dropped", "%llu",
+			     (unsigned long long)t->patched_dropped);
 	/* the string helpers' accesses no (PC, site) pair holds: model_sites lacks them */
 	if (!err && t->has_sites)
 		err = kv_add(&meta, "model.callsites_dropped", "%llu",
@@ -134,6 +148,7 @@ static int put_meta(struct datafile *df, const struct model_table *t)
 static int merge(struct datafile *df, const char *table_path, struct model_table *t, char *why,
 		 size_t len)
 {
+	static const struct model_table_fns fns = {put_row, put_running, put_site};
 	void *ctx[2] = {df, t};
 	unsigned int g;
 	int err = matches(df, t, why, len);
@@ -143,7 +158,7 @@ static int merge(struct datafile *df, const char *table_path, struct model_table
 	for (g = 0; model_table_has_tlb(t) && g < t->ngeom && !err; g++)
 		err = model_put_tlbs(df, g, &t->geom[g]);
 	/* read again: rows go straight into the file, and the file may have changed */
-	err = err ?: model_table_read_sites(table_path, t, put_row, put_site, ctx, why, len);
+	err = err ?: model_table_read_fns(table_path, t, &fns, ctx, why, len);
 	err = err ?: matches(df, t, why, len);
 	err = err ?: model_prune_symbols(df) ?: put_meta(df, t);
 	if (err && !*why)

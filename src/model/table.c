@@ -32,10 +32,11 @@ struct reader {
 	bool header_done, have_columns;
 	__u64 last_pc;
 	bool any_row;
-	model_site_fn sfn; /* for each '# callsite' line, or NULL */
+	const struct model_table_fns *fns; /* the caller's, each NULL or not */
 	void *ctx;
-	__u64 last_site[2];	  /* the last '# callsite' line's PC and site */
-	unsigned long long bytes; /* read so far: a file that grows is still bounded */
+	__u64 last_site[2];	      /* the last '# callsite' line's PC and site */
+	__u64 nrunning, last_running; /* '# running' lines read, the last one's PC */
+	unsigned long long bytes;     /* read so far: a file that grows is still bounded */
 };
 
 static bool pow2(unsigned long long v)
@@ -351,7 +352,7 @@ static int site_line(struct reader *r, struct model_table *t, char *s)
 	r->last_site[0] = x.pc;
 	r->last_site[1] = x.site;
 	t->sites_seen++;
-	return r->sfn ? r->sfn(&x, r->ctx) : 0;
+	return r->fns->site ? r->fns->site(&x, r->ctx) : 0;
 }
 
 /* A '# callsites' or '# callsite' line (s after "# "): 1 when it is neither. */
@@ -362,6 +363,59 @@ static int site_header(struct reader *r, struct model_table *t, char *s, char *w
 	if (!strncmp(s, "callsite ", 9))
 		return site_line(r, t, s + 8);
 	return 1;
+}
+
+/* "sites N dropped D", once, before its '# running' lines: at most MODEL_RUNNING_MAX */
+static bool patched_line(struct model_table *t, const char *s)
+{
+	char *p = (char *)s + 5;
+
+	if (t->format < 2 || t->has_patched || strncmp(s, "sites", 5) ||
+	    !bounded(&p, MODEL_RUNNING_MAX, &t->patched_sites) || strncmp(p, " dropped", 8))
+		return false;
+	p += 8;
+	if (!bounded(&p, COUNT_MAX, &t->patched_dropped) || *p)
+		return false;
+	t->has_patched = true;
+	return true;
+}
+
+/* "0xPC HEX" of a '# running' line: a kernel PC above the last, 1 to 15 bytes in hex */
+static bool parse_running(const struct reader *r, const char *s, struct model_table_running *run)
+{
+	size_t n;
+	char *end;
+	unsigned int i;
+
+	if (strncmp(s, "0x", 2) || !s[2] || !strchr("0123456789abcdef", s[2]))
+		return false;
+	errno = 0;
+	run->pc = strtoull(s + 2, &end, 16);
+	if (errno || *end != ' ' || run->pc < MODEL_KERNEL_START ||
+	    (r->nrunning && run->pc <= r->last_running))
+		return false;
+	n = strspn(end + 1, "0123456789abcdef");
+	if (!n || n % 2 || n > 2 * MODEL_RUNNING_BYTES || end[1 + n])
+		return false;
+	run->len = n / 2;
+	for (i = 0; i < run->len; i++)
+		run->b[i] = strtoul((char[3]){end[1 + 2 * i], end[2 + 2 * i], 0}, NULL, 16);
+	return true;
+}
+
+/*
+ * A '# running' line after '# patched', as many as it says: rfn's error, or
+ * -EBADMSG (why empty: the line is named) when it is malformed.
+ */
+static int running_line(struct reader *r, const struct model_table *t, const char *s)
+{
+	struct model_table_running run;
+
+	if (!t->has_patched || r->nrunning >= t->patched_sites || !parse_running(r, s, &run))
+		return -EBADMSG;
+	r->nrunning++;
+	r->last_running = run.pc;
+	return r->fns->running ? r->fns->running(&run, r->ctx) : 0;
 }
 
 /* One '#' line of the header; false when it is malformed. */
@@ -394,6 +448,8 @@ static bool header_line(struct reader *r, struct model_table *t, const char *s)
 		return !r->have_columns && parse_tlbs(t, s + 4);
 	if (!strncmp(s, "guest ", 6))
 		return parse_guest(t, s + 6);
+	if (!strncmp(s, "patched ", 8))
+		return patched_line(t, s + 8);
 	if (!strncmp(s, "timing core=", 12))
 		return !r->have_columns && timing_core(t, s + 7);
 	if (!strncmp(s, "timing insns ", 13))
@@ -507,9 +563,15 @@ static int next_line(struct reader *r)
 	return 1;
 }
 
-static int header_done(const struct model_table *t, char *why, size_t len)
+static int header_done(const struct reader *r, const struct model_table *t, char *why, size_t len)
 {
 	unsigned int g;
+
+	if (t->has_patched && r->nrunning != t->patched_sites) {
+		snprintf(why, len, "the header says %llu patched sites and lists %llu",
+			 (unsigned long long)t->patched_sites, (unsigned long long)r->nrunning);
+		return -EBADMSG;
+	}
 
 	if (!t->mode[0] || !t->window[0] || !t->qemu[0]) {
 		snprintf(why, len, "the header lacks its mode, window or qemu line");
@@ -559,7 +621,7 @@ static int header_end(const struct reader *r, const struct model_table *t, char 
 		snprintf(why, len, "the header has no columns line matching its geometries");
 		return -EBADMSG;
 	}
-	return header_done(t, why, len);
+	return header_done(r, t, why, len);
 }
 
 static int read_all(struct reader *r, struct model_table *t, model_table_fn fn, void *ctx,
@@ -578,6 +640,13 @@ static int read_all(struct reader *r, struct model_table *t, model_table_fn fn, 
 		return -EBADMSG;
 	}
 	while ((err = next_line(r)) > 0) {
+		if (r->line[0] == '#' && r->line[1] == ' ' && !r->any_row &&
+		    !strncmp(r->line + 2, "running ", 8)) {
+			err = running_line(r, t, r->line + 10);
+			if (err)
+				break;
+			continue;
+		}
 		if (r->line[0] == '#' && r->line[1] == ' ') {
 			err = r->any_row ? -EBADMSG : site_header(r, t, r->line + 2, why, len);
 			if (err > 0 && !header_line(r, t, r->line + 2))
@@ -610,11 +679,13 @@ static int read_all(struct reader *r, struct model_table *t, model_table_fn fn, 
 int model_table_read(const char *path, struct model_table *t, model_table_fn fn, void *ctx,
 		     char *why, size_t len)
 {
-	return model_table_read_sites(path, t, fn, NULL, ctx, why, len);
+	const struct model_table_fns fns = {.row = fn};
+
+	return model_table_read_fns(path, t, &fns, ctx, why, len);
 }
 
-int model_table_read_sites(const char *path, struct model_table *t, model_table_fn fn,
-			   model_site_fn sfn, void *ctx, char *why, size_t len)
+int model_table_read_fns(const char *path, struct model_table *t, const struct model_table_fns *fns,
+			 void *ctx, char *why, size_t len)
 {
 	struct reader *r;
 	struct stat st;
@@ -632,15 +703,17 @@ int model_table_read_sites(const char *path, struct model_table *t, model_table_
 		return -EFBIG;
 	}
 	r = calloc(1, sizeof(*r));
-	r->f = r ? fdopen(fd, "r") : NULL;
+	if (r) {
+		r->f = fdopen(fd, "r");
+		r->fns = fns;
+		r->ctx = ctx;
+	}
 	if (!r || !r->f) {
 		free(r);
 		close(fd);
 		return -ENOMEM;
 	}
-	r->sfn = sfn;
-	r->ctx = ctx;
-	err = read_all(r, t, fn, ctx, why, len);
+	err = read_all(r, t, fns->row, ctx, why, len);
 	fclose(r->f);
 	free(r);
 	return err;

@@ -44,6 +44,13 @@ struct model_table {
 	bool has_totals;
 	__u64 core_insns, core_unknown, prefetches, cycles;
 	/*
+	 * with vmlinux=: the '# patched sites N dropped D' line, the kernel
+	 * instructions that ran other bytes than the image's (each a
+	 * '# running' line) and those beyond the plugin's bound
+	 */
+	bool has_patched;
+	__u64 patched_sites, patched_dropped;
+	/*
 	 * with vmlinux= and caches: the '# callsites 1 lines N dropped D' line,
 	 * the string helpers' accesses per call site (each a '# callsite' line)
 	 * and the accesses of the pairs beyond the plugin's bound
@@ -51,6 +58,14 @@ struct model_table {
 	bool has_sites;
 	__u64 nsites, sites_seen, sites_dropped;
 };
+
+/* One '# running 0xPC HEX' line: the bytes the instruction at pc ran. */
+struct model_table_running {
+	__u64 pc;
+	unsigned int len;
+	__u8 b[MODEL_RUNNING_BYTES];
+};
+typedef int (*model_running_fn)(const struct model_table_running *r, void *ctx);
 
 /* One '# callsite 0xPC 0xSITE READS WRITES' line: a helper's accesses for one call site. */
 struct model_table_site {
@@ -82,8 +97,16 @@ bool model_table_timing(const struct model_table *t);
  */
 int model_table_read(const char *path, struct model_table *t, model_table_fn fn, void *ctx,
 		     char *why, size_t len);
-/* The same, with sfn (NULL: none) for each '# callsite' line too, before the rows. */
-int model_table_read_sites(const char *path, struct model_table *t, model_table_fn fn,
-			   model_site_fn sfn, void *ctx, char *why, size_t len);
+/*
+ * The same, with a function (NULL: none) for each '# running' and each
+ * '# callsite' line too, before the rows.
+ */
+struct model_table_fns {
+	model_table_fn row;
+	model_running_fn running;
+	model_site_fn site;
+};
+int model_table_read_fns(const char *path, struct model_table *t, const struct model_table_fns *fns,
+			 void *ctx, char *why, size_t len);
 
 #endif

@@ -16,8 +16,8 @@
 #include "model/table.h"
 
 struct seen {
-	__u64 last, last_site[2];
-	unsigned long rows, nsites;
+	__u64 last, last_site[2], last_running;
+	unsigned long rows, nsites, nrunning;
 };
 
 /* mode timing: each of the cycles and their stack a count, the stack summing to them */
@@ -66,6 +66,19 @@ static int site(const struct model_table_site *x, void *ctx)
 	return 0;
 }
 
+/* a '# running' line: a kernel PC above the last, 1 to 15 bytes */
+static int running(const struct model_table_running *r, void *ctx)
+{
+	struct seen *s = ctx;
+
+	if ((s->nrunning && r->pc <= s->last_running) || r->pc < MODEL_KERNEL_START || !r->len ||
+	    r->len > MODEL_RUNNING_BYTES || s->rows)
+		abort();
+	s->last_running = r->pc;
+	s->nrunning++;
+	return 0;
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	fuzz_init();
@@ -78,8 +91,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct seen s = {0};
 	char why[512];
 	unsigned int g;
-	int err = model_table_read_sites(fuzz_file(data, size, ".txt"), &t, row, site, &s, why,
-					 sizeof(why));
+	static const struct model_table_fns fns = {row, running, site};
+	int err =
+		model_table_read_fns(fuzz_file(data, size, ".txt"), &t, &fns, &s, why, sizeof(why));
 
 	if (err && !why[0] && err != -EFBIG)
 		abort();
@@ -90,6 +104,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    (t.ngeom != 1 || !t.core[0] || !t.has_totals || t.core_unknown > t.core_insns))
 		abort();
 	if (!err && (t.has_sites ? t.nsites != s.nsites || !t.ngeom : s.nsites))
+		abort();
+	if (!err &&
+	    (t.has_patched ? t.patched_sites != s.nrunning || t.patched_sites > MODEL_RUNNING_MAX
+			   : s.nrunning))
 		abort();
 	for (g = 0; !err && g < t.ngeom; g++)
 		if (t.geom[g].cache[1][1] * t.geom[g].cache[1][2] > t.geom[g].cache[1][0])

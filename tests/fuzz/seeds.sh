@@ -132,6 +132,9 @@ printf '%s\n' '# kp_model 1' '# mode insns' '# qemu 1:7.2' '# window complete' \
 cp tests/unit/model/table2-base.txt "$out/model_table/tlb"
 cp tests/unit/model/table2-insns.txt "$out/model_table/events"
 cp tests/unit/model/table3-timing.txt "$out/model_table/timing"
+# the plugin's running bytes of patched kernel instructions (vmlinux=), before the columns
+sed '/^# columns/i # patched sites 2 dropped 1\n# running 0xffffffff81000100 f0480fc70e\n# running 0xffffffff81000105 0f1f440000' \
+	tests/unit/model/table2-base.txt >"$out/model_table/patched"
 # the string helpers' accesses per call site (with vmlinux=): a section of three
 sed -e '/^# columns/i # callsites 1 lines 3 dropped 5\
 # callsite 0xffffffff81a00010 0x0 0 7\

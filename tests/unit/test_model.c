@@ -483,6 +483,101 @@ static void test_table2_bad(void **state)
 	tables_refused(bad, sizeof(bad) / sizeof(bad[0]), sum2_row);
 }
 
+#define PATCHED "# patched sites 2 dropped 3\n"
+#define RUN1	"# running 0xffffffff81000100 f0480fc70e\n"
+#define RUN2	"# running 0xffffffff81000200 90\n"
+
+/* The running bytes of patched sites (the plugin's '# patched' and '# running' lines). */
+static int sum_running(const struct model_table_running *r, void *ctx)
+{
+	unsigned long long *sum = ctx;
+	unsigned int i;
+
+	sum[0]++;
+	for (i = 0; i < r->len; i++)
+		sum[1] = sum[1] * 256 + r->b[i];
+	sum[2] += r->len;
+	return 0;
+}
+
+static const struct model_table_fns running_fns = {.running = sum_running};
+
+static void test_table2_running(void **state)
+{
+	static const struct bad_table bad[] = {
+		/* before '# patched', beyond its count, fewer than it, twice, in format 1 */
+		{HEAD2_TOP RUN1, "line 8 is not what the model writes there"},
+		{HEAD2_TOP PATCHED RUN1 RUN2 RUN2, "line 11 is not what the model writes there"},
+		{HEAD2_TOP PATCHED RUN1 "# tlb 0 itlb=128:8 dtlb=64:4\n" COLS2
+					"0x1 1 - 0 0 0 0 0 0 0 0 0\n",
+		 "the header says 2 patched sites and lists 1"},
+		{HEAD2_TOP PATCHED PATCHED, "line 9 is not what the model writes there"},
+		{"# kp_model 1\n# patched sites 0 dropped 0\n",
+		 "line 2 is not what the model writes there"},
+		/* a count above 2^18, a word missing */
+		{HEAD2_TOP "# patched sites 262145 dropped 0\n",
+		 "line 8 is not what the model writes there"},
+		{HEAD2_TOP "# patched sites 1\n", "line 8 is not what the model writes there"},
+		/* out of order, a user PC, no bytes, 16 bytes, odd, uppercase, junk after */
+		{HEAD2_TOP PATCHED RUN2 RUN1, "line 10 is not what the model writes there"},
+		{HEAD2_TOP PATCHED "# running 0x401000 90\n",
+		 "line 9 is not what the model writes there"},
+		{HEAD2_TOP PATCHED "# running 0xffffffff81000100 \n",
+		 "line 9 is not what the model writes there"},
+		{HEAD2_TOP PATCHED
+		 "# running 0xffffffff81000100 00112233445566778899aabbccddeeff\n",
+		 "line 9 is not what the model writes there"},
+		{HEAD2_TOP PATCHED "# running 0xffffffff81000100 909\n",
+		 "line 9 is not what the model writes there"},
+		{HEAD2_TOP PATCHED "# running 0xffffffff81000100 F0\n",
+		 "line 9 is not what the model writes there"},
+		{HEAD2_TOP PATCHED "# running 0xffffffff81000100 90 90\n",
+		 "line 9 is not what the model writes there"},
+		/* after a row */
+		{HEAD2 "0x1 1 - 0 0 0 0 0 0 0 0 0\n" PATCHED,
+		 "line 12 is not what the model writes there"},
+	};
+	static const char good[] = HEAD2_TOP PATCHED RUN1 RUN2
+		"# tlb 0 itlb=128:8 dtlb=64:4\n# guest pti 0 pcid 1\n" COLS2
+		"0x1 1 - 0 0 0 0 0 0 0 0 0\n";
+	unsigned long long sum[3] = {0};
+	struct model_table t;
+	char why[256];
+
+	tables_refused(bad, sizeof(bad) / sizeof(bad[0]), sum2_row);
+	assert_int_equal(
+		model_table_read_fns(file("t", good), &t, &running_fns, sum, why, sizeof(why)), 0);
+	assert_true(t.has_patched);
+	assert_int_equal(t.patched_sites, 2);
+	assert_int_equal(t.patched_dropped, 3);
+	assert_int_equal(sum[0], 2);
+	assert_int_equal(sum[2], 6);
+	assert_int_equal(sum[1] & 0xffff, 0x0e90);
+}
+
+/* inject of running bytes: model_running in hex, the meta saying how many were seen */
+static void test_inject_running(void **state)
+{
+	const char *data = recording2("k3.data");
+	struct datafile *df;
+	char why[256];
+
+	assert_int_equal(model_inject(file("run.txt", HEAD2_TOP PATCHED RUN1 RUN2
+					   "# tlb 0 itlb=128:8 dtlb=64:4\n" COLS2
+					   "0x1 1 - 0 0 0 0 0 0 0 0 0\n"),
+				      data, why, sizeof(why)),
+			 0);
+	assert_int_equal(datafile_open(&df, data, why, sizeof(why)), 0);
+	assert_string_equal(datafile_meta(df, "model.patched_sites"), "2");
+	assert_string_equal(datafile_meta(df, "model.patched_dropped"), "3");
+	datafile_close(df);
+	assert_int_equal(tu_run("test \"$(sqlite3 %s 'SELECT printf(\"%%x\", pc), code FROM"
+				" model_running ORDER BY pc')\" = 'ffffffff81000100|f0480fc70e\n"
+				"ffffffff81000200|90'",
+				data),
+			 0);
+}
+
 /* inject of format 2: the new tables and meta, a bad table leaving the file as it was */
 static void test_inject2(void **state)
 {
@@ -992,6 +1087,8 @@ int main(void)
 		cmocka_unit_test(test_sweep_one),
 		cmocka_unit_test(test_table2_good),
 		cmocka_unit_test(test_table2_bad),
+		cmocka_unit_test(test_table2_running),
+		cmocka_unit_test(test_inject_running),
 		cmocka_unit_test(test_inject2),
 		cmocka_unit_test(test_report2),
 		cmocka_unit_test(test_diff2),

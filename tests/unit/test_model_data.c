@@ -36,57 +36,72 @@
 #include "testutil.h"
 #include "util/kv.h"
 
-static const char item_src[] = "struct item {\n"
-			       "#ifdef LAYOUT_B\n"
-			       "	long hot;\n"
-			       "	long pad[8];\n"
-			       "	long cold;\n"
-			       "#else\n"
-			       "	long cold;\n"
-			       "	long pad[8];\n"
-			       "	long hot;\n"
-			       "#endif\n"
-			       "	char name[16];\n"
-			       "#ifndef LAYOUT_B\n"
-			       "	int only_a;\n"
-			       "#endif\n"
-			       "	struct pair {\n"
-			       "		int a, b;\n"
-			       "	} in;\n"
-			       "};\n"
-			       "struct item items[4];\n"
-			       "__attribute__((noinline)) long kp_sum(struct item *it, int n)\n"
-			       "{\n"
-			       "	long s = 0;\n"
-			       "	for (int i = 0; i < n; i++)\n"
-			       "		s += it[i].hot;\n"
-			       "	return s;\n"
-			       "}\n"
-			       "__attribute__((noinline)) void kp_touch(struct item *it)\n"
-			       "{\n"
-			       "	it->cold = 1;\n"
-			       "	it->name[3] = 2;\n"
-			       "	it->in.b = 3;\n"
-			       "#ifndef LAYOUT_B\n"
-			       "	it->only_a++;\n"
-			       "#endif\n"
-			       "}\n"
-			       "__attribute__((noinline)) long kp_global(void)\n"
-			       "{\n"
-			       "	return items[2].hot + items[1].pad[3];\n"
-			       "}\n"
-			       "__attribute__((noinline)) long kp_opaque(unsigned long a)\n"
-			       "{\n"
-			       "	return *(volatile long *)(a * 3);\n"
-			       "}\n"
-			       "long sink;\n"
-			       "void _start(void)\n"
-			       "{\n"
-			       "	kp_touch(&items[0]);\n"
-			       "	sink = kp_sum(items, 4) + kp_global() + kp_opaque(8);\n"
-			       "	for (;;)\n"
-			       "		;\n"
-			       "}\n";
+static const char item_src[] =
+	"struct item {\n"
+	"#ifdef LAYOUT_B\n"
+	"	long hot;\n"
+	"	long pad[8];\n"
+	"	long cold;\n"
+	"#else\n"
+	"	long cold;\n"
+	"	long pad[8];\n"
+	"	long hot;\n"
+	"#endif\n"
+	"	char name[16];\n"
+	"#ifndef LAYOUT_B\n"
+	"	int only_a;\n"
+	"#endif\n"
+	"	struct pair {\n"
+	"		int a, b;\n"
+	"	} in;\n"
+	"};\n"
+	"struct item items[4];\n"
+	"__attribute__((noinline)) long kp_sum(struct item *it, int n)\n"
+	"{\n"
+	"	long s = 0;\n"
+	"	for (int i = 0; i < n; i++)\n"
+	"		s += it[i].hot;\n"
+	"	return s;\n"
+	"}\n"
+	"__attribute__((noinline)) void kp_touch(struct item *it)\n"
+	"{\n"
+	"	it->cold = 1;\n"
+	"	it->name[3] = 2;\n"
+	"	it->in.b = 3;\n"
+	"#ifndef LAYOUT_B\n"
+	"	it->only_a++;\n"
+	"#endif\n"
+	"}\n"
+	"__attribute__((noinline)) long kp_global(void)\n"
+	"{\n"
+	"	return items[2].hot + items[1].pad[3];\n"
+	"}\n"
+	"__attribute__((noinline)) long kp_opaque(unsigned long a)\n"
+	"{\n"
+	"	return *(volatile long *)(a * 3);\n"
+	"}\n"
+	"#ifdef KP_ALT\n"
+	"__attribute__((noinline)) long kp_patched(struct item *it)\n"
+	"{\n"
+	"	long v;\n"
+	"	asm volatile(\"661: lea 0x48(%%rdi), %%rax\\n662:\\n\"\n"
+	"		     \".pushsection .altinstructions,\\\"a\\\"\\n\"\n"
+	"		     \".long 661b - .\\n.long 663f - .\\n.word 0\\n\"\n"
+	"		     \".byte 662b - 661b\\n.byte 664f - 663f\\n.popsection\\n\"\n"
+	"		     \".pushsection .altinstr_replacement,\\\"ax\\\"\\n\"\n"
+	"		     \"663: mov 0x48(%%rdi), %%rax\\n664:\\n.popsection\"\n"
+	"		     : \"=a\"(v) : \"D\"(it) : \"memory\");\n"
+	"	return v;\n"
+	"}\n"
+	"#endif\n"
+	"long sink;\n"
+	"void _start(void)\n"
+	"{\n"
+	"	kp_touch(&items[0]);\n"
+	"	sink = kp_sum(items, 4) + kp_global() + kp_opaque(8);\n"
+	"	for (;;)\n"
+	"		;\n"
+	"}\n";
 
 #define KPC	0xffffffff81000100ULL /* the kernel PC, a read 7 times */
 #define SLIDE	0x2a000000ULL	      /* the kernel's KASLR slide */
@@ -112,7 +127,7 @@ struct prog {
 
 static struct {
 	struct tu_fixture t;
-	struct prog p[3]; /* layout A, layout B, A linked as a kernel */
+	struct prog p[4]; /* layout A, layout B, A linked as a kernel, with a patched site */
 	struct prog *in;  /* the one objdump is reading */
 	bool infn;	  /* in one of its kp_ functions or _start */
 	bool no_cache;	  /* the next recording simulated no caches */
@@ -199,7 +214,9 @@ static int build(void *f)
 		return -1;
 	return build_one(&fx->p[0], d, "a", "") ?: build_one(&fx->p[1], d, "b", "-DLAYOUT_B")
 		?: build_one(&fx->p[2], d, "vmlinux",
-			     "-mcmodel=kernel -Wl,-Ttext=0xffffffff81000000");
+			     "-mcmodel=kernel -Wl,-Ttext=0xffffffff81000000")
+		?: build_one(&fx->p[3], d, "vmalt",
+			     "-DKP_ALT -mcmodel=kernel -Wl,-Ttext=0xffffffff81000000");
 }
 
 /* The meta of a recording of kernel build kbid (NULL: one no file here has). */
@@ -297,7 +314,7 @@ static void recording(const struct prog *p, const char *path)
 
 	unlink(path);
 	assert_int_equal(datafile_create(&df, path, (uid_t)-1, why, sizeof(why)), 0);
-	if (p == &fx->p[2])
+	if (p == &fx->p[2] || p == &fx->p[3])
 		fill_kernel(df, p);
 	else
 		fill(df, p);
@@ -424,6 +441,72 @@ static void test_kernel(void **state)
 		    " if t[\"type\"] == \"struct item\"] == [\"[kernel]\"]");
 }
 
+/* The patched site's address in p[3], SLIDE above: kp_patched's first instruction, its asm. */
+static __u64 alt_site(void)
+{
+	size_t i;
+
+	for (i = 0; i < fx->p[3].nfn; i++)
+		if (!strcmp(fx->p[3].fn[i].name, "kp_patched"))
+			return fx->p[3].fn[i].addr + SLIDE;
+	fail_msg("no kp_patched in vmalt");
+	return 0;
+}
+
+/*
+ * A recording of p[3] whose patched site read 100 times: with the bytes it
+ * ran (a load of it->hot where the file has a lea) when run, with the
+ * plugin's meta saying all were seen when seen, else as before them.
+ */
+static void recording_alt(const char *path, bool seen, bool run)
+{
+	static const __u8 mov[] = {0x48, 0x8b, 0x47, 0x48}; /* mov 0x48(%rdi),%rax */
+	struct upc u = {.pc = alt_site(), .r = true};
+	struct kv_list meta = {};
+	struct datafile *df;
+	char why[256];
+
+	unlink(path);
+	assert_int_equal(datafile_create(&df, path, (uid_t)-1, why, sizeof(why)), 0);
+	fill_kernel(df, &fx->p[3]);
+	put_pc(df, &u);
+	if (run)
+		assert_int_equal(model_put_running(df, u.pc, mov, sizeof(mov)), 0);
+	if (seen) {
+		assert_int_equal(kv_add(&meta, "model.patched_sites", "%d", run), 0);
+		assert_int_equal(kv_add(&meta, "model.patched_dropped", "0"), 0);
+		assert_int_equal(recording_put_meta(df, &meta), 0);
+	}
+	kv_list_free(&meta);
+	assert_int_equal(datafile_commit(df, (uid_t)-1, (gid_t)-1, why, sizeof(why)), 0);
+}
+
+/*
+ * A site the kernel patched at boot: typed as the instruction that ran
+ * (struct item's hot), not as the file's lea ("no memory operand"); without
+ * the running bytes, the reason says it is unknown; with the plugin saying
+ * it saw none there, the file's bytes ran.
+ */
+static void test_patched(void **state)
+{
+	char *argv[] = {"report",    "--model",	    "--data",	   "--json",
+			"--vmlinux", fx->p[3].path, fx->p[3].data, NULL};
+	char *text[] = {"report",      "--model",     "--data", "--vmlinux",
+			fx->p[3].path, fx->p[3].data, NULL};
+
+	fx = tu_fixture(state);
+	recording_alt(fx->p[3].data, true, true);
+	golden("model-data-patched", cmd_report, text);
+	golden_json("model-data-patched", cmd_report, argv,
+		    "not [u for u in d[\"untyped\"] if u[\"function\"] == \"kp_patched\"]");
+	recording_alt(fx->p[3].data, false, false);
+	golden("model-data-patched-unknown", cmd_report, text);
+	recording_alt(fx->p[3].data, true, false);
+	golden_json("model-data-patched-same", cmd_report, argv,
+		    "[u[\"reason\"] for u in d[\"untyped\"] if u[\"function\"] == \"kp_patched\"]"
+		    " == [\"no memory operand\"]");
+}
+
 static void test_refusals(void **state)
 {
 	char *typo[] = {"annotate", "--model", "--data-type", "itme", fx->p[0].data, NULL};
@@ -472,7 +555,7 @@ int main(void)
 		cmocka_unit_test(test_report_text), cmocka_unit_test(test_report_json),
 		cmocka_unit_test(test_annotate),    cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_tlb),	    cmocka_unit_test(test_kernel),
-		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_refusals),    cmocka_unit_test(test_patched),
 	};
 
 	/* no kernel debug files of this machine's are looked at for the recording's kernel */

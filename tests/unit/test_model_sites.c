@@ -68,14 +68,16 @@ static int no_row(const struct model_table_row *r, void *ctx)
 	return 0;
 }
 
+/* rows ignored, each call site written to out */
+static const struct model_table_fns fns = {.row = no_row, .site = site_out};
+
 static void test_sites_read(void **state)
 {
 	struct model_table t;
 	char why[256], out[512] = "";
 
-	assert_int_equal(model_table_read_sites(file(TOP SITES COLS ROW), &t, no_row, site_out, out,
-						why, sizeof(why)),
-			 0);
+	assert_int_equal(
+		model_table_read_fns(file(TOP SITES COLS ROW), &t, &fns, out, why, sizeof(why)), 0);
 	assert_string_equal(out, "ffffffff81a00010 0 0 7;"
 				 "ffffffff81a00010 ffffffff81200040 0 4096;"
 				 "ffffffff81a00010 ffffffff81300abc 0 8192;");
@@ -141,9 +143,9 @@ static void test_sites_refused(void **state)
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_equal(model_table_read_sites(file(bad[i].text), &t, no_row, site_out,
-							out, why, sizeof(why)),
-				 -EBADMSG);
+		assert_int_equal(
+			model_table_read_fns(file(bad[i].text), &t, &fns, out, why, sizeof(why)),
+			-EBADMSG);
 		assert_string_equal(why, bad[i].why);
 	}
 }
