@@ -105,6 +105,8 @@ bool dt_stack_op(const cs_insn *insn)
 	case X86_INS_RET:
 	case X86_INS_ENTER:
 	case X86_INS_LEAVE:
+	case X86_INS_IRETQ: /* the interrupt frame: ip, cs, flags, sp, ss */
+	case X86_INS_IRET:
 		return true;
 	}
 	return false;

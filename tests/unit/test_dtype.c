@@ -200,6 +200,11 @@ static const char fixture_src[] =
 	"    \"\\tmov %rdx, %rax\\n\"\n"
 	"    \"\\tret\\n\"\n"
 	"    \".size kp_gloop, .-kp_gloop\\n\");\n"
+	"long kp_iret(void);\n"
+	"asm(\".text\\n.globl kp_iret\\n.type kp_iret,@function\\nkp_iret:\\n\"\n"
+	"    \"\\tiretq\\n\"\n"
+	"    \"\\tret\\n\"\n"
+	"    \".size kp_iret, .-kp_iret\\n\");\n"
 	"int main(int argc, char **argv)\n"
 	"{\n"
 	"\treturn kp_param(&first) + kp_global(argc) + kp_tls() + kp_stack(argc) + kp_untyped() + kp_canary(argc) +\n"
@@ -361,6 +366,9 @@ static void test_fixture(void **state)
 			     "flow struct item (48) name +36 at 32 size 12\n"
 			     "flow struct item (48) weight +8 at 8 size 8\n"
 			     "stackop (stack operation)\n"},
+		/* an iret's pops of the interrupt frame, which no operand names */
+		{"kp_iret", "stackop (stack operation)\n"
+			    "stackop (stack operation)\n"},
 	};
 	struct fixture *f = tu_fixture(state);
 	struct dtype_file *d;
