@@ -290,9 +290,13 @@ void dt_operand(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
 /* dtype_flow.c */
 /* the registers on entry to each block of fn's graph, once */
 int dt_flow_prepare(struct dtype_file *f, struct dt_func *fn);
-/* the spill slots of regs after in, a store into the frame */
-void dt_flow_store(struct dtype_file *f, const cs_insn *in, struct dt_regs *regs);
 /* the registers' state before pc */
 void dt_flow(struct dtype_file *f, const struct dt_func *fn, __u64 pc, struct dt_regs *regs);
+
+/* dtype_frame.c */
+/* the spill slots of regs after in, a store into the frame */
+void dt_flow_store(struct dtype_file *f, const cs_insn *in, struct dt_regs *regs);
+/* %rsp and %rbp after in, followed relative to the CFA (frames the CFI gives from %rbp alone) */
+void dt_frame_ptrs(const cs_insn *in, struct dt_regs *regs);
 
 #endif
