@@ -132,9 +132,11 @@ static struct dt_reg lea(struct dtype_file *f, __u64 pc, const struct dt_regs *r
 		size = dt_type_size(f->dw, regs->r[m->base].type);
 		if (!size || m->scale % size)
 			size = array_step(f, &regs->r[m->base]);
-		if (!size || m->scale % size)
-			return out;
 		out = regs->r[m->base];
+		if (!size || m->scale % size) /* &p->member[i]: the array at base + disp */
+			size = dt_array_at(f, out.type, out.off + m->disp, &at);
+		if (!size || m->scale % size)
+			return unknown;
 		step_by(f, &out, m->disp);
 		size = dt_array_at(f, out.type, out.off, &at);
 		if (size && !(m->scale % size))

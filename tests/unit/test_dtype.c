@@ -200,6 +200,14 @@ static const char fixture_src[] =
 	"    \"\\tmov %rdx, %rax\\n\"\n"
 	"    \"\\tret\\n\"\n"
 	"    \".size kp_gloop, .-kp_gloop\\n\");\n"
+	"long kp_index(int i);\n"
+	"asm(\".text\\n.globl kp_index\\n.type kp_index,@function\\nkp_index:\\n\"\n"
+	"    \"\\tlea vecs(%rip), %rdx\\n\"\n"
+	"    \"\\tmovslq %edi, %rdi\\n\"\n"
+	"    \"\\tlea 8(%rdx,%rdi,8), %rax\\n\"\n"
+	"    \"\\tmov (%rax), %rax\\n\"\n"
+	"    \"\\tret\\n\"\n"
+	"    \".size kp_index, .-kp_index\\n\");\n"
 	"long kp_iret(void);\n"
 	"asm(\".text\\n.globl kp_iret\\n.type kp_iret,@function\\nkp_iret:\\n\"\n"
 	"    \"\\tiretq\\n\"\n"
@@ -365,6 +373,9 @@ static void test_fixture(void **state)
 		{"kp_gloop", "flow struct item (48) pos.y +24 at 24 size 8\n"
 			     "flow struct item (48) name +36 at 32 size 12\n"
 			     "flow struct item (48) weight +8 at 8 size 8\n"
+			     "stackop (stack operation)\n"},
+		/* &p->v[i] as lea 8(p,i,8): the array member at the displacement, by element */
+		{"kp_index", "flow struct vec (48) v +8 at 8 size 32\n"
 			     "stackop (stack operation)\n"},
 		/* an iret's pops of the interrupt frame, which no operand names */
 		{"kp_iret", "stackop (stack operation)\n"
