@@ -37,6 +37,11 @@
 #     objects - 1 that --blocks saw (the same caches: big-fork's), and
 #     that every allocate_slab call enters the loop once (its entries
 #     equal the entry block's count).  No boot added.
+#   - the data view of the first baseline boot (issue 58): every patched
+#     kernel instruction the window ran kept with its running bytes and
+#     none "unknown" in report --model --data; the string helpers' call
+#     sites kept, clear_page_erms's writes typed at a caller as "(page
+#     data)" (big-fork's page faults zero pages).
 # kernels: hard base
 # shellcheck source=tests/vm/vm.sh
 . "$(dirname "$0")/vm.sh"
@@ -156,3 +161,32 @@ print("model vs --blocks: allocate_slab's freelist loop at +0x%x in both; model:
       bl["iterations"] / bl["entries"], bl["bound"]["expr"], " %+d" % rel if rel else "",
       trips[0], trips[-1]))
 EOF
+
+# the data view on the baseline boot (issue 58, items 2 and 3): vm-run.sh
+# gave the plugin the image (vmlinux=), so the recording holds the bytes of
+# every patched kernel instruction the window ran (at most 2^18 kept: big-fork
+# runs far fewer) and the string helpers' accesses per call site (at most
+# 65,536 pairs); no patched site is then left "unknown", and big-fork's page
+# faults zero pages through clear_page_erms, typed at its caller as a page's
+# contents
+D=$TMP/base/m.data
+meta() { q "$D" "SELECT value FROM meta WHERE key = 'model.$1'"; }
+patched=$(meta patched_sites) running=$(q "$D" "SELECT count(*) FROM model_running")
+[ "$patched" -gt 0 ] && [ "$patched" = "$running" ] && [ "$(meta patched_dropped)" = 0 ] ||
+	fail "patched sites: meta $patched (dropped $(meta patched_dropped)), model_running $running"
+sites=$(q "$D" "SELECT count(*) FROM model_sites WHERE site != 0")
+[ "$sites" -gt 0 ] && [ "$(meta callsites_dropped)" = 0 ] ||
+	fail "call sites: $sites with a site, $(meta callsites_dropped) accesses dropped"
+"$KP" report --model --data --json -n 1000000 --vmlinux "$KBASE/vmlinux" "$D" >"$TMP/data.json" 2>"$TMP/err" ||
+	fail "report --model --data: $(cat "$TMP/err")"
+python3 - "$TMP/data.json" <<'EOF2' || fail "report --model --data: patched or call sites not typed (above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+unknown = [u for u in d["untyped"] if u["reason"].startswith("patched at boot")]
+assert not unknown, unknown[:3]
+pages = [c for c in d["callers"] if c["helper"] == "clear_page_erms" and (c["type"] or "").startswith("(page data)")]
+assert pages, [c for c in d["callers"] if c["helper"] == "clear_page_erms"][:5]
+print("data view: patched sites all decoded from their running bytes; clear_page_erms's writes "
+      "typed at %d caller(s) (%s, %d accesses); kernel typed %.1f%%" % (len(pages),
+      pages[0]["caller"], sum(c["accesses"] for c in pages), 100 * d["kernel_typed_share"]))
+EOF2
