@@ -193,6 +193,10 @@ static int model_row(sqlite3_stmt *st, void *ctx)
 		r.v[i] = sqlite3_column_int64(st, 4 + i);
 	for (i = 0; i < MODEL_XSTATS; i++)
 		r.x[i] = sqlite3_column_int64(st, 4 + MODEL_STATS + i);
+	/* pc_sql's last column; model_functions' addr is the start already */
+	r.start = sqlite3_column_count(st) > 4 + MODEL_STATS + MODEL_XSTATS
+			  ? (__u64)sqlite3_column_int64(st, 4 + MODEL_STATS + MODEL_XSTATS)
+			  : r.addr;
 	return w->fn(&r, w->ctx);
 }
 
@@ -238,9 +242,10 @@ static int model_row(sqlite3_stmt *st, void *ctx)
 /* The executions of each kind, per PC or summed */
 #define X(k, s)	 ", CASE WHEN kind = '" #k "' THEN insns ELSE 0 END"
 #define PC_KINDS MODEL_KIND_LIST
-static const char pc_sql[] = MODEL_PCS "SELECT name, module, pc, insns, s0, s1, s2, s3, s4, s5,"
-				       " t0, t1, fl, rp, rt" PC_KINDS ", cy, c0, c1, c2, c3, c4, c5"
-				       " FROM n ORDER BY pc";
+static const char pc_sql[] =
+	MODEL_PCS "SELECT name, module, pc, insns, s0, s1, s2, s3, s4, s5,"
+		  " t0, t1, fl, rp, rt" PC_KINDS ", cy, c0, c1, c2, c3, c4, c5, start"
+		  " FROM n ORDER BY pc";
 #undef X
 #define X(k, s) ", SUM(CASE WHEN kind = '" #k "' THEN insns ELSE 0 END)"
 static const char func_sql[] =

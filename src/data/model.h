@@ -187,7 +187,8 @@ int model_geoms(struct datafile *df, struct model_geom *g, unsigned int max, uns
 struct model_row {
 	const char *name;
 	const char *module; /* "[kernel]", a kernel module's name or the binary's path */
-	__u64 addr; /* the symbol's start (a PC no symbol holds); the PC for model_each_pc */
+	__u64 addr;  /* the symbol's start (a PC no symbol holds); the PC for model_each_pc */
+	__u64 start; /* model_each_pc: the start of the symbol holding the PC (the PC, none) */
 	__u64 insns;
 	__u64 v[MODEL_STATS];
 	__u64 x[MODEL_XSTATS];

@@ -243,7 +243,8 @@ static int untyped_add(struct collect *c, const struct model_row *r, const char 
 	if (array_reserve((void **)&d->upcs, &c->ucap, d->nupcs + 1, sizeof(*d->upcs)))
 		return -ENOMEM;
 	u = &d->upcs[d->nupcs];
-	*u = (struct mdata_untyped){.pc = r->addr, .accesses = mdata_accesses(k)};
+	*u = (struct mdata_untyped){
+		.pc = r->addr, .off = r->addr - r->start, .accesses = mdata_accesses(k)};
 	u->func = strdup(r->name);
 	u->module = strdup(r->module);
 	u->reason = strdup(why);
@@ -573,19 +574,6 @@ static int merge(struct collect *c)
 	return err;
 }
 
-/* Each untyped PC's offset in its function, from the function's start. */
-static int start_row(const struct model_row *r, void *ctx)
-{
-	struct mdata *d = ctx;
-	size_t i;
-
-	for (i = 0; i < d->nupcs; i++)
-		if (d->upcs[i].pc >= r->addr && !strcmp(d->upcs[i].func, r->name) &&
-		    !strcmp(d->upcs[i].module, r->module))
-			d->upcs[i].off = d->upcs[i].pc - r->addr;
-	return 0;
-}
-
 static void collect_free(struct collect *c)
 {
 	size_t i;
@@ -683,8 +671,6 @@ int mdata_collect(struct mdata *d, struct datafile *df, struct kernel_dwarf *kd,
 	if (!err && c.nsites)
 		qsort(c.sites, c.nsites, sizeof(*c.sites), by_site);
 	err = err ?: model_each_pc(df, geom, pc_row, &c) ?: merge(&c);
-	if (!err && d->nupcs)
-		err = model_functions(df, geom, start_row, d);
 	collect_free(&c);
 	return err;
 }
