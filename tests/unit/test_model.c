@@ -132,24 +132,18 @@ static void test_table_bad(void **state)
 static const char *recording(const char *name)
 {
 	static char path[128];
-	struct kv_list meta = {};
 	struct datafile *df;
 	char why[256];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	unlink(path);
 	assert_int_equal(datafile_create(&df, path, (uid_t)-1, why, sizeof(why)), 0);
-	assert_int_equal(kv_add(&meta, "kernel.build_id", "abcd"), 0);
-	assert_int_equal(kv_add(&meta, "model.windows", "1"), 0);
-	assert_int_equal(kv_add(&meta, "model.state", "awaiting"), 0);
-	assert_int_equal(recording_put_meta(df, &meta), 0);
-	assert_int_equal(recording_put_ksym(df, 0xffffffff81000000ULL, "_stext", ""), 0);
+	tu_model_awaiting(df);
 	assert_int_equal(recording_put_ksym(df, 0xffffffff81000100ULL, "kfunc", ""), 0);
 	assert_int_equal(recording_put_ksym(df, 0xffffffff81000200ULL, "unused", ""), 0);
 	assert_int_equal(recording_put_ksym(df, 0xffffffff81000300ULL, "kslow", ""), 0);
 	assert_int_equal(model_put_usym(df, 0x401000, 0x20, "ufunc", "/bin/prog"), 0);
 	assert_int_equal(datafile_commit(df, (uid_t)-1, (gid_t)-1, why, sizeof(why)), 0);
-	kv_list_free(&meta);
 	return path;
 }
 

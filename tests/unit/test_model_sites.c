@@ -22,7 +22,6 @@
 #include "model/model_inject.h"
 #include "model/table.h"
 #include "testutil.h"
-#include "util/kv.h"
 
 #define TOP                                                                                 \
 	"# kp_model 2\n# kernel_build_id abcd\n# mode cache\n# qemu 7\n# window complete\n" \
@@ -154,21 +153,15 @@ static void test_sites_refused(void **state)
 static const char *recording(void)
 {
 	static char path[128];
-	struct kv_list meta = {};
 	struct datafile *df;
 	char why[256];
 
 	snprintf(path, sizeof(path), "%s/k.data", dir);
 	unlink(path);
 	assert_int_equal(datafile_create(&df, path, (uid_t)-1, why, sizeof(why)), 0);
-	assert_int_equal(kv_add(&meta, "kernel.build_id", "abcd"), 0);
-	assert_int_equal(kv_add(&meta, "model.windows", "1"), 0);
-	assert_int_equal(kv_add(&meta, "model.state", "awaiting"), 0);
-	assert_int_equal(recording_put_meta(df, &meta), 0);
-	assert_int_equal(recording_put_ksym(df, 0xffffffff81000000ULL, "_stext", ""), 0);
+	tu_model_awaiting(df);
 	assert_int_equal(recording_put_ksym(df, 0xffffffff81a00000ULL, "clear_page_erms", ""), 0);
 	assert_int_equal(datafile_commit(df, (uid_t)-1, (gid_t)-1, why, sizeof(why)), 0);
-	kv_list_free(&meta);
 	return path;
 }
 

@@ -15,10 +15,12 @@
 #include "data/datafile.h"
 #include "analysis/cfg.h"
 #include "data/query.h"
+#include "data/recording.h"
 #include "symbols/debuginfo.h"
 #include "analysis/file_cfg.h"
 #include "symbols/inlines.h"
 #include "symbols/ksyms.h"
+#include "util/kv.h"
 #include "testutil.h"
 
 /* Room for a few quoted paths and the flags around them. */
@@ -305,6 +307,18 @@ void tu_recording(char *tmpl, void (*fill)(struct datafile *df))
 	assert_int_equal(datafile_create(&df, tmpl, (uid_t)-1, NULL, 0), 0);
 	fill(df);
 	assert_int_equal(datafile_commit(df, (uid_t)-1, (gid_t)-1, NULL, 0), 0);
+}
+
+void tu_model_awaiting(struct datafile *df)
+{
+	struct kv_list meta = {};
+
+	assert_int_equal(kv_add(&meta, "kernel.build_id", "abcd"), 0);
+	assert_int_equal(kv_add(&meta, "model.windows", "1"), 0);
+	assert_int_equal(kv_add(&meta, "model.state", "awaiting"), 0);
+	assert_int_equal(recording_put_meta(df, &meta), 0);
+	assert_int_equal(recording_put_ksym(df, 0xffffffff81000000ULL, "_stext", ""), 0);
+	kv_list_free(&meta);
 }
 
 void tu_run_samples(struct datafile *df, long long kstack, const long long *per_run, size_t runs,

@@ -45,6 +45,8 @@ int tu_cmp_range(const void *a, const void *b);
 struct datafile;
 /* A synthetic recording at the mkstemp() template tmpl, its rows written by fill. */
 void tu_recording(char *tmpl, void (*fill)(struct datafile *df));
+/* The meta and _stext of a recording record --model left awaiting the counts (build-id abcd). */
+void tu_model_awaiting(struct datafile *df);
 /*
  * Kernel stack kstack sampled per_run[r] times in run r + 1 of runs (pid and
  * tid 10, comm), and their sum in the samples table.
