@@ -404,7 +404,7 @@ static bool parse_running(const struct reader *r, const char *s, struct model_ta
 }
 
 /*
- * A '# running' line after '# patched', as many as it says: rfn's error, or
+ * A '# running' line after '# patched', as many as it says: fns->running's error, or
  * -EBADMSG (why empty: the line is named) when it is malformed.
  */
 static int running_line(struct reader *r, const struct model_table *t, const char *s)
