@@ -28,6 +28,10 @@
 # The table is calibrated anew first (kprotperf calibrate --out, into
 # OUTPUT/bench/costs.json, leaving the saved native table alone;
 # BENCH_EST_CALIBRATE=0 takes the one saved, --costs native's).
+# Another machine's figures (the lent Intel core, docs/benchmarks.md): its
+# native half run there writes OUTPUT/bench/model_est.rows and costs.json;
+# BENCH_EST_NATIVE=ROWS BENCH_EST_COSTS=TABLE here take both instead of
+# measuring, and run the VM half with that table.
 # BENCH_EST_RUNS, BENCH_EST_VM=0 (the native half only), BENCH_EST_KINDS
 # (a list of programs, default all), KP (default ./kprotperf), OUTPUT
 # (default build: results in OUTPUT/bench/model_est.txt).
@@ -86,7 +90,13 @@ fi
 # before, if any): a host whose load moves moves memory latencies with it,
 # so the table and the native runs are best measured together
 COSTS=$OUT/costs.json
-if [ "${BENCH_EST_CALIBRATE:-1}" = 0 ] && "$KP" calibrate --show --json >"$COSTS" 2>/dev/null; then
+NATIVE=${BENCH_EST_NATIVE:-}
+[ -z "$NATIVE" ] || [ -n "${BENCH_EST_COSTS:-}" ] ||
+	die "BENCH_EST_NATIVE needs BENCH_EST_COSTS, the table calibrated beside those runs"
+if [ -n "${BENCH_EST_COSTS:-}" ]; then
+	cp "$BENCH_EST_COSTS" "$COSTS" 2>/dev/null || die "BENCH_EST_COSTS: cannot read $BENCH_EST_COSTS"
+	echo "model_est: the table $BENCH_EST_COSTS"
+elif [ "${BENCH_EST_CALIBRATE:-1}" = 0 ] && "$KP" calibrate --show --json >"$COSTS" 2>/dev/null; then
 	echo "model_est: the table calibrated before: $("$KP" calibrate --show | head -1)"
 else
 	echo "model_est: kprotperf calibrate (~10 s), into $COSTS"
@@ -132,8 +142,23 @@ PY
 }
 
 declare -A BEST0 BEST1
-echo "model_est: $RUNS interleaved native runs per program, CPU $CPU ($(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg))"
-for ((r = 0; r < RUNS; r++)); do
+if [ -n "$NATIVE" ]; then
+	# KIND N NVM SETUP_NS LOOP_NS ...: the N must be this script's, the rest numbers
+	while read -r k n _ b0 b1 _; do
+		[ -n "${N[$k]:-}" ] && [ "$n" = "${N[$k]}" ] && [[ $b0 =~ ^[0-9]+$ && $b1 =~ ^[0-9]+$ ]] ||
+			die "BENCH_EST_NATIVE: $NATIVE: not a row of this script's programs: '$k $n $b0 $b1'"
+		BEST0[$k]=$b0 BEST1[$k]=$b1
+	done < <(head -c 65536 "$NATIVE")
+	for k in "${KINDS[@]}"; do
+		[ -n "${BEST1[$k]:-}" ] || die "BENCH_EST_NATIVE: $NATIVE has no row for $k"
+	done
+	echo "model_est: the native figures of $NATIVE"
+	RUNS="BENCH_EST_NATIVE's"
+fi
+[ -n "$NATIVE" ] || echo "model_est: $RUNS interleaved native runs per program, CPU $CPU ($(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg))"
+LOOPS=$RUNS
+[ -z "$NATIVE" ] || LOOPS=0
+for ((r = 0; r < LOOPS; r++)); do
 	for k in "${KINDS[@]}"; do
 		t0=$(run_ns "$k" 0)
 		t1=$(run_ns "$k" "${N[$k]}")
@@ -207,6 +232,8 @@ fi
 for k in "${KINDS[@]}"; do
 	echo "$k ${N[$k]} ${NVM[$k]} ${BEST0[$k]} ${BEST1[$k]} ${EST[$k]:--} ${USER[$k]:--} ${TABLE[$k]:--}"
 done >"$TMP/rows"
+# the raw figures, for BENCH_EST_NATIVE on another machine's VM half
+cp "$TMP/rows" "$OUT/model_est.rows"
 {
 	python3 - "$TMP/rows" "$GHZ" "$COSTS_NAME" "$RUNS" "$MODEL" <<'PY'
 import statistics, sys
