@@ -17,11 +17,14 @@
 #include "symbols/debuginfo.h"
 #include "util/array.h"
 
-static int add_var(struct dt_vars *vs, __u64 addr, Dwarf_Off type)
+static int add_var(struct dt_vars *vs, __u64 addr, Dwarf_Off type, Dwarf_Die *die)
 {
+	Dwarf_Die cu;
+
 	if (array_reserve((void **)&vs->v, &vs->cap, vs->n + 1, sizeof(*vs->v)))
 		return -ENOMEM;
-	vs->v[vs->n++] = (struct dt_var){addr, 0, type};
+	vs->v[vs->n++] = (struct dt_var){
+		addr, 0, type, dwarf_diecu(die, &cu, NULL, NULL) ? dwarf_dieoffset(&cu) : 0};
 	return 0;
 }
 
@@ -42,11 +45,11 @@ static int take_var(struct dtype_file *f, Dwarf_Die *die)
 	    !dwarf_formref_die(dwarf_attr_integrate(die, DW_AT_type, &attr), &t))
 		return 0;
 	if (n == 1 && ops[0].atom == DW_OP_addr)
-		return add_var(&f->globals, ops[0].number, dwarf_dieoffset(&t));
+		return add_var(&f->globals, ops[0].number, dwarf_dieoffset(&t), die);
 	if (n == 2 && is_tls_op(ops[1].atom) &&
 	    (ops[0].atom == DW_OP_const8u || ops[0].atom == DW_OP_const4u ||
 	     ops[0].atom == DW_OP_constu || ops[0].atom == DW_OP_addr))
-		return add_var(&f->tls, ops[0].number, dwarf_dieoffset(&t));
+		return add_var(&f->tls, ops[0].number, dwarf_dieoffset(&t), die);
 	return 0;
 }
 
@@ -75,17 +78,35 @@ static int by_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* a structure or union of no bytes (struct lock_class_key without lockdep) */
+static bool empty(struct dtype_file *f, Dwarf_Off type)
+{
+	Dwarf_Die d;
+
+	return dt_peel(f->dw, type, &d) &&
+	       (dwarf_tag(&d) == DW_TAG_structure_type || dwarf_tag(&d) == DW_TAG_union_type);
+}
+
+/*
+ * Sized and sorted; a variable of an empty structure holds no byte and is left out: it shares
+ * its address with the next variable (each spin_lock_init() has a static lockdep key, which
+ * would hide the global after it from dt_var_at)
+ */
 static void finish(struct dtype_file *f, struct dt_vars *vs)
 {
-	size_t i;
+	size_t i, n = 0;
 
-	if (vs->n)
-		qsort(vs->v, vs->n, sizeof(*vs->v), by_addr);
 	for (i = 0; i < vs->n; i++) {
 		vs->v[i].size = dt_type_size(f->dw, vs->v[i].type);
+		if (!vs->v[i].size && empty(f, vs->v[i].type))
+			continue;
 		if (!vs->v[i].size)
 			vs->v[i].size = 1; /* an array of unknown bound: its start at least */
+		vs->v[n++] = vs->v[i];
 	}
+	vs->n = n;
+	if (vs->n)
+		qsort(vs->v, vs->n, sizeof(*vs->v), by_addr);
 }
 
 /* The TLS block's size rounded to its alignment: the thread pointer is at its end. */
