@@ -29,14 +29,24 @@ static void kp_shadow_unwind(struct kp_shadow *s, uint64_t sp)
 	s->depth = n;
 }
 
-void kp_shadow_call(struct kp_shadow *s, uint64_t site, uint64_t sp, int fn)
+void kp_shadow_call(struct kp_shadow *s, uint64_t site, uint64_t sp, int fn, int from)
 {
+	const struct kp_shadow_e *top;
+	uint64_t alloc = 0;
+
 	kp_shadow_unwind(s, sp);
+	/*
+	 * made by the allocator whose call is on top: it runs that call (nothing between); of
+	 * allocators nested (kmalloc_trace calling __kmem_cache_alloc_node), the outermost's
+	 */
+	top = s->depth ? &s->st[s->depth - 1] : NULL;
+	if (top && from >= 0 && from < KP_SHADOW_FN && top->fn == from && (s->allocs >> from & 1))
+		alloc = top->alloc ?: top->site;
 	if (s->depth == KP_SHADOW) {
 		memmove(s->st, s->st + 1, sizeof(s->st[0]) * (KP_SHADOW - 1));
 		s->depth--;
 	}
-	s->st[s->depth++] = (struct kp_shadow_e){site, sp, fn};
+	s->st[s->depth++] = (struct kp_shadow_e){site, sp, alloc, fn};
 }
 
 void kp_shadow_ret(struct kp_shadow *s, uint64_t sp)
@@ -51,13 +61,28 @@ void kp_shadow_jump(struct kp_shadow *s, int from, int to)
 		s->jumps[from] |= 1ull << to;
 }
 
-uint64_t kp_shadow_site(const struct kp_shadow *s, int fn)
+/* the call on top when fn runs for it (it called fn, or jumped there), else NULL */
+static const struct kp_shadow_e *kp_shadow_top(const struct kp_shadow *s, int fn)
 {
 	const struct kp_shadow_e *top = s->depth ? &s->st[s->depth - 1] : NULL;
 
 	if (top && fn >= 0 && fn < KP_SHADOW_FN && (top->fn == fn || (s->jumps[top->fn] >> fn & 1)))
-		return top->site;
-	return 0;
+		return top;
+	return NULL;
+}
+
+uint64_t kp_shadow_site(const struct kp_shadow *s, int fn)
+{
+	const struct kp_shadow_e *top = kp_shadow_top(s, fn);
+
+	return top ? top->site : 0;
+}
+
+uint64_t kp_shadow_alloc(const struct kp_shadow *s, int fn)
+{
+	const struct kp_shadow_e *top = kp_shadow_top(s, fn);
+
+	return top ? top->alloc : 0;
 }
 
 uint64_t kp_shadow_branch(const uint8_t *b, size_t n, uint64_t va, bool *call)

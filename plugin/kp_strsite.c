@@ -8,15 +8,19 @@
 
 #include "kp_model.h"
 
-/* what the callbacks of one instruction need: its PC and its string function */
+/*
+ * what the callbacks of one instruction need: its PC, its function (a call's: the one it calls)
+ * and, for a call, the function followed that holds it
+ */
 struct kp_strinsn {
 	uint64_t pc;
-	int fn;
+	int fn, from;
 };
 
 /* a rep string instruction's accesses for one call site */
 struct kp_strcount {
 	uint64_t pc, site; /* site 0: not known */
+	uint64_t alloc;	   /* the slab allocator's call that made site's, 0: none */
 	uint64_t rw[2];	   /* reads, writes */
 };
 
@@ -24,14 +28,14 @@ static guint kp_pair_hash(gconstpointer k)
 {
 	const struct kp_strcount *c = k;
 
-	return (guint)(c->pc ^ c->site * 0x9e3779b97f4a7c15ull >> 32);
+	return (guint)(c->pc ^ (c->site ^ c->alloc) * 0x9e3779b97f4a7c15ull >> 32);
 }
 
 static gboolean kp_pair_equal(gconstpointer a, gconstpointer b)
 {
 	const struct kp_strcount *x = a, *y = b;
 
-	return x->pc == y->pc && x->site == y->site;
+	return x->pc == y->pc && x->site == y->site && x->alloc == y->alloc;
 }
 
 /* a direct call into a string function: udata its struct kp_strinsn, vaddr its push's */
@@ -40,7 +44,7 @@ static void kp_str_call_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64
 {
 	const struct kp_strinsn *in = udata;
 
-	kp_shadow_call(&kp.strs.sh, in->pc, vaddr, in->fn);
+	kp_shadow_call(&kp.strs.sh, in->pc, vaddr, in->fn, in->from);
 }
 
 /* a ret of a string function or a return thunk: vaddr its load's */
@@ -60,8 +64,10 @@ static void kp_str_mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_
 
 	if (unlikely(!kp.active))
 		return;
-	key = (struct kp_strcount){.pc = in->pc, .site = kp_shadow_site(&s->sh, in->fn)};
-	if (!c || c->pc != key.pc || c->site != key.site) {
+	key = (struct kp_strcount){.pc = in->pc,
+				   .site = kp_shadow_site(&s->sh, in->fn),
+				   .alloc = kp_shadow_alloc(&s->sh, in->fn)};
+	if (!c || c->pc != key.pc || c->site != key.site || c->alloc != key.alloc) {
 		c = g_hash_table_lookup(s->pairs, &key);
 		if (!c && g_hash_table_size(s->pairs) >= KP_SITES_MAX) {
 			s->dropped++;
@@ -77,7 +83,7 @@ static void kp_str_mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_
 }
 
 /* the struct kp_strinsn of the instruction at pc, made once (a block translated again reuses it) */
-static struct kp_strinsn *kp_strinsn_get(uint64_t pc, int fn)
+static struct kp_strinsn *kp_strinsn_get(uint64_t pc, int fn, int from)
 {
 	struct kp_strsites *s = &kp.strs;
 	struct kp_strinsn *in;
@@ -89,7 +95,7 @@ static struct kp_strinsn *kp_strinsn_get(uint64_t pc, int fn)
 	in = g_hash_table_lookup(s->insns, &pc);
 	if (!in) {
 		in = g_new(struct kp_strinsn, 1);
-		*in = (struct kp_strinsn){pc, fn};
+		*in = (struct kp_strinsn){pc, fn, from};
 		g_hash_table_insert(s->insns, &in->pc, in);
 	}
 	return in;
@@ -110,19 +116,23 @@ void kp_strsite_instrument(struct qemu_plugin_insn *insn)
 	/* an entry: the call into it is followed, a jump to it from another lets it take the call
 	 */
 	if (tfn >= 0 && !kp.vml.str[tfn].thunk && kp.vml.str[tfn].start == to) {
+		/* set before any call into it runs, so before any call it makes */
+		if (kp.vml.str[tfn].alloc && tfn < KP_SHADOW_FN)
+			kp.strs.sh.allocs |= 1ull << tfn;
 		if (call)
 			qemu_plugin_register_vcpu_mem_cb(insn, kp_str_call_cb,
 							 QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_W,
-							 kp_strinsn_get(va, tfn));
+							 kp_strinsn_get(va, tfn, fn));
 		else if (fn >= 0)
 			kp_shadow_jump(&kp.strs.sh, fn, tfn);
 	}
 	if (fn >= 0 && kp_shadow_is_ret(b, n))
 		qemu_plugin_register_vcpu_mem_cb(insn, kp_str_ret_cb, QEMU_PLUGIN_CB_NO_REGS,
 						 QEMU_PLUGIN_MEM_R, NULL);
-	if (fn >= 0 && !kp.vml.str[fn].thunk && kp_shadow_is_rep_string(b, n))
+	if (fn >= 0 && !kp.vml.str[fn].thunk && !kp.vml.str[fn].alloc &&
+	    kp_shadow_is_rep_string(b, n))
 		qemu_plugin_register_vcpu_mem_cb(insn, kp_str_mem_cb, QEMU_PLUGIN_CB_NO_REGS,
-						 QEMU_PLUGIN_MEM_RW, kp_strinsn_get(va, fn));
+						 QEMU_PLUGIN_MEM_RW, kp_strinsn_get(va, fn, -1));
 }
 
 static gint kp_pair_cmp(gconstpointer a, gconstpointer b)
@@ -132,7 +142,9 @@ static gint kp_pair_cmp(gconstpointer a, gconstpointer b)
 
 	if (x->pc != y->pc)
 		return x->pc < y->pc ? -1 : 1;
-	return x->site < y->site ? -1 : x->site > y->site;
+	if (x->site != y->site)
+		return x->site < y->site ? -1 : 1;
+	return x->alloc < y->alloc ? -1 : x->alloc > y->alloc;
 }
 
 void kp_strsite_write(FILE *f)
@@ -148,12 +160,14 @@ void kp_strsite_write(FILE *f)
 			g_ptr_array_add(all, key);
 	}
 	g_ptr_array_sort(all, kp_pair_cmp);
-	fprintf(f, "# callsites 1 lines %u dropped %" PRIu64 "\n", all->len, kp.strs.dropped);
+	fprintf(f, "# callsites 2 lines %u dropped %" PRIu64 "\n", all->len, kp.strs.dropped);
 	for (i = 0; i < all->len; i++) {
 		const struct kp_strcount *c = g_ptr_array_index(all, i);
 
-		fprintf(f, "# callsite 0x%" PRIx64 " 0x%" PRIx64 " %" PRIu64 " %" PRIu64 "\n",
-			c->pc, c->site, c->rw[0], c->rw[1]);
+		fprintf(f,
+			"# callsite 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 " %" PRIu64 " %" PRIu64
+			"\n",
+			c->pc, c->site, c->alloc, c->rw[0], c->rw[1]);
 	}
 	g_ptr_array_free(all, true);
 }

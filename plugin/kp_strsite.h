@@ -8,7 +8,10 @@
  * (kp_shadow.h), a ret of one of them or of a return thunk pops by its
  * load's address, and a jump from one to another's entry, seen at
  * translation, lets the second take the first's call (memset's jump to
- * memset_erms).  The model runs one vCPU: one shadow stack.
+ * memset_erms).  Calls into the slab allocators are followed too: a
+ * string function called by one (memset zeroing the object for
+ * init_on_alloc or __GFP_ZERO) is counted with the allocator's call, which
+ * passed the cache.  The model runs one vCPU: one shadow stack.
  */
 #ifndef KP_STRSITE_H
 #define KP_STRSITE_H

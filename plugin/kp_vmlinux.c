@@ -120,6 +120,38 @@ static const char *const kp_str_names[] = {
 	"clear_user_original",
 	NULL,
 };
+/*
+ * The slab allocators whose objects are zeroed by a call of memset
+ * (init_on_alloc, __GFP_ZERO): those that take the cache as their first
+ * argument and kmalloc's, which pick it by size and call the former; 6.1's
+ * names, then 6.10's and later (_noprof).
+ */
+static const char *const kp_alloc_names[] = {
+	"kmalloc_trace",
+	"kmalloc_node_trace",
+	"__kmalloc",
+	"__kmalloc_node",
+	"__kmalloc_node_track_caller",
+	"kmalloc_trace_noprof",
+	"kmalloc_node_trace_noprof",
+	"__kmalloc_noprof",
+	"__kmalloc_node_noprof",
+	"__kmalloc_cache_noprof",
+	"__kmalloc_cache_node_noprof",
+	"__kmalloc_node_track_caller_noprof",
+	"kmem_cache_alloc",
+	"kmem_cache_alloc_lru",
+	"kmem_cache_alloc_node",
+	"kmem_cache_alloc_bulk",
+	"__kmem_cache_alloc_node",
+	"kmem_cache_alloc_trace",
+	"kmem_cache_alloc_node_trace",
+	"kmem_cache_alloc_noprof",
+	"kmem_cache_alloc_lru_noprof",
+	"kmem_cache_alloc_node_noprof",
+	"kmem_cache_alloc_bulk_noprof",
+	NULL,
+};
 static const char *const kp_thunk_names[] = {
 	"__x86_return_thunk",
 	"zen_untrain_ret",
@@ -152,16 +184,17 @@ static int kp_strfn_cmp(const void *a, const void *b)
 /* one function symbol: kept when named, once per address (memset and __memset are one) */
 static void kp_str_add(struct kp_vmlinux *v, const Elf64_Sym *sym, const char *name)
 {
-	bool thunk = kp_named(kp_thunk_names, name);
+	bool thunk = kp_named(kp_thunk_names, name), alloc = kp_named(kp_alloc_names, name);
 	unsigned int i;
 
 	if (ELF64_ST_TYPE(sym->st_info) != STT_FUNC || !sym->st_size ||
-	    (!thunk && !kp_named(kp_str_names, name)) || v->nstr == KP_STRFN_MAX)
+	    (!thunk && !alloc && !kp_named(kp_str_names, name)) || v->nstr == KP_STRFN_MAX)
 		return;
 	for (i = 0; i < v->nstr; i++)
 		if (v->str[i].start == sym->st_value)
 			return;
-	v->str[v->nstr++] = (struct kp_strfn){sym->st_value, sym->st_value + sym->st_size, thunk};
+	v->str[v->nstr++] =
+		(struct kp_strfn){sym->st_value, sym->st_value + sym->st_size, thunk, alloc};
 }
 
 /* the string functions and thunks of .symtab, sorted; none when it has no symbols */

@@ -30,11 +30,14 @@ struct kp_patched {
 /*
  * A function of the image that zeroes or copies with a rep string
  * instruction (memset, clear_page_erms...; docs/model.md, "The buffers
- * string instructions fill"), or a return thunk that rets for the kernel.
+ * string instructions fill"), a return thunk that rets for the kernel, or
+ * a slab allocator, whose calls are followed so that the memset zeroing
+ * the object it returns knows the call that passed the cache.
  */
 struct kp_strfn {
 	uint64_t start, end;
 	bool thunk; /* a return thunk: its ret is the kernel's, no string */
+	bool alloc; /* a slab allocator: its calls are followed, its strings not counted */
 };
 
 struct kp_vmlinux {

@@ -462,6 +462,13 @@ static const struct table {
 	{"model_running", {{"pc", R_INT}, {"code", R_CODE}}},
 	/* schema 17: the string helpers' accesses per call site */
 	{"model_sites", {{"pc", R_INT}, {"site", R_INT}, {"reads", R_COUNT}, {"writes", R_COUNT}}},
+	/* schema 18: those of them made by a slab allocator */
+	{"model_alloc_sites",
+	 {{"pc", R_INT},
+	  {"site", R_INT},
+	  {"alloc", R_INT},
+	  {"reads", R_COUNT},
+	  {"writes", R_COUNT}}},
 };
 
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define KP_SCHEMA_VERSION 17
+#define KP_SCHEMA_VERSION 18
 /* the oldest schema report still reads */
 #define KP_SCHEMA_OLDEST  2
 #define KP_APPLICATION_ID 0x4b505046 /* "KPPF" */

@@ -91,10 +91,21 @@ int model_put_running(struct datafile *df, __u64 pc, const __u8 *b, unsigned int
 	return query_insert(df, "INSERT INTO model_running VALUES(?,?)", "it", (long long)pc, hex);
 }
 
-int model_put_site(struct datafile *df, __u64 pc, __u64 site, __u64 reads, __u64 writes)
+int model_put_site(struct datafile *df, __u64 pc, __u64 site, __u64 alloc, __u64 reads,
+		   __u64 writes)
 {
-	return query_insert(df, "INSERT INTO model_sites VALUES(?,?,?,?)", "iiii", (long long)pc,
-			    (long long)site, (long long)reads, (long long)writes);
+	int err = query_insert(df,
+			       "INSERT INTO model_sites VALUES(?,?,?,?) ON CONFLICT(pc, site) DO"
+			       " UPDATE SET reads = reads + excluded.reads,"
+			       " writes = writes + excluded.writes",
+			       "iiii", (long long)pc, (long long)site, (long long)reads,
+			       (long long)writes);
+
+	if (err || !alloc)
+		return err;
+	return query_insert(df, "INSERT INTO model_alloc_sites VALUES(?,?,?,?,?)", "iiiii",
+			    (long long)pc, (long long)site, (long long)alloc, (long long)reads,
+			    (long long)writes);
 }
 
 int model_put_tlbs(struct datafile *df, unsigned int geom, const struct model_geom *g)
@@ -325,6 +336,30 @@ int model_sites_each(struct datafile *df, model_site_row_fn fn, void *ctx)
 
 	return query_each(df, "SELECT pc, site, reads, writes FROM model_sites ORDER BY pc, site",
 			  site_row, &w, "");
+}
+
+struct alloc_site_walk {
+	model_alloc_site_row_fn fn;
+	void *ctx;
+};
+
+static int alloc_site_row(sqlite3_stmt *st, void *ctx)
+{
+	struct alloc_site_walk *w = ctx;
+
+	return w->fn(sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+		     sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3),
+		     sqlite3_column_int64(st, 4), w->ctx);
+}
+
+int model_alloc_sites_each(struct datafile *df, model_alloc_site_row_fn fn, void *ctx)
+{
+	struct alloc_site_walk w = {fn, ctx};
+
+	return query_each(df,
+			  "SELECT pc, site, alloc, reads, writes FROM model_alloc_sites"
+			  " ORDER BY pc, site, alloc",
+			  alloc_site_row, &w, "");
 }
 
 struct map_walk {

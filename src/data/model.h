@@ -70,6 +70,16 @@ struct datafile;
 	" reads INTEGER NOT NULL, writes INTEGER NOT NULL, PRIMARY KEY(pc, site));"
 
 /*
+ * schema 18: of model_sites' accesses, those of a call site made by a slab
+ * allocator (memset zeroing the object it returns), by the call into that
+ * allocator (alloc), which passed the cache
+ */
+#define MODEL_ALLOC_SITES_TABLES                                                     \
+	"CREATE TABLE model_alloc_sites(pc INTEGER NOT NULL, site INTEGER NOT NULL," \
+	" alloc INTEGER NOT NULL, reads INTEGER NOT NULL, writes INTEGER NOT NULL,"  \
+	" PRIMARY KEY(pc, site, alloc));"
+
+/*
  * The kind of an instruction, as the raw table's EV column names it (format
  * 2): its executions are its PC's.  X(kind, serializing)
  */
@@ -173,8 +183,13 @@ int model_put_running(struct datafile *df, __u64 pc, const __u8 *b, unsigned int
 int model_put_tlbs(struct datafile *df, unsigned int geom, const struct model_geom *g);
 /* cyc: the cycles, then the MODEL_CYCS of their stack */
 int model_put_cycles(struct datafile *df, __u64 pc, const __u64 *cyc);
-/* the reads and writes of the rep string instruction at pc for the call at site (0: none known) */
-int model_put_site(struct datafile *df, __u64 pc, __u64 site, __u64 reads, __u64 writes);
+/*
+ * the reads and writes of the rep string instruction at pc for the call at
+ * site (0: none known), added to those of (pc, site) put before; alloc (0:
+ * none) the slab allocator's call that made site's: model_alloc_sites too
+ */
+int model_put_site(struct datafile *df, __u64 pc, __u64 site, __u64 alloc, __u64 reads,
+		   __u64 writes);
 int model_put_usym(struct datafile *df, __u64 addr, __u64 size, const char *name,
 		   const char *module);
 /* Keep only the kernel and user symbols that hold a counted PC (and _stext, _text). */
@@ -210,6 +225,10 @@ int model_running_each(struct datafile *df, model_running_row_fn fn, void *ctx);
  */
 typedef int (*model_site_row_fn)(__u64 pc, __u64 site, __u64 reads, __u64 writes, void *ctx);
 int model_sites_each(struct datafile *df, model_site_row_fn fn, void *ctx);
+/* fn on each row of model_alloc_sites, by pc, site, alloc (none before schema 18) */
+typedef int (*model_alloc_site_row_fn)(__u64 pc, __u64 site, __u64 alloc, __u64 reads, __u64 writes,
+				       void *ctx);
+int model_alloc_sites_each(struct datafile *df, model_alloc_site_row_fn fn, void *ctx);
 /* A mapping of CMD's files, to turn a user PC into a file offset. */
 struct model_map {
 	__u64 start, end, pgoff;

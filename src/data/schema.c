@@ -82,5 +82,7 @@ const char schema_added[] =
 	/* schema 16: the bytes patched kernel instructions ran */
 	MODEL_RUNNING_TABLES
 	/* schema 17: the string helpers' accesses per call site */
-	MODEL_SITES_TABLES;
+	MODEL_SITES_TABLES
+	/* schema 18: those of them made by a slab allocator, by the allocator's call */
+	MODEL_ALLOC_SITES_TABLES;
 /* clang-format on */

@@ -85,6 +85,16 @@ int dtype_resolve(struct dtype_file *f, __u64 pc, struct dtype_access out[DTYPE_
 int dtype_resolve_reg(struct dtype_file *f, __u64 pc, int reg, struct dtype_access *out,
 		      const char **func, __u64 *func_off);
 /*
+ * The objects of the slab cache a call into a slab allocator at link-time
+ * pc passes in %rdi (docs/model.md, "Slab objects"), typed as the whole
+ * object when the cache's global says what they are (its name and size
+ * those of a structure), else untyped with the reason; *cache the cache's
+ * name ("" when not known); *func and *func_off as dtype_resolve_reg's.
+ * 0, or -ENOMEM.
+ */
+int dtype_slab_object(struct dtype_file *f, __u64 pc, struct dtype_access *out, const char **cache,
+		      const char **func, __u64 *func_off);
+/*
  * The one pointer variable to a struct page or folio live at link-time pc,
  * as "struct page *pg" (owned by f); NULL when none, or more than one.
  */

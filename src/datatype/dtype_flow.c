@@ -26,6 +26,19 @@
 
 static const struct dt_reg unknown = {.how = DT_FLOW};
 
+/* The address of the 8-byte global m reads as a whole (mov G(%rip), %reg), 0 when none. */
+static __u64 global_read(struct dtype_file *f, const struct dt_mem *m)
+{
+	const struct dt_var *v;
+	__u64 addr;
+
+	if (m->seg || m->index != -1 || (m->base != -2 && m->base != -1))
+		return 0;
+	addr = (m->base == -2 ? m->next : 0) + (__u64)m->disp;
+	v = dt_var_at(&f->globals, addr);
+	return v && v->addr == addr && v->size == 8 ? addr : 0;
+}
+
 /* The pointer a load of the operand m puts in a register. */
 static struct dt_reg loaded(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
 			    const struct dt_regs *regs, const struct dt_mem *m)
@@ -52,6 +65,7 @@ static struct dt_reg loaded(struct dtype_file *f, const struct dt_func *fn, __u6
 		out.type = dt_pointee(f->dw, r.leaf);
 		out.vtype = r.leaf;
 		out.id = pc << 5 | 1;
+		out.global = global_read(f, m);
 	}
 	return out;
 }
@@ -265,7 +279,7 @@ static bool same(const struct dt_reg *a, const struct dt_reg *b)
 {
 	return a->type == b->type && a->off == b->off && a->cpu_off == b->cpu_off &&
 	       a->vtype == b->vtype && a->in_frame == b->in_frame && a->konst == b->konst &&
-	       a->k == b->k && a->arr == b->arr;
+	       a->k == b->k && a->arr == b->arr && a->global == b->global;
 }
 
 /* Whether the types a and b are one, as two units may describe it. */
@@ -325,6 +339,7 @@ static bool var_element(struct dtype_file *f, const struct dt_reg *r, struct dt_
 	out->off = r->off % (__s64)es;
 	out->vtype = 0;
 	out->id = 0; /* no difference of two pointers is taken from it */
+	out->global = 0;
 	return true;
 }
 
@@ -375,6 +390,7 @@ static struct dt_reg either(struct dtype_file *f, const struct dt_reg *a, const 
 	if (same(a, b) || equal(f, a, b)) {
 		out.vtype = a->vtype == b->vtype ? a->vtype : 0;
 		out.id = a->id == b->id ? a->id : 0; /* the same type from two origins */
+		out.global = a->global == b->global ? a->global : 0;
 		return out;
 	}
 	if (!b->off && within(f, a, b->type))
@@ -382,6 +398,7 @@ static struct dt_reg either(struct dtype_file *f, const struct dt_reg *a, const 
 	else if (a->off || !within(f, b, a->type))
 		return var_elements(f, a, b, &out) ? out : unknown;
 	out.id = 0;
+	out.global = 0;
 	return out;
 }
 
@@ -423,6 +440,13 @@ static void call(struct dtype_file *f, const cs_insn *in, struct dt_regs *regs)
 	regs->r[0].type = dt_pointee(f->dw, ret);
 	regs->r[0].id = in->address << 5 | 2;
 	regs->r[0].vtype = ret;
+}
+
+/* v, computed from another value: no longer a global's as read */
+static struct dt_reg computed(struct dt_reg v)
+{
+	v.global = 0;
+	return v;
 }
 
 /* The new value of the register dst (DWARF number) an instruction writes, from regs before it. */
@@ -484,12 +508,12 @@ static struct dt_reg value(struct dtype_file *f, const struct dt_func *fn, const
 				    src->mem.scale,
 				    src->mem.disp,
 				    in->address + in->size};
-		return lea(f, in->address, regs, &m);
+		return computed(lea(f, in->address, regs, &m));
 	case X86_INS_ADD:
 	case X86_INS_SUB:
-		return dt_is_reg64(dst_cs) ? add(f, in, regs, dst) : unknown;
+		return dt_is_reg64(dst_cs) ? computed(add(f, in, regs, dst)) : unknown;
 	case X86_INS_AND:
-		return dt_is_reg64(dst_cs) ? align(f, in, regs, dst) : unknown;
+		return dt_is_reg64(dst_cs) ? computed(align(f, in, regs, dst)) : unknown;
 	case X86_INS_XOR: /* xor %eax, %eax: 0 (a 32-bit write zero-extends) */
 		return src->type == X86_OP_REG && src->reg == (unsigned int)dst_cs &&
 				       x->operands[0].size >= 4
@@ -553,7 +577,8 @@ static void located(struct dtype_file *f, const struct dt_loc *l, struct dt_reg 
 				     .how = DT_FLOW,
 				     .name = l->name,
 				     .vtype = l->kind == DT_LOC_REG ? l->type : 0,
-				     .id = id};
+				     .id = id,
+				     .global = same_type ? r->global : 0};
 }
 
 /* The variables whose location in a register starts at pc, over what flow says. */

@@ -26,6 +26,7 @@ struct dt_var {
 	__u64 addr; /* link-time address; per-CPU: its offset in .data..percpu; TLS: in the block */
 	__u64 size;
 	Dwarf_Off type;
+	Dwarf_Off cu; /* its unit's DIE (globals: where its slab cache is looked for) */
 };
 
 /* The variables of one address space, sorted by addr. */
@@ -47,6 +48,11 @@ struct dt_reg {
 	bool konst;	  /* holds the number k: a difference of two pointers into one object */
 	__s64 k;
 	bool arr; /* into an array member at an element not known: off is in its first */
+	/*
+	 * the value as read from the 8-byte global at this link-time address
+	 * (a slab cache's pointer, dtype_slab.c), 0 when not
+	 */
+	__u64 global;
 };
 
 #define DT_NREGS 17 /* DWARF x86_64 registers 0-16 (16: the return address) */
@@ -164,6 +170,7 @@ struct dtype_file {
 	bool kernel;
 	struct dt_strs strs;
 	struct dt_cache pcs, funcs, callees, aligns;
+	struct dt_cache slabs; /* dtype_slab.c: a cache's global -> its struct dt_slab */
 	/*
 	 * A build by GCC's randstruct plugin with kernel-build.sh's
 	 * randstruct.offsets beside it: the file's path, whose layouts
@@ -282,6 +289,9 @@ bool dt_frame_off(struct dtype_file *f, __u64 pc, const struct dt_regs *regs, in
 		  __s64 *at);
 /* dtype_stack.c: the spill slot of regs at CFA + at, NULL when none */
 struct dt_slot *dt_slot_at(struct dt_regs *regs, __s64 at);
+
+/* dtype_resolve.c: the function holding pc, indexed and its flow prepared; NULL when none */
+struct dt_func *dt_func_of(struct dtype_file *f, __u64 pc);
 
 /* dtype_operand.c */
 void dt_operand(struct dtype_file *f, const struct dt_func *fn, __u64 pc,

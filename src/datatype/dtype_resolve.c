@@ -86,6 +86,7 @@ void dtype_close(struct dtype_file *f)
 	dt_cache_free(&f->funcs, func_free);
 	dt_cache_free(&f->callees, NULL);
 	dt_cache_free(&f->aligns, NULL);
+	dt_cache_free(&f->slabs, free); /* struct dt_slab, its strings interned */
 	dt_randstruct_close(f);
 	dt_patch_free(f);
 	dt_vars_free(f);
@@ -220,7 +221,7 @@ static struct cfg *graph(struct dtype_file *f, const struct cfg_text *t, const s
 }
 
 /* The function holding pc, indexed the first time; NULL when no symbol holds it. */
-static struct dt_func *func_of(struct dtype_file *f, __u64 pc)
+struct dt_func *dt_func_of(struct dtype_file *f, __u64 pc)
 {
 	const struct dt_sym *sym = dt_sym_at(f, pc);
 	struct cfg_env env = {callee, site, warn, f};
@@ -434,7 +435,7 @@ static void resolve_pc(struct dtype_file *f, __u64 pc, struct dt_pc *e)
 	}
 	if (!nm)
 		return;
-	fn = func_of(f, pc);
+	fn = dt_func_of(f, pc);
 	regs_at(f, fn, pc, m, nm, &regs);
 	if (dt_decode(f, pc))
 		dt_flow_store(f, f->insn, &regs); /* a spill's slot holds what it stores */
@@ -490,7 +491,7 @@ int dtype_resolve_reg(struct dtype_file *f, __u64 pc, int reg, struct dtype_acce
 		return 0;
 	}
 	m.next = pc + f->insn->size;
-	fn = func_of(f, pc);
+	fn = dt_func_of(f, pc);
 	/* the registers before the call: what it passes, as an access through reg would see it */
 	regs_at(f, fn, pc, &m, 1, &regs);
 	dt_operand(f, fn, pc, &regs, &m, &r);
@@ -501,7 +502,7 @@ int dtype_resolve_reg(struct dtype_file *f, __u64 pc, int reg, struct dtype_acce
 
 const char *dtype_page_var(struct dtype_file *f, __u64 pc)
 {
-	struct dt_func *fn = func_of(f, pc);
+	struct dt_func *fn = dt_func_of(f, pc);
 
 	return fn ? dt_page_var(f, fn, pc) : NULL;
 }

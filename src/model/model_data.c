@@ -19,6 +19,7 @@
 #include "data/datafile.h"
 #include "datatype/dtype.h"
 #include "model/model_annotate_int.h"
+#include "model/model_data_calls.h"
 #include "symbols/elfsym.h"
 #include "symbols/kernel_dwarf.h"
 #include "symbols/user_frames.h"
@@ -48,11 +49,6 @@ struct fstart {
 	__u64 start;
 };
 
-/* A string helper's accesses for one call site (data/model.h's model_sites). */
-struct site {
-	__u64 pc, site, reads, writes;
-};
-
 struct collect {
 	struct mdata *d;
 	struct datafile *df;
@@ -64,8 +60,14 @@ struct collect {
 	struct part *parts;
 	size_t nparts, pcap;
 	size_t ucap;
-	struct site *sites; /* by pc, then site; only with the kernel's DWARF */
-	size_t nsites, scap, ccap;
+	struct mcalls *calls; /* the string helpers' call sites; only with the kernel's DWARF */
+	size_t ccap;
+};
+
+/* The PC whose accesses a call's slice is of. */
+struct pc_ctx {
+	struct collect *c;
+	const struct model_row *r;
 };
 
 __u64 mdata_accesses(const struct mdata_counts *c)
@@ -252,135 +254,53 @@ static int untyped_add(struct collect *c, const struct model_row *r, const char 
 	return u->func && u->module && u->reason ? 0 : -ENOMEM;
 }
 
-static int site_load(__u64 pc, __u64 site, __u64 reads, __u64 writes, void *ctx)
+/* A call's slice of a helper's accesses: a part, an untyped PC or a typed count, and a call. */
+static int slice_add(const struct mcall_slice *s, void *ctx)
 {
-	struct collect *c = ctx;
-
-	if (array_reserve((void **)&c->sites, &c->scap, c->nsites + 1, sizeof(*c->sites)))
-		return -ENOMEM;
-	c->sites[c->nsites++] = (struct site){pc, site, reads, writes};
-	return 0;
-}
-
-static int by_site(const void *x, const void *y)
-{
-	const struct site *a = x, *b = y;
-
-	return (a->pc > b->pc) - (a->pc < b->pc) ?: (a->site > b->site) - (a->site < b->site);
-}
-
-/* The sites of pc: their number, the first at *first. */
-static size_t sites_of(const struct collect *c, __u64 pc, size_t *first)
-{
-	size_t lo = 0, hi = c->nsites, n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->sites[mid].pc < pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (n = 0; lo + n < c->nsites && c->sites[lo + n].pc == pc; n++)
-		;
-	*first = lo;
-	return n;
-}
-
-/* What clear_page_* and copy_page write is one whole page: its contents, whatever they hold. */
-static bool page_helper(const char *helper)
-{
-	return !strncmp(helper, "clear_page", 10) || !strcmp(helper, "copy_page");
-}
-
-/* shown: the type as the caller's row names it, NULL untyped (a->why says why) */
-static int call_add(struct collect *c, const struct model_row *r, const struct site *s,
-		    const struct dtype_access *a, const char *shown, const char *caller, __u64 off,
-		    bool write, __u64 n)
-{
+	struct pc_ctx *p = ctx;
+	struct collect *c = p->c;
 	struct mdata *d = c->d;
-	struct mdata_call *k;
-
-	if (array_reserve((void **)&d->calls, &c->ccap, d->ncalls + 1, sizeof(*d->calls)))
-		return -ENOMEM;
-	k = &d->calls[d->ncalls++];
-	*k = (struct mdata_call){
-		.pc = r->addr, .site = s->site, .caller_off = off, .write = write, .accesses = n};
-	k->helper = strdup(r->name);
-	k->caller = strdup(*caller ? caller : "[unknown]");
-	if (shown)
-		k->type = strdup(shown);
-	else
-		k->reason = strdup(a->why ?: "untyped");
-	return k->helper && k->caller && (k->type || k->reason) ? 0 : -ENOMEM;
-}
-
-/*
- * n accesses of r's helper for call site s, through the caller's %rdi
- * (write: the destination) or %rsi (the source) at the call.  A page
- * helper's buffer the caller's flow does not type is a page's contents.
- */
-static int call_side(struct collect *c, const struct model_row *r, const struct site *s, bool write,
-		     __u64 n)
-{
 	struct mdata_counts k = {};
-	struct dtype_access a;
-	const char *caller, *page;
-	char why[320], shown[192];
-	__u64 off;
-	int err;
+	struct mdata_call *call;
+	const char *caller = *s->caller ? s->caller : p->r->name;
+	int err = 0;
 
-	if (!n)
-		return 0;
-	k.v[write ? MD_WRITES : MD_READS] = n;
-	err = dtype_resolve_reg(c->kdt, s->site - c->slide, write ? 5 : 4, &a, &caller, &off);
-	if (err)
-		return err;
-	snprintf(shown, sizeof(shown), "%s", a.type ?: "");
-	if ((a.how == DT_UNTYPED || !a.type) && page_helper(r->name)) {
-		a = (struct dtype_access){.how = DT_FLOW, .type = "(page data)", .member = ""};
-		page = dtype_page_var(c->kdt, s->site - c->slide);
-		snprintf(shown, sizeof(shown), "(page data)%s%s", page ? " of " : "", page ?: "");
-	}
-	if (a.how == DT_UNTYPED || !a.type) {
-		a.type = NULL;
-		snprintf(why, sizeof(why), "called from %s+0x%llx: %s", *caller ? caller : "?",
-			 (unsigned long long)off, a.why ?: "untyped");
-		a.why = why;
-		err = untyped_add(c, r, why, &k);
-	} else {
-		c->d->typed[MD_KERNEL] += n;
-	}
-	return err ?: part_add(c, &a, "[kernel]", *caller ? caller : r->name, &k)
-		?: call_add(c, r, s, &a, a.type ? shown : NULL, caller, off, write, n);
+	k.v[s->write ? MD_WRITES : MD_READS] = s->n;
+	if (s->a.how == DT_UNTYPED)
+		err = untyped_add(c, p->r, s->a.why, &k);
+	else
+		d->typed[MD_KERNEL] += s->n;
+	err = err ?: part_add(c, &s->a, "[kernel]", caller, &k);
+	if (err || array_reserve((void **)&d->calls, &c->ccap, d->ncalls + 1, sizeof(*d->calls)))
+		return err ?: -ENOMEM;
+	call = &d->calls[d->ncalls++];
+	*call = (struct mdata_call){.pc = p->r->addr,
+				    .site = s->site,
+				    .caller_off = s->caller_off,
+				    .write = s->write,
+				    .accesses = s->n};
+	call->helper = strdup(p->r->name);
+	call->caller = strdup(*s->caller ? s->caller : "[unknown]");
+	if (s->a.how == DT_UNTYPED)
+		call->reason = strdup(s->a.why ?: "untyped");
+	else
+		call->type = strdup(s->shown);
+	return call->helper && call->caller && (call->type || call->reason) ? 0 : -ENOMEM;
 }
 
 /*
  * A string helper's accesses split by the calls that reached it, each typed
- * at its call; what no known call holds (site 0, the misses) stays in all.
- * Counts that exceed the PC's (a file made so) leave the PC whole.
+ * at its call (model_data_calls.h); what no known call holds stays in all.
  */
 static int sites_split(struct collect *c, const struct model_row *r, struct mdata_counts *all)
 {
-	size_t i, first, n = sites_of(c, r->addr, &first);
-	__u64 reads = 0, writes = 0;
-	int err = 0;
+	struct pc_ctx p = {c, r};
+	__u64 have[2] = {all->v[MD_READS], all->v[MD_WRITES]}, taken[2];
+	int err = mcalls_split(c->calls, c->kdt, c->slide, r->name, r->addr, have, slice_add, &p,
+			       taken);
 
-	for (i = first; i < first + n; i++) {
-		reads += c->sites[i].site ? c->sites[i].reads : 0;
-		writes += c->sites[i].site ? c->sites[i].writes : 0;
-	}
-	if (!reads && !writes)
-		return 0;
-	if (reads > all->v[MD_READS] || writes > all->v[MD_WRITES])
-		return 0;
-	for (i = first; i < first + n && !err; i++)
-		if (c->sites[i].site)
-			err = call_side(c, r, &c->sites[i], true, c->sites[i].writes)
-				      ?: call_side(c, r, &c->sites[i], false, c->sites[i].reads);
-	all->v[MD_READS] -= reads;
-	all->v[MD_WRITES] -= writes;
+	all->v[MD_READS] -= taken[0];
+	all->v[MD_WRITES] -= taken[1];
 	return err;
 }
 
@@ -406,7 +326,7 @@ static int pc_row(const struct model_row *r, void *ctx)
 	if (!mdata_accesses(&all))
 		return 0;
 	c->d->accesses[side] += mdata_accesses(&all);
-	err = side == MD_KERNEL && c->nsites ? sites_split(c, r, &all) : 0;
+	err = side == MD_KERNEL && c->calls ? sites_split(c, r, &all) : 0;
 	err = err ?: resolve(c, r, acc, &n, &module);
 	if (err)
 		return err;
@@ -586,7 +506,7 @@ static void collect_free(struct collect *c)
 		user_file_close(&c->files[i].uf);
 	}
 	free(c->files);
-	free(c->sites);
+	mcalls_free(c->calls);
 	model_map_list_free(&c->maps);
 	dtype_close(c->kdt);
 }
@@ -667,9 +587,7 @@ int mdata_collect(struct mdata *d, struct datafile *df, struct kernel_dwarf *kd,
 	err = kernel_open(&c, kd, note) ?: model_map_list_read(df, &c.maps);
 	/* the string helpers' call sites, typed through the kernel's DWARF alone */
 	if (!err && c.kdt)
-		err = model_sites_each(df, site_load, &c);
-	if (!err && c.nsites)
-		qsort(c.sites, c.nsites, sizeof(*c.sites), by_site);
+		err = mcalls_load(&c.calls, df);
 	err = err ?: model_each_pc(df, geom, pc_row, &c) ?: merge(&c);
 	collect_free(&c);
 	return err;

@@ -81,7 +81,7 @@ static int put_site(const struct model_table_site *x, void *ctx)
 {
 	void **c = ctx;
 
-	return model_put_site(c[0], x->pc, x->site, x->reads, x->writes);
+	return model_put_site(c[0], x->pc, x->site, x->alloc, x->reads, x->writes);
 }
 
 static int put_running(const struct model_table_running *r, void *ctx)

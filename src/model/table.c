@@ -34,7 +34,7 @@ struct reader {
 	bool any_row;
 	const struct model_table_fns *fns; /* the caller's, each NULL or not */
 	void *ctx;
-	__u64 last_site[2];	      /* the last '# callsite' line's PC and site */
+	__u64 last_site[3]; /* the last '# callsite' line's PC, site and allocator's call */
 	__u64 nrunning, last_running; /* '# running' lines read, the last one's PC */
 	unsigned long long bytes;     /* read so far: a file that grows is still bounded */
 };
@@ -314,7 +314,7 @@ static bool kernel_addr(char **p, bool zero_ok, __u64 *v)
 	return !errno && (*v >= MODEL_KERNEL_START || (zero_ok && !*v));
 }
 
-/* "1 lines N dropped D": the call-site section's version and size, once */
+/* "V lines N dropped D": the call-site section's version (1, 2) and size, once */
 static int sites_head(const struct reader *r, struct model_table *t, const char *s, char *why,
 		      size_t len)
 {
@@ -324,33 +324,52 @@ static int sites_head(const struct reader *r, struct model_table *t, const char 
 
 	if (t->has_sites || sscanf(s, "%u lines %llu dropped %llu%n", &v, &n, &d, &k) != 3 || s[k])
 		return -EBADMSG;
-	if (v != 1) {
-		snprintf(why, len, "line %lu: call-site section version %u, this reader knows 1",
-			 r->no, v);
+	if (v != 1 && v != 2) {
+		snprintf(why, len,
+			 "line %lu: call-site section version %u, this reader knows 1 and 2", r->no,
+			 v);
 		return -EBADMSG;
 	}
 	if (n > SITES_MAX || d > TOTAL_MAX)
 		return -EBADMSG;
 	t->has_sites = true;
+	t->sites_version = v;
 	t->nsites = n;
 	t->sites_dropped = d;
 	return 0;
 }
 
-/* " 0xPC 0xSITE READS WRITES": one pair, after the previous, within the count said */
+/* (pc, site, alloc) after the last line's, in that order */
+static bool site_after(const struct reader *r, const struct model_table_site *x)
+{
+	const __u64 *l = r->last_site;
+
+	if (x->pc != l[0])
+		return x->pc > l[0];
+	if (x->site != l[1])
+		return x->site > l[1];
+	return x->alloc > l[2];
+}
+
+/*
+ * " 0xPC 0xSITE [0xALLOC] READS WRITES" (0xALLOC in version 2): one, after the previous,
+ * within the count said; an allocator's call only with a call site
+ */
 static int site_line(struct reader *r, struct model_table *t, char *s)
 {
-	struct model_table_site x;
+	struct model_table_site x = {};
 
 	if (!t->has_sites || t->sites_seen >= t->nsites || !kernel_addr(&s, false, &x.pc) ||
-	    !kernel_addr(&s, true, &x.site) || !bounded(&s, COUNT_MAX, &x.reads) ||
-	    !bounded(&s, COUNT_MAX, &x.writes) || *s || !(x.reads | x.writes))
+	    !kernel_addr(&s, true, &x.site) ||
+	    (t->sites_version >= 2 && !kernel_addr(&s, true, &x.alloc)) ||
+	    !bounded(&s, COUNT_MAX, &x.reads) || !bounded(&s, COUNT_MAX, &x.writes) || *s ||
+	    !(x.reads | x.writes) || (x.alloc && !x.site))
 		return -EBADMSG;
-	if (t->sites_seen &&
-	    (x.pc < r->last_site[0] || (x.pc == r->last_site[0] && x.site <= r->last_site[1])))
+	if (t->sites_seen && !site_after(r, &x))
 		return -EBADMSG;
 	r->last_site[0] = x.pc;
 	r->last_site[1] = x.site;
+	r->last_site[2] = x.alloc;
 	t->sites_seen++;
 	return r->fns->site ? r->fns->site(&x, r->ctx) : 0;
 }

@@ -51,11 +51,13 @@ struct model_table {
 	bool has_patched;
 	__u64 patched_sites, patched_dropped;
 	/*
-	 * with vmlinux= and caches: the '# callsites 1 lines N dropped D' line,
+	 * with vmlinux= and caches: the '# callsites V lines N dropped D' line,
 	 * the string helpers' accesses per call site (each a '# callsite' line)
-	 * and the accesses of the pairs beyond the plugin's bound
+	 * and the accesses of the pairs beyond the plugin's bound; version 2
+	 * adds the slab allocator's call to each line
 	 */
 	bool has_sites;
+	unsigned int sites_version;
 	__u64 nsites, sites_seen, sites_dropped;
 };
 
@@ -67,9 +69,14 @@ struct model_table_running {
 };
 typedef int (*model_running_fn)(const struct model_table_running *r, void *ctx);
 
-/* One '# callsite 0xPC 0xSITE READS WRITES' line: a helper's accesses for one call site. */
+/*
+ * One '# callsite 0xPC 0xSITE [0xALLOC] READS WRITES' line: a helper's
+ * accesses for one call site (and, version 2, the call into the slab
+ * allocator that made it).
+ */
 struct model_table_site {
 	__u64 pc, site; /* site 0: not known */
+	__u64 alloc;	/* 0: none, or a version 1 line */
 	__u64 reads, writes;
 };
 typedef int (*model_site_fn)(const struct model_table_site *s, void *ctx);

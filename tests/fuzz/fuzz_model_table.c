@@ -5,7 +5,8 @@
  * model writes it; every row it accepts has PCs in increasing order, counts
  * within the bounds a data file allows and, of mode timing, a cycle stack
  * summing to its cycles; every call-site line kernel addresses in
- * increasing order, before the rows, as many as its section says.
+ * increasing order (pc, site, then the allocator's call, only with a
+ * site), before the rows, as many as its section says.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -16,7 +17,7 @@
 #include "model/table.h"
 
 struct seen {
-	__u64 last, last_site[2], last_running;
+	__u64 last, last_site[3], last_running;
 	unsigned long rows, nsites, nrunning;
 };
 
@@ -49,19 +50,33 @@ static int row(const struct model_table_row *r, void *ctx)
 	return 0;
 }
 
-/* a '# callsite' line: a helper's kernel PC, a kernel site or 0, some access, in order */
+/* (pc, site, alloc) after the last line's */
+static int site_after(const struct seen *s, const struct model_table_site *x)
+{
+	if (x->pc != s->last_site[0])
+		return x->pc > s->last_site[0];
+	if (x->site != s->last_site[1])
+		return x->site > s->last_site[1];
+	return x->alloc > s->last_site[2];
+}
+
+/*
+ * a '# callsite' line: a helper's kernel PC, a kernel site or 0, an allocator's kernel call or
+ * 0 (0 without a site), some access, in order
+ */
 static int site(const struct model_table_site *x, void *ctx)
 {
 	struct seen *s = ctx;
 
 	if (s->rows || x->pc < MODEL_KERNEL_START || (x->site && x->site < MODEL_KERNEL_START) ||
-	    x->reads > (1ULL << 40) || x->writes > (1ULL << 40) || !(x->reads | x->writes))
+	    (x->alloc && (x->alloc < MODEL_KERNEL_START || !x->site)) || x->reads > (1ULL << 40) ||
+	    x->writes > (1ULL << 40) || !(x->reads | x->writes))
 		abort();
-	if (s->nsites &&
-	    (x->pc < s->last_site[0] || (x->pc == s->last_site[0] && x->site <= s->last_site[1])))
+	if (s->nsites && !site_after(s, x))
 		abort();
 	s->last_site[0] = x->pc;
 	s->last_site[1] = x->site;
+	s->last_site[2] = x->alloc;
 	s->nsites++;
 	return 0;
 }

@@ -141,6 +141,12 @@ sed -e '/^# columns/i # callsites 1 lines 3 dropped 5\
 # callsite 0xffffffff81a00010 0xffffffff81200040 0 4096\
 # callsite 0xffffffff81a00020 0xffffffff81300abc 12 12' \
 	tests/unit/model/table2-base.txt >"$out/model_table/callsites"
+# version 2: a call site's share for two calls of a slab allocator
+sed -e '/^# columns/i # callsites 2 lines 3 dropped 0\
+# callsite 0xffffffff81a00010 0x0 0x0 0 7\
+# callsite 0xffffffff81a00010 0xffffffff81200040 0xffffffff81500010 0 4096\
+# callsite 0xffffffff81a00010 0xffffffff81200040 0xffffffff81500020 12 12' \
+	tests/unit/model/table2-base.txt >"$out/model_table/callsites2"
 
 # cost tables: the shipped ones, one cut short, one with the core's figures, one with
 # escapes and notes

@@ -14,7 +14,7 @@
 #include "kp_shadow.h"
 #include "model_harness.h"
 
-enum { MEMSET, MEMSET_ERMS, CLEAR_PAGE_ERMS, MEMCPY_ERMS, COPY_USER };
+enum { MEMSET, MEMSET_ERMS, CLEAR_PAGE_ERMS, MEMCPY_ERMS, COPY_USER, CACHE_ALLOC, KMALLOC };
 
 #define TASK1 0xffffc90000014000ull /* a task's stack: 16 KiB, aligned */
 #define TASK2 0xffffc90000024000ull /* another task's, right above a guard page */
@@ -34,7 +34,7 @@ static void tail_jump(void)
 	struct kp_shadow s = {0};
 
 	kp_shadow_jump(&s, MEMSET, MEMSET_ERMS);
-	kp_shadow_call(&s, 0x1000, TASK1 + 0x3f00, MEMSET);
+	kp_shadow_call(&s, 0x1000, TASK1 + 0x3f00, MEMSET, -1);
 	site("memset -> memset_erms", &s, MEMSET_ERMS, 0x1000);
 	site("memset -> memcpy_erms: no jump seen", &s, MEMCPY_ERMS, 0);
 	kp_shadow_ret(&s, TASK1 + 0x3f00);
@@ -46,12 +46,12 @@ static void nested(void)
 {
 	struct kp_shadow s = {0};
 
-	kp_shadow_call(&s, 0x2000, TASK1 + 0x3e00, CLEAR_PAGE_ERMS);
-	kp_shadow_call(&s, 0x3000, IRQ + 0x3f80, MEMCPY_ERMS);
+	kp_shadow_call(&s, 0x2000, TASK1 + 0x3e00, CLEAR_PAGE_ERMS, -1);
+	kp_shadow_call(&s, 0x3000, IRQ + 0x3f80, MEMCPY_ERMS, -1);
 	site("in the interrupt", &s, MEMCPY_ERMS, 0x3000);
 	kp_shadow_ret(&s, IRQ + 0x3f80);
 	site("back from the interrupt", &s, CLEAR_PAGE_ERMS, 0x2000);
-	kp_shadow_call(&s, 0x4000, TASK1 + 0x3a00, MEMSET_ERMS);
+	kp_shadow_call(&s, 0x4000, TASK1 + 0x3a00, MEMSET_ERMS, -1);
 	site("in the fault", &s, MEMSET_ERMS, 0x4000);
 	kp_shadow_ret(&s, TASK1 + 0x3a00);
 	site("back from the fault", &s, CLEAR_PAGE_ERMS, 0x2000);
@@ -67,8 +67,8 @@ static void stale(void)
 {
 	struct kp_shadow s = {0};
 
-	kp_shadow_call(&s, 0x5000, TASK1 + 0x3d00, COPY_USER);
-	kp_shadow_call(&s, 0x6000, TASK1 + 0x3d00, MEMCPY_ERMS);
+	kp_shadow_call(&s, 0x5000, TASK1 + 0x3d00, COPY_USER, -1);
+	kp_shadow_call(&s, 0x6000, TASK1 + 0x3d00, MEMCPY_ERMS, -1);
 	checks++;
 	check("a frame reused", s.depth, 1);
 	site("the new call", &s, MEMCPY_ERMS, 0x6000);
@@ -79,12 +79,12 @@ static void switched(void)
 {
 	struct kp_shadow s = {0};
 
-	kp_shadow_call(&s, 0x7000, TASK1 + 0x3c00, COPY_USER);
-	kp_shadow_call(&s, 0x8000, TASK2 + 0x3000, CLEAR_PAGE_ERMS);
+	kp_shadow_call(&s, 0x7000, TASK1 + 0x3c00, COPY_USER, -1);
+	kp_shadow_call(&s, 0x8000, TASK2 + 0x3000, CLEAR_PAGE_ERMS, -1);
 	kp_shadow_ret(&s, TASK2 + 0x3000);
 	site("task 1 resumed", &s, COPY_USER, 0x7000);
 	/* task 2 sleeps in copy_user too; task 1 returns from under it */
-	kp_shadow_call(&s, 0x9000, TASK2 + 0x3000, COPY_USER);
+	kp_shadow_call(&s, 0x9000, TASK2 + 0x3000, COPY_USER, -1);
 	kp_shadow_ret(&s, TASK1 + 0x3c00);
 	site("task 2's entry stays", &s, COPY_USER, 0x9000);
 	checks++;
@@ -98,12 +98,54 @@ static void overflow(void)
 	uint64_t i;
 
 	for (i = 0; i < 9; i++)
-		kp_shadow_call(&s, 0xa000 + i, TASK1 + (i << 16), MEMCPY_ERMS);
+		kp_shadow_call(&s, 0xa000 + i, TASK1 + (i << 16), MEMCPY_ERMS, -1);
 	checks++;
 	check("depth", s.depth, KP_SHADOW);
 	checks++;
 	check("the oldest kept", s.st[0].site, 0xa001);
 	site("the newest on top", &s, MEMCPY_ERMS, 0xa008);
+}
+
+/*
+ * kmem_cache_alloc zeroing the object it returns (init_on_alloc): memset's
+ * call is made by the allocator whose call is on top, so the allocator's
+ * call comes with it; the same memset called by anything else does not
+ */
+static void allocator(void)
+{
+	struct kp_shadow s = {.allocs = 1ull << CACHE_ALLOC};
+
+	kp_shadow_jump(&s, MEMSET, MEMSET_ERMS);
+	kp_shadow_call(&s, 0xb000, TASK1 + 0x3f00, CACHE_ALLOC, -1);
+	kp_shadow_call(&s, 0xc000, TASK1 + 0x3ec0, MEMSET, CACHE_ALLOC);
+	site("the allocator's memset", &s, MEMSET_ERMS, 0xc000);
+	checks++;
+	check("its allocator's call", kp_shadow_alloc(&s, MEMSET_ERMS), 0xb000);
+	kp_shadow_ret(&s, TASK1 + 0x3ec0);
+	checks++;
+	check("the memset returned", kp_shadow_alloc(&s, MEMSET_ERMS), 0);
+	/* an interrupt inside the allocator: its memset is not the allocator's */
+	kp_shadow_call(&s, 0xd000, IRQ + 0x3f80, MEMSET, -1);
+	checks++;
+	check("an interrupt's memset", kp_shadow_alloc(&s, MEMSET_ERMS), 0);
+	kp_shadow_ret(&s, IRQ + 0x3f80);
+	/* a call the allocator makes from a function it calls that is not followed */
+	kp_shadow_call(&s, 0xe000, TASK1 + 0x3e00, MEMSET, MEMCPY_ERMS);
+	checks++;
+	check("a memset from elsewhere", kp_shadow_alloc(&s, MEMSET_ERMS), 0);
+}
+
+/* kmalloc_trace calling __kmem_cache_alloc_node, which zeroes: the outer allocator's call */
+static void nested_allocators(void)
+{
+	struct kp_shadow s = {.allocs = 1ull << CACHE_ALLOC | 1ull << KMALLOC};
+
+	kp_shadow_call(&s, 0xb000, TASK1 + 0x3f00, KMALLOC, -1);
+	kp_shadow_call(&s, 0xb100, TASK1 + 0x3ee0, CACHE_ALLOC, KMALLOC);
+	kp_shadow_call(&s, 0xc000, TASK1 + 0x3ec0, MEMSET, CACHE_ALLOC);
+	site("the inner allocator's memset", &s, MEMSET, 0xc000);
+	checks++;
+	check("the outer allocator's call", kp_shadow_alloc(&s, MEMSET), 0xb000);
 }
 
 struct bytes {
@@ -154,6 +196,8 @@ int main(void)
 	stale();
 	switched();
 	overflow();
+	allocator();
+	nested_allocators();
 	decode();
 	printf("%u checks, %s\n", checks, bad ? "some wrong" : "0 wrong");
 	return bad;

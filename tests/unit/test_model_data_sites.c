@@ -7,7 +7,11 @@
  * memcpy_erms) and whose C callers pass them a struct pointer and a page's
  * address computed from a struct page.  The recording holds model_sites as
  * inject leaves them: memset_erms's stores split between kp_clear's call
- * (typed by its %rdi: struct item, through the wrapper) and no known site,
+ * (typed by its %rdi: struct item, through the wrapper), kmem_cache_alloc's
+ * call for kp_new's call of it (the object of the cache kp_cache_init
+ * created as "item" of sizeof(struct item): struct item; model_alloc_sites),
+ * kmem_cache_alloc's call for no allocator call known (untyped: its %rdi
+ * is a void *) and no known site,
  * clear_page_erms's all for kp_zero's call ((page data)), most of
  * memcpy_erms's for _start's call (its reads typed by %rsi, its writes by
  * %rdi, both global items), the rest with no site; without model_sites all
@@ -64,8 +68,32 @@ static const char src[] =
 	"}\n"
 	"struct item items[2];\n"
 	"struct page pages[2];\n"
+	"struct kmem_cache;\n"
+	"static struct kmem_cache *item_cachep;\n"
+	"__attribute__((noipa)) struct kmem_cache *\n"
+	"kmem_cache_create(const char *name, unsigned int size, unsigned int align,\n"
+	"		  unsigned long flags, void (*ctor)(void *))\n"
+	"{\n"
+	"	return name && size ? (struct kmem_cache *)&pages[0] : 0;\n"
+	"}\n"
+	"__attribute__((noipa)) void *kmem_cache_alloc(struct kmem_cache *s, unsigned int flags)\n"
+	"{\n"
+	"	void *o = (char *)s + 64;\n"
+	"	memset(o, 0, sizeof(struct item));\n"
+	"	return o;\n"
+	"}\n"
+	"__attribute__((noinline)) void kp_cache_init(void)\n"
+	"{\n"
+	"	item_cachep = kmem_cache_create(\"item\", sizeof(struct item), 0, 0, 0);\n"
+	"}\n"
+	"__attribute__((noinline)) struct item *kp_new(void)\n"
+	"{\n"
+	"	return kmem_cache_alloc(item_cachep, 0xcc0);\n"
+	"}\n"
 	"void _start(void)\n"
 	"{\n"
+	"	kp_cache_init();\n"
+	"	kp_new();\n"
 	"	kp_clear(&items[1]);\n"
 	"	kp_zero(&pages[1]);\n"
 	"	memcpy_erms(&items[0], &items[1], sizeof(items[0]));\n"
@@ -81,11 +109,14 @@ static struct {
 	struct {
 		char name[32];
 		__u64 addr;
-	} fn[8];
+	} fn[12];
 	size_t nfn;
-	__u64 rep[3];	/* memset_erms's, clear_page_erms's, memcpy_erms's */
-	__u64 call[3];	/* kp_clear's call of memset, kp_zero's of clear_page_erms, _start's of
-			   memcpy_erms */
+	__u64 rep[3]; /* memset_erms's, clear_page_erms's, memcpy_erms's */
+	/*
+	 * kp_clear's call of memset, kp_zero's of clear_page_erms, _start's of memcpy_erms,
+	 * kmem_cache_alloc's of memset, kp_new's of kmem_cache_alloc
+	 */
+	__u64 call[5];
 	const char *in; /* the function objdump is in */
 } p;
 
@@ -94,7 +125,7 @@ static void objdump_line(const char *line, void *arg)
 	unsigned long long a;
 	char name[32];
 
-	if (sscanf(line, "%llx <%31[^>]>:", &a, name) == 2 && p.nfn < 8) {
+	if (sscanf(line, "%llx <%31[^>]>:", &a, name) == 2 && p.nfn < 12) {
 		snprintf(p.fn[p.nfn].name, sizeof(p.fn[0].name), "%s", name);
 		p.fn[p.nfn].addr = a;
 		p.in = p.fn[p.nfn++].name;
@@ -115,6 +146,11 @@ static void objdump_line(const char *line, void *arg)
 		p.call[1] = a;
 	else if (strstr(line, "call") && strstr(line, "<memcpy_erms>") && !strcmp(p.in, "_start"))
 		p.call[2] = a;
+	else if (strstr(line, "call") && strstr(line, "<memset>") &&
+		 !strcmp(p.in, "kmem_cache_alloc"))
+		p.call[3] = a;
+	else if (strstr(line, "<kmem_cache_alloc>") && !strcmp(p.in, "kp_new"))
+		p.call[4] = a; /* a call, or the tail call's jmp */
 }
 
 static int build(void)
@@ -136,7 +172,10 @@ static int build(void)
 	    tu_each_line(objdump_line, NULL, "objdump -d --no-show-raw-insn '%s'", p.path) ||
 	    elfsym_build_id(p.path, p.bid, sizeof(p.bid)) || !*p.bid)
 		return -1;
-	return p.rep[0] && p.rep[1] && p.rep[2] && p.call[0] && p.call[1] && p.call[2] ? 0 : -1;
+	return p.rep[0] && p.rep[1] && p.rep[2] && p.call[0] && p.call[1] && p.call[2] &&
+			       p.call[3] && p.call[4]
+		       ? 0
+		       : -1;
 }
 
 static void put_meta(struct datafile *df)
@@ -182,16 +221,22 @@ static void recording(bool sites)
 	put_pc(df, p.call[0], 1, 0, 1);
 	put_pc(df, p.call[1], 1, 0, 1);
 	put_pc(df, p.call[2], 1, 0, 1);
-	put_pc(df, p.rep[0], 1000, 0, 1000);
+	put_pc(df, p.rep[0], 1300, 0, 1300);
 	put_pc(df, p.rep[1], 4096, 0, 4096);
 	put_pc(df, p.rep[2], 100, 100, 100);
 	if (sites) {
-		assert_int_equal(model_put_site(df, p.rep[0] + SLIDE, p.call[0] + SLIDE, 0, 600),
+		assert_int_equal(model_put_site(df, p.rep[0] + SLIDE, p.call[0] + SLIDE, 0, 0, 600),
 				 0);
-		assert_int_equal(model_put_site(df, p.rep[0] + SLIDE, 0, 0, 400), 0);
-		assert_int_equal(model_put_site(df, p.rep[1] + SLIDE, p.call[1] + SLIDE, 0, 4096),
+		assert_int_equal(model_put_site(df, p.rep[0] + SLIDE, 0, 0, 0, 400), 0);
+		/* the allocator's memset: for kp_new's call, and for a call not followed */
+		assert_int_equal(model_put_site(df, p.rep[0] + SLIDE, p.call[3] + SLIDE,
+						p.call[4] + SLIDE, 0, 200),
 				 0);
-		assert_int_equal(model_put_site(df, p.rep[2] + SLIDE, p.call[2] + SLIDE, 80, 80),
+		assert_int_equal(model_put_site(df, p.rep[0] + SLIDE, p.call[3] + SLIDE, 0, 0, 100),
+				 0);
+		assert_int_equal(
+			model_put_site(df, p.rep[1] + SLIDE, p.call[1] + SLIDE, 0, 0, 4096), 0);
+		assert_int_equal(model_put_site(df, p.rep[2] + SLIDE, p.call[2] + SLIDE, 0, 80, 80),
 				 0);
 	}
 	assert_int_equal(datafile_commit(df, (uid_t)-1, (gid_t)-1, why, sizeof(why)), 0);

@@ -3,7 +3,8 @@
  * The raw table's call-site section (model/table.c, docs/model.md "The
  * table"): the string helpers' accesses per kernel call site, read as
  * untrusted input, every line of it bounded and a bad one refused naming it,
- * and merged by inject into model_sites (schema 16).
+ * and merged by inject into model_sites (schema 17); version 2's lines of
+ * a slab allocator's calls into model_alloc_sites too (schema 18).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -37,6 +38,13 @@
 	"# callsite 0xffffffff81a00010 0x0 0 7\n"                   \
 	"# callsite 0xffffffff81a00010 0xffffffff81200040 0 4096\n" \
 	"# callsite 0xffffffff81a00010 0xffffffff81300abc 0 8192\n"
+/* version 2: memset_erms's for one call, a share of it for two calls of a slab allocator */
+#define SITES2                                                                        \
+	"# callsites 2 lines 4 dropped 0\n"                                           \
+	"# callsite 0xffffffff81a00010 0x0 0x0 0 7\n"                                 \
+	"# callsite 0xffffffff81a00010 0xffffffff81200040 0x0 0 4096\n"               \
+	"# callsite 0xffffffff81a00010 0xffffffff81200040 0xffffffff81500010 0 100\n" \
+	"# callsite 0xffffffff81a00010 0xffffffff81200040 0xffffffff81500020 3 50\n"
 #define ROW "0xffffffff81a00010 3 - 0 0 0 0 12295 200 10 0 3\n"
 
 static char dir[64];
@@ -50,15 +58,15 @@ static const char *file(const char *text)
 	return path;
 }
 
-/* each site line as "PC SITE R W;" */
+/* each site line as "PC SITE ALLOC R W;" */
 static int site_out(const struct model_table_site *s, void *ctx)
 {
 	char *out = ctx;
 	size_t n = strlen(out);
 
-	snprintf(out + n, 512 - n, "%llx %llx %llu %llu;", (unsigned long long)s->pc,
-		 (unsigned long long)s->site, (unsigned long long)s->reads,
-		 (unsigned long long)s->writes);
+	snprintf(out + n, 512 - n, "%llx %llx %llx %llu %llu;", (unsigned long long)s->pc,
+		 (unsigned long long)s->site, (unsigned long long)s->alloc,
+		 (unsigned long long)s->reads, (unsigned long long)s->writes);
 	return 0;
 }
 
@@ -77,9 +85,9 @@ static void test_sites_read(void **state)
 
 	assert_int_equal(
 		model_table_read_fns(file(TOP SITES COLS ROW), &t, &fns, out, why, sizeof(why)), 0);
-	assert_string_equal(out, "ffffffff81a00010 0 0 7;"
-				 "ffffffff81a00010 ffffffff81200040 0 4096;"
-				 "ffffffff81a00010 ffffffff81300abc 0 8192;");
+	assert_string_equal(out, "ffffffff81a00010 0 0 0 7;"
+				 "ffffffff81a00010 ffffffff81200040 0 0 4096;"
+				 "ffffffff81a00010 ffffffff81300abc 0 0 8192;");
 	assert_true(t.has_sites);
 	assert_int_equal(t.nsites, 3);
 	assert_int_equal(t.sites_dropped, 5);
@@ -90,6 +98,16 @@ static void test_sites_read(void **state)
 	assert_int_equal(model_table_read(file(TOP COLS ROW), &t, no_row, NULL, why, sizeof(why)),
 			 0);
 	assert_false(t.has_sites);
+	/* version 2, with the allocators' calls */
+	out[0] = '\0';
+	assert_int_equal(
+		model_table_read_fns(file(TOP SITES2 COLS ROW), &t, &fns, out, why, sizeof(why)),
+		0);
+	assert_string_equal(out, "ffffffff81a00010 0 0 0 7;"
+				 "ffffffff81a00010 ffffffff81200040 0 0 4096;"
+				 "ffffffff81a00010 ffffffff81200040 ffffffff81500010 0 100;"
+				 "ffffffff81a00010 ffffffff81200040 ffffffff81500020 3 50;");
+	assert_int_equal(t.sites_version, 2);
 }
 
 struct bad {
@@ -99,8 +117,22 @@ struct bad {
 static void test_sites_refused(void **state)
 {
 	static const struct bad bad[] = {
-		{TOP "# callsites 2 lines 0 dropped 0\n",
-		 "line 10: call-site section version 2, this reader knows 1"},
+		{TOP "# callsites 3 lines 0 dropped 0\n",
+		 "line 10: call-site section version 3, this reader knows 1 and 2"},
+		/* version 2: an allocator's call without the call it made, a user one, out of
+		 * order, and a version 1 line in it */
+		{TOP "# callsites 2 lines 1 dropped 0\n"
+		     "# callsite 0xffffffff81a00010 0x0 0xffffffff81500010 1 0\n",
+		 "line 11 is not what the model writes there"},
+		{TOP "# callsites 2 lines 1 dropped 0\n"
+		     "# callsite 0xffffffff81a00010 0xffffffff81200040 0x401000 1 0\n",
+		 "line 11 is not what the model writes there"},
+		{TOP "# callsites 2 lines 2 dropped 0\n"
+		     "# callsite 0xffffffff81a00010 0xffffffff81200040 0xffffffff81500020 1 0\n"
+		     "# callsite 0xffffffff81a00010 0xffffffff81200040 0xffffffff81500010 1 0\n",
+		 "line 12 is not what the model writes there"},
+		{TOP "# callsites 2 lines 1 dropped 0\n# callsite 0xffffffff81a00010 0x0 1 0\n",
+		 "line 11 is not what the model writes there"},
 		{TOP "# callsite 0xffffffff81a00010 0x0 0 7\n",
 		 "line 10 is not what the model writes there"},
 		{TOP "# callsites 1 lines 65537 dropped 0\n",
@@ -167,7 +199,14 @@ static const char *recording(void)
 
 static int site_row(__u64 pc, __u64 site, __u64 reads, __u64 writes, void *ctx)
 {
-	struct model_table_site x = {pc, site, reads, writes};
+	struct model_table_site x = {pc, site, 0, reads, writes};
+
+	return site_out(&x, ctx);
+}
+
+static int alloc_row(__u64 pc, __u64 site, __u64 alloc, __u64 reads, __u64 writes, void *ctx)
+{
+	struct model_table_site x = {pc, site, alloc, reads, writes};
 
 	return site_out(&x, ctx);
 }
@@ -190,9 +229,30 @@ static void test_sites_inject(void **state)
 	assert_int_equal(model_sites_each(df, site_row, out), 0);
 	datafile_close(df);
 	/* SQL orders kernel sites (negative) before 0 */
-	assert_string_equal(out, "ffffffff81a00010 ffffffff81200040 0 4096;"
-				 "ffffffff81a00010 ffffffff81300abc 0 8192;"
-				 "ffffffff81a00010 0 0 7;");
+	assert_string_equal(out, "ffffffff81a00010 ffffffff81200040 0 0 4096;"
+				 "ffffffff81a00010 ffffffff81300abc 0 0 8192;"
+				 "ffffffff81a00010 0 0 0 7;");
+}
+
+/* version 2: model_sites holds each call's sum, model_alloc_sites the allocators' shares */
+static void test_sites_inject_allocs(void **state)
+{
+	const char *data = recording();
+	char why[256], out[512] = "", table[160];
+	struct datafile *df;
+
+	snprintf(table, sizeof(table), "%s/m.txt", dir);
+	assert_int_equal(tu_write_file(table, TOP SITES2 COLS ROW), 0);
+	assert_int_equal(model_inject(table, data, why, sizeof(why)), 0);
+	assert_int_equal(datafile_open(&df, data, why, sizeof(why)), 0);
+	assert_int_equal(model_sites_each(df, site_row, out), 0);
+	assert_string_equal(out, "ffffffff81a00010 ffffffff81200040 0 3 4246;"
+				 "ffffffff81a00010 0 0 0 7;");
+	out[0] = '\0';
+	assert_int_equal(model_alloc_sites_each(df, alloc_row, out), 0);
+	datafile_close(df);
+	assert_string_equal(out, "ffffffff81a00010 ffffffff81200040 ffffffff81500010 0 100;"
+				 "ffffffff81a00010 ffffffff81200040 ffffffff81500020 3 50;");
 }
 
 int main(void)
@@ -201,6 +261,7 @@ int main(void)
 		cmocka_unit_test(test_sites_read),
 		cmocka_unit_test(test_sites_refused),
 		cmocka_unit_test(test_sites_inject),
+		cmocka_unit_test(test_sites_inject_allocs),
 	};
 	int rc;
 
