@@ -170,7 +170,10 @@ struct dtype_file {
 	bool kernel;
 	struct dt_strs strs;
 	struct dt_cache pcs, funcs, callees, aligns;
-	struct dt_cache slabs; /* dtype_slab.c: a cache's global -> its struct dt_slab */
+	struct dt_cache slabs;	 /* dtype_slab.c: a cache's global -> its struct dt_slab */
+	struct dt_cache objsyms; /* dtype_operand.c: an address -> its object symbol, interned */
+	struct dt_cache kinds; /* dtype_resolve.c: a call's target -> file_cfg's enum cfg_callee */
+	struct dt_cache subs;  /* dtype_scope.c: a unit's DIE -> its functions' ranges */
 	/*
 	 * A build by GCC's randstruct plugin with kernel-build.sh's
 	 * randstruct.offsets beside it: the file's path, whose layouts
@@ -254,6 +257,8 @@ bool dt_loc_reg(struct dtype_file *f, const struct dt_func *fn, __u64 pc, int re
 void dt_loc_fill(struct dtype_file *f, const struct dt_func *fn, __u64 pc, struct dt_regs *regs);
 /* "struct page *NAME" (or folio) of the one such pointer variable live at pc; NULL: none, or two */
 const char *dt_page_var(struct dtype_file *f, const struct dt_func *fn, __u64 pc);
+/* free a unit's functions' ranges (f->subs' values) */
+void dt_subs_free(void *subs);
 /* the return type of the function at addr, 0 when unknown */
 Dwarf_Off dt_callee_type(struct dtype_file *f, __u64 addr);
 

@@ -26,18 +26,29 @@ static void pseudo(struct dt_res *r, enum dtype_how how, const char *type)
 	r->a.member = "";
 }
 
-/* The ELF symbol holding addr, for a reason: an assembly object DWARF does not describe. */
+/*
+ * The ELF symbol holding addr, for a reason: an assembly object DWARF does not describe.  Asked
+ * again at each pass of the register flow over a load: once per address (libdwfl's lookup is
+ * a tenth of report --data's time otherwise).
+ */
 static const char *symbol_at(struct dtype_file *f, __u64 addr)
 {
+	static const char none[] = "";
 	Dwfl_Module *mod = debuginfo_module(f->di);
 	GElf_Off off = 0;
 	Dwarf_Addr bias;
 	GElf_Sym sym;
 	const char *name;
+	bool found;
 
+	name = dt_cache_get(&f->objsyms, addr, &found);
+	if (found)
+		return name == none ? NULL : name;
 	debuginfo_dwarf(f->di, &bias);
 	name = dwfl_module_addrinfo(mod, addr + bias, &off, &sym, NULL, NULL, NULL);
-	return name && GELF_ST_TYPE(sym.st_info) == STT_OBJECT ? name : NULL;
+	name = name && GELF_ST_TYPE(sym.st_info) == STT_OBJECT ? dt_intern(f, name) : NULL;
+	dt_cache_put(&f->objsyms, addr, (void *)(name ?: none)); /* else asked again: no harm */
+	return name;
 }
 
 /* The variable of vs holding addr, as how; untyped with a reason naming addr when none. */

@@ -87,6 +87,9 @@ void dtype_close(struct dtype_file *f)
 	dt_cache_free(&f->callees, NULL);
 	dt_cache_free(&f->aligns, NULL);
 	dt_cache_free(&f->slabs, free); /* struct dt_slab, its strings interned */
+	dt_cache_free(&f->objsyms, NULL);
+	dt_cache_free(&f->kinds, NULL);
+	dt_cache_free(&f->subs, dt_subs_free);
 	dt_randstruct_close(f);
 	dt_patch_free(f);
 	dt_vars_free(f);
@@ -105,11 +108,21 @@ void dtype_close(struct dtype_file *f)
  */
 static enum cfg_callee callee(void *arg, __u64 addr)
 {
-	const struct dtype_file *f = arg;
+	struct dtype_file *f = arg;
 	const struct dt_sym *s = dt_sym_at(f, addr);
+	enum cfg_callee k;
+	bool found;
+	void *v;
 
-	if (!s || s->addr != addr) /* no function symbol: a thunk's (not STT_FUNC), or none */
-		return f->env.callee(f->env.arg, addr);
+	if (!s || s->addr != addr) { /* no function symbol: a thunk's (not STT_FUNC), or none */
+		/* file_cfg's answer asks libdwfl: once per target, not once per call of it */
+		v = dt_cache_get(&f->kinds, addr, &found);
+		if (found)
+			return (enum cfg_callee)(uintptr_t)v;
+		k = f->env.callee(f->env.arg, addr);
+		dt_cache_put(&f->kinds, addr, (void *)(uintptr_t)k); /* else asked again */
+		return k;
+	}
 	if (!strcmp(s->name, "__x86_return_thunk"))
 		return CFG_CALLEE_RETURN;
 	if (!strncmp(s->name, "__x86_indirect_thunk_", 21))

@@ -115,17 +115,79 @@ static int walk(struct dtype_file *f, struct dt_func *fn, Dwarf_Die *scope, int 
 }
 
 /* The out-of-line function's DIE holding addr, among its unit's children. */
-static bool subprogram_at(Dwarf *dw, __u64 addr, Dwarf_Die *out)
-{
-	Dwarf_Die cu;
+/* A unit's functions by address: each range of each DW_TAG_subprogram, sorted by lo. */
+struct dt_subs {
+	struct dt_sub {
+		__u64 lo, hi;
+		Dwarf_Off die;
+	} * v;
+	size_t n, cap;
+};
 
-	if (!dwarf_addrdie(dw, addr, &cu) || dwarf_child(&cu, out) != 0)
+static int by_sub(const void *a, const void *b)
+{
+	const struct dt_sub *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The unit cu's functions' ranges, read once: a walk of its top level is thousands of DIEs. */
+static struct dt_subs *subs_of(struct dtype_file *f, Dwarf_Die *cu)
+{
+	struct dt_subs *s;
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off;
+	Dwarf_Die d;
+	bool found;
+
+	s = dt_cache_get(&f->subs, dwarf_dieoffset(cu), &found);
+	if (found || !(s = calloc(1, sizeof(*s))))
+		return s;
+	if (dwarf_child(cu, &d) == 0) {
+		do {
+			if (dwarf_tag(&d) != DW_TAG_subprogram)
+				continue;
+			for (off = 0; (off = dwarf_ranges(&d, off, &base, &lo, &hi)) > 0;) {
+				if (array_reserve((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v)))
+					break;
+				s->v[s->n++] = (struct dt_sub){lo, hi, dwarf_dieoffset(&d)};
+			}
+		} while (dwarf_siblingof(&d, &d) == 0);
+	}
+	if (s->n)
+		qsort(s->v, s->n, sizeof(*s->v), by_sub);
+	if (dt_cache_put(&f->subs, dwarf_dieoffset(cu), s)) {
+		dt_subs_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void dt_subs_free(void *p)
+{
+	struct dt_subs *s = p;
+
+	if (s)
+		free(s->v);
+	free(s);
+}
+
+static bool subprogram_at(struct dtype_file *f, __u64 addr, Dwarf_Die *out)
+{
+	struct dt_subs *s;
+	Dwarf_Die cu;
+	size_t lo = 0, hi, mid;
+
+	if (!dwarf_addrdie(f->dw, addr, &cu) || !(s = subs_of(f, &cu)))
 		return false;
-	do {
-		if (dwarf_tag(out) == DW_TAG_subprogram && dwarf_haspc(out, addr) > 0)
-			return true;
-	} while (dwarf_siblingof(out, out) == 0);
-	return false;
+	for (hi = s->n; lo < hi;) { /* the last range starting at or before addr */
+		mid = lo + (hi - lo) / 2;
+		if (s->v[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && addr < s->v[lo - 1].hi && dwarf_offdie(f->dw, s->v[lo - 1].die, out);
 }
 
 static int by_lo(const void *a, const void *b)
@@ -143,7 +205,7 @@ int dt_func_index(struct dtype_file *f, struct dt_func *fn)
 	size_t n;
 	int err;
 
-	if (!subprogram_at(f->dw, fn->addr, &sub))
+	if (!subprogram_at(f, fn->addr, &sub))
 		return 0; /* no DWARF for it: its accesses go by flow and address only */
 	/* gas describes an assembly function too, but never what its registers hold */
 	fn->dwarf =
@@ -253,7 +315,7 @@ Dwarf_Off dt_callee_type(struct dtype_file *f, __u64 addr)
 
 	if (found)
 		return (Dwarf_Off)(uintptr_t)v;
-	if (subprogram_at(f->dw, addr, &sub) && dwarf_lowpc(&sub, &lo) == 0 && lo == addr &&
+	if (subprogram_at(f, addr, &sub) && dwarf_lowpc(&sub, &lo) == 0 && lo == addr &&
 	    dwarf_formref_die(dwarf_attr_integrate(&sub, DW_AT_type, &attr), &t))
 		type = dwarf_dieoffset(&t);
 	dt_cache_put(&f->callees, addr, (void *)(uintptr_t)type);

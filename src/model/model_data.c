@@ -323,8 +323,9 @@ static int pc_row(const struct model_row *r, void *ctx)
 	unsigned int i, n = 0;
 	int err;
 
-	if (!mdata_accesses(&all))
-		return 0;
+	err = model_counts_add(&c->d->mc, r);
+	if (err || !mdata_accesses(&all))
+		return err;
 	c->d->accesses[side] += mdata_accesses(&all);
 	err = side == MD_KERNEL && c->calls ? sites_split(c, r, &all) : 0;
 	err = err ?: resolve(c, r, acc, &n, &module);
@@ -575,7 +576,8 @@ int mdata_collect(struct mdata *d, struct datafile *df, struct kernel_dwarf *kd,
 	int err;
 
 	*d = (struct mdata){};
-	err = model_counts_read(df, geom, &d->mc, why, len);
+	/* the totals from the PCs the view walks: the functions' query would walk them again */
+	err = model_counts_head(df, geom, &d->mc, why, len);
 	if (!err && !d->mc.cache) {
 		snprintf(why, len,
 			 "--data needs the model's caches: record under vm-run.sh --model cache");

@@ -157,8 +157,7 @@ static int func_row(const struct model_row *r, void *ctx)
 	}
 	c->nfuncs++;
 	add(f, r);
-	add(&c->total, r);
-	return add(r->addr >= MODEL_KERNEL_START ? &c->kernel : &c->user, r);
+	return model_counts_add(c, r);
 }
 
 /* The core model's meta (inject wrote it, data/check.c checked its numbers). */
@@ -176,7 +175,13 @@ static void timing_read(struct datafile *df, struct model_counts *c)
 		c->totals[i] = datafile_meta(df, keys[i]) ?: "0";
 }
 
-int model_counts_read(struct datafile *df, unsigned int geom, struct model_counts *c, char *why,
+int model_counts_add(struct model_counts *c, const struct model_row *r)
+{
+	add(&c->total, r);
+	return add(r->addr >= MODEL_KERNEL_START ? &c->kernel : &c->user, r);
+}
+
+int model_counts_head(struct datafile *df, unsigned int geom, struct model_counts *c, char *why,
 		      size_t len)
 {
 	const char *state = datafile_meta(df, "model.state");
@@ -210,8 +215,13 @@ int model_counts_read(struct datafile *df, unsigned int geom, struct model_count
 			 c->ngeom, c->ngeom - 1);
 		return -ERANGE;
 	}
-	err = err ?: model_functions(df, geom, func_row, c);
 	return err;
+}
+
+int model_counts_read(struct datafile *df, unsigned int geom, struct model_counts *c, char *why,
+		      size_t len)
+{
+	return model_counts_head(df, geom, c, why, len) ?: model_functions(df, geom, func_row, c);
 }
 
 int model_counts_stack(struct model_counts *c, bool stack, char *why, size_t len)

@@ -96,6 +96,14 @@ int model_counts_costs(struct datafile *df, const char *given, struct model_coun
  */
 int model_counts_read(struct datafile *df, unsigned int geom, struct model_counts *c, char *why,
 		      size_t len);
+/*
+ * model_counts_read without the functions (c->funcs none, the totals 0): for
+ * a view that walks the PCs itself and adds each with model_counts_add
+ */
+int model_counts_head(struct datafile *df, unsigned int geom, struct model_counts *c, char *why,
+		      size_t len);
+/* r's counts into c's totals (c->total, and c->kernel or c->user) */
+int model_counts_add(struct model_counts *c, const struct model_row *r);
 void model_counts_free(struct model_counts *c);
 /* 0, or -EINVAL with why when one of b and h is of the timing model and the other not. */
 int model_counts_same_kind(const struct model_counts *b, const struct model_counts *h, char *why,
