@@ -231,20 +231,39 @@ static struct dt_reg add(struct dtype_file *f, const cs_insn *in, const struct d
 }
 
 /*
- * and $-2^k: a pointer rounded down to an alignment its object has (an inlined memset's or
- * memcpy's first word); the CFA is 16-aligned (x86-64 ABI).
+ * An encoded pointer's low bits cleared (and $-2^k, k 3 to 12; xor of a low byte) inside an
+ * inlined helper that returns a pointer to a record: that pointer, to the record's start
+ * (mte_to_node(): `(struct maple_node *)((unsigned long)entry & ~MAPLE_NODE_MASK)`)
  */
-static struct dt_reg align(struct dtype_file *f, const cs_insn *in, const struct dt_regs *regs,
-			   int dst)
+static struct dt_reg decoded(struct dtype_file *f, const struct dt_func *fn, __u64 pc, __s64 mask)
+{
+	Dwarf_Off t =
+		mask < -4 && mask >= -4096 && (mask & -mask) == -mask ? dt_inline_ret(fn, pc) : 0;
+	struct dt_reg out = unknown;
+
+	if (t) {
+		out.type = dt_pointee(f->dw, t);
+		out.vtype = t;
+		out.id = pc << 5 | 3;
+	}
+	return out;
+}
+
+/*
+ * and $-2^k: a pointer rounded down to an alignment its object has (an inlined memset's or
+ * memcpy's first word); the CFA is 16-aligned (x86-64 ABI); else an encoded pointer decoded.
+ */
+static struct dt_reg align(struct dtype_file *f, const struct dt_func *fn, const cs_insn *in,
+			   const struct dt_regs *regs, int dst)
 {
 	const cs_x86_op *src = &in->detail->x86.operands[1];
 	struct dt_reg out = regs->r[dst];
 	__s64 mask = src->type == X86_OP_IMM ? src->imm : 0;
 
 	if (mask >= 0 || mask < -16 || (mask & -mask) != -mask)
-		return unknown; /* no -2, -4, -8, -16 */
+		return decoded(f, fn, in->address, mask); /* no -2, -4, -8, -16 */
 	if (!(out.in_frame || (out.type && dt_type_align(f, out.type) >= (__u64)-mask)))
-		return unknown;
+		return decoded(f, fn, in->address, mask);
 	out.off &= mask;
 	out.vtype = 0;
 	return out;
@@ -279,7 +298,7 @@ static bool same(const struct dt_reg *a, const struct dt_reg *b)
 {
 	return a->type == b->type && a->off == b->off && a->cpu_off == b->cpu_off &&
 	       a->vtype == b->vtype && a->in_frame == b->in_frame && a->konst == b->konst &&
-	       a->k == b->k && a->arr == b->arr && a->global == b->global;
+	       a->k == b->k && a->arr == b->arr && a->global == b->global && a->hint == b->hint;
 }
 
 /* Whether the types a and b are one, as two units may describe it. */
@@ -391,6 +410,7 @@ static struct dt_reg either(struct dtype_file *f, const struct dt_reg *a, const 
 		out.vtype = a->vtype == b->vtype ? a->vtype : 0;
 		out.id = a->id == b->id ? a->id : 0; /* the same type from two origins */
 		out.global = a->global == b->global ? a->global : 0;
+		out.hint = a->hint == b->hint ? a->hint : 0;
 		return out;
 	}
 	if (!b->off && within(f, a, b->type))
@@ -513,11 +533,16 @@ static struct dt_reg value(struct dtype_file *f, const struct dt_func *fn, const
 	case X86_INS_SUB:
 		return dt_is_reg64(dst_cs) ? computed(add(f, in, regs, dst)) : unknown;
 	case X86_INS_AND:
-		return dt_is_reg64(dst_cs) ? computed(align(f, in, regs, dst)) : unknown;
+		return dt_is_reg64(dst_cs) ? computed(align(f, fn, in, regs, dst)) : unknown;
 	case X86_INS_XOR: /* xor %eax, %eax: 0 (a 32-bit write zero-extends) */
-		return src->type == X86_OP_REG && src->reg == (unsigned int)dst_cs &&
-				       x->operands[0].size >= 4
-			       ? immediate(f, 0, 8)
+		if (src->type != X86_OP_REG || src->reg != (unsigned int)dst_cs)
+			return unknown;
+		if (x->operands[0].size >= 4)
+			return immediate(f, 0, 8);
+		/* xor %dil, %dil: the low byte cleared, the rest kept (not %ah's) */
+		return x->operands[0].size == 1 && dst_cs != X86_REG_AH && dst_cs != X86_REG_BH &&
+				       dst_cs != X86_REG_CH && dst_cs != X86_REG_DH
+			       ? decoded(f, fn, in->address, -256)
 			       : unknown;
 	}
 	return unknown;
@@ -568,9 +593,19 @@ static void located(struct dtype_file *f, const struct dt_loc *l, struct dt_reg 
 	Dwarf_Off t = dt_pointee(f->dw, l->type);
 	bool same_type = l->kind == DT_LOC_REG && !r->off && one_type(f, r->type, t);
 	__u64 id = same_type ? r->id : l->lo << 5 | (__u64)l->reg | 1ULL << 62;
+	struct dt_reg at = *r;
 
-	if (!same_type && t && l->kind == DT_LOC_REG && within(f, r, t))
+	/* a pointer to what flow's object holds there: the object, the variable's type a hint */
+	if (!same_type && t && l->kind == DT_LOC_REG && within(f, r, t)) {
+		r->hint = t;
 		return;
+	}
+	/* the same for a variable whose value is the register plus a number (p = &n->member) */
+	at.off += l->kind == DT_LOC_REGVAL ? l->off : 0;
+	if (!same_type && t && l->kind == DT_LOC_REGVAL && r->type && within(f, &at, t)) {
+		r->hint = t;
+		return;
+	}
 	if (t || (l->kind == DT_LOC_REG && !r->type))
 		*r = (struct dt_reg){.type = t,
 				     .off = l->kind == DT_LOC_REGVAL ? -l->off : 0,

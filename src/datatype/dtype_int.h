@@ -53,6 +53,12 @@ struct dt_reg {
 	 * (a slab cache's pointer, dtype_slab.c), 0 when not
 	 */
 	__u64 global;
+	/*
+	 * what a variable located in the register says is where it points (a
+	 * pointer to the object's member): of a union's members covering an
+	 * access, the one holding a hint is taken (dt_member_hint); 0 none
+	 */
+	Dwarf_Off hint;
 };
 
 #define DT_NREGS 17 /* DWARF x86_64 registers 0-16 (16: the return address) */
@@ -108,6 +114,15 @@ struct dt_func {
 	bool has_canary;    /* it keeps a copy of the canary in its frame, at canary */
 	__s64 canary;	    /* CFA-relative, or relative to register canary_rel when >= 0 */
 	int canary_rel;
+	struct dt_ret *rets; /* the inlined helpers that return a pointer to a record */
+	size_t nrets, rcap;
+};
+
+/* An inlined helper's range, and the pointer type it returns (mte_to_node's struct maple_node *).
+ */
+struct dt_ret {
+	__u64 lo, hi;
+	Dwarf_Off type;
 };
 
 /* A function symbol. */
@@ -223,6 +238,9 @@ void dt_randstruct_close(struct dtype_file *f);
  * element, off taken modulo its size): type, member, offsets, sizes, leaf.
  */
 void dt_member(struct dtype_file *f, Dwarf_Off type, __s64 off, struct dt_res *r);
+/* the same, of a union's members covering off the first that holds a hint (0: none) */
+void dt_member_hint(struct dtype_file *f, Dwarf_Off type, __s64 off, Dwarf_Off hint,
+		    struct dt_res *r);
 /*
  * The array member of scalars (or pointers) of type covering byte off: its element's size, its
  * offset in *moffset; 0 when off is in none.
@@ -259,6 +277,8 @@ void dt_loc_fill(struct dtype_file *f, const struct dt_func *fn, __u64 pc, struc
 const char *dt_page_var(struct dtype_file *f, const struct dt_func *fn, __u64 pc);
 /* free a unit's functions' ranges (f->subs' values) */
 void dt_subs_free(void *subs);
+/* the pointer type the innermost inlined helper holding pc returns, 0 when none */
+Dwarf_Off dt_inline_ret(const struct dt_func *fn, __u64 pc);
 /* the return type of the function at addr, 0 when unknown */
 Dwarf_Off dt_callee_type(struct dtype_file *f, __u64 addr);
 

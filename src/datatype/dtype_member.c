@@ -85,6 +85,37 @@ static bool member_at(Dwarf *dw, Dwarf_Die *rec, __u64 rel, Dwarf_Die *m, __u64 
 	return false;
 }
 
+/*
+ * Of a union's members covering rel, the first that holds a hint there (a variable's
+ * `unsigned long *pivots` into maple_node's mr64.pivot, not the slot[] before it); else the
+ * first covering, as member_at
+ */
+static bool member_hint(struct dtype_file *f, Dwarf_Die *rec, __u64 rel, Dwarf_Off hint,
+			Dwarf_Die *m, __u64 *at, __u64 *size, Dwarf_Off *type)
+{
+	Dwarf_Die c;
+	__u64 a, s;
+	Dwarf_Off t;
+
+	if (!member_at(f->dw, rec, rel, m, at, size, type))
+		return false;
+	if (!hint || dwarf_tag(rec) != DW_TAG_union_type ||
+	    dt_holds(f, *type, (__s64)(rel - *at), hint, 0))
+		return true;
+	c = *m;
+	while (dwarf_siblingof(&c, &c) == 0) {
+		if (dwarf_tag(&c) != DW_TAG_member || !member_range(f->dw, &c, &a, &s, &t) ||
+		    rel < a || rel >= a + s || !dt_holds(f, t, (__s64)(rel - a), hint, 0))
+			continue;
+		*m = c;
+		*at = a;
+		*size = s;
+		*type = t;
+		break;
+	}
+	return true;
+}
+
 __u64 dt_array_elem(struct dtype_file *f, Dwarf_Off type, Dwarf_Off *etype)
 {
 	Dwarf_Die d, e;
@@ -154,7 +185,7 @@ struct walk {
 	char path[256];
 	size_t used;
 	__u64 moff, msize, rel, base; /* base: the first element's offset shift */
-	Dwarf_Off leaf;
+	Dwarf_Off leaf, hint;
 };
 
 static void add_name(struct walk *w, const char *name)
@@ -210,7 +241,7 @@ static void walk_members(struct dtype_file *f, Dwarf_Die *rec, struct walk *w)
 	__u64 at, size;
 	int depth;
 
-	for (depth = 0; depth < 16 && member_at(f->dw, rec, w->rel, &m, &at, &size, &type);
+	for (depth = 0; depth < 16 && member_hint(f, rec, w->rel, w->hint, &m, &at, &size, &type);
 	     depth++) {
 		add_name(w, dwarf_diename(&m));
 		w->moff += at;
@@ -394,7 +425,13 @@ static bool code_member(struct dtype_file *f, Dwarf_Die *rec, struct walk *w)
 
 void dt_member(struct dtype_file *f, Dwarf_Off type, __s64 off, struct dt_res *r)
 {
-	struct walk w = {0};
+	dt_member_hint(f, type, off, 0, r);
+}
+
+void dt_member_hint(struct dtype_file *f, Dwarf_Off type, __s64 off, Dwarf_Off hint,
+		    struct dt_res *r)
+{
+	struct walk w = {.hint = hint};
 	Dwarf_Die d, elem;
 	Dwarf_Off eoff;
 	__u64 size, esize;

@@ -157,7 +157,7 @@ static void through(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
 		return;
 	}
 	off = element_off(f, st, m, off);
-	dt_member(f, st->type, off, r);
+	dt_member_hint(f, st->type, off, st->hint, r);
 	if (r->a.type)
 		r->a.how = st->how;
 }

@@ -34,6 +34,7 @@ static void func_free(void *p)
 	free(fn->in);
 	free(fn->reached);
 	free(fn->locs);
+	free(fn->rets);
 	free(fn);
 }
 
@@ -320,6 +321,13 @@ static void regs_at(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
 		b = m[i].base;
 		if (b < 0 || b >= DT_NREGS - 1 || !dt_loc_reg(f, fn, pc, b, &st))
 			continue;
+		/* a pointer to what flow's object holds there: the object, the variable a hint */
+		if (st.type && regs->r[b].type &&
+		    dt_holds(f, regs->r[b].type, regs->r[b].off - st.off, st.type, 0) &&
+		    regs->r[b].off != st.off) {
+			regs->r[b].hint = st.type;
+			continue;
+		}
 		if (st.type || !regs->r[b].type)
 			regs->r[b] = st; /* the variable there, over what flow found */
 	}

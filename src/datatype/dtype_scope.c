@@ -97,6 +97,42 @@ static int take_var(struct dtype_file *f, struct dt_func *fn, Dwarf_Die *die, Dw
 	return err;
 }
 
+/*
+ * An inlined helper that returns a pointer to a record: its ranges, where a mask of an encoded
+ * pointer (mte_to_node's `& ~MAPLE_NODE_MASK`) makes that pointer (dtype_flow.c)
+ */
+static int take_ret(struct dtype_file *f, struct dt_func *fn, Dwarf_Die *in)
+{
+	Dwarf_Addr base, lo, hi;
+	Dwarf_Attribute a;
+	ptrdiff_t off = 0;
+	Dwarf_Die t, p;
+
+	if (!dwarf_formref_die(dwarf_attr_integrate(in, DW_AT_type, &a), &t) ||
+	    !dt_peel(f->dw, dt_pointee(f->dw, dwarf_dieoffset(&t)), &p) ||
+	    (dwarf_tag(&p) != DW_TAG_structure_type && dwarf_tag(&p) != DW_TAG_union_type) ||
+	    !dt_type_size(f->dw, dwarf_dieoffset(&p)))
+		return 0;
+	while ((off = dwarf_ranges(in, off, &base, &lo, &hi)) > 0) {
+		if (array_reserve((void **)&fn->rets, &fn->rcap, fn->nrets + 1, sizeof(*fn->rets)))
+			return -ENOMEM;
+		fn->rets[fn->nrets++] = (struct dt_ret){lo, hi, dwarf_dieoffset(&t)};
+	}
+	return 0;
+}
+
+Dwarf_Off dt_inline_ret(const struct dt_func *fn, __u64 pc)
+{
+	const struct dt_ret *best = NULL;
+	size_t i;
+
+	for (i = 0; i < fn->nrets; i++)
+		if (pc >= fn->rets[i].lo && pc < fn->rets[i].hi &&
+		    (!best || fn->rets[i].hi - fn->rets[i].lo < best->hi - best->lo))
+			best = &fn->rets[i];
+	return best ? best->type : 0;
+}
+
 static int walk(struct dtype_file *f, struct dt_func *fn, Dwarf_Die *scope, int depth)
 {
 	Dwarf_Die c;
@@ -109,7 +145,8 @@ static int walk(struct dtype_file *f, struct dt_func *fn, Dwarf_Die *scope, int 
 		if (tag == DW_TAG_variable || tag == DW_TAG_formal_parameter)
 			err = take_var(f, fn, &c, scope);
 		else if (tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine)
-			err = walk(f, fn, &c, depth + 1);
+			err = (tag == DW_TAG_inlined_subroutine ? take_ret(f, fn, &c) : 0)
+				      ?: walk(f, fn, &c, depth + 1);
 	} while (!err && dwarf_siblingof(&c, &c) == 0);
 	return err;
 }

@@ -30,7 +30,9 @@
  * kp_cmov and kp_loop, in assembly too: a pointer joined with NULL, by a
  * branch or a cmov, and a pointer stepped over an array member in a loop;
  * kp_gloop: a global array of structs walked by a pointer formed from its
- * address (lea, mov $SYM) and stepped by whole elements.
+ * address (lea, mov $SYM) and stepped by whole elements; kp_encoded: an
+ * encoded pointer decoded by an inlined helper, and a union's view chosen by
+ * the pointer variable into it.
  */
 static const char fixture_src[] =
 	"struct point {\n"
@@ -213,11 +215,47 @@ static const char fixture_src[] =
 	"    \"\\tiretq\\n\"\n"
 	"    \"\\tret\\n\"\n"
 	"    \".size kp_iret, .-kp_iret\\n\");\n"
+	/*
+	 * an encoded pointer (as the maple tree's maple_enode): an opaque pointer whose low byte
+	 * an inlined helper clears to make a node pointer, of a node whose union has a slot[]
+	 * view and a pivot[] view at the same offsets
+	 */
+	"struct enode;\n"
+	"struct mnode {\n"
+	"\tunion {\n"
+	"\t\tstruct {\n"
+	"\t\t\tstruct mnode *parent;\n"
+	"\t\t\tvoid *slot[8];\n"
+	"\t\t};\n"
+	"\t\tstruct {\n"
+	"\t\t\tstruct mnode *rparent;\n"
+	"\t\t\tunsigned long pivot[7];\n"
+	"\t\t\tlong gap;\n"
+	"\t\t} r;\n"
+	"\t};\n"
+	"};\n"
+	"static inline __attribute__((always_inline)) struct mnode *\n"
+	"to_node(const struct enode *e)\n"
+	"{\n"
+	"\treturn (struct mnode *)((unsigned long)e & ~0xffUL);\n"
+	"}\n"
+	"static inline __attribute__((always_inline)) unsigned long *pivots(struct mnode *n)\n"
+	"{\n"
+	"\treturn n->r.pivot;\n"
+	"}\n"
+	"__attribute__((noinline)) unsigned long kp_encoded(const struct enode *e, int i)\n"
+	"{\n"
+	"\tunsigned long *piv = pivots(to_node(e));\n"
+	"\tunsigned long s = 0;\n"
+	"\tfor (int k = 0; k < i; k++)\n"
+	"\t\ts += piv[k];\n"
+	"\treturn s + (unsigned long)to_node(e)->parent;\n"
+	"}\n"
 	"int main(int argc, char **argv)\n"
 	"{\n"
 	"\treturn kp_param(&first) + kp_global(argc) + kp_tls() + kp_stack(argc) + kp_untyped() + kp_canary(argc) +\n"
 	"\t       kp_flow() + kp_spill() + kp_rep() + kp_null() + kp_cmov(argc) + kp_loop() +\n"
-	"\t       kp_gloop();\n"
+	"\t       kp_gloop() + kp_encoded((void *)argv, argc);\n"
 	"}\n";
 
 struct fixture {
@@ -380,6 +418,14 @@ static void test_fixture(void **state)
 		/* an iret's pops of the interrupt frame, which no operand names */
 		{"kp_iret", "stackop (stack operation)\n"
 			    "stackop (stack operation)\n"},
+		/*
+		 * the low byte of an encoded pointer cleared in the inlined to_node(): a struct
+		 * mnode; the pivots' loads, through a variable of unsigned long * into it, of its
+		 * union's view that holds unsigned longs there, not the slot[] view before it
+		 */
+		{"kp_encoded", "flow struct mnode (72) r.pivot +8 at 8 size 56\n"
+			       "flow struct mnode (72) parent +0 at 0 size 8\n"
+			       "stackop (stack operation)\n"},
 	};
 	struct fixture *f = tu_fixture(state);
 	struct dtype_file *d;
