@@ -133,6 +133,23 @@ static void step_by(struct dtype_file *f, struct dt_reg *r, __s64 delta)
 }
 
 static struct dt_reg lea(struct dtype_file *f, __u64 pc, const struct dt_regs *regs,
+			 const struct dt_mem *m);
+
+/*
+ * &base[index] where base's object has no array there in the view the flow knows: as the
+ * variable in base says (its hint, a pointer to a scalar: `pivots + i`), as before the flow
+ * kept the object
+ */
+static struct dt_reg lea_hint(struct dtype_file *f, __u64 pc, const struct dt_regs *regs,
+			      const struct dt_mem *m)
+{
+	struct dt_regs as = *regs;
+
+	as.r[m->base] = (struct dt_reg){.type = regs->r[m->base].hint, .how = DT_FLOW};
+	return lea(f, pc, &as, m);
+}
+
+static struct dt_reg lea(struct dtype_file *f, __u64 pc, const struct dt_regs *regs,
 			 const struct dt_mem *m)
 {
 	struct dt_reg out = unknown;
@@ -150,7 +167,7 @@ static struct dt_reg lea(struct dtype_file *f, __u64 pc, const struct dt_regs *r
 		if (!size || m->scale % size) /* &p->member[i]: the array at base + disp */
 			size = dt_array_at(f, out.type, out.off + m->disp, &at);
 		if (!size || m->scale % size)
-			return unknown;
+			return out.hint ? lea_hint(f, pc, regs, m) : unknown;
 		step_by(f, &out, m->disp);
 		size = dt_array_at(f, out.type, out.off, &at);
 		if (size && !(m->scale % size))
@@ -298,7 +315,7 @@ static bool same(const struct dt_reg *a, const struct dt_reg *b)
 {
 	return a->type == b->type && a->off == b->off && a->cpu_off == b->cpu_off &&
 	       a->vtype == b->vtype && a->in_frame == b->in_frame && a->konst == b->konst &&
-	       a->k == b->k && a->arr == b->arr && a->global == b->global && a->hint == b->hint;
+	       a->k == b->k && a->arr == b->arr && a->global == b->global;
 }
 
 /* Whether the types a and b are one, as two units may describe it. */
@@ -396,6 +413,23 @@ static bool var_elements(struct dtype_file *f, const struct dt_reg *a, const str
  * the register on NULL's way would fault (the ternary `p ? p->x : NULL`, a NULL array); a
  * pointer into an object against a pointer to what the object holds there is the latter.
  */
+/*
+ * Two ways into different places of one type of object, where a variable says what one (or
+ * both, the same) points to (its hint): what the variable says, as before the flow kept the
+ * objects; else nothing known
+ */
+static struct dt_reg hinted(struct dtype_file *f, const struct dt_reg *a, const struct dt_reg *b)
+{
+	Dwarf_Off h = a->hint ?: b->hint;
+	struct dt_reg out = unknown;
+
+	if (h && (!a->hint || !b->hint || a->hint == b->hint) && one_type(f, a->type, b->type)) {
+		out.type = h;
+		out.hint = h;
+	}
+	return out;
+}
+
 static struct dt_reg either(struct dtype_file *f, const struct dt_reg *a, const struct dt_reg *b)
 {
 	struct dt_reg out = *a;
@@ -416,7 +450,7 @@ static struct dt_reg either(struct dtype_file *f, const struct dt_reg *a, const 
 	if (!b->off && within(f, a, b->type))
 		out = *b;
 	else if (a->off || !within(f, b, a->type))
-		return var_elements(f, a, b, &out) ? out : unknown;
+		return var_elements(f, a, b, &out) ? out : hinted(f, a, b);
 	out.id = 0;
 	out.global = 0;
 	return out;
