@@ -70,12 +70,6 @@ static struct dt_reg loaded(struct dtype_file *f, const struct dt_func *fn, __u6
 	return out;
 }
 
-/* Whether a points into an object at a t. */
-static bool within(struct dtype_file *f, const struct dt_reg *a, Dwarf_Off t)
-{
-	return a->type && t && dt_holds(f, a->type, a->off, t, 0);
-}
-
 /* A pointer to the variable at addr (a constant or rip-relative address). */
 static struct dt_reg address_of(struct dtype_file *f, __u64 addr)
 {
@@ -101,15 +95,6 @@ static __u64 array_step(struct dtype_file *f, const struct dt_reg *st)
 	return dt_array_at(f, st->type, st->off, &moffset);
 }
 
-/* r as a pointer to some element of the array member (of esize) at moffset. */
-static void into_array(struct dt_reg *r, __u64 esize, __u64 moffset)
-{
-	r->off = (r->off - (__s64)moffset) % (__s64)esize;
-	r->off += (__s64)moffset + (r->off < 0 ? (__s64)esize : 0);
-	r->arr = true;
-	r->vtype = 0;
-}
-
 /*
  * A pointer moved by delta: by whole elements of its type it points to the same member of
  * another element (p++ over an array), whose offsets are kept in the first; one into some
@@ -123,7 +108,7 @@ static void step_by(struct dtype_file *f, struct dt_reg *r, __s64 delta)
 		esize = dt_array_at(f, r->type, r->off, &moffset);
 	r->off += delta;
 	if (esize) {
-		into_array(r, esize, moffset);
+		dt_into_array(r, esize, moffset);
 	} else if (size && !(delta % (__s64)size)) {
 		r->off %= (__s64)size;
 		r->off += r->off < 0 ? (__s64)size : 0;
@@ -171,7 +156,7 @@ static struct dt_reg lea(struct dtype_file *f, __u64 pc, const struct dt_regs *r
 		step_by(f, &out, m->disp);
 		size = dt_array_at(f, out.type, out.off, &at);
 		if (size && !(m->scale % size))
-			into_array(&out, size, at); /* which element, the index says */
+			dt_into_array(&out, size, at); /* which element, the index says */
 		out.vtype = 0;
 		out.how = DT_FLOW;
 		return out;
@@ -305,157 +290,6 @@ static struct dt_reg immediate(struct dtype_file *f, __s64 imm, unsigned int siz
 	return out;
 }
 
-/* Whether r holds the number 0: NULL, when it is a pointer. */
-static bool null(const struct dt_reg *r)
-{
-	return r->konst && !r->k && !r->type && !r->in_frame && !r->cpu_off;
-}
-
-static bool same(const struct dt_reg *a, const struct dt_reg *b)
-{
-	return a->type == b->type && a->off == b->off && a->cpu_off == b->cpu_off &&
-	       a->vtype == b->vtype && a->in_frame == b->in_frame && a->konst == b->konst &&
-	       a->k == b->k && a->arr == b->arr && a->global == b->global;
-}
-
-/* Whether the types a and b are one, as two units may describe it. */
-static bool one_type(struct dtype_file *f, Dwarf_Off a, Dwarf_Off b)
-{
-	return a && b && (a == b || (dt_holds(f, a, 0, b, 0) && dt_holds(f, b, 0, a, 0)));
-}
-
-/* Whether a and b point at one offset of one type. */
-static bool equal(struct dtype_file *f, const struct dt_reg *a, const struct dt_reg *b)
-{
-	return a->off == b->off && a->arr == b->arr && one_type(f, a->type, b->type);
-}
-
-/*
- * Whether a and b point into one array member of one object, each at an element (a loop's
- * pointer on its way in and around): into *out, as a pointer to some element of it.
- */
-static bool one_array(struct dtype_file *f, const struct dt_reg *a, const struct dt_reg *b,
-		      struct dt_reg *out)
-{
-	__u64 ea, eb, ma, mb;
-
-	if ((same(a, b) && !a->arr) || !one_type(f, a->type, b->type))
-		return false;
-	ea = dt_array_at(f, a->type, a->off, &ma);
-	eb = dt_array_at(f, b->type, b->off, &mb);
-	/*
-	 * Exact pointers an element apart: a loop's p++ (two constants further apart are more
-	 * likely two members: a union's alternatives, which the first one's array may cover)
-	 */
-	if (!ea || ea != eb || ma != mb || (a->off - b->off) % (__s64)ea ||
-	    (!a->arr && !b->arr && a->off - b->off != (__s64)ea && b->off - a->off != (__s64)ea))
-		return false;
-	*out = *a;
-	out->id = a->id == b->id ? a->id : 0;
-	into_array(out, ea, ma);
-	return true;
-}
-
-/*
- * r as a pointer to a member of some element of the array variable it points into (its
- * address from a lea or mov $SYM, exact): false when it is no such pointer.
- */
-static bool var_element(struct dtype_file *f, const struct dt_reg *r, struct dt_reg *out)
-{
-	Dwarf_Off et;
-	__u64 es;
-
-	if (!r->type || r->arr || r->in_frame || r->off < 0 || !(r->id >> 63))
-		return false;
-	es = dt_array_elem(f, r->type, &et);
-	if (!es)
-		return false;
-	*out = *r;
-	out->type = et;
-	out->off = r->off % (__s64)es;
-	out->vtype = 0;
-	out->id = 0; /* no difference of two pointers is taken from it */
-	out->global = 0;
-	return true;
-}
-
-/*
- * Whether a and b point at one member of elements of one array variable, on the ways around a
- * loop over a global array of structs (`for (p = recs; ...; p += 4) p->cold = ...`): into *out,
- * as a pointer to that member of the element type.  (Two that agree exactly are the same
- * pointer, which either() keeps as it is.)
- */
-static bool var_elements(struct dtype_file *f, const struct dt_reg *a, const struct dt_reg *b,
-			 struct dt_reg *out)
-{
-	struct dt_reg ea, eb;
-	bool va = var_element(f, a, &ea), vb = var_element(f, b, &eb);
-
-	if (!va && !vb)
-		return false;
-	if (va && vb && a->id != b->id)
-		return false; /* two variables */
-	if (!va)
-		ea = *a;
-	if (!vb)
-		eb = *b;
-	if (ea.arr || eb.arr || !equal(f, &ea, &eb))
-		return false;
-	*out = ea;
-	out->id = 0;
-	out->vtype = 0;
-	return true;
-}
-
-/*
- * What a register holds when it may hold a or b (ways into a block, a cmov): what both hold,
- * of one origin only when both are; a pointer against NULL is the pointer, as an access through
- * the register on NULL's way would fault (the ternary `p ? p->x : NULL`, a NULL array); a
- * pointer into an object against a pointer to what the object holds there is the latter.
- */
-/*
- * Two ways into different places of one type of object, where a variable says what one (or
- * both, the same) points to (its hint): what the variable says, as before the flow kept the
- * objects; else nothing known
- */
-static struct dt_reg hinted(struct dtype_file *f, const struct dt_reg *a, const struct dt_reg *b)
-{
-	Dwarf_Off h = a->hint ?: b->hint;
-	struct dt_reg out = unknown;
-
-	if (h && (!a->hint || !b->hint || a->hint == b->hint) && one_type(f, a->type, b->type)) {
-		out.type = h;
-		out.hint = h;
-	}
-	return out;
-}
-
-static struct dt_reg either(struct dtype_file *f, const struct dt_reg *a, const struct dt_reg *b)
-{
-	struct dt_reg out = *a;
-
-	if (null(a) && b->type)
-		return *b;
-	if (null(b) && a->type)
-		return *a;
-	if (one_array(f, a, b, &out))
-		return out;
-	if (same(a, b) || equal(f, a, b)) {
-		out.vtype = a->vtype == b->vtype ? a->vtype : 0;
-		out.id = a->id == b->id ? a->id : 0; /* the same type from two origins */
-		out.global = a->global == b->global ? a->global : 0;
-		out.hint = a->hint == b->hint ? a->hint : 0;
-		return out;
-	}
-	if (!b->off && within(f, a, b->type))
-		out = *b;
-	else if (a->off || !within(f, b, a->type))
-		return var_elements(f, a, b, &out) ? out : hinted(f, a, b);
-	out.id = 0;
-	out.global = 0;
-	return out;
-}
-
 /* cmov src into the 64-bit dst: dst keeps its value or takes src's. */
 static struct dt_reg cmov(struct dtype_file *f, const struct dt_func *fn, const cs_insn *in,
 			  const struct dt_regs *regs, int dst)
@@ -473,7 +307,7 @@ static struct dt_reg cmov(struct dtype_file *f, const struct dt_func *fn, const 
 	} else if (dt_mems(in, &m) == 1) {
 		v = loaded(f, fn, in->address, regs, &m);
 	}
-	return either(f, &regs->r[dst], &v);
+	return dt_either(f, &regs->r[dst], &v);
 }
 
 /* A call's effect: the callee's result in %rax, the caller-saved registers lost. */
@@ -625,18 +459,18 @@ static void step(struct dtype_file *f, const struct dt_func *fn, const cs_insn *
 static void located(struct dtype_file *f, const struct dt_loc *l, struct dt_reg *r)
 {
 	Dwarf_Off t = dt_pointee(f->dw, l->type);
-	bool same_type = l->kind == DT_LOC_REG && !r->off && one_type(f, r->type, t);
+	bool same_type = l->kind == DT_LOC_REG && !r->off && dt_one_type(f, r->type, t);
 	__u64 id = same_type ? r->id : l->lo << 5 | (__u64)l->reg | 1ULL << 62;
 	struct dt_reg at = *r;
 
 	/* a pointer to what flow's object holds there: the object, the variable's type a hint */
-	if (!same_type && t && l->kind == DT_LOC_REG && within(f, r, t)) {
+	if (!same_type && t && l->kind == DT_LOC_REG && dt_within(f, r, t)) {
 		r->hint = t;
 		return;
 	}
 	/* the same for a variable whose value is the register plus a number (p = &n->member) */
 	at.off += l->kind == DT_LOC_REGVAL ? l->off : 0;
-	if (!same_type && t && l->kind == DT_LOC_REGVAL && r->type && within(f, &at, t)) {
+	if (!same_type && t && l->kind == DT_LOC_REGVAL && r->type && dt_within(f, &at, t)) {
 		r->hint = t;
 		return;
 	}
@@ -711,9 +545,9 @@ static bool meet(struct dtype_file *f, struct dt_regs *into, const struct dt_reg
 	int r;
 
 	for (r = 0; r < DT_NREGS; r++) {
-		struct dt_reg m = either(f, &into->r[r], &in->r[r]);
+		struct dt_reg m = dt_either(f, &into->r[r], &in->r[r]);
 
-		if (same(&m, &into->r[r]) && m.id == into->r[r].id)
+		if (dt_same_reg(&m, &into->r[r]) && m.id == into->r[r].id)
 			continue;
 		into->r[r] = m;
 		changed = true;
@@ -724,7 +558,7 @@ static bool meet(struct dtype_file *f, struct dt_regs *into, const struct dt_reg
 		into->fp_known = !(changed = true);
 	for (i = 0; i < into->nslots; i++) {
 		s = dt_slot_at((struct dt_regs *)in, into->slot[i].at);
-		if (s && same(&s->v, &into->slot[i].v))
+		if (s && dt_same_reg(&s->v, &into->slot[i].v))
 			continue;
 		into->slot[i--] = into->slot[--into->nslots];
 		changed = true;

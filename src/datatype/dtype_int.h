@@ -328,6 +328,18 @@ int dt_flow_prepare(struct dtype_file *f, struct dt_func *fn);
 /* the registers' state before pc */
 void dt_flow(struct dtype_file *f, const struct dt_func *fn, __u64 pc, struct dt_regs *regs);
 
+/* dtype_join.c: the register flow's joins */
+/* whether a points into an object at a t */
+bool dt_within(struct dtype_file *f, const struct dt_reg *a, Dwarf_Off t);
+/* r as a pointer to some element of the array member (of esize) at moffset */
+void dt_into_array(struct dt_reg *r, __u64 esize, __u64 moffset);
+/* a and b hold the same, field by field (the fixed point's test) */
+bool dt_same_reg(const struct dt_reg *a, const struct dt_reg *b);
+/* whether the types a and b are one, as two units may describe it */
+bool dt_one_type(struct dtype_file *f, Dwarf_Off a, Dwarf_Off b);
+/* what a register holds when it may hold a or b */
+struct dt_reg dt_either(struct dtype_file *f, const struct dt_reg *a, const struct dt_reg *b);
+
 /* dtype_frame.c */
 /* the spill slots of regs after in, a store into the frame */
 void dt_flow_store(struct dtype_file *f, const cs_insn *in, struct dt_regs *regs);
