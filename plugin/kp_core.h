@@ -73,15 +73,14 @@ enum kp_stack {
 
 /* The core's sizes (a core description's "core" object). */
 struct kp_core_cfg {
-	unsigned int width;   /* uops fetched, dispatched and retired a cycle */
-	unsigned int window;  /* uops in flight between dispatch and retirement (the ROB) */
-	unsigned int mshrs;   /* L1 data misses outstanding at once */
-	unsigned int walkers; /* page walks in flight at once (0: no bound) */
-	unsigned int lq, sq;  /* loads, stores in flight (0: only the window binds) */
-	unsigned int
-		mispredict; /* cycles from a mispredicted branch's resolution to the next fetch */
-	unsigned int ll, dram;	/* a prefetched line's latency from LL, from memory */
-	unsigned int dram_line; /* cycles a line takes on the memory channel; 0: no bound */
+	unsigned int width;	 /* uops fetched, dispatched and retired a cycle */
+	unsigned int window;	 /* uops in flight between dispatch and retirement (the ROB) */
+	unsigned int mshrs;	 /* L1 data misses outstanding at once */
+	unsigned int walkers;	 /* page walks in flight at once (0: no bound) */
+	unsigned int lq, sq;	 /* loads, stores in flight (0: only the window binds) */
+	unsigned int mispredict; /* cycles from a mispredicted branch's resolution to the next fetch */
+	unsigned int ll, dram;	 /* a prefetched line's latency from LL, from memory */
+	unsigned int dram_line;	 /* cycles a line takes on the memory channel; 0: no bound */
 };
 
 /* a line a prefetcher fetches: its address (physical >> 6) and where from */
@@ -89,35 +88,29 @@ struct kp_core_cfg {
 
 /* One executed instruction, as the plugin hands it over. */
 struct kp_core_insn {
-	uint64_t src;	   /* registers read by the operation (the address's too) */
-	uint64_t addr;	   /* registers its load's address reads (a subset of src) */
-	uint64_t dst;	   /* registers written */
-	uint32_t lat;	   /* cycles from its sources and its load (if any) to its result */
-	uint32_t uops;	   /* 0 counts as 1 */
-	uint32_t load_lat; /* its load's load-to-use latency; 0: no load */
-	uint32_t
-		load_l1; /* the part of it an L1 hit takes (the rest is charged to dcache or tlb) */
+	uint64_t src;	      /* registers read by the operation (the address's too) */
+	uint64_t addr;	      /* registers its load's address reads (a subset of src) */
+	uint64_t dst;	      /* registers written */
+	uint32_t lat;	      /* cycles from its sources and its load (if any) to its result */
+	uint32_t uops;	      /* 0 counts as 1 */
+	uint32_t load_lat;    /* its load's load-to-use latency; 0: no load */
+	uint32_t load_l1;     /* the part of it an L1 hit takes (the rest is charged to dcache or tlb) */
 	uint32_t load_tlb;    /* the part of it the translation took */
 	uint32_t store_lat;   /* its store's line fetch when it missed L1; 0: none */
 	uint32_t fetch_stall; /* cycles before its bytes could be fetched (I1, I-TLB misses) */
 	uint32_t fixed;	      /* a fixed event cost (CPUID, WRMSR...), charged as serialize */
-	uint64_t load_line;   /* its load's line (physical >> 6): it waits for a prefetch of it; 0:
-				 none */
+	uint64_t load_line;   /* its load's line (physical >> 6): it waits for a prefetch of it; 0: none */
 	uint64_t store_line;  /* its store's: it retires once a prefetch of it arrived; 0: none */
-	uint32_t writebacks;  /* lines its stores made dirty: each goes back to memory once, on the
-				 channel */
+	uint32_t writebacks;  /* lines its stores made dirty: each goes back to memory once, on the channel */
 	const uint64_t *pf;   /* the lines its accesses made the prefetchers fetch */
 	uint32_t npf;
-	bool loads,
-		stores;	  /* it reads, writes memory (decoded: whether or not this execution did) */
-	bool load_dram;	  /* its load's line came from memory: the channel */
-	bool store_dram;  /* its store's line did */
-	bool load_miss;	  /* its load missed L1: it holds a miss buffer */
-	bool load_walked; /* its translation walked the page tables: a walker, for load_tlb cycles
-			   */
-	bool mispredicted; /* a branch whose prediction was wrong */
-	bool serializing;  /* waits for all older to retire; nothing younger is fetched before it
-			      retires */
+	bool loads, stores;   /* it reads, writes memory (decoded: whether or not this execution did) */
+	bool load_dram;	      /* its load's line came from memory: the channel */
+	bool store_dram;      /* its store's line did */
+	bool load_miss;	      /* its load missed L1: it holds a miss buffer */
+	bool load_walked;     /* its translation walked the page tables: a walker, for load_tlb cycles */
+	bool mispredicted;    /* a branch whose prediction was wrong */
+	bool serializing;     /* waits for all older to retire; nothing younger is fetched before it retires */
 };
 
 /*
@@ -157,12 +150,12 @@ struct kp_core {
 	uint8_t redirect_why; /* its cause (enum kp_stack) */
 	double retired;	      /* the last retirement */
 	double ready[KP_CORE_REGS];
-	uint8_t why[KP_CORE_REGS];     /* what held each register's value back */
-	double *mshr;		       /* cfg.mshrs: when each miss buffer frees */
-	double *walker;		       /* cfg.walkers: when each page walker frees */
-	double dram_free;	       /* when the memory channel can send the next line */
+	uint8_t why[KP_CORE_REGS]; /* what held each register's value back */
+	double *mshr;		   /* cfg.mshrs: when each miss buffer frees */
+	double *walker;		   /* cfg.walkers: when each page walker frees */
+	double dram_free;	   /* when the memory channel can send the next line */
 	struct kp_core_line *inflight; /* prefetched lines and when they arrive, by line */
-	struct kp_core_slot *ring;     /* the window, oldest at head */
+	struct kp_core_slot *ring; /* the window, oldest at head */
 	struct kp_core_queue lq, sq;
 	unsigned int head, n, uops, ring_mask;
 	uint64_t insns;

@@ -118,8 +118,7 @@ struct dt_func {
 	size_t nrets, rcap;
 };
 
-/* An inlined helper's range, and the pointer type it returns (mte_to_node's struct maple_node *).
- */
+/* An inlined helper's range and the pointer type it returns (mte_to_node: maple_node *). */
 struct dt_ret {
 	__u64 lo, hi;
 	Dwarf_Off type;
