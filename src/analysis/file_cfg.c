@@ -21,7 +21,58 @@ struct file_cfg {
 	__u64 bugs_at;
 	size_t nbugs;
 	enum cfg_callee (*by_name)(const char *name);
+	__u64 *starts; /* every symbol's address, sorted, once a callee is asked */
+	size_t nstarts;
+	int starts_err; /* why starts could not be had; asked of libdwfl then */
 };
+
+static int by_addr(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The addresses symbols start at, sorted: libdwfl's lookup walks the whole table each time. */
+static int load_starts(struct file_cfg *f)
+{
+	Dwfl_Module *mod = debuginfo_module(f->di);
+	int i, n = dwfl_module_getsymtab(mod);
+	Dwarf_Addr bias;
+	GElf_Addr a;
+	GElf_Sym sym;
+
+	if (n <= 0)
+		return -ENOENT;
+	f->starts = calloc(n, sizeof(*f->starts));
+	if (!f->starts)
+		return -ENOMEM;
+	debuginfo_dwarf(f->di, &bias);
+	for (i = 1; i < n; i++)
+		if (dwfl_module_getsym_info(mod, i, &sym, &a, NULL, NULL, NULL))
+			f->starts[f->nstarts++] = a - bias;
+	qsort(f->starts, f->nstarts, sizeof(*f->starts), by_addr);
+	return 0;
+}
+
+/* Whether a symbol may start at addr: one libdwfl names with no offset must. */
+static bool may_start(struct file_cfg *f, __u64 addr)
+{
+	size_t lo = 0, hi, mid;
+
+	if (!f->starts && !f->starts_err)
+		f->starts_err = load_starts(f);
+	if (f->starts_err)
+		return true;
+	for (hi = f->nstarts; lo < hi;) {
+		mid = lo + (hi - lo) / 2;
+		if (f->starts[mid] < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < f->nstarts && f->starts[lo] == addr;
+}
 
 static enum cfg_callee callee(void *arg, __u64 addr)
 {
@@ -35,6 +86,8 @@ static enum cfg_callee callee(void *arg, __u64 addr)
 
 	if (t)
 		return t->ret ? CFG_CALLEE_RETURN : CFG_CALLEE_INDIRECT;
+	if (!may_start(f, addr))
+		return CFG_CALLEE_FUNC;
 	debuginfo_dwarf(f->di, &bias);
 	name = dwfl_module_addrinfo(mod, addr + bias, &off, &sym, NULL, NULL, NULL);
 	if (!name || off)
@@ -114,6 +167,7 @@ void file_cfg_close(struct file_cfg *f)
 {
 	if (!f)
 		return;
+	free(f->starts);
 	inlines_ctx_close(f->ctx);
 	free(f);
 }

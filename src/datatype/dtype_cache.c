@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The resolver's caches: a 64-bit key to a value, open addressing (per PC, per function). */
+/*
+ * The resolver's caches: a 64-bit key to a value, open addressing (per PC, per function);
+ * three keys to a value, chained under their hash (a type, an offset, a hint).
+ */
 #include "datatype/dtype_int.h"
 
 #include <errno.h>
@@ -80,4 +83,65 @@ void dt_cache_free(struct dt_cache *c, void (*free_val)(void *val))
 	free(c->keys);
 	free(c->vals);
 	*c = (struct dt_cache){0};
+}
+
+/* A memo's entry: its keys, its value, the next under the same hash. */
+struct dt_memo {
+	__u64 k[3];
+	void *val;
+	struct dt_memo *next;
+};
+
+static __u64 hash3(__u64 a, __u64 b, __u64 c)
+{
+	return (a * 0x9e3779b97f4a7c15ULL) ^ (b * 0xc2b2ae3d27d4eb4fULL) ^
+	       (c * 0x165667b19e3779f9ULL);
+}
+
+void *dt_memo_get(const struct dt_cache *c, __u64 a, __u64 b, __u64 d, bool *found)
+{
+	const struct dt_memo *m = dt_cache_get(c, hash3(a, b, d), found);
+
+	for (; m; m = m->next)
+		if (m->k[0] == a && m->k[1] == b && m->k[2] == d)
+			return m->val;
+	*found = false;
+	return NULL;
+}
+
+/* the keys must not be there yet */
+int dt_memo_put(struct dt_cache *c, __u64 a, __u64 b, __u64 d, void *val)
+{
+	__u64 h = hash3(a, b, d);
+	struct dt_memo *m = malloc(sizeof(*m)), *head;
+	size_t j;
+	bool found;
+
+	if (!m)
+		return -ENOMEM;
+	*m = (struct dt_memo){{a, b, d}, val, NULL};
+	head = dt_cache_get(c, h, &found);
+	if (!found)
+		return dt_cache_put(c, h, m) ? (free(m), -ENOMEM) : 0;
+	m->next = head; /* after the head, which the table points to */
+	for (j = slot(h, c->cap); c->keys[j] != h + 1; j = (j + 1) & (c->cap - 1))
+		;
+	c->vals[j] = m;
+	return 0;
+}
+
+void dt_memo_free(struct dt_cache *c, void (*free_val)(void *val))
+{
+	struct dt_memo *m, *next;
+	size_t i;
+
+	for (i = 0; i < c->cap; i++) {
+		for (m = c->keys[i] ? c->vals[i] : NULL; m; m = next) {
+			next = m->next;
+			if (free_val)
+				free_val(m->val);
+			free(m);
+		}
+	}
+	dt_cache_free(c, NULL);
 }

@@ -112,7 +112,21 @@ bool dt_stack_op(const cs_insn *insn)
 	return false;
 }
 
-bool dt_decode(struct dtype_file *f, __u64 pc)
+/*
+ * A function's flow decodes each of its instructions once a pass and again for each pc
+ * resolved in it: the decoded ones are kept, direct-mapped by the pc's low bits, so that
+ * a function of up to DT_DECODED bytes never evicts its own.
+ */
+#define DT_DECODED 4096
+
+struct dt_decoded {
+	__u64 pc; /* 0: empty */
+	cs_insn insn;
+	cs_detail detail;
+};
+
+/* Into in, whose detail capstone fills. */
+static bool decode(struct dtype_file *f, __u64 pc, cs_insn *in)
 {
 	const __u8 *code;
 	uint64_t addr = pc;
@@ -121,5 +135,31 @@ bool dt_decode(struct dtype_file *f, __u64 pc)
 	/* what ran there, when the kernel rewrote it at boot (dtype_patch.c) */
 	if (!dt_running(f, pc, &code, &len) && file_cfg_bytes(f->fc, pc, &code, &len))
 		return false;
-	return cs_disasm_iter(f->cs, &code, &len, &addr, f->insn);
+	return cs_disasm_iter(f->cs, &code, &len, &addr, in);
+}
+
+bool dt_decode(struct dtype_file *f, __u64 pc)
+{
+	struct dt_decoded *d;
+
+	if (!f->decoded && !(f->decoded = calloc(DT_DECODED, sizeof(*f->decoded)))) {
+		f->insn = f->own;
+		return decode(f, pc, f->own);
+	}
+	d = &f->decoded[pc % DT_DECODED];
+	f->insn = &d->insn;
+	if (d->pc == pc && pc)
+		return true;
+	d->pc = 0;
+	d->insn.detail = &d->detail;
+	if (!decode(f, pc, &d->insn))
+		return false;
+	d->pc = pc;
+	return true;
+}
+
+void dt_decoded_free(struct dtype_file *f)
+{
+	free(f->decoded);
+	f->decoded = NULL;
 }

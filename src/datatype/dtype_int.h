@@ -172,8 +172,10 @@ struct dtype_file {
 	struct file_cfg *fc;
 	struct cfg_env env; /* file_cfg's, whose callee dtype_resolve.c answers faster */
 	csh cs;
-	cs_insn *insn;
-	struct dt_sym *syms; /* the function symbols, sorted by addr */
+	cs_insn *insn;		    /* the last one dt_decode decoded: one of decoded, or own */
+	cs_insn *own;		    /* capstone's, when decoded could not be had */
+	struct dt_decoded *decoded; /* dtype_insn.c: the instructions decoded, by pc's low bits */
+	struct dt_sym *syms;	    /* the function symbols, sorted by addr */
 	size_t nsyms;
 	struct dt_vars globals,
 		tls;	    /* globals: the kernel's per-CPU ones too, at small addresses */
@@ -188,6 +190,7 @@ struct dtype_file {
 	struct dt_cache objsyms; /* dtype_operand.c: an address -> its object symbol, interned */
 	struct dt_cache kinds; /* dtype_resolve.c: a call's target -> file_cfg's enum cfg_callee */
 	struct dt_cache subs;  /* dtype_scope.c: a unit's DIE -> its functions' ranges */
+	struct dt_cache members, holds; /* dtype_member.c's answers, memos by their arguments */
 	/*
 	 * A build by GCC's randstruct plugin with kernel-build.sh's
 	 * randstruct.offsets beside it: the file's path, whose layouts
@@ -212,6 +215,10 @@ struct dtype_file {
 void *dt_cache_get(const struct dt_cache *c, __u64 key, bool *found);
 int dt_cache_put(struct dt_cache *c, __u64 key, void *val);
 void dt_cache_free(struct dt_cache *c, void (*free_val)(void *val));
+/* three keys to a value, in a dt_cache of their own */
+void *dt_memo_get(const struct dt_cache *c, __u64 a, __u64 b, __u64 d, bool *found);
+int dt_memo_put(struct dt_cache *c, __u64 a, __u64 b, __u64 d, void *val);
+void dt_memo_free(struct dt_cache *c, void (*free_val)(void *val));
 
 /* dtype_names.c */
 const char *dt_intern(struct dtype_file *f, const char *s);
@@ -249,9 +256,9 @@ __u64 dt_array_at(struct dtype_file *f, Dwarf_Off type, __s64 off, __u64 *moffse
 __u64 dt_array_elem(struct dtype_file *f, Dwarf_Off type, Dwarf_Off *etype);
 /*
  * Whether an object of type holds a t at byte off: it is one, or a member covering off (any of
- * a union's) or an element does; depth 0 (it bounds the descent).
+ * a union's) or an element does.
  */
-bool dt_holds(struct dtype_file *f, Dwarf_Off type, __s64 off, Dwarf_Off t, int depth);
+bool dt_holds(struct dtype_file *f, Dwarf_Off type, __s64 off, Dwarf_Off t);
 /*
  * The alignment the ABI gives an object of type: DW_AT_alignment, else its members' largest
  * (a scalar's is its size); 1 when some member is not at a multiple of its own (packed)
@@ -289,6 +296,7 @@ unsigned int dt_mems(const cs_insn *insn, struct dt_mem *m);
 bool dt_stack_op(const cs_insn *insn);
 /* decode the instruction at pc into f->insn; false when it cannot be read or decoded */
 bool dt_decode(struct dtype_file *f, __u64 pc);
+void dt_decoded_free(struct dtype_file *f);
 
 /* dtype_patch.c */
 void dt_patch_free(struct dtype_file *f);

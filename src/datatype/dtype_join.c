@@ -10,7 +10,7 @@
 /* Whether a points into an object at a t. */
 bool dt_within(struct dtype_file *f, const struct dt_reg *a, Dwarf_Off t)
 {
-	return a->type && t && dt_holds(f, a->type, a->off, t, 0);
+	return a->type && t && dt_holds(f, a->type, a->off, t);
 }
 
 /* r as a pointer to some element of the array member (of esize) at moffset. */
@@ -38,7 +38,7 @@ bool dt_same_reg(const struct dt_reg *a, const struct dt_reg *b)
 /* Whether the types a and b are one, as two units may describe it. */
 bool dt_one_type(struct dtype_file *f, Dwarf_Off a, Dwarf_Off b)
 {
-	return a && b && (a == b || (dt_holds(f, a, 0, b, 0) && dt_holds(f, b, 0, a, 0)));
+	return a && b && (a == b || (dt_holds(f, a, 0, b) && dt_holds(f, b, 0, a)));
 }
 
 /* Whether a and b point at one offset of one type. */

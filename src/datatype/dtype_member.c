@@ -100,12 +100,12 @@ static bool member_hint(struct dtype_file *f, Dwarf_Die *rec, __u64 rel, Dwarf_O
 	if (!member_at(f->dw, rec, rel, m, at, size, type))
 		return false;
 	if (!hint || dwarf_tag(rec) != DW_TAG_union_type ||
-	    dt_holds(f, *type, (__s64)(rel - *at), hint, 0))
+	    dt_holds(f, *type, (__s64)(rel - *at), hint))
 		return true;
 	c = *m;
 	while (dwarf_siblingof(&c, &c) == 0) {
 		if (dwarf_tag(&c) != DW_TAG_member || !member_range(f->dw, &c, &a, &s, &t) ||
-		    rel < a || rel >= a + s || !dt_holds(f, t, (__s64)(rel - a), hint, 0))
+		    rel < a || rel >= a + s || !dt_holds(f, t, (__s64)(rel - a), hint))
 			continue;
 		*m = c;
 		*at = a;
@@ -154,7 +154,7 @@ static bool same_type(struct dtype_file *f, Dwarf_Die *d, Dwarf_Off t)
 	       dt_type_size(f->dw, dwarf_dieoffset(d)) == dt_type_size(f->dw, dwarf_dieoffset(&e));
 }
 
-bool dt_holds(struct dtype_file *f, Dwarf_Off type, __s64 off, Dwarf_Off t, int depth)
+static bool holds(struct dtype_file *f, Dwarf_Off type, __s64 off, Dwarf_Off t, int depth)
 {
 	Dwarf_Die d, m, e;
 	Dwarf_Off mt, eo;
@@ -166,7 +166,7 @@ bool dt_holds(struct dtype_file *f, Dwarf_Off type, __s64 off, Dwarf_Off t, int 
 		return true;
 	if (dwarf_tag(&d) == DW_TAG_array_type) {
 		es = element(f->dw, &d, &e, &eo);
-		return es && dt_holds(f, eo, mod(off, es), t, depth + 1);
+		return es && holds(f, eo, mod(off, es), t, depth + 1);
 	}
 	/* the plugin's randstruct DWARF has offsets the code does not use */
 	if (!is_record(dwarf_tag(&d)) || f->rs_file || dwarf_child(&d, &m) != 0)
@@ -175,10 +175,23 @@ bool dt_holds(struct dtype_file *f, Dwarf_Off type, __s64 off, Dwarf_Off t, int 
 		if (dwarf_tag(&m) != DW_TAG_member || !member_range(f->dw, &m, &at, &size, &mt) ||
 		    (__u64)off < at || ((__u64)off >= at + size && size))
 			continue;
-		if (dt_holds(f, mt, off - (__s64)at, t, depth + 1))
+		if (holds(f, mt, off - (__s64)at, t, depth + 1))
 			return true;
 	} while (dwarf_siblingof(&m, &m) == 0);
 	return false;
+}
+
+/* holds, asked once for each type, offset and t: joins and unions ask the same often */
+bool dt_holds(struct dtype_file *f, Dwarf_Off type, __s64 off, Dwarf_Off t)
+{
+	bool found, yes;
+	void *v = dt_memo_get(&f->holds, type, (__u64)off, t, &found);
+
+	if (found)
+		return v != NULL;
+	yes = holds(f, type, off, t, 0);
+	dt_memo_put(&f->holds, type, (__u64)off, t, yes ? f : NULL); /* else asked again */
+	return yes;
 }
 
 struct walk {
@@ -428,8 +441,8 @@ void dt_member(struct dtype_file *f, Dwarf_Off type, __s64 off, struct dt_res *r
 	dt_member_hint(f, type, off, 0, r);
 }
 
-void dt_member_hint(struct dtype_file *f, Dwarf_Off type, __s64 off, Dwarf_Off hint,
-		    struct dt_res *r)
+static void member_of(struct dtype_file *f, Dwarf_Off type, __s64 off, Dwarf_Off hint,
+		      struct dt_res *r)
 {
 	struct walk w = {.hint = hint};
 	Dwarf_Die d, elem;
@@ -478,6 +491,33 @@ void dt_member_hint(struct dtype_file *f, Dwarf_Off type, __s64 off, Dwarf_Off h
 	r->a.msize = w.msize;
 	r->a.why = NULL;
 	r->leaf = w.leaf;
+}
+
+/*
+ * member_of, asked once for each type, offset and hint (the flow asks again at every pc).
+ * A typed answer leaves r->a.how as the caller set it; an untyped one is all of r.
+ */
+void dt_member_hint(struct dtype_file *f, Dwarf_Off type, __s64 off, Dwarf_Off hint,
+		    struct dt_res *r)
+{
+	bool found;
+	struct dt_res *m = dt_memo_get(&f->members, type, (__u64)off, hint, &found);
+	enum dtype_how how = r->a.how;
+
+	if (!found) {
+		member_of(f, type, off, hint, r);
+		m = malloc(sizeof(*m));
+		if (m && dt_memo_put(&f->members, type, (__u64)off, hint, m)) {
+			free(m);
+			m = NULL;
+		}
+		if (m)
+			*m = *r;
+		return;
+	}
+	*r = *m;
+	if (!m->a.why)
+		r->a.how = how;
 }
 
 static __u64 align_of(struct dtype_file *f, Dwarf_Off type, int depth);

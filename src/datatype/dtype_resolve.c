@@ -64,7 +64,7 @@ int dtype_open(struct dtype_file **out, struct debuginfo *di)
 	if (!err && cs_open(CS_ARCH_X86, CS_MODE_64, &f->cs) != CS_ERR_OK)
 		err = -ENOTSUP;
 	if (!err && (cs_option(f->cs, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK ||
-		     !(f->insn = cs_malloc(f->cs))))
+		     !(f->insn = f->own = cs_malloc(f->cs))))
 		err = -ENOMEM;
 	if (!err) {
 		f->env = file_cfg_env(f->fc);
@@ -91,12 +91,15 @@ void dtype_close(struct dtype_file *f)
 	dt_cache_free(&f->objsyms, NULL);
 	dt_cache_free(&f->kinds, NULL);
 	dt_cache_free(&f->subs, dt_subs_free);
+	dt_memo_free(&f->members, free); /* struct dt_res, its strings interned */
+	dt_memo_free(&f->holds, NULL);
 	dt_randstruct_close(f);
 	dt_patch_free(f);
 	dt_vars_free(f);
 	dt_strs_free(&f->strs);
-	if (f->insn)
-		cs_free(f->insn, 1);
+	dt_decoded_free(f);
+	if (f->own)
+		cs_free(f->own, 1);
 	if (f->cs)
 		cs_close(&f->cs);
 	file_cfg_close(f->fc);
@@ -323,7 +326,7 @@ static void regs_at(struct dtype_file *f, const struct dt_func *fn, __u64 pc,
 			continue;
 		/* a pointer to what flow's object holds there: the object, the variable a hint */
 		if (st.type && regs->r[b].type &&
-		    dt_holds(f, regs->r[b].type, regs->r[b].off - st.off, st.type, 0) &&
+		    dt_holds(f, regs->r[b].type, regs->r[b].off - st.off, st.type) &&
 		    regs->r[b].off != st.off) {
 			regs->r[b].hint = st.type;
 			continue;
