@@ -58,11 +58,10 @@ static size_t sysfs_cache(int i, int *level, bool *instr)
 
 /*
  * L1 data, L2 and the last level from sysfs, else the defaults of a
- * common core (32 KiB, 256 KiB, 8 MiB).  The last level's set is 4x L2
- * (at most half the last level): the smallest clearly beyond L2, since a
- * last level is shared (on this VM's EPYC a chase through 4 of sysfs's 32
- * MiB went to DRAM, the host's other tenants holding the rest).  DRAM's
- * set 4x the last level, 64 MiB to 1 GiB, a power of two.
+ * common core (32 KiB, 256 KiB, 8 MiB).  The last level's set (its
+ * load-to-use chase, the walks') is 4x L2 (at most half the last level)
+ * until ll_sweep finds what of it this tenant has.  DRAM's set 4x the
+ * last level, 64 MiB to 1 GiB, a power of two.
  */
 static void cache_sizes(struct caches *s)
 {
@@ -157,7 +156,7 @@ static void latencies(struct calib *k, const struct caches *s, const double *d)
 	source(k, MG_LTU,
 	       "measured: a random cyclic pointer chase, a dependent load a 64-byte line, through "
 	       "%zu KiB (l1), %zu KiB (l2), %zu KiB (ll), %zu MiB (dram): half of L1's and L2's "
-	       "size, 4x L2's (at most half the last level's), 4x the last level's (caches of %s: L1d %zu KiB, L2 %zu KiB, LL %zu KiB), "
+	       "size, the largest of ll_capacity's sweep up to 4x L2's, 4x the last level's (caches of %s: L1d %zu KiB, L2 %zu KiB, LL %zu KiB), "
 	       "in %s",
 	       s->l1 / 2 / KIB, s->l2 / 2 / KIB, s->ll_set / KIB, s->dram / MIB,
 	       s->sysfs ? "sysfs" : "no sysfs, defaults", s->l1 / KIB, s->l2 / KIB, s->ll / KIB,
@@ -174,6 +173,67 @@ static void latencies(struct calib *k, const struct caches *s, const double *d)
 	       "cached)",
 	       stlb_pages(s), d[C_STLB], TLB1_PAGES, d[C_TLB1], s->ll_set / 64, d[C_WALK],
 	       d[C_DRAM_4K]);
+}
+
+/* The sizes ll_sweep chases: L2's 1.5x, 2x, 3x, 4x, 6x... */
+static size_t sweep_next(size_t size, size_t l2)
+{
+	size_t m = size / l2;
+
+	return size % l2 == 0 && !(m & (m - 1)) ? size / 2 * 3 : size / 3 * 4;
+}
+
+#define SWEEP_MAX 12 /* sizes at most */
+
+/* One random chase through size, timed alone, every line of it in each repeat: cycles a load. */
+static int sweep_one(struct calib *k, size_t size, double *c)
+{
+	long lines = size / 64;
+	struct calib_region g = {size, false, true, lines < 1L << 18 ? lines : 1L << 18};
+
+	/* the warm-up run and the timed one together go round a set of up to 2^19 lines */
+	return calib_regions(k, &g, 1, false, c);
+}
+
+/*
+ * The last level as this tenant finds it (a last level is shared: on this VM's EPYC a chase
+ * through 8 of sysfs's 32 MiB went to DRAM, the host's other tenants holding the rest):
+ * random chases from 1.5x L2 up to sysfs's size, each alone, until one's loads are more than
+ * a quarter of the way from L2's latency to DRAM's.  The largest set before it is the
+ * capacity (L2's size when none: no last level to speak of), core.ll_capacity; the set of
+ * load_to_use.ll and of the walks' chases the largest of those up to 4x L2.
+ */
+static int ll_sweep(struct calib *k, struct caches *s)
+{
+	const struct calib_region ref[2] = {{s->l2 / 2, false, true, 1L << 14},
+					    {s->dram, false, true, 1L << 13}};
+	size_t size, cap = 0, used = 0, n = 0;
+	double r[2], c = 0, bound;
+	char curve[320];
+
+	if (calib_regions(k, ref, 2, false, r))
+		return -ENOMEM;
+	bound = r[0] + (r[1] - r[0]) / 4;
+	s->ll_set = s->l2 / 2 * 3;
+	for (size = s->ll_set; n++ < SWEEP_MAX && size <= s->ll && c <= bound;
+	     size = sweep_next(size, s->l2)) {
+		if (sweep_one(k, size, &c))
+			return -ENOMEM;
+		used += snprintf(curve + used, sizeof(curve) - used, "%s%zu %.0f", used ? ", " : "",
+				 size / KIB, c);
+		if (c > bound || used >= sizeof(curve))
+			break;
+		cap = size;
+		if (size <= 4 * s->l2)
+			s->ll_set = size;
+	}
+	figure(k, MK_LL_CAPACITY, (cap ? cap : s->l2) / KIB);
+	source(k, MG_LL_CAPACITY,
+	       "measured: random cyclic pointer chases in 2 MiB pages, each alone, from 1.5x L2 up "
+	       "(KiB cycles): %s; the largest within %.0f cycles (L2's %.0f, a quarter of the way "
+	       "to DRAM's %.0f)%s",
+	       curve, bound, r[0], r[1], cap ? "" : "; none: L2's size");
+	return 0;
 }
 
 /* The data chases: load-to-use, TLB misses, and the loads the costs derive from into *l. */
@@ -336,7 +396,7 @@ int calib_core(struct calib *k, struct calib_loads *l)
 	int err;
 
 	cache_sizes(&s);
-	err = chases(k, &s, l) ?: mispredict(k) ?: streams(k, &s);
+	err = ll_sweep(k, &s) ?: chases(k, &s, l) ?: mispredict(k) ?: streams(k, &s);
 	k->r->costs.has_core = !err;
 	return err;
 }

@@ -25,10 +25,11 @@ static void jstr(FILE *f, const char *s)
 /* The core's figures and their sources, after the sources' closing brace. */
 static void core_json(FILE *f, const struct model_costs *c, const struct model_cost_sources *src)
 {
+	int ng = c->core[MK_LL_CAPACITY] ? MG_KEYS : MG_LL_CAPACITY; /* it, when known */
 	int g, k, n;
 
 	fputs(",\n  \"core\": {\n", f);
-	for (g = 0; g < MG_KEYS; g++) {
+	for (g = 0; g < ng; g++) {
 		fprintf(f, "    \"%s\": ", model_core_groups[g].name);
 		for (k = 0, n = 0; k < MK_KEYS; k++) {
 			if (model_core_fields[k].group != (enum model_core_group)g)
@@ -38,13 +39,13 @@ static void core_json(FILE *f, const struct model_costs *c, const struct model_c
 					model_core_fields[k].name);
 			fprintf(f, "%.2f", c->core[k]);
 		}
-		fprintf(f, "%s%s\n", n ? " }" : "", g + 1 < MG_KEYS ? "," : "");
+		fprintf(f, "%s%s\n", n ? " }" : "", g + 1 < ng ? "," : "");
 	}
 	fputs("  },\n  \"core_sources\": {\n", f);
-	for (g = 0; g < MG_KEYS; g++) {
+	for (g = 0; g < ng; g++) {
 		fprintf(f, "    \"%s\": ", model_core_groups[g].name);
 		jstr(f, src->core[g]);
-		fputs(g + 1 < MG_KEYS ? ",\n" : "\n", f);
+		fputs(g + 1 < ng ? ",\n" : "\n", f);
 	}
 	fputs("  }", f);
 }
@@ -87,6 +88,8 @@ static void core_show(FILE *f, const struct model_costs *c, const struct model_c
 		"VALUE", "UNIT", "SOURCE");
 	for (k = 0; k < MK_KEYS; k++) {
 		g = model_core_fields[k].group;
+		if (k == MK_LL_CAPACITY && !c->core[k])
+			continue; /* not measured: a table written before it */
 		esc_printf(f, "core.%-31s %9.2f %-12s %s\n", model_core_name(k, name, sizeof(name)),
 			   c->core[k], model_core_groups[g].unit, g != last ? src->core[g] : "\"");
 		last = g;

@@ -33,6 +33,7 @@ const struct model_core_group_info model_core_groups[MG_KEYS] = {
 	[MG_STREAM_CPL] = {"stream_cycles_per_line", "cycles/line", 0.01},
 	[MG_STOSB] = {"rep_stosb_cycles_per_line", "cycles/line", 0.01},
 	[MG_MOVSB] = {"rep_movsb_cycles_per_line", "cycles/line", 0.01},
+	[MG_LL_CAPACITY] = {"ll_capacity", "KiB", 0},
 };
 
 const struct model_core_field model_core_fields[MK_KEYS] = {
@@ -52,6 +53,7 @@ const struct model_core_field model_core_fields[MK_KEYS] = {
 	[MK_MOVSB_L1] = {MG_MOVSB, "l1"},
 	[MK_MOVSB_L2] = {MG_MOVSB, "l2"},
 	[MK_MOVSB_DRAM] = {MG_MOVSB, "dram"},
+	[MK_LL_CAPACITY] = {MG_LL_CAPACITY, NULL},
 };
 
 const char *model_core_name(int k, char *buf, size_t len)
@@ -555,7 +557,10 @@ static const char *missing(unsigned long long seen, const char *const *names, in
 	return NULL;
 }
 
-/* core and core_sources: both whole, or neither (a table written before them). */
+/*
+ * core and core_sources: both whole, or neither (a table written before them); ll_capacity
+ * (added later) with its source, or neither.
+ */
 static int core_complete(struct parser *ps)
 {
 	char name[64];
@@ -564,10 +569,12 @@ static int core_complete(struct parser *ps)
 	if (!(ps->seen_top & (1ULL << T_CORE | 1ULL << T_CORE_SOURCES)))
 		return 0;
 	for (k = 0; k < MK_KEYS; k++)
-		if (!(ps->seen_core & (1ULL << k)))
+		if (!(ps->seen_core & (1ULL << k)) &&
+		    (k != MK_LL_CAPACITY || ps->seen_core_src & (1ULL << MG_LL_CAPACITY)))
 			return fail(ps, "no 'core.%s'", model_core_name(k, name, sizeof(name)));
 	for (g = 0; g < MG_KEYS; g++)
-		if (!(ps->seen_core_src & (1ULL << g)))
+		if (!(ps->seen_core_src & (1ULL << g)) &&
+		    (g != MG_LL_CAPACITY || ps->seen_core & (1ULL << MK_LL_CAPACITY)))
 			return fail(ps,
 				    "no 'core_sources.%s': every figure of 'core' names how it was "
 				    "measured",

@@ -64,7 +64,11 @@ enum model_cost_key {
  * misses it going to DRAM (dram), each over the load-to-use of its data's
  * level; mispredict: a mispredicted branch's penalty; stream: a
  * sequential read's bandwidth, prefetchers on; rep_stosb, rep_movsb: a
- * 4 KiB fast string's cycles per 64-byte line, its lines in L1, L2 or DRAM.
+ * 4 KiB fast string's cycles per 64-byte line, its lines in L1, L2 or DRAM;
+ * ll_capacity: the largest working set a random chase still finds in the
+ * last level (this tenant's share of it), KiB.  ll_capacity is optional
+ * (a table written before it reads with 0: unknown, written and shown only
+ * when known).
  */
 enum model_core_key {
 	MK_LTU_L1,
@@ -83,6 +87,7 @@ enum model_core_key {
 	MK_MOVSB_L1,
 	MK_MOVSB_L2,
 	MK_MOVSB_DRAM,
+	MK_LL_CAPACITY, /* the last: optional */
 	MK_KEYS
 };
 
@@ -95,6 +100,7 @@ enum model_core_group {
 	MG_STREAM_CPL,
 	MG_STOSB,
 	MG_MOVSB,
+	MG_LL_CAPACITY,
 	MG_KEYS
 };
 

@@ -45,6 +45,18 @@ checks = [
     (all(s[k].startswith("measured: ") for k in ("d1_miss", "ll_miss", "lfence", "verw", "iret", "retpoline")), "measured"),
     (all(s[k].startswith("constant ") for k in ("cr3_write", "wrmsr", "swapgs", "invlpg", "wbinvd")), "constants"),
 ]
+def sysfs_kib(level):
+    import glob
+    best = 0
+    for i in glob.glob("/sys/devices/system/cpu/cpu0/cache/index*"):
+        try:
+            lv, ty, sz = (open(f"{i}/{f}").read().strip() for f in ("level", "type", "size"))
+        except OSError:
+            continue
+        if ty != "Instruction" and (int(lv) == level or (level == 3 and int(lv) > 2)):
+            best = max(best, int(sz[:-1]) * (1024 if sz.endswith("M") else 1) if sz[-1] in "KM" else int(sz) // 1024)
+    return best
+l2_kib, ll_kib = sysfs_kib(2) or 256, sysfs_kib(3)
 k = d["core"]
 u, t, r, m = k["load_to_use"], k["tlb"], k["rep_stosb_cycles_per_line"], k["rep_movsb_cycles_per_line"]
 checks += [
@@ -56,6 +68,8 @@ checks += [
     (abs(k["stream_bytes_per_cycle"] * k["stream_cycles_per_line"] - 64) < 1, "stream line"),
     (all(0 < x[l] < 1e4 for x in (r, m) for l in x) and r["dram"] >= r["l1"] and m["dram"] >= m["l1"], "rep"),
     (all(d["core_sources"][g].startswith("measured: ") for g in k), "core measured"),
+    # at least L2's size (the fallback), at most sysfs's last level (or the default 8 MiB)
+    (l2_kib <= k["ll_capacity"] <= max(ll_kib, 8192), "ll_capacity"),
 ]
 bad = [w for ok, w in checks if not ok]
 if bad:
