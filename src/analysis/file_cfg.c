@@ -58,20 +58,10 @@ static int load_starts(struct file_cfg *f)
 /* Whether a symbol may start at addr: one libdwfl names with no offset must. */
 static bool may_start(struct file_cfg *f, __u64 addr)
 {
-	size_t lo = 0, hi, mid;
-
 	if (!f->starts && !f->starts_err)
 		f->starts_err = load_starts(f);
-	if (f->starts_err)
-		return true;
-	for (hi = f->nstarts; lo < hi;) {
-		mid = lo + (hi - lo) / 2;
-		if (f->starts[mid] < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < f->nstarts && f->starts[lo] == addr;
+	return f->starts_err ||
+	       bsearch(&addr, f->starts, f->nstarts, sizeof(*f->starts), by_addr) != NULL;
 }
 
 static enum cfg_callee callee(void *arg, __u64 addr)
