@@ -209,7 +209,7 @@ static int ll_sweep(struct calib *k, struct caches *s)
 					    {s->dram, false, true, 1L << 13}};
 	size_t size, cap = 0, used = 0, n = 0;
 	double r[2], c = 0, bound;
-	char curve[320];
+	char curve[320] = "";
 
 	if (calib_regions(k, ref, 2, false, r))
 		return -ENOMEM;
