@@ -196,8 +196,8 @@ static int sweep_one(struct calib *k, size_t size, double *c)
 }
 
 /*
- * The last level as this tenant finds it (a last level is shared: on this VM's EPYC a chase
- * through 8 of sysfs's 32 MiB went to DRAM, the host's other tenants holding the rest):
+ * The last level as this tenant finds it (on this VM's EPYC a chase through 8 of sysfs's 32
+ * MiB ran at DRAM's latency: a shared cache, and the host's translation, docs/model.md):
  * random chases from 1.5x L2 up to sysfs's size, each alone, until one's loads are more than
  * a quarter of the way from L2's latency to DRAM's.  The largest set before it is the
  * capacity (L2's size when none: no last level to speak of), core.ll_capacity; the set of
@@ -208,15 +208,14 @@ static int ll_sweep(struct calib *k, struct caches *s)
 	const struct calib_region ref[2] = {{s->l2 / 2, false, true, 1L << 14},
 					    {s->dram, false, true, 1L << 13}};
 	size_t size, cap = 0, used = 0, n = 0;
-	double r[2], c = 0, bound;
+	double r[2], c, bound;
 	char curve[320] = "";
 
 	if (calib_regions(k, ref, 2, false, r))
 		return -ENOMEM;
 	bound = r[0] + (r[1] - r[0]) / 4;
 	s->ll_set = s->l2 / 2 * 3;
-	for (size = s->ll_set; n++ < SWEEP_MAX && size <= s->ll && c <= bound;
-	     size = sweep_next(size, s->l2)) {
+	for (size = s->ll_set; n++ < SWEEP_MAX && size <= s->ll; size = sweep_next(size, s->l2)) {
 		if (sweep_one(k, size, &c))
 			return -ENOMEM;
 		used += snprintf(curve + used, sizeof(curve) - used, "%s%zu %.0f", used ? ", " : "",
