@@ -10,8 +10,9 @@
  * timer's interrupts pile up meanwhile); the functions then run once
  * outside the windows, which QEMU translates with the model's callbacks
  * there, so that the windows take microseconds.  Prints where the
- * functions are, and the interrupts taken around each measured window (0:
- * none inside; more: one may have been).
+ * functions are, per measured window whether the timer's tick may have
+ * come inside it (each opens right after one), and the other interrupts
+ * taken around it (0: none inside; more: one may have been).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "model_marker.h"
@@ -56,7 +58,11 @@ __attribute__((noinline, aligned(4096))) void kp_end(void)
 	asm volatile("");
 }
 
-/* the interrupts this CPU took so far (one CPU: the first number of each line) */
+/*
+ * The interrupts this CPU took so far but the local timer's (one CPU: the
+ * first number of each line): devices, IPIs.  Read around a window, wider
+ * than it; they come only from the program's own I/O.
+ */
 static unsigned long irqs(void)
 {
 	char line[512];
@@ -68,11 +74,55 @@ static unsigned long irqs(void)
 	while (fgets(line, sizeof(line), f)) {
 		char *colon = strchr(line, ':');
 
-		if (colon && sscanf(colon + 1, "%lu", &v) == 1)
+		if (colon && strncmp(line + strspn(line, " "), "LOC:", 4) &&
+		    sscanf(colon + 1, "%lu", &v) == 1)
 			n += v;
 	}
 	fclose(f);
 	return n;
+}
+
+static long ns(clockid_t id)
+{
+	struct timespec t;
+
+	clock_gettime(id, &t);
+	return t.tv_sec * 1000000000L + t.tv_nsec;
+}
+
+/* a tick of the timer: the fine clock before it came, the coarse clock it set */
+struct tick {
+	long before, coarse;
+};
+
+/*
+ * The timer's tick, the interrupt that comes most: the coarse clock moves
+ * at each (to the last tick's time, less a constant remainder: not when
+ * the tick came).  Waits for one that comes between two polls of the fine
+ * clock less than a quarter period apart (not late, not after a switch to
+ * another task): a window opened right after has until a period past the
+ * first poll before the next.  before -1: none did in a second.
+ */
+static struct tick tick_sync(long period)
+{
+	struct tick t = { -1, ns(CLOCK_MONOTONIC_COARSE) };
+	long prev = ns(CLOCK_MONOTONIC), now, c, until = prev + 1000000000L;
+
+	for (; prev < until; prev = now) {
+		now = ns(CLOCK_MONOTONIC);
+		c = ns(CLOCK_MONOTONIC_COARSE);
+		if (c != t.coarse && now - prev < period / 4)
+			return (struct tick){ prev, c };
+		t.coarse = c;
+	}
+	return t;
+}
+
+/* 1 when a tick may have come since t */
+static int ticked(struct tick t, long period)
+{
+	return t.before < 0 || ns(CLOCK_MONOTONIC_COARSE) != t.coarse ||
+	       ns(CLOCK_MONOTONIC) - t.before >= period;
 }
 
 /* the first page of buf (STRIDE * (NPAGES + 1) pages) in a set of 8 no page in bad uses */
@@ -91,29 +141,47 @@ static unsigned char *pick(unsigned char *buf, const uintptr_t *bad, int nbad)
 	return NULL;
 }
 
-int main(void)
+int main(void);
+
+/*
+ * The 4 pages, mapped and in place (no fault in a window), in a set no
+ * page in bad uses: the stack's around sp, main's code
+ */
+static unsigned char *pages(uintptr_t sp)
 {
 	size_t len = STRIDE * (NPAGES + 1) * PAGE;
 	unsigned char *buf =
 		mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	uintptr_t sp, bad[4];
+	uintptr_t bad[4] = { (sp - 512) / PAGE, (sp + 2048) / PAGE, (uintptr_t)main / PAGE,
+			     ((uintptr_t)main + 2048) / PAGE };
+	unsigned char *p;
+
+	if (buf == MAP_FAILED || !(p = pick(buf, bad, 4)))
+		return NULL;
+	for (size_t i = 0; i < len; i += PAGE)
+		buf[i] = 1;
+	return p;
+}
+
+int main(void)
+{
+	struct timespec res;
 	unsigned long i1, i2;
+	struct tick s1, s2;
+	long period;
+	int t1, t2;
 	volatile unsigned long sink;
 	unsigned char *p;
+	uintptr_t sp;
 	pid_t pid;
 
 	asm volatile("mov %%rsp, %0" : "=r"(sp));
-	bad[0] = (sp - 512) / PAGE;
-	bad[1] = (sp + 2048) / PAGE;
-	bad[2] = (uintptr_t)main / PAGE;
-	bad[3] = ((uintptr_t)main + 2048) / PAGE;
-	if (buf == MAP_FAILED || !(p = pick(buf, bad, 4))) {
-		perror("model-tlb: mmap");
+	if (!(p = pages(sp)) || clock_getres(CLOCK_MONOTONIC_COARSE, &res)) {
+		perror("model-tlb: mmap or clock_getres");
 		return 1;
 	}
-	/* real pages, in place before the windows: no fault in them, nor in the code */
-	for (size_t i = 0; i < len; i += PAGE)
-		buf[i] = 1;
+	period = res.tv_sec * 1000000000L + res.tv_nsec;
+	/* the code in place too */
 	sink = kp_pass(p, NPAGES, 1) + kp_again(p, NPAGES, 1);
 	printf("kp_pass %p\nkp_again %p\nset %lu\n", (void *)kp_pass, (void *)kp_again,
 	       (unsigned long)((uintptr_t)p / PAGE & 15));
@@ -126,9 +194,11 @@ int main(void)
 	sink = kp_pass(p, NPAGES, 1) + kp_again(p, NPAGES, 1);
 
 	i1 = irqs();
+	s1 = tick_sync(period);
 	model_marker_start();
 	sink = kp_pass(p, NPAGES, 1);
 	model_marker_stop();
+	t1 = ticked(s1, period);
 	i1 = irqs() - i1;
 
 	/* the switches to the child and back write CR3 */
@@ -141,12 +211,14 @@ int main(void)
 	}
 
 	i2 = irqs();
+	s2 = tick_sync(period);
 	model_marker_start();
 	sink = kp_pass(p, NPAGES, 1);
 	sink = kp_again(p, NPAGES, 2);
 	model_marker_stop();
+	t2 = ticked(s2, period);
 	i2 = irqs() - i2;
-	printf("irqs %lu %lu\n", i1, i2);
+	printf("ticks %d %d\nirqs %lu %lu\n", t1, t2, i1, i2);
 	(void)sink;
 	kp_end();
 	return 0;
