@@ -5,6 +5,8 @@
 # are among them.
 # shellcheck source=tests/vm/vm.sh
 . "$(dirname "$0")/vm.sh"
+# the bzImage, whose decompressor picks the offset (a direct boot has none)
+export KP_VM_KASLR=1
 vm_prepare
 # A high rate: TCG runs the guest ~20x slower, and the test wants many stacks.
 vm_run <<'EOF' || fail "guest script exited $?"
