@@ -138,7 +138,8 @@ cannot move), KP_VM_CPU the TCG CPU model when there is no --cpu (default
 max), KP_VM_KASLR=1 boots the bzImage (its decompressor picks KASLR's
 offset; without it a kernel built with CONFIG_PVH, Debian's, is booted
 directly from its ELF image, 2.5-3 s sooner under TCG, where it was
-linked: nokaslr is appended; --boot always boots the bzImage),
+linked: nokaslr is appended; --boot always boots the bzImage, and
+keeps the crypto self-tests every other boot skips: cryptomgr.notests),
 KP_VM_KEEP=1 keeps the work folder, KP_MODEL_ARGS more
 arguments for the model plugin (count=tb: per-block counting, faster and
 not exact; see plugin/kp_model.c).
