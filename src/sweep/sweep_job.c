@@ -267,7 +267,7 @@ static void record_line(const struct job *jb, char *buf, size_t len)
 #define X86_OWN                                                                            \
 	"pti|nopti|spectre_v2|nospectre_v2|spectre_v2_user|spec_store_bypass_disable|"     \
 	"nospec_store_bypass_disable|clearcpuid|no387|nofxsr|noxsave|noxsaveopt|noxsaves|" \
-	"split_lock_detect|tsx"
+	"split_lock_detect|tsx|nokaslr"
 
 /* The guest's script: each operation's line (record_line). */
 static void script(const struct job *jb, const char *const *ops, size_t n, char *buf, size_t len)
@@ -282,7 +282,8 @@ static void script(const struct job *jb, const char *const *ops, size_t n, char 
 	/*
 	 * A parameter the kernel does not know would measure nothing: stop at
 	 * once.  x86 reads the words of X86_OWN with cmdline_find_option(),
-	 * and the kernel lists them as unknown though it honours them.
+	 * and the kernel lists them as unknown though it honours them
+	 * (nokaslr: the decompressor's, which vm-run.sh's direct boot appends).
 	 */
 	fputs("u=$(dmesg | sed -n 's/.*Unknown kernel command line parameters \"\\([^\"]*\\)\".*/\\1/p')\n"
 	      "bad=\nfor w in $u; do case ${w%%=*} in " X86_OWN
