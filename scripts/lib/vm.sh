@@ -236,10 +236,11 @@ vm_bzimage_release() {
 # into the package's folder in the cache (0.6 s; else the work folder).
 # Prints its path, or nothing when there is none.
 vm_vmlinux_elf() {
-	local elf=$VM_KDIR/vmlinux.elf tmp off tool
+	local elf=${VM_KDIR:+$VM_KDIR/vmlinux.elf} tmp off tool
 	[ -z "$VM_KFOLDER" ] || { echo "$VM_KFOLDER/vmlinux"; return 0; }
 	[ -s "$elf" ] && { echo "$elf"; return 0; }
-	tmp=$(mktemp "$VM_KDIR/.vmlinux.XXXXXX" 2>/dev/null) || { elf=$VM_TMP/vmlinux tmp=$VM_TMP/vmlinux.part; }
+	{ [ -n "$VM_KDIR" ] && tmp=$(mktemp "$VM_KDIR/.vmlinux.XXXXXX" 2>/dev/null); } ||
+		{ elf=$VM_TMP/vmlinux tmp=$VM_TMP/vmlinux.part; }
 	[ -s "$elf" ] || for off in $(LC_ALL=C grep -obUaP '\xfd7zXZ|\x28\xb5\x2f\xfd|\x1f\x8b\x08' "$VM_KERNEL" | cut -d: -f1); do
 		case $(od -An -tx1 -j "$off" -N 2 "$VM_KERNEL" | tr -d ' ') in
 		fd37) tool=xz ;;
