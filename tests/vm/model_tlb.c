@@ -82,12 +82,17 @@ static unsigned long irqs(void)
 	return n;
 }
 
+static long ts_ns(const struct timespec *t)
+{
+	return t->tv_sec * 1000000000L + t->tv_nsec;
+}
+
 static long ns(clockid_t id)
 {
 	struct timespec t;
 
 	clock_gettime(id, &t);
-	return t.tv_sec * 1000000000L + t.tv_nsec;
+	return ts_ns(&t);
 }
 
 /* a tick of the timer: the fine clock before it came, the coarse clock it set */
@@ -180,7 +185,7 @@ int main(void)
 		perror("model-tlb: mmap or clock_getres");
 		return 1;
 	}
-	period = res.tv_sec * 1000000000L + res.tv_nsec;
+	period = ts_ns(&res);
 	/* the code in place too */
 	sink = kp_pass(p, NPAGES, 1) + kp_again(p, NPAGES, 1);
 	printf("kp_pass %p\nkp_again %p\nset %lu\n", (void *)kp_pass, (void *)kp_again,
