@@ -156,7 +156,7 @@ static void latencies(struct calib *k, const struct caches *s, const double *d)
 	source(k, MG_LTU,
 	       "measured: a random cyclic pointer chase, a dependent load a 64-byte line, through "
 	       "%zu KiB (l1), %zu KiB (l2), %zu KiB (ll), %zu MiB (dram): half of L1's and L2's "
-	       "size, the largest of ll_capacity's sweep up to 4x L2's, 4x the last level's (caches of %s: L1d %zu KiB, L2 %zu KiB, LL %zu KiB), "
+	       "size, the largest of ll_capacity's sizes up to 4x L2's and half of it, 4x the last level's (caches of %s: L1d %zu KiB, L2 %zu KiB, LL %zu KiB), "
 	       "in %s",
 	       s->l1 / 2 / KIB, s->l2 / 2 / KIB, s->ll_set / KIB, s->dram / MIB,
 	       s->sysfs ? "sysfs" : "no sysfs, defaults", s->l1 / KIB, s->l2 / KIB, s->ll / KIB,
@@ -199,9 +199,11 @@ static int sweep_one(struct calib *k, size_t size, double *c)
  * The last level as this tenant finds it (on this VM's EPYC a chase through 8 of sysfs's 32
  * MiB ran at DRAM's latency: a shared cache, and the host's translation, docs/model.md):
  * random chases from 1.5x L2 up to sysfs's size, each alone, until one's loads are more than
- * a quarter of the way from L2's latency to DRAM's.  The largest set before it is the
+ * half of the way from L2's latency to DRAM's (an Intel mesh's L3 is a quarter of the way:
+ * 100 cycles against 20 and 340 on family 6 model 207).  The largest set before it is the
  * capacity (L2's size when none: no last level to speak of), core.ll_capacity; the set of
- * load_to_use.ll and of the walks' chases the largest of those up to 4x L2.
+ * load_to_use.ll and of the walks' chases the largest swept size up to 4x L2 and half the
+ * capacity (1.5x L2 at least).
  */
 static int ll_sweep(struct calib *k, struct caches *s)
 {
@@ -213,7 +215,7 @@ static int ll_sweep(struct calib *k, struct caches *s)
 
 	if (calib_regions(k, ref, 2, false, r))
 		return -ENOMEM;
-	bound = r[0] + (r[1] - r[0]) / 4;
+	bound = r[0] + (r[1] - r[0]) / 2;
 	s->ll_set = s->l2 / 2 * 3;
 	for (size = s->ll_set; n++ < SWEEP_MAX && size <= s->ll; size = sweep_next(size, s->l2)) {
 		if (sweep_one(k, size, &c))
@@ -223,14 +225,15 @@ static int ll_sweep(struct calib *k, struct caches *s)
 		if (c > bound || used >= sizeof(curve))
 			break;
 		cap = size;
-		if (size <= 4 * s->l2)
-			s->ll_set = size;
 	}
+	/* the set well within it: at the capacity's edge a chase's latency is half DRAM's */
+	for (size = s->l2 / 2 * 3; size <= 4 * s->l2 && size <= cap / 2; size = sweep_next(size, s->l2))
+		s->ll_set = size;
 	figure(k, MK_LL_CAPACITY, (cap ? cap : s->l2) / KIB);
 	source(k, MG_LL_CAPACITY,
 	       "measured: random cyclic pointer chases in 2 MiB pages, each alone, from 1.5x L2 up "
-	       "(KiB cycles): %s; the largest within %.0f cycles (L2's %.0f, a quarter of the way "
-	       "to DRAM's %.0f)%s",
+	       "(KiB cycles): %s; the largest within %.0f cycles (L2's %.0f, half of the way to "
+	       "DRAM's %.0f: an Intel mesh's L3 is a quarter of it)%s",
 	       curve, bound, r[0], r[1], cap ? "" : "; none: L2's size");
 	return 0;
 }
@@ -250,9 +253,17 @@ static int chases(struct calib *k, const struct caches *s, struct calib_loads *l
 		[C_DRAM_4K] = {256 * MIB, false, false, 1L << 14},
 	};
 	double d[C_N];
+	int i;
 
-	if (calib_regions(k, g, C_N, false, d))
-		return -ENOMEM;
+	/*
+	 * Each alone, as ll_sweep times them: round robin, the DRAM chases between two runs of
+	 * the last level's set evicted it (a victim L3 keeps a line the L2 drops only once it
+	 * is reused), and its one warm-up pass left it at DRAM's latency (345 cycles where the
+	 * sweep had 94 at the same size, on an Intel Xeon of family 6 model 207).
+	 */
+	for (i = 0; i < C_N; i++)
+		if (calib_regions(k, &g[i], 1, false, &d[i]))
+			return -ENOMEM;
 	latencies(k, s, d);
 	*l = (struct calib_loads){d[C_L1],   d[C_L2],	   d[C_LINES_4K],
 				  d[C_WALK], d[C_DRAM_4K], s->ll_set / 64};
