@@ -173,7 +173,7 @@ def nearest(cpu):
         return "epyc-milan"
     if cpu.get("vendor") == "GenuineIntel":
         return "cascadelake" if cpu.get("model") in (85, 106, 143, 207) else "skylake"
-    return "epyc-rome" if cpu.get("family") == 23 else "epyc-milan"
+    return {23: "epyc-rome", 26: "epyc-turin"}.get(cpu.get("family"), "epyc-milan")
 
 
 def measured(table, path, cores_dir):

@@ -53,6 +53,22 @@ lat.dram_line=8
 ev.cpuid=$(python3 -c "import json; print(round(json.load(open('$cal'))['costs']['cpuid']))")"
 [ "$got" = "$want" ] || fail "the calibrated table: $got"
 
+# the nearest description by the table's CPU: family and model as /proc/cpuinfo gives them
+near() {
+	python3 - "$cal" "$TMP/near.json" "$1" "$2" "$3" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["cpu"] = {"vendor": sys.argv[3], "family": int(sys.argv[4]), "model": int(sys.argv[5])}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+	CA "$TMP/near.json" | cut -d, -f1
+}
+for c in "AuthenticAMD 23 49 epyc-rome" "AuthenticAMD 25 1 epyc-milan" "AuthenticAMD 26 2 epyc-turin" \
+	"GenuineIntel 6 85 cascadelake" "GenuineIntel 6 207 cascadelake" "GenuineIntel 6 94 skylake"; do
+	set -- $c
+	[ "$(near "$1" "$2" "$3")" = "core=$4+calibrated" ] || fail "nearest to $1 $2 $3: $(near "$1" "$2" "$3")"
+done
+
 # bad FILE LINE: refused with that line, exit 1, nothing on stdout
 bad() {
 	local rc=0 out
@@ -77,7 +93,7 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 }
 F=$TMP/c.json
-bad nosuch "no core named nosuch: the shipped ones are cascadelake, epyc-milan, epyc-rome, skylake, or native"
+bad nosuch "no core named nosuch: the shipped ones are cascadelake, epyc-milan, epyc-rome, epyc-turin, skylake, or native"
 edit core/window null && bad "$F" "$F: core.window: missing"
 edit core/rob 224 && bad "$F" "$F: core.rob: no such field"
 edit core/width 0 && bad "$F" "$F: core.width: 0: want a whole number from 1 to 16"
@@ -96,4 +112,4 @@ printf '{"kprotperf_core": 1, "kprotperf_core": 1}' >"$F" && bad "$F" "$F: \"kpr
 head -c 70000 /dev/zero | tr '\0' ' ' >"$F" && bad "$F" "$F: larger than any core description (64 KiB)"
 ln -s "$ROOT/share/cores/skylake.json" "$TMP/link.json" && bad "$TMP/link.json" "$TMP/link.json: Too many levels of symbolic links"
 bad "$TMP" "$TMP: not a regular file"
-echo "core descriptions: $n shipped turned into their arguments, a calibrated table into the nearest with its figures, 17 bad files refused in one line"
+echo "core descriptions: $n shipped turned into their arguments, a calibrated table into the nearest with its figures, six CPUs to their nearest, 17 bad files refused in one line"

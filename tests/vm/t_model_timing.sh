@@ -32,7 +32,7 @@ command -v cc >/dev/null || skip "no C compiler"
 command -v python3 >/dev/null || skip "no python3 (vm-run reads core descriptions with it)"
 
 expect() { vm_expect 125 "$@"; }
-expect "vm-run: --core: no core named nosuch: the shipped ones are cascadelake, epyc-milan, epyc-rome, skylake, or native" \
+expect "vm-run: --core: no core named nosuch: the shipped ones are cascadelake, epyc-milan, epyc-rome, epyc-turin, skylake, or native" \
 	-- --model timing --core nosuch -- true
 expect "vm-run: --core: $ROOT/share/costs/skylake.json: a cost table without the core's figures: run kprotperf calibrate (it measures them)" \
 	-- --model timing --core "$ROOT/share/costs/skylake.json" -- true
