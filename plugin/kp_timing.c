@@ -318,6 +318,19 @@ static uint32_t kp_ttlb(struct kp_timing *t, uint64_t va, uint64_t pa)
 }
 
 /*
+ * Memory sent the line at pa: it is clean until a store dirties it again (a
+ * line a prefetcher brought as much as a demand miss, or a stream whose
+ * every line is prefetched would go back to memory only once, ever)
+ */
+static void kp_tclean(struct kp_timing *t, uint64_t pa)
+{
+	uint64_t line = pa >> KP_LINE_BITS;
+
+	if (pa < KP_TDIRTY_BYTES)
+		t->dirty[line >> 6] &= ~(1ull << (line & 63));
+}
+
+/*
  * A line a prefetcher asks for, into L2 and LL and, for L1's, D1: timed
  * (kp_core.h) unless it was there already; *l2_miss when L2 lacked it.
  */
@@ -330,6 +343,8 @@ static void kp_tpf_line(struct kp_timing *t, struct kp_tnote *n, uint64_t line, 
 	*l2_miss = kp_ref(&t->l2, a, 1);
 	if (!*l2_miss && !d1_miss)
 		return;
+	if (*l2_miss && dram)
+		kp_tclean(t, a);
 	t->prefetches++;
 	if (t->npf == KP_TPF_BLOCK)
 		return;
@@ -386,7 +401,7 @@ static void kp_tdirty(struct kp_timing *t, struct kp_tnote *n, uint64_t pa, bool
 	if ((!store && !ll_miss) || pa >= KP_TDIRTY_BYTES)
 		return;
 	if (ll_miss)
-		*w &= ~bit;
+		kp_tclean(t, pa);
 	if (store && !(*w & bit)) {
 		*w |= bit;
 		n->writebacks++;

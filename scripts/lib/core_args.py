@@ -40,7 +40,7 @@ NUMBERS = {
     "prefetch": {"next_line": (0, 1), "stride_entries": (0, 4096), "stride_distance": (0, 64),
                  "streams": (0, 64), "stream_distance": (0, 64), "stream_degree": (0, 16)},
 }
-POW2 = {("predictor", "cond"), ("predictor", "btb"), ("predictor", "btb_assoc")}
+POW2 = {("predictor", "cond"), ("predictor", "btb"), ("predictor", "btb_assoc"), ("predictor", "ras")}
 SIZES = {"caches": ("i1", "d1", "l2", "ll"), "tlbs": ("itlb", "dtlb", "stlb")}
 PLUGIN_KEY = {"core": "core", "latency": "lat", "predictor": "bp", "prefetch": "pf"}
 # the cost table's keys charged as fixed costs, by the plugin's event names

@@ -103,6 +103,7 @@ edit caches/l2 '"262144:3:64"' && bad "$F" "$F: caches.l2: 262144:3:64: 3 is not
 edit tlbs/stlb '"1536:12:1"' && bad "$F" "$F: tlbs.stlb: \"1536:12:1\": want \"ENTRIES:ASSOC\""
 edit predictor/hist 14 && bad "$F" "$F: predictor.hist: 14 bits index more than the 8192 counters of predictor.cond"
 edit predictor/cond 6000 && bad "$F" "$F: predictor.cond: 6000 is not a power of two"
+edit predictor/ras 52 && bad "$F" "$F: predictor.ras: 52 is not a power of two"
 edit sources/latency.dram null && bad "$F" "$F: sources.latency.dram: missing: every number says where it comes from"
 edit kprotperf_core 2 && bad "$F" "$F: not a core description: no \"kprotperf_core\": 1"
 edit costs '"../x"' && bad "$F" "$F: costs: \"../x\": want a cost table's name (share/costs/NAME.json)"
@@ -112,4 +113,4 @@ printf '{"kprotperf_core": 1, "kprotperf_core": 1}' >"$F" && bad "$F" "$F: \"kpr
 head -c 70000 /dev/zero | tr '\0' ' ' >"$F" && bad "$F" "$F: larger than any core description (64 KiB)"
 ln -s "$ROOT/share/cores/skylake.json" "$TMP/link.json" && bad "$TMP/link.json" "$TMP/link.json: Too many levels of symbolic links"
 bad "$TMP" "$TMP: not a regular file"
-echo "core descriptions: $n shipped turned into their arguments, a calibrated table into the nearest with its figures, six CPUs to their nearest, 17 bad files refused in one line"
+echo "core descriptions: $n shipped turned into their arguments, a calibrated table into the nearest with its figures, six CPUs to their nearest, 18 bad files refused in one line"
