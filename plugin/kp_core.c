@@ -178,13 +178,25 @@ static double *kp_first_free(double *v, unsigned int n)
 	return first;
 }
 
+/* a line to or from memory taking cost cycles, at t or later: when the channel is done */
+static double kp_channel_for(struct kp_core *c, double t, unsigned int cost)
+{
+	if (cost && c->dram_free + cost > t)
+		t = c->dram_free + cost;
+	c->dram_free = t;
+	return t;
+}
+
 /* a line from memory, ready at t or later: when the channel has sent it */
 static double kp_channel(struct kp_core *c, double t)
 {
-	if (c->cfg.dram_line && c->dram_free + c->cfg.dram_line > t)
-		t = c->dram_free + c->cfg.dram_line;
-	c->dram_free = t;
-	return t;
+	return kp_channel_for(c, t, c->cfg.dram_line);
+}
+
+/* a dirty line back to memory, from t */
+static double kp_writeback(struct kp_core *c, double t)
+{
+	return kp_channel_for(c, t, c->cfg.dram_wline ? c->cfg.dram_wline : c->cfg.dram_line);
 }
 
 /* the prefetches an access issued at t: when each line arrives, remembered */
@@ -210,8 +222,12 @@ static void kp_store_waits(struct kp_core *c, const struct kp_core_insn *in, str
 
 	if (in->store_line && e->line == in->store_line)
 		kp_later(done, e->ready, KP_ST_DCACHE);
-	for (i = 0; i < in->writebacks; i++)
-		kp_channel(c, done->t);
+	for (i = 0; i < in->writebacks; i++) {
+		double t = kp_writeback(c, done->t);
+
+		if (in->string_line)
+			kp_later(done, t, KP_ST_DCACHE);
+	}
 }
 
 /*
@@ -353,5 +369,5 @@ void kp_core_side(struct kp_core *c, const struct kp_core_insn *in)
 
 	kp_prefetches(c, in, c->fetch);
 	for (i = 0; i < in->writebacks; i++)
-		kp_channel(c, c->fetch);
+		kp_writeback(c, c->fetch);
 }

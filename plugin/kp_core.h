@@ -39,7 +39,10 @@
  * load of it waits until it arrives (its fetch started when the access
  * that triggered it issued): prefetching hides latency, not bandwidth.
  * A line a store makes dirty goes back to memory once (it is charged
- * to the channel when dirtied, as if evicted at once).
+ * to the channel when dirtied, as if evicted at once, dram_wline cycles:
+ * writes are slower than reads on current cores).  A fast string writes
+ * whole lines: no read for ownership, but each line it dirties waits for
+ * the channel to take it (the write-combining buffers fill).
  * A store retires without waiting for its line, but one that missed L1
  * must first have a miss buffer, which its line's fetch then holds (the
  * read for ownership): a stream of stores is bound by the buffers as a
@@ -81,6 +84,7 @@ struct kp_core_cfg {
 	unsigned int mispredict; /* cycles from a mispredicted branch's resolution to the next fetch */
 	unsigned int ll, dram;	 /* a prefetched line's latency from LL, from memory */
 	unsigned int dram_line;	 /* cycles a line takes on the memory channel; 0: no bound */
+	unsigned int dram_wline; /* cycles a line written back takes on it (0: dram_line) */
 };
 
 /* a line a prefetcher fetches: its address (physical >> 6) and where from */
@@ -107,6 +111,7 @@ struct kp_core_insn {
 	bool loads, stores;   /* it reads, writes memory (decoded: whether or not this execution did) */
 	bool load_dram;	      /* its load's line came from memory: the channel */
 	bool store_dram;      /* its store's line did */
+	bool string_line;     /* a fast string's line: it waits for its writebacks */
 	bool load_miss;	      /* its load missed L1: it holds a miss buffer */
 	bool load_walked;     /* its translation walked the page tables: a walker, for load_tlb cycles */
 	bool mispredicted;    /* a branch whose prediction was wrong */

@@ -43,6 +43,7 @@ static const struct kp_tnum kp_tnums[] = {
 	KP_T("lat.walk", lat.walk, 0, 10000),
 	KP_T("lat.string_uops", lat.string_uops, 1, 4096),
 	KP_T("lat.dram_line", lat.dram_line, 0, 10000),
+	KP_T("lat.dram_wline", lat.dram_wline, 0, 10000),
 	KP_T("bp.cond", bp_cfg.cond_entries, 1, 1u << 24),
 	KP_T("bp.hist", bp_cfg.hist_bits, 0, 64),
 	KP_T("bp.btb", bp_cfg.btb_entries, 1, 1u << 24),
@@ -131,6 +132,7 @@ bool kp_timing_init(struct kp_timing *t, struct kp_geom *g)
 	t->core_cfg.ll = t->lat.ll;
 	t->core_cfg.dram = t->lat.dram;
 	t->core_cfg.dram_line = t->lat.dram_line;
+	t->core_cfg.dram_wline = t->lat.dram_wline;
 	if (kp_core_init(&t->core, &t->core_cfg, &bad)) {
 		fprintf(stderr, "kp_model: core.%s: missing or out of bounds\n", bad);
 		return false;
@@ -422,7 +424,13 @@ void kp_timing_access(struct kp_timing *t, const struct kp_tsite *ts, bool d1_mi
 	if (tlb_miss)
 		tlb = kp_ttlb(t, va, pa);
 	if (pa) {
-		kp_tprefetch(t, n, ts->ti->vaddr, pa, d1_miss, l2_miss);
+		/*
+		 * a fast string's stores write whole lines: nothing for a prefetcher to
+		 * fetch (its IP-stride entry would see a byte's stride, and fetch the next
+		 * line from memory, a read the string spares)
+		 */
+		if (!store || !(ts->ti->flags & KP_TI_STRING))
+			kp_tprefetch(t, n, ts->ti->vaddr, pa, d1_miss, l2_miss);
 		kp_tdirty(t, n, pa, ll_miss, store);
 	}
 	if (store) {
@@ -514,7 +522,10 @@ static void kp_tcharge(struct kp_tinsn *ti, const struct kp_tsite *ts,
  * A fast string's iteration after its first: the core gets lat.string_uops
  * uops for each 64-byte line the iterations store, carrying the slowest
  * load among them, as a fast-string engine moves whole lines, not
- * elements; an iteration that missed is handed over at once.
+ * elements; an iteration that missed is handed over at once.  A store of
+ * it reads no line from memory (a fast string writes whole lines, without
+ * a read for ownership there; a line L2 or LL has is taken from it) but
+ * waits for the channel to take the line it dirtied.
  */
 static bool kp_tstring(struct kp_timing *t, const struct kp_tinsn *ti, const struct kp_tnote *n,
 		       struct kp_core_insn *in)
@@ -531,6 +542,12 @@ static bool kp_tstring(struct kp_timing *t, const struct kp_tinsn *ti, const str
 	in->src = in->dst = in->addr = 0;
 	in->uops = t->lat.string_uops;
 	in->lat = 0;
+	/* whole lines written: none read from memory for ownership (a line a cache has is
+	 * taken from it), the line's writeback waited for */
+	if (in->store_dram)
+		in->store_lat = 0;
+	in->store_dram = false;
+	in->string_line = true;
 	return true;
 }
 

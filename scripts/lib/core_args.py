@@ -34,7 +34,7 @@ NUMBERS = {
              "lq": (0, 4096), "sq": (0, 4096), "walkers": (0, 64)},
     "latency": {"l1": (1, 100), "l2": (1, 200), "ll": (1, 1000), "dram": (1, 10000),
                 "stlb": (0, 1000), "walk": (0, 10000), "string_uops": (1, 4096),
-                "dram_line": (0, 10000)},
+                "dram_line": (0, 10000), "dram_wline": (0, 10000)},
     "predictor": {"cond": (1, 1 << 24), "hist": (0, 64), "btb": (1, 1 << 24),
                   "btb_assoc": (1, 64), "ras": (1, 1024)},
     "prefetch": {"next_line": (0, 1), "stride_entries": (0, 4096), "stride_distance": (0, 64),
@@ -198,12 +198,15 @@ def measured(table, path, cores_dir):
         # already (docs/model.md, "Which walk the timing model takes")
         lat["walk"] = max(0, round(tlb["dram"] - tlb["stlb_hit"] - lu["ll"]))
         lat["dram_line"] = round(core["stream_cycles_per_line"])
+        # a line written back: what a fast string's page takes a line through
+        # memory (no read for ownership there), the channel's write rate
+        lat["dram_wline"] = round(core["rep_stosb_cycles_per_line"]["dram"])
         lat["string_uops"] = max(1, round(core["rep_stosb_cycles_per_line"]["l1"] * d["core"]["width"]))
         d["core"]["mispredict"] = round(core["mispredict"])
     except (KeyError, TypeError) as e:
         raise Bad(f"{path}: the core's figures lack {e}: run kprotperf calibrate again") from None
     for k in ("latency.l1", "latency.l2", "latency.ll", "latency.dram", "latency.stlb", "latency.walk",
-              "latency.dram_line", "latency.string_uops", "core.mispredict"):
+              "latency.dram_line", "latency.dram_wline", "latency.string_uops", "core.mispredict"):
         d["sources"][k] = f"kprotperf calibrate: {path}"
     d["name"] = f"{d['name']}, calibrated"
     return d, base + "+calibrated"

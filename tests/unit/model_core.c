@@ -309,6 +309,36 @@ static void prefetched(void)
 	kp_core_free(&c);
 }
 
+/*
+ * A fast string's lines, 16 uops each at width 4 (4 cycles), each
+ * dirtying a line whose writeback takes the channel 12 cycles (reads 20):
+ * the string waits for the channel to take its lines, 12 cycles a line,
+ * charged to dcache; the same lines not of a string (a store's eviction,
+ * later) leave it at its width.
+ */
+static void string_lines(void)
+{
+	struct kp_core_cfg k = cfg;
+	struct kp_core_insn in = {.uops = 16, .stores = true, .writebacks = 1, .string_line = true};
+	struct kp_core c;
+	struct run r;
+	int i;
+
+	k.dram_line = 20;
+	k.dram_wline = 12;
+	fresh(&c, &r, &k);
+	for (i = 0; i < N; i++)
+		step(&c, &in, &r);
+	check("fast string, 12-cycle writebacks", &c, &r, 12, 0.01, KP_ST_DCACHE);
+	kp_core_free(&c);
+	in.string_line = false;
+	fresh(&c, &r, &k);
+	for (i = 0; i < N; i++)
+		step(&c, &in, &r);
+	check("stores, 12-cycle writebacks", &c, &r, 4, 0.01, KP_ST_BASE);
+	kp_core_free(&c);
+}
+
 static void refused(void)
 {
 	static const struct {
@@ -343,6 +373,7 @@ int main(void)
 	for (i = 0; i < sizeof(streams) / sizeof(streams[0]); i++)
 		run_stream(&streams[i]);
 	prefetched();
+	string_lines();
 	refused();
 	return failures != 0;
 }

@@ -50,6 +50,7 @@ lat.stlb=8
 lat.walk=2
 lat.string_uops=9
 lat.dram_line=8
+lat.dram_wline=10
 ev.cpuid=$(python3 -c "import json; print(round(json.load(open('$cal'))['costs']['cpuid']))")"
 [ "$got" = "$want" ] || fail "the calibrated table: $got"
 
