@@ -44,7 +44,8 @@ static int kp_bpred_check(const struct kp_bpred_cfg *c)
 
 	if (!kp_bpred_size("cond_entries", c->cond_entries) ||
 	    !kp_bpred_size("btb_entries", c->btb_entries) ||
-	    !kp_bpred_size("btb_assoc", c->btb_assoc) || !kp_bpred_size("ras_depth", c->ras_depth))
+	    !kp_bpred_size("btb_assoc", c->btb_assoc) || !kp_bpred_size("ras_depth", c->ras_depth) ||
+	    (c->loop_entries && !kp_bpred_size("loop_entries", c->loop_entries)))
 		return -EINVAL;
 	index_bits = __builtin_ctz(c->cond_entries);
 	if (c->btb_assoc > c->btb_entries) {
@@ -83,6 +84,14 @@ int kp_bpred_init(struct kp_bpred *p, const struct kp_bpred_cfg *c)
 	p->ras = calloc(c->ras_depth, sizeof(*p->ras));
 	if (!p->ras)
 		goto err_ras;
+	if (c->loop_entries) {
+		p->loop = malloc(c->loop_entries * sizeof(*p->loop));
+		if (!p->loop)
+			goto err_loop;
+		for (i = 0; i < c->loop_entries; i++)
+			p->loop[i] = (struct kp_loopent){.pc = KP_BPRED_NONE};
+		p->loop_mask = c->loop_entries - 1;
+	}
 	p->gsh = p->bim + c->cond_entries;
 	p->choice = p->gsh + c->cond_entries;
 	/* weakly not taken, and the chooser weakly bimodal: that warms up first, needing no history
@@ -98,6 +107,8 @@ int kp_bpred_init(struct kp_bpred *p, const struct kp_bpred_cfg *c)
 	p->btb_assoc_bits = __builtin_ctz(c->btb_assoc);
 	return 0;
 
+err_loop:
+	free(p->ras);
 err_ras:
 	free(p->btb);
 err_btb:
@@ -108,6 +119,7 @@ err_btb:
 
 void kp_bpred_free(struct kp_bpred *p)
 {
+	free(p->loop);
 	free(p->ras);
 	free(p->btb);
 	free(p->bim);
@@ -129,6 +141,46 @@ static inline uint64_t kp_pc_index(const struct kp_bpred *p, uint64_t pc)
 	return (pc ^ pc >> 16 ^ pc >> 32) & p->cond_mask;
 }
 
+#define KP_LOOP_CONF 2 /* runs after the first with the same trip before it predicts */
+
+/*
+ * The loop predictor on a branch the tournament predicted pred: its own
+ * prediction when its entry is confident, and the entry trained.  A
+ * branch the tournament got wrong takes an entry that has none of
+ * confidence (a confident one loses some instead), the way it did not go
+ * taken as the loop's, and turned round when it then ends twice in a row.
+ */
+static bool kp_loop(struct kp_bpred *p, uint64_t i, uint64_t pc, bool pred, bool taken)
+{
+	struct kp_loopent *e = &p->loop[i & p->loop_mask];
+
+	if (e->pc != pc) {
+		if (pred != taken && !(e->conf && e->conf--))
+			*e = (struct kp_loopent){.pc = pc, .dir = !taken};
+		return pred;
+	}
+	if (e->conf >= KP_LOOP_CONF)
+		pred = e->iter + 1 == e->trip ? !e->dir : e->dir;
+	if (taken == e->dir) {
+		if (++e->iter == UINT16_MAX) /* no loop it can count */
+			e->pc = KP_BPRED_NONE;
+		return pred;
+	}
+	if (!e->iter) {
+		/* two ends in a row: the entry took a run for the end (a branch warming up) */
+		e->dir = !e->dir;
+		e->trip = 0;
+		e->conf = 0;
+	} else if (e->iter + 1 == e->trip) {
+		e->conf += e->conf < 7;
+	} else {
+		e->trip = e->iter + 1;
+		e->conf = 0;
+	}
+	e->iter = 0;
+	return pred;
+}
+
 /*
  * Both components predict and train on every branch; the chooser trains
  * only where they disagree, toward the one that was right.
@@ -144,6 +196,8 @@ bool kp_bpred_cond(struct kp_bpred *p, uint64_t pc, bool taken)
 	kp_ctr(&p->bim[i], taken);
 	kp_ctr(&p->gsh[g], taken);
 	p->hist = (p->hist << 1 | taken) & p->hist_mask;
+	if (p->loop)
+		pred = kp_loop(p, i, pc, pred, taken);
 	return pred != taken;
 }
 

@@ -8,7 +8,11 @@
  *
  *  - conditional branches: a tournament of a bimodal table (per PC) and a
  *    gshare table (PC xor global history), a chooser per PC picking the one
- *    that has been right more often (see kp_bpred.c for why not TAGE);
+ *    that has been right more often (see kp_bpred.c for why not TAGE), and
+ *    a loop predictor over them: a branch whose run the same way ended
+ *    after the same count three times running is predicted to end there
+ *    again (a loop's fixed trip count, past any history the tournament
+ *    has; TAGE's long histories learn it, TAGE-SC-L adds such a table);
  *  - indirect jumps and calls: a set-associative LRU BTB keyed by the PC
  *    and, when asked, path_bits of the global history (cheap: gshare keeps
  *    it anyway), for call sites whose target follows the branches before;
@@ -34,10 +38,25 @@
  * gshare's index, 0 to log2(cond_entries) (0: gshare is a second bimodal);
  * btb_entries, btb_assoc: the indirect BTB; path_bits: history bits in its
  * key, 0 to hist_bits and 16 (0: the PC alone); ras_depth: return stack
- * entries.  Every count of entries a power of two.
+ * entries; loop_entries: the loop predictor's (0: none).  Every count of
+ * entries a power of two.
  */
 struct kp_bpred_cfg {
 	unsigned int cond_entries, hist_bits, btb_entries, btb_assoc, ras_depth, path_bits;
+	unsigned int loop_entries;
+};
+
+/*
+ * a loop predictor's entry: its branch (KP_BPRED_NONE: empty), the way it
+ * goes within the loop, the count of its last run (the trip: that way,
+ * then the exit), this run's so far, and how many runs in a row had the
+ * trip
+ */
+struct kp_loopent {
+	uint64_t pc;
+	uint16_t trip, iter;
+	uint8_t conf;
+	bool dir;
 };
 
 /* an indirect BTB entry: the key it was filled under (KP_BPRED_NONE: empty), its target */
@@ -61,6 +80,8 @@ struct kp_bpred {
 	unsigned int btb_assoc_bits;
 	uint64_t *ras;
 	unsigned int ras_top;
+	struct kp_loopent *loop;
+	uint64_t loop_mask;
 };
 
 /* 0, -EINVAL (a size that is not a power of two or out of range, named on stderr) or -ENOMEM */

@@ -50,6 +50,7 @@ static const struct kp_tnum kp_tnums[] = {
 	KP_T("bp.btb_assoc", bp_cfg.btb_assoc, 1, 64),
 	KP_T("bp.ras", bp_cfg.ras_depth, 1, 1024),
 	KP_T("bp.path", bp_cfg.path_bits, 0, 16),
+	KP_T("bp.loop", bp_cfg.loop_entries, 0, 1u << 16),
 	KP_T("pf.next_line", pf_arg.next_line, 0, 1),
 	KP_T("pf.stride_entries", pf_arg.stride_entries, 0, 4096),
 	KP_T("pf.stride_distance", pf_arg.stride_distance, 0, 64),

@@ -36,11 +36,12 @@ NUMBERS = {
                 "stlb": (0, 1000), "walk": (0, 10000), "string_uops": (1, 4096),
                 "dram_line": (0, 10000), "dram_wline": (0, 10000)},
     "predictor": {"cond": (1, 1 << 24), "hist": (0, 64), "btb": (1, 1 << 24),
-                  "btb_assoc": (1, 64), "ras": (1, 1024)},
+                  "btb_assoc": (1, 64), "ras": (1, 1024), "loop": (0, 1 << 16)},
     "prefetch": {"next_line": (0, 1), "stride_entries": (0, 4096), "stride_distance": (0, 64),
                  "streams": (0, 64), "stream_distance": (0, 64), "stream_degree": (0, 16)},
 }
-POW2 = {("predictor", "cond"), ("predictor", "btb"), ("predictor", "btb_assoc"), ("predictor", "ras")}
+POW2 = {("predictor", "cond"), ("predictor", "btb"), ("predictor", "btb_assoc"), ("predictor", "ras"),
+        ("predictor", "loop")}
 SIZES = {"caches": ("i1", "d1", "l2", "ll"), "tlbs": ("itlb", "dtlb", "stlb")}
 PLUGIN_KEY = {"core": "core", "latency": "lat", "predictor": "bp", "prefetch": "pf"}
 # the cost table's keys charged as fixed costs, by the plugin's event names

@@ -71,6 +71,36 @@ static void loop(unsigned int trip, uint64_t want_last)
 	kp_bpred_free(&p);
 }
 
+/*
+ * The same with a loop predictor of 64 entries, the trip fixed (steady:
+ * its exit predicted once the trip came three times) or alternating
+ * between trip and trip + 1 (never confident: the tournament's exits)
+ */
+static void loop_predicted(unsigned int trip, bool steady, uint64_t want_last)
+{
+	struct kp_bpred_cfg c = base;
+	struct kp_bpred p;
+	uint64_t all = 0, last = 0;
+	unsigned int r, i, n;
+	bool m;
+
+	c.loop_entries = 64;
+	init(&p, &c);
+	for (r = 0; r < 100; r++) {
+		n = trip + (!steady && r % 2);
+		for (i = 1; i <= n; i++) {
+			m = kp_bpred_cond(&p, 0x401000, i < n);
+			all += m;
+			last += r >= 50 && m;
+		}
+	}
+	printf("loop of %u%s, loop predictor, 100 runs: %" PRIu64 " mispredicted, %" PRIu64
+	       " in the last 50\n",
+	       trip, steady ? "" : " or one more", all, last);
+	check("loop predictor, last 50 runs", last, want_last);
+	kp_bpred_free(&p);
+}
+
 /* an alternating branch, 1000 times, through hist_bits of history */
 static void alternating(unsigned int hist_bits, uint64_t want_last)
 {
@@ -289,6 +319,8 @@ int main(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	loop(20, 50);
 	loop(4, 0);
+	loop_predicted(20, true, 0);
+	loop_predicted(20, false, 50);
 	alternating(12, 0);
 	alternating(0, 250);
 	random_branch();

@@ -18,6 +18,8 @@ cc -O2 -Wall -Wextra -I"$ROOT/plugin" "$ROOT/tests/unit/model_bpred.c" "$ROOT/te
 cat >"$TMP/want" <<'EOF'
 loop of 20, 100 runs: 101 mispredicted, 50 in the last 50
 loop of 4, 100 runs: 6 mispredicted, 0 in the last 50
+loop of 20, loop predictor, 100 runs: 5 mispredicted, 0 in the last 50
+loop of 20 or one more, loop predictor, 100 runs: 101 mispredicted, 50 in the last 50
 alternating, 12 history bits: 8 of 1000, 0 of the last 500
 alternating, 0 history bits (bimodal alone): 500 of 1000, 250 of the last 500
 random, 100000: 50016 mispredicted
