@@ -119,6 +119,9 @@ static struct kp_when kp_fetch(struct kp_core *c, const struct kp_core_insn *in,
 		f.why = KP_ST_ICACHE;
 	}
 	c->fetch = f.t + (double)uops / c->cfg.width;
+	/* what a taken branch goes to is fetched from the next cycle on (times are >= 0) */
+	if (in->taken && c->fetch < (double)(uint64_t)f.t + 1)
+		c->fetch = (double)(uint64_t)f.t + 1;
 	return f;
 }
 
@@ -205,12 +208,14 @@ static void kp_prefetches(struct kp_core *c, const struct kp_core_insn *in, doub
 	uint32_t i;
 
 	for (i = 0; i < in->npf; i++) {
-		uint64_t line = in->pf[i] & ~KP_CORE_PF_DRAM;
+		uint64_t line = in->pf[i] & ~(KP_CORE_PF_DRAM | KP_CORE_PF_L2);
 		struct kp_core_line *e = &c->inflight[line & (KP_CORE_INFLIGHT - 1)];
 
 		e->line = line;
-		e->ready = in->pf[i] & KP_CORE_PF_DRAM ? kp_channel(c, t + c->cfg.dram)
-						       : t + c->cfg.ll;
+		if (in->pf[i] & KP_CORE_PF_DRAM)
+			e->ready = kp_channel(c, t + c->cfg.dram);
+		else
+			e->ready = t + (in->pf[i] & KP_CORE_PF_L2 && c->cfg.l2 ? c->cfg.l2 : c->cfg.ll);
 	}
 }
 

@@ -13,7 +13,9 @@
  *
  *   fetch     in order, width uops a cycle, after the last redirect (a
  *             mispredicted branch's resolution + the refill) and its own
- *             I-side stall (I1 or I-TLB miss);
+ *             I-side stall (I1 or I-TLB miss); a taken branch ends its
+ *             cycle's fetch (what follows it comes from elsewhere: one
+ *             taken branch a cycle);
  *   dispatch  after its fetch, once the window has room (the oldest
  *             instructions retire to make it), and a load or store once
  *             the load or store queue has (their entries free at
@@ -37,7 +39,9 @@
  * stream is bound by bandwidth, not only by the miss buffers.  A line a
  * prefetcher fetched is in the caches at once for the caches' sake, but a
  * load of it waits until it arrives (its fetch started when the access
- * that triggered it issued): prefetching hides latency, not bandwidth.
+ * that triggered it issued, and takes the latency of the level it came
+ * from: L2 for an L1 prefetch of a line L2 has, LL, or memory through the
+ * channel): prefetching hides latency, not bandwidth.
  * A line a store makes dirty goes back to memory once (it is charged
  * to the channel when dirtied, as if evicted at once, dram_wline cycles:
  * writes are slower than reads on current cores).  A fast string writes
@@ -82,13 +86,14 @@ struct kp_core_cfg {
 	unsigned int walkers;	 /* page walks in flight at once (0: no bound) */
 	unsigned int lq, sq;	 /* loads, stores in flight (0: only the window binds) */
 	unsigned int mispredict; /* cycles from a mispredicted branch's resolution to the next fetch */
-	unsigned int ll, dram;	 /* a prefetched line's latency from LL, from memory */
+	unsigned int l2, ll, dram; /* a prefetched line's latency from L2, LL, memory */
 	unsigned int dram_line;	 /* cycles a line takes on the memory channel; 0: no bound */
 	unsigned int dram_wline; /* cycles a line written back takes on it (0: dram_line) */
 };
 
 /* a line a prefetcher fetches: its address (physical >> 6) and where from */
-#define KP_CORE_PF_DRAM (1ull << 63) /* or'ed in: from memory, else from LL */
+#define KP_CORE_PF_DRAM (1ull << 63) /* or'ed in: from memory */
+#define KP_CORE_PF_L2	(1ull << 62) /* or'ed in: from L2 (an L1 prefetch); neither: from LL */
 
 /* One executed instruction, as the plugin hands it over. */
 struct kp_core_insn {
@@ -115,6 +120,7 @@ struct kp_core_insn {
 	bool load_miss;	      /* its load missed L1: it holds a miss buffer */
 	bool load_walked;     /* its translation walked the page tables: a walker, for load_tlb cycles */
 	bool mispredicted;    /* a branch whose prediction was wrong */
+	bool taken;	      /* control went elsewhere after it (a taken branch, a jump) */
 	bool serializing;     /* waits for all older to retire; nothing younger is fetched before it retires */
 };
 

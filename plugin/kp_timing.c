@@ -130,6 +130,7 @@ bool kp_timing_init(struct kp_timing *t, struct kp_geom *g)
 	const char *bad;
 
 	t->g = g;
+	t->core_cfg.l2 = t->lat.l2;
 	t->core_cfg.ll = t->lat.ll;
 	t->core_cfg.dram = t->lat.dram;
 	t->core_cfg.dram_line = t->lat.dram_line;
@@ -351,7 +352,7 @@ static void kp_tpf_line(struct kp_timing *t, struct kp_tnote *n, uint64_t line, 
 	t->prefetches++;
 	if (t->npf == KP_TPF_BLOCK)
 		return;
-	t->pf[t->npf++] = line | (*l2_miss && dram ? KP_CORE_PF_DRAM : 0);
+	t->pf[t->npf++] = line | (!*l2_miss ? KP_CORE_PF_L2 : dram ? KP_CORE_PF_DRAM : 0);
 	n->npf++;
 }
 
@@ -612,8 +613,11 @@ static void kp_thand_over(struct kp_timing *t, struct kp_tblock *b, uint64_t nex
 			kp_core_side(&t->core, &in);
 			continue;
 		}
-		if (i + 1 == b->n && (ti->flags & KP_TI_BRANCH) && next)
-			in.mispredicted = kp_tpredict(t, ti, next);
+		if (i + 1 == b->n && next) {
+			in.taken = next != ti->vaddr + ti->len;
+			if (ti->flags & KP_TI_BRANCH)
+				in.mispredicted = kp_tpredict(t, ti, next);
+		}
 		kp_core_step(&t->core, &in, &ch);
 		kp_tcharge(ti, &b->ts[i], &ch);
 		t->insns++;

@@ -147,7 +147,7 @@ struct kp_timing {
 	uint64_t unknown, insns; /* instructions handed over the decoder did not know, of all */
 	uint64_t prefetches;
 	/* the lines prefetched in the block executing, in order, each or'ed with KP_CORE_PF_DRAM
-	 * when from memory */
+	 * when from memory, KP_CORE_PF_L2 when from L2 */
 	uint64_t pf[KP_TPF_BLOCK];
 	uint32_t npf; /* past KP_TPF_BLOCK a prefetch fills the caches, untimed */
 };

@@ -339,6 +339,27 @@ static void string_lines(void)
 	kp_core_free(&c);
 }
 
+/*
+ * A loop of 3 single-uop instructions at width 4, its last a taken
+ * branch: one taken branch a cycle, so 1 cycle an iteration where the
+ * width alone would give 0.75 (base: the width's share, the rest too).
+ */
+static void taken_loop(void)
+{
+	struct kp_core_insn in = {.uops = 1};
+	struct kp_core c;
+	struct run r;
+	int i;
+
+	fresh(&c, &r, &cfg);
+	for (i = 0; i < 3 * N; i++) {
+		in.taken = i % 3 == 2;
+		step(&c, &in, &r);
+	}
+	check("3-instruction loop, a taken branch a cycle", &c, &r, 1.0 / 3, 0.01, KP_ST_BASE);
+	kp_core_free(&c);
+}
+
 static void refused(void)
 {
 	static const struct {
@@ -374,6 +395,7 @@ int main(void)
 		run_stream(&streams[i]);
 	prefetched();
 	string_lines();
+	taken_loop();
 	refused();
 	return failures != 0;
 }
