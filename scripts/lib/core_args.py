@@ -194,9 +194,13 @@ def measured(table, path, cores_dir):
         # memory, the case a walk's cost weighs in; on that chase the model
         # adds the STLB's and the load of the page's entry, from LL (its
         # entries, 512 KiB, are not kept in L2 by the lines streaming
-        # through).  Not walk_cached: under a hypervisor its chase pays the
-        # host's side of the translation, which load_to_use.dram carries
-        # already (docs/model.md, "Which walk the timing model takes")
+        # through).  Under a hypervisor that miss is the host's side of the
+        # translation too (load_to_use.dram's chase keeps its translation in
+        # the TLB), which a walk then carries, as the model charges it: on
+        # an STLB miss, a walker held.  Not walk_cached: its chase, of one
+        # line a page, swings with the host's other tenants (70-1,100 cycles
+        # on this project's hosts; docs/model.md, "Which walk the timing
+        # model takes")
         lat["walk"] = max(0, round(tlb["dram"] - tlb["stlb_hit"] - lu["ll"]))
         lat["dram_line"] = round(core["stream_cycles_per_line"])
         # a line written back: what a fast string's page takes a line through

@@ -157,7 +157,9 @@ static void latencies(struct calib *k, const struct caches *s, const double *d)
 	       "measured: a random cyclic pointer chase, a dependent load a 64-byte line, through "
 	       "%zu KiB (l1), %zu KiB (l2), %zu KiB (ll), %zu MiB (dram): half of L1's and L2's "
 	       "size, the largest of ll_capacity's sizes up to 4x L2's and half of it, 4x the last level's (caches of %s: L1d %zu KiB, L2 %zu KiB, LL %zu KiB), "
-	       "in %s",
+	       "in %s; dram's lines at random within each 2 MiB, the 2 MiB stretches in a random "
+	       "order: every line from memory, its translation mostly in the TLB (a host's too, "
+	       "under a hypervisor)",
 	       s->l1 / 2 / KIB, s->l2 / 2 / KIB, s->ll_set / KIB, s->dram / MIB,
 	       s->sysfs ? "sysfs" : "no sysfs, defaults", s->l1 / KIB, s->l2 / KIB, s->ll / KIB,
 	       huge_pages());
@@ -170,7 +172,7 @@ static void latencies(struct calib *k, const struct caches *s, const double *d)
 	       "pages (within the L1 D-TLB) %.1f; walk_cached: %zu pages (beyond the second level; "
 	       "lines as load_to_use.ll's, cached) %.1f, less load_to_use.ll; dram: every line of "
 	       "256 MiB in 4 KiB pages %.1f, less load_to_use.dram (the walk's entries mostly "
-	       "cached)",
+	       "cached; under a hypervisor the host's side of the translation too)",
 	       stlb_pages(s), d[C_STLB], TLB1_PAGES, d[C_TLB1], s->ll_set / 64, d[C_WALK],
 	       d[C_DRAM_4K]);
 }
@@ -189,7 +191,7 @@ static size_t sweep_next(size_t size, size_t l2)
 static int sweep_one(struct calib *k, size_t size, double *c)
 {
 	long lines = size / 64;
-	struct calib_region g = {size, false, true, lines < 1L << 18 ? lines : 1L << 18};
+	struct calib_region g = {size, CALIB_LINES, true, lines < 1L << 18 ? lines : 1L << 18};
 
 	/* the warm-up run and the timed one together go round a set of up to 2^19 lines */
 	return calib_regions(k, &g, 1, false, c);
@@ -207,8 +209,8 @@ static int sweep_one(struct calib *k, size_t size, double *c)
  */
 static int ll_sweep(struct calib *k, struct caches *s)
 {
-	const struct calib_region ref[2] = {{s->l2 / 2, false, true, 1L << 14},
-					    {s->dram, false, true, 1L << 13}};
+	const struct calib_region ref[2] = {{s->l2 / 2, CALIB_LINES, true, 1L << 14},
+					    {s->dram, CALIB_LINES, true, 1L << 13}};
 	size_t size, cap = 0, used = 0, n = 0;
 	double r[2], c, bound;
 	char curve[320] = "";
@@ -242,15 +244,15 @@ static int ll_sweep(struct calib *k, struct caches *s)
 static int chases(struct calib *k, const struct caches *s, struct calib_loads *l)
 {
 	const struct calib_region g[C_N] = {
-		[C_L1] = {s->l1 / 2, false, true, 1L << 16},
-		[C_L2] = {s->l2 / 2, false, true, 1L << 16},
-		[C_LL] = {s->ll_set, false, true, 1L << 15},
-		[C_DRAM] = {s->dram, false, true, 1L << 13},
-		[C_TLB1] = {TLB1_PAGES * 4 * KIB, true, false, 1L << 14},
-		[C_STLB] = {stlb_pages(s) * 4 * KIB, true, false, 1L << 14},
-		[C_LINES_4K] = {s->ll_set, false, false, 1L << 15},
-		[C_WALK] = {s->ll_set / 64 * 4 * KIB, true, false, 1L << 14},
-		[C_DRAM_4K] = {256 * MIB, false, false, 1L << 14},
+		[C_L1] = {s->l1 / 2, CALIB_LINES, true, 1L << 16},
+		[C_L2] = {s->l2 / 2, CALIB_LINES, true, 1L << 16},
+		[C_LL] = {s->ll_set, CALIB_LINES, true, 1L << 15},
+		[C_DRAM] = {s->dram, CALIB_LOCAL, true, 1L << 15},
+		[C_TLB1] = {TLB1_PAGES * 4 * KIB, CALIB_PAGES, false, 1L << 14},
+		[C_STLB] = {stlb_pages(s) * 4 * KIB, CALIB_PAGES, false, 1L << 14},
+		[C_LINES_4K] = {s->ll_set, CALIB_LINES, false, 1L << 15},
+		[C_WALK] = {s->ll_set / 64 * 4 * KIB, CALIB_PAGES, false, 1L << 14},
+		[C_DRAM_4K] = {256 * MIB, CALIB_LINES, false, 1L << 14},
 	};
 	double d[C_N];
 	int i;

@@ -24,25 +24,50 @@ uint64_t calib_rand(uint64_t *s)
 	return *s;
 }
 
-/*
- * The offsets of a region's slots (64 bytes each; one per page, at an
- * offset of its own, when per_page) in a random order: malloc'd, *n set.
- */
-static size_t *random_slots(size_t size, bool per_page, size_t *n)
+/* n slots from o on in a random order */
+static void shuffle(size_t *o, size_t n, uint64_t *seed)
+{
+	size_t i, j, t;
+
+	if (n < 2)
+		return;
+	for (i = n - 1; i > 0; i--) {
+		j = calib_rand(seed) % (i + 1);
+		t = o[i], o[i] = o[j], o[j] = t;
+	}
+}
+
+/* The offsets of a region's slots (64 bytes each) in the order asked: malloc'd, *n set. */
+static size_t *random_slots(size_t size, enum calib_order order, size_t *n)
 {
 	uint64_t seed = 0x9e3779b97f4a7c15ULL;
-	size_t i, j, t, *o;
+	size_t i, k, local = CALIB_LOCAL_BYTES / 64, *o, *r;
 
-	*n = per_page ? size / 4096 : size / 64;
+	*n = order == CALIB_PAGES ? size / 4096 : size / 64;
 	o = malloc(*n * sizeof(*o));
 	if (!o)
 		return NULL;
 	for (i = 0; i < *n; i++)
-		o[i] = per_page ? i * 4096 + (i * 7 % 64) * 64 : i * 64;
-	for (i = *n - 1; i > 0; i--) {
-		j = calib_rand(&seed) % (i + 1);
-		t = o[i], o[i] = o[j], o[j] = t;
+		o[i] = order == CALIB_PAGES ? i * 4096 + (i * 7 % 64) * 64 : i * 64;
+	if (order != CALIB_LOCAL || *n < 2 * local) {
+		shuffle(o, *n, &seed);
+		return o;
 	}
+	/* the stretches in a random order, each one's lines shuffled */
+	*n = *n / local * local;
+	r = malloc(*n / local * sizeof(*r));
+	if (!r) {
+		free(o);
+		return NULL;
+	}
+	for (k = 0; k < *n / local; k++)
+		r[k] = k;
+	shuffle(r, *n / local, &seed);
+	for (i = 0; i < *n; i++)
+		o[i] = (r[i / local] * local + i % local) * 64;
+	for (i = 0; i < *n; i += local)
+		shuffle(o + i, local, &seed);
+	free(r);
 	return o;
 }
 
@@ -56,9 +81,9 @@ void *calib_region(size_t size, bool huge)
 	return m;
 }
 
-void *calib_chase_new(size_t size, bool huge, bool per_page, void **start)
+void *calib_chase_new(size_t size, bool huge, enum calib_order order, void **start)
 {
-	size_t n, i, *o = random_slots(size, per_page, &n);
+	size_t n, i, *o = random_slots(size, order, &n);
 	char *m = o ? calib_region(size, huge) : NULL;
 
 	if (!m) {
@@ -80,9 +105,9 @@ static void rel32(unsigned char *at, const unsigned char *to)
 	memcpy(at, &r, 4);
 }
 
-void *calib_jit_new(size_t size, bool per_page, long *slots, void **entry)
+void *calib_jit_new(size_t size, enum calib_order order, long *slots, void **entry)
 {
-	size_t n, i, *o = random_slots(size, per_page, &n);
+	size_t n, i, *o = random_slots(size, order, &n);
 	unsigned char *m = o ? calib_region(size, false) : NULL, *s;
 
 	if (!m) {
@@ -158,8 +183,8 @@ int calib_regions(struct calib *k, const struct calib_region *g, size_t n, bool 
 
 	for (i = 0; i < n; i++) {
 		slots[i] = CALIB_BODIES;
-		m[i] = code ? calib_jit_new(g[i].size, g[i].per_page, &slots[i], &start[i])
-			    : calib_chase_new(g[i].size, g[i].huge, g[i].per_page, &start[i]);
+		m[i] = code ? calib_jit_new(g[i].size, g[i].order, &slots[i], &start[i])
+			    : calib_chase_new(g[i].size, g[i].huge, g[i].order, &start[i]);
 		if (!m[i])
 			err = -ENOMEM;
 		j[i] = (struct calib_job){code ? calib_jit : calib_chase,

@@ -50,9 +50,9 @@ static void set(struct calib *k, enum model_cost_key key, double v, const char *
  */
 static int memory(struct calib *k)
 {
-	struct calib_region code[] = {{4 * KIB, false, false, 1L << 14},
-				      {256 * KIB, false, false, 1L << 8},
-				      {0, true, false, 1}};
+	struct calib_region code[] = {{4 * KIB, CALIB_LINES, false, 1L << 14},
+				      {256 * KIB, CALIB_LINES, false, 1L << 8},
+				      {0, CALIB_PAGES, false, 1}};
 	struct model_costs *cs = &k->r->costs;
 	double c[3], jsmall, jbig, jpages;
 	struct calib_loads l;

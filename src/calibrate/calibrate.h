@@ -54,20 +54,31 @@ struct calib_rep {
 #define CALIB_BODIES	4
 
 /*
- * A random cyclic pointer chase: lines of 64 bytes in a region of size
- * bytes (huge: MADV_HUGEPAGE, else MADV_NOHUGEPAGE), one line per page at
- * an offset of its own when per_page, else every line; its first line
- * into *start.  The region (munmap size bytes) or NULL.
+ * The slots of a chase (64 bytes each) and their order: every line of the
+ * region at random; one line per 4 KiB page, at an offset of its own, at
+ * random; every line, at random within each 2 MiB, the 2 MiB stretches
+ * themselves in a random order (each line still comes from memory, but
+ * the translation of the last thousands of them is in the TLB: under a
+ * hypervisor, whose pages may be smaller than the guest's, the host's
+ * side of it too).
  */
-void *calib_chase_new(size_t size, bool huge, bool per_page, void **start);
+enum calib_order { CALIB_LINES, CALIB_PAGES, CALIB_LOCAL };
+#define CALIB_LOCAL_BYTES (2UL << 20)
+
+/*
+ * A random cyclic pointer chase: the slots of a region of size bytes
+ * (huge: MADV_HUGEPAGE, else MADV_NOHUGEPAGE) in the order asked; its
+ * first line into *start.  The region (munmap size bytes) or NULL.
+ */
+void *calib_chase_new(size_t size, bool huge, enum calib_order order, void **start);
 /*
  * Generated code: a random cycle of jumps through slots of 64 bytes in a
- * region of size bytes (one slot per page when per_page), closed by
+ * region of size bytes (in the order asked), closed by
  * dec %rcx; jnz; ret, for calib_jit.  NULL (errno) when no executable
  * memory can be had.  *slots: the jumps a round takes; *entry: where
  * calib_jit calls it.
  */
-void *calib_jit_new(size_t size, bool per_page, long *slots, void **entry);
+void *calib_jit_new(size_t size, enum calib_order order, long *slots, void **entry);
 
 /* xorshift64 of seed *s (not 0): the same numbers every run, no state kept between calls. */
 uint64_t calib_rand(uint64_t *s);
@@ -104,10 +115,11 @@ struct calib {
 	struct calib_result *r;
 };
 
-/* Memory or code to chase through, size bytes, one line per page or all, in huge pages or not. */
+/* Memory or code to chase through, size bytes, its slots in the order asked, huge pages or not. */
 struct calib_region {
 	size_t size;
-	bool per_page, huge;
+	enum calib_order order;
+	bool huge;
 	long n;
 };
 
