@@ -208,6 +208,7 @@ static bool kp_parse_args(int argc, char **argv)
 	bool single;
 	int i;
 
+	kp_timing_defaults(&kp.tm);
 	for (i = 0; i < argc; i++)
 		if (!kp_parse_arg(argv[i], one))
 			return false;

@@ -320,7 +320,9 @@ void kp_fetch_timing_cb(unsigned int vcpu, void *udata)
 				f->haddr - kp.ioff);
 }
 
-/* mode=timing: udata is the block starting (its struct kp_tblock): the one before goes to the core
+/*
+ * mode=timing: udata is the block starting (its struct kp_tblock, tagged: kp_tblock_tag): the one
+ * before goes to the core
  */
 void kp_tb_timing_cb(unsigned int vcpu, void *udata)
 {

@@ -177,7 +177,7 @@ static void kp_write_row(FILE *f, const struct kp_pc *p)
 			m->ll_miss, m->itlb_miss, m->dtlb_miss);
 	}
 	if (kp.mode == KP_TIMING)
-		kp_timing_row(f, kp_pc_cyc((struct kp_pc *)p));
+		kp_timing_row(f, &kp.tm, kp_pc_cyc((struct kp_pc *)p), p->sum);
 	fputc('\n', f);
 }
 

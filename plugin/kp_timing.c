@@ -59,6 +59,18 @@ static const struct kp_tnum kp_tnums[] = {
 	KP_T("pf.stream_degree", pf_arg.stream_degree, 0, 16),
 };
 
+/* sampling's defaults: an interval of a million instructions, a tenth of a sample warming up */
+#define KP_TSAMPLE_LEN	1000000
+#define KP_TSAMPLE_WARM 100000
+#define KP_TSAMPLE_MIN	16 /* a PC's measured executions its own mean needs */
+
+/* sampling's, in the table's header only when it samples */
+static const struct kp_tnum kp_tsamples[] = {
+	KP_T("sample.period", sample.period, 0, 1000000),
+	KP_T("sample.len", sample.len, 1000, 1000000000),
+	KP_T("sample.warm", sample.warm, 0, 1000000000),
+};
+
 static int kp_tnum(struct kp_timing *t, const struct kp_tnum *n, const char *v)
 {
 	char *end;
@@ -89,6 +101,11 @@ static int kp_tev(struct kp_timing *t, const char *name, size_t len, const char 
 	return -1;
 }
 
+void kp_timing_defaults(struct kp_timing *t)
+{
+	t->sample = (struct kp_tsample){.len = KP_TSAMPLE_LEN, .warm = KP_TSAMPLE_WARM};
+}
+
 int kp_timing_arg(struct kp_timing *t, const char *key, size_t klen, const char *v)
 {
 	size_t i;
@@ -96,6 +113,9 @@ int kp_timing_arg(struct kp_timing *t, const char *key, size_t klen, const char 
 	for (i = 0; i < sizeof(kp_tnums) / sizeof(kp_tnums[0]); i++)
 		if (strlen(kp_tnums[i].key) == klen && !strncmp(kp_tnums[i].key, key, klen))
 			return kp_tnum(t, &kp_tnums[i], v);
+	for (i = 0; i < sizeof(kp_tsamples) / sizeof(kp_tsamples[0]); i++)
+		if (strlen(kp_tsamples[i].key) == klen && !strncmp(kp_tsamples[i].key, key, klen))
+			return kp_tnum(t, &kp_tsamples[i], v);
 	if (klen > 3 && !strncmp(key, "ev.", 3))
 		return kp_tev(t, key + 3, klen - 3, v);
 	if (klen == 4 && !strncmp(key, "core", 4))
@@ -147,6 +167,11 @@ bool kp_timing_init(struct kp_timing *t, struct kp_geom *g)
 	if (!t->l2_spec || !t->stlb_spec) {
 		fprintf(stderr,
 			"kp_model: mode=timing needs l2=SIZE:ASSOC:LINE and stlb=ENTRIES:ASSOC\n");
+		return false;
+	}
+	if (t->sample.period > 1 && t->sample.warm >= t->sample.len) {
+		fprintf(stderr, "kp_model: sample.warm=%u: want less than sample.len=%u\n",
+			t->sample.warm, t->sample.len);
 		return false;
 	}
 	if (!kp_cache_new(&t->l2, "l2", t->l2_spec) || !kp_tlb_new(&t->stlb, "stlb", t->stlb_spec))
@@ -262,6 +287,18 @@ struct kp_tblock *kp_tblock_init(void *mem, uint32_t n)
 	b->ti = (struct kp_tinsn *)(b + 1);
 	b->ts = (struct kp_tsite *)(b->ti + n);
 	return b;
+}
+
+void kp_tblock_seal(struct kp_tblock *b)
+{
+	const struct kp_tinsn *last = b->n ? &b->ti[b->n - 1] : NULL;
+
+	b->start = b->n ? b->ti[0].vaddr : 0;
+	if (last && last->len) {
+		b->last_va = last->vaddr;
+		b->last_len = last->len;
+		b->last_flags = last->flags;
+	}
 }
 
 /* ---- execution ---- */
@@ -412,6 +449,22 @@ static void kp_tdirty(struct kp_timing *t, struct kp_tnote *n, uint64_t pa, bool
 	}
 }
 
+/*
+ * Between samples, the state a sample would find stale: L2 and the
+ * second-level TLB see the misses of L1 and of the first-level TLB (the
+ * predictor each block's branch: kp_timing_block)
+ */
+static void kp_twarm(struct kp_timing *t, bool l1_miss, bool tlb_miss, uint64_t va, uint64_t pa,
+		     unsigned int size)
+{
+	if (!t->skipped)
+		return;
+	if (l1_miss && pa)
+		kp_ref(&t->l2, pa, size);
+	if (tlb_miss)
+		kp_ttlb(t, va, pa);
+}
+
 void kp_timing_access(struct kp_timing *t, const struct kp_tsite *ts, bool d1_miss, bool ll_miss,
 		      bool tlb_miss, uint64_t pa, unsigned int size, bool store, uint64_t va)
 {
@@ -419,8 +472,10 @@ void kp_timing_access(struct kp_timing *t, const struct kp_tsite *ts, bool d1_mi
 	uint32_t lat = t->lat.l1, tlb = 0;
 	bool l2_miss = false;
 
-	if (!n)
+	if (!n) {
+		kp_twarm(t, d1_miss, tlb_miss, va, pa, size);
 		return;
+	}
 	if (d1_miss)
 		lat = kp_tbeyond(t, pa, size, ll_miss, &l2_miss);
 	if (tlb_miss)
@@ -459,8 +514,10 @@ void kp_timing_fetch(struct kp_timing *t, const struct kp_tsite *ts, bool i1_mis
 	struct kp_tnote *n = kp_tnote(t, ts);
 	bool l2_miss;
 
-	if (!n)
+	if (!n) {
+		kp_twarm(t, i1_miss, tlb_miss, ts->ti->vaddr, pa, 1);
 		return;
+	}
 	if (i1_miss)
 		n->fetch_stall += kp_tbeyond(t, pa, 1, ll_miss, &l2_miss);
 	if (tlb_miss)
@@ -476,22 +533,23 @@ void kp_timing_tlb_flush(struct kp_timing *t)
 	memset(t->stlb.mru, 0, (t->stlb.set_mask + 1) * sizeof(*t->stlb.mru));
 }
 
-/* the predictor's verdict on the branch ending a block, which went to next */
-static bool kp_tpredict(struct kp_timing *t, const struct kp_tinsn *ti, uint64_t next)
+/* the predictor's verdict on the branch ending a block (at va, len bytes, KP_TI_* flags), which
+ * went to next: mispredicted */
+static bool kp_tpredict(struct kp_timing *t, uint64_t va, uint8_t len, uint8_t flags, uint64_t next)
 {
-	uint64_t after = ti->vaddr + ti->len;
+	uint64_t after = va + len;
 
-	switch (ti->flags & KP_TI_BRANCH) {
+	switch (flags & KP_TI_BRANCH) {
 	case KP_TB_COND:
-		return kp_bpred_cond(&t->bp, ti->vaddr, next != after);
+		return kp_bpred_cond(&t->bp, va, next != after);
 	case KP_TB_CALL:
 		kp_bpred_call(&t->bp, after);
 		return false;
 	case KP_TB_CALL_IND:
 		kp_bpred_call(&t->bp, after);
-		return kp_bpred_indirect(&t->bp, ti->vaddr, next);
+		return kp_bpred_indirect(&t->bp, va, next);
 	case KP_TB_JMP_IND:
-		return kp_bpred_indirect(&t->bp, ti->vaddr, next);
+		return kp_bpred_indirect(&t->bp, va, next);
 	case KP_TB_RET:
 		return kp_bpred_ret(&t->bp, next);
 	default:
@@ -593,7 +651,14 @@ static const struct kp_tnote *kp_tnoted(const struct kp_timing *t, uint32_t i)
 	return i < KP_TNOTES && t->noted[i / 64] & 1ull << (i % 64) ? &t->notes[i] : NULL;
 }
 
-/* block b's execution to the core, next: where it went */
+/* the cycles of a charged execution, for the PCs sampling never measured */
+static void kp_tmeasured(struct kp_timing *t, const struct kp_core_charge *ch)
+{
+	t->measured_cyc[KP_ST_BASE] += ch->base;
+	t->measured_cyc[ch->why] += ch->cycles - ch->base;
+}
+
+/* block b's execution to the core, next: where it went; charged unless a sample's warm-up */
 static void kp_thand_over(struct kp_timing *t, struct kp_tblock *b, uint64_t next)
 {
 	struct kp_core_charge ch;
@@ -616,13 +681,20 @@ static void kp_thand_over(struct kp_timing *t, struct kp_tblock *b, uint64_t nex
 		if (i + 1 == b->n && next) {
 			in.taken = next != ti->vaddr + ti->len;
 			if (ti->flags & KP_TI_BRANCH)
-				in.mispredicted = kp_tpredict(t, ti, next);
+				in.mispredicted =
+					kp_tpredict(t, ti->vaddr, ti->len, ti->flags, next);
 		}
 		kp_core_step(&t->core, &in, &ch);
-		kp_tcharge(ti, &b->ts[i], &ch);
 		t->insns++;
 		t->unknown += !(ti->flags & KP_TI_KNOWN);
+		if (!t->charging)
+			continue;
+		kp_tcharge(ti, &b->ts[i], &ch);
+		if (t->sample.period > 1)
+			kp_tmeasured(t, &ch);
 	}
+	b->measured += t->charging;
+	t->measured += t->charging ? b->n : 0;
 	memset(t->noted, 0, sizeof(t->noted));
 }
 
@@ -631,15 +703,62 @@ void kp_timing_fold(struct kp_tblock *b)
 	uint32_t i;
 
 	for (i = 0; i < b->n; i++)
-		if (b->ti[i].len)
+		if (b->ti[i].len) {
 			kp_tfold_one(&b->ti[i], b->ts[i].cyc);
+			b->ts[i].cyc->measured += b->measured;
+		}
+	b->measured = 0;
 }
 
-void kp_timing_block(struct kp_timing *t, struct kp_tblock *b)
+/*
+ * Whether the block starting at the clock goes to the core, and *charge
+ * whether its cycles count: always, unless sampling (struct kp_tsample).
+ */
+static bool kp_tsampled(struct kp_timing *t, bool *charge)
 {
+	const struct kp_tsample *s = &t->sample;
+
+	*charge = true;
+	if (s->period <= 1)
+		return true;
+	/* no division a block: the interval moves on when the clock passes its end */
+	while (t->clock >= t->until) {
+		t->until += s->len;
+		t->in_sample = t->intervals % s->period == 0;
+		t->before_sample = (t->intervals + 1) % s->period == 0;
+		t->intervals++;
+	}
+	*charge = t->clock + s->len - t->until >= s->warm;
+	return t->in_sample;
+}
+
+void *kp_tblock_tag(struct kp_tblock *b)
+{
+	return (void *)((uintptr_t)b | (b->n < KP_TBLOCK_TAG ? b->n : KP_TBLOCK_TAG));
+}
+
+void kp_timing_block(struct kp_timing *t, void *tag)
+{
+	struct kp_tblock *b = (void *)((uintptr_t)tag & ~(uintptr_t)KP_TBLOCK_TAG);
+	const struct kp_tblock *s = t->skipped;
+	uint32_t n = (uintptr_t)tag & KP_TBLOCK_TAG;
+	uint64_t next = 0;
+	bool charge = true;
+
+	/* between samples a block's own line is read only when the predictor learns */
+	if (b && (t->pending || (s && t->before_sample) || n == KP_TBLOCK_TAG)) {
+		next = b->start;
+		n = b->n;
+	}
 	if (t->pending)
-		kp_thand_over(t, t->pending, b && b->n ? b->ti[0].vaddr : 0);
-	t->pending = b;
+		kp_thand_over(t, t->pending, next);
+	if (s && next && s->last_flags & KP_TI_BRANCH && t->before_sample)
+		kp_tpredict(t, s->last_va, s->last_len, s->last_flags, next);
+	/* between samples the notes stay unwritten, the core idle: the caches' work, warming */
+	t->pending = b && kp_tsampled(t, &charge) ? b : NULL;
+	t->skipped = t->pending ? NULL : b;
+	t->charging = charge;
+	t->clock += n;
 	t->npf = 0;
 }
 
@@ -658,17 +777,45 @@ void kp_timing_header(FILE *f, const struct kp_timing *t)
 	for (e = 1; e < KP_EV_KINDS; e++)
 		if (t->lat.ev[e])
 			fprintf(f, " ev.%s=%u", kp_ev_names[e], t->lat.ev[e]);
+	for (i = 0; t->sample.period > 1 && i < sizeof(kp_tsamples) / sizeof(kp_tsamples[0]); i++)
+		fprintf(f, " %s=%u", kp_tsamples[i].key,
+			*(const uint32_t *)((const char *)t + kp_tsamples[i].off));
 	fprintf(f,
 		"\n# timing insns %" PRIu64 " unknown %" PRIu64 " prefetches %" PRIu64
 		" cycles %.0f\n",
 		t->insns, t->unknown, t->prefetches, kp_core_cycles(&t->core));
 }
 
-void kp_timing_row(FILE *f, const struct kp_cyc *c)
+/*
+ * Sampling: a PC's cycles over its measured executions, times all of
+ * them (a ratio estimate, as SMARTS's); one measured fewer than
+ * KP_TSAMPLE_MIN times keeps what it was charged, and its other
+ * executions get the measured instructions' mean, row by row: a PC that
+ * runs in a burst a sample caught the first of (a cold miss, then
+ * thousands of hits) would otherwise be charged that miss every time.
+ */
+void kp_timing_row(FILE *f, const struct kp_timing *t, const struct kp_cyc *c, uint64_t runs)
 {
+	uint64_t stack[KP_ST_N], sum = 0;
+	double x;
 	int i;
 
-	fprintf(f, " %.0f", c->cycles);
+	if (t->sample.period <= 1) {
+		fprintf(f, " %.0f", c->cycles);
+		for (i = 0; i < KP_ST_N; i++)
+			fprintf(f, " %.0f", c->stack[i]);
+		return;
+	}
+	for (i = 0; i < KP_ST_N; i++) {
+		if (c->measured >= KP_TSAMPLE_MIN)
+			x = c->stack[i] * runs / c->measured;
+		else
+			x = c->stack[i] + (t->measured ? t->measured_cyc[i] / t->measured : 0) *
+						  (runs > c->measured ? runs - c->measured : 0);
+		stack[i] = (uint64_t)(x + 0.5);
+		sum += stack[i];
+	}
+	fprintf(f, " %" PRIu64, sum);
 	for (i = 0; i < KP_ST_N; i++)
-		fprintf(f, " %.0f", c->stack[i]);
+		fprintf(f, " %" PRIu64, stack[i]);
 }

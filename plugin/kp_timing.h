@@ -34,10 +34,11 @@
 #define KP_TDIRTY_BYTES \
 	(4ull << 30) /* RAM whose dirty lines are tracked (-m 2G, below the PCI hole) */
 
-/* the cycles charged to one PC, and their split (kp_core.h's stack) */
+/* the cycles charged to one PC, their split (kp_core.h's stack), the executions charged */
 struct kp_cyc {
 	double cycles;
 	double stack[KP_ST_N];
+	uint64_t measured;
 };
 
 /* branch kinds the predictor is asked about (kp_x86_deps.h's kinds, reduced) */
@@ -93,6 +94,10 @@ struct kp_tblock {
 	uint32_t n;
 	struct kp_tinsn *ti;
 	struct kp_tsite *ts;
+	uint64_t measured; /* executions charged, not yet in its PCs' (kp_timing_fold) */
+	/* its first instruction's address (0: a marker); its last's, whose branch ends it */
+	uint64_t start, last_va;
+	uint8_t last_len, last_flags;
 } __attribute__((aligned(64)));
 
 #define KP_TNOTES 512 /* instructions of a block whose executions are noted (TCG's most) */
@@ -116,6 +121,17 @@ struct kp_tlat {
 	uint32_t ev[KP_EV_KINDS];  /* the events' fixed costs (CPUID, WRMSR...) */
 };
 
+/*
+ * Sampling (sample.*): of each period intervals of len instructions, the
+ * first goes to the core, its first warm instructions stepped but not
+ * charged; the others run the caches and TLBs only (mode=cache's work),
+ * and each PC's cycles are its measured ones scaled to all its
+ * executions (kp_timing_row).  period 0 or 1: every instruction charged.
+ */
+struct kp_tsample {
+	uint32_t period, len, warm;
+};
+
 /* the prefetchers' arguments (pf.*): L1's next-line and IP-stride, L2's streamer */
 struct kp_tpf {
 	uint32_t next_line, stride_entries, stride_distance;
@@ -126,6 +142,7 @@ struct kp_timing {
 	struct kp_core_cfg core_cfg;
 	struct kp_bpred_cfg bp_cfg;
 	struct kp_tpf pf_arg;
+	struct kp_tsample sample;
 	struct kp_tlat lat;
 	const char *core_name; /* the core description's (core=), for the table */
 	const char *l2_spec, *stlb_spec;
@@ -139,6 +156,15 @@ struct kp_timing {
 	struct kp_tlb stlb;
 	bool large;		   /* the kernel's 2 MiB pages inferred (kp_tlb_large) */
 	struct kp_tblock *pending; /* the block executing, handed over when the next starts */
+	bool charging;		   /* its execution is charged (not a sample's warm-up) */
+	struct kp_tblock *skipped; /* between samples: the block executing, for the predictor */
+	uint64_t clock;		   /* instructions of the blocks started, sampled or not */
+	uint64_t until, intervals; /* the clock at the interval's end; intervals begun */
+	bool in_sample;		   /* the interval is a sample */
+	bool before_sample; /* the interval is the one before a sample: the predictor learns */
+	/* charged: instructions and their cycles by the stack's rows, for PCs never measured */
+	uint64_t measured;
+	double measured_cyc[KP_ST_N];
 	/* its instructions' notes, and which of them this execution wrote */
 	uint64_t noted[KP_TNOTES / 64];
 	struct kp_tnote notes[KP_TNOTES];
@@ -152,6 +178,8 @@ struct kp_timing {
 	uint32_t npf; /* past KP_TPF_BLOCK a prefetch fills the caches, untimed */
 };
 
+/* what the arguments may change: sampling's interval and warm-up (unused unless it samples) */
+void kp_timing_defaults(struct kp_timing *t);
 /* a key=value of the plugin's arguments the timing model takes: 1 taken, 0 not its, -1 bad */
 int kp_timing_arg(struct kp_timing *t, const char *key, size_t klen, const char *v);
 /*
@@ -166,6 +194,11 @@ void kp_timing_decode(struct kp_timing *t, struct kp_tinsn *ti, const uint8_t *b
 size_t kp_tblock_size(uint32_t n);
 /* a block of n instructions in mem (kp_tblock_size bytes, zeroed) */
 struct kp_tblock *kp_tblock_init(void *mem, uint32_t n);
+/*
+ * once its instructions are decoded: where it starts and how it ends, in
+ * the block's own line, which a block started between samples reads alone
+ */
+void kp_tblock_seal(struct kp_tblock *b);
 
 /*
  * A data access of size bytes at va, pa (0: not known) by the instruction
@@ -177,14 +210,24 @@ void kp_timing_access(struct kp_timing *t, const struct kp_tsite *ts, bool d1_mi
 /* an instruction fetch of ts that missed I1 (ll_miss: LL too) or the I-TLB */
 void kp_timing_fetch(struct kp_timing *t, const struct kp_tsite *ts, bool i1_miss, bool ll_miss,
 		     bool tlb_miss, uint64_t pa);
-/* block b starts executing (NULL: the window closes): the one before it is handed over */
-void kp_timing_block(struct kp_timing *t, struct kp_tblock *b);
+/* a block starts executing, tagged (NULL: the window closes): the one before it is handed over */
+void kp_timing_block(struct kp_timing *t, void *tag);
+/*
+ * what kp_timing_block takes for b: b, its instructions in its alignment's
+ * low bits (KP_TBLOCK_TAG: that many or more, its own line says), so that
+ * a block started between samples need not touch its line
+ */
+#define KP_TBLOCK_TAG 63
+void *kp_tblock_tag(struct kp_tblock *b);
 /* the cycles the block's instructions were charged, into their PCs' */
 void kp_timing_fold(struct kp_tblock *b);
 /* the data TLBs were flushed */
 void kp_timing_tlb_flush(struct kp_timing *t);
-/* the table's header lines of the model, and a PC's columns (kp_table.c) */
+/*
+ * the table's header lines of the model, and a PC's columns (kp_table.c),
+ * runs: its executions, all of them
+ */
 void kp_timing_header(FILE *f, const struct kp_timing *t);
-void kp_timing_row(FILE *f, const struct kp_cyc *c);
+void kp_timing_row(FILE *f, const struct kp_timing *t, const struct kp_cyc *c, uint64_t runs);
 
 #endif

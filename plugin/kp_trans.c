@@ -291,6 +291,7 @@ static void kp_tb_timing(struct kp_tb *t)
 		if (in->fetch != KP_NONE)
 			ts->fetch_site = (void *)((uintptr_t)&t->fs[in->fetch] | in->spans);
 	}
+	kp_tblock_seal(t->tblk);
 }
 
 /* the block's record: an earlier translation's, or a new one with counters */
@@ -395,7 +396,7 @@ void kp_trans_full(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		kp_boot_watch(tb, t);
 	if (kp.mode == KP_TIMING)
 		qemu_plugin_register_vcpu_tb_exec_cb(tb, kp_tb_timing_cb, QEMU_PLUGIN_CB_NO_REGS,
-						     t->tblk);
+						     kp_tblock_tag(t->tblk));
 
 	for (i = 0; i < t->n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);

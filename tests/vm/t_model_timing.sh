@@ -42,12 +42,7 @@ expect "vm-run: --core describes the timing model's core: it needs --model timin
 	-- --model cache --core skylake -- true
 echo "model timing: bad core descriptions refused before boot"
 
-mkdir -p "$TMP/ro"
-for b in a b; do
-	cc -O2 -g -static -fno-tree-loop-distribute-patterns \
-		$([ $b = a ] || echo -Wl,-Ttext-segment=0x10000000) \
-		"$ROOT/tests/bench/model_est.c" -o "$TMP/ro/est-$b" || fail "cc exited $?"
-done
+vm_est_programs "$TMP/ro"
 
 # the biggest setups first: the plugin instruments nothing before the first window
 start=$(date +%s)

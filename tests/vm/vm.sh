@@ -90,6 +90,20 @@ vm_need_plugin() {
 # vm_need_model: what a test of the model under scripts/vm-run.sh needs, root
 # (the kernel cache is root's here), the host's set-up and the plugin, or
 # the test skipped with why
+# vm_est_programs DIR: the validation suite's program (tests/bench/model_est.c)
+# twice in DIR, est-a and est-b, linked at different addresses, so that one
+# boot's table (per PC) tells the two copies' loops apart
+vm_est_programs() {
+	local b
+	mkdir -p "$1"
+	for b in a b; do
+		# shellcheck disable=SC2046 # the option or nothing
+		cc -O2 -g -static -fno-tree-loop-distribute-patterns \
+			$([ $b = a ] || echo -Wl,-Ttext-segment=0x10000000) \
+			"$ROOT/tests/bench/model_est.c" -o "$1/est-$b" || fail "cc exited $?"
+	done
+}
+
 vm_need_model() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root (the kernel cache is root's here)"
 	vm_need_host_test
