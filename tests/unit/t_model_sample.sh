@@ -1,5 +1,5 @@
 #!/bin/bash
-# The timing model's sampling (plugin/kp_timing.c, no QEMU needed): which
+# The timing model's sampling (plugin/kp_timing.c, kp_targs.c; no QEMU needed): which
 # blocks of whole periods go to the core and which are charged, counted by
 # hand; each PC's row scaled to all its executions, one never measured
 # charged the measured mean; the exact rows as before; the arguments'
@@ -11,7 +11,7 @@ trap 'rm -rf "$TMP"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 command -v cc >/dev/null || { echo "skipped: no C compiler"; exit 77; }
 P=$ROOT/plugin
-cc -O2 -Wall -Wextra -I"$P" "$ROOT/tests/unit/model_sample.c" "$P/kp_timing.c" "$P/kp_core.c" \
+cc -O2 -Wall -Wextra -I"$P" "$ROOT/tests/unit/model_sample.c" "$P/kp_timing.c" "$P/kp_targs.c" "$P/kp_core.c" \
 	"$P/kp_cache.c" "$P/kp_bpred.c" "$P/kp_prefetch.c" "$P/kp_x86_deps.c" "$P/kp_x86_optab.c" "$P/kp_x86.c" -lm \
 	-o "$TMP/model_sample" 2>"$TMP/cc.err" || fail "cc: $(cat "$TMP/cc.err")"
 "$TMP/model_sample" >"$TMP/out" 2>&1 || fail "$(cat "$TMP/out")"
