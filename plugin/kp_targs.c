@@ -60,7 +60,7 @@ static const struct kp_tnum kp_tnums[] = {
 /* sampling's defaults: an interval of a million instructions, a tenth of a sample warming up */
 #define KP_TSAMPLE_LEN	1000000
 #define KP_TSAMPLE_WARM 100000
-#define KP_TSAMPLE_MIN	16 /* a PC's measured executions its own mean needs */
+#define KP_TSAMPLE_MIN	4 /* a PC's measured executions its own mean needs */
 
 /* sampling's, in the table's header only when it samples */
 static const struct kp_tnum kp_tsamples[] = {
