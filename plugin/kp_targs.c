@@ -69,6 +69,30 @@ static const struct kp_tnum kp_tsamples[] = {
 	KP_T("sample.warm", sample.warm, 0, 1000000000),
 };
 
+#define KP_TN(table) (sizeof(table) / sizeof((table)[0]))
+
+/* key's entry of table (n of them), or NULL */
+static const struct kp_tnum *kp_tfind(const struct kp_tnum *table, size_t n, const char *key,
+				      size_t klen)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strlen(table[i].key) == klen && !strncmp(table[i].key, key, klen))
+			return &table[i];
+	return NULL;
+}
+
+/* " KEY=VALUE" of each of table's n entries, as t has them */
+static void kp_tprint(FILE *f, const struct kp_timing *t, const struct kp_tnum *table, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		fprintf(f, " %s=%u", table[i].key,
+			*(const uint32_t *)((const char *)t + table[i].off));
+}
+
 static int kp_tnum(struct kp_timing *t, const struct kp_tnum *n, const char *v)
 {
 	char *end;
@@ -106,14 +130,11 @@ void kp_timing_defaults(struct kp_timing *t)
 
 int kp_timing_arg(struct kp_timing *t, const char *key, size_t klen, const char *v)
 {
-	size_t i;
+	const struct kp_tnum *n = kp_tfind(kp_tnums, KP_TN(kp_tnums), key, klen)
+					  ?: kp_tfind(kp_tsamples, KP_TN(kp_tsamples), key, klen);
 
-	for (i = 0; i < sizeof(kp_tnums) / sizeof(kp_tnums[0]); i++)
-		if (strlen(kp_tnums[i].key) == klen && !strncmp(kp_tnums[i].key, key, klen))
-			return kp_tnum(t, &kp_tnums[i], v);
-	for (i = 0; i < sizeof(kp_tsamples) / sizeof(kp_tsamples[0]); i++)
-		if (strlen(kp_tsamples[i].key) == klen && !strncmp(kp_tsamples[i].key, key, klen))
-			return kp_tnum(t, &kp_tsamples[i], v);
+	if (n)
+		return kp_tnum(t, n, v);
 	if (klen > 3 && !strncmp(key, "ev.", 3))
 		return kp_tev(t, key + 3, klen - 3, v);
 	if (klen == 4 && !strncmp(key, "core", 4))
@@ -131,20 +152,16 @@ int kp_timing_arg(struct kp_timing *t, const char *key, size_t klen, const char 
 
 void kp_timing_header(FILE *f, const struct kp_timing *t)
 {
-	size_t i;
 	int e;
 
 	fprintf(f, "# timing core=%s", t->core_name ? t->core_name : "unnamed");
-	for (i = 0; i < sizeof(kp_tnums) / sizeof(kp_tnums[0]); i++)
-		fprintf(f, " %s=%u", kp_tnums[i].key,
-			*(const uint32_t *)((const char *)t + kp_tnums[i].off));
+	kp_tprint(f, t, kp_tnums, KP_TN(kp_tnums));
 	fprintf(f, " l2=%s stlb=%s", t->l2_spec, t->stlb_spec);
 	for (e = 1; e < KP_EV_KINDS; e++)
 		if (t->lat.ev[e])
 			fprintf(f, " ev.%s=%u", kp_ev_names[e], t->lat.ev[e]);
-	for (i = 0; t->sample.period > 1 && i < sizeof(kp_tsamples) / sizeof(kp_tsamples[0]); i++)
-		fprintf(f, " %s=%u", kp_tsamples[i].key,
-			*(const uint32_t *)((const char *)t + kp_tsamples[i].off));
+	if (t->sample.period > 1)
+		kp_tprint(f, t, kp_tsamples, KP_TN(kp_tsamples));
 	fprintf(f,
 		"\n# timing insns %" PRIu64 " unknown %" PRIu64 " prefetches %" PRIu64
 		" cycles %.0f\n",

@@ -15,9 +15,7 @@
 # shellcheck source=tests/vm/vm.sh
 . "$(dirname "$0")/vm.sh"
 VR=$ROOT/scripts/vm-run.sh
-vm_need_model
-command -v cc >/dev/null || skip "no C compiler"
-command -v python3 >/dev/null || skip "no python3 (vm-run reads core descriptions with it)"
+vm_need_est
 
 expect() { vm_expect 125 "$@"; }
 expect "vm-run: --sample samples the timing model: it needs --model timing" \

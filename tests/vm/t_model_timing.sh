@@ -27,9 +27,7 @@
 # shellcheck source=tests/vm/vm.sh
 . "$(dirname "$0")/vm.sh"
 VR=$ROOT/scripts/vm-run.sh
-vm_need_model
-command -v cc >/dev/null || skip "no C compiler"
-command -v python3 >/dev/null || skip "no python3 (vm-run reads core descriptions with it)"
+vm_need_est
 
 expect() { vm_expect 125 "$@"; }
 expect "vm-run: --core: no core named nosuch: the shipped ones are cascadelake, epyc-milan, epyc-rome, epyc-turin, skylake, or native" \

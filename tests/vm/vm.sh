@@ -87,9 +87,15 @@ vm_need_plugin() {
 	[ -f "$VM_OUTPUT/plugin/kp_model.so" ] || skip "no model plugin: ${why:-make plugin built nothing}"
 }
 
-# vm_need_model: what a test of the model under scripts/vm-run.sh needs, root
-# (the kernel cache is root's here), the host's set-up and the plugin, or
-# the test skipped with why
+# vm_need_est: what the timing model's VM tests need (the plugin, a C
+# compiler for the suite's program, python3 for vm-run's core
+# descriptions), or the test skipped with why
+vm_need_est() {
+	vm_need_model
+	command -v cc >/dev/null || skip "no C compiler"
+	command -v python3 >/dev/null || skip "no python3 (vm-run reads core descriptions with it)"
+}
+
 # vm_est_programs DIR: the validation suite's program (tests/bench/model_est.c)
 # twice in DIR, est-a and est-b, linked at different addresses, so that one
 # boot's table (per PC) tells the two copies' loops apart
@@ -104,6 +110,9 @@ vm_est_programs() {
 	done
 }
 
+# vm_need_model: what a test of the model under scripts/vm-run.sh needs, root
+# (the kernel cache is root's here), the host's set-up and the plugin, or
+# the test skipped with why
 vm_need_model() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root (the kernel cache is root's here)"
 	vm_need_host_test
