@@ -202,15 +202,22 @@ static double kp_writeback(struct kp_core *c, double t)
 	return kp_channel_for(c, t, c->cfg.dram_wline ? c->cfg.dram_wline : c->cfg.dram_line);
 }
 
-/* the prefetches an access issued at t: when each line arrives, remembered */
-static void kp_prefetches(struct kp_core *c, const struct kp_core_insn *in, double t)
+/*
+ * the prefetches an access issued at t (early: a crossing's, asked for at
+ * pf_from, the others left): when each line arrives, remembered
+ */
+static void kp_prefetches(struct kp_core *c, const struct kp_core_insn *in, double t, bool early)
 {
 	uint32_t i;
 
+	if (early)
+		t = in->pf_from;
 	for (i = 0; i < in->npf; i++) {
-		uint64_t line = in->pf[i] & ~(KP_CORE_PF_DRAM | KP_CORE_PF_L2);
+		uint64_t line = in->pf[i] & ~(KP_CORE_PF_DRAM | KP_CORE_PF_L2 | KP_CORE_PF_EARLY);
 		struct kp_core_line *e = &c->inflight[line & (KP_CORE_INFLIGHT - 1)];
 
+		if (!(in->pf[i] & KP_CORE_PF_EARLY) != !early)
+			continue;
 		e->line = line;
 		if (in->pf[i] & KP_CORE_PF_DRAM)
 			e->ready = kp_channel(c, t + c->cfg.dram);
@@ -279,7 +286,7 @@ static struct kp_when kp_load(struct kp_core *c, const struct kp_core_insn *in, 
 	/* its own parts took longer than an L1 hit: they, not its address, held it */
 	if (l.t > addr + in->load_l1)
 		*own = l.why;
-	kp_prefetches(c, in, issue);
+	kp_prefetches(c, in, issue, false);
 	if (buf)
 		*buf = l.t;
 	return l;
@@ -322,12 +329,14 @@ void kp_core_step(struct kp_core *c, const struct kp_core_insn *in, struct kp_co
 
 	if (uops > c->cfg.window)
 		uops = c->cfg.window;
+	if (in->pf_early)
+		kp_prefetches(c, in, 0, true);
 	d = kp_fetch(c, in, uops);
 	kp_dispatch(c, in, uops, &d);
 	done = in->load_lat ? kp_load(c, in, d, &own) : d;
 	kp_sources(c, in->src & ~in->addr, &done);
 	if (!in->load_lat)
-		kp_prefetches(c, in, done.t);
+		kp_prefetches(c, in, done.t, false);
 	kp_store_waits(c, in, &done);
 	if (in->store_lat) {
 		double *buf = kp_first_free(c->mshr, c->cfg.mshrs);
@@ -372,7 +381,9 @@ void kp_core_side(struct kp_core *c, const struct kp_core_insn *in)
 {
 	uint32_t i;
 
-	kp_prefetches(c, in, c->fetch);
+	kp_prefetches(c, in, c->fetch, false);
+	if (in->pf_early)
+		kp_prefetches(c, in, 0, true);
 	for (i = 0; i < in->writebacks; i++)
 		kp_writeback(c, c->fetch);
 }

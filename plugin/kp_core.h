@@ -41,7 +41,10 @@
  * load of it waits until it arrives (its fetch started when the access
  * that triggered it issued, and takes the latency of the level it came
  * from: L2 for an L1 prefetch of a line L2 has, LL, or memory through the
- * channel): prefetching hides latency, not bandwidth.
+ * channel): prefetching hides latency, not bandwidth.  A stream's
+ * crossing into the next page (kp_prefetch.h) asks for its lines earlier
+ * than the access that met them: from pf_from, the time it reached the
+ * edge.
  * A line a store makes dirty goes back to memory once (it is charged
  * to the channel when dirtied, as if evicted at once, dram_wline cycles:
  * writes are slower than reads on current cores).  A fast string writes
@@ -94,6 +97,7 @@ struct kp_core_cfg {
 /* a line a prefetcher fetches: its address (physical >> 6) and where from */
 #define KP_CORE_PF_DRAM (1ull << 63) /* or'ed in: from memory */
 #define KP_CORE_PF_L2	(1ull << 62) /* or'ed in: from L2 (an L1 prefetch); neither: from LL */
+#define KP_CORE_PF_EARLY (1ull << 61) /* or'ed in: asked for at the insn's pf_from, not its issue */
 
 /* One executed instruction, as the plugin hands it over. */
 struct kp_core_insn {
@@ -113,6 +117,8 @@ struct kp_core_insn {
 	uint32_t writebacks;  /* lines its stores made dirty: each goes back to memory once, on the channel */
 	const uint64_t *pf;   /* the lines its accesses made the prefetchers fetch */
 	uint32_t npf;
+	double pf_from;	      /* when its KP_CORE_PF_EARLY lines were asked for (a stream's crossing) */
+	bool pf_early;	      /* it has such lines: timed before its load waits for one */
 	bool loads, stores;   /* it reads, writes memory (decoded: whether or not this execution did) */
 	bool load_dram;	      /* its load's line came from memory: the channel */
 	bool store_dram;      /* its store's line did */
@@ -186,6 +192,11 @@ void kp_core_side(struct kp_core *c, const struct kp_core_insn *in);
 static inline double kp_core_cycles(const struct kp_core *c)
 {
 	return c->retired;
+}
+/* the fetch frontier: about when the instructions handed over next start */
+static inline double kp_core_now(const struct kp_core *c)
+{
+	return c->fetch;
 }
 
 #endif

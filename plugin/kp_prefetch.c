@@ -36,6 +36,8 @@ static int kp_pf_check(const struct kp_pf_cfg *c)
 		return kp_pf_bad("stream_distance", c->stream_distance, "1 to a page's lines");
 	if (c->streams && !c->stream_degree)
 		return kp_pf_bad("stream_degree", c->stream_degree, "1 or more");
+	if (c->next_page && !c->streams)
+		return kp_pf_bad("next_page", 1, "streams to follow (streams=0)");
 	return 0;
 }
 
@@ -47,6 +49,8 @@ int kp_pf_init(struct kp_pf *p, const struct kp_pf_cfg *c)
 	if (err)
 		return err;
 	*p = (struct kp_pf){.cfg = *c};
+	for (i = 0; i < KP_PF_NP; i++)
+		p->np[i].vpage = KP_PF_NONE;
 	if (c->ip_entries) {
 		p->ip = malloc(c->ip_entries * sizeof(*p->ip));
 		if (!p->ip)
@@ -170,7 +174,7 @@ static void kp_pf_start(struct kp_pf *p, uint64_t page, int line)
  * most, none over stream_distance ahead of the demand at line or past the
  * page's edge.
  */
-static unsigned int kp_pf_run(const struct kp_pf *p, struct kp_pf_stream *s, uint64_t base,
+static unsigned int kp_pf_run(struct kp_pf *p, struct kp_pf_stream *s, uint64_t base,
 			      int line, uint64_t *out, unsigned int n, unsigned int max)
 {
 	int lines = 1 << (KP_PF_PAGE_BITS - p->cfg.line_bits), dist = p->cfg.stream_distance;
@@ -183,6 +187,8 @@ static unsigned int kp_pf_run(const struct kp_pf *p, struct kp_pf_stream *s, uin
 		if (s->next < 0 || s->next >= lines || (s->next - line) * s->dir > dist)
 			break;
 		n = kp_pf_emit(out, n, base + s->next);
+		if (s->next == (s->dir > 0 ? lines - 1 : 0))
+			p->edge = p->cfg.next_page ? s->dir : 0;
 		s->next += s->dir;
 	}
 	return n;
@@ -227,6 +233,7 @@ unsigned int kp_pf_access(struct kp_pf *p, uint64_t pc, uint64_t pa, bool miss, 
 	unsigned int lb = p->cfg.line_bits, n = 0;
 	uint64_t next = (pa >> lb) + 1;
 
+	p->edge = 0;
 	/* the kinds train whether or not out has room */
 	if (p->cfg.next_line && miss && max &&
 	    next << lb >> KP_PF_PAGE_BITS == pa >> KP_PF_PAGE_BITS)
@@ -235,5 +242,58 @@ unsigned int kp_pf_access(struct kp_pf *p, uint64_t pc, uint64_t pa, bool miss, 
 		n = kp_pf_ipstride(p, pc, pa, out, n, max);
 	if (p->st)
 		n = kp_pf_stream(p, pa, miss, out, n, max);
+	return n;
+}
+
+void kp_pf_arm(struct kp_pf *p, uint64_t va, double at)
+{
+	struct kp_pf_np *e = &p->np[p->np_next];
+
+	if (!p->edge)
+		return;
+	*e = (struct kp_pf_np){(va >> KP_PF_PAGE_BITS) + p->edge, at, p->edge};
+	p->np_next = (p->np_next + 1) % KP_PF_NP;
+	p->edge = 0;
+}
+
+int kp_pf_crossing(struct kp_pf *p, uint64_t va, double *at)
+{
+	int lines = 1 << (KP_PF_PAGE_BITS - p->cfg.line_bits);
+	int line = (va >> p->cfg.line_bits) & (lines - 1);
+	uint64_t vpage = va >> KP_PF_PAGE_BITS;
+	unsigned int i;
+
+	for (i = 0; i < KP_PF_NP; i++) {
+		struct kp_pf_np *e = &p->np[i];
+		int from = e->dir > 0 ? line : lines - 1 - line;
+
+		if (e->vpage != vpage)
+			continue;
+		e->vpage = KP_PF_NONE;
+		if (from >= (int)p->cfg.stream_distance)
+			return 0;
+		*at = e->at;
+		return e->dir;
+	}
+	return 0;
+}
+
+unsigned int kp_pf_enter(struct kp_pf *p, uint64_t pa, int dir, uint64_t *out, unsigned int max)
+{
+	uint64_t page = pa >> KP_PF_PAGE_BITS, base = page << (KP_PF_PAGE_BITS - p->cfg.line_bits);
+	int lines = 1 << (KP_PF_PAGE_BITS - p->cfg.line_bits), edge = dir > 0 ? 0 : lines - 1;
+	int line = (pa >> p->cfg.line_bits) - base;
+	struct kp_pf_stream *s = kp_pf_find(p, page);
+	unsigned int n = 0;
+
+	if (!s) {
+		kp_pf_start(p, page, line);
+		s = kp_pf_find(p, page);
+	}
+	*s = (struct kp_pf_stream){++p->clock, line, edge, dir, KP_PF_STREAM_CONF};
+	while (n < max && n < p->cfg.stream_distance) {
+		out[n++] = base + s->next;
+		s->next += dir;
+	}
 	return n;
 }

@@ -16,7 +16,17 @@
  *    KP_PF_STREAM_CONF times in a row; it then keeps stream_distance lines
  *    ahead of the demand, stream_degree lines at most per access.
  *
- * None crosses a 4 KiB page: the next physical page is no neighbour.
+ * None issues a line beyond a 4 KiB page: the next physical page is no
+ * neighbour.  But with next_page on, a stream that issued its page's last
+ * line is remembered by the virtual page it was going to (kp_pf_arm, the
+ * caller knowing the virtual address and the time); when the demand gets
+ * there (kp_pf_crossing), the stream goes on in that page's physical page
+ * (kp_pf_enter), its first lines fetched from the remembered time: a
+ * next-page prefetcher, which translates ahead of the demand (Intel's
+ * NPP; this host's prefetchers follow a stream into the next page too,
+ * docs/model.md "A stream across pages").  The plugin cannot translate
+ * ahead (QEMU's plugin API 1 has no guest page walk), so the crossing is
+ * made when the demand arrives, and timed as if made at the edge.
  *
  * The caller inserts each line returned into its cache (a line already
  * there, or dropped, is its business: this side does not know the cache)
@@ -36,6 +46,7 @@
 #define KP_PF_IP_CONF	  2 /* a stride, then twice again: from the fourth access */
 #define KP_PF_STREAM_CONF 2 /* a miss, then two steps the same way */
 #define KP_PF_MAX_STREAMS 64
+#define KP_PF_NP	  8 /* crossings remembered */
 
 /*
  * The parameters, from a core description.  line_bits: log2 of the cache's
@@ -43,11 +54,12 @@
  * entries (a power of two; 0: off), ip_distance: strides ahead (1 or
  * more); streams: streams tracked (0: off; at most KP_PF_MAX_STREAMS),
  * stream_distance: lines ahead of the demand (1 to a page's lines),
- * stream_degree: lines issued per access at most (1 or more).
+ * stream_degree: lines issued per access at most (1 or more); next_page:
+ * streams go on into the next virtual page (needs streams).
  */
 struct kp_pf_cfg {
 	unsigned int line_bits;
-	bool next_line;
+	bool next_line, next_page;
 	unsigned int ip_entries, ip_distance;
 	unsigned int streams, stream_distance, stream_degree;
 };
@@ -72,6 +84,13 @@ struct kp_pf_stream {
 
 #define KP_PF_NONE UINT64_MAX
 
+/* a stream that reached its page's edge going dir, by the virtual page beyond; when (the caller's) */
+struct kp_pf_np {
+	uint64_t vpage;
+	double at;
+	int dir;
+};
+
 /*
  * The tables: ip[] by the PC's hash; st[i] the stream of page[i]
  * (KP_PF_NONE: none), the pages apart since every access looks them all up.
@@ -82,6 +101,9 @@ struct kp_pf {
 	struct kp_pf_stream *st;
 	uint64_t *page;
 	uint64_t clock;
+	int edge; /* the last access's stream issued its page's last line going edge (+1, -1); 0 */
+	struct kp_pf_np np[KP_PF_NP];
+	unsigned int np_next; /* the entry the next crossing replaces (the oldest) */
 };
 
 /* 0, -EINVAL (a parameter out of range, named on stderr) or -ENOMEM */
@@ -96,5 +118,24 @@ void kp_pf_free(struct kp_pf *p);
  */
 unsigned int kp_pf_access(struct kp_pf *p, uint64_t pc, uint64_t pa, bool miss, uint64_t *out,
 			  unsigned int max);
+
+/*
+ * next_page: the stream whose access set p->edge goes on beyond the virtual
+ * page of va, where its last access was, from time at
+ */
+void kp_pf_arm(struct kp_pf *p, uint64_t va, double at);
+/*
+ * A demand access at va: if a stream was going into its virtual page and
+ * va's line is among the first stream_distance lines it enters by, that
+ * stream's direction (the entry is used up) and *at when it reached the
+ * edge; else 0.
+ */
+int kp_pf_crossing(struct kp_pf *p, uint64_t va, double *at);
+/*
+ * The crossing's stream in the page of physical address pa going dir,
+ * confident, on from the lines it fetches on entering: those (the first
+ * stream_distance, max at most) written to out, their count returned.
+ */
+unsigned int kp_pf_enter(struct kp_pf *p, uint64_t pa, int dir, uint64_t *out, unsigned int max);
 
 #endif

@@ -55,6 +55,7 @@ static const struct kp_tnum kp_tnums[] = {
 	KP_T("pf.streams", pf_arg.streams, 0, KP_PF_MAX_STREAMS),
 	KP_T("pf.stream_distance", pf_arg.stream_distance, 0, 64),
 	KP_T("pf.stream_degree", pf_arg.stream_degree, 0, 16),
+	KP_T("pf.next_page", pf_arg.next_page, 0, 1),
 };
 
 /* sampling's defaults: an interval of a million instructions, a tenth of a sample warming up */

@@ -25,7 +25,8 @@ static int kp_tpf_init(struct kp_timing *t)
 	struct kp_pf_cfg l2 = {.line_bits = KP_LINE_BITS,
 			       .streams = a->streams,
 			       .stream_distance = a->stream_distance,
-			       .stream_degree = a->stream_degree};
+			       .stream_degree = a->stream_degree,
+			       .next_page = a->next_page};
 
 	return kp_pf_init(&t->pf_l1, &l1) ?: kp_pf_init(&t->pf_l2, &l2);
 }
@@ -278,9 +279,13 @@ static void kp_tpf_line(struct kp_timing *t, struct kp_tnote *n, uint64_t line, 
 	n->npf++;
 }
 
-/* an access of L2 (a D1 miss, or L1's prefetcher asking): the streamer's lines */
+/*
+ * an access of L2 (a D1 miss, or L1's prefetcher asking, in the page of
+ * the access at va): the streamer's lines; a stream that reached its
+ * page's edge remembered, to go on where va's next page is
+ */
 static void kp_tstream(struct kp_timing *t, struct kp_tnote *note, uint64_t ip, uint64_t pa,
-		       bool l2_miss)
+		       bool l2_miss, uint64_t va)
 {
 	uint64_t lines[KP_TPF_MAX];
 	unsigned int i, n = kp_pf_access(&t->pf_l2, ip, pa, l2_miss, lines, KP_TPF_MAX);
@@ -288,6 +293,47 @@ static void kp_tstream(struct kp_timing *t, struct kp_tnote *note, uint64_t ip, 
 
 	for (i = 0; i < n; i++)
 		kp_tpf_line(t, note, lines[i], false, &m);
+	kp_pf_arm(&t->pf_l2, va, kp_core_now(&t->core));
+}
+
+/*
+ * A demand access at va, pa missing D1 where a stream was going
+ * (kp_prefetch.h): the lines the stream fetches on entering the page, its
+ * own among them, asked for at the time it reached the edge plus the walk
+ * the prefetcher made (the access finds its translation in the STLB: the
+ * cycles returned); its line waits for that fetch instead of missing.
+ */
+static uint32_t kp_tcross(struct kp_timing *t, struct kp_tnote *n, uint64_t va, uint64_t pa,
+			  bool tlb_miss, bool ll_miss)
+{
+	uint64_t lines[KP_TPF_MAX], own = pa >> KP_LINE_BITS;
+	double at;
+	int dir = kp_pf_crossing(&t->pf_l2, va, &at);
+	unsigned int i, k;
+	uint32_t walk;
+	bool l2_miss;
+
+	if (!dir)
+		return UINT32_MAX;
+	walk = tlb_miss ? kp_ttlb(t, va, pa) : 0;
+	k = kp_pf_enter(&t->pf_l2, pa, dir, lines, KP_TPF_MAX);
+	n->pf_from = at + walk;
+	n->pf_early = 1;
+	kp_tbeyond(t, pa, 1, ll_miss, &l2_miss);
+	for (i = 0; i < k && t->npf < KP_TPF_BLOCK; i++) {
+		uint32_t before = n->npf;
+
+		if (lines[i] != own) {
+			kp_tpf_line(t, n, lines[i], false, &l2_miss);
+		} else {
+			t->prefetches++;
+			t->pf[t->npf++] = own | (!l2_miss ? KP_CORE_PF_L2 : ll_miss ? KP_CORE_PF_DRAM : 0);
+			n->npf++;
+		}
+		if (n->npf != before)
+			t->pf[t->npf - 1] |= KP_CORE_PF_EARLY;
+	}
+	return tlb_miss ? t->lat.stlb : 0;
 }
 
 /*
@@ -297,7 +343,7 @@ static void kp_tstream(struct kp_timing *t, struct kp_tnote *note, uint64_t ip, 
  * ahead of the L1 prefetchers' requests).
  */
 static void kp_tprefetch(struct kp_timing *t, struct kp_tnote *note, uint64_t ip, uint64_t pa,
-			 bool d1_miss, bool l2_miss)
+			 bool d1_miss, bool l2_miss, uint64_t va)
 {
 	uint64_t lines[KP_TPF_MAX];
 	unsigned int i, n = kp_pf_access(&t->pf_l1, ip, pa, d1_miss, lines, KP_TPF_MAX);
@@ -308,10 +354,10 @@ static void kp_tprefetch(struct kp_timing *t, struct kp_tnote *note, uint64_t ip
 
 		kp_tpf_line(t, note, lines[i], true, &m);
 		if (note->npf != before)
-			kp_tstream(t, note, ip, lines[i] << KP_LINE_BITS, m);
+			kp_tstream(t, note, ip, lines[i] << KP_LINE_BITS, m, va);
 	}
 	if (d1_miss)
-		kp_tstream(t, note, ip, pa, l2_miss);
+		kp_tstream(t, note, ip, pa, l2_miss, va);
 }
 
 /*
@@ -354,27 +400,31 @@ void kp_timing_access(struct kp_timing *t, const struct kp_tsite *ts, bool d1_mi
 		      bool tlb_miss, uint64_t pa, unsigned int size, bool store, uint64_t va)
 {
 	struct kp_tnote *n = kp_tnote(t, ts);
-	uint32_t lat = t->lat.l1, tlb = 0;
-	bool l2_miss = false;
+	bool l2_miss = false, string = ts->ti->flags & KP_TI_STRING;
+	uint32_t lat = t->lat.l1, tlb;
 
 	if (!n) {
 		kp_twarm(t, d1_miss, tlb_miss, va, pa, size);
 		return;
 	}
+	if (pa)
+		kp_tdirty(t, n, pa, ll_miss, store);
+	if (d1_miss && pa && t->pf_arg.next_page && !string &&
+	    (tlb = kp_tcross(t, n, va, pa, tlb_miss, ll_miss)) != UINT32_MAX)
+		d1_miss = ll_miss = tlb_miss = false;
+	else
+		tlb = 0;
 	if (d1_miss)
 		lat = kp_tbeyond(t, pa, size, ll_miss, &l2_miss);
 	if (tlb_miss)
 		tlb = kp_ttlb(t, va, pa);
-	if (pa) {
-		/*
-		 * a fast string's stores write whole lines: nothing for a prefetcher to
-		 * fetch (its IP-stride entry would see a byte's stride, and fetch the next
-		 * line from memory, a read the string spares)
-		 */
-		if (!store || !(ts->ti->flags & KP_TI_STRING))
-			kp_tprefetch(t, n, ts->ti->vaddr, pa, d1_miss, l2_miss);
-		kp_tdirty(t, n, pa, ll_miss, store);
-	}
+	/*
+	 * a fast string's stores write whole lines: nothing for a prefetcher to
+	 * fetch (its IP-stride entry would see a byte's stride, and fetch the next
+	 * line from memory, a read the string spares)
+	 */
+	if (pa && (!store || !string))
+		kp_tprefetch(t, n, ts->ti->vaddr, pa, d1_miss, l2_miss, va);
 	if (store) {
 		n->bytes += size;
 		n->store_line = pa >> KP_LINE_BITS;
@@ -524,6 +574,8 @@ static void kp_tcore_insn(const struct kp_timing *t, const struct kp_tinsn *ti,
 	in->store_dram = n->store_dram;
 	in->pf = t->pf + n->pf_off;
 	in->npf = n->npf;
+	in->pf_from = n->pf_from;
+	in->pf_early = n->pf_early;
 	in->store_lat = n->store_lat;
 	in->store_line = n->store_line;
 	in->writebacks = n->writebacks;

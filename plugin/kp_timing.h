@@ -108,7 +108,8 @@ struct kp_tnote {
 	uint32_t pf_off, npf; /* its prefetches' lines in kp_timing's pf[] */
 	uint32_t writebacks;
 	uint64_t load_line, store_line;
-	uint8_t load_miss, load_dram, store_dram;
+	double pf_from; /* a stream's crossing into its page: when its lines were asked for */
+	uint8_t load_miss, load_dram, store_dram, pf_early;
 };
 
 /* latencies, cycles */
@@ -132,10 +133,10 @@ struct kp_tsample {
 	uint32_t period, len, warm;
 };
 
-/* the prefetchers' arguments (pf.*): L1's next-line and IP-stride, L2's streamer */
+/* the prefetchers' arguments (pf.*): L1's next-line and IP-stride, L2's streamer, its crossings */
 struct kp_tpf {
 	uint32_t next_line, stride_entries, stride_distance;
-	uint32_t streams, stream_distance, stream_degree;
+	uint32_t streams, stream_distance, stream_degree, next_page;
 };
 
 struct kp_timing {

@@ -38,7 +38,8 @@ NUMBERS = {
     "predictor": {"cond": (1, 1 << 24), "hist": (0, 64), "btb": (1, 1 << 24),
                   "btb_assoc": (1, 64), "ras": (1, 1024), "loop": (0, 1 << 16)},
     "prefetch": {"next_line": (0, 1), "stride_entries": (0, 4096), "stride_distance": (0, 64),
-                 "streams": (0, 64), "stream_distance": (0, 64), "stream_degree": (0, 16)},
+                 "streams": (0, 64), "stream_distance": (0, 64), "stream_degree": (0, 16),
+                 "next_page": (0, 1)},
 }
 POW2 = {("predictor", "cond"), ("predictor", "btb"), ("predictor", "btb_assoc"), ("predictor", "ras"),
         ("predictor", "loop")}

@@ -5,7 +5,8 @@
  * sums): independent operations at the width, a dependent chain at its
  * latency, independent misses overlapped up to the miss buffers or the
  * window, whichever binds, a dependent chase never overlapped, a
- * mispredicted branch's refill, a serializing instruction's drain.  Each
+ * mispredicted branch's refill, a serializing instruction's drain, a
+ * prefetched stream, lines a stream's crossing asked for early.  Each
  * stream's cycles, per instruction, and its stack are printed, and
  * checked: the cycles to within a rounding, the stack summing to them and
  * naming the cause.  Then bad sizes refused, naming the field.
@@ -310,6 +311,39 @@ static void prefetched(void)
 }
 
 /*
+ * A stream's crossing into pages (kp_prefetch.h): each load's own line asked
+ * for early, at time 0 (pf_from), from memory, no channel bound: the lines
+ * arrive at 200, so the first load waits (200 cycles) and the rest run at
+ * the width, 1/4 cycle each: the lines are timed before the load that
+ * carries them looks for its own.
+ */
+static void crossed(void)
+{
+	struct kp_core_insn in = {.src = 1 << 2,
+				  .addr = 1 << 2,
+				  .dst = 1 << 3,
+				  .load_lat = 5,
+				  .load_l1 = 5,
+				  .npf = 1,
+				  .pf_from = 0,
+				  .pf_early = true};
+	struct kp_core c;
+	struct run r;
+	uint64_t line;
+	int i;
+
+	fresh(&c, &r, &cfg);
+	for (i = 0; i < N; i++) {
+		line = KP_CORE_PF_DRAM | KP_CORE_PF_EARLY | (i + 1);
+		in.load_line = i + 1;
+		in.pf = &line;
+		step(&c, &in, &r);
+	}
+	check("lines asked for early (crossing)", &c, &r, 0.25 + 200.0 / N, 0.001, KP_ST_BASE);
+	kp_core_free(&c);
+}
+
+/*
  * A fast string's lines, 16 uops each at width 4 (4 cycles), each
  * dirtying a line whose writeback takes the channel 12 cycles (reads 20):
  * the string waits for the channel to take its lines, 12 cycles a line,
@@ -394,6 +428,7 @@ int main(void)
 	for (i = 0; i < sizeof(streams) / sizeof(streams[0]); i++)
 		run_stream(&streams[i]);
 	prefetched();
+	crossed();
 	string_lines();
 	taken_loop();
 	refused();

@@ -19,6 +19,11 @@
  *    interleaved: the same with 16 streams tracked, nothing with 2 (each
  *    stream replaced before its second access);
  *  - random lines over 64 MiB from 4 loads: next to no prefetches;
+ *  - next_page, virtual pages on physical ones out of order: 4 pages up
+ *    and 2 down cross into each next page at its first line (armed when
+ *    the stream issued its page's last line), its first stream_distance
+ *    lines fetched, the stream going on: 3 misses in all; off, 3 a page;
+ *    a next page entered at its line 20, beyond that distance, no crossing;
  *  - no more lines returned than asked for;
  *  - parameters out of range refused.
  *
@@ -29,6 +34,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kp_prefetch.h"
 #include "model_harness.h"
@@ -233,10 +239,70 @@ static void capped(void)
 	kp_pf_free(&p);
 }
 
+/*
+ * next_page: a stream through the virtual pages from VBASE, one step a
+ * line from line first to last, each virtual page on a physical page of
+ * its own out of order (frame[]).  A demand missing its line asks for a
+ * crossing first; a stream that reached its page's edge is armed at the
+ * access's count.  Printed: the counts, the crossings made and the count
+ * each was armed at.
+ */
+#define VBASE 0x7f0000000000ull
+static const uint64_t frame[] = {5, 2, 9, 0};
+
+static void cross_access(struct toy *t, struct kp_pf *p, int i, unsigned int *crossed,
+			 char *at_s, size_t at_len)
+{
+	uint64_t va = VBASE + ((uint64_t)i << LINE_BITS), out[16];
+	uint64_t pa = BASE + (frame[i >> 6] << KP_PF_PAGE_BITS) + (va & 4095);
+	unsigned int k, j;
+	double at;
+	int dir;
+
+	if (t->state[(pa - BASE) >> LINE_BITS] == ABSENT && (dir = kp_pf_crossing(p, va, &at))) {
+		k = kp_pf_enter(p, pa, dir, out, 16);
+		for (j = 0; j < k; j++)
+			if (out[j] >> (KP_PF_PAGE_BITS - LINE_BITS) != pa >> KP_PF_PAGE_BITS)
+				t->outside++;
+			else if (t->state[out[j] - (BASE >> LINE_BITS)] == ABSENT)
+				t->state[out[j] - (BASE >> LINE_BITS)] = PREFETCHED, t->issued++;
+		snprintf(at_s + strlen(at_s), at_len - strlen(at_s), " %.0f", at);
+		(*crossed)++;
+	}
+	toy_access(t, p, 0x401000, pa);
+	kp_pf_arm(p, va, i);
+}
+
+/* pages after the first entered at their line from (ascending) */
+static void crossing(int first, int last, int from, bool on, const char *what, uint64_t misses,
+		     uint64_t issued, unsigned int crossings)
+{
+	struct kp_pf_cfg c = l2;
+	unsigned int crossed = 0;
+	int step = first < last ? 1 : -1, i;
+	char at[64] = "", line[160];
+	struct kp_pf p;
+	struct toy t;
+
+	c.next_page = on;
+	pf_init(&p, &c);
+	toy_init(&t, 8);
+	for (i = first;; i += step) {
+		if ((i & 63) >= from || i >> 6 == first >> 6)
+			cross_access(&t, &p, i, &crossed, at, sizeof(at));
+		if (i == last)
+			break;
+	}
+	snprintf(line, sizeof(line), "%s, %u crossings (armed at%s)", what, crossed, at);
+	check(line, crossed, crossings);
+	toy_done(&t, line, misses, issued, issued);
+	kp_pf_free(&p);
+}
+
 /* each refused, with -EINVAL, its line on stderr (the script compares them) */
 static void refusals(void)
 {
-	struct kp_pf_cfg c[] = {l2, l2, l2, l2, l2, l2, l2};
+	struct kp_pf_cfg c[] = {l2, l2, l2, l2, l2, l2, l2, l2};
 	struct kp_pf p;
 	unsigned int i;
 
@@ -247,6 +313,8 @@ static void refusals(void)
 	c[4].stream_distance = 0;
 	c[5].stream_distance = 65;
 	c[6].stream_degree = 0;
+	c[7].streams = 0;
+	c[7].next_page = true;
 	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		fflush(stdout);
 		if (kp_pf_init(&p, &c[i]) != -EINVAL) {
@@ -306,6 +374,10 @@ int main(void)
 	interleaved(2, 0);
 	random_lines();
 	capped();
+	crossing(0, 255, 0, true, "next page, 4 pages up", 3, 61 + 3 * 64, 3);
+	crossing(255, 128, 0, true, "next page, 2 pages down", 3, 61 + 64, 1);
+	crossing(0, 255, 0, false, "next page off, 4 pages up", 12, 4 * 61, 0);
+	crossing(0, 127, 20, true, "next page, the next entered at its line 20", 6, 61 + 41, 0);
 	refusals();
 	speed();
 	return bad;

@@ -2,7 +2,7 @@
 # The machine model's prefetchers (plugin/kp_prefetch.c, no QEMU needed) on
 # access patterns whose prefetches are known by construction: next-line,
 # IP-stride at two strides, the streamer up, down, across pages and
-# interleaved, random lines; misses, lines issued and useful counted by a
+# interleaved, random lines, streams crossing into the next virtual page; misses, lines issued and useful counted by a
 # cache beside them, none outside the access's page; bad parameters
 # refused.  The whole output compared; the speed line printed, not compared
 # (tests/unit/model_prefetch.c says what it covers).
@@ -28,6 +28,10 @@ streamer, 4 pages interleaved, 16 streams: 12 misses, 244 issued, 244 useful, 0 
 streamer, 4 pages interleaved, 2 streams: 256 misses, 0 issued, 0 useful, 0 outside the page
 random, 200000 accesses: IP-stride 0 issued, streamer 0 issued
 streamer, degree 8, 1 asked for: 3 misses, 61 issued, 61 useful, 0 outside the page
+next page, 4 pages up, 3 crossings (armed at 55 119 183): 3 misses, 253 issued, 253 useful, 0 outside the page
+next page, 2 pages down, 1 crossings (armed at 200): 3 misses, 125 issued, 125 useful, 0 outside the page
+next page off, 4 pages up, 0 crossings (armed at): 12 misses, 244 issued, 244 useful, 0 outside the page
+next page, the next entered at its line 20, 0 crossings (armed at): 6 misses, 102 issued, 102 useful, 0 outside the page
 kp_model: prefetch line_bits=3: want 4 to 12 (lines of 16 B to 4 KiB)
 kp_model: prefetch ip_entries=100: want 0 or a power of two up to 2^20
 kp_model: prefetch ip_distance=0: want 1 to a page's lines
@@ -35,6 +39,7 @@ kp_model: prefetch streams=65: want 0 to 64
 kp_model: prefetch stream_distance=0: want 1 to a page's lines
 kp_model: prefetch stream_distance=65: want 1 to a page's lines
 kp_model: prefetch stream_degree=0: want 1 or more
+kp_model: prefetch next_page=1: want streams to follow (streams=0)
 EOF
 grep -v '^speed: ' "$TMP/out" >"$TMP/got" || true
 diff -u "$TMP/want" "$TMP/got" >"$TMP/diff" || fail "unexpected output:"$'\n'"$(cat "$TMP/diff")"
