@@ -55,27 +55,30 @@ struct kp_pc *kp_pc_get(uint64_t pc)
 }
 
 /*
- * A block's counters and sites (and in mode=timing its instructions as the
- * core sees them): size zeroed bytes (a multiple of 8), after
- * the last block's, so that blocks translated together, which often run
- * together, share host cache lines.  Never freed: QEMU's code adds to them.
+ * A block's counters and sites (kp.hot), or in mode=timing its
+ * instructions as the core sees them (kp.tblocks): size zeroed bytes (a
+ * multiple of 8), after the last block's, so that blocks translated
+ * together, which often run together, share host cache lines.  Two
+ * arenas: between samples a block's execution touches its counters and
+ * sites alone, as dense as mode=cache's.  Never freed: QEMU's code adds
+ * to them.
  */
-void *kp_hot_alloc(size_t size)
+void *kp_hot_alloc(struct kp_arena *a, size_t size)
 {
 	void *c;
 
-	if (kp.hot_left < size) {
-		kp.hot_left = (size + KP_HOT_CHUNK - 1) & ~(size_t)(KP_HOT_CHUNK - 1);
-		kp.hot_free = aligned_alloc(KP_HOT_CHUNK, kp.hot_left);
-		if (!kp.hot_free)
+	if (a->left < size) {
+		a->left = (size + KP_HOT_CHUNK - 1) & ~(size_t)(KP_HOT_CHUNK - 1);
+		a->free = aligned_alloc(KP_HOT_CHUNK, a->left);
+		if (!a->free)
 			g_error("kp_model: out of memory");
 		/* one host TLB entry for all: the callbacks touch them all the time */
-		madvise(kp.hot_free, kp.hot_left, MADV_HUGEPAGE);
-		memset(kp.hot_free, 0, kp.hot_left);
+		madvise(a->free, a->left, MADV_HUGEPAGE);
+		memset(a->free, 0, a->left);
 	}
-	c = kp.hot_free;
-	kp.hot_free += size;
-	kp.hot_left -= size;
+	c = a->free;
+	a->free += size;
+	a->left -= size;
 	return c;
 }
 

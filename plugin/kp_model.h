@@ -111,7 +111,7 @@
 #define KP_MAX_INSN   15	 /* bytes in an x86 instruction, at most */
 #define KP_CHUNK      4096	 /* PCs' records per allocation: never moved */
 #define KP_TLB_SIZE   512	 /* pages the plugin's TLB holds */
-#define KP_HOT_CHUNK  (2u << 20) /* a huge page of blocks' counters, sites and timing blocks */
+#define KP_HOT_CHUNK  (2u << 20) /* a huge page of blocks' counters and sites, or timing blocks */
 #define KP_GEN_MAX    KP_PAGE_MASK
 #define KP_MEMO_SIZE  64 /* memory access kinds remembered */
 /* window=boot: the user's half of the address space (the kernel's: kp_x86.h) */
@@ -169,13 +169,16 @@ struct kp_fetch {
 	uint64_t haddr;
 	uint64_t vaddr; /* its PC, here for the I-TLB: its record is touched on a miss only */
 	uint32_t size;
-	struct kp_pc *pc; /* its misses */
+	uint32_t tb_n;	     /* mode=timing, a block's first: its instructions (kp_tblock_tag_of) */
+	struct kp_pc *pc;    /* its misses */
+	struct kp_tsite *ts; /* mode=timing: its instruction's, read on a miss only */
 };
 
 /* an instruction that may load or store: its accesses, and where misses go */
 struct kp_mem {
 	uint64_t rw[2]; /* reads, writes */
 	struct kp_pc *pc;
+	struct kp_tsite *ts; /* mode=timing: its instruction's, read when its block is noted */
 };
 
 /*
@@ -186,6 +189,12 @@ struct kp_mem {
  * block's callbacks touch a host cache line or two, its PCs' records only
  * on a miss.
  */
+/* memory handed out in order from huge pages (kp_hot_alloc): what is left of the last */
+struct kp_arena {
+	char *free;
+	size_t left;
+};
+
 struct kp_tb {
 	uint64_t vaddr;
 	uint32_t n, nruns, nbytes, nfetch, nmem;
@@ -264,8 +273,8 @@ struct kp_ctx {
 	size_t pc_size;	     /* a struct kp_pc with its misses */
 	size_t used;	     /* in the last chunk */
 	GHashTable *tbs;     /* every struct kp_tb, itself its key */
-	char *hot_free;	     /* memory for blocks' counters and sites, not handed out yet */
-	size_t hot_left;     /* how many bytes */
+	struct kp_arena hot; /* blocks' counters and sites */
+	struct kp_arena tblocks; /* mode=timing: blocks' instructions as the core sees them */
 	GHashTable *by_mark; /* a marker's vaddr and haddr -> struct kp_mark */
 
 	bool full; /* every block is instrumented, not just the markers */
@@ -297,7 +306,7 @@ struct kp_pc *kp_pc_nth(guint c, size_t i);
 size_t kp_chunk_len(guint c);
 struct kp_cyc *kp_pc_cyc(struct kp_pc *p);
 struct kp_pc *kp_pc_get(uint64_t pc);
-void *kp_hot_alloc(size_t size);
+void *kp_hot_alloc(struct kp_arena *a, size_t size);
 void kp_each_counter(void (*fn)(uint64_t *cnt, uint64_t *base, uint64_t *sum));
 void kp_snap_base(uint64_t *cnt, uint64_t *base, uint64_t *sum);
 void kp_close_sum(uint64_t *cnt, uint64_t *base, uint64_t *sum);
@@ -313,6 +322,7 @@ void kp_mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, vo
 void kp_mem_timing_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata);
 void kp_fetch_timing_cb(unsigned int vcpu, void *udata);
 void kp_tb_timing_cb(unsigned int vcpu, void *udata);
+void kp_tb_fetch_timing_cb(unsigned int vcpu, void *udata);
 void kp_marker_cb(unsigned int vcpu, void *udata);
 void kp_boot_cb(unsigned int vcpu, void *udata);
 

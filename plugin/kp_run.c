@@ -276,16 +276,17 @@ void kp_mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, vo
 }
 
 /*
- * mode=timing: udata is the instruction's struct kp_tsite, its site its
- * struct kp_mem.  The prefetchers see every access, by physical address:
- * a hit on the most recent line of its D1 set and D-TLB entry (one
- * geometry) changes nothing but needs that address, from the plugin's
- * TLB; any other is looked up in full, which says what geometry 0 missed.
+ * mode=timing: udata is the instruction's struct kp_mem, as mode=cache's.
+ * Between samples only a miss matters (kp_timing_warm), and the callback
+ * is kp_mem_cb's.  In one, the prefetchers see every access, by physical
+ * address: a hit on the most recent line of its D1 set and D-TLB entry
+ * (one geometry) changes nothing but needs that address, from the
+ * plugin's TLB; any other is looked up in full, which says what geometry 0
+ * missed.
  */
 void kp_mem_timing_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
-	const struct kp_tsite *ts = udata;
-	struct kp_mem *ms = ts->site;
+	struct kp_mem *ms = udata;
 	struct kp_memo *m;
 	unsigned int g0;
 	uint64_t pa;
@@ -293,31 +294,58 @@ void kp_mem_timing_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t va
 	if (unlikely(!kp.active))
 		return;
 	m = kp_memo(info);
+	if (!kp_timing_noting(&kp.tm)) {
+		if (likely(m->info == info && kp.sim.ngeom == 1 &&
+			   kp_vmru_hit0(vaddr, m->size, 0, false))) {
+			kp_count_access(ms, m);
+			return;
+		}
+		kp.last_pa = 0;
+		g0 = kp_mem_full(info, vaddr, ms, m);
+		kp_timing_warm(&kp.tm, g0 & KP_M_L1, g0 & KP_M_TLB, vaddr, kp.last_pa, m->size);
+		return;
+	}
 	if (likely(m->info == info && kp.sim.ngeom == 1 && kp_tlb_pa(vaddr, m->size, &pa) &&
 		   kp_vmru_hit0(vaddr, m->size, pa, kp.sim.large))) {
 		kp_count_access(ms, m);
-		kp_timing_access(&kp.tm, ts, false, false, false, pa, m->size, m->store, vaddr);
+		kp_timing_access(&kp.tm, ms->ts, false, false, false, pa, m->size, m->store, vaddr);
 		return;
 	}
 	kp.last_pa = 0;
 	g0 = kp_mem_full(info, vaddr, ms, m);
-	kp_timing_access(&kp.tm, ts, g0 & KP_M_L1, g0 & KP_M_LL, g0 & KP_M_TLB, kp.last_pa, m->size,
-			 m->store, vaddr);
+	kp_timing_access(&kp.tm, ms->ts, g0 & KP_M_L1, g0 & KP_M_LL, g0 & KP_M_TLB, kp.last_pa,
+			 m->size, m->store, vaddr);
 }
 
-/* mode=timing: udata is the instruction's struct kp_tsite, its fetch site the kp_fetch_cb's */
-void kp_fetch_timing_cb(unsigned int vcpu, void *udata)
+/* mode=timing: the fetch of udata (kp_fetch_cb's); a miss goes to the timing model */
+static inline void kp_fetch_timing(void *udata)
 {
-	const struct kp_tsite *ts = udata;
-	const struct kp_fetch *f = (void *)((uintptr_t)ts->fetch_site & ~(uintptr_t)1);
+	const struct kp_fetch *f = (void *)((uintptr_t)udata & ~(uintptr_t)1);
 	unsigned int g0;
 
-	if (unlikely(!kp.active) || ts->fetch_site == kp.last_fetch)
+	if (udata == kp.last_fetch)
 		return;
-	g0 = kp_fetch(ts->fetch_site);
+	g0 = kp_fetch(udata);
 	if (g0)
-		kp_timing_fetch(&kp.tm, ts, g0 & KP_M_L1, g0 & KP_M_LL, g0 & KP_M_TLB,
+		kp_timing_fetch(&kp.tm, f->ts, g0 & KP_M_L1, g0 & KP_M_LL, g0 & KP_M_TLB,
 				f->haddr - kp.ioff);
+}
+
+void kp_fetch_timing_cb(unsigned int vcpu, void *udata)
+{
+	if (likely(kp.active))
+		kp_fetch_timing(udata);
+}
+
+/* mode=timing: a block's first instruction: the block starts, then the fetch */
+void kp_tb_fetch_timing_cb(unsigned int vcpu, void *udata)
+{
+	const struct kp_fetch *f = (void *)((uintptr_t)udata & ~(uintptr_t)1);
+
+	if (unlikely(!kp.active))
+		return;
+	kp_timing_block(&kp.tm, kp_tblock_tag_of(f->ts, f->tb_n));
+	kp_fetch_timing(udata);
 }
 
 /*

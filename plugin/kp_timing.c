@@ -161,7 +161,7 @@ void kp_timing_decode(struct kp_timing *t, struct kp_tinsn *ti, const uint8_t *b
 
 size_t kp_tblock_size(uint32_t n)
 {
-	return 64 + sizeof(struct kp_tblock) +
+	return 2 * 64 + sizeof(struct kp_tblock) +
 	       n * (sizeof(struct kp_tinsn) + sizeof(struct kp_tsite));
 }
 
@@ -170,8 +170,8 @@ struct kp_tblock *kp_tblock_init(void *mem, uint32_t n)
 	struct kp_tblock *b = (void *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
 
 	b->n = n;
-	b->ti = (struct kp_tinsn *)(b + 1);
-	b->ts = (struct kp_tsite *)(b->ti + n);
+	b->ts = (struct kp_tsite *)(b + 1);
+	b->ti = (struct kp_tinsn *)(((uintptr_t)(b->ts + n) + 63) & ~(uintptr_t)63);
 	return b;
 }
 
@@ -380,13 +380,8 @@ static void kp_tdirty(struct kp_timing *t, struct kp_tnote *n, uint64_t pa, bool
 	}
 }
 
-/*
- * Between samples, the state a sample would find stale: L2 and the
- * second-level TLB see the misses of L1 and of the first-level TLB (the
- * predictor each block's branch: kp_timing_block)
- */
-static void kp_twarm(struct kp_timing *t, bool l1_miss, bool tlb_miss, uint64_t va, uint64_t pa,
-		     unsigned int size)
+void kp_timing_warm(struct kp_timing *t, bool l1_miss, bool tlb_miss, uint64_t va, uint64_t pa,
+		    unsigned int size)
 {
 	if (!t->skipped)
 		return;
@@ -400,13 +395,15 @@ void kp_timing_access(struct kp_timing *t, const struct kp_tsite *ts, bool d1_mi
 		      bool tlb_miss, uint64_t pa, unsigned int size, bool store, uint64_t va)
 {
 	struct kp_tnote *n = kp_tnote(t, ts);
-	bool l2_miss = false, string = ts->ti->flags & KP_TI_STRING;
 	uint32_t lat = t->lat.l1, tlb;
+	bool l2_miss = false, string;
 
 	if (!n) {
-		kp_twarm(t, d1_miss, tlb_miss, va, pa, size);
+		kp_timing_warm(t, d1_miss, tlb_miss, va, pa, size);
 		return;
 	}
+	/* the instruction's line is read only here: between samples the callbacks leave it */
+	string = ts->ti->flags & KP_TI_STRING;
 	if (pa)
 		kp_tdirty(t, n, pa, ll_miss, store);
 	if (d1_miss && pa && t->pf_arg.next_page && !string &&
@@ -450,7 +447,7 @@ void kp_timing_fetch(struct kp_timing *t, const struct kp_tsite *ts, bool i1_mis
 	bool l2_miss;
 
 	if (!n) {
-		kp_twarm(t, i1_miss, tlb_miss, ts->ti->vaddr, pa, 1);
+		kp_timing_warm(t, i1_miss, tlb_miss, ts->ti->vaddr, pa, 1);
 		return;
 	}
 	if (i1_miss)
@@ -671,7 +668,7 @@ static bool kp_tsampled(struct kp_timing *t, bool *charge)
 
 void *kp_tblock_tag(struct kp_tblock *b)
 {
-	return (void *)((uintptr_t)b | (b->n < KP_TBLOCK_TAG ? b->n : KP_TBLOCK_TAG));
+	return kp_tblock_tag_of(b->ts, b->n);
 }
 
 void kp_timing_block(struct kp_timing *t, void *tag)

@@ -77,17 +77,20 @@ struct kp_tinsn {
 _Static_assert(sizeof(struct kp_tinsn) == 64,
 	       "an instruction of the timing model is one host line");
 
-/* what the callbacks of a translated instruction use, and where its cycles go */
+/*
+ * what the callbacks of a translated instruction use, and where its cycles
+ * go: their sites (kp_model.h's) point here, so that between samples they
+ * touch what mode=cache's do and no more
+ */
 struct kp_tsite {
 	struct kp_tinsn *ti;
-	struct kp_cyc *cyc;	 /* its PC's */
-	void *site, *fetch_site; /* kp_model.h's: its memory and fetch sites, NULL: none */
+	struct kp_cyc *cyc; /* its PC's */
 };
 
 /*
- * A translated block, for the timing model, its instructions after it and
- * their callbacks' data after them: placed by the caller beside the
- * block's counters, which every execution touches (kp_tblock_size,
+ * A translated block, for the timing model, its instructions' callback data
+ * right after it (so that its first's finds it: kp_tblock_tag_of) and the
+ * instructions after them, each on a line of its own (kp_tblock_size,
  * kp_tblock_init).
  */
 struct kp_tblock {
@@ -208,6 +211,22 @@ void kp_tblock_seal(struct kp_tblock *b);
  */
 void kp_timing_access(struct kp_timing *t, const struct kp_tsite *ts, bool d1_miss, bool ll_miss,
 		      bool tlb_miss, uint64_t pa, unsigned int size, bool store, uint64_t va);
+/*
+ * Between samples (no block noted), an access or fetch that missed L1 or
+ * the first-level TLB: the state a sample would find stale, L2 and the
+ * second-level TLB, sees it (the predictor each block's branch:
+ * kp_timing_block)
+ */
+void kp_timing_warm(struct kp_timing *t, bool l1_miss, bool tlb_miss, uint64_t va, uint64_t pa,
+		    unsigned int size);
+/*
+ * the block executing is noted for the core: its accesses go to
+ * kp_timing_access; else only their misses, to kp_timing_warm
+ */
+static inline bool kp_timing_noting(const struct kp_timing *t)
+{
+	return t->pending;
+}
 /* an instruction fetch of ts that missed I1 (ll_miss: LL too) or the I-TLB */
 void kp_timing_fetch(struct kp_timing *t, const struct kp_tsite *ts, bool i1_miss, bool ll_miss,
 		     bool tlb_miss, uint64_t pa);
@@ -220,6 +239,12 @@ void kp_timing_block(struct kp_timing *t, void *tag);
  */
 #define KP_TBLOCK_TAG 63
 void *kp_tblock_tag(struct kp_tblock *b);
+/* the same from its first instruction's struct kp_tsite and its instruction count */
+static inline void *kp_tblock_tag_of(struct kp_tsite *first, uint32_t n)
+{
+	return (void *)((uintptr_t)((struct kp_tblock *)first - 1) |
+			(n < KP_TBLOCK_TAG ? n : KP_TBLOCK_TAG));
+}
 /* the cycles the block's instructions were charged, into their PCs' */
 void kp_timing_fold(struct kp_tblock *b);
 /* the data TLBs were flushed */

@@ -275,8 +275,8 @@ static void kp_tb_timing(struct kp_tb *t)
 	uint64_t va = t->vaddr;
 	uint32_t i;
 
-	/* beside its counters: a block's execution touches them, then this */
-	t->tblk = kp_tblock_init(kp_hot_alloc(kp_tblock_size(t->n)), t->n);
+	/* apart from its counters, which between samples are all a block's execution touches */
+	t->tblk = kp_tblock_init(kp_hot_alloc(&kp.tblocks, kp_tblock_size(t->n)), t->n);
 	for (i = 0; i < t->n; b += t->insn[i].size, va += t->insn[i].size, i++) {
 		struct kp_insn *in = &t->insn[i];
 		struct kp_tsite *ts = &t->tblk->ts[i];
@@ -287,9 +287,11 @@ static void kp_tb_timing(struct kp_tb *t)
 		kp_timing_decode(&kp.tm, ts->ti, b, in->size, va, in->ev);
 		ts->cyc = kp_pc_cyc(in->pc);
 		if (in->mem != KP_NONE)
-			ts->site = &t->ms[in->mem];
+			t->ms[in->mem].ts = ts;
 		if (in->fetch != KP_NONE)
-			ts->fetch_site = (void *)((uintptr_t)&t->fs[in->fetch] | in->spans);
+			t->fs[in->fetch].ts = ts;
+		if (in->fetch != KP_NONE && !i)
+			t->fs[in->fetch].tb_n = t->n;
 	}
 	kp_tblock_seal(t->tblk);
 }
@@ -304,7 +306,7 @@ static struct kp_tb *kp_tb_get(struct qemu_plugin_tb *tb)
 		g_free(t);
 		return old;
 	}
-	t->cnt = kp_hot_alloc(t->nruns * sizeof(*t->cnt) + t->nfetch * sizeof(*t->fs) +
+	t->cnt = kp_hot_alloc(&kp.hot, t->nruns * sizeof(*t->cnt) + t->nfetch * sizeof(*t->fs) +
 			      t->nmem * sizeof(*t->ms));
 	t->fs = (struct kp_fetch *)(t->cnt + t->nruns);
 	t->ms = (struct kp_mem *)(t->fs + t->nfetch);
@@ -319,7 +321,7 @@ static struct kp_tb *kp_tb_get(struct qemu_plugin_tb *tb)
 		in->pc->ev = in->ev;
 		if (in->fetch != KP_NONE)
 			t->fs[in->fetch] =
-				(struct kp_fetch){in->haddr, in->pc->pc, in->size, in->pc};
+				(struct kp_fetch){in->haddr, in->pc->pc, in->size, 0, in->pc, NULL};
 		if (in->mem != KP_NONE)
 			t->ms[in->mem].pc = in->pc;
 	}
@@ -348,23 +350,26 @@ static void kp_instrument_cache(struct qemu_plugin_insn *insn, struct kp_tb *t,
 						 QEMU_PLUGIN_MEM_RW, &t->ms[in->mem]);
 }
 
-/* mode=timing: mode=cache's callbacks, with the latencies noted for the core */
-static void kp_instrument_timing(struct qemu_plugin_insn *insn, struct kp_tb *t, uint32_t i)
+/*
+ * mode=timing: mode=cache's callbacks, with the latencies noted for the
+ * core; a block's first instruction's fetch starts the block too
+ * (kp_timing_block), one callback where two would be
+ */
+static void kp_instrument_timing(struct qemu_plugin_insn *insn, struct kp_tb *t,
+				 const struct kp_insn *in)
 {
-	const struct kp_insn *in = &t->insn[i];
-	struct kp_tsite *ts = &t->tblk->ts[i];
-
-	if (ts->fetch_site)
-		qemu_plugin_register_vcpu_insn_exec_cb(insn, kp_fetch_timing_cb,
-						       QEMU_PLUGIN_CB_NO_REGS, ts);
+	if (in->fetch != KP_NONE)
+		qemu_plugin_register_vcpu_insn_exec_cb(
+			insn, in == t->insn ? kp_tb_fetch_timing_cb : kp_fetch_timing_cb,
+			QEMU_PLUGIN_CB_NO_REGS, (void *)((uintptr_t)&t->fs[in->fetch] | in->spans));
 	else if (in->line)
 		kp.fetch_no_haddr++;
 	if (in->flushes || in->tlbop != KP_OP_NONE)
 		qemu_plugin_register_vcpu_insn_exec_cb(insn, kp_tlb_cb, QEMU_PLUGIN_CB_NO_REGS,
 						       (void *)in);
-	if (ts->site)
+	if (in->mem != KP_NONE)
 		qemu_plugin_register_vcpu_mem_cb(insn, kp_mem_timing_cb, QEMU_PLUGIN_CB_NO_REGS,
-						 QEMU_PLUGIN_MEM_RW, ts);
+						 QEMU_PLUGIN_MEM_RW, &t->ms[in->mem]);
 }
 
 /*
@@ -394,7 +399,8 @@ void kp_trans_full(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 
 	if (kp.boot != KP_BOOT_OFF)
 		kp_boot_watch(tb, t);
-	if (kp.mode == KP_TIMING)
+	/* a block whose first instruction has no fetch callback starts on its own */
+	if (kp.mode == KP_TIMING && (!t->n || t->insn[0].marker || t->insn[0].fetch == KP_NONE))
 		qemu_plugin_register_vcpu_tb_exec_cb(tb, kp_tb_timing_cb, QEMU_PLUGIN_CB_NO_REGS,
 						     kp_tblock_tag(t->tblk));
 
@@ -412,7 +418,7 @@ void kp_trans_full(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		if (kp.mode == KP_CACHE)
 			kp_instrument_cache(insn, t, in);
 		else if (kp.mode == KP_TIMING)
-			kp_instrument_timing(insn, t, i);
+			kp_instrument_timing(insn, t, in);
 		if (kp.mode != KP_INSNS)
 			kp_strsite_instrument(insn);
 	}
