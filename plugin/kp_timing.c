@@ -547,19 +547,21 @@ static bool kp_tstring(struct kp_timing *t, const struct kp_tinsn *ti, const str
 static void kp_tcore_insn(const struct kp_timing *t, const struct kp_tinsn *ti,
 			  const struct kp_tnote *n, struct kp_core_insn *in)
 {
-	*in = (struct kp_core_insn){
-		.src = ti->src,
-		.addr = ti->addr,
-		.dst = ti->dst,
-		.lat = ti->lat,
-		.uops = ti->uops,
-		.fixed = ti->fixed,
-		.serializing = ti->flags & KP_TI_SERIALIZING,
-		.loads = ti->flags & KP_TI_LOADS,
-		.stores = ti->flags & KP_TI_STORES,
-	};
+	/* every field set, none cleared first: a block's hand-over does this an instruction */
+	static const struct kp_tnote none;
+
 	if (!n)
-		return;
+		n = &none;
+	in->src = ti->src;
+	in->addr = ti->addr;
+	in->dst = ti->dst;
+	in->lat = ti->lat;
+	in->uops = ti->uops;
+	in->fixed = ti->fixed;
+	in->serializing = ti->flags & KP_TI_SERIALIZING;
+	in->loads = ti->flags & KP_TI_LOADS;
+	in->stores = ti->flags & KP_TI_STORES;
+	in->mispredicted = in->taken = in->string_line = false;
 	in->load_lat = n->load_lat;
 	in->load_l1 = t->lat.l1;
 	in->load_tlb = n->load_tlb;
