@@ -172,7 +172,10 @@ static void kp_pf_start(struct kp_pf *p, uint64_t page, int line)
 /*
  * A confident stream's prefetches from its next line on: stream_degree at
  * most, none over stream_distance ahead of the demand at line or past the
- * page's edge.
+ * page's edge.  Issuing the edge's line, it may cross (p->edge) once its
+ * demand walked stream_distance lines of the page its way: a page
+ * streamed, not a few lines of an object that happened to lie near the
+ * edge.
  */
 static unsigned int kp_pf_run(struct kp_pf *p, struct kp_pf_stream *s, uint64_t base,
 			      int line, uint64_t *out, unsigned int n, unsigned int max)
@@ -187,7 +190,7 @@ static unsigned int kp_pf_run(struct kp_pf *p, struct kp_pf_stream *s, uint64_t 
 		if (s->next < 0 || s->next >= lines || (s->next - line) * s->dir > dist)
 			break;
 		n = kp_pf_emit(out, n, base + s->next);
-		if (s->next == (s->dir > 0 ? lines - 1 : 0))
+		if (s->next == (s->dir > 0 ? lines - 1 : 0) && s->conf >= (unsigned int)dist)
 			p->edge = p->cfg.next_page ? s->dir : 0;
 		s->next += s->dir;
 	}
@@ -196,8 +199,9 @@ static unsigned int kp_pf_run(struct kp_pf *p, struct kp_pf_stream *s, uint64_t 
 
 /*
  * A step within a page's stream: the same direction as before gains
- * confidence, the other starts again at one.  A miss in a page without a
- * stream starts one, of no direction yet.
+ * confidence (the lines walked that way, up to a page's), the other starts
+ * again at one.  A miss in a page without a stream starts one, of no
+ * direction yet.
  */
 static unsigned int kp_pf_stream(struct kp_pf *p, uint64_t pa, bool miss, uint64_t *out,
 				 unsigned int n, unsigned int max)
@@ -219,7 +223,7 @@ static unsigned int kp_pf_stream(struct kp_pf *p, uint64_t pa, bool miss, uint64
 	if (dir != s->dir) {
 		s->dir = dir;
 		s->conf = 1;
-	} else if (s->conf < KP_PF_STREAM_CONF) {
+	} else if (s->conf < 1u << (KP_PF_PAGE_BITS - p->cfg.line_bits)) {
 		s->conf++;
 	}
 	if (s->conf < KP_PF_STREAM_CONF)

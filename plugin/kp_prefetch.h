@@ -17,8 +17,9 @@
  *    ahead of the demand, stream_degree lines at most per access.
  *
  * None issues a line beyond a 4 KiB page: the next physical page is no
- * neighbour.  But with next_page on, a stream that issued its page's last
- * line is remembered by the virtual page it was going to (kp_pf_arm, the
+ * neighbour.  But with next_page on, a stream whose demand walked
+ * stream_distance lines of its page and that issued the page's last line
+ * is remembered by the virtual page it was going to (kp_pf_arm, the
  * caller knowing the virtual address and the time); when the demand gets
  * there (kp_pf_crossing), the stream goes on in that page's physical page
  * (kp_pf_enter), its first lines fetched from the remembered time: a
