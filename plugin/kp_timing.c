@@ -670,7 +670,7 @@ static bool kp_tsampled(struct kp_timing *t, bool *charge)
 
 void *kp_tblock_tag(struct kp_tblock *b)
 {
-	return kp_tblock_tag_of(b->ts, b->n);
+	return (void *)((uintptr_t)b | (b->n < KP_TBLOCK_TAG ? b->n : KP_TBLOCK_TAG));
 }
 
 void kp_timing_block(struct kp_timing *t, void *tag)

@@ -239,7 +239,10 @@ void kp_timing_block(struct kp_timing *t, void *tag);
  */
 #define KP_TBLOCK_TAG 63
 void *kp_tblock_tag(struct kp_tblock *b);
-/* the same from its first instruction's struct kp_tsite and its instruction count */
+/*
+ * the same from its first instruction's struct kp_tsite and its instruction
+ * count, for a block laid out by kp_tblock_init
+ */
 static inline void *kp_tblock_tag_of(struct kp_tsite *first, uint32_t n)
 {
 	return (void *)((uintptr_t)((struct kp_tblock *)first - 1) |

@@ -2,7 +2,8 @@
 /*
  * The timing model's sampling (plugin/kp_timing.c, sample.*), apart from
  * QEMU: which blocks go to the core and which are charged, over whole
- * periods of blocks whose counts are worked out by hand; each PC's row
+ * periods of blocks whose counts are worked out by hand; a block found
+ * from its first instruction's record as its tag says; each PC's row
  * scaled from its measured executions to all of them, and a PC never
  * measured charged the measured instructions' mean, row by row, its
  * cycles the sum of its stack; the exact model's rows as they were; the
@@ -122,9 +123,31 @@ static void test_bounds(void)
 	expect("sample.period=1000001 refused", arg(&t, "sample.period=1000001") == -1, 1);
 }
 
+/*
+ * A block laid out by kp_tblock_init is found from its first instruction's
+ * record (kp_tblock_tag_of: a block started by its first fetch callback)
+ * with the tag kp_tblock_tag gives it, its count in the tag or not.
+ */
+static void test_tags(void)
+{
+	uint32_t n[2] = {10, 100};
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		void *mem = calloc(1, kp_tblock_size(n[i]));
+		struct kp_tblock *b = mem ? kp_tblock_init(mem, n[i]) : NULL;
+
+		expect(n[i] < KP_TBLOCK_TAG ? "a block's tag from its first instruction, 10"
+					    : "a block's tag from its first instruction, 100",
+		       b && kp_tblock_tag_of(b->ts, b->n) == kp_tblock_tag(b), 1);
+		free(mem);
+	}
+}
+
 int main(void)
 {
 	test_phases();
+	test_tags();
 	test_rows();
 	test_bounds();
 	if (failures)

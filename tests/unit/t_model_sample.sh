@@ -1,7 +1,7 @@
 #!/bin/bash
 # The timing model's sampling (plugin/kp_timing.c, kp_targs.c; no QEMU needed): which
 # blocks of whole periods go to the core and which are charged, counted by
-# hand; each PC's row scaled to all its executions, one never measured
+# hand; a block found from its first instruction; each PC's row scaled to all its executions, one never measured
 # charged the measured mean; the exact rows as before; the arguments'
 # bounds (tests/unit/model_sample.c).  Runs no kprotperf.
 set -euo pipefail
