@@ -288,10 +288,11 @@ static void kp_tb_timing(struct kp_tb *t)
 		ts->cyc = kp_pc_cyc(in->pc);
 		if (in->mem != KP_NONE)
 			t->ms[in->mem].ts = ts;
-		if (in->fetch != KP_NONE)
+		if (in->fetch != KP_NONE) {
 			t->fs[in->fetch].ts = ts;
-		if (in->fetch != KP_NONE && !i)
-			t->fs[in->fetch].tb_n = t->n;
+			/* the block's first starts it (kp_tb_fetch_timing_cb) */
+			t->fs[in->fetch].tb_n = i ? 0 : t->n;
+		}
 	}
 	kp_tblock_seal(t->tblk);
 }
