@@ -33,10 +33,11 @@
 # window opens right after the timer's tick (the program waits for the
 # coarse clock to move), so the next is a period (4 ms at HZ=250: 4 M
 # instructions) away.  The program says whether one may have come inside
-# anyway (the coarse clock moved, or a period passed) and the other
-# interrupts it took around each (/proc/interrupts but LOC, before and
-# after).  Counts that differ are excused once, by a second boot, when
-# one may have come; otherwise they fail.  The header says what the
+# anyway (the coarse clock moved, or a period passed) and the interrupts
+# it took between two reads of /proc/interrupts around each, after the
+# tick: the local timer's (LOC: an hrtimer's too, which does not move the
+# coarse clock) and the others.  Counts that differ are excused once, by a
+# second boot, when one may have come; otherwise they fail.  The header says what the
 # guest's hint said (under -cpu max: no PTI, no PCID), the refusals of bad
 # TLB geometries come before any boot.
 # shellcheck source=tests/vm/vm.sh
@@ -94,8 +95,8 @@ boot() {
 }
 
 addr() { awk -v n="$1" '$1 == n { print $2 }' "$TMP/out"; }
-# interrupts: "ticks T1 T2 irqs I1 I2", what the program said of its two windows
-interrupts() { awk '$1 == "ticks" || $1 == "irqs" { printf "%s%s", sep, $0; sep = " " }' "$TMP/out"; }
+# interrupts: "ticks T1 T2 irqs I1 I2 locs L1 L2", what the program said of its two windows
+interrupts() { awk '$1 == "ticks" || $1 == "irqs" || $1 == "locs" { printf "%s%s", sep, $0; sep = " " }' "$TMP/out"; }
 # the header: the windows, the TLBs, what the guest said against what the plugin heard
 headers() {
 	local pti=0 want
@@ -132,7 +133,7 @@ counts() {
 boot
 headers
 if ! why=$(counts); then
-	[ "$(interrupts)" != "ticks 0 0 irqs 0 0" ] || fail "$why (no interrupt in the windows: $(interrupts))"
+	[ "$(interrupts)" != "ticks 0 0 irqs 0 0 locs 0 0" ] || fail "$why (no interrupt in the windows: $(interrupts))"
 	echo "model tlb: $why, with interrupts in the windows ($(interrupts)): once more"
 	boot
 	headers
