@@ -48,6 +48,8 @@ int kp_core_init(struct kp_core *c, const struct kp_core_cfg *cfg, const char **
 		*bad = "lq";
 	else if (cfg->sq > KP_CORE_MAX_WINDOW)
 		*bad = "sq";
+	else if (cfg->prf > KP_CORE_MAX_WINDOW)
+		*bad = "prf";
 	else
 		*bad = NULL;
 	if (*bad)
@@ -62,7 +64,8 @@ int kp_core_init(struct kp_core *c, const struct kp_core_cfg *cfg, const char **
 	c->ring = calloc(c->ring_mask--, sizeof(*c->ring));
 	c->inflight = calloc(KP_CORE_INFLIGHT, sizeof(*c->inflight));
 	if (!c->mshr || (cfg->walkers && !c->walker) || !c->ring || !c->inflight ||
-	    kp_queue_init(&c->lq, cfg->lq) || kp_queue_init(&c->sq, cfg->sq)) {
+	    kp_queue_init(&c->lq, cfg->lq) || kp_queue_init(&c->sq, cfg->sq) ||
+	    kp_queue_init(&c->prf, cfg->prf)) {
 		kp_core_free(c);
 		return -ENOMEM;
 	}
@@ -71,6 +74,7 @@ int kp_core_init(struct kp_core *c, const struct kp_core_cfg *cfg, const char **
 
 void kp_core_free(struct kp_core *c)
 {
+	kp_queue_free(&c->prf);
 	kp_queue_free(&c->sq);
 	kp_queue_free(&c->lq);
 	free(c->inflight);
@@ -165,6 +169,8 @@ static void kp_dispatch(struct kp_core *c, const struct kp_core_insn *in, unsign
 		kp_queue_wait(&c->lq, d);
 	if (in->stores)
 		kp_queue_wait(&c->sq, d);
+	if (in->renames)
+		kp_queue_wait(&c->prf, d);
 	if (in->serializing)
 		kp_later(d, c->retired, KP_ST_SERIALIZE);
 }
@@ -325,7 +331,7 @@ void kp_core_step(struct kp_core *c, const struct kp_core_insn *in, struct kp_co
 	 * cause inherited from a source is charged here but not passed on, or
 	 * a chain of adds long after a miss would all be the miss's.
 	 */
-	uint8_t own = KP_ST_BASE;
+	uint8_t own = KP_ST_BASE, cause;
 
 	if (uops > c->cfg.window)
 		uops = c->cfg.window;
@@ -360,12 +366,13 @@ void kp_core_step(struct kp_core *c, const struct kp_core_insn *in, struct kp_co
 		c->why[r] = own;
 	}
 	kp_retire(c, uops, done, out);
+	cause = c->ring[(c->head + c->n - 1) & c->ring_mask].cause;
 	if (in->loads)
-		kp_queue_add(&c->lq, c->retired,
-			     c->ring[(c->head + c->n - 1) & c->ring_mask].cause);
+		kp_queue_add(&c->lq, c->retired, cause);
 	if (in->stores)
-		kp_queue_add(&c->sq, c->retired,
-			     c->ring[(c->head + c->n - 1) & c->ring_mask].cause);
+		kp_queue_add(&c->sq, c->retired, cause);
+	if (in->renames)
+		kp_queue_add(&c->prf, c->retired, cause);
 	if (in->mispredicted && done.t + c->cfg.mispredict > c->redirect) {
 		c->redirect = done.t + c->cfg.mispredict;
 		c->redirect_why = KP_ST_BRANCH;

@@ -17,11 +17,13 @@
  *             cycle's fetch (what follows it comes from elsewhere: one
  *             taken branch a cycle);
  *   dispatch  after its fetch, once the window has room (the oldest
- *             instructions retire to make it), and a load or store once
- *             the load or store queue has (their entries free at
- *             retirement: a loop of loads and stores behind a miss fills
- *             them before the window); a serializing instruction also
- *             waits for everything older to retire;
+ *             instructions retire to make it), a load or store once the
+ *             load or store queue has, and one writing a general register
+ *             once a rename register is free (their entries free at
+ *             retirement: a loop of loads and stores, or of register
+ *             writes, behind a miss fills them before the window); a
+ *             serializing instruction also waits for everything older to
+ *             retire;
  *   issue     when its sources are ready: a load when its address
  *             registers are, the operation when its other sources and its
  *             load are; a load whose translation walks the page tables
@@ -88,6 +90,7 @@ struct kp_core_cfg {
 	unsigned int mshrs;	 /* L1 data misses outstanding at once */
 	unsigned int walkers;	 /* page walks in flight at once (0: no bound) */
 	unsigned int lq, sq;	 /* loads, stores in flight (0: only the window binds) */
+	unsigned int prf;	 /* general-register results in flight (0: only the window binds) */
 	unsigned int mispredict; /* cycles from a mispredicted branch's resolution to the next fetch */
 	unsigned int l2, ll, dram; /* a prefetched line's latency from L2, LL, memory */
 	unsigned int dram_line;	 /* cycles a line takes on the memory channel; 0: no bound */
@@ -120,6 +123,7 @@ struct kp_core_insn {
 	double pf_from;	      /* when its KP_CORE_PF_EARLY lines were asked for (a stream's crossing) */
 	bool pf_early;	      /* it has such lines: timed before its load waits for one */
 	bool loads, stores;   /* it reads, writes memory (decoded: whether or not this execution did) */
+	bool renames;	      /* it writes a general register: a rename register until it retires */
 	bool load_dram;	      /* its load's line came from memory: the channel */
 	bool store_dram;      /* its store's line did */
 	bool string_line;     /* a fast string's line: it waits for its writebacks */
@@ -173,7 +177,7 @@ struct kp_core {
 	double dram_free;	   /* when the memory channel can send the next line */
 	struct kp_core_line *inflight; /* prefetched lines and when they arrive, by line */
 	struct kp_core_slot *ring; /* the window, oldest at head */
-	struct kp_core_queue lq, sq;
+	struct kp_core_queue lq, sq, prf;
 	unsigned int head, n, uops, ring_mask;
 	uint64_t insns;
 };

@@ -532,6 +532,7 @@ static bool kp_tstring(struct kp_timing *t, const struct kp_tinsn *ti, const str
 		return false;
 	t->string_bytes = t->string_bytes > KP_TLINE ? t->string_bytes - KP_TLINE : 0;
 	in->src = in->dst = in->addr = 0;
+	in->renames = false;
 	in->uops = t->lat.string_uops;
 	in->lat = 0;
 	/* whole lines written: none read from memory for ownership (a line a cache has is
@@ -561,6 +562,7 @@ static void kp_tcore_insn(const struct kp_timing *t, const struct kp_tinsn *ti,
 	in->serializing = ti->flags & KP_TI_SERIALIZING;
 	in->loads = ti->flags & KP_TI_LOADS;
 	in->stores = ti->flags & KP_TI_STORES;
+	in->renames = ti->dst & KP_R_GPRS;
 	in->mispredicted = in->taken = in->string_line = false;
 	in->load_lat = n->load_lat;
 	in->load_l1 = t->lat.l1;

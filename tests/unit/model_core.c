@@ -93,7 +93,7 @@ static void fresh(struct kp_core *c, struct run *r, const struct kp_core_cfg *k)
  */
 struct stream {
 	const char *name;
-	unsigned int window, mshrs, lq, dram_line, walkers;
+	unsigned int window, mshrs, lq, prf, dram_line, walkers;
 	struct kp_core_insn in, last;
 	int every, n;
 	double want, tol;
@@ -164,6 +164,30 @@ static const struct stream streams[] = {
 	 .in = GATHER_LOAD,
 	 .n = N,
 	 .want = 25,
+	 .tol = 0.01,
+	 .cause = KP_ST_DCACHE},
+	/*
+	 * The same loads, each writing a general register: 8 rename registers
+	 * in a window of 128 let 8 overlap, 25 cycles a load; the same loads
+	 * writing none (a compare's flags, say) are not held back by them.
+	 */
+	{.name = "gather, window 128, 64 MSHRs, 8 rename registers",
+	 .window = 128,
+	 .mshrs = 64,
+	 .prf = 8,
+	 .in = {.src = 1 << 2, .addr = 1 << 2, .dst = 1 << 3, .load_lat = 200, .load_l1 = 5,
+		.load_miss = true, .loads = true, .renames = true},
+	 .n = N,
+	 .want = 25,
+	 .tol = 0.01,
+	 .cause = KP_ST_DCACHE},
+	{.name = "gather, window 16, 64 MSHRs, 8 rename registers, none renamed",
+	 .window = 16,
+	 .mshrs = 64,
+	 .prf = 8,
+	 .in = GATHER_LOAD,
+	 .n = N,
+	 .want = 12.5,
 	 .tol = 0.01,
 	 .cause = KP_ST_DCACHE},
 	/*
@@ -270,6 +294,7 @@ static void run_stream(const struct stream *s)
 	if (s->mshrs)
 		k.mshrs = s->mshrs;
 	k.lq = s->lq;
+	k.prf = s->prf;
 	k.walkers = s->walkers;
 	k.dram_line = s->dram_line;
 	fresh(&c, &r, &k);
@@ -406,6 +431,7 @@ static void refused(void)
 		{{.width = 4, .window = 128, .mshrs = 10, .walkers = 65}, "walkers"},
 		{{.width = 4, .window = 128, .mshrs = 10, .mispredict = 5000}, "mispredict"},
 		{{.width = 4, .window = 128, .mshrs = 10, .ll = 300, .dram = 200}, "dram"},
+		{{.width = 4, .window = 128, .mshrs = 10, .ll = 40, .dram = 200, .prf = 5000}, "prf"},
 	};
 	struct kp_core c;
 	const char *why;
