@@ -153,7 +153,10 @@ static void kp_queue_add(struct kp_core_queue *q, double retire, uint8_t why)
 	q->why[i] = why;
 }
 
-/* Dispatch: room in the window, made by the oldest retiring; a drain waits for all. */
+/*
+ * Dispatch: room in the window, made by the oldest retiring, and in the
+ * queues; a drain waits for all; never before the last.
+ */
 static void kp_dispatch(struct kp_core *c, const struct kp_core_insn *in, unsigned int uops,
 			struct kp_when *d)
 {
@@ -173,6 +176,10 @@ static void kp_dispatch(struct kp_core *c, const struct kp_core_insn *in, unsign
 		kp_queue_wait(&c->prf, d);
 	if (in->serializing)
 		kp_later(d, c->retired, KP_ST_SERIALIZE);
+	/* in order: a queue's stall on an older instruction holds this one too */
+	kp_later(d, c->dispatched, c->dispatch_why);
+	c->dispatched = d->t;
+	c->dispatch_why = d->why;
 }
 
 /* of n miss buffers or walkers (when each frees), the one that frees first */
@@ -187,13 +194,21 @@ static double *kp_first_free(double *v, unsigned int n)
 	return first;
 }
 
-/* a line to or from memory taking cost cycles, at t or later: when the channel is done */
+/*
+ * A line to or from memory taking cost cycles, at t or later: when the
+ * channel is done.  The channel is busy cost cycles a line from when the
+ * line was asked for (a read ready at t was asked for memory's latency
+ * before it), not from t: a read asked for ahead of writes leaves the
+ * channel to them meanwhile, whatever order they are handed over in.
+ */
 static double kp_channel_for(struct kp_core *c, double t, unsigned int cost)
 {
-	if (cost && c->dram_free + cost > t)
-		t = c->dram_free + cost;
-	c->dram_free = t;
-	return t;
+	double asked = t - c->cfg.dram;
+
+	if (!cost)
+		return t;
+	c->dram_free = (c->dram_free > asked ? c->dram_free : asked) + cost;
+	return c->dram_free > t ? c->dram_free : t;
 }
 
 /* a line from memory, ready at t or later: when the channel has sent it */

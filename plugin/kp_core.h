@@ -21,7 +21,8 @@
  *             load or store queue has, and one writing a general register
  *             once a rename register is free (their entries free at
  *             retirement: a loop of loads and stores, or of register
- *             writes, behind a miss fills them before the window); a
+ *             writes, behind a miss fills them before the window); in
+ *             order, so that what holds one holds every younger one; a
  *             serializing instruction also waits for everything older to
  *             retire;
  *   issue     when its sources are ready: a load when its address
@@ -38,7 +39,10 @@
  *
  * Memory has a channel: each line it sends (a demand miss, a store's
  * read for ownership, a prefetch) occupies it dram_line cycles, so that a
- * stream is bound by bandwidth, not only by the miss buffers.  A line a
+ * stream is bound by bandwidth, not only by the miss buffers; a line is
+ * counted on it from when it was asked for (a read's ready time less
+ * memory's latency), so that a read handed over before writes asked for
+ * earlier does not leave the channel idle until it arrives.  A line a
  * prefetcher fetched is in the caches at once for the caches' sake, but a
  * load of it waits until it arrives (its fetch started when the access
  * that triggered it issued, and takes the latency of the level it came
@@ -170,6 +174,8 @@ struct kp_core {
 	double redirect;      /* no fetch before this: a mispredict's or a drain's end */
 	uint8_t redirect_why; /* its cause (enum kp_stack) */
 	double retired;	      /* the last retirement */
+	double dispatched;    /* the last dispatch: in order, so a stall holds the younger too */
+	uint8_t dispatch_why; /* what held it */
 	double ready[KP_CORE_REGS];
 	uint8_t why[KP_CORE_REGS]; /* what held each register's value back */
 	double *mshr;		   /* cfg.mshrs: when each miss buffer frees */

@@ -93,7 +93,7 @@ static void fresh(struct kp_core *c, struct run *r, const struct kp_core_cfg *k)
  */
 struct stream {
 	const char *name;
-	unsigned int window, mshrs, lq, prf, dram_line, walkers;
+	unsigned int window, mshrs, lq, sq, prf, dram_line, walkers;
 	struct kp_core_insn in, last;
 	int every, n;
 	double want, tol;
@@ -188,6 +188,23 @@ static const struct stream streams[] = {
 	 .in = GATHER_LOAD,
 	 .n = N,
 	 .want = 12.5,
+	 .tol = 0.01,
+	 .cause = KP_ST_DCACHE},
+	/*
+	 * A load missing to memory (200 cycles), then 40 stores hitting, over
+	 * and over, a store queue of 8: the 9th store waits for the 1st to
+	 * retire, after the load (200 cycles from its issue, 0.25 more), and
+	 * the next load, in order behind the other 32 (8 cycles at width 4),
+	 * issues only then: the loads never overlap, ~208 cycles an iteration
+	 * of 41 (dispatch in order: a queue's stall holds the younger too).
+	 */
+	{.name = "a load, 40 stores, SQ 8",
+	 .sq = 8,
+	 .in = {.src = 1 << 5, .addr = 1 << 4, .stores = true},
+	 .last = GATHER_LOAD,
+	 .every = 41,
+	 .n = N,
+	 .want = 208.25 / 41,
 	 .tol = 0.01,
 	 .cause = KP_ST_DCACHE},
 	/*
@@ -294,6 +311,7 @@ static void run_stream(const struct stream *s)
 	if (s->mshrs)
 		k.mshrs = s->mshrs;
 	k.lq = s->lq;
+	k.sq = s->sq;
 	k.prf = s->prf;
 	k.walkers = s->walkers;
 	k.dram_line = s->dram_line;
