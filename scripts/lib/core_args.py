@@ -209,6 +209,11 @@ def measured(table, path, cores_dir):
         lat["dram_wline"] = round(core["rep_stosb_cycles_per_line"]["dram"])
         lat["string_uops"] = max(1, round(core["rep_stosb_cycles_per_line"]["l1"] * d["core"]["width"]))
         d["core"]["mispredict"] = round(core["mispredict"])
+        # the rename registers, when calibrate measured them (a table written
+        # before them keeps the description's)
+        if core.get("rename_registers"):
+            d["core"]["prf"] = round(core["rename_registers"])
+            d["sources"]["core.prf"] = f"kprotperf calibrate: {path}"
     except (KeyError, TypeError) as e:
         raise Bad(f"{path}: the core's figures lack {e}: run kprotperf calibrate again") from None
     for k in ("latency.l1", "latency.l2", "latency.ll", "latency.dram", "latency.stlb", "latency.walk",

@@ -2,7 +2,8 @@
 /*
  * The core's figures for a timing model (model/costs.h, "core"): the
  * load-to-use latency of each level and of each kind of TLB miss by random
- * pointer chases, the branch mispredict penalty, a sequential read's
+ * pointer chases, the rename registers a miss leaves room for, the branch
+ * mispredict penalty, a sequential read's
  * bandwidth and the fast strings' cycles per line; the working sets sized
  * by the caches sysfs gives.
  */
@@ -272,6 +273,82 @@ static int chases(struct calib *k, const struct caches *s, struct calib_loads *l
 	return 0;
 }
 
+/* The rename sweep: calib_rename_N, N register adds after each of its two loads. */
+static const struct {
+	calib_loop_fn *fn;
+	int adds;
+} rename_sweep[] = {
+	{calib_rename_96, 96},	 {calib_rename_126, 126}, {calib_rename_156, 156},
+	{calib_rename_180, 180}, {calib_rename_198, 198}, {calib_rename_216, 216},
+	{calib_rename_234, 234}, {calib_rename_258, 258}, {calib_rename_288, 288},
+	{calib_rename_330, 330}, {calib_rename_384, 384}, {calib_rename_432, 432},
+};
+#define RENAME_N (sizeof(rename_sweep) / sizeof(rename_sweep[0]))
+
+/* The sweep's cycles a pair of loads, as "N c" pairs, into buf. */
+static void rename_cycles(char *buf, size_t len, const double *c)
+{
+	size_t i, at = 0;
+
+	for (i = 0; i < RENAME_N && at < len; i++)
+		at += snprintf(buf + at, len - at, "%s%d %.0f", i ? ", " : "", rename_sweep[i].adds,
+			       c[i]);
+}
+
+/* Where c crosses 1.5x c[0], between sweep points step - 1 and step (the last: past it). */
+static double rename_step(const double *c, size_t step)
+{
+	double lo, hi, f;
+
+	if (step >= RENAME_N)
+		return rename_sweep[RENAME_N - 1].adds;
+	lo = c[step - 1], hi = c[step];
+	f = hi > lo ? (1.5 * c[0] - lo) / (hi - lo) : 0;
+	return rename_sweep[step - 1].adds +
+	       f * (rename_sweep[step].adds - rename_sweep[step - 1].adds);
+}
+
+/*
+ * The rename registers (H. Wong's method): two independent chases through
+ * every line of the DRAM set at random, N register adds after each load.
+ * While the adds and the second load find free registers, its miss
+ * overlaps the first's (a pair takes one latency); past them it waits for
+ * the first to retire (two).  The figure: where the time crosses 1.5x the
+ * fewest adds', plus the load's own register.  0 or -ENOMEM.
+ */
+static int rename_registers(struct calib *k, const struct caches *s)
+{
+	void *start, *m = calib_chase_new(s->dram, true, CALIB_LINES, &start);
+	struct calib_job j[RENAME_N];
+	char cycles[256];
+	struct calib_pair pair;
+	double c[RENAME_N];
+	size_t i, step;
+
+	if (!m)
+		return -ENOMEM;
+	/* every line lies on the one cycle: the second chase starts far along it */
+	pair = (struct calib_pair){start, (char *)m + s->dram / 2};
+	for (i = 0; i < RENAME_N; i++)
+		j[i] = (struct calib_job){rename_sweep[i].fn, &pair, 1L << 10, 0};
+	calib_time_rr(j, RENAME_N);
+	for (i = 0; i < RENAME_N; i++)
+		c[i] = j[i].best / CALIB_BODIES * k->ghz;
+	for (step = 1; step < RENAME_N && c[step] < 1.5 * c[0]; step++)
+		;
+	figure(k, MK_RENAME, rename_step(c, step) + 1);
+	rename_cycles(cycles, sizeof(cycles), c);
+	source(k, MG_RENAME,
+	       "measured: two independent chases through every line of %zu MiB at random, N "
+	       "register adds (6 registers in turn) after each load, cycles a pair (N c): %s; "
+	       "where the pair's time crosses 1.5x the first's (%s), plus the second load's "
+	       "register",
+	       s->dram / MIB, cycles,
+	       step < RENAME_N ? "between the two sizes around it, linearly" : "never: the last");
+	munmap(m, s->dram);
+	return 0;
+}
+
 /*
  * The mispredict penalty: a branch on random bytes (half of them
  * mispredicted) against the same on alternate ones, which the predictor
@@ -408,7 +485,8 @@ int calib_core(struct calib *k, struct calib_loads *l)
 	int err;
 
 	cache_sizes(&s);
-	err = ll_sweep(k, &s) ?: chases(k, &s, l) ?: mispredict(k) ?: streams(k, &s);
+	err = ll_sweep(k, &s) ?: chases(k, &s, l) ?: rename_registers(k, &s) ?: mispredict(k) ?:
+	      streams(k, &s);
 	k->r->costs.has_core = !err;
 	return err;
 }

@@ -22,32 +22,49 @@ static void jstr(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* Whether member g is written and shown: every one but an optional figure not measured (0). */
+static bool core_known(const struct model_costs *c, int g)
+{
+	return g < MG_OPTIONAL || c->core[MK_OPTIONAL + g - MG_OPTIONAL];
+}
+
+/* Member g's figures: one number, or an object of them. */
+static void core_member_json(FILE *f, const struct model_costs *c, int g)
+{
+	int k, n;
+
+	fprintf(f, "    \"%s\": ", model_core_groups[g].name);
+	for (k = 0, n = 0; k < MK_KEYS; k++) {
+		if (model_core_fields[k].group != (enum model_core_group)g)
+			continue;
+		if (model_core_fields[k].name)
+			fprintf(f, "%s\"%s\": ", n++ ? ", " : "{ ", model_core_fields[k].name);
+		fprintf(f, "%.2f", c->core[k]);
+	}
+	fputs(n ? " }" : "", f);
+}
+
 /* The core's figures and their sources, after the sources' closing brace. */
 static void core_json(FILE *f, const struct model_costs *c, const struct model_cost_sources *src)
 {
-	int ng = c->core[MK_LL_CAPACITY] ? MG_KEYS : MG_LL_CAPACITY; /* it, when known */
-	int g, k, n;
+	const char *sep = "";
+	int g;
 
 	fputs(",\n  \"core\": {\n", f);
-	for (g = 0; g < ng; g++) {
-		fprintf(f, "    \"%s\": ", model_core_groups[g].name);
-		for (k = 0, n = 0; k < MK_KEYS; k++) {
-			if (model_core_fields[k].group != (enum model_core_group)g)
-				continue;
-			if (model_core_fields[k].name)
-				fprintf(f, "%s\"%s\": ", n++ ? ", " : "{ ",
-					model_core_fields[k].name);
-			fprintf(f, "%.2f", c->core[k]);
+	for (g = 0; g < MG_KEYS; g++)
+		if (core_known(c, g)) {
+			fputs(sep, f);
+			core_member_json(f, c, g);
+			sep = ",\n";
 		}
-		fprintf(f, "%s%s\n", n ? " }" : "", g + 1 < ng ? "," : "");
-	}
-	fputs("  },\n  \"core_sources\": {\n", f);
-	for (g = 0; g < ng; g++) {
-		fprintf(f, "    \"%s\": ", model_core_groups[g].name);
-		jstr(f, src->core[g]);
-		fputs(g + 1 < ng ? ",\n" : "\n", f);
-	}
-	fputs("  }", f);
+	fputs("\n  },\n  \"core_sources\": {\n", f);
+	for (g = 0, sep = ""; g < MG_KEYS; g++)
+		if (core_known(c, g)) {
+			fprintf(f, "%s    \"%s\": ", sep, model_core_groups[g].name);
+			jstr(f, src->core[g]);
+			sep = ",\n";
+		}
+	fputs("\n  }", f);
 }
 
 int calib_write_json(FILE *f, const struct model_costs *c, const struct model_cost_sources *src)
@@ -88,7 +105,7 @@ static void core_show(FILE *f, const struct model_costs *c, const struct model_c
 		"VALUE", "UNIT", "SOURCE");
 	for (k = 0; k < MK_KEYS; k++) {
 		g = model_core_fields[k].group;
-		if (k == MK_LL_CAPACITY && !c->core[k])
+		if (!core_known(c, g))
 			continue; /* not measured: a table written before it */
 		esc_printf(f, "core.%-31s %9.2f %-12s %s\n", model_core_name(k, name, sizeof(name)),
 			   c->core[k], model_core_groups[g].unit, g != last ? src->core[g] : "\"");

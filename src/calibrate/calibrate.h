@@ -23,7 +23,10 @@ calib_loop_fn calib_imul_chain, calib_add_chain, calib_mix, calib_chase, calib_j
 	calib_lfence, calib_mfence, calib_sfence, calib_cpuid, calib_nocpuid, calib_verw,
 	calib_empty, calib_iret, calib_noiret, calib_call_direct, calib_call_ind, calib_call_lea,
 	calib_retpoline, calib_return_thunk, calib_jmp_ind, calib_jmp_direct, calib_branch,
-	calib_branchless, calib_stream, calib_rep_stosb, calib_rep_movsb, calib_rep_none;
+	calib_branchless, calib_stream, calib_rep_stosb, calib_rep_movsb, calib_rep_none,
+	calib_rename_96, calib_rename_126, calib_rename_156, calib_rename_180, calib_rename_198,
+	calib_rename_216, calib_rename_234, calib_rename_258, calib_rename_288, calib_rename_330,
+	calib_rename_384, calib_rename_432;
 
 /*
  * calib_branch's and calib_branchless's bytes (0 or 1 each, a conditional
@@ -40,6 +43,11 @@ calib_loop_fn calib_imul_chain, calib_add_chain, calib_mix, calib_chase, calib_j
 struct calib_rep {
 	char *dst, *src;
 	unsigned long mask, off;
+};
+
+/* calib_rename_*'s two chases, kept between calls so that each goes on where it stopped. */
+struct calib_pair {
+	void *p, *q;
 };
 
 /*

@@ -34,6 +34,7 @@ const struct model_core_group_info model_core_groups[MG_KEYS] = {
 	[MG_STOSB] = {"rep_stosb_cycles_per_line", "cycles/line", 0.01},
 	[MG_MOVSB] = {"rep_movsb_cycles_per_line", "cycles/line", 0.01},
 	[MG_LL_CAPACITY] = {"ll_capacity", "KiB", 0},
+	[MG_RENAME] = {"rename_registers", "registers", 0},
 };
 
 const struct model_core_field model_core_fields[MK_KEYS] = {
@@ -54,6 +55,7 @@ const struct model_core_field model_core_fields[MK_KEYS] = {
 	[MK_MOVSB_L2] = {MG_MOVSB, "l2"},
 	[MK_MOVSB_DRAM] = {MG_MOVSB, "dram"},
 	[MK_LL_CAPACITY] = {MG_LL_CAPACITY, NULL},
+	[MK_RENAME] = {MG_RENAME, NULL},
 };
 
 const char *model_core_name(int k, char *buf, size_t len)
@@ -558,8 +560,8 @@ static const char *missing(unsigned long long seen, const char *const *names, in
 }
 
 /*
- * core and core_sources: both whole, or neither (a table written before them); ll_capacity
- * (added later) with its source, or neither.
+ * core and core_sources: both whole, or neither (a table written before them); each optional
+ * figure (added later, from MK_OPTIONAL on) with its source, or neither.
  */
 static int core_complete(struct parser *ps)
 {
@@ -570,11 +572,12 @@ static int core_complete(struct parser *ps)
 		return 0;
 	for (k = 0; k < MK_KEYS; k++)
 		if (!(ps->seen_core & (1ULL << k)) &&
-		    (k != MK_LL_CAPACITY || ps->seen_core_src & (1ULL << MG_LL_CAPACITY)))
+		    (k < MK_OPTIONAL ||
+		     ps->seen_core_src & (1ULL << model_core_fields[k].group)))
 			return fail(ps, "no 'core.%s'", model_core_name(k, name, sizeof(name)));
 	for (g = 0; g < MG_KEYS; g++)
 		if (!(ps->seen_core_src & (1ULL << g)) &&
-		    (g != MG_LL_CAPACITY || ps->seen_core & (1ULL << MK_LL_CAPACITY)))
+		    (g < MG_OPTIONAL || ps->seen_core & (1ULL << (MK_OPTIONAL + g - MG_OPTIONAL))))
 			return fail(ps,
 				    "no 'core_sources.%s': every figure of 'core' names how it was "
 				    "measured",

@@ -66,9 +66,11 @@ enum model_cost_key {
  * sequential read's bandwidth, prefetchers on; rep_stosb, rep_movsb: a
  * 4 KiB fast string's cycles per 64-byte line, its lines in L1, L2 or DRAM;
  * ll_capacity: the largest working set a random chase still finds in the
- * last level (this tenant's share of it), KiB.  ll_capacity is optional
- * (a table written before it reads with 0: unknown, written and shown only
- * when known).
+ * last level (this tenant's share of it), KiB; rename_registers: the
+ * results of general-register writes a core holds in flight behind a miss
+ * (core.prf of a core description).  ll_capacity and rename_registers are
+ * optional (a table written before them reads with 0: unknown, written
+ * and shown only when known).
  */
 enum model_core_key {
 	MK_LTU_L1,
@@ -87,9 +89,11 @@ enum model_core_key {
 	MK_MOVSB_L1,
 	MK_MOVSB_L2,
 	MK_MOVSB_DRAM,
-	MK_LL_CAPACITY, /* the last: optional */
+	MK_LL_CAPACITY, /* from here on optional, each a member of its own */
+	MK_RENAME,
 	MK_KEYS
 };
+#define MK_OPTIONAL MK_LL_CAPACITY
 
 /* The members of "core" (one number, or an object of numbers), each a source in "core_sources". */
 enum model_core_group {
@@ -100,9 +104,11 @@ enum model_core_group {
 	MG_STREAM_CPL,
 	MG_STOSB,
 	MG_MOVSB,
-	MG_LL_CAPACITY,
+	MG_LL_CAPACITY, /* from here on optional, in MK_OPTIONAL's order */
+	MG_RENAME,
 	MG_KEYS
 };
+#define MG_OPTIONAL MG_LL_CAPACITY
 
 /* A member's name, its figures' unit, the least a figure may be (a latency or a rate is > 0). */
 struct model_core_group_info {

@@ -39,9 +39,10 @@ done
 
 # a calibrated table: the nearest description (its CPU: vendor "x": epyc-milan), its figures in
 cal=$ROOT/tests/unit/golden/calibrate-show-core-json
-got=$(CA "$cal" | tr , '\n' | grep -E '^(core=|lat\.|core\.mispredict|ev\.cpuid)')
+got=$(CA "$cal" | tr , '\n' | grep -E '^(core=|lat\.|core\.mispredict|core\.prf|ev\.cpuid)')
 want="core=epyc-milan+calibrated
 core.mispredict=18
+core.prf=200
 lat.l1=4
 lat.l2=12
 lat.ll=50
