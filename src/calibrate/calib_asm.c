@@ -242,31 +242,20 @@ REP_BENCH(rep_none, "")
  * while the adds and it find free rename registers (a chain of N / 3 adds
  * a register a body stays under a miss's latency).
  */
-#define ADDS6 "add $1, %%r8\n add $1, %%r9\n add $1, %%r10\n add $1, %%r11\n add $1, %%rax\n add $1, %%rdx\n"
-#define RENAME_BENCH(nadds)                                                              \
-	void calib_rename_##nadds(void *ctx, long n)                                     \
-	{                                                                                \
-		struct calib_pair *c = ctx;                                              \
-		void *p = c->p, *q = c->q;                                               \
-                                                                                         \
-		LOOP("mov (%[p]), %[p]\n .rept " #nadds " / 6\n" ADDS6 ".endr\n"        \
-		     "mov (%[q]), %[q]\n .rept " #nadds " / 6\n" ADDS6 ".endr\n",       \
-		     , [p] "+r"(p), [q] "+r"(q)                                          \
-		     :                                                                   \
-		     : "r8", "r9", "r10", "r11", "rax", "rdx", "cc", "memory");          \
-		c->p = p;                                                                \
-		c->q = q;                                                                \
+#define ADDS6 \
+	"add $1, %%r8\n add $1, %%r9\n add $1, %%r10\n add $1, %%r11\n add $1, %%rax\n add $1, %%rdx\n"
+#define RENAME_BENCH(nadds)                                                       \
+	void calib_rename_##nadds(void *ctx, long n)                              \
+	{                                                                         \
+		struct calib_pair *c = ctx;                                       \
+		void *p = c->p, *q = c->q;                                        \
+                                                                                  \
+		LOOP("mov (%[p]), %[p]\n .rept " #nadds " / 6\n" ADDS6 ".endr\n"  \
+		     "mov (%[q]), %[q]\n .rept " #nadds " / 6\n" ADDS6 ".endr\n", \
+		     , [p] "+r"(p), [q] "+r"(q)                                   \
+		     :                                                            \
+		     : "r8", "r9", "r10", "r11", "rax", "rdx", "cc", "memory");   \
+		c->p = p;                                                         \
+		c->q = q;                                                         \
 	}
-RENAME_BENCH(96)
-RENAME_BENCH(126)
-RENAME_BENCH(156)
-RENAME_BENCH(180)
-RENAME_BENCH(198)
-RENAME_BENCH(216)
-RENAME_BENCH(234)
-RENAME_BENCH(258)
-RENAME_BENCH(288)
-RENAME_BENCH(330)
-RENAME_BENCH(384)
-RENAME_BENCH(432)
-
+CALIB_RENAME_SIZES(RENAME_BENCH)

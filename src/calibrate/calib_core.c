@@ -278,10 +278,9 @@ static const struct {
 	calib_loop_fn *fn;
 	int adds;
 } rename_sweep[] = {
-	{calib_rename_96, 96},	 {calib_rename_126, 126}, {calib_rename_156, 156},
-	{calib_rename_180, 180}, {calib_rename_198, 198}, {calib_rename_216, 216},
-	{calib_rename_234, 234}, {calib_rename_258, 258}, {calib_rename_288, 288},
-	{calib_rename_330, 330}, {calib_rename_384, 384}, {calib_rename_432, 432},
+#define RENAME_ENTRY(nadds) {calib_rename_##nadds, nadds},
+	CALIB_RENAME_SIZES(RENAME_ENTRY)
+#undef RENAME_ENTRY
 };
 #define RENAME_N (sizeof(rename_sweep) / sizeof(rename_sweep[0]))
 

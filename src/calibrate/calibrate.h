@@ -23,10 +23,13 @@ calib_loop_fn calib_imul_chain, calib_add_chain, calib_mix, calib_chase, calib_j
 	calib_lfence, calib_mfence, calib_sfence, calib_cpuid, calib_nocpuid, calib_verw,
 	calib_empty, calib_iret, calib_noiret, calib_call_direct, calib_call_ind, calib_call_lea,
 	calib_retpoline, calib_return_thunk, calib_jmp_ind, calib_jmp_direct, calib_branch,
-	calib_branchless, calib_stream, calib_rep_stosb, calib_rep_movsb, calib_rep_none,
-	calib_rename_96, calib_rename_126, calib_rename_156, calib_rename_180, calib_rename_198,
-	calib_rename_216, calib_rename_234, calib_rename_258, calib_rename_288, calib_rename_330,
-	calib_rename_384, calib_rename_432;
+	calib_branchless, calib_stream, calib_rep_stosb, calib_rep_movsb, calib_rep_none;
+
+/* calib_rename_N for each N here: N register adds after each of its two loads */
+#define CALIB_RENAME_SIZES(X) \
+	X(96) X(126) X(156) X(180) X(198) X(216) X(234) X(258) X(288) X(330) X(384) X(432)
+#define CALIB_RENAME_DECL(nadds) calib_loop_fn calib_rename_##nadds;
+CALIB_RENAME_SIZES(CALIB_RENAME_DECL)
 
 /*
  * calib_branch's and calib_branchless's bytes (0 or 1 each, a conditional
