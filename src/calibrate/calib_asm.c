@@ -177,9 +177,11 @@ void calib_jmp_direct(void *ctx, long n)
 }
 
 /*
- * A conditional branch on each of 4 bytes an iteration (ctx: CALIB_BITS of
- * them, 0 or 1): taken on 0, else an add; its index moves on by 4 round the
- * ring.  Random bytes: half the branches mispredict; alternate ones: none.
+ * A conditional branch on each of 4 bytes an iteration (ctx a calib_rep:
+ * src CALIB_BITS bytes, 0 or 1): taken on 0, else an add; its index moves
+ * on by 4 round the ring and stays where it stopped, so that no call replays
+ * the bytes the one before it (the warm-up) taught the predictor.  Random
+ * bytes: half the branches mispredict; alternate ones: none.
  */
 #define BIT_BRANCH(k) \
 	"movzbl " #k "(%[b],%[i]), %%eax\n test %%eax, %%eax\n jz 2f\n add $1, %[x]\n 2:\n"
@@ -189,21 +191,27 @@ void calib_jmp_direct(void *ctx, long n)
 #define BITS_LOOP(body)                                               \
 	asm volatile("1:\n" body(0) body(1) body(2) body(3) BITS_NEXT \
 		     : [n] "+r"(n), [i] "+r"(i), [x] "+r"(x)          \
-		     : [b] "r"(ctx), [m] "r"((long)CALIB_BITS - 1)    \
+		     : [b] "r"(r->src), [m] "r"(r->mask)              \
 		     : "rax", "cc", "memory")
 
 void calib_branch(void *ctx, long n)
 {
-	long i = 0, x = 0;
+	struct calib_rep *r = ctx;
+	unsigned long i = r->off;
+	long x = 0;
 
 	BITS_LOOP(BIT_BRANCH);
+	r->off = i;
 }
 
 void calib_branchless(void *ctx, long n)
 {
-	long i = 0, x = 0;
+	struct calib_rep *r = ctx;
+	unsigned long i = r->off;
+	long x = 0;
 
 	BITS_LOOP(BIT_ADD);
+	r->off = i;
 }
 
 /* A sequential read: one load a 64-byte line (the line is what memory moves), ctx a calib_rep. */

@@ -33,13 +33,15 @@ CALIB_RENAME_SIZES(CALIB_RENAME_DECL)
 
 /*
  * calib_branch's and calib_branchless's bytes (0 or 1 each, a conditional
- * branch on each), read round a ring of this many.
+ * branch on each), read round a ring of this many: more random outcomes than
+ * a predictor learns (a Zen 4 learned most of 64 Ki of them, replayed, and
+ * read a 3-cycle penalty), streamed from memory at a line each 64 branches.
  */
-#define CALIB_BITS (1 << 16)
+#define CALIB_BITS (1 << 24)
 
 /*
  * calib_stream's and the fast strings' memory: a 64-byte load (calib_stream)
- * or a 4 KiB fast string (calib_rep_*) at off, from src to dst, off then
+ * or a 4 KiB fast string (calib_rep_*) at off (calib_branch's bytes: src), from src to dst, off then
  * moved on (a line or a page) within mask (a power of two less 1), kept
  * between calls so that one goes on where the last stopped.
  */
