@@ -175,6 +175,8 @@ def nearest(cpu):
         return "epyc-milan"
     if cpu.get("vendor") == "GenuineIntel":
         return "cascadelake" if cpu.get("model") in (85, 106, 143, 207) else "skylake"
+    if cpu.get("family") == 25 and isinstance(cpu.get("model"), int) and cpu["model"] >= 0x10:
+        return "epyc-genoa"  # Zen 4: models 10h-1Fh, 60h-7Fh, A0h-AFh; Zen 3 below
     return {23: "epyc-rome", 26: "epyc-turin"}.get(cpu.get("family"), "epyc-milan")
 
 

@@ -65,7 +65,7 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 	CA "$TMP/near.json" | cut -d, -f1
 }
-for c in "AuthenticAMD 23 49 epyc-rome" "AuthenticAMD 25 1 epyc-milan" "AuthenticAMD 26 2 epyc-turin" \
+for c in "AuthenticAMD 23 49 epyc-rome" "AuthenticAMD 25 1 epyc-milan" "AuthenticAMD 25 17 epyc-genoa" "AuthenticAMD 26 2 epyc-turin" \
 	"GenuineIntel 6 85 cascadelake" "GenuineIntel 6 207 cascadelake" "GenuineIntel 6 94 skylake"; do
 	set -- $c
 	[ "$(near "$1" "$2" "$3")" = "core=$4+calibrated" ] || fail "nearest to $1 $2 $3: $(near "$1" "$2" "$3")"
@@ -95,7 +95,7 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 }
 F=$TMP/c.json
-bad nosuch "no core named nosuch: the shipped ones are cascadelake, epyc-milan, epyc-rome, epyc-turin, skylake, or native"
+bad nosuch "no core named nosuch: the shipped ones are cascadelake, epyc-genoa, epyc-milan, epyc-rome, epyc-turin, skylake, or native"
 edit core/window null && bad "$F" "$F: core.window: missing"
 edit core/rob 224 && bad "$F" "$F: core.rob: no such field"
 edit core/width 0 && bad "$F" "$F: core.width: 0: want a whole number from 1 to 16"
@@ -115,4 +115,4 @@ printf '{"kprotperf_core": 1, "kprotperf_core": 1}' >"$F" && bad "$F" "$F: \"kpr
 head -c 70000 /dev/zero | tr '\0' ' ' >"$F" && bad "$F" "$F: larger than any core description (64 KiB)"
 ln -s "$ROOT/share/cores/skylake.json" "$TMP/link.json" && bad "$TMP/link.json" "$TMP/link.json: Too many levels of symbolic links"
 bad "$TMP" "$TMP: not a regular file"
-echo "core descriptions: $n shipped turned into their arguments, a calibrated table into the nearest with its figures, six CPUs to their nearest, 18 bad files refused in one line"
+echo "core descriptions: $n shipped turned into their arguments, a calibrated table into the nearest with its figures, seven CPUs to their nearest, 18 bad files refused in one line"

@@ -32,7 +32,7 @@ VR=$ROOT/scripts/vm-run.sh
 vm_need_est
 
 expect() { vm_expect 125 "$@"; }
-expect "vm-run: --core: no core named nosuch: the shipped ones are cascadelake, epyc-milan, epyc-rome, epyc-turin, skylake, or native" \
+expect "vm-run: --core: no core named nosuch: the shipped ones are cascadelake, epyc-genoa, epyc-milan, epyc-rome, epyc-turin, skylake, or native" \
 	-- --model timing --core nosuch -- true
 expect "vm-run: --core: $ROOT/share/costs/skylake.json: a cost table without the core's figures: run kprotperf calibrate (it measures them)" \
 	-- --model timing --core "$ROOT/share/costs/skylake.json" -- true
