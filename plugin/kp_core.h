@@ -96,6 +96,7 @@ struct kp_core_cfg {
 	unsigned int lq, sq;	 /* loads, stores in flight (0: only the window binds) */
 	unsigned int prf;	 /* general-register results in flight (0: only the window binds) */
 	unsigned int mispredict; /* cycles from a mispredicted branch's resolution to the next fetch */
+	unsigned int fetch_block; /* bytes of aligned code fetched a cycle (a power of two); 0: no bound */
 	unsigned int l2, ll, dram; /* a prefetched line's latency from L2, LL, memory */
 	unsigned int dram_line;	 /* cycles a line takes on the memory channel; 0: no bound */
 	unsigned int dram_wline; /* cycles a line written back takes on it (0: dram_line) */
@@ -111,6 +112,7 @@ struct kp_core_insn {
 	uint64_t src;	      /* registers read by the operation (the address's too) */
 	uint64_t addr;	      /* registers its load's address reads (a subset of src) */
 	uint64_t dst;	      /* registers written */
+	uint64_t end;	      /* its last byte's address: the fetch block it needs */
 	uint32_t lat;	      /* cycles from its sources and its load (if any) to its result */
 	uint32_t uops;	      /* 0 counts as 1 */
 	uint32_t load_lat;    /* its load's load-to-use latency; 0: no load */
@@ -171,6 +173,9 @@ struct kp_core_slot {
 struct kp_core {
 	struct kp_core_cfg cfg;
 	double fetch;	      /* when the next uop can be fetched */
+	uint64_t fblock;      /* the fetch block fetched last (cfg.fetch_block's), + 1: 0 none */
+	double fcycle;	      /* the cycle it was fetched in */
+	unsigned int fbits;   /* log2 of cfg.fetch_block */
 	double redirect;      /* no fetch before this: a mispredict's or a drain's end */
 	uint8_t redirect_why; /* its cause (enum kp_stack) */
 	double retired;	      /* the last retirement */

@@ -34,6 +34,7 @@ static const struct kp_tnum kp_tnums[] = {
 	KP_T("core.lq", core_cfg.lq, 0, 4096),
 	KP_T("core.prf", core_cfg.prf, 0, 4096),
 	KP_T("core.sq", core_cfg.sq, 0, 4096),
+	KP_T("core.fetch_block", core_cfg.fetch_block, 0, 4096),
 	KP_T("lat.l1", lat.l1, 1, 100),
 	KP_T("lat.l2", lat.l2, 1, 200),
 	KP_T("lat.ll", lat.ll, 1, 1000),

@@ -556,6 +556,7 @@ static void kp_tcore_insn(const struct kp_timing *t, const struct kp_tinsn *ti,
 	in->src = ti->src;
 	in->addr = ti->addr;
 	in->dst = ti->dst;
+	in->end = ti->vaddr + ti->len - 1;
 	in->lat = ti->lat;
 	in->uops = ti->uops;
 	in->fixed = ti->fixed;

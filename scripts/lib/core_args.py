@@ -31,7 +31,8 @@ LIMIT = 64 << 10
 # every number's bounds, as the plugin takes them
 NUMBERS = {
     "core": {"width": (1, 16), "window": (1, 4096), "mshrs": (1, 256), "mispredict": (0, 1000),
-             "lq": (0, 4096), "sq": (0, 4096), "prf": (0, 4096), "walkers": (0, 64)},
+             "lq": (0, 4096), "sq": (0, 4096), "prf": (0, 4096), "walkers": (0, 64),
+             "fetch_block": (0, 4096)},
     "latency": {"l1": (1, 100), "l2": (1, 200), "ll": (1, 1000), "dram": (1, 10000),
                 "stlb": (0, 1000), "walk": (0, 10000), "string_uops": (1, 4096),
                 "dram_line": (0, 10000), "dram_wline": (0, 10000)},
@@ -41,7 +42,7 @@ NUMBERS = {
                  "streams": (0, 64), "stream_distance": (0, 64), "stream_degree": (0, 16),
                  "next_page": (0, 1)},
 }
-POW2 = {("predictor", "cond"), ("predictor", "btb"), ("predictor", "btb_assoc"), ("predictor", "ras"),
+POW2 = {("core", "fetch_block"), ("predictor", "cond"), ("predictor", "btb"), ("predictor", "btb_assoc"), ("predictor", "ras"),
         ("predictor", "loop")}
 SIZES = {"caches": ("i1", "d1", "l2", "ll"), "tlbs": ("itlb", "dtlb", "stlb")}
 PLUGIN_KEY = {"core": "core", "latency": "lat", "predictor": "bp", "prefetch": "pf"}
