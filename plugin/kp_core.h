@@ -96,7 +96,7 @@ struct kp_core_cfg {
 	unsigned int lq, sq;	 /* loads, stores in flight (0: only the window binds) */
 	unsigned int prf;	 /* general-register results in flight (0: only the window binds) */
 	unsigned int mispredict; /* cycles from a mispredicted branch's resolution to the next fetch */
-	unsigned int fetch_block; /* bytes of aligned code fetched a cycle (a power of two); 0: no bound */
+	unsigned int fetch_block; /* aligned code bytes fetched a cycle (2^n); 0: no bound */
 	unsigned int l2, ll, dram; /* a prefetched line's latency from L2, LL, memory */
 	unsigned int dram_line;	 /* cycles a line takes on the memory channel; 0: no bound */
 	unsigned int dram_wline; /* cycles a line written back takes on it (0: dram_line) */

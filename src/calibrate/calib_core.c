@@ -374,7 +374,8 @@ static int mispredict(struct calib *k)
 		bits[CALIB_BITS + i] = i & 1;
 	}
 	for (i = 0; i < 3; i++)
-		ring[i] = (struct calib_rep){NULL, (char *)bits + (i == 1) * CALIB_BITS, CALIB_BITS - 1, 0};
+		ring[i] = (struct calib_rep){NULL, (char *)bits + (i == 1) * CALIB_BITS,
+					     CALIB_BITS - 1, 0};
 	j[0] = (struct calib_job){calib_branch, &ring[0], 1L << 14, 0};
 	j[1] = (struct calib_job){calib_branch, &ring[1], 1L << 14, 0};
 	j[2] = (struct calib_job){calib_branchless, &ring[2], 1L << 14, 0};

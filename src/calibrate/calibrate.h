@@ -41,9 +41,9 @@ CALIB_RENAME_SIZES(CALIB_RENAME_DECL)
 
 /*
  * calib_stream's and the fast strings' memory: a 64-byte load (calib_stream)
- * or a 4 KiB fast string (calib_rep_*) at off (calib_branch's bytes: src), from src to dst, off then
- * moved on (a line or a page) within mask (a power of two less 1), kept
- * between calls so that one goes on where the last stopped.
+ * or a 4 KiB fast string (calib_rep_*) at off, from src to dst (calib_branch's
+ * bytes: src), off then moved on (a line or a page) within mask (a power of
+ * two less 1), kept between calls so that one goes on where the last stopped.
  */
 struct calib_rep {
 	char *dst, *src;
