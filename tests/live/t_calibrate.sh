@@ -11,7 +11,7 @@
 # only adds time; the ranges wide enough for a VM's nested page walks):
 # load-to-use rising from L1 (2-8 cycles, any x86 since Nehalem is 4-5)
 # to DRAM, over 40 cycles (~60 ns even at 0.7 GHz); a STLB hit 1-50; a
-# mispredict 5-60 (15-20 on current cores); a stream 0.2-64 bytes a cycle
+# mispredict 5-60 (its refill: 11-18 on current cores); a stream 0.2-64 bytes a cycle
 # (one 64-byte line a cycle at most); the fast strings finite, DRAM's no
 # faster than L1's; the rename registers between the sweep's ends (97-433:
 # x86 cores since Nehalem have 100-300).
