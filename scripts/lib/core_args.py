@@ -10,8 +10,8 @@ A cost table that kprotperf calibrate wrote with the core's figures (its
 "core" object) is taken too, and so is `native`, the one it saves
 (${XDG_CACHE_HOME:-~/.cache}/kprotperf/costs/native.json): the shipped
 description nearest its CPU, with the latencies, the walk, the
-mispredict penalty, the memory channel and the fast strings it measured,
-and its own event costs.
+mispredict penalty, the memory channel, the fast strings, the rename
+registers and the fetch block it measured, and its own event costs.
 
 A core file is untrusted input: a regular file of at most 64 KiB, strict
 JSON of the one format ("kprotperf_core": 1), every field known and
@@ -217,6 +217,13 @@ def measured(table, path, cores_dir):
         if core.get("rename_registers"):
             d["core"]["prf"] = round(core["rename_registers"])
             d["sources"]["core.prf"] = f"kprotperf calibrate: {path}"
+        # whether a loop across two 64-byte blocks took two cycles an
+        # iteration: the description's block (64 where it has none), else
+        # no bound (a front end that takes two blocks a cycle)
+        if core.get("fetch_block_crossing"):
+            d["core"]["fetch_block"] = (d["core"]["fetch_block"] or 64) \
+                if core["fetch_block_crossing"] >= 1.5 else 0
+            d["sources"]["core.fetch_block"] = f"kprotperf calibrate: {path}"
     except (KeyError, TypeError) as e:
         raise Bad(f"{path}: the core's figures lack {e}: run kprotperf calibrate again") from None
     for k in ("latency.l1", "latency.l2", "latency.ll", "latency.dram", "latency.stlb", "latency.walk",

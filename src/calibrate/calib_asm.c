@@ -214,6 +214,29 @@ void calib_branchless(void *ctx, long n)
 	r->off = i;
 }
 
+/*
+ * A loop of five instructions, 14 bytes (three independent adds, dec,
+ * jnz: a taken branch an iteration), at the start of a 64-byte block or
+ * across two (its jnz in the next): the fetch block's cost.  The padding
+ * before it runs once a call.
+ */
+#define BLOCK_LOOP(pad)                                                                       \
+	asm volatile(".p2align 6\n" pad                                                       \
+		     "1: add $1, %%eax\n add $1, %%ecx\n add $1, %%edx\n dec %[n]\n jnz 1b\n" \
+		     : [n] "+r"(n)                                                            \
+		     :                                                                        \
+		     : "eax", "ecx", "edx", "cc")
+
+void calib_loop_within(void *ctx, long n)
+{
+	BLOCK_LOOP("");
+}
+
+void calib_loop_across(void *ctx, long n)
+{
+	BLOCK_LOOP(".skip 56, 0x90\n");
+}
+
 /* A sequential read: one load a 64-byte line (the line is what memory moves), ctx a calib_rep. */
 void calib_stream(void *ctx, long n)
 {

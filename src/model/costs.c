@@ -35,6 +35,7 @@ const struct model_core_group_info model_core_groups[MG_KEYS] = {
 	[MG_MOVSB] = {"rep_movsb_cycles_per_line", "cycles/line", 0.01},
 	[MG_LL_CAPACITY] = {"ll_capacity", "KiB", 0},
 	[MG_RENAME] = {"rename_registers", "registers", 0},
+	[MG_FETCH_CROSSING] = {"fetch_block_crossing", "x", 0.01},
 };
 
 const struct model_core_field model_core_fields[MK_KEYS] = {
@@ -56,6 +57,7 @@ const struct model_core_field model_core_fields[MK_KEYS] = {
 	[MK_MOVSB_DRAM] = {MG_MOVSB, "dram"},
 	[MK_LL_CAPACITY] = {MG_LL_CAPACITY, NULL},
 	[MK_RENAME] = {MG_RENAME, NULL},
+	[MK_FETCH_CROSSING] = {MG_FETCH_CROSSING, NULL},
 };
 
 const char *model_core_name(int k, char *buf, size_t len)

@@ -68,9 +68,11 @@ enum model_cost_key {
  * ll_capacity: the largest working set a random chase still finds in the
  * last level (this tenant's share of it), KiB; rename_registers: the
  * results of general-register writes a core holds in flight behind a miss
- * (core.prf of a core description).  ll_capacity and rename_registers are
- * optional (a table written before them reads with 0: unknown, written
- * and shown only when known).
+ * (core.prf of a core description); fetch_block_crossing: a small loop's
+ * time across two 64-byte blocks over its time within one (2 where a core
+ * fetches one block a cycle: core.fetch_block).  ll_capacity,
+ * rename_registers and fetch_block_crossing are optional (a table written
+ * before them reads with 0: unknown, written and shown only when known).
  */
 enum model_core_key {
 	MK_LTU_L1,
@@ -91,6 +93,7 @@ enum model_core_key {
 	MK_MOVSB_DRAM,
 	MK_LL_CAPACITY, /* from here on optional, each a member of its own */
 	MK_RENAME,
+	MK_FETCH_CROSSING,
 	MK_KEYS
 };
 #define MK_OPTIONAL MK_LL_CAPACITY
@@ -106,6 +109,7 @@ enum model_core_group {
 	MG_MOVSB,
 	MG_LL_CAPACITY, /* from here on optional, in MK_OPTIONAL's order */
 	MG_RENAME,
+	MG_FETCH_CROSSING,
 	MG_KEYS
 };
 #define MG_OPTIONAL MG_LL_CAPACITY

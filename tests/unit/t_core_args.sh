@@ -39,10 +39,11 @@ done
 
 # a calibrated table: the nearest description (its CPU: vendor "x": epyc-milan), its figures in
 cal=$ROOT/tests/unit/golden/calibrate-show-core-json
-got=$(CA "$cal" | tr , '\n' | grep -E '^(core=|lat\.|core\.mispredict|core\.prf|ev\.cpuid)')
+got=$(CA "$cal" | tr , '\n' | grep -E '^(core=|lat\.|core\.mispredict|core\.prf|core\.fetch_block|ev\.cpuid)')
 want="core=epyc-milan+calibrated
 core.mispredict=18
 core.prf=200
+core.fetch_block=64
 lat.l1=4
 lat.l2=12
 lat.ll=50
@@ -54,6 +55,11 @@ lat.dram_line=8
 lat.dram_wline=10
 ev.cpuid=$(python3 -c "import json; print(round(json.load(open('$cal'))['costs']['cpuid']))")"
 [ "$got" = "$want" ] || fail "the calibrated table: $got"
+# a loop across two fetch blocks no slower than within one: no bound
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["core"]["fetch_block_crossing"] = 1.02
+json.dump(d, open(sys.argv[2], "w"))' "$cal" "$TMP/two.json"
+got=$(CA "$TMP/two.json" | tr , '\n' | grep '^core\.fetch_block=')
+[ "$got" = core.fetch_block=0 ] || fail "a crossing of 1.02x: $got"
 
 # the nearest description by the table's CPU: family and model as /proc/cpuinfo gives them
 near() {
