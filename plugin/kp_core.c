@@ -116,7 +116,6 @@ static void kp_sources(const struct kp_core *c, uint64_t regs, struct kp_when *w
 	}
 }
 
-/* Fetch: in order, after a redirect, after its own I-side stall. */
 /*
  * A fetch cycle takes one aligned block of code (an op cache's line): an
  * instruction whose last byte lies in another block than the one fetched
@@ -140,6 +139,7 @@ static void kp_fetch_block(struct kp_core *c, const struct kp_core_insn *in, str
 		f->t = cycle;
 }
 
+/* Fetch: in order, after a redirect, after its own I-side stall, a block a cycle. */
 static struct kp_when kp_fetch(struct kp_core *c, const struct kp_core_insn *in, unsigned int uops)
 {
 	struct kp_when f = {c->fetch, KP_ST_BASE};

@@ -42,8 +42,8 @@ NUMBERS = {
                  "streams": (0, 64), "stream_distance": (0, 64), "stream_degree": (0, 16),
                  "next_page": (0, 1)},
 }
-POW2 = {("core", "fetch_block"), ("predictor", "cond"), ("predictor", "btb"), ("predictor", "btb_assoc"), ("predictor", "ras"),
-        ("predictor", "loop")}
+POW2 = {("core", "fetch_block"), ("predictor", "cond"), ("predictor", "btb"), ("predictor", "btb_assoc"),
+        ("predictor", "ras"), ("predictor", "loop")}
 SIZES = {"caches": ("i1", "d1", "l2", "ll"), "tlbs": ("itlb", "dtlb", "stlb")}
 PLUGIN_KEY = {"core": "core", "latency": "lat", "predictor": "bp", "prefetch": "pf"}
 # the cost table's keys charged as fixed costs, by the plugin's event names
