@@ -12,6 +12,7 @@
 #define KP_CORE_MAX_WALKERS 64
 #define KP_CORE_MAX_REFILL  1000
 #define KP_CORE_INFLIGHT    4096 /* prefetched lines remembered, by line: a power of two */
+#define KP_CORE_FILLS	    4096 /* L1 fill slots remembered, by slot: a power of two */
 
 static int kp_queue_init(struct kp_core_queue *q, unsigned int size)
 {
@@ -52,6 +53,8 @@ int kp_core_init(struct kp_core *c, const struct kp_core_cfg *cfg, const char **
 		*bad = "prf";
 	else if (cfg->fetch_block & (cfg->fetch_block - 1) || cfg->fetch_block > 4096)
 		*bad = "fetch_block";
+	else if (cfg->l1_fill > KP_CORE_MAX_REFILL)
+		*bad = "l1_fill";
 	else
 		*bad = NULL;
 	if (*bad)
@@ -67,7 +70,8 @@ int kp_core_init(struct kp_core *c, const struct kp_core_cfg *cfg, const char **
 	c->walker = cfg->walkers ? calloc(cfg->walkers, sizeof(*c->walker)) : NULL;
 	c->ring = calloc(c->ring_mask--, sizeof(*c->ring));
 	c->inflight = calloc(KP_CORE_INFLIGHT, sizeof(*c->inflight));
-	if (!c->mshr || (cfg->walkers && !c->walker) || !c->ring || !c->inflight ||
+	c->fill = calloc(KP_CORE_FILLS, sizeof(*c->fill));
+	if (!c->mshr || (cfg->walkers && !c->walker) || !c->ring || !c->inflight || !c->fill ||
 	    kp_queue_init(&c->lq, cfg->lq) || kp_queue_init(&c->sq, cfg->sq) ||
 	    kp_queue_init(&c->prf, cfg->prf)) {
 		kp_core_free(c);
@@ -81,6 +85,8 @@ void kp_core_free(struct kp_core *c)
 	kp_queue_free(&c->prf);
 	kp_queue_free(&c->sq);
 	kp_queue_free(&c->lq);
+	free(c->fill);
+	c->fill = NULL;
 	free(c->inflight);
 	c->inflight = NULL;
 	free(c->ring);
@@ -253,6 +259,30 @@ static double kp_writeback(struct kp_core *c, double t)
 }
 
 /*
+ * A line into L1 asked for at t: when L1's fill path takes it, at t or
+ * later.  The path's time is cut into slots of l1_fill cycles, a line
+ * each: the line takes the first free slot from t's on.  Slots, not a
+ * time the path is next free: lines are handed over in program order but
+ * asked for out of it (a load behind a miss after an independent one), and
+ * one asked for late must not hold back one asked for earlier.
+ */
+static double kp_fill(struct kp_core *c, double t)
+{
+	uint64_t s;
+	double at;
+
+	if (!c->cfg.l1_fill)
+		return t;
+	/* + 1: a slot's entry 0 is none taken */
+	s = (uint64_t)(t / c->cfg.l1_fill) + 1;
+	while (c->fill[s & (KP_CORE_FILLS - 1)] == s)
+		s++;
+	c->fill[s & (KP_CORE_FILLS - 1)] = s;
+	at = (double)(s - 1) * c->cfg.l1_fill;
+	return at > t ? at : t;
+}
+
+/*
  * the prefetches an access issued at t (early: a crossing's, asked for at
  * pf_from, the others left): when each line arrives, remembered
  */
@@ -271,8 +301,10 @@ static void kp_prefetches(struct kp_core *c, const struct kp_core_insn *in, doub
 		e->line = line;
 		if (in->pf[i] & KP_CORE_PF_DRAM)
 			e->ready = kp_channel(c, t + c->cfg.dram);
+		else if (in->pf[i] & KP_CORE_PF_L2 && c->cfg.l2)
+			e->ready = kp_fill(c, t) + c->cfg.l2; /* an L1 prefetch: L1's fill path */
 		else
-			e->ready = t + (in->pf[i] & KP_CORE_PF_L2 && c->cfg.l2 ? c->cfg.l2 : c->cfg.ll);
+			e->ready = t + c->cfg.ll;
 	}
 }
 
@@ -319,6 +351,7 @@ static struct kp_when kp_load(struct kp_core *c, const struct kp_core_insn *in, 
 	if (in->load_miss) {
 		buf = kp_first_free(c->mshr, c->cfg.mshrs);
 		kp_later(&l, *buf, KP_ST_DCACHE);
+		kp_later(&l, kp_fill(c, l.t), KP_ST_DCACHE);
 	}
 	issue = l.t;
 	l.t += in->load_lat - tlb;
@@ -391,9 +424,14 @@ void kp_core_step(struct kp_core *c, const struct kp_core_insn *in, struct kp_co
 	if (in->store_lat) {
 		double *buf = kp_first_free(c->mshr, c->cfg.mshrs);
 
+		double asked = kp_fill(c, d.t > *buf ? d.t : *buf);
+
 		kp_later(&done, *buf, KP_ST_DCACHE);
-		*buf = in->store_dram ? kp_channel(c, done.t + in->store_lat)
-				      : done.t + in->store_lat;
+		/* its line, asked for once it dispatched and had a buffer, taken by L1's fill
+		 * path (no wait: a store retires before its line is there), holds the buffer */
+		*buf = (asked > done.t ? asked : done.t) + in->store_lat;
+		if (in->store_dram)
+			*buf = kp_channel(c, *buf);
 	}
 	/* a load's latency is load-to-use: a plain load adds nothing after it; a renamed move
 	 * nothing */

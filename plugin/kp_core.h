@@ -51,6 +51,12 @@
  * crossing into the next page (kp_prefetch.h) asks for its lines earlier
  * than the access that met them: from pf_from, the time it reached the
  * edge.
+ * L1 has a fill path: each line a load's or a store's miss brings into
+ * it occupies it l1_fill cycles, in the first free slot from when the
+ * line is asked for, so that a copy through L2 is bound by the lines it
+ * brings into L1 (two a line copied: its source's and its destination's),
+ * not by its uops alone.  Neither lines written back to L2 nor an L1
+ * prefetcher's lines are counted on it (docs/model.md, "L1's fill path").
  * A line a store makes dirty goes back to memory once (it is charged
  * to the channel when dirtied, as if evicted at once, dram_wline cycles:
  * writes are slower than reads on current cores).  A fast string writes
@@ -100,6 +106,7 @@ struct kp_core_cfg {
 	unsigned int l2, ll, dram; /* a prefetched line's latency from L2, LL, memory */
 	unsigned int dram_line;	 /* cycles a line takes on the memory channel; 0: no bound */
 	unsigned int dram_wline; /* cycles a line written back takes on it (0: dram_line) */
+	unsigned int l1_fill;	 /* cycles a line takes on L1's fill path from L2; 0: no bound */
 };
 
 /* a line a prefetcher fetches: its address (physical >> 6) and where from */
@@ -186,6 +193,7 @@ struct kp_core {
 	double *mshr;		   /* cfg.mshrs: when each miss buffer frees */
 	double *walker;		   /* cfg.walkers: when each page walker frees */
 	double dram_free;	   /* when the memory channel can send the next line */
+	uint64_t *fill;		   /* L1's fill path: the slots taken (kp_fill), + 1 */
 	struct kp_core_line *inflight; /* prefetched lines and when they arrive, by line */
 	struct kp_core_slot *ring; /* the window, oldest at head */
 	struct kp_core_queue lq, sq, prf;

@@ -35,7 +35,7 @@ NUMBERS = {
              "fetch_block": (0, 4096)},
     "latency": {"l1": (1, 100), "l2": (1, 200), "ll": (1, 1000), "dram": (1, 10000),
                 "stlb": (0, 1000), "walk": (0, 10000), "string_uops": (1, 4096),
-                "dram_line": (0, 10000), "dram_wline": (0, 10000)},
+                "dram_line": (0, 10000), "dram_wline": (0, 10000), "l1_fill": (0, 1000)},
     "predictor": {"cond": (1, 1 << 24), "hist": (0, 64), "btb": (1, 1 << 24),
                   "btb_assoc": (1, 64), "ras": (1, 1024), "loop": (0, 1 << 16)},
     "prefetch": {"next_line": (0, 1), "stride_entries": (0, 4096), "stride_distance": (0, 64),
@@ -217,6 +217,12 @@ def measured(table, path, cores_dir):
         if core.get("rename_registers"):
             d["core"]["prf"] = round(core["rename_registers"])
             d["sources"]["core.prf"] = f"kprotperf calibrate: {path}"
+        # a read through half of L2, a load a line: the rate L1's fill path
+        # takes lines from L2 (a table calibrated before it keeps the
+        # description's)
+        if core.get("l2_stream_cycles_per_line"):
+            lat["l1_fill"] = max(1, round(core["l2_stream_cycles_per_line"]))
+            d["sources"]["latency.l1_fill"] = f"kprotperf calibrate: {path}"
         # whether a loop across two 64-byte blocks took two cycles an
         # iteration: the description's block (64 where it has none), else
         # no bound (a front end that takes two blocks a cycle)

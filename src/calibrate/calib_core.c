@@ -3,8 +3,9 @@
  * The core's figures for a timing model (model/costs.h, "core"): the
  * load-to-use latency of each level and of each kind of TLB miss by random
  * pointer chases, the rename registers a miss leaves room for, the branch
- * mispredict penalty, a sequential read's
- * bandwidth and the fast strings' cycles per line; the working sets sized
+ * mispredict penalty, a small loop across two fetch blocks, a sequential
+ * read's bandwidth from memory and from L2 and the fast strings' cycles
+ * per line; the working sets sized
  * by the caches sysfs gives.
  */
 #include "calibrate/calibrate.h"
@@ -430,9 +431,10 @@ static size_t pow2_floor(size_t v)
 	return p;
 }
 
-/* What streams() times: a read, the fast strings at each level, their twin. */
+/* What streams() times: a read from memory and from L2, the fast strings at each level, a twin. */
 enum {
 	S_STREAM,
+	S_L2_STREAM,
 	S_STOSB_L1,
 	S_STOSB_L2,
 	S_STOSB_DRAM,
@@ -458,6 +460,11 @@ static void stream_figures(struct calib *k, const struct caches *s, const double
 	       "subtracted",
 	       s->dram / MIB, huge_pages());
 	source(k, MG_STREAM_CPL, "measured: 64 bytes over stream_bytes_per_cycle");
+	figure(k, MK_L2_STREAM, c[S_L2_STREAM]);
+	source(k, MG_L2_STREAM,
+	       "measured: the same read through %zu KiB (half of L2), round and round: the rate "
+	       "L1 takes lines from L2, its fill path; the whole loop's rate, no twin subtracted",
+	       l2 / KIB);
 	for (i = 0; i < 6; i++)
 		figure(k, keys[i], (c[S_STOSB_L1 + i] - c[S_NONE]) / 64);
 	source(k, MG_STOSB,
@@ -472,7 +479,7 @@ static void stream_figures(struct calib *k, const struct caches *s, const double
 	       c[S_NONE], l2 / 2 / KIB, l2 / 2 / KIB, s->dram / 2 / MIB, s->dram / 2 / MIB);
 }
 
-/* A sequential read's bandwidth and the fast strings' cycles a line; 0 or -ENOMEM. */
+/* A sequential read's cycles a line from memory and from L2, the fast strings'; 0 or -ENOMEM. */
 static int streams(struct calib *k, const struct caches *s)
 {
 	size_t l2 = pow2_floor(s->l2 / 2);
@@ -480,6 +487,7 @@ static int streams(struct calib *k, const struct caches *s)
 	char *one = small + l2;
 	struct calib_rep r[S_N] = {
 		[S_STREAM] = {big, big, s->dram - 1, 0},
+		[S_L2_STREAM] = {small, small, l2 - 1, 0},
 		[S_STOSB_L1] = {one, one, 4 * KIB - 1, 0},
 		[S_STOSB_L2] = {small, small, l2 - 1, 0},
 		[S_STOSB_DRAM] = {big, big, s->dram - 1, 0},
@@ -493,11 +501,14 @@ static int streams(struct calib *k, const struct caches *s)
 	int i, err = big && small ? 0 : -ENOMEM;
 
 	for (i = 0; !err && i < S_N; i++)
-		j[i] = (struct calib_job){i == S_STREAM	   ? calib_stream
+		j[i] = (struct calib_job){i <= S_L2_STREAM ? calib_stream
 					  : i == S_NONE	   ? calib_rep_none
 					  : i < S_MOVSB_L1 ? calib_rep_stosb
 							   : calib_rep_movsb,
-					  &r[i], i == S_STREAM ? (long)(s->dram / 1024) : 1L << 10,
+					  &r[i],
+					  i == S_STREAM	     ? (long)(s->dram / 1024)
+					  : i == S_L2_STREAM ? (long)(l2 / 64)
+							     : 1L << 10,
 					  0};
 	if (!err) {
 		/* every page faulted in before the clock runs */

@@ -36,6 +36,7 @@ const struct model_core_group_info model_core_groups[MG_KEYS] = {
 	[MG_LL_CAPACITY] = {"ll_capacity", "KiB", 0},
 	[MG_RENAME] = {"rename_registers", "registers", 0},
 	[MG_FETCH_CROSSING] = {"fetch_block_crossing", "x", 0.01},
+	[MG_L2_STREAM] = {"l2_stream_cycles_per_line", "cycles/line", 0.01},
 };
 
 const struct model_core_field model_core_fields[MK_KEYS] = {
@@ -58,6 +59,7 @@ const struct model_core_field model_core_fields[MK_KEYS] = {
 	[MK_LL_CAPACITY] = {MG_LL_CAPACITY, NULL},
 	[MK_RENAME] = {MG_RENAME, NULL},
 	[MK_FETCH_CROSSING] = {MG_FETCH_CROSSING, NULL},
+	[MK_L2_STREAM] = {MG_L2_STREAM, NULL},
 };
 
 const char *model_core_name(int k, char *buf, size_t len)

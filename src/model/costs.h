@@ -70,9 +70,12 @@ enum model_cost_key {
  * results of general-register writes a core holds in flight behind a miss
  * (core.prf of a core description); fetch_block_crossing: a small loop's
  * time across two 64-byte blocks over its time within one (2 where a core
- * fetches one block a cycle: core.fetch_block).  ll_capacity,
- * rename_registers and fetch_block_crossing are optional (a table written
- * before them reads with 0: unknown, written and shown only when known).
+ * fetches one block a cycle: core.fetch_block); l2_stream_cycles_per_line:
+ * a sequential read's cycles a line through half of L2, the rate L1 takes
+ * lines from L2 (core latency.l1_fill).  ll_capacity, rename_registers,
+ * fetch_block_crossing and l2_stream_cycles_per_line are optional (a table
+ * written before them reads with 0: unknown, written and shown only when
+ * known).
  */
 enum model_core_key {
 	MK_LTU_L1,
@@ -94,6 +97,7 @@ enum model_core_key {
 	MK_LL_CAPACITY, /* from here on optional, each a member of its own */
 	MK_RENAME,
 	MK_FETCH_CROSSING,
+	MK_L2_STREAM,
 	MK_KEYS
 };
 #define MK_OPTIONAL MK_LL_CAPACITY
@@ -110,6 +114,7 @@ enum model_core_group {
 	MG_LL_CAPACITY, /* from here on optional, in MK_OPTIONAL's order */
 	MG_RENAME,
 	MG_FETCH_CROSSING,
+	MG_L2_STREAM,
 	MG_KEYS
 };
 #define MG_OPTIONAL MG_LL_CAPACITY

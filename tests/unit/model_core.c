@@ -115,6 +115,21 @@ struct stream {
 		.load_tlb = 100, .load_walked = true, .load_miss = true, .loads = true       \
 	}
 
+/* a fast string's line copied between two L2-resident buffers */
+#define L2_COPY                                                                          \
+	{                                                                                \
+		.src = 1 << 6, .addr = 1 << 6, .uops = 12, .load_lat = 14, .load_l1 = 4, \
+		.load_miss = true, .store_lat = 14, .loads = true, .stores = true,       \
+		.string_line = true                                                      \
+	}
+
+/* an independent load that hits L2 */
+#define L2_LOAD                                                                             \
+	{                                                                                   \
+		.src = 1 << 2, .addr = 1 << 2, .dst = 1 << 3, .load_lat = 14, .load_l1 = 4, \
+		.load_miss = true, .loads = true                                            \
+	}
+
 static const struct stream streams[] = {
 	/* no sources: one cycle of latency, then a quarter cycle each at width 4 */
 	{.name = "independent adds",
@@ -483,6 +498,46 @@ static void fetch_blocks(void)
 	}
 }
 
+/*
+ * A copy through L2, a fast string's line at a time (12 uops at width 6:
+ * 2 cycles), its source's line and its destination's brought into L1:
+ * bound by L1's fill path at 2 cycles a line, 4 a line copied; with no
+ * bound, by its uops.  Then independent loads that hit L2: a line each
+ * two cycles, where 24 buffers over 14 cycles would pass more.
+ */
+static void l1_fills(void)
+{
+	static const struct {
+		const char *name;
+		struct kp_core_insn in;
+		unsigned int fill;
+		double want;
+		enum kp_stack cause;
+	} runs[] = {
+		{"copy through L2, no fill bound", L2_COPY, 0, 2, KP_ST_BASE},
+		{"copy through L2, 2-cycle fills", L2_COPY, 2, 4, KP_ST_DCACHE},
+		{"copy through L2, 3-cycle fills", L2_COPY, 3, 6, KP_ST_DCACHE},
+		{"loads from L2, 2-cycle fills", L2_LOAD, 2, 2, KP_ST_DCACHE},
+	};
+	struct kp_core_cfg k = cfg;
+	struct kp_core c;
+	struct run r;
+	size_t l;
+	int i;
+
+	k.width = 6;
+	k.mshrs = 24;
+	k.l2 = 14;
+	for (l = 0; l < sizeof(runs) / sizeof(runs[0]); l++) {
+		k.l1_fill = runs[l].fill;
+		fresh(&c, &r, &k);
+		for (i = 0; i < N; i++)
+			step(&c, &runs[l].in, &r);
+		check(runs[l].name, &c, &r, runs[l].want, 0.01, runs[l].cause);
+		kp_core_free(&c);
+	}
+}
+
 static void refused(void)
 {
 	static const struct {
@@ -498,6 +553,8 @@ static void refused(void)
 		{{.width = 4, .window = 128, .mshrs = 10, .ll = 40, .dram = 200, .prf = 5000}, "prf"},
 		{{.width = 4, .window = 128, .mshrs = 10, .ll = 40, .dram = 200, .fetch_block = 48},
 		 "fetch_block"},
+		{{.width = 4, .window = 128, .mshrs = 10, .ll = 40, .dram = 200, .l1_fill = 5000},
+		 "l1_fill"},
 	};
 	struct kp_core c;
 	const char *why;
@@ -524,6 +581,7 @@ int main(void)
 	string_lines();
 	taken_loop();
 	fetch_blocks();
+	l1_fills();
 	refused();
 	return failures != 0;
 }

@@ -53,6 +53,7 @@ lat.walk=2
 lat.string_uops=9
 lat.dram_line=8
 lat.dram_wline=10
+lat.l1_fill=3
 ev.cpuid=$(python3 -c "import json; print(round(json.load(open('$cal'))['costs']['cpuid']))")"
 [ "$got" = "$want" ] || fail "the calibrated table: $got"
 # a loop across two fetch blocks no slower than within one: no bound
@@ -60,6 +61,11 @@ python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["core"]["fetch
 json.dump(d, open(sys.argv[2], "w"))' "$cal" "$TMP/two.json"
 got=$(CA "$TMP/two.json" | tr , '\n' | grep '^core\.fetch_block=')
 [ "$got" = core.fetch_block=0 ] || fail "a crossing of 1.02x: $got"
+# a table calibrated before the read through L2: the description's fill path (epyc-milan's 2)
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); del d["core"]["l2_stream_cycles_per_line"]
+json.dump(d, open(sys.argv[2], "w"))' "$cal" "$TMP/old.json"
+got=$(CA "$TMP/old.json" | tr , '\n' | grep '^lat\.l1_fill=')
+[ "$got" = lat.l1_fill=2 ] || fail "a table without l2_stream_cycles_per_line: $got"
 
 # the nearest description by the table's CPU: family and model as /proc/cpuinfo gives them
 near() {

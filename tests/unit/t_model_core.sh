@@ -2,7 +2,8 @@
 # The timing model's core (plugin/kp_core.c, no QEMU needed) on streams
 # whose cycles an instruction window fixes, worked out by hand: the width,
 # dependent chains, independent misses bound by the miss buffers, the page walkers or the
-# window, a dependent chase, mispredicted branches, a serializing
+# window, a dependent chase, mispredicted branches, a copy through L2 bound
+# by L1's fill path, a serializing
 # instruction's drain; each stack summing to its cycles and naming the
 # cause; bad sizes refused naming the field (tests/unit/model_core.c).
 # runs no kprotperf
