@@ -7,6 +7,8 @@
  *   stream       a sum over 64 MiB of longs, wrapping [an element]
  *   gather       independent loads at random over 64 MiB of 4 KiB pages
  *                (MADV_NOHUGEPAGE), the indices from an LCG [a load]
+ *   gather-l2    the same over the first 128 KiB: in L2, a quarter of its
+ *                lines in L1, its 32 pages in the L1 D-TLB [a load]
  *   chase        a random pointer chase over 256 MiB of 4 KiB pages: each
  *                load misses L1, LL and the TLB [a load]
  *   slab-seq-6k, slab-shuf-6k, slab-seq-1m, slab-shuf-1m
@@ -62,6 +64,7 @@
 #define LINES	      (CHASE_BYTES / 64)
 #define STREAM_LONGS  (64 * MIB / 8)
 #define GATHER_LONGS  (64 * MIB / 8)
+#define L2_LONGS      (128 * 1024 / 8)
 #define OBJ	      192
 #define OBJS_PER_PAGE (PAGE / OBJ)
 #define CLEAR_BYTES   (64 * MIB)
@@ -167,14 +170,14 @@ __attribute__((noinline)) long kp_est_stream(const long *a, long n)
 	return sum;
 }
 
-/* The index from an LCG: the loads depend on none before them. */
-__attribute__((noinline)) long kp_est_gather(const long *a, long n)
+/* The index from an LCG within longs (a power of two): the loads depend on none before them. */
+__attribute__((noinline)) long kp_est_gather(const long *a, uint64_t longs, long n)
 {
 	uint64_t s = 1;
 	long sum = 0;
 
 	for (; n > 0; n--)
-		sum += a[lcg(&s) & (GATHER_LONGS - 1)];
+		sum += a[lcg(&s) & (longs - 1)];
 	return sum;
 }
 
@@ -565,7 +568,9 @@ static void run(const char *kind, long n)
 	else if (!strcmp(kind, "stream"))
 		sink = kp_est_stream(g.a, n);
 	else if (!strcmp(kind, "gather"))
-		sink = kp_est_gather(g.a, n);
+		sink = kp_est_gather(g.a, GATHER_LONGS, n);
+	else if (!strcmp(kind, "gather-l2"))
+		sink = kp_est_gather(g.a, L2_LONGS, n);
 	else if (!strncmp(kind, "slab-", 5))
 		kp_est_slab(g.a, g.count, g.b, n);
 	else if (!strcmp(kind, "stosb"))
@@ -597,6 +602,7 @@ static const struct kind {
 } kinds[] = {
 	{"stream", longs_setup},
 	{"gather", longs_setup},
+	{"gather-l2", longs_setup},
 	{"chase", chase_setup},
 	{"slab-seq-6k", slab_seq_setup, 6000},
 	{"slab-shuf-6k", slab_shuf_setup, 6000},
