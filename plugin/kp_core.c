@@ -423,7 +423,6 @@ void kp_core_step(struct kp_core *c, const struct kp_core_insn *in, struct kp_co
 	kp_store_waits(c, in, &done);
 	if (in->store_lat) {
 		double *buf = kp_first_free(c->mshr, c->cfg.mshrs);
-
 		double asked = kp_fill(c, d.t > *buf ? d.t : *buf);
 
 		kp_later(&done, *buf, KP_ST_DCACHE);

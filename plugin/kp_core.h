@@ -51,12 +51,13 @@
  * crossing into the next page (kp_prefetch.h) asks for its lines earlier
  * than the access that met them: from pf_from, the time it reached the
  * edge.
- * L1 has a fill path: each line a load's or a store's miss brings into
- * it occupies it l1_fill cycles, in the first free slot from when the
- * line is asked for, so that a copy through L2 is bound by the lines it
- * brings into L1 (two a line copied: its source's and its destination's),
- * not by its uops alone.  Neither lines written back to L2 nor an L1
- * prefetcher's lines are counted on it (docs/model.md, "L1's fill path").
+ * L1 has a fill path: each line brought into it (a load's or a store's
+ * miss, an L1 prefetch of a line L2 has) occupies it l1_fill cycles, in
+ * the first free slot from when the line is asked for, so that a copy
+ * through L2 is bound by the lines it brings into L1 (two a line copied:
+ * its source's and its destination's), not by its uops alone.  Lines
+ * written back to L2 are not counted on it (docs/model.md, "L1's fill
+ * path").
  * A line a store makes dirty goes back to memory once (it is charged
  * to the channel when dirtied, as if evicted at once, dram_wline cycles:
  * writes are slower than reads on current cores).  A fast string writes

@@ -5,8 +5,7 @@
  * pointer chases, the rename registers a miss leaves room for, the branch
  * mispredict penalty, a small loop across two fetch blocks, a sequential
  * read's bandwidth from memory and from L2 and the fast strings' cycles
- * per line; the working sets sized
- * by the caches sysfs gives.
+ * per line; the working sets sized by the caches sysfs gives.
  */
 #include "calibrate/calibrate.h"
 
