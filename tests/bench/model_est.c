@@ -9,6 +9,13 @@
  *                (MADV_NOHUGEPAGE), the indices from an LCG [a load]
  *   gather-l2    the same over the first 128 KiB: in L2, a quarter of its
  *                lines in L1, its 32 pages in the L1 D-TLB [a load]
+ *   reads-l2, reads-ll
+ *                independent loads, one a line, at offsets read in turn
+ *                from an array of 2^16 made at random (in L2 itself):
+ *                no chain from one to the next; over 512 KiB (in L2: set
+ *                by L1's fill path, and by what else the prefetchers put
+ *                on it) or 4 MiB (beyond L2: by how many misses the last
+ *                level serves at once) [a load]
  *   chase        a random pointer chase over 256 MiB of 4 KiB pages: each
  *                load misses L1, LL and the TLB [a load]
  *   slab-seq-6k, slab-shuf-6k, slab-seq-1m, slab-shuf-1m
@@ -65,6 +72,7 @@
 #define STREAM_LONGS  (64 * MIB / 8)
 #define GATHER_LONGS  (64 * MIB / 8)
 #define L2_LONGS      (128 * 1024 / 8)
+#define READS_IDX     (1UL << 16)
 #define OBJ	      192
 #define OBJS_PER_PAGE (PAGE / OBJ)
 #define CLEAR_BYTES   (64 * MIB)
@@ -178,6 +186,16 @@ __attribute__((noinline)) long kp_est_gather(const long *a, uint64_t longs, long
 
 	for (; n > 0; n--)
 		sum += a[lcg(&s) & (longs - 1)];
+	return sum;
+}
+
+/* Loads at the offsets idx holds, in turn: their addresses come from L1 or L2, not a chain. */
+__attribute__((noinline)) long kp_est_reads(const long *a, const uint32_t *idx, long n)
+{
+	long sum = 0, i;
+
+	for (i = 0; i < n; i++)
+		sum += a[idx[i & (READS_IDX - 1)]];
 	return sum;
 }
 
@@ -474,6 +492,24 @@ static int bytes_setup(long size)
 	return 0;
 }
 
+/* arg bytes of longs, and READS_IDX offsets of a long at the start of a random line of them */
+static int reads_setup(long arg)
+{
+	long *a = map(arg);
+	uint32_t *idx = map(READS_IDX * sizeof(*idx));
+	uint64_t s = 5;
+	long i;
+
+	if (!a || !idx)
+		return -1;
+	for (i = 0; i < arg / 8; i++)
+		a[i] = i;
+	for (i = 0; i < (long)READS_IDX; i++)
+		idx[i] = lcg(&s) % (arg / 64) * 8;
+	g.a = a, g.b = idx;
+	return 0;
+}
+
 static int qsort_setup(long arg)
 {
 	int *src = malloc(SORT_INPUTS * SORT_INTS * sizeof(int));
@@ -571,6 +607,8 @@ static void run(const char *kind, long n)
 		sink = kp_est_gather(g.a, GATHER_LONGS, n);
 	else if (!strcmp(kind, "gather-l2"))
 		sink = kp_est_gather(g.a, L2_LONGS, n);
+	else if (!strncmp(kind, "reads-", 6))
+		sink = kp_est_reads(g.a, g.b, n);
 	else if (!strncmp(kind, "slab-", 5))
 		kp_est_slab(g.a, g.count, g.b, n);
 	else if (!strcmp(kind, "stosb"))
@@ -603,6 +641,8 @@ static const struct kind {
 	{"stream", longs_setup},
 	{"gather", longs_setup},
 	{"gather-l2", longs_setup},
+	{"reads-l2", reads_setup, 512 * KIB},
+	{"reads-ll", reads_setup, 4 * MIB},
 	{"chase", chase_setup},
 	{"slab-seq-6k", slab_seq_setup, 6000},
 	{"slab-shuf-6k", slab_shuf_setup, 6000},

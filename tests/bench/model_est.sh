@@ -7,9 +7,10 @@
 # the same loops take natively,
 # for a suite of static user programs whose cost is set by different
 # mechanisms (tests/bench/model_est.c says what each does and what an
-# iteration is): stream, gather, gather-l2, chase, slab-seq-6k, slab-shuf-6k,
-# slab-seq-1m, slab-shuf-1m, stosb, movsb, qsort, bsearch, hash, matmul,
-# interp, branch-pred, branch-rand, fence, retpoline.
+# iteration is): stream, gather, gather-l2, reads-l2, reads-ll, chase,
+# slab-seq-6k, slab-shuf-6k, slab-seq-1m, slab-shuf-1m, stosb, movsb,
+# qsort, bsearch, hash, matmul, interp, branch-pred, branch-rand, fence,
+# retpoline.
 # Natively: each program pinned to one CPU, BENCH_EST_RUNS (default 5)
 # interleaved runs of its loop of N iterations and of its setup alone (N =
 # 0), each timed by its CPU time (user + system: what else ran on the CPU
@@ -46,19 +47,21 @@ OUT=${OUTPUT:-$ROOT/build}/bench
 RUNS=${BENCH_EST_RUNS:-5}
 VM=${BENCH_EST_VM:-1}
 MODEL=${BENCH_EST_MODEL:-timing}
-ALL="stream gather gather-l2 chase slab-seq-6k slab-shuf-6k slab-seq-1m slab-shuf-1m stosb movsb qsort
-	bsearch hash matmul interp branch-pred branch-rand fence retpoline"
+ALL="stream gather gather-l2 reads-l2 reads-ll chase slab-seq-6k slab-shuf-6k slab-seq-1m slab-shuf-1m
+	stosb movsb qsort bsearch hash matmul interp branch-pred branch-rand fence retpoline"
 read -r -d '' -a KINDS <<<"${BENCH_EST_KINDS:-$ALL}" || true
 # iterations natively (~0.2-0.7 s each here) and in the VM (est_cycles is
 # per iteration): the VM's enough for its caches to reach the state the
 # native loop runs in (a pass over a working set larger than the caches; a
 # hundred over one that fits)
-declare -A N=([stream]=268435456 [gather]=16777216 [gather-l2]=268435456 [chase]=4194304
+declare -A N=([stream]=268435456 [gather]=16777216 [gather-l2]=268435456
+	[reads-l2]=268435456 [reads-ll]=134217728 [chase]=4194304
 	[slab-seq-6k]=16777216 [slab-shuf-6k]=16777216 [slab-seq-1m]=8388608
 	[slab-shuf-1m]=8388608 [stosb]=1048576 [movsb]=4194304 [qsort]=2000
 	[bsearch]=524288 [hash]=16777216 [matmul]=1536 [interp]=67108864
 	[branch-pred]=100000000 [branch-rand]=100000000 [fence]=16777216 [retpoline]=33554432)
-declare -A NVM=([stream]=16777216 [gather]=1048576 [gather-l2]=1048576 [chase]=1048576
+declare -A NVM=([stream]=16777216 [gather]=1048576 [gather-l2]=1048576
+	[reads-l2]=1048576 [reads-ll]=1048576 [chase]=1048576
 	[slab-seq-6k]=600000 [slab-shuf-6k]=600000 [slab-seq-1m]=1048576
 	[slab-shuf-1m]=1048576 [stosb]=16384 [movsb]=8192 [qsort]=32
 	[bsearch]=65536 [hash]=1048576 [matmul]=32 [interp]=1048576
