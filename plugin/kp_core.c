@@ -39,6 +39,8 @@ int kp_core_init(struct kp_core *c, const struct kp_core_cfg *cfg, const char **
 		*bad = "window";
 	else if (!cfg->mshrs || cfg->mshrs > KP_CORE_MAX_MSHRS)
 		*bad = "mshrs";
+	else if (cfg->l2_mshrs > KP_CORE_MAX_MSHRS)
+		*bad = "l2_mshrs";
 	else if (cfg->walkers > KP_CORE_MAX_WALKERS)
 		*bad = "walkers";
 	else if (cfg->mispredict > KP_CORE_MAX_REFILL)
@@ -67,13 +69,14 @@ int kp_core_init(struct kp_core *c, const struct kp_core_cfg *cfg, const char **
 	while (c->ring_mask < cfg->window)
 		c->ring_mask <<= 1;
 	c->mshr = calloc(cfg->mshrs, sizeof(*c->mshr));
+	c->l2mshr = cfg->l2_mshrs ? calloc(cfg->l2_mshrs, sizeof(*c->l2mshr)) : NULL;
 	c->walker = cfg->walkers ? calloc(cfg->walkers, sizeof(*c->walker)) : NULL;
 	c->ring = calloc(c->ring_mask--, sizeof(*c->ring));
 	c->inflight = calloc(KP_CORE_INFLIGHT, sizeof(*c->inflight));
 	c->fill = calloc(KP_CORE_FILLS, sizeof(*c->fill));
-	if (!c->mshr || (cfg->walkers && !c->walker) || !c->ring || !c->inflight || !c->fill ||
-	    kp_queue_init(&c->lq, cfg->lq) || kp_queue_init(&c->sq, cfg->sq) ||
-	    kp_queue_init(&c->prf, cfg->prf)) {
+	if (!c->mshr || (cfg->l2_mshrs && !c->l2mshr) || (cfg->walkers && !c->walker) || !c->ring ||
+	    !c->inflight || !c->fill || kp_queue_init(&c->lq, cfg->lq) ||
+	    kp_queue_init(&c->sq, cfg->sq) || kp_queue_init(&c->prf, cfg->prf)) {
 		kp_core_free(c);
 		return -ENOMEM;
 	}
@@ -91,9 +94,11 @@ void kp_core_free(struct kp_core *c)
 	c->inflight = NULL;
 	free(c->ring);
 	free(c->walker);
+	free(c->l2mshr);
 	free(c->mshr);
 	c->ring = NULL;
 	c->walker = NULL;
+	c->l2mshr = NULL;
 	c->mshr = NULL;
 }
 
@@ -325,6 +330,34 @@ static void kp_store_waits(struct kp_core *c, const struct kp_core_insn *in, str
 }
 
 /*
+ * A store that missed L1, dispatched at t: a miss buffer first (and one
+ * of L2's when its line is beyond L2).  Its line, asked for once it has
+ * them, taken by L1's fill path (no wait: a store retires before its line
+ * is there), holds the buffers until it arrives.
+ */
+static void kp_store_miss(struct kp_core *c, const struct kp_core_insn *in, double t,
+			  struct kp_when *done)
+{
+	double *buf = kp_first_free(c->mshr, c->cfg.mshrs), *l2buf = NULL, asked;
+
+	kp_later(done, *buf, KP_ST_DCACHE);
+	if (*buf > t)
+		t = *buf;
+	if (in->store_beyond && c->cfg.l2_mshrs) {
+		l2buf = kp_first_free(c->l2mshr, c->cfg.l2_mshrs);
+		kp_later(done, *l2buf, KP_ST_DCACHE);
+		if (*l2buf > t)
+			t = *l2buf;
+	}
+	asked = kp_fill(c, t);
+	*buf = (asked > done->t ? asked : done->t) + in->store_lat;
+	if (in->store_dram)
+		*buf = kp_channel(c, *buf);
+	if (l2buf)
+		*l2buf = *buf;
+}
+
+/*
  * The load: its address, a walker when its translation walks, a miss
  * buffer when it missed L1, its latency; when its value is there.  *own:
  * what of its own held it (a walker, a miss buffer, its level, the
@@ -335,7 +368,7 @@ static struct kp_when kp_load(struct kp_core *c, const struct kp_core_insn *in, 
 {
 	uint32_t tlb = in->load_tlb < in->load_lat ? in->load_tlb : in->load_lat;
 	struct kp_when l = d;
-	double *buf = NULL, issue, addr, translated;
+	double *buf = NULL, *l2buf = NULL, issue, addr, translated;
 
 	kp_sources(c, in->addr, &l);
 	addr = l.t;
@@ -351,6 +384,10 @@ static struct kp_when kp_load(struct kp_core *c, const struct kp_core_insn *in, 
 	if (in->load_miss) {
 		buf = kp_first_free(c->mshr, c->cfg.mshrs);
 		kp_later(&l, *buf, KP_ST_DCACHE);
+		if (in->load_beyond && c->cfg.l2_mshrs) {
+			l2buf = kp_first_free(c->l2mshr, c->cfg.l2_mshrs);
+			kp_later(&l, *l2buf, KP_ST_DCACHE);
+		}
 		kp_later(&l, kp_fill(c, l.t), KP_ST_DCACHE);
 	}
 	issue = l.t;
@@ -372,6 +409,8 @@ static struct kp_when kp_load(struct kp_core *c, const struct kp_core_insn *in, 
 	kp_prefetches(c, in, issue, false);
 	if (buf)
 		*buf = l.t;
+	if (l2buf)
+		*l2buf = l.t;
 	return l;
 }
 
@@ -421,17 +460,8 @@ void kp_core_step(struct kp_core *c, const struct kp_core_insn *in, struct kp_co
 	if (!in->load_lat)
 		kp_prefetches(c, in, done.t, false);
 	kp_store_waits(c, in, &done);
-	if (in->store_lat) {
-		double *buf = kp_first_free(c->mshr, c->cfg.mshrs);
-		double asked = kp_fill(c, d.t > *buf ? d.t : *buf);
-
-		kp_later(&done, *buf, KP_ST_DCACHE);
-		/* its line, asked for once it dispatched and had a buffer, taken by L1's fill
-		 * path (no wait: a store retires before its line is there), holds the buffer */
-		*buf = (asked > done.t ? asked : done.t) + in->store_lat;
-		if (in->store_dram)
-			*buf = kp_channel(c, *buf);
-	}
+	if (in->store_lat)
+		kp_store_miss(c, in, d.t, &done);
 	/* a load's latency is load-to-use: a plain load adds nothing after it; a renamed move
 	 * nothing */
 	done.t += in->lat;

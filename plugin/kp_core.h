@@ -30,7 +30,8 @@
  *             load are; a load whose translation walks the page tables
  *             first waits for a page walker, which the walk holds, and a
  *             load that missed L1 then (its line is asked for once it is
- *             translated) for a miss buffer (MSHR), so that independent
+ *             translated) for a miss buffer (MSHR), and one that missed
+ *             L2 too for one of L2's (l2_mshrs), so that independent
  *             misses overlap as far as the window, the walkers and the
  *             buffers let them and dependent ones (a chase: an address
  *             read from the last miss) never do;
@@ -99,6 +100,7 @@ struct kp_core_cfg {
 	unsigned int width;	 /* uops fetched, dispatched and retired a cycle */
 	unsigned int window;	 /* uops in flight between dispatch and retirement (the ROB) */
 	unsigned int mshrs;	 /* L1 data misses outstanding at once */
+	unsigned int l2_mshrs;	 /* of them, missing L2 too, at once (0: no bound; not prefetches) */
 	unsigned int walkers;	 /* page walks in flight at once (0: no bound) */
 	unsigned int lq, sq;	 /* loads, stores in flight (0: only the window binds) */
 	unsigned int prf;	 /* general-register results in flight (0: only the window binds) */
@@ -142,6 +144,8 @@ struct kp_core_insn {
 	bool store_dram;      /* its store's line did */
 	bool string_line;     /* a fast string's line: it waits for its writebacks */
 	bool load_miss;	      /* its load missed L1: it holds a miss buffer */
+	bool load_beyond;     /* and L2: one of L2's too (cfg.l2_mshrs) */
+	bool store_beyond;    /* its store's line came from beyond L2: one of L2's buffers */
 	bool load_walked;     /* its translation walked the page tables: a walker, for load_tlb cycles */
 	bool mispredicted;    /* a branch whose prediction was wrong */
 	bool taken;	      /* control went elsewhere after it (a taken branch, a jump) */
@@ -192,6 +196,7 @@ struct kp_core {
 	double ready[KP_CORE_REGS];
 	uint8_t why[KP_CORE_REGS]; /* what held each register's value back */
 	double *mshr;		   /* cfg.mshrs: when each miss buffer frees */
+	double *l2mshr;		   /* cfg.l2_mshrs: when each of L2's miss buffers frees */
 	double *walker;		   /* cfg.walkers: when each page walker frees */
 	double dram_free;	   /* when the memory channel can send the next line */
 	uint64_t *fill;		   /* L1's fill path: the slots taken (kp_fill), + 1 */

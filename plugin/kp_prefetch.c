@@ -25,6 +25,8 @@ static int kp_pf_check(const struct kp_pf_cfg *c)
 	if (c->line_bits < 4 || c->line_bits > KP_PF_PAGE_BITS)
 		return kp_pf_bad("line_bits", c->line_bits, "4 to 12 (lines of 16 B to 4 KiB)");
 	lines = 1u << (KP_PF_PAGE_BITS - c->line_bits);
+	if (c->next_line > KP_PF_NEXT_STREAM)
+		return kp_pf_bad("next_line", c->next_line, "0, 1 (every miss) or 2 (a stream's)");
 	if (c->ip_entries &&
 	    (c->ip_entries & (c->ip_entries - 1) || c->ip_entries > KP_PF_MAX_ENTRIES))
 		return kp_pf_bad("ip_entries", c->ip_entries, "0 or a power of two up to 2^20");
@@ -51,6 +53,8 @@ int kp_pf_init(struct kp_pf *p, const struct kp_pf_cfg *c)
 	*p = (struct kp_pf){.cfg = *c};
 	for (i = 0; i < KP_PF_NP; i++)
 		p->np[i].vpage = KP_PF_NONE;
+	for (i = 0; i < KP_PF_RECENT; i++)
+		p->recent[i] = KP_PF_NONE;
 	if (c->ip_entries) {
 		p->ip = malloc(c->ip_entries * sizeof(*p->ip));
 		if (!p->ip)
@@ -240,8 +244,12 @@ unsigned int kp_pf_access(struct kp_pf *p, uint64_t pc, uint64_t pa, bool miss, 
 	p->edge = 0;
 	/* the kinds train whether or not out has room */
 	if (p->cfg.next_line && miss && max &&
-	    next << lb >> KP_PF_PAGE_BITS == pa >> KP_PF_PAGE_BITS)
+	    next << lb >> KP_PF_PAGE_BITS == pa >> KP_PF_PAGE_BITS &&
+	    (p->cfg.next_line == KP_PF_NEXT_MISS ||
+	     p->recent[(next - 2) & (KP_PF_RECENT - 1)] == next - 2))
 		n = kp_pf_emit(out, n, next);
+	if (p->cfg.next_line == KP_PF_NEXT_STREAM)
+		p->recent[(next - 1) & (KP_PF_RECENT - 1)] = next - 1;
 	if (p->ip)
 		n = kp_pf_ipstride(p, pc, pa, out, n, max);
 	if (p->st)

@@ -7,7 +7,11 @@
  * gets back the lines to prefetch into that level.  Three kinds, any of
  * them on (the cfg):
  *
- *  - next-line (L1D, Intel's DCU prefetcher): on a miss, the next line;
+ *  - next-line (L1D): on a miss, the next line: on every miss
+ *    (KP_PF_NEXT_MISS), or on one whose line before is among the lines
+ *    accessed lately (KP_PF_NEXT_STREAM: a KP_PF_RECENT-entry table of
+ *    them by line, a stream's history as AMD's L1 stream prefetcher keeps;
+ *    a miss among loads at random brings nothing beside it);
  *  - IP-stride (L1D): a table keyed by the load's PC of its last address,
  *    stride and confidence; once its stride repeated KP_PF_IP_CONF times
  *    in a row, the line ip_distance strides ahead;
@@ -51,16 +55,21 @@
 
 /*
  * The parameters, from a core description.  line_bits: log2 of the cache's
- * line; next_line: that prefetcher on; ip_entries: the IP-stride table's
+ * line; next_line: that prefetcher (0 off, KP_PF_NEXT_*); ip_entries: the IP-stride table's
  * entries (a power of two; 0: off), ip_distance: strides ahead (1 or
  * more); streams: streams tracked (0: off; at most KP_PF_MAX_STREAMS),
  * stream_distance: lines ahead of the demand (1 to a page's lines),
  * stream_degree: lines issued per access at most (1 or more); next_page:
  * streams go on into the next virtual page (needs streams).
  */
+#define KP_PF_NEXT_MISS	  1
+#define KP_PF_NEXT_STREAM 2
+#define KP_PF_RECENT	  64 /* lines remembered for KP_PF_NEXT_STREAM (a power of two) */
+
 struct kp_pf_cfg {
 	unsigned int line_bits;
-	bool next_line, next_page;
+	unsigned int next_line; /* 0, KP_PF_NEXT_MISS or KP_PF_NEXT_STREAM */
+	bool next_page;
 	unsigned int ip_entries, ip_distance;
 	unsigned int streams, stream_distance, stream_degree;
 };
@@ -103,6 +112,7 @@ struct kp_pf {
 	uint64_t *page;
 	uint64_t clock;
 	int edge; /* the last access's stream issued its page's last line going edge (+1, -1); 0 */
+	uint64_t recent[KP_PF_RECENT]; /* KP_PF_NEXT_STREAM's lines accessed, by line; KP_PF_NONE */
 	struct kp_pf_np np[KP_PF_NP];
 	unsigned int np_next; /* the entry the next crossing replaces (the oldest) */
 };

@@ -428,6 +428,7 @@ void kp_timing_access(struct kp_timing *t, const struct kp_tsite *ts, bool d1_mi
 		if (d1_miss && lat + tlb > n->store_lat) {
 			n->store_lat = lat + tlb;
 			n->store_dram = ll_miss;
+			n->store_beyond = l2_miss;
 		}
 		return;
 	}
@@ -436,6 +437,7 @@ void kp_timing_access(struct kp_timing *t, const struct kp_tsite *ts, bool d1_mi
 		n->load_tlb = tlb;
 		n->load_line = pa >> KP_LINE_BITS;
 		n->load_dram = d1_miss && ll_miss;
+		n->load_beyond = d1_miss && l2_miss;
 	}
 	n->load_miss |= d1_miss;
 }
@@ -574,6 +576,8 @@ static void kp_tcore_insn(const struct kp_timing *t, const struct kp_tinsn *ti,
 	in->load_line = n->load_line;
 	in->load_dram = n->load_dram;
 	in->store_dram = n->store_dram;
+	in->load_beyond = n->load_beyond;
+	in->store_beyond = n->store_beyond;
 	in->pf = t->pf + n->pf_off;
 	in->npf = n->npf;
 	in->pf_from = n->pf_from;

@@ -113,6 +113,7 @@ struct kp_tnote {
 	uint64_t load_line, store_line;
 	double pf_from; /* a stream's crossing into its page: when its lines were asked for */
 	uint8_t load_miss, load_dram, store_dram, pf_early;
+	uint8_t load_beyond, store_beyond; /* the line came from beyond L2 */
 };
 
 /* latencies, cycles */
@@ -136,7 +137,7 @@ struct kp_tsample {
 	uint32_t period, len, warm;
 };
 
-/* the prefetchers' arguments (pf.*): L1's next-line and IP-stride, L2's streamer, its crossings */
+/* the prefetchers' arguments (pf.*): L1's next-line (KP_PF_NEXT_*), IP-stride; L2's streamer */
 struct kp_tpf {
 	uint32_t next_line, stride_entries, stride_distance;
 	uint32_t streams, stream_distance, stream_degree, next_page;

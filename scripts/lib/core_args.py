@@ -30,15 +30,15 @@ import sys
 LIMIT = 64 << 10
 # every number's bounds, as the plugin takes them
 NUMBERS = {
-    "core": {"width": (1, 16), "window": (1, 4096), "mshrs": (1, 256), "mispredict": (0, 1000),
-             "lq": (0, 4096), "sq": (0, 4096), "prf": (0, 4096), "walkers": (0, 64),
-             "fetch_block": (0, 4096)},
+    "core": {"width": (1, 16), "window": (1, 4096), "mshrs": (1, 256), "l2_mshrs": (0, 256),
+             "mispredict": (0, 1000), "lq": (0, 4096), "sq": (0, 4096), "prf": (0, 4096),
+             "walkers": (0, 64), "fetch_block": (0, 4096)},
     "latency": {"l1": (1, 100), "l2": (1, 200), "ll": (1, 1000), "dram": (1, 10000),
                 "stlb": (0, 1000), "walk": (0, 10000), "string_uops": (1, 4096),
                 "dram_line": (0, 10000), "dram_wline": (0, 10000), "l1_fill": (0, 1000)},
     "predictor": {"cond": (1, 1 << 24), "hist": (0, 64), "btb": (1, 1 << 24),
                   "btb_assoc": (1, 64), "ras": (1, 1024), "loop": (0, 1 << 16)},
-    "prefetch": {"next_line": (0, 1), "stride_entries": (0, 4096), "stride_distance": (0, 64),
+    "prefetch": {"next_line": (0, 2), "stride_entries": (0, 4096), "stride_distance": (0, 64),
                  "streams": (0, 64), "stream_distance": (0, 64), "stream_degree": (0, 16),
                  "next_page": (0, 1)},
 }
@@ -223,6 +223,12 @@ def measured(table, path, cores_dir):
         if core.get("l2_stream_cycles_per_line"):
             lat["l1_fill"] = max(1, round(core["l2_stream_cycles_per_line"]))
             d["sources"]["latency.l1_fill"] = f"kprotperf calibrate: {path}"
+        # independent loads beyond L2: the last level's latency over their
+        # rate, the misses it serves at once (a table calibrated before it
+        # keeps the description's)
+        if core.get("ll_random_cycles_per_line"):
+            d["core"]["l2_mshrs"] = max(1, round(lu["ll"] / core["ll_random_cycles_per_line"]))
+            d["sources"]["core.l2_mshrs"] = f"kprotperf calibrate: {path}"
         # whether a loop across two 64-byte blocks took two cycles an
         # iteration: the description's block (64 where it has none), else
         # no bound (a front end that takes two blocks a cycle)

@@ -249,6 +249,19 @@ void calib_stream(void *ctx, long n)
 	r->off = o;
 }
 
+/* Independent loads, one a body, at the offsets an index holds; ctx a calib_gather. */
+void calib_gather(void *ctx, long n)
+{
+	struct calib_gather *g = ctx;
+	unsigned long o = g->off;
+
+	LOOP("mov (%[x],%[o],4), %%r9d\n mov (%[s],%%r9), %%r8\n add $1, %[o]\n and %[m], %[o]\n",
+	     , [o] "+r"(o)
+	     : [x] "r"(g->idx), [s] "r"(g->src), [m] "r"(g->mask)
+	     : "r8", "r9", "cc", "memory");
+	g->off = o;
+}
+
 /* A 4 KiB fast string a body (ins: none for the twin), a page on each time; ctx a calib_rep. */
 #define REP_BENCH(name, ins)                                                                    \
 	void calib_##name(void *ctx, long n)                                                    \

@@ -4,8 +4,8 @@
  * load-to-use latency of each level and of each kind of TLB miss by random
  * pointer chases, the rename registers a miss leaves room for, the branch
  * mispredict penalty, a small loop across two fetch blocks, a sequential
- * read's bandwidth from memory and from L2 and the fast strings' cycles
- * per line; the working sets sized by the caches sysfs gives.
+ * read's bandwidth from memory and from L2, the fast strings' cycles per
+ * line and independent loads' rate beyond L2; the working sets sized by the caches sysfs gives.
  */
 #include "calibrate/calibrate.h"
 
@@ -525,6 +525,46 @@ static int streams(struct calib *k, const struct caches *s)
 	return err;
 }
 
+#define GATHER_IDX (1L << 16) /* the offsets calib_gather reads in turn: 256 KiB, in L2 */
+
+/*
+ * Independent loads at random lines of the last level's set (ll_sweep's,
+ * in 2 MiB pages), their offsets read in turn from an index in L2: no load
+ * waits for another, so the rate is how many misses the last level serves
+ * at once.  The figure is a line from beyond L2: the rate over the share
+ * of the set L2 cannot hold (a model's L2, least recently used, holds
+ * L2's size of lines taken at random).  0 or -ENOMEM.
+ */
+static int ll_random(struct calib *k, const struct caches *s)
+{
+	char *m = calib_region(s->ll_set, true);
+	uint32_t *idx = calib_region(GATHER_IDX * sizeof(*idx), true);
+	struct calib_gather g = {idx, m, GATHER_IDX - 1, 0};
+	double c, beyond = s->ll_set > s->l2 ? 1 - (double)s->l2 / s->ll_set : 1;
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+	long i;
+	int err = m && idx ? 0 : -ENOMEM;
+
+	if (!err) {
+		memset(m, 1, s->ll_set);
+		for (i = 0; i < GATHER_IDX; i++)
+			idx[i] = calib_rand(&seed) % (s->ll_set / 64) * 64;
+		c = calib_time(calib_gather, &g, GATHER_IDX / CALIB_BODIES) / CALIB_BODIES * k->ghz;
+		figure(k, MK_LL_RANDOM, c / beyond);
+		source(k, MG_LL_RANDOM,
+		       "measured: independent loads at random lines of %zu KiB in %s (load_to_use.ll's "
+		       "set), their offsets read in turn from an index in L2, %.2f cycles a load, over "
+		       "the %.2f of them L2 cannot hold (L2 %zu KiB): a line from beyond L2; "
+		       "load_to_use.ll over it, the misses the last level serves at once",
+		       s->ll_set / KIB, huge_pages(), c, beyond, s->l2 / KIB);
+	}
+	if (idx)
+		munmap(idx, GATHER_IDX * sizeof(*idx));
+	if (m)
+		munmap(m, s->ll_set);
+	return err;
+}
+
 int calib_core(struct calib *k, struct calib_loads *l)
 {
 	struct caches s;
@@ -532,7 +572,7 @@ int calib_core(struct calib *k, struct calib_loads *l)
 
 	cache_sizes(&s);
 	err = ll_sweep(k, &s) ?: chases(k, &s, l) ?: rename_registers(k, &s) ?: mispredict(k) ?:
-	      fetch_blocks(k) ?: streams(k, &s);
+	      fetch_blocks(k) ?: streams(k, &s) ?: ll_random(k, &s);
 	k->r->costs.has_core = !err;
 	return err;
 }

@@ -98,6 +98,7 @@ enum model_core_key {
 	MK_RENAME,
 	MK_FETCH_CROSSING,
 	MK_L2_STREAM,
+	MK_LL_RANDOM,
 	MK_KEYS
 };
 #define MK_OPTIONAL MK_LL_CAPACITY
@@ -115,6 +116,7 @@ enum model_core_group {
 	MG_RENAME,
 	MG_FETCH_CROSSING,
 	MG_L2_STREAM,
+	MG_LL_RANDOM,
 	MG_KEYS
 };
 #define MG_OPTIONAL MG_LL_CAPACITY

@@ -94,7 +94,7 @@ static void fresh(struct kp_core *c, struct run *r, const struct kp_core_cfg *k)
  */
 struct stream {
 	const char *name;
-	unsigned int window, mshrs, lq, sq, prf, dram_line, walkers, width, l1_fill;
+	unsigned int window, mshrs, lq, sq, prf, dram_line, walkers, width, l1_fill, l2_mshrs;
 	struct kp_core_insn in, last;
 	int every, n;
 	double want, tol;
@@ -356,6 +356,43 @@ static const struct stream streams[] = {
 	 .want = 2,
 	 .tol = 0.01,
 	 .cause = KP_ST_DCACHE},
+	/*
+	 * Independent loads missing L2 too (200 cycles): 4 of L2's buffers
+	 * let one through every 50 cycles, though L1's 10 would every 20;
+	 * loads L2 has hold none of them; stores beyond L2 wait for one.
+	 */
+	{.name = "gather beyond L2, 4 L2 buffers",
+	 .l2_mshrs = 4,
+	 .in = {.src = 1 << 2,
+		.addr = 1 << 2,
+		.dst = 1 << 3,
+		.load_lat = 200,
+		.load_l1 = 5,
+		.load_miss = true,
+		.load_beyond = true,
+		.loads = true},
+	 .n = N,
+	 .want = 50,
+	 .tol = 0.01,
+	 .cause = KP_ST_DCACHE},
+	{.name = "gather within L2, 4 L2 buffers",
+	 .l2_mshrs = 4,
+	 .in = GATHER_LOAD,
+	 .n = N,
+	 .want = 20,
+	 .tol = 0.01,
+	 .cause = KP_ST_DCACHE},
+	{.name = "stores beyond L2, 4 L2 buffers",
+	 .l2_mshrs = 4,
+	 .in = {.src = 1 << 5,
+		.addr = 1 << 4,
+		.stores = true,
+		.store_lat = 200,
+		.store_beyond = true},
+	 .n = N,
+	 .want = 50,
+	 .tol = 0.01,
+	 .cause = KP_ST_DCACHE},
 };
 
 static void run_stream(const struct stream *s)
@@ -372,6 +409,7 @@ static void run_stream(const struct stream *s)
 	if (s->width)
 		k.width = s->width;
 	k.l1_fill = s->l1_fill;
+	k.l2_mshrs = s->l2_mshrs;
 	k.lq = s->lq;
 	k.sq = s->sq;
 	k.prf = s->prf;
@@ -553,6 +591,7 @@ static void refused(void)
 		{{.width = 0, .window = 128, .mshrs = 10, .ll = 40, .dram = 200}, "width"},
 		{{.width = 4, .window = 0, .mshrs = 10, .ll = 40, .dram = 200}, "window"},
 		{{.width = 4, .window = 128, .mshrs = 0, .ll = 40, .dram = 200}, "mshrs"},
+		{{.width = 4, .window = 128, .mshrs = 10, .l2_mshrs = 300}, "l2_mshrs"},
 		{{.width = 4, .window = 128, .mshrs = 10, .walkers = 65}, "walkers"},
 		{{.width = 4, .window = 128, .mshrs = 10, .mispredict = 5000}, "mispredict"},
 		{{.width = 4, .window = 128, .mshrs = 10, .ll = 300, .dram = 200}, "dram"},

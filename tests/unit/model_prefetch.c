@@ -127,6 +127,42 @@ static void next_line(void)
 	kp_pf_free(&p);
 }
 
+/*
+ * The next-line prefetcher on every miss, and on a stream's only (the line
+ * before accessed lately): a page line by line, then its even lines and
+ * after them its odd ones, where no miss follows the line before it.
+ */
+static void next_line_stream(void)
+{
+	static const struct {
+		unsigned int mode, step;
+		const char *what;
+		uint64_t misses, issued, useful;
+	} cases[] = {
+		{KP_PF_NEXT_STREAM, 1, "next-line of a stream, a page line by line", 33, 31, 31},
+		{KP_PF_NEXT_MISS, 2, "next-line, even lines then odd", 32, 32, 32},
+		{KP_PF_NEXT_STREAM, 2, "next-line of a stream, even lines then odd", 64, 0, 0},
+	};
+	size_t k;
+	uint64_t i;
+
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct kp_pf_cfg c = {.line_bits = LINE_BITS, .next_line = cases[k].mode};
+		struct kp_pf p;
+		struct toy t;
+
+		pf_init(&p, &c);
+		toy_init(&t, 8);
+		for (i = 0; i < 64; i++) {
+			uint64_t line = cases[k].step == 1 ? i : i < 32 ? 2 * i : 2 * (i - 32) + 1;
+
+			toy_access(&t, &p, 0x401000, BASE + (line << LINE_BITS));
+		}
+		toy_done(&t, cases[k].what, cases[k].misses, cases[k].issued, cases[k].useful);
+		kp_pf_free(&p);
+	}
+}
+
 /* n loads stride bytes apart, distance strides ahead */
 static void ip_stride(uint64_t stride, unsigned int distance, unsigned int n, const char *what,
 		      uint64_t misses, uint64_t issued)
@@ -302,7 +338,7 @@ static void crossing(int first, int last, int from, bool on, const char *what, u
 /* each refused, with -EINVAL, its line on stderr (the script compares them) */
 static void refusals(void)
 {
-	struct kp_pf_cfg c[] = {l2, l2, l2, l2, l2, l2, l2, l2};
+	struct kp_pf_cfg c[] = {l2, l2, l2, l2, l2, l2, l2, l2, l2};
 	struct kp_pf p;
 	unsigned int i;
 
@@ -315,6 +351,7 @@ static void refusals(void)
 	c[6].stream_degree = 0;
 	c[7].streams = 0;
 	c[7].next_page = true;
+	c[8].next_line = 3;
 	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		fflush(stdout);
 		if (kp_pf_init(&p, &c[i]) != -EINVAL) {
@@ -365,6 +402,7 @@ int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	next_line();
+	next_line_stream();
 	ip_stride(256, 2, 64, "IP-stride, 256 bytes, 2 ahead, 4 pages", 11, 53);
 	ip_stride(8, 4, 1024, "IP-stride, 8 bytes, 4 ahead, 2 pages", 2, 126);
 	stream(0, 63, "streamer, a page up", 3, 61);

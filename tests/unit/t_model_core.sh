@@ -1,7 +1,8 @@
 #!/bin/bash
 # The timing model's core (plugin/kp_core.c, no QEMU needed) on streams
 # whose cycles an instruction window fixes, worked out by hand: the width,
-# dependent chains, independent misses bound by the miss buffers, the page walkers or the
+# dependent chains, independent misses bound by the miss buffers (L1's, and
+# L2's for those beyond it), the page walkers or the
 # window, a dependent chase, mispredicted branches, a copy through L2 bound
 # by L1's fill path, a serializing
 # instruction's drain; each stack summing to its cycles and naming the

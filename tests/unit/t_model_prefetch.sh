@@ -1,6 +1,7 @@
 #!/bin/bash
 # The machine model's prefetchers (plugin/kp_prefetch.c, no QEMU needed) on
-# access patterns whose prefetches are known by construction: next-line,
+# access patterns whose prefetches are known by construction: next-line
+# (on every miss, and a stream's only: a miss after the line before),
 # IP-stride at two strides, the streamer up, down, across pages and
 # interleaved, random lines, streams crossing into the next virtual page; misses, lines issued and useful counted by a
 # cache beside them, none outside the access's page; bad parameters
@@ -19,6 +20,9 @@ cc -O2 -Wall -Wextra -I"$ROOT/plugin" "$ROOT/tests/unit/model_prefetch.c" "$ROOT
 "$TMP/model_prefetch" >"$TMP/out" 2>&1 || fail "$(cat "$TMP/out")"
 cat >"$TMP/want" <<'EOF'
 next-line, a page line by line: 32 misses, 32 issued, 32 useful, 0 outside the page
+next-line of a stream, a page line by line: 33 misses, 31 issued, 31 useful, 0 outside the page
+next-line, even lines then odd: 32 misses, 32 issued, 32 useful, 0 outside the page
+next-line of a stream, even lines then odd: 64 misses, 0 issued, 0 useful, 0 outside the page
 IP-stride, 256 bytes, 2 ahead, 4 pages: 12 misses, 53 issued, 53 useful, 0 outside the page
 IP-stride, 8 bytes, 4 ahead, 2 pages: 3 misses, 126 issued, 126 useful, 0 outside the page
 streamer, a page up: 3 misses, 61 issued, 61 useful, 0 outside the page
@@ -40,6 +44,7 @@ kp_model: prefetch stream_distance=0: want 1 to a page's lines
 kp_model: prefetch stream_distance=65: want 1 to a page's lines
 kp_model: prefetch stream_degree=0: want 1 or more
 kp_model: prefetch next_page=1: want streams to follow (streams=0)
+kp_model: prefetch next_line=3: want 0, 1 (every miss) or 2 (a stream's)
 EOF
 grep -v '^speed: ' "$TMP/out" >"$TMP/got" || true
 diff -u "$TMP/want" "$TMP/got" >"$TMP/diff" || fail "unexpected output:"$'\n'"$(cat "$TMP/diff")"

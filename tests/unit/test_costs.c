@@ -73,20 +73,21 @@ static char *edit(const char *t, const char *from, const char *to)
 	return s;
 }
 
-/* The core's figures (lines 6-11) and their sources (12-15), after a table's sources (line 5). */
+/* The core's figures (lines 6-12) and their sources (13-16), after a table's sources (line 5). */
 #define CORE_FIGURES                                                                                           \
 	" \"core\": {\"load_to_use\": {\"l1\": 4.5, \"l2\": 12.5, \"ll\": 50.5, \"dram\": 300.5},\n"           \
 	" \"tlb\": {\"stlb_hit\": 7.5, \"walk_cached\": 30.5, \"dram\": 60.5}, \"mispredict\": 17.5,\n"        \
 	" \"stream_bytes_per_cycle\": 8.5, \"stream_cycles_per_line\": 7.53,\n"                                \
 	" \"rep_stosb_cycles_per_line\": {\"l1\": 1.5, \"l2\": 2.5, \"dram\": 9.5},\n"                         \
 	" \"rep_movsb_cycles_per_line\": {\"l1\": 2.5, \"l2\": 3.5, \"dram\": 19.5}, \"ll_capacity\": 4096,\n" \
-	" \"rename_registers\": 200, \"fetch_block_crossing\": 1.95, \"l2_stream_cycles_per_line\": 2.9}"
+	" \"rename_registers\": 200, \"fetch_block_crossing\": 1.95, \"l2_stream_cycles_per_line\": 2.9,\n"    \
+	" \"ll_random_cycles_per_line\": 4.5}"
 #define CORE_SOURCES                                                                                \
 	" \"core_sources\": {\"load_to_use\": \"c0\", \"tlb\": \"c1\", \"mispredict\": \"c2\",\n"   \
 	" \"stream_bytes_per_cycle\": \"c3\", \"stream_cycles_per_line\": \"c4\",\n"                \
 	" \"rep_stosb_cycles_per_line\": \"c5\", \"rep_movsb_cycles_per_line\": \"c6\",\n"          \
 	" \"ll_capacity\": \"c7\", \"rename_registers\": \"c8\", \"fetch_block_crossing\": \"c9\"," \
-	" \"l2_stream_cycles_per_line\": \"c10\"}"
+	" \"l2_stream_cycles_per_line\": \"c10\", \"ll_random_cycles_per_line\": \"c11\"}"
 
 /* table()'s with the core's figures (a new string). */
 static char *table_core(const char *vendor, int family, int model, const char *name)
@@ -128,7 +129,7 @@ static void test_core(void **state)
 {
 	static const double want[MK_KEYS] = {4.5,  12.5, 50.5, 300.5, 7.5,  30.5, 60.5,
 					     17.5, 8.5,	 7.53, 1.5,   2.5,  9.5,  2.5,
-					     3.5,  19.5, 4096, 200,   1.95, 2.9};
+					     3.5,  19.5, 4096, 200,   1.95, 2.9,  4.5};
 	struct model_cost_sources src;
 	struct model_costs c;
 	char *t = table_core("x", 1, 2, "y"), *old = table("x", 1, 2, "y"), why[512], s[8];
@@ -201,7 +202,7 @@ static const struct bad_case bad[] = {
 	{"}\n}\n", "}\n", "expected ',' or '}' after a value", 6},
 };
 
-/* Each bad figure of core's, edited into a table with them (16 lines). */
+/* Each bad figure of core's, edited into a table with them (17 lines). */
 static const struct bad_case bad_core[] = {
 	{"\"l1\": 4.5", "\"l1\": 0",
 	 "core.load_to_use.l1: 0 is out of range, expected 0.01..1e+06"},
@@ -210,7 +211,7 @@ static const struct bad_case bad_core[] = {
 	{"\"mispredict\": 17.5", "\"mispredict\": {}", "core.mispredict: expected a number"},
 	{"\"stream_bytes_per_cycle\": 8.5", "\"stream_bytes_per_cycle\": 1e7",
 	 "core.stream_bytes_per_cycle: 1e7 is out of range, expected 0.01..1e+06"},
-	{"\"walk_cached\": 30.5, ", "", "no 'core.tlb.walk_cached'", 17},
+	{"\"walk_cached\": 30.5, ", "", "no 'core.tlb.walk_cached'", 18},
 	{"\"stlb_hit\": 7.5", "\"stlb\": 7.5", "'core.tlb' has an unknown key 'stlb'"},
 	{"\"mispredict\": 17.5", "\"mispredicts\": 17.5",
 	 "'core' has an unknown key 'mispredicts'"},
@@ -222,26 +223,31 @@ static const struct bad_case bad_core[] = {
 	 "core_sources.tlb is empty: every cost names where its number comes from"},
 	{"\"tlb\": \"c1\"", "\"tlbs\": \"c1\"", "'core_sources' has an unknown key 'tlbs'"},
 	{"\"tlb\": \"c1\", \"mispredict\": \"c2\",", "\"tlb\": \"c1\",",
-	 "no 'core_sources.mispredict': every figure of 'core' names how it was measured", 17},
+	 "no 'core_sources.mispredict': every figure of 'core' names how it was measured", 18},
 	{",\n" CORE_SOURCES, "",
-	 "no 'core_sources.load_to_use': every figure of 'core' names how it was measured", 13},
+	 "no 'core_sources.load_to_use': every figure of 'core' names how it was measured", 14},
 	{CORE_FIGURES ",\n", "", "no 'core.load_to_use.l1'", 11},
-	{", \"ll_capacity\": 4096,\n", ",\n", "no 'core.ll_capacity'", 17},
+	{", \"ll_capacity\": 4096,\n", ",\n", "no 'core.ll_capacity'", 18},
 	{"\"ll_capacity\": \"c7\", ", "",
-	 "no 'core_sources.ll_capacity': every figure of 'core' names how it was measured", 17},
-	{",\n \"rename_registers\": 200,", ",\n", "no 'core.rename_registers'", 17},
+	 "no 'core_sources.ll_capacity': every figure of 'core' names how it was measured", 18},
+	{",\n \"rename_registers\": 200,", ",\n", "no 'core.rename_registers'", 18},
 	{", \"rename_registers\": \"c8\",", ",",
 	 "no 'core_sources.rename_registers': every figure of 'core' names how it was measured",
-	 17},
-	{", \"fetch_block_crossing\": 1.95,", ",", "no 'core.fetch_block_crossing'", 17},
+	 18},
+	{", \"fetch_block_crossing\": 1.95,", ",", "no 'core.fetch_block_crossing'", 18},
 	{", \"fetch_block_crossing\": \"c9\",", ",",
 	 "no 'core_sources.fetch_block_crossing': every figure of 'core' names how it was measured",
-	 17},
-	{", \"l2_stream_cycles_per_line\": 2.9}", "}", "no 'core.l2_stream_cycles_per_line'", 17},
-	{", \"l2_stream_cycles_per_line\": \"c10\"}", "}",
+	 18},
+	{", \"l2_stream_cycles_per_line\": 2.9,", ",", "no 'core.l2_stream_cycles_per_line'", 18},
+	{", \"l2_stream_cycles_per_line\": \"c10\",", ",",
 	 "no 'core_sources.l2_stream_cycles_per_line': every figure of 'core' names how it was "
 	 "measured",
-	 17},
+	 18},
+	{",\n \"ll_random_cycles_per_line\": 4.5}", "}", "no 'core.ll_random_cycles_per_line'", 17},
+	{", \"ll_random_cycles_per_line\": \"c11\"}", "}",
+	 "no 'core_sources.ll_random_cycles_per_line': every figure of 'core' names how it was "
+	 "measured",
+	 18},
 };
 
 #define WAY_OUT \
@@ -507,19 +513,22 @@ static void test_show(void **state)
 
 /*
  * A table calibrated before ll_capacity, rename_registers,
- * fetch_block_crossing and l2_stream_cycles_per_line: read as unknown (0),
- * neither shown nor written.
+ * fetch_block_crossing, l2_stream_cycles_per_line and
+ * ll_random_cycles_per_line: read as unknown (0), neither shown nor
+ * written.
  */
 static void test_show_core_before(void **state)
 {
 	char *t = table_core("x", 1, 2, "y"),
 	     *a = edit(t,
 		       ", \"ll_capacity\": 4096,\n \"rename_registers\": 200, "
-		       "\"fetch_block_crossing\": 1.95, \"l2_stream_cycles_per_line\": 2.9}",
+		       "\"fetch_block_crossing\": 1.95, \"l2_stream_cycles_per_line\": 2.9,\n"
+		       " \"ll_random_cycles_per_line\": 4.5}",
 		       "}"),
 	     *b = edit(a,
 		       ",\n \"ll_capacity\": \"c7\", \"rename_registers\": \"c8\", "
-		       "\"fetch_block_crossing\": \"c9\", \"l2_stream_cycles_per_line\": \"c10\"}",
+		       "\"fetch_block_crossing\": \"c9\", \"l2_stream_cycles_per_line\": \"c10\", "
+		       "\"ll_random_cycles_per_line\": \"c11\"}",
 		       "}");
 
 	show(b, "before.json", "calibrate-show-core-before", NULL);
