@@ -108,6 +108,13 @@ struct stream {
 		.load_miss = true, .loads = true                                             \
 	}
 
+/* the same, its lines beyond L2 too: each holds one of L2's buffers */
+#define GATHER_BEYOND                                                                        \
+	{                                                                                    \
+		.src = 1 << 2, .addr = 1 << 2, .dst = 1 << 3, .load_lat = 200, .load_l1 = 5, \
+		.load_miss = true, .load_beyond = true, .loads = true                        \
+	}
+
 /* the same, each load's translation walking: 100 of its 300 cycles */
 #define GATHER_WALK                                                                          \
 	{                                                                                    \
@@ -363,14 +370,7 @@ static const struct stream streams[] = {
 	 */
 	{.name = "gather beyond L2, 4 L2 buffers",
 	 .l2_mshrs = 4,
-	 .in = {.src = 1 << 2,
-		.addr = 1 << 2,
-		.dst = 1 << 3,
-		.load_lat = 200,
-		.load_l1 = 5,
-		.load_miss = true,
-		.load_beyond = true,
-		.loads = true},
+	 .in = GATHER_BEYOND,
 	 .n = N,
 	 .want = 50,
 	 .tol = 0.01,
