@@ -246,7 +246,7 @@ unsigned int kp_pf_access(struct kp_pf *p, uint64_t pc, uint64_t pa, bool miss, 
 	if (p->cfg.next_line && miss && max &&
 	    next << lb >> KP_PF_PAGE_BITS == pa >> KP_PF_PAGE_BITS &&
 	    (p->cfg.next_line == KP_PF_NEXT_MISS ||
-	     p->recent[(next - 2) & (KP_PF_RECENT - 1)] == next - 2))
+	     (next >= 2 && p->recent[(next - 2) & (KP_PF_RECENT - 1)] == next - 2)))
 		n = kp_pf_emit(out, n, next);
 	if (p->cfg.next_line == KP_PF_NEXT_STREAM)
 		p->recent[(next - 1) & (KP_PF_RECENT - 1)] = next - 1;
