@@ -11,7 +11,7 @@
 #define KP_CORE_MAX_MSHRS   256
 #define KP_CORE_MAX_WALKERS 64
 #define KP_CORE_MAX_REFILL  1000
-#define KP_CORE_INFLIGHT    4096 /* prefetched lines remembered, by line: a power of two */
+#define KP_CORE_INFLIGHT    4096 /* lines in flight remembered, by line: a power of two */
 #define KP_CORE_FILLS	    4096 /* L1 fill slots remembered, by slot: a power of two */
 
 static int kp_queue_init(struct kp_core_queue *q, unsigned int size)
@@ -398,11 +398,18 @@ static struct kp_when kp_load(struct kp_core *c, const struct kp_core_insn *in, 
 									   : KP_ST_DCACHE;
 	if (in->load_dram)
 		kp_later(&l, kp_channel(c, l.t), KP_ST_DCACHE);
-	/* a hit on a line a prefetcher has not brought yet */
-	if (in->load_line &&
-	    c->inflight[in->load_line & (KP_CORE_INFLIGHT - 1)].line == in->load_line)
-		kp_later(&l, c->inflight[in->load_line & (KP_CORE_INFLIGHT - 1)].ready,
-			 KP_ST_DCACHE);
+	/* a hit on a line a prefetch or an earlier miss has not brought yet */
+	if (in->load_line) {
+		struct kp_core_line *e = &c->inflight[in->load_line & (KP_CORE_INFLIGHT - 1)];
+
+		if (e->line == in->load_line)
+			kp_later(&l, e->ready, KP_ST_DCACHE);
+		/* its miss brings the line: a later load of it waits for it as for a prefetch */
+		if (in->load_miss) {
+			e->line = in->load_line;
+			e->ready = l.t;
+		}
+	}
 	/* its own parts took longer than an L1 hit: they, not its address, held it */
 	if (l.t > addr + in->load_l1)
 		*own = l.why;

@@ -131,7 +131,7 @@ struct kp_core_insn {
 	uint32_t store_lat;   /* its store's line fetch when it missed L1; 0: none */
 	uint32_t fetch_stall; /* cycles before its bytes could be fetched (I1, I-TLB misses) */
 	uint32_t fixed;	      /* a fixed event cost (CPUID, WRMSR...), charged as serialize */
-	uint64_t load_line;   /* its load's line (physical >> 6): it waits for a prefetch of it; 0: none */
+	uint64_t load_line;   /* its load's line (physical >> 6): awaited while in flight; 0: none */
 	uint64_t store_line;  /* its store's: it retires once a prefetch of it arrived; 0: none */
 	uint32_t writebacks;  /* lines its stores made dirty: each goes back to memory once, on the channel */
 	const uint64_t *pf;   /* the lines its accesses made the prefetchers fetch */
@@ -200,7 +200,7 @@ struct kp_core {
 	double *walker;		   /* cfg.walkers: when each page walker frees */
 	double dram_free;	   /* when the memory channel can send the next line */
 	uint64_t *fill;		   /* L1's fill path: the slots taken (kp_fill), + 1 */
-	struct kp_core_line *inflight; /* prefetched lines and when they arrive, by line */
+	struct kp_core_line *inflight; /* lines prefetched or missed: when they arrive */
 	struct kp_core_slot *ring; /* the window, oldest at head */
 	struct kp_core_queue lq, sq, prf;
 	unsigned int head, n, uops, ring_mask;

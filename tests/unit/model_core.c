@@ -4,7 +4,8 @@
  * instruction window fixes, worked out by hand (the comments give the
  * sums): independent operations at the width, a dependent chain at its
  * latency, independent misses overlapped up to the miss buffers or the
- * window, whichever binds, a dependent chase never overlapped, a
+ * window, whichever binds, a dependent chase never overlapped (nor one
+ * through a hit on a line a miss is still bringing), a
  * mispredicted branch's refill, a serializing instruction's drain, a
  * prefetched stream, lines a stream's crossing asked for early, a loop
  * within a fetch block and across two.  Each
@@ -380,6 +381,33 @@ static const struct stream streams[] = {
 	 .in = GATHER_LOAD,
 	 .n = N,
 	 .want = 20,
+	 .tol = 0.01,
+	 .cause = KP_ST_DCACHE},
+	/*
+	 * A miss from memory (200), then a load of its line that hits L1 but
+	 * waits for the line, its value the next miss's address: a chase, 200
+	 * cycles a pair.  Were the hit's value there at L1's latency, the
+	 * misses would overlap (10 buffers: 20 a pair).
+	 */
+	{.name = "a hit on a line a miss brings",
+	 .in = {.src = 1 << 4,
+		.addr = 1 << 4,
+		.dst = 1 << 3,
+		.load_lat = 200,
+		.load_l1 = 5,
+		.load_miss = true,
+		.loads = true,
+		.load_line = 7},
+	 .last = {.src = 1 << 2,
+		  .addr = 1 << 2,
+		  .dst = 1 << 4,
+		  .load_lat = 5,
+		  .load_l1 = 5,
+		  .loads = true,
+		  .load_line = 7},
+	 .every = 2,
+	 .n = N,
+	 .want = 100,
 	 .tol = 0.01,
 	 .cause = KP_ST_DCACHE},
 	{.name = "stores beyond L2, 4 L2 buffers",
