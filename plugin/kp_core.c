@@ -53,6 +53,8 @@ int kp_core_init(struct kp_core *c, const struct kp_core_cfg *cfg, const char **
 		*bad = "sq";
 	else if (cfg->prf > KP_CORE_MAX_WINDOW)
 		*bad = "prf";
+	else if (cfg->sched > KP_CORE_MAX_WINDOW)
+		*bad = "sched";
 	else if (cfg->fetch_block & (cfg->fetch_block - 1) || cfg->fetch_block > 4096)
 		*bad = "fetch_block";
 	else if (cfg->l1_fill > KP_CORE_MAX_REFILL)
@@ -74,8 +76,11 @@ int kp_core_init(struct kp_core *c, const struct kp_core_cfg *cfg, const char **
 	c->ring = calloc(c->ring_mask--, sizeof(*c->ring));
 	c->inflight = calloc(KP_CORE_INFLIGHT, sizeof(*c->inflight));
 	c->fill = calloc(KP_CORE_FILLS, sizeof(*c->fill));
+	c->sched.issue = cfg->sched ? calloc(cfg->sched, sizeof(*c->sched.issue)) : NULL;
+	c->sched.why = cfg->sched ? calloc(cfg->sched, sizeof(*c->sched.why)) : NULL;
 	if (!c->mshr || (cfg->l2_mshrs && !c->l2mshr) || (cfg->walkers && !c->walker) || !c->ring ||
-	    !c->inflight || !c->fill || kp_queue_init(&c->lq, cfg->lq) ||
+	    !c->inflight || !c->fill || (cfg->sched && (!c->sched.issue || !c->sched.why)) ||
+	    kp_queue_init(&c->lq, cfg->lq) ||
 	    kp_queue_init(&c->sq, cfg->sq) || kp_queue_init(&c->prf, cfg->prf)) {
 		kp_core_free(c);
 		return -ENOMEM;
@@ -88,6 +93,10 @@ void kp_core_free(struct kp_core *c)
 	kp_queue_free(&c->prf);
 	kp_queue_free(&c->sq);
 	kp_queue_free(&c->lq);
+	free(c->sched.why);
+	free(c->sched.issue);
+	c->sched.why = NULL;
+	c->sched.issue = NULL;
 	free(c->fill);
 	c->fill = NULL;
 	free(c->inflight);
@@ -193,9 +202,61 @@ static void kp_queue_add(struct kp_core_queue *q, double retire, uint8_t why)
 	q->why[i] = why;
 }
 
+/* the scheduler's entry that issues soonest, gone: the heap's last moved down from the top */
+static void kp_sched_pop(struct kp_core_sched *h)
+{
+	double t = h->issue[--h->n];
+	uint8_t why = h->why[h->n];
+	unsigned int i = 0, k;
+
+	while ((k = 2 * i + 1) < h->n) {
+		if (k + 1 < h->n && h->issue[k + 1] < h->issue[k])
+			k++;
+		if (t <= h->issue[k])
+			break;
+		h->issue[i] = h->issue[k];
+		h->why[i] = h->why[k];
+		i = k;
+	}
+	h->issue[i] = t;
+	h->why[i] = why;
+}
+
+/* an instruction waiting from dispatch until it issues at t (held by why): an entry */
+static void kp_sched_push(struct kp_core_sched *h, double t, uint8_t why)
+{
+	unsigned int i = h->n++, up;
+
+	while (i && h->issue[up = (i - 1) / 2] > t) {
+		h->issue[i] = h->issue[up];
+		h->why[i] = h->why[up];
+		i = up;
+	}
+	h->issue[i] = t;
+	h->why[i] = why;
+}
+
+/*
+ * The scheduler at dispatch (in order, so its time only grows): the
+ * entries issued by then have left it; full, it waits for the first to
+ * issue, held by what holds that one.
+ */
+static void kp_sched_wait(struct kp_core *c, struct kp_when *d)
+{
+	struct kp_core_sched *h = &c->sched;
+
+	while (h->n && h->issue[0] <= d->t)
+		kp_sched_pop(h);
+	if (h->n && h->n == c->cfg.sched) {
+		kp_later(d, h->issue[0], h->why[0]);
+		kp_sched_pop(h);
+	}
+}
+
 /*
  * Dispatch: room in the window, made by the oldest retiring, and in the
- * queues; a drain waits for all; never before the last.
+ * queues; a drain waits for all; never before the last; then room in the
+ * scheduler.
  */
 static void kp_dispatch(struct kp_core *c, const struct kp_core_insn *in, unsigned int uops,
 			struct kp_when *d)
@@ -218,6 +279,8 @@ static void kp_dispatch(struct kp_core *c, const struct kp_core_insn *in, unsign
 		kp_later(d, c->retired, KP_ST_SERIALIZE);
 	/* in order: a queue's stall on an older instruction holds this one too */
 	kp_later(d, c->dispatched, c->dispatch_why);
+	if (c->cfg.sched)
+		kp_sched_wait(c, d);
 	c->dispatched = d->t;
 	c->dispatch_why = d->why;
 }
@@ -361,16 +424,18 @@ static void kp_store_miss(struct kp_core *c, const struct kp_core_insn *in, doub
  * The load: its address, a walker when its translation walks, a miss
  * buffer when it missed L1, its latency; when its value is there.  *own:
  * what of its own held it (a walker, a miss buffer, its level, the
- * channel, a prefetch in flight), KP_ST_BASE when nothing.
+ * channel, a prefetch in flight), KP_ST_BASE when nothing.  *at: when
+ * its address was ready (it issues then).
  */
 static struct kp_when kp_load(struct kp_core *c, const struct kp_core_insn *in, struct kp_when d,
-			      uint8_t *own)
+			      uint8_t *own, struct kp_when *at)
 {
 	uint32_t tlb = in->load_tlb < in->load_lat ? in->load_tlb : in->load_lat;
 	struct kp_when l = d;
 	double *buf = NULL, *l2buf = NULL, issue, addr, translated;
 
 	kp_sources(c, in->addr, &l);
+	*at = l;
 	addr = l.t;
 	if (in->load_walked && c->cfg.walkers) {
 		double *w = kp_first_free(c->walker, c->cfg.walkers);
@@ -447,7 +512,7 @@ static void kp_retire(struct kp_core *c, unsigned int uops, struct kp_when done,
 void kp_core_step(struct kp_core *c, const struct kp_core_insn *in, struct kp_core_charge *out)
 {
 	unsigned int uops = in->uops ? in->uops : 1;
-	struct kp_when d, done;
+	struct kp_when d, done, issue;
 	uint64_t dst = in->dst;
 	/*
 	 * what of its own held its value back: what its registers pass on.  A
@@ -462,8 +527,18 @@ void kp_core_step(struct kp_core *c, const struct kp_core_insn *in, struct kp_co
 		kp_prefetches(c, in, 0, true);
 	d = kp_fetch(c, in, uops);
 	kp_dispatch(c, in, uops, &d);
-	done = in->load_lat ? kp_load(c, in, d, &own) : d;
+	issue = d;
+	done = in->load_lat ? kp_load(c, in, d, &own, &issue) : d;
 	kp_sources(c, in->src & ~in->addr, &done);
+	/*
+	 * it waits in the scheduler until it issues: a plain load once its
+	 * address is ready, anything else once its operands are (a load's value
+	 * too, an operation's on it or a store of it)
+	 */
+	if (!in->load_lat || in->lat || in->stores || in->src & ~in->addr)
+		issue = done;
+	if (c->cfg.sched && issue.t > d.t)
+		kp_sched_push(&c->sched, issue.t, issue.why);
 	if (!in->load_lat)
 		kp_prefetches(c, in, done.t, false);
 	kp_store_waits(c, in, &done);

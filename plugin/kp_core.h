@@ -24,7 +24,10 @@
  *             writes, behind a miss fills them before the window); in
  *             order, so that what holds one holds every younger one; a
  *             serializing instruction also waits for everything older to
- *             retire;
+ *             retire; and once the scheduler has room (sched: its entries
+ *             free when their instructions issue, out of order, so that
+ *             operations waiting for misses' values, an accumulator's
+ *             adds or a copy's stores, fill it before the window);
  *   issue     when its sources are ready: a load when its address
  *             registers are, the operation when its other sources and its
  *             load are; a load whose translation walks the page tables
@@ -104,6 +107,7 @@ struct kp_core_cfg {
 	unsigned int walkers;	 /* page walks in flight at once (0: no bound) */
 	unsigned int lq, sq;	 /* loads, stores in flight (0: only the window binds) */
 	unsigned int prf;	 /* general-register results in flight (0: only the window binds) */
+	unsigned int sched;	 /* instructions waiting to issue at once (0: only the window binds) */
 	unsigned int mispredict; /* cycles from a mispredicted branch's resolution to the next fetch */
 	unsigned int fetch_block; /* aligned code bytes fetched a cycle (2^n); 0: no bound */
 	unsigned int l2, ll, dram; /* a prefetched line's latency from L2, LL, memory */
@@ -169,6 +173,13 @@ struct kp_core_queue {
 	unsigned int size, head, n;
 };
 
+/* the scheduler's waiting instructions: when each issues, the soonest first (a heap) */
+struct kp_core_sched {
+	double *issue;
+	uint8_t *why;
+	unsigned int n;
+};
+
 /* a prefetched line and when it arrives */
 struct kp_core_line {
 	uint64_t line;
@@ -203,6 +214,7 @@ struct kp_core {
 	struct kp_core_line *inflight; /* lines prefetched or missed: when they arrive */
 	struct kp_core_slot *ring; /* the window, oldest at head */
 	struct kp_core_queue lq, sq, prf;
+	struct kp_core_sched sched; /* cfg.sched: those dispatched that have not issued */
 	unsigned int head, n, uops, ring_mask;
 	uint64_t insns;
 };

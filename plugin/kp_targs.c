@@ -34,6 +34,7 @@ static const struct kp_tnum kp_tnums[] = {
 	KP_T("core.mispredict", core_cfg.mispredict, 0, 1000),
 	KP_T("core.lq", core_cfg.lq, 0, 4096),
 	KP_T("core.prf", core_cfg.prf, 0, 4096),
+	KP_T("core.sched", core_cfg.sched, 0, 4096),
 	KP_T("core.sq", core_cfg.sq, 0, 4096),
 	KP_T("core.fetch_block", core_cfg.fetch_block, 0, 4096),
 	KP_T("lat.l1", lat.l1, 1, 100),

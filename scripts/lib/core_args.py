@@ -32,7 +32,7 @@ LIMIT = 64 << 10
 NUMBERS = {
     "core": {"width": (1, 16), "window": (1, 4096), "mshrs": (1, 256), "l2_mshrs": (0, 256),
              "mispredict": (0, 1000), "lq": (0, 4096), "sq": (0, 4096), "prf": (0, 4096),
-             "walkers": (0, 64), "fetch_block": (0, 4096)},
+             "sched": (0, 4096), "walkers": (0, 64), "fetch_block": (0, 4096)},
     "latency": {"l1": (1, 100), "l2": (1, 200), "ll": (1, 1000), "dram": (1, 10000),
                 "stlb": (0, 1000), "walk": (0, 10000), "string_uops": (1, 4096),
                 "dram_line": (0, 10000), "dram_wline": (0, 10000), "l1_fill": (0, 1000)},
@@ -229,6 +229,11 @@ def measured(table, path, cores_dir):
         if core.get("ll_random_cycles_per_line"):
             d["core"]["l2_mshrs"] = max(1, round(lu["ll"] / core["ll_random_cycles_per_line"]))
             d["sources"]["core.l2_mshrs"] = f"kprotperf calibrate: {path}"
+        # the operations waiting for their operands at once (a table
+        # calibrated before it keeps the description's)
+        if core.get("scheduler"):
+            d["core"]["sched"] = round(core["scheduler"])
+            d["sources"]["core.sched"] = f"kprotperf calibrate: {path}"
         # whether a loop across two 64-byte blocks took two cycles an
         # iteration: the description's block (64 where it has none), else
         # no bound (a front end that takes two blocks a cycle)

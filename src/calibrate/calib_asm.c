@@ -262,6 +262,24 @@ void calib_gather(void *ctx, long n)
 	g->off = o;
 }
 
+/*
+ * calib_gather's loads, each value then read by six operations (LEAs of
+ * it), which wait for it: in a scheduler until it arrives.
+ */
+void calib_gather_use(void *ctx, long n)
+{
+	struct calib_gather *g = ctx;
+	unsigned long o = g->off;
+
+	LOOP("mov (%[x],%[o],4), %%r9d\n mov (%[s],%%r9), %%r8\n lea 1(%%r8), %%r10\n"
+	     " lea 2(%%r8), %%r11\n lea 3(%%r8), %%rax\n lea 4(%%r8), %%rdx\n lea 5(%%r8), %%rcx\n"
+	     " lea 6(%%r8), %%rsi\n add $1, %[o]\n and %[m], %[o]\n",
+	     , [o] "+r"(o)
+	     : [x] "r"(g->idx), [s] "r"(g->src), [m] "r"(g->mask)
+	     : "r8", "r9", "r10", "r11", "rax", "rdx", "rcx", "rsi", "cc", "memory");
+	g->off = o;
+}
+
 /* A 4 KiB fast string a body (ins: none for the twin), a page on each time; ctx a calib_rep. */
 #define REP_BENCH(name, ins)                                                                    \
 	void calib_##name(void *ctx, long n)                                                    \

@@ -528,12 +528,34 @@ static int streams(struct calib *k, const struct caches *s)
 #define GATHER_IDX (1L << 16) /* the offsets calib_gather reads in turn: 256 KiB, in L2 */
 
 /*
+ * The same loads with six operations waiting for each value: a scheduler
+ * holds each from its dispatch until the value arrives, the load itself
+ * until its address (the index, in L1) does, so by Little's law its
+ * entries are the loads' rate times what each body holds for: six times
+ * the loads' mean latency (L2's share of them at load_to_use.l2, the rest
+ * at .ll) and seven times L1's.  c: cycles a load.
+ */
+static void scheduler(struct calib *k, double beyond, double c)
+{
+	const double *lu = k->r->costs.core;
+	double mean = beyond * lu[MK_LTU_LL] + (1 - beyond) * lu[MK_LTU_L2];
+
+	figure(k, MK_SCHEDULER, (6 * mean + 7 * lu[MK_LTU_L1]) / c);
+	source(k, MG_SCHEDULER,
+	       "measured: ll_random_cycles_per_line's loads, six LEAs of each value after it, "
+	       "%.2f cycles a load; by Little's law, the operations waiting at once: six times "
+	       "their mean latency (%.2f of them at load_to_use.ll, the rest at .l2) and seven "
+	       "times load_to_use.l1 (the loads, for the index), over it",
+	       c, beyond);
+}
+
+/*
  * Independent loads at random lines of the last level's set (ll_sweep's,
  * in 2 MiB pages), their offsets read in turn from an index in L2: no load
  * waits for another, so the rate is how many misses the last level serves
  * at once.  The figure is a line from beyond L2: the rate over the share
  * of the set L2 cannot hold (a model's L2, least recently used, holds
- * L2's size of lines taken at random).  0 or -ENOMEM.
+ * L2's size of lines taken at random).  Then scheduler()'s.  0 or -ENOMEM.
  */
 static int ll_random(struct calib *k, const struct caches *s)
 {
@@ -557,6 +579,9 @@ static int ll_random(struct calib *k, const struct caches *s)
 		       "the %.2f of them L2 cannot hold (L2 %zu KiB): a line from beyond L2; "
 		       "load_to_use.ll over it, the misses the last level serves at once",
 		       s->ll_set / KIB, huge_pages(), c, beyond, s->l2 / KIB);
+		scheduler(k, beyond,
+			  calib_time(calib_gather_use, &g, GATHER_IDX / CALIB_BODIES) /
+				  CALIB_BODIES * k->ghz);
 	}
 	if (idx)
 		munmap(idx, GATHER_IDX * sizeof(*idx));

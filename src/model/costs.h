@@ -72,10 +72,13 @@ enum model_cost_key {
  * time across two 64-byte blocks over its time within one (2 where a core
  * fetches one block a cycle: core.fetch_block); l2_stream_cycles_per_line:
  * a sequential read's cycles a line through half of L2, the rate L1 takes
- * lines from L2 (core latency.l1_fill).  ll_capacity, rename_registers,
- * fetch_block_crossing and l2_stream_cycles_per_line are optional (a table
- * written before them reads with 0: unknown, written and shown only when
- * known).
+ * lines from L2 (core latency.l1_fill); ll_random_cycles_per_line:
+ * independent loads' cycles a line from beyond L2, at random (over
+ * load_to_use.ll, the misses served at once: core.l2_mshrs); scheduler:
+ * the operations a core holds waiting for their operands, from the same
+ * loads' rate with six operations waiting for each (core.sched).
+ * ll_capacity and all after it are optional (a table written before them
+ * reads with 0: unknown, written and shown only when known).
  */
 enum model_core_key {
 	MK_LTU_L1,
@@ -99,6 +102,7 @@ enum model_core_key {
 	MK_FETCH_CROSSING,
 	MK_L2_STREAM,
 	MK_LL_RANDOM,
+	MK_SCHEDULER,
 	MK_KEYS
 };
 #define MK_OPTIONAL MK_LL_CAPACITY
@@ -117,6 +121,7 @@ enum model_core_group {
 	MG_FETCH_CROSSING,
 	MG_L2_STREAM,
 	MG_LL_RANDOM,
+	MG_SCHEDULER,
 	MG_KEYS
 };
 #define MG_OPTIONAL MG_LL_CAPACITY

@@ -5,7 +5,8 @@
  * sums): independent operations at the width, a dependent chain at its
  * latency, independent misses overlapped up to the miss buffers or the
  * window, whichever binds, a dependent chase never overlapped (nor one
- * through a hit on a line a miss is still bringing), a
+ * through a hit on a line a miss is still bringing), misses whose values
+ * operations wait for bound by the scheduler's entries, a
  * mispredicted branch's refill, a serializing instruction's drain, a
  * prefetched stream, lines a stream's crossing asked for early, a loop
  * within a fetch block and across two.  Each
@@ -95,7 +96,8 @@ static void fresh(struct kp_core *c, struct run *r, const struct kp_core_cfg *k)
  */
 struct stream {
 	const char *name;
-	unsigned int window, mshrs, lq, sq, prf, dram_line, walkers, width, l1_fill, l2_mshrs;
+	unsigned int window, mshrs, lq, sq, prf, sched;
+	unsigned int dram_line, walkers, width, l1_fill, l2_mshrs;
 	struct kp_core_insn in, last;
 	int every, n;
 	double want, tol;
@@ -130,6 +132,21 @@ struct stream {
 		.load_miss = true, .store_lat = 14, .loads = true, .stores = true,       \
 		.string_line = true                                                      \
 	}
+
+/* an add of the gathers' value (register 3), and one into a sum of them */
+#define USE_3                                          \
+	{                                              \
+		.src = 1 << 3, .dst = 1 << 5, .lat = 1 \
+	}
+#define SUM_3                                                   \
+	{                                                       \
+		.src = 1 << 3 | 1 << 5, .dst = 1 << 5, .lat = 1 \
+	}
+
+/* gathers, each followed by op, on sched scheduler entries: the window's 64 pairs otherwise */
+#define AWAITED(entries, op)                                                              \
+	.mshrs = 64, .sched = entries, .in = GATHER_LOAD, .last = op, .every = 2, .n = N, \
+	.tol = 0.01, .cause = KP_ST_DCACHE
 
 /* an independent load that hits L2 */
 #define L2_LOAD                                                                             \
@@ -410,6 +427,16 @@ static const struct stream streams[] = {
 	 .want = 100,
 	 .tol = 0.01,
 	 .cause = KP_ST_DCACHE},
+	/*
+	 * Independent loads from memory (200), each value then read by an
+	 * add: the adds wait in the scheduler until it comes.  Ten entries
+	 * hold ten loads' adds: ten loads in flight, 20 cycles a pair, 10 an
+	 * instruction (the window alone: 64 pairs, 200 / 64 a pair).  An
+	 * accumulator's adds (each reads the last too) the same.
+	 */
+	{.name = "loads' values awaited, 10 scheduler entries", AWAITED(10, USE_3), .want = 10},
+	{.name = "the same, no scheduler bound", AWAITED(0, USE_3), .want = 1.5625},
+	{.name = "an accumulator of them, 10 entries", AWAITED(10, SUM_3), .want = 10},
 	{.name = "stores beyond L2, 4 L2 buffers",
 	 .l2_mshrs = 4,
 	 .in = {.src = 1 << 5,
@@ -438,6 +465,7 @@ static void run_stream(const struct stream *s)
 		k.width = s->width;
 	k.l1_fill = s->l1_fill;
 	k.l2_mshrs = s->l2_mshrs;
+	k.sched = s->sched;
 	k.lq = s->lq;
 	k.sq = s->sq;
 	k.prf = s->prf;
@@ -624,6 +652,7 @@ static void refused(void)
 		{{.width = 4, .window = 128, .mshrs = 10, .mispredict = 5000}, "mispredict"},
 		{{.width = 4, .window = 128, .mshrs = 10, .ll = 300, .dram = 200}, "dram"},
 		{{.width = 4, .window = 128, .mshrs = 10, .ll = 40, .dram = 200, .prf = 5000}, "prf"},
+		{{.width = 4, .window = 128, .mshrs = 10, .ll = 40, .dram = 200, .sched = 5000}, "sched"},
 		{{.width = 4, .window = 128, .mshrs = 10, .ll = 40, .dram = 200, .fetch_block = 48},
 		 "fetch_block"},
 		{{.width = 4, .window = 128, .mshrs = 10, .ll = 40, .dram = 200, .l1_fill = 5000},

@@ -39,11 +39,12 @@ done
 
 # a calibrated table: the nearest description (its CPU: vendor "x": epyc-milan), its figures in
 cal=$ROOT/tests/unit/golden/calibrate-show-core-json
-got=$(CA "$cal" | tr , '\n' | grep -E '^(core=|lat\.|core\.l2_mshrs|core\.mispredict|core\.prf|core\.fetch_block|ev\.cpuid)')
+got=$(CA "$cal" | tr , '\n' | grep -E '^(core=|lat\.|core\.l2_mshrs|core\.mispredict|core\.prf|core\.sched|core\.fetch_block|ev\.cpuid)')
 want="core=epyc-milan+calibrated
 core.l2_mshrs=11
 core.mispredict=18
 core.prf=200
+core.sched=45
 core.fetch_block=64
 lat.l1=4
 lat.l2=12
@@ -72,6 +73,11 @@ python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); del d["core"]["l
 json.dump(d, open(sys.argv[2], "w"))' "$cal" "$TMP/old2.json"
 got=$(CA "$TMP/old2.json" | tr , '\n' | grep '^core\.l2_mshrs=')
 [ "$got" = core.l2_mshrs=0 ] || fail "a table without ll_random_cycles_per_line: $got"
+# one calibrated before the scheduler: the description's (0, only the window binds)
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); del d["core"]["scheduler"]
+json.dump(d, open(sys.argv[2], "w"))' "$cal" "$TMP/old3.json"
+got=$(CA "$TMP/old3.json" | tr , '\n' | grep '^core\.sched=')
+[ "$got" = core.sched=0 ] || fail "a table without scheduler: $got"
 
 # the nearest description by the table's CPU: family and model as /proc/cpuinfo gives them
 near() {
@@ -120,6 +126,7 @@ edit core/width 0 && bad "$F" "$F: core.width: 0: want a whole number from 1 to 
 edit core/width 4.5 && bad "$F" "$F: core.width: 4.5: want a whole number from 1 to 16"
 edit core/walkers 65 && bad "$F" "$F: core.walkers: 65: want a whole number from 0 to 64"
 edit core/l2_mshrs 300 && bad "$F" "$F: core.l2_mshrs: 300: want a whole number from 0 to 256"
+edit core/sched 5000 && bad "$F" "$F: core.sched: 5000: want a whole number from 0 to 4096"
 edit prefetch/next_line 3 && bad "$F" "$F: prefetch.next_line: 3: want a whole number from 0 to 2"
 edit caches/l2 '"262144:3:64"' && bad "$F" "$F: caches.l2: 262144:3:64: 3 is not a power of two"
 edit tlbs/stlb '"1536:12:1"' && bad "$F" "$F: tlbs.stlb: \"1536:12:1\": want \"ENTRIES:ASSOC\""
@@ -135,4 +142,4 @@ printf '{"kprotperf_core": 1, "kprotperf_core": 1}' >"$F" && bad "$F" "$F: \"kpr
 head -c 70000 /dev/zero | tr '\0' ' ' >"$F" && bad "$F" "$F: larger than any core description (64 KiB)"
 ln -s "$ROOT/share/cores/skylake.json" "$TMP/link.json" && bad "$TMP/link.json" "$TMP/link.json: Too many levels of symbolic links"
 bad "$TMP" "$TMP: not a regular file"
-echo "core descriptions: $n shipped turned into their arguments, a calibrated table into the nearest with its figures, seven CPUs to their nearest, 20 bad files refused in one line"
+echo "core descriptions: $n shipped turned into their arguments, a calibrated table into the nearest with its figures, seven CPUs to their nearest, 21 bad files refused in one line"

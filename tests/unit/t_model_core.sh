@@ -4,7 +4,8 @@
 # dependent chains, independent misses bound by the miss buffers (L1's, and
 # L2's for those beyond it), the page walkers or the
 # window, a dependent chase (one through a hit on a line a miss still brings
-# too), mispredicted branches, a copy through L2 bound
+# too), loads whose values operations await bound by the scheduler's
+# entries, mispredicted branches, a copy through L2 bound
 # by L1's fill path, a serializing
 # instruction's drain; each stack summing to its cycles and naming the
 # cause; bad sizes refused naming the field (tests/unit/model_core.c).

@@ -73,7 +73,7 @@ static char *edit(const char *t, const char *from, const char *to)
 	return s;
 }
 
-/* The core's figures (lines 6-12) and their sources (13-16), after a table's sources (line 5). */
+/* The core's figures (lines 6-12) and their sources (13-17), after a table's sources (line 5). */
 #define CORE_FIGURES                                                                                           \
 	" \"core\": {\"load_to_use\": {\"l1\": 4.5, \"l2\": 12.5, \"ll\": 50.5, \"dram\": 300.5},\n"           \
 	" \"tlb\": {\"stlb_hit\": 7.5, \"walk_cached\": 30.5, \"dram\": 60.5}, \"mispredict\": 17.5,\n"        \
@@ -81,13 +81,14 @@ static char *edit(const char *t, const char *from, const char *to)
 	" \"rep_stosb_cycles_per_line\": {\"l1\": 1.5, \"l2\": 2.5, \"dram\": 9.5},\n"                         \
 	" \"rep_movsb_cycles_per_line\": {\"l1\": 2.5, \"l2\": 3.5, \"dram\": 19.5}, \"ll_capacity\": 4096,\n" \
 	" \"rename_registers\": 200, \"fetch_block_crossing\": 1.95, \"l2_stream_cycles_per_line\": 2.9,\n"    \
-	" \"ll_random_cycles_per_line\": 4.5}"
+	" \"ll_random_cycles_per_line\": 4.5, \"scheduler\": 45}"
 #define CORE_SOURCES                                                                                \
 	" \"core_sources\": {\"load_to_use\": \"c0\", \"tlb\": \"c1\", \"mispredict\": \"c2\",\n"   \
 	" \"stream_bytes_per_cycle\": \"c3\", \"stream_cycles_per_line\": \"c4\",\n"                \
 	" \"rep_stosb_cycles_per_line\": \"c5\", \"rep_movsb_cycles_per_line\": \"c6\",\n"          \
 	" \"ll_capacity\": \"c7\", \"rename_registers\": \"c8\", \"fetch_block_crossing\": \"c9\"," \
-	" \"l2_stream_cycles_per_line\": \"c10\", \"ll_random_cycles_per_line\": \"c11\"}"
+	" \"l2_stream_cycles_per_line\": \"c10\", \"ll_random_cycles_per_line\": \"c11\","        \
+	" \"scheduler\": \"c12\"}"
 
 /* table()'s with the core's figures (a new string). */
 static char *table_core(const char *vendor, int family, int model, const char *name)
@@ -129,7 +130,7 @@ static void test_core(void **state)
 {
 	static const double want[MK_KEYS] = {4.5,  12.5, 50.5, 300.5, 7.5,  30.5, 60.5,
 					     17.5, 8.5,	 7.53, 1.5,   2.5,  9.5,  2.5,
-					     3.5,  19.5, 4096, 200,   1.95, 2.9,  4.5};
+					     3.5,  19.5, 4096, 200,   1.95, 2.9,  4.5, 45};
 	struct model_cost_sources src;
 	struct model_costs c;
 	char *t = table_core("x", 1, 2, "y"), *old = table("x", 1, 2, "y"), why[512], s[8];
@@ -243,11 +244,14 @@ static const struct bad_case bad_core[] = {
 	 "no 'core_sources.l2_stream_cycles_per_line': every figure of 'core' names how it was "
 	 "measured",
 	 18},
-	{",\n \"ll_random_cycles_per_line\": 4.5}", "}", "no 'core.ll_random_cycles_per_line'", 17},
-	{", \"ll_random_cycles_per_line\": \"c11\"}", "}",
+	{"\n \"ll_random_cycles_per_line\": 4.5,", "\n", "no 'core.ll_random_cycles_per_line'", 18},
+	{", \"scheduler\": 45}", "}", "no 'core.scheduler'", 18},
+	{", \"ll_random_cycles_per_line\": \"c11\",", ",",
 	 "no 'core_sources.ll_random_cycles_per_line': every figure of 'core' names how it was "
 	 "measured",
 	 18},
+	{", \"scheduler\": \"c12\"}", "}",
+	 "no 'core_sources.scheduler': every figure of 'core' names how it was measured", 18},
 };
 
 #define WAY_OUT \
@@ -513,9 +517,9 @@ static void test_show(void **state)
 
 /*
  * A table calibrated before ll_capacity, rename_registers,
- * fetch_block_crossing, l2_stream_cycles_per_line and
- * ll_random_cycles_per_line: read as unknown (0), neither shown nor
- * written.
+ * fetch_block_crossing, l2_stream_cycles_per_line,
+ * ll_random_cycles_per_line and scheduler: read as unknown (0), neither
+ * shown nor written.
  */
 static void test_show_core_before(void **state)
 {
@@ -523,12 +527,12 @@ static void test_show_core_before(void **state)
 	     *a = edit(t,
 		       ", \"ll_capacity\": 4096,\n \"rename_registers\": 200, "
 		       "\"fetch_block_crossing\": 1.95, \"l2_stream_cycles_per_line\": 2.9,\n"
-		       " \"ll_random_cycles_per_line\": 4.5}",
+		       " \"ll_random_cycles_per_line\": 4.5, \"scheduler\": 45}",
 		       "}"),
 	     *b = edit(a,
 		       ",\n \"ll_capacity\": \"c7\", \"rename_registers\": \"c8\", "
 		       "\"fetch_block_crossing\": \"c9\", \"l2_stream_cycles_per_line\": \"c10\", "
-		       "\"ll_random_cycles_per_line\": \"c11\"}",
+		       "\"ll_random_cycles_per_line\": \"c11\", \"scheduler\": \"c12\"}",
 		       "}");
 
 	show(b, "before.json", "calibrate-show-core-before", NULL);
