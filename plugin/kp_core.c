@@ -247,7 +247,7 @@ static void kp_sched_wait(struct kp_core *c, struct kp_when *d)
 
 	while (h->n && h->issue[0] <= d->t)
 		kp_sched_pop(h);
-	if (h->n && h->n == c->cfg.sched) {
+	if (h->n == c->cfg.sched) {
 		kp_later(d, h->issue[0], h->why[0]);
 		kp_sched_pop(h);
 	}

@@ -26,8 +26,8 @@
  *             serializing instruction also waits for everything older to
  *             retire; and once the scheduler has room (sched: its entries
  *             free when their instructions issue, out of order, so that
- *             operations waiting for misses' values, an accumulator's
- *             adds or a copy's stores, fill it before the window);
+ *             operations waiting for misses' values, a copy's stores say,
+ *             fill it before the window);
  *   issue     when its sources are ready: a load when its address
  *             registers are, the operation when its other sources and its
  *             load are; a load whose translation walks the page tables
