@@ -63,20 +63,18 @@ python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["core"]["fetch
 json.dump(d, open(sys.argv[2], "w"))' "$cal" "$TMP/two.json"
 got=$(CA "$TMP/two.json" | tr , '\n' | grep '^core\.fetch_block=')
 [ "$got" = core.fetch_block=0 ] || fail "a crossing of 1.02x: $got"
-# a table calibrated before the read through L2: the description's fill path (epyc-milan's 2)
-python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); del d["core"]["l2_stream_cycles_per_line"]
-json.dump(d, open(sys.argv[2], "w"))' "$cal" "$TMP/old.json"
-got=$(CA "$TMP/old.json" | tr , '\n' | grep '^lat\.l1_fill=')
+# without FIGURE ARG: the argument ARG (a pattern) of the calibrated table less its core's FIGURE
+without() {
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); del d["core"][sys.argv[3]]
+json.dump(d, open(sys.argv[2], "w"))' "$cal" "$TMP/without.json" "$1"
+	CA "$TMP/without.json" | tr , '\n' | grep "^$2="
+}
+# tables calibrated before a figure: the description's number (epyc-milan's)
+got=$(without l2_stream_cycles_per_line 'lat\.l1_fill')
 [ "$got" = lat.l1_fill=2 ] || fail "a table without l2_stream_cycles_per_line: $got"
-# one calibrated before the loads beyond L2: the description's L2 buffers (0, no bound)
-python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); del d["core"]["ll_random_cycles_per_line"]
-json.dump(d, open(sys.argv[2], "w"))' "$cal" "$TMP/old2.json"
-got=$(CA "$TMP/old2.json" | tr , '\n' | grep '^core\.l2_mshrs=')
+got=$(without ll_random_cycles_per_line 'core\.l2_mshrs')
 [ "$got" = core.l2_mshrs=0 ] || fail "a table without ll_random_cycles_per_line: $got"
-# one calibrated before the scheduler: the description's (0, only the window binds)
-python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); del d["core"]["scheduler"]
-json.dump(d, open(sys.argv[2], "w"))' "$cal" "$TMP/old3.json"
-got=$(CA "$TMP/old3.json" | tr , '\n' | grep '^core\.sched=')
+got=$(without scheduler 'core\.sched')
 [ "$got" = core.sched=0 ] || fail "a table without scheduler: $got"
 
 # the nearest description by the table's CPU: family and model as /proc/cpuinfo gives them
