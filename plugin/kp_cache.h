@@ -402,6 +402,42 @@ static inline unsigned int kp_sim_itlb(struct kp_sim *s, struct kp_miss *m, uint
 	return kp_sim_tlb(s, m, true, va, pa, size, gen);
 }
 
+/*
+ * The page walker's cache of upper levels (timing mode): the 2 MiB ranges
+ * of the last KP_PWC walks, whose page-table page the walker found through
+ * the upper levels it keeps.  A walk in one of them reads the page's
+ * entry only; one elsewhere reads the upper levels too, and is remembered
+ * in place of the oldest.
+ */
+#define KP_PWC 4
+
+struct kp_pwc {
+	uint64_t range[KP_PWC]; /* va >> KP_TLB_LARGE; KP_NO_TAG: none */
+	unsigned int next;	/* the entry the next walk elsewhere replaces (the oldest) */
+};
+
+static inline void kp_pwc_flush(struct kp_pwc *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < KP_PWC; i++)
+		p->range[i] = KP_NO_TAG;
+}
+
+/* a walk for va: true when the walker kept its upper levels, else they are kept from now */
+static inline bool kp_pwc_walk(struct kp_pwc *p, uint64_t va)
+{
+	uint64_t r = va >> KP_TLB_LARGE;
+	unsigned int i;
+
+	for (i = 0; i < KP_PWC; i++)
+		if (p->range[i] == r)
+			return true;
+	p->range[p->next] = r;
+	p->next = (p->next + 1) % KP_PWC;
+	return false;
+}
+
 /* a load or store, counted, and its misses */
 static inline void kp_sim_data(struct kp_sim *s, struct kp_miss *m, uint64_t pa, unsigned int size,
 			       bool store)

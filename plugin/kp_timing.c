@@ -67,6 +67,7 @@ bool kp_timing_init(struct kp_timing *t, struct kp_geom *g)
 		fprintf(stderr, "kp_model: mode=timing: out of memory\n");
 		return false;
 	}
+	kp_pwc_flush(&t->pwc);
 	/* each says what it refused */
 	return !kp_bpred_init(&t->bp, &t->bp_cfg) && !kp_tpf_init(t);
 }
@@ -230,7 +231,9 @@ static uint32_t kp_tbeyond(struct kp_timing *t, uint64_t pa, unsigned int size, 
  * a page near the last one hits the line that walk brought (a 2 MiB page's
  * entry is a level up: its vpage, marked, keeps it apart).  The upper
  * levels are taken to hit the walker's own caches: lat.walk is their cost
- * and the walk's start.
+ * and the walk's start, what a walk at random pays (calibrate's chase);
+ * none where the walker keeps the page's 2 MiB range (kp_pwc: a stream's
+ * next page, a column's walk near the last one).
  */
 static uint32_t kp_ttlb(struct kp_timing *t, uint64_t va, uint64_t pa)
 {
@@ -240,7 +243,7 @@ static uint32_t kp_ttlb(struct kp_timing *t, uint64_t va, uint64_t pa)
 
 	if (!kp_tlb_ref(&t->stlb, vp, 0, KP_TLB_ANY, false, 0))
 		return t->lat.stlb;
-	return t->lat.stlb + t->lat.walk +
+	return t->lat.stlb + (kp_pwc_walk(&t->pwc, va) ? 0 : t->lat.walk) +
 	       kp_tbeyond(t, pte, 8, kp_ref(&t->g->ll, pte, 8), &l2_miss);
 }
 
@@ -465,6 +468,7 @@ void kp_timing_tlb_flush(struct kp_timing *t)
 	for (i = 0; i < t->stlb.entries; i++)
 		t->stlb.e[i] = (struct kp_tlbent){KP_NO_TAG, 0, KP_TLB_ANY, 0};
 	memset(t->stlb.mru, 0, (t->stlb.set_mask + 1) * sizeof(*t->stlb.mru));
+	kp_pwc_flush(&t->pwc);
 }
 
 /* the predictor's verdict on the branch ending a block (at va, len bytes, KP_TI_* flags), which

@@ -159,6 +159,7 @@ struct kp_timing {
 	uint64_t *dirty; /* a bit per line of the first KP_TDIRTY_BYTES of RAM: dirtied since memory
 			    sent it */
 	struct kp_tlb stlb;
+	struct kp_pwc pwc; /* the walker's upper levels: a walk within them costs no lat.walk */
 	bool large;		   /* the kernel's 2 MiB pages inferred (kp_tlb_large) */
 	struct kp_tblock *pending; /* the block executing, handed over when the next starts */
 	bool charging;		   /* its execution is charged (not a sample's warm-up) */

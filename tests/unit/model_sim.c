@@ -20,6 +20,8 @@
  * inferred (kp_tlb_large, kp_tlb_fast_large): the kernel's pages start
  * mapped at a multiple of 2 MiB from their physical pages, the reference's
  * 2 MiB entries, and are remapped to 4 KiB ones.  Every count must be equal.
+ * Last the walker's cache of upper levels (kp_pwc_walk): walks in and out of
+ * the 2 MiB ranges it keeps, worked out by hand.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -356,6 +358,32 @@ static int refused(const char *spec)
 	return !kp_sim_add_geom(&s, spec);
 }
 
+/*
+ * The walker's cache of upper levels: walks in five 2 MiB ranges, then
+ * again: the first range's second walk finds it (kept), a page apart
+ * and the range's last byte too; the fifth range replaced the first (four
+ * kept), so the first misses again; a flush forgets all.
+ */
+static int pwc_run(void)
+{
+	static const struct {
+		uint64_t va;
+		bool kept;
+	} walks[] = {{0x200000, false}, {0x201000, true},  {0x3fffff, true},  {0x400000, false},
+		     {0x600000, false}, {0x800000, false}, {0xa00000, false}, {0x200000, false},
+		     {0xa01000, true}};
+	struct kp_pwc p = {0};
+	unsigned int i, bad = 0;
+
+	kp_pwc_flush(&p);
+	for (i = 0; i < sizeof(walks) / sizeof(walks[0]); i++)
+		bad += kp_pwc_walk(&p, walks[i].va) != walks[i].kept;
+	kp_pwc_flush(&p);
+	bad += kp_pwc_walk(&p, 0xa01000);
+	printf("walker's cache: %u walks as kept or not, %u wrong\n", i + 1, bad);
+	return bad != 0;
+}
+
 int main(void)
 {
 	static struct kp_sim s;
@@ -432,5 +460,5 @@ int main(void)
 	}
 	bad |= tlb_run(0, 0, 0) | tlb_run(1, 0, 0) | tlb_run(0, 1, 0) | tlb_run(1, 1, 0);
 	bad |= tlb_run(0, 0, 1) | tlb_run(1, 1, 1);
-	return bad;
+	return bad | pwc_run();
 }
