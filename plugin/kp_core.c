@@ -356,6 +356,7 @@ static double kp_fill(struct kp_core *c, double t)
  */
 static void kp_prefetches(struct kp_core *c, const struct kp_core_insn *in, double t, bool early)
 {
+	unsigned int cross = early ? c->cfg.page_cross : 0;
 	uint32_t i;
 
 	if (early)
@@ -367,9 +368,10 @@ static void kp_prefetches(struct kp_core *c, const struct kp_core_insn *in, doub
 		if (!(in->pf[i] & KP_CORE_PF_EARLY) != !early)
 			continue;
 		e->line = line;
-		if (in->pf[i] & KP_CORE_PF_DRAM)
-			e->ready = kp_channel(c, t + c->cfg.dram);
-		else if (in->pf[i] & KP_CORE_PF_L2 && c->cfg.l2)
+		if (in->pf[i] & KP_CORE_PF_DRAM) {
+			e->ready = kp_channel_for(c, t + c->cfg.dram, c->cfg.dram_line + cross);
+			cross = 0;
+		} else if (in->pf[i] & KP_CORE_PF_L2 && c->cfg.l2)
 			e->ready = kp_fill(c, t) + c->cfg.l2; /* an L1 prefetch: L1's fill path */
 		else
 			e->ready = t + c->cfg.ll;

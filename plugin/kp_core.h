@@ -54,7 +54,9 @@
  * channel): prefetching hides latency, not bandwidth.  A stream's
  * crossing into the next page (kp_prefetch.h) asks for its lines earlier
  * than the access that met them: from pf_from, the time it reached the
- * edge.
+ * edge; the first of them from memory holds the channel page_cross
+ * cycles more (a stream through 4 KiB pages runs slower than through
+ * 2 MiB ones, from memory only: docs/model.md, "A stream across pages").
  * L1 has a fill path: each line brought into it (a load's or a store's
  * miss, an L1 prefetch of a line L2 has) occupies it l1_fill cycles, in
  * the first free slot from when the line is asked for, so that a copy
@@ -113,6 +115,7 @@ struct kp_core_cfg {
 	unsigned int l2, ll, dram; /* a prefetched line's latency from L2, LL, memory */
 	unsigned int dram_line;	 /* cycles a line takes on the memory channel; 0: no bound */
 	unsigned int dram_wline; /* cycles a line written back takes on it (0: dram_line) */
+	unsigned int page_cross; /* cycles a stream's crossing into its next page costs the channel */
 	unsigned int l1_fill;	 /* cycles a line takes on L1's fill path from L2; 0: no bound */
 };
 

@@ -46,6 +46,7 @@ static const struct kp_tnum kp_tnums[] = {
 	KP_T("lat.string_uops", lat.string_uops, 1, 4096),
 	KP_T("lat.dram_line", lat.dram_line, 0, 10000),
 	KP_T("lat.dram_wline", lat.dram_wline, 0, 10000),
+	KP_T("lat.page_cross", lat.page_cross, 0, 10000),
 	KP_T("lat.l1_fill", core_cfg.l1_fill, 0, 1000),
 	KP_T("bp.cond", bp_cfg.cond_entries, 1, 1u << 24),
 	KP_T("bp.hist", bp_cfg.hist_bits, 0, 64),

@@ -41,6 +41,7 @@ bool kp_timing_init(struct kp_timing *t, struct kp_geom *g)
 	t->core_cfg.dram = t->lat.dram;
 	t->core_cfg.dram_line = t->lat.dram_line;
 	t->core_cfg.dram_wline = t->lat.dram_wline;
+	t->core_cfg.page_cross = t->lat.page_cross;
 	if (kp_core_init(&t->core, &t->core_cfg, &bad)) {
 		fprintf(stderr, "kp_model: core.%s: missing or out of bounds\n", bad);
 		return false;

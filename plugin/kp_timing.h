@@ -121,6 +121,7 @@ struct kp_tlat {
 	uint32_t l1, l2, ll, dram; /* load-to-use of a hit at each level, DRAM's */
 	uint32_t dram_line;	   /* cycles a line takes on the memory channel */
 	uint32_t dram_wline;	   /* cycles a line written back takes on it (0: dram_line) */
+	uint32_t page_cross;	   /* cycles a stream's crossing into its next page costs the channel */
 	uint32_t stlb, walk;	   /* a D-TLB miss the STLB hits; a walk */
 	uint32_t string_uops;	   /* uops a fast string's 64-byte line takes */
 	uint32_t ev[KP_EV_KINDS];  /* the events' fixed costs (CPUID, WRMSR...) */

@@ -35,7 +35,7 @@ NUMBERS = {
              "sched": (0, 4096), "walkers": (0, 64), "fetch_block": (0, 4096)},
     "latency": {"l1": (1, 100), "l2": (1, 200), "ll": (1, 1000), "dram": (1, 10000),
                 "stlb": (0, 1000), "walk": (0, 10000), "string_uops": (1, 4096),
-                "dram_line": (0, 10000), "dram_wline": (0, 10000), "l1_fill": (0, 1000)},
+                "dram_line": (0, 10000), "dram_wline": (0, 10000), "page_cross": (0, 10000), "l1_fill": (0, 1000)},
     "predictor": {"cond": (1, 1 << 24), "hist": (0, 64), "btb": (1, 1 << 24),
                   "btb_assoc": (1, 64), "ras": (1, 1024), "loop": (0, 1 << 16)},
     "prefetch": {"next_line": (0, 2), "stride_entries": (0, 4096), "stride_distance": (0, 64),
@@ -234,6 +234,13 @@ def measured(table, path, cores_dir):
         if core.get("scheduler"):
             d["core"]["sched"] = round(core["scheduler"])
             d["sources"]["core.sched"] = f"kprotperf calibrate: {path}"
+        # what leaving a 4 KiB page cost the stream: its 64 lines' cycles
+        # over the 2 MiB pages' (a table calibrated before it keeps the
+        # description's)
+        if core.get("stream_4k_cycles_per_line"):
+            lat["page_cross"] = max(0, round(64 * (core["stream_4k_cycles_per_line"]
+                                                   - core["stream_cycles_per_line"])))
+            d["sources"]["latency.page_cross"] = f"kprotperf calibrate: {path}"
         # whether a loop across two 64-byte blocks took two cycles an
         # iteration: the description's block (64 where it has none), else
         # no bound (a front end that takes two blocks a cycle)

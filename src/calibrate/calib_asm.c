@@ -249,6 +249,26 @@ void calib_stream(void *ctx, long n)
 	r->off = o;
 }
 
+/*
+ * A sum of each line's eight longs, two accumulators, as a compiler
+ * writes a reduction (a line's adds wait on four adds before them, not
+ * eight: the channel binds, not the chain); ctx a calib_rep
+ */
+void calib_stream_sum(void *ctx, long n)
+{
+	struct calib_rep *r = ctx;
+	unsigned long o = r->off;
+	long a = 0, b = 0;
+
+	LOOP("add (%[s],%[o]), %[a]\n add 8(%[s],%[o]), %[b]\n add 16(%[s],%[o]), %[a]\n"
+	     "add 24(%[s],%[o]), %[b]\n add 32(%[s],%[o]), %[a]\n add 40(%[s],%[o]), %[b]\n"
+	     "add 48(%[s],%[o]), %[a]\n add 56(%[s],%[o]), %[b]\n add $64, %[o]\n and %[m], %[o]\n",
+	     , [o] "+r"(o), [a] "+r"(a), [b] "+r"(b)
+	     : [s] "r"(r->src), [m] "r"(r->mask)
+	     : "cc", "memory");
+	r->off = o;
+}
+
 /* Independent loads, one a body, at the offsets an index holds; ctx a calib_gather. */
 void calib_gather(void *ctx, long n)
 {

@@ -430,9 +430,10 @@ static size_t pow2_floor(size_t v)
 	return p;
 }
 
-/* What streams() times: a read from memory and from L2, the fast strings at each level, a twin. */
+/* What streams() times: a read from memory (2 MiB and 4 KiB pages) and from L2, the fast strings at each level, a twin. */
 enum {
 	S_STREAM,
+	S_STREAM_4K,
 	S_L2_STREAM,
 	S_STOSB_L1,
 	S_STOSB_L2,
@@ -459,6 +460,12 @@ static void stream_figures(struct calib *k, const struct caches *s, const double
 	       "subtracted",
 	       s->dram / MIB, huge_pages());
 	source(k, MG_STREAM_CPL, "measured: 64 bytes over stream_bytes_per_cycle");
+	figure(k, MK_STREAM_4K, c[S_STREAM_4K]);
+	source(k, MG_STREAM_4K,
+	       "measured: a sum of each line's eight longs (two accumulators) through %zu MiB "
+	       "in 4 KiB pages (MADV_NOHUGEPAGE), cycles a line; the whole loop's rate, no twin "
+	       "subtracted",
+	       s->dram / MIB);
 	figure(k, MK_L2_STREAM, c[S_L2_STREAM]);
 	source(k, MG_L2_STREAM,
 	       "measured: the same read through %zu KiB (half of L2), round and round: the rate "
@@ -478,14 +485,15 @@ static void stream_figures(struct calib *k, const struct caches *s, const double
 	       c[S_NONE], l2 / 2 / KIB, l2 / 2 / KIB, s->dram / 2 / MIB, s->dram / 2 / MIB);
 }
 
-/* A sequential read's cycles a line from memory and from L2, the fast strings'; 0 or -ENOMEM. */
+/* A read's cycles a line from memory (2 MiB, 4 KiB pages), L2, the fast strings'; 0 or -ENOMEM. */
 static int streams(struct calib *k, const struct caches *s)
 {
 	size_t l2 = pow2_floor(s->l2 / 2);
 	char *big = calib_region(s->dram, true), *small = calib_region(l2 + 8 * KIB, false);
-	char *one = small + l2;
+	char *paged = calib_region(s->dram, false), *one = small + l2;
 	struct calib_rep r[S_N] = {
 		[S_STREAM] = {big, big, s->dram - 1, 0},
+		[S_STREAM_4K] = {paged, paged, s->dram - 1, 0},
 		[S_L2_STREAM] = {small, small, l2 - 1, 0},
 		[S_STOSB_L1] = {one, one, 4 * KIB - 1, 0},
 		[S_STOSB_L2] = {small, small, l2 - 1, 0},
@@ -497,31 +505,35 @@ static int streams(struct calib *k, const struct caches *s)
 	};
 	struct calib_job j[S_N];
 	double c[S_N];
-	int i, err = big && small ? 0 : -ENOMEM;
+	int i, err = big && small && paged ? 0 : -ENOMEM;
 
 	for (i = 0; !err && i < S_N; i++)
-		j[i] = (struct calib_job){i <= S_L2_STREAM ? calib_stream
+		j[i] = (struct calib_job){i == S_STREAM_4K ? calib_stream_sum
+					  : i <= S_L2_STREAM ? calib_stream
 					  : i == S_NONE	   ? calib_rep_none
 					  : i < S_MOVSB_L1 ? calib_rep_stosb
 							   : calib_rep_movsb,
 					  &r[i],
-					  i == S_STREAM	     ? (long)(s->dram / 1024)
+					  i <= S_STREAM_4K   ? (long)(s->dram / 1024)
 					  : i == S_L2_STREAM ? (long)(l2 / 64)
 							     : 1L << 10,
 					  0};
 	if (!err) {
 		/* every page faulted in before the clock runs */
 		memset(big, 1, s->dram);
+		memset(paged, 1, s->dram);
 		memset(small, 1, l2 + 8 * KIB);
 		calib_time_rr(j, S_N);
 		for (i = 0; i < S_N; i++)
 			c[i] = j[i].best / CALIB_BODIES * k->ghz;
 		stream_figures(k, s, c, l2);
 	}
-	if (big)
-		munmap(big, s->dram);
+	if (paged)
+		munmap(paged, s->dram);
 	if (small)
 		munmap(small, l2 + 8 * KIB);
+	if (big)
+		munmap(big, s->dram);
 	return err;
 }
 

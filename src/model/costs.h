@@ -76,7 +76,10 @@ enum model_cost_key {
  * independent loads' cycles a line from beyond L2, at random (over
  * load_to_use.ll, the misses served at once: core.l2_mshrs); scheduler:
  * the operations a core holds waiting for their operands, from the same
- * loads' rate with six operations waiting for each (core.sched).
+ * loads' rate with six operations waiting for each (core.sched);
+ * stream_4k_cycles_per_line: the stream's read through 4 KiB pages (over
+ * stream_cycles_per_line's 2 MiB ones: what leaving a page costs a
+ * stream, core latency.page_cross).
  * ll_capacity and all after it are optional (a table written before them
  * reads with 0: unknown, written and shown only when known).
  */
@@ -103,6 +106,7 @@ enum model_core_key {
 	MK_L2_STREAM,
 	MK_LL_RANDOM,
 	MK_SCHEDULER,
+	MK_STREAM_4K,
 	MK_KEYS
 };
 #define MK_OPTIONAL MK_LL_CAPACITY
@@ -122,6 +126,7 @@ enum model_core_group {
 	MG_L2_STREAM,
 	MG_LL_RANDOM,
 	MG_SCHEDULER,
+	MG_STREAM_4K,
 	MG_KEYS
 };
 #define MG_OPTIONAL MG_LL_CAPACITY

@@ -6,7 +6,7 @@
 # measured figures are in the ranges any x86-64 machine gives (the clock
 # 0.5-6 GHz, an L1 hit 2-8 cycles' worth of d1_miss below an L2 hit, the
 # fences and calls finite); the constants say where they come from.  The
-# core's 21 figures shown with a unit and method, each in a range that
+# core's 22 figures shown with a unit and method, each in a range that
 # holds on a busy machine (each figure the fastest of repeats, so load
 # only adds time; the ranges wide enough for a VM's nested page walks):
 # load-to-use rising from L1 (2-8 cycles, any x86 since Nehalem is 4-5)
@@ -21,7 +21,10 @@
 # cycles a line up to twice the last level's latency (at least one miss
 # served at a time, a line shared with L2's hits counted); the scheduler
 # 4-1024 operations waiting (reservation stations since Nehalem hold
-# 36-200; a busy machine only slows the loads, lowering it).
+# 36-200; a busy machine only slows the loads, lowering it); the stream
+# through 4 KiB pages no faster than half the 2 MiB pages' (where THP is
+# off both are 4 KiB), at most a DRAM latency a line slower (a crossing
+# every 64 lines).
 # Refused in one line, nothing written: the costs folder a symbolic link,
 # a folder others can write, an operand, an unknown option.
 . "$(dirname "$0")/lib.sh"
@@ -35,8 +38,8 @@ dir=$XDG_CACHE_HOME/kprotperf/costs
 head -4 "$TMP/out" | grep -q "^# cost table: calibrated on .* (this machine) ($dir/native.json)$" ||
 	fail "the table's header: $(head -1 "$TMP/out")"
 [ "$(grep -c '^[a-z0-9_]* *[0-9.]*  [a-z]' "$TMP/out")" = 27 ] || fail "not 27 costs with a source: $(cat "$TMP/out")"
-[ "$(grep -c '^core\.[a-z0-9_.]* *[0-9.]* [a-z/]* *\(measured: \|"$\)' "$TMP/out")" = 21 ] ||
-	fail "not 21 core figures with a unit and method: $(cat "$TMP/out")"
+[ "$(grep -c '^core\.[a-z0-9_.]* *[0-9.]* [a-z/]* *\(measured: \|"$\)' "$TMP/out")" = 22 ] ||
+	fail "not 22 core figures with a unit and method: $(cat "$TMP/out")"
 "$KP" calibrate --show > "$TMP/show" || fail "calibrate --show"
 cmp -s <(tail -n +2 "$TMP/out") <(tail -n +2 "$TMP/show") || fail "--show is not the table calibrate showed"
 "$KP" calibrate --show --json > "$TMP/json" || fail "calibrate --show --json"
@@ -84,6 +87,8 @@ checks += [
      "l2_stream_cycles_per_line"),
     (0.5 <= k["ll_random_cycles_per_line"] <= 2 * k["load_to_use"]["ll"], "ll_random_cycles_per_line"),
     (4 <= k["scheduler"] <= 1024, "scheduler"),
+    (k["stream_cycles_per_line"] / 2 <= k["stream_4k_cycles_per_line"] <= k["stream_cycles_per_line"] + u["dram"],
+     "stream_4k_cycles_per_line"),
 ]
 bad = [w for ok, w in checks if not ok]
 if bad:

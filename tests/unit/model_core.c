@@ -8,7 +8,8 @@
  * through a hit on a line a miss is still bringing), misses whose values
  * operations wait for bound by the scheduler's entries, a
  * mispredicted branch's refill, a serializing instruction's drain, a
- * prefetched stream, lines a stream's crossing asked for early, a loop
+ * prefetched stream, lines a stream's crossing asked for early (and the
+ * channel a crossing holds), a loop
  * within a fetch block and across two.  Each
  * stream's cycles, per instruction, and its stack are printed, and
  * checked: the cycles to within a rounding, the stack summing to them and
@@ -543,6 +544,44 @@ static void crossed(void)
 }
 
 /*
+ * Crossings whose first line from memory holds the channel page_cross
+ * cycles more: each load's own line a crossing's, asked for at 0, the
+ * channel 20 cycles a line and 80 a crossing: line i is sent at 100 (i + 1),
+ * so the loads run at 100 cycles each, waiting for their lines (dcache);
+ * without page_cross, 20 (the channel's rate).
+ */
+static void crossed_pages(unsigned int page_cross, double want)
+{
+	struct kp_core_cfg k = cfg;
+	struct kp_core_insn in = {.src = 1 << 2,
+				  .addr = 1 << 2,
+				  .dst = 1 << 3,
+				  .load_lat = 5,
+				  .load_l1 = 5,
+				  .npf = 1,
+				  .pf_from = 0,
+				  .pf_early = true};
+	struct kp_core c;
+	struct run r;
+	uint64_t line;
+	char name[64];
+	int i;
+
+	k.dram_line = 20;
+	k.page_cross = page_cross;
+	fresh(&c, &r, &k);
+	for (i = 0; i < N; i++) {
+		line = KP_CORE_PF_DRAM | KP_CORE_PF_EARLY | (i + 1);
+		in.load_line = i + 1;
+		in.pf = &line;
+		step(&c, &in, &r);
+	}
+	snprintf(name, sizeof(name), "crossings, %u cycles each", page_cross);
+	check(name, &c, &r, want, 0.01 * want, KP_ST_DCACHE);
+	kp_core_free(&c);
+}
+
+/*
  * A fast string's lines, 16 uops each at width 4 (4 cycles), each
  * dirtying a line whose writeback takes the channel 12 cycles (reads 20):
  * the string waits for the channel to take its lines, 12 cycles a line,
@@ -680,6 +719,8 @@ int main(void)
 		run_stream(&streams[i]);
 	prefetched();
 	crossed();
+	crossed_pages(80, 100);
+	crossed_pages(0, 20);
 	string_lines();
 	taken_loop();
 	fetch_blocks();

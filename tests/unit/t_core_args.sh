@@ -55,6 +55,7 @@ lat.walk=2
 lat.string_uops=9
 lat.dram_line=8
 lat.dram_wline=10
+lat.page_cross=126
 lat.l1_fill=3
 ev.cpuid=$(python3 -c "import json; print(round(json.load(open('$cal'))['costs']['cpuid']))")"
 [ "$got" = "$want" ] || fail "the calibrated table: $got"
@@ -76,6 +77,8 @@ got=$(without ll_random_cycles_per_line 'core\.l2_mshrs')
 [ "$got" = core.l2_mshrs=0 ] || fail "a table without ll_random_cycles_per_line: $got"
 got=$(without scheduler 'core\.sched')
 [ "$got" = core.sched=0 ] || fail "a table without scheduler: $got"
+got=$(without stream_4k_cycles_per_line 'lat\.page_cross')
+[ "$got" = lat.page_cross=0 ] || fail "a table without stream_4k_cycles_per_line: $got"
 
 # the nearest description by the table's CPU: family and model as /proc/cpuinfo gives them
 near() {
@@ -124,6 +127,7 @@ edit core/width 0 && bad "$F" "$F: core.width: 0: want a whole number from 1 to 
 edit core/width 4.5 && bad "$F" "$F: core.width: 4.5: want a whole number from 1 to 16"
 edit core/walkers 65 && bad "$F" "$F: core.walkers: 65: want a whole number from 0 to 64"
 edit core/l2_mshrs 300 && bad "$F" "$F: core.l2_mshrs: 300: want a whole number from 0 to 256"
+edit latency/page_cross 10001 && bad "$F" "$F: latency.page_cross: 10001: want a whole number from 0 to 10000"
 edit core/sched 5000 && bad "$F" "$F: core.sched: 5000: want a whole number from 0 to 4096"
 edit prefetch/next_line 3 && bad "$F" "$F: prefetch.next_line: 3: want a whole number from 0 to 2"
 edit caches/l2 '"262144:3:64"' && bad "$F" "$F: caches.l2: 262144:3:64: 3 is not a power of two"
@@ -140,4 +144,4 @@ printf '{"kprotperf_core": 1, "kprotperf_core": 1}' >"$F" && bad "$F" "$F: \"kpr
 head -c 70000 /dev/zero | tr '\0' ' ' >"$F" && bad "$F" "$F: larger than any core description (64 KiB)"
 ln -s "$ROOT/share/cores/skylake.json" "$TMP/link.json" && bad "$TMP/link.json" "$TMP/link.json: Too many levels of symbolic links"
 bad "$TMP" "$TMP: not a regular file"
-echo "core descriptions: $n shipped turned into their arguments, a calibrated table into the nearest with its figures, seven CPUs to their nearest, 21 bad files refused in one line"
+echo "core descriptions: $n shipped turned into their arguments, a calibrated table into the nearest with its figures, seven CPUs to their nearest, 22 bad files refused in one line"

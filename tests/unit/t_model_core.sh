@@ -6,7 +6,8 @@
 # window, a dependent chase (one through a hit on a line a miss still brings
 # too), loads whose values operations await bound by the scheduler's
 # entries, mispredicted branches, a copy through L2 bound
-# by L1's fill path, a serializing
+# by L1's fill path, a stream's crossings into pages holding the memory
+# channel, a serializing
 # instruction's drain; each stack summing to its cycles and naming the
 # cause; bad sizes refused naming the field (tests/unit/model_core.c).
 # runs no kprotperf
