@@ -512,45 +512,17 @@ static void prefetched(void)
 
 /*
  * A stream's crossing into pages (kp_prefetch.h): each load's own line asked
- * for early, at time 0 (pf_from), from memory, no channel bound: the lines
- * arrive at 200, so the first load waits (200 cycles) and the rest run at
- * the width, 1/4 cycle each: the lines are timed before the load that
- * carries them looks for its own.
+ * for early, at time 0 (pf_from), from memory, through a channel of
+ * dram_line cycles a line, page_cross more a crossing (each line one's).
+ * No channel bound: the lines arrive at 200, so the first load waits (200
+ * cycles) and the rest run at the width, 1/4 cycle each: the lines are
+ * timed before the load that carries them looks for its own.  20 cycles a
+ * line and 80 a crossing: line i is sent at 100 (i + 1), so the loads run
+ * at 100 cycles each, waiting for their lines (dcache); without
+ * page_cross, 20 (the channel's rate).
  */
-static void crossed(void)
-{
-	struct kp_core_insn in = {.src = 1 << 2,
-				  .addr = 1 << 2,
-				  .dst = 1 << 3,
-				  .load_lat = 5,
-				  .load_l1 = 5,
-				  .npf = 1,
-				  .pf_from = 0,
-				  .pf_early = true};
-	struct kp_core c;
-	struct run r;
-	uint64_t line;
-	int i;
-
-	fresh(&c, &r, &cfg);
-	for (i = 0; i < N; i++) {
-		line = KP_CORE_PF_DRAM | KP_CORE_PF_EARLY | (i + 1);
-		in.load_line = i + 1;
-		in.pf = &line;
-		step(&c, &in, &r);
-	}
-	check("lines asked for early (crossing)", &c, &r, 0.25 + 200.0 / N, 0.001, KP_ST_BASE);
-	kp_core_free(&c);
-}
-
-/*
- * Crossings whose first line from memory holds the channel page_cross
- * cycles more: each load's own line a crossing's, asked for at 0, the
- * channel 20 cycles a line and 80 a crossing: line i is sent at 100 (i + 1),
- * so the loads run at 100 cycles each, waiting for their lines (dcache);
- * without page_cross, 20 (the channel's rate).
- */
-static void crossed_pages(unsigned int page_cross, double want)
+static void crossed(unsigned int dram_line, unsigned int page_cross, double want, double tol,
+		    enum kp_stack cause)
 {
 	struct kp_core_cfg k = cfg;
 	struct kp_core_insn in = {.src = 1 << 2,
@@ -567,7 +539,7 @@ static void crossed_pages(unsigned int page_cross, double want)
 	char name[64];
 	int i;
 
-	k.dram_line = 20;
+	k.dram_line = dram_line;
 	k.page_cross = page_cross;
 	fresh(&c, &r, &k);
 	for (i = 0; i < N; i++) {
@@ -576,8 +548,8 @@ static void crossed_pages(unsigned int page_cross, double want)
 		in.pf = &line;
 		step(&c, &in, &r);
 	}
-	snprintf(name, sizeof(name), "crossings, %u cycles each", page_cross);
-	check(name, &c, &r, want, 0.01 * want, KP_ST_DCACHE);
+	snprintf(name, sizeof(name), "crossings, channel %u+%u", dram_line, page_cross);
+	check(name, &c, &r, want, tol, cause);
 	kp_core_free(&c);
 }
 
@@ -718,9 +690,9 @@ int main(void)
 	for (i = 0; i < sizeof(streams) / sizeof(streams[0]); i++)
 		run_stream(&streams[i]);
 	prefetched();
-	crossed();
-	crossed_pages(80, 100);
-	crossed_pages(0, 20);
+	crossed(0, 0, 0.25 + 200.0 / N, 0.001, KP_ST_BASE);
+	crossed(20, 80, 100, 1, KP_ST_DCACHE);
+	crossed(20, 0, 20, 0.2, KP_ST_DCACHE);
 	string_lines();
 	taken_loop();
 	fetch_blocks();
