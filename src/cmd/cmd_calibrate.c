@@ -86,7 +86,7 @@ const struct options_cmd calibrate_options = {
 		"The table is written to\n"
 		"${XDG_CACHE_HOME:-~/.cache}/kprotperf/costs/native.json (through no link:\n"
 		"a temporary file renamed into place), where --costs native finds it, and shown:\n"
-		"each cost in extra cycles over cpi with its source. It takes ~10 s; a busy\n"
+		"each cost in extra cycles over cpi with its source. It takes ~30 s; a busy\n"
 		"machine only makes the repeats slower, and the fastest is kept.\n",
 	.foot = "Format and sources: docs/model.md, \"Estimated cycles\".\n",
 	.column = 18,

@@ -102,7 +102,7 @@ if [ -n "${BENCH_EST_COSTS:-}" ]; then
 elif [ "${BENCH_EST_CALIBRATE:-1}" = 0 ] && "$KP" calibrate --show --json >"$COSTS" 2>/dev/null; then
 	echo "model_est: the table calibrated before: $("$KP" calibrate --show | head -1)"
 else
-	echo "model_est: kprotperf calibrate (~10 s), into $COSTS"
+	echo "model_est: kprotperf calibrate (~30 s), into $COSTS"
 	"$KP" calibrate --out "$COSTS" --json >/dev/null 2>"$TMP/calibrate.log" ||
 		die "kprotperf calibrate failed: $(tail -1 "$TMP/calibrate.log")"
 fi

@@ -1,5 +1,5 @@
 #!/bin/bash
-# kprotperf calibrate on this machine (~10 s): it writes the table to
+# kprotperf calibrate on this machine (~30 s): it writes the table to
 # $XDG_CACHE_HOME/kprotperf/costs/native.json (a regular file, mode 0644,
 # no temporary left), shows every one of the 27 costs with a source, the
 # file reads back (--show, --show --json) and as `--costs native`; the
