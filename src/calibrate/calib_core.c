@@ -430,7 +430,10 @@ static size_t pow2_floor(size_t v)
 	return p;
 }
 
-/* What streams() times: a read from memory (2 MiB and 4 KiB pages) and from L2, the fast strings at each level, a twin. */
+/*
+ * What streams() times: a read from memory (a sum through 4 KiB pages too)
+ * and from L2, the fast strings at each level, a twin.
+ */
 enum {
 	S_STREAM,
 	S_STREAM_4K,
@@ -508,11 +511,11 @@ static int streams(struct calib *k, const struct caches *s)
 	int i, err = big && small && paged ? 0 : -ENOMEM;
 
 	for (i = 0; !err && i < S_N; i++)
-		j[i] = (struct calib_job){i == S_STREAM_4K ? calib_stream_sum
+		j[i] = (struct calib_job){i == S_STREAM_4K   ? calib_stream_sum
 					  : i <= S_L2_STREAM ? calib_stream
-					  : i == S_NONE	   ? calib_rep_none
-					  : i < S_MOVSB_L1 ? calib_rep_stosb
-							   : calib_rep_movsb,
+					  : i == S_NONE	     ? calib_rep_none
+					  : i < S_MOVSB_L1   ? calib_rep_stosb
+							     : calib_rep_movsb,
 					  &r[i],
 					  i <= S_STREAM_4K   ? (long)(s->dram / 1024)
 					  : i == S_L2_STREAM ? (long)(l2 / 64)

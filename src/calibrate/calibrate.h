@@ -23,8 +23,8 @@ calib_loop_fn calib_imul_chain, calib_add_chain, calib_mix, calib_chase, calib_j
 	calib_lfence, calib_mfence, calib_sfence, calib_cpuid, calib_nocpuid, calib_verw,
 	calib_empty, calib_iret, calib_noiret, calib_call_direct, calib_call_ind, calib_call_lea,
 	calib_retpoline, calib_return_thunk, calib_jmp_ind, calib_jmp_direct, calib_branch,
-	calib_branchless, calib_stream, calib_stream_sum, calib_gather, calib_gather_use, calib_rep_stosb,
-	calib_rep_movsb, calib_rep_none, calib_loop_within, calib_loop_across;
+	calib_branchless, calib_stream, calib_stream_sum, calib_gather, calib_gather_use,
+	calib_rep_stosb, calib_rep_movsb, calib_rep_none, calib_loop_within, calib_loop_across;
 
 /* calib_rename_N for each N here: N register adds after each of its two loads */
 #define CALIB_RENAME_SIZES(X) \

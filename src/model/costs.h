@@ -77,9 +77,9 @@ enum model_cost_key {
  * load_to_use.ll, the misses served at once: core.l2_mshrs); scheduler:
  * the operations a core holds waiting for their operands, from the same
  * loads' rate with six operations waiting for each (core.sched);
- * stream_4k_cycles_per_line: the stream's read through 4 KiB pages (over
- * stream_cycles_per_line's 2 MiB ones: what leaving a page costs a
- * stream, core latency.page_cross).
+ * stream_4k_cycles_per_line: a sum of each line's eight longs through
+ * 4 KiB pages (over stream_cycles_per_line's read in 2 MiB ones: what
+ * leaving a page costs a stream, core latency.page_cross).
  * ll_capacity and all after it are optional (a table written before them
  * reads with 0: unknown, written and shown only when known).
  */

@@ -369,9 +369,9 @@ static int pwc_run(void)
 	static const struct {
 		uint64_t va;
 		bool kept;
-	} walks[] = {{0x200000, false}, {0x201000, true},  {0x3fffff, true},  {0x400000, false},
-		     {0x600000, false}, {0x800000, false}, {0xa00000, false}, {0x200000, false},
-		     {0xa01000, true}};
+	} walks[] = {{0x200000, false}, {0x201000, true},  {0x3fffff, true},
+		     {0x400000, false}, {0x600000, false}, {0x800000, false},
+		     {0xa00000, false}, {0x200000, false}, {0xa01000, true}};
 	struct kp_pwc p = {0};
 	unsigned int i, bad = 0;
 

@@ -87,7 +87,7 @@ static char *edit(const char *t, const char *from, const char *to)
 	" \"stream_bytes_per_cycle\": \"c3\", \"stream_cycles_per_line\": \"c4\",\n"                \
 	" \"rep_stosb_cycles_per_line\": \"c5\", \"rep_movsb_cycles_per_line\": \"c6\",\n"          \
 	" \"ll_capacity\": \"c7\", \"rename_registers\": \"c8\", \"fetch_block_crossing\": \"c9\"," \
-	" \"l2_stream_cycles_per_line\": \"c10\", \"ll_random_cycles_per_line\": \"c11\","        \
+	" \"l2_stream_cycles_per_line\": \"c10\", \"ll_random_cycles_per_line\": \"c11\","          \
 	" \"scheduler\": \"c12\", \"stream_4k_cycles_per_line\": \"c13\"}"
 
 /* table()'s with the core's figures (a new string). */
@@ -128,9 +128,9 @@ static void test_whole_table(void **state)
 /* The core's figures read whole; a table without them has none. */
 static void test_core(void **state)
 {
-	static const double want[MK_KEYS] = {4.5,  12.5, 50.5, 300.5, 7.5,  30.5, 60.5,
-					     17.5, 8.5,	 7.53, 1.5,   2.5,  9.5,  2.5,
-					     3.5,  19.5, 4096, 200,   1.95, 2.9,  4.5, 45, 9.5};
+	static const double want[MK_KEYS] = {4.5,  12.5, 50.5, 300.5, 7.5, 30.5, 60.5, 17.5,
+					     8.5,  7.53, 1.5,  2.5,   9.5, 2.5,	 3.5,  19.5,
+					     4096, 200,	 1.95, 2.9,   4.5, 45,	 9.5};
 	struct model_cost_sources src;
 	struct model_costs c;
 	char *t = table_core("x", 1, 2, "y"), *old = table("x", 1, 2, "y"), why[512], s[8];
