@@ -12,7 +12,8 @@
 #define KP_CORE_MAX_WALKERS 64
 #define KP_CORE_MAX_REFILL  1000
 #define KP_CORE_INFLIGHT    4096 /* lines in flight remembered, by line: a power of two */
-#define KP_CORE_FILLS	    4096 /* L1 fill slots remembered, by slot: a power of two */
+#define KP_CORE_SLOTS	    4096 /* a resource's slots remembered, by slot: a power of two */
+#define KP_CORE_MAX_ALUS    64
 
 static int kp_queue_init(struct kp_core_queue *q, unsigned int size)
 {
@@ -59,6 +60,8 @@ int kp_core_init(struct kp_core *c, const struct kp_core_cfg *cfg, const char **
 		*bad = "fetch_block";
 	else if (cfg->l1_fill > KP_CORE_MAX_REFILL)
 		*bad = "l1_fill";
+	else if (cfg->alus > KP_CORE_MAX_ALUS)
+		*bad = "alus";
 	else
 		*bad = NULL;
 	if (*bad)
@@ -75,12 +78,14 @@ int kp_core_init(struct kp_core *c, const struct kp_core_cfg *cfg, const char **
 	c->walker = cfg->walkers ? calloc(cfg->walkers, sizeof(*c->walker)) : NULL;
 	c->ring = calloc(c->ring_mask--, sizeof(*c->ring));
 	c->inflight = calloc(KP_CORE_INFLIGHT, sizeof(*c->inflight));
-	c->fill = calloc(KP_CORE_FILLS, sizeof(*c->fill));
+	c->fill = (struct kp_core_slots){calloc(KP_CORE_SLOTS, sizeof(uint64_t)), cfg->l1_fill};
+	c->alu = (struct kp_core_slots){calloc(KP_CORE_SLOTS, sizeof(uint64_t)),
+					cfg->alus ? 1.0 / cfg->alus : 0};
 	c->sched.issue = cfg->sched ? calloc(cfg->sched, sizeof(*c->sched.issue)) : NULL;
 	c->sched.why = cfg->sched ? calloc(cfg->sched, sizeof(*c->sched.why)) : NULL;
 	if (!c->mshr || (cfg->l2_mshrs && !c->l2mshr) || (cfg->walkers && !c->walker) || !c->ring ||
-	    !c->inflight || !c->fill || (cfg->sched && (!c->sched.issue || !c->sched.why)) ||
-	    kp_queue_init(&c->lq, cfg->lq) ||
+	    !c->inflight || !c->fill.taken || !c->alu.taken ||
+	    (cfg->sched && (!c->sched.issue || !c->sched.why)) || kp_queue_init(&c->lq, cfg->lq) ||
 	    kp_queue_init(&c->sq, cfg->sq) || kp_queue_init(&c->prf, cfg->prf)) {
 		kp_core_free(c);
 		return -ENOMEM;
@@ -97,8 +102,10 @@ void kp_core_free(struct kp_core *c)
 	free(c->sched.issue);
 	c->sched.why = NULL;
 	c->sched.issue = NULL;
-	free(c->fill);
-	c->fill = NULL;
+	free(c->alu.taken);
+	c->alu.taken = NULL;
+	free(c->fill.taken);
+	c->fill.taken = NULL;
 	free(c->inflight);
 	c->inflight = NULL;
 	free(c->ring);
@@ -326,27 +333,20 @@ static double kp_writeback(struct kp_core *c, double t)
 	return kp_channel_for(c, t, c->cfg.dram_wline ? c->cfg.dram_wline : c->cfg.dram_line);
 }
 
-/*
- * A line into L1 asked for at t: when L1's fill path takes it, at t or
- * later.  The path's time is cut into slots of l1_fill cycles, a line
- * each: the line takes the first free slot from t's on.  Slots, not a
- * time the path is next free: lines are handed over in program order but
- * asked for out of it (a load behind a miss after an independent one), and
- * one asked for late must not hold back one asked for earlier.
- */
-static double kp_fill(struct kp_core *c, double t)
+/* A user of r asked for at t: when it gets r, at t or later (struct kp_core_slots). */
+static double kp_slot(struct kp_core_slots *r, double t)
 {
 	uint64_t s;
 	double at;
 
-	if (!c->cfg.l1_fill)
+	if (!r->period)
 		return t;
 	/* + 1: a slot's entry 0 is none taken */
-	s = (uint64_t)(t / c->cfg.l1_fill) + 1;
-	while (c->fill[s & (KP_CORE_FILLS - 1)] == s)
+	s = (uint64_t)(t / r->period) + 1;
+	while (r->taken[s & (KP_CORE_SLOTS - 1)] == s)
 		s++;
-	c->fill[s & (KP_CORE_FILLS - 1)] = s;
-	at = (double)(s - 1) * c->cfg.l1_fill;
+	r->taken[s & (KP_CORE_SLOTS - 1)] = s;
+	at = (double)(s - 1) * r->period;
 	return at > t ? at : t;
 }
 
@@ -372,7 +372,7 @@ static void kp_prefetches(struct kp_core *c, const struct kp_core_insn *in, doub
 			e->ready = kp_channel_for(c, t + c->cfg.dram, c->cfg.dram_line + cross);
 			cross = 0;
 		} else if (in->pf[i] & KP_CORE_PF_L2 && c->cfg.l2)
-			e->ready = kp_fill(c, t) + c->cfg.l2; /* an L1 prefetch: L1's fill path */
+			e->ready = kp_slot(&c->fill, t) + c->cfg.l2; /* an L1 prefetch: L1's fill path */
 		else
 			e->ready = t + c->cfg.ll;
 	}
@@ -414,7 +414,7 @@ static void kp_store_miss(struct kp_core *c, const struct kp_core_insn *in, doub
 		if (*l2buf > t)
 			t = *l2buf;
 	}
-	asked = kp_fill(c, t);
+	asked = kp_slot(&c->fill, t);
 	*buf = (asked > done->t ? asked : done->t) + in->store_lat;
 	if (in->store_dram)
 		*buf = kp_channel(c, *buf);
@@ -455,7 +455,7 @@ static struct kp_when kp_load(struct kp_core *c, const struct kp_core_insn *in, 
 			l2buf = kp_first_free(c->l2mshr, c->cfg.l2_mshrs);
 			kp_later(&l, *l2buf, KP_ST_DCACHE);
 		}
-		kp_later(&l, kp_fill(c, l.t), KP_ST_DCACHE);
+		kp_later(&l, kp_slot(&c->fill, l.t), KP_ST_DCACHE);
 	}
 	issue = l.t;
 	l.t += in->load_lat - tlb;
@@ -532,6 +532,9 @@ void kp_core_step(struct kp_core *c, const struct kp_core_insn *in, struct kp_co
 	issue = d;
 	done = in->load_lat ? kp_load(c, in, d, &own, &issue) : d;
 	kp_sources(c, in->src & ~in->addr, &done);
+	/* its operation, ready, waits for a pipe: the core busy at its rate */
+	if (in->alu)
+		kp_later(&done, kp_slot(&c->alu, done.t), KP_ST_BASE);
 	/*
 	 * it waits in the scheduler until it issues: a plain load once its
 	 * address is ready, anything else once its operands are (a load's value

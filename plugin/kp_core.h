@@ -37,7 +37,10 @@
  *             L2 too for one of L2's (l2_mshrs), so that independent
  *             misses overlap as far as the window, the walkers and the
  *             buffers let them and dependent ones (a chase: an address
- *             read from the last miss) never do;
+ *             read from the last miss) never do; an integer operation
+ *             also waits for an ALU pipe (alus a cycle, the older
+ *             served first), so that a loop of independent operations
+ *             runs at the pipes' rate, not the width's;
  *   complete  after its latency; its destination registers ready then;
  *   retire    in order, width uops a cycle, not before it completes.
  *
@@ -117,6 +120,7 @@ struct kp_core_cfg {
 	unsigned int dram_wline; /* cycles a line written back takes on it (0: dram_line) */
 	unsigned int page_cross; /* cycles a stream's crossing into its next page costs the channel */
 	unsigned int l1_fill;	 /* cycles a line takes on L1's fill path from L2; 0: no bound */
+	unsigned int alus;	 /* integer operations issued a cycle (the ALU pipes); 0: no bound */
 };
 
 /* a line a prefetcher fetches: its address (physical >> 6) and where from */
@@ -157,6 +161,7 @@ struct kp_core_insn {
 	bool mispredicted;    /* a branch whose prediction was wrong */
 	bool taken;	      /* control went elsewhere after it (a taken branch, a jump) */
 	bool serializing;     /* waits for all older to retire; nothing younger is fetched before it retires */
+	bool alu;	      /* its operation runs on an integer ALU pipe (cfg.alus) */
 };
 
 /*
@@ -181,6 +186,19 @@ struct kp_core_sched {
 	double *issue;
 	uint8_t *why;
 	unsigned int n;
+};
+
+/*
+ * A resource whose time is cut into slots of period cycles, one user
+ * each: a user asked for at t takes the first free slot from t's on.
+ * Slots, not a time the resource is next free: users are handed over in
+ * program order but ask out of it (an operation behind a miss after an
+ * independent one), and one asking late must not hold back one asking
+ * earlier.  taken: the slots taken, + 1 (0: none), by slot number.
+ */
+struct kp_core_slots {
+	uint64_t *taken;
+	double period; /* 0: no bound */
 };
 
 /* a prefetched line and when it arrives */
@@ -213,7 +231,8 @@ struct kp_core {
 	double *l2mshr;		   /* cfg.l2_mshrs: when each of L2's miss buffers frees */
 	double *walker;		   /* cfg.walkers: when each page walker frees */
 	double dram_free;	   /* when the memory channel can send the next line */
-	uint64_t *fill;		   /* L1's fill path: the slots taken (kp_fill), + 1 */
+	struct kp_core_slots fill; /* L1's fill path: a line each slot */
+	struct kp_core_slots alu;  /* the ALU pipes: an operation each slot of 1 / cfg.alus */
 	struct kp_core_line *inflight; /* lines prefetched or missed: when they arrive */
 	struct kp_core_slot *ring; /* the window, oldest at head */
 	struct kp_core_queue lq, sq, prf;

@@ -37,6 +37,7 @@ static const struct kp_tnum kp_tnums[] = {
 	KP_T("core.sched", core_cfg.sched, 0, 4096),
 	KP_T("core.sq", core_cfg.sq, 0, 4096),
 	KP_T("core.fetch_block", core_cfg.fetch_block, 0, 4096),
+	KP_T("core.alus", core_cfg.alus, 0, 64),
 	KP_T("lat.l1", lat.l1, 1, 100),
 	KP_T("lat.l2", lat.l2, 1, 200),
 	KP_T("lat.ll", lat.ll, 1, 1000),

@@ -551,6 +551,21 @@ static bool kp_tstring(struct kp_timing *t, const struct kp_tinsn *ti, const str
 	return true;
 }
 
+/* a general register but the stack pointer (which a stack engine keeps), or the flags */
+#define KP_TALU_DST ((KP_R_GPRS & ~KP_R_BIT(4)) | KP_R_BIT(KP_R_FLAGS))
+
+/*
+ * Whether ti's operation runs on an integer ALU pipe: a branch (the
+ * branch units sit on them), or one with a latency of its own (a plain
+ * load or a renamed move has none) writing a general register or the
+ * flags and no vector register (a store, a push, a NOP write none)
+ */
+static bool kp_talu(const struct kp_tinsn *ti)
+{
+	return (ti->flags & KP_TI_BRANCH) ||
+	       (ti->lat && ti->dst & KP_TALU_DST && !(ti->dst & KP_R_XMMS));
+}
+
 /* what the core is told of ti's execution (n: what it met, NULL: nothing noted) */
 static void kp_tcore_insn(const struct kp_timing *t, const struct kp_tinsn *ti,
 			  const struct kp_tnote *n, struct kp_core_insn *in)
@@ -571,6 +586,7 @@ static void kp_tcore_insn(const struct kp_timing *t, const struct kp_tinsn *ti,
 	in->loads = ti->flags & KP_TI_LOADS;
 	in->stores = ti->flags & KP_TI_STORES;
 	in->renames = ti->dst & KP_R_GPRS;
+	in->alu = kp_talu(ti);
 	in->mispredicted = in->taken = in->string_line = false;
 	in->load_lat = n->load_lat;
 	in->load_l1 = t->lat.l1;

@@ -32,7 +32,8 @@ LIMIT = 64 << 10
 NUMBERS = {
     "core": {"width": (1, 16), "window": (1, 4096), "mshrs": (1, 256), "l2_mshrs": (0, 256),
              "mispredict": (0, 1000), "lq": (0, 4096), "sq": (0, 4096), "prf": (0, 4096),
-             "sched": (0, 4096), "walkers": (0, 64), "fetch_block": (0, 4096)},
+             "sched": (0, 4096), "walkers": (0, 64), "fetch_block": (0, 4096),
+             "alus": (0, 64)},
     "latency": {"l1": (1, 100), "l2": (1, 200), "ll": (1, 1000), "dram": (1, 10000),
                 "stlb": (0, 1000), "walk": (0, 10000), "string_uops": (1, 4096),
                 "dram_line": (0, 10000), "dram_wline": (0, 10000), "page_cross": (0, 10000),

@@ -98,7 +98,7 @@ static void fresh(struct kp_core *c, struct run *r, const struct kp_core_cfg *k)
 struct stream {
 	const char *name;
 	unsigned int window, mshrs, lq, sq, prf, sched;
-	unsigned int dram_line, walkers, width, l1_fill, l2_mshrs;
+	unsigned int dram_line, walkers, width, l1_fill, l2_mshrs, alus;
 	struct kp_core_insn in, last;
 	int every, n;
 	double want, tol;
@@ -156,7 +156,22 @@ struct stream {
 		.load_miss = true, .loads = true                                            \
 	}
 
+/* an integer operation with no source: on an ALU pipe, nothing to wait for */
+#define ALU_OP                                      \
+	{                                           \
+		.dst = 1 << 3, .lat = 1, .alu = true \
+	}
+
 static const struct stream streams[] = {
+	/* width 8, four ALU pipes: four a cycle; no bound, the width's eight */
+	{.name = "ALU ops, 4 pipes, width 8", .width = 8, .alus = 4, .in = ALU_OP, .n = N,
+	 .want = 0.25, .tol = 0.001, .cause = KP_ST_BASE},
+	{.name = "ALU ops, no pipe bound", .width = 8, .in = ALU_OP, .n = N, .want = 0.125,
+	 .tol = 0.001, .cause = KP_ST_BASE},
+	/* three ALU ops and a store (none: it takes no pipe): 3/4 cycle a group of 4 */
+	{.name = "3 ALU ops a store, 4 pipes", .width = 8, .alus = 4, .in = ALU_OP,
+	 .last = {.src = 1 << 5, .addr = 1 << 4, .stores = true}, .every = 4, .n = N,
+	 .want = 0.1875, .tol = 0.001, .cause = KP_ST_BASE},
 	/* no sources: one cycle of latency, then a quarter cycle each at width 4 */
 	{.name = "independent adds",
 	 .in = {.dst = 1 << 1, .lat = 1},
@@ -472,6 +487,7 @@ static void run_stream(const struct stream *s)
 	k.prf = s->prf;
 	k.walkers = s->walkers;
 	k.dram_line = s->dram_line;
+	k.alus = s->alus;
 	fresh(&c, &r, &k);
 	for (i = 1; i <= s->n; i++)
 		step(&c, s->every && i % s->every == 0 ? &s->last : &s->in, &r);
@@ -668,6 +684,7 @@ static void refused(void)
 		 "fetch_block"},
 		{{.width = 4, .window = 128, .mshrs = 10, .ll = 40, .dram = 200, .l1_fill = 5000},
 		 "l1_fill"},
+		{{.width = 4, .window = 128, .mshrs = 10, .ll = 40, .dram = 200, .alus = 65}, "alus"},
 	};
 	struct kp_core c;
 	const char *why;

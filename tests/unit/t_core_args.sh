@@ -39,13 +39,14 @@ done
 
 # a calibrated table: the nearest description (its CPU: vendor "x": epyc-milan), its figures in
 cal=$ROOT/tests/unit/golden/calibrate-show-core-json
-got=$(CA "$cal" | tr , '\n' | grep -E '^(core=|lat\.|core\.l2_mshrs|core\.mispredict|core\.prf|core\.sched|core\.fetch_block|ev\.cpuid)')
+got=$(CA "$cal" | tr , '\n' | grep -E '^(core=|lat\.|core\.l2_mshrs|core\.mispredict|core\.prf|core\.sched|core\.fetch_block|core\.alus|ev\.cpuid)')
 want="core=epyc-milan+calibrated
 core.l2_mshrs=11
 core.mispredict=18
 core.prf=200
 core.sched=45
 core.fetch_block=64
+core.alus=4
 lat.l1=4
 lat.l2=12
 lat.ll=50
@@ -129,6 +130,8 @@ edit core/walkers 65 && bad "$F" "$F: core.walkers: 65: want a whole number from
 edit core/l2_mshrs 300 && bad "$F" "$F: core.l2_mshrs: 300: want a whole number from 0 to 256"
 edit latency/page_cross 10001 && bad "$F" "$F: latency.page_cross: 10001: want a whole number from 0 to 10000"
 edit core/sched 5000 && bad "$F" "$F: core.sched: 5000: want a whole number from 0 to 4096"
+edit core/alus 65 && bad "$F" "$F: core.alus: 65: want a whole number from 0 to 64"
+edit sources/core.alus null && bad "$F" "$F: sources.core.alus: missing: every number says where it comes from"
 edit prefetch/next_line 3 && bad "$F" "$F: prefetch.next_line: 3: want a whole number from 0 to 2"
 edit caches/l2 '"262144:3:64"' && bad "$F" "$F: caches.l2: 262144:3:64: 3 is not a power of two"
 edit tlbs/stlb '"1536:12:1"' && bad "$F" "$F: tlbs.stlb: \"1536:12:1\": want \"ENTRIES:ASSOC\""
@@ -144,4 +147,4 @@ printf '{"kprotperf_core": 1, "kprotperf_core": 1}' >"$F" && bad "$F" "$F: \"kpr
 head -c 70000 /dev/zero | tr '\0' ' ' >"$F" && bad "$F" "$F: larger than any core description (64 KiB)"
 ln -s "$ROOT/share/cores/skylake.json" "$TMP/link.json" && bad "$TMP/link.json" "$TMP/link.json: Too many levels of symbolic links"
 bad "$TMP" "$TMP: not a regular file"
-echo "core descriptions: $n shipped turned into their arguments, a calibrated table into the nearest with its figures, seven CPUs to their nearest, 22 bad files refused in one line"
+echo "core descriptions: $n shipped turned into their arguments, a calibrated table into the nearest with its figures, seven CPUs to their nearest, 24 bad files refused in one line"
