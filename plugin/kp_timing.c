@@ -551,8 +551,8 @@ static bool kp_tstring(struct kp_timing *t, const struct kp_tinsn *ti, const str
 	return true;
 }
 
-/* a general register but the stack pointer (which a stack engine keeps), or the flags */
-#define KP_TALU_DST ((KP_R_GPRS & ~KP_R_BIT(4)) | KP_R_BIT(KP_R_FLAGS))
+/* a general register but the stack pointer, or the flags */
+#define KP_TALU_DST ((KP_R_GPRS & ~KP_R_BIT(KP_R_RSP)) | KP_R_BIT(KP_R_FLAGS))
 
 /*
  * Whether ti's operation runs on an integer ALU pipe: a branch (the

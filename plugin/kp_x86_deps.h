@@ -22,6 +22,7 @@
  * of the vector and x87 state as one (x87, MMX, MXCSR, AVX-512 mask
  * registers, xmm16-31); xmm/ymm 0-15 each.
  */
+#define KP_R_RSP    4 /* the stack pointer, which a stack engine keeps */
 #define KP_R_FLAGS  16
 #define KP_R_STATE  17
 #define KP_R_XMM0   18
