@@ -174,39 +174,87 @@ vm_prepare() {
 # guest sees it as /mnt/ro/vmlinux-$VM_KV.  Skips the test when it cannot be
 # had.
 vm_dbg_vmlinux() {
-	local pkg=linux-image-$VM_KV-dbg dir=$VM_CACHE/dbg dl ver lock f
+	local ver
 	if [ -n "$VM_KFOLDER" ]; then
 		VM_VMLINUX=$VM_KFOLDER/vmlinux
 		VM_GUEST_VMLINUX=/mnt/kernel/vmlinux
 		return
 	fi
-	VM_RO_SHARE=$dir
+	VM_RO_SHARE=$VM_CACHE/dbg
 	# shellcheck disable=SC2034 # for the tests
 	{
-		VM_VMLINUX=$dir/vmlinux-$VM_KV
+		VM_VMLINUX=$VM_RO_SHARE/vmlinux-$VM_KV
 		VM_GUEST_VMLINUX=/mnt/ro/vmlinux-$VM_KV
 	}
-	[ -s "$dir/vmlinux-$VM_KV" ] && return
+	[ -s "$VM_VMLINUX" ] && return
+	# the -dbg build must be the exact one of the cached kernel
+	ver=$(dpkg-deb -f "$VM_CACHE"/debs/linux-image-"$VM_KV"_*.deb Version)
+	vm_dbg_extract "$VM_KV" "$ver" "$VM_RO_SHARE" || skip "cannot download linux-image-$VM_KV-dbg=$ver"
+}
+
+# vm_dbg_recorded DATA: VM_VMLINUX, the -dbg vmlinux of the Debian kernel the
+# recording DATA was made on (its kernel.release and the package version in
+# its kernel.version), so that kept recordings read alike when Debian serves
+# a newer kernel.  It lies in the cache's recorded/ (one per series), linked
+# from dbg/ when the vm tier has the same release.  Fails naming the way out
+# when the package is gone or its build-id is not the recording's.
+vm_dbg_recorded() {
+	local data=$1 rel ver id dir=$VM_CACHE/recorded
+	rel=$(q "$data" "SELECT value FROM meta WHERE key = 'kernel.release'")
+	ver=$(q "$data" "SELECT value FROM meta WHERE key = 'kernel.version'")
+	id=$(q "$data" "SELECT value FROM meta WHERE key = 'kernel.build_id'")
+	[[ $rel =~ ^[0-9][0-9a-z.+-]*$ && $ver =~ \ Debian\ ([0-9][0-9a-z.+~-]*)\  ]] ||
+		fail "$data: not a recording of a Debian kernel (release '$rel', version '$ver')"
+	ver=${BASH_REMATCH[1]}
+	VM_VMLINUX=$dir/vmlinux-$rel
+	if [ ! -s "$VM_VMLINUX" ] && [ -s "$VM_CACHE/dbg/vmlinux-$rel" ]; then
+		mkdir -p "$dir"
+		ln -f "$VM_CACHE/dbg/vmlinux-$rel" "$VM_VMLINUX.tmp" && mv "$VM_VMLINUX.tmp" "$VM_VMLINUX"
+		vm_dbg_prune "$dir" "$rel"
+	fi
+	[ -s "$VM_VMLINUX" ] || vm_dbg_extract "$rel" "$ver" "$dir" ||
+		fail "cannot download linux-image-$rel-dbg=$ver for the recordings in ${data%/*}: make them anew (tests/golden/vm/record.sh)"
+	[ "$(vm_build_id "$VM_VMLINUX")" = "$id" ] ||
+		fail "$VM_VMLINUX is not the build $id of $data: make the recordings anew (tests/golden/vm/record.sh)"
+}
+
+# vm_build_id ELF: its GNU build-id in hex
+vm_build_id() {
+	readelf -n "$1" | sed -n 's/^ *Build ID: *\([0-9a-f]*\)$/\1/p' | head -1
+}
+
+# vm_dbg_prune DIR RELEASE: DIR keeps one vmlinux of RELEASE's series, its own
+vm_dbg_prune() {
+	local f
+	for f in "$1"/vmlinux-*; do
+		[ ! -e "$f" ] || [ "${f##*/vmlinux-}" = "$2" ] ||
+			[ "$(vm_series "${f##*/vmlinux-}")" != "$(vm_series "$2")" ] || rm -f "$f"
+	done
+}
+
+# vm_dbg_extract RELEASE VERSION DIR: DIR/vmlinux-RELEASE from the package
+# linux-image-RELEASE-dbg=VERSION, fetched under the cache's lock; it replaces
+# DIR's vmlinux of an earlier point release of the series.  1 when the package
+# cannot be downloaded.
+vm_dbg_extract() {
+	local rel=$1 ver=$2 dir=$3 pkg=linux-image-$1-dbg dl lock rc=0
 	mkdir -p "$dir"
 	exec {lock}>"$VM_CACHE/.lock"
 	flock "$lock"
-	if [ ! -s "$dir/vmlinux-$VM_KV" ]; then
-		# the -dbg build must be the exact one of the cached kernel
-		ver=$(dpkg-deb -f "$VM_CACHE"/debs/linux-image-"$VM_KV"_*.deb Version)
+	if [ ! -s "$dir/vmlinux-$rel" ]; then
 		dl=$(mktemp -d "$dir/.dl.XXXXXX")
-		(cd "$dl" && apt-get download -q "$pkg=$ver" >"$dl/log" 2>&1) ||
-			{ rm -rf "$dl"; skip "cannot download $pkg=$ver"; }
-		# --occurrence stops tar after the one member instead of the whole archive
-		dpkg-deb --fsys-tarfile "$dl"/*.deb 2>/dev/null |
-			tar -x -C "$dl" --occurrence=1 "./usr/lib/debug/boot/vmlinux-$VM_KV" || true
-		[ -s "$dl/usr/lib/debug/boot/vmlinux-$VM_KV" ] || fail "$pkg has no vmlinux-$VM_KV"
-		# one per series: a new point release replaces its predecessor
-		for f in "$dir"/vmlinux-*; do
-			[ ! -e "$f" ] || [ "$(vm_series "${f##*/vmlinux-}")" != "$(vm_series "$VM_KV")" ] ||
-				rm -f "$f"
-		done
-		mv "$dl/usr/lib/debug/boot/vmlinux-$VM_KV" "$dir/"
+		if (cd "$dl" && apt-get download -q "$pkg=$ver" >"$dl/log" 2>&1); then
+			# --occurrence stops tar after the one member instead of the whole archive
+			dpkg-deb --fsys-tarfile "$dl"/*.deb 2>/dev/null |
+				tar -x -C "$dl" --occurrence=1 "./usr/lib/debug/boot/vmlinux-$rel" || true
+			[ -s "$dl/usr/lib/debug/boot/vmlinux-$rel" ] || { rm -rf "$dl"; fail "$pkg has no vmlinux-$rel"; }
+			mv "$dl/usr/lib/debug/boot/vmlinux-$rel" "$dir/"
+			vm_dbg_prune "$dir" "$rel"
+		else
+			rc=1
+		fi
 		rm -rf "$dl"
 	fi
 	exec {lock}>&-
+	return $rc
 }

@@ -22,4 +22,5 @@ GUEST
 }
 boot base init_on_alloc=0 init_on_free=0 mitigations=off
 boot hard init_on_alloc=1 init_on_free=1
-"$ROOT/tests/golden/golden.sh" --update --cases "$G/cases" -- --vmlinux "$VM_RO_SHARE/vmlinux-$VM_KV"
+vm_dbg_recorded "$G/data/inl-base.data"
+"$ROOT/tests/golden/golden.sh" --update --cases "$G/cases" -- --vmlinux "$VM_VMLINUX"
