@@ -91,7 +91,7 @@ PLUGIN_WHY := qemu-system-x86 is not installed: run scripts/install-deps.sh
 else ifneq ($(QEMU_HDR_VERSION),$(QEMU_VERSION))
 PLUGIN_WHY := the QEMU plugin header in $(QEMU_SRC) is qemu $(QEMU_HDR_VERSION)'s, the installed qemu-system-x86 is built from qemu $(QEMU_VERSION): run scripts/install-deps.sh
 endif
-PLUGIN_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -fPIC -shared \
+PLUGIN_CFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -fPIC -shared -fvisibility=hidden \
 		 $(shell pkg-config --cflags glib-2.0 2>/dev/null) -I$(QEMU_SRC)/tree/include/qemu \
 		 -DKP_QEMU_HEADER_VERSION='"$(QEMU_HDR_VERSION)"'
 

@@ -239,6 +239,8 @@ struct kp_memo {
 struct kp_vmru {
 	uint64_t vline; /* virtual address >> the line's bits */
 	uint64_t gen;	/* tlb_gen when noted; 0: none */
+	uint64_t pline; /* its physical address >> the line's bits */
+	uint64_t dkey;	/* its page's D-TLB key (kp_tlb_key: 4 KiB or 2 MiB) */
 };
 
 /* All the plugin's state: QEMU's callbacks take no context but udata. */

@@ -121,13 +121,17 @@ static inline void kp_count_access(struct kp_mem *ms, const struct kp_memo *m)
 }
 
 /*
- * After a D1 lookup of size bytes at vaddr: in every geometry its line is
- * the most recent of its set.  One across two lines (rare) is not noted,
- * and the sets it touched forget theirs: across a page, the second line
- * looked up is not the second page's (see kp_mem_full).
+ * After a D1 lookup of size bytes at vaddr, pa: in every geometry its line
+ * is the most recent of its set, and its page's D-TLB entry (which the
+ * physical address tells 2 MiB or 4 KiB) the most recent of its own.  One
+ * across two lines (rare) is not noted, and the sets it touched forget
+ * theirs: across a page, the second line looked up is not the second
+ * page's (see kp_mem_full).
  */
-static void kp_vmru_note(uint64_t vaddr, unsigned int size)
+static void kp_vmru_note(uint64_t vaddr, uint64_t pa, unsigned int size)
 {
+	uint64_t dkey =
+		kp_tlb_key(kp_tlb_vpage(vaddr, kp_tlb_large(kp.sim.large, vaddr, pa)), kp.tlb_gen);
 	int g;
 
 	if (!kp.vmru_on)
@@ -137,7 +141,8 @@ static void kp_vmru_note(uint64_t vaddr, unsigned int size)
 		uint64_t first = vaddr >> c->line_bits, end = (vaddr + size - 1) >> c->line_bits;
 
 		if (first == end) {
-			kp.vmru[g][first & c->set_mask] = (struct kp_vmru){first, kp.tlb_gen};
+			kp.vmru[g][first & c->set_mask] =
+				(struct kp_vmru){first, kp.tlb_gen, pa >> c->line_bits, dkey};
 		} else {
 			kp.vmru[g][first & c->set_mask].gen = 0;
 			kp.vmru[g][end & c->set_mask].gen = 0;
@@ -211,28 +216,59 @@ kp_mem_full(qemu_plugin_meminfo_t info, uint64_t vaddr, struct kp_mem *ms, struc
 	kp_count_access(ms, m);
 	g0 = kp_sim_tlb(&kp.sim, ms->pc->miss, false, vaddr, pa, m->size, kp.tlb_gen);
 	g0 |= kp_sim_data_miss(&kp.sim, ms->pc->miss, pa, m->size, m->store);
-	kp_vmru_note(vaddr, m->size);
+	kp_vmru_note(vaddr, pa, m->size);
 	return g0;
 }
 
 /*
- * kp_vmru_hit for geometry 0, from the first host cache line of kp, and
- * the access's page one of the two most recent of its D-TLB set, looked up
- * since the last change of mappings or tag (a new generation): a hit that
- * changes nothing but their order (within one line, so within one page).
- * The page is a 2 MiB one only where the physical address tells it (pa,
- * when large): without it, such a hit takes the full lookup.
+ * kp_vmru_hit for geometry 0, from the first host cache line of kp: its
+ * entry when the D1 has nothing to change, else NULL (a tlb_match of
+ * KP_GEN_MAX + 1, a calibration awaited, fails it: no entry has that
+ * generation)
  */
-static inline bool kp_vmru_hit0(uint64_t vaddr, unsigned int size, uint64_t pa, bool large)
+static inline const struct kp_vmru *kp_vmru_line0(uint64_t vaddr, unsigned int size)
 {
-	uint64_t vl = vaddr >> kp.d1_bits, vp = vaddr >> KP_TLB_PAGE;
+	uint64_t vl = vaddr >> kp.d1_bits;
 	const struct kp_vmru *e = &kp.vmru0[vl & kp.d1_sets];
 
-	/* the D1 check first: a tlb_match of KP_GEN_MAX + 1 fails it (no key has it) */
-	return e->vline == vl && e->gen == kp.tlb_match && (vaddr + size - 1) >> kp.d1_bits == vl &&
-	       (kp_likely(kp.dmru0[vp & kp.dtlb_sets] == kp_tlb_key(vp, kp.tlb_match)) ||
-		kp_tlb_second(&kp.sim.geom[0].dtlb, vp, kp.tlb_match) ||
-		kp_tlb_fast_large(&kp.sim.geom[0].dtlb, vaddr, pa, kp.tlb_match, large));
+	return e->vline == vl && e->gen == kp.tlb_match && (vaddr + size - 1) >> kp.d1_bits == vl ?
+		       e :
+		       NULL;
+}
+
+/*
+ * and its page the most recent of its D-TLB set, by the key noted with the
+ * line (the generation is the line's): a hit that changes nothing
+ */
+static inline bool kp_dtlb_mru0(const struct kp_vmru *e)
+{
+	return kp.dmru0[(e->dkey >> KP_TLB_PAGE) & kp.dtlb_sets] == e->dkey;
+}
+
+/* or the second most recent: a hit that swaps the two */
+static inline bool kp_dtlb_hit0(const struct kp_vmru *e)
+{
+	return kp_likely(kp_dtlb_mru0(e)) ||
+	       kp_tlb_second(&kp.sim.geom[0].dtlb, e->dkey >> KP_TLB_PAGE, kp.tlb_match);
+}
+
+/* the physical address of an access within e's line */
+static inline uint64_t kp_vmru_pa(const struct kp_vmru *e, uint64_t vaddr)
+{
+	return e->pline << kp.d1_bits | (vaddr & ((1ull << kp.d1_bits) - 1));
+}
+
+/*
+ * An access kp_vmru_line0 passed (one geometry) whose D-TLB entry is
+ * further down its set, or missing: the D-TLBs looked up in full, the
+ * caches not at all (the line is the most recent of its set, a hit that
+ * changes nothing): KP_M_TLB on a miss
+ */
+static __attribute__((noinline)) unsigned int kp_mem_dtlb(uint64_t vaddr, uint64_t pa,
+							  struct kp_mem *ms, const struct kp_memo *m)
+{
+	kp_count_access(ms, m);
+	return kp_sim_tlb(&kp.sim, ms->pc->miss, false, vaddr, pa, m->size, kp.tlb_gen);
 }
 
 /* kp_mem_cb with more than one geometry, the first hit */
@@ -259,62 +295,78 @@ static __attribute__((noinline)) void kp_mem_more(qemu_plugin_meminfo_t info, ui
 void kp_mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
 	struct kp_mem *ms = udata;
+	const struct kp_vmru *e;
 	struct kp_memo *m;
 
 	if (unlikely(!kp.active))
 		return;
 	m = kp_memo(info);
-	if (unlikely(m->info != info || !kp_vmru_hit0(vaddr, m->size, 0, false))) {
+	e = kp_vmru_line0(vaddr, m->size);
+	if (unlikely(m->info != info || !e)) {
 		kp_mem_full(info, vaddr, ms, m);
-		return;
+	} else if (likely(kp_dtlb_hit0(e))) {
+		if (unlikely(kp.sim.ngeom > 1))
+			kp_mem_more(info, vaddr, ms, m);
+		else
+			kp_count_access(ms, m);
+	} else if (kp.sim.ngeom > 1) {
+		kp_mem_full(info, vaddr, ms, m);
+	} else {
+		kp_mem_dtlb(vaddr, kp_vmru_pa(e, vaddr), ms, m);
 	}
-	if (unlikely(kp.sim.ngeom > 1)) {
-		kp_mem_more(info, vaddr, ms, m);
-		return;
-	}
-	kp_count_access(ms, m);
 }
-
 /*
  * mode=timing: udata is the instruction's struct kp_mem, as mode=cache's.
- * Between samples only a miss matters (kp_timing_warm), and the callback
- * is kp_mem_cb's.  In one, the prefetchers see every access, by physical
- * address: a hit on the most recent line of its D1 set and D-TLB entry
- * (one geometry) changes nothing but needs that address, from the
- * plugin's TLB; any other is looked up in full, which says what geometry 0
- * missed.
+ * Between samples only a miss matters (kp_timing_warm).  In one, the
+ * prefetchers see every access, by physical address.  Either way, an
+ * access on the most recent line of its D1 set (one geometry) takes its
+ * physical address from the plugin's TLB, which tells a 2 MiB page's
+ * entry (the kernel's, most of its accesses) from a 4 KiB one, and looks
+ * up the D-TLBs only; any other is looked up in full, which says what
+ * geometry 0 missed.
  */
+static __attribute__((noinline)) void kp_mem_timing(qemu_plugin_meminfo_t info, uint64_t vaddr,
+						     struct kp_mem *ms, struct kp_memo *m)
+{
+	const struct kp_vmru *e = kp_vmru_line0(vaddr, m->size);
+	unsigned int g0 = 0;
+	uint64_t pa;
+
+	if (likely(m->info == info && kp.sim.ngeom == 1 && e)) {
+		pa = kp_vmru_pa(e, vaddr);
+		if (likely(kp_dtlb_hit0(e)))
+			kp_count_access(ms, m);
+		else
+			g0 = kp_mem_dtlb(vaddr, pa, ms, m);
+	} else {
+		kp.last_pa = 0;
+		g0 = kp_mem_full(info, vaddr, ms, m);
+		pa = kp.last_pa;
+	}
+	if (kp_timing_noting(&kp.tm))
+		kp_timing_access(&kp.tm, ms->ts, g0 & KP_M_L1, g0 & KP_M_LL, g0 & KP_M_TLB, pa,
+				 m->size, m->store, vaddr);
+	else if (g0)
+		kp_timing_warm(&kp.tm, g0 & KP_M_L1, g0 & KP_M_TLB, vaddr, pa, m->size);
+}
+
+/* between samples, a hit on the most recent line and page of their sets: no registers saved */
 void kp_mem_timing_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
 	struct kp_mem *ms = udata;
+	const struct kp_vmru *e;
 	struct kp_memo *m;
-	unsigned int g0;
-	uint64_t pa;
 
 	if (unlikely(!kp.active))
 		return;
 	m = kp_memo(info);
-	if (!kp_timing_noting(&kp.tm)) {
-		if (likely(m->info == info && kp.sim.ngeom == 1 &&
-			   kp_vmru_hit0(vaddr, m->size, 0, false))) {
-			kp_count_access(ms, m);
-			return;
-		}
-		kp.last_pa = 0;
-		g0 = kp_mem_full(info, vaddr, ms, m);
-		kp_timing_warm(&kp.tm, g0 & KP_M_L1, g0 & KP_M_TLB, vaddr, kp.last_pa, m->size);
-		return;
-	}
-	if (likely(m->info == info && kp.sim.ngeom == 1 && kp_tlb_pa(vaddr, m->size, &pa) &&
-		   kp_vmru_hit0(vaddr, m->size, pa, kp.sim.large))) {
+	e = kp_vmru_line0(vaddr, m->size);
+	if (likely(m->info == info && kp.sim.ngeom == 1 && !kp_timing_noting(&kp.tm) && e &&
+		   kp_dtlb_mru0(e))) {
 		kp_count_access(ms, m);
-		kp_timing_access(&kp.tm, ms->ts, false, false, false, pa, m->size, m->store, vaddr);
 		return;
 	}
-	kp.last_pa = 0;
-	g0 = kp_mem_full(info, vaddr, ms, m);
-	kp_timing_access(&kp.tm, ms->ts, g0 & KP_M_L1, g0 & KP_M_LL, g0 & KP_M_TLB, kp.last_pa,
-			 m->size, m->store, vaddr);
+	kp_mem_timing(info, vaddr, ms, m);
 }
 
 /* mode=timing: the fetch of udata (kp_fetch_cb's); a miss goes to the timing model */

@@ -701,7 +701,7 @@ void *kp_tblock_tag(struct kp_tblock *b)
 	return (void *)((uintptr_t)b | (b->n < KP_TBLOCK_TAG ? b->n : KP_TBLOCK_TAG));
 }
 
-void kp_timing_block(struct kp_timing *t, void *tag)
+void kp_timing_block_full(struct kp_timing *t, void *tag)
 {
 	struct kp_tblock *b = (void *)((uintptr_t)tag & ~(uintptr_t)KP_TBLOCK_TAG);
 	const struct kp_tblock *s = t->skipped;

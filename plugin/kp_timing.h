@@ -233,14 +233,35 @@ static inline bool kp_timing_noting(const struct kp_timing *t)
 /* an instruction fetch of ts that missed I1 (ll_miss: LL too) or the I-TLB */
 void kp_timing_fetch(struct kp_timing *t, const struct kp_tsite *ts, bool i1_miss, bool ll_miss,
 		     bool tlb_miss, uint64_t pa);
-/* a block starts executing, tagged (NULL: the window closes): the one before it is handed over */
-void kp_timing_block(struct kp_timing *t, void *tag);
 /*
  * what kp_timing_block takes for b: b, its instructions in its alignment's
  * low bits (KP_TBLOCK_TAG: that many or more, its own line says), so that
  * a block started between samples need not touch its line
  */
 #define KP_TBLOCK_TAG 63
+/* kp_timing_block's every case */
+void kp_timing_block_full(struct kp_timing *t, void *tag);
+/*
+ * A block starts executing, tagged (NULL: the window closes): the one
+ * before it is handed over.  Between samples, away from an interval's end
+ * and from the interval before a sample, it only moves the clock: that
+ * case is inline, so that most blocks pay no call to the core's stepping
+ * and its prologue (what kp_timing_block_full's kp_tsampled would do).
+ */
+static inline void kp_timing_block(struct kp_timing *t, void *tag)
+{
+	uint32_t n = (uintptr_t)tag & KP_TBLOCK_TAG;
+
+	if (kp_likely(tag && !t->pending && !t->in_sample && !t->before_sample &&
+		      n != KP_TBLOCK_TAG && t->sample.period > 1 && t->clock < t->until)) {
+		t->skipped = (struct kp_tblock *)((uintptr_t)tag & ~(uintptr_t)KP_TBLOCK_TAG);
+		t->charging = t->clock + t->sample.len - t->until >= t->sample.warm;
+		t->clock += n;
+		t->npf = 0;
+		return;
+	}
+	kp_timing_block_full(t, tag);
+}
 void *kp_tblock_tag(struct kp_tblock *b);
 /*
  * the same from its first instruction's struct kp_tsite and its instruction
