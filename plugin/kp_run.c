@@ -259,6 +259,21 @@ static inline uint64_t kp_vmru_pa(const struct kp_vmru *e, uint64_t vaddr)
 }
 
 /*
+ * An L1 prefetch made another line the most recent of some D1 sets: their
+ * entries, and the line kp_sim_data_miss saw last, may no longer be theirs
+ */
+static __attribute__((noinline)) void kp_vmru_moved(void)
+{
+	uint64_t s;
+
+	for (s = 0; s <= kp.d1_sets; s++)
+		if (kp.tm.d1_moved >> (s & 63) & 1)
+			kp.vmru0[s].gen = 0;
+	kp.sim.last_dline = KP_NO_TAG;
+	kp.tm.d1_moved = 0;
+}
+
+/*
  * An access kp_vmru_line0 passed (one geometry) whose D-TLB entry is
  * further down its set, or missing: the D-TLBs looked up in full, the
  * caches not at all (the line is the most recent of its set, a hit that
@@ -343,10 +358,12 @@ static __attribute__((noinline)) void kp_mem_timing(qemu_plugin_meminfo_t info, 
 		g0 = kp_mem_full(info, vaddr, ms, m);
 		pa = kp.last_pa;
 	}
-	if (kp_timing_noting(&kp.tm))
+	if (kp_timing_noting(&kp.tm)) {
 		kp_timing_access(&kp.tm, ms->ts, g0 & KP_M_L1, g0 & KP_M_LL, g0 & KP_M_TLB, pa,
 				 m->size, m->store, vaddr);
-	else if (g0)
+		if (kp.tm.d1_moved)
+			kp_vmru_moved();
+	} else if (g0)
 		kp_timing_warm(&kp.tm, g0 & KP_M_L1, g0 & KP_M_TLB, vaddr, pa, m->size);
 }
 

@@ -271,6 +271,9 @@ static void kp_tpf_line(struct kp_timing *t, struct kp_tnote *n, uint64_t line, 
 	uint64_t a = line << KP_LINE_BITS;
 	bool dram = kp_ref(&t->g->ll, a, 1), d1_miss = to_d1 && kp_ref(&t->g->d1, a, 1);
 
+	if (to_d1)
+		t->d1_moved |= 1ull << ((a >> t->g->d1.line_bits) & 63);
+
 	*l2_miss = kp_ref(&t->l2, a, 1);
 	if (!*l2_miss && !d1_miss)
 		return;

@@ -183,6 +183,9 @@ struct kp_timing {
 	 * when from memory, KP_CORE_PF_L2 when from L2 */
 	uint64_t pf[KP_TPF_BLOCK];
 	uint32_t npf; /* past KP_TPF_BLOCK a prefetch fills the caches, untimed */
+	/* D1 sets, modulo 64, whose most recent line an L1 prefetch made: the plugin's
+	 * shortcuts, which trust the line they saw last there, forget them (kp_run.c) */
+	uint64_t d1_moved;
 };
 
 /* what the arguments may change: sampling's interval and warm-up (unused unless it samples) */
