@@ -325,8 +325,9 @@ static inline bool kp_tlb_global(const struct kp_sim *s, uint64_t va)
  * half counts 4 KiB pages, as Linux maps it unless THP (docs/model.md).
  * One 2 MiB entry serves every page of its range: two taken as large at
  * different physical 2 MiB pages (a 4 KiB page's chance offset) replace
- * each other's entry, except in kp_tlb_fast_large's shortcut, which
- * trusts the generation as kp_tlb_fast does and does not compare them.
+ * each other's entry, except in the plugin's shortcut for a line's page
+ * (kp_run.c's kp_dtlb_mru0), which trusts the generation as kp_tlb_fast
+ * does and does not compare them.
  */
 static inline bool kp_tlb_large(bool on, uint64_t va, uint64_t pa)
 {
@@ -337,13 +338,6 @@ static inline bool kp_tlb_large(bool on, uint64_t va, uint64_t pa)
 static inline uint64_t kp_tlb_vpage(uint64_t va, bool large)
 {
 	return large ? KP_TLB_LARGE_KEY | va >> KP_TLB_LARGE : va >> KP_TLB_PAGE;
-}
-
-/* kp_tlb_fast for va's 2 MiB page, when va (at pa) lies in one */
-static inline bool kp_tlb_fast_large(struct kp_tlb *t, uint64_t va, uint64_t pa, uint64_t gen,
-				     bool on)
-{
-	return kp_tlb_large(on, va, pa) && kp_tlb_fast(t, kp_tlb_vpage(va, true), gen);
 }
 
 /*

@@ -304,8 +304,9 @@ static __attribute__((noinline)) void kp_mem_more(qemu_plugin_meminfo_t info, ui
 
 /*
  * udata is the instruction's struct kp_mem.  An access within the most
- * recent line of its sets is counted here and nothing else (then, with one
- * geometry, no registers need saving); the rest is kp_mem_full's.
+ * recent line of its sets and entry of its D-TLB sets is counted here and
+ * nothing else; one whose page's entry is further down looks up the D-TLBs
+ * alone (one geometry); the rest is kp_mem_full's.
  */
 void kp_mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
@@ -330,15 +331,15 @@ void kp_mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, vo
 		kp_mem_dtlb(vaddr, kp_vmru_pa(e, vaddr), ms, m);
 	}
 }
+
 /*
  * mode=timing: udata is the instruction's struct kp_mem, as mode=cache's.
  * Between samples only a miss matters (kp_timing_warm).  In one, the
  * prefetchers see every access, by physical address.  Either way, an
  * access on the most recent line of its D1 set (one geometry) takes its
- * physical address from the plugin's TLB, which tells a 2 MiB page's
- * entry (the kernel's, most of its accesses) from a 4 KiB one, and looks
- * up the D-TLBs only; any other is looked up in full, which says what
- * geometry 0 missed.
+ * physical address and its page's D-TLB key (2 MiB for most of the
+ * kernel's accesses) from the line's entry, and looks up the D-TLBs only;
+ * any other is looked up in full, which says what geometry 0 missed.
  */
 static __attribute__((noinline)) void kp_mem_timing(qemu_plugin_meminfo_t info, uint64_t vaddr,
 						     struct kp_mem *ms, struct kp_memo *m)

@@ -253,7 +253,7 @@ static uint64_t rpage(uint64_t va, int big)
 	return big ? (1ull << 44) + (va >> 21) : va >> KP_TLB_PAGE;
 }
 
-/* a fetch (I-TLB) or an access (D-TLB, through kp_tlb_fast as kp_model.c) */
+/* a fetch (I-TLB) or an access (D-TLB, through kp_tlb_fast as kp_run.c) */
 static void tlb_access(struct trun *t, uint64_t page, bool fetch)
 {
 	unsigned int size = next(8) ? 4 : 4096; /* now and then across two pages */
@@ -266,9 +266,11 @@ static void tlb_access(struct trun *t, uint64_t page, bool fetch)
 	if (fetch) {
 		kp_sim_itlb(&t->s, t->got, va, pa, size, t->gen);
 	} else {
+		/* the key the plugin notes with a line: its page's, 4 KiB or 2 MiB */
+		uint64_t key = kp_tlb_vpage(va, kp_tlb_large(t->large, va, pa));
+
 		for (g = 0; g < NTGEOM; g++)
-			fast &= kp_tlb_fast(&t->s.geom[g].dtlb, va >> KP_TLB_PAGE, t->gen) ||
-				kp_tlb_fast_large(&t->s.geom[g].dtlb, va, pa, t->gen, t->large);
+			fast &= kp_tlb_fast(&t->s.geom[g].dtlb, key, t->gen);
 		if (!fast)
 			kp_sim_tlb(&t->s, t->got, false, va, pa, size, t->gen);
 	}
