@@ -695,7 +695,7 @@ static bool kp_tsampled(struct kp_timing *t, bool *charge)
 		t->before_sample = (t->intervals + 1) % s->period == 0;
 		t->intervals++;
 	}
-	*charge = t->clock + s->len - t->until >= s->warm;
+	*charge = kp_tsample_charged(t);
 	return t->in_sample;
 }
 

@@ -242,6 +242,11 @@ void kp_timing_fetch(struct kp_timing *t, const struct kp_tsite *ts, bool i1_mis
  * a block started between samples need not touch its line
  */
 #define KP_TBLOCK_TAG 63
+/* a block's execution starting at the clock is charged: past the sample's warm-up */
+static inline bool kp_tsample_charged(const struct kp_timing *t)
+{
+	return t->clock + t->sample.len - t->until >= t->sample.warm;
+}
 /* kp_timing_block's every case */
 void kp_timing_block_full(struct kp_timing *t, void *tag);
 /*
@@ -258,7 +263,7 @@ static inline void kp_timing_block(struct kp_timing *t, void *tag)
 	if (kp_likely(tag && !t->pending && !t->in_sample && !t->before_sample &&
 		      n != KP_TBLOCK_TAG && t->sample.period > 1 && t->clock < t->until)) {
 		t->skipped = (struct kp_tblock *)((uintptr_t)tag & ~(uintptr_t)KP_TBLOCK_TAG);
-		t->charging = t->clock + t->sample.len - t->until >= t->sample.warm;
+		t->charging = kp_tsample_charged(t);
 		t->clock += n;
 		t->npf = 0;
 		return;

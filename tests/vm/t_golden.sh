@@ -8,7 +8,10 @@
 G=$ROOT/tests/golden/vm
 vm_need_host
 # the kernel the recordings were made on, not the one Debian serves now
+first=
 for d in "$G"/data/*.data; do
 	vm_dbg_recorded "$d"
+	[ "${first:=$VM_VMLINUX}" = "$VM_VMLINUX" ] ||
+		fail "$d was made on another kernel (its vmlinux is not $first): make the recordings anew (tests/golden/vm/record.sh)"
 done
 "$ROOT/tests/golden/golden.sh" --cases "$G/cases" -- --vmlinux "$VM_VMLINUX"
