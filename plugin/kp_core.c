@@ -31,8 +31,25 @@ static void kp_queue_free(struct kp_core_queue *q)
 	q->retire = NULL;
 }
 
+/*
+ * r's slots of period cycles, and 1 / period when that is exact (a power
+ * of two): a multiplication then gives the division's result to the bit
+ */
+static void kp_slots_init(struct kp_core_slots *r, double period)
+{
+	uint64_t bits;
+
+	memcpy(&bits, &period, sizeof(bits));
+	r->taken = calloc(KP_CORE_SLOTS, sizeof(uint64_t));
+	r->period = period;
+	/* no mantissa bits: a power of two (periods are normal numbers) */
+	r->per = period && !(bits & ((1ull << 52) - 1)) ? 1.0 / period : 0;
+}
+
 int kp_core_init(struct kp_core *c, const struct kp_core_cfg *cfg, const char **bad)
 {
+	unsigned int u;
+
 	memset(c, 0, sizeof(*c));
 	if (!cfg->width || cfg->width > KP_CORE_MAX_WIDTH)
 		*bad = "width";
@@ -78,9 +95,10 @@ int kp_core_init(struct kp_core *c, const struct kp_core_cfg *cfg, const char **
 	c->walker = cfg->walkers ? calloc(cfg->walkers, sizeof(*c->walker)) : NULL;
 	c->ring = calloc(c->ring_mask--, sizeof(*c->ring));
 	c->inflight = calloc(KP_CORE_INFLIGHT, sizeof(*c->inflight));
-	c->fill = (struct kp_core_slots){calloc(KP_CORE_SLOTS, sizeof(uint64_t)), cfg->l1_fill};
-	c->alu = (struct kp_core_slots){calloc(KP_CORE_SLOTS, sizeof(uint64_t)),
-					cfg->alus ? 1.0 / cfg->alus : 0};
+	kp_slots_init(&c->fill, cfg->l1_fill);
+	kp_slots_init(&c->alu, cfg->alus ? 1.0 / cfg->alus : 0);
+	for (u = 0; u < KP_CORE_UOP_CYCLES; u++)
+		c->uop_cycles[u] = (double)u / cfg->width;
 	c->sched.issue = cfg->sched ? calloc(cfg->sched, sizeof(*c->sched.issue)) : NULL;
 	c->sched.why = cfg->sched ? calloc(cfg->sched, sizeof(*c->sched.why)) : NULL;
 	if (!c->mshr || (cfg->l2_mshrs && !c->l2mshr) || (cfg->walkers && !c->walker) || !c->ring ||
@@ -166,6 +184,12 @@ static void kp_fetch_block(struct kp_core *c, const struct kp_core_insn *in, str
 		f->t = cycle;
 }
 
+/* the cycles of u uops at the width */
+static inline double kp_uop_cycles(const struct kp_core *c, unsigned int u)
+{
+	return u < KP_CORE_UOP_CYCLES ? c->uop_cycles[u] : (double)u / c->cfg.width;
+}
+
 /* Fetch: in order, after a redirect, after its own I-side stall, a block a cycle. */
 static struct kp_when kp_fetch(struct kp_core *c, const struct kp_core_insn *in, unsigned int uops)
 {
@@ -178,7 +202,7 @@ static struct kp_when kp_fetch(struct kp_core *c, const struct kp_core_insn *in,
 	}
 	if (c->cfg.fetch_block)
 		kp_fetch_block(c, in, &f);
-	c->fetch = f.t + (double)uops / c->cfg.width;
+	c->fetch = f.t + kp_uop_cycles(c, uops);
 	/* what a taken branch goes to is fetched from the next cycle on (times are >= 0) */
 	if (in->taken && c->fetch < (double)(uint64_t)f.t + 1)
 		c->fetch = (double)(uint64_t)f.t + 1;
@@ -342,7 +366,7 @@ static double kp_slot(struct kp_core_slots *r, double t)
 	if (!r->period)
 		return t;
 	/* + 1: a slot's entry 0 is none taken */
-	s = (uint64_t)(t / r->period) + 1;
+	s = (uint64_t)(r->per ? t * r->per : t / r->period) + 1;
 	while (r->taken[s & (KP_CORE_SLOTS - 1)] == s)
 		s++;
 	r->taken[s & (KP_CORE_SLOTS - 1)] = s;
@@ -492,7 +516,7 @@ static struct kp_when kp_load(struct kp_core *c, const struct kp_core_insn *in, 
 static void kp_retire(struct kp_core *c, unsigned int uops, struct kp_when done,
 		      struct kp_core_charge *out)
 {
-	double base = (double)uops / c->cfg.width, r = c->retired + base;
+	double base = kp_uop_cycles(c, uops), r = c->retired + base;
 	struct kp_core_slot *s;
 
 	out->base = base;

@@ -103,6 +103,8 @@ enum kp_stack {
 	KP_ST_N
 };
 
+#define KP_CORE_UOP_CYCLES 128 /* uops of an instruction (kp_x86_deps's most: 100) */
+
 /* The core's sizes (a core description's "core" object). */
 struct kp_core_cfg {
 	unsigned int width;	 /* uops fetched, dispatched and retired a cycle */
@@ -199,6 +201,7 @@ struct kp_core_sched {
 struct kp_core_slots {
 	uint64_t *taken;
 	double period; /* 0: no bound */
+	double per;    /* 1 / period when exact, else 0 (divided) */
 };
 
 /* a prefetched line and when it arrives */
@@ -237,6 +240,8 @@ struct kp_core {
 	struct kp_core_slot *ring; /* the window, oldest at head */
 	struct kp_core_queue lq, sq, prf;
 	struct kp_core_sched sched; /* cfg.sched: those dispatched that have not issued */
+	/* u / cfg.width for u uops: a division an instruction twice, taken from here */
+	double uop_cycles[KP_CORE_UOP_CYCLES];
 	unsigned int head, n, uops, ring_mask;
 	uint64_t insns;
 };

@@ -514,9 +514,21 @@ static void kp_tfold_one(struct kp_tinsn *ti, struct kp_cyc *c)
 static void kp_tcharge(struct kp_tinsn *ti, const struct kp_tsite *ts,
 		       const struct kp_core_charge *ch)
 {
-	ti->acc[KP_ST_BASE] += ch->base;
-	ti->acc[ch->why] += ch->cycles - ch->base;
-	if (ti->acc[KP_ST_BASE] >= KP_TACC_MAX || ti->acc[ch->why] >= KP_TACC_MAX)
+	/*
+	 * the two additions in registers, rounded as in place: the row why is
+	 * mostly base itself, whose store a load from a computed index would
+	 * wait for
+	 */
+	float base = (float)(ti->acc[KP_ST_BASE] + ch->base), why;
+
+	if (ch->why == KP_ST_BASE) {
+		why = base = (float)(base + (ch->cycles - ch->base));
+	} else {
+		why = (float)(ti->acc[ch->why] + (ch->cycles - ch->base));
+		ti->acc[ch->why] = why;
+	}
+	ti->acc[KP_ST_BASE] = base;
+	if (base >= KP_TACC_MAX || why >= KP_TACC_MAX)
 		kp_tfold_one(ti, ts->cyc);
 }
 
