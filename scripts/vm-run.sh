@@ -94,11 +94,14 @@ exits with CMD's exit status.
                         level TLB kept warm; the predictor in the interval
                         before a sample), and each PC's cycles are its
                         measured ones scaled to all its executions: ~2.5x
-                        faster at N=10 on big-fork, est_cycles a few %
-                        from the exact run's on the functions that matter
-                        (docs/model.md, "Sampled timing").  N from 2 to
-                        1000; the interval and warm-up through
-                        KP_MODEL_ARGS (sample.len=, sample.warm=)
+                        faster at N=10 on big-fork, ~3.2x at N=20,
+                        est_cycles a few % from the exact run's on the
+                        functions that matter (N=20: about 1.4x N=10's
+                        error; N=40 too few samples on a workload of a
+                        billion instructions: docs/model.md, "Sampled
+                        timing").  N from 2 to 1000; the interval and
+                        warm-up through KP_MODEL_ARGS (sample.len=,
+                        sample.warm=)
   --I1=, --D1=, --LL=SIZE,ASSOC,LINE
                         a cache's geometry in bytes, ways, bytes (each a
                         power of two, ASSOC x LINE <= SIZE; defaults
