@@ -14,6 +14,7 @@
 #define KP_CORE_INFLIGHT    4096 /* lines in flight remembered, by line: a power of two */
 #define KP_CORE_SLOTS	    4096 /* a resource's slots remembered, by slot: a power of two */
 #define KP_CORE_MAX_ALUS    64
+#define KP_CORE_MAX_LL_QUEUE 100000 /* hundredths of a cycle: 1,000 cycles a miss in flight */
 
 static int kp_queue_init(struct kp_core_queue *q, unsigned int size)
 {
@@ -59,6 +60,8 @@ int kp_core_init(struct kp_core *c, const struct kp_core_cfg *cfg, const char **
 		*bad = "mshrs";
 	else if (cfg->l2_mshrs > KP_CORE_MAX_MSHRS)
 		*bad = "l2_mshrs";
+	else if (cfg->ll_queue > KP_CORE_MAX_LL_QUEUE || (cfg->ll_queue && !cfg->l2_mshrs))
+		*bad = "ll_queue";
 	else if (cfg->walkers > KP_CORE_MAX_WALKERS)
 		*bad = "walkers";
 	else if (cfg->mispredict > KP_CORE_MAX_REFILL)
@@ -447,6 +450,22 @@ static void kp_store_miss(struct kp_core *c, const struct kp_core_insn *in, doub
 }
 
 /*
+ * What an LL hit issued at t waits for the other misses beyond L2 in
+ * flight then (L2's buffers busy): a last level's latency grows with the
+ * misses it serves at once (docs/model.md, "The last level under load").
+ */
+static double kp_ll_queue(const struct kp_core *c, double t)
+{
+	unsigned int i, busy = 0;
+
+	if (!c->cfg.ll_queue)
+		return 0;
+	for (i = 0; i < c->cfg.l2_mshrs; i++)
+		busy += c->l2mshr[i] > t;
+	return busy * c->cfg.ll_queue / 100.0;
+}
+
+/*
  * The load: its address, a walker when its translation walks, a miss
  * buffer when it missed L1, its latency; when its value is there.  *own:
  * what of its own held it (a walker, a miss buffer, its level, the
@@ -483,6 +502,8 @@ static struct kp_when kp_load(struct kp_core *c, const struct kp_core_insn *in, 
 	}
 	issue = l.t;
 	l.t += in->load_lat - tlb;
+	if (l2buf && !in->load_dram)
+		l.t += kp_ll_queue(c, issue);
 	/* the longer of its two parts beyond an L1 hit (a wait for a walker the TLB's) names it */
 	if (l.t > addr + in->load_l1)
 		l.why = (translated - addr) * 2 > l.t - addr - in->load_l1 ? KP_ST_TLB

@@ -111,6 +111,8 @@ struct kp_core_cfg {
 	unsigned int window;	 /* uops in flight between dispatch and retirement (the ROB) */
 	unsigned int mshrs;	 /* L1 data misses outstanding at once */
 	unsigned int l2_mshrs;	 /* of them, missing L2 too, at once (0: no bound; not prefetches) */
+	unsigned int ll_queue;	 /* hundredths of a cycle an LL hit's latency grows for each other
+				    miss beyond L2 in flight at its issue (0: none; needs l2_mshrs) */
 	unsigned int walkers;	 /* page walks in flight at once (0: no bound) */
 	unsigned int lq, sq;	 /* loads, stores in flight (0: only the window binds) */
 	unsigned int prf;	 /* general-register results in flight (0: only the window binds) */

@@ -48,6 +48,8 @@ static const struct kp_tnum kp_tnums[] = {
 	KP_T("lat.dram_line", lat.dram_line, 0, 10000),
 	KP_T("lat.dram_wline", lat.dram_wline, 0, 10000),
 	KP_T("lat.page_cross", lat.page_cross, 0, 10000),
+	KP_T("lat.ll_lost", lat.ll_lost, 0, 1000000),
+	KP_T("lat.ll_queue", core_cfg.ll_queue, 0, 100000),
 	KP_T("lat.l1_fill", core_cfg.l1_fill, 0, 1000),
 	KP_T("bp.cond", bp_cfg.cond_entries, 1, 1u << 24),
 	KP_T("bp.hist", bp_cfg.hist_bits, 0, 64),

@@ -213,14 +213,29 @@ static struct kp_tnote *kp_tnote(struct kp_timing *t, const struct kp_tsite *ts)
 	return n;
 }
 
-/* where a line missing L1 (I or D) comes from: L2, LL or DRAM; *l2_miss: not L2 */
-static uint32_t kp_tbeyond(struct kp_timing *t, uint64_t pa, unsigned int size, bool ll_miss,
+/*
+ * Whether the LL hit on the line at pa is one of the ll_lost in a million
+ * served at DRAM's latency (kp_ll_lost): the hits timed so far number the
+ * draw, so that the same run draws the same.
+ */
+static bool kp_tlost(struct kp_timing *t, uint64_t pa)
+{
+	return t->lat.ll_lost && kp_ll_lost(pa >> KP_LINE_BITS, ++t->ll_hits, t->lat.ll_lost);
+}
+
+/*
+ * where a line missing L1 (I or D) comes from: L2, LL or DRAM; *l2_miss:
+ * not L2; *ll_miss (in: LL lacked it) set when an LL hit was lost
+ */
+static uint32_t kp_tbeyond(struct kp_timing *t, uint64_t pa, unsigned int size, bool *ll_miss,
 			   bool *l2_miss)
 {
 	*l2_miss = kp_ref(&t->l2, pa, size);
 	if (!*l2_miss)
 		return t->lat.l2;
-	return ll_miss ? t->lat.dram : t->lat.ll;
+	if (!*ll_miss && kp_tlost(t, pa))
+		*ll_miss = true;
+	return *ll_miss ? t->lat.dram : t->lat.ll;
 }
 
 /*
@@ -240,12 +255,13 @@ static uint32_t kp_ttlb(struct kp_timing *t, uint64_t va, uint64_t pa)
 {
 	uint64_t vp = kp_tlb_vpage(va, kp_tlb_large(t->large, va, pa));
 	uint64_t pte = KP_TPT_BASE | vp << 3;
-	bool l2_miss;
+	bool l2_miss, ll_miss;
 
 	if (!kp_tlb_ref(&t->stlb, vp, 0, KP_TLB_ANY, false, 0))
 		return t->lat.stlb;
+	ll_miss = kp_ref(&t->g->ll, pte, 8);
 	return t->lat.stlb + (kp_pwc_walk(&t->pwc, va) ? 0 : t->lat.walk) +
-	       kp_tbeyond(t, pte, 8, kp_ref(&t->g->ll, pte, 8), &l2_miss);
+	       kp_tbeyond(t, pte, 8, &ll_miss, &l2_miss);
 }
 
 /*
@@ -326,7 +342,7 @@ static uint32_t kp_tcross(struct kp_timing *t, struct kp_tnote *n, uint64_t va, 
 	k = kp_pf_enter(&t->pf_l2, pa, dir, lines, KP_TPF_MAX);
 	n->pf_from = at + walk;
 	n->pf_early = 1;
-	kp_tbeyond(t, pa, 1, ll_miss, &l2_miss);
+	kp_tbeyond(t, pa, 1, &ll_miss, &l2_miss);
 	for (i = 0; i < k && t->npf < KP_TPF_BLOCK; i++) {
 		uint32_t before = n->npf;
 
@@ -419,7 +435,7 @@ void kp_timing_access(struct kp_timing *t, const struct kp_tsite *ts, bool d1_mi
 	else
 		tlb = 0;
 	if (d1_miss)
-		lat = kp_tbeyond(t, pa, size, ll_miss, &l2_miss);
+		lat = kp_tbeyond(t, pa, size, &ll_miss, &l2_miss);
 	if (tlb_miss)
 		tlb = kp_ttlb(t, va, pa);
 	/*
@@ -460,7 +476,7 @@ void kp_timing_fetch(struct kp_timing *t, const struct kp_tsite *ts, bool i1_mis
 		return;
 	}
 	if (i1_miss)
-		n->fetch_stall += kp_tbeyond(t, pa, 1, ll_miss, &l2_miss);
+		n->fetch_stall += kp_tbeyond(t, pa, 1, &ll_miss, &l2_miss);
 	if (tlb_miss)
 		n->fetch_stall += kp_ttlb(t, ts->ti->vaddr, pa);
 }

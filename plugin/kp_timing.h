@@ -116,6 +116,21 @@ struct kp_tnote {
 	uint8_t load_beyond, store_beyond; /* the line came from beyond L2 */
 };
 
+/*
+ * A shared last level loses lines to the host's other tenants: of a
+ * million hits, ppm come from DRAM (docs/model.md, "The last level under
+ * load").  Whether hit n, on line, is one: a hash of the two, spread
+ * evenly over the hits.
+ */
+static inline bool kp_ll_lost(uint64_t line, uint64_t n, uint32_t ppm)
+{
+	uint64_t x = line ^ n * 0x9e3779b97f4a7c15ULL;
+
+	x = (x ^ x >> 30) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ x >> 27) * 0x94d049bb133111ebULL;
+	return (x ^ x >> 31) % 1000000 < ppm;
+}
+
 /* latencies, cycles */
 struct kp_tlat {
 	uint32_t l1, l2, ll, dram; /* load-to-use of a hit at each level, DRAM's */
@@ -124,6 +139,7 @@ struct kp_tlat {
 	uint32_t page_cross;	   /* cycles a stream's crossing into its next page costs the channel */
 	uint32_t stlb, walk;	   /* a D-TLB miss the STLB hits; a walk */
 	uint32_t string_uops;	   /* uops a fast string's 64-byte line takes */
+	uint32_t ll_lost;	   /* of a million LL hits, those served at DRAM's latency */
 	uint32_t ev[KP_EV_KINDS];  /* the events' fixed costs (CPUID, WRMSR...) */
 };
 
@@ -166,6 +182,7 @@ struct kp_timing {
 	bool charging;		   /* its execution is charged (not a sample's warm-up) */
 	struct kp_tblock *skipped; /* between samples: the block executing, for the predictor */
 	uint64_t clock;		   /* instructions of the blocks started, sampled or not */
+	uint64_t ll_hits;	   /* LL hits timed, numbering kp_ll_lost's draws */
 	uint64_t until, intervals; /* the clock at the interval's end; intervals begun */
 	bool in_sample;		   /* the interval is a sample */
 	bool before_sample; /* the interval is the one before a sample: the predictor learns */

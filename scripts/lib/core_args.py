@@ -37,7 +37,7 @@ NUMBERS = {
     "latency": {"l1": (1, 100), "l2": (1, 200), "ll": (1, 1000), "dram": (1, 10000),
                 "stlb": (0, 1000), "walk": (0, 10000), "string_uops": (1, 4096),
                 "dram_line": (0, 10000), "dram_wline": (0, 10000), "page_cross": (0, 10000),
-                "l1_fill": (0, 1000)},
+                "l1_fill": (0, 1000), "ll_lost": (0, 1000000), "ll_queue": (0, 100000)},
     "predictor": {"cond": (1, 1 << 24), "hist": (0, 64), "btb": (1, 1 << 24),
                   "btb_assoc": (1, 64), "ras": (1, 1024), "loop": (0, 1 << 16)},
     "prefetch": {"next_line": (0, 2), "stride_entries": (0, 4096), "stride_distance": (0, 64),
@@ -137,6 +137,8 @@ def check(d):
             if (key, f) in POW2 and v & (v - 1):
                 raise Bad(f"{key}.{f}: {v} is not a power of two")
             args.append(f"{PLUGIN_KEY[key]}.{f}={v}")
+    if d["latency"]["ll_queue"] and not d["core"]["l2_mshrs"]:
+        raise Bad(f"latency.ll_queue: {d['latency']['ll_queue']} needs core.l2_mshrs, whose buffers count the misses in flight")
     pred = d["predictor"]
     if 1 << pred["hist"] > pred["cond"]:
         raise Bad(f"predictor.hist: {pred['hist']} bits index more than the {pred['cond']} counters of predictor.cond")
@@ -225,12 +227,23 @@ def measured(table, path, cores_dir):
         if core.get("l2_stream_cycles_per_line"):
             lat["l1_fill"] = max(1, round(core["l2_stream_cycles_per_line"]))
             d["sources"]["latency.l1_fill"] = f"kprotperf calibrate: {path}"
-        # independent loads beyond L2: the last level's latency over their
-        # rate, the misses it serves at once (a table calibrated before it
-        # keeps the description's)
+        # independent loads beyond L2, as many in flight as L1's buffers
+        # let: the last level's latency grows with the misses it serves at
+        # once, from load_to_use.ll's for one to what their rate makes of
+        # it with all of them (docs/model.md, "The last level under load";
+        # a table calibrated before it keeps the description's bound)
         if core.get("ll_random_cycles_per_line"):
-            d["core"]["l2_mshrs"] = max(1, round(lu["ll"] / core["ll_random_cycles_per_line"]))
-            d["sources"]["core.l2_mshrs"] = f"kprotperf calibrate: {path}"
+            n = d["core"]["mshrs"]
+            queue = (n * core["ll_random_cycles_per_line"] - lu["ll"]) / (n - 1) if n > 1 else 0
+            d["core"]["l2_mshrs"] = n
+            lat["ll_queue"] = max(0, round(100 * queue))
+            d["sources"]["core.l2_mshrs"] = f"kprotperf calibrate: {path} (L1's buffers: core.mshrs)"
+            d["sources"]["latency.ll_queue"] = f"kprotperf calibrate: {path}"
+        # the share of last-level hits a tenant finds gone to DRAM (a table
+        # calibrated before it keeps the description's)
+        if core.get("ll_lost"):
+            lat["ll_lost"] = round(core["ll_lost"])
+            d["sources"]["latency.ll_lost"] = f"kprotperf calibrate: {path}"
         # the operations waiting for their operands at once (a table
         # calibrated before it keeps the description's)
         if core.get("scheduler"):

@@ -591,8 +591,9 @@ static int ll_random(struct calib *k, const struct caches *s)
 		source(k, MG_LL_RANDOM,
 		       "measured: independent loads at random lines of %zu KiB in %s (load_to_use.ll's "
 		       "set), their offsets read in turn from an index in L2, %.2f cycles a load, over "
-		       "the %.2f of them L2 cannot hold (L2 %zu KiB): a line from beyond L2; "
-		       "load_to_use.ll over it, the misses the last level serves at once",
+		       "the %.2f of them L2 cannot hold (L2 %zu KiB): a line from beyond L2, "
+		       "with all of L1's miss buffers in flight (what the last level's latency "
+		       "grows to with them: core latency.ll_queue)",
 		       s->ll_set / KIB, huge_pages(), c, beyond, s->l2 / KIB);
 		scheduler(k, beyond,
 			  calib_time(calib_gather_use, &g, GATHER_IDX / CALIB_BODIES) /
@@ -605,6 +606,34 @@ static int ll_random(struct calib *k, const struct caches *s)
 	return err;
 }
 
+/*
+ * Of the last level's hits, those this tenant finds gone to DRAM (a per
+ * million): calib_lost's loads through load_to_use.ll's set in rounds
+ * slower than their median by half of DRAM's latency beyond LL's, over
+ * the share of the set L2 cannot hold.  None where the set is within L2
+ * or no cycle counter is read.  0 or -ENOMEM.
+ */
+static int ll_lost(struct calib *k, const struct caches *s)
+{
+	const double *lu = k->r->costs.core;
+	double share, beyond = s->ll_set > s->l2 ? 1 - (double)s->l2 / s->ll_set : 0;
+	int err;
+
+	if (beyond <= 0)
+		return 0;
+	err = calib_lost(s->ll_set, k->ghz, (lu[MK_LTU_DRAM] - lu[MK_LTU_LL]) / 2, &share);
+	if (err)
+		return err == -EOPNOTSUPP ? 0 : err;
+	figure(k, MK_LL_LOST, share / beyond * 1e6);
+	source(k, MG_LL_LOST,
+	       "measured: 16 random chases at once through the %zu KiB of load_to_use.ll's set in "
+	       "%s, each round of them timed by the cycle counter: %.3f%% of the loads in rounds "
+	       "slower than the median by half of load_to_use.dram beyond .ll, over the %.2f of "
+	       "them L2 cannot hold (median of 5 runs)",
+	       s->ll_set / KIB, huge_pages(), share * 100, beyond);
+	return 0;
+}
+
 int calib_core(struct calib *k, struct calib_loads *l)
 {
 	struct caches s;
@@ -612,7 +641,7 @@ int calib_core(struct calib *k, struct calib_loads *l)
 
 	cache_sizes(&s);
 	err = ll_sweep(k, &s) ?: chases(k, &s, l) ?: rename_registers(k, &s) ?: mispredict(k) ?:
-	      fetch_blocks(k) ?: streams(k, &s) ?: ll_random(k, &s);
+	      fetch_blocks(k) ?: streams(k, &s) ?: ll_random(k, &s) ?: ll_lost(k, &s);
 	k->r->costs.has_core = !err;
 	return err;
 }

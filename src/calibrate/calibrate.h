@@ -171,6 +171,14 @@ struct calib_loads {
  */
 int calib_core(struct calib *k, struct calib_loads *l);
 
+/*
+ * Of the loads of random chases through size bytes (2 MiB pages, 16 at
+ * once, each round of them timed), the share in rounds slower than the
+ * median by more than gap_cycles at ghz, the median of a few runs, into
+ * *share: 0, -ENOMEM, or -EOPNOTSUPP where no cycle counter is read.
+ */
+int calib_lost(size_t size, double ghz, double gap_cycles, double *share);
+
 /* Measure this machine (progress on err, NULL: silent): 0 or -errno, said. */
 int calib_measure(struct calib_result *r, FILE *err);
 /* r's table as JSON (model/costs.h's format) to f. */

@@ -40,6 +40,7 @@ const struct model_core_group_info model_core_groups[MG_KEYS] = {
 	[MG_LL_RANDOM] = {"ll_random_cycles_per_line", "cycles/line", 0.01},
 	[MG_SCHEDULER] = {"scheduler", "entries", 1},
 	[MG_STREAM_4K] = {"stream_4k_cycles_per_line", "cycles/line", 0.01},
+	[MG_LL_LOST] = {"ll_lost", "per million", 0},
 };
 
 const struct model_core_field model_core_fields[MK_KEYS] = {
@@ -66,6 +67,7 @@ const struct model_core_field model_core_fields[MK_KEYS] = {
 	[MK_LL_RANDOM] = {MG_LL_RANDOM, NULL},
 	[MK_SCHEDULER] = {MG_SCHEDULER, NULL},
 	[MK_STREAM_4K] = {MG_STREAM_4K, NULL},
+	[MK_LL_LOST] = {MG_LL_LOST, NULL},
 };
 
 const char *model_core_name(int k, char *buf, size_t len)

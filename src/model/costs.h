@@ -73,13 +73,16 @@ enum model_cost_key {
  * fetches one block a cycle: core.fetch_block); l2_stream_cycles_per_line:
  * a sequential read's cycles a line through half of L2, the rate L1 takes
  * lines from L2 (core latency.l1_fill); ll_random_cycles_per_line:
- * independent loads' cycles a line from beyond L2, at random (over
- * load_to_use.ll, the misses served at once: core.l2_mshrs); scheduler:
+ * independent loads' cycles a line from beyond L2, at random, as many in
+ * flight as L1's miss buffers (what the last level's latency grows to with
+ * them: core latency.ll_queue); scheduler:
  * the operations a core holds waiting for their operands, from the same
  * loads' rate with six operations waiting for each (core.sched);
  * stream_4k_cycles_per_line: a sum of each line's eight longs through
  * 4 KiB pages (over stream_cycles_per_line's read in 2 MiB ones: what
- * leaving a page costs a stream, core latency.page_cross).
+ * leaving a page costs a stream, core latency.page_cross); ll_lost: of a
+ * million last-level hits, those this tenant finds gone to DRAM (core
+ * latency.ll_lost).
  * ll_capacity and all after it are optional (a table written before them
  * reads with 0: unknown, written and shown only when known).
  */
@@ -107,6 +110,7 @@ enum model_core_key {
 	MK_LL_RANDOM,
 	MK_SCHEDULER,
 	MK_STREAM_4K,
+	MK_LL_LOST,
 	MK_KEYS
 };
 #define MK_OPTIONAL MK_LL_CAPACITY
@@ -127,6 +131,7 @@ enum model_core_group {
 	MG_LL_RANDOM,
 	MG_SCHEDULER,
 	MG_STREAM_4K,
+	MG_LL_LOST,
 	MG_KEYS
 };
 #define MG_OPTIONAL MG_LL_CAPACITY

@@ -89,6 +89,8 @@ checks += [
     (4 <= k["scheduler"] <= 1024, "scheduler"),
     (k["stream_cycles_per_line"] / 2 <= k["stream_4k_cycles_per_line"] <= k["stream_cycles_per_line"] + u["dram"],
      "stream_4k_cycles_per_line"),
+    # a share of hits, absent when none was lost (or the set lies within L2)
+    (0 < k.get("ll_lost", 1) <= 1e6, "ll_lost"),
 ]
 bad = [w for ok, w in checks if not ok]
 if bad:

@@ -98,7 +98,7 @@ static void fresh(struct kp_core *c, struct run *r, const struct kp_core_cfg *k)
 struct stream {
 	const char *name;
 	unsigned int window, mshrs, lq, sq, prf, sched;
-	unsigned int dram_line, walkers, width, l1_fill, l2_mshrs, alus;
+	unsigned int dram_line, walkers, width, l1_fill, l2_mshrs, alus, ll_queue;
 	struct kp_core_insn in, last;
 	int every, n;
 	double want, tol;
@@ -117,6 +117,13 @@ struct stream {
 	{                                                                                    \
 		.src = 1 << 2, .addr = 1 << 2, .dst = 1 << 3, .load_lat = 200, .load_l1 = 5, \
 		.load_miss = true, .load_beyond = true, .loads = true                        \
+	}
+
+/* the same from memory (a channel with no bound) */
+#define GATHER_DRAM                                                                          \
+	{                                                                                    \
+		.src = 1 << 2, .addr = 1 << 2, .dst = 1 << 3, .load_lat = 200, .load_l1 = 5, \
+		.load_miss = true, .load_beyond = true, .load_dram = true, .loads = true     \
 	}
 
 /* the same, each load's translation walking: 100 of its 300 cycles */
@@ -417,6 +424,28 @@ static const struct stream streams[] = {
 	 .tol = 0.01,
 	 .cause = KP_ST_DCACHE},
 	/*
+	 * The same with the last level's latency growing 10 cycles for each
+	 * other miss beyond L2 in flight: each load issues as a buffer frees,
+	 * the other 3 busy, and takes 230 cycles: 4 in 230, 57.5 a load.  From
+	 * memory, no growth: 50 again.
+	 */
+	{.name = "gather beyond L2, 4 L2 buffers, 10 a miss in flight",
+	 .l2_mshrs = 4,
+	 .ll_queue = 1000,
+	 .in = GATHER_BEYOND,
+	 .n = N,
+	 .want = 57.5,
+	 .tol = 0.01,
+	 .cause = KP_ST_DCACHE},
+	{.name = "gather to memory, 4 L2 buffers, 10 a miss in flight",
+	 .l2_mshrs = 4,
+	 .ll_queue = 1000,
+	 .in = GATHER_DRAM,
+	 .n = N,
+	 .want = 50,
+	 .tol = 0.01,
+	 .cause = KP_ST_DCACHE},
+	/*
 	 * A miss from memory (200), then a load of its line that hits L1 but
 	 * waits for the line, its value the next miss's address: a chase, 200
 	 * cycles a pair.  Were the hit's value there at L1's latency, the
@@ -488,6 +517,7 @@ static void run_stream(const struct stream *s)
 	k.walkers = s->walkers;
 	k.dram_line = s->dram_line;
 	k.alus = s->alus;
+	k.ll_queue = s->ll_queue;
 	fresh(&c, &r, &k);
 	for (i = 1; i <= s->n; i++)
 		step(&c, s->every && i % s->every == 0 ? &s->last : &s->in, &r);
@@ -685,6 +715,8 @@ static void refused(void)
 		{{.width = 4, .window = 128, .mshrs = 10, .ll = 40, .dram = 200, .l1_fill = 5000},
 		 "l1_fill"},
 		{{.width = 4, .window = 128, .mshrs = 10, .ll = 40, .dram = 200, .alus = 65}, "alus"},
+		{{.width = 4, .window = 128, .mshrs = 10, .ll = 40, .dram = 200, .ll_queue = 100},
+		 "ll_queue"},
 	};
 	struct kp_core c;
 	const char *why;

@@ -41,7 +41,7 @@ done
 cal=$ROOT/tests/unit/golden/calibrate-show-core-json
 got=$(CA "$cal" | tr , '\n' | grep -E '^(core=|lat\.|core\.l2_mshrs|core\.mispredict|core\.prf|core\.sched|core\.fetch_block|core\.alus|ev\.cpuid)')
 want="core=epyc-milan+calibrated
-core.l2_mshrs=11
+core.l2_mshrs=24
 core.mispredict=18
 core.prf=200
 core.sched=45
@@ -58,6 +58,8 @@ lat.dram_line=8
 lat.dram_wline=10
 lat.page_cross=126
 lat.l1_fill=3
+lat.ll_lost=1500
+lat.ll_queue=250
 ev.cpuid=$(python3 -c "import json; print(round(json.load(open('$cal'))['costs']['cpuid']))")"
 [ "$got" = "$want" ] || fail "the calibrated table: $got"
 # a loop across two fetch blocks no slower than within one: no bound
@@ -74,8 +76,10 @@ json.dump(d, open(sys.argv[2], "w"))' "$cal" "$TMP/without.json" "$1"
 # tables calibrated before a figure: the description's number (epyc-milan's)
 got=$(without l2_stream_cycles_per_line 'lat\.l1_fill')
 [ "$got" = lat.l1_fill=2 ] || fail "a table without l2_stream_cycles_per_line: $got"
-got=$(without ll_random_cycles_per_line 'core\.l2_mshrs')
-[ "$got" = core.l2_mshrs=0 ] || fail "a table without ll_random_cycles_per_line: $got"
+got=$(without ll_random_cycles_per_line 'core\.l2_mshrs\|lat\.ll_queue' | tr '\n' ' ')
+[ "$got" = "core.l2_mshrs=0 lat.ll_queue=0 " ] || fail "a table without ll_random_cycles_per_line: $got"
+got=$(without ll_lost 'lat\.ll_lost')
+[ "$got" = lat.ll_lost=0 ] || fail "a table without ll_lost: $got"
 got=$(without scheduler 'core\.sched')
 [ "$got" = core.sched=0 ] || fail "a table without scheduler: $got"
 got=$(without stream_4k_cycles_per_line 'lat\.page_cross')
@@ -131,6 +135,8 @@ edit core/l2_mshrs 300 && bad "$F" "$F: core.l2_mshrs: 300: want a whole number 
 edit latency/page_cross 10001 && bad "$F" "$F: latency.page_cross: 10001: want a whole number from 0 to 10000"
 edit core/sched 5000 && bad "$F" "$F: core.sched: 5000: want a whole number from 0 to 4096"
 edit core/alus 65 && bad "$F" "$F: core.alus: 65: want a whole number from 0 to 64"
+edit latency/ll_lost 1000001 && bad "$F" "$F: latency.ll_lost: 1000001: want a whole number from 0 to 1000000"
+edit latency/ll_queue 150 && bad "$F" "$F: latency.ll_queue: 150 needs core.l2_mshrs, whose buffers count the misses in flight"
 edit sources/core.alus null && bad "$F" "$F: sources.core.alus: missing: every number says where it comes from"
 edit prefetch/next_line 3 && bad "$F" "$F: prefetch.next_line: 3: want a whole number from 0 to 2"
 edit caches/l2 '"262144:3:64"' && bad "$F" "$F: caches.l2: 262144:3:64: 3 is not a power of two"
@@ -147,4 +153,4 @@ printf '{"kprotperf_core": 1, "kprotperf_core": 1}' >"$F" && bad "$F" "$F: \"kpr
 head -c 70000 /dev/zero | tr '\0' ' ' >"$F" && bad "$F" "$F: larger than any core description (64 KiB)"
 ln -s "$ROOT/share/cores/skylake.json" "$TMP/link.json" && bad "$TMP/link.json" "$TMP/link.json: Too many levels of symbolic links"
 bad "$TMP" "$TMP: not a regular file"
-echo "core descriptions: $n shipped turned into their arguments, a calibrated table into the nearest with its figures, seven CPUs to their nearest, 24 bad files refused in one line"
+echo "core descriptions: $n shipped turned into their arguments, a calibrated table into the nearest with its figures, seven CPUs to their nearest, 26 bad files refused in one line"

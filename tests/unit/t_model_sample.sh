@@ -10,9 +10,7 @@ TMP=$(mktemp -d /tmp/kp-sample.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 command -v cc >/dev/null || { echo "skipped: no C compiler"; exit 77; }
-P=$ROOT/plugin
-cc -O2 -Wall -Wextra -I"$P" "$ROOT/tests/unit/model_sample.c" "$P/kp_timing.c" "$P/kp_targs.c" "$P/kp_core.c" \
-	"$P/kp_cache.c" "$P/kp_bpred.c" "$P/kp_prefetch.c" "$P/kp_x86_deps.c" "$P/kp_x86_optab.c" "$P/kp_x86.c" -lm \
-	-o "$TMP/model_sample" 2>"$TMP/cc.err" || fail "cc: $(cat "$TMP/cc.err")"
+. "$ROOT/tests/unit/timing_cc.sh"
+timing_cc "$ROOT/tests/unit/model_sample.c" "$TMP/model_sample"
 "$TMP/model_sample" >"$TMP/out" 2>&1 || fail "$(cat "$TMP/out")"
 echo "model sample: $(grep -c 'want' "$TMP/out") checks held"

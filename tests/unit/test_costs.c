@@ -81,14 +81,15 @@ static char *edit(const char *t, const char *from, const char *to)
 	" \"rep_stosb_cycles_per_line\": {\"l1\": 1.5, \"l2\": 2.5, \"dram\": 9.5},\n"                         \
 	" \"rep_movsb_cycles_per_line\": {\"l1\": 2.5, \"l2\": 3.5, \"dram\": 19.5}, \"ll_capacity\": 4096,\n" \
 	" \"rename_registers\": 200, \"fetch_block_crossing\": 1.95, \"l2_stream_cycles_per_line\": 2.9,\n"    \
-	" \"ll_random_cycles_per_line\": 4.5, \"scheduler\": 45, \"stream_4k_cycles_per_line\": 9.5}"
+	" \"ll_random_cycles_per_line\": 4.5, \"scheduler\": 45, \"stream_4k_cycles_per_line\": 9.5,"          \
+	" \"ll_lost\": 1500}"
 #define CORE_SOURCES                                                                                \
 	" \"core_sources\": {\"load_to_use\": \"c0\", \"tlb\": \"c1\", \"mispredict\": \"c2\",\n"   \
 	" \"stream_bytes_per_cycle\": \"c3\", \"stream_cycles_per_line\": \"c4\",\n"                \
 	" \"rep_stosb_cycles_per_line\": \"c5\", \"rep_movsb_cycles_per_line\": \"c6\",\n"          \
 	" \"ll_capacity\": \"c7\", \"rename_registers\": \"c8\", \"fetch_block_crossing\": \"c9\"," \
 	" \"l2_stream_cycles_per_line\": \"c10\", \"ll_random_cycles_per_line\": \"c11\","          \
-	" \"scheduler\": \"c12\", \"stream_4k_cycles_per_line\": \"c13\"}"
+	" \"scheduler\": \"c12\", \"stream_4k_cycles_per_line\": \"c13\", \"ll_lost\": \"c14\"}"
 
 /* table()'s with the core's figures (a new string). */
 static char *table_core(const char *vendor, int family, int model, const char *name)
@@ -130,7 +131,7 @@ static void test_core(void **state)
 {
 	static const double want[MK_KEYS] = {4.5,  12.5, 50.5, 300.5, 7.5, 30.5, 60.5, 17.5,
 					     8.5,  7.53, 1.5,  2.5,   9.5, 2.5,	 3.5,  19.5,
-					     4096, 200,	 1.95, 2.9,   4.5, 45,	 9.5};
+					     4096, 200,	 1.95, 2.9,   4.5, 45,	 9.5,  1500};
 	struct model_cost_sources src;
 	struct model_costs c;
 	char *t = table_core("x", 1, 2, "y"), *old = table("x", 1, 2, "y"), why[512], s[8];
@@ -246,17 +247,22 @@ static const struct bad_case bad_core[] = {
 	 18},
 	{"\n \"ll_random_cycles_per_line\": 4.5,", "\n", "no 'core.ll_random_cycles_per_line'", 18},
 	{", \"scheduler\": 45,", ",", "no 'core.scheduler'", 18},
-	{", \"stream_4k_cycles_per_line\": 9.5}", "}", "no 'core.stream_4k_cycles_per_line'", 18},
+	{", \"stream_4k_cycles_per_line\": 9.5,", ",", "no 'core.stream_4k_cycles_per_line'", 18},
+	{", \"ll_lost\": 1500}", "}", "no 'core.ll_lost'", 18},
+	{"\"ll_lost\": 1500", "\"ll_lost\": -1",
+	 "core.ll_lost: -1 is out of range, expected 0..1e+06"},
 	{", \"ll_random_cycles_per_line\": \"c11\",", ",",
 	 "no 'core_sources.ll_random_cycles_per_line': every figure of 'core' names how it was "
 	 "measured",
 	 18},
 	{", \"scheduler\": \"c12\",", ",",
 	 "no 'core_sources.scheduler': every figure of 'core' names how it was measured", 18},
-	{", \"stream_4k_cycles_per_line\": \"c13\"}", "}",
+	{", \"stream_4k_cycles_per_line\": \"c13\",", ",",
 	 "no 'core_sources.stream_4k_cycles_per_line': every figure of 'core' names how it was "
 	 "measured",
 	 18},
+	{", \"ll_lost\": \"c14\"}", "}",
+	 "no 'core_sources.ll_lost': every figure of 'core' names how it was measured", 18},
 };
 
 #define WAY_OUT \
@@ -523,8 +529,8 @@ static void test_show(void **state)
 /*
  * A table calibrated before ll_capacity, rename_registers,
  * fetch_block_crossing, l2_stream_cycles_per_line,
- * ll_random_cycles_per_line, scheduler and stream_4k_cycles_per_line: read
- * as unknown (0), neither shown nor written.
+ * ll_random_cycles_per_line, scheduler, stream_4k_cycles_per_line and
+ * ll_lost: read as unknown (0), neither shown nor written.
  */
 static void test_show_core_before(void **state)
 {
@@ -533,13 +539,13 @@ static void test_show_core_before(void **state)
 		       ", \"ll_capacity\": 4096,\n \"rename_registers\": 200, "
 		       "\"fetch_block_crossing\": 1.95, \"l2_stream_cycles_per_line\": 2.9,\n"
 		       " \"ll_random_cycles_per_line\": 4.5, \"scheduler\": 45, "
-		       "\"stream_4k_cycles_per_line\": 9.5}",
+		       "\"stream_4k_cycles_per_line\": 9.5, \"ll_lost\": 1500}",
 		       "}"),
 	     *b = edit(a,
 		       ",\n \"ll_capacity\": \"c7\", \"rename_registers\": \"c8\", "
 		       "\"fetch_block_crossing\": \"c9\", \"l2_stream_cycles_per_line\": \"c10\", "
 		       "\"ll_random_cycles_per_line\": \"c11\", \"scheduler\": \"c12\", "
-		       "\"stream_4k_cycles_per_line\": \"c13\"}",
+		       "\"stream_4k_cycles_per_line\": \"c13\", \"ll_lost\": \"c14\"}",
 		       "}");
 
 	show(b, "before.json", "calibrate-show-core-before", NULL);
