@@ -10,8 +10,8 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 
 #define CHAINS 16 /* loads in flight a round: the lines come back 16 times as often */
 #define ROUNDS (1 << 16)
@@ -25,14 +25,6 @@ static uint64_t ticks(void)
 	unsigned int aux;
 
 	return __rdtscp(&aux);
-}
-
-static double now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC_RAW, &t);
-	return t.tv_sec * 1e9 + t.tv_nsec;
 }
 
 static int by_value(const void *a, const void *b)
@@ -58,21 +50,17 @@ static void rounds(void **p, uint64_t *t)
 	}
 }
 
-/* The share of rounds above the median by more than gap ticks. */
-static double slow_share(uint64_t *t, double gap)
+/* The share of the rounds t above their median by more than gap ticks; s: room to sort them. */
+static double slow_share(const uint64_t *t, uint64_t *s, double gap)
 {
-	uint64_t *s = malloc(ROUNDS * sizeof(*s)), median;
+	uint64_t median;
 	long r, slow = 0;
 
-	if (!s)
-		return -1;
-	for (r = 0; r < ROUNDS; r++)
-		s[r] = t[r];
+	memcpy(s, t, ROUNDS * sizeof(*s));
 	qsort(s, ROUNDS, sizeof(*s), by_value);
 	median = s[ROUNDS / 2];
 	for (r = 0; r < ROUNDS; r++)
 		slow += t[r] > median + gap;
-	free(s);
 	return (double)slow / ROUNDS;
 }
 
@@ -101,31 +89,28 @@ int calib_lost(size_t size, double ghz, double gap_cycles, double *share)
 {
 	size_t lines = size / 64;
 	void *start, *p[CHAINS], *m = calib_chase_new(size, true, CALIB_LINES, &start);
-	uint64_t *t = malloc(ROUNDS * sizeof(*t)), t0;
+	uint64_t *t = malloc(2 * ROUNDS * sizeof(*t)), t0;
 	double runs[RUNS], ns, per_cycle;
-	int i;
+	int i, err = m && t && lines >= 4 * CHAINS ? 0 : -ENOMEM;
 
-	if (!m || !t || lines < 4 * CHAINS) {
-		free(t);
-		if (m)
-			munmap(m, size);
-		return -ENOMEM;
+	if (!err) {
+		spread(start, lines, p);
+		for (i = 0; i < RUNS; i++) {
+			/* a warm-up round of the set, then the run, its ticks against the clock */
+			rounds(p, t);
+			ns = calib_now_ns();
+			t0 = ticks();
+			rounds(p, t);
+			per_cycle = (ticks() - t0) / ((calib_now_ns() - ns) * ghz);
+			runs[i] = slow_share(t, t + ROUNDS, gap_cycles * per_cycle) / CHAINS;
+		}
+		qsort(runs, RUNS, sizeof(*runs), cmp_double);
+		*share = runs[RUNS / 2];
 	}
-	spread(start, lines, p);
-	for (i = 0; i < RUNS; i++) {
-		/* a warm-up round of the set, then the run, its ticks against the clock */
-		rounds(p, t);
-		ns = now_ns();
-		t0 = ticks();
-		rounds(p, t);
-		per_cycle = (ticks() - t0) / ((now_ns() - ns) * ghz);
-		runs[i] = slow_share(t, gap_cycles * per_cycle) / CHAINS;
-	}
-	qsort(runs, RUNS, sizeof(*runs), cmp_double);
-	*share = runs[RUNS / 2];
 	free(t);
-	munmap(m, size);
-	return *share < 0 ? -ENOMEM : 0;
+	if (m)
+		munmap(m, size);
+	return err;
 }
 #else
 int calib_lost(size_t size, double ghz, double gap_cycles, double *share)

@@ -133,7 +133,7 @@ void *calib_jit_new(size_t size, enum calib_order order, long *slots, void **ent
 	return m;
 }
 
-static double now_ns(void)
+double calib_now_ns(void)
 {
 	struct timespec t;
 
@@ -154,9 +154,9 @@ void calib_time_rr(struct calib_job *j, size_t n)
 			/* warm-up: its caches, predictors and TLB as the others left them, the
 			 * clock */
 			j[i].fn(j[i].ctx, j[i].n);
-			t = now_ns();
+			t = calib_now_ns();
 			j[i].fn(j[i].ctx, j[i].n);
-			t = now_ns() - t;
+			t = calib_now_ns() - t;
 			if (t < j[i].best)
 				j[i].best = t;
 		}

@@ -111,6 +111,9 @@ uint64_t calib_rand(uint64_t *s);
 /* size bytes of anonymous memory, MADV_HUGEPAGE when huge (else MADV_NOHUGEPAGE), or NULL. */
 void *calib_region(size_t size, bool huge);
 
+/* CLOCK_MONOTONIC_RAW now, in ns. */
+double calib_now_ns(void);
+
 /* The minimum over repeats of fn(ctx, n)'s time per call of the body (n bodies), in ns. */
 double calib_time(calib_loop_fn *fn, void *ctx, long n);
 
